@@ -1,0 +1,53 @@
+//! The engine's one error type.
+
+use thiserror::Error;
+
+/// Why a scan could not run at all. Failures of single pages are not errors:
+/// they are recorded in the report.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The start URL did not parse or is not http(s).
+    #[error("invalid URL `{url}`: {reason}; give an absolute http:// or https:// URL")]
+    InvalidUrl {
+        /// What was given.
+        url: String,
+        /// Why it was refused.
+        reason: String,
+    },
+    /// The configuration is inconsistent (bad pattern, zero concurrency, unknown rule).
+    #[error("invalid configuration: {0}")]
+    Config(String),
+    /// The start URL resolves to an address the private-address guard refuses.
+    #[error("{url} resolves to a private or local address ({addr}); allow private addresses to scan it (the CLI does so unless --no-private)")]
+    PrivateAddress {
+        /// The URL.
+        url: String,
+        /// The refused address.
+        addr: String,
+    },
+    /// The start page could not be fetched.
+    #[error("could not fetch {url}: {reason}")]
+    Unreachable {
+        /// The URL.
+        url: String,
+        /// What went wrong, including what to check.
+        reason: String,
+    },
+    /// robots.txt forbids the start URL for our user agent.
+    #[error("robots.txt of {host} disallows {url} for user agent `{agent}`; ask the site owner, or scan with robots.txt ignored if you own the site")]
+    RobotsDisallowed {
+        /// The host.
+        host: String,
+        /// The URL.
+        url: String,
+        /// The user agent token matched.
+        agent: String,
+    },
+    /// The HTTP client could not be built.
+    #[error("HTTP client setup failed: {0}")]
+    Client(String),
+}
+
+/// Result with the engine's error.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

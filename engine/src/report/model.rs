@@ -1,0 +1,146 @@
+//! The JSON report: what scripts and other tools read. Field names are a contract
+//! (DESIGN.md, "The JSON report"); bump [`SCHEMA_VERSION`] on any breaking change.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use sitescan_rules::{Category, Finding, Hop, RuleError};
+
+use crate::config::ScanConfig;
+
+/// Version of the report's shape.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A finished scan.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Report {
+    /// [`SCHEMA_VERSION`] of this report.
+    pub schema_version: u32,
+    /// Scan id when the scan ran in the service.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scan_id: Option<String>,
+    /// The start URL.
+    pub site: String,
+    /// When the scan started.
+    pub started_at: DateTime<Utc>,
+    /// When it finished.
+    pub finished_at: DateTime<Utc>,
+    /// The configuration as applied.
+    pub config: ScanConfig,
+    /// What the crawler did.
+    pub stats: CrawlStats,
+    /// Per category: score and counts by impact.
+    pub summary: BTreeMap<Category, CategorySummary>,
+    /// One entry per fetched URL.
+    pub pages: Vec<PageReport>,
+    /// Failed and cant-tell findings.
+    pub findings: Vec<Finding>,
+    /// Per rule: how many pages it applied to and how it went.
+    pub rules: Vec<RuleSummary>,
+    /// Things the reader should know (a rule that could not run, a check skipped).
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+/// Counts of what the crawler did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CrawlStats {
+    /// Pages fetched (any status).
+    pub pages_fetched: u64,
+    /// URLs seen but not fetched, by reason.
+    pub skipped: Skipped,
+    /// Fetch errors by kind (`timeout`, `connect`, `too_large`, `redirect_loop`, ...).
+    pub errors: BTreeMap<String, u64>,
+    /// True when a limit cut the crawl short.
+    pub truncated: bool,
+    /// URLs known but left unfetched when the crawl was cut short.
+    pub urls_left: u64,
+}
+
+/// URLs not fetched, by reason.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skipped {
+    /// Disallowed by robots.txt.
+    pub robots: u64,
+    /// Outside the scan's scope (host, include/exclude patterns).
+    pub scope: u64,
+    /// Beyond `max_pages`.
+    pub limit: u64,
+    /// Beyond `max_depth`.
+    pub depth: u64,
+    /// Not HTML (recorded, not parsed).
+    #[serde(rename = "type")]
+    pub content_type: u64,
+    /// Refused by the private-address guard.
+    pub private: u64,
+}
+
+/// Score and counts of one category.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CategorySummary {
+    /// 0-100, see [`crate::report::score`]; `null` when no rule of the category ran.
+    pub score: Option<u8>,
+    /// Failed findings of critical impact.
+    pub critical: u64,
+    /// Failed findings of serious impact.
+    pub serious: u64,
+    /// Failed findings of moderate impact.
+    pub moderate: u64,
+    /// Failed findings of minor impact.
+    pub minor: u64,
+    /// Findings that need review.
+    pub cant_tell: u64,
+}
+
+/// One fetched URL.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PageReport {
+    /// URL as requested.
+    pub url: String,
+    /// URL after redirects.
+    pub final_url: String,
+    /// Final status (0 when no response came).
+    pub status: u16,
+    /// Link depth from the start page.
+    pub depth: u32,
+    /// Time to first byte, milliseconds.
+    pub ttfb_ms: u64,
+    /// Total time, milliseconds.
+    pub total_ms: u64,
+    /// Body bytes on the wire.
+    pub bytes: u64,
+    /// Media type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<String>,
+    /// Redirect hops.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redirects: Vec<Hop>,
+    /// Why the fetch failed, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Failed findings on this page.
+    pub findings: u64,
+    /// Rules that crashed on this page.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rule_errors: Vec<RuleError>,
+}
+
+/// How one rule went across the site.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RuleSummary {
+    /// Rule id.
+    pub rule_id: String,
+    /// Its category.
+    pub category: Option<Category>,
+    /// Pages where the rule applied.
+    pub pages_applicable: u64,
+    /// Pages with at least one failure.
+    pub pages_failed: u64,
+    /// Elements passed, summed over pages.
+    pub passed: u64,
+    /// Elements failed, summed over pages.
+    pub failed: u64,
+    /// Elements needing review, summed over pages.
+    pub cant_tell: u64,
+}

@@ -1,0 +1,256 @@
+//! What a rule sees while it runs ([`PageContext`], [`Check`]) and what it leaves
+//! behind ([`Finding`], [`RuleTally`], [`PageAnalysis`]).
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use ego_tree::NodeId;
+use scraper::{ElementRef, Html};
+use serde::{Deserialize, Serialize};
+
+use crate::dom;
+use crate::meta::{Category, Impact, RuleMeta};
+use crate::page::Page;
+
+/// The outcome of one rule for one element (or page), as ACT defines them.
+///
+/// Inapplicable is not an outcome value: a rule that recorded nothing on a page was
+/// inapplicable there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// The element meets the requirement.
+    Passed,
+    /// The element fails the requirement.
+    Failed,
+    /// Undecidable without a person (e.g. contrast over a background image).
+    /// Never counts as a pass.
+    CantTell,
+}
+
+/// One thing a person should fix or review.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    /// Id of the rule that reported it.
+    pub rule_id: String,
+    /// The rule's category.
+    pub category: Category,
+    /// `failed` or `cant-tell`.
+    pub outcome: Outcome,
+    /// The rule's impact.
+    pub impact: Impact,
+    /// URL of the page (final URL after redirects).
+    pub page_url: String,
+    /// CSS selector unique in the document; empty for page- or header-level findings.
+    pub selector: String,
+    /// Short HTML (or header) excerpt showing the problem.
+    pub snippet: String,
+    /// What is wrong, specifically.
+    pub message: String,
+    /// WCAG success criteria, copied from the rule.
+    pub wcag: Vec<String>,
+    /// Measured data, e.g. `{"contrast_ratio": 2.9, "expected": 4.5}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<serde_json::Value>,
+}
+
+impl Finding {
+    /// Attaches measured data.
+    pub fn with_data(&mut self, data: serde_json::Value) -> &mut Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// Replaces the snippet (e.g. with a header line instead of markup).
+    pub fn with_snippet(&mut self, snippet: impl Into<String>) -> &mut Self {
+        self.snippet = snippet.into();
+        self
+    }
+}
+
+/// How many elements of one page a rule passed, failed or could not decide.
+/// All zero means the rule was inapplicable on the page.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleTally {
+    /// Rule id.
+    pub rule_id: String,
+    /// Elements (or page-level checks) that passed.
+    pub passed: u32,
+    /// Elements that failed.
+    pub failed: u32,
+    /// Elements that need review.
+    pub cant_tell: u32,
+}
+
+impl RuleTally {
+    /// True when the rule found nothing to check on the page.
+    pub fn inapplicable(&self) -> bool {
+        self.passed == 0 && self.failed == 0 && self.cant_tell == 0
+    }
+}
+
+/// A rule that panicked on a page: reported, never a crashed scan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleError {
+    /// Rule id.
+    pub rule_id: String,
+    /// The panic message.
+    pub message: String,
+}
+
+/// Everything the rules said about one page.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct PageAnalysis {
+    /// Failed and cant-tell findings, in rule order then document order.
+    pub findings: Vec<Finding>,
+    /// One tally per rule that ran without error.
+    pub tallies: Vec<RuleTally>,
+    /// Rules that crashed on this page.
+    pub errors: Vec<RuleError>,
+}
+
+/// A parsed page plus the facts many rules share, computed once on demand.
+///
+/// Lives on one rayon worker for the duration of a page's rules and is then
+/// dropped, DOM and all.
+pub struct PageContext<'p> {
+    page: &'p Page,
+    doc: Html,
+    ids: OnceLock<HashMap<String, Vec<NodeId>>>,
+}
+
+impl<'p> PageContext<'p> {
+    /// Parses the page body (html5ever, via scraper).
+    pub fn parse(page: &'p Page) -> PageContext<'p> {
+        PageContext {
+            page,
+            doc: Html::parse_document(&page.body),
+            ids: OnceLock::new(),
+        }
+    }
+
+    /// The page as fetched.
+    pub fn page(&self) -> &'p Page {
+        self.page
+    }
+
+    /// The parsed document.
+    pub fn doc(&self) -> &Html {
+        &self.doc
+    }
+
+    /// The `<html>` element.
+    pub fn root(&self) -> ElementRef<'_> {
+        self.doc.root_element()
+    }
+
+    /// Elements by `id` attribute value, in document order (duplicates kept).
+    pub fn ids(&self) -> &HashMap<String, Vec<NodeId>> {
+        self.ids.get_or_init(|| {
+            let mut map: HashMap<String, Vec<NodeId>> = HashMap::new();
+            for el in self.root().descendants().filter_map(ElementRef::wrap) {
+                if let Some(id) = el.value().id() {
+                    map.entry(id.to_string()).or_default().push(el.id());
+                }
+            }
+            map
+        })
+    }
+
+    /// The first element with this id, as a browser's `getElementById` returns it.
+    pub fn element_by_id(&self, id: &str) -> Option<ElementRef<'_>> {
+        let node = *self.ids().get(id)?.first()?;
+        self.doc.tree.get(node).and_then(ElementRef::wrap)
+    }
+
+    /// The element behind a node id of this document.
+    pub fn element(&self, node: NodeId) -> Option<ElementRef<'_>> {
+        self.doc.tree.get(node).and_then(ElementRef::wrap)
+    }
+}
+
+/// The recorder one rule writes its outcomes into while it runs on one page.
+pub struct Check<'c, 'p> {
+    cx: &'c PageContext<'p>,
+    meta: &'static RuleMeta,
+    tally: RuleTally,
+    findings: Vec<Finding>,
+}
+
+impl<'c, 'p> Check<'c, 'p> {
+    pub(crate) fn new(cx: &'c PageContext<'p>, meta: &'static RuleMeta) -> Self {
+        Check {
+            cx,
+            meta,
+            tally: RuleTally {
+                rule_id: meta.id.to_string(),
+                ..RuleTally::default()
+            },
+            findings: Vec::new(),
+        }
+    }
+
+    /// The page under check.
+    pub fn page(&self) -> &'c PageContext<'p> {
+        self.cx
+    }
+
+    /// Records one element (or page-level requirement) that passed.
+    pub fn pass(&mut self) {
+        self.tally.passed += 1;
+    }
+
+    /// Records a failure on an element.
+    pub fn fail(&mut self, el: ElementRef<'_>, message: impl Into<String>) -> &mut Finding {
+        self.tally.failed += 1;
+        self.push(Outcome::Failed, Some(el), message.into())
+    }
+
+    /// Records an element that needs a person's review.
+    pub fn cant_tell(&mut self, el: ElementRef<'_>, message: impl Into<String>) -> &mut Finding {
+        self.tally.cant_tell += 1;
+        self.push(Outcome::CantTell, Some(el), message.into())
+    }
+
+    /// Records a failure of the page as a whole (a header, a missing element).
+    pub fn fail_page(&mut self, message: impl Into<String>) -> &mut Finding {
+        self.tally.failed += 1;
+        self.push(Outcome::Failed, None, message.into())
+    }
+
+    /// Records a page-level item that needs review.
+    pub fn cant_tell_page(&mut self, message: impl Into<String>) -> &mut Finding {
+        self.tally.cant_tell += 1;
+        self.push(Outcome::CantTell, None, message.into())
+    }
+
+    fn push(
+        &mut self,
+        outcome: Outcome,
+        el: Option<ElementRef<'_>>,
+        message: String,
+    ) -> &mut Finding {
+        let (selector, snippet) = match el {
+            Some(el) => (dom::unique_selector(el), dom::snippet(el)),
+            None => (String::new(), String::new()),
+        };
+        self.findings.push(Finding {
+            rule_id: self.meta.id.to_string(),
+            category: self.meta.category,
+            outcome,
+            impact: self.meta.impact,
+            page_url: self.cx.page.final_url.to_string(),
+            selector,
+            snippet,
+            message,
+            wcag: self.meta.wcag.iter().map(|s| s.to_string()).collect(),
+            data: None,
+        });
+        let last = self.findings.len() - 1;
+        &mut self.findings[last]
+    }
+
+    pub(crate) fn finish(self) -> (RuleTally, Vec<Finding>) {
+        (self.tally, self.findings)
+    }
+}

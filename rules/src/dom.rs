@@ -1,0 +1,141 @@
+//! DOM helpers shared by rules: unique selectors, snippets, text.
+
+use scraper::ElementRef;
+
+/// Longest snippet kept in a finding, in characters.
+pub const SNIPPET_MAX_CHARS: usize = 240;
+
+/// A CSS selector that matches exactly this element in its document.
+///
+/// Uses `#id` when the id is unique and a plain identifier, else the shortest path
+/// of `tag:nth-child(n)` steps up to an ancestor with such an id (or the root).
+pub fn unique_selector(el: ElementRef<'_>) -> String {
+    let mut steps: Vec<String> = Vec::new();
+    let mut current = Some(el);
+    while let Some(node) = current {
+        let name = node.value().name();
+        if let Some(id) = node.value().id() {
+            if is_plain_ident(id) && id_is_unique(node, id) {
+                steps.push(format!("#{id}"));
+                break;
+            }
+        }
+        let parent = node.parent().and_then(ElementRef::wrap);
+        match parent {
+            None => {
+                steps.push(name.to_string());
+                break;
+            }
+            Some(p) => {
+                let index = p
+                    .children()
+                    .filter_map(ElementRef::wrap)
+                    .position(|c| c.id() == node.id())
+                    .map(|i| i + 1)
+                    .unwrap_or(1);
+                let same_name = p
+                    .children()
+                    .filter_map(ElementRef::wrap)
+                    .filter(|c| c.value().name() == name)
+                    .count();
+                if same_name > 1 {
+                    steps.push(format!("{name}:nth-child({index})"));
+                } else {
+                    steps.push(name.to_string());
+                }
+                current = Some(p);
+            }
+        }
+    }
+    steps.reverse();
+    steps.join(" > ")
+}
+
+fn is_plain_ident(id: &str) -> bool {
+    let mut chars = id.chars();
+    match chars.next() {
+        Some(c) if c.is_ascii_alphabetic() || c == '_' => {}
+        _ => return false,
+    }
+    chars.all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+fn id_is_unique(el: ElementRef<'_>, id: &str) -> bool {
+    let root = el.tree().root();
+    root.descendants()
+        .filter_map(ElementRef::wrap)
+        .filter(|e| e.value().id() == Some(id))
+        .take(2)
+        .count()
+        == 1
+}
+
+/// The element's start tag plus the beginning of its content, cut to
+/// [`SNIPPET_MAX_CHARS`] characters.
+pub fn snippet(el: ElementRef<'_>) -> String {
+    let html = el.html();
+    truncate_chars(&html, SNIPPET_MAX_CHARS)
+}
+
+/// Cuts `s` to at most `max` characters, marking the cut with `…`.
+pub fn truncate_chars(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// The element's text content with runs of white space folded to one space.
+pub fn normalized_text(el: ElementRef<'_>) -> String {
+    let mut out = String::new();
+    for piece in el.text() {
+        for word in piece.split_whitespace() {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(word);
+        }
+    }
+    out
+}
+
+/// Value of an attribute, by name.
+pub fn attr<'a>(el: ElementRef<'a>, name: &str) -> Option<&'a str> {
+    el.value().attr(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scraper::{Html, Selector};
+
+    #[test]
+    fn selectors_are_unique() {
+        let doc = Html::parse_document(
+            "<html><body><div><img src=a><img src=b id=logo></div><p><img src=c></p></body></html>",
+        );
+        let sel = Selector::parse("img").unwrap();
+        let got: Vec<String> = doc.select(&sel).map(unique_selector).collect();
+        assert_eq!(
+            got,
+            vec![
+                "html > body > div > img:nth-child(1)",
+                "#logo",
+                "html > body > p > img"
+            ]
+        );
+        for s in &got {
+            assert_eq!(doc.select(&Selector::parse(s).unwrap()).count(), 1, "{s}");
+        }
+    }
+
+    #[test]
+    fn snippet_is_cut() {
+        let long = format!("<p>{}</p>", "x".repeat(500));
+        let doc = Html::parse_fragment(&long);
+        let p = doc.select(&Selector::parse("p").unwrap()).next().unwrap();
+        assert_eq!(snippet(p).chars().count(), SNIPPET_MAX_CHARS);
+    }
+}

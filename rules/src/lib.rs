@@ -1,0 +1,36 @@
+//! # sitescan-rules
+//!
+//! The checks of sitescan and everything they stand on: the [`Page`] model, the
+//! [`Rule`] trait and its metadata, the registry of rules and rule sets, and the
+//! single-traversal runner that evaluates every selected rule over one parsed page.
+//!
+//! This crate does no I/O. It knows nothing of HTTP clients, Redis or the API: the
+//! engine fetches pages and hands them here; what comes back are plain values
+//! ([`PageAnalysis`], [`Finding`]) that any front end can render.
+//!
+//! ```
+//! use sitescan_rules::{analyze, registry, Page};
+//!
+//! let page = Page::from_html("https://example.com/", "<html lang=en><head></head><body></body></html>");
+//! let rules = registry::select(&["document-title".to_string()]).unwrap();
+//! let analysis = analyze(&page, &rules.page);
+//! assert_eq!(analysis.findings.len(), 1);
+//! assert_eq!(analysis.findings[0].rule_id, "document-title");
+//! ```
+#![deny(missing_docs)]
+
+mod context;
+mod meta;
+mod page;
+mod run;
+
+pub mod a11y;
+pub mod dom;
+pub mod registry;
+pub mod site;
+pub mod testing;
+
+pub use context::{Check, Finding, Outcome, PageAnalysis, PageContext, RuleError, RuleTally};
+pub use meta::{Category, Impact, Level, RuleMeta};
+pub use page::{Header, Hop, Page, Stylesheet};
+pub use run::{analyze, analyze_parsed, Rule, Visits};

@@ -1,0 +1,172 @@
+//! Static metadata every rule declares next to its check.
+
+use serde::{Deserialize, Serialize};
+
+/// The five areas a rule belongs to; each gets its own score in a report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Category {
+    /// WCAG 2.1 A/AA and accessibility best practices.
+    Accessibility,
+    /// Search engine optimisation.
+    Seo,
+    /// Transport, headers, cookies, content security.
+    Security,
+    /// Static performance signals from crawl timings and markup.
+    Performance,
+    /// Content quality: broken links, placeholders, readability, spelling.
+    Quality,
+}
+
+impl Category {
+    /// Every category, in report order.
+    pub const ALL: [Category; 5] = [
+        Category::Accessibility,
+        Category::Seo,
+        Category::Security,
+        Category::Performance,
+        Category::Quality,
+    ];
+
+    /// The lowercase name used on the wire and in rule set names.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Accessibility => "accessibility",
+            Category::Seo => "seo",
+            Category::Security => "security",
+            Category::Performance => "performance",
+            Category::Quality => "quality",
+        }
+    }
+}
+
+impl std::fmt::Display for Category {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// WCAG conformance level of the success criteria a rule checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Level {
+    /// Level A.
+    A,
+    /// Level AA.
+    AA,
+}
+
+/// How much a failure hurts the people it affects (axe-core's four steps).
+///
+/// Ordered from least to most severe, so `impact >= threshold` reads naturally.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Impact {
+    /// Annoyance or a missed opportunity.
+    Minor,
+    /// Noticeable friction for some users.
+    Moderate,
+    /// Serious barrier for some users.
+    Serious,
+    /// Blocks some users entirely.
+    Critical,
+}
+
+impl Impact {
+    /// Every impact, most severe first.
+    pub const ALL: [Impact; 4] = [
+        Impact::Critical,
+        Impact::Serious,
+        Impact::Moderate,
+        Impact::Minor,
+    ];
+
+    /// The lowercase name used on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Impact::Minor => "minor",
+            Impact::Moderate => "moderate",
+            Impact::Serious => "serious",
+            Impact::Critical => "critical",
+        }
+    }
+
+    /// Weight of a rule of this impact in a category score (see `engine::report::score`).
+    pub fn weight(self) -> u32 {
+        match self {
+            Impact::Critical => 10,
+            Impact::Serious => 7,
+            Impact::Moderate => 3,
+            Impact::Minor => 1,
+        }
+    }
+}
+
+impl std::str::FromStr for Impact {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "minor" => Ok(Impact::Minor),
+            "moderate" => Ok(Impact::Moderate),
+            "serious" => Ok(Impact::Serious),
+            "critical" => Ok(Impact::Critical),
+            other => Err(format!(
+                "unknown impact `{other}`: use one of critical, serious, moderate, minor"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for Impact {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a rule is, declared once as a `static` in the rule's own file.
+///
+/// Ids are stable forever: tools filter and baseline on them.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct RuleMeta {
+    /// Stable kebab-case id, e.g. `image-alt`.
+    pub id: &'static str,
+    /// Area the rule scores in.
+    pub category: Category,
+    /// One-line title.
+    pub title: &'static str,
+    /// What to do about a failure, in one or two sentences.
+    pub help: &'static str,
+    /// A public page that explains the requirement.
+    pub help_url: &'static str,
+    /// WCAG 2.1 success criteria the rule checks (`["1.1.1"]`); empty outside accessibility.
+    pub wcag: &'static [&'static str],
+    /// WCAG level, for accessibility rules that map to a success criterion.
+    pub level: Option<Level>,
+    /// Impact of a failure.
+    pub impact: Impact,
+    /// ACT rule ids this rule implements (as axe-core lists them).
+    pub act: &'static [&'static str],
+    /// Accessibility best practice outside WCAG conformance (rule set `best-practice`).
+    pub best_practice: bool,
+    /// Markdown docs: "What it checks", "Why it matters", "Failing" and "Passing"
+    /// examples in fenced `html` blocks.
+    #[serde(skip)]
+    pub docs: &'static str,
+}
+
+impl RuleMeta {
+    /// A base to fill with struct update syntax in a `static`, so every rule file
+    /// states only what differs.
+    pub const BASE: RuleMeta = RuleMeta {
+        id: "",
+        category: Category::Accessibility,
+        title: "",
+        help: "",
+        help_url: "",
+        wcag: &[],
+        level: None,
+        impact: Impact::Moderate,
+        act: &[],
+        best_practice: false,
+        docs: "",
+    };
+}

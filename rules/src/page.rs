@@ -1,0 +1,132 @@
+//! The fetched page as rules see it: what the crawler recorded on the wire.
+//!
+//! The parsed document is not stored here; [`crate::PageContext`] parses once and
+//! owns the DOM for exactly as long as the rules of that page run.
+
+use serde::{Deserialize, Serialize};
+use url::Url;
+
+/// One response header, name lowercased.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Header {
+    /// Lowercase header name.
+    pub name: String,
+    /// Raw value (lossily decoded as UTF-8).
+    pub value: String,
+}
+
+/// One hop of a redirect chain.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hop {
+    /// URL that answered with a redirect.
+    pub url: String,
+    /// Its status code (301, 302, 303, 307, 308).
+    pub status: u16,
+    /// The `Location` it pointed to, resolved.
+    pub location: String,
+}
+
+/// A stylesheet that applies to the page, fetched by the engine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stylesheet {
+    /// Where it came from.
+    pub url: String,
+    /// Its text.
+    pub text: String,
+    /// The `media` attribute of the `<link>` that loaded it, if any.
+    pub media: Option<String>,
+}
+
+/// Everything the crawler learned about one URL, before parsing.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Page {
+    /// URL as requested (normalized).
+    pub url: Url,
+    /// URL after redirects.
+    pub final_url: Url,
+    /// Final HTTP status.
+    pub status: u16,
+    /// Response headers of the final response, names lowercased, in order.
+    pub headers: Vec<Header>,
+    /// Redirect hops before the final response.
+    pub redirects: Vec<Hop>,
+    /// Time to first byte of the final response, milliseconds.
+    pub ttfb_ms: u64,
+    /// Total time including the body, milliseconds.
+    pub total_ms: u64,
+    /// Bytes received on the wire for the body (compressed size when compressed).
+    pub transfer_bytes: u64,
+    /// `Content-Type` media type, lowercased, without parameters.
+    pub content_type: Option<String>,
+    /// HTTP version of the final response (`HTTP/1.1`, `HTTP/2`).
+    pub http_version: String,
+    /// Link depth from the start page (0 for the start page).
+    pub depth: u32,
+    /// The body decoded to text (HTML pages only; empty otherwise).
+    pub body: String,
+    /// Linked stylesheets the engine fetched for this page, in document order.
+    pub stylesheets: Vec<Stylesheet>,
+}
+
+impl Page {
+    /// A 200 `text/html` page with the given body and no headers: for tests,
+    /// examples and callers that already have the HTML in hand.
+    ///
+    /// # Panics
+    /// Panics when `url` does not parse; meant for literals.
+    pub fn from_html(url: &str, html: &str) -> Page {
+        #[allow(clippy::expect_used)]
+        let url = Url::parse(url).expect("Page::from_html takes a valid absolute URL");
+        Page {
+            final_url: url.clone(),
+            url,
+            status: 200,
+            headers: vec![Header {
+                name: "content-type".into(),
+                value: "text/html; charset=utf-8".into(),
+            }],
+            redirects: Vec::new(),
+            ttfb_ms: 0,
+            total_ms: 0,
+            transfer_bytes: html.len() as u64,
+            content_type: Some("text/html".into()),
+            http_version: "HTTP/1.1".into(),
+            depth: 0,
+            body: html.to_string(),
+            stylesheets: Vec::new(),
+        }
+    }
+
+    /// Adds a response header (builder style, for tests and fixtures).
+    pub fn with_header(mut self, name: &str, value: &str) -> Page {
+        self.headers.push(Header {
+            name: name.to_ascii_lowercase(),
+            value: value.to_string(),
+        });
+        self
+    }
+
+    /// The first value of a header, by case-insensitive name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case(name))
+            .map(|h| h.value.as_str())
+    }
+
+    /// Every value of a header (e.g. `set-cookie`), in order.
+    pub fn header_all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.headers
+            .iter()
+            .filter(move |h| h.name.eq_ignore_ascii_case(name))
+            .map(|h| h.value.as_str())
+    }
+
+    /// Whether the body is HTML that rules should parse.
+    pub fn is_html(&self) -> bool {
+        matches!(
+            self.content_type.as_deref(),
+            Some("text/html") | Some("application/xhtml+xml") | None
+        ) && !self.body.is_empty()
+    }
+}

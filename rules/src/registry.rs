@@ -1,0 +1,235 @@
+//! The one list of rules, and the rule sets users select them by.
+//!
+//! A new rule is added in its own file and listed here once; the registry test
+//! checks ids are unique, docs carry both examples and WCAG criteria are real.
+
+use serde::Serialize;
+use thiserror::Error;
+
+use crate::a11y;
+use crate::meta::{Category, Level, RuleMeta};
+use crate::run::Rule;
+use crate::site::SiteRule;
+
+/// Every page rule, in report order.
+static PAGE_RULES: &[&dyn Rule] = &[&a11y::document_title::DocumentTitle];
+
+/// Every site rule, in report order.
+static SITE_RULES: &[&dyn SiteRule] = &[];
+
+/// Names of the rule sets, with what each holds.
+pub const RULE_SETS: &[(&str, &str)] = &[
+    ("wcag-a", "accessibility rules for WCAG 2.1 level A"),
+    (
+        "wcag-aa",
+        "accessibility rules for WCAG 2.1 levels A and AA",
+    ),
+    (
+        "best-practice",
+        "accessibility best practices beyond WCAG conformance",
+    ),
+    (
+        "accessibility",
+        "every accessibility rule (wcag-aa and best-practice)",
+    ),
+    ("seo", "search engine optimisation rules"),
+    ("security", "security rules"),
+    ("performance", "performance rules"),
+    ("quality", "content quality rules"),
+    ("all", "every rule"),
+];
+
+/// Every page rule.
+pub fn page_rules() -> &'static [&'static dyn Rule] {
+    PAGE_RULES
+}
+
+/// Every site rule.
+pub fn site_rules() -> &'static [&'static dyn SiteRule] {
+    SITE_RULES
+}
+
+/// Metadata of every rule, page rules first.
+pub fn all_meta() -> impl Iterator<Item = &'static RuleMeta> {
+    PAGE_RULES
+        .iter()
+        .map(|r| r.meta())
+        .chain(SITE_RULES.iter().map(|r| r.meta()))
+}
+
+/// Looks up a rule's metadata by id.
+pub fn meta(id: &str) -> Option<&'static RuleMeta> {
+    all_meta().find(|m| m.id == id)
+}
+
+/// A resolved selection of rules.
+#[derive(Clone, Default)]
+pub struct Selection {
+    /// Page rules to run on every page.
+    pub page: Vec<&'static dyn Rule>,
+    /// Site rules to run after the crawl.
+    pub site: Vec<&'static dyn SiteRule>,
+}
+
+impl Selection {
+    /// Ids of every selected rule.
+    pub fn ids(&self) -> Vec<&'static str> {
+        self.page
+            .iter()
+            .map(|r| r.meta().id)
+            .chain(self.site.iter().map(|r| r.meta().id))
+            .collect()
+    }
+
+    /// True when nothing is selected.
+    pub fn is_empty(&self) -> bool {
+        self.page.is_empty() && self.site.is_empty()
+    }
+}
+
+impl std::fmt::Debug for Selection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.ids()).finish()
+    }
+}
+
+/// A rule set or rule id that does not exist.
+#[derive(Debug, Clone, Error, PartialEq, Eq, Serialize)]
+#[error("unknown rule set or rule id `{name}`: use one of {known_sets} or a rule id listed by `sitescan rules`")]
+pub struct UnknownRule {
+    /// What the caller asked for.
+    pub name: String,
+    /// The rule sets that exist, comma-joined.
+    pub known_sets: String,
+}
+
+/// Whether a rule belongs to a named rule set.
+pub fn in_set(meta: &RuleMeta, set: &str) -> Option<bool> {
+    let a11y = meta.category == Category::Accessibility;
+    Some(match set {
+        "wcag-a" => a11y && !meta.best_practice && meta.level == Some(Level::A),
+        "wcag-aa" => a11y && !meta.best_practice && meta.level.is_some(),
+        "best-practice" => a11y && meta.best_practice,
+        "accessibility" => a11y,
+        "seo" => meta.category == Category::Seo,
+        "security" => meta.category == Category::Security,
+        "performance" => meta.category == Category::Performance,
+        "quality" => meta.category == Category::Quality,
+        "all" => true,
+        _ => return None,
+    })
+}
+
+/// Resolves rule set names and rule ids (each entry may itself be comma-joined)
+/// into a selection, in registry order and without duplicates.
+pub fn select<S: AsRef<str>>(names: &[S]) -> Result<Selection, UnknownRule> {
+    let mut wanted: Vec<&str> = Vec::new();
+    for name in names {
+        for part in name.as_ref().split(',') {
+            let part = part.trim();
+            if !part.is_empty() {
+                wanted.push(part);
+            }
+        }
+    }
+    for name in &wanted {
+        let known = RULE_SETS.iter().any(|(s, _)| s == name) || meta(name).is_some();
+        if !known {
+            return Err(UnknownRule {
+                name: (*name).to_string(),
+                known_sets: RULE_SETS
+                    .iter()
+                    .map(|(s, _)| *s)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
+    }
+    let chosen = |m: &RuleMeta| {
+        wanted
+            .iter()
+            .any(|w| *w == m.id || in_set(m, w).unwrap_or(false))
+    };
+    Ok(Selection {
+        page: PAGE_RULES
+            .iter()
+            .copied()
+            .filter(|r| chosen(r.meta()))
+            .collect(),
+        site: SITE_RULES
+            .iter()
+            .copied()
+            .filter(|r| chosen(r.meta()))
+            .collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    /// WCAG 2.1 success criteria at levels A and AA.
+    const WCAG21_A_AA: &[&str] = &[
+        "1.1.1", "1.2.1", "1.2.2", "1.2.3", "1.2.4", "1.2.5", "1.3.1", "1.3.2", "1.3.3", "1.3.4",
+        "1.3.5", "1.4.1", "1.4.2", "1.4.3", "1.4.4", "1.4.5", "1.4.10", "1.4.11", "1.4.12",
+        "1.4.13", "2.1.1", "2.1.2", "2.1.4", "2.2.1", "2.2.2", "2.3.1", "2.4.1", "2.4.2", "2.4.3",
+        "2.4.4", "2.4.5", "2.4.6", "2.4.7", "2.5.1", "2.5.2", "2.5.3", "2.5.4", "3.1.1", "3.1.2",
+        "3.2.1", "3.2.2", "3.2.3", "3.2.4", "3.3.1", "3.3.2", "3.3.3", "3.3.4", "4.1.1", "4.1.2",
+        "4.1.3",
+    ];
+
+    #[test]
+    fn ids_are_unique_kebab_case_and_documented() {
+        let mut seen = HashSet::new();
+        for m in all_meta() {
+            assert!(seen.insert(m.id), "duplicate rule id {}", m.id);
+            assert!(
+                m.id.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                "{} is not kebab-case",
+                m.id
+            );
+            assert!(
+                !m.title.is_empty() && !m.help.is_empty(),
+                "{} lacks title/help",
+                m.id
+            );
+            assert!(
+                m.help_url.starts_with("https://"),
+                "{} lacks a help URL",
+                m.id
+            );
+            assert!(
+                m.docs.contains("## Failing") && m.docs.contains("## Passing"),
+                "{} docs need both examples",
+                m.id
+            );
+            for sc in m.wcag {
+                assert!(
+                    WCAG21_A_AA.contains(sc),
+                    "{} cites unknown WCAG SC {sc}",
+                    m.id
+                );
+            }
+            if m.category == Category::Accessibility && !m.best_practice {
+                assert!(
+                    m.level.is_some() && !m.wcag.is_empty(),
+                    "{} needs a WCAG level and SC",
+                    m.id
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn sets_resolve_and_unknown_names_are_errors() {
+        let all = select(&["all"]).unwrap();
+        assert_eq!(all.page.len() + all.site.len(), all_meta().count());
+        let one = select(&["document-title"]).unwrap();
+        assert_eq!(one.ids(), vec!["document-title"]);
+        let err = select(&["wcag-aa,nope"]).unwrap_err();
+        assert_eq!(err.name, "nope");
+        assert!(err.to_string().contains("wcag-aa"));
+    }
+}

@@ -1,0 +1,7 @@
+//! End-to-end tests, all in one binary (as ripgrep and omniqueue do).
+//!
+//! - `cli`: the `sitescan` binary's commands, exit codes and messages.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
+
+mod cli;
