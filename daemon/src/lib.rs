@@ -6,6 +6,7 @@
 //! ([`telemetry`]). The `sitescan` binary is a few lines calling [`cli::main`].
 #![deny(missing_docs)]
 
+pub mod api;
 pub mod cli;
 pub mod error;
 pub mod queue;
