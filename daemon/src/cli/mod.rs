@@ -6,7 +6,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod admin;
 mod rules;
+mod serve;
 
 /// Exit code: clean.
 pub const EXIT_OK: u8 = 0;
@@ -62,6 +64,10 @@ struct Cli {
 enum Command {
     /// List every rule with its metadata.
     Rules(rules::Args),
+    /// Run the REST API with the embedded store and in-process workers.
+    Serve(serve::Args),
+    /// Accounts, API keys and sites (stands in for the dashboard).
+    Admin(admin::Args),
 }
 
 /// Parses the command line, runs the subcommand and returns the process exit code.
@@ -76,6 +82,8 @@ pub fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Rules(args) => rules::run(args),
+        Command::Serve(args) => serve::run(args),
+        Command::Admin(args) => admin::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),
