@@ -26,8 +26,10 @@ mod run;
 
 pub mod a11y;
 pub mod dom;
+pub mod langtag;
 pub mod registry;
 pub mod site;
+pub mod structure;
 pub mod testing;
 
 pub use context::{Check, Finding, Outcome, PageAnalysis, PageContext, RuleError, RuleTally};

@@ -12,7 +12,14 @@ use crate::run::Rule;
 use crate::site::SiteRule;
 
 /// Every page rule, in report order.
-static PAGE_RULES: &[&dyn Rule] = &[&a11y::document_title::DocumentTitle];
+static PAGE_RULES: &[&dyn Rule] = &[
+    &a11y::document_title::DocumentTitle,
+    &a11y::html_has_lang::HtmlHasLang,
+    &a11y::html_lang_valid::HtmlLangValid,
+    &a11y::html_xml_lang_mismatch::HtmlXmlLangMismatch,
+    &a11y::meta_viewport::MetaViewport,
+    &a11y::meta_refresh::MetaRefresh,
+];
 
 /// Every site rule, in report order.
 static SITE_RULES: &[&dyn SiteRule] = &[];
