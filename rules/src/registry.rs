@@ -19,6 +19,22 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::html_xml_lang_mismatch::HtmlXmlLangMismatch,
     &a11y::meta_viewport::MetaViewport,
     &a11y::meta_refresh::MetaRefresh,
+    &a11y::blink::Blink,
+    &a11y::marquee::Marquee,
+    &a11y::list::List,
+    &a11y::listitem::Listitem,
+    &a11y::definition_list::DefinitionList,
+    &a11y::dlitem::Dlitem,
+    &a11y::scope_attr_valid::ScopeAttrValid,
+    &a11y::table_duplicate_name::TableDuplicateName,
+    &a11y::duplicate_id_aria::DuplicateIdAria,
+    &a11y::tabindex::Tabindex,
+    &a11y::accesskeys::Accesskeys,
+    &a11y::heading_order::HeadingOrder,
+    &a11y::page_has_heading_one::PageHasHeadingOne,
+    &a11y::autocomplete_valid::AutocompleteValid,
+    &a11y::video_caption::VideoCaption,
+    &a11y::audio_caption::AudioCaption,
 ];
 
 /// Every site rule, in report order.

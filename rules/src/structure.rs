@@ -52,3 +52,31 @@ pub fn ancestors(el: ElementRef<'_>) -> impl Iterator<Item = ElementRef<'_>> {
 pub fn page_is_html(cx: &crate::Check<'_, '_>) -> bool {
     cx.page().page().is_html()
 }
+
+/// The heading level of `el`: `h1`–`h6` (unless a role overrides it), or an
+/// element with `role="heading"` and its `aria-level` (default 2, as WAI-ARIA
+/// says). `None` when `el` is no heading.
+pub fn heading_level(el: ElementRef<'_>) -> Option<u32> {
+    let roles = role_tokens(el);
+    let tag_level = match el.value().name() {
+        "h1" => Some(1),
+        "h2" => Some(2),
+        "h3" => Some(3),
+        "h4" => Some(4),
+        "h5" => Some(5),
+        "h6" => Some(6),
+        _ => None,
+    }
+    .filter(|_| is_html(el));
+    let aria_level = || {
+        el.value()
+            .attr("aria-level")
+            .and_then(|v| v.trim().parse::<u32>().ok())
+            .filter(|n| *n >= 1)
+    };
+    match roles.first().map(String::as_str) {
+        Some("heading") => Some(aria_level().or(tag_level).unwrap_or(2)),
+        Some(_) => None,
+        None => tag_level.map(|n| aria_level().unwrap_or(n)),
+    }
+}
