@@ -25,6 +25,8 @@ mod page;
 mod run;
 
 pub mod a11y;
+pub mod aria;
+pub mod css;
 pub mod dom;
 pub mod langtag;
 pub mod registry;
