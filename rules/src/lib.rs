@@ -24,9 +24,12 @@ mod meta;
 mod page;
 mod run;
 
+
 pub mod a11y;
 pub mod dom;
 pub mod registry;
+pub mod security;
+pub mod support;
 pub mod site;
 pub mod testing;
 

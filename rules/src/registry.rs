@@ -7,12 +7,33 @@ use serde::Serialize;
 use thiserror::Error;
 
 use crate::a11y;
+use crate::security;
 use crate::meta::{Category, Level, RuleMeta};
 use crate::run::Rule;
 use crate::site::SiteRule;
 
 /// Every page rule, in report order.
-static PAGE_RULES: &[&dyn Rule] = &[&a11y::document_title::DocumentTitle];
+static PAGE_RULES: &[&dyn Rule] = &[
+    &a11y::document_title::DocumentTitle,
+    // Security (issue 4).
+    &security::is_on_https::IsOnHttps,
+    &security::strict_transport_security::StrictTransportSecurity,
+    &security::content_security_policy::ContentSecurityPolicy,
+    &security::x_content_type_options::XContentTypeOptions,
+    &security::clickjacking_protection::ClickjackingProtection,
+    &security::referrer_policy::ReferrerPolicy,
+    &security::cross_origin_isolation::CrossOriginIsolation,
+    &security::permissions_policy::PermissionsPolicy,
+    &security::cookie_security::CookieSecurity,
+    &security::cors_policy::CorsPolicy,
+    &security::mixed_content_active::MixedContentActive,
+    &security::mixed_content_passive::MixedContentPassive,
+    &security::subresource_integrity::SubresourceIntegrity,
+    &security::insecure_form_action::InsecureFormAction,
+    &security::target_blank_noopener::TargetBlankNoopener,
+    &security::version_disclosure::VersionDisclosure,
+    &security::vulnerable_js_library::VulnerableJsLibrary,
+];
 
 /// Every site rule, in report order.
 static SITE_RULES: &[&dyn SiteRule] = &[];
