@@ -29,6 +29,7 @@ pub mod a11y;
 pub mod dom;
 pub mod registry;
 pub mod security;
+pub mod seo;
 pub mod support;
 pub mod site;
 pub mod testing;

@@ -8,6 +8,7 @@ use thiserror::Error;
 
 use crate::a11y;
 use crate::security;
+use crate::seo;
 use crate::meta::{Category, Level, RuleMeta};
 use crate::run::Rule;
 use crate::site::SiteRule;
@@ -33,6 +34,28 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &security::target_blank_noopener::TargetBlankNoopener,
     &security::version_disclosure::VersionDisclosure,
     &security::vulnerable_js_library::VulnerableJsLibrary,
+    // SEO (issue 4).
+    &seo::http_status_code::HttpStatusCode,
+    &seo::redirect_chain::RedirectChain,
+    &seo::is_crawlable::IsCrawlable,
+    &seo::robots_directives::RobotsDirectives,
+    &seo::seo_title::SeoTitle,
+    &seo::meta_description::MetaDescription,
+    &seo::heading_h1::HeadingH1,
+    &seo::canonical::Canonical,
+    &seo::hreflang::Hreflang,
+    &seo::viewport::Viewport,
+    &seo::structured_data::StructuredData,
+    &seo::social_meta::SocialMeta,
+    &seo::url_hygiene::UrlHygiene,
+    &seo::crawlable_anchors::CrawlableAnchors,
+    &seo::link_text::LinkText,
+    &seo::internal_nofollow::InternalNofollow,
+    &seo::too_many_links::TooManyLinks,
+    &seo::localhost_links::LocalhostLinks,
+    &seo::dead_end::DeadEnd,
+    &seo::thin_content::ThinContent,
+    &seo::page_depth::PageDepth,
 ];
 
 /// Every site rule, in report order.

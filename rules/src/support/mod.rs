@@ -50,6 +50,29 @@ pub(crate) fn resolve(base: &Url, href: &str) -> Option<Url> {
     base.join(href.trim()).ok()
 }
 
+/// Every `<a href>` / `<area href>` of the page resolving to an `http(s)` URL.
+pub(crate) fn http_links<'a>(cx: &'a PageContext<'_>) -> Vec<(ElementRef<'a>, Url)> {
+    let base = base_url(cx);
+    select(cx, selector!("a[href], area[href]"))
+        .filter_map(|a| {
+            let u = resolve(&base, a.value().attr("href")?)?;
+            matches!(u.scheme(), "http" | "https").then_some((a, u))
+        })
+        .collect()
+}
+
+/// Whether two URLs are on the same site for link purposes: same host, ignoring a
+/// leading `www.` and the scheme.
+pub(crate) fn same_host(a: &Url, b: &Url) -> bool {
+    let h = |u: &Url| {
+        u.host_str()
+            .unwrap_or("")
+            .trim_start_matches("www.")
+            .to_ascii_lowercase()
+    };
+    h(a) == h(b)
+}
+
 /// Whether the page itself was served over HTTPS.
 pub(crate) fn is_https(page: &Page) -> bool {
     page.final_url.scheme() == "https"
@@ -159,8 +182,148 @@ pub(crate) fn cmp_version(a: &[u64], b: &[u64]) -> std::cmp::Ordering {
     std::cmp::Ordering::Equal
 }
 
+/// Where a robots directive came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RobotsDirective {
+    /// `<meta name="robots">`, `<meta name="googlebot">` or `X-Robots-Tag`.
+    pub source: String,
+    /// The directive, lowercased (`noindex`, `max-snippet:0`, ...).
+    pub directive: String,
+}
+
+/// Every robots directive of the page: `<meta name="robots">` and the crawler
+/// specific `googlebot` / `bingbot` metas, plus `X-Robots-Tag` headers (with or
+/// without a `botname:` prefix). `none` expands to `noindex` and `nofollow`.
+pub fn robots_directives(cx: &PageContext<'_>) -> Vec<RobotsDirective> {
+    const BOTS: &[&str] = &["robots", "googlebot", "bingbot"];
+    let mut out = Vec::new();
+    let mut push = |source: String, list: &str| {
+        for d in list.split(',') {
+            let d = d.trim().to_ascii_lowercase();
+            if d.is_empty() {
+                continue;
+            }
+            if d == "none" {
+                for x in ["noindex", "nofollow"] {
+                    out.push(RobotsDirective { source: source.clone(), directive: x.to_string() });
+                }
+            } else {
+                out.push(RobotsDirective { source: source.clone(), directive: d });
+            }
+        }
+    };
+    for m in select(cx, selector!("meta[name][content]")) {
+        let name = m.value().attr("name").unwrap_or("").trim().to_ascii_lowercase();
+        if BOTS.contains(&name.as_str()) {
+            push(format!("<meta name=\"{name}\">"), m.value().attr("content").unwrap_or(""));
+        }
+    }
+    for v in cx.page().header_all("x-robots-tag") {
+        // `googlebot: noindex` applies to that bot; directives never contain `: `
+        // except `max-snippet:` style values, which have no space.
+        let list = match v.split_once(": ") {
+            Some((bot, rest)) if !bot.contains(',') => {
+                if !BOTS.contains(&bot.trim().to_ascii_lowercase().as_str()) {
+                    continue;
+                }
+                rest
+            }
+            _ => v,
+        };
+        push("X-Robots-Tag".to_string(), list);
+    }
+    out
+}
+
+/// One member of an HTTP `Link` header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkValue {
+    /// The URI reference between `<` and `>`, as written.
+    pub target: String,
+    /// `rel` tokens, lowercased.
+    pub rel: Vec<String>,
+    /// Other parameters (`hreflang`, `type`, ...), names lowercased, quotes removed.
+    pub params: Vec<(String, String)>,
+}
+
+impl LinkValue {
+    /// The value of a parameter.
+    pub fn param(&self, name: &str) -> Option<&str> {
+        self.params
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Parses every `Link` header of a page (RFC 8288), skipping malformed members.
+///
+/// Hand-written: the format is small, and commas inside `<...>` or quoted values
+/// are the only subtlety.
+pub fn link_header(page: &Page) -> Vec<LinkValue> {
+    let mut out = Vec::new();
+    for value in page.header_all("link") {
+        let mut rest = value;
+        while let Some(open) = rest.find('<') {
+            let Some(close) = rest[open..].find('>') else {
+                break;
+            };
+            let target = rest[open + 1..open + close].trim().to_string();
+            rest = &rest[open + close + 1..];
+            // Parameters run until the next top-level comma.
+            let mut end = rest.len();
+            let mut quoted = false;
+            for (i, c) in rest.char_indices() {
+                match c {
+                    '"' => quoted = !quoted,
+                    ',' if !quoted => {
+                        end = i;
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            let params_text = &rest[..end];
+            rest = &rest[end..];
+            let mut link = LinkValue {
+                target,
+                rel: Vec::new(),
+                params: Vec::new(),
+            };
+            for p in params_text.split(';') {
+                let Some((k, v)) = p.split_once('=') else {
+                    continue;
+                };
+                let k = k.trim().to_ascii_lowercase();
+                let v = v.trim().trim_matches('"').to_string();
+                if k == "rel" {
+                    link.rel = v
+                        .split_ascii_whitespace()
+                        .map(str::to_ascii_lowercase)
+                        .collect();
+                } else {
+                    link.params.push((k, v));
+                }
+            }
+            out.push(link);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn link_headers_parse() {
+        let page = Page::from_html("https://example.com/", "")
+            .with_header("Link", r#"<https://example.com/a>; rel="canonical", <https://example.com/de>; rel=alternate; hreflang="de-DE""#);
+        let links = link_header(&page);
+        assert_eq!(links.len(), 2);
+        assert_eq!(links[0].rel, vec!["canonical"]);
+        assert_eq!(links[1].target, "https://example.com/de");
+        assert_eq!(links[1].param("hreflang"), Some("de-DE"));
+    }
+
     use super::*;
 
     #[test]
