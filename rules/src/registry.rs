@@ -7,6 +7,8 @@ use serde::Serialize;
 use thiserror::Error;
 
 use crate::a11y;
+use crate::security;
+use crate::seo;
 use crate::meta::{Category, Level, RuleMeta};
 use crate::run::Rule;
 use crate::site::SiteRule;
@@ -35,6 +37,46 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::autocomplete_valid::AutocompleteValid,
     &a11y::video_caption::VideoCaption,
     &a11y::audio_caption::AudioCaption,
+    // Security (issue 4).
+    &security::is_on_https::IsOnHttps,
+    &security::strict_transport_security::StrictTransportSecurity,
+    &security::content_security_policy::ContentSecurityPolicy,
+    &security::x_content_type_options::XContentTypeOptions,
+    &security::clickjacking_protection::ClickjackingProtection,
+    &security::referrer_policy::ReferrerPolicy,
+    &security::cross_origin_isolation::CrossOriginIsolation,
+    &security::permissions_policy::PermissionsPolicy,
+    &security::cookie_security::CookieSecurity,
+    &security::cors_policy::CorsPolicy,
+    &security::mixed_content_active::MixedContentActive,
+    &security::mixed_content_passive::MixedContentPassive,
+    &security::subresource_integrity::SubresourceIntegrity,
+    &security::insecure_form_action::InsecureFormAction,
+    &security::target_blank_noopener::TargetBlankNoopener,
+    &security::version_disclosure::VersionDisclosure,
+    &security::vulnerable_js_library::VulnerableJsLibrary,
+    // SEO (issue 4).
+    &seo::http_status_code::HttpStatusCode,
+    &seo::redirect_chain::RedirectChain,
+    &seo::is_crawlable::IsCrawlable,
+    &seo::robots_directives::RobotsDirectives,
+    &seo::seo_title::SeoTitle,
+    &seo::meta_description::MetaDescription,
+    &seo::heading_h1::HeadingH1,
+    &seo::canonical::Canonical,
+    &seo::hreflang::Hreflang,
+    &seo::viewport::Viewport,
+    &seo::structured_data::StructuredData,
+    &seo::social_meta::SocialMeta,
+    &seo::url_hygiene::UrlHygiene,
+    &seo::crawlable_anchors::CrawlableAnchors,
+    &seo::link_text::LinkText,
+    &seo::internal_nofollow::InternalNofollow,
+    &seo::too_many_links::TooManyLinks,
+    &seo::localhost_links::LocalhostLinks,
+    &seo::dead_end::DeadEnd,
+    &seo::thin_content::ThinContent,
+    &seo::page_depth::PageDepth,
 ];
 
 /// Every site rule, in report order.
