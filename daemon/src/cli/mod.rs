@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod admin;
+mod conformance;
 mod rules;
 mod serve;
 
@@ -68,6 +69,8 @@ enum Command {
     Serve(serve::Args),
     /// Accounts, API keys and sites (stands in for the dashboard).
     Admin(admin::Args),
+    /// Run the W3C ACT test cases and print per ACT rule how consistent the rules are.
+    Conformance(conformance::Args),
 }
 
 /// Parses the command line, runs the subcommand and returns the process exit code.
@@ -84,6 +87,7 @@ pub fn main() -> ExitCode {
         Command::Rules(args) => rules::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Admin(args) => admin::run(args),
+        Command::Conformance(args) => conformance::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),
