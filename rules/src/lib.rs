@@ -26,6 +26,7 @@ mod run;
 
 pub mod a11y;
 pub mod dom;
+pub mod links;
 pub mod registry;
 pub mod site;
 pub mod testing;

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod rules;
+mod scan;
 
 /// Exit code: clean.
 pub const EXIT_OK: u8 = 0;
@@ -62,6 +63,8 @@ struct Cli {
 enum Command {
     /// List every rule with its metadata.
     Rules(rules::Args),
+    /// Crawl a site and report what the rules found (JSON on stdout).
+    Scan(Box<scan::Args>),
 }
 
 /// Parses the command line, runs the subcommand and returns the process exit code.
@@ -76,6 +79,7 @@ pub fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Rules(args) => rules::run(args),
+        Command::Scan(args) => scan::run(*args),
     };
     match result {
         Ok(code) => ExitCode::from(code),
