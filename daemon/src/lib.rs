@@ -9,6 +9,7 @@
 pub mod api;
 pub mod cli;
 pub mod error;
+pub mod executor;
 pub mod queue;
 pub mod store;
 pub mod telemetry;

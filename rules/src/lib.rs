@@ -30,6 +30,7 @@ pub mod aria;
 pub mod css;
 pub mod dom;
 pub mod langtag;
+pub mod links;
 pub mod registry;
 pub mod security;
 pub mod seo;

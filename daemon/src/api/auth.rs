@@ -36,7 +36,7 @@ pub const KEY_PREFIX: &str = "key_";
 /// Random bytes in a key (hex-encoded: 48 characters after the prefix).
 pub const KEY_RANDOM_BYTES: usize = 24;
 /// Default key lifetime.
-pub const DEFAULT_KEY_DAYS: i64 = 90;
+pub const DEFAULT_KEY_DAYS: u32 = 90;
 
 /// The keyed token buckets.
 pub type KeyLimiter =

@@ -14,13 +14,13 @@ use clap::{Args as ClapArgs, Subcommand};
 use serde_json::json;
 
 use super::{CliError, CliResult, EXIT_OK};
-use crate::api::auth::{new_key, DEFAULT_KEY_DAYS};
+use crate::api::auth::new_key;
 use crate::api::sites::validate_site_url;
 use crate::store::embedded::Embedded;
 use crate::store::{new_id, Account, Plan, Site, Store};
 
 /// Default data directory of the embedded store.
-pub const DEFAULT_DATA_DIR: &str = "sitescan-data";
+pub(crate) const DEFAULT_DATA_DIR: &str = "sitescan-data";
 
 /// Arguments of `sitescan admin`.
 #[derive(Debug, ClapArgs)]
@@ -72,7 +72,7 @@ enum KeyCommand {
         #[arg(long)]
         description: Option<String>,
         /// Lifetime: `90d`, `12h`, `30m`, `45s` (a bare number is days).
-        #[arg(long, default_value = "90d")]
+        #[arg(long, default_value = "90d")] // DEFAULT_KEY_DAYS
         expires_in: String,
     },
     /// Lists keys (never their secrets) as a JSON array.
@@ -104,7 +104,7 @@ enum SiteCommand {
 }
 
 /// Parses `90d`, `12h`, `30m`, `45s` or a bare number of days.
-pub fn parse_lifetime(s: &str) -> Result<chrono::Duration, String> {
+pub(crate) fn parse_lifetime(s: &str) -> Result<chrono::Duration, String> {
     let s = s.trim();
     let (num, unit) = match s.char_indices().last() {
         Some((i, c)) if c.is_ascii_alphabetic() => (&s[..i], c),

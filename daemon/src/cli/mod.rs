@@ -10,6 +10,7 @@ mod admin;
 mod conformance;
 mod rules;
 mod serve;
+mod scan;
 
 /// Exit code: clean.
 pub const EXIT_OK: u8 = 0;
@@ -71,6 +72,8 @@ enum Command {
     Admin(admin::Args),
     /// Run the W3C ACT test cases and print per ACT rule how consistent the rules are.
     Conformance(conformance::Args),
+    /// Crawl a site and report what the rules found (JSON on stdout).
+    Scan(Box<scan::Args>),
 }
 
 /// Parses the command line, runs the subcommand and returns the process exit code.
@@ -88,6 +91,7 @@ pub fn main() -> ExitCode {
         Command::Serve(args) => serve::run(args),
         Command::Admin(args) => admin::run(args),
         Command::Conformance(args) => conformance::run(args),
+        Command::Scan(args) => scan::run(*args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -20,9 +20,9 @@ use crate::store::embedded::Embedded;
 use crate::worker::WorkerSettings;
 
 /// Default listen address.
-pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
+pub(crate) const DEFAULT_BIND: &str = "127.0.0.1:8080";
 /// Default number of scans run at once.
-pub const DEFAULT_WORKERS: usize = 2;
+pub(crate) const DEFAULT_WORKERS: usize = 2;
 
 /// Arguments of `sitescan serve`.
 #[derive(Debug, ClapArgs)]
