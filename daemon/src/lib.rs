@@ -6,8 +6,10 @@
 //! ([`telemetry`]). The `sitescan` binary is a few lines calling [`cli::main`].
 #![deny(missing_docs)]
 
+pub mod api;
 pub mod cli;
 pub mod error;
+pub mod executor;
 pub mod queue;
 pub mod store;
 pub mod telemetry;

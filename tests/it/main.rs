@@ -1,6 +1,10 @@
 //! End-to-end tests, all in one binary (as ripgrep and omniqueue do).
 //!
 //! - `cli`: the `sitescan` binary's commands, exit codes and messages.
+//! - `api`: the REST API over real HTTP against fixture sites (`api_support`: the
+//!   in-process server and helpers); `serve`: the `serve`/`admin` binaries, restart.
+//! - `contract`: the Store and Queue contract, run on the embedded backend.
+//! - `conformance`: the ACT conformance floor (`conformance/floor.json`).
 
 #![allow(
     clippy::unwrap_used,
@@ -9,4 +13,8 @@
     unreachable_pub
 )]
 
+mod api;
+mod api_support;
 mod cli;
+mod conformance;
+mod contract;
