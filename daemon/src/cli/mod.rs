@@ -11,6 +11,7 @@ mod conformance;
 mod rules;
 mod serve;
 mod scan;
+mod worker;
 
 /// Exit code: clean.
 pub const EXIT_OK: u8 = 0;
@@ -74,6 +75,8 @@ enum Command {
     Conformance(conformance::Args),
     /// Crawl a site and report what the rules found (JSON on stdout).
     Scan(Box<scan::Args>),
+    /// Run a fleet worker: take scan jobs from Redis and run them.
+    Worker(worker::Args),
 }
 
 /// Parses the command line, runs the subcommand and returns the process exit code.
@@ -92,6 +95,7 @@ pub fn main() -> ExitCode {
         Command::Admin(args) => admin::run(args),
         Command::Conformance(args) => conformance::run(args),
         Command::Scan(args) => scan::run(*args),
+        Command::Worker(args) => worker::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),
