@@ -4,6 +4,7 @@
 //! - `api`: the REST API over real HTTP against fixture sites (`api_support`: the
 //!   in-process server and helpers); `serve`: the `serve`/`admin` binaries, restart.
 //! - `contract`: the Store and Queue contract, run on the embedded backend.
+//! - `fleet`: the Redis backend (same contract), `sitescan worker` processes under faults.
 //! - `conformance`: the ACT conformance floor (`conformance/floor.json`).
 
 #![allow(
@@ -18,3 +19,4 @@ mod api_support;
 mod cli;
 mod conformance;
 mod contract;
+mod fleet;

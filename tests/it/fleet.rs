@@ -1,0 +1,559 @@
+//! The fleet on a real Redis: the store/queue contract on the Redis backend,
+//! and real `sitescan worker` processes under faults (kill -9, SIGTERM, a Redis
+//! restart, a job that always fails), scanning fixture sites on loopback.
+//!
+//! Isolation: every test uses its own random key prefix, deleted by a `Drop`
+//! guard; the fault tests that stop Redis start their own `redis-server` on a
+//! free port (`SITESCAN_TEST_REDIS_BIN`, else `redis-server` on PATH). Nothing
+//! is mocked. Waits poll with deadlines.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use sitescan_daemon::queue::{Job, Queue};
+use sitescan_daemon::store::redis::{RedisBackend, RedisSettings};
+use sitescan_daemon::store::{new_id, Account, Plan, Scan, ScanStatus, Site, Store};
+use sitescan_engine::Priority;
+use sitescan_fixtures::FixtureServer;
+
+use crate::contract;
+
+// ---- Redis servers and prefixes
+
+fn redis_bin() -> String {
+    std::env::var("SITESCAN_TEST_REDIS_BIN").unwrap_or_else(|_| "redis-server".to_string())
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn pings(port: u16) -> bool {
+    let Ok(mut s) = TcpStream::connect_timeout(
+        &format!("127.0.0.1:{port}").parse().unwrap(),
+        Duration::from_millis(200),
+    ) else {
+        return false;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_millis(500)));
+    if s.write_all(b"PING\r\n").is_err() {
+        return false;
+    }
+    let mut buf = [0u8; 7];
+    s.read_exact(&mut buf).is_ok() && &buf == b"+PONG\r\n"
+}
+
+/// A `redis-server` owned by a test: on a free port, its data (AOF) in a temp
+/// dir so a restart keeps the data; killed on drop.
+struct RedisServer {
+    port: u16,
+    dir: tempfile::TempDir,
+    child: Option<Child>,
+}
+
+impl RedisServer {
+    fn start() -> RedisServer {
+        let mut server = RedisServer {
+            port: free_port(),
+            dir: tempfile::tempdir().unwrap(),
+            child: None,
+        };
+        server.restart();
+        server
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    fn restart(&mut self) {
+        assert!(self.child.is_none());
+        let child = Command::new(redis_bin())
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "yes", "--appendfsync", "always"])
+            .arg("--dir")
+            .arg(self.dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {} (set SITESCAN_TEST_REDIS_BIN): {e}", redis_bin()));
+        self.child = Some(child);
+        wait_for("redis-server to answer", Duration::from_secs(10), || pings(self.port));
+    }
+
+    /// Stops it (SIGTERM: it writes its AOF and exits).
+    fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            signal(child.id(), "TERM");
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// The Redis a test uses: the machine's on 6379 when it answers, else its own.
+fn shared_redis() -> (String, Option<RedisServer>) {
+    if pings(6379) {
+        ("redis://127.0.0.1:6379/".to_string(), None)
+    } else {
+        let server = RedisServer::start();
+        (server.url(), Some(server))
+    }
+}
+
+/// Deletes every key under its prefix when dropped.
+struct PrefixGuard {
+    url: String,
+    prefix: String,
+}
+
+impl PrefixGuard {
+    fn new(url: &str) -> PrefixGuard {
+        PrefixGuard {
+            url: url.to_string(),
+            prefix: format!("sitescan-test-{}", new_id("t").unwrap()),
+        }
+    }
+}
+
+impl Drop for PrefixGuard {
+    fn drop(&mut self) {
+        let Ok(client) = redis::Client::open(self.url.as_str()) else {
+            return;
+        };
+        let Ok(mut conn) = client.get_connection_with_timeout(Duration::from_secs(2)) else {
+            return;
+        };
+        let keys: Vec<String> = redis::cmd("KEYS")
+            .arg(format!("{}:*", self.prefix))
+            .query(&mut conn)
+            .unwrap_or_default();
+        for batch in keys.chunks(500) {
+            let _: redis::RedisResult<()> = redis::cmd("DEL").arg(batch).query(&mut conn);
+        }
+    }
+}
+
+async fn backend(url: &str, prefix: &str, visibility: Duration, max_attempts: u32) -> RedisBackend {
+    let mut settings = RedisSettings::new(url).unwrap();
+    settings.prefix = prefix.to_string();
+    settings.visibility_timeout = visibility;
+    settings.max_attempts = max_attempts;
+    RedisBackend::connect(settings).await.unwrap()
+}
+
+fn wait_for(what: &str, timeout: Duration, mut ok: impl FnMut() -> bool) {
+    let deadline = Instant::now() + timeout;
+    while !ok() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn signal(pid: u32, sig: &str) {
+    let status = Command::new("kill")
+        .args([format!("-{sig}"), pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success(), "kill -{sig} {pid} failed");
+}
+
+// ---- the contract on Redis
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_backend_meets_the_store_and_queue_contract() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let b = Arc::new(backend(&url, &guard.prefix, Duration::from_secs(300), 3).await);
+    contract::accounts_and_keys(b.clone()).await;
+    contract::sites(b.clone()).await;
+    contract::quota_is_atomic(b.clone()).await;
+    contract::scan_lifecycle(b.clone()).await;
+    contract::queue_contract(b.clone()).await;
+    // Everything lives under the prefix, and the guard's clean-up finds it.
+    assert!(b.delete_all().await.unwrap() > 0);
+}
+
+/// Two API processes are two Redis clients: the per-day quota still holds
+/// under a race (20 concurrent creations, professional plan: exactly 2).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quota_holds_across_two_redis_clients() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let a = backend(&url, &guard.prefix, Duration::from_secs(300), 3).await;
+    let b = backend(&url, &guard.prefix, Duration::from_secs(300), 3).await;
+    let (acc, site) = tenant(&a, "https://example.com/").await;
+    let day = Utc::now().date_naive();
+    let mut tasks = Vec::new();
+    for i in 0..20 {
+        let store = if i % 2 == 0 { a.clone() } else { b.clone() };
+        let scan = contract::scan(&site);
+        tasks.push(tokio::spawn(async move {
+            store.create_scan_if_quota(scan, day, Plan::Professional.scans_per_day()).await
+        }));
+    }
+    let mut ok = 0;
+    for t in tasks {
+        match t.await.unwrap() {
+            Ok(_) => ok += 1,
+            Err(sitescan_daemon::Error::QuotaExceeded { limit: 2 }) => {}
+            Err(e) => panic!("unexpected {e}"),
+        }
+    }
+    assert_eq!(ok, 2);
+    assert_eq!(b.scans_created_on(&acc.id, day).await.unwrap(), 2);
+}
+
+/// A delivered job not heartbeated is reclaimed by another consumer after the
+/// visibility timeout (attempt 2); heartbeats keep it; completion is idempotent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_queue_reclaims_heartbeats_and_dead_letters() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let vis = Duration::from_millis(400);
+    let a = backend(&url, &guard.prefix, vis, 2).await;
+    let b = backend(&url, &guard.prefix, vis, 2).await;
+    let job = |id: &str| Job { scan_id: id.into(), priority: Priority::Normal };
+    a.enqueue(job("scan_x")).await.unwrap();
+    let d = a.dequeue(Duration::from_millis(50)).await.unwrap().unwrap();
+    assert_eq!((d.job.scan_id.as_str(), d.attempt), ("scan_x", 1));
+    // Heartbeats keep it from b for well past the timeout.
+    for _ in 0..5 {
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        assert!(a.heartbeat("scan_x").await.unwrap());
+        assert_eq!(b.dequeue(Duration::ZERO).await.unwrap(), None);
+    }
+    // a stops beating (it "died"): b reclaims it after the timeout.
+    tokio::time::sleep(vis + Duration::from_millis(100)).await;
+    let d = b.dequeue(Duration::from_millis(50)).await.unwrap().unwrap();
+    assert_eq!((d.job.scan_id.as_str(), d.attempt), ("scan_x", 2));
+    assert!(!a.heartbeat("scan_x").await.unwrap(), "a lost it");
+    assert!(b.heartbeat("scan_x").await.unwrap());
+    // Dead-lettered with its attempts and reason; acks after that are no-ops.
+    b.dead_letter("scan_x", "gave up").await.unwrap();
+    a.ack("scan_x").await.unwrap();
+    let dead = a.dead_jobs().await.unwrap();
+    assert_eq!(dead.len(), 1);
+    assert_eq!((dead[0].scan_id.as_str(), dead[0].attempts, dead[0].reason.as_str()), ("scan_x", 2, "gave up"));
+    let depths = a.depths().await.unwrap();
+    assert_eq!((depths.normal, depths.in_flight, depths.dead), (0, 0, 1));
+    // Weighted rounds: with every priority backed up, low still gets taken.
+    for i in 0..16 {
+        a.enqueue(Job { scan_id: format!("h{i}"), priority: Priority::High }).await.unwrap();
+        a.enqueue(Job { scan_id: format!("l{i}"), priority: Priority::Low }).await.unwrap();
+    }
+    let mut lows = 0;
+    for _ in 0..16 {
+        let d = a.dequeue(Duration::ZERO).await.unwrap().unwrap();
+        if d.job.priority == Priority::Low {
+            lows += 1;
+        }
+        a.ack(&d.job.scan_id).await.unwrap();
+    }
+    assert_eq!(lows, 2, "1 take in 8 starts with low");
+}
+
+// ---- fleet processes
+
+async fn tenant(store: &RedisBackend, url: &str) -> (Account, Site) {
+    let acc = store
+        .create_account(Account {
+            id: new_id("acc").unwrap(),
+            name: None,
+            plan: Plan::Enterprise,
+            created_at: Utc::now(),
+        })
+        .await
+        .unwrap();
+    let site = store
+        .create_site(Site {
+            id: new_id("site").unwrap(),
+            account_id: acc.id.clone(),
+            url: url.to_string(),
+            name: "fixture".into(),
+            created_at: Utc::now(),
+        })
+        .await
+        .unwrap();
+    (acc, site)
+}
+
+/// Creates and enqueues `n` scans of `site` (3 pages at most each).
+async fn submit(store: &RedisBackend, site: &Site, n: usize) -> Vec<String> {
+    let mut ids = Vec::new();
+    for _ in 0..n {
+        let mut scan: Scan = contract::scan(site);
+        scan.config.max_pages = 3;
+        scan.config.rules = vec!["seo".into()];
+        let scan = store.create_scan_if_quota(scan, Utc::now().date_naive(), None).await.unwrap();
+        store
+            .enqueue(Job { scan_id: scan.id.clone(), priority: Priority::Normal })
+            .await
+            .unwrap();
+        ids.push(scan.id);
+    }
+    ids
+}
+
+fn small_site(dir: &Path, delay_ms: Option<u64>) -> PathBuf {
+    sitescan_fixtures::generate_site(3, 11, dir).unwrap();
+    if let Some(ms) = delay_ms {
+        std::fs::write(dir.join("_headers"), format!("/*\n  Delay-Ms: {ms}\n")).unwrap();
+    }
+    dir.to_path_buf()
+}
+
+/// A `sitescan worker` process; killed on drop.
+struct Worker {
+    child: Child,
+}
+
+impl Worker {
+    fn start(url: &str, prefix: &str, extra: &[&str], log: &Path) -> Worker {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_sitescan"))
+            .args(["worker", "--redis", url, "--redis-prefix", prefix, "--allow-private"])
+            .args(extra)
+            .env("RUST_LOG", "info")
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(log).unwrap())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        assert!(line.contains("\"worker\""), "worker did not start: {line:?} (log {})", log.display());
+        Worker { child }
+    }
+
+    fn wait_exit(&mut self, timeout: Duration) -> std::process::ExitStatus {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "worker did not exit");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn statuses(store: &RedisBackend, ids: &[String]) -> Vec<Scan> {
+    let mut out = Vec::new();
+    for id in ids {
+        out.push(store.scan_by_id(id).await.unwrap().unwrap());
+    }
+    out
+}
+
+async fn wait_scans(store: &RedisBackend, ids: &[String], timeout: Duration, ok: impl Fn(&Scan) -> bool) -> Vec<Scan> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        // A Redis outage in the middle: retry until the deadline.
+        let mut all = Vec::new();
+        let mut failed = false;
+        for id in ids {
+            match store.scan_by_id(id).await {
+                Ok(Some(s)) => all.push(s),
+                _ => failed = true,
+            }
+        }
+        if !failed && all.iter().all(&ok) {
+            return all;
+        }
+        assert!(Instant::now() < deadline, "timed out; scans: {:?}", all.iter().map(|s| (s.status, s.attempts, s.error.clone())).collect::<Vec<_>>());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_workers_complete_thirty_scans_exactly_once() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let tmp = tempfile::tempdir().unwrap();
+    let site_dir = small_site(&tmp.path().join("site"), None);
+    let fixture = FixtureServer::start(&site_dir).await.unwrap();
+    let store = backend(&url, &guard.prefix, Duration::from_secs(30), 3).await;
+    let (_acc, site) = tenant(&store, &fixture.url()).await;
+    let ids = submit(&store, &site, 30).await;
+    let workers: Vec<Worker> = (0..3)
+        .map(|i| Worker::start(&url, &guard.prefix, &["--concurrency", "2"], &tmp.path().join(format!("w{i}.log"))))
+        .collect();
+    let scans = wait_scans(&store, &ids, Duration::from_secs(90), |s| s.status == ScanStatus::Completed).await;
+    for s in &scans {
+        assert_eq!(s.attempts, 1, "scan {} ran more than once", s.id);
+        assert!(store.report(&s.id).await.unwrap().is_some());
+        assert_eq!(s.summary.as_ref().unwrap().pages_fetched, 3);
+    }
+    let stats = store.stats().await.unwrap();
+    assert_eq!((stats.completed, stats.failed, stats.running, stats.pages), (30, 0, 0, 90));
+    let depths = store.depths().await.unwrap();
+    assert_eq!((depths.high, depths.normal, depths.low, depths.in_flight, depths.dead), (0, 0, 0, 0, 0));
+    drop(workers);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killed_worker_scan_is_completed_by_another_after_the_visibility_timeout() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let tmp = tempfile::tempdir().unwrap();
+    let site_dir = small_site(&tmp.path().join("site"), Some(700));
+    let fixture = FixtureServer::start(&site_dir).await.unwrap();
+    let store = backend(&url, &guard.prefix, Duration::from_secs(2), 3).await;
+    let (_acc, site) = tenant(&store, &fixture.url()).await;
+    let ids = submit(&store, &site, 1).await;
+    let vis = ["--visibility-timeout", "2", "--concurrency", "1"];
+    let mut first = Worker::start(&url, &guard.prefix, &vis, &tmp.path().join("a.log"));
+    wait_scans(&store, &ids, Duration::from_secs(20), |s| s.status == ScanStatus::Running).await;
+    first.child.kill().unwrap(); // SIGKILL: no clean-up at all
+    first.child.wait().unwrap();
+    let killed_at = Instant::now();
+    let _second = Worker::start(&url, &guard.prefix, &vis, &tmp.path().join("b.log"));
+    let scans = wait_scans(&store, &ids, Duration::from_secs(40), |s| s.status == ScanStatus::Completed).await;
+    assert!(killed_at.elapsed() >= Duration::from_millis(1500), "reclaimed before the visibility timeout");
+    assert_eq!(scans[0].attempts, 2);
+    assert_eq!(store.stats().await.unwrap().completed, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_finishes_the_scan_in_hand_or_hands_it_back_and_exits_0() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let tmp = tempfile::tempdir().unwrap();
+    let site_dir = small_site(&tmp.path().join("site"), Some(500));
+    let fixture = FixtureServer::start(&site_dir).await.unwrap();
+    let store = backend(&url, &guard.prefix, Duration::from_secs(60), 3).await;
+    let (_acc, site) = tenant(&store, &fixture.url()).await;
+
+    // Grace long enough: the scan finishes, then the worker exits 0.
+    let ids = submit(&store, &site, 1).await;
+    let mut w = Worker::start(&url, &guard.prefix, &["--concurrency", "1", "--grace-period", "30"], &tmp.path().join("a.log"));
+    wait_scans(&store, &ids, Duration::from_secs(20), |s| s.status == ScanStatus::Running).await;
+    signal(w.child.id(), "TERM");
+    let more = submit(&store, &site, 1).await; // not taken: the worker is draining
+    assert!(w.wait_exit(Duration::from_secs(40)).success());
+    assert_eq!(statuses(&store, &ids).await[0].status, ScanStatus::Completed);
+    assert_eq!(statuses(&store, &more).await[0].status, ScanStatus::Queued);
+    assert_eq!(store.depths().await.unwrap().normal, 1);
+
+    // No grace: the scan in hand goes back to the queue at once, exit 0.
+    let mut w = Worker::start(&url, &guard.prefix, &["--concurrency", "1", "--grace-period", "0"], &tmp.path().join("b.log"));
+    wait_scans(&store, &more, Duration::from_secs(20), |s| s.status == ScanStatus::Running).await;
+    signal(w.child.id(), "TERM");
+    assert!(w.wait_exit(Duration::from_secs(20)).success());
+    let depths = store.depths().await.unwrap();
+    assert_eq!((depths.normal, depths.in_flight), (1, 0), "handed back, not left in flight");
+    // The next worker completes it.
+    let _w = Worker::start(&url, &guard.prefix, &["--concurrency", "1"], &tmp.path().join("c.log"));
+    let scans = wait_scans(&store, &more, Duration::from_secs(30), |s| s.status == ScanStatus::Completed).await;
+    assert_eq!(scans[0].attempts, 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_that_always_fails_is_dead_lettered_with_its_scan_failed() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let tmp = tempfile::tempdir().unwrap();
+    let store = backend(&url, &guard.prefix, Duration::from_secs(30), 2).await;
+    // Nothing listens there: every attempt fails to connect.
+    let dead_url = format!("http://127.0.0.1:{}/", free_port());
+    let (_acc, site) = tenant(&store, &dead_url).await;
+    let ids = submit(&store, &site, 1).await;
+    let _w = Worker::start(&url, &guard.prefix, &["--max-attempts", "2"], &tmp.path().join("a.log"));
+    let scans = wait_scans(&store, &ids, Duration::from_secs(60), |s| s.status == ScanStatus::Failed).await;
+    let error = scans[0].error.clone().unwrap();
+    assert!(error.starts_with("gave up after 2 attempts: "), "{error}");
+    assert_eq!(scans[0].attempts, 2);
+    let dead = store.dead_jobs().await.unwrap();
+    assert_eq!(dead.len(), 1);
+    assert_eq!((dead[0].scan_id.as_str(), dead[0].attempts), (ids[0].as_str(), 2));
+    assert_eq!(dead[0].reason, error);
+    let depths = store.depths().await.unwrap();
+    assert_eq!((depths.normal, depths.in_flight, depths.dead), (0, 0, 1));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workers_reconnect_after_a_redis_restart_and_every_scan_completes() {
+    let mut server = RedisServer::start();
+    let url = server.url();
+    let guard = PrefixGuard::new(&url);
+    let tmp = tempfile::tempdir().unwrap();
+    let site_dir = small_site(&tmp.path().join("site"), Some(150));
+    let fixture = FixtureServer::start(&site_dir).await.unwrap();
+    let store = backend(&url, &guard.prefix, Duration::from_secs(5), 5).await;
+    let (_acc, site) = tenant(&store, &fixture.url()).await;
+    let ids = submit(&store, &site, 10).await;
+    let _workers: Vec<Worker> = (0..2)
+        .map(|i| Worker::start(&url, &guard.prefix, &["--concurrency", "2", "--visibility-timeout", "5"], &tmp.path().join(format!("w{i}.log"))))
+        .collect();
+    wait_scans(&store, &ids, Duration::from_secs(30), |s| s.status != ScanStatus::Queued).await;
+    let done_before = statuses(&store, &ids).await.iter().filter(|s| s.status == ScanStatus::Completed).count();
+    assert!(done_before < 10, "the outage must come under load");
+    server.stop();
+    assert!(store.ping().await.is_err());
+    std::thread::sleep(Duration::from_millis(1500));
+    server.restart();
+    let scans = wait_scans(&store, &ids, Duration::from_secs(90), |s| s.status == ScanStatus::Completed).await;
+    assert_eq!(scans.len(), 10);
+    let stats = store.stats().await.unwrap();
+    assert_eq!(stats.completed, 10, "each scan completed once");
+    assert!(store.report(&ids[0]).await.unwrap().is_some());
+}
+
+/// `serve --redis` answers the API and `/metrics` from the shared Redis.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_with_redis_serves_metrics() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let store = backend(&url, &guard.prefix, Duration::from_secs(30), 3).await;
+    let (_acc, site) = tenant(&store, "https://example.com/").await;
+    submit(&store, &site, 2).await;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sitescan"))
+        .args(["serve", "--bind", "127.0.0.1:0", "--redis", &url, "--redis-prefix", &guard.prefix])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let base = v["listening"].as_str().unwrap().to_string();
+    let body = reqwest::get(format!("{base}/metrics")).await.unwrap().text().await.unwrap();
+    assert!(body.contains("sitescan_queue_depth{priority=\"normal\"} 2\n"), "{body}");
+    assert!(body.contains("sitescan_queue_depth{priority=\"high\"} 0\n"));
+    assert!(body.contains("sitescan_dead_letter_size 0\n"));
+    assert!(body.contains("sitescan_scans_total{status=\"completed\"} 0\n"));
+    assert!(body.contains("# TYPE sitescan_pages_per_second gauge\n"));
+    let ready = reqwest::get(format!("{base}/readyz")).await.unwrap();
+    assert_eq!(ready.status().as_u16(), 200);
+    signal(child.id(), "TERM");
+    let status = child.wait().unwrap();
+    assert!(status.success());
+}
