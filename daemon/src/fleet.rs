@@ -162,10 +162,20 @@ async fn run_job(
     let id = delivery.job.scan_id.clone();
     let max = backend.settings().max_attempts;
     if delivery.attempt > max {
-        let last = backend.last_failure(&id).await.ok().flatten().unwrap_or_else(|| {
-            "its worker stopped before finishing it (crashed, killed or lost Redis)".to_string()
-        });
-        give_up(backend, &id, format!("gave up after {max} attempts: {last}")).await;
+        let last = backend
+            .last_failure(&id)
+            .await
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| {
+                "its worker stopped before finishing it (crashed, killed or lost Redis)".to_string()
+            });
+        give_up(
+            backend,
+            &id,
+            format!("gave up after {max} attempts: {last}"),
+        )
+        .await;
         return;
     }
     let scan = match backend.start_scan(&id, Utc::now()).await {
@@ -182,7 +192,8 @@ async fn run_job(
         }
     };
     info!(url = %scan.url, "scan started");
-    let heartbeat_every = (backend.settings().visibility_timeout / 3).max(Duration::from_millis(100));
+    let heartbeat_every =
+        (backend.settings().visibility_timeout / 3).max(Duration::from_millis(100));
     let mut beat = tokio::time::interval(heartbeat_every);
     beat.tick().await;
     let run = execute(backend, executor, &scan, settings.allow_private);
@@ -220,7 +231,10 @@ async fn run_job(
             }
         }
     };
-    let give_up_after = backend.settings().visibility_timeout.max(Duration::from_secs(30));
+    let give_up_after = backend
+        .settings()
+        .visibility_timeout
+        .max(Duration::from_secs(30));
     match outcome {
         Some(ScanOutcome::Failed { error }) if delivery.attempt < max => {
             warn!(%error, "attempt failed; the job goes back to the queue");
@@ -231,7 +245,12 @@ async fn run_job(
             return;
         }
         Some(ScanOutcome::Failed { error }) => {
-            give_up(backend, &id, format!("gave up after {max} attempts: {error}")).await;
+            give_up(
+                backend,
+                &id,
+                format!("gave up after {max} attempts: {error}"),
+            )
+            .await;
             return;
         }
         Some(outcome) => {
@@ -265,7 +284,8 @@ impl PageRate {
         };
         s.push_back((now, pages));
         while s.len() > 2
-            && s.front().is_some_and(|(t, _)| now.duration_since(*t) > Duration::from_secs(60))
+            && s.front()
+                .is_some_and(|(t, _)| now.duration_since(*t) > Duration::from_secs(60))
         {
             s.pop_front();
         }
@@ -354,7 +374,10 @@ struct MetricsState {
 async fn metrics(State(state): State<MetricsState>) -> Response {
     match render_metrics(&state.backend, &state.rate).await {
         Ok(body) => (
-            [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+            [(
+                header::CONTENT_TYPE,
+                "text/plain; version=0.0.4; charset=utf-8",
+            )],
             body,
         )
             .into_response(),
@@ -368,10 +391,12 @@ async fn metrics(State(state): State<MetricsState>) -> Response {
 
 /// A router serving `GET /metrics` from `backend`.
 pub fn metrics_router(backend: RedisBackend) -> Router {
-    Router::new().route("/metrics", get(metrics)).with_state(MetricsState {
-        backend,
-        rate: Arc::new(PageRate::default()),
-    })
+    Router::new()
+        .route("/metrics", get(metrics))
+        .with_state(MetricsState {
+            backend,
+            rate: Arc::new(PageRate::default()),
+        })
 }
 
 /// Serves `/metrics` (and `/healthz`) on `listener` until `shutdown` resolves.
@@ -381,9 +406,12 @@ pub async fn serve_metrics(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> crate::Result<()> {
     let app = metrics_router(backend).route("/healthz", get(|| async { "ok\n" }));
-    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await?;
     Ok(())
 }
 
@@ -405,8 +433,11 @@ pub async fn serve_api(
         settings: ApiSettings { allow_private },
     };
     let app = metrics_router(backend).merge(router(state));
-    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await?;
     Ok(())
 }

@@ -79,15 +79,29 @@ impl RedisServer {
         assert!(self.child.is_none());
         let child = Command::new(redis_bin())
             .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "yes", "--appendfsync", "always"])
+            .args([
+                "--save",
+                "",
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always",
+            ])
             .arg("--dir")
             .arg(self.dir.path())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {} (set SITESCAN_TEST_REDIS_BIN): {e}", redis_bin()));
+            .unwrap_or_else(|e| {
+                panic!(
+                    "cannot start {} (set SITESCAN_TEST_REDIS_BIN): {e}",
+                    redis_bin()
+                )
+            });
         self.child = Some(child);
-        wait_for("redis-server to answer", Duration::from_secs(10), || pings(self.port));
+        wait_for("redis-server to answer", Duration::from_secs(10), || {
+            pings(self.port)
+        });
     }
 
     /// Stops it (SIGTERM: it writes its AOF and exits).
@@ -211,7 +225,9 @@ async fn quota_holds_across_two_redis_clients() {
         let store = if i % 2 == 0 { a.clone() } else { b.clone() };
         let scan = contract::scan(&site);
         tasks.push(tokio::spawn(async move {
-            store.create_scan_if_quota(scan, day, Plan::Professional.scans_per_day()).await
+            store
+                .create_scan_if_quota(scan, day, Plan::Professional.scans_per_day())
+                .await
         }));
     }
     let mut ok = 0;
@@ -235,7 +251,10 @@ async fn redis_queue_reclaims_heartbeats_and_dead_letters() {
     let vis = Duration::from_millis(400);
     let a = backend(&url, &guard.prefix, vis, 2).await;
     let b = backend(&url, &guard.prefix, vis, 2).await;
-    let job = |id: &str| Job { scan_id: id.into(), priority: Priority::Normal };
+    let job = |id: &str| Job {
+        scan_id: id.into(),
+        priority: Priority::Normal,
+    };
     a.enqueue(job("scan_x")).await.unwrap();
     let d = a.dequeue(Duration::from_millis(50)).await.unwrap().unwrap();
     assert_eq!((d.job.scan_id.as_str(), d.attempt), ("scan_x", 1));
@@ -256,13 +275,30 @@ async fn redis_queue_reclaims_heartbeats_and_dead_letters() {
     a.ack("scan_x").await.unwrap();
     let dead = a.dead_jobs().await.unwrap();
     assert_eq!(dead.len(), 1);
-    assert_eq!((dead[0].scan_id.as_str(), dead[0].attempts, dead[0].reason.as_str()), ("scan_x", 2, "gave up"));
+    assert_eq!(
+        (
+            dead[0].scan_id.as_str(),
+            dead[0].attempts,
+            dead[0].reason.as_str()
+        ),
+        ("scan_x", 2, "gave up")
+    );
     let depths = a.depths().await.unwrap();
     assert_eq!((depths.normal, depths.in_flight, depths.dead), (0, 0, 1));
     // Weighted rounds: with every priority backed up, low still gets taken.
     for i in 0..16 {
-        a.enqueue(Job { scan_id: format!("h{i}"), priority: Priority::High }).await.unwrap();
-        a.enqueue(Job { scan_id: format!("l{i}"), priority: Priority::Low }).await.unwrap();
+        a.enqueue(Job {
+            scan_id: format!("h{i}"),
+            priority: Priority::High,
+        })
+        .await
+        .unwrap();
+        a.enqueue(Job {
+            scan_id: format!("l{i}"),
+            priority: Priority::Low,
+        })
+        .await
+        .unwrap();
     }
     let mut lows = 0;
     for _ in 0..16 {
@@ -307,9 +343,15 @@ async fn submit(store: &RedisBackend, site: &Site, n: usize) -> Vec<String> {
         let mut scan: Scan = contract::scan(site);
         scan.config.max_pages = 3;
         scan.config.rules = vec!["seo".into()];
-        let scan = store.create_scan_if_quota(scan, Utc::now().date_naive(), None).await.unwrap();
+        let scan = store
+            .create_scan_if_quota(scan, Utc::now().date_naive(), None)
+            .await
+            .unwrap();
         store
-            .enqueue(Job { scan_id: scan.id.clone(), priority: Priority::Normal })
+            .enqueue(Job {
+                scan_id: scan.id.clone(),
+                priority: Priority::Normal,
+            })
             .await
             .unwrap();
         ids.push(scan.id);
@@ -333,7 +375,14 @@ struct Worker {
 impl Worker {
     fn start(url: &str, prefix: &str, extra: &[&str], log: &Path) -> Worker {
         let mut child = Command::new(env!("CARGO_BIN_EXE_sitescan"))
-            .args(["worker", "--redis", url, "--redis-prefix", prefix, "--allow-private"])
+            .args([
+                "worker",
+                "--redis",
+                url,
+                "--redis-prefix",
+                prefix,
+                "--allow-private",
+            ])
             .args(extra)
             .env("RUST_LOG", "info")
             .stdout(Stdio::piped())
@@ -341,8 +390,14 @@ impl Worker {
             .spawn()
             .unwrap();
         let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        assert!(line.contains("\"worker\""), "worker did not start: {line:?} (log {})", log.display());
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert!(
+            line.contains("\"worker\""),
+            "worker did not start: {line:?} (log {})",
+            log.display()
+        );
         Worker { child }
     }
 
@@ -373,7 +428,12 @@ async fn statuses(store: &RedisBackend, ids: &[String]) -> Vec<Scan> {
     out
 }
 
-async fn wait_scans(store: &RedisBackend, ids: &[String], timeout: Duration, ok: impl Fn(&Scan) -> bool) -> Vec<Scan> {
+async fn wait_scans(
+    store: &RedisBackend,
+    ids: &[String],
+    timeout: Duration,
+    ok: impl Fn(&Scan) -> bool,
+) -> Vec<Scan> {
     let deadline = Instant::now() + timeout;
     loop {
         // A Redis outage in the middle: retry until the deadline.
@@ -388,7 +448,13 @@ async fn wait_scans(store: &RedisBackend, ids: &[String], timeout: Duration, ok:
         if !failed && all.iter().all(&ok) {
             return all;
         }
-        assert!(Instant::now() < deadline, "timed out; scans: {:?}", all.iter().map(|s| (s.status, s.attempts, s.error.clone())).collect::<Vec<_>>());
+        assert!(
+            Instant::now() < deadline,
+            "timed out; scans: {:?}",
+            all.iter()
+                .map(|s| (s.status, s.attempts, s.error.clone()))
+                .collect::<Vec<_>>()
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
@@ -404,18 +470,40 @@ async fn three_workers_complete_thirty_scans_exactly_once() {
     let (_acc, site) = tenant(&store, &fixture.url()).await;
     let ids = submit(&store, &site, 30).await;
     let workers: Vec<Worker> = (0..3)
-        .map(|i| Worker::start(&url, &guard.prefix, &["--concurrency", "2"], &tmp.path().join(format!("w{i}.log"))))
+        .map(|i| {
+            Worker::start(
+                &url,
+                &guard.prefix,
+                &["--concurrency", "2"],
+                &tmp.path().join(format!("w{i}.log")),
+            )
+        })
         .collect();
-    let scans = wait_scans(&store, &ids, Duration::from_secs(90), |s| s.status == ScanStatus::Completed).await;
+    let scans = wait_scans(&store, &ids, Duration::from_secs(90), |s| {
+        s.status == ScanStatus::Completed
+    })
+    .await;
     for s in &scans {
         assert_eq!(s.attempts, 1, "scan {} ran more than once", s.id);
         assert!(store.report(&s.id).await.unwrap().is_some());
         assert_eq!(s.summary.as_ref().unwrap().pages_fetched, 3);
     }
     let stats = store.stats().await.unwrap();
-    assert_eq!((stats.completed, stats.failed, stats.running, stats.pages), (30, 0, 0, 90));
+    assert_eq!(
+        (stats.completed, stats.failed, stats.running, stats.pages),
+        (30, 0, 0, 90)
+    );
     let depths = store.depths().await.unwrap();
-    assert_eq!((depths.high, depths.normal, depths.low, depths.in_flight, depths.dead), (0, 0, 0, 0, 0));
+    assert_eq!(
+        (
+            depths.high,
+            depths.normal,
+            depths.low,
+            depths.in_flight,
+            depths.dead
+        ),
+        (0, 0, 0, 0, 0)
+    );
     drop(workers);
 }
 
@@ -431,13 +519,22 @@ async fn killed_worker_scan_is_completed_by_another_after_the_visibility_timeout
     let ids = submit(&store, &site, 1).await;
     let vis = ["--visibility-timeout", "2", "--concurrency", "1"];
     let mut first = Worker::start(&url, &guard.prefix, &vis, &tmp.path().join("a.log"));
-    wait_scans(&store, &ids, Duration::from_secs(20), |s| s.status == ScanStatus::Running).await;
+    wait_scans(&store, &ids, Duration::from_secs(20), |s| {
+        s.status == ScanStatus::Running
+    })
+    .await;
     first.child.kill().unwrap(); // SIGKILL: no clean-up at all
     first.child.wait().unwrap();
     let killed_at = Instant::now();
     let _second = Worker::start(&url, &guard.prefix, &vis, &tmp.path().join("b.log"));
-    let scans = wait_scans(&store, &ids, Duration::from_secs(40), |s| s.status == ScanStatus::Completed).await;
-    assert!(killed_at.elapsed() >= Duration::from_millis(1500), "reclaimed before the visibility timeout");
+    let scans = wait_scans(&store, &ids, Duration::from_secs(40), |s| {
+        s.status == ScanStatus::Completed
+    })
+    .await;
+    assert!(
+        killed_at.elapsed() >= Duration::from_millis(1500),
+        "reclaimed before the visibility timeout"
+    );
     assert_eq!(scans[0].attempts, 2);
     assert_eq!(store.stats().await.unwrap().completed, 1);
 }
@@ -454,25 +551,56 @@ async fn sigterm_finishes_the_scan_in_hand_or_hands_it_back_and_exits_0() {
 
     // Grace long enough: the scan finishes, then the worker exits 0.
     let ids = submit(&store, &site, 1).await;
-    let mut w = Worker::start(&url, &guard.prefix, &["--concurrency", "1", "--grace-period", "30"], &tmp.path().join("a.log"));
-    wait_scans(&store, &ids, Duration::from_secs(20), |s| s.status == ScanStatus::Running).await;
+    let mut w = Worker::start(
+        &url,
+        &guard.prefix,
+        &["--concurrency", "1", "--grace-period", "30"],
+        &tmp.path().join("a.log"),
+    );
+    wait_scans(&store, &ids, Duration::from_secs(20), |s| {
+        s.status == ScanStatus::Running
+    })
+    .await;
     signal(w.child.id(), "TERM");
     let more = submit(&store, &site, 1).await; // not taken: the worker is draining
     assert!(w.wait_exit(Duration::from_secs(40)).success());
-    assert_eq!(statuses(&store, &ids).await[0].status, ScanStatus::Completed);
+    assert_eq!(
+        statuses(&store, &ids).await[0].status,
+        ScanStatus::Completed
+    );
     assert_eq!(statuses(&store, &more).await[0].status, ScanStatus::Queued);
     assert_eq!(store.depths().await.unwrap().normal, 1);
 
     // No grace: the scan in hand goes back to the queue at once, exit 0.
-    let mut w = Worker::start(&url, &guard.prefix, &["--concurrency", "1", "--grace-period", "0"], &tmp.path().join("b.log"));
-    wait_scans(&store, &more, Duration::from_secs(20), |s| s.status == ScanStatus::Running).await;
+    let mut w = Worker::start(
+        &url,
+        &guard.prefix,
+        &["--concurrency", "1", "--grace-period", "0"],
+        &tmp.path().join("b.log"),
+    );
+    wait_scans(&store, &more, Duration::from_secs(20), |s| {
+        s.status == ScanStatus::Running
+    })
+    .await;
     signal(w.child.id(), "TERM");
     assert!(w.wait_exit(Duration::from_secs(20)).success());
     let depths = store.depths().await.unwrap();
-    assert_eq!((depths.normal, depths.in_flight), (1, 0), "handed back, not left in flight");
+    assert_eq!(
+        (depths.normal, depths.in_flight),
+        (1, 0),
+        "handed back, not left in flight"
+    );
     // The next worker completes it.
-    let _w = Worker::start(&url, &guard.prefix, &["--concurrency", "1"], &tmp.path().join("c.log"));
-    let scans = wait_scans(&store, &more, Duration::from_secs(30), |s| s.status == ScanStatus::Completed).await;
+    let _w = Worker::start(
+        &url,
+        &guard.prefix,
+        &["--concurrency", "1"],
+        &tmp.path().join("c.log"),
+    );
+    let scans = wait_scans(&store, &more, Duration::from_secs(30), |s| {
+        s.status == ScanStatus::Completed
+    })
+    .await;
     assert_eq!(scans[0].attempts, 2);
 }
 
@@ -486,14 +614,25 @@ async fn a_job_that_always_fails_is_dead_lettered_with_its_scan_failed() {
     let dead_url = format!("http://127.0.0.1:{}/", free_port());
     let (_acc, site) = tenant(&store, &dead_url).await;
     let ids = submit(&store, &site, 1).await;
-    let _w = Worker::start(&url, &guard.prefix, &["--max-attempts", "2"], &tmp.path().join("a.log"));
-    let scans = wait_scans(&store, &ids, Duration::from_secs(60), |s| s.status == ScanStatus::Failed).await;
+    let _w = Worker::start(
+        &url,
+        &guard.prefix,
+        &["--max-attempts", "2"],
+        &tmp.path().join("a.log"),
+    );
+    let scans = wait_scans(&store, &ids, Duration::from_secs(60), |s| {
+        s.status == ScanStatus::Failed
+    })
+    .await;
     let error = scans[0].error.clone().unwrap();
     assert!(error.starts_with("gave up after 2 attempts: "), "{error}");
     assert_eq!(scans[0].attempts, 2);
     let dead = store.dead_jobs().await.unwrap();
     assert_eq!(dead.len(), 1);
-    assert_eq!((dead[0].scan_id.as_str(), dead[0].attempts), (ids[0].as_str(), 2));
+    assert_eq!(
+        (dead[0].scan_id.as_str(), dead[0].attempts),
+        (ids[0].as_str(), 2)
+    );
     assert_eq!(dead[0].reason, error);
     let depths = store.depths().await.unwrap();
     assert_eq!((depths.normal, depths.in_flight, depths.dead), (0, 0, 1));
@@ -511,16 +650,33 @@ async fn workers_reconnect_after_a_redis_restart_and_every_scan_completes() {
     let (_acc, site) = tenant(&store, &fixture.url()).await;
     let ids = submit(&store, &site, 10).await;
     let _workers: Vec<Worker> = (0..2)
-        .map(|i| Worker::start(&url, &guard.prefix, &["--concurrency", "2", "--visibility-timeout", "5"], &tmp.path().join(format!("w{i}.log"))))
+        .map(|i| {
+            Worker::start(
+                &url,
+                &guard.prefix,
+                &["--concurrency", "2", "--visibility-timeout", "5"],
+                &tmp.path().join(format!("w{i}.log")),
+            )
+        })
         .collect();
-    wait_scans(&store, &ids, Duration::from_secs(30), |s| s.status != ScanStatus::Queued).await;
-    let done_before = statuses(&store, &ids).await.iter().filter(|s| s.status == ScanStatus::Completed).count();
+    wait_scans(&store, &ids, Duration::from_secs(30), |s| {
+        s.status != ScanStatus::Queued
+    })
+    .await;
+    let done_before = statuses(&store, &ids)
+        .await
+        .iter()
+        .filter(|s| s.status == ScanStatus::Completed)
+        .count();
     assert!(done_before < 10, "the outage must come under load");
     server.stop();
     assert!(store.ping().await.is_err());
     std::thread::sleep(Duration::from_millis(1500));
     server.restart();
-    let scans = wait_scans(&store, &ids, Duration::from_secs(90), |s| s.status == ScanStatus::Completed).await;
+    let scans = wait_scans(&store, &ids, Duration::from_secs(90), |s| {
+        s.status == ScanStatus::Completed
+    })
+    .await;
     assert_eq!(scans.len(), 10);
     let stats = store.stats().await.unwrap();
     assert_eq!(stats.completed, 10, "each scan completed once");
@@ -536,17 +692,35 @@ async fn serve_with_redis_serves_metrics() {
     let (_acc, site) = tenant(&store, "https://example.com/").await;
     submit(&store, &site, 2).await;
     let mut child = Command::new(env!("CARGO_BIN_EXE_sitescan"))
-        .args(["serve", "--bind", "127.0.0.1:0", "--redis", &url, "--redis-prefix", &guard.prefix])
+        .args([
+            "serve",
+            "--bind",
+            "127.0.0.1:0",
+            "--redis",
+            &url,
+            "--redis-prefix",
+            &guard.prefix,
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
     let v: serde_json::Value = serde_json::from_str(&line).unwrap();
     let base = v["listening"].as_str().unwrap().to_string();
-    let body = reqwest::get(format!("{base}/metrics")).await.unwrap().text().await.unwrap();
-    assert!(body.contains("sitescan_queue_depth{priority=\"normal\"} 2\n"), "{body}");
+    let body = reqwest::get(format!("{base}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        body.contains("sitescan_queue_depth{priority=\"normal\"} 2\n"),
+        "{body}"
+    );
     assert!(body.contains("sitescan_queue_depth{priority=\"high\"} 0\n"));
     assert!(body.contains("sitescan_dead_letter_size 0\n"));
     assert!(body.contains("sitescan_scans_total{status=\"completed\"} 0\n"));

@@ -40,7 +40,9 @@ impl RedisArgs {
             )));
         }
         if self.max_attempts == 0 {
-            return Err(CliError::usage(anyhow::anyhow!("--max-attempts must be at least 1")));
+            return Err(CliError::usage(anyhow::anyhow!(
+                "--max-attempts must be at least 1"
+            )));
         }
         let mut settings = RedisSettings::new(url).map_err(CliError::run)?;
         settings.prefix = self.redis_prefix.clone();
@@ -79,10 +81,14 @@ pub(crate) struct Args {
 pub(crate) fn run(args: Args) -> CliResult {
     crate::telemetry::init_service();
     if args.concurrency == 0 || args.concurrency > 64 {
-        return Err(CliError::usage(anyhow::anyhow!("--concurrency must be 1 to 64")));
+        return Err(CliError::usage(anyhow::anyhow!(
+            "--concurrency must be 1 to 64"
+        )));
     }
     if !(args.grace_period.is_finite() && args.grace_period >= 0.0) {
-        return Err(CliError::usage(anyhow::anyhow!("--grace-period must be 0 or more seconds")));
+        return Err(CliError::usage(anyhow::anyhow!(
+            "--grace-period must be 0 or more seconds"
+        )));
     }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -93,9 +99,9 @@ pub(crate) fn run(args: Args) -> CliResult {
         let (stop_tx, stop_rx) = watch::channel(false);
         let metrics_addr = match args.metrics_bind {
             Some(bind) => {
-                let listener = tokio::net::TcpListener::bind(bind).await.map_err(|e| {
-                    CliError::run(anyhow::anyhow!("cannot listen on {bind}: {e}"))
-                })?;
+                let listener = tokio::net::TcpListener::bind(bind)
+                    .await
+                    .map_err(|e| CliError::run(anyhow::anyhow!("cannot listen on {bind}: {e}")))?;
                 let addr = listener.local_addr().map_err(CliError::run)?;
                 let mut stop = stop_rx.clone();
                 let backend = backend.clone();

@@ -323,10 +323,8 @@ impl RedisBackend {
     /// The dead-letter stream's entries, oldest first.
     pub async fn dead_jobs(&self) -> Result<Vec<DeadJob>> {
         let mut conn = self.c();
-        let reply: redis::streams::StreamRangeReply = conn
-            .xrange_all(self.k("q:dead"))
-            .await
-            .map_err(redis_err)?;
+        let reply: redis::streams::StreamRangeReply =
+            conn.xrange_all(self.k("q:dead")).await.map_err(redis_err)?;
         Ok(reply
             .ids
             .into_iter()
@@ -363,10 +361,7 @@ impl RedisBackend {
                     .xrange(self.stream(p), &id, &id)
                     .await
                     .map_err(redis_err)?;
-                if let Some(scan_id) = entries
-                    .ids
-                    .first()
-                    .and_then(|e| e.get::<String>("scan_id"))
+                if let Some(scan_id) = entries.ids.first().and_then(|e| e.get::<String>("scan_id"))
                 {
                     held.push(scan_id);
                 }
@@ -393,7 +388,8 @@ impl Queue for RedisBackend {
 
     async fn dequeue(&self, wait: Duration) -> Result<Option<Delivery>> {
         let deadline = tokio::time::Instant::now() + wait;
-        let idle_ms = u64::try_from(self.settings.visibility_timeout.as_millis()).unwrap_or(u64::MAX);
+        let idle_ms =
+            u64::try_from(self.settings.visibility_timeout.as_millis()).unwrap_or(u64::MAX);
         loop {
             let mut conn = self.c();
             let taken: redis::RedisResult<Option<(String, String, u32)>> = DEQUEUE

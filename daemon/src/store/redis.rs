@@ -36,9 +36,7 @@ use redis::{AsyncCommands, Script};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use super::{
-    day_key, Account, ApiKey, Page, Progress, Scan, ScanOutcome, ScanStatus, Site, Store,
-};
+use super::{day_key, Account, ApiKey, Page, Progress, Scan, ScanOutcome, ScanStatus, Site, Store};
 use crate::error::{Error, Result};
 
 /// Reports are stored as a list of chunks of at most this many bytes, so a
@@ -865,7 +863,10 @@ impl Store for RedisBackend {
 
     async fn unfinished_scans(&self) -> Result<Vec<Scan>> {
         let mut conn = self.c();
-        let mut ids: Vec<String> = conn.smembers(self.k("unfinished")).await.map_err(redis_err)?;
+        let mut ids: Vec<String> = conn
+            .smembers(self.k("unfinished"))
+            .await
+            .map_err(redis_err)?;
         ids.sort();
         let mut out = Vec::new();
         for id in ids {
