@@ -731,3 +731,76 @@ async fn serve_with_redis_serves_metrics() {
     let status = child.wait().unwrap();
     assert!(status.success());
 }
+
+/// The scale-out figure (`scripts/fleet-scale` runs it): N scans of a
+/// generated fixture site with 1, 2 and 4 workers (one scan at a time each),
+/// printing scans/minute and pages/second. Ignored in the normal suite.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement, run by scripts/fleet-scale"]
+async fn fleet_scale() {
+    let env_num = |name: &str, default: usize| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let scans = env_num("SITESCAN_SCALE_SCANS", 12);
+    let pages = env_num("SITESCAN_SCALE_PAGES", 20);
+    let (url, _server) = shared_redis();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("site");
+    sitescan_fixtures::generate_site(pages, 5, &dir).unwrap();
+    let fixture = FixtureServer::start(&dir).await.unwrap();
+    println!("fleet-scale: {scans} scans of a {pages}-page generated site, Redis {url}");
+    println!(
+        "{:>7} {:>10} {:>12} {:>10}",
+        "workers", "seconds", "scans/min", "pages/s"
+    );
+    for workers in [1usize, 2, 4] {
+        let guard = PrefixGuard::new(&url);
+        let store = backend(&url, &guard.prefix, Duration::from_secs(60), 3).await;
+        let (_acc, site) = tenant(&store, &fixture.url()).await;
+        let mut ids = Vec::new();
+        for _ in 0..scans {
+            let mut scan: Scan = contract::scan(&site);
+            scan.config.max_pages = pages;
+            let scan = store
+                .create_scan_if_quota(scan, Utc::now().date_naive(), None)
+                .await
+                .unwrap();
+            ids.push(scan.id);
+        }
+        let procs: Vec<Worker> = (0..workers)
+            .map(|i| {
+                Worker::start(
+                    &url,
+                    &guard.prefix,
+                    &["--concurrency", "1"],
+                    &tmp.path().join(format!("scale-{workers}-{i}.log")),
+                )
+            })
+            .collect();
+        let started = Instant::now();
+        for id in &ids {
+            store
+                .enqueue(Job {
+                    scan_id: id.clone(),
+                    priority: Priority::Normal,
+                })
+                .await
+                .unwrap();
+        }
+        wait_scans(&store, &ids, Duration::from_secs(1800), |s| {
+            s.status == ScanStatus::Completed
+        })
+        .await;
+        let secs = started.elapsed().as_secs_f64();
+        let fetched = store.stats().await.unwrap().pages;
+        println!(
+            "{workers:>7} {secs:>10.2} {:>12.1} {:>10.1}",
+            scans as f64 * 60.0 / secs,
+            fetched as f64 / secs
+        );
+        drop(procs);
+    }
+}
