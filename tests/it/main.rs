@@ -18,3 +18,4 @@ mod api_support;
 mod cli;
 mod conformance;
 mod contract;
+mod serve;

@@ -130,10 +130,7 @@ async fn healthz(id: RequestId) -> Response {
 
 async fn readyz(State(state): State<AppState>, id: RequestId) -> Result<Response, ApiError> {
     state.store.ping().await.map_err(|e| {
-        let mut err = ApiError::new(
-            ErrorCode::ServiceUnavailable,
-            "the store does not answer",
-        );
+        let mut err = ApiError::new(ErrorCode::ServiceUnavailable, "the store does not answer");
         err.internal = Some(e.to_string());
         err
     })?;
@@ -227,7 +224,8 @@ impl Service {
             .with_graceful_shutdown(stop)
             .await?;
         // Workers leave a scan in hand in flight: it runs again after restart.
-        let _ = tokio::time::timeout(grace, async { while pool.join_next().await.is_some() {} }).await;
+        let _ =
+            tokio::time::timeout(grace, async { while pool.join_next().await.is_some() {} }).await;
         pool.abort_all();
         Ok(())
     }

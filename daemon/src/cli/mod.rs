@@ -9,8 +9,8 @@ use clap::{Parser, Subcommand};
 mod admin;
 mod conformance;
 mod rules;
-mod serve;
 mod scan;
+mod serve;
 
 /// Exit code: clean.
 pub const EXIT_OK: u8 = 0;
