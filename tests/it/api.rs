@@ -931,3 +931,12 @@ async fn a_storage_failure_is_a_500_internal_error_without_internals() {
     assert_error(s, &b, 503, "service_unavailable");
     assert!(!b.to_string().contains("fire"));
 }
+
+#[test]
+fn the_readme_documents_every_error_code_with_its_status() {
+    let readme = include_str!("../../README.md");
+    for code in sitescan_daemon::api::error::ErrorCode::ALL {
+        let row = format!("| `{}` | {} |", code.as_str(), code.status().as_u16());
+        assert!(readme.contains(&row), "README lacks the row {row}");
+    }
+}
