@@ -539,3 +539,35 @@ async fn generated_site_is_crawled_completely_once() {
         "stylesheets are cached per scan"
     );
 }
+
+#[tokio::test]
+async fn nofollow_and_meta_robots_are_recorded_and_honored() {
+    let server = serve("nofollow").await;
+    let report = scanner()
+        .build()
+        .unwrap()
+        .scan(&server.url())
+        .await
+        .unwrap();
+    assert_eq!(server.count("/skip.html"), 0);
+    assert_eq!(server.count("/never.html"), 0);
+    assert_eq!(page(&report, &server, "/").nofollow_links, 1);
+    assert_eq!(
+        page(&report, &server, "/follow.html")
+            .meta_robots
+            .as_deref(),
+        Some("noindex, nofollow")
+    );
+
+    // Ignoring robots rules follows them all (for sites you own).
+    let server = serve("nofollow").await;
+    let report = scanner()
+        .respect_robots(false)
+        .build()
+        .unwrap()
+        .scan(&server.url())
+        .await
+        .unwrap();
+    assert_eq!(report.pages.len(), 4);
+    assert_eq!(server.count("/robots.txt"), 0, "not even fetched");
+}
