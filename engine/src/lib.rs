@@ -43,6 +43,7 @@
 #![deny(missing_docs)]
 
 pub mod config;
+pub mod conformance;
 pub mod crawl;
 pub mod error;
 pub mod report;

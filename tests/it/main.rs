@@ -3,6 +3,7 @@
 //! - `cli`: the `sitescan` binary's commands, exit codes and messages.
 //! - `crawl`: the crawler over real HTTP against the fixture server (politeness,
 //!   limits, redirects, SSRF guard, sitemaps, the library API).
+//! - `conformance`: the ACT conformance floor (`conformance/floor.json`).
 
 #![allow(
     clippy::unwrap_used,
@@ -12,4 +13,5 @@
 )]
 
 mod cli;
+mod conformance;
 mod crawl;

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod conformance;
 mod rules;
 mod scan;
 
@@ -65,6 +66,8 @@ enum Command {
     Rules(rules::Args),
     /// Crawl a site and report what the rules found (JSON on stdout).
     Scan(Box<scan::Args>),
+    /// Run the W3C ACT test cases and print per ACT rule how consistent the rules are.
+    Conformance(conformance::Args),
 }
 
 /// Parses the command line, runs the subcommand and returns the process exit code.
@@ -80,6 +83,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Rules(args) => rules::run(args),
         Command::Scan(args) => scan::run(*args),
+        Command::Conformance(args) => conformance::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),
