@@ -12,7 +12,32 @@ use crate::run::Rule;
 use crate::site::SiteRule;
 
 /// Every page rule, in report order.
-static PAGE_RULES: &[&dyn Rule] = &[&a11y::document_title::DocumentTitle];
+static PAGE_RULES: &[&dyn Rule] = &[
+    &a11y::document_title::DocumentTitle,
+    &a11y::image_alt::ImageAlt,
+    &a11y::role_img_alt::RoleImgAlt,
+    &a11y::svg_img_alt::SvgImgAlt,
+    &a11y::input_image_alt::InputImageAlt,
+    &a11y::area_alt::AreaAlt,
+    &a11y::object_alt::ObjectAlt,
+    &a11y::button_name::ButtonName,
+    &a11y::input_button_name::InputButtonName,
+    &a11y::link_name::LinkName,
+    &a11y::label::Label,
+    &a11y::select_name::SelectName,
+    &a11y::frame_title::FrameTitle,
+    &a11y::aria_valid_attr::AriaValidAttr,
+    &a11y::aria_valid_attr_value::AriaValidAttrValue,
+    &a11y::aria_allowed_attr::AriaAllowedAttr,
+    &a11y::aria_prohibited_attr::AriaProhibitedAttr,
+    &a11y::aria_required_attr::AriaRequiredAttr,
+    &a11y::aria_roles::AriaRoles,
+    &a11y::aria_allowed_role::AriaAllowedRole,
+    &a11y::aria_deprecated_role::AriaDeprecatedRole,
+    &a11y::aria_hidden_body::AriaHiddenBody,
+    &a11y::aria_hidden_focus::AriaHiddenFocus,
+    &a11y::presentation_role_conflict::PresentationRoleConflict,
+];
 
 /// Every site rule, in report order.
 static SITE_RULES: &[&dyn SiteRule] = &[];

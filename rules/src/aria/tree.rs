@@ -48,7 +48,14 @@ fn has_global_aria(el: ElementRef<'_>) -> bool {
     el.value().attrs().any(|(name, _)| {
         name.starts_with("aria-")
             && super::attrs::attr_def(name).is_some_and(|d| d.global)
-            && name != "aria-hidden"
+            // Attributes a presentational role prohibits do not undo it.
+            && !matches!(
+                name,
+                "aria-hidden"
+                    | "aria-braillelabel"
+                    | "aria-brailleroledescription"
+                    | "aria-roledescription"
+            )
     })
 }
 
