@@ -37,6 +37,20 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::aria_hidden_body::AriaHiddenBody,
     &a11y::aria_hidden_focus::AriaHiddenFocus,
     &a11y::presentation_role_conflict::PresentationRoleConflict,
+    &a11y::aria_command_name::AriaCommandName,
+    &a11y::aria_input_field_name::AriaInputFieldName,
+    &a11y::aria_toggle_field_name::AriaToggleFieldName,
+    &a11y::aria_meter_name::AriaMeterName,
+    &a11y::aria_progressbar_name::AriaProgressbarName,
+    &a11y::aria_tooltip_name::AriaTooltipName,
+    &a11y::aria_dialog_name::AriaDialogName,
+    &a11y::aria_treeitem_name::AriaTreeitemName,
+    &a11y::aria_required_children::AriaRequiredChildren,
+    &a11y::aria_required_parent::AriaRequiredParent,
+    &a11y::nested_interactive::NestedInteractive,
+    &a11y::form_field_multiple_labels::FormFieldMultipleLabels,
+    &a11y::label_content_name_mismatch::LabelContentNameMismatch,
+    &a11y::image_redundant_alt::ImageRedundantAlt,
 ];
 
 /// Every site rule, in report order.

@@ -36,6 +36,29 @@ Keyboard users can tab to a control that screen readers do not announce, so they
     ..RuleMeta::BASE
 };
 
+/// Whether a script may move focus when this element receives it: an inline
+/// `onfocus` handler, or an inline script that names the element's id and listens
+/// for focus. Then only a keyboard test can tell whether it is reachable.
+fn focus_may_move(el: ElementRef<'_>, root: ElementRef<'_>) -> bool {
+    if el.value().attr("onfocus").is_some() || el.value().attr("onfocusin").is_some() {
+        return true;
+    }
+    let Some(id) = el.value().id() else {
+        return false;
+    };
+    root.descendants()
+        .filter_map(ElementRef::wrap)
+        .filter(|s| s.value().name() == "script")
+        .any(|s| {
+            let text: String = s.text().collect();
+            text.contains(id)
+                && (text.contains("'focus'")
+                    || text.contains("\"focus\"")
+                    || text.contains("'focusin'")
+                    || text.contains(".onfocus"))
+        })
+}
+
 impl Rule for AriaHiddenFocus {
     fn meta(&self) -> &'static RuleMeta {
         &META
@@ -58,6 +81,15 @@ impl Rule for AriaHiddenFocus {
             .descendants()
             .filter_map(ElementRef::wrap)
             .find(|d| page.in_tab_order(*d));
+        if let Some(f) = focusable {
+            if focus_may_move(f, page.root()) {
+                cx.cant_tell(
+                    el,
+                    "A focusable element inside aria-hidden content has a focus handler that may move focus away; check by keyboard.",
+                );
+                return;
+            }
+        }
         match focusable {
             Some(f) if f.id() == el.id() => {
                 cx.fail(el, "This element is aria-hidden but in the tab order.");
@@ -95,6 +127,9 @@ mod tests {
                 r##"<div aria-hidden=true><div aria-hidden=false><button>x</button></div></div>"##,
                 r##"<p tabindex=0 aria-hidden=true>x</p>"##,
                 r##"<details aria-hidden=true><summary>x</summary><p>y</p></details>"##,
+            ])
+            .cant_tell(&[
+                r##"<div aria-hidden=true><a href=/ onfocus="document.body.focus()">x</a></div>"##,
             ])
             .run();
     }
