@@ -1,7 +1,7 @@
 //! Developer loop over the W3C ACT test cases in `../shared/conformance/act`, for the
 //! rules that list ACT ids. Ignored by default (the official runner is
 //! `sitescan conformance`); run with
-//! `cargo test -p sitescan-rules --test act_dev -- --ignored --nocapture [ACT_ID]`.
+//! `ACT_ONLY=id,id cargo test -p sitescan-rules --test act_dev -- --ignored --nocapture`.
 
 use std::path::{Path, PathBuf};
 
