@@ -51,6 +51,7 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::form_field_multiple_labels::FormFieldMultipleLabels,
     &a11y::label_content_name_mismatch::LabelContentNameMismatch,
     &a11y::image_redundant_alt::ImageRedundantAlt,
+    &a11y::color_contrast::ColorContrast,
 ];
 
 /// Every site rule, in report order.

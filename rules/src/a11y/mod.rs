@@ -23,6 +23,7 @@ pub mod aria_treeitem_name;
 pub mod aria_valid_attr;
 pub mod aria_valid_attr_value;
 pub mod button_name;
+pub mod color_contrast;
 pub mod document_title;
 pub mod form_field_multiple_labels;
 pub mod frame_title;
