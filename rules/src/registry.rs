@@ -52,6 +52,8 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::label_content_name_mismatch::LabelContentNameMismatch,
     &a11y::image_redundant_alt::ImageRedundantAlt,
     &a11y::color_contrast::ColorContrast,
+    &a11y::link_in_text_block::LinkInTextBlock,
+    &a11y::target_size::TargetSize,
 ];
 
 /// Every site rule, in report order.

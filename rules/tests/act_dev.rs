@@ -3,6 +3,8 @@
 //! `sitescan conformance`); run with
 //! `ACT_ONLY=id,id cargo test -p sitescan-rules --test act_dev -- --ignored --nocapture`.
 
+#![allow(clippy::unwrap_used)]
+
 use std::path::{Path, PathBuf};
 
 use sitescan_rules::{analyze, registry, Outcome, Page, Stylesheet};

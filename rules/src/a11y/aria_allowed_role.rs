@@ -15,10 +15,7 @@ static META: RuleMeta = RuleMeta {
     title: "ARIA role is appropriate for the element",
     help: "Use an element whose native role fits, or a role ARIA in HTML allows on this element.",
     help_url: "https://www.w3.org/WAI/ARIA/apg/practices/names-and-descriptions/",
-    wcag: &[],
-    level: None,
     impact: Impact::Minor,
-    act: &[],
     best_practice: true,
     docs: r##"## What it checks
 Each HTML element with a valid explicit role uses a role that ARIA in HTML allows for that element (e.g. a `button` may become a `tab` or `switch`, but a `textarea` takes no role and a heading cannot become a button). Repeating the implicit role is allowed.

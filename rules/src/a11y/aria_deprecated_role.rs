@@ -19,7 +19,6 @@ static META: RuleMeta = RuleMeta {
     wcag: &["4.1.2"],
     level: Some(Level::A),
     impact: Impact::Minor,
-    act: &[],
     docs: r##"## What it checks
 No element included in the accessibility tree has a deprecated role as its explicit role: `directory` (WAI-ARIA 1.2), `doc-biblioentry` and `doc-endnote` (DPUB-ARIA 1.1).
 

@@ -16,7 +16,6 @@ static META: RuleMeta = RuleMeta {
     wcag: &["4.1.2"],
     level: Some(Level::A),
     impact: Impact::Critical,
-    act: &[],
     docs: r##"## What it checks
 The `body` element does not carry `aria-hidden="true"`.
 

@@ -17,7 +17,6 @@ static META: RuleMeta = RuleMeta {
     wcag: &["1.1.1"],
     level: Some(Level::A),
     impact: Impact::Serious,
-    act: &[],
     docs: r##"## What it checks
 Each element included in the accessibility tree whose explicit role is `progressbar` has a non-empty accessible name.
 

@@ -17,7 +17,6 @@ static META: RuleMeta = RuleMeta {
     wcag: &["4.1.2"],
     level: Some(Level::A),
     impact: Impact::Serious,
-    act: &[],
     docs: r##"## What it checks
 Each element included in the accessibility tree whose explicit role is `tooltip` has a non-empty accessible name.
 

@@ -14,10 +14,7 @@ static META: RuleMeta = RuleMeta {
     title: "ARIA tree items have an accessible name",
     help: "Give the element an accessible name: text content where the role allows it, aria-label or aria-labelledby.",
     help_url: "https://www.w3.org/WAI/ARIA/apg/practices/names-and-descriptions/",
-    wcag: &[],
-    level: None,
     impact: Impact::Serious,
-    act: &[],
     best_practice: true,
     docs: r##"## What it checks
 Each element included in the accessibility tree whose explicit role is `treeitem` has a non-empty accessible name.

@@ -16,7 +16,6 @@ static META: RuleMeta = RuleMeta {
     wcag: &["3.3.2"],
     level: Some(Level::A),
     impact: Impact::Moderate,
-    act: &[],
     docs: r##"## What it checks
 Each labelable form control (`input`, `select`, `textarea`, ...) included in the accessibility tree is labelled by at most one `label` element (`for` or wrapping).
 

@@ -13,10 +13,7 @@ static META: RuleMeta = RuleMeta {
     title: "Image alt text is not redundant",
     help: "Use alt=\"\" for an image whose meaning the adjacent text already gives.",
     help_url: "https://www.w3.org/WAI/ARIA/apg/practices/names-and-descriptions/",
-    wcag: &[],
-    level: None,
     impact: Impact::Minor,
-    act: &[],
     best_practice: true,
     docs: r##"## What it checks
 Each `img` with a non-empty `alt` inside a link or button: the rest of the link or button text is not the same as the `alt` (case-insensitive).

@@ -14,8 +14,6 @@ static META: RuleMeta = RuleMeta {
     title: "Decorative elements are not exposed",
     help: "Remove the global ARIA attributes or focusability, or drop the presentational role.",
     help_url: "https://www.w3.org/WAI/ARIA/apg/practices/names-and-descriptions/",
-    wcag: &[],
-    level: None,
     impact: Impact::Minor,
     act: &["46ca7f"],
     best_practice: true,

@@ -50,7 +50,7 @@ a[href] { color: #0000ee; text-decoration: underline }
 u, ins { text-decoration: underline }
 s, del, strike { text-decoration: line-through }
 mark { background-color: yellow; color: black }
-button, input, select, textarea { font-size: 13.333px }
+button, input, select, textarea { font-size: 13.333px; display: inline-block }
 "#;
 
 /// The properties a rule may read from [`ComputedStyle::get`] beyond the modelled
