@@ -35,6 +35,7 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::autocomplete_valid::AutocompleteValid,
     &a11y::video_caption::VideoCaption,
     &a11y::audio_caption::AudioCaption,
+    &a11y::valid_lang::ValidLang,
 ];
 
 /// Every site rule, in report order.

@@ -22,4 +22,5 @@ pub mod page_has_heading_one;
 pub mod scope_attr_valid;
 pub mod tabindex;
 pub mod table_duplicate_name;
+pub mod valid_lang;
 pub mod video_caption;
