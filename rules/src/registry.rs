@@ -36,6 +36,7 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::video_caption::VideoCaption,
     &a11y::audio_caption::AudioCaption,
     &a11y::valid_lang::ValidLang,
+    &a11y::avoid_inline_spacing::AvoidInlineSpacing,
 ];
 
 /// Every site rule, in report order.

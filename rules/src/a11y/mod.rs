@@ -4,6 +4,7 @@
 pub mod accesskeys;
 pub mod audio_caption;
 pub mod autocomplete_valid;
+pub mod avoid_inline_spacing;
 pub mod blink;
 pub mod definition_list;
 pub mod dlitem;

@@ -186,10 +186,17 @@ impl ComputedStyle {
         if clip_path.contains("inset(50%") || clip_path.contains("circle(0") {
             return true;
         }
+        // Off-screen offsets come in px and in em/rem (`top: -999em`).
         let far = |v: Option<&str>| {
             v.is_some_and(|v| {
-                let n = v.trim_end_matches("px").trim();
-                n.parse::<f32>().is_ok_and(|x| x <= -1000.0)
+                let (n, scale) = if let Some(n) = v.strip_suffix("rem") {
+                    (n, 16.0)
+                } else if let Some(n) = v.strip_suffix("em") {
+                    (n, self.font_size)
+                } else {
+                    (v.trim_end_matches("px"), 1.0)
+                };
+                n.trim().parse::<f32>().is_ok_and(|x| x * scale <= -1000.0)
             })
         };
         if positioned && (far(self.get("left")) || far(self.get("top"))) {
