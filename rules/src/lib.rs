@@ -32,6 +32,7 @@ pub mod langtag;
 pub mod registry;
 pub mod site;
 pub mod structure;
+pub mod table;
 pub mod testing;
 
 pub use context::{Check, Finding, Outcome, PageAnalysis, PageContext, RuleError, RuleTally};

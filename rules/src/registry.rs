@@ -37,6 +37,8 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::audio_caption::AudioCaption,
     &a11y::valid_lang::ValidLang,
     &a11y::avoid_inline_spacing::AvoidInlineSpacing,
+    &a11y::td_headers_attr::TdHeadersAttr,
+    &a11y::th_has_data_cells::ThHasDataCells,
 ];
 
 /// Every site rule, in report order.

@@ -23,5 +23,7 @@ pub mod page_has_heading_one;
 pub mod scope_attr_valid;
 pub mod tabindex;
 pub mod table_duplicate_name;
+pub mod td_headers_attr;
+pub mod th_has_data_cells;
 pub mod valid_lang;
 pub mod video_caption;
