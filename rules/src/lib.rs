@@ -30,6 +30,7 @@ pub mod css;
 pub mod dom;
 pub mod langtag;
 pub mod registry;
+pub mod repeated;
 pub mod site;
 pub mod structure;
 pub mod table;

@@ -39,6 +39,10 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::avoid_inline_spacing::AvoidInlineSpacing,
     &a11y::td_headers_attr::TdHeadersAttr,
     &a11y::th_has_data_cells::ThHasDataCells,
+    &a11y::bypass::Bypass,
+    &a11y::bypass_landmark::BypassLandmark,
+    &a11y::bypass_heading::BypassHeading,
+    &a11y::skip_link::SkipLink,
 ];
 
 /// Every site rule, in report order.

@@ -90,6 +90,12 @@ const KEPT: &[&str] = &[
     "padding",
 ];
 
+/// An offset (`top`, `left`, `text-indent`) at or beyond which positioned content
+/// is taken to be moved off screen: the visually-hidden patterns in use put it at
+/// -999px, -9999px or -10000px; no layout is done, so smaller offsets are not
+/// judged.
+const OFF_SCREEN_PX: f32 = -500.0;
+
 /// The computed values of one element for the properties rules need.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ComputedStyle {
@@ -196,7 +202,7 @@ impl ComputedStyle {
                 } else {
                     (v.trim_end_matches("px"), 1.0)
                 };
-                n.trim().parse::<f32>().is_ok_and(|x| x * scale <= -1000.0)
+                n.trim().parse::<f32>().is_ok_and(|x| x * scale <= OFF_SCREEN_PX)
             })
         };
         if positioned && (far(self.get("left")) || far(self.get("top"))) {
