@@ -43,6 +43,12 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::bypass_landmark::BypassLandmark,
     &a11y::bypass_heading::BypassHeading,
     &a11y::skip_link::SkipLink,
+    &a11y::landmark_no_duplicate_banner::LandmarkNoDuplicateBanner,
+    &a11y::landmark_no_duplicate_contentinfo::LandmarkNoDuplicateContentinfo,
+    &a11y::landmark_no_duplicate_main::LandmarkNoDuplicateMain,
+    &a11y::landmark_one_main::LandmarkOneMain,
+    &a11y::landmark_unique::LandmarkUnique,
+    &a11y::region::Region,
 ];
 
 /// Every site rule, in report order.

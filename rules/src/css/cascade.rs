@@ -202,7 +202,9 @@ impl ComputedStyle {
                 } else {
                     (v.trim_end_matches("px"), 1.0)
                 };
-                n.trim().parse::<f32>().is_ok_and(|x| x * scale <= OFF_SCREEN_PX)
+                n.trim()
+                    .parse::<f32>()
+                    .is_ok_and(|x| x * scale <= OFF_SCREEN_PX)
             })
         };
         if positioned && (far(self.get("left")) || far(self.get("top"))) {
