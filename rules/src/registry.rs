@@ -49,6 +49,8 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::landmark_one_main::LandmarkOneMain,
     &a11y::landmark_unique::LandmarkUnique,
     &a11y::region::Region,
+    &a11y::empty_heading::EmptyHeading,
+    &a11y::frame_title_unique::FrameTitleUnique,
 ];
 
 /// Every site rule, in report order.

@@ -13,6 +13,8 @@ pub mod definition_list;
 pub mod dlitem;
 pub mod document_title;
 pub mod duplicate_id_aria;
+pub mod empty_heading;
+pub mod frame_title_unique;
 pub mod heading_order;
 pub mod html_has_lang;
 pub mod html_lang_valid;
