@@ -31,11 +31,13 @@ pub mod dom;
 pub mod langtag;
 pub mod links;
 pub mod registry;
+pub mod repeated;
 pub mod security;
 pub mod seo;
 pub mod site;
 pub mod structure;
 pub mod support;
+pub mod table;
 pub mod testing;
 
 pub use context::{Check, Finding, Outcome, PageAnalysis, PageContext, RuleError, RuleTally};

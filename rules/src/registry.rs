@@ -7,10 +7,10 @@ use serde::Serialize;
 use thiserror::Error;
 
 use crate::a11y;
-use crate::security;
-use crate::seo;
 use crate::meta::{Category, Level, RuleMeta};
 use crate::run::Rule;
+use crate::security;
+use crate::seo;
 use crate::site::SiteRule;
 
 /// Every page rule, in report order.
@@ -118,6 +118,22 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &seo::dead_end::DeadEnd,
     &seo::thin_content::ThinContent,
     &seo::page_depth::PageDepth,
+    &a11y::valid_lang::ValidLang,
+    &a11y::avoid_inline_spacing::AvoidInlineSpacing,
+    &a11y::td_headers_attr::TdHeadersAttr,
+    &a11y::th_has_data_cells::ThHasDataCells,
+    &a11y::bypass::Bypass,
+    &a11y::bypass_landmark::BypassLandmark,
+    &a11y::bypass_heading::BypassHeading,
+    &a11y::skip_link::SkipLink,
+    &a11y::landmark_no_duplicate_banner::LandmarkNoDuplicateBanner,
+    &a11y::landmark_no_duplicate_contentinfo::LandmarkNoDuplicateContentinfo,
+    &a11y::landmark_no_duplicate_main::LandmarkNoDuplicateMain,
+    &a11y::landmark_one_main::LandmarkOneMain,
+    &a11y::landmark_unique::LandmarkUnique,
+    &a11y::region::Region,
+    &a11y::empty_heading::EmptyHeading,
+    &a11y::frame_title_unique::FrameTitleUnique,
 ];
 
 /// Every site rule, in report order.
