@@ -7,6 +7,7 @@ use serde::Serialize;
 use thiserror::Error;
 
 use crate::a11y;
+use crate::performance;
 use crate::security;
 use crate::seo;
 use crate::meta::{Category, Level, RuleMeta};
@@ -56,6 +57,20 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &seo::dead_end::DeadEnd,
     &seo::thin_content::ThinContent,
     &seo::page_depth::PageDepth,
+    // Performance (issue 4).
+    &performance::server_response_time::ServerResponseTime,
+    &performance::download_time::DownloadTime,
+    &performance::html_size::HtmlSize,
+    &performance::text_compression::TextCompression,
+    &performance::dom_size::DomSize,
+    &performance::render_blocking_resources::RenderBlockingResources,
+    &performance::unsized_images::UnsizedImages,
+    &performance::modern_image_formats::ModernImageFormats,
+    &performance::modern_http::ModernHttp,
+    &performance::start_page_redirects::StartPageRedirects,
+    &performance::third_party_origins::ThirdPartyOrigins,
+    &performance::font_display::FontDisplay,
+    &performance::unminified_code::UnminifiedCode,
 ];
 
 /// Every site rule, in report order.
