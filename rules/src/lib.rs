@@ -28,6 +28,7 @@ mod run;
 pub mod a11y;
 pub mod dom;
 pub mod performance;
+pub mod quality;
 pub mod registry;
 pub mod security;
 pub mod seo;

@@ -8,6 +8,7 @@ use thiserror::Error;
 
 use crate::a11y;
 use crate::performance;
+use crate::quality;
 use crate::security;
 use crate::seo;
 use crate::meta::{Category, Level, RuleMeta};
@@ -71,6 +72,15 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &performance::third_party_origins::ThirdPartyOrigins,
     &performance::font_display::FontDisplay,
     &performance::unminified_code::UnminifiedCode,
+    // Content quality (issue 4).
+    &quality::placeholder_text::PlaceholderText,
+    &quality::empty_link::EmptyLink,
+    &quality::empty_button::EmptyButton,
+    &quality::contact_links::ContactLinks,
+    &quality::readability::Readability,
+    &quality::long_sentences::LongSentences,
+    &quality::long_paragraphs::LongParagraphs,
+    &quality::outdated_copyright::OutdatedCopyright,
 ];
 
 /// Every site rule, in report order.
