@@ -24,7 +24,6 @@ mod meta;
 mod page;
 mod run;
 
-
 pub mod a11y;
 pub mod dom;
 pub mod performance;
@@ -32,8 +31,8 @@ pub mod quality;
 pub mod registry;
 pub mod security;
 pub mod seo;
-pub mod support;
 pub mod site;
+pub mod support;
 pub mod testing;
 
 pub use context::{Check, Finding, Outcome, PageAnalysis, PageContext, RuleError, RuleTally};

@@ -7,13 +7,13 @@ use serde::Serialize;
 use thiserror::Error;
 
 use crate::a11y;
+use crate::meta::{Category, Level, RuleMeta};
 use crate::performance;
 use crate::quality;
+use crate::run::Rule;
 use crate::security;
 use crate::seo;
-use crate::meta::{Category, Level, RuleMeta};
-use crate::run::Rule;
-use crate::site::SiteRule;
+use crate::site::{self, SiteRule};
 
 /// Every page rule, in report order.
 static PAGE_RULES: &[&dyn Rule] = &[
@@ -84,7 +84,19 @@ static PAGE_RULES: &[&dyn Rule] = &[
 ];
 
 /// Every site rule, in report order.
-static SITE_RULES: &[&dyn SiteRule] = &[];
+static SITE_RULES: &[&dyn SiteRule] = &[
+    // Site-wide SEO (issue 4).
+    &site::duplicate_title::DuplicateTitle,
+    &site::duplicate_meta_description::DuplicateMetaDescription,
+    &site::duplicate_h1::DuplicateH1,
+    &site::duplicate_content::DuplicateContent,
+    &site::near_duplicate_content::NearDuplicateContent,
+    &site::orphan_page::OrphanPage,
+    &site::hreflang_return_links::HreflangReturnLinks,
+    &site::canonical_target::CanonicalTarget,
+    &site::sitemap_non_indexable::SitemapNonIndexable,
+    &site::http_on_https_site::HttpOnHttpsSite,
+];
 
 /// Names of the rule sets, with what each holds.
 pub const RULE_SETS: &[(&str, &str)] = &[

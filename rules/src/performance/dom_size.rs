@@ -66,7 +66,8 @@ impl Rule for DomSize {
             if deepest.is_none_or(|(d, _)| depth > d) {
                 deepest = Some((depth, el));
             }
-            let children: Vec<ElementRef<'_>> = el.children().filter_map(ElementRef::wrap).collect();
+            let children: Vec<ElementRef<'_>> =
+                el.children().filter_map(ElementRef::wrap).collect();
             if widest.is_none_or(|(w, _)| children.len() > w) {
                 widest = Some((children.len(), el));
             }
@@ -75,18 +76,26 @@ impl Rule for DomSize {
         let mut failed = false;
         if elements > MAX_ELEMENTS {
             failed = true;
-            cx.fail_page(format!("The page has {elements} elements (more than {MAX_ELEMENTS})."))
-                .with_data(serde_json::json!({"elements": elements, "max": MAX_ELEMENTS}));
+            cx.fail_page(format!(
+                "The page has {elements} elements (more than {MAX_ELEMENTS})."
+            ))
+            .with_data(serde_json::json!({"elements": elements, "max": MAX_ELEMENTS}));
         }
         if let Some((d, el)) = deepest.filter(|(d, _)| *d > MAX_DEPTH) {
             failed = true;
-            cx.fail(el, format!("Elements are nested {d} levels deep (more than {MAX_DEPTH})."))
-                .with_data(serde_json::json!({"depth": d, "max": MAX_DEPTH}));
+            cx.fail(
+                el,
+                format!("Elements are nested {d} levels deep (more than {MAX_DEPTH})."),
+            )
+            .with_data(serde_json::json!({"depth": d, "max": MAX_DEPTH}));
         }
         if let Some((w, el)) = widest.filter(|(w, _)| *w > MAX_CHILDREN) {
             failed = true;
-            cx.fail(el, format!("An element has {w} child elements (more than {MAX_CHILDREN})."))
-                .with_data(serde_json::json!({"children": w, "max": MAX_CHILDREN}));
+            cx.fail(
+                el,
+                format!("An element has {w} child elements (more than {MAX_CHILDREN})."),
+            )
+            .with_data(serde_json::json!({"children": w, "max": MAX_CHILDREN}));
         }
         if !failed {
             cx.pass();
@@ -104,7 +113,10 @@ mod tests {
         let items = |n: usize| format!("<ul>{}</ul>", "<li>x</li>".repeat(n));
         let many = (0..30).map(|_| items(50)).collect::<String>();
         RuleTester::new(&DomSize)
-            .pass(&[&items(60), &format!("{}x{}", "<div>".repeat(25), "</div>".repeat(25))])
+            .pass(&[
+                &items(60),
+                &format!("{}x{}", "<div>".repeat(25), "</div>".repeat(25)),
+            ])
             .fail(&[
                 &items(61),
                 &format!("{}x{}", "<div>".repeat(40), "</div>".repeat(40)),

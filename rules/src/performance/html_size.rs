@@ -52,12 +52,14 @@ impl Rule for HtmlSize {
         }
         let n = page.body.len();
         if n > MAX_HTML_BYTES {
-            cx.fail_page(format!("The HTML is {n} bytes (more than {MAX_HTML_BYTES})."))
-                .with_data(serde_json::json!({
-                    "bytes": n,
-                    "transfer_bytes": page.transfer_bytes,
-                    "max": MAX_HTML_BYTES
-                }));
+            cx.fail_page(format!(
+                "The HTML is {n} bytes (more than {MAX_HTML_BYTES})."
+            ))
+            .with_data(serde_json::json!({
+                "bytes": n,
+                "transfer_bytes": page.transfer_bytes,
+                "max": MAX_HTML_BYTES
+            }));
         } else {
             cx.pass();
         }

@@ -57,7 +57,10 @@ fn modern_source(picture: ElementRef<'_>) -> bool {
         .any(|s| {
             let ty = s.value().attr("type").unwrap_or("").to_ascii_lowercase();
             let set = s.value().attr("srcset").unwrap_or("").to_ascii_lowercase();
-            ty.contains("avif") || ty.contains("webp") || set.contains(".avif") || set.contains(".webp")
+            ty.contains("avif")
+                || ty.contains("webp")
+                || set.contains(".avif")
+                || set.contains(".webp")
         })
 }
 
@@ -92,7 +95,10 @@ impl Rule for ModernImageFormats {
         if in_modern_picture {
             cx.pass();
         } else {
-            cx.fail(el, format!("The image is a .{ext}; serve it as AVIF or WebP."));
+            cx.fail(
+                el,
+                format!("The image is a .{ext}; serve it as AVIF or WebP."),
+            );
         }
     }
 }

@@ -49,7 +49,9 @@ seconds of blank screen.
 fn is_js_type(t: Option<&str>) -> bool {
     match t.map(|t| t.trim().to_ascii_lowercase()) {
         None => true,
-        Some(t) => t.is_empty() || t == "text/javascript" || t == "application/javascript" || t == "module",
+        Some(t) => {
+            t.is_empty() || t == "text/javascript" || t == "application/javascript" || t == "module"
+        }
     }
 }
 
@@ -78,7 +80,10 @@ impl Rule for RenderBlockingResources {
                 if v.attr("async").is_some() || v.attr("defer").is_some() || module {
                     cx.pass();
                 } else {
-                    cx.fail(el, "This script in <head> blocks parsing and rendering; add defer or async.");
+                    cx.fail(
+                        el,
+                        "This script in <head> blocks parsing and rendering; add defer or async.",
+                    );
                 }
             }
             _ => {

@@ -85,7 +85,11 @@ mod tests {
         let mut p = RuleTester::page("<p>x</p>");
         p.redirects = hops
             .iter()
-            .map(|(a, b)| Hop { url: (*a).into(), status: 301, location: (*b).into() })
+            .map(|(a, b)| Hop {
+                url: (*a).into(),
+                status: 301,
+                location: (*b).into(),
+            })
             .collect();
         p
     }
@@ -98,7 +102,10 @@ mod tests {
             .pass_page(with(&[]))
             .pass_page(with(&[("http://example.com/", "https://example.com/")]))
             .pass_page(deep)
-            .fail_page(with(&[("https://www.example.com/", "https://example.com/")]))
+            .fail_page(with(&[(
+                "https://www.example.com/",
+                "https://example.com/",
+            )]))
             .fail_page(with(&[
                 ("http://example.com/", "https://example.com/"),
                 ("https://example.com/", "https://example.com/en/"),

@@ -58,7 +58,9 @@ impl Rule for ThirdPartyOrigins {
         let base = base_url(pcx);
         let own = site_of(&pcx.page().final_url);
         let mut origins = BTreeSet::new();
-        let sel = selector!("script[src], link[href], img[src], iframe[src], video[src], audio[src], source[src]");
+        let sel = selector!(
+            "script[src], link[href], img[src], iframe[src], video[src], audio[src], source[src]"
+        );
         for el in select(pcx, sel) {
             let v = el.value();
             let raw = if v.name() == "link" {
@@ -81,8 +83,10 @@ impl Rule for ThirdPartyOrigins {
         }
         let n = origins.len();
         if n > MAX_THIRD_PARTY {
-            cx.fail_page(format!("The page loads from {n} third-party origins (more than {MAX_THIRD_PARTY})."))
-                .with_data(serde_json::json!({"origins": origins, "max": MAX_THIRD_PARTY}));
+            cx.fail_page(format!(
+                "The page loads from {n} third-party origins (more than {MAX_THIRD_PARTY})."
+            ))
+            .with_data(serde_json::json!({"origins": origins, "max": MAX_THIRD_PARTY}));
         } else {
             cx.pass();
         }
@@ -98,7 +102,9 @@ mod tests {
     fn examples() {
         let scripts = |n: usize| {
             (0..n)
-                .map(|i| format!("<script src=\"https://t{i}.vendor{i}.example/a.js\" defer></script>"))
+                .map(|i| {
+                    format!("<script src=\"https://t{i}.vendor{i}.example/a.js\" defer></script>")
+                })
                 .collect::<String>()
         };
         RuleTester::new(&ThirdPartyOrigins)

@@ -75,7 +75,8 @@ pub fn minified_len(code: &str, js: bool) -> usize {
                 let mut cut = l.len();
                 let bytes = l.as_bytes();
                 for i in 0..bytes.len().saturating_sub(1) {
-                    if bytes[i] == b'/' && bytes[i + 1] == b'/' && (i == 0 || bytes[i - 1] != b':') {
+                    if bytes[i] == b'/' && bytes[i + 1] == b'/' && (i == 0 || bytes[i - 1] != b':')
+                    {
                         cut = i;
                         break;
                     }
@@ -118,7 +119,13 @@ impl Rule for UnminifiedCode {
             let js = v.name() == "script";
             if js {
                 let ty = v.attr("type").map(|t| t.trim().to_ascii_lowercase());
-                if !matches!(ty.as_deref(), None | Some("") | Some("text/javascript") | Some("application/javascript") | Some("module")) {
+                if !matches!(
+                    ty.as_deref(),
+                    None | Some("")
+                        | Some("text/javascript")
+                        | Some("application/javascript")
+                        | Some("module")
+                ) {
                     continue;
                 }
             }
@@ -128,11 +135,14 @@ impl Rule for UnminifiedCode {
             }
             let savings = code.len().saturating_sub(minified_len(&code, js));
             if savings >= MIN_SAVINGS && savings as f64 >= MIN_RATIO * code.len() as f64 {
-                cx.fail(el, format!(
-                    "Minifying this inline {} would save about {savings} of {} bytes.",
-                    if js { "script" } else { "style" },
-                    code.len()
-                ))
+                cx.fail(
+                    el,
+                    format!(
+                        "Minifying this inline {} would save about {savings} of {} bytes.",
+                        if js { "script" } else { "style" },
+                        code.len()
+                    ),
+                )
                 .with_data(serde_json::json!({"bytes": code.len(), "savings": savings}));
             } else {
                 cx.pass();
@@ -148,9 +158,13 @@ mod tests {
 
     #[test]
     fn examples() {
-        let pretty_js = "  // explain what happens next in detail\n  var total = compute( a , b );\n".repeat(60);
+        let pretty_js =
+            "  // explain what happens next in detail\n  var total = compute( a , b );\n"
+                .repeat(60);
         let min_js = "var total=compute(a,b);".repeat(200);
-        let pretty_css = "/* the card component */\n.card {\n    color : red ;\n    margin : 0 auto ;\n}\n".repeat(60);
+        let pretty_css =
+            "/* the card component */\n.card {\n    color : red ;\n    margin : 0 auto ;\n}\n"
+                .repeat(60);
         RuleTester::new(&UnminifiedCode)
             .pass(&[
                 &format!("<script>{min_js}</script>"),
@@ -166,7 +180,10 @@ mod tests {
 
     #[test]
     fn heuristic_keeps_urls_and_words() {
-        assert_eq!(minified_len("var a = 'http://x';", true), "var a='http://x';".len());
+        assert_eq!(
+            minified_len("var a = 'http://x';", true),
+            "var a='http://x';".len()
+        );
         assert_eq!(minified_len("a  b\n\tc", false), "a b c".len());
     }
 }

@@ -46,8 +46,9 @@ fn numeric(v: Option<&str>) -> bool {
 
 fn style_sets(style: &str, prop: &str) -> bool {
     style.split(';').any(|d| {
-        d.split_once(':')
-            .is_some_and(|(k, v)| k.trim().eq_ignore_ascii_case(prop) && !v.trim().is_empty() && v.trim() != "auto")
+        d.split_once(':').is_some_and(|(k, v)| {
+            k.trim().eq_ignore_ascii_case(prop) && !v.trim().is_empty() && v.trim() != "auto"
+        })
     })
 }
 
@@ -69,7 +70,10 @@ impl Rule for UnsizedImages {
         if (w && h) || (ratio && (w || h)) {
             cx.pass();
         } else {
-            cx.fail(el, "The image has no explicit width and height; the layout will shift when it loads.");
+            cx.fail(
+                el,
+                "The image has no explicit width and height; the layout will shift when it loads.",
+            );
         }
     }
 }

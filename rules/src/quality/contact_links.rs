@@ -70,9 +70,9 @@ pub fn valid_email(addr: &str) -> bool {
         && !local.contains(char::is_whitespace)
         && !domain.contains('@')
         && domain.contains('.')
-        && domain.split('.').all(|l| {
-            !l.is_empty() && l.chars().all(|c| c.is_alphanumeric() || c == '-')
-        })
+        && domain
+            .split('.')
+            .all(|l| !l.is_empty() && l.chars().all(|c| c.is_alphanumeric() || c == '-'))
 }
 
 /// Whether a `tel:` value is a plausible phone number.
@@ -106,7 +106,11 @@ impl Rule for ContactLinks {
                 None => (rest, None),
             };
             let to = percent_decode(to);
-            let addrs: Vec<&str> = to.split(',').map(str::trim).filter(|a| !a.is_empty()).collect();
+            let addrs: Vec<&str> = to
+                .split(',')
+                .map(str::trim)
+                .filter(|a| !a.is_empty())
+                .collect();
             if addrs.is_empty() && query.is_some() {
                 cx.pass();
                 return;
@@ -115,7 +119,13 @@ impl Rule for ContactLinks {
             if addrs.is_empty() {
                 cx.fail(el, "The mailto: link has no address.");
             } else if !bad.is_empty() {
-                cx.fail(el, format!("The mailto: link has a malformed address: {}.", bad.join(", ")));
+                cx.fail(
+                    el,
+                    format!(
+                        "The mailto: link has a malformed address: {}.",
+                        bad.join(", ")
+                    ),
+                );
             } else {
                 cx.pass();
             }
@@ -124,7 +134,10 @@ impl Rule for ContactLinks {
             if valid_tel(&value) {
                 cx.pass();
             } else {
-                cx.fail(el, format!("The tel: link `{value}` is not a phone number."));
+                cx.fail(
+                    el,
+                    format!("The tel: link `{value}` is not a phone number."),
+                );
             }
         }
     }

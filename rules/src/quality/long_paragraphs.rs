@@ -52,8 +52,11 @@ impl Rule for LongParagraphs {
                 continue;
             }
             if n > MAX_WORDS {
-                cx.fail(p, format!("The paragraph has {n} words (more than {MAX_WORDS})."))
-                    .with_data(serde_json::json!({"words": n, "max": MAX_WORDS}));
+                cx.fail(
+                    p,
+                    format!("The paragraph has {n} words (more than {MAX_WORDS})."),
+                )
+                .with_data(serde_json::json!({"words": n, "max": MAX_WORDS}));
             } else {
                 cx.pass();
             }
@@ -69,7 +72,11 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&LongParagraphs)
-            .pass(&[&format!("<p>{}</p><p>{}</p>", "word ".repeat(150), "word ".repeat(100))])
+            .pass(&[&format!(
+                "<p>{}</p><p>{}</p>",
+                "word ".repeat(150),
+                "word ".repeat(100)
+            )])
             .fail(&[&format!("<p>{}</p>", "word ".repeat(151))])
             .run();
     }

@@ -67,8 +67,11 @@ impl Rule for LongSentences {
             match longest {
                 Some((n, s)) if n > MAX_WORDS => {
                     let start: String = s.split_whitespace().take(8).collect::<Vec<_>>().join(" ");
-                    cx.fail(block, format!("A sentence has {n} words (more than {MAX_WORDS}): \"{start} …\"."))
-                        .with_data(serde_json::json!({"words": n, "max": MAX_WORDS}));
+                    cx.fail(
+                        block,
+                        format!("A sentence has {n} words (more than {MAX_WORDS}): \"{start} …\"."),
+                    )
+                    .with_data(serde_json::json!({"words": n, "max": MAX_WORDS}));
                 }
                 _ => cx.pass(),
             }
@@ -88,7 +91,10 @@ mod tests {
                 &format!("<p>{}</p>", "We make mugs by hand. ".repeat(30)),
                 &format!("<p>{}.</p>", "word ".repeat(40)),
             ])
-            .fail(&[&format!("<p>{}.</p>", "word ".repeat(41)), &format!("<ul><li>{}</li></ul>", "word ".repeat(60))])
+            .fail(&[
+                &format!("<p>{}.</p>", "word ".repeat(41)),
+                &format!("<ul><li>{}</li></ul>", "word ".repeat(60)),
+            ])
             .run();
     }
 }

@@ -47,8 +47,10 @@ and it makes them doubt that prices, opening hours or contact details are curren
 fn pattern() -> Option<&'static Regex> {
     static RE: OnceLock<Option<Regex>> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"(?i)(?:©|\(c\)|copyright)[^0-9]{0,20}((?:19|20)\d\d)(?:\s*[-–—/]\s*((?:19|20)\d\d))?")
-            .ok()
+        Regex::new(
+            r"(?i)(?:©|\(c\)|copyright)[^0-9]{0,20}((?:19|20)\d\d)(?:\s*[-–—/]\s*((?:19|20)\d\d))?",
+        )
+        .ok()
     })
     .as_ref()
 }
@@ -92,10 +94,17 @@ impl Rule for OutdatedCopyright {
             return;
         };
         let now = today(pcx.page());
-        let accepted = if now.month() == 1 { now.year() - 1 } else { now.year() };
+        let accepted = if now.month() == 1 {
+            now.year() - 1
+        } else {
+            now.year()
+        };
         if year < accepted {
-            cx.fail_page(format!("The copyright notice ends in {year}; it is now {}.", now.year()))
-                .with_data(serde_json::json!({"year": year, "current_year": now.year()}));
+            cx.fail_page(format!(
+                "The copyright notice ends in {year}; it is now {}.",
+                now.year()
+            ))
+            .with_data(serde_json::json!({"year": year, "current_year": now.year()}));
         } else {
             cx.pass();
         }
@@ -116,7 +125,10 @@ mod tests {
         let nov = "Sat, 21 Nov 2026 10:05:22 GMT";
         RuleTester::new(&OutdatedCopyright)
             .pass_page(dated("<footer>© 2012–2026 Example</footer>", nov))
-            .pass_page(dated("<footer>Copyright 2025 Example</footer>", "Mon, 12 Jan 2026 08:00:00 GMT"))
+            .pass_page(dated(
+                "<footer>Copyright 2025 Example</footer>",
+                "Mon, 12 Jan 2026 08:00:00 GMT",
+            ))
             .pass_page(dated("<footer>Founded 1998</footer>", nov))
             .fail_page(dated("<footer>© 2019 Example Pottery</footer>", nov))
             .fail_page(dated("<footer>(c) 2015 - 2024 Example</footer>", nov))

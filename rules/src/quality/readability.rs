@@ -143,7 +143,10 @@ mod tests {
             .pass(&[
                 &format!("<p>{}</p>", EASY.repeat(5)),
                 &format!("<p>{}</p>", "short text"),
-                &format!("<html lang=\"de\"><body><p>{}</p></body></html>", HARD.repeat(8)),
+                &format!(
+                    "<html lang=\"de\"><body><p>{}</p></body></html>",
+                    HARD.repeat(8)
+                ),
             ])
             .fail(&[&format!("<main><p>{}</p></main>", HARD.repeat(8))])
             .run();
