@@ -25,13 +25,17 @@ mod page;
 mod run;
 
 pub mod a11y;
+pub mod aria;
+pub mod css;
 pub mod dom;
+pub mod langtag;
 pub mod performance;
 pub mod quality;
 pub mod registry;
 pub mod security;
 pub mod seo;
 pub mod site;
+pub mod structure;
 pub mod support;
 pub mod testing;
 
