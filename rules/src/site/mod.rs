@@ -384,11 +384,14 @@ impl SiteCheck {
 }
 
 /// Pages that take part in duplicate checks: indexable HTML pages that are their
-/// own canonical (a page canonicalised elsewhere is a declared duplicate).
+/// own canonical (a page canonicalised elsewhere is a declared duplicate), each
+/// final URL once (two requested URLs that redirect to the same page are one page).
 pub(crate) fn duplicate_candidates(site: &SiteInput) -> impl Iterator<Item = &PageSummary> {
+    let mut seen = std::collections::HashSet::new();
     site.pages
         .iter()
         .filter(|p| p.indexable() && p.self_canonical())
+        .filter(move |p| seen.insert(key(&p.final_url).unwrap_or_else(|| p.final_url.clone())))
 }
 
 /// Reports every page whose `key` (when `Some`) is shared with another candidate
