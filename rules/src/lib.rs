@@ -27,6 +27,7 @@ mod run;
 pub mod a11y;
 pub mod aria;
 pub mod css;
+pub mod docs;
 pub mod dom;
 pub mod langtag;
 pub mod performance;
