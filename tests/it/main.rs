@@ -4,6 +4,8 @@
 //! - `api`: the REST API over real HTTP against fixture sites (`api_support`: the
 //!   in-process server and helpers); `serve`: the `serve`/`admin` binaries, restart.
 //! - `contract`: the Store and Queue contract, run on the embedded backend.
+//! - `crawl`: the crawler over real HTTP against the fixture server (politeness,
+//!   limits, redirects, SSRF guard, sitemaps, the library API).
 //! - `conformance`: the ACT conformance floor (`conformance/floor.json`).
 
 #![allow(
@@ -18,4 +20,5 @@ mod api_support;
 mod cli;
 mod conformance;
 mod contract;
+mod crawl;
 mod serve;
