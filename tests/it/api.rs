@@ -3,7 +3,6 @@
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
-use std::time::Duration;
 
 use futures::future::join_all;
 use reqwest::Method;
@@ -517,7 +516,6 @@ async fn scan_history_pages_newest_first_and_cancel_works() {
             .await;
         assert_eq!((s, &c["data"]["status"]), (200, &json!("canceled")));
         ids.push(id);
-        tokio::time::sleep(Duration::from_millis(3)).await;
     }
     ids.reverse();
     let mut seen = Vec::new();

@@ -376,7 +376,6 @@ pub async fn scan_lifecycle(store: Arc<dyn Store>) {
     // Newest first, with a cursor; other accounts see nothing.
     let mut created = vec![first.id.clone(), second.id.clone(), third.id.clone()];
     for _ in 0..2 {
-        tokio::time::sleep(Duration::from_millis(2)).await;
         created.push(
             store
                 .create_scan_if_quota(scan(&s), day, None)
