@@ -729,8 +729,10 @@ async fn real_responses_match_the_openapi_document() {
 }
 
 /// A store whose disk is gone: every call fails with a storage error whose
-/// text must never reach a client.
-struct BrokenStore;
+/// text must never reach a client; with `panics`, `ping` panics instead.
+struct BrokenStore {
+    panics: bool,
+}
 
 fn broken<T>() -> sitescan_daemon::Result<T> {
     Err(sitescan_daemon::Error::Storage(
@@ -887,17 +889,19 @@ impl sitescan_daemon::store::Store for BrokenStore {
         broken()
     }
     async fn ping(&self) -> sitescan_daemon::Result<()> {
+        if self.panics {
+            panic!("secret invariant broken at /var/secret");
+        }
         broken()
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_storage_failure_is_a_500_internal_error_without_internals() {
+async fn serve_broken(panics: bool) -> String {
     use sitescan_daemon::api::{auth, router, ApiSettings, AppState};
     let dir = tempfile::tempdir().unwrap();
     let queue = Arc::new(sitescan_daemon::store::embedded::Embedded::open(dir.path()).unwrap());
     let state = AppState {
-        store: Arc::new(BrokenStore),
+        store: Arc::new(BrokenStore { panics }),
         queue,
         rate_limit: auth::RateLimit::per_minute(auth::non_zero(100)),
         settings: ApiSettings {
@@ -906,7 +910,16 @@ async fn a_storage_failure_is_a_500_internal_error_without_internals() {
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, router(state)).await.unwrap() });
+    tokio::spawn(async move {
+        let _dir = dir;
+        axum::serve(listener, router(state)).await.unwrap()
+    });
+    base
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_storage_failure_is_a_500_internal_error_without_internals() {
+    let base = serve_broken(false).await;
     let client = reqwest::Client::new();
     let resp = client
         .get(format!("{base}/api/v1/sites"))
@@ -928,6 +941,17 @@ async fn a_storage_failure_is_a_500_internal_error_without_internals() {
     let (s, b) = call(client.get(format!("{base}/readyz"))).await;
     assert_error(s, &b, 503, "service_unavailable");
     assert!(!b.to_string().contains("fire"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panicking_handler_is_a_500_internal_error_and_the_server_lives_on() {
+    let base = serve_broken(true).await;
+    let client = reqwest::Client::new();
+    let (s, b) = call(client.get(format!("{base}/readyz"))).await;
+    assert_error(s, &b, 500, "internal_error");
+    assert!(!b.to_string().contains("secret"), "{b}");
+    let (s, _) = call(client.get(format!("{base}/healthz"))).await;
+    assert_eq!(s, 200);
 }
 
 #[test]

@@ -89,8 +89,22 @@ pub fn router(state: AppState) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(
+            panic_response,
+        ))
         .layer(axum::middleware::from_fn(envelope::request_id))
         .with_state(state)
+}
+
+/// A handler that panicked answers `internal_error` (the panic message is logged,
+/// never sent) instead of dropping the connection.
+fn panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    let message = panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "unknown panic".to_string());
+    ApiError::internal(format!("handler panicked: {message}")).into_response()
 }
 
 async fn not_found() -> ApiError {
