@@ -237,3 +237,228 @@ pub async fn execute(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use chrono::Utc;
+    use futures::stream;
+    use sitescan_engine::Priority;
+
+    use super::*;
+    use crate::queue::Job;
+    use crate::store::embedded::Embedded;
+    use crate::store::{new_id, Account, Plan, Site};
+
+    /// Sets its flag when dropped: proves the worker dropped (canceled) the scan.
+    struct DropFlag(Arc<AtomicBool>);
+    impl Drop for DropFlag {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// Reports progress every 20 ms and never finishes, or fails at once.
+    struct Fake {
+        dropped: Arc<AtomicBool>,
+        fail: bool,
+    }
+
+    impl ScanExecutor for Fake {
+        fn execute(&self, _: &str, _: ScanConfig) -> BoxStream<'static, ExecEvent> {
+            if self.fail {
+                return stream::once(async { ExecEvent::Failed("boom: host unreachable".into()) })
+                    .boxed();
+            }
+            let guard = DropFlag(self.dropped.clone());
+            stream::unfold((guard, 0u64), |(guard, n)| async move {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                let p = Progress {
+                    pages_done: n,
+                    pages_queued: 5,
+                    errors: 0,
+                };
+                Some((ExecEvent::Progress(p), (guard, n + 1)))
+            })
+            .boxed()
+        }
+    }
+
+    async fn queued_scan(backend: &Embedded) -> Scan {
+        let acc = backend
+            .create_account(Account {
+                id: new_id("acc").unwrap(),
+                name: None,
+                plan: Plan::Enterprise,
+                created_at: Utc::now(),
+            })
+            .await
+            .unwrap();
+        let site = backend
+            .create_site(Site {
+                id: new_id("site").unwrap(),
+                account_id: acc.id.clone(),
+                url: "https://example.com/".into(),
+                name: "example.com".into(),
+                created_at: Utc::now(),
+            })
+            .await
+            .unwrap();
+        let scan = Scan {
+            id: new_id("scan").unwrap(),
+            site_id: site.id,
+            account_id: acc.id,
+            url: site.url,
+            status: ScanStatus::Queued,
+            config: AppliedConfig {
+                rules: vec!["all".into()],
+                priority: Priority::Normal,
+                max_pages: 5,
+                max_depth: 2,
+                plan_max_pages: None,
+            },
+            progress: None,
+            error: None,
+            attempts: 0,
+            created_at: Utc::now(),
+            started_at: None,
+            finished_at: None,
+            summary: None,
+        };
+        let scan = backend
+            .create_scan_if_quota(scan, Utc::now().date_naive(), None)
+            .await
+            .unwrap();
+        backend
+            .enqueue(Job {
+                scan_id: scan.id.clone(),
+                priority: Priority::Normal,
+            })
+            .await
+            .unwrap();
+        scan
+    }
+
+    async fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while !f() {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "timed out waiting for {what}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    async fn status(backend: &Embedded, id: &str) -> Scan {
+        backend.scan_by_id(id).await.unwrap().unwrap()
+    }
+
+    fn pool(backend: &Arc<Embedded>, fake: Fake) -> (watch::Sender<bool>, JoinSet<()>) {
+        let (tx, rx) = watch::channel(false);
+        let set = spawn_pool(
+            backend.clone(),
+            backend.clone(),
+            Arc::new(fake),
+            WorkerSettings {
+                workers: 1,
+                allow_private: false,
+            },
+            rx,
+        );
+        (tx, set)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_cancel_drops_the_running_scan_and_acknowledges_the_job() {
+        let dir = tempfile::tempdir().unwrap();
+        let backend = Arc::new(Embedded::open(dir.path()).unwrap());
+        let scan = queued_scan(&backend).await;
+        let dropped = Arc::new(AtomicBool::new(false));
+        let (_stop, _set) = pool(
+            &backend,
+            Fake {
+                dropped: dropped.clone(),
+                fail: false,
+            },
+        );
+        loop {
+            let s = status(&backend, &scan.id).await;
+            if s.status == ScanStatus::Running && s.progress.is_some_and(|p| p.pages_done > 0) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        backend
+            .cancel_scan(&scan.account_id, &scan.id, Utc::now())
+            .await
+            .unwrap();
+        wait_for("the scan stream to be dropped", || {
+            dropped.load(Ordering::SeqCst)
+        })
+        .await;
+        assert_eq!(
+            status(&backend, &scan.id).await.status,
+            ScanStatus::Canceled
+        );
+        // Acknowledged: nothing comes back on recovery.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert_eq!(backend.recover().await.unwrap(), 0);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_failed_scan_records_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let backend = Arc::new(Embedded::open(dir.path()).unwrap());
+        let scan = queued_scan(&backend).await;
+        let (_stop, _set) = pool(
+            &backend,
+            Fake {
+                dropped: Arc::new(AtomicBool::new(false)),
+                fail: true,
+            },
+        );
+        let mut done = status(&backend, &scan.id).await;
+        for _ in 0..500 {
+            if done.status.is_terminal() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            done = status(&backend, &scan.id).await;
+        }
+        assert_eq!(done.status, ScanStatus::Failed);
+        assert_eq!(done.error.as_deref(), Some("boom: host unreachable"));
+        assert!(done.finished_at.is_some());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn shutdown_leaves_the_scan_in_flight_for_the_next_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let backend = Arc::new(Embedded::open(dir.path()).unwrap());
+        let scan = queued_scan(&backend).await;
+        let dropped = Arc::new(AtomicBool::new(false));
+        let (stop, mut set) = pool(
+            &backend,
+            Fake {
+                dropped: dropped.clone(),
+                fail: false,
+            },
+        );
+        loop {
+            if status(&backend, &scan.id).await.status == ScanStatus::Running {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        stop.send(true).unwrap();
+        tokio::time::timeout(Duration::from_secs(5), async {
+            while set.join_next().await.is_some() {}
+        })
+        .await
+        .unwrap();
+        assert!(dropped.load(Ordering::SeqCst));
+        assert_eq!(status(&backend, &scan.id).await.status, ScanStatus::Running);
+        assert_eq!(backend.recover().await.unwrap(), 1, "still in flight");
+    }
+}

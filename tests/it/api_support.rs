@@ -140,7 +140,10 @@ impl TestApi {
             if ["completed", "failed", "canceled"].contains(&s.as_str()) {
                 return body["data"].clone();
             }
-            assert!(std::time::Instant::now() < deadline, "scan {scan_id} still {s}");
+            assert!(
+                std::time::Instant::now() < deadline,
+                "scan {scan_id} still {s}"
+            );
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
@@ -171,7 +174,12 @@ pub async fn json_of(resp: Response) -> (u16, Value) {
 pub fn assert_error(status: u16, body: &Value, want_status: u16, code: &str) {
     assert_eq!(status, want_status, "{body}");
     assert_eq!(body["error"]["code"], code, "{body}");
-    assert!(body["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty()),
+        "{body}"
+    );
     assert!(body["error"]["details"].is_array(), "{body}");
 }
 
@@ -236,7 +244,12 @@ pub mod schema {
             }
         }
         if let Some(obj) = value.as_object() {
-            for req in schema.get("required").and_then(Value::as_array).into_iter().flatten() {
+            for req in schema
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
                 let name = req.as_str().unwrap_or_default();
                 if !obj.contains_key(name) {
                     return Err(format!("{at}: required property `{name}` missing"));
@@ -263,4 +276,40 @@ pub mod schema {
         }
         Ok(())
     }
+}
+
+/// A site of `pages` HTML pages chained by links (`/`, `/p1.html`, ...), each
+/// answered after `delay_ms`: scans of it take a while, for cancel and restart
+/// tests. Keep the returned folder alive as long as the server.
+pub async fn slow_site(
+    pages: usize,
+    delay_ms: u64,
+) -> (tempfile::TempDir, sitescan_fixtures::FixtureServer) {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..pages {
+        let name = if i == 0 {
+            "index.html".to_string()
+        } else {
+            format!("p{i}.html")
+        };
+        let next = if i + 1 < pages {
+            format!("<a href=\"/p{}.html\">next page</a>", i + 1)
+        } else {
+            String::new()
+        };
+        std::fs::write(
+            dir.path().join(name),
+            format!("<!doctype html><html lang=\"en\"><head><title>Page {i}</title></head><body><main><h1>Page {i}</h1><p>Slow page.</p>{next}</main></body></html>"),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        dir.path().join("_headers"),
+        format!("/*\n  Delay-Ms: {delay_ms}\n"),
+    )
+    .unwrap();
+    let server = sitescan_fixtures::FixtureServer::start(dir.path())
+        .await
+        .unwrap();
+    (dir, server)
 }

@@ -5,6 +5,8 @@
 //!   in-process server and helpers); `serve`: the `serve`/`admin` binaries, restart.
 //! - `contract`: the Store and Queue contract, run on the embedded backend.
 //! - `fleet`: the Redis backend (same contract), `sitescan worker` processes under faults.
+//! - `crawl`: the crawler over real HTTP against the fixture server (politeness,
+//!   limits, redirects, SSRF guard, sitemaps, the library API).
 //! - `conformance`: the ACT conformance floor (`conformance/floor.json`).
 
 #![allow(
@@ -19,4 +21,6 @@ mod api_support;
 mod cli;
 mod conformance;
 mod contract;
+mod crawl;
+mod serve;
 mod fleet;

@@ -144,7 +144,9 @@ pub async fn authenticate(State(state): State<AppState>, mut req: Request, next:
     let headers = match limit.limiter.check_key(&auth.key.id) {
         Ok(snapshot) => {
             let remaining = snapshot.remaining_burst_capacity();
-            let reset = (limit.replenish() * (limit.per_minute - remaining)).as_secs_f64().ceil() as u64;
+            let reset = (limit.replenish() * (limit.per_minute - remaining))
+                .as_secs_f64()
+                .ceil() as u64;
             [limit.per_minute as u64, remaining as u64, reset]
         }
         Err(not_until) => {
@@ -186,7 +188,12 @@ async fn check_key(state: &AppState, header: Option<HeaderValue>) -> Result<Auth
             "send your API key in the X-API-Key header",
         ));
     };
-    let invalid = || ApiError::new(ErrorCode::InvalidApiKey, "the API key is not valid (unknown or revoked)");
+    let invalid = || {
+        ApiError::new(
+            ErrorCode::InvalidApiKey,
+            "the API key is not valid (unknown or revoked)",
+        )
+    };
     let secret = value.to_str().map_err(|_| invalid())?.trim();
     if !secret.starts_with(KEY_PREFIX) {
         return Err(invalid());

@@ -151,7 +151,10 @@ async fn body_bytes<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, Ap
         .is_some_and(is_json_media_type);
     let bytes = Bytes::from_request(req, state).await.map_err(|e| {
         if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::new(ErrorCode::PayloadTooLarge, "the body is over the 64 KiB limit")
+            ApiError::new(
+                ErrorCode::PayloadTooLarge,
+                "the body is over the 64 KiB limit",
+            )
         } else {
             ApiError::new(
                 ErrorCode::InvalidJson,
@@ -176,7 +179,8 @@ fn is_json_media_type(value: &str) -> bool {
         .unwrap_or("")
         .trim()
         .to_ascii_lowercase();
-    essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json"))
+    essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
 }
 
 /// Parses JSON, telling syntax errors (`invalid_json`) from wrong data
@@ -190,8 +194,15 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             let inner = e.into_inner();
             match inner.classify() {
                 serde_json::error::Category::Data => {
-                    let field = if path == "." { "body".to_string() } else { path };
-                    Err(ApiError::validation(field, strip_position(&inner.to_string())))
+                    let field = if path == "." {
+                        "body".to_string()
+                    } else {
+                        path
+                    };
+                    Err(ApiError::validation(
+                        field,
+                        strip_position(&inner.to_string()),
+                    ))
                 }
                 _ => Err(ApiError::new(
                     ErrorCode::InvalidJson,

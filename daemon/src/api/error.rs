@@ -200,8 +200,10 @@ impl ApiError {
 impl From<Error> for ApiError {
     fn from(e: Error) -> Self {
         match e {
-            Error::QuotaExceeded { .. } => ApiError::new(ErrorCode::ScanLimitExceeded, e.to_string())
-                .retry_after(seconds_to_next_utc_midnight(chrono::Utc::now())),
+            Error::QuotaExceeded { .. } => {
+                ApiError::new(ErrorCode::ScanLimitExceeded, e.to_string())
+                    .retry_after(seconds_to_next_utc_midnight(chrono::Utc::now()))
+            }
             Error::NotFound { kind: "site", id } => ApiError::site_not_found(&id),
             Error::NotFound { kind: "scan", id } => ApiError::scan_not_found(&id),
             Error::Conflict(m) => ApiError::new(ErrorCode::ScanNotCancelable, m),

@@ -36,11 +36,7 @@ pub(crate) async fn current_key(
 ) -> Result<Response, ApiError> {
     let now = Utc::now();
     // Re-read: the middleware recorded this request's use after loading the key.
-    let key = state
-        .store
-        .key(&auth.key.id)
-        .await?
-        .unwrap_or(auth.key);
+    let key = state.store.key(&auth.key.id).await?.unwrap_or(auth.key);
     let plan = auth.account.plan;
     let account = AccountView {
         id: auth.account.id.clone(),
@@ -53,5 +49,9 @@ pub(crate) async fn current_key(
             .await?,
         max_pages_per_scan: plan.max_pages(),
     };
-    Ok(reply(StatusCode::OK, Meta::new(&id), KeyView::new(key, account)))
+    Ok(reply(
+        StatusCode::OK,
+        Meta::new(&id),
+        KeyView::new(key, account),
+    ))
 }

@@ -89,8 +89,22 @@ pub fn router(state: AppState) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(
+            panic_response,
+        ))
         .layer(axum::middleware::from_fn(envelope::request_id))
         .with_state(state)
+}
+
+/// A handler that panicked answers `internal_error` (the panic message is logged,
+/// never sent) instead of dropping the connection.
+fn panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    let message = panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "unknown panic".to_string());
+    ApiError::internal(format!("handler panicked: {message}")).into_response()
 }
 
 async fn not_found() -> ApiError {
@@ -130,10 +144,7 @@ async fn healthz(id: RequestId) -> Response {
 
 async fn readyz(State(state): State<AppState>, id: RequestId) -> Result<Response, ApiError> {
     state.store.ping().await.map_err(|e| {
-        let mut err = ApiError::new(
-            ErrorCode::ServiceUnavailable,
-            "the store does not answer",
-        );
+        let mut err = ApiError::new(ErrorCode::ServiceUnavailable, "the store does not answer");
         err.internal = Some(e.to_string());
         err
     })?;
@@ -227,7 +238,8 @@ impl Service {
             .with_graceful_shutdown(stop)
             .await?;
         // Workers leave a scan in hand in flight: it runs again after restart.
-        let _ = tokio::time::timeout(grace, async { while pool.join_next().await.is_some() {} }).await;
+        let _ =
+            tokio::time::timeout(grace, async { while pool.join_next().await.is_some() {} }).await;
         pool.abort_all();
         Ok(())
     }

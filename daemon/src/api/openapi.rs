@@ -5,8 +5,8 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 use super::envelope::{
-    KeyEnvelope, Meta, ReportEnvelope, ScanEnvelope, ScanListEnvelope,
-    SiteDeletedEnvelope, SiteEnvelope, SiteListEnvelope,
+    KeyEnvelope, Meta, ReportEnvelope, ScanEnvelope, ScanListEnvelope, SiteDeletedEnvelope,
+    SiteEnvelope, SiteListEnvelope,
 };
 use super::error::{ErrorBody, ErrorDetail, ErrorObject};
 use super::views::{

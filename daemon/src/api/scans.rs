@@ -116,11 +116,36 @@ macro_rules! typed_scan_endpoint {
     };
 }
 
-typed_scan_endpoint!(create_accessibility_scan, "/api/v1/sites/{siteId}/accessibility/scans", Category::Accessibility, "a WCAG 2.1 accessibility scan (default rules: wcag-aa)");
-typed_scan_endpoint!(create_seo_scan, "/api/v1/sites/{siteId}/seo/scans", Category::Seo, "an SEO scan");
-typed_scan_endpoint!(create_performance_scan, "/api/v1/sites/{siteId}/performance/scans", Category::Performance, "a performance scan");
-typed_scan_endpoint!(create_security_scan, "/api/v1/sites/{siteId}/security/scans", Category::Security, "a security scan");
-typed_scan_endpoint!(create_quality_scan, "/api/v1/sites/{siteId}/quality/scans", Category::Quality, "a content quality scan");
+typed_scan_endpoint!(
+    create_accessibility_scan,
+    "/api/v1/sites/{siteId}/accessibility/scans",
+    Category::Accessibility,
+    "a WCAG 2.1 accessibility scan (default rules: wcag-aa)"
+);
+typed_scan_endpoint!(
+    create_seo_scan,
+    "/api/v1/sites/{siteId}/seo/scans",
+    Category::Seo,
+    "an SEO scan"
+);
+typed_scan_endpoint!(
+    create_performance_scan,
+    "/api/v1/sites/{siteId}/performance/scans",
+    Category::Performance,
+    "a performance scan"
+);
+typed_scan_endpoint!(
+    create_security_scan,
+    "/api/v1/sites/{siteId}/security/scans",
+    Category::Security,
+    "a security scan"
+);
+typed_scan_endpoint!(
+    create_quality_scan,
+    "/api/v1/sites/{siteId}/quality/scans",
+    Category::Quality,
+    "a content quality scan"
+);
 
 /// The rules a type-specific endpoint runs when none are named.
 pub fn default_rules(category: Category) -> Vec<String> {
@@ -178,7 +203,17 @@ pub fn validate_rules(rules: &[String], category: Option<Category>) -> Result<()
             });
         }
     }
-    err.map_or(Ok(()), Err)
+    if let Some(e) = err {
+        return Err(e);
+    }
+    // The engine refuses to run nothing; say so now rather than fail the scan.
+    match registry::select(rules) {
+        Ok(sel) if sel.is_empty() => Err(ApiError::validation(
+            "config.rules",
+            "selects no rules (this build has no rule in that set yet); `sitescan rules` lists them",
+        )),
+        _ => Ok(()),
+    }
 }
 
 async fn start(

@@ -153,7 +153,10 @@ pub fn validate_site_url(raw: &str, allow_private: bool) -> Result<url::Url, Api
     let url = url::Url::parse(raw.trim())
         .map_err(|e| ApiError::validation("url", format!("not an absolute URL: {e}")))?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(ApiError::validation("url", "the scheme must be http or https"));
+        return Err(ApiError::validation(
+            "url",
+            "the scheme must be http or https",
+        ));
     }
     let Some(host) = url.host() else {
         return Err(ApiError::validation("url", "the URL has no host"));
@@ -193,7 +196,9 @@ pub fn is_private(ip: IpAddr) -> bool {
                 || v6.is_unspecified()
                 || (v6.segments()[0] & 0xfe00) == 0xfc00
                 || (v6.segments()[0] & 0xffc0) == 0xfe80
-                || v6.to_ipv4_mapped().is_some_and(|v4| is_private(IpAddr::V4(v4)))
+                || v6
+                    .to_ipv4_mapped()
+                    .is_some_and(|v4| is_private(IpAddr::V4(v4)))
         }
     }
 }

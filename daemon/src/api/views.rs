@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use sitescan_engine::Priority;
 use utoipa::ToSchema;
 
-use crate::store::{AppliedConfig, ApiKey, Plan, Progress, Scan, ScanStatus, ScanSummary};
+use crate::store::{ApiKey, AppliedConfig, Plan, Progress, Scan, ScanStatus, ScanSummary};
 
 /// Links of a scan.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

@@ -147,7 +147,9 @@ async fn run_async(args: Args) -> CliResult {
     let now = chrono::Utc::now();
     let out = match args.command {
         AdminCommand::Account(AccountCommand::Create { plan, name }) => {
-            let plan: Plan = plan.parse().map_err(|e: String| CliError::usage(anyhow::anyhow!(e)))?;
+            let plan: Plan = plan
+                .parse()
+                .map_err(|e: String| CliError::usage(anyhow::anyhow!(e)))?;
             let account = Account {
                 id: new_id("acc").map_err(CliError::run)?,
                 name,
@@ -164,8 +166,14 @@ async fn run_async(args: Args) -> CliResult {
             description,
             expires_in,
         }) => {
-            let lifetime = parse_lifetime(&expires_in).map_err(|e| CliError::usage(anyhow::anyhow!(e)))?;
-            if store.account(&account).await.map_err(CliError::run)?.is_none() {
+            let lifetime =
+                parse_lifetime(&expires_in).map_err(|e| CliError::usage(anyhow::anyhow!(e)))?;
+            if store
+                .account(&account)
+                .await
+                .map_err(CliError::run)?
+                .is_none()
+            {
                 return Err(CliError::usage(anyhow::anyhow!(
                     "no account `{account}`; create one with `sitescan admin account create --plan professional`"
                 )));
@@ -194,13 +202,10 @@ async fn run_async(args: Args) -> CliResult {
             serde_json::to_value(&keys).map_err(CliError::run)?
         }
         AdminCommand::Key(KeyCommand::Revoke { id }) => {
-            let key = store
-                .revoke_key(&id, now)
-                .await
-                .map_err(|e| match e {
-                    crate::Error::NotFound { .. } => CliError::usage(e),
-                    other => CliError::run(other),
-                })?;
+            let key = store.revoke_key(&id, now).await.map_err(|e| match e {
+                crate::Error::NotFound { .. } => CliError::usage(e),
+                other => CliError::run(other),
+            })?;
             eprintln!("revoked key {}", key.id);
             serde_json::to_value(&key).map_err(CliError::run)?
         }

@@ -9,8 +9,8 @@ use clap::{Parser, Subcommand};
 mod admin;
 mod conformance;
 mod rules;
-mod serve;
 mod scan;
+mod serve;
 mod worker;
 
 /// Exit code: clean.

@@ -59,7 +59,9 @@ pub(crate) fn run(args: Args) -> CliResult {
         )));
     }
     if args.rate_limit == 0 {
-        return Err(CliError::usage(anyhow::anyhow!("--rate-limit must be at least 1")));
+        return Err(CliError::usage(anyhow::anyhow!(
+            "--rate-limit must be at least 1"
+        )));
     }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -72,13 +74,14 @@ pub(crate) fn run(args: Args) -> CliResult {
                 .await
                 .map_err(|e| CliError::run(anyhow::anyhow!("cannot listen on {}: {e}", args.bind)))?;
             let addr = listener.local_addr().map_err(CliError::run)?;
+            let shutdown = shutdown_signal().map_err(CliError::run)?;
             tracing::info!(%addr, prefix = %backend.settings().prefix, "sitescan serve (Redis) listening");
             {
                 let mut out = std::io::stdout().lock();
                 let _ = writeln!(out, "{}", serde_json::json!({ "listening": format!("http://{addr}") }));
                 let _ = out.flush();
             }
-            crate::fleet::serve_api(backend, listener, args.rate_limit, args.allow_private, shutdown_signal())
+            crate::fleet::serve_api(backend, listener, args.rate_limit, args.allow_private, shutdown)
                 .await
                 .map_err(CliError::run)?;
             return Ok(EXIT_OK);
@@ -99,6 +102,7 @@ pub(crate) fn run(args: Args) -> CliResult {
             rate_per_minute: args.rate_limit,
             grace: Duration::from_secs(10),
         };
+        let shutdown = shutdown_signal().map_err(CliError::run)?;
         tracing::info!(%addr, data_dir = %args.data_dir.display(), workers = args.workers, "sitescan serve listening");
         {
             let mut out = std::io::stdout().lock();
@@ -106,31 +110,32 @@ pub(crate) fn run(args: Args) -> CliResult {
             let _ = out.flush();
         }
         service
-            .run(listener, shutdown_signal())
+            .run(listener, shutdown)
             .await
             .map_err(CliError::run)?;
         Ok(EXIT_OK)
     })
 }
 
-/// Resolves on SIGINT or SIGTERM.
-pub(crate) async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// A future resolving on SIGINT or SIGTERM. The handlers are installed here,
+/// before the address is announced, so a signal sent right after is not lost.
+pub(crate) fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()> + Send + 'static> {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = signal(SignalKind::terminate())?;
+        let mut int = signal(SignalKind::interrupt())?;
+        Ok(async move {
+            tokio::select! {
+                _ = term.recv() => {},
+                _ = int.recv() => {},
             }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
+        })
+    }
     #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
+    {
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
     }
 }

@@ -122,6 +122,7 @@ pub(crate) fn run(args: Args) -> CliResult {
             allow_private: args.allow_private,
             grace: Duration::from_secs_f64(args.grace_period),
         };
+        let shutdown = super::serve::shutdown_signal().map_err(CliError::run)?;
         let consumer = backend.settings().consumer.clone();
         tracing::info!(%consumer, concurrency = args.concurrency, "sitescan worker running");
         {
@@ -135,7 +136,7 @@ pub(crate) fn run(args: Args) -> CliResult {
         }
         let mut slots = spawn_workers(backend, Arc::new(EngineExecutor), settings, stop_rx);
         tokio::select! {
-            _ = super::serve::shutdown_signal() => {
+            _ = shutdown => {
                 tracing::info!("shutting down: no new jobs");
                 let _ = stop_tx.send(true);
                 while slots.join_next().await.is_some() {}

@@ -586,10 +586,12 @@ impl Store for Embedded {
                             .map_err(Error::storage)?;
                     }
                     ScanStatus::Canceled => {}
-                    done => return Err(Error::Conflict(format!(
+                    done => {
+                        return Err(Error::Conflict(format!(
                         "scan `{id}` is already {}; only queued or running scans can be canceled",
                         done.as_str()
-                    ))),
+                    )))
+                    }
                 }
                 scan
             };

@@ -385,14 +385,26 @@ pub trait Store: Send + Sync + 'static {
     async fn ping(&self) -> Result<()>;
 }
 
-/// A fresh identifier: `prefix` + `_` + 12 hex digits of milliseconds since the
-/// epoch + 16 hex digits from the OS RNG. Ids of one prefix sort by creation time,
-/// which gives newest-first pagination for free.
+/// A fresh identifier: `prefix` + `_` + 14 hex digits of microseconds since
+/// the epoch + 16 hex digits from the OS RNG. Within one process the time part
+/// strictly increases (two ids in the same microsecond get consecutive values),
+/// so ids of one prefix sort by creation order, which gives newest-first
+/// pagination for free; across processes they sort by creation time.
 pub fn new_id(prefix: &str) -> Result<String> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static LAST: AtomicU64 = AtomicU64::new(0);
     let mut random = [0u8; 8];
     getrandom::getrandom(&mut random).map_err(|e| crate::Error::Storage(e.to_string()))?;
-    let millis = Utc::now().timestamp_millis().max(0) as u64;
-    Ok(format!("{prefix}_{millis:012x}{}", hex::encode(random)))
+    let now = Utc::now().timestamp_micros().max(0) as u64;
+    let mut prev = LAST.load(Ordering::Relaxed);
+    let stamp = loop {
+        let next = now.max(prev + 1);
+        match LAST.compare_exchange_weak(prev, next, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => break next,
+            Err(p) => prev = p,
+        }
+    };
+    Ok(format!("{prefix}_{stamp:014x}{}", hex::encode(random)))
 }
 
 /// `YYYY-MM-DD` of a UTC instant: the key of per-day counters.

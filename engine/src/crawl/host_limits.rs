@@ -109,6 +109,10 @@ impl HostPool {
         if delay > *interval {
             *interval = delay;
             *lock(&host.limiter) = limiter(delay);
+            drop(interval);
+            // The new bucket is full; wait one delay so the request right after
+            // robots.txt keeps the gap too.
+            self.pause(url, delay);
         }
     }
 

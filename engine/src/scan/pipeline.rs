@@ -377,6 +377,9 @@ impl Crawl {
             self.stats.skipped.content_type += 1;
         }
         if let Some(e) = &done.error {
+            if matches!(e, FetchError::Private(_)) {
+                self.stats.skipped.private += 1;
+            }
             *self.stats.errors.entry(e.kind().to_string()).or_insert(0) += 1;
             self.error_count += 1;
         }
@@ -608,6 +611,8 @@ async fn fetch_page(
         error: None,
         findings: 0,
         rule_errors: Vec::new(),
+        meta_robots: None,
+        nofollow_links: 0,
     };
     report.error = match (&fetched.error, fetched.stopped, fetched.truncated) {
         (Some(e), _, _) => Some(e.to_string()),
@@ -688,6 +693,9 @@ async fn fetch_page(
                 .count();
             report.findings = failed as u64;
             report.rule_errors = analyzed.analysis.errors;
+            report.meta_robots = analyzed.links.meta_robots.clone();
+            report.nofollow_links =
+                analyzed.links.links.iter().filter(|l| l.nofollow).count() as u64;
             PageDone {
                 report,
                 findings: analyzed.analysis.findings,
