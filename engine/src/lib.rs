@@ -5,8 +5,11 @@
 //! the API.
 #![deny(missing_docs)]
 
+pub mod baseline;
 pub mod config;
 pub mod error;
+pub mod gate;
+pub mod render;
 pub mod report;
 
 pub use config::{Priority, ScanConfig};
