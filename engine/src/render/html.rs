@@ -47,6 +47,7 @@ h3{font-size:1.1rem;margin:0}
 table{border-collapse:collapse;width:100%;margin:.5rem 0}
 th,td{border-bottom:1px solid var(--line);padding:.4rem .6rem;text-align:left;vertical-align:top}
 th{background:var(--panel)}
+tbody th{background:none}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 td.url{word-break:break-all}
 .badge{display:inline-block;border-radius:.25rem;padding:0 .45rem;color:#fff;font-size:.8rem;font-weight:600;text-transform:uppercase;letter-spacing:.02em}
@@ -155,7 +156,8 @@ fn scores(report: &Report) -> Markup {
                             span.name { (category_name(category)) }
                             br;
                             span.counts {
-                                (s.critical + s.serious + s.moderate + s.minor) " findings"
+                                @let n = s.critical + s.serious + s.moderate + s.minor;
+                                (n) @if n == 1 { " finding" } @else { " findings" }
                             }
                         }
                     }
@@ -356,7 +358,7 @@ fn rule_section(index: usize, g: &RuleGroup<'_>) -> Markup {
         section.rule aria-labelledby=(heading) data-impact=(g.rule.impact) data-category=(g.rule.category) {
             div.head {
                 h3 #(heading) { (g.rule.title()) }
-                span.id { (g.rule.id) }
+                @if g.rule.title() != g.rule.id { span.id { (g.rule.id) } }
                 span class=(format!("badge {}", g.rule.impact)) { (g.rule.impact) }
             }
             p {
@@ -586,5 +588,137 @@ mod tests {
         let html = render(&sample::empty_report());
         assert!(html.contains("No findings: every rule that ran passed."));
         assert!(html.contains("No page has failed findings."));
+    }
+
+    #[test]
+    fn the_report_passes_our_own_accessibility_rules() {
+        let rules = sitescan_rules::registry::select(&["accessibility"]).unwrap();
+        assert!(!rules.page.is_empty());
+        let mut compared = sample::report();
+        crate::baseline::apply_baseline(&mut compared, &sample::empty_report());
+        for report in [
+            sample::report(),
+            sample::empty_report(),
+            compared,
+            sample::analyzed_report(),
+        ] {
+            let html = render(&report);
+            let page =
+                sitescan_rules::Page::from_html("https://reports.example/report.html", &html);
+            let analysis = sitescan_rules::analyze(&page, &rules.page);
+            assert!(analysis.errors.is_empty(), "{:?}", analysis.errors);
+            let findings: Vec<String> = analysis
+                .findings
+                .iter()
+                .map(|f| {
+                    format!(
+                        "{} at {}: {} ({})",
+                        f.rule_id, f.selector, f.message, f.snippet
+                    )
+                })
+                .collect();
+            assert!(
+                findings.is_empty(),
+                "the HTML report fails our own rules:\n{}",
+                findings.join("\n")
+            );
+        }
+    }
+
+    /// The Chromium binary to use: `SITESCAN_CHROMIUM`, else `chromium` or
+    /// `chromium-browser` on the PATH.
+    fn chromium() -> Option<std::path::PathBuf> {
+        if let Some(p) = std::env::var_os("SITESCAN_CHROMIUM") {
+            return Some(p.into());
+        }
+        let path = std::env::var_os("PATH")?;
+        std::env::split_paths(&path)
+            .flat_map(|d| ["chromium", "chromium-browser"].map(|n| d.join(n)))
+            .find(|p| p.is_file())
+    }
+
+    /// Renders the report in headless Chromium with every host name unresolvable,
+    /// takes a screenshot and checks: no console message (the page has no script,
+    /// so any message is an error), and no network request made by the page
+    /// (read from Chromium's net log: requests in the page's `file://` network
+    /// isolation key).
+    #[test]
+    fn renders_in_headless_chromium_without_console_errors_or_requests() {
+        let Some(browser) = chromium() else {
+            eprintln!("SKIPPED renders_in_headless_chromium: no chromium found (install Debian's `chromium`, or set SITESCAN_CHROMIUM)");
+            return;
+        };
+        let dir = std::env::temp_dir().join(format!("sitescan-html-report-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut report = sample::report();
+        let mut baseline = sample::report();
+        baseline.findings.remove(0);
+        report.findings.remove(2);
+        crate::baseline::apply_baseline(&mut report, &baseline);
+        let file = dir.join("report.html");
+        std::fs::write(&file, render(&report)).unwrap();
+        let shot = dir.join("report.png");
+        let netlog = dir.join("net.json");
+        let out = std::process::Command::new(&browser)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--no-first-run",
+                "--disable-sync",
+                "--hide-scrollbars",
+                "--enable-logging=stderr",
+                "--v=0",
+                "--window-size=1280,2200",
+                "--host-resolver-rules=MAP * ~NOTFOUND",
+            ])
+            .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+            .arg(format!("--screenshot={}", shot.display()))
+            .arg(format!("--log-net-log={}", netlog.display()))
+            .arg(format!("file://{}", file.display()))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "chromium failed: {stderr}");
+        let console: Vec<&str> = stderr.lines().filter(|l| l.contains(":CONSOLE")).collect();
+        assert!(
+            console.is_empty(),
+            "console messages:\n{}",
+            console.join("\n")
+        );
+
+        let png = std::fs::read(&shot).unwrap();
+        assert_eq!(&png[1..4], b"PNG");
+        assert!(
+            png.len() > 20_000,
+            "screenshot looks blank ({} bytes)",
+            png.len()
+        );
+
+        let log = std::fs::read_to_string(&netlog).unwrap();
+        let log: serde_json::Value = serde_json::from_str(&log)
+            .or_else(|_| {
+                serde_json::from_str(&format!("{}]}}", log.trim_end().trim_end_matches(',')))
+            })
+            .unwrap();
+        let page_requests: Vec<String> = log["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|e| {
+                let p = e.get("params")?;
+                let key = p.get("network_isolation_key")?.as_str()?;
+                let url = p.get("url")?.as_str()?;
+                (key.starts_with("file://") && !url.starts_with("file://")).then(|| url.to_string())
+            })
+            .collect();
+        assert!(
+            page_requests.is_empty(),
+            "the report made requests: {page_requests:?}"
+        );
+        eprintln!("screenshot: {}", shot.display());
     }
 }

@@ -192,8 +192,10 @@ pub(crate) fn report() -> Report {
         rule("render-blocking", Category::Performance, 4, 1),
         rule("broken-link", Category::Quality, 3, 1),
     ];
-    let mut config = ScanConfig::default();
-    config.max_pages = 50;
+    let config = ScanConfig {
+        max_pages: 50,
+        ..Default::default()
+    };
     let mut errors = BTreeMap::new();
     errors.insert("timeout".to_string(), 1);
     Report {
@@ -252,6 +254,80 @@ pub(crate) fn empty_report() -> Report {
             pages_fetched: 1,
             ..Default::default()
         },
+        ..report()
+    }
+}
+
+/// A report assembled from what the real rules say about a few pages (every
+/// registered rule, run through `sitescan_rules::analyze`), so the schema and
+/// renderers are tested on findings as rules really produce them.
+pub(crate) fn analyzed_report() -> Report {
+    let pages = [
+        (
+            "https://shop.example/",
+            r#"<!doctype html><html lang="en"><head><title>Shop</title></head><body><main><h1>Shop</h1><img src="a.png"><a href="/x">x</a></main></body></html>"#,
+        ),
+        (
+            "https://shop.example/about",
+            r#"<!doctype html><html><head></head><body><p style="color:#777;background:#888">Über <b>uns</b> & "more"</p></body></html>"#,
+        ),
+        (
+            "https://shop.example/empty-title",
+            "<html><head><title> </title></head><body></body></html>",
+        ),
+    ];
+    let selection = sitescan_rules::registry::select(&["all"]).unwrap_or_default();
+    let mut findings = Vec::new();
+    let mut rules: BTreeMap<String, RuleSummary> = BTreeMap::new();
+    let mut page_reports = Vec::new();
+    for (url, html) in pages {
+        let page = sitescan_rules::Page::from_html(url, html);
+        let analysis = sitescan_rules::analyze(&page, &selection.page);
+        for t in &analysis.tallies {
+            let r = rules
+                .entry(t.rule_id.clone())
+                .or_insert_with(|| RuleSummary {
+                    rule_id: t.rule_id.clone(),
+                    category: sitescan_rules::registry::meta(&t.rule_id).map(|m| m.category),
+                    ..Default::default()
+                });
+            if !t.inapplicable() && (t.passed > 0 || t.failed > 0) {
+                r.pages_applicable += 1;
+            }
+            if t.failed > 0 {
+                r.pages_failed += 1;
+            }
+            r.passed += u64::from(t.passed);
+            r.failed += u64::from(t.failed);
+            r.cant_tell += u64::from(t.cant_tell);
+        }
+        let failed = analysis
+            .findings
+            .iter()
+            .filter(|f| f.outcome == Outcome::Failed)
+            .count() as u64;
+        page_reports.push(PageReport {
+            url: url.into(),
+            final_url: url.into(),
+            status: 200,
+            bytes: html.len() as u64,
+            content_type: Some("text/html".into()),
+            findings: failed,
+            ..Default::default()
+        });
+        findings.extend(analysis.findings);
+    }
+    let rules: Vec<RuleSummary> = rules.into_values().collect();
+    Report {
+        summary: summarize(&rules, &findings),
+        findings,
+        rules,
+        pages: page_reports,
+        stats: CrawlStats {
+            pages_fetched: 3,
+            ..Default::default()
+        },
+        notes: Vec::new(),
         ..report()
     }
 }
