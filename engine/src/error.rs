@@ -61,6 +61,14 @@ pub enum Error {
     /// A gate threshold or output format name does not parse.
     #[error("invalid threshold: {0}")]
     Threshold(String),
+    /// An ACT conformance folder could not be read (missing or malformed file).
+    #[error("ACT conformance data {path}: {reason}")]
+    ConformanceData {
+        /// The file.
+        path: String,
+        /// What was wrong with it.
+        reason: String,
+    },
 }
 
 /// Result with the engine's error.

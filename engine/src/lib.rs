@@ -7,6 +7,7 @@
 
 pub mod baseline;
 pub mod config;
+pub mod conformance;
 pub mod error;
 pub mod gate;
 pub mod render;

@@ -25,9 +25,16 @@ mod page;
 mod run;
 
 pub mod a11y;
+pub mod aria;
+pub mod css;
 pub mod dom;
+pub mod langtag;
 pub mod registry;
+pub mod security;
+pub mod seo;
 pub mod site;
+pub mod structure;
+pub mod support;
 pub mod testing;
 
 pub use context::{Check, Finding, Outcome, PageAnalysis, PageContext, RuleError, RuleTally};

@@ -331,3 +331,11 @@ pub(crate) fn analyzed_report() -> Report {
         ..report()
     }
 }
+
+/// The title a renderer shows for a rule: the registry's when this build has the
+/// rule (rules land over time), else the id.
+pub(crate) fn title(id: &str) -> &str {
+    sitescan_rules::registry::meta(id)
+        .map(|m| m.title)
+        .unwrap_or(id)
+}

@@ -255,7 +255,15 @@ mod tests {
             json!(["accessibility", "wcag21", "wcag242"])
         );
         let hsts = rules.iter().find(|r| r["id"] == "hsts").unwrap();
-        assert_eq!(hsts["properties"]["security-severity"], "7.0");
+        let hsts_impact =
+            sitescan_rules::registry::meta("hsts").map_or(Impact::Serious, |m| m.impact);
+        let severity = match hsts_impact {
+            Impact::Critical => "9.0",
+            Impact::Serious => "7.0",
+            Impact::Moderate => "5.0",
+            Impact::Minor => "3.0",
+        };
+        assert_eq!(hsts["properties"]["security-severity"], severity);
 
         let results = run["results"].as_array().unwrap();
         assert_eq!(results.len(), report.findings.len());
