@@ -2,6 +2,11 @@
 //!
 //! - `cli`: the `sitescan` binary's commands, exit codes and messages.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    missing_docs,
+    unreachable_pub
+)]
 
 mod cli;
