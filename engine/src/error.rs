@@ -47,6 +47,14 @@ pub enum Error {
     /// The HTTP client could not be built.
     #[error("HTTP client setup failed: {0}")]
     Client(String),
+    /// An ACT conformance folder could not be read (missing or malformed file).
+    #[error("ACT conformance data {path}: {reason}")]
+    ConformanceData {
+        /// The file.
+        path: String,
+        /// What was wrong with it.
+        reason: String,
+    },
 }
 
 /// Result with the engine's error.

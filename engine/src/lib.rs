@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 pub mod config;
+pub mod conformance;
 pub mod error;
 pub mod report;
 

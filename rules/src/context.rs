@@ -2,12 +2,14 @@
 //! behind ([`Finding`], [`RuleTally`], [`PageAnalysis`]).
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use ego_tree::NodeId;
 use scraper::{ElementRef, Html};
 use serde::{Deserialize, Serialize};
 
+use crate::aria::tree::TreeFacts;
+use crate::css::{ComputedStyle, Styles};
 use crate::dom;
 use crate::meta::{Category, Impact, RuleMeta};
 use crate::page::Page;
@@ -117,6 +119,10 @@ pub struct PageContext<'p> {
     page: &'p Page,
     doc: Html,
     ids: OnceLock<HashMap<String, Vec<NodeId>>>,
+    styles: OnceLock<Styles>,
+    tree: OnceLock<TreeFacts>,
+    labels: OnceLock<Vec<NodeId>>,
+    names: Mutex<HashMap<NodeId, Arc<str>>>,
 }
 
 impl<'p> PageContext<'p> {
@@ -126,6 +132,10 @@ impl<'p> PageContext<'p> {
             page,
             doc: Html::parse_document(&page.body),
             ids: OnceLock::new(),
+            styles: OnceLock::new(),
+            tree: OnceLock::new(),
+            labels: OnceLock::new(),
+            names: Mutex::new(HashMap::new()),
         }
     }
 
@@ -167,6 +177,139 @@ impl<'p> PageContext<'p> {
     pub fn element(&self, node: NodeId) -> Option<ElementRef<'_>> {
         self.doc.tree.get(node).and_then(ElementRef::wrap)
     }
+
+    /// Computed styles of every element (`<style>`, linked sheets, `style`
+    /// attributes), computed on first use.
+    pub fn styles(&self) -> &Styles {
+        self.styles
+            .get_or_init(|| Styles::compute(&self.doc, &self.page.stylesheets))
+    }
+
+    /// The computed style of an element.
+    pub fn style(&self, el: ElementRef<'_>) -> &ComputedStyle {
+        static INITIAL: OnceLock<ComputedStyle> = OnceLock::new();
+        // Only an element of another document has no entry; it gets initial values.
+        self.styles()
+            .get(el.id())
+            .unwrap_or_else(|| INITIAL.get_or_init(ComputedStyle::initial))
+    }
+
+    /// Accessibility tree facts for the document (hidden, roles, focus), computed on
+    /// first use.
+    pub fn tree(&self) -> &TreeFacts {
+        self.tree
+            .get_or_init(|| TreeFacts::compute(self.root(), self.styles()))
+    }
+
+    /// Not included in the accessibility tree.
+    pub fn is_hidden(&self, el: ElementRef<'_>) -> bool {
+        self.tree().is_hidden(el.id())
+    }
+
+    /// Rendered and visible on screen (not `display:none`, `visibility:hidden`,
+    /// `opacity:0` or a visually-hidden clip / off-screen pattern).
+    pub fn is_visible(&self, el: ElementRef<'_>) -> bool {
+        !self.tree().is_invisible(el.id())
+    }
+
+    /// The computed ARIA role (explicit valid role, else implicit, after
+    /// presentational conflict resolution).
+    pub fn role(&self, el: ElementRef<'_>) -> Option<&'static str> {
+        self.tree().role(el.id())
+    }
+
+    /// Focusable (natively or by `tabindex`; not disabled, inert or unrendered).
+    pub fn is_focusable(&self, el: ElementRef<'_>) -> bool {
+        self.tree().is_focusable(el)
+    }
+
+    /// In sequential focus navigation (focusable, `tabindex` not negative).
+    pub fn in_tab_order(&self, el: ElementRef<'_>) -> bool {
+        self.tree().in_tab_order(el)
+    }
+
+    /// Inside an element whose role makes its children presentational.
+    pub fn is_presentational_child(&self, el: ElementRef<'_>) -> bool {
+        self.tree().is_presentational_child(el.id())
+    }
+
+    /// The accessible name (accname 1.2), cached per element.
+    pub fn accessible_name(&self, el: ElementRef<'_>) -> Arc<str> {
+        if let Ok(cache) = self.names.lock() {
+            if let Some(n) = cache.get(&el.id()) {
+                return n.clone();
+            }
+        }
+        let name: Arc<str> = crate::aria::name::compute_name(self, el).into();
+        if let Ok(mut cache) = self.names.lock() {
+            cache.insert(el.id(), name.clone());
+        }
+        name
+    }
+
+    /// The accessible description (`aria-describedby`, `aria-description`, `title`).
+    pub fn accessible_description(&self, el: ElementRef<'_>) -> String {
+        crate::aria::name::compute_description(self, el)
+    }
+
+    /// The `label` elements that label a form control: `label[for=id]` (when the
+    /// control is the first element with that id) and a wrapping `label` without a
+    /// `for` pointing elsewhere, in document order.
+    pub fn labels(&self, el: ElementRef<'_>) -> Vec<ElementRef<'_>> {
+        let all = self.labels.get_or_init(|| {
+            self.root()
+                .descendants()
+                .filter_map(ElementRef::wrap)
+                .filter(|e| e.value().name() == "label")
+                .map(|e| e.id())
+                .collect()
+        });
+        if !labelable(el) {
+            return Vec::new();
+        }
+        let own_id = el.value().id().filter(|id| {
+            self.element_by_id(id)
+                .is_some_and(|first| first.id() == el.id())
+        });
+        let mut out = Vec::new();
+        for node in all {
+            let Some(label) = self.element(*node) else {
+                continue;
+            };
+            let labels_it = match label.value().attr("for") {
+                Some(f) => own_id == Some(f),
+                None => {
+                    label.descendants().any(|d| d.id() == el.id())
+                        && first_labelable(label).is_some_and(|c| c.id() == el.id())
+                }
+            };
+            if labels_it {
+                out.push(label);
+            }
+        }
+        out
+    }
+}
+
+/// Labelable elements (HTML §4.10.2), except `form-associated custom elements`.
+fn labelable(el: ElementRef<'_>) -> bool {
+    match el.value().name() {
+        "button" | "meter" | "output" | "progress" | "select" | "textarea" => true,
+        "input" => el
+            .value()
+            .attr("type")
+            .is_none_or(|t| !t.trim().eq_ignore_ascii_case("hidden")),
+        _ => false,
+    }
+}
+
+/// The first labelable descendant of a `label` (its labeled control when no `for`).
+fn first_labelable(label: ElementRef<'_>) -> Option<ElementRef<'_>> {
+    label
+        .descendants()
+        .skip(1)
+        .filter_map(ElementRef::wrap)
+        .find(|e| labelable(*e))
 }
 
 /// The recorder one rule writes its outcomes into while it runs on one page.

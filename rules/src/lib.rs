@@ -24,10 +24,18 @@ mod meta;
 mod page;
 mod run;
 
+
 pub mod a11y;
+pub mod aria;
+pub mod css;
 pub mod dom;
+pub mod langtag;
 pub mod registry;
+pub mod security;
+pub mod seo;
+pub mod support;
 pub mod site;
+pub mod structure;
 pub mod testing;
 
 pub use context::{Check, Finding, Outcome, PageAnalysis, PageContext, RuleError, RuleTally};

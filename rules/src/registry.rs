@@ -7,12 +7,77 @@ use serde::Serialize;
 use thiserror::Error;
 
 use crate::a11y;
+use crate::security;
+use crate::seo;
 use crate::meta::{Category, Level, RuleMeta};
 use crate::run::Rule;
 use crate::site::SiteRule;
 
 /// Every page rule, in report order.
-static PAGE_RULES: &[&dyn Rule] = &[&a11y::document_title::DocumentTitle];
+static PAGE_RULES: &[&dyn Rule] = &[
+    &a11y::document_title::DocumentTitle,
+    &a11y::html_has_lang::HtmlHasLang,
+    &a11y::html_lang_valid::HtmlLangValid,
+    &a11y::html_xml_lang_mismatch::HtmlXmlLangMismatch,
+    &a11y::meta_viewport::MetaViewport,
+    &a11y::meta_refresh::MetaRefresh,
+    &a11y::blink::Blink,
+    &a11y::marquee::Marquee,
+    &a11y::list::List,
+    &a11y::listitem::Listitem,
+    &a11y::definition_list::DefinitionList,
+    &a11y::dlitem::Dlitem,
+    &a11y::scope_attr_valid::ScopeAttrValid,
+    &a11y::table_duplicate_name::TableDuplicateName,
+    &a11y::duplicate_id_aria::DuplicateIdAria,
+    &a11y::tabindex::Tabindex,
+    &a11y::accesskeys::Accesskeys,
+    &a11y::heading_order::HeadingOrder,
+    &a11y::page_has_heading_one::PageHasHeadingOne,
+    &a11y::autocomplete_valid::AutocompleteValid,
+    &a11y::video_caption::VideoCaption,
+    &a11y::audio_caption::AudioCaption,
+    // Security (issue 4).
+    &security::is_on_https::IsOnHttps,
+    &security::strict_transport_security::StrictTransportSecurity,
+    &security::content_security_policy::ContentSecurityPolicy,
+    &security::x_content_type_options::XContentTypeOptions,
+    &security::clickjacking_protection::ClickjackingProtection,
+    &security::referrer_policy::ReferrerPolicy,
+    &security::cross_origin_isolation::CrossOriginIsolation,
+    &security::permissions_policy::PermissionsPolicy,
+    &security::cookie_security::CookieSecurity,
+    &security::cors_policy::CorsPolicy,
+    &security::mixed_content_active::MixedContentActive,
+    &security::mixed_content_passive::MixedContentPassive,
+    &security::subresource_integrity::SubresourceIntegrity,
+    &security::insecure_form_action::InsecureFormAction,
+    &security::target_blank_noopener::TargetBlankNoopener,
+    &security::version_disclosure::VersionDisclosure,
+    &security::vulnerable_js_library::VulnerableJsLibrary,
+    // SEO (issue 4).
+    &seo::http_status_code::HttpStatusCode,
+    &seo::redirect_chain::RedirectChain,
+    &seo::is_crawlable::IsCrawlable,
+    &seo::robots_directives::RobotsDirectives,
+    &seo::seo_title::SeoTitle,
+    &seo::meta_description::MetaDescription,
+    &seo::heading_h1::HeadingH1,
+    &seo::canonical::Canonical,
+    &seo::hreflang::Hreflang,
+    &seo::viewport::Viewport,
+    &seo::structured_data::StructuredData,
+    &seo::social_meta::SocialMeta,
+    &seo::url_hygiene::UrlHygiene,
+    &seo::crawlable_anchors::CrawlableAnchors,
+    &seo::link_text::LinkText,
+    &seo::internal_nofollow::InternalNofollow,
+    &seo::too_many_links::TooManyLinks,
+    &seo::localhost_links::LocalhostLinks,
+    &seo::dead_end::DeadEnd,
+    &seo::thin_content::ThinContent,
+    &seo::page_depth::PageDepth,
+];
 
 /// Every site rule, in report order.
 static SITE_RULES: &[&dyn SiteRule] = &[];

@@ -1,6 +1,7 @@
 //! End-to-end tests, all in one binary (as ripgrep and omniqueue do).
 //!
 //! - `cli`: the `sitescan` binary's commands, exit codes and messages.
+//! - `conformance`: the ACT conformance floor (`conformance/floor.json`).
 
 #![allow(
     clippy::unwrap_used,
@@ -10,3 +11,4 @@
 )]
 
 mod cli;
+mod conformance;

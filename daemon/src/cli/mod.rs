@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod conformance;
 mod rules;
 
 /// Exit code: clean.
@@ -62,6 +63,8 @@ struct Cli {
 enum Command {
     /// List every rule with its metadata.
     Rules(rules::Args),
+    /// Run the W3C ACT test cases and print per ACT rule how consistent the rules are.
+    Conformance(conformance::Args),
 }
 
 /// Parses the command line, runs the subcommand and returns the process exit code.
@@ -76,6 +79,7 @@ pub fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Rules(args) => rules::run(args),
+        Command::Conformance(args) => conformance::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -1,0 +1,89 @@
+//! `accesskeys`: `accesskey` values are unique (best practice).
+
+use std::collections::HashMap;
+
+use scraper::ElementRef;
+
+use crate::{Category, Check, Impact, Rule, RuleMeta, Visits};
+
+/// Flags `accesskey` values used by more than one element.
+pub struct Accesskeys;
+
+static META: RuleMeta = RuleMeta {
+    id: "accesskeys",
+    category: Category::Accessibility,
+    title: "Access keys are unique",
+    help: "Give every accesskey a different key, or remove the duplicates.",
+    help_url: "https://www.w3.org/WAI/WCAG21/Techniques/html/H91",
+    impact: Impact::Serious,
+    best_practice: true,
+    docs: r#"## What it checks
+No two elements share an `accesskey` value (compared case-insensitively after
+trimming white space).
+
+## Why it matters
+When two elements share a key, the shortcut reaches only one of them (which one
+depends on the browser), so keyboard users lose access to the other.
+
+## Failing
+```html
+<a href="/" accesskey="h">Home</a> <a href="/help" accesskey="H">Help</a>
+```
+
+## Passing
+```html
+<a href="/" accesskey="h">Home</a> <a href="/help" accesskey="?">Help</a>
+```
+"#,
+    ..RuleMeta::BASE
+};
+
+impl Rule for Accesskeys {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn visits(&self) -> Visits {
+        Visits::Document
+    }
+
+    fn check_document(&self, cx: &mut Check<'_, '_>) {
+        let page = cx.page();
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        let mut elements = Vec::new();
+        for el in page.root().descendants().filter_map(ElementRef::wrap) {
+            if let Some(key) = el.value().attr("accesskey") {
+                let key = key.trim().to_lowercase();
+                if key.is_empty() {
+                    continue;
+                }
+                *seen.entry(key.clone()).or_default() += 1;
+                elements.push((el, key));
+            }
+        }
+        for (el, key) in elements {
+            if seen.get(&key).copied().unwrap_or(0) > 1 {
+                cx.fail(
+                    el,
+                    format!("accesskey=\"{key}\" is used by more than one element."),
+                );
+            } else {
+                cx.pass();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::RuleTester;
+
+    #[test]
+    fn examples() {
+        RuleTester::new(&Accesskeys)
+            .pass(&["<a href=/ accesskey=h>Home</a><a href=/x accesskey=x>X</a>"])
+            .fail(&["<a href=/ accesskey=h>Home</a><a href=/x accesskey=' H'>X</a>"])
+            .run();
+    }
+}

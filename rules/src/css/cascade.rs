@@ -1,0 +1,790 @@
+//! The cascade: which declaration wins for each element, and the computed values
+//! rules read.
+//!
+//! Order of precedence, lowest first: a small user-agent sheet (default `display`,
+//! heading sizes, link colors, `[hidden]`), author rules by specificity then source
+//! order, the `style` attribute; `!important` author declarations beat all normal
+//! ones. Inherited properties (`color`, `font-*`, `visibility`) flow from the parent.
+//! Rules are bucketed by the id / class / tag of their rightmost compound so an
+//! element is matched only against rules that can apply to it.
+
+use std::collections::HashMap;
+
+use ego_tree::NodeId;
+use scraper::{ElementRef, Html, Selector};
+
+use super::color::Rgba;
+use super::{media_applies, parse_declarations, parse_stylesheet, split_selector_list};
+use crate::page::Stylesheet;
+
+/// The browser defaults rules depend on (from the HTML Standard §15 "Rendering").
+const UA_SHEET: &str = r#"
+html, body, div, p, h1, h2, h3, h4, h5, h6, ul, ol, dl, dt, dd, section, article, nav,
+aside, header, footer, main, form, fieldset, figure, figcaption, blockquote, pre, address,
+hr, details, summary, legend, center, hgroup, menu, search, dialog, optgroup, listing,
+plaintext, xmp { display: block }
+li { display: list-item }
+table { display: table }
+tr { display: table-row }
+td, th { display: table-cell }
+thead { display: table-header-group }
+tbody { display: table-row-group }
+tfoot { display: table-footer-group }
+caption { display: table-caption }
+col { display: table-column }
+colgroup { display: table-column-group }
+head, script, style, template, title, meta, link, base, noscript, area, datalist, param,
+map, [hidden], input[type="hidden"], dialog:not([open]) { display: none }
+details:not([open]) > :not(summary:first-of-type) { display: none }
+h1 { font-size: 2em; font-weight: bold }
+h2 { font-size: 1.5em; font-weight: bold }
+h3 { font-size: 1.17em; font-weight: bold }
+h4 { font-size: 1em; font-weight: bold }
+h5 { font-size: 0.83em; font-weight: bold }
+h6 { font-size: 0.67em; font-weight: bold }
+b, strong, th { font-weight: bold }
+small { font-size: smaller }
+big { font-size: larger }
+sub, sup { font-size: smaller }
+a[href] { color: #0000ee; text-decoration: underline }
+u, ins { text-decoration: underline }
+s, del, strike { text-decoration: line-through }
+mark { background-color: yellow; color: black }
+button, input, select, textarea { font-size: 13.333px }
+"#;
+
+/// The properties a rule may read from [`ComputedStyle::get`] beyond the modelled
+/// ones; only these are kept per element, to keep memory flat.
+const KEPT: &[&str] = &[
+    "position",
+    "clip",
+    "clip-path",
+    "overflow",
+    "overflow-x",
+    "overflow-y",
+    "width",
+    "height",
+    "min-width",
+    "min-height",
+    "left",
+    "top",
+    "right",
+    "bottom",
+    "margin-left",
+    "margin-top",
+    "text-indent",
+    "text-shadow",
+    "transform",
+    "border-bottom",
+    "border-bottom-style",
+    "border-bottom-width",
+    "outline",
+    "filter",
+    "mix-blend-mode",
+    "line-height",
+    "letter-spacing",
+    "word-spacing",
+    "z-index",
+    "font-family",
+    "white-space",
+    "padding",
+];
+
+/// The computed values of one element for the properties rules need.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ComputedStyle {
+    /// `color`; `None` when it cannot be known (custom properties, `calc`).
+    pub color: Option<Rgba>,
+    /// `background-color` of this element itself; `None` when unknown.
+    pub background_color: Option<Rgba>,
+    /// Whether this element paints a background image or gradient.
+    pub background_image: bool,
+    /// `font-size` in CSS pixels.
+    pub font_size: f32,
+    /// `font-weight` as a number (400 normal, 700 bold).
+    pub font_weight: u16,
+    /// `display` keyword (`none`, `block`, `inline`, `contents`, ...).
+    pub display: String,
+    /// `visibility` is `hidden` or `collapse`.
+    pub visibility_hidden: bool,
+    /// This element's own `opacity`.
+    pub opacity: f32,
+    /// `content-visibility: hidden`.
+    pub content_visibility_hidden: bool,
+    /// Text decoration lines drawn for this element's text (own or propagated from
+    /// an inline ancestor): underline.
+    pub underline: bool,
+    /// `text-decoration` line-through or overline drawn on the text.
+    pub other_decoration: bool,
+    extra: Vec<(&'static str, String)>,
+}
+
+impl ComputedStyle {
+    /// Initial values (what the root element inherits from).
+    pub fn initial() -> ComputedStyle {
+        ComputedStyle {
+            color: Some(Rgba::BLACK),
+            background_color: Some(Rgba::TRANSPARENT),
+            background_image: false,
+            font_size: 16.0,
+            font_weight: 400,
+            display: "inline".into(),
+            visibility_hidden: false,
+            opacity: 1.0,
+            content_visibility_hidden: false,
+            underline: false,
+            other_decoration: false,
+            extra: Vec::new(),
+        }
+    }
+
+    /// The declared value of a kept property (see the module docs), lowercase.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.extra
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// `font-weight` at least 700.
+    pub fn is_bold(&self) -> bool {
+        self.font_weight >= 700
+    }
+
+    /// Whether the element is out of flow (`position: absolute` or `fixed`).
+    pub fn is_positioned(&self) -> bool {
+        matches!(self.get("position"), Some("absolute" | "fixed"))
+    }
+
+    /// Whether the element uses a visually-hidden pattern: clipped to nothing,
+    /// positioned far off screen, or sized to 0/1px with hidden overflow.
+    pub fn is_visually_clipped(&self) -> bool {
+        let zeroish = |v: Option<&str>| {
+            v.is_some_and(|v| {
+                let n = v.trim_end_matches("px").trim();
+                n.parse::<f32>().is_ok_and(|x| x <= 1.0)
+            })
+        };
+        let clip = self.get("clip").unwrap_or("");
+        let clip_path = self.get("clip-path").unwrap_or("");
+        let positioned = self.is_positioned();
+        if positioned && clip.starts_with("rect(") {
+            let nums: Vec<f32> = clip
+                .trim_start_matches("rect(")
+                .trim_end_matches(')')
+                .split([',', ' '])
+                .filter(|s| !s.is_empty())
+                .filter_map(|s| s.trim_end_matches("px").parse().ok())
+                .collect();
+            if nums.len() == 4 && (nums[2] - nums[0]).abs() <= 1.0 {
+                return true;
+            }
+            if nums.len() == 4 && (nums[1] - nums[3]).abs() <= 1.0 {
+                return true;
+            }
+        }
+        if clip_path.contains("inset(50%") || clip_path.contains("circle(0") {
+            return true;
+        }
+        let far = |v: Option<&str>| {
+            v.is_some_and(|v| {
+                let n = v.trim_end_matches("px").trim();
+                n.parse::<f32>().is_ok_and(|x| x <= -1000.0)
+            })
+        };
+        if positioned && (far(self.get("left")) || far(self.get("top"))) {
+            return true;
+        }
+        if far(self.get("text-indent")) {
+            return true;
+        }
+        let overflow_hidden = matches!(self.get("overflow"), Some("hidden" | "clip"));
+        overflow_hidden && (zeroish(self.get("width")) || zeroish(self.get("height")))
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Precedence {
+    important: bool,
+    origin: u8,
+    specificity: u32,
+    order: u32,
+}
+
+struct CompiledRule {
+    selector: Selector,
+    precedence: Precedence,
+    declarations: std::sync::Arc<Vec<super::Declaration>>,
+}
+
+#[derive(Default)]
+struct RuleIndex {
+    rules: Vec<CompiledRule>,
+    by_id: HashMap<String, Vec<usize>>,
+    by_class: HashMap<String, Vec<usize>>,
+    by_tag: HashMap<String, Vec<usize>>,
+    universal: Vec<usize>,
+}
+
+enum Key {
+    Id(String),
+    Class(String),
+    Tag(String),
+    Any,
+}
+
+/// The bucket key of a selector: the first id, class or tag of its rightmost
+/// compound (outside any parentheses).
+fn key_of(selector: &str) -> Key {
+    let mut depth = 0;
+    let mut last_start = 0;
+    let bytes = selector.as_bytes();
+    let mut in_brackets = false;
+    for (i, &c) in bytes.iter().enumerate() {
+        match c {
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            b'[' => in_brackets = true,
+            b']' => in_brackets = false,
+            b' ' | b'>' | b'+' | b'~' if depth == 0 && !in_brackets => last_start = i + 1,
+            _ => {}
+        }
+    }
+    let compound = &selector[last_start..];
+    // Drop parenthesised and bracketed parts.
+    let mut flat = String::new();
+    let mut depth = 0;
+    for c in compound.chars() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            _ if depth == 0 => flat.push(c),
+            _ => {}
+        }
+    }
+    let ident_after = |s: &str, at: usize| -> String {
+        s[at..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '-' || *c == '_')
+            .collect()
+    };
+    if let Some(i) = flat.find('#') {
+        let id = ident_after(&flat, i + 1);
+        if !id.is_empty() && !flat.contains('\\') {
+            return Key::Id(id);
+        }
+    }
+    if let Some(i) = flat.find('.') {
+        let class = ident_after(&flat, i + 1);
+        if !class.is_empty() && !flat.contains('\\') {
+            return Key::Class(class);
+        }
+    }
+    let tag = ident_after(&flat, 0);
+    if !tag.is_empty() {
+        return Key::Tag(tag.to_ascii_lowercase());
+    }
+    Key::Any
+}
+
+impl RuleIndex {
+    fn add_sheet(&mut self, text: &str, origin: u8, order: &mut u32) {
+        for rule in parse_stylesheet(text) {
+            let declarations = std::sync::Arc::new(rule.declarations);
+            for part in split_selector_list(&rule.selectors) {
+                let Ok(selector) = Selector::parse(part) else {
+                    continue;
+                };
+                *order += 1;
+                let idx = self.rules.len();
+                let specificity = super::specificity(part);
+                self.rules.push(CompiledRule {
+                    selector,
+                    precedence: Precedence {
+                        important: false,
+                        origin,
+                        specificity,
+                        order: *order,
+                    },
+                    declarations: declarations.clone(),
+                });
+                match key_of(part) {
+                    Key::Id(id) => self.by_id.entry(id).or_default().push(idx),
+                    Key::Class(c) => self.by_class.entry(c).or_default().push(idx),
+                    Key::Tag(t) => self.by_tag.entry(t).or_default().push(idx),
+                    Key::Any => self.universal.push(idx),
+                }
+            }
+        }
+    }
+
+    fn matching(&self, el: ElementRef<'_>) -> Vec<usize> {
+        let mut cands: Vec<usize> = self.universal.clone();
+        if let Some(id) = el.value().id() {
+            if let Some(v) = self.by_id.get(id) {
+                cands.extend(v);
+            }
+        }
+        for class in el.value().classes() {
+            if let Some(v) = self.by_class.get(class) {
+                cands.extend(v);
+            }
+        }
+        if let Some(v) = self.by_tag.get(el.value().name()) {
+            cands.extend(v);
+        }
+        cands.sort_unstable();
+        cands.dedup();
+        cands.retain(|&i| self.rules[i].selector.matches(&el));
+        cands
+    }
+}
+
+/// Computed styles for every element of a document, computed in one top-down pass.
+pub struct Styles {
+    map: HashMap<NodeId, ComputedStyle>,
+}
+
+impl Styles {
+    /// Computes styles for `doc`: its `<style>` elements (in document order, honouring
+    /// their `media`), then the engine-fetched `linked` sheets, then `style` attributes.
+    pub fn compute(doc: &Html, linked: &[Stylesheet]) -> Styles {
+        let mut index = RuleIndex::default();
+        let mut order = 0u32;
+        index.add_sheet(UA_SHEET, 0, &mut order);
+        for el in doc
+            .root_element()
+            .descendants()
+            .filter_map(ElementRef::wrap)
+        {
+            if el.value().name() == "style" && el.value().attr("media").is_none_or(media_applies) {
+                let text: String = el.text().collect();
+                index.add_sheet(&text, 1, &mut order);
+            }
+        }
+        for sheet in linked {
+            if sheet.media.as_deref().is_none_or(media_applies) {
+                index.add_sheet(&sheet.text, 1, &mut order);
+            }
+        }
+
+        let mut map = HashMap::new();
+        let root = doc.root_element();
+        let base = ComputedStyle::initial();
+        let root_size = {
+            let s = compute_one(&index, root, &base, 16.0);
+            let size = s.font_size;
+            map.insert(root.id(), s);
+            size
+        };
+        // Iterative DFS so deep documents cannot overflow the stack.
+        let mut stack: Vec<ElementRef<'_>> = root.children().filter_map(ElementRef::wrap).collect();
+        stack.reverse();
+        while let Some(el) = stack.pop() {
+            let parent = el
+                .parent()
+                .and_then(ElementRef::wrap)
+                .and_then(|p| map.get(&p.id()))
+                .unwrap_or(&base);
+            let style = compute_one(&index, el, parent, root_size);
+            map.insert(el.id(), style);
+            let mut kids: Vec<ElementRef<'_>> =
+                el.children().filter_map(ElementRef::wrap).collect();
+            kids.reverse();
+            stack.extend(kids);
+        }
+        Styles { map }
+    }
+
+    /// The computed style of an element of the document these styles were computed for.
+    pub fn get(&self, node: NodeId) -> Option<&ComputedStyle> {
+        self.map.get(&node)
+    }
+}
+
+fn compute_one(
+    index: &RuleIndex,
+    el: ElementRef<'_>,
+    parent: &ComputedStyle,
+    root_size: f32,
+) -> ComputedStyle {
+    let mut winners: HashMap<String, (Precedence, String)> = HashMap::new();
+    let mut offer = |name: &str, value: &str, p: Precedence| {
+        for (n, v) in expand(name, value) {
+            match winners.get(&n) {
+                Some((q, _)) if *q > p => {}
+                _ => {
+                    winners.insert(n, (p, v));
+                }
+            }
+        }
+    };
+    for i in index.matching(el) {
+        let rule = &index.rules[i];
+        for d in rule.declarations.iter() {
+            let p = Precedence {
+                important: d.important,
+                ..rule.precedence
+            };
+            offer(&d.name, &d.value, p);
+        }
+    }
+    if let Some(style) = el.value().attr("style") {
+        for (n, d) in parse_declarations(style).into_iter().enumerate() {
+            let p = Precedence {
+                important: d.important,
+                origin: 2,
+                specificity: 0,
+                order: n as u32,
+            };
+            offer(&d.name, &d.value, p);
+        }
+    }
+    let get = |name: &str| winners.get(name).map(|(_, v)| v.as_str());
+
+    let inherit = |v: Option<&str>| matches!(v, Some("inherit"));
+    let mut s = ComputedStyle {
+        color: parent.color,
+        background_color: Some(Rgba::TRANSPARENT),
+        background_image: false,
+        font_size: parent.font_size,
+        font_weight: parent.font_weight,
+        display: "inline".into(),
+        visibility_hidden: parent.visibility_hidden,
+        opacity: 1.0,
+        content_visibility_hidden: false,
+        underline: false,
+        other_decoration: false,
+        extra: Vec::new(),
+    };
+
+    if let Some(v) = get("font-size") {
+        s.font_size = font_size(v, parent.font_size, root_size).unwrap_or(parent.font_size);
+    }
+    if let Some(v) = get("font-weight") {
+        s.font_weight = font_weight(v, parent.font_weight);
+    }
+    match get("color") {
+        Some("inherit" | "currentcolor" | "unset") | None => {}
+        Some("initial") => s.color = Some(Rgba::BLACK),
+        Some(v) => s.color = Rgba::parse(v),
+    }
+    match get("background-color") {
+        None | Some("initial" | "unset") => {}
+        Some("inherit") => s.background_color = parent.background_color,
+        Some("currentcolor") => s.background_color = s.color,
+        Some(v) => s.background_color = Rgba::parse(v),
+    }
+    if let Some(v) = get("background-image") {
+        s.background_image = !matches!(v, "none" | "initial" | "unset" | "");
+    }
+    match get("display") {
+        Some(v) if !inherit(Some(v)) => s.display = v.to_string(),
+        Some(_) => s.display = parent.display.clone(),
+        None => {}
+    }
+    match get("visibility") {
+        Some("hidden" | "collapse") => s.visibility_hidden = true,
+        Some("visible") => s.visibility_hidden = false,
+        _ => {}
+    }
+    if let Some(v) = get("opacity") {
+        s.opacity = parse_opacity(v).unwrap_or(1.0);
+    }
+    s.content_visibility_hidden = get("content-visibility") == Some("hidden");
+
+    // Text decorations propagate from inline ancestors to their text.
+    let parent_inline = !matches!(
+        parent.display.as_str(),
+        "block" | "list-item" | "table-cell" | "flex" | "grid"
+    );
+    let inherited_underline = parent.underline && parent_inline;
+    let inherited_other = parent.other_decoration && parent_inline;
+    let decoration = get("text-decoration-line").or(get("text-decoration"));
+    match decoration {
+        Some(v) => {
+            s.underline = v.contains("underline") || (inherited_underline && !v.contains("none"));
+            s.other_decoration = v.contains("line-through") || v.contains("overline");
+        }
+        None => {
+            s.underline = inherited_underline;
+            s.other_decoration = inherited_other;
+        }
+    }
+    // Block children of a decorated block still draw their ancestor's decoration.
+    if decoration.is_none() && parent.underline {
+        s.underline = true;
+    }
+
+    for name in KEPT {
+        if let Some(v) = get(name) {
+            s.extra.push((name, v.to_string()));
+        }
+    }
+    s
+}
+
+/// Expands the shorthands rules care about into longhands; other properties pass
+/// through with lowercase names and trimmed values.
+fn expand(name: &str, value: &str) -> Vec<(String, String)> {
+    let lower = value.trim().to_ascii_lowercase();
+    match name {
+        "background" => {
+            let mut out = vec![(
+                "background-image".to_string(),
+                if lower.contains("url(") || lower.contains("gradient(") || lower.contains("image(")
+                {
+                    "image".to_string()
+                } else {
+                    "none".to_string()
+                },
+            )];
+            // The color is the last layer's color component, if any.
+            let last_layer = lower.rsplit(',').next().unwrap_or("");
+            let color = if last_layer.contains('(')
+                && !lower.contains("url(")
+                && !lower.contains("gradient(")
+            {
+                Some(lower.clone())
+            } else {
+                last_layer
+                    .split_whitespace()
+                    .find(|w| Rgba::parse(w).is_some() || *w == "currentcolor")
+                    .map(str::to_string)
+                    .or_else(|| {
+                        // Functional colors contain spaces: take `rgb(...)` etc. whole.
+                        [
+                            "rgb", "rgba", "hsl", "hsla", "hwb", "lab", "lch", "oklab", "oklch",
+                            "color(",
+                        ]
+                        .iter()
+                        .find_map(|f| {
+                            let start = lower.find(&format!("{f}("))?;
+                            let end = lower[start..].find(')')? + start + 1;
+                            Some(lower[start..end].to_string())
+                        })
+                    })
+            };
+            if lower == "none" || lower == "transparent" {
+                out.push(("background-color".into(), "transparent".into()));
+            } else if let Some(c) = color {
+                out.push(("background-color".into(), c));
+            } else if matches!(lower.as_str(), "inherit" | "initial" | "unset") {
+                out.push(("background-color".into(), lower.clone()));
+            } else {
+                out.push(("background-color".into(), "transparent".into()));
+            }
+            out
+        }
+        "font" => {
+            let mut out = Vec::new();
+            let mut weight = "400".to_string();
+            for word in lower.split_whitespace() {
+                if matches!(word, "bold" | "bolder" | "lighter" | "normal")
+                    || (word.len() == 3 && word.parse::<u16>().is_ok())
+                {
+                    weight = word.to_string();
+                    continue;
+                }
+                let size_part = word.split('/').next().unwrap_or("");
+                if font_size(size_part, 16.0, 16.0).is_some() {
+                    out.push(("font-size".to_string(), size_part.to_string()));
+                    break;
+                }
+            }
+            out.push(("font-weight".to_string(), weight));
+            out
+        }
+        "text-decoration" | "text-decoration-line" => {
+            vec![("text-decoration-line".to_string(), lower)]
+        }
+        "overflow" => vec![
+            ("overflow".to_string(), lower.clone()),
+            ("overflow-x".to_string(), lower.clone()),
+            ("overflow-y".to_string(), lower),
+        ],
+        _ => vec![(name.to_string(), lower)],
+    }
+}
+
+/// Resolves a `font-size` value to CSS pixels; `None` when it cannot be resolved
+/// statically (e.g. `calc()` with custom properties).
+pub fn font_size(v: &str, parent: f32, root: f32) -> Option<f32> {
+    let v = v.trim();
+    let keyword = match v {
+        "xx-small" => Some(9.0),
+        "x-small" => Some(10.0),
+        "small" => Some(13.0),
+        "medium" => Some(16.0),
+        "large" => Some(18.0),
+        "x-large" => Some(24.0),
+        "xx-large" => Some(32.0),
+        "xxx-large" => Some(48.0),
+        "smaller" => Some(parent / 1.2),
+        "larger" => Some(parent * 1.2),
+        "inherit" | "unset" => Some(parent),
+        "initial" => Some(16.0),
+        _ => None,
+    };
+    if keyword.is_some() {
+        return keyword;
+    }
+    let num = |suffix: &str| -> Option<f32> { v.strip_suffix(suffix)?.trim().parse().ok() };
+    if let Some(n) = num("px") {
+        return Some(n);
+    }
+    if let Some(n) = num("rem") {
+        return Some(n * root);
+    }
+    if let Some(n) = num("em") {
+        return Some(n * parent);
+    }
+    if let Some(n) = num("%") {
+        return Some(n * parent / 100.0);
+    }
+    if let Some(n) = num("pt") {
+        return Some(n * 4.0 / 3.0);
+    }
+    if let Some(n) = num("pc") {
+        return Some(n * 16.0);
+    }
+    if let Some(n) = num("vw") {
+        return Some(n * 12.8);
+    }
+    if let Some(n) = num("vh") {
+        return Some(n * 10.24);
+    }
+    if v == "0" {
+        return Some(0.0);
+    }
+    None
+}
+
+fn font_weight(v: &str, parent: u16) -> u16 {
+    match v.trim() {
+        "normal" | "initial" => 400,
+        "bold" => 700,
+        "bolder" => {
+            if parent < 400 {
+                400
+            } else if parent < 600 {
+                700
+            } else {
+                900
+            }
+        }
+        "lighter" => {
+            if parent < 600 {
+                100
+            } else if parent < 800 {
+                400
+            } else {
+                700
+            }
+        }
+        "inherit" | "unset" => parent,
+        n => n.parse::<f32>().map(|x| x as u16).unwrap_or(parent),
+    }
+}
+
+fn parse_opacity(v: &str) -> Option<f32> {
+    let v = v.trim();
+    if let Some(p) = v.strip_suffix('%') {
+        return p
+            .trim()
+            .parse::<f32>()
+            .ok()
+            .map(|x| (x / 100.0).clamp(0.0, 1.0));
+    }
+    v.parse::<f32>().ok().map(|x| x.clamp(0.0, 1.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scraper::Selector;
+
+    fn style_of<'a>(doc: &'a Html, styles: &'a Styles, sel: &str) -> &'a ComputedStyle {
+        let el = doc.select(&Selector::parse(sel).unwrap()).next().unwrap();
+        styles.get(el.id()).unwrap()
+    }
+
+    #[test]
+    fn cascade_order_importance_and_inheritance() {
+        let doc = Html::parse_document(
+            r#"<html><head><style>
+            p { color: red } .a { color: green } #x { color: blue }
+            .imp { color: purple !important }
+            body { font-size: 20px; color: #333 }
+            @media print { #x { color: black } }
+            .big { font-size: 1.5em; font-weight: bold }
+            .hide { display: none } .vis { visibility: hidden } .show { visibility: visible }
+            </style></head><body>
+            <p id=x class=a>1</p><p class=a>2</p><p>3</p>
+            <p class=imp style="color: orange">4</p><p class=a style="color: orange">5</p>
+            <span id=inh>6</span><div class=big><span id=em>7</span></div>
+            <div class=vis><span id=vh>8</span><span id=vv class=show>9</span></div>
+            <div hidden id=h></div><div hidden style="display:block" id=hb></div>
+            <h1 id=h1>t</h1><a href=x id=link>l</a>
+            </body></html>"#,
+        );
+        let st = Styles::compute(&doc, &[]);
+        let color = |s: &str| style_of(&doc, &st, s).color.unwrap().to_hex();
+        assert_eq!(color("#x"), "#0000ff");
+        assert_eq!(color("p:nth-child(2)"), "#008000");
+        assert_eq!(color("p:nth-child(3)"), "#ff0000");
+        assert_eq!(color(".imp"), "#800080");
+        assert_eq!(color("p:nth-child(5)"), "#ffa500");
+        assert_eq!(color("#inh"), "#333333");
+        assert_eq!(style_of(&doc, &st, "#em").font_size, 30.0);
+        assert!(style_of(&doc, &st, "#em").is_bold());
+        assert!(style_of(&doc, &st, "#vh").visibility_hidden);
+        assert!(!style_of(&doc, &st, "#vv").visibility_hidden);
+        assert_eq!(style_of(&doc, &st, "#h").display, "none");
+        assert_eq!(style_of(&doc, &st, "#hb").display, "block");
+        assert_eq!(style_of(&doc, &st, "#h1").font_size, 40.0);
+        assert_eq!(color("#link"), "#0000ee");
+        assert!(style_of(&doc, &st, "#link").underline);
+    }
+
+    #[test]
+    fn shorthands_and_linked_sheets() {
+        let doc = Html::parse_document(
+            r#"<div id=a style="background: #000 url(x.png) no-repeat">x</div>
+            <div id=b style="background: rgb(10, 20, 30)">x</div>
+            <p id=c style="font: italic bold 12px/30px Georgia, serif">x</p>
+            <div id=d>x</div>"#,
+        );
+        let linked = [Stylesheet {
+            url: "https://example.com/a.css".into(),
+            text: "#d { background-color: yellow }".into(),
+            media: None,
+        }];
+        let st = Styles::compute(&doc, &linked);
+        let a = style_of(&doc, &st, "#a");
+        assert!(a.background_image);
+        assert_eq!(a.background_color.unwrap().to_hex(), "#000000");
+        assert_eq!(
+            style_of(&doc, &st, "#b").background_color.unwrap().to_hex(),
+            "#0a141e"
+        );
+        let c = style_of(&doc, &st, "#c");
+        assert_eq!((c.font_size, c.font_weight), (12.0, 700));
+        assert_eq!(
+            style_of(&doc, &st, "#d").background_color.unwrap().to_hex(),
+            "#ffff00"
+        );
+    }
+
+    #[test]
+    fn visually_hidden_patterns() {
+        let doc = Html::parse_document(
+            r#"<span id=a style="position:absolute;clip:rect(0 0 0 0);width:1px;height:1px;overflow:hidden">x</span>
+            <span id=b style="position:absolute;left:-9999px">x</span><span id=c>x</span>"#,
+        );
+        let st = Styles::compute(&doc, &[]);
+        assert!(style_of(&doc, &st, "#a").is_visually_clipped());
+        assert!(style_of(&doc, &st, "#b").is_visually_clipped());
+        assert!(!style_of(&doc, &st, "#c").is_visually_clipped());
+    }
+}

@@ -1,0 +1,483 @@
+//! The CSS a page's accessibility depends on: hidden content, contrast, text size.
+//!
+//! - [`parse_stylesheet`] / [`parse_declarations`]: `<style>`, linked sheets and
+//!   `style` attributes, tokenised by the `cssparser` crate (the tokenizer Servo and
+//!   Firefox use), so comments, strings, escapes and nested blocks are handled right.
+//! - [`cascade`]: selector matching (scraper's `Selector`, i.e. the `selectors`
+//!   crate), specificity, source order, `!important`, inline styles and inheritance,
+//!   computed for the properties rules read ([`ComputedStyle`]).
+//! - [`color`]: parsed colors, alpha compositing and WCAG contrast ratios.
+//!
+//! Not a layout engine: nothing here knows box sizes or positions beyond what the
+//! declarations say, so rules treat positioned or overlapping content as undecidable.
+
+pub mod cascade;
+pub mod color;
+
+pub use cascade::{ComputedStyle, Styles};
+pub use color::Rgba;
+
+use cssparser::{
+    AtRuleParser, CowRcStr, DeclarationParser, ParseError, Parser, ParserState,
+    QualifiedRuleParser, RuleBodyItemParser, RuleBodyParser, StyleSheetParser,
+};
+
+/// One declaration: `name: value [!important]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Declaration {
+    /// Property name, lowercase.
+    pub name: String,
+    /// Value text without `!important`, trimmed.
+    pub value: String,
+    /// Whether it was marked `!important`.
+    pub important: bool,
+}
+
+/// A style rule: selector text and its declarations.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawRule {
+    /// The selector list as written.
+    pub selectors: String,
+    /// Its declarations, in order.
+    pub declarations: Vec<Declaration>,
+}
+
+/// Parses a stylesheet into its style rules, flattening `@media` blocks that apply
+/// to a screen (see [`media_applies`]) and `@supports` / `@layer` blocks; other
+/// at-rules are skipped.
+pub fn parse_stylesheet(text: &str) -> Vec<RawRule> {
+    let mut parser = Parser::new(text);
+    let mut out = Vec::new();
+    collect_rules(&mut parser, &mut out);
+    out
+}
+
+fn collect_rules(parser: &mut Parser<'_>, out: &mut Vec<RawRule>) {
+    let mut sheet = SheetParser;
+    for rules in StyleSheetParser::new(parser, &mut sheet).flatten() {
+        out.extend(rules);
+    }
+}
+
+/// Parses the body of a `style` attribute (or a rule block) into declarations.
+pub fn parse_declarations(text: &str) -> Vec<Declaration> {
+    let mut parser = Parser::new(text);
+    let mut decls = DeclParser;
+    RuleBodyParser::new(&mut parser, &mut decls)
+        .filter_map(Result::ok)
+        .flatten()
+        .collect()
+}
+
+/// Whether a media query list applies to a screen of 1280×1024 CSS pixels (the
+/// viewport rules assume). `print`, `speech` and other non-screen media don't.
+pub fn media_applies(media: &str) -> bool {
+    let media = media.trim();
+    if media.is_empty() {
+        return true;
+    }
+    media.split(',').any(|query| query_applies(query.trim()))
+}
+
+fn query_applies(query: &str) -> bool {
+    let lower = query.to_ascii_lowercase();
+    let mut words = lower.split_whitespace().peekable();
+    let mut negated = false;
+    if let Some(&w) = words.peek() {
+        if w == "not" {
+            negated = true;
+            words.next();
+        } else if w == "only" {
+            words.next();
+        }
+    }
+    let rest: Vec<&str> = words.collect();
+    let (media_type, features) = match rest.first() {
+        Some(t) if !t.starts_with('(') => (*t, rest[1..].join(" ")),
+        _ => ("all", rest.join(" ")),
+    };
+    let type_ok = matches!(media_type, "all" | "screen");
+    let features_ok = features_apply(&features);
+    (type_ok && features_ok) != negated
+}
+
+/// Evaluates `(min-width: …)` / `(max-width: …)` / `(orientation: …)` features
+/// against a 1280×1024 landscape viewport; other features are assumed to hold.
+fn features_apply(features: &str) -> bool {
+    for part in features.split("and") {
+        let part = part.trim().trim_start_matches('(').trim_end_matches(')');
+        let Some((name, value)) = part.split_once(':') else {
+            continue;
+        };
+        let value = value.trim();
+        let px = |v: &str| -> Option<f32> {
+            if let Some(n) = v.strip_suffix("px") {
+                n.trim().parse().ok()
+            } else if let Some(n) = v.strip_suffix("em") {
+                n.trim().parse::<f32>().ok().map(|x| x * 16.0)
+            } else {
+                v.parse().ok()
+            }
+        };
+        let ok = match name.trim() {
+            "min-width" => px(value).is_none_or(|v| 1280.0 >= v),
+            "max-width" => px(value).is_none_or(|v| 1280.0 <= v),
+            "min-height" => px(value).is_none_or(|v| 1024.0 >= v),
+            "max-height" => px(value).is_none_or(|v| 1024.0 <= v),
+            "orientation" => value == "landscape",
+            _ => true,
+        };
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
+struct SheetParser;
+
+enum AtPrelude {
+    /// A block whose rules apply (or not) as a whole.
+    Block(bool),
+    Skip,
+}
+
+fn slice_rest<'i>(input: &mut Parser<'i>) -> &'i str {
+    let start = input.position();
+    while input.next_including_whitespace_and_comments().is_ok() {}
+    input.slice_from(start)
+}
+
+impl<'i> QualifiedRuleParser<'i> for SheetParser {
+    type Prelude = String;
+    type QualifiedRule = Vec<RawRule>;
+    type Error = ();
+
+    fn parse_prelude(
+        &mut self,
+        input: &mut Parser<'i>,
+    ) -> Result<Self::Prelude, ParseError<Self::Error>> {
+        Ok(slice_rest(input).trim().to_string())
+    }
+
+    fn parse_block(
+        &mut self,
+        prelude: Self::Prelude,
+        _start: &ParserState,
+        input: &mut Parser<'i>,
+    ) -> Result<Self::QualifiedRule, ParseError<Self::Error>> {
+        let mut decls = DeclParser;
+        let declarations = RuleBodyParser::new(input, &mut decls)
+            .filter_map(Result::ok)
+            .flatten()
+            .collect();
+        Ok(vec![RawRule {
+            selectors: prelude,
+            declarations,
+        }])
+    }
+}
+
+impl<'i> AtRuleParser<'i> for SheetParser {
+    type Prelude = AtPrelude;
+    type AtRule = Vec<RawRule>;
+    type Error = ();
+
+    fn parse_prelude(
+        &mut self,
+        name: CowRcStr<'i>,
+        input: &mut Parser<'i>,
+    ) -> Result<Self::Prelude, ParseError<Self::Error>> {
+        let text = slice_rest(input);
+        Ok(match name.to_ascii_lowercase().as_str() {
+            "media" => AtPrelude::Block(media_applies(text)),
+            "supports" | "layer" | "container" | "scope" | "document" => AtPrelude::Block(true),
+            _ => AtPrelude::Skip,
+        })
+    }
+
+    fn rule_without_block(
+        &mut self,
+        _prelude: Self::Prelude,
+        _start: &ParserState,
+    ) -> Result<Self::AtRule, ()> {
+        Ok(Vec::new())
+    }
+
+    fn parse_block(
+        &mut self,
+        prelude: Self::Prelude,
+        _start: &ParserState,
+        input: &mut Parser<'i>,
+    ) -> Result<Self::AtRule, ParseError<Self::Error>> {
+        let mut out = Vec::new();
+        if let AtPrelude::Block(true) = prelude {
+            collect_rules(input, &mut out);
+        } else {
+            while input.next().is_ok() {}
+        }
+        Ok(out)
+    }
+}
+
+struct DeclParser;
+
+impl<'i> DeclarationParser<'i> for DeclParser {
+    type Declaration = Option<Declaration>;
+    type Error = ();
+
+    fn parse_value(
+        &mut self,
+        name: CowRcStr<'i>,
+        input: &mut Parser<'i>,
+        _start: &ParserState,
+    ) -> Result<Self::Declaration, ParseError<Self::Error>> {
+        let raw = slice_rest(input).trim();
+        let (value, important) = split_important(raw);
+        Ok(Some(Declaration {
+            name: name.to_ascii_lowercase(),
+            value: value.to_string(),
+            important,
+        }))
+    }
+}
+
+impl<'i> AtRuleParser<'i> for DeclParser {
+    type Prelude = ();
+    type AtRule = Option<Declaration>;
+    type Error = ();
+}
+
+impl<'i> QualifiedRuleParser<'i> for DeclParser {
+    type Prelude = ();
+    type QualifiedRule = Option<Declaration>;
+    type Error = ();
+}
+
+impl<'i> RuleBodyItemParser<'i, Option<Declaration>, ()> for DeclParser {
+    fn parse_declarations(&self) -> bool {
+        true
+    }
+    fn parse_qualified(&self) -> bool {
+        false
+    }
+}
+
+fn split_important(raw: &str) -> (&str, bool) {
+    if let Some(bang) = raw.rfind('!') {
+        let tail = raw[bang + 1..].trim();
+        if tail.eq_ignore_ascii_case("important") {
+            return (raw[..bang].trim(), true);
+        }
+    }
+    (raw, false)
+}
+
+/// Splits a selector list on top-level commas (not inside parentheses or brackets).
+pub fn split_selector_list(list: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    let mut quote: Option<char> = None;
+    for (i, c) in list.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '(' | '[') => depth += 1,
+            (None, ')' | ']') => depth -= 1,
+            (None, ',') if depth == 0 => {
+                parts.push(list[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(list[start..].trim());
+    parts.retain(|p| !p.is_empty());
+    parts
+}
+
+/// Specificity of one complex selector as `(ids << 20) | (classes << 10) | types`.
+///
+/// Hand-written because scraper keeps its parsed selector private: a single pass
+/// counting `#id`, `.class` / `[attr]` / `:pseudo-class`, and type selectors, with
+/// `:is()` / `:not()` / `:has()` arguments counted and `:where()` counting zero.
+pub fn specificity(selector: &str) -> u32 {
+    let (a, b, c) = count_specificity(selector);
+    (a.min(1023) << 20) | (b.min(1023) << 10) | c.min(1023)
+}
+
+fn count_specificity(s: &str) -> (u32, u32, u32) {
+    let bytes = s.as_bytes();
+    let (mut a, mut b, mut c) = (0u32, 0u32, 0u32);
+    let mut i = 0;
+    let mut compound_start = true;
+    while i < bytes.len() {
+        let ch = bytes[i];
+        match ch {
+            b'#' => {
+                a += 1;
+                i = skip_ident(bytes, i + 1);
+                compound_start = false;
+            }
+            b'.' => {
+                b += 1;
+                i = skip_ident(bytes, i + 1);
+                compound_start = false;
+            }
+            b'[' => {
+                b += 1;
+                while i < bytes.len() && bytes[i] != b']' {
+                    i += 1;
+                }
+                i += 1;
+                compound_start = false;
+            }
+            b':' => {
+                let pseudo_element = bytes.get(i + 1) == Some(&b':');
+                let name_start = if pseudo_element { i + 2 } else { i + 1 };
+                let end = skip_ident(bytes, name_start);
+                let name = s[name_start..end].to_ascii_lowercase();
+                i = end;
+                let args_end = if bytes.get(i) == Some(&b'(') {
+                    matching_paren(bytes, i)
+                } else {
+                    i
+                };
+                let args = if args_end > i {
+                    &s[i + 1..args_end - 1]
+                } else {
+                    ""
+                };
+                if pseudo_element {
+                    c += 1;
+                } else if matches!(name.as_str(), "is" | "not" | "has" | "matches") {
+                    // The most specific argument counts.
+                    let best = split_selector_list(args)
+                        .into_iter()
+                        .map(count_specificity)
+                        .max()
+                        .unwrap_or((0, 0, 0));
+                    a += best.0;
+                    b += best.1;
+                    c += best.2;
+                } else if name != "where" {
+                    b += 1;
+                }
+                i = args_end.max(i);
+                compound_start = false;
+            }
+            b' ' | b'>' | b'+' | b'~' | b'\t' | b'\n' => {
+                i += 1;
+                compound_start = true;
+            }
+            b'*' => {
+                i += 1;
+                compound_start = false;
+            }
+            _ if compound_start && (ch.is_ascii_alphabetic() || ch == b'_' || ch >= 0x80) => {
+                c += 1;
+                i = skip_ident(bytes, i);
+                compound_start = false;
+            }
+            _ => i += 1,
+        }
+    }
+    (a, b, c)
+}
+
+fn skip_ident(bytes: &[u8], mut i: usize) -> usize {
+    while i < bytes.len() {
+        let ch = bytes[i];
+        if ch == b'\\' {
+            i += 2;
+        } else if ch.is_ascii_alphanumeric() || ch == b'-' || ch == b'_' || ch >= 0x80 {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    i.min(bytes.len())
+}
+
+fn matching_paren(bytes: &[u8], open: usize) -> usize {
+    let mut depth = 0;
+    let mut i = open;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    bytes.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_rules_media_and_important() {
+        let rules = parse_stylesheet(
+            "/* c */ p, .a { color: red !important; font-size: 12px }
+             @media print { p { display: none } }
+             @media screen and (min-width: 100px) { .b { color: blue } }
+             @media (max-width: 600px) { .c { color: blue } }
+             @font-face { font-family: x; src: url(a.woff) }
+             @import url(x.css);
+             div { background: url('a;b.png') }",
+        );
+        let sels: Vec<&str> = rules.iter().map(|r| r.selectors.as_str()).collect();
+        assert_eq!(sels, vec!["p, .a", ".b", "div"]);
+        assert_eq!(
+            rules[0].declarations[0],
+            Declaration {
+                name: "color".into(),
+                value: "red".into(),
+                important: true
+            }
+        );
+        assert_eq!(rules[2].declarations[0].value, "url('a;b.png')");
+    }
+
+    #[test]
+    fn inline_declarations() {
+        let d = parse_declarations("color: #fff; ; bogus; DISPLAY:none!important");
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[1].name, "display");
+        assert!(d[1].important);
+    }
+
+    #[test]
+    fn specificity_counts() {
+        assert_eq!(specificity("p"), 1);
+        assert_eq!(specificity("div p.a"), (1 << 10) | 2);
+        assert_eq!(specificity("#x .y:hover"), (1 << 20) | (2 << 10));
+        assert_eq!(specificity(":not(#x) a"), (1 << 20) | 1);
+        assert_eq!(specificity(":where(#x) a"), 1);
+        assert_eq!(specificity("*"), 0);
+        assert_eq!(
+            split_selector_list("a, :is(b, c) , d"),
+            vec!["a", ":is(b, c)", "d"]
+        );
+    }
+
+    #[test]
+    fn media_lists() {
+        assert!(media_applies(""));
+        assert!(media_applies("screen"));
+        assert!(media_applies("print, screen"));
+        assert!(!media_applies("print"));
+        assert!(media_applies("not print"));
+        assert!(!media_applies("(max-width: 400px)"));
+        assert!(media_applies("only screen and (min-width: 40em)"));
+    }
+}

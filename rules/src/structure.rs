@@ -1,0 +1,82 @@
+//! Small structural facts the structural accessibility rules share (lists,
+//! tables, landmarks, language): element namespace, explicit role tokens, and the
+//! parsing of `<meta>` content values. Accessibility-tree facts (hidden, computed
+//! role, accessible name) live in the foundations, not here.
+
+use scraper::ElementRef;
+
+/// The XHTML namespace html5ever puts HTML elements in.
+pub const HTML_NS: &str = "http://www.w3.org/1999/xhtml";
+
+/// Whether `el` is an HTML element (not SVG or MathML) with local name `name`.
+pub fn is_html_tag(el: ElementRef<'_>, name: &str) -> bool {
+    &*el.value().name.ns == HTML_NS && el.value().name() == name
+}
+
+/// Whether `el` is in the HTML namespace.
+pub fn is_html(el: ElementRef<'_>) -> bool {
+    &*el.value().name.ns == HTML_NS
+}
+
+/// The explicit role tokens of `el`, lowercased, in order.
+pub fn role_tokens(el: ElementRef<'_>) -> Vec<String> {
+    el.value()
+        .attr("role")
+        .map(|r| {
+            r.split_ascii_whitespace()
+                .map(|t| t.to_ascii_lowercase())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether `el` has a non-empty `role` attribute.
+pub fn has_explicit_role(el: ElementRef<'_>) -> bool {
+    el.value()
+        .attr("role")
+        .is_some_and(|r| !r.trim().is_empty())
+}
+
+/// The parent element, if any.
+pub fn parent(el: ElementRef<'_>) -> Option<ElementRef<'_>> {
+    el.parent().and_then(ElementRef::wrap)
+}
+
+/// Element ancestors, nearest first.
+pub fn ancestors(el: ElementRef<'_>) -> impl Iterator<Item = ElementRef<'_>> {
+    el.ancestors().filter_map(ElementRef::wrap)
+}
+
+/// Whether the document is served as HTML (SVG and XML documents are out of scope
+/// of the HTML page rules).
+pub fn page_is_html(cx: &crate::Check<'_, '_>) -> bool {
+    cx.page().page().is_html()
+}
+
+/// The heading level of `el`: `h1`–`h6` (unless a role overrides it), or an
+/// element with `role="heading"` and its `aria-level` (default 2, as WAI-ARIA
+/// says). `None` when `el` is no heading.
+pub fn heading_level(el: ElementRef<'_>) -> Option<u32> {
+    let roles = role_tokens(el);
+    let tag_level = match el.value().name() {
+        "h1" => Some(1),
+        "h2" => Some(2),
+        "h3" => Some(3),
+        "h4" => Some(4),
+        "h5" => Some(5),
+        "h6" => Some(6),
+        _ => None,
+    }
+    .filter(|_| is_html(el));
+    let aria_level = || {
+        el.value()
+            .attr("aria-level")
+            .and_then(|v| v.trim().parse::<u32>().ok())
+            .filter(|n| *n >= 1)
+    };
+    match roles.first().map(String::as_str) {
+        Some("heading") => Some(aria_level().or(tag_level).unwrap_or(2)),
+        Some(_) => None,
+        None => tag_level.map(|n| aria_level().unwrap_or(n)),
+    }
+}

@@ -1,0 +1,119 @@
+//! The ACT conformance floor: runs the W3C ACT test cases in
+//! `../shared/conformance/act` (relative to the package root) and fails when an
+//! ACT rule listed in `conformance/floor.json` is no longer consistent.
+
+use std::path::{Path, PathBuf};
+
+use sitescan::conformance::{self, CaseVerdict, Consistency};
+
+fn act_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/act")
+}
+
+fn floor() -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/floor.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    json["consistent"]
+        .as_array()
+        .expect("floor.json has a `consistent` array")
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn act_floor_rules_stay_consistent() {
+    let dir = act_dir();
+    if !dir.join("manifest.json").exists() {
+        eprintln!(
+            "SKIPPED act_floor_rules_stay_consistent: no ACT test cases at {} \
+             (the floor is checked where ../shared/conformance/act exists)",
+            dir.display()
+        );
+        return;
+    }
+    let report = conformance::run(&dir).unwrap();
+    let mut problems = Vec::new();
+    for id in floor() {
+        let Some(rule) = report.rule(&id) else {
+            problems.push(format!("{id}: not in the manifest"));
+            continue;
+        };
+        if rule.consistency == Consistency::Consistent {
+            continue;
+        }
+        let mut lines = vec![format!(
+            "{id} ({}): {} [{}]",
+            rule.name,
+            rule.consistency.label(),
+            rule.mapped.join(", ")
+        )];
+        for case in &rule.cases {
+            if case.verdict != CaseVerdict::Correct {
+                lines.push(format!(
+                    "    {} expected {:?}, got {:?} ({:?}) {}",
+                    case.file,
+                    case.expected,
+                    case.actual,
+                    case.verdict,
+                    case.messages.join(" | ")
+                ));
+            }
+        }
+        problems.push(lines.join("\n"));
+    }
+    assert!(
+        problems.is_empty(),
+        "ACT rules in conformance/floor.json regressed:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn conformance_command_prints_the_table_and_json() {
+    let dir = act_dir();
+    if !dir.join("manifest.json").exists() {
+        eprintln!(
+            "SKIPPED conformance_command_prints_the_table_and_json: no ACT test cases at {}",
+            dir.display()
+        );
+        return;
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sitescan"))
+        .args(["conformance", dir.to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rules = json["rules"].as_array().unwrap();
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(rules.len(), manifest["rules"].as_array().unwrap().len());
+    assert_eq!(
+        json["totals"]["rules_considered"].as_u64().unwrap() as usize,
+        rules.len()
+    );
+
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sitescan"))
+        .args(["conformance", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("2779a5"), "{text}");
+    assert!(text.contains("sitescan, all ACT rules here"), "{text}");
+}
+
+#[test]
+fn conformance_on_a_missing_folder_is_a_usage_error() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sitescan"))
+        .args(["conformance", "/nonexistent/act"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("manifest.json"));
+}
