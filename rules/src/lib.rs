@@ -24,18 +24,23 @@ mod meta;
 mod page;
 mod run;
 
-
 pub mod a11y;
 pub mod aria;
 pub mod css;
+pub mod docs;
 pub mod dom;
 pub mod langtag;
+pub mod links;
+pub mod performance;
+pub mod quality;
 pub mod registry;
+pub mod repeated;
 pub mod security;
 pub mod seo;
-pub mod support;
 pub mod site;
 pub mod structure;
+pub mod support;
+pub mod table;
 pub mod testing;
 
 pub use context::{Check, Finding, Outcome, PageAnalysis, PageContext, RuleError, RuleTally};
