@@ -804,3 +804,240 @@ async fn fleet_scale() {
         drop(procs);
     }
 }
+
+/// A `sitescan serve --redis` process; killed on drop.
+struct ApiProcess {
+    child: Child,
+    base: String,
+}
+
+impl ApiProcess {
+    fn start(url: &str, prefix: &str) -> ApiProcess {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_sitescan"))
+            .args(["serve", "--bind", "127.0.0.1:0", "--allow-private"])
+            .args(["--redis", url, "--redis-prefix", prefix])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        let base = v["listening"].as_str().unwrap().to_string();
+        ApiProcess { child, base }
+    }
+}
+
+impl Drop for ApiProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Two API processes on one Redis: 20 racing scan requests of a professional
+/// account make exactly 2 scans. Then Redis goes away: the API answers 503
+/// `service_unavailable`, and serves again once Redis is back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_api_processes_share_the_quota_and_answer_503_while_redis_is_down() {
+    let mut server = RedisServer::start();
+    let url = server.url();
+    let guard = PrefixGuard::new(&url);
+    let store = backend(&url, &guard.prefix, Duration::from_secs(30), 3).await;
+    let acc = store
+        .create_account(Account {
+            id: new_id("acc").unwrap(),
+            name: None,
+            plan: Plan::Professional,
+            created_at: Utc::now(),
+        })
+        .await
+        .unwrap();
+    let (key, secret, hash) = sitescan_daemon::api::auth::new_key(
+        &acc.id,
+        "ci",
+        None,
+        chrono::Duration::days(1),
+        Utc::now(),
+    )
+    .unwrap();
+    store.create_key(key, &hash).await.unwrap();
+    let site = store
+        .create_site(Site {
+            id: new_id("site").unwrap(),
+            account_id: acc.id.clone(),
+            url: "http://127.0.0.1:9/".into(),
+            name: "nothing".into(),
+            created_at: Utc::now(),
+        })
+        .await
+        .unwrap();
+    let apis = [
+        ApiProcess::start(&url, &guard.prefix),
+        ApiProcess::start(&url, &guard.prefix),
+    ];
+    let client = reqwest::Client::new();
+    let calls = (0..20).map(|i| {
+        let url = format!("{}/api/v1/sites/{}/scans", apis[i % 2].base, site.id);
+        let (client, secret) = (client.clone(), secret.clone());
+        tokio::spawn(async move {
+            client
+                .post(url)
+                .header("X-API-Key", secret)
+                .json(&serde_json::json!({"config": {"rules": ["seo"]}}))
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        })
+    });
+    let mut statuses = Vec::new();
+    for c in calls {
+        statuses.push(c.await.unwrap());
+    }
+    statuses.sort();
+    assert_eq!(statuses, [vec![202; 2], vec![429; 18]].concat());
+    assert_eq!(
+        store
+            .scans_created_on(&acc.id, Utc::now().date_naive())
+            .await
+            .unwrap(),
+        2
+    );
+    assert_eq!(store.depths().await.unwrap().normal, 2, "both queued once");
+
+    let list = format!("{}/api/v1/sites/{}/scans", apis[0].base, site.id);
+    let get = |client: reqwest::Client, url: String, secret: String| async move {
+        let resp = client
+            .get(url)
+            .header("X-API-Key", secret)
+            .send()
+            .await
+            .unwrap();
+        let status = resp.status().as_u16();
+        let body: serde_json::Value = resp.json().await.unwrap_or_default();
+        (status, body)
+    };
+    let (status, _) = get(client.clone(), list.clone(), secret.clone()).await;
+    assert_eq!(status, 200);
+    server.stop();
+    let (status, body) = get(client.clone(), list.clone(), secret.clone()).await;
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["error"]["code"], "service_unavailable");
+    let ready = client
+        .get(format!("{}/readyz", apis[1].base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ready.status().as_u16(), 503);
+    server.restart();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (status, body) = get(client.clone(), list.clone(), secret.clone()).await;
+        if status == 200 {
+            assert_eq!(body["data"].as_array().unwrap().len(), 2);
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "API did not recover: {status} {body}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// A worker's `/metrics` shows the fleet's counters as scans complete.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn worker_metrics_count_completed_scans_and_pages() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let tmp = tempfile::tempdir().unwrap();
+    let site_dir = small_site(&tmp.path().join("site"), None);
+    let fixture = FixtureServer::start(&site_dir).await.unwrap();
+    let store = backend(&url, &guard.prefix, Duration::from_secs(30), 3).await;
+    let (_acc, site) = tenant(&store, &fixture.url()).await;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sitescan"))
+        .args(["worker", "--redis", &url, "--redis-prefix", &guard.prefix])
+        .args(["--allow-private", "--metrics-bind", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let metrics = format!("{}/metrics", v["metrics"].as_str().unwrap());
+    let body = reqwest::get(&metrics).await.unwrap().text().await.unwrap();
+    assert!(
+        body.contains("sitescan_scans_total{status=\"completed\"} 0\n"),
+        "{body}"
+    );
+    let ids = submit(&store, &site, 2).await;
+    wait_scans(&store, &ids, Duration::from_secs(30), |s| {
+        s.status == ScanStatus::Completed
+    })
+    .await;
+    let resp = reqwest::get(&metrics).await.unwrap();
+    assert_eq!(
+        resp.headers()["content-type"],
+        "text/plain; version=0.0.4; charset=utf-8"
+    );
+    let body = resp.text().await.unwrap();
+    for want in [
+        "sitescan_scans_total{status=\"completed\"} 2\n",
+        "sitescan_scans_total{status=\"failed\"} 0\n",
+        "sitescan_scans_running 0\n",
+        "sitescan_pages_total 6\n",
+        "sitescan_queue_depth{priority=\"normal\"} 0\n",
+        "sitescan_jobs_in_flight 0\n",
+    ] {
+        assert!(body.contains(want), "missing {want:?} in\n{body}");
+    }
+    signal(child.id(), "TERM");
+    assert!(child.wait().unwrap().success());
+}
+
+/// Reports are stored in chunks, never as one giant value, and read back whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_reports_are_stored_in_chunks() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let store = backend(&url, &guard.prefix, Duration::from_secs(30), 3).await;
+    let (_acc, site) = tenant(&store, "https://example.com/").await;
+    let ids = submit(&store, &site, 1).await;
+    store
+        .start_scan(&ids[0], Utc::now())
+        .await
+        .unwrap()
+        .unwrap();
+    let report: Vec<u8> = (0..sitescan_daemon::store::redis::REPORT_CHUNK * 3 + 17)
+        .map(|i| b'a' + (i % 26) as u8)
+        .collect();
+    let outcome = sitescan_daemon::store::ScanOutcome::Completed {
+        summary: Default::default(),
+        report: report.clone(),
+    };
+    store
+        .finish_scan(&ids[0], outcome.clone(), Utc::now())
+        .await
+        .unwrap();
+    // Finishing twice (a reclaimed job) writes one result.
+    store
+        .finish_scan(&ids[0], outcome, Utc::now())
+        .await
+        .unwrap();
+    assert_eq!(store.report(&ids[0]).await.unwrap().unwrap(), report);
+    assert_eq!(store.stats().await.unwrap().completed, 1);
+    let client = redis::Client::open(url.as_str()).unwrap();
+    let mut conn = client.get_connection().unwrap();
+    let chunks: usize = redis::cmd("LLEN")
+        .arg(format!("{}:report:{}", guard.prefix, ids[0]))
+        .query(&mut conn)
+        .unwrap();
+    assert_eq!(chunks, 4);
+}
