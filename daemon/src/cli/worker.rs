@@ -95,7 +95,26 @@ pub(crate) fn run(args: Args) -> CliResult {
         .build()
         .map_err(CliError::run)?;
     rt.block_on(async move {
-        let backend = args.redis_args.connect(&args.redis).await?;
+        // Signal handlers first, so a SIGTERM while waiting for Redis is seen.
+        let shutdown = super::serve::shutdown_signal().map_err(CliError::run)?;
+        tokio::pin!(shutdown);
+        // A worker started while Redis is down waits for it (with backoff)
+        // rather than exiting; a bad URL or option still fails at once.
+        let mut delay = Duration::from_millis(200);
+        let backend = loop {
+            match args.redis_args.connect(&args.redis).await {
+                Ok(b) => break b,
+                Err(e) if e.code == super::EXIT_USAGE => return Err(e),
+                Err(e) => {
+                    tracing::warn!(error = %e.error, retry_in_ms = delay.as_millis() as u64, "Redis is not reachable; retrying");
+                    tokio::select! {
+                        _ = tokio::time::sleep(delay) => {}
+                        _ = &mut shutdown => return Ok(EXIT_OK),
+                    }
+                    delay = (delay * 2).min(Duration::from_secs(5));
+                }
+            }
+        };
         let (stop_tx, stop_rx) = watch::channel(false);
         let metrics_addr = match args.metrics_bind {
             Some(bind) => {
@@ -122,7 +141,6 @@ pub(crate) fn run(args: Args) -> CliResult {
             allow_private: args.allow_private,
             grace: Duration::from_secs_f64(args.grace_period),
         };
-        let shutdown = super::serve::shutdown_signal().map_err(CliError::run)?;
         let consumer = backend.settings().consumer.clone();
         tracing::info!(%consumer, concurrency = args.concurrency, "sitescan worker running");
         {
@@ -136,7 +154,7 @@ pub(crate) fn run(args: Args) -> CliResult {
         }
         let mut slots = spawn_workers(backend, Arc::new(EngineExecutor), settings, stop_rx);
         tokio::select! {
-            _ = shutdown => {
+            _ = &mut shutdown => {
                 tracing::info!("shutting down: no new jobs");
                 let _ = stop_tx.send(true);
                 while slots.join_next().await.is_some() {}
