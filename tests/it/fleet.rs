@@ -62,8 +62,12 @@ struct RedisServer {
 
 impl RedisServer {
     fn start() -> RedisServer {
+        RedisServer::start_on(free_port())
+    }
+
+    fn start_on(port: u16) -> RedisServer {
         let mut server = RedisServer {
-            port: free_port(),
+            port,
             dir: tempfile::tempdir().unwrap(),
             child: None,
         };
@@ -1040,4 +1044,39 @@ async fn large_reports_are_stored_in_chunks() {
         .query(&mut conn)
         .unwrap();
     assert_eq!(chunks, 4);
+}
+
+/// A worker started before Redis waits for it, then works (no crash loop).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_started_before_redis_waits_for_it() {
+    let port = free_port();
+    let url = format!("redis://127.0.0.1:{port}/");
+    let guard = PrefixGuard::new(&url);
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sitescan"))
+        .args(["worker", "--redis", &url, "--redis-prefix", &guard.prefix])
+        .arg("--allow-private")
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(tmp.path().join("w.log")).unwrap())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    assert!(child.try_wait().unwrap().is_none(), "the worker gave up");
+    let _server = RedisServer::start_on(port);
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.contains("\"worker\""), "{line}");
+    let site_dir = small_site(&tmp.path().join("site"), None);
+    let fixture = FixtureServer::start(&site_dir).await.unwrap();
+    let store = backend(&url, &guard.prefix, Duration::from_secs(30), 3).await;
+    let (_acc, site) = tenant(&store, &fixture.url()).await;
+    let ids = submit(&store, &site, 1).await;
+    wait_scans(&store, &ids, Duration::from_secs(30), |s| {
+        s.status == ScanStatus::Completed
+    })
+    .await;
+    signal(child.id(), "TERM");
+    assert!(child.wait().unwrap().success());
 }
