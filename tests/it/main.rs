@@ -22,5 +22,5 @@ mod cli;
 mod conformance;
 mod contract;
 mod crawl;
-mod serve;
 mod fleet;
+mod serve;

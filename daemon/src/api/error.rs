@@ -208,7 +208,10 @@ impl From<Error> for ApiError {
             Error::NotFound { kind: "scan", id } => ApiError::scan_not_found(&id),
             Error::Conflict(m) => ApiError::new(ErrorCode::ScanNotCancelable, m),
             Error::Storage(m) => {
-                let mut err = ApiError::new(ErrorCode::ServiceUnavailable, "the storage backend does not answer; retry shortly");
+                let mut err = ApiError::new(
+                    ErrorCode::ServiceUnavailable,
+                    "the storage backend does not answer; retry shortly",
+                );
                 err.internal = Some(m);
                 err
             }

@@ -119,7 +119,8 @@ pub(crate) fn run(args: Args) -> CliResult {
 
 /// A future resolving on SIGINT or SIGTERM. The handlers are installed here,
 /// before the address is announced, so a signal sent right after is not lost.
-pub(crate) fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()> + Send + 'static> {
+pub(crate) fn shutdown_signal(
+) -> std::io::Result<impl std::future::Future<Output = ()> + Send + 'static> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
