@@ -101,9 +101,20 @@ impl std::fmt::Debug for RedisBackend {
     }
 }
 
-/// Maps a Redis error to the daemon's storage error.
+/// Maps a Redis error to the daemon's error: `Unavailable` when Redis cannot
+/// be reached (refused, dropped, timed out: worth retrying, the API answers
+/// 503), `Storage` otherwise.
 pub(crate) fn redis_err(e: redis::RedisError) -> Error {
-    Error::Storage(format!("redis: {e}"))
+    if e.is_io_error()
+        || e.is_connection_refusal()
+        || e.is_connection_dropped()
+        || e.is_timeout()
+        || e.is_unrecoverable_error()
+    {
+        Error::Unavailable(format!("redis: {e}"))
+    } else {
+        Error::Storage(format!("redis: {e}"))
+    }
 }
 
 impl RedisBackend {
@@ -129,7 +140,7 @@ impl RedisBackend {
         let conn = ConnectionManager::new_with_config(client, config)
             .await
             .map_err(|e| {
-                Error::Storage(format!("cannot connect to Redis at {}: {e}", settings.url))
+                Error::Unavailable(format!("cannot connect to Redis at {}: {e}", settings.url))
             })?;
         let backend = RedisBackend {
             conn,
