@@ -1080,3 +1080,86 @@ async fn a_worker_started_before_redis_waits_for_it() {
     signal(child.id(), "TERM");
     assert!(child.wait().unwrap().success());
 }
+
+/// A worker frozen (SIGSTOP) past the visibility timeout loses its job to
+/// another; when it thaws, the scan still has exactly one result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frozen_worker_and_its_replacement_write_one_result() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let tmp = tempfile::tempdir().unwrap();
+    let site_dir = small_site(&tmp.path().join("site"), Some(600));
+    let fixture = FixtureServer::start(&site_dir).await.unwrap();
+    let store = backend(&url, &guard.prefix, Duration::from_secs(1), 3).await;
+    let (_acc, site) = tenant(&store, &fixture.url()).await;
+    let ids = submit(&store, &site, 1).await;
+    let opts = ["--visibility-timeout", "1", "--concurrency", "1"];
+    let frozen = Worker::start(&url, &guard.prefix, &opts, &tmp.path().join("a.log"));
+    wait_scans(&store, &ids, Duration::from_secs(20), |s| {
+        s.status == ScanStatus::Running
+    })
+    .await;
+    signal(frozen.child.id(), "STOP");
+    let _other = Worker::start(&url, &guard.prefix, &opts, &tmp.path().join("b.log"));
+    wait_scans(&store, &ids, Duration::from_secs(20), |s| s.attempts == 2).await;
+    signal(frozen.child.id(), "CONT");
+    let scans = wait_scans(&store, &ids, Duration::from_secs(30), |s| {
+        s.status == ScanStatus::Completed
+    })
+    .await;
+    assert_eq!(scans[0].attempts, 2);
+    // Both may have finished it; one result is written, the job is gone.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let d = store.depths().await.unwrap();
+        if (d.normal, d.in_flight) == (0, 0) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "job left behind: {d:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let stats = store.stats().await.unwrap();
+    assert_eq!((stats.completed, stats.running), (1, 0));
+    assert!(store.report(&ids[0]).await.unwrap().is_some());
+}
+
+/// Canceling a scan a worker is running stops it and drops its job.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn canceling_a_running_scan_stops_the_worker_on_it() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let tmp = tempfile::tempdir().unwrap();
+    let site_dir = small_site(&tmp.path().join("site"), Some(1000));
+    let fixture = FixtureServer::start(&site_dir).await.unwrap();
+    let store = backend(&url, &guard.prefix, Duration::from_secs(30), 3).await;
+    let (acc, site) = tenant(&store, &fixture.url()).await;
+    let ids = submit(&store, &site, 1).await;
+    let _w = Worker::start(
+        &url,
+        &guard.prefix,
+        &["--concurrency", "1"],
+        &tmp.path().join("a.log"),
+    );
+    wait_scans(&store, &ids, Duration::from_secs(20), |s| {
+        s.status == ScanStatus::Running
+    })
+    .await;
+    let canceled = store
+        .cancel_scan(&acc.id, &ids[0], Utc::now())
+        .await
+        .unwrap();
+    assert_eq!(canceled.status, ScanStatus::Canceled);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while store.depths().await.unwrap().in_flight > 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the worker kept the canceled job"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let scan = store.scan_by_id(&ids[0]).await.unwrap().unwrap();
+    assert_eq!(scan.status, ScanStatus::Canceled);
+    assert!(store.report(&ids[0]).await.unwrap().is_none());
+    let stats = store.stats().await.unwrap();
+    assert_eq!((stats.canceled, stats.completed, stats.running), (1, 0, 0));
+}
