@@ -224,6 +224,9 @@ async fn run_job(
             }
             _ = grace_over => {
                 info!("grace period over: handing the job back");
+                if let Err(e) = backend.requeue_scan(&id).await {
+                    warn!(error = %e, "could not mark the scan queued again");
+                }
                 if let Err(e) = backend.release_job(&id, "").await {
                     warn!(error = %e, "could not hand the job back; it will be reclaimed after the visibility timeout");
                 }
@@ -238,6 +241,10 @@ async fn run_job(
     match outcome {
         Some(ScanOutcome::Failed { error }) if delivery.attempt < max => {
             warn!(%error, "attempt failed; the job goes back to the queue");
+            persist("marking the scan queued again", give_up_after, || {
+                backend.requeue_scan(&id)
+            })
+            .await;
             persist("handing the job back", give_up_after, || {
                 backend.release_job(&id, &error)
             })

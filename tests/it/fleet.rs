@@ -595,6 +595,8 @@ async fn sigterm_finishes_the_scan_in_hand_or_hands_it_back_and_exits_0() {
         (1, 0),
         "handed back, not left in flight"
     );
+    assert_eq!(statuses(&store, &more).await[0].status, ScanStatus::Queued);
+    assert_eq!(store.stats().await.unwrap().running, 0);
     // The next worker completes it.
     let _w = Worker::start(
         &url,

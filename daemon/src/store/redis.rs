@@ -494,7 +494,34 @@ return 1
     )
 });
 
+/// KEYS: scan, running. ARGV: scan id. A running scan whose job went back to
+/// the queue is `queued` again.
+static REQUEUE_SCAN: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
+redis.call('HSET', KEYS[1], 'status', 'queued')
+redis.call('SREM', KEYS[2], ARGV[1])
+return 1
+",
+    )
+});
+
 impl RedisBackend {
+    /// Marks a running scan `queued` again (its job was handed back to the
+    /// queue). Returns false when it was not running (finished, canceled).
+    pub async fn requeue_scan(&self, id: &str) -> Result<bool> {
+        let mut conn = self.c();
+        let done: i64 = REQUEUE_SCAN
+            .key(self.k(&format!("scan:{id}")))
+            .key(self.k("running"))
+            .arg(id)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        Ok(done == 1)
+    }
+
     fn quota_key(&self, account_id: &str, day: NaiveDate) -> String {
         self.k(&format!("quota:{account_id}:{}", day.format("%Y-%m-%d")))
     }
