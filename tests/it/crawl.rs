@@ -42,6 +42,7 @@ fn assert_no_duplicates(server: &FixtureServer) {
 async fn basic_site_pages_stats_findings_and_one_fetch_per_url() {
     let server = serve("basic").await;
     let report = scanner()
+        .rules(&["document-title"])
         .build()
         .unwrap()
         .scan(&server.url())
@@ -331,6 +332,7 @@ async fn private_addresses_are_refused_without_allow_private() {
 async fn error_pages_non_html_oversized_and_malformed() {
     let server = serve("errors").await;
     let report = scanner()
+        .rules(&["document-title"])
         .max_body_bytes(100_000)
         .build()
         .unwrap()
@@ -570,4 +572,31 @@ async fn nofollow_and_meta_robots_are_recorded_and_honored() {
         .unwrap();
     assert_eq!(report.pages.len(), 4);
     assert_eq!(server.count("/robots.txt"), 0, "not even fetched");
+}
+
+#[tokio::test]
+async fn every_rule_runs_on_every_fixture_page_without_crashing() {
+    for site in ["basic", "errors", "redirects", "robots"] {
+        let server = serve(site).await;
+        let report = scanner()
+            .rules(&["all"])
+            .max_body_bytes(100_000)
+            .build()
+            .unwrap()
+            .scan(&server.url())
+            .await
+            .unwrap();
+        for p in &report.pages {
+            assert!(p.rule_errors.is_empty(), "{site}: {:?}", p.rule_errors);
+        }
+        let selected = sitescan::rules::registry::select(&["all"])
+            .unwrap()
+            .ids()
+            .len();
+        assert_eq!(
+            report.rules.len(),
+            selected,
+            "every selected rule is summarized"
+        );
+    }
 }
