@@ -166,6 +166,16 @@ async fn robots_txt_groups_wildcards_and_crawl_delay_are_obeyed() {
         );
     }
     assert_eq!(report.stats.skipped.robots, 5);
+    // A redirect into a disallowed path is not followed either.
+    let hop = page(&report, &server, "/go-private");
+    assert_eq!(hop.status, 301);
+    assert!(
+        hop.error
+            .as_deref()
+            .unwrap()
+            .contains("robots.txt disallows"),
+        "{hop:?}"
+    );
     assert_no_duplicates(&server);
 
     // Crawl-delay 0.25 s raises the 200/s rate: requests are at least ~250 ms apart.
@@ -352,7 +362,10 @@ async fn error_pages_non_html_oversized_and_malformed() {
     assert_eq!(page(&report, &server, "/boom.html").status, 500);
     assert_eq!(report.stats.errors.get("http_5xx"), Some(&1));
     assert_eq!(report.stats.errors.get("http_4xx"), Some(&1));
-    assert_eq!(report.stats.skipped.content_type, 2, "json and png");
+    assert_eq!(report.stats.skipped.content_type, 3, "json, png and pdf");
+    // A 20 MB PDF is recorded from its headers; its body is not downloaded.
+    let pdf = page(&report, &server, "/manual.pdf");
+    assert_eq!((pdf.bytes, pdf.error.as_deref()), (20_000_000, None));
     for p in ["/latin1.html", "/bogus-charset.html"] {
         let pr = page(&report, &server, p);
         assert_eq!((pr.status, pr.error.as_deref()), (200, None));
@@ -374,6 +387,9 @@ async fn depth_limit_stops_descent() {
     assert_eq!(report.pages.len(), 4);
     assert_eq!(server.count("/level3.html"), 1);
     assert_eq!(server.count("/level4.html"), 0);
+    // No robots.txt (404) means everything is allowed.
+    assert_eq!(server.count("/robots.txt"), 1);
+    assert_eq!(report.stats.skipped.robots, 0);
     assert_eq!(report.stats.skipped.depth, 1);
     assert!(!report.stats.truncated);
 }
@@ -599,4 +615,48 @@ async fn every_rule_runs_on_every_fixture_page_without_crashing() {
             "every selected rule is summarized"
         );
     }
+}
+
+#[tokio::test]
+async fn a_start_page_redirecting_to_another_host_moves_the_scan_there() {
+    let server = serve("redirects").await;
+    let start = format!("http://localhost:{}/go", server.port());
+    let report = scanner()
+        .rules(&["document-title"])
+        .build()
+        .unwrap()
+        .scan(&start)
+        .await
+        .unwrap();
+    let first = &report.pages[0];
+    assert_eq!(first.url, start);
+    assert_eq!(first.final_url, server.url());
+    // The index's links (now on 127.0.0.1) were crawled.
+    assert_eq!(page(&report, &server, "/final.html").status, 200);
+    let hosts: HashSet<String> = server
+        .requests()
+        .iter()
+        .filter_map(|r| r.host.clone())
+        .collect();
+    assert!(hosts.contains(&format!("127.0.0.1:{}", server.port())));
+    // robots.txt is read on both hosts, once each.
+    assert_eq!(server.count("/robots.txt"), 2);
+}
+
+#[tokio::test]
+async fn a_slow_page_times_out_as_a_page_error_not_a_failed_scan() {
+    let server = serve("timeout").await;
+    let report = scanner()
+        .rules(&["document-title"])
+        .timeout_ms(300)
+        .retries(0)
+        .build()
+        .unwrap()
+        .scan(&server.url())
+        .await
+        .unwrap();
+    let slow = page(&report, &server, "/slow.html");
+    assert_eq!((slow.status, slow.error.as_deref()), (0, Some("timed out")));
+    assert_eq!(report.stats.errors.get("timeout"), Some(&1));
+    assert_eq!(page(&report, &server, "/fast.html").status, 200);
 }

@@ -85,6 +85,28 @@ pub enum HopStop {
     Robots,
 }
 
+/// Which bodies a fetch reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyPolicy {
+    /// Every body (robots.txt, sitemaps, stylesheets).
+    Always,
+    /// Only bodies that may be HTML: a response declaring another media type
+    /// (a PDF, an image) is recorded from its headers and its body is not
+    /// downloaded.
+    HtmlOnly,
+}
+
+impl BodyPolicy {
+    fn wants(self, content_type: Option<&str>) -> bool {
+        match (self, content_type) {
+            (BodyPolicy::Always, _) | (BodyPolicy::HtmlOnly, None) => true,
+            (BodyPolicy::HtmlOnly, Some(ct)) => {
+                matches!(ct, "text/html" | "application/xhtml+xml" | "")
+            }
+        }
+    }
+}
+
 /// What one fetch produced.
 #[derive(Debug, Clone)]
 pub struct Fetched {
@@ -112,6 +134,10 @@ pub struct Fetched {
     pub body: Vec<u8>,
     /// The body was longer than the cap.
     pub truncated: bool,
+    /// The body was not downloaded ([`BodyPolicy::HtmlOnly`] and not HTML).
+    pub body_skipped: bool,
+    /// `Content-Length` of the last response, when given.
+    pub content_length: Option<u64>,
     /// Why it failed, when it did.
     pub error: Option<FetchError>,
 }
@@ -131,6 +157,8 @@ impl Fetched {
             content_type: None,
             body: Vec::new(),
             truncated: false,
+            body_skipped: false,
+            content_length: None,
             error: None,
         }
     }
@@ -195,10 +223,11 @@ impl Fetcher {
     }
 
     /// GETs `url`, following redirects the caller's `hop` check lets through,
-    /// reading at most `max_body` bytes of the final body.
+    /// reading at most `max_body` bytes of the final body when `policy` wants it.
     pub async fn get(
         &self,
         url: &Url,
+        policy: BodyPolicy,
         max_body: u64,
         hop: &(dyn Fn(&Url) -> Option<HopStop> + Send + Sync),
     ) -> Fetched {
@@ -274,6 +303,11 @@ impl Fetcher {
                     current = target;
                     continue;
                 }
+            }
+            out.content_length = resp.content_length();
+            if !policy.wants(out.content_type.as_deref()) {
+                out.body_skipped = true;
+                break;
             }
             let (body, truncated) = read_capped(resp, max_body).await;
             out.body = body;

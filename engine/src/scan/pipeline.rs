@@ -28,7 +28,7 @@ use url::Url;
 
 use super::dispatch::Dispatcher;
 use crate::config::ScanConfig;
-use crate::crawl::fetch::{decode_html, FetchError, Fetched, Fetcher, HopStop};
+use crate::crawl::fetch::{decode_html, BodyPolicy, FetchError, Fetched, Fetcher, HopStop};
 use crate::crawl::host_limits::HostPool;
 use crate::crawl::robots::{agent_token, robots_url, Robots};
 use crate::crawl::scope::{normalize, parse_start_url, OutOfScope, Scope};
@@ -204,7 +204,11 @@ pub(crate) async fn run(
         .first()
         .and_then(|p| Url::parse(&p.final_url).ok())
         .unwrap_or_else(|| start_url.clone());
-    let sitemap_urls = collect_sitemaps(&shared, &scope, &site_root).await;
+    let sitemap_urls = if config.max_pages > 1 || !inner.selection.site.is_empty() {
+        collect_sitemaps(&shared, &scope, &site_root).await
+    } else {
+        Vec::new()
+    };
     for u in &sitemap_urls {
         if let Ok(url) = Url::parse(u) {
             crawl.enqueue(&url, 1, &scope);
@@ -452,10 +456,17 @@ async fn load_robots(shared: &Shared, url: &Url) -> std::result::Result<Robots, 
     };
     let fetched = shared
         .fetcher
-        .get(&robots, MAX_ROBOTS_BYTES, &|_: &Url| None)
+        .get(&robots, BodyPolicy::Always, MAX_ROBOTS_BYTES, &|_: &Url| {
+            None
+        })
         .await;
     let agent = agent_token(&shared.config.user_agent);
     let parsed = match fetched.error {
+        // A robots.txt behind broken redirects is unavailable, which RFC 9309
+        // treats like a 4xx: allow all.
+        Some(
+            FetchError::RedirectLoop | FetchError::TooManyRedirects | FetchError::BadRedirect(_),
+        ) => Robots::allow_all(fetched.status),
         Some(e) => return Err(e),
         None => Robots::from_response(&agent, &robots, fetched.status, &fetched.body),
     };
@@ -505,7 +516,12 @@ async fn collect_sitemaps(shared: &Arc<Shared>, scope: &Scope, site_root: &Url) 
         }
         let got = shared
             .fetcher
-            .get(&url, sitemap::MAX_SITEMAP_BYTES, &|_: &Url| None)
+            .get(
+                &url,
+                BodyPolicy::Always,
+                sitemap::MAX_SITEMAP_BYTES,
+                &|_: &Url| None,
+            )
             .await;
         if got.error.is_some() || got.status != 200 {
             tracing::debug!(url = %url, status = got.status, "no sitemap here");
@@ -548,7 +564,9 @@ async fn stylesheet(shared: &Arc<Shared>, url: &Url) -> Option<Arc<String>> {
         }
         let got = shared
             .fetcher
-            .get(url, MAX_STYLESHEET_BYTES, &|_: &Url| None)
+            .get(url, BodyPolicy::Always, MAX_STYLESHEET_BYTES, &|_: &Url| {
+                None
+            })
             .await;
         (got.error.is_none() && (200..300).contains(&got.status))
             .then(|| Arc::new(String::from_utf8_lossy(&got.body).into_owned()))
@@ -595,7 +613,12 @@ async fn fetch_page(
     };
     let fetched = shared
         .fetcher
-        .get(&url, shared.config.max_body_bytes, &hop)
+        .get(
+            &url,
+            BodyPolicy::HtmlOnly,
+            shared.config.max_body_bytes,
+            &hop,
+        )
         .await;
 
     let mut report = PageReport {
@@ -605,7 +628,11 @@ async fn fetch_page(
         depth,
         ttfb_ms: fetched.ttfb_ms,
         total_ms: fetched.total_ms,
-        bytes: fetched.body.len() as u64,
+        bytes: if fetched.body_skipped {
+            fetched.content_length.unwrap_or(0)
+        } else {
+            fetched.body.len() as u64
+        },
         content_type: fetched.content_type.clone(),
         redirects: fetched.redirects.clone(),
         error: None,
