@@ -17,6 +17,11 @@ use crate::error::{Error, Result};
 use crate::report::{PageReport, Report};
 use crate::scan::pipeline;
 
+/// Most retries a configuration may ask for.
+pub const MAX_RETRIES: u32 = 10;
+/// Most redirect hops a configuration may allow.
+pub const MAX_REDIRECTS_LIMIT: u32 = 50;
+
 /// Builds a [`Scanner`]; every setter consumes and returns the builder. Defaults
 /// are the `DEFAULT_*` constants of [`crate::config`].
 #[derive(Debug, Clone, Default)]
@@ -135,6 +140,16 @@ impl ScannerBuilder {
         positive(c.max_body_bytes > 0, "max_body_bytes")?;
         positive(c.timeout_ms > 0, "timeout_ms")?;
         positive(c.connect_timeout_ms > 0, "connect_timeout_ms")?;
+        if c.retries > MAX_RETRIES {
+            return Err(Error::Config(format!(
+                "retries must be at most {MAX_RETRIES}"
+            )));
+        }
+        if c.max_redirects > MAX_REDIRECTS_LIMIT {
+            return Err(Error::Config(format!(
+                "max_redirects must be at most {MAX_REDIRECTS_LIMIT}"
+            )));
+        }
         if c.user_agent.trim().is_empty()
             || reqwest::header::HeaderValue::from_str(&c.user_agent).is_err()
         {

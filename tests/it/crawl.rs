@@ -522,6 +522,9 @@ async fn scanner_is_shared_across_tasks_and_invalid_config_is_refused() {
         Scanner::builder().concurrency(0).build(),
         Scanner::builder().rate_per_host(f64::NAN).build(),
         Scanner::builder().user_agent("bad\nagent").build(),
+        Scanner::builder().retries(1000).build(),
+        Scanner::builder().rate_per_host(-1.0).build(),
+        Scanner::builder().max_body_bytes(0).build(),
     ] {
         assert!(matches!(bad, Err(Error::Config(_))), "{bad:?}");
     }

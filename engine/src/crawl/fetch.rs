@@ -338,7 +338,7 @@ impl Fetcher {
                     if !transient || attempt >= self.retries {
                         return Err(err);
                     }
-                    RETRY_BACKOFF * 2u32.pow(attempt)
+                    backoff(attempt)
                 }
                 Ok(resp) => {
                     let status = resp.status().as_u16();
@@ -353,7 +353,7 @@ impl Fetcher {
                             self.hosts.pause(url, wait);
                             wait
                         }
-                        None => RETRY_BACKOFF * 2u32.pow(attempt),
+                        None => backoff(attempt),
                     }
                 }
             };
@@ -361,6 +361,12 @@ impl Fetcher {
             tokio::time::sleep(retry_in).await;
         }
     }
+}
+
+/// Wait before retry number `attempt + 1`: 250 ms, 500 ms, 1 s, ... capped at
+/// about four minutes.
+fn backoff(attempt: u32) -> Duration {
+    RETRY_BACKOFF * 2u32.pow(attempt.min(10))
 }
 
 /// Parses `Retry-After`: delta seconds or an HTTP date.
