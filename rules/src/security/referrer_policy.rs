@@ -61,8 +61,7 @@ pub fn effective_policy(value: &str) -> Option<String> {
     value
         .split(',')
         .map(|t| t.trim().to_ascii_lowercase())
-        .filter(|t| VALID.contains(&t.as_str()))
-        .last()
+        .rfind(|t| VALID.contains(&t.as_str()))
 }
 
 /// Whether a valid policy token leaks full URLs cross-origin.
@@ -120,7 +119,10 @@ mod tests {
         RuleTester::new(&ReferrerPolicy)
             .pass_page(p())
             .pass_page(p().with_header("Referrer-Policy", "no-referrer"))
-            .pass_page(p().with_header("Referrer-Policy", "unsafe-url, strict-origin-when-cross-origin"))
+            .pass_page(p().with_header(
+                "Referrer-Policy",
+                "unsafe-url, strict-origin-when-cross-origin",
+            ))
             .pass(&[r#"<meta name="referrer" content="same-origin">"#])
             .fail_page(p().with_header("Referrer-Policy", "unsafe-url"))
             .fail_page(p().with_header("Referrer-Policy", "no-referrer-when-downgrade"))
