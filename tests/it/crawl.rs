@@ -545,6 +545,7 @@ async fn generated_site_is_crawled_completely_once() {
     generate_site(60, 42, dir.path()).unwrap();
     let server = FixtureServer::start(dir.path()).await.unwrap();
     let report = scanner()
+        .rules(&["document-title"])
         .max_pages(100)
         .build()
         .unwrap()
