@@ -123,11 +123,12 @@ async fn basic_site_pages_stats_findings_and_one_fetch_per_url() {
         .iter()
         .find(|r| r.rule_id == "document-title")
         .unwrap();
-    assert_eq!(title_rule.pages_applicable, 4);
+    // Four 200 pages and the 404 page (HTML too) were checked.
+    assert_eq!(title_rule.pages_applicable, 5);
     assert_eq!(title_rule.pages_failed, 1);
     assert_eq!(
         report.summary[&sitescan::rules::Category::Accessibility].score,
-        Some(75)
+        Some(80)
     );
 }
 

@@ -664,11 +664,15 @@ async fn fetch_page(
         ..PageSummary::default()
     };
 
+    // Error pages (404, 500) are analyzed too when they are HTML: rules such as
+    // `http-status-code` report on them, and visitors see them.
     let analyzable = fetched.error.is_none()
         && fetched.stopped.is_none()
-        && (200..300).contains(&fetched.status);
+        && !fetched.body_skipped
+        && !(300..400).contains(&fetched.status);
     if !analyzable || !is_html(&fetched) {
-        let non_html = analyzable;
+        // Fetched fine but not HTML: recorded, not parsed.
+        let non_html = fetched.body_skipped || analyzable;
         return PageDone {
             summary: blank_summary(&report),
             report,
