@@ -665,3 +665,25 @@ async fn a_slow_page_times_out_as_a_page_error_not_a_failed_scan() {
     assert_eq!(report.stats.errors.get("timeout"), Some(&1));
     assert_eq!(page(&report, &server, "/fast.html").status, 200);
 }
+
+#[tokio::test]
+async fn site_rules_run_after_the_crawl_over_in_scope_sitemap_urls() {
+    let server = serve("basic").await;
+    let report = scanner()
+        .rules(&["orphan-page"])
+        .build()
+        .unwrap()
+        .scan(&server.url())
+        .await
+        .unwrap();
+    // Listed in the sitemap, linked from nowhere; the sitemap's URL on another
+    // host is not the site's and is not judged.
+    let orphans: Vec<&str> = report
+        .findings
+        .iter()
+        .map(|f| f.page_url.as_str())
+        .collect();
+    assert_eq!(orphans, vec![server.url_for("/from-sitemap.html")]);
+    let rule = &report.rules[0];
+    assert_eq!((rule.rule_id.as_str(), rule.failed), ("orphan-page", 1));
+}

@@ -214,6 +214,11 @@ pub(crate) async fn run(
             crawl.enqueue(&url, 1, &scope);
         }
     }
+    // Site rules judge the site's own URLs only (a sitemap may list other hosts).
+    let sitemap_urls: Vec<String> = sitemap_urls
+        .into_iter()
+        .filter(|u| Url::parse(u).is_ok_and(|url| scope.check(&url).is_ok()))
+        .collect();
 
     // Breadth-first over the frontier.
     let mut in_flight: JoinSet<PageDone> = JoinSet::new();
