@@ -593,6 +593,39 @@ fn is_html(fetched: &Fetched) -> bool {
     }
 }
 
+/// The [`Page`] the rules see: the body decoded, the linked stylesheets fetched.
+async fn page_of(shared: &Arc<Shared>, fetched: Fetched, depth: u32) -> Page {
+    let (body, _encoding) = decode_html(&fetched.body, fetched.charset().as_deref());
+    let mut stylesheets = Vec::new();
+    for sheet in links::stylesheet_hrefs(&body, &fetched.final_url)
+        .into_iter()
+        .take(MAX_STYLESHEETS_PER_PAGE)
+    {
+        if let Some(text) = stylesheet(shared, &sheet.url).await {
+            stylesheets.push(Stylesheet {
+                url: sheet.url.to_string(),
+                text: text.as_str().to_string(),
+                media: sheet.media,
+            });
+        }
+    }
+    Page {
+        url: fetched.url,
+        final_url: fetched.final_url,
+        status: fetched.status,
+        headers: fetched.headers,
+        redirects: fetched.redirects,
+        ttfb_ms: fetched.ttfb_ms,
+        total_ms: fetched.total_ms,
+        transfer_bytes: fetched.body.len() as u64,
+        content_type: fetched.content_type,
+        http_version: fetched.http_version,
+        depth,
+        body,
+        stylesheets,
+    }
+}
+
 /// Fetches, then analyzes one page. `scope` is `None` for the start page, whose
 /// redirects may leave the start host.
 async fn fetch_page(
@@ -690,35 +723,8 @@ async fn fetch_page(
         };
     }
 
-    let (body, _encoding) = decode_html(&fetched.body, fetched.charset().as_deref());
-    let mut stylesheets = Vec::new();
-    for sheet in links::stylesheet_hrefs(&body, &fetched.final_url)
-        .into_iter()
-        .take(MAX_STYLESHEETS_PER_PAGE)
-    {
-        if let Some(text) = stylesheet(&shared, &sheet.url).await {
-            stylesheets.push(Stylesheet {
-                url: sheet.url.to_string(),
-                text: text.as_str().to_string(),
-                media: sheet.media,
-            });
-        }
-    }
-    let page = Page {
-        url: fetched.url.clone(),
-        final_url: fetched.final_url.clone(),
-        status: fetched.status,
-        headers: fetched.headers,
-        redirects: fetched.redirects,
-        ttfb_ms: fetched.ttfb_ms,
-        total_ms: fetched.total_ms,
-        transfer_bytes: report.bytes,
-        content_type: fetched.content_type,
-        http_version: fetched.http_version,
-        depth,
-        body,
-        stylesheets,
-    };
+    let truncated = fetched.truncated;
+    let page = page_of(&shared, fetched, depth).await;
     match shared.dispatcher.analyze(page).await {
         Ok(analyzed) => {
             let failed = analyzed
@@ -740,7 +746,7 @@ async fn fetch_page(
                 links: analyzed.links,
                 error: None,
                 non_html: false,
-                truncated: fetched.truncated,
+                truncated,
             }
         }
         Err(panic) => {
@@ -753,8 +759,76 @@ async fn fetch_page(
                 links: PageLinks::default(),
                 error: None,
                 non_html: false,
-                truncated: fetched.truncated,
+                truncated,
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sitescan_fixtures::{site_dir, FixtureServer};
+
+    fn shared(config: ScanConfig) -> Arc<Shared> {
+        let hosts = Arc::new(HostPool::new(config.rate_per_host, config.concurrency));
+        Arc::new(Shared {
+            fetcher: Fetcher::new(&config, hosts).unwrap(),
+            dispatcher: Dispatcher::new(2, Vec::new()),
+            seen: Mutex::new(HashSet::new()),
+            robots: Mutex::new(HashMap::new()),
+            styles: Mutex::new(HashMap::new()),
+            config,
+        })
+    }
+
+    #[tokio::test]
+    async fn pages_get_their_linked_stylesheets_fetched_once_per_scan() {
+        let server = FixtureServer::start(site_dir("basic")).await.unwrap();
+        let shared = shared(ScanConfig {
+            allow_private: true,
+            rate_per_host: 100.0,
+            ..ScanConfig::default()
+        });
+        let url = Url::parse(&server.url()).unwrap();
+        for _ in 0..2 {
+            let fetched = shared
+                .fetcher
+                .get(&url, BodyPolicy::HtmlOnly, 1 << 20, &|_: &Url| None)
+                .await;
+            let page = page_of(&shared, fetched, 0).await;
+            assert_eq!(page.stylesheets.len(), 1);
+            assert_eq!(page.stylesheets[0].url, server.url_for("/style.css"));
+            assert!(page.stylesheets[0]
+                .text
+                .contains(".hidden { display: none; }"));
+            assert!(page.body.contains("<title>Basic fixture home</title>"));
+        }
+        assert_eq!(server.count("/style.css"), 1);
+    }
+
+    #[tokio::test]
+    async fn charset_of_the_page_is_decoded() {
+        let server = FixtureServer::start(site_dir("errors")).await.unwrap();
+        let shared = shared(ScanConfig {
+            allow_private: true,
+            rate_per_host: 100.0,
+            ..ScanConfig::default()
+        });
+        for (path, title) in [
+            ("/latin1.html", "<title>Café crème</title>"),
+            (
+                "/bogus-charset.html",
+                "<title>Bogus charset déclaré</title>",
+            ),
+        ] {
+            let url = Url::parse(&server.url_for(path)).unwrap();
+            let fetched = shared
+                .fetcher
+                .get(&url, BodyPolicy::HtmlOnly, 1 << 20, &|_: &Url| None)
+                .await;
+            let page = page_of(&shared, fetched, 0).await;
+            assert!(page.body.contains(title), "{path}: {}", page.body);
         }
     }
 }
