@@ -10,6 +10,7 @@ use futures::Stream;
 use sitescan_rules::registry::{self, Selection};
 use sitescan_rules::Finding;
 use tokio::sync::mpsc;
+use tracing::Instrument;
 
 use crate::config::ScanConfig;
 use crate::crawl::scope::compile_patterns;
@@ -237,7 +238,9 @@ impl Scanner {
     /// run at all (bad URL, unreachable or refused start host, robots.txt forbids
     /// the start page).
     pub async fn scan(&self, url: &str) -> Result<Report> {
-        pipeline::run(Arc::clone(&self.inner), url, None).await
+        pipeline::run(Arc::clone(&self.inner), url, None)
+            .instrument(tracing::info_span!("scan", site = url))
+            .await
     }
 
     /// Crawls `url`, yielding progress and each page as it is done, then
@@ -248,7 +251,8 @@ impl Scanner {
         let inner = Arc::clone(&self.inner);
         let url = url.to_string();
         let fut = async move {
-            let result = pipeline::run(inner, &url, Some(&tx)).await;
+            let span = tracing::info_span!("scan", site = %url);
+            let result = pipeline::run(inner, &url, Some(&tx)).instrument(span).await;
             let last = match result {
                 Ok(report) => ScanEvent::Finished(Box::new(report)),
                 Err(e) => ScanEvent::Failed(e),

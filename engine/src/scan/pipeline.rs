@@ -24,6 +24,7 @@ use sitescan_rules::site::{PageSummary, SiteCheck, SiteInput};
 use sitescan_rules::{Finding, Page, RuleTally, Stylesheet};
 use tokio::sync::{mpsc, OnceCell};
 use tokio::task::JoinSet;
+use tracing::Instrument;
 use url::Url;
 
 use super::dispatch::Dispatcher;
@@ -196,7 +197,7 @@ pub(crate) async fn run(
         }
     }
     let scope = Arc::new(scope);
-    crawl.take(done, &scope, events);
+    crawl.take(done, &scope, events, 0);
 
     // Sitemaps: robots.txt `Sitemap:` lines plus /sitemap.xml.
     let site_root = crawl
@@ -237,18 +238,17 @@ pub(crate) async fn run(
                 }
             }
             dispatched += 1;
-            in_flight.spawn(fetch_page(
-                Arc::clone(&shared),
-                url,
-                depth,
-                Some(Arc::clone(&scope)),
-            ));
+            let span = tracing::info_span!("page", url = %url, depth);
+            in_flight.spawn(
+                fetch_page(Arc::clone(&shared), url, depth, Some(Arc::clone(&scope)))
+                    .instrument(span),
+            );
         }
         let Some(joined) = in_flight.join_next().await else {
             break;
         };
         match joined {
-            Ok(done) => crawl.take(done, &scope, events),
+            Ok(done) => crawl.take(done, &scope, events, in_flight.len()),
             Err(e) => {
                 crawl.notes.push(format!("a fetch task failed: {e}"));
                 crawl.error_count += 1;
@@ -380,6 +380,7 @@ impl Crawl {
         done: PageDone,
         scope: &Scope,
         events: Option<&mpsc::UnboundedSender<ScanEvent>>,
+        in_flight: usize,
     ) {
         self.stats.pages_fetched += 1;
         if done.non_html {
@@ -447,7 +448,7 @@ impl Crawl {
         if let Some(tx) = events {
             let _ = tx.send(ScanEvent::Progress(Progress {
                 pages_done: self.pages.len() as u64,
-                pages_queued: self.frontier.len() as u64,
+                pages_queued: (self.frontier.len() + in_flight) as u64,
                 errors: self.error_count,
             }));
         }
