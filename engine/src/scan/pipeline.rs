@@ -618,7 +618,7 @@ async fn page_of(shared: &Arc<Shared>, fetched: Fetched, depth: u32) -> Page {
         redirects: fetched.redirects,
         ttfb_ms: fetched.ttfb_ms,
         total_ms: fetched.total_ms,
-        transfer_bytes: fetched.body.len() as u64,
+        transfer_bytes: fetched.wire_bytes,
         content_type: fetched.content_type,
         http_version: fetched.http_version,
         depth,
@@ -670,7 +670,7 @@ async fn fetch_page(
         bytes: if fetched.body_skipped {
             fetched.content_length.unwrap_or(0)
         } else {
-            fetched.body.len() as u64
+            fetched.wire_bytes
         },
         content_type: fetched.content_type.clone(),
         redirects: fetched.redirects.clone(),
