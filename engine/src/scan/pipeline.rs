@@ -326,6 +326,8 @@ pub(crate) async fn run(
         findings: crawl.findings,
         rules,
         notes: crawl.notes,
+        fixed: None,
+        baseline: None,
     })
 }
 
