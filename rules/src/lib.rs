@@ -24,7 +24,6 @@ mod meta;
 mod page;
 mod run;
 
-
 pub mod a11y;
 pub mod aria;
 pub mod css;
@@ -33,9 +32,9 @@ pub mod langtag;
 pub mod registry;
 pub mod security;
 pub mod seo;
-pub mod support;
 pub mod site;
 pub mod structure;
+pub mod support;
 pub mod testing;
 
 pub use context::{Check, Finding, Outcome, PageAnalysis, PageContext, RuleError, RuleTally};

@@ -7,10 +7,10 @@ use serde::Serialize;
 use thiserror::Error;
 
 use crate::a11y;
-use crate::security;
-use crate::seo;
 use crate::meta::{Category, Level, RuleMeta};
 use crate::run::Rule;
+use crate::security;
+use crate::seo;
 use crate::site::SiteRule;
 
 /// Every page rule, in report order.

@@ -9,6 +9,7 @@
 //! element is matched only against rules that can apply to it.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use ego_tree::NodeId;
 use scraper::{ElementRef, Html, Selector};
@@ -210,13 +211,75 @@ struct Precedence {
     order: u32,
 }
 
+#[derive(Clone)]
 struct CompiledRule {
     selector: Selector,
+    /// `#id` / `.class` an ancestor must carry for the selector to match (from its
+    /// descendant and child compounds): a cheap pre-check before full matching,
+    /// like the ancestor Bloom filter browsers use.
+    hints: Vec<String>,
     precedence: Precedence,
-    declarations: std::sync::Arc<Vec<super::Declaration>>,
+    /// Declarations with shorthands already expanded to longhands.
+    declarations: std::sync::Arc<Vec<(String, String, bool)>>,
 }
 
-#[derive(Default)]
+/// Ancestor ids and classes a selector requires (see [`CompiledRule::hints`]).
+fn ancestor_hints(selector: &str) -> Vec<String> {
+    // Split into compounds and combinators at top level.
+    let bytes = selector.as_bytes();
+    let mut parts: Vec<(&str, u8)> = Vec::new(); // (compound, combinator to its right)
+    let mut depth = 0i32;
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        match c {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth -= 1,
+            b' ' | b'>' | b'+' | b'~' if depth == 0 => {
+                let compound = selector[start..i].trim();
+                // Collapse the run of combinator characters and spaces.
+                let mut comb = b' ';
+                while i < bytes.len() && matches!(bytes[i], b' ' | b'>' | b'+' | b'~') {
+                    if bytes[i] != b' ' {
+                        comb = bytes[i];
+                    }
+                    i += 1;
+                }
+                if !compound.is_empty() {
+                    parts.push((compound, comb));
+                }
+                start = i;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    let mut hints = Vec::new();
+    // Walk leftwards from the rightmost compound; stop at a sibling combinator.
+    for (compound, comb) in parts.iter().rev() {
+        if matches!(comb, b'+' | b'~') {
+            break;
+        }
+        if compound.contains(['(', '[', '\\', ':']) {
+            continue;
+        }
+        let mut rest = *compound;
+        while let Some(pos) = rest.find(['#', '.']) {
+            let marker = &rest[pos..=pos];
+            let tail = &rest[pos + 1..];
+            let end = tail.find(['#', '.']).unwrap_or(tail.len());
+            if end > 0 {
+                hints.push(format!("{marker}{}", &tail[..end]));
+            }
+            rest = &tail[end..];
+        }
+    }
+    hints
+}
+
+#[derive(Default, Clone)]
 struct RuleIndex {
     rules: Vec<CompiledRule>,
     by_id: HashMap<String, Vec<usize>>,
@@ -289,7 +352,16 @@ fn key_of(selector: &str) -> Key {
 impl RuleIndex {
     fn add_sheet(&mut self, text: &str, origin: u8, order: &mut u32) {
         for rule in parse_stylesheet(text) {
-            let declarations = std::sync::Arc::new(rule.declarations);
+            let expanded: Vec<(String, String, bool)> = rule
+                .declarations
+                .iter()
+                .flat_map(|d| {
+                    expand(&d.name, &d.value)
+                        .into_iter()
+                        .map(move |(n, v)| (n, v, d.important))
+                })
+                .collect();
+            let declarations = std::sync::Arc::new(expanded);
             for part in split_selector_list(&rule.selectors) {
                 let Ok(selector) = Selector::parse(part) else {
                     continue;
@@ -299,6 +371,7 @@ impl RuleIndex {
                 let specificity = super::specificity(part);
                 self.rules.push(CompiledRule {
                     selector,
+                    hints: ancestor_hints(part),
                     precedence: Precedence {
                         important: false,
                         origin,
@@ -317,7 +390,7 @@ impl RuleIndex {
         }
     }
 
-    fn matching(&self, el: ElementRef<'_>) -> Vec<usize> {
+    fn matching(&self, el: ElementRef<'_>, ancestors: &HashMap<String, u32>) -> Vec<usize> {
         let mut cands: Vec<usize> = self.universal.clone();
         if let Some(id) = el.value().id() {
             if let Some(v) = self.by_id.get(id) {
@@ -334,7 +407,10 @@ impl RuleIndex {
         }
         cands.sort_unstable();
         cands.dedup();
-        cands.retain(|&i| self.rules[i].selector.matches(&el));
+        cands.retain(|&i| {
+            let rule = &self.rules[i];
+            rule.hints.iter().all(|h| ancestors.contains_key(h)) && rule.selector.matches(&el)
+        });
         cands
     }
 }
@@ -348,9 +424,17 @@ impl Styles {
     /// Computes styles for `doc`: its `<style>` elements (in document order, honouring
     /// their `media`), then the engine-fetched `linked` sheets, then `style` attributes.
     pub fn compute(doc: &Html, linked: &[Stylesheet]) -> Styles {
-        let mut index = RuleIndex::default();
-        let mut order = 0u32;
-        index.add_sheet(UA_SHEET, 0, &mut order);
+        // The user-agent sheet is parsed once per process and copied (its selectors
+        // are reference counted) into each page's index.
+        static UA: OnceLock<(RuleIndex, u32)> = OnceLock::new();
+        let (ua, ua_order) = UA.get_or_init(|| {
+            let mut index = RuleIndex::default();
+            let mut order = 0u32;
+            index.add_sheet(UA_SHEET, 0, &mut order);
+            (index, order)
+        });
+        let mut index = ua.clone();
+        let mut order = *ua_order;
         for el in doc
             .root_element()
             .descendants()
@@ -370,25 +454,48 @@ impl Styles {
         let mut map = HashMap::new();
         let root = doc.root_element();
         let base = ComputedStyle::initial();
+        let mut ancestors: HashMap<String, u32> = HashMap::new();
         let root_size = {
-            let s = compute_one(&index, root, &base, 16.0);
+            let s = compute_one(&index, root, &base, 16.0, &ancestors);
             let size = s.font_size;
             map.insert(root.id(), s);
             size
         };
-        // Iterative DFS so deep documents cannot overflow the stack.
-        let mut stack: Vec<ElementRef<'_>> = root.children().filter_map(ElementRef::wrap).collect();
+        enter(&mut ancestors, root);
+        // Iterative DFS (so deep documents cannot overflow the stack) that keeps the
+        // ids and classes of the open ancestors for the rules' hints.
+        enum Step<'a> {
+            Enter(ElementRef<'a>),
+            Exit(ElementRef<'a>),
+        }
+        let mut stack: Vec<Step<'_>> = root
+            .children()
+            .filter_map(ElementRef::wrap)
+            .map(Step::Enter)
+            .collect();
         stack.reverse();
-        while let Some(el) = stack.pop() {
+        while let Some(step) = stack.pop() {
+            let el = match step {
+                Step::Exit(el) => {
+                    leave(&mut ancestors, el);
+                    continue;
+                }
+                Step::Enter(el) => el,
+            };
             let parent = el
                 .parent()
                 .and_then(ElementRef::wrap)
                 .and_then(|p| map.get(&p.id()))
                 .unwrap_or(&base);
-            let style = compute_one(&index, el, parent, root_size);
+            let style = compute_one(&index, el, parent, root_size, &ancestors);
             map.insert(el.id(), style);
-            let mut kids: Vec<ElementRef<'_>> =
-                el.children().filter_map(ElementRef::wrap).collect();
+            enter(&mut ancestors, el);
+            stack.push(Step::Exit(el));
+            let mut kids: Vec<Step<'_>> = el
+                .children()
+                .filter_map(ElementRef::wrap)
+                .map(Step::Enter)
+                .collect();
             kids.reverse();
             stack.extend(kids);
         }
@@ -401,45 +508,84 @@ impl Styles {
     }
 }
 
+fn hint_keys(el: ElementRef<'_>) -> impl Iterator<Item = String> + '_ {
+    el.value()
+        .id()
+        .map(|id| format!("#{id}"))
+        .into_iter()
+        .chain(el.value().classes().map(|c| format!(".{c}")))
+}
+
+fn enter(ancestors: &mut HashMap<String, u32>, el: ElementRef<'_>) {
+    for k in hint_keys(el) {
+        *ancestors.entry(k).or_insert(0) += 1;
+    }
+}
+
+fn leave(ancestors: &mut HashMap<String, u32>, el: ElementRef<'_>) {
+    for k in hint_keys(el) {
+        if let Some(n) = ancestors.get_mut(&k) {
+            *n -= 1;
+            if *n == 0 {
+                ancestors.remove(&k);
+            }
+        }
+    }
+}
+
 fn compute_one(
     index: &RuleIndex,
     el: ElementRef<'_>,
     parent: &ComputedStyle,
     root_size: f32,
+    ancestors: &HashMap<String, u32>,
 ) -> ComputedStyle {
-    let mut winners: HashMap<String, (Precedence, String)> = HashMap::new();
-    let mut offer = |name: &str, value: &str, p: Precedence| {
-        for (n, v) in expand(name, value) {
-            match winners.get(&n) {
+    let inline: Vec<(String, String, bool)> = el
+        .value()
+        .attr("style")
+        .map(|style| {
+            parse_declarations(style)
+                .iter()
+                .flat_map(|d| {
+                    expand(&d.name, &d.value)
+                        .into_iter()
+                        .map(move |(n, v)| (n, v, d.important))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut winners: HashMap<&str, (Precedence, &str)> = HashMap::new();
+    let matched = index.matching(el, ancestors);
+    for i in &matched {
+        let rule = &index.rules[*i];
+        for (name, value, important) in rule.declarations.iter() {
+            let p = Precedence {
+                important: *important,
+                ..rule.precedence
+            };
+            match winners.get(name.as_str()) {
                 Some((q, _)) if *q > p => {}
                 _ => {
-                    winners.insert(n, (p, v));
+                    winners.insert(name, (p, value));
                 }
             }
         }
-    };
-    for i in index.matching(el) {
-        let rule = &index.rules[i];
-        for d in rule.declarations.iter() {
-            let p = Precedence {
-                important: d.important,
-                ..rule.precedence
-            };
-            offer(&d.name, &d.value, p);
+    }
+    for (n, (name, value, important)) in inline.iter().enumerate() {
+        let p = Precedence {
+            important: *important,
+            origin: 2,
+            specificity: 0,
+            order: n as u32,
+        };
+        match winners.get(name.as_str()) {
+            Some((q, _)) if *q > p => {}
+            _ => {
+                winners.insert(name, (p, value));
+            }
         }
     }
-    if let Some(style) = el.value().attr("style") {
-        for (n, d) in parse_declarations(style).into_iter().enumerate() {
-            let p = Precedence {
-                important: d.important,
-                origin: 2,
-                specificity: 0,
-                order: n as u32,
-            };
-            offer(&d.name, &d.value, p);
-        }
-    }
-    let get = |name: &str| winners.get(name).map(|(_, v)| v.as_str());
+    let get = |name: &str| winners.get(name).map(|(_, v)| *v);
 
     let inherit = |v: Option<&str>| matches!(v, Some("inherit"));
     let mut s = ComputedStyle {
@@ -800,6 +946,23 @@ mod tests {
             style_of(&doc, &st, "#d").background_color.unwrap().to_hex(),
             "#ffff00"
         );
+    }
+
+    #[test]
+    fn ancestor_hints_skip_only_impossible_rules() {
+        assert_eq!(ancestor_hints("#nav .menu > a"), vec![".menu", "#nav"]);
+        assert_eq!(ancestor_hints("div.a.b p"), vec![".a", ".b"]);
+        assert!(ancestor_hints(".a + p").is_empty());
+        assert!(ancestor_hints(".x:hover a").is_empty());
+        let doc = Html::parse_document(
+            r#"<style>#nav a { color: red } .side > p a { color: blue }</style>
+            <div id=nav><p><a id=one>x</a></p></div><div class=side><p><a id=two>y</a></p></div><a id=three>z</a>"#,
+        );
+        let st = Styles::compute(&doc, &[]);
+        let color = |s: &str| style_of(&doc, &st, s).color.unwrap().to_hex();
+        assert_eq!(color("#one"), "#ff0000");
+        assert_eq!(color("#two"), "#0000ff");
+        assert_eq!(color("#three"), "#000000");
     }
 
     #[test]

@@ -94,7 +94,9 @@ mod tests {
             .pass_page(p().with_header("Content-Security-Policy", "frame-ancestors 'self'"))
             .fail_page(p())
             .fail_page(p().with_header("X-Frame-Options", "ALLOW-FROM https://a.example"))
-            .fail(&[r#"<meta http-equiv="Content-Security-Policy" content="frame-ancestors 'none'">"#])
+            .fail(&[
+                r#"<meta http-equiv="Content-Security-Policy" content="frame-ancestors 'none'">"#,
+            ])
             .run();
     }
 }

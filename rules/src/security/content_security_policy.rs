@@ -101,9 +101,10 @@ impl Rule for ContentSecurityPolicy {
             .map(|(snippet, p)| (snippet.clone(), evaluate(p)))
             .collect();
         let in_every = |kind: &str, directive: &str| {
-            evaluated
-                .iter()
-                .all(|(_, fs)| fs.iter().any(|f| f.kind == kind && f.directive == directive))
+            evaluated.iter().all(|(_, fs)| {
+                fs.iter()
+                    .any(|f| f.kind == kind && f.directive == directive)
+            })
         };
         let mut reported = 0;
         let mut seen: Vec<(&str, String, Option<String>)> = Vec::new();
@@ -160,12 +161,19 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&ContentSecurityPolicy)
-            .pass_page(csp("script-src 'nonce-r4nd0m123' 'strict-dynamic'; object-src 'none'; base-uri 'none'"))
-            .pass_page(csp("default-src 'self'; object-src 'none'; frame-ancestors 'none'"))
+            .pass_page(csp(
+                "script-src 'nonce-r4nd0m123' 'strict-dynamic'; object-src 'none'; base-uri 'none'",
+            ))
+            .pass_page(csp(
+                "default-src 'self'; object-src 'none'; frame-ancestors 'none'",
+            ))
             .pass_page(csp("default-src 'self', img-src *"))
             .pass(&[r#"<meta http-equiv="Content-Security-Policy" content="default-src 'self'">"#])
             .fail_page(RuleTester::page("<p>none</p>"))
-            .fail_page(RuleTester::page("<p>x</p>").with_header("Content-Security-Policy-Report-Only", "default-src 'self'"))
+            .fail_page(
+                RuleTester::page("<p>x</p>")
+                    .with_header("Content-Security-Policy-Report-Only", "default-src 'self'"),
+            )
             .fail_page(csp("script-src 'self' 'unsafe-inline'; object-src 'none'"))
             .fail_page(csp("default-src 'self' object-src 'none'"))
             .fail_page(csp("default-src *"))
@@ -180,14 +188,23 @@ mod tests {
         let a = analyze(&page, &[&ContentSecurityPolicy]);
         assert_eq!(a.findings.len(), 1);
         assert_eq!(a.findings[0].outcome, crate::Outcome::CantTell);
-        assert_eq!(a.findings[0].data.as_ref().unwrap()["csp_evaluator_type"], "SCRIPT_UNSAFE_EVAL");
+        assert_eq!(
+            a.findings[0].data.as_ref().unwrap()["csp_evaluator_type"],
+            "SCRIPT_UNSAFE_EVAL"
+        );
     }
 
     #[test]
     fn a_stricter_second_policy_covers_a_weak_one() {
         let page = RuleTester::page("<p>x</p>")
-            .with_header("Content-Security-Policy", "script-src * 'unsafe-inline'; object-src 'none'")
-            .with_header("Content-Security-Policy", "script-src 'self'; object-src 'none'");
+            .with_header(
+                "Content-Security-Policy",
+                "script-src * 'unsafe-inline'; object-src 'none'",
+            )
+            .with_header(
+                "Content-Security-Policy",
+                "script-src 'self'; object-src 'none'",
+            );
         let a = analyze(&page, &[&ContentSecurityPolicy]);
         assert!(a.findings.is_empty(), "{:#?}", a.findings);
     }

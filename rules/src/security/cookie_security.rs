@@ -114,9 +114,14 @@ mod tests {
         let p = |c: &str| RuleTester::page("<p>x</p>").with_header("Set-Cookie", c);
         RuleTester::new(&CookieSecurity)
             .pass_page(RuleTester::page("<p>no cookies</p>"))
-            .pass_page(p("__Host-sessionid=1; Path=/; Secure; HttpOnly; SameSite=Lax"))
+            .pass_page(p(
+                "__Host-sessionid=1; Path=/; Secure; HttpOnly; SameSite=Lax",
+            ))
             .pass_page(p("theme=dark; Secure; SameSite=Strict"))
-            .pass_page(Page::from_html("http://example.com/", "<p>x</p>").with_header("Set-Cookie", "theme=dark"))
+            .pass_page(
+                Page::from_html("http://example.com/", "<p>x</p>")
+                    .with_header("Set-Cookie", "theme=dark"),
+            )
             .fail_page(p("sessionid=1; Path=/"))
             .fail_page(p("PHPSESSID=1; Secure"))
             .fail_page(p("theme=dark; Secure; SameSite=Sometimes"))

@@ -64,11 +64,15 @@ impl Rule for CorsPolicy {
         let own = page.final_url.origin().ascii_serialization();
         let snippet = header_snippet("Access-Control-Allow-Origin", acao);
         if acao.eq_ignore_ascii_case("null") {
-            cx.fail_page("Access-Control-Allow-Origin is `null`, which any sandboxed document can have.")
-                .with_snippet(snippet);
+            cx.fail_page(
+                "Access-Control-Allow-Origin is `null`, which any sandboxed document can have.",
+            )
+            .with_snippet(snippet);
         } else if acao == "*" && credentials {
-            cx.fail_page("Access-Control-Allow-Origin `*` is combined with Allow-Credentials: true.")
-                .with_snippet(snippet);
+            cx.fail_page(
+                "Access-Control-Allow-Origin `*` is combined with Allow-Credentials: true.",
+            )
+            .with_snippet(snippet);
         } else if acao != "*" && credentials && acao.trim_end_matches('/') != own {
             cx.fail_page(format!(
                 "Credentialed cross-origin reads are granted to {acao} although no Origin was sent: the server likely reflects any origin."

@@ -119,9 +119,12 @@ mod tests {
         RuleTester::new(&CrossOriginIsolation)
             .pass_page(p().with_header("Cross-Origin-Opener-Policy", "same-origin"))
             .pass_page(
-                p().with_header("Cross-Origin-Opener-Policy", "same-origin-allow-popups; report-to=\"r\"")
-                    .with_header("Cross-Origin-Embedder-Policy", "require-corp")
-                    .with_header("Cross-Origin-Resource-Policy", "same-site"),
+                p().with_header(
+                    "Cross-Origin-Opener-Policy",
+                    "same-origin-allow-popups; report-to=\"r\"",
+                )
+                .with_header("Cross-Origin-Embedder-Policy", "require-corp")
+                .with_header("Cross-Origin-Resource-Policy", "same-site"),
             )
             .fail_page(p())
             .fail_page(p().with_header("Cross-Origin-Opener-Policy", "same-orign"))

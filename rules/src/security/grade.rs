@@ -144,7 +144,11 @@ pub fn page_score(cx: &PageContext<'_>) -> SecurityScore {
     tests.push(if cookies.is_empty() {
         t("cookies", "cookies-not-found", 0)
     } else {
-        let mut worst = t("cookies", "cookies-secure-with-httponly-sessions-and-samesite", 5);
+        let mut worst = t(
+            "cookies",
+            "cookies-secure-with-httponly-sessions-and-samesite",
+            5,
+        );
         let mut consider = |r: TestResult| {
             if r.modifier < worst.modifier {
                 worst = r;
@@ -153,7 +157,11 @@ pub fn page_score(cx: &PageContext<'_>) -> SecurityScore {
         for c in &cookies {
             if c.is_session() && !c.secure {
                 consider(if hsts_ok {
-                    t("cookies", "cookies-session-without-secure-flag-but-protected-by-hsts", -10)
+                    t(
+                        "cookies",
+                        "cookies-session-without-secure-flag-but-protected-by-hsts",
+                        -10,
+                    )
                 } else {
                     t("cookies", "cookies-session-without-secure-flag", -40)
                 });
@@ -169,7 +177,11 @@ pub fn page_score(cx: &PageContext<'_>) -> SecurityScore {
             }
             if !c.secure {
                 consider(if hsts_ok {
-                    t("cookies", "cookies-without-secure-flag-but-protected-by-hsts", -5)
+                    t(
+                        "cookies",
+                        "cookies-without-secure-flag-but-protected-by-hsts",
+                        -5,
+                    )
                 } else {
                     t("cookies", "cookies-without-secure-flag", -20)
                 });
@@ -188,15 +200,31 @@ pub fn page_score(cx: &PageContext<'_>) -> SecurityScore {
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
     let own = page.final_url.origin().ascii_serialization();
     tests.push(match acao {
-        None => t("cross-origin-resource-sharing", "cross-origin-resource-sharing-not-implemented", 0),
+        None => t(
+            "cross-origin-resource-sharing",
+            "cross-origin-resource-sharing-not-implemented",
+            0,
+        ),
         Some(a)
             if a.eq_ignore_ascii_case("null")
                 || (credentials && a.trim_end_matches('/') != own) =>
         {
-            t("cross-origin-resource-sharing", "cross-origin-resource-sharing-implemented-with-universal-access", -50)
+            t(
+                "cross-origin-resource-sharing",
+                "cross-origin-resource-sharing-implemented-with-universal-access",
+                -50,
+            )
         }
-        Some("*") => t("cross-origin-resource-sharing", "cross-origin-resource-sharing-implemented-with-public-access", 0),
-        Some(_) => t("cross-origin-resource-sharing", "cross-origin-resource-sharing-implemented-with-restricted-access", 0),
+        Some("*") => t(
+            "cross-origin-resource-sharing",
+            "cross-origin-resource-sharing-implemented-with-public-access",
+            0,
+        ),
+        Some(_) => t(
+            "cross-origin-resource-sharing",
+            "cross-origin-resource-sharing-implemented-with-restricted-access",
+            0,
+        ),
     });
 
     // Redirection (only judged when an http: URL was requested).
@@ -216,7 +244,11 @@ pub fn page_score(cx: &PageContext<'_>) -> SecurityScore {
             .and_then(|h| url::Url::parse(&h.location).ok())
             .is_some_and(|u| u.host_str() == page.url.host_str());
         if !first_hop_https {
-            t("redirection", "redirection-not-to-https-on-initial-redirection", -10)
+            t(
+                "redirection",
+                "redirection-not-to-https-on-initial-redirection",
+                -10,
+            )
         } else if !first_same_host {
             t("redirection", "redirection-off-host-from-http", -5)
         } else {
@@ -240,18 +272,24 @@ pub fn page_score(cx: &PageContext<'_>) -> SecurityScore {
                 .and_then(|m| m.value().attr("content"))
                 .map(str::to_string)
         });
-    tests.push(match referrer.as_deref().map(|v| (v, effective_policy(v))) {
-        None => t("referrer-policy", "referrer-policy-not-implemented", 0),
-        Some((_, None)) => t("referrer-policy", "referrer-policy-header-invalid", -5),
-        Some((_, Some(p))) if PRIVATE.contains(&p.as_str()) => {
-            t("referrer-policy", "referrer-policy-private", 5)
-        }
-        Some(_) => t("referrer-policy", "referrer-policy-unsafe", -5),
-    });
+    tests.push(
+        match referrer.as_deref().map(|v| (v, effective_policy(v))) {
+            None => t("referrer-policy", "referrer-policy-not-implemented", 0),
+            Some((_, None)) => t("referrer-policy", "referrer-policy-header-invalid", -5),
+            Some((_, Some(p))) if PRIVATE.contains(&p.as_str()) => {
+                t("referrer-policy", "referrer-policy-private", 5)
+            }
+            Some(_) => t("referrer-policy", "referrer-policy-unsafe", -5),
+        },
+    );
 
     // HSTS.
     tests.push(if !https {
-        t("strict-transport-security", "hsts-not-implemented-no-https", -20)
+        t(
+            "strict-transport-security",
+            "hsts-not-implemented-no-https",
+            -20,
+        )
     } else {
         match page.header("strict-transport-security").map(parse_hsts) {
             None => t("strict-transport-security", "hsts-not-implemented", -20),
@@ -271,7 +309,11 @@ pub fn page_score(cx: &PageContext<'_>) -> SecurityScore {
 
     // Subresource integrity.
     tests.push(if !page.is_html() {
-        t("subresource-integrity", "sri-not-implemented-response-not-html", 0)
+        t(
+            "subresource-integrity",
+            "sri-not-implemented-response-not-html",
+            0,
+        )
     } else {
         let base = base_url(cx);
         let mut any = false;
@@ -282,7 +324,10 @@ pub fn page_score(cx: &PageContext<'_>) -> SecurityScore {
                 continue;
             };
             any = true;
-            let has_sri = s.value().attr("integrity").is_some_and(|i| !i.trim().is_empty());
+            let has_sri = s
+                .value()
+                .attr("integrity")
+                .is_some_and(|i| !i.trim().is_empty());
             any_integrity |= has_sri;
             if !same_origin(&u, &page.final_url) {
                 ext += 1;
@@ -304,35 +349,68 @@ pub fn page_score(cx: &PageContext<'_>) -> SecurityScore {
             if any_integrity {
                 t(sri, "sri-implemented-and-all-scripts-loaded-securely", 5)
             } else {
-                t(sri, "sri-not-implemented-but-all-scripts-loaded-from-secure-origin", 0)
+                t(
+                    sri,
+                    "sri-not-implemented-but-all-scripts-loaded-from-secure-origin",
+                    0,
+                )
             }
         } else if ext_insecure > 0 {
             if ext_insecure_sri == ext_insecure {
-                t(sri, "sri-implemented-but-external-scripts-not-loaded-securely", -20)
+                t(
+                    sri,
+                    "sri-implemented-but-external-scripts-not-loaded-securely",
+                    -20,
+                )
             } else {
-                t(sri, "sri-not-implemented-and-external-scripts-not-loaded-securely", -50)
+                t(
+                    sri,
+                    "sri-not-implemented-and-external-scripts-not-loaded-securely",
+                    -50,
+                )
             }
         } else if ext_sri == ext {
-            t(sri, "sri-implemented-and-external-scripts-loaded-securely", 5)
+            t(
+                sri,
+                "sri-implemented-and-external-scripts-loaded-securely",
+                5,
+            )
         } else {
-            t(sri, "sri-not-implemented-but-external-scripts-loaded-securely", -5)
+            t(
+                sri,
+                "sri-not-implemented-but-external-scripts-loaded-securely",
+                -5,
+            )
         }
     });
 
     // X-Content-Type-Options.
     tests.push(match page.header("x-content-type-options") {
-        None => t("x-content-type-options", "x-content-type-options-not-implemented", -5),
-        Some(v) if v.trim().eq_ignore_ascii_case("nosniff") => {
-            t("x-content-type-options", "x-content-type-options-nosniff", 0)
-        }
-        Some(_) => t("x-content-type-options", "x-content-type-options-header-invalid", -5),
+        None => t(
+            "x-content-type-options",
+            "x-content-type-options-not-implemented",
+            -5,
+        ),
+        Some(v) if v.trim().eq_ignore_ascii_case("nosniff") => t(
+            "x-content-type-options",
+            "x-content-type-options-nosniff",
+            0,
+        ),
+        Some(_) => t(
+            "x-content-type-options",
+            "x-content-type-options-header-invalid",
+            -5,
+        ),
     });
 
     // X-Frame-Options.
     tests.push(if frame_ancestors {
         t("x-frame-options", "x-frame-options-implemented-via-csp", 5)
     } else {
-        match page.header("x-frame-options").map(|v| v.trim().to_ascii_lowercase()) {
+        match page
+            .header("x-frame-options")
+            .map(|v| v.trim().to_ascii_lowercase())
+        {
             None => t("x-frame-options", "x-frame-options-not-implemented", -20),
             Some(v) if v == "deny" || v == "sameorigin" => {
                 t("x-frame-options", "x-frame-options-sameorigin-or-deny", 5)
@@ -348,7 +426,11 @@ pub fn page_score(cx: &PageContext<'_>) -> SecurityScore {
     let coop = page.header("cross-origin-opener-policy").map(token);
     tests.push(match coop.as_deref() {
         None => t("cross-origin-opener-policy", "coop-not-implemented", 0),
-        Some("same-origin") => t("cross-origin-opener-policy", "coop-implemented-with-same-origin", 10),
+        Some("same-origin") => t(
+            "cross-origin-opener-policy",
+            "coop-implemented-with-same-origin",
+            10,
+        ),
         Some("same-origin-allow-popups") => t(
             "cross-origin-opener-policy",
             "coop-implemented-with-same-origin-allow-popups",
@@ -359,27 +441,51 @@ pub fn page_score(cx: &PageContext<'_>) -> SecurityScore {
             "coop-implemented-with-noopener-allow-popups",
             10,
         ),
-        Some(v) if COOP.contains(&v) => t("cross-origin-opener-policy", "coop-implemented-with-unsafe-none", 0),
+        Some(v) if COOP.contains(&v) => t(
+            "cross-origin-opener-policy",
+            "coop-implemented-with-unsafe-none",
+            0,
+        ),
         Some(_) => t("cross-origin-opener-policy", "coop-header-invalid", -5),
     });
     let coep = page.header("cross-origin-embedder-policy").map(token);
     tests.push(match coep.as_deref() {
         None => t("cross-origin-embedder-policy", "coep-not-implemented", 0),
-        Some("require-corp") => t("cross-origin-embedder-policy", "coep-implemented-with-require-corp", 10),
+        Some("require-corp") => t(
+            "cross-origin-embedder-policy",
+            "coep-implemented-with-require-corp",
+            10,
+        ),
         Some("credentialless") => t(
             "cross-origin-embedder-policy",
             "coep-implemented-with-credentialless",
             10,
         ),
-        Some(v) if COEP.contains(&v) => t("cross-origin-embedder-policy", "coep-implemented-with-unsafe-none", 0),
+        Some(v) if COEP.contains(&v) => t(
+            "cross-origin-embedder-policy",
+            "coep-implemented-with-unsafe-none",
+            0,
+        ),
         Some(_) => t("cross-origin-embedder-policy", "coep-header-invalid", -5),
     });
     let corp = page.header("cross-origin-resource-policy").map(token);
     tests.push(match corp.as_deref() {
         None => t("cross-origin-resource-policy", "corp-not-implemented", 0),
-        Some("same-origin") => t("cross-origin-resource-policy", "corp-implemented-with-same-origin", 10),
-        Some("same-site") => t("cross-origin-resource-policy", "corp-implemented-with-same-site", 10),
-        Some(v) if CORP.contains(&v) => t("cross-origin-resource-policy", "corp-implemented-with-cross-origin", 0),
+        Some("same-origin") => t(
+            "cross-origin-resource-policy",
+            "corp-implemented-with-same-origin",
+            10,
+        ),
+        Some("same-site") => t(
+            "cross-origin-resource-policy",
+            "corp-implemented-with-same-site",
+            10,
+        ),
+        Some(v) if CORP.contains(&v) => t(
+            "cross-origin-resource-policy",
+            "corp-implemented-with-cross-origin",
+            0,
+        ),
         Some(_) => t("cross-origin-resource-policy", "corp-header-invalid", -5),
     });
 
@@ -404,10 +510,32 @@ mod tests {
     #[test]
     fn grade_scale() {
         let cases = [
-            (135, "A+"), (100, "A+"), (99, "A"), (90, "A"), (89, "A-"), (85, "A-"), (84, "B+"),
-            (80, "B+"), (79, "B"), (70, "B"), (69, "B-"), (65, "B-"), (64, "C+"), (60, "C+"),
-            (59, "C"), (50, "C"), (49, "C-"), (45, "C-"), (44, "D+"), (40, "D+"), (39, "D"),
-            (30, "D"), (29, "D-"), (25, "D-"), (24, "F"), (0, "F"),
+            (135, "A+"),
+            (100, "A+"),
+            (99, "A"),
+            (90, "A"),
+            (89, "A-"),
+            (85, "A-"),
+            (84, "B+"),
+            (80, "B+"),
+            (79, "B"),
+            (70, "B"),
+            (69, "B-"),
+            (65, "B-"),
+            (64, "C+"),
+            (60, "C+"),
+            (59, "C"),
+            (50, "C"),
+            (49, "C-"),
+            (45, "C-"),
+            (44, "D+"),
+            (40, "D+"),
+            (39, "D"),
+            (30, "D"),
+            (29, "D-"),
+            (25, "D-"),
+            (24, "F"),
+            (0, "F"),
         ];
         for (s, g) in cases {
             assert_eq!(grade_for(s), g, "{s}");
@@ -432,12 +560,18 @@ mod tests {
     #[test]
     fn hardened_page_scores_a_plus() {
         let page = RuleTester::page("<p>x</p>")
-            .with_header("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+            .with_header(
+                "Content-Security-Policy",
+                "default-src 'none'; frame-ancestors 'none'",
+            )
             .with_header("Strict-Transport-Security", "max-age=63072000")
             .with_header("X-Content-Type-Options", "nosniff")
             .with_header("Referrer-Policy", "no-referrer")
             .with_header("Cross-Origin-Opener-Policy", "same-origin")
-            .with_header("Set-Cookie", "__Host-sid=1; Path=/; Secure; HttpOnly; SameSite=Strict");
+            .with_header(
+                "Set-Cookie",
+                "__Host-sid=1; Path=/; Secure; HttpOnly; SameSite=Strict",
+            );
         let s = score(&page);
         // 100 + CSP 10 + cookies 5 + referrer 5 + XFO via CSP 5 + COOP 10 = 135.
         assert_eq!((s.score, s.grade), (135, "A+"), "{:#?}", s.tests);
@@ -453,7 +587,10 @@ mod tests {
         let s = score(&page);
         let by_test = |name: &str| s.tests.iter().find(|r| r.test == name).unwrap().result;
         assert_eq!(by_test("cookies"), "cookies-session-without-secure-flag");
-        assert_eq!(by_test("subresource-integrity"), "sri-not-implemented-and-external-scripts-not-loaded-securely");
+        assert_eq!(
+            by_test("subresource-integrity"),
+            "sri-not-implemented-and-external-scripts-not-loaded-securely"
+        );
         assert_eq!(by_test("redirection"), "redirection-missing");
         assert_eq!(s.score, 0);
         assert_eq!(site_grade([s.score, 135]), Some((0, "F")));

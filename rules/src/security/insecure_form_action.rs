@@ -51,7 +51,8 @@ impl Rule for InsecureFormAction {
         let page = pcx.page();
         let base = base_url(pcx);
         for form in select(pcx, selector!("form")) {
-            let mut targets: Vec<String> = vec![form.value().attr("action").unwrap_or("").to_string()];
+            let mut targets: Vec<String> =
+                vec![form.value().attr("action").unwrap_or("").to_string()];
             for b in form.select(selector!("[formaction]")) {
                 targets.extend(b.value().attr("formaction").map(str::to_string));
             }
@@ -63,13 +64,18 @@ impl Rule for InsecureFormAction {
                 if url.scheme() == "http" {
                     failed = true;
                     cx.fail(form, format!("The form submits to {url} over plain HTTP."));
-                } else if matches!(url.scheme(), "http" | "https") && !same_origin(&url, &page.final_url) {
+                } else if matches!(url.scheme(), "http" | "https")
+                    && !same_origin(&url, &page.final_url)
+                {
                     failed = true;
                     cx.cant_tell(form, format!("The form submits to another origin ({url}); check that this is intended."));
                 }
             }
             if !is_https(page)
-                && form.select(selector!("input[type=password i]")).next().is_some()
+                && form
+                    .select(selector!("input[type=password i]"))
+                    .next()
+                    .is_some()
                 && !failed
             {
                 failed = true;

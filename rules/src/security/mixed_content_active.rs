@@ -46,7 +46,9 @@ fn active_url(el: ElementRef<'_>) -> Option<&str> {
         "script" | "iframe" | "frame" | "embed" => v.attr("src"),
         "object" => v.attr("data"),
         "link"
-            if has_rel(el, "stylesheet") || has_rel(el, "preload") || has_rel(el, "modulepreload") =>
+            if has_rel(el, "stylesheet")
+                || has_rel(el, "preload")
+                || has_rel(el, "modulepreload") =>
         {
             v.attr("href")
         }
@@ -80,7 +82,11 @@ impl Rule for MixedContentActive {
         if is_http_url(url) {
             cx.fail(
                 el,
-                format!("<{}> loads {} over plain HTTP on an HTTPS page; browsers block it.", el.value().name(), url.trim()),
+                format!(
+                    "<{}> loads {} over plain HTTP on an HTTPS page; browsers block it.",
+                    el.value().name(),
+                    url.trim()
+                ),
             );
         } else {
             cx.pass();

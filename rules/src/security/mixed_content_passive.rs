@@ -71,7 +71,11 @@ impl Rule for MixedContentPassive {
             Some(u) => {
                 cx.fail(
                     el,
-                    format!("<{}> loads {} over plain HTTP on an HTTPS page.", v.name(), u.trim()),
+                    format!(
+                        "<{}> loads {} over plain HTTP on an HTTPS page.",
+                        v.name(),
+                        u.trim()
+                    ),
                 );
             }
             None => cx.pass(),

@@ -60,13 +60,12 @@ pub fn invalid_members(value: &str) -> Vec<String> {
                     .chars()
                     .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
             let allow = allow.trim();
-            let allow_ok = if let Some(inner) =
-                allow.strip_prefix('(').and_then(|a| a.strip_suffix(')'))
-            {
-                inner.split_ascii_whitespace().all(item_ok)
-            } else {
-                item_ok(allow)
-            };
+            let allow_ok =
+                if let Some(inner) = allow.strip_prefix('(').and_then(|a| a.strip_suffix(')')) {
+                    inner.split_ascii_whitespace().all(item_ok)
+                } else {
+                    item_ok(allow)
+                };
             !(name_ok && allow_ok)
         })
         .map(str::to_string)
@@ -109,7 +108,10 @@ mod tests {
     fn examples() {
         let p = || RuleTester::page("<p>x</p>");
         RuleTester::new(&PermissionsPolicy)
-            .pass_page(p().with_header("Permissions-Policy", "camera=(), microphone=(), geolocation=(self \"https://maps.example\")"))
+            .pass_page(p().with_header(
+                "Permissions-Policy",
+                "camera=(), microphone=(), geolocation=(self \"https://maps.example\")",
+            ))
             .pass_page(p().with_header("Permissions-Policy", "fullscreen=*"))
             .fail_page(p())
             .fail_page(p().with_header("Permissions-Policy", "camera 'none'"))

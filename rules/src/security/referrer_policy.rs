@@ -120,7 +120,10 @@ mod tests {
         RuleTester::new(&ReferrerPolicy)
             .pass_page(p())
             .pass_page(p().with_header("Referrer-Policy", "no-referrer"))
-            .pass_page(p().with_header("Referrer-Policy", "unsafe-url, strict-origin-when-cross-origin"))
+            .pass_page(p().with_header(
+                "Referrer-Policy",
+                "unsafe-url, strict-origin-when-cross-origin",
+            ))
             .pass(&[r#"<meta name="referrer" content="same-origin">"#])
             .fail_page(p().with_header("Referrer-Policy", "unsafe-url"))
             .fail_page(p().with_header("Referrer-Policy", "no-referrer-when-downgrade"))

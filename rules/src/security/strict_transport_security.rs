@@ -69,7 +69,10 @@ pub fn parse_hsts(value: &str) -> Result<Hsts, String> {
             continue;
         }
         let (name, val) = match part.split_once('=') {
-            Some((n, v)) => (n.trim().to_ascii_lowercase(), Some(v.trim().trim_matches('"'))),
+            Some((n, v)) => (
+                n.trim().to_ascii_lowercase(),
+                Some(v.trim().trim_matches('"')),
+            ),
             None => (part.to_ascii_lowercase(), None),
         };
         if seen.contains(&name) {
@@ -113,8 +116,10 @@ impl Rule for StrictTransportSecurity {
         let snippet = header_snippet("Strict-Transport-Security", value);
         match parse_hsts(value) {
             Err(why) => {
-                cx.fail_page(format!("The Strict-Transport-Security header is invalid: {why}."))
-                    .with_snippet(snippet);
+                cx.fail_page(format!(
+                    "The Strict-Transport-Security header is invalid: {why}."
+                ))
+                .with_snippet(snippet);
             }
             Ok(h) if h.max_age < MIN_MAX_AGE => {
                 cx.fail_page(format!(
@@ -166,7 +171,11 @@ mod tests {
     fn parses() {
         assert_eq!(
             parse_hsts("max-age=\"31536000\"; includeSubDomains").unwrap(),
-            Hsts { max_age: 31_536_000, include_subdomains: true, preload: false }
+            Hsts {
+                max_age: 31_536_000,
+                include_subdomains: true,
+                preload: false
+            }
         );
     }
 }

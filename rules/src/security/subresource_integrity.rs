@@ -71,7 +71,10 @@ impl Rule for SubresourceIntegrity {
             if v.attr("integrity").is_some_and(valid_integrity) {
                 cx.pass();
             } else {
-                cx.fail(el, format!("{url} is loaded from another origin without an integrity hash."));
+                cx.fail(
+                    el,
+                    format!("{url} is loaded from another origin without an integrity hash."),
+                );
             }
         }
     }

@@ -56,7 +56,10 @@ impl Rule for TargetBlankNoopener {
             return;
         }
         let page = cx.page().page();
-        let Some(url) = v.attr("href").and_then(|h| page.final_url.join(h.trim()).ok()) else {
+        let Some(url) = v
+            .attr("href")
+            .and_then(|h| page.final_url.join(h.trim()).ok())
+        else {
             return;
         };
         if !matches!(url.scheme(), "http" | "https") || url.origin() == page.final_url.origin() {
@@ -65,7 +68,10 @@ impl Rule for TargetBlankNoopener {
         if has_rel(el, "noopener") || has_rel(el, "noreferrer") {
             cx.pass();
         } else {
-            cx.fail(el, format!("The link opens {url} in a new window without rel=\"noopener\"."));
+            cx.fail(
+                el,
+                format!("The link opens {url} in a new window without rel=\"noopener\"."),
+            );
         }
     }
 }

@@ -70,8 +70,11 @@ impl Rule for VersionDisclosure {
             for value in page.header_all(name) {
                 let always = name.starts_with("x-aspnet");
                 if always || re.is_match(value) {
-                    cx.fail_page(format!("The `{name}` header discloses a software version: {}.", value.trim()))
-                        .with_snippet(header_snippet(name, value));
+                    cx.fail_page(format!(
+                        "The `{name}` header discloses a software version: {}.",
+                        value.trim()
+                    ))
+                    .with_snippet(header_snippet(name, value));
                 } else {
                     cx.pass();
                 }

@@ -55,7 +55,12 @@ fn report(cx: &mut Check<'_, '_>, el: scraper::ElementRef<'_>, d: &Detection<'_>
         .collect();
     cx.fail(
         el,
-        format!("{} {} has known vulnerabilities: {}.", d.library, d.version, ids.join(", ")),
+        format!(
+            "{} {} has known vulnerabilities: {}.",
+            d.library,
+            d.version,
+            ids.join(", ")
+        ),
     )
     .with_data(serde_json::json!({
         "library": d.library,

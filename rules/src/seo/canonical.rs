@@ -75,32 +75,49 @@ impl Rule for Canonical {
         let mut failed = false;
         if html.len() > 1 {
             failed = true;
-            cx.fail(html[1], format!("The page has {} canonical links; keep one.", html.len()));
+            cx.fail(
+                html[1],
+                format!("The page has {} canonical links; keep one.", html.len()),
+            );
         }
         for l in &html {
             let href = l.value().attr("href").unwrap_or("");
             if !in_head(*l) {
                 failed = true;
-                cx.fail(*l, "The canonical link is in <body>, where search engines ignore it.");
+                cx.fail(
+                    *l,
+                    "The canonical link is in <body>, where search engines ignore it.",
+                );
             }
             if !is_absolute_http(href) {
                 failed = true;
-                cx.fail(*l, format!("The canonical URL `{href}` is not an absolute http(s) URL."));
+                cx.fail(
+                    *l,
+                    format!("The canonical URL `{href}` is not an absolute http(s) URL."),
+                );
             }
         }
         for h in &header {
             if !is_absolute_http(h) {
                 failed = true;
-                cx.fail_page(format!("The Link header's canonical `{h}` is not an absolute http(s) URL."))
-                    .with_snippet(format!("Link: <{h}>; rel=\"canonical\""));
+                cx.fail_page(format!(
+                    "The Link header's canonical `{h}` is not an absolute http(s) URL."
+                ))
+                .with_snippet(format!("Link: <{h}>; rel=\"canonical\""));
             }
         }
         if let (Some(l), Some(h)) = (html.first(), header.first()) {
-            let a = l.value().attr("href").and_then(|x| page.final_url.join(x.trim()).ok());
+            let a = l
+                .value()
+                .attr("href")
+                .and_then(|x| page.final_url.join(x.trim()).ok());
             let b = page.final_url.join(h.trim()).ok();
             if a != b {
                 failed = true;
-                cx.fail(*l, format!("The HTML canonical and the Link header's canonical (<{h}>) differ."));
+                cx.fail(
+                    *l,
+                    format!("The HTML canonical and the Link header's canonical (<{h}>) differ."),
+                );
             }
         }
         if !failed {

@@ -58,7 +58,10 @@ impl Rule for CrawlableAnchors {
         match v.attr("href") {
             None => {
                 if v.attr("onclick").is_some() {
-                    cx.fail(el, "The link navigates only through an onclick handler; give it an href.");
+                    cx.fail(
+                        el,
+                        "The link navigates only through an onclick handler; give it an href.",
+                    );
                 }
             }
             Some(h) => {
@@ -69,7 +72,10 @@ impl Rule for CrawlableAnchors {
                     .get(..11)
                     .is_some_and(|s| s.eq_ignore_ascii_case("javascript:"))
                 {
-                    cx.fail(el, format!("The link's href is `{h}`, which crawlers cannot follow."));
+                    cx.fail(
+                        el,
+                        format!("The link's href is `{h}`, which crawlers cannot follow."),
+                    );
                 } else {
                     cx.pass();
                 }

@@ -60,8 +60,14 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&DeadEnd)
-            .pass(&[r#"<a href="/">Home</a>"#, r#"<a href="https://other.example/">Out</a>"#])
-            .fail(&["<p>nothing</p>", r#"<a href="mailto:a@example.com">Mail</a>"#])
+            .pass(&[
+                r#"<a href="/">Home</a>"#,
+                r#"<a href="https://other.example/">Out</a>"#,
+            ])
+            .fail(&[
+                "<p>nothing</p>",
+                r#"<a href="mailto:a@example.com">Mail</a>"#,
+            ])
             .run();
     }
 }

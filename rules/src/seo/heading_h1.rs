@@ -64,7 +64,13 @@ impl Rule for HeadingH1 {
                 }
             }
             [_, second, ..] => {
-                cx.fail(*second, format!("The page has {} <h1> elements; keep one main heading.", h1s.len()));
+                cx.fail(
+                    *second,
+                    format!(
+                        "The page has {} <h1> elements; keep one main heading.",
+                        h1s.len()
+                    ),
+                );
             }
         }
     }

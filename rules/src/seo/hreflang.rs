@@ -75,7 +75,9 @@ pub fn valid_code(code: &str) -> bool {
         [x] if x.len() == 4 && x.chars().all(|c| c.is_ascii_alphabetic()) => true,
         [r] => REGIONS.split(' ').any(|c| c == *r),
         [s, r] => {
-            s.len() == 4 && s.chars().all(|c| c.is_ascii_alphabetic()) && REGIONS.split(' ').any(|c| c == *r)
+            s.len() == 4
+                && s.chars().all(|c| c.is_ascii_alphabetic())
+                && REGIONS.split(' ').any(|c| c == *r)
         }
         _ => false,
     }
@@ -96,7 +98,10 @@ pub fn alternates(cx: &crate::PageContext<'_>) -> Vec<(String, String)> {
         link_header(cx.page())
             .into_iter()
             .filter(|l| l.rel.iter().any(|r| r == "alternate"))
-            .filter_map(|l| l.param("hreflang").map(|h| (h.to_string(), l.target.clone()))),
+            .filter_map(|l| {
+                l.param("hreflang")
+                    .map(|h| (h.to_string(), l.target.clone()))
+            }),
     );
     out
 }
@@ -135,11 +140,17 @@ impl Rule for Hreflang {
         match self_ref {
             None => problems.push("the page does not list itself (missing self-reference)".into()),
             Some((code, _)) => {
-                let lang = pcx.root().value().attr("lang").map(|l| l.trim().to_ascii_lowercase());
+                let lang = pcx
+                    .root()
+                    .value()
+                    .attr("lang")
+                    .map(|l| l.trim().to_ascii_lowercase());
                 if let Some(lang) = lang.filter(|l| !l.is_empty()) {
                     let primary = |s: &str| s.split('-').next().unwrap_or("").to_string();
                     if code != "x-default" && primary(code) != primary(&lang) {
-                        problems.push(format!("the self-reference says `{code}` but <html lang> is `{lang}`"));
+                        problems.push(format!(
+                            "the self-reference says `{code}` but <html lang> is `{lang}`"
+                        ));
                     }
                 }
             }
@@ -191,7 +202,15 @@ mod tests {
 
     #[test]
     fn codes() {
-        for ok in ["en", "en-GB", "zh-Hant", "zh-Hant-TW", "es-419", "x-default", "EN-us"] {
+        for ok in [
+            "en",
+            "en-GB",
+            "zh-Hant",
+            "zh-Hant-TW",
+            "es-419",
+            "x-default",
+            "EN-us",
+        ] {
             assert!(valid_code(ok), "{ok}");
         }
         for bad in ["en-UK", "english", "xx", "en_GB", "", "en-GB-extra"] {

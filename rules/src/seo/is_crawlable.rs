@@ -55,8 +55,11 @@ impl Rule for IsCrawlable {
         match blocking.first() {
             None => cx.pass(),
             Some(d) => {
-                cx.fail_page(format!("{} says noindex: search engines will drop the page.", d.source))
-                    .with_snippet(d.source.clone());
+                cx.fail_page(format!(
+                    "{} says noindex: search engines will drop the page.",
+                    d.source
+                ))
+                .with_snippet(d.source.clone());
             }
         }
     }
@@ -71,7 +74,10 @@ mod tests {
     fn examples() {
         let p = || RuleTester::page("<p>x</p>");
         RuleTester::new(&IsCrawlable)
-            .pass(&[r#"<meta name="robots" content="index, follow">"#, "<p>no robots meta</p>"])
+            .pass(&[
+                r#"<meta name="robots" content="index, follow">"#,
+                "<p>no robots meta</p>",
+            ])
             .pass_page(p().with_header("X-Robots-Tag", "otherbot: noindex"))
             .fail(&[
                 r#"<meta name="robots" content="noindex, follow">"#,

@@ -96,7 +96,10 @@ impl Rule for LinkText {
             return;
         }
         if GENERIC.contains(&folded.as_str()) {
-            cx.fail(el, format!("The link text \"{label}\" does not say where the link goes."));
+            cx.fail(
+                el,
+                format!("The link text \"{label}\" does not say where the link goes."),
+            );
         } else {
             cx.pass();
         }

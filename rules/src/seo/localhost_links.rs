@@ -10,7 +10,8 @@ static META: RuleMeta = RuleMeta {
     id: "localhost-links",
     category: Category::Seo,
     title: "No links to localhost",
-    help: "Replace links to localhost / 127.0.0.1 (left over from development) with the public URLs.",
+    help:
+        "Replace links to localhost / 127.0.0.1 (left over from development) with the public URLs.",
     help_url: "https://developers.google.com/search/docs/crawling-indexing/links-crawlable",
     impact: Impact::Serious,
     docs: r#"## What it checks
@@ -61,7 +62,10 @@ impl Rule for LocalhostLinks {
         }
         for (a, url) in http_links(pcx) {
             if is_local(&url) {
-                cx.fail(a, format!("The link points to {url}, which only exists on the author's machine."));
+                cx.fail(
+                    a,
+                    format!("The link points to {url}, which only exists on the author's machine."),
+                );
             } else {
                 cx.pass();
             }
@@ -79,7 +83,10 @@ mod tests {
     fn examples() {
         RuleTester::new(&LocalhostLinks)
             .pass(&[r#"<a href="/pricing">P</a>"#])
-            .pass_page(Page::from_html("http://127.0.0.1:8080/", r#"<a href="http://localhost:8080/">P</a>"#))
+            .pass_page(Page::from_html(
+                "http://127.0.0.1:8080/",
+                r#"<a href="http://localhost:8080/">P</a>"#,
+            ))
             .fail(&[
                 r#"<a href="http://localhost:3000/pricing">P</a>"#,
                 r#"<a href="http://127.0.0.1/x">P</a>"#,

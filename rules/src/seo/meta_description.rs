@@ -60,7 +60,10 @@ impl Rule for MetaDescription {
             return;
         };
         if metas.len() > 1 {
-            cx.fail(metas[1], format!("The page has {} meta descriptions; keep one.", metas.len()));
+            cx.fail(
+                metas[1],
+                format!("The page has {} meta descriptions; keep one.", metas.len()),
+            );
             return;
         }
         let text: String = first
@@ -75,8 +78,11 @@ impl Rule for MetaDescription {
         if n == 0 {
             cx.fail(first, "The meta description is empty.");
         } else if n < MIN_CHARS {
-            cx.fail(first, format!("The meta description is {n} characters long; use at least {MIN_CHARS}."))
-                .with_data(data);
+            cx.fail(
+                first,
+                format!("The meta description is {n} characters long; use at least {MIN_CHARS}."),
+            )
+            .with_data(data);
         } else if n > MAX_CHARS {
             cx.fail(first, format!("The meta description is {n} characters long; search results cut it after about {MAX_CHARS}."))
                 .with_data(data);

@@ -73,7 +73,10 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&RobotsDirectives)
-            .pass(&[r#"<meta name="robots" content="index, follow, max-snippet:-1">"#, "<p>x</p>"])
+            .pass(&[
+                r#"<meta name="robots" content="index, follow, max-snippet:-1">"#,
+                "<p>x</p>",
+            ])
             .fail(&[
                 r#"<meta name="robots" content="nofollow">"#,
                 r#"<meta name="robots" content="nosnippet">"#,

@@ -62,7 +62,10 @@ impl Rule for SeoTitle {
             return;
         };
         if titles.len() > 1 {
-            cx.fail(titles[1], format!("The page has {} <title> elements; keep one.", titles.len()));
+            cx.fail(
+                titles[1],
+                format!("The page has {} <title> elements; keep one.", titles.len()),
+            );
             return;
         }
         let text = normalized_text(first);
@@ -70,8 +73,11 @@ impl Rule for SeoTitle {
         if n == 0 {
             cx.fail(first, "The <title> is empty.");
         } else if n < MIN_CHARS {
-            cx.fail(first, format!("The title is {n} characters long; use at least {MIN_CHARS}."))
-                .with_data(serde_json::json!({"length": n, "min": MIN_CHARS, "max": MAX_CHARS}));
+            cx.fail(
+                first,
+                format!("The title is {n} characters long; use at least {MIN_CHARS}."),
+            )
+            .with_data(serde_json::json!({"length": n, "min": MIN_CHARS, "max": MAX_CHARS}));
         } else if n > MAX_CHARS {
             cx.fail(first, format!("The title is {n} characters long; search results cut it after about {MAX_CHARS}."))
                 .with_data(serde_json::json!({"length": n, "min": MIN_CHARS, "max": MAX_CHARS}));

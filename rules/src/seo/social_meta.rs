@@ -13,7 +13,8 @@ static META: RuleMeta = RuleMeta {
     id: "social-meta",
     category: Category::Seo,
     title: "Page has Open Graph and Twitter card basics",
-    help: "Add og:title, og:type, og:image and og:url meta properties, and a twitter:card meta name.",
+    help:
+        "Add og:title, og:type, og:image and og:url meta properties, and a twitter:card meta name.",
     help_url: "https://ogp.me/#metadata",
     impact: Impact::Minor,
     docs: r#"## What it checks
@@ -60,7 +61,10 @@ impl Rule for SocialMeta {
         for prop in REQUIRED_OG {
             match meta_property(pcx, prop).map(str::trim) {
                 None | Some("") => missing.push(prop),
-                Some(v) if (*prop == "og:image" || *prop == "og:url") && url::Url::parse(v).is_err() => {
+                Some(v)
+                    if (*prop == "og:image" || *prop == "og:url")
+                        && url::Url::parse(v).is_err() =>
+                {
                     relative.push(prop)
                 }
                 Some(_) => {}
@@ -74,7 +78,10 @@ impl Rule for SocialMeta {
             missing.push("twitter:card");
         }
         if !missing.is_empty() {
-            cx.fail_page(format!("Missing link-preview metadata: {}.", missing.join(", ")));
+            cx.fail_page(format!(
+                "Missing link-preview metadata: {}.",
+                missing.join(", ")
+            ));
         }
         if !relative.is_empty() {
             cx.fail_page(format!("{} must be absolute URLs.", relative.join(" and ")));

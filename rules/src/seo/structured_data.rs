@@ -72,7 +72,12 @@ impl Rule for StructuredData {
     fn check_document(&self, cx: &mut Check<'_, '_>) {
         let pcx = cx.page();
         for s in select(pcx, selector!("script[type]")) {
-            let ty = s.value().attr("type").unwrap_or("").trim().to_ascii_lowercase();
+            let ty = s
+                .value()
+                .attr("type")
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase();
             if ty != "application/ld+json" {
                 continue;
             }

@@ -54,8 +54,10 @@ impl Rule for ThinContent {
             .map(|b| visible_text(b).split_whitespace().count())
             .unwrap_or(0);
         if words < MIN_WORDS {
-            cx.fail_page(format!("The page has {words} words of text (fewer than {MIN_WORDS})."))
-                .with_data(serde_json::json!({"words": words, "min": MIN_WORDS}));
+            cx.fail_page(format!(
+                "The page has {words} words of text (fewer than {MIN_WORDS})."
+            ))
+            .with_data(serde_json::json!({"words": words, "min": MIN_WORDS}));
         } else {
             cx.pass();
         }
@@ -72,7 +74,10 @@ mod tests {
         let words = |n: usize| format!("<p>{}</p>", "word ".repeat(n));
         RuleTester::new(&ThinContent)
             .pass(&[&words(200)])
-            .fail(&[&words(199), &format!("<p>few</p><script>{}</script>", "var x; ".repeat(300))])
+            .fail(&[
+                &words(199),
+                &format!("<p>few</p><script>{}</script>", "var x; ".repeat(300)),
+            ])
             .run();
     }
 }

@@ -65,7 +65,11 @@ mod tests {
 
     #[test]
     fn examples() {
-        let links = |n: usize| (0..n).map(|i| format!("<a href=\"/p/{i}\">{i}</a>")).collect::<String>();
+        let links = |n: usize| {
+            (0..n)
+                .map(|i| format!("<a href=\"/p/{i}\">{i}</a>"))
+                .collect::<String>()
+        };
         RuleTester::new(&TooManyLinks)
             .pass(&[&links(100)])
             .fail(&[&links(101)])

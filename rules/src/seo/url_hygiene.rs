@@ -59,7 +59,9 @@ pub fn url_problems(url: &url::Url) -> Vec<String> {
     }
     let n = url.as_str().chars().count();
     if n > MAX_URL_CHARS {
-        out.push(format!("the URL is {n} characters long (over {MAX_URL_CHARS})"));
+        out.push(format!(
+            "the URL is {n} characters long (over {MAX_URL_CHARS})"
+        ));
     }
     out
 }
@@ -79,7 +81,8 @@ impl Rule for UrlHygiene {
             cx.pass();
         }
         for p in problems {
-            cx.fail_page(format!("URL hygiene: {p}.")).with_snippet(page.final_url.to_string());
+            cx.fail_page(format!("URL hygiene: {p}."))
+                .with_snippet(page.final_url.to_string());
         }
     }
 }
@@ -91,7 +94,10 @@ mod tests {
     use crate::Page;
 
     fn at(url: &str) -> Page {
-        Page::from_html(url, "<html><head><title>T</title></head><body></body></html>")
+        Page::from_html(
+            url,
+            "<html><head><title>T</title></head><body></body></html>",
+        )
     }
 
     #[test]

@@ -60,7 +60,10 @@ impl Rule for Viewport {
         if has_width {
             cx.pass();
         } else {
-            cx.fail(m, "The viewport does not set width (use width=device-width).");
+            cx.fail(
+                m,
+                "The viewport does not set width (use width=device-width).",
+            );
         }
     }
 }
@@ -74,7 +77,10 @@ mod tests {
     fn examples() {
         RuleTester::new(&Viewport)
             .pass(&[r#"<meta name="viewport" content="width=device-width, initial-scale=1">"#])
-            .fail(&["<p>none</p>", r#"<meta name="viewport" content="initial-scale=1">"#])
+            .fail(&[
+                "<p>none</p>",
+                r#"<meta name="viewport" content="initial-scale=1">"#,
+            ])
             .run();
     }
 }

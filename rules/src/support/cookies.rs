@@ -123,6 +123,9 @@ mod tests {
         assert!(!bad.same_site_valid());
         assert!(SetCookie::parse("novalue").is_none());
         let host = SetCookie::parse("__Host-id=1; Secure; Path=/app").unwrap();
-        assert_eq!(host.prefix_problem().unwrap(), "a __Host- cookie must have Path=/");
+        assert_eq!(
+            host.prefix_problem().unwrap(),
+            "a __Host- cookie must have Path=/"
+        );
     }
 }

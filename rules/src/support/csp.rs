@@ -408,9 +408,8 @@ pub fn evaluate(policy: &Policy) -> Vec<CspFinding> {
         Some(d) => allowlist_checks(d, &mut out),
     }
     let uses_nonce = script.is_some_and(|d| d.values.iter().any(|v| is_nonce(v)));
-    let hash_dynamic = script.is_some_and(|d| {
-        d.values.iter().any(|v| is_hash(v)) && has(d, "'strict-dynamic'")
-    });
+    let hash_dynamic =
+        script.is_some_and(|d| d.values.iter().any(|v| is_hash(v)) && has(d, "'strict-dynamic'"));
     match policy.get("base-uri") {
         None if uses_nonce || hash_dynamic => out.push(finding(
             "MISSING_DIRECTIVES",
@@ -443,7 +442,10 @@ fn allowlist_checks(d: &Directive, out: &mut Vec<CspFinding>) {
                 Severity::High,
                 &d.name,
                 Some(v),
-                format!("{v} in {} allows loading from any host of that scheme.", d.name),
+                format!(
+                    "{v} in {} allows loading from any host of that scheme.",
+                    d.name
+                ),
             ));
         }
     }
@@ -516,7 +518,10 @@ pub fn observatory_result(enforced: &[Policy], report_only: bool) -> (&'static s
         return ("csp-implemented-with-unsafe-eval", -10);
     }
     if any(&|p| insecure(p, PASSIVE)) {
-        return ("csp-implemented-with-insecure-scheme-in-passive-content-only", -10);
+        return (
+            "csp-implemented-with-insecure-scheme-in-passive-content-only",
+            -10,
+        );
     }
     if any(&|p| {
         p.effective("style-src")
@@ -546,7 +551,10 @@ mod tests {
 
     #[test]
     fn strict_policy_has_no_findings() {
-        assert!(kinds("script-src 'nonce-r4nd0mAbC' 'strict-dynamic'; object-src 'none'; base-uri 'none'").is_empty());
+        assert!(kinds(
+            "script-src 'nonce-r4nd0mAbC' 'strict-dynamic'; object-src 'none'; base-uri 'none'"
+        )
+        .is_empty());
         assert!(kinds("default-src 'self'; object-src 'none'").is_empty());
     }
 
@@ -566,7 +574,10 @@ mod tests {
             kinds("script-src 'nonce-abc'; object-src 'none'"),
             vec!["NONCE_LENGTH", "MISSING_DIRECTIVES"]
         );
-        assert_eq!(kinds("img-src http://x.example"), vec!["SRC_HTTP", "MISSING_DIRECTIVES", "MISSING_DIRECTIVES"]);
+        assert_eq!(
+            kinds("img-src http://x.example"),
+            vec!["SRC_HTTP", "MISSING_DIRECTIVES", "MISSING_DIRECTIVES"]
+        );
     }
 
     #[test]
@@ -575,8 +586,14 @@ mod tests {
             kinds("default-src 'self' object-src 'none'"),
             vec!["MISSING_SEMICOLON"]
         );
-        assert_eq!(kinds("default-src self; object-src 'none'"), vec!["INVALID_KEYWORD"]);
-        assert_eq!(kinds("default-src 'self'; scrpt-src x; object-src 'none'"), vec!["UNKNOWN_DIRECTIVE"]);
+        assert_eq!(
+            kinds("default-src self; object-src 'none'"),
+            vec!["INVALID_KEYWORD"]
+        );
+        assert_eq!(
+            kinds("default-src 'self'; scrpt-src x; object-src 'none'"),
+            vec!["UNKNOWN_DIRECTIVE"]
+        );
     }
 
     #[test]
@@ -585,10 +602,26 @@ mod tests {
         assert_eq!(observatory_result(&[], true).1, -25);
         assert_eq!(observatory_result(&p("default-src 'none'"), false).1, 10);
         assert_eq!(observatory_result(&p("default-src 'self'"), false).1, 5);
-        assert_eq!(observatory_result(&p("default-src 'self' 'unsafe-inline'"), false).1, -20);
-        assert_eq!(observatory_result(&p("default-src 'self'; img-src http:"), false).1, -10);
-        assert_eq!(observatory_result(&p("default-src 'self'; style-src 'self' 'unsafe-inline'"), false).1, 0);
-        assert_eq!(observatory_result(&p("frame-ancestors 'none'"), false).1, -20);
+        assert_eq!(
+            observatory_result(&p("default-src 'self' 'unsafe-inline'"), false).1,
+            -20
+        );
+        assert_eq!(
+            observatory_result(&p("default-src 'self'; img-src http:"), false).1,
+            -10
+        );
+        assert_eq!(
+            observatory_result(
+                &p("default-src 'self'; style-src 'self' 'unsafe-inline'"),
+                false
+            )
+            .1,
+            0
+        );
+        assert_eq!(
+            observatory_result(&p("frame-ancestors 'none'"), false).1,
+            -20
+        );
         assert_eq!(observatory_result(&p("nonsense"), false).1, -25);
     }
 }

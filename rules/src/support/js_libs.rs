@@ -42,14 +42,14 @@ pub struct Vulnerability {
 impl Vulnerability {
     /// Whether `version` lies in one of the affected ranges.
     pub fn affects(&self, version: &[u64]) -> bool {
-        self.ranges.iter().any(|(from, below)| {
-            match (parse_version(from), parse_version(below)) {
+        self.ranges.iter().any(
+            |(from, below)| match (parse_version(from), parse_version(below)) {
                 (Some(f), Some(b)) => {
                     cmp_version(version, &f).is_ge() && cmp_version(version, &b).is_lt()
                 }
                 _ => false,
-            }
-        })
+            },
+        )
     }
 }
 
@@ -172,15 +172,23 @@ mod tests {
     #[test]
     fn detects_versions() {
         let t = table().unwrap();
-        let d = t.detect_url("https://code.jquery.com/jquery-3.4.1.min.js").unwrap();
+        let d = t
+            .detect_url("https://code.jquery.com/jquery-3.4.1.min.js")
+            .unwrap();
         assert_eq!((d.library, d.version.as_str()), ("jQuery", "3.4.1"));
         let ids: Vec<&str> = d.vulnerabilities.iter().map(|v| v.id.as_str()).collect();
         assert_eq!(ids, vec!["CVE-2020-11022", "CVE-2020-11023"]);
-        let ok = t.detect_url("https://cdnjs.cloudflare.com/ajax/libs/jquery/3.7.1/jquery.min.js").unwrap();
+        let ok = t
+            .detect_url("https://cdnjs.cloudflare.com/ajax/libs/jquery/3.7.1/jquery.min.js")
+            .unwrap();
         assert!(ok.vulnerabilities.is_empty());
-        let bs = t.detect_url("https://cdn.jsdelivr.net/npm/bootstrap@4.3.0/dist/js/bootstrap.min.js").unwrap();
+        let bs = t
+            .detect_url("https://cdn.jsdelivr.net/npm/bootstrap@4.3.0/dist/js/bootstrap.min.js")
+            .unwrap();
         assert_eq!(bs.vulnerabilities.len(), 1);
-        let b = t.detect_banner("/*! jQuery v1.8.3 jquery.com | jquery.org/license */").unwrap();
+        let b = t
+            .detect_banner("/*! jQuery v1.8.3 jquery.com | jquery.org/license */")
+            .unwrap();
         assert_eq!(b.vulnerabilities.len(), 5);
         assert!(t.detect_url("https://example.com/app.js").is_none());
     }

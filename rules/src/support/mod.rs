@@ -205,17 +205,31 @@ pub fn robots_directives(cx: &PageContext<'_>) -> Vec<RobotsDirective> {
             }
             if d == "none" {
                 for x in ["noindex", "nofollow"] {
-                    out.push(RobotsDirective { source: source.clone(), directive: x.to_string() });
+                    out.push(RobotsDirective {
+                        source: source.clone(),
+                        directive: x.to_string(),
+                    });
                 }
             } else {
-                out.push(RobotsDirective { source: source.clone(), directive: d });
+                out.push(RobotsDirective {
+                    source: source.clone(),
+                    directive: d,
+                });
             }
         }
     };
     for m in select(cx, selector!("meta[name][content]")) {
-        let name = m.value().attr("name").unwrap_or("").trim().to_ascii_lowercase();
+        let name = m
+            .value()
+            .attr("name")
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
         if BOTS.contains(&name.as_str()) {
-            push(format!("<meta name=\"{name}\">"), m.value().attr("content").unwrap_or(""));
+            push(
+                format!("<meta name=\"{name}\">"),
+                m.value().attr("content").unwrap_or(""),
+            );
         }
     }
     for v in cx.page().header_all("x-robots-tag") {

@@ -127,9 +127,10 @@ pub fn simhash(text: &str) -> u64 {
             }
         }
     }
-    v.iter()
-        .enumerate()
-        .fold(0u64, |acc, (bit, &s)| if s > 0 { acc | 1 << bit } else { acc })
+    v.iter().enumerate().fold(
+        0u64,
+        |acc, (bit, &s)| if s > 0 { acc | 1 << bit } else { acc },
+    )
 }
 
 /// Bits that differ between two fingerprints.
@@ -143,7 +144,10 @@ mod tests {
 
     #[test]
     fn counts() {
-        assert_eq!(words("It's a well-known fact, 42 times."), vec!["It's", "a", "well-known", "fact", "times"]);
+        assert_eq!(
+            words("It's a well-known fact, 42 times."),
+            vec!["It's", "a", "well-known", "fact", "times"]
+        );
         assert_eq!(sentences("One. Two! Three? v1.2 is out").len(), 4);
         assert_eq!(syllables("cat"), 1);
         assert_eq!(syllables("table"), 2);
