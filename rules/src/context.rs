@@ -277,7 +277,7 @@ impl<'p> PageContext<'p> {
             let mut map: HashMap<(&'static str, String), Vec<NodeId>> = HashMap::new();
             for el in self.root().descendants().filter_map(ElementRef::wrap) {
                 for attr in IDREF_ATTRS {
-                    if let Some(value) = el.value().attr(attr) {
+                    if let Some(value) = crate::dom::attr(el, attr) {
                         for token in value.split_ascii_whitespace() {
                             map.entry((attr, token.to_string()))
                                 .or_default()
@@ -332,7 +332,7 @@ impl<'p> PageContext<'p> {
         }
         for anc in el.ancestors().filter_map(ElementRef::wrap) {
             if anc.value().name() == "label"
-                && anc.value().attr("for").is_none()
+                && crate::dom::attr(anc, "for").is_none()
                 && first_labelable(anc).is_some_and(|c| c.id() == el.id())
             {
                 if let Some(label) = self.element(anc.id()) {
@@ -350,10 +350,9 @@ impl<'p> PageContext<'p> {
 fn labelable(el: ElementRef<'_>) -> bool {
     match el.value().name() {
         "button" | "meter" | "output" | "progress" | "select" | "textarea" => true,
-        "input" => el
-            .value()
-            .attr("type")
-            .is_none_or(|t| !t.trim().eq_ignore_ascii_case("hidden")),
+        "input" => {
+            crate::dom::attr(el, "type").is_none_or(|t| !t.trim().eq_ignore_ascii_case("hidden"))
+        }
         _ => false,
     }
 }
@@ -429,7 +428,13 @@ impl<'c, 'p> Check<'c, 'p> {
         message: String,
     ) -> &mut Finding {
         let (selector, snippet) = match el {
-            Some(el) => (dom::unique_selector(el), dom::snippet(el)),
+            Some(el) => {
+                let ids = self.cx.ids();
+                let selector = dom::unique_selector_with(el, |_, id| {
+                    ids.get(id).is_some_and(|nodes| nodes.len() == 1)
+                });
+                (selector, dom::snippet(el))
+            }
             None => (String::new(), String::new()),
         };
         self.findings.push(Finding {

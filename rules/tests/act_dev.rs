@@ -224,3 +224,26 @@ fn perf_per_rule() {
         }
     }
 }
+
+#[test]
+#[ignore]
+fn perf_styles() {
+    let mut body = String::new();
+    for i in 0..400 {
+        body.push_str(&format!(
+            "<div class=c{i}><h2 id=i{i}>Section {i}</h2><p class=k{i}>Text <a href=/p{i}>link {i}</a> more <img src=a.png alt=\"pic {i}\"></p>\
+             <ul><li><button aria-label=\"b{i}\">x</button></li><li><input id=f{i}><label for=f{i}>Field</label></li></ul></div>"
+        ));
+    }
+    for css_rules in [0, 100, 300] {
+        let mut css = String::new();
+        for i in 0..css_rules {
+            css.push_str(&format!(".c{i} {{ color: #{:03x}; }} #i{i} a {{ text-decoration: none }} div > p.k{i} {{ font-size: 1.{i}em }}\n", i % 4096));
+        }
+        let html = format!("<!DOCTYPE html><html lang=en><head><title>t</title><style>{css}</style></head><body>{body}</body></html>");
+        let doc = scraper::Html::parse_document(&html);
+        let t = std::time::Instant::now();
+        let _ = sitescan_rules::css::Styles::compute(&doc, &[]);
+        println!("{css_rules} x3 rules: styles {:?}", t.elapsed());
+    }
+}

@@ -86,9 +86,7 @@ fn own_text(el: ElementRef<'_>) -> Option<String> {
 /// Text inside a disabled widget, or labelling one, is exempt.
 fn part_of_disabled_widget(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
     let aria_disabled = |e: ElementRef<'_>| {
-        e.value()
-            .attr("aria-disabled")
-            .is_some_and(|v| v.trim() == "true")
+        crate::dom::attr(e, "aria-disabled").is_some_and(|v| v.trim() == "true")
     };
     let chain: Vec<ElementRef<'_>> = std::iter::once(el)
         .chain(el.ancestors().filter_map(ElementRef::wrap))
@@ -99,7 +97,7 @@ fn part_of_disabled_widget(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
     // A label (or a labelledby target) of a disabled control.
     for e in &chain {
         if e.value().name() == "label" {
-            let controls: Vec<ElementRef<'_>> = match e.value().attr("for") {
+            let controls: Vec<ElementRef<'_>> = match crate::dom::attr(*e, "for") {
                 Some(id) => cx.element_by_id(id).into_iter().collect(),
                 None => e
                     .descendants()
@@ -126,8 +124,7 @@ fn part_of_disabled_widget(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
                 .descendants()
                 .filter_map(ElementRef::wrap)
                 .any(|r| {
-                    r.value()
-                        .attr("aria-labelledby")
+                    crate::dom::attr(r, "aria-labelledby")
                         .is_some_and(|ids| ids.split_ascii_whitespace().any(|i| i == id))
                         && (is_disabled(r) || aria_disabled(r))
                 });

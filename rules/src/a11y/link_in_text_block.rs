@@ -54,7 +54,7 @@ fn text_block<'a>(cx: &PageContext<'_>, link: ElementRef<'a>) -> Option<ElementR
             let in_other_link = node
                 .ancestors()
                 .filter_map(ElementRef::wrap)
-                .any(|a| a.value().name() == "a" && a.value().attr("href").is_some());
+                .any(|a| a.value().name() == "a" && crate::dom::attr(a, "href").is_some());
             if !in_link && !in_other_link {
                 outside.push_str(t);
             }
@@ -94,7 +94,7 @@ impl Rule for LinkInTextBlock {
     }
 
     fn check_element(&self, el: ElementRef<'_>, cx: &mut Check<'_, '_>) {
-        if !is_html(el) || el.value().attr("href").is_none() {
+        if !is_html(el) || crate::dom::attr(el, "href").is_none() {
             return;
         }
         let page = cx.page();

@@ -16,7 +16,7 @@ pub fn is_html(el: ElementRef<'_>) -> bool {
 }
 
 fn attr<'a>(el: ElementRef<'a>, name: &str) -> Option<&'a str> {
-    el.value().attr(name)
+    crate::dom::attr(el, name)
 }
 
 fn parent_el(el: ElementRef<'_>) -> Option<ElementRef<'_>> {

@@ -440,7 +440,9 @@ impl Styles {
             .descendants()
             .filter_map(ElementRef::wrap)
         {
-            if el.value().name() == "style" && el.value().attr("media").is_none_or(media_applies) {
+            if el.value().name() == "style"
+                && crate::dom::attr(el, "media").is_none_or(media_applies)
+            {
                 let text: String = el.text().collect();
                 index.add_sheet(&text, 1, &mut order);
             }
@@ -540,9 +542,7 @@ fn compute_one(
     root_size: f32,
     ancestors: &HashMap<String, u32>,
 ) -> ComputedStyle {
-    let inline: Vec<(String, String, bool)> = el
-        .value()
-        .attr("style")
+    let inline: Vec<(String, String, bool)> = crate::dom::attr(el, "style")
         .map(|style| {
             parse_declarations(style)
                 .iter()
