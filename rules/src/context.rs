@@ -276,13 +276,14 @@ impl<'p> PageContext<'p> {
         let map = self.referrers.get_or_init(|| {
             let mut map: HashMap<(&'static str, String), Vec<NodeId>> = HashMap::new();
             for el in self.root().descendants().filter_map(ElementRef::wrap) {
-                for attr in IDREF_ATTRS {
-                    if let Some(value) = crate::dom::attr(el, attr) {
-                        for token in value.split_ascii_whitespace() {
-                            map.entry((attr, token.to_string()))
-                                .or_default()
-                                .push(el.id());
-                        }
+                for (name, value) in el.value().attrs() {
+                    let Some(attr) = IDREF_ATTRS.iter().find(|a| **a == name) else {
+                        continue;
+                    };
+                    for token in value.split_ascii_whitespace() {
+                        map.entry((*attr, token.to_string()))
+                            .or_default()
+                            .push(el.id());
                     }
                 }
             }
