@@ -80,6 +80,7 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::target_size::TargetSize,
     &a11y::summary_name::SummaryName,
     &a11y::avoid_inline_spacing::AvoidInlineSpacing,
+    &a11y::css_orientation_lock::CssOrientationLock,
     // Security (issue 4).
     &security::is_on_https::IsOnHttps,
     &security::strict_transport_security::StrictTransportSecurity,

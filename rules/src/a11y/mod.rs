@@ -29,6 +29,7 @@ pub mod avoid_inline_spacing;
 pub mod blink;
 pub mod button_name;
 pub mod color_contrast;
+pub mod css_orientation_lock;
 pub mod definition_list;
 pub mod dlitem;
 pub mod document_title;
