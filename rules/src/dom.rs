@@ -10,7 +10,7 @@ pub const SNIPPET_MAX_CHARS: usize = 240;
 /// Uses `#id` when the id is unique and a plain identifier, else the shortest path
 /// of `tag:nth-child(n)` steps up to an ancestor with such an id (or the root).
 pub fn unique_selector(el: ElementRef<'_>) -> String {
-    unique_selector_with(el, |node, id| id_is_unique(node, id))
+    unique_selector_with(el, id_is_unique)
 }
 
 /// [`unique_selector`] with a caller-supplied uniqueness test for ids (e.g. a
