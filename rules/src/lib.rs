@@ -27,14 +27,20 @@ mod run;
 pub mod a11y;
 pub mod aria;
 pub mod css;
+pub mod docs;
 pub mod dom;
 pub mod langtag;
+pub mod links;
+pub mod performance;
+pub mod quality;
 pub mod registry;
+pub mod repeated;
 pub mod security;
 pub mod seo;
 pub mod site;
 pub mod structure;
 pub mod support;
+pub mod table;
 pub mod testing;
 
 pub use context::{
@@ -43,3 +49,5 @@ pub use context::{
 pub use meta::{Category, Impact, Level, RuleMeta};
 pub use page::{Header, Hop, Page, Stylesheet};
 pub use run::{analyze, analyze_parsed, Rule, Visits};
+
+pub use context::BaselineState;

@@ -95,6 +95,12 @@ const KEPT: &[&str] = &[
     "padding",
 ];
 
+/// An offset (`top`, `left`, `text-indent`) at or beyond which positioned content
+/// is taken to be moved off screen: the visually-hidden patterns in use put it at
+/// -999px, -9999px or -10000px; no layout is done, so smaller offsets are not
+/// judged.
+const OFF_SCREEN_PX: f32 = -500.0;
+
 /// The computed values of one element for the properties rules need.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ComputedStyle {
@@ -191,7 +197,21 @@ impl ComputedStyle {
         if clip_path.contains("inset(50%") || clip_path.contains("circle(0") {
             return true;
         }
-        let far = |v: Option<&str>| v.and_then(length_px).is_some_and(|x| x <= -1000.0);
+        // Off-screen offsets come in px and in em/rem (`top: -999em`).
+        let far = |v: Option<&str>| {
+            v.is_some_and(|v| {
+                let (n, scale) = if let Some(n) = v.strip_suffix("rem") {
+                    (n, 16.0)
+                } else if let Some(n) = v.strip_suffix("em") {
+                    (n, self.font_size)
+                } else {
+                    (v.trim_end_matches("px"), 1.0)
+                };
+                n.trim()
+                    .parse::<f32>()
+                    .is_ok_and(|x| x * scale <= OFF_SCREEN_PX)
+            })
+        };
         if positioned && (far(self.get("left")) || far(self.get("top"))) {
             return true;
         }
