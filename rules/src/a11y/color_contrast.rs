@@ -136,6 +136,70 @@ fn part_of_disabled_widget(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
     false
 }
 
+/// One `text-shadow` layer.
+struct Shadow {
+    color: Option<Rgba>,
+    x: f32,
+    y: f32,
+    blur: f32,
+}
+
+/// Parses a `text-shadow` list; an empty list for `none` or values it can't read.
+fn parse_shadows(value: &str) -> Vec<Shadow> {
+    if value.trim() == "none" {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for layer in crate::css::split_selector_list(value) {
+        // Tokens, keeping functional colors (`rgb(...)`) whole.
+        let mut tokens: Vec<String> = Vec::new();
+        let mut depth = 0;
+        let mut cur = String::new();
+        for c in layer.chars() {
+            match c {
+                '(' => {
+                    depth += 1;
+                    cur.push(c);
+                }
+                ')' => {
+                    depth -= 1;
+                    cur.push(c);
+                }
+                c if c.is_whitespace() && depth == 0 => {
+                    if !cur.is_empty() {
+                        tokens.push(std::mem::take(&mut cur));
+                    }
+                }
+                c => cur.push(c),
+            }
+        }
+        if !cur.is_empty() {
+            tokens.push(cur);
+        }
+        let mut color = None;
+        let mut lengths = Vec::new();
+        for t in &tokens {
+            if let Some(px) = crate::css::cascade::length_px(t) {
+                lengths.push(px);
+            } else if let Some(c) = Rgba::parse(t) {
+                color = Some(c);
+            } else {
+                return Vec::new();
+            }
+        }
+        if lengths.len() < 2 {
+            return Vec::new();
+        }
+        out.push(Shadow {
+            color,
+            x: lengths[0],
+            y: lengths[1],
+            blur: lengths.get(2).copied().unwrap_or(0.0),
+        });
+    }
+    out
+}
+
 /// Whether the text is drawn with an icon font.
 fn icon_font(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
     std::iter::once(el)
@@ -297,27 +361,54 @@ impl Rule for ColorContrast {
         });
 
         // A text shadow can be the real backdrop of thin text.
-        let shadow = style
+        let shadows = style
             .get("text-shadow")
-            .filter(|s| *s != "none" && !s.is_empty());
-        if let Some(shadow) = shadow {
-            let shadow_color = shadow.split(',').next().and_then(|first| {
-                Rgba::parse(first.trim()).or_else(|| first.split_whitespace().find_map(Rgba::parse))
+            .map(parse_shadows)
+            .unwrap_or_default();
+        if !shadows.is_empty() {
+            let surround = shadows
+                .iter()
+                .any(|s| s.x == 0.0 && s.y == 0.0 && s.blur > 0.0)
+                || (shadows.iter().any(|s| s.x > 0.0)
+                    && shadows.iter().any(|s| s.x < 0.0)
+                    && shadows.iter().any(|s| s.y > 0.0)
+                    && shadows.iter().any(|s| s.y < 0.0));
+            let colors: Option<Vec<Rgba>> =
+                shadows.iter().map(|s| s.color.or(style.color)).collect();
+            let Some(colors) = colors else {
+                cx.cant_tell(
+                    el,
+                    "Contrast needs review: the text shadow color is not known.",
+                );
+                return;
+            };
+            let vs_shadow = colors
+                .iter()
+                .map(|c| contrast_ratio(fg_min, c.over(bg_min)))
+                .fold(f32::MAX, f32::min);
+            let shadow_data = json!({
+                "contrast_ratio": (f64::from(vs_shadow) * 100.0).round() / 100.0,
+                "expected": expected,
+                "fg": fg_min.to_hex(),
+                "bg": colors[0].over(bg_min).to_hex(),
             });
-            let vs_shadow = shadow_color.map(|c| contrast_ratio(fg_min, c.over(bg_min)));
-            match vs_shadow {
-                Some(r) if r >= expected => {
-                    cx.pass();
-                }
-                _ => {
-                    if !part_of_disabled_widget(page, el) {
-                        cx.cant_tell(
-                            el,
-                            "Contrast needs review: a text shadow changes the backdrop.",
-                        )
-                        .with_data(data);
-                    }
-                }
+            if vs_shadow >= expected && (surround || min >= expected) {
+                cx.pass();
+            } else if part_of_disabled_widget(page, el) {
+            } else if surround || min < expected && vs_shadow < expected {
+                cx.fail(
+                    el,
+                    format!(
+                        "Contrast of the text against its text shadow is {vs_shadow:.2}:1, below {expected}:1."
+                    ),
+                )
+                .with_data(shadow_data);
+            } else {
+                cx.cant_tell(
+                    el,
+                    "Contrast needs review: a text shadow changes the backdrop.",
+                )
+                .with_data(data);
             }
             return;
         }
@@ -377,6 +468,7 @@ mod tests {
                 r##"<div style="background:#fff"><p style="color:#000;opacity:.3">Faded</p></div>"##,
                 r##"<style>.b{color:#777;background:#eee}</style><button class=b>Button</button>"##,
                 r##"<p style="color:#aaa;background:linear-gradient(to right,#fff,#00f)">Gradient</p>"##,
+                r##"<p style="background:#fff;color:#666;text-shadow:#aaa 2px 2px 4px,#aaa -2px 2px 4px,#aaa 2px -2px 4px,#aaa -2px -2px 4px">Surrounded</p>"##,
             ])
             .cant_tell(&[
                 r##"<p style="color:#555;background:black url(a.jpg)">Image</p>"##,
