@@ -247,3 +247,22 @@ fn perf_styles() {
         println!("{css_rules} x3 rules: styles {:?}", t.elapsed());
     }
 }
+
+/// Prints the accessibility findings for the HTML file named by `SITESCAN_HTML`.
+#[test]
+#[ignore]
+fn analyze_file() {
+    let Ok(path) = std::env::var("SITESCAN_HTML") else {
+        return;
+    };
+    let html = std::fs::read_to_string(path).unwrap();
+    let page = Page::from_html("https://example.com/", &html);
+    let rules = registry::select(&["accessibility"]).unwrap();
+    let a = analyze(&page, &rules.page);
+    for f in &a.findings {
+        println!("{:?} {} {} | {}", f.outcome, f.rule_id, f.selector, f.message);
+    }
+    for e in &a.errors {
+        println!("ERROR {} {}", e.rule_id, e.message);
+    }
+}

@@ -253,6 +253,15 @@ fn composite(
         layers = next;
         if bgs.iter().all(|b| b.is_opaque()) && style.opacity >= 1.0 {
             opaque_below = true;
+            // Nothing painted further down shows through an opaque background,
+            // unless an ancestor fades the whole group.
+            let faded_above = e
+                .ancestors()
+                .filter_map(ElementRef::wrap)
+                .any(|a| cx.style(a).opacity < 1.0);
+            if !faded_above {
+                break;
+            }
         }
         // Positioned content sits over whatever the layout puts under it, which
         // need not be its DOM ancestors' background.
@@ -461,6 +470,7 @@ mod tests {
                 r##"<button style="color:#777;background:#eee" disabled>Disabled</button>"##,
                 r##"<label style="color:#888;background:white">Name <input disabled></label>"##,
                 r##"<p style="color:#000;background:#737373;text-shadow:white 0 0 3px">Shadow</p>"##,
+                r##"<div style="background:url(hero.jpg)"><a href=/ style="background:#0b5fff;color:#fff">Opaque button over an image</a></div>"##,
             ])
             .fail(&[
                 r##"<p style="color:#aaa;background:white">Light text</p>"##,
@@ -472,6 +482,7 @@ mod tests {
             ])
             .cant_tell(&[
                 r##"<p style="color:#555;background:black url(a.jpg)">Image</p>"##,
+                r##"<div style="background:url(hero.jpg)"><p>Over an image</p></div>"##,
                 r##"<p style="background:#fff;color:#666;text-shadow:#aaa 2px 2px 4px">Shadow</p>"##,
                 r##"<div style="background:#fff"><p style="position:absolute;top:0;color:#333">Positioned</p></div>"##,
                 r##"<p style="color:var(--x)">Custom property</p>"##,

@@ -8,8 +8,9 @@
 //! Rules are bucketed by the id / class / tag of their rightmost compound so an
 //! element is matched only against rules that can apply to it.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use ego_tree::NodeId;
 use scraper::{ElementRef, Html, Selector};
@@ -128,6 +129,8 @@ pub struct ComputedStyle {
     /// `text-decoration` line-through or overline drawn on the text.
     pub other_decoration: bool,
     extra: Vec<(&'static str, String)>,
+    /// Custom properties (`--name`), inherited.
+    vars: Arc<HashMap<String, String>>,
 }
 
 impl ComputedStyle {
@@ -146,6 +149,7 @@ impl ComputedStyle {
             underline: false,
             other_decoration: false,
             extra: Vec::new(),
+            vars: Arc::new(HashMap::new()),
         }
     }
 
@@ -605,7 +609,46 @@ fn compute_one(
             }
         }
     }
-    let get = |name: &str| winners.get(name).map(|(_, v)| *v);
+    // Custom properties: inherited, overridden by this element's winners.
+    let mut vars = parent.vars.clone();
+    let custom: Vec<(&str, &str)> = winners
+        .iter()
+        .filter(|(k, _)| k.starts_with("--"))
+        .map(|(k, (_, v))| (*k, *v))
+        .collect();
+    if !custom.is_empty() {
+        let mut map: HashMap<String, String> = (*vars).clone();
+        for (k, v) in custom {
+            map.insert(k.to_string(), v.to_string());
+        }
+        vars = Arc::new(map);
+    }
+    // Declarations that use var(): substitute, then expand their shorthands and let
+    // the longhands compete by precedence.
+    let mut resolved: HashMap<Cow<'_, str>, (Precedence, Cow<'_, str>)> = winners
+        .iter()
+        .filter(|(k, (_, v))| !k.starts_with("--") && !v.contains("var("))
+        .map(|(k, (p, v))| (Cow::Borrowed(*k), (*p, Cow::Borrowed(*v))))
+        .collect();
+    for (k, (p, v)) in winners
+        .iter()
+        .filter(|(k, (_, v))| !k.starts_with("--") && v.contains("var("))
+    {
+        // An unresolvable var() makes the declaration invalid at computed-value time:
+        // the property is then unknown (`unset`).
+        let substituted =
+            substitute_vars(v, &vars, 0).unwrap_or_else(|| "unset-unknown".to_string());
+        for (n, val) in expand(k, &substituted) {
+            let wins = match resolved.get(n.as_str()) {
+                Some((q, _)) => *q <= *p,
+                None => true,
+            };
+            if wins {
+                resolved.insert(Cow::Owned(n), (*p, Cow::Owned(val)));
+            }
+        }
+    }
+    let get = |name: &str| resolved.get(name).map(|(_, v)| v.as_ref());
 
     let inherit = |v: Option<&str>| matches!(v, Some("inherit"));
     let mut s = ComputedStyle {
@@ -621,6 +664,7 @@ fn compute_one(
         underline: false,
         other_decoration: false,
         extra: Vec::new(),
+        vars: vars.clone(),
     };
 
     if let Some(v) = get("font-size") {
@@ -689,10 +733,61 @@ fn compute_one(
     s
 }
 
+/// Replaces each `var(--name[, fallback])` in `value` with the custom property's
+/// value (or the fallback); `None` when one can't be resolved.
+fn substitute_vars(value: &str, vars: &HashMap<String, String>, depth: u32) -> Option<String> {
+    if depth > 16 {
+        return None;
+    }
+    let mut out = String::new();
+    let mut rest = value;
+    while let Some(start) = rest.find("var(") {
+        out.push_str(&rest[..start]);
+        let inner_start = start + 4;
+        let mut level = 1;
+        let mut end = None;
+        for (i, c) in rest[inner_start..].char_indices() {
+            match c {
+                '(' => level += 1,
+                ')' => {
+                    level -= 1;
+                    if level == 0 {
+                        end = Some(inner_start + i);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let end = end?;
+        let inner = &rest[inner_start..end];
+        let (name, fallback) = match inner.split_once(',') {
+            Some((n, f)) => (n.trim(), Some(f.trim())),
+            None => (inner.trim(), None),
+        };
+        let replacement = match vars.get(name).filter(|v| !v.trim().is_empty()) {
+            Some(v) => substitute_vars(v, vars, depth + 1)?,
+            None => substitute_vars(fallback?, vars, depth + 1)?,
+        };
+        out.push_str(&replacement);
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    Some(out.trim().to_ascii_lowercase())
+}
+
 /// Expands the shorthands rules care about into longhands; other properties pass
 /// through with lowercase names and trimmed values.
 fn expand(name: &str, value: &str) -> Vec<(String, String)> {
     let lower = value.trim().to_ascii_lowercase();
+    if name.starts_with("--") {
+        // Custom properties keep their case-sensitive value.
+        return vec![(name.to_string(), value.trim().to_string())];
+    }
+    if lower.contains("var(") {
+        // Expanded once the element's custom properties are known (`compute_one`).
+        return vec![(name.to_string(), lower)];
+    }
     match name {
         "background" => {
             let mut out = vec![(
@@ -983,6 +1078,22 @@ mod tests {
         assert_eq!(color("#one"), "#ff0000");
         assert_eq!(color("#two"), "#0000ff");
         assert_eq!(color("#three"), "#000000");
+    }
+
+    #[test]
+    fn custom_properties() {
+        let doc = Html::parse_document(
+            r#"<style>:root { --brand: #0B5FFF; --fg: var(--brand) } .b { background: var(--brand); color: var(--missing, white) }
+            .c { color: var(--fg) } .d { --brand: red } .e { color: var(--nope) }</style>
+            <a class=b id=b>x</a><p class=c id=c>y</p><div class=d><p class=c id=d>z</p></div><p class=e id=e>w</p>"#,
+        );
+        let st = Styles::compute(&doc, &[]);
+        let b = style_of(&doc, &st, "#b");
+        assert_eq!(b.background_color.unwrap().to_hex(), "#0b5fff");
+        assert_eq!(b.color.unwrap().to_hex(), "#ffffff");
+        assert_eq!(style_of(&doc, &st, "#c").color.unwrap().to_hex(), "#0b5fff");
+        assert_eq!(style_of(&doc, &st, "#d").color.unwrap().to_hex(), "#ff0000");
+        assert!(style_of(&doc, &st, "#e").color.is_none());
     }
 
     #[test]
