@@ -80,6 +80,8 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::color_contrast::ColorContrast,
     &a11y::link_in_text_block::LinkInTextBlock,
     &a11y::target_size::TargetSize,
+    &a11y::summary_name::SummaryName,
+    &a11y::css_orientation_lock::CssOrientationLock,
     // Security (issue 4).
     &security::is_on_https::IsOnHttps,
     &security::strict_transport_security::StrictTransportSecurity,
