@@ -51,6 +51,8 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::region::Region,
     &a11y::empty_heading::EmptyHeading,
     &a11y::frame_title_unique::FrameTitleUnique,
+    &a11y::summary_name::SummaryName,
+    &a11y::frame_focusable_content::FrameFocusableContent,
 ];
 
 /// Every site rule, in report order.
