@@ -31,8 +31,11 @@ pub mod dom;
 pub mod langtag;
 pub mod registry;
 pub mod repeated;
+pub mod security;
+pub mod seo;
 pub mod site;
 pub mod structure;
+pub mod support;
 pub mod table;
 pub mod testing;
 

@@ -1,0 +1,598 @@
+//! The security score and grade of a page and of a site, on the MDN HTTP
+//! Observatory's published scale (algorithm version 6).
+//!
+//! # Formula
+//! Each page starts at 100. Each of the Observatory's twelve tests yields one result
+//! with a score modifier (table in `../shared/research/PEERS.md` §2.3, ids kept):
+//! Content-Security-Policy, cookies, CORS, redirection, Referrer-Policy, HSTS,
+//! Subresource Integrity, X-Content-Type-Options, X-Frame-Options, COOP, COEP, CORP.
+//! The penalties (negative modifiers) are added first; the bonuses (positive
+//! modifiers) are added only when that sum is at least 90 ("extra credit"). The score
+//! floors at 0 and has no ceiling. The grade is the score rounded down to a multiple
+//! of 5 and looked up: ≥100 A+, 90 A, 85 A-, 80 B+, 70 B, 65 B-, 60 C+, 50 C, 45 C-,
+//! 40 D+, 30 D, 25 D-, below F.
+//!
+//! Differences from the Observatory, because sitescan reads one response per page
+//! and uses no network beyond the crawl: the preload list is not consulted (a
+//! preload-ready HSTS header scores as `hsts-implemented-max-age-at-least-six-months`,
+//! never `hsts-preloaded`); redirection is judged only when the crawl requested an
+//! `http:` URL (otherwise `redirection-not-tested`, modifier 0); CORS is judged from
+//! the page's own headers (no `crossdomain.xml`).
+//!
+//! The **site** score is the lowest score of its HTML pages (an attacker picks the
+//! weakest page), and the site grade is that score's grade.
+
+use serde::Serialize;
+
+use super::cross_origin_isolation::{token, COEP, COOP, CORP};
+use super::referrer_policy::effective_policy;
+use super::strict_transport_security::{parse_hsts, MIN_MAX_AGE};
+use crate::support::cookies::SetCookie;
+use crate::support::csp::Policy;
+use crate::support::{base_url, http_equiv, is_https, resolve, same_origin, select, selector};
+use crate::PageContext;
+
+/// The score below which bonuses are not counted.
+pub const MINIMUM_SCORE_FOR_EXTRA_CREDIT: i32 = 90;
+
+/// One test's result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TestResult {
+    /// Observatory test name (`content-security-policy`, ...).
+    pub test: &'static str,
+    /// Observatory result id.
+    pub result: &'static str,
+    /// Its score modifier.
+    pub modifier: i32,
+}
+
+/// A page's security score.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SecurityScore {
+    /// 0 and up (more than 100 with bonuses).
+    pub score: u32,
+    /// Letter grade, `A+` … `F`.
+    pub grade: &'static str,
+    /// The twelve test results, in the Observatory's order.
+    pub tests: Vec<TestResult>,
+}
+
+/// The grade of a score.
+pub fn grade_for(score: u32) -> &'static str {
+    match score - score % 5 {
+        s if s >= 100 => "A+",
+        s if s >= 90 => "A",
+        85 => "A-",
+        80 => "B+",
+        s if s >= 70 => "B",
+        65 => "B-",
+        60 => "C+",
+        s if s >= 50 => "C",
+        45 => "C-",
+        40 => "D+",
+        s if s >= 30 => "D",
+        25 => "D-",
+        _ => "F",
+    }
+}
+
+/// Combines modifiers: penalties, then bonuses only at 90 or more; floor 0.
+pub fn combine(modifiers: impl IntoIterator<Item = i32>) -> u32 {
+    let (mut penalties, mut bonuses) = (0i32, 0i32);
+    for m in modifiers {
+        if m < 0 {
+            penalties += m;
+        } else {
+            bonuses += m;
+        }
+    }
+    let mut score = 100 + penalties;
+    if score >= MINIMUM_SCORE_FOR_EXTRA_CREDIT {
+        score += bonuses;
+    }
+    score.max(0) as u32
+}
+
+/// The site's score and grade: the weakest page decides. `None` without pages.
+pub fn site_grade(page_scores: impl IntoIterator<Item = u32>) -> Option<(u32, &'static str)> {
+    page_scores.into_iter().min().map(|s| (s, grade_for(s)))
+}
+
+fn t(test: &'static str, result: &'static str, modifier: i32) -> TestResult {
+    TestResult {
+        test,
+        result,
+        modifier,
+    }
+}
+
+/// Scores one parsed page.
+pub fn page_score(cx: &PageContext<'_>) -> SecurityScore {
+    let page = cx.page();
+    let https = is_https(page);
+    let hsts_ok = https
+        && page
+            .header("strict-transport-security")
+            .and_then(|v| parse_hsts(v).ok())
+            .is_some();
+    let mut tests = Vec::with_capacity(12);
+
+    // Content-Security-Policy.
+    let mut enforced: Vec<Policy> = page
+        .header_all("content-security-policy")
+        .flat_map(Policy::parse_header)
+        .collect();
+    enforced.extend(
+        http_equiv(cx, "content-security-policy")
+            .into_iter()
+            .flat_map(Policy::parse_header),
+    );
+    let report_only = page.header("content-security-policy-report-only").is_some();
+    let (r, m) = crate::support::csp::observatory_result(&enforced, report_only);
+    tests.push(t("content-security-policy", r, m));
+    let frame_ancestors = page.header_all("content-security-policy").any(|v| {
+        Policy::parse_header(v)
+            .iter()
+            .any(|p| p.get("frame-ancestors").is_some())
+    });
+
+    // Cookies.
+    let cookies: Vec<SetCookie> = page
+        .header_all("set-cookie")
+        .filter_map(SetCookie::parse)
+        .collect();
+    tests.push(if cookies.is_empty() {
+        t("cookies", "cookies-not-found", 0)
+    } else {
+        let mut worst = t(
+            "cookies",
+            "cookies-secure-with-httponly-sessions-and-samesite",
+            5,
+        );
+        let mut consider = |r: TestResult| {
+            if r.modifier < worst.modifier {
+                worst = r;
+            }
+        };
+        for c in &cookies {
+            if c.is_session() && !c.secure {
+                consider(if hsts_ok {
+                    t(
+                        "cookies",
+                        "cookies-session-without-secure-flag-but-protected-by-hsts",
+                        -10,
+                    )
+                } else {
+                    t("cookies", "cookies-session-without-secure-flag", -40)
+                });
+            }
+            if c.is_session() && !c.http_only {
+                consider(t("cookies", "cookies-session-without-httponly-flag", -30));
+            }
+            if !c.same_site_valid() {
+                consider(t("cookies", "cookies-samesite-flag-invalid", -20));
+            }
+            if c.is_anti_csrf() && c.same_site.is_none() {
+                consider(t("cookies", "cookies-anticsrf-without-samesite-flag", -20));
+            }
+            if !c.secure {
+                consider(if hsts_ok {
+                    t(
+                        "cookies",
+                        "cookies-without-secure-flag-but-protected-by-hsts",
+                        -5,
+                    )
+                } else {
+                    t("cookies", "cookies-without-secure-flag", -20)
+                });
+            }
+            if c.same_site.is_none() {
+                consider(t("cookies", "cookies-secure-with-httponly-sessions", 0));
+            }
+        }
+        worst
+    });
+
+    // CORS.
+    let acao = page.header("access-control-allow-origin").map(str::trim);
+    let credentials = page
+        .header("access-control-allow-credentials")
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+    let own = page.final_url.origin().ascii_serialization();
+    tests.push(match acao {
+        None => t(
+            "cross-origin-resource-sharing",
+            "cross-origin-resource-sharing-not-implemented",
+            0,
+        ),
+        Some(a)
+            if a.eq_ignore_ascii_case("null")
+                || (credentials && a.trim_end_matches('/') != own) =>
+        {
+            t(
+                "cross-origin-resource-sharing",
+                "cross-origin-resource-sharing-implemented-with-universal-access",
+                -50,
+            )
+        }
+        Some("*") => t(
+            "cross-origin-resource-sharing",
+            "cross-origin-resource-sharing-implemented-with-public-access",
+            0,
+        ),
+        Some(_) => t(
+            "cross-origin-resource-sharing",
+            "cross-origin-resource-sharing-implemented-with-restricted-access",
+            0,
+        ),
+    });
+
+    // Redirection (only judged when an http: URL was requested).
+    tests.push(if page.url.scheme() != "http" {
+        t("redirection", "redirection-not-tested", 0)
+    } else if !https {
+        t("redirection", "redirection-missing", -20)
+    } else {
+        let first_hop_https = page
+            .redirects
+            .first()
+            .and_then(|h| url::Url::parse(&h.location).ok())
+            .is_some_and(|u| u.scheme() == "https");
+        let first_same_host = page
+            .redirects
+            .first()
+            .and_then(|h| url::Url::parse(&h.location).ok())
+            .is_some_and(|u| u.host_str() == page.url.host_str());
+        if !first_hop_https {
+            t(
+                "redirection",
+                "redirection-not-to-https-on-initial-redirection",
+                -10,
+            )
+        } else if !first_same_host {
+            t("redirection", "redirection-off-host-from-http", -5)
+        } else {
+            t("redirection", "redirection-to-https", 0)
+        }
+    });
+
+    // Referrer-Policy.
+    const PRIVATE: &[&str] = &[
+        "no-referrer",
+        "same-origin",
+        "strict-origin",
+        "strict-origin-when-cross-origin",
+    ];
+    let referrer = page
+        .header("referrer-policy")
+        .map(str::to_string)
+        .or_else(|| {
+            crate::support::meta_contents(cx, "referrer")
+                .first()
+                .and_then(|m| m.value().attr("content"))
+                .map(str::to_string)
+        });
+    tests.push(
+        match referrer.as_deref().map(|v| (v, effective_policy(v))) {
+            None => t("referrer-policy", "referrer-policy-not-implemented", 0),
+            Some((_, None)) => t("referrer-policy", "referrer-policy-header-invalid", -5),
+            Some((_, Some(p))) if PRIVATE.contains(&p.as_str()) => {
+                t("referrer-policy", "referrer-policy-private", 5)
+            }
+            Some(_) => t("referrer-policy", "referrer-policy-unsafe", -5),
+        },
+    );
+
+    // HSTS.
+    tests.push(if !https {
+        t(
+            "strict-transport-security",
+            "hsts-not-implemented-no-https",
+            -20,
+        )
+    } else {
+        match page.header("strict-transport-security").map(parse_hsts) {
+            None => t("strict-transport-security", "hsts-not-implemented", -20),
+            Some(Err(_)) => t("strict-transport-security", "hsts-header-invalid", -20),
+            Some(Ok(h)) if h.max_age < MIN_MAX_AGE => t(
+                "strict-transport-security",
+                "hsts-implemented-max-age-less-than-six-months",
+                -10,
+            ),
+            Some(Ok(_)) => t(
+                "strict-transport-security",
+                "hsts-implemented-max-age-at-least-six-months",
+                0,
+            ),
+        }
+    });
+
+    // Subresource integrity.
+    tests.push(if !page.is_html() {
+        t(
+            "subresource-integrity",
+            "sri-not-implemented-response-not-html",
+            0,
+        )
+    } else {
+        let base = base_url(cx);
+        let mut any = false;
+        let mut any_integrity = false;
+        let (mut ext, mut ext_sri, mut ext_insecure, mut ext_insecure_sri) = (0, 0, 0, 0);
+        for s in select(cx, selector!("script[src]")) {
+            let Some(u) = s.value().attr("src").and_then(|v| resolve(&base, v)) else {
+                continue;
+            };
+            any = true;
+            let has_sri = s
+                .value()
+                .attr("integrity")
+                .is_some_and(|i| !i.trim().is_empty());
+            any_integrity |= has_sri;
+            if !same_origin(&u, &page.final_url) {
+                ext += 1;
+                if has_sri {
+                    ext_sri += 1;
+                }
+                if u.scheme() != "https" {
+                    ext_insecure += 1;
+                    if has_sri {
+                        ext_insecure_sri += 1;
+                    }
+                }
+            }
+        }
+        let sri = "subresource-integrity";
+        if !any {
+            t(sri, "sri-not-implemented-but-no-scripts-loaded", 0)
+        } else if ext == 0 {
+            if any_integrity {
+                t(sri, "sri-implemented-and-all-scripts-loaded-securely", 5)
+            } else {
+                t(
+                    sri,
+                    "sri-not-implemented-but-all-scripts-loaded-from-secure-origin",
+                    0,
+                )
+            }
+        } else if ext_insecure > 0 {
+            if ext_insecure_sri == ext_insecure {
+                t(
+                    sri,
+                    "sri-implemented-but-external-scripts-not-loaded-securely",
+                    -20,
+                )
+            } else {
+                t(
+                    sri,
+                    "sri-not-implemented-and-external-scripts-not-loaded-securely",
+                    -50,
+                )
+            }
+        } else if ext_sri == ext {
+            t(
+                sri,
+                "sri-implemented-and-external-scripts-loaded-securely",
+                5,
+            )
+        } else {
+            t(
+                sri,
+                "sri-not-implemented-but-external-scripts-loaded-securely",
+                -5,
+            )
+        }
+    });
+
+    // X-Content-Type-Options.
+    tests.push(match page.header("x-content-type-options") {
+        None => t(
+            "x-content-type-options",
+            "x-content-type-options-not-implemented",
+            -5,
+        ),
+        Some(v) if v.trim().eq_ignore_ascii_case("nosniff") => t(
+            "x-content-type-options",
+            "x-content-type-options-nosniff",
+            0,
+        ),
+        Some(_) => t(
+            "x-content-type-options",
+            "x-content-type-options-header-invalid",
+            -5,
+        ),
+    });
+
+    // X-Frame-Options.
+    tests.push(if frame_ancestors {
+        t("x-frame-options", "x-frame-options-implemented-via-csp", 5)
+    } else {
+        match page
+            .header("x-frame-options")
+            .map(|v| v.trim().to_ascii_lowercase())
+        {
+            None => t("x-frame-options", "x-frame-options-not-implemented", -20),
+            Some(v) if v == "deny" || v == "sameorigin" => {
+                t("x-frame-options", "x-frame-options-sameorigin-or-deny", 5)
+            }
+            Some(v) if v.starts_with("allow-from") => {
+                t("x-frame-options", "x-frame-options-allow-from-origin", 0)
+            }
+            Some(_) => t("x-frame-options", "x-frame-options-header-invalid", -20),
+        }
+    });
+
+    // Cross-origin policies.
+    let coop = page.header("cross-origin-opener-policy").map(token);
+    tests.push(match coop.as_deref() {
+        None => t("cross-origin-opener-policy", "coop-not-implemented", 0),
+        Some("same-origin") => t(
+            "cross-origin-opener-policy",
+            "coop-implemented-with-same-origin",
+            10,
+        ),
+        Some("same-origin-allow-popups") => t(
+            "cross-origin-opener-policy",
+            "coop-implemented-with-same-origin-allow-popups",
+            10,
+        ),
+        Some("noopener-allow-popups") => t(
+            "cross-origin-opener-policy",
+            "coop-implemented-with-noopener-allow-popups",
+            10,
+        ),
+        Some(v) if COOP.contains(&v) => t(
+            "cross-origin-opener-policy",
+            "coop-implemented-with-unsafe-none",
+            0,
+        ),
+        Some(_) => t("cross-origin-opener-policy", "coop-header-invalid", -5),
+    });
+    let coep = page.header("cross-origin-embedder-policy").map(token);
+    tests.push(match coep.as_deref() {
+        None => t("cross-origin-embedder-policy", "coep-not-implemented", 0),
+        Some("require-corp") => t(
+            "cross-origin-embedder-policy",
+            "coep-implemented-with-require-corp",
+            10,
+        ),
+        Some("credentialless") => t(
+            "cross-origin-embedder-policy",
+            "coep-implemented-with-credentialless",
+            10,
+        ),
+        Some(v) if COEP.contains(&v) => t(
+            "cross-origin-embedder-policy",
+            "coep-implemented-with-unsafe-none",
+            0,
+        ),
+        Some(_) => t("cross-origin-embedder-policy", "coep-header-invalid", -5),
+    });
+    let corp = page.header("cross-origin-resource-policy").map(token);
+    tests.push(match corp.as_deref() {
+        None => t("cross-origin-resource-policy", "corp-not-implemented", 0),
+        Some("same-origin") => t(
+            "cross-origin-resource-policy",
+            "corp-implemented-with-same-origin",
+            10,
+        ),
+        Some("same-site") => t(
+            "cross-origin-resource-policy",
+            "corp-implemented-with-same-site",
+            10,
+        ),
+        Some(v) if CORP.contains(&v) => t(
+            "cross-origin-resource-policy",
+            "corp-implemented-with-cross-origin",
+            0,
+        ),
+        Some(_) => t("cross-origin-resource-policy", "corp-header-invalid", -5),
+    });
+
+    let score = combine(tests.iter().map(|r| r.modifier));
+    SecurityScore {
+        score,
+        grade: grade_for(score),
+        tests,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::RuleTester;
+    use crate::Page;
+
+    fn score(page: &Page) -> SecurityScore {
+        page_score(&PageContext::parse(page))
+    }
+
+    #[test]
+    fn grade_scale() {
+        let cases = [
+            (135, "A+"),
+            (100, "A+"),
+            (99, "A"),
+            (90, "A"),
+            (89, "A-"),
+            (85, "A-"),
+            (84, "B+"),
+            (80, "B+"),
+            (79, "B"),
+            (70, "B"),
+            (69, "B-"),
+            (65, "B-"),
+            (64, "C+"),
+            (60, "C+"),
+            (59, "C"),
+            (50, "C"),
+            (49, "C-"),
+            (45, "C-"),
+            (44, "D+"),
+            (40, "D+"),
+            (39, "D"),
+            (30, "D"),
+            (29, "D-"),
+            (25, "D-"),
+            (24, "F"),
+            (0, "F"),
+        ];
+        for (s, g) in cases {
+            assert_eq!(grade_for(s), g, "{s}");
+        }
+    }
+
+    #[test]
+    fn extra_credit_only_at_ninety() {
+        assert_eq!(combine([-5, 10, 10]), 115);
+        assert_eq!(combine([-20, 10, 10]), 80);
+        assert_eq!(combine([-100, -50]), 0);
+    }
+
+    #[test]
+    fn bare_page_gets_an_f_style_penalty_sum() {
+        // No headers at all: CSP -25, HSTS -20, XCTO -5, XFO -20 => 30 (D).
+        let s = score(&RuleTester::page("<p>x</p>"));
+        assert_eq!((s.score, s.grade), (30, "D"));
+        assert_eq!(s.tests.len(), 12);
+    }
+
+    #[test]
+    fn hardened_page_scores_a_plus() {
+        let page = RuleTester::page("<p>x</p>")
+            .with_header(
+                "Content-Security-Policy",
+                "default-src 'none'; frame-ancestors 'none'",
+            )
+            .with_header("Strict-Transport-Security", "max-age=63072000")
+            .with_header("X-Content-Type-Options", "nosniff")
+            .with_header("Referrer-Policy", "no-referrer")
+            .with_header("Cross-Origin-Opener-Policy", "same-origin")
+            .with_header(
+                "Set-Cookie",
+                "__Host-sid=1; Path=/; Secure; HttpOnly; SameSite=Strict",
+            );
+        let s = score(&page);
+        // 100 + CSP 10 + cookies 5 + referrer 5 + XFO via CSP 5 + COOP 10 = 135.
+        assert_eq!((s.score, s.grade), (135, "A+"), "{:#?}", s.tests);
+    }
+
+    #[test]
+    fn session_cookie_and_insecure_scripts() {
+        let page = Page::from_html(
+            "http://example.com/",
+            r#"<script src="http://cdn.example.net/a.js"></script>"#,
+        )
+        .with_header("Set-Cookie", "sessionid=1");
+        let s = score(&page);
+        let by_test = |name: &str| s.tests.iter().find(|r| r.test == name).unwrap().result;
+        assert_eq!(by_test("cookies"), "cookies-session-without-secure-flag");
+        assert_eq!(
+            by_test("subresource-integrity"),
+            "sri-not-implemented-and-external-scripts-not-loaded-securely"
+        );
+        assert_eq!(by_test("redirection"), "redirection-missing");
+        assert_eq!(s.score, 0);
+        assert_eq!(site_grade([s.score, 135]), Some((0, "F")));
+    }
+}

@@ -1,0 +1,359 @@
+//! Helpers shared by the SEO, security, performance and quality rules: cached
+//! selectors, URL and header facts, and the parsers several rules need (CSP,
+//! `Set-Cookie`, text statistics, the JavaScript library table).
+//!
+//! Nothing here is a rule; rules live one per file in their category folders.
+
+pub mod cookies;
+pub mod csp;
+pub mod js_libs;
+pub mod text;
+
+use scraper::ElementRef;
+use url::Url;
+
+use crate::{Page, PageContext};
+
+/// A `&'static scraper::Selector` parsed once from a literal.
+macro_rules! selector {
+    ($s:expr) => {{
+        static SEL: std::sync::OnceLock<scraper::Selector> = std::sync::OnceLock::new();
+        SEL.get_or_init(|| {
+            #[allow(clippy::expect_used)]
+            scraper::Selector::parse($s).expect("selector literal parses")
+        })
+    }};
+}
+pub(crate) use selector;
+
+/// Elements matching a CSS selector literal, in document order.
+pub(crate) fn select<'a>(
+    cx: &'a PageContext<'_>,
+    sel: &'static scraper::Selector,
+) -> impl Iterator<Item = ElementRef<'a>> + 'a {
+    cx.doc().select(sel)
+}
+
+/// The URL relative references on the page resolve against: the first
+/// `<base href>` when it parses, else the final URL.
+pub(crate) fn base_url(cx: &PageContext<'_>) -> Url {
+    let page = cx.page();
+    select(cx, selector!("base[href]"))
+        .next()
+        .and_then(|b| b.value().attr("href"))
+        .and_then(|h| page.final_url.join(h.trim()).ok())
+        .unwrap_or_else(|| page.final_url.clone())
+}
+
+/// Resolves an attribute value against the page's base URL.
+pub(crate) fn resolve(base: &Url, href: &str) -> Option<Url> {
+    base.join(href.trim()).ok()
+}
+
+/// Every `<a href>` / `<area href>` of the page resolving to an `http(s)` URL.
+pub(crate) fn http_links<'a>(cx: &'a PageContext<'_>) -> Vec<(ElementRef<'a>, Url)> {
+    let base = base_url(cx);
+    select(cx, selector!("a[href], area[href]"))
+        .filter_map(|a| {
+            let u = resolve(&base, a.value().attr("href")?)?;
+            matches!(u.scheme(), "http" | "https").then_some((a, u))
+        })
+        .collect()
+}
+
+/// Whether two URLs are on the same site for link purposes: same host, ignoring a
+/// leading `www.` and the scheme.
+pub(crate) fn same_host(a: &Url, b: &Url) -> bool {
+    let h = |u: &Url| {
+        u.host_str()
+            .unwrap_or("")
+            .trim_start_matches("www.")
+            .to_ascii_lowercase()
+    };
+    h(a) == h(b)
+}
+
+/// Whether the page itself was served over HTTPS.
+pub(crate) fn is_https(page: &Page) -> bool {
+    page.final_url.scheme() == "https"
+}
+
+/// Whether two URLs share scheme, host and port.
+pub(crate) fn same_origin(a: &Url, b: &Url) -> bool {
+    a.origin() == b.origin()
+}
+
+/// The registrable-ish site of a host: its last two labels (`www.example.com` ->
+/// `example.com`), or the whole host for IP addresses and single labels.
+///
+/// A public-suffix list would be exact for `example.co.uk`; two labels is the
+/// documented approximation, used only to tell first from third parties.
+pub(crate) fn site_of(url: &Url) -> String {
+    match url.host() {
+        Some(url::Host::Domain(d)) => {
+            let labels: Vec<&str> = d.trim_end_matches('.').split('.').collect();
+            if labels.len() <= 2 {
+                d.to_ascii_lowercase()
+            } else {
+                labels[labels.len() - 2..].join(".").to_ascii_lowercase()
+            }
+        }
+        Some(host) => host.to_string(),
+        None => String::new(),
+    }
+}
+
+/// Whether the `rel` attribute of an element holds a token (case-insensitive).
+pub(crate) fn has_rel(el: ElementRef<'_>, token: &str) -> bool {
+    el.value().attr("rel").is_some_and(|r| {
+        r.split_ascii_whitespace()
+            .any(|t| t.eq_ignore_ascii_case(token))
+    })
+}
+
+/// The `content` of every `<meta name=NAME>` (case-insensitive name), in order.
+pub(crate) fn meta_contents<'a>(cx: &'a PageContext<'_>, name: &'a str) -> Vec<ElementRef<'a>> {
+    select(cx, selector!("meta[name]"))
+        .filter(|m| {
+            m.value()
+                .attr("name")
+                .is_some_and(|n| n.trim().eq_ignore_ascii_case(name))
+        })
+        .collect()
+}
+
+/// The `content` of every `<meta property=NAME>` (Open Graph), in order.
+pub(crate) fn meta_property<'a>(cx: &'a PageContext<'_>, name: &str) -> Option<&'a str> {
+    select(cx, selector!("meta[property]"))
+        .find(|m| {
+            m.value()
+                .attr("property")
+                .is_some_and(|n| n.trim().eq_ignore_ascii_case(name))
+        })
+        .and_then(|m| m.value().attr("content"))
+}
+
+/// Every value of `<meta http-equiv=NAME content>` (case-insensitive), in order.
+pub(crate) fn http_equiv<'a>(cx: &'a PageContext<'_>, name: &str) -> Vec<&'a str> {
+    select(cx, selector!("meta[http-equiv][content]"))
+        .filter(|m| {
+            m.value()
+                .attr("http-equiv")
+                .is_some_and(|n| n.trim().eq_ignore_ascii_case(name))
+        })
+        .filter_map(|m| m.value().attr("content"))
+        .collect()
+}
+
+/// Whether the element sits inside `<head>`.
+pub(crate) fn in_head(el: ElementRef<'_>) -> bool {
+    el.ancestors()
+        .filter_map(ElementRef::wrap)
+        .any(|a| a.value().name() == "head")
+}
+
+/// A header line for a finding's snippet: `name: value`, cut to a readable length.
+pub(crate) fn header_snippet(name: &str, value: &str) -> String {
+    crate::dom::truncate_chars(&format!("{name}: {value}"), crate::dom::SNIPPET_MAX_CHARS)
+}
+
+/// Parses a dotted version (`3.4.1`, `1.12`) into numeric parts; `None` when a
+/// part is not a number. Pre-release suffixes (`-rc.1`) are dropped.
+///
+/// Hand-written rather than the `semver` crate because library versions seen in
+/// URLs are often two-part (`1.12`) which strict semver rejects.
+pub(crate) fn parse_version(v: &str) -> Option<Vec<u64>> {
+    let core = v.split(['-', '+']).next()?;
+    let parts: Option<Vec<u64>> = core.split('.').map(|p| p.parse().ok()).collect();
+    parts.filter(|p| !p.is_empty() && p.len() <= 4)
+}
+
+/// Orders two parsed versions, missing parts counting as zero.
+pub(crate) fn cmp_version(a: &[u64], b: &[u64]) -> std::cmp::Ordering {
+    let n = a.len().max(b.len());
+    for i in 0..n {
+        let x = a.get(i).copied().unwrap_or(0);
+        let y = b.get(i).copied().unwrap_or(0);
+        match x.cmp(&y) {
+            std::cmp::Ordering::Equal => continue,
+            other => return other,
+        }
+    }
+    std::cmp::Ordering::Equal
+}
+
+/// Where a robots directive came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RobotsDirective {
+    /// `<meta name="robots">`, `<meta name="googlebot">` or `X-Robots-Tag`.
+    pub source: String,
+    /// The directive, lowercased (`noindex`, `max-snippet:0`, ...).
+    pub directive: String,
+}
+
+/// Every robots directive of the page: `<meta name="robots">` and the crawler
+/// specific `googlebot` / `bingbot` metas, plus `X-Robots-Tag` headers (with or
+/// without a `botname:` prefix). `none` expands to `noindex` and `nofollow`.
+pub fn robots_directives(cx: &PageContext<'_>) -> Vec<RobotsDirective> {
+    const BOTS: &[&str] = &["robots", "googlebot", "bingbot"];
+    let mut out = Vec::new();
+    let mut push = |source: String, list: &str| {
+        for d in list.split(',') {
+            let d = d.trim().to_ascii_lowercase();
+            if d.is_empty() {
+                continue;
+            }
+            if d == "none" {
+                for x in ["noindex", "nofollow"] {
+                    out.push(RobotsDirective {
+                        source: source.clone(),
+                        directive: x.to_string(),
+                    });
+                }
+            } else {
+                out.push(RobotsDirective {
+                    source: source.clone(),
+                    directive: d,
+                });
+            }
+        }
+    };
+    for m in select(cx, selector!("meta[name][content]")) {
+        let name = m
+            .value()
+            .attr("name")
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        if BOTS.contains(&name.as_str()) {
+            push(
+                format!("<meta name=\"{name}\">"),
+                m.value().attr("content").unwrap_or(""),
+            );
+        }
+    }
+    for v in cx.page().header_all("x-robots-tag") {
+        // `googlebot: noindex` applies to that bot; directives never contain `: `
+        // except `max-snippet:` style values, which have no space.
+        let list = match v.split_once(": ") {
+            Some((bot, rest)) if !bot.contains(',') => {
+                if !BOTS.contains(&bot.trim().to_ascii_lowercase().as_str()) {
+                    continue;
+                }
+                rest
+            }
+            _ => v,
+        };
+        push("X-Robots-Tag".to_string(), list);
+    }
+    out
+}
+
+/// One member of an HTTP `Link` header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkValue {
+    /// The URI reference between `<` and `>`, as written.
+    pub target: String,
+    /// `rel` tokens, lowercased.
+    pub rel: Vec<String>,
+    /// Other parameters (`hreflang`, `type`, ...), names lowercased, quotes removed.
+    pub params: Vec<(String, String)>,
+}
+
+impl LinkValue {
+    /// The value of a parameter.
+    pub fn param(&self, name: &str) -> Option<&str> {
+        self.params
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Parses every `Link` header of a page (RFC 8288), skipping malformed members.
+///
+/// Hand-written: the format is small, and commas inside `<...>` or quoted values
+/// are the only subtlety.
+pub fn link_header(page: &Page) -> Vec<LinkValue> {
+    let mut out = Vec::new();
+    for value in page.header_all("link") {
+        let mut rest = value;
+        while let Some(open) = rest.find('<') {
+            let Some(close) = rest[open..].find('>') else {
+                break;
+            };
+            let target = rest[open + 1..open + close].trim().to_string();
+            rest = &rest[open + close + 1..];
+            // Parameters run until the next top-level comma.
+            let mut end = rest.len();
+            let mut quoted = false;
+            for (i, c) in rest.char_indices() {
+                match c {
+                    '"' => quoted = !quoted,
+                    ',' if !quoted => {
+                        end = i;
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            let params_text = &rest[..end];
+            rest = &rest[end..];
+            let mut link = LinkValue {
+                target,
+                rel: Vec::new(),
+                params: Vec::new(),
+            };
+            for p in params_text.split(';') {
+                let Some((k, v)) = p.split_once('=') else {
+                    continue;
+                };
+                let k = k.trim().to_ascii_lowercase();
+                let v = v.trim().trim_matches('"').to_string();
+                if k == "rel" {
+                    link.rel = v
+                        .split_ascii_whitespace()
+                        .map(str::to_ascii_lowercase)
+                        .collect();
+                } else {
+                    link.params.push((k, v));
+                }
+            }
+            out.push(link);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn link_headers_parse() {
+        let page = Page::from_html("https://example.com/", "")
+            .with_header("Link", r#"<https://example.com/a>; rel="canonical", <https://example.com/de>; rel=alternate; hreflang="de-DE""#);
+        let links = link_header(&page);
+        assert_eq!(links.len(), 2);
+        assert_eq!(links[0].rel, vec!["canonical"]);
+        assert_eq!(links[1].target, "https://example.com/de");
+        assert_eq!(links[1].param("hreflang"), Some("de-DE"));
+    }
+
+    use super::*;
+
+    #[test]
+    fn versions_compare_numerically() {
+        let v = |s| parse_version(s).unwrap();
+        assert!(cmp_version(&v("3.10.0"), &v("3.5.0")).is_gt());
+        assert!(cmp_version(&v("1.12"), &v("1.12.0")).is_eq());
+        assert!(cmp_version(&v("3.5.0-rc.1"), &v("3.5.0")).is_eq());
+        assert!(parse_version("x.1").is_none());
+    }
+
+    #[test]
+    fn sites_are_last_two_labels() {
+        let u = |s| Url::parse(s).unwrap();
+        assert_eq!(site_of(&u("https://www.example.com/")), "example.com");
+        assert_eq!(site_of(&u("https://cdn.other.org/x")), "other.org");
+        assert_eq!(site_of(&u("http://127.0.0.1:8080/")), "127.0.0.1");
+    }
+}

@@ -1,0 +1,175 @@
+//! Text statistics: words, sentences, syllables, Flesch scores, and the simhash
+//! fingerprint used for near-duplicate pages.
+
+/// Words of a text: runs of letters, digits, apostrophes and hyphens that hold at
+/// least one letter.
+pub fn words(text: &str) -> Vec<&str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’' || c == '-'))
+        .map(|w| w.trim_matches(|c: char| c == '\'' || c == '’' || c == '-'))
+        .filter(|w| w.chars().any(char::is_alphabetic))
+        .collect()
+}
+
+/// Sentences of a text: split after `.`, `!` or `?` followed by white space or the
+/// end. Abbreviations split too; readability formulas accept that noise.
+pub fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes: Vec<(usize, char)> = text.char_indices().collect();
+    for (i, &(pos, c)) in bytes.iter().enumerate() {
+        if matches!(c, '.' | '!' | '?') {
+            let next = bytes.get(i + 1).map(|&(_, n)| n);
+            if next.is_none_or(char::is_whitespace) {
+                let end = pos + c.len_utf8();
+                let s = text[start..end].trim();
+                if !words(s).is_empty() {
+                    out.push(s);
+                }
+                start = end;
+            }
+        }
+    }
+    let rest = text[start..].trim();
+    if !words(rest).is_empty() {
+        out.push(rest);
+    }
+    out
+}
+
+/// English syllables of a word by vowel groups, a silent final `e` dropped
+/// (the usual heuristic behind automated Flesch scores); at least one.
+pub fn syllables(word: &str) -> u32 {
+    let w: Vec<char> = word
+        .to_lowercase()
+        .chars()
+        .filter(char::is_ascii_alphabetic)
+        .collect();
+    if w.is_empty() {
+        return 1;
+    }
+    let vowel = |c: char| matches!(c, 'a' | 'e' | 'i' | 'o' | 'u' | 'y');
+    let mut count = 0u32;
+    let mut prev = false;
+    for &c in &w {
+        let v = vowel(c);
+        if v && !prev {
+            count += 1;
+        }
+        prev = v;
+    }
+    let n = w.len();
+    if n > 2 && w[n - 1] == 'e' && !vowel(w[n - 2]) && !(w[n - 2] == 'l' && !vowel(w[n - 3])) {
+        count = count.saturating_sub(1);
+    }
+    count.max(1)
+}
+
+/// Flesch reading ease and Flesch-Kincaid grade of an English text.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Readability {
+    /// Words counted.
+    pub words: usize,
+    /// Sentences counted.
+    pub sentences: usize,
+    /// 206.835 − 1.015 × words/sentence − 84.6 × syllables/word.
+    pub reading_ease: f64,
+    /// 0.39 × words/sentence + 11.8 × syllables/word − 15.59.
+    pub grade: f64,
+}
+
+/// Readability of a text; `None` without words.
+pub fn readability(text: &str) -> Option<Readability> {
+    let ws = words(text);
+    if ws.is_empty() {
+        return None;
+    }
+    let sentences = sentences(text).len().max(1);
+    let syl: u32 = ws.iter().map(|w| syllables(w)).sum();
+    let wps = ws.len() as f64 / sentences as f64;
+    let spw = f64::from(syl) / ws.len() as f64;
+    Some(Readability {
+        words: ws.len(),
+        sentences,
+        reading_ease: 206.835 - 1.015 * wps - 84.6 * spw,
+        grade: 0.39 * wps + 11.8 * spw - 15.59,
+    })
+}
+
+/// FNV-1a, 64 bits: a stable hash (unlike `std`'s randomised one), so the
+/// fingerprints of two scans compare.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// Words per shingle of the simhash.
+pub const SHINGLE_WORDS: usize = 3;
+
+/// 64-bit simhash (Charikar) of the lowercased word 3-shingles of a text; 0 for
+/// a text shorter than one shingle.
+pub fn simhash(text: &str) -> u64 {
+    let ws: Vec<String> = words(text).iter().map(|w| w.to_lowercase()).collect();
+    if ws.len() < SHINGLE_WORDS {
+        return 0;
+    }
+    let mut v = [0i64; 64];
+    for shingle in ws.windows(SHINGLE_WORDS) {
+        let h = fnv1a(shingle.join(" ").as_bytes());
+        for (bit, slot) in v.iter_mut().enumerate() {
+            if h >> bit & 1 == 1 {
+                *slot += 1;
+            } else {
+                *slot -= 1;
+            }
+        }
+    }
+    v.iter().enumerate().fold(
+        0u64,
+        |acc, (bit, &s)| if s > 0 { acc | 1 << bit } else { acc },
+    )
+}
+
+/// Bits that differ between two fingerprints.
+pub fn hamming(a: u64, b: u64) -> u32 {
+    (a ^ b).count_ones()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts() {
+        assert_eq!(
+            words("It's a well-known fact, 42 times."),
+            vec!["It's", "a", "well-known", "fact", "times"]
+        );
+        assert_eq!(sentences("One. Two! Three? v1.2 is out").len(), 4);
+        assert_eq!(syllables("cat"), 1);
+        assert_eq!(syllables("table"), 2);
+        assert_eq!(syllables("make"), 1);
+        assert_eq!(syllables("readability"), 5);
+    }
+
+    #[test]
+    fn flesch_of_simple_text_is_easy() {
+        let r = readability("The cat sat on the mat. The dog ran to the cat.").unwrap();
+        assert_eq!((r.words, r.sentences), (12, 2));
+        assert!(r.reading_ease > 90.0, "{r:?}");
+        assert!(r.grade < 3.0, "{r:?}");
+    }
+
+    #[test]
+    fn simhash_is_close_for_near_duplicates() {
+        let base = "Our shop sells hand made ceramic mugs bowls and plates fired in a wood kiln in the hills above the town, and ships them to customers all over the country every week of the year.";
+        let near = base.replace("every week", "each week");
+        let other = "The quarterly report shows revenue growth across all regions, driven by strong demand for cloud services and a recovery in hardware sales during the final month.";
+        assert!(hamming(simhash(base), simhash(&near)) <= 10);
+        assert!(hamming(simhash(base), simhash(other)) > 10);
+        assert_eq!(simhash("too short"), 0);
+    }
+}
