@@ -8,10 +8,12 @@ use thiserror::Error;
 
 use crate::a11y;
 use crate::meta::{Category, Level, RuleMeta};
+use crate::performance;
+use crate::quality;
 use crate::run::Rule;
 use crate::security;
 use crate::seo;
-use crate::site::SiteRule;
+use crate::site::{self, SiteRule};
 
 /// Every page rule, in report order.
 static PAGE_RULES: &[&dyn Rule] = &[
@@ -37,24 +39,6 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::autocomplete_valid::AutocompleteValid,
     &a11y::video_caption::VideoCaption,
     &a11y::audio_caption::AudioCaption,
-    &a11y::valid_lang::ValidLang,
-    &a11y::avoid_inline_spacing::AvoidInlineSpacing,
-    &a11y::td_headers_attr::TdHeadersAttr,
-    &a11y::th_has_data_cells::ThHasDataCells,
-    &a11y::bypass::Bypass,
-    &a11y::bypass_landmark::BypassLandmark,
-    &a11y::bypass_heading::BypassHeading,
-    &a11y::skip_link::SkipLink,
-    &a11y::landmark_no_duplicate_banner::LandmarkNoDuplicateBanner,
-    &a11y::landmark_no_duplicate_contentinfo::LandmarkNoDuplicateContentinfo,
-    &a11y::landmark_no_duplicate_main::LandmarkNoDuplicateMain,
-    &a11y::landmark_one_main::LandmarkOneMain,
-    &a11y::landmark_unique::LandmarkUnique,
-    &a11y::region::Region,
-    &a11y::empty_heading::EmptyHeading,
-    &a11y::frame_title_unique::FrameTitleUnique,
-    &a11y::summary_name::SummaryName,
-    &a11y::frame_focusable_content::FrameFocusableContent,
     // Accessibility: names, ARIA, CSS (issue 3 part A).
     &a11y::image_alt::ImageAlt,
     &a11y::role_img_alt::RoleImgAlt,
@@ -136,10 +120,63 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &seo::dead_end::DeadEnd,
     &seo::thin_content::ThinContent,
     &seo::page_depth::PageDepth,
+    &a11y::valid_lang::ValidLang,
+    &a11y::avoid_inline_spacing::AvoidInlineSpacing,
+    &a11y::td_headers_attr::TdHeadersAttr,
+    &a11y::th_has_data_cells::ThHasDataCells,
+    &a11y::bypass::Bypass,
+    &a11y::bypass_landmark::BypassLandmark,
+    &a11y::bypass_heading::BypassHeading,
+    &a11y::skip_link::SkipLink,
+    &a11y::landmark_no_duplicate_banner::LandmarkNoDuplicateBanner,
+    &a11y::landmark_no_duplicate_contentinfo::LandmarkNoDuplicateContentinfo,
+    &a11y::landmark_no_duplicate_main::LandmarkNoDuplicateMain,
+    &a11y::landmark_one_main::LandmarkOneMain,
+    &a11y::landmark_unique::LandmarkUnique,
+    &a11y::region::Region,
+    &a11y::empty_heading::EmptyHeading,
+    &a11y::frame_title_unique::FrameTitleUnique,
+    &a11y::summary_name::SummaryName,
+    &a11y::frame_focusable_content::FrameFocusableContent,
+    // Performance (issue 4).
+    &performance::server_response_time::ServerResponseTime,
+    &performance::download_time::DownloadTime,
+    &performance::html_size::HtmlSize,
+    &performance::text_compression::TextCompression,
+    &performance::dom_size::DomSize,
+    &performance::render_blocking_resources::RenderBlockingResources,
+    &performance::unsized_images::UnsizedImages,
+    &performance::modern_image_formats::ModernImageFormats,
+    &performance::modern_http::ModernHttp,
+    &performance::start_page_redirects::StartPageRedirects,
+    &performance::third_party_origins::ThirdPartyOrigins,
+    &performance::font_display::FontDisplay,
+    &performance::unminified_code::UnminifiedCode,
+    // Content quality (issue 4).
+    &quality::placeholder_text::PlaceholderText,
+    &quality::empty_link::EmptyLink,
+    &quality::empty_button::EmptyButton,
+    &quality::contact_links::ContactLinks,
+    &quality::readability::Readability,
+    &quality::long_sentences::LongSentences,
+    &quality::long_paragraphs::LongParagraphs,
+    &quality::outdated_copyright::OutdatedCopyright,
 ];
 
 /// Every site rule, in report order.
-static SITE_RULES: &[&dyn SiteRule] = &[];
+static SITE_RULES: &[&dyn SiteRule] = &[
+    // Site-wide SEO (issue 4).
+    &site::duplicate_title::DuplicateTitle,
+    &site::duplicate_meta_description::DuplicateMetaDescription,
+    &site::duplicate_h1::DuplicateH1,
+    &site::duplicate_content::DuplicateContent,
+    &site::near_duplicate_content::NearDuplicateContent,
+    &site::orphan_page::OrphanPage,
+    &site::hreflang_return_links::HreflangReturnLinks,
+    &site::canonical_target::CanonicalTarget,
+    &site::sitemap_non_indexable::SitemapNonIndexable,
+    &site::http_on_https_site::HttpOnHttpsSite,
+];
 
 /// Names of the rule sets, with what each holds.
 pub const RULE_SETS: &[(&str, &str)] = &[
