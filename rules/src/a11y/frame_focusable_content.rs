@@ -62,7 +62,7 @@ impl Rule for FrameFocusableContent {
     }
 
     fn check_element(&self, el: ElementRef<'_>, cx: &mut Check<'_, '_>) {
-        if !is_html(el) || !tabindex(el).is_some_and(|t| t < 0) || tiny(el) {
+        if !is_html(el) || tabindex(el).is_none_or(|t| t >= 0) || tiny(el) {
             return;
         }
         let page = cx.page();
