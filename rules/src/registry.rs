@@ -138,6 +138,7 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::frame_title_unique::FrameTitleUnique,
     &a11y::summary_name::SummaryName,
     &a11y::frame_focusable_content::FrameFocusableContent,
+    &a11y::css_orientation_lock::CssOrientationLock,
     // Performance (issue 4).
     &performance::server_response_time::ServerResponseTime,
     &performance::download_time::DownloadTime,

@@ -32,6 +32,7 @@ pub mod bypass;
 pub mod bypass_heading;
 pub mod bypass_landmark;
 pub mod color_contrast;
+pub mod css_orientation_lock;
 pub mod definition_list;
 pub mod dlitem;
 pub mod document_title;
