@@ -42,10 +42,13 @@
 //! [`ScannerBuilder::allow_private`] is set.
 #![deny(missing_docs)]
 
+pub mod baseline;
 pub mod config;
 pub mod conformance;
 pub mod crawl;
 pub mod error;
+pub mod gate;
+pub mod render;
 pub mod report;
 mod scan;
 mod scanner;

@@ -47,3 +47,5 @@ pub use context::{Check, Finding, Outcome, PageAnalysis, PageContext, RuleError,
 pub use meta::{Category, Impact, Level, RuleMeta};
 pub use page::{Header, Hop, Page, Stylesheet};
 pub use run::{analyze, analyze_parsed, Rule, Visits};
+
+pub use context::BaselineState;

@@ -317,6 +317,8 @@ pub(crate) async fn run(
         findings: crawl.findings,
         rules,
         notes: crawl.notes,
+        fixed: None,
+        baseline: None,
     })
 }
 
