@@ -2,6 +2,7 @@
 //!
 //! - `cli`: the `sitescan` binary's commands, exit codes and messages.
 //! - `conformance`: the ACT conformance floor (`conformance/floor.json`).
+//! - `reports`: report formats, baselines and gates (`sitescan report`).
 
 #![allow(
     clippy::unwrap_used,
@@ -12,3 +13,4 @@
 
 mod cli;
 mod conformance;
+mod reports;

@@ -7,6 +7,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod conformance;
+mod output;
+mod report;
 mod rules;
 
 /// Exit code: clean.
@@ -65,6 +67,8 @@ enum Command {
     Rules(rules::Args),
     /// Run the W3C ACT test cases and print per ACT rule how consistent the rules are.
     Conformance(conformance::Args),
+    /// Re-render a saved JSON report, compare it with a baseline and apply gates.
+    Report(report::Args),
 }
 
 /// Parses the command line, runs the subcommand and returns the process exit code.
@@ -80,6 +84,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Rules(args) => rules::run(args),
         Command::Conformance(args) => conformance::run(args),
+        Command::Report(args) => report::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),
