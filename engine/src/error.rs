@@ -35,7 +35,7 @@ pub enum Error {
         reason: String,
     },
     /// robots.txt forbids the start URL for our user agent.
-    #[error("robots.txt of {host} disallows {url} for user agent `{agent}`; ask the site owner, or scan with robots.txt ignored if you own the site")]
+    #[error("robots.txt of {host} disallows {url} for user agent `{agent}`; ask the site owner, or if you own the site scan with robots.txt ignored (--ignore-robots, or respect_robots = false)")]
     RobotsDisallowed {
         /// The host.
         host: String,

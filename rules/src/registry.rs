@@ -8,10 +8,12 @@ use thiserror::Error;
 
 use crate::a11y;
 use crate::meta::{Category, Level, RuleMeta};
+use crate::performance;
+use crate::quality;
 use crate::run::Rule;
 use crate::security;
 use crate::seo;
-use crate::site::SiteRule;
+use crate::site::{self, SiteRule};
 
 /// Every page rule, in report order.
 static PAGE_RULES: &[&dyn Rule] = &[
@@ -37,6 +39,47 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::autocomplete_valid::AutocompleteValid,
     &a11y::video_caption::VideoCaption,
     &a11y::audio_caption::AudioCaption,
+    // Accessibility: names, ARIA, CSS (issue 3 part A).
+    &a11y::image_alt::ImageAlt,
+    &a11y::role_img_alt::RoleImgAlt,
+    &a11y::svg_img_alt::SvgImgAlt,
+    &a11y::input_image_alt::InputImageAlt,
+    &a11y::area_alt::AreaAlt,
+    &a11y::object_alt::ObjectAlt,
+    &a11y::button_name::ButtonName,
+    &a11y::input_button_name::InputButtonName,
+    &a11y::link_name::LinkName,
+    &a11y::label::Label,
+    &a11y::select_name::SelectName,
+    &a11y::frame_title::FrameTitle,
+    &a11y::aria_valid_attr::AriaValidAttr,
+    &a11y::aria_valid_attr_value::AriaValidAttrValue,
+    &a11y::aria_allowed_attr::AriaAllowedAttr,
+    &a11y::aria_prohibited_attr::AriaProhibitedAttr,
+    &a11y::aria_required_attr::AriaRequiredAttr,
+    &a11y::aria_roles::AriaRoles,
+    &a11y::aria_allowed_role::AriaAllowedRole,
+    &a11y::aria_deprecated_role::AriaDeprecatedRole,
+    &a11y::aria_hidden_body::AriaHiddenBody,
+    &a11y::aria_hidden_focus::AriaHiddenFocus,
+    &a11y::presentation_role_conflict::PresentationRoleConflict,
+    &a11y::aria_command_name::AriaCommandName,
+    &a11y::aria_input_field_name::AriaInputFieldName,
+    &a11y::aria_toggle_field_name::AriaToggleFieldName,
+    &a11y::aria_meter_name::AriaMeterName,
+    &a11y::aria_progressbar_name::AriaProgressbarName,
+    &a11y::aria_tooltip_name::AriaTooltipName,
+    &a11y::aria_dialog_name::AriaDialogName,
+    &a11y::aria_treeitem_name::AriaTreeitemName,
+    &a11y::aria_required_children::AriaRequiredChildren,
+    &a11y::aria_required_parent::AriaRequiredParent,
+    &a11y::nested_interactive::NestedInteractive,
+    &a11y::form_field_multiple_labels::FormFieldMultipleLabels,
+    &a11y::label_content_name_mismatch::LabelContentNameMismatch,
+    &a11y::image_redundant_alt::ImageRedundantAlt,
+    &a11y::color_contrast::ColorContrast,
+    &a11y::link_in_text_block::LinkInTextBlock,
+    &a11y::target_size::TargetSize,
     // Security (issue 4).
     &security::is_on_https::IsOnHttps,
     &security::strict_transport_security::StrictTransportSecurity,
@@ -77,10 +120,61 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &seo::dead_end::DeadEnd,
     &seo::thin_content::ThinContent,
     &seo::page_depth::PageDepth,
+    &a11y::valid_lang::ValidLang,
+    &a11y::avoid_inline_spacing::AvoidInlineSpacing,
+    &a11y::td_headers_attr::TdHeadersAttr,
+    &a11y::th_has_data_cells::ThHasDataCells,
+    &a11y::bypass::Bypass,
+    &a11y::bypass_landmark::BypassLandmark,
+    &a11y::bypass_heading::BypassHeading,
+    &a11y::skip_link::SkipLink,
+    &a11y::landmark_no_duplicate_banner::LandmarkNoDuplicateBanner,
+    &a11y::landmark_no_duplicate_contentinfo::LandmarkNoDuplicateContentinfo,
+    &a11y::landmark_no_duplicate_main::LandmarkNoDuplicateMain,
+    &a11y::landmark_one_main::LandmarkOneMain,
+    &a11y::landmark_unique::LandmarkUnique,
+    &a11y::region::Region,
+    &a11y::empty_heading::EmptyHeading,
+    &a11y::frame_title_unique::FrameTitleUnique,
+    // Performance (issue 4).
+    &performance::server_response_time::ServerResponseTime,
+    &performance::download_time::DownloadTime,
+    &performance::html_size::HtmlSize,
+    &performance::text_compression::TextCompression,
+    &performance::dom_size::DomSize,
+    &performance::render_blocking_resources::RenderBlockingResources,
+    &performance::unsized_images::UnsizedImages,
+    &performance::modern_image_formats::ModernImageFormats,
+    &performance::modern_http::ModernHttp,
+    &performance::start_page_redirects::StartPageRedirects,
+    &performance::third_party_origins::ThirdPartyOrigins,
+    &performance::font_display::FontDisplay,
+    &performance::unminified_code::UnminifiedCode,
+    // Content quality (issue 4).
+    &quality::placeholder_text::PlaceholderText,
+    &quality::empty_link::EmptyLink,
+    &quality::empty_button::EmptyButton,
+    &quality::contact_links::ContactLinks,
+    &quality::readability::Readability,
+    &quality::long_sentences::LongSentences,
+    &quality::long_paragraphs::LongParagraphs,
+    &quality::outdated_copyright::OutdatedCopyright,
 ];
 
 /// Every site rule, in report order.
-static SITE_RULES: &[&dyn SiteRule] = &[];
+static SITE_RULES: &[&dyn SiteRule] = &[
+    // Site-wide SEO (issue 4).
+    &site::duplicate_title::DuplicateTitle,
+    &site::duplicate_meta_description::DuplicateMetaDescription,
+    &site::duplicate_h1::DuplicateH1,
+    &site::duplicate_content::DuplicateContent,
+    &site::near_duplicate_content::NearDuplicateContent,
+    &site::orphan_page::OrphanPage,
+    &site::hreflang_return_links::HreflangReturnLinks,
+    &site::canonical_target::CanonicalTarget,
+    &site::sitemap_non_indexable::SitemapNonIndexable,
+    &site::http_on_https_site::HttpOnHttpsSite,
+];
 
 /// Names of the rule sets, with what each holds.
 pub const RULE_SETS: &[(&str, &str)] = &[

@@ -1,6 +1,8 @@
 //! End-to-end tests, all in one binary (as ripgrep and omniqueue do).
 //!
 //! - `cli`: the `sitescan` binary's commands, exit codes and messages.
+//! - `crawl`: the crawler over real HTTP against the fixture server (politeness,
+//!   limits, redirects, SSRF guard, sitemaps, the library API).
 //! - `conformance`: the ACT conformance floor (`conformance/floor.json`).
 //! - `reports`: report formats, baselines and gates (`sitescan report`).
 
@@ -13,4 +15,5 @@
 
 mod cli;
 mod conformance;
+mod crawl;
 mod reports;

@@ -252,7 +252,10 @@ fn thresholds_give_exit_codes() {
     assert!(err.contains("unknown category `speed`"), "{err}");
     let (code, err) = findings(&["--fail-on", "blocker"]);
     assert_eq!(code, Some(2));
-    assert!(err.contains("critical, serious, moderate, minor"), "{err}");
+    assert!(
+        err.contains("critical, serious, moderate or minor"),
+        "{err}"
+    );
     let (code, err) = findings(&["--format", "pdf"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("unknown report format"), "{err}");
@@ -272,3 +275,128 @@ fn bad_inputs_are_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read the report"));
 }
+
+// ---- the same through `sitescan scan` against a fixture site ----
+
+use sitescan_fixtures::FixtureServer;
+
+fn write_site(dir: &Path, about: &str, contact: &str) {
+    std::fs::write(
+        dir.join("index.html"),
+        r#"<!doctype html><html lang="en"><head><title>Home</title></head><body><main><h1>Home</h1><a href="/about.html">About</a> <a href="/contact.html">Contact</a></main></body></html>"#,
+    )
+    .unwrap();
+    std::fs::write(dir.join("about.html"), about).unwrap();
+    std::fs::write(dir.join("contact.html"), contact).unwrap();
+}
+
+async fn run_async(args: Vec<String>) -> Output {
+    tokio::task::spawn_blocking(move || {
+        sitescan()
+            .args(&args)
+            .env_remove("RUST_LOG")
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scan_with_baseline_after_one_page_was_fixed_and_another_broke() {
+    let dir = workdir("scan-baseline");
+    let site = dir.join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    write_site(&site, ABOUT_NO_TITLE, CONTACT_OK);
+    let server = FixtureServer::start(&site).await.unwrap();
+    let before = dir.join("before.json");
+    let scan_args = |extra: &[&str]| {
+        let mut v: Vec<String> = [
+            "scan",
+            &server.url(),
+            "--rules",
+            "accessibility",
+            "--rate",
+            "100",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    let out = run_async(scan_args(&["--output", s(&before)])).await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // The about page gets its title; the contact page loses its language.
+    write_site(&site, ABOUT_OK, CONTACT_NO_LANG);
+    let sarif = dir.join("after.sarif");
+    let out = run_async(scan_args(&[
+        "--baseline",
+        s(&before),
+        "--fail-on-new",
+        "serious",
+        "--output",
+        s(&sarif),
+    ]))
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("against the baseline: 1 new, "), "{stderr}");
+    assert!(stderr.contains(" unchanged, 1 fixed"), "{stderr}");
+    assert!(
+        stderr.contains("gate failed: 1 new finding at or above serious impact"),
+        "{stderr}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&sarif).unwrap()).unwrap();
+    let results: Vec<&serde_json::Value> = v["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["baselineState"] == "new")
+        .collect();
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert_eq!(results[0]["ruleId"], "html-has-lang");
+    assert_eq!(results[0]["baselineState"], "new");
+    assert_eq!(
+        results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        server.url_for("/contact.html")
+    );
+
+    // Gating on serious findings regardless of the baseline also fails; on
+    // critical ones it passes (html-has-lang is serious).
+    let out = run_async(scan_args(&[
+        "--baseline",
+        s(&before),
+        "--fail-on-new",
+        "critical",
+        "--format",
+        "markdown",
+    ]))
+    .await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        md.contains("**1 new**, ") && md.contains(" unchanged, **1 fixed**"),
+        "{md}"
+    );
+
+    // A baseline that is not a report stops the scan before it starts.
+    let out = run_async(scan_args(&["--baseline", s(&sarif)])).await;
+    assert_eq!(out.status.code(), Some(2));
+}
+
+const ABOUT_NO_TITLE: &str = r#"<!doctype html><html lang="en"><head></head><body><main><h1>About</h1><a href="/">Home</a></main></body></html>"#;
+const ABOUT_OK: &str = r#"<!doctype html><html lang="en"><head><title>About</title></head><body><main><h1>About</h1><a href="/">Home</a></main></body></html>"#;
+const CONTACT_OK: &str = r#"<!doctype html><html lang="en"><head><title>Contact</title></head><body><main><h1>Contact</h1><a href="/">Home</a></main></body></html>"#;
+const CONTACT_NO_LANG: &str = r#"<!doctype html><html><head><title>Contact</title></head><body><main><h1>Contact</h1><a href="/">Home</a></main></body></html>"#;

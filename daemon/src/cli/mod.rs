@@ -10,6 +10,7 @@ mod conformance;
 mod output;
 mod report;
 mod rules;
+mod scan;
 
 /// Exit code: clean.
 pub const EXIT_OK: u8 = 0;
@@ -65,6 +66,8 @@ struct Cli {
 enum Command {
     /// List every rule with its metadata.
     Rules(rules::Args),
+    /// Crawl a site and report what the rules found (JSON on stdout).
+    Scan(Box<scan::Args>),
     /// Run the W3C ACT test cases and print per ACT rule how consistent the rules are.
     Conformance(conformance::Args),
     /// Re-render a saved JSON report, compare it with a baseline and apply gates.
@@ -83,6 +86,7 @@ pub fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Rules(args) => rules::run(args),
+        Command::Scan(args) => scan::run(*args),
         Command::Conformance(args) => conformance::run(args),
         Command::Report(args) => report::run(args),
     };

@@ -24,7 +24,7 @@ use super::{CliError, CliResult, EXIT_FINDINGS, EXIT_OK};
 pub(crate) struct OutputArgs {
     /// Report format: json, html, sarif, junit, csv or markdown [default: from the
     /// --output extension, else json].
-    #[arg(long, value_parser = parse_format, env = "SITESCAN_REPORT_FORMAT")]
+    #[arg(long, value_parser = parse_format, env = "SITESCAN_FORMAT")]
     pub(crate) format: Option<Format>,
     /// Write the report to this file instead of stdout.
     #[arg(long, short = 'o', value_name = "FILE", env = "SITESCAN_OUTPUT")]

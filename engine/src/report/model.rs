@@ -153,6 +153,16 @@ pub struct PageReport {
     /// Rules that crashed on this page.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rule_errors: Vec<RuleError>,
+    /// `<meta name=robots>` content, when the page has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta_robots: Option<String>,
+    /// Links marked `rel=nofollow` (not followed while robots rules are honored).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub nofollow_links: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// How one rule went across the site.

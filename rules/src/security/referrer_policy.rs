@@ -61,8 +61,7 @@ pub fn effective_policy(value: &str) -> Option<String> {
     value
         .split(',')
         .map(|t| t.trim().to_ascii_lowercase())
-        .filter(|t| VALID.contains(&t.as_str()))
-        .last()
+        .rfind(|t| VALID.contains(&t.as_str()))
 }
 
 /// Whether a valid policy token leaks full URLs cross-origin.

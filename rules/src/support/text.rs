@@ -1,5 +1,5 @@
-//! Text statistics: words, sentences, syllables, Flesch scores, and the simhash
-//! fingerprint used for near-duplicate pages.
+//! Text statistics: words, sentences, syllables, Flesch scores, and the MinHash
+//! signature used for near-duplicate pages.
 
 /// Words of a text: runs of letters, digits, apostrophes and hyphens that hold at
 /// least one letter.
@@ -58,7 +58,9 @@ pub fn syllables(word: &str) -> u32 {
         prev = v;
     }
     let n = w.len();
-    if n > 2 && w[n - 1] == 'e' && !vowel(w[n - 2]) && !(w[n - 2] == 'l' && !vowel(w[n - 3])) {
+    // A final "e" after a consonant is silent, except in "-le" after a consonant
+    // ("table").
+    if n > 2 && w[n - 1] == 'e' && !vowel(w[n - 2]) && (w[n - 2] != 'l' || vowel(w[n - 3])) {
         count = count.saturating_sub(1);
     }
     count.max(1)
@@ -106,36 +108,48 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     h
 }
 
-/// Words per shingle of the simhash.
+/// Words per shingle.
 pub const SHINGLE_WORDS: usize = 3;
 
-/// 64-bit simhash (Charikar) of the lowercased word 3-shingles of a text; 0 for
-/// a text shorter than one shingle.
-pub fn simhash(text: &str) -> u64 {
+/// Hash functions (and values) of a MinHash signature.
+pub const MINHASH_SIZE: usize = 64;
+
+/// SplitMix64's finaliser: turns one 64-bit hash into an independent-looking one
+/// per seed.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// MinHash signature of the set of lowercased word 3-shingles of a text: for each
+/// of [`MINHASH_SIZE`] seeded hash functions, the smallest hash over the shingles.
+/// Empty for a text shorter than one shingle.
+pub fn minhash(text: &str) -> Vec<u64> {
     let ws: Vec<String> = words(text).iter().map(|w| w.to_lowercase()).collect();
     if ws.len() < SHINGLE_WORDS {
-        return 0;
+        return Vec::new();
     }
-    let mut v = [0i64; 64];
+    let mut sig = vec![u64::MAX; MINHASH_SIZE];
     for shingle in ws.windows(SHINGLE_WORDS) {
         let h = fnv1a(shingle.join(" ").as_bytes());
-        for (bit, slot) in v.iter_mut().enumerate() {
-            if h >> bit & 1 == 1 {
-                *slot += 1;
-            } else {
-                *slot -= 1;
+        for (i, slot) in sig.iter_mut().enumerate() {
+            let v = mix(h ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            if v < *slot {
+                *slot = v;
             }
         }
     }
-    v.iter().enumerate().fold(
-        0u64,
-        |acc, (bit, &s)| if s > 0 { acc | 1 << bit } else { acc },
-    )
+    sig
 }
 
-/// Bits that differ between two fingerprints.
-pub fn hamming(a: u64, b: u64) -> u32 {
-    (a ^ b).count_ones()
+/// Estimated Jaccard resemblance of the shingle sets behind two signatures: the
+/// share of positions where they agree (0 when either is empty).
+pub fn resemblance(a: &[u64], b: &[u64]) -> f64 {
+    if a.is_empty() || a.len() != b.len() {
+        return 0.0;
+    }
+    a.iter().zip(b).filter(|(x, y)| x == y).count() as f64 / a.len() as f64
 }
 
 #[cfg(test)]
@@ -164,12 +178,13 @@ mod tests {
     }
 
     #[test]
-    fn simhash_is_close_for_near_duplicates() {
+    fn minhash_estimates_resemblance() {
         let base = "Our shop sells hand made ceramic mugs bowls and plates fired in a wood kiln in the hills above the town, and ships them to customers all over the country every week of the year.";
         let near = base.replace("every week", "each week");
         let other = "The quarterly report shows revenue growth across all regions, driven by strong demand for cloud services and a recovery in hardware sales during the final month.";
-        assert!(hamming(simhash(base), simhash(&near)) <= 10);
-        assert!(hamming(simhash(base), simhash(other)) > 10);
-        assert_eq!(simhash("too short"), 0);
+        assert_eq!(resemblance(&minhash(base), &minhash(base)), 1.0);
+        assert!(resemblance(&minhash(base), &minhash(&near)) > 0.6);
+        assert!(resemblance(&minhash(base), &minhash(other)) < 0.1);
+        assert!(minhash("too short").is_empty());
     }
 }

@@ -1,0 +1,170 @@
+//! `sitescan scan <url>`: crawl a site, write the report, exit by threshold.
+//!
+//! The report goes to stdout (or `--output`) in any format of
+//! `sitescan_engine::render`, compared with `--baseline` and gated by
+//! `--fail-on`, `--fail-on-new`, `--max-findings` and `--min-score` (see
+//! [`super::output`]); progress and messages go to stderr:
+//! an indicatif progress bar when stderr is a terminal, plain log lines otherwise
+//! (CI logs). As a person's own tool on their own machine, `scan` may fetch
+//! loopback and private addresses unless `--no-private`.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use clap::Args as ClapArgs;
+use futures::StreamExt;
+use indicatif::{ProgressBar, ProgressStyle};
+use sitescan_engine::config::{
+    DEFAULT_CONCURRENCY, DEFAULT_MAX_DEPTH, DEFAULT_MAX_PAGES, DEFAULT_RATE_PER_HOST,
+    DEFAULT_USER_AGENT,
+};
+use sitescan_engine::{Error, Report, ScanConfig, ScanEvent, Scanner};
+
+use super::output::OutputArgs;
+use super::{CliError, CliResult};
+
+/// Arguments of `sitescan scan`.
+#[derive(Debug, ClapArgs)]
+pub(crate) struct Args {
+    /// The start URL (http:// or https://).
+    url: String,
+
+    /// Rule sets and rule ids, comma-separated (wcag-a, wcag-aa, best-practice,
+    /// accessibility, seo, security, performance, quality, all, or ids).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "all",
+        env = "SITESCAN_RULES"
+    )]
+    rules: Vec<String>,
+
+    /// Pages fetched at most; the crawl stops exactly there.
+    #[arg(long, default_value_t = DEFAULT_MAX_PAGES, env = "SITESCAN_MAX_PAGES")]
+    max_pages: usize,
+
+    /// Link depth followed at most (the start page is depth 0).
+    #[arg(long, default_value_t = DEFAULT_MAX_DEPTH, env = "SITESCAN_MAX_DEPTH")]
+    max_depth: u32,
+
+    /// Requests per second per host (a robots.txt Crawl-delay can only slow it).
+    #[arg(long, default_value_t = DEFAULT_RATE_PER_HOST, env = "SITESCAN_RATE")]
+    rate: f64,
+
+    /// Requests in flight at once.
+    #[arg(long, default_value_t = DEFAULT_CONCURRENCY, env = "SITESCAN_CONCURRENCY")]
+    concurrency: usize,
+
+    /// Only crawl URLs matching this regular expression (repeatable).
+    #[arg(long = "include", value_name = "PATTERN", env = "SITESCAN_INCLUDE")]
+    include: Vec<String>,
+
+    /// Skip URLs matching this regular expression (repeatable).
+    #[arg(long = "exclude", value_name = "PATTERN", env = "SITESCAN_EXCLUDE")]
+    exclude: Vec<String>,
+
+    /// Also crawl subdomains of the start host.
+    #[arg(long, env = "SITESCAN_SUBDOMAINS")]
+    subdomains: bool,
+
+    /// User agent sent, and matched against robots.txt groups by its first word.
+    #[arg(long, default_value = DEFAULT_USER_AGENT, env = "SITESCAN_USER_AGENT")]
+    user_agent: String,
+
+    /// Refuse loopback, private and link-local addresses (as the service does).
+    #[arg(long, env = "SITESCAN_NO_PRIVATE")]
+    no_private: bool,
+
+    /// Ignore robots.txt (only for sites you own).
+    #[arg(long, env = "SITESCAN_IGNORE_ROBOTS")]
+    ignore_robots: bool,
+
+    /// Output format, file, baseline and gates.
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+impl Args {
+    fn config(&self) -> ScanConfig {
+        ScanConfig {
+            rules: self.rules.clone(),
+            max_pages: self.max_pages,
+            max_depth: self.max_depth,
+            include: self.include.clone(),
+            exclude: self.exclude.clone(),
+            subdomains: self.subdomains,
+            rate_per_host: self.rate,
+            concurrency: self.concurrency,
+            respect_robots: !self.ignore_robots,
+            user_agent: self.user_agent.clone(),
+            allow_private: !self.no_private,
+            ..ScanConfig::default()
+        }
+    }
+}
+
+fn classify(e: Error) -> CliError {
+    match e {
+        Error::InvalidUrl { .. } | Error::Config(_) => CliError::usage(e),
+        other => CliError::run(other),
+    }
+}
+
+/// Runs a scan.
+pub(crate) fn run(args: Args) -> CliResult {
+    let interactive = std::io::stderr().is_terminal();
+    crate::telemetry::init_cli(interactive);
+    // A wrong baseline file fails now, not after the crawl.
+    let baseline = args.output.load_baseline()?;
+    let scanner = Scanner::builder()
+        .config(args.config())
+        .build()
+        .map_err(classify)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            CliError::run(anyhow::Error::from(e).context("could not start the runtime"))
+        })?;
+    let report = runtime.block_on(scan(&scanner, &args.url, interactive))?;
+    let code = args.output.finish(report, baseline.as_ref())?;
+    if let Some(path) = &args.output.output {
+        tracing::info!(path = %path.display(), "report written");
+    }
+    Ok(code)
+}
+
+async fn scan(scanner: &Scanner, url: &str, interactive: bool) -> Result<Report, CliError> {
+    let bar = interactive.then(|| {
+        let bar = ProgressBar::new_spinner();
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {elapsed} {pos} pages done, {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.enable_steady_tick(Duration::from_millis(120));
+        bar
+    });
+    let mut events = Box::pin(scanner.scan_stream(url));
+    let mut result = None;
+    while let Some(event) = events.next().await {
+        match event {
+            ScanEvent::Progress(p) => {
+                if let Some(bar) = &bar {
+                    bar.set_position(p.pages_done);
+                    bar.set_message(format!("{} queued, {} errors", p.pages_queued, p.errors));
+                }
+            }
+            ScanEvent::Page(_) => {}
+            ScanEvent::Finished(report) => result = Some(Ok(*report)),
+            ScanEvent::Failed(e) => result = Some(Err(classify(e))),
+        }
+    }
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    result.unwrap_or_else(|| {
+        Err(CliError::run(anyhow::anyhow!(
+            "the scan ended without a report; run again with RUST_LOG=debug to see why"
+        )))
+    })
+}

@@ -1,0 +1,111 @@
+//! `empty-link`: links have content.
+
+use scraper::ElementRef;
+
+use crate::dom::normalized_text;
+use crate::{Category, Check, Impact, Rule, RuleMeta, Visits};
+
+/// Fails `<a href>` with no text, no labelled image and no label attribute.
+pub struct EmptyLink;
+
+static META: RuleMeta = RuleMeta {
+    id: "empty-link",
+    category: Category::Quality,
+    title: "Links are not empty",
+    help: "Put text in every link, or give icon links an aria-label (or an <img> with alt text).",
+    help_url: "https://webaim.org/techniques/hypertext/link_text#empty",
+    impact: Impact::Moderate,
+    docs: r#"## What it checks
+Each `<a href>` has content a person can perceive: text (white space does not count),
+an `<img>` / `<input type=image>` with non-empty `alt`, an `<svg>` with a `<title>`,
+or a non-empty `aria-label`, `aria-labelledby` or `title` on the link. Links with
+none of these are empty — usually a leftover from a template or an icon font glyph.
+(The accessibility rule `link-name` judges the full accessible name; this is the
+content-quality view of the same mistake.)
+
+## Why it matters
+An empty link is invisible or meaningless to visitors and screen readers, yet
+crawlers still follow it: it clutters the page and points nowhere useful.
+
+## Failing
+```html
+<a href="/cart"><i class="icon-cart"></i></a>
+```
+
+## Passing
+```html
+<a href="/cart" aria-label="Shopping cart"><i class="icon-cart"></i></a>
+```
+"#,
+    ..RuleMeta::BASE
+};
+
+/// Whether an element has perceivable content or a label.
+pub fn has_content(el: ElementRef<'_>) -> bool {
+    let v = el.value();
+    if ["aria-label", "aria-labelledby", "title"]
+        .iter()
+        .any(|a| v.attr(a).is_some_and(|s| !s.trim().is_empty()))
+    {
+        return true;
+    }
+    if !normalized_text(el).is_empty() {
+        return true;
+    }
+    el.descendants().filter_map(ElementRef::wrap).any(|d| {
+        let dv = d.value();
+        match dv.name() {
+            "img" | "input" | "area" => dv.attr("alt").is_some_and(|a| !a.trim().is_empty()),
+            "svg" => d
+                .children()
+                .filter_map(ElementRef::wrap)
+                .any(|c| c.value().name() == "title" && !normalized_text(c).is_empty()),
+            _ => dv.attr("aria-label").is_some_and(|a| !a.trim().is_empty()),
+        }
+    })
+}
+
+impl Rule for EmptyLink {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn visits(&self) -> Visits {
+        Visits::Tags(&["a"])
+    }
+
+    fn check_element(&self, el: ElementRef<'_>, cx: &mut Check<'_, '_>) {
+        if el.value().attr("href").is_none() {
+            return;
+        }
+        if has_content(el) {
+            cx.pass();
+        } else {
+            cx.fail(el, "The link has no text or label.");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::RuleTester;
+
+    #[test]
+    fn examples() {
+        RuleTester::new(&EmptyLink)
+            .pass(&[
+                r#"<a href="/cart">Cart</a>"#,
+                r#"<a href="/cart" aria-label="Cart"><i class="icon"></i></a>"#,
+                r#"<a href="/"><img src="logo.svg" alt="Example Pottery"></a>"#,
+                r#"<a href="/"><svg><title>Home</title></svg></a>"#,
+                r#"<a name="anchor"></a>"#,
+            ])
+            .fail(&[
+                r#"<a href="/cart"><i class="icon-cart"></i></a>"#,
+                r#"<a href="/"> </a>"#,
+                r#"<a href="/"><img src="logo.svg" alt=""></a>"#,
+            ])
+            .run();
+    }
+}

@@ -1,0 +1,477 @@
+//! Site-wide checks: rules that run once after the crawl over small per-page
+//! summaries (never DOMs), such as duplicate titles or orphan pages.
+//!
+//! [`PageSummary`] is built per page while its DOM is alive; [`SiteIndex`] looks
+//! pages up by URL; [`analyze_site`] runs site rules with the same panic isolation
+//! as page rules. The rules themselves are one file each in this folder.
+
+pub mod canonical_target;
+pub mod duplicate_content;
+pub mod duplicate_h1;
+pub mod duplicate_meta_description;
+pub mod duplicate_title;
+pub mod hreflang_return_links;
+pub mod http_on_https_site;
+pub mod near_duplicate_content;
+pub mod orphan_page;
+pub mod sitemap_non_indexable;
+
+use serde::{Deserialize, Serialize};
+
+use crate::context::{Finding, Outcome, RuleTally};
+use crate::dom;
+use crate::meta::RuleMeta;
+use crate::PageContext;
+
+/// What site rules need to know about one page; built while its DOM is alive.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PageSummary {
+    /// URL as requested.
+    pub url: String,
+    /// URL after redirects.
+    pub final_url: String,
+    /// HTTP status.
+    pub status: u16,
+    /// Link depth from the start page.
+    pub depth: u32,
+    /// Whether the body was HTML.
+    pub html: bool,
+    /// `<title>` text, folded.
+    pub title: Option<String>,
+    /// `<meta name=description>` content.
+    pub meta_description: Option<String>,
+    /// Text of each `<h1>`.
+    pub h1: Vec<String>,
+    /// `<link rel=canonical>` href, resolved.
+    pub canonical: Option<String>,
+    /// Whether a meta robots tag or `X-Robots-Tag` says `noindex`.
+    pub noindex: bool,
+    /// Absolute URLs of `<a href>` links on the page (fragment removed), in order.
+    pub links: Vec<String>,
+    /// Count of words of visible body text.
+    pub word_count: u32,
+    /// SHA-256 (hex) of the folded body text, for exact duplicates.
+    pub text_hash: String,
+    /// MinHash signature of the body text's word 3-shingles, for near-duplicates
+    /// (see [`crate::support::text::minhash`]); empty for very short texts.
+    #[serde(default)]
+    pub minhash: Vec<u64>,
+    /// `<html lang>`, trimmed.
+    #[serde(default)]
+    pub lang: Option<String>,
+    /// Hreflang alternates (HTML and `Link` header), URLs resolved.
+    #[serde(default)]
+    pub hreflang: Vec<HreflangLink>,
+    /// The page's security score on the Observatory scale (HTML pages only).
+    #[serde(default)]
+    pub security_score: Option<u32>,
+}
+
+/// One hreflang alternate of a page.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HreflangLink {
+    /// The language code as written (`en-GB`, `x-default`).
+    pub lang: String,
+    /// The alternate's URL, resolved against the page (fragment removed).
+    pub url: String,
+}
+
+impl PageSummary {
+    /// Whether search engines may index the page: HTML, 2xx, not noindex.
+    pub fn indexable(&self) -> bool {
+        self.html && (200..300).contains(&self.status) && !self.noindex
+    }
+
+    /// Whether the page declares itself canonical (or declares no canonical).
+    pub fn self_canonical(&self) -> bool {
+        self.canonical
+            .as_deref()
+            .is_none_or(|c| same_url(c, &self.final_url))
+    }
+}
+
+/// Whether two URL strings name the same resource (parsed, fragment dropped).
+pub fn same_url(a: &str, b: &str) -> bool {
+    let norm = |s: &str| {
+        url::Url::parse(s).ok().map(|mut u| {
+            u.set_fragment(None);
+            u.to_string()
+        })
+    };
+    match (norm(a), norm(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// Pages of a site looked up by requested or final URL.
+pub struct SiteIndex<'s> {
+    by_url: std::collections::HashMap<String, &'s PageSummary>,
+}
+
+impl<'s> SiteIndex<'s> {
+    /// Indexes every page by its requested and its final URL.
+    pub fn new(site: &'s SiteInput) -> SiteIndex<'s> {
+        let mut by_url = std::collections::HashMap::new();
+        for p in &site.pages {
+            for u in [&p.final_url, &p.url] {
+                if let Some(k) = key(u) {
+                    by_url.entry(k).or_insert(p);
+                }
+            }
+        }
+        SiteIndex { by_url }
+    }
+
+    /// The page fetched at (or redirected to) this URL.
+    pub fn get(&self, url: &str) -> Option<&'s PageSummary> {
+        key(url).and_then(|k| self.by_url.get(&k).copied())
+    }
+}
+
+fn key(u: &str) -> Option<String> {
+    url::Url::parse(u).ok().map(|mut u| {
+        u.set_fragment(None);
+        u.to_string()
+    })
+}
+
+/// Runs site rules over a crawl; a rule that panics is reported, not fatal.
+pub fn analyze_site(
+    site: &SiteInput,
+    rules: &[&'static dyn SiteRule],
+) -> (Vec<RuleTally>, Vec<Finding>, Vec<crate::RuleError>) {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    let (mut tallies, mut findings, mut errors) = (Vec::new(), Vec::new(), Vec::new());
+    for rule in rules {
+        let mut check = SiteCheck::new(rule.meta());
+        match catch_unwind(AssertUnwindSafe(|| rule.check_site(site, &mut check))) {
+            Ok(()) => {
+                let (t, f) = check.finish();
+                tallies.push(t);
+                findings.extend(f);
+            }
+            Err(panic) => errors.push(crate::RuleError {
+                rule_id: rule.meta().id.to_string(),
+                message: panic
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "rule panicked".to_string()),
+            }),
+        }
+    }
+    (tallies, findings, errors)
+}
+
+impl PageSummary {
+    /// Builds the summary of a parsed page.
+    pub fn of(cx: &PageContext<'_>) -> PageSummary {
+        use scraper::{ElementRef, Selector};
+        use sha2::{Digest, Sha256};
+
+        let page = cx.page();
+        let base = &page.final_url;
+        let sel = |s: &str| Selector::parse(s).ok();
+        let doc = cx.doc();
+
+        let title = sel("title").and_then(|s| doc.select(&s).next().map(dom::normalized_text));
+        let meta_description = sel("meta[name]").and_then(|s| {
+            doc.select(&s)
+                .find(|m| {
+                    m.value()
+                        .attr("name")
+                        .is_some_and(|n| n.eq_ignore_ascii_case("description"))
+                })
+                .and_then(|m| m.value().attr("content").map(|c| c.trim().to_string()))
+        });
+        let h1 = sel("h1")
+            .map(|s| doc.select(&s).map(dom::normalized_text).collect())
+            .unwrap_or_default();
+        let canonical = sel("link[rel][href]").and_then(|s| {
+            doc.select(&s)
+                .find(|l| {
+                    l.value().attr("rel").is_some_and(|r| {
+                        r.split_ascii_whitespace()
+                            .any(|t| t.eq_ignore_ascii_case("canonical"))
+                    })
+                })
+                .and_then(|l| l.value().attr("href"))
+                .and_then(|h| base.join(h.trim()).ok())
+                .map(|u| u.to_string())
+        });
+        let meta_noindex = sel("meta[name][content]").is_some_and(|s| {
+            doc.select(&s).any(|m| {
+                m.value().attr("name").is_some_and(|n| {
+                    n.eq_ignore_ascii_case("robots") || n.eq_ignore_ascii_case("googlebot")
+                }) && m.value().attr("content").is_some_and(|c| {
+                    c.to_ascii_lowercase()
+                        .split(',')
+                        .any(|t| matches!(t.trim(), "noindex" | "none"))
+                })
+            })
+        });
+        let header_noindex = page.header_all("x-robots-tag").any(|v| {
+            v.to_ascii_lowercase()
+                .split(',')
+                .any(|t| matches!(t.trim(), "noindex" | "none"))
+        });
+        let links = sel("a[href]")
+            .map(|s| {
+                doc.select(&s)
+                    .filter_map(|a| a.value().attr("href"))
+                    .filter_map(|h| base.join(h.trim()).ok())
+                    .filter(|u| matches!(u.scheme(), "http" | "https"))
+                    .map(|mut u| {
+                        u.set_fragment(None);
+                        u.to_string()
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let body_text = sel("body")
+            .and_then(|s| doc.select(&s).next())
+            .map(|b: ElementRef<'_>| visible_text(b))
+            .unwrap_or_default();
+        let word_count = body_text.split_whitespace().count() as u32;
+        let text_hash = hex::encode(Sha256::digest(body_text.as_bytes()));
+        let minhash = crate::support::text::minhash(&body_text);
+        let lang = cx
+            .root()
+            .value()
+            .attr("lang")
+            .map(|l| l.trim().to_string())
+            .filter(|l| !l.is_empty());
+        let hreflang = crate::seo::hreflang::alternates(cx)
+            .into_iter()
+            .filter_map(|(lang, href)| {
+                let mut u = base.join(&href).ok()?;
+                u.set_fragment(None);
+                Some(HreflangLink {
+                    lang,
+                    url: u.to_string(),
+                })
+            })
+            .collect();
+        let security_score = page
+            .is_html()
+            .then(|| crate::security::grade::page_score(cx).score);
+
+        PageSummary {
+            url: page.url.to_string(),
+            final_url: page.final_url.to_string(),
+            status: page.status,
+            depth: page.depth,
+            html: page.is_html(),
+            title,
+            meta_description,
+            h1,
+            canonical,
+            noindex: meta_noindex || header_noindex,
+            links,
+            word_count,
+            text_hash,
+            minhash,
+            lang,
+            hreflang,
+            security_score,
+        }
+    }
+}
+
+/// Text of an element without `<script>`, `<style>`, `<template>` and `<noscript>`,
+/// white space folded.
+pub fn visible_text(el: scraper::ElementRef<'_>) -> String {
+    let mut out = String::new();
+    for node in el.descendants() {
+        if let Some(text) = node.value().as_text() {
+            let hidden = node.ancestors().any(|a| {
+                a.value().as_element().is_some_and(|e| {
+                    matches!(e.name(), "script" | "style" | "template" | "noscript")
+                })
+            });
+            if hidden {
+                continue;
+            }
+            for word in text.split_whitespace() {
+                if !out.is_empty() {
+                    out.push(' ');
+                }
+                out.push_str(word);
+            }
+        }
+    }
+    out
+}
+
+/// What a site rule is given: every page's summary plus crawl facts.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct SiteInput {
+    /// The start URL of the scan.
+    pub start_url: String,
+    /// One summary per fetched page, in crawl order.
+    pub pages: Vec<PageSummary>,
+    /// URLs listed in the site's sitemaps.
+    pub sitemap_urls: Vec<String>,
+}
+
+/// A check over the whole site, run once after the crawl.
+pub trait SiteRule: Send + Sync + 'static {
+    /// The rule's static metadata.
+    fn meta(&self) -> &'static RuleMeta;
+    /// Runs the check.
+    fn check_site(&self, site: &SiteInput, out: &mut SiteCheck);
+}
+
+/// The recorder of one site rule.
+pub struct SiteCheck {
+    meta: &'static RuleMeta,
+    tally: RuleTally,
+    findings: Vec<Finding>,
+}
+
+impl SiteCheck {
+    /// A recorder for the rule with this metadata.
+    pub fn new(meta: &'static RuleMeta) -> SiteCheck {
+        SiteCheck {
+            meta,
+            tally: RuleTally {
+                rule_id: meta.id.to_string(),
+                ..RuleTally::default()
+            },
+            findings: Vec::new(),
+        }
+    }
+
+    /// Records a page (or item) that passed.
+    pub fn pass(&mut self) {
+        self.tally.passed += 1;
+    }
+
+    /// Records a failure attributed to a page, with a snippet and data.
+    pub fn fail_with(
+        &mut self,
+        page_url: &str,
+        message: impl Into<String>,
+        data: serde_json::Value,
+    ) -> &mut Finding {
+        self.fail(page_url, message).with_data(data)
+    }
+
+    /// Records a failure attributed to a page.
+    pub fn fail(&mut self, page_url: &str, message: impl Into<String>) -> &mut Finding {
+        self.tally.failed += 1;
+        self.findings.push(Finding {
+            rule_id: self.meta.id.to_string(),
+            category: self.meta.category,
+            outcome: Outcome::Failed,
+            impact: self.meta.impact,
+            page_url: page_url.to_string(),
+            selector: String::new(),
+            snippet: String::new(),
+            message: message.into(),
+            wcag: self.meta.wcag.iter().map(|s| s.to_string()).collect(),
+            data: None,
+            baseline: None,
+        });
+        let last = self.findings.len() - 1;
+        &mut self.findings[last]
+    }
+
+    /// The tally and findings recorded.
+    pub fn finish(self) -> (RuleTally, Vec<Finding>) {
+        (self.tally, self.findings)
+    }
+}
+
+/// Pages that take part in duplicate checks: indexable HTML pages that are their
+/// own canonical (a page canonicalised elsewhere is a declared duplicate), each
+/// final URL once (two requested URLs that redirect to the same page are one page).
+pub(crate) fn duplicate_candidates(site: &SiteInput) -> impl Iterator<Item = &PageSummary> {
+    let mut seen = std::collections::HashSet::new();
+    site.pages
+        .iter()
+        .filter(|p| p.indexable() && p.self_canonical())
+        .filter(move |p| seen.insert(key(&p.final_url).unwrap_or_else(|| p.final_url.clone())))
+}
+
+/// Reports every page whose `key` (when `Some`) is shared with another candidate
+/// page; passes the others. `what` names the key in messages ("title").
+pub(crate) fn report_duplicates(
+    site: &SiteInput,
+    out: &mut SiteCheck,
+    what: &str,
+    key: impl Fn(&PageSummary) -> Option<String>,
+) {
+    let mut groups: std::collections::BTreeMap<String, Vec<&PageSummary>> =
+        std::collections::BTreeMap::new();
+    let mut order: Vec<(String, &PageSummary)> = Vec::new();
+    for p in duplicate_candidates(site) {
+        if let Some(k) = key(p) {
+            groups.entry(k.clone()).or_default().push(p);
+            order.push((k, p));
+        }
+    }
+    for (k, p) in order {
+        let group = &groups[&k];
+        if group.len() < 2 {
+            out.pass();
+            continue;
+        }
+        let others: Vec<&str> = group
+            .iter()
+            .filter(|o| o.final_url != p.final_url)
+            .map(|o| o.final_url.as_str())
+            .collect();
+        out.fail_with(
+            &p.final_url,
+            format!(
+                "The {what} is the same on {} other page(s): {}.",
+                others.len(),
+                others.join(", ")
+            ),
+            serde_json::json!({ "duplicates": others }),
+        );
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! Builds site inputs from HTML for the site rules' tests.
+
+    use super::{PageSummary, SiteInput};
+    use crate::{Page, PageContext};
+
+    /// A summary of `html` served at `url` (200, depth 0).
+    pub(crate) fn summary(url: &str, html: &str) -> PageSummary {
+        let page = Page::from_html(url, html);
+        PageSummary::of(&PageContext::parse(&page))
+    }
+
+    /// A site of pages at `https://example.com/…`.
+    pub(crate) fn site(pages: Vec<PageSummary>) -> SiteInput {
+        SiteInput {
+            start_url: "https://example.com/".into(),
+            pages,
+            sitemap_urls: Vec::new(),
+        }
+    }
+
+    /// Runs one site rule and returns `(page_url, message)` of each finding.
+    pub(crate) fn run(
+        rule: &'static dyn super::SiteRule,
+        input: &SiteInput,
+    ) -> Vec<(String, String)> {
+        let (_, findings, errors) = super::analyze_site(input, &[rule]);
+        assert!(errors.is_empty(), "{errors:?}");
+        findings
+            .into_iter()
+            .map(|f| (f.page_url, f.message))
+            .collect()
+    }
+
+    /// A page with a given title, description and h1.
+    pub(crate) fn doc(title: &str, body: &str) -> String {
+        format!("<!DOCTYPE html><html lang=\"en\"><head><title>{title}</title></head><body>{body}</body></html>")
+    }
+}

@@ -1,0 +1,125 @@
+//! `orphan-page`: pages in the sitemap are linked from the site.
+
+use std::collections::HashSet;
+
+use super::{same_url, SiteCheck, SiteInput, SiteRule};
+use crate::{Category, Impact, RuleMeta};
+
+/// Fails sitemap URLs that no crawled page links to.
+pub struct OrphanPage;
+
+static META: RuleMeta = RuleMeta {
+    id: "orphan-page",
+    category: Category::Seo,
+    title: "Pages in the sitemap are linked from the site",
+    help: "Link every page you want found from at least one other page (navigation, category or related links), or drop it from the sitemap.",
+    help_url: "https://developers.google.com/search/docs/crawling-indexing/links-crawlable",
+    impact: Impact::Moderate,
+    docs: r#"## What it checks
+Every URL listed in the site's sitemaps (other than the start URL) must be the
+target of at least one `<a href>` on a crawled page other than itself (seonaut's
+`ERROR_ORPHAN`). URLs are compared after parsing, fragments removed. The finding is
+attributed to the orphaned URL. Only links on pages the crawl reached count, so a
+crawl cut short by a page limit can report pages as orphans that are linked from
+uncrawled pages; the report's `truncated` flag says so.
+
+## Why it matters
+Pages reachable only through the sitemap get no internal link equity, rank poorly,
+and visitors never find them by browsing.
+
+## Failing
+```html
+<!-- sitemap.xml lists https://example.com/old-offer; no page links to it -->
+```
+
+## Passing
+```html
+<!-- https://example.com/offers links to it: -->
+<a href="/old-offer">Last season's offer</a>
+```
+"#,
+    ..RuleMeta::BASE
+};
+
+fn norm(u: &str) -> String {
+    url::Url::parse(u)
+        .map(|mut u| {
+            u.set_fragment(None);
+            u.to_string()
+        })
+        .unwrap_or_else(|_| u.to_string())
+}
+
+impl SiteRule for OrphanPage {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_site(&self, site: &SiteInput, out: &mut SiteCheck) {
+        let mut linked: HashSet<String> = HashSet::new();
+        for p in &site.pages {
+            for l in &p.links {
+                if !same_url(l, &p.final_url) && !same_url(l, &p.url) {
+                    linked.insert(norm(l));
+                }
+            }
+        }
+        let mut seen = HashSet::new();
+        for u in &site.sitemap_urls {
+            let n = norm(u);
+            if !seen.insert(n.clone()) || same_url(u, &site.start_url) {
+                continue;
+            }
+            // A page reached through a redirect counts as linked when either URL is.
+            let final_url = site
+                .pages
+                .iter()
+                .find(|p| same_url(&p.url, u))
+                .map(|p| norm(&p.final_url));
+            let is_linked = linked.contains(&n) || final_url.is_some_and(|f| linked.contains(&f));
+            if is_linked {
+                out.pass();
+            } else {
+                out.fail(
+                    u,
+                    "The page is in the sitemap but no crawled page links to it.",
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{doc, run, site, summary};
+    use super::*;
+
+    #[test]
+    fn sitemap_pages_without_links_are_orphans() {
+        let mut input = site(vec![
+            summary(
+                "https://example.com/",
+                &doc("Home", r#"<a href="/a">A</a>"#),
+            ),
+            summary(
+                "https://example.com/a",
+                &doc("A", r#"<a href="/a#top">self</a>"#),
+            ),
+            summary(
+                "https://example.com/b",
+                &doc("B", r#"<a href="/b">self</a>"#),
+            ),
+        ]);
+        input.sitemap_urls = vec![
+            "https://example.com/".into(),
+            "https://example.com/a".into(),
+            "https://example.com/b".into(),
+            "https://example.com/c".into(),
+        ];
+        let got = run(&OrphanPage, &input);
+        assert_eq!(
+            got.iter().map(|g| g.0.as_str()).collect::<Vec<_>>(),
+            vec!["https://example.com/b", "https://example.com/c"]
+        );
+    }
+}

@@ -1,0 +1,115 @@
+//! `sitemap-non-indexable`: the sitemap lists only indexable, canonical pages.
+
+use super::{same_url, SiteCheck, SiteIndex, SiteInput, SiteRule};
+use crate::{Category, Impact, RuleMeta};
+
+/// Fails sitemap URLs that redirect, error, are noindex or not canonical.
+pub struct SitemapNonIndexable;
+
+static META: RuleMeta = RuleMeta {
+    id: "sitemap-non-indexable",
+    category: Category::Seo,
+    title: "Sitemap lists only indexable pages",
+    help: "List only final (non-redirecting), 200, indexable, self-canonical URLs in the sitemap.",
+    help_url: "https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap",
+    impact: Impact::Moderate,
+    docs: r#"## What it checks
+Each sitemap URL that the crawl fetched must be indexable: it does not redirect,
+answers 2xx, is not noindex (seonaut's `NO_INDEX_IN_SITEMAP`) and is its own
+canonical (`NON_CANONICAL_IN_SITEMAP`). Sitemap URLs the crawl did not reach are not
+judged here.
+
+## Why it matters
+A sitemap is a list of the pages you want indexed. Entries that contradict
+themselves (listed but noindex, listed but canonicalised elsewhere) make search
+engines trust the whole sitemap less.
+
+## Failing
+```html
+<!-- sitemap.xml lists https://example.com/cart, which has: -->
+<meta name="robots" content="noindex">
+```
+
+## Passing
+```html
+<!-- sitemap.xml lists https://example.com/mugs: 200, indexable, canonical to itself -->
+```
+"#,
+    ..RuleMeta::BASE
+};
+
+impl SiteRule for SitemapNonIndexable {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_site(&self, site: &SiteInput, out: &mut SiteCheck) {
+        let index = SiteIndex::new(site);
+        let mut seen: Vec<&str> = Vec::new();
+        for u in &site.sitemap_urls {
+            if seen.iter().any(|s| same_url(s, u)) {
+                continue;
+            }
+            seen.push(u);
+            let Some(p) = index.get(u) else {
+                continue;
+            };
+            let problem = if !same_url(&p.final_url, u) {
+                Some(format!("redirects to {}", p.final_url))
+            } else if !(200..300).contains(&p.status) {
+                Some(format!("answers {}", p.status))
+            } else if p.noindex {
+                Some("is noindex".to_string())
+            } else if !p.self_canonical() {
+                Some(format!(
+                    "is canonicalised to {}",
+                    p.canonical.as_deref().unwrap_or("")
+                ))
+            } else {
+                None
+            };
+            match problem {
+                None => out.pass(),
+                Some(why) => {
+                    out.fail(u, format!("The sitemap lists this URL, but it {why}."));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{doc, run, site, summary};
+    use super::*;
+
+    #[test]
+    fn non_indexable_entries() {
+        let noindex = doc("Cart", "").replace(
+            "</title>",
+            r#"</title><meta name="robots" content="noindex">"#,
+        );
+        let canon = doc("V", "").replace(
+            "</title>",
+            r#"</title><link rel="canonical" href="https://example.com/mugs">"#,
+        );
+        let mut input = site(vec![
+            summary("https://example.com/mugs", &doc("Mugs", "")),
+            summary("https://example.com/cart", &noindex),
+            summary("https://example.com/mugs?v=2", &canon),
+        ]);
+        input.sitemap_urls = vec![
+            "https://example.com/mugs".into(),
+            "https://example.com/cart".into(),
+            "https://example.com/mugs?v=2".into(),
+            "https://example.com/unknown".into(),
+        ];
+        assert_eq!(
+            run(&SitemapNonIndexable, &input),
+            vec![
+                ("https://example.com/cart".to_string(), "The sitemap lists this URL, but it is noindex.".to_string()),
+                ("https://example.com/mugs?v=2".to_string(), "The sitemap lists this URL, but it is canonicalised to https://example.com/mugs.".to_string()),
+            ]
+        );
+    }
+}

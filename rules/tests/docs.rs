@@ -1,0 +1,70 @@
+//! The README's rule index and `docs/rules/*.md` are generated from the registry;
+//! this test fails when they are stale. Regenerate with
+//! `SITESCAN_BLESS=1 cargo test -p sitescan-rules --test docs`.
+
+use std::path::{Path, PathBuf};
+
+use sitescan_rules::{docs, registry};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn bless() -> bool {
+    std::env::var_os("SITESCAN_BLESS").is_some()
+}
+
+#[test]
+fn readme_rule_index_is_current() {
+    let path = root().join("README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let want = docs::splice_readme(&readme);
+    if bless() {
+        std::fs::write(&path, want).unwrap();
+        return;
+    }
+    assert!(
+        readme == want,
+        "README.md's rule index is stale: run `SITESCAN_BLESS=1 cargo test -p sitescan-rules --test docs`"
+    );
+}
+
+#[test]
+fn rule_pages_are_current() {
+    let dir = root().join(docs::RULE_DOCS_DIR);
+    if bless() {
+        std::fs::create_dir_all(&dir).unwrap();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let p = entry.unwrap().path();
+            if p.extension().is_some_and(|e| e == "md") {
+                std::fs::remove_file(p).unwrap();
+            }
+        }
+    }
+    let mut stale = Vec::new();
+    let mut expected_files = Vec::new();
+    for m in registry::all_meta() {
+        let file = format!("{}.md", m.id);
+        let path = dir.join(&file);
+        let want = docs::rule_page(m);
+        if bless() {
+            std::fs::write(&path, &want).unwrap();
+        } else if std::fs::read_to_string(&path).ok().as_deref() != Some(want.as_str()) {
+            stale.push(file.clone());
+        }
+        expected_files.push(file);
+    }
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        for entry in entries {
+            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+            if name.ends_with(".md") && !expected_files.contains(&name) {
+                stale.push(format!("{name} (no such rule)"));
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "stale rule docs in {}: {stale:?}; run `SITESCAN_BLESS=1 cargo test -p sitescan-rules --test docs`",
+        docs::RULE_DOCS_DIR
+    );
+}
