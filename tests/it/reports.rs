@@ -400,3 +400,54 @@ const ABOUT_NO_TITLE: &str = r#"<!doctype html><html lang="en"><head></head><bod
 const ABOUT_OK: &str = r#"<!doctype html><html lang="en"><head><title>About</title></head><body><main><h1>About</h1><a href="/">Home</a></main></body></html>"#;
 const CONTACT_OK: &str = r#"<!doctype html><html lang="en"><head><title>Contact</title></head><body><main><h1>Contact</h1><a href="/">Home</a></main></body></html>"#;
 const CONTACT_NO_LANG: &str = r#"<!doctype html><html><head><title>Contact</title></head><body><main><h1>Contact</h1><a href="/">Home</a></main></body></html>"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_scan_reports_match_the_published_schema() {
+    let server = FixtureServer::start(sitescan_fixtures::site_dir("basic"))
+        .await
+        .unwrap();
+    let dir = workdir("schema");
+    let first = dir.join("first.json");
+    let second = dir.join("second.json");
+    for (out, extra) in [(&first, vec![]), (&second, vec!["--baseline", s(&first)])] {
+        let mut args = vec![
+            "scan".to_string(),
+            server.url(),
+            "--rate".into(),
+            "100".into(),
+        ];
+        args.extend(["--output".to_string(), s(out).to_string()]);
+        args.extend(extra.iter().map(|a| a.to_string()));
+        let run = run_async(args).await;
+        assert!(
+            matches!(run.status.code(), Some(0 | 1)),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+    }
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../schema/report.schema.json")).unwrap();
+    let validator = jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .unwrap();
+    for file in [&first, &second] {
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+        assert!(!report["findings"].as_array().unwrap().is_empty());
+        let errors: Vec<String> = validator
+            .iter_errors(&report)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "{}: {}",
+            file.display(),
+            errors.join("\n")
+        );
+    }
+    let second: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&second).unwrap()).unwrap();
+    assert_eq!(second["baseline"]["new"], 0);
+    assert_eq!(second["fixed"], serde_json::json!([]));
+}
