@@ -26,6 +26,10 @@ use crate::store::{
 
 /// How often a running scan checks for a cancel when no progress comes.
 pub const CANCEL_POLL: Duration = Duration::from_millis(500);
+/// A scan started this many times without finishing (each start after a crash
+/// or restart counts) is failed instead of run again: a scan that kills its
+/// worker must not kill every restart.
+pub const MAX_ATTEMPTS: u32 = 3;
 /// Progress is written to the store at most this often.
 pub const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 
@@ -156,6 +160,22 @@ async fn run_job(
             return;
         }
     };
+    if scan.attempts > MAX_ATTEMPTS {
+        let error = format!(
+            "the scan was interrupted {} times (worker crash or restart) and is not retried again",
+            scan.attempts - 1
+        );
+        warn!(attempts = scan.attempts, "giving up on the scan");
+        if let Err(e) = store
+            .finish_scan(&id, ScanOutcome::Failed { error }, Utc::now())
+            .await
+        {
+            warn!(error = %e, "could not fail the scan");
+            return;
+        }
+        let _ = queue.ack(&id).await;
+        return;
+    }
     info!(url = %scan.url, attempt = delivery.attempt, "scan started");
     let outcome = tokio::select! {
         o = execute(store, executor, &scan, allow_private) => o,
@@ -430,6 +450,36 @@ mod tests {
         assert_eq!(done.status, ScanStatus::Failed);
         assert_eq!(done.error.as_deref(), Some("boom: host unreachable"));
         assert!(done.finished_at.is_some());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_scan_interrupted_too_often_is_failed_not_retried() {
+        let dir = tempfile::tempdir().unwrap();
+        let backend = Arc::new(Embedded::open(dir.path()).unwrap());
+        let scan = queued_scan(&backend).await;
+        // Three earlier starts that never finished (crashes).
+        for _ in 0..MAX_ATTEMPTS {
+            backend.start_scan(&scan.id, Utc::now()).await.unwrap();
+        }
+        let dropped = Arc::new(AtomicBool::new(false));
+        let (_stop, _set) = pool(
+            &backend,
+            Fake {
+                dropped: dropped.clone(),
+                fail: false,
+            },
+        );
+        let mut done = status(&backend, &scan.id).await;
+        for _ in 0..500 {
+            if done.status.is_terminal() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            done = status(&backend, &scan.id).await;
+        }
+        assert_eq!(done.status, ScanStatus::Failed);
+        assert!(done.error.unwrap().contains("interrupted 3 times"));
+        assert!(!dropped.load(Ordering::SeqCst), "never executed");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -962,3 +962,27 @@ fn the_readme_documents_every_error_code_with_its_status() {
         assert!(readme.contains(&row), "README lacks the row {row}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_works_until_it_expires_or_is_revoked() {
+    use sitescan_daemon::store::Store;
+    let api = TestApi::start().await;
+    let acc = api.account(Plan::Professional).await;
+    let short = api
+        .key_with(&acc, chrono::Duration::milliseconds(800))
+        .await;
+    let (s, _) = api.get("/api/v1/sites", &short).await;
+    assert_eq!(s, 200);
+    tokio::time::sleep(std::time::Duration::from_millis(900)).await;
+    let (s, b) = api.get("/api/v1/sites", &short).await;
+    assert_error(s, &b, 401, "api_key_expired");
+
+    let key = api.key(&acc).await;
+    let (s, b) = api.get("/api/v1/keys/current", &key).await;
+    assert_eq!(s, 200);
+    let id = b["data"]["id"].as_str().unwrap().to_string();
+    api.store.revoke_key(&id, chrono::Utc::now()).await.unwrap();
+    let (s, b) = api.get("/api/v1/sites", &key).await;
+    assert_error(s, &b, 401, "invalid_api_key");
+    api.stop().await;
+}

@@ -8,6 +8,7 @@
 //! - `crawl`: the crawler over real HTTP against the fixture server (politeness,
 //!   limits, redirects, SSRF guard, sitemaps, the library API).
 //! - `conformance`: the ACT conformance floor (`conformance/floor.json`).
+//! - `reports`: report formats, baselines and gates (`sitescan report`).
 
 #![allow(
     clippy::unwrap_used,
@@ -23,4 +24,5 @@ mod conformance;
 mod contract;
 mod crawl;
 mod fleet;
+mod reports;
 mod serve;

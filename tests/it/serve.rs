@@ -270,3 +270,12 @@ fn serve_stops_gracefully_on_sigterm() {
     };
     assert!(status.success(), "{status:?}");
 }
+
+#[test]
+fn admin_says_why_when_serve_holds_the_data_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let _server = Server::start(dir.path());
+    let (code, _, stderr) = admin(dir.path(), &["account", "create", "--plan", "enterprise"]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("another sitescan process"), "{stderr}");
+}

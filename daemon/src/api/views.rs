@@ -160,9 +160,15 @@ impl KeyView {
 #[serde(deny_unknown_fields)]
 pub struct CreateSite {
     /// Absolute http(s) URL where scans start.
+    #[schema(
+        pattern = "^https?://[a-z0-9.-]+(:[0-9]{1,5})?/",
+        max_length = 2048,
+        example = "https://example.com/"
+    )]
     pub url: String,
-    /// Display name (defaults to the host).
+    /// Display name, 1 to 200 characters (defaults to the host).
     #[serde(default)]
+    #[schema(min_length = 1, max_length = 200, example = "Example shop")]
     pub name: Option<String>,
 }
 
@@ -197,6 +203,7 @@ pub struct ScanRequestConfig {
     /// generic endpoint; on a type-specific one it defaults to that type and must
     /// stay within it.
     #[serde(default)]
+    #[schema(min_items = 1, max_items = 50, example = json!(["wcag-aa"]))]
     pub rules: Option<Vec<String>>,
     /// `low`, `normal` (default) or `high`.
     #[serde(default)]

@@ -85,6 +85,15 @@ impl Queue for Embedded {
             let notified = self.wake.notified();
             let taken = self
                 .blocking(|db| {
+                    // Look first with a read transaction: an idle poll then
+                    // costs no write (and no fsync).
+                    {
+                        let txn = db.begin_read().map_err(Error::storage)?;
+                        let ready = txn.open_table(QUEUE_READY).map_err(Error::storage)?;
+                        if ready.is_empty().map_err(Error::storage)? {
+                            return Ok(None);
+                        }
+                    }
                     let txn = db.begin_write().map_err(Error::storage)?;
                     let delivery = {
                         let mut ready = txn.open_table(QUEUE_READY).map_err(Error::storage)?;
