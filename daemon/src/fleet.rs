@@ -448,3 +448,20 @@ pub async fn serve_api(
     .await?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_rate_is_pages_over_the_window() {
+        let rate = PageRate::default();
+        assert_eq!(rate.observe(10), 0.0, "one sample: no rate yet");
+        std::thread::sleep(Duration::from_millis(200));
+        let r = rate.observe(30);
+        // 20 pages in a bit more than 0.2 s.
+        assert!(r > 50.0 && r <= 100.0, "{r}");
+        // A counter that went down (Redis flushed) never gives a negative rate.
+        assert_eq!(rate.observe(0), 0.0);
+    }
+}

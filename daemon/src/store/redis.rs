@@ -926,3 +926,83 @@ impl Store for RedisBackend {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{AppliedConfig, ScanSummary};
+    use sitescan_engine::Priority;
+
+    fn fields(pairs: &[(&str, String)]) -> Vec<String> {
+        pairs
+            .iter()
+            .flat_map(|(k, v)| [k.to_string(), v.clone()])
+            .collect()
+    }
+
+    #[test]
+    fn a_scan_is_rebuilt_from_its_hash_fields() {
+        let at = Utc::now();
+        let base = Scan {
+            id: "scan_1".into(),
+            site_id: "site_1".into(),
+            account_id: "acc_1".into(),
+            url: "https://example.com/".into(),
+            status: ScanStatus::Queued,
+            config: AppliedConfig {
+                rules: vec!["seo".into()],
+                priority: Priority::Low,
+                max_pages: 5,
+                max_depth: 2,
+                plan_max_pages: None,
+            },
+            progress: None,
+            error: None,
+            attempts: 0,
+            created_at: at,
+            started_at: None,
+            finished_at: None,
+            summary: None,
+        };
+        let queued = scan_from_fields(&fields(&[("json", json(&base).unwrap())])).unwrap();
+        assert_eq!(queued, base);
+        let summary = ScanSummary {
+            pages_fetched: 4,
+            ..Default::default()
+        };
+        let done = scan_from_fields(&fields(&[
+            ("json", json(&base).unwrap()),
+            ("status", "completed".into()),
+            ("attempts", "2".into()),
+            ("started_at", json(&at).unwrap()),
+            ("finished_at", json(&at).unwrap()),
+            ("summary", json(&summary).unwrap()),
+            ("p_done", "4".into()),
+            ("p_queued", "0".into()),
+            ("p_errors", "1".into()),
+        ]))
+        .unwrap();
+        assert_eq!(done.status, ScanStatus::Completed);
+        assert_eq!(done.attempts, 2);
+        assert_eq!(done.started_at, Some(at));
+        assert_eq!(done.summary, Some(summary));
+        assert_eq!(
+            done.progress,
+            Some(Progress {
+                pages_done: 4,
+                pages_queued: 0,
+                errors: 1
+            })
+        );
+    }
+
+    #[test]
+    fn corrupt_fields_are_errors_not_panics() {
+        assert!(matches!(scan_from_fields(&[]), Err(Error::Corrupt(_))));
+        let bad = fields(&[("json", "{".into())]);
+        assert!(matches!(scan_from_fields(&bad), Err(Error::Corrupt(_))));
+        let odd = vec!["json".to_string()];
+        assert!(matches!(scan_from_fields(&odd), Err(Error::Corrupt(_))));
+        assert!(matches!(status_from("paused"), Err(Error::Corrupt(_))));
+    }
+}
