@@ -9,6 +9,7 @@ pub mod config;
 pub mod conformance;
 pub mod error;
 pub mod report;
+pub mod spelling;
 
 pub use config::{Priority, ScanConfig};
 pub use error::{Error, Result};

@@ -102,6 +102,7 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &quality::long_sentences::LongSentences,
     &quality::long_paragraphs::LongParagraphs,
     &quality::outdated_copyright::OutdatedCopyright,
+    &quality::spelling::Spelling,
 ];
 
 /// Every site rule, in report order.
