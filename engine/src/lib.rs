@@ -3,12 +3,55 @@
 //! The crawler, the scan pipeline (pages -> rules on rayon -> site rules), the
 //! report model with its scores, and the renderers. It knows nothing of Redis or
 //! the API.
+//!
+//! Build a [`Scanner`] once (it validates the configuration), then scan as many
+//! sites as you like, from as many tasks as you like:
+//!
+//! ```no_run
+//! use sitescan_engine::{Scanner, ScanEvent};
+//! use futures::StreamExt;
+//!
+//! # async fn demo() -> Result<(), sitescan_engine::Error> {
+//! let scanner = Scanner::builder()
+//!     .rules(&["wcag-aa", "seo"])
+//!     .max_pages(50)
+//!     .rate_per_host(2.0)
+//!     .build()?;
+//!
+//! // The whole report at once.
+//! let report = scanner.scan("https://example.com/").await?;
+//! println!("{} pages, {} findings", report.pages.len(), report.findings.len());
+//! println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+//!
+//! // Or page by page; dropping the stream cancels the scan.
+//! let mut events = Box::pin(scanner.scan_stream("https://example.com/"));
+//! while let Some(event) = events.next().await {
+//!     match event {
+//!         ScanEvent::Progress(p) => eprintln!("{} done, {} queued", p.pages_done, p.pages_queued),
+//!         ScanEvent::Page(page) => println!("{} {}", page.page.status, page.page.url),
+//!         ScanEvent::Finished(report) => println!("score: {:?}", report.summary),
+//!         ScanEvent::Failed(error) => eprintln!("scan failed: {error}"),
+//!     }
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! Politeness is built in: robots.txt (RFC 9309), a per-host rate limit raised
+//! by `Crawl-delay`, `Retry-After`, bounded retries, a body-size cap, and an SSRF
+//! guard that refuses private and local addresses unless
+//! [`ScannerBuilder::allow_private`] is set.
 #![deny(missing_docs)]
 
+pub mod baseline;
 pub mod config;
 pub mod conformance;
+pub mod crawl;
 pub mod error;
+pub mod gate;
+pub mod render;
 pub mod report;
+mod scan;
+mod scanner;
 pub mod spelling;
 
 pub use config::{Priority, ScanConfig};
@@ -16,3 +59,4 @@ pub use error::{Error, Result};
 pub use report::{
     CategorySummary, CrawlStats, PageReport, Report, RuleSummary, Skipped, SCHEMA_VERSION,
 };
+pub use scanner::{PageResult, Progress, ScanEvent, Scanner, ScannerBuilder};

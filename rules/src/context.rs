@@ -54,6 +54,21 @@ pub struct Finding {
     /// Measured data, e.g. `{"contrast_ratio": 2.9, "expected": 4.5}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<serde_json::Value>,
+    /// Whether the finding was already in the baseline report the scan was compared
+    /// with; absent when no baseline was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<BaselineState>,
+}
+
+/// Where a finding stands against a baseline report (set by the engine's baseline
+/// comparison, never by rules).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BaselineState {
+    /// Not in the baseline: introduced since.
+    New,
+    /// Also in the baseline.
+    Unchanged,
 }
 
 impl Finding {
@@ -388,6 +403,7 @@ impl<'c, 'p> Check<'c, 'p> {
             message,
             wcag: self.meta.wcag.iter().map(|s| s.to_string()).collect(),
             data: None,
+            baseline: None,
         });
         let last = self.findings.len() - 1;
         &mut self.findings[last]

@@ -30,17 +30,22 @@ pub mod css;
 pub mod docs;
 pub mod dom;
 pub mod langtag;
+pub mod links;
 pub mod performance;
 pub mod quality;
 pub mod registry;
+pub mod repeated;
 pub mod security;
 pub mod seo;
 pub mod site;
 pub mod structure;
 pub mod support;
+pub mod table;
 pub mod testing;
 
 pub use context::{Check, Finding, Outcome, PageAnalysis, PageContext, RuleError, RuleTally};
 pub use meta::{Category, Impact, Level, RuleMeta};
 pub use page::{Header, Hop, Page, Stylesheet};
 pub use run::{analyze, analyze_parsed, Rule, Visits};
+
+pub use context::BaselineState;

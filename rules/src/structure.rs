@@ -80,3 +80,15 @@ pub fn heading_level(el: ElementRef<'_>) -> Option<u32> {
         None => tag_level.map(|n| aria_level().unwrap_or(n)),
     }
 }
+
+/// Exposed elements with a landmark role, in document order.
+pub fn landmarks<'a>(cx: &'a crate::PageContext<'_>) -> Vec<(ElementRef<'a>, &'static str)> {
+    cx.root()
+        .descendants()
+        .filter_map(ElementRef::wrap)
+        .filter_map(|el| {
+            let role = cx.role(el)?;
+            (crate::aria::roles::is_landmark(role) && !cx.is_hidden(el)).then_some((el, role))
+        })
+        .collect()
+}

@@ -35,3 +35,191 @@ fn unknown_subcommand_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unrecognized subcommand"));
 }
+
+// ---- sitescan scan ----
+
+use sitescan_fixtures::{site_dir, FixtureServer};
+
+/// Runs `sitescan` with `args` off the runtime (the fixture server keeps serving).
+async fn run(args: Vec<String>, env: Vec<(&'static str, String)>) -> std::process::Output {
+    tokio::task::spawn_blocking(move || {
+        let mut cmd = sitescan();
+        cmd.args(&args).env_remove("RUST_LOG");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap()
+    })
+    .await
+    .unwrap()
+}
+
+fn args(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The last non-empty stderr line: the one-line message of a failed run.
+fn last_line(out: &std::process::Output) -> String {
+    stderr(out)
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scan_prints_the_json_report_of_the_fixture_site() {
+    let server = FixtureServer::start(site_dir("basic")).await.unwrap();
+    let out = run(args(&["scan", &server.url(), "--rate", "100"]), vec![]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["schema_version"], 1);
+    assert_eq!(report["site"], server.url());
+    for key in ["started_at", "finished_at", "config", "rules"] {
+        assert!(report.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(
+        report["config"]["allow_private"], true,
+        "the CLI may scan localhost"
+    );
+    let stats = &report["stats"];
+    assert_eq!(stats["pages_fetched"], 6);
+    for key in ["robots", "scope", "limit", "depth", "type"] {
+        assert!(stats["skipped"][key].is_u64(), "stats.skipped.{key}");
+    }
+    assert_eq!(stats["truncated"], false);
+    assert!(stats["errors"].is_object());
+    for category in ["accessibility", "seo", "security", "performance", "quality"] {
+        let c = &report["summary"][category];
+        for key in ["score", "critical", "serious", "moderate", "minor"] {
+            assert!(c.get(key).is_some(), "summary.{category}.{key}");
+        }
+    }
+    assert_eq!(report["summary"]["accessibility"]["serious"], 1);
+    let pages = report["pages"].as_array().unwrap();
+    assert_eq!(pages.len(), 6);
+    for key in ["url", "final_url", "status", "ttfb_ms", "bytes"] {
+        assert!(pages[0].get(key).is_some(), "pages[].{key}");
+    }
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1);
+    let f = &findings[0];
+    assert_eq!(f["rule_id"], "document-title");
+    assert_eq!(f["category"], "accessibility");
+    assert_eq!(f["outcome"], "failed");
+    assert_eq!(f["impact"], "serious");
+    assert_eq!(f["page_url"], server.url_for("/contact.html"));
+    assert_eq!(f["wcag"], serde_json::json!(["2.4.2"]));
+    for key in ["selector", "snippet", "message"] {
+        assert!(f.get(key).is_some(), "findings[].{key}");
+    }
+    // Not a terminal: plain log lines on stderr, no escape codes.
+    let err = stderr(&out);
+    assert!(err.contains("scan finished"), "{err}");
+    assert!(!err.contains('\u{1b}'), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fail_on_sets_exit_code_one_at_or_above_the_threshold() {
+    let server = FixtureServer::start(site_dir("basic")).await.unwrap();
+    let url = server.url();
+    let serious = run(
+        args(&["scan", &url, "--rate", "100", "--fail-on", "serious"]),
+        vec![],
+    )
+    .await;
+    assert_eq!(serious.status.code(), Some(1), "{}", stderr(&serious));
+    let critical = run(
+        args(&["scan", &url, "--rate", "100", "--fail-on", "critical"]),
+        vec![],
+    )
+    .await;
+    assert_eq!(critical.status.code(), Some(0), "{}", stderr(&critical));
+    let env = run(
+        args(&["scan", &url, "--rate", "100"]),
+        vec![("SITESCAN_FAIL_ON", "minor".into())],
+    )
+    .await;
+    assert_eq!(env.status.code(), Some(1), "SITESCAN_FAIL_ON honored");
+    let bad = run(args(&["scan", &url, "--fail-on", "huge"]), vec![]).await;
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("critical, serious, moderate or minor"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn output_file_env_flags_and_page_limit() {
+    let server = FixtureServer::start(site_dir("limits")).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("report.json");
+    let out = run(
+        args(&["scan", &server.url(), "--output", file.to_str().unwrap()]),
+        vec![
+            ("SITESCAN_MAX_PAGES", "2".into()),
+            ("SITESCAN_RATE", "100".into()),
+        ],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(out.stdout.is_empty(), "the report went to the file");
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(report["pages"].as_array().unwrap().len(), 2);
+    assert_eq!(report["stats"]["truncated"], true);
+    assert_eq!(report["config"]["max_pages"], 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_inputs_exit_with_a_one_line_message_saying_what_to_do() {
+    // Bad URL: usage error.
+    let out = run(args(&["scan", "not a url"]), vec![]).await;
+    assert_eq!(out.status.code(), Some(2));
+    let line = last_line(&out);
+    assert!(line.starts_with("error: invalid URL `not a url`"), "{line}");
+    assert!(line.contains("http://"), "{line}");
+
+    // Unknown rule set: usage error.
+    let out = run(
+        args(&["scan", "http://127.0.0.1:9/", "--rules", "wcag-zz"]),
+        vec![],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(last_line(&out).contains("unknown rule set or rule id `wcag-zz`"));
+
+    // Unreachable host: nothing listens on port 1.
+    let out = run(args(&["scan", "http://127.0.0.1:1/"]), vec![]).await;
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let line = last_line(&out);
+    assert!(
+        line.starts_with("error: could not fetch http://127.0.0.1:1/"),
+        "{line}"
+    );
+    assert!(line.contains("check the URL"), "{line}");
+
+    // Private address refused with --no-private.
+    let server = FixtureServer::start(site_dir("basic")).await.unwrap();
+    let out = run(args(&["scan", &server.url(), "--no-private"]), vec![]).await;
+    assert_eq!(out.status.code(), Some(3));
+    let line = last_line(&out);
+    assert!(
+        line.contains("private or local address (127.0.0.1)"),
+        "{line}"
+    );
+    assert!(line.contains("--no-private"), "{line}");
+    assert!(server.requests().is_empty());
+
+    // robots.txt forbids everything.
+    let server = FixtureServer::start(site_dir("robots-forbid"))
+        .await
+        .unwrap();
+    let out = run(args(&["scan", &server.url()]), vec![]).await;
+    assert_eq!(out.status.code(), Some(3));
+    let line = last_line(&out);
+    assert!(line.contains("robots.txt of 127.0.0.1 disallows"), "{line}");
+    assert!(line.contains("--ignore-robots"), "{line}");
+    assert!(out.stdout.is_empty(), "no report when the scan cannot run");
+}

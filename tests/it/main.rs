@@ -1,6 +1,8 @@
 //! End-to-end tests, all in one binary (as ripgrep and omniqueue do).
 //!
 //! - `cli`: the `sitescan` binary's commands, exit codes and messages.
+//! - `crawl`: the crawler over real HTTP against the fixture server (politeness,
+//!   limits, redirects, SSRF guard, sitemaps, the library API).
 //! - `conformance`: the ACT conformance floor (`conformance/floor.json`).
 
 #![allow(
@@ -12,3 +14,4 @@
 
 mod cli;
 mod conformance;
+mod crawl;

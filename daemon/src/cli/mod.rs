@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 
 mod conformance;
 mod rules;
+mod scan;
 
 /// Exit code: clean.
 pub const EXIT_OK: u8 = 0;
@@ -63,6 +64,8 @@ struct Cli {
 enum Command {
     /// List every rule with its metadata.
     Rules(rules::Args),
+    /// Crawl a site and report what the rules found (JSON on stdout).
+    Scan(Box<scan::Args>),
     /// Run the W3C ACT test cases and print per ACT rule how consistent the rules are.
     Conformance(conformance::Args),
 }
@@ -79,6 +82,7 @@ pub fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Rules(args) => rules::run(args),
+        Command::Scan(args) => scan::run(*args),
         Command::Conformance(args) => conformance::run(args),
     };
     match result {

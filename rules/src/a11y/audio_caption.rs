@@ -21,8 +21,8 @@ static META: RuleMeta = RuleMeta {
     impact: Impact::Critical,
     act: &["e7aa44", "2eb176"],
     docs: r#"## What it checks
-Every `<audio>` element people can play (it has `controls` or `autoplay` and is
-not hidden with the `hidden` attribute). A transcript may be anywhere on the page
+Every `<audio>` element people can play (it has visible `controls`, or
+`autoplay`). A transcript may be anywhere on the page
 or behind a link, and whether it matches the audio is a matter of listening, so
 the outcome is always *cannot tell*: a person should check that a correct
 transcript exists. A `<track kind="captions">` does not count as a transcript:
@@ -56,11 +56,11 @@ impl Rule for AudioCaption {
     }
 
     fn check_element(&self, el: ElementRef<'_>, cx: &mut Check<'_, '_>) {
-        if !is_html(el) || el.value().attr("hidden").is_some() {
+        if !is_html(el) {
             return;
         }
-        let playable =
-            el.value().attr("controls").is_some() || el.value().attr("autoplay").is_some();
+        let playable = (el.value().attr("controls").is_some() && cx.page().is_visible(el))
+            || el.value().attr("autoplay").is_some();
         if playable {
             cx.cant_tell(
                 el,

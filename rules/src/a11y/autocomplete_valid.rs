@@ -22,8 +22,8 @@ static META: RuleMeta = RuleMeta {
     docs: r#"## What it checks
 Every `<input>` (except types `hidden`, `button`, `submit`, `reset`, `image`),
 `<select>` and `<textarea>` whose `autocomplete` is not empty, `on` or `off`, and
-that is not disabled (`disabled`, `aria-disabled="true"`) or hidden (`hidden`
-attribute, inline `display: none`): the value, split on white space and compared
+that is not disabled (`disabled`, `aria-disabled="true"`) and is visible or exposed to
+assistive technologies: the value, split on white space and compared
 case-insensitively, is an optional `section-*` token, an optional `shipping` or
 `billing`, an optional `home`, `work`, `mobile`, `fax` or `pager` (only before a
 contact field: `tel…`, `email`, `impp`), exactly one field name from the HTML
@@ -167,18 +167,6 @@ fn is_disabled(el: ElementRef<'_>) -> bool {
             .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
 }
 
-fn display_none(el: ElementRef<'_>) -> bool {
-    std::iter::once(el)
-        .chain(crate::structure::ancestors(el))
-        .any(|e| {
-            e.value().attr("hidden").is_some()
-                || e.value().attr("style").is_some_and(|s| {
-                    let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-                    s.to_ascii_lowercase().contains("display:none")
-                })
-        })
-}
-
 impl Rule for AutocompleteValid {
     fn meta(&self) -> &'static RuleMeta {
         &META
@@ -216,7 +204,7 @@ impl Rule for AutocompleteValid {
                 return;
             }
         }
-        if is_disabled(el) || display_none(el) {
+        if is_disabled(el) || (!cx.page().is_visible(el) && cx.page().is_hidden(el)) {
             return;
         }
         match invalid_reason(value) {

@@ -20,7 +20,7 @@ static META: RuleMeta = RuleMeta {
     impact: Impact::Critical,
     act: &["f51b46", "eac66b"],
     docs: r#"## What it checks
-Every `<video>` (not hidden with the `hidden` attribute) has a `<track>` child
+Every visible `<video>` has a `<track>` child
 with `kind="captions"`. When it has one, whether the captions are complete and
 correct cannot be judged from the markup: the outcome is *cannot tell* and a
 person should review it. Without one the video fails; a video that has no audio,
@@ -54,7 +54,7 @@ impl Rule for VideoCaption {
     }
 
     fn check_element(&self, el: ElementRef<'_>, cx: &mut Check<'_, '_>) {
-        if !is_html(el) || el.value().attr("hidden").is_some() {
+        if !is_html(el) || !cx.page().is_visible(el) {
             return;
         }
         let captions = el.children().filter_map(ElementRef::wrap).any(|t| {

@@ -96,7 +96,19 @@ impl RoleDef {
     }
     const fn no_name(mut self) -> Self {
         self.name_from = NameFrom::Prohibited;
-        self.prohibited = &["aria-label", "aria-labelledby"];
+        self.prohibited = &["aria-braillelabel", "aria-label", "aria-labelledby"];
+        self
+    }
+    /// `generic`, `none`, `presentation`: no name and no role description either
+    /// (WAI-ARIA 1.3 draft, which ACT rule kb1m8s follows).
+    const fn no_description(mut self) -> Self {
+        self.prohibited = &[
+            "aria-braillelabel",
+            "aria-brailleroledescription",
+            "aria-label",
+            "aria-labelledby",
+            "aria-roledescription",
+        ];
         self
     }
     const fn named(mut self) -> Self {
@@ -320,7 +332,9 @@ pub static ROLES: &[RoleDef] = &[
     RoleDef::new("feed", &["list"]).owns(&["article"]),
     RoleDef::new("figure", SECTION),
     RoleDef::new("form", LANDMARK),
-    RoleDef::new("generic", &["structure"]).no_name(),
+    RoleDef::new("generic", &["structure"])
+        .no_name()
+        .no_description(),
     RoleDef::new("grid", &["composite", "table"])
         .sup(GRID)
         .owns(&["row", "rowgroup"])
@@ -401,7 +415,9 @@ pub static ROLES: &[RoleDef] = &[
         .named()
         .pres_children(),
     RoleDef::new("navigation", LANDMARK),
-    RoleDef::new("none", &["structure"]).no_name(),
+    RoleDef::new("none", &["structure"])
+        .no_name()
+        .no_description(),
     RoleDef::new("note", SECTION),
     RoleDef::new("option", &["input"])
         .sup(&[
@@ -416,7 +432,9 @@ pub static ROLES: &[RoleDef] = &[
         .named()
         .pres_children(),
     RoleDef::new("paragraph", SECTION).no_name(),
-    RoleDef::new("presentation", &["structure"]).no_name(),
+    RoleDef::new("presentation", &["structure"])
+        .no_name()
+        .no_description(),
     RoleDef::new("progressbar", &["range", "widget"])
         .sup(RANGE)
         .named()

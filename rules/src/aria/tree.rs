@@ -44,11 +44,18 @@ struct Facts {
 
 /// Attribute names (without values) that count as global ARIA attributes for
 /// presentational role conflict resolution.
-fn has_global_aria(el: ElementRef<'_>) -> bool {
+pub fn has_global_aria(el: ElementRef<'_>) -> bool {
     el.value().attrs().any(|(name, _)| {
         name.starts_with("aria-")
             && super::attrs::attr_def(name).is_some_and(|d| d.global)
-            && name != "aria-hidden"
+            // Attributes a presentational role prohibits do not undo it.
+            && !matches!(
+                name,
+                "aria-hidden"
+                    | "aria-braillelabel"
+                    | "aria-brailleroledescription"
+                    | "aria-roledescription"
+            )
     })
 }
 

@@ -50,12 +50,16 @@ a[href] { color: #0000ee; text-decoration: underline }
 u, ins { text-decoration: underline }
 s, del, strike { text-decoration: line-through }
 mark { background-color: yellow; color: black }
-button, input, select, textarea { font-size: 13.333px }
+button, input, select, textarea { font-size: 13.333px; display: inline-block }
 "#;
 
 /// The properties a rule may read from [`ComputedStyle::get`] beyond the modelled
 /// ones; only these are kept per element, to keep memory flat.
 const KEPT: &[&str] = &[
+    "background-image",
+    "font-style",
+    "box-sizing",
+    "border-bottom-color",
     "position",
     "clip",
     "clip-path",
@@ -89,6 +93,12 @@ const KEPT: &[&str] = &[
     "white-space",
     "padding",
 ];
+
+/// An offset (`top`, `left`, `text-indent`) at or beyond which positioned content
+/// is taken to be moved off screen: the visually-hidden patterns in use put it at
+/// -999px, -9999px or -10000px; no layout is done, so smaller offsets are not
+/// judged.
+const OFF_SCREEN_PX: f32 = -500.0;
 
 /// The computed values of one element for the properties rules need.
 #[derive(Debug, Clone, PartialEq)]
@@ -186,10 +196,19 @@ impl ComputedStyle {
         if clip_path.contains("inset(50%") || clip_path.contains("circle(0") {
             return true;
         }
+        // Off-screen offsets come in px and in em/rem (`top: -999em`).
         let far = |v: Option<&str>| {
             v.is_some_and(|v| {
-                let n = v.trim_end_matches("px").trim();
-                n.parse::<f32>().is_ok_and(|x| x <= -1000.0)
+                let (n, scale) = if let Some(n) = v.strip_suffix("rem") {
+                    (n, 16.0)
+                } else if let Some(n) = v.strip_suffix("em") {
+                    (n, self.font_size)
+                } else {
+                    (v.trim_end_matches("px"), 1.0)
+                };
+                n.trim()
+                    .parse::<f32>()
+                    .is_ok_and(|x| x * scale <= OFF_SCREEN_PX)
             })
         };
         if positioned && (far(self.get("left")) || far(self.get("top"))) {
@@ -534,7 +553,7 @@ fn expand(name: &str, value: &str) -> Vec<(String, String)> {
                 "background-image".to_string(),
                 if lower.contains("url(") || lower.contains("gradient(") || lower.contains("image(")
                 {
-                    "image".to_string()
+                    lower.clone()
                 } else {
                     "none".to_string()
                 },
@@ -552,6 +571,9 @@ fn expand(name: &str, value: &str) -> Vec<(String, String)> {
                     .find(|w| Rgba::parse(w).is_some() || *w == "currentcolor")
                     .map(str::to_string)
                     .or_else(|| {
+                        if lower.contains("gradient(") {
+                            return None;
+                        }
                         // Functional colors contain spaces: take `rgb(...)` etc. whole.
                         [
                             "rgb", "rgba", "hsl", "hsla", "hwb", "lab", "lch", "oklab", "oklch",
@@ -605,6 +627,30 @@ fn expand(name: &str, value: &str) -> Vec<(String, String)> {
         ],
         _ => vec![(name.to_string(), lower)],
     }
+}
+
+/// A length in CSS pixels, assuming 16px fonts and a 1280×1024 viewport for
+/// relative units; `None` for percentages, `auto`, `calc()` and the like.
+pub fn length_px(v: &str) -> Option<f32> {
+    let v = v.trim();
+    if v == "0" {
+        return Some(0.0);
+    }
+    let units: [(&str, f32); 7] = [
+        ("px", 1.0),
+        ("rem", 16.0),
+        ("em", 16.0),
+        ("vw", 12.8),
+        ("vh", 10.24),
+        ("pt", 4.0 / 3.0),
+        ("cm", 37.8),
+    ];
+    for (unit, factor) in units {
+        if let Some(n) = v.strip_suffix(unit) {
+            return n.trim().parse::<f32>().ok().map(|x| x * factor);
+        }
+    }
+    None
 }
 
 /// Resolves a `font-size` value to CSS pixels; `None` when it cannot be resolved

@@ -114,6 +114,69 @@ impl Rgba {
     }
 }
 
+/// The color stops of a single `linear-gradient()` / `radial-gradient()` /
+/// `conic-gradient()` (repeating ones too). `None` when the value has several layers,
+/// an image, or a stop whose color cannot be parsed.
+pub fn gradient_stops(value: &str) -> Option<Vec<Rgba>> {
+    let v = value.trim().to_ascii_lowercase();
+    if v.contains("url(") || v.matches("gradient(").count() != 1 {
+        return None;
+    }
+    let start = v.find("gradient(")? + "gradient(".len();
+    let mut depth = 1;
+    let mut end = None;
+    for (i, c) in v[start..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    end = Some(start + i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let inner = &v[start..end?];
+    let mut stops = Vec::new();
+    for (i, part) in crate::css::split_selector_list(inner)
+        .into_iter()
+        .enumerate()
+    {
+        if let Some(c) = Rgba::parse(part) {
+            stops.push(c);
+            continue;
+        }
+        // `color position [position]`: the color is the first token (functional
+        // colors keep their parentheses together).
+        let token = match part.find(')') {
+            Some(close) if part.contains('(') => &part[..=close],
+            _ => part.split_whitespace().next().unwrap_or(""),
+        };
+        match Rgba::parse(token) {
+            Some(c) => stops.push(c),
+            // The first argument may be a direction, angle or shape.
+            None if i == 0 && is_gradient_geometry(part) => continue,
+            None => return None,
+        }
+    }
+    (!stops.is_empty()).then_some(stops)
+}
+
+fn is_gradient_geometry(part: &str) -> bool {
+    let p = part.trim();
+    p.starts_with("to ")
+        || p.starts_with("from ")
+        || p.contains("circle")
+        || p.contains("ellipse")
+        || p.contains("at ")
+        || ["deg", "turn", "rad", "grad"].iter().any(|u| {
+            p.strip_suffix(u)
+                .is_some_and(|n| n.trim().parse::<f32>().is_ok())
+        })
+}
+
 /// WCAG 2.1 contrast ratio between two opaque colors, 1–21.
 pub fn contrast_ratio(a: Rgba, b: Rgba) -> f32 {
     let (la, lb) = (a.luminance(), b.luminance());
@@ -135,6 +198,22 @@ mod tests {
         assert_eq!(Rgba::parse("rgb(0 0 0 / 50%)").unwrap().a, 0.5);
         assert!(Rgba::parse("currentcolor").is_none());
         assert!(Rgba::parse("var(--x)").is_none());
+    }
+
+    #[test]
+    fn gradients() {
+        let s = gradient_stops("linear-gradient(to right, #FFF, #00F)").unwrap();
+        assert_eq!(s.len(), 2);
+        let s = gradient_stops(
+            "linear-gradient(90deg, transparent, transparent 3.3em, black 3.3em, black 6em)",
+        )
+        .unwrap();
+        assert_eq!(s.len(), 4);
+        assert_eq!(s[0].a, 0.0);
+        let s = gradient_stops("radial-gradient(circle, rgb(0, 0, 0) 10%, white)").unwrap();
+        assert_eq!(s[0].to_hex(), "#000000");
+        assert!(gradient_stops("url(a.png), linear-gradient(red, blue)").is_none());
+        assert!(gradient_stops("linear-gradient(var(--a), red)").is_none());
     }
 
     #[test]

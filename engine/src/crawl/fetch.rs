@@ -1,0 +1,476 @@
+//! One fetch: redirects followed hop by hop (each hop checked against the SSRF
+//! guard and the caller's scope), bounded retries with backoff, `Retry-After`
+//! honored, the body streamed in under a size cap, charset decoding.
+//!
+//! A failed fetch is a value ([`Fetched::error`]), not an `Err`: the crawl records
+//! it on the page and goes on (lychee's habit).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, LOCATION, RETRY_AFTER};
+use reqwest::redirect::Policy;
+use sitescan_rules::{Header, Hop};
+use tokio::time::Instant;
+use url::Url;
+
+use super::host_limits::HostPool;
+use super::scope::normalize;
+use super::ssrf::{check_literal, GuardedResolver, PrivateAddressRefused};
+use crate::config::ScanConfig;
+use crate::error::{Error, Result};
+
+/// Longest `Retry-After` waited; a server asking for more gets the page recorded
+/// as failed instead of stalling the scan.
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
+/// First backoff of a transient failure without `Retry-After`; doubles per retry.
+pub const RETRY_BACKOFF: Duration = Duration::from_millis(250);
+
+/// Why a fetch failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FetchError {
+    /// The host resolves to (or is) an address the SSRF guard refuses.
+    Private(PrivateAddressRefused),
+    /// No connection could be made (DNS, refused, TLS).
+    Connect(String),
+    /// The connect or total timeout passed.
+    Timeout,
+    /// A redirect pointed back into its own chain.
+    RedirectLoop,
+    /// More hops than allowed.
+    TooManyRedirects,
+    /// A redirect without a usable `Location`.
+    BadRedirect(String),
+    /// Anything else reqwest reported.
+    Http(String),
+}
+
+impl FetchError {
+    /// The key under which the report counts this error (`stats.errors`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            FetchError::Private(_) => "private_address",
+            FetchError::Connect(_) => "connect",
+            FetchError::Timeout => "timeout",
+            FetchError::RedirectLoop => "redirect_loop",
+            FetchError::TooManyRedirects => "too_many_redirects",
+            FetchError::BadRedirect(_) => "bad_redirect",
+            FetchError::Http(_) => "http",
+        }
+    }
+}
+
+impl std::fmt::Display for FetchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FetchError::Private(p) => write!(f, "{p}; refused by the private-address guard"),
+            FetchError::Connect(e) => write!(f, "connection failed: {e}"),
+            FetchError::Timeout => f.write_str("timed out"),
+            FetchError::RedirectLoop => f.write_str("redirect loop"),
+            FetchError::TooManyRedirects => f.write_str("too many redirects"),
+            FetchError::BadRedirect(e) => write!(f, "bad redirect: {e}"),
+            FetchError::Http(e) => write!(f, "request failed: {e}"),
+        }
+    }
+}
+
+/// Why a redirect was not followed (the caller's verdict on a hop target).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HopStop {
+    /// The target was fetched (or queued) already.
+    AlreadySeen,
+    /// The target is outside the scan's scope.
+    OutOfScope,
+    /// robots.txt disallows the target.
+    Robots,
+}
+
+/// What one fetch produced.
+#[derive(Debug, Clone)]
+pub struct Fetched {
+    /// URL as requested.
+    pub url: Url,
+    /// URL of the last response (or of the redirect target not followed).
+    pub final_url: Url,
+    /// Status of the last response; 0 when none came.
+    pub status: u16,
+    /// Headers of the last response, names lowercase.
+    pub headers: Vec<Header>,
+    /// Redirect hops followed or refused.
+    pub redirects: Vec<Hop>,
+    /// The redirect target was not followed, and why.
+    pub stopped: Option<HopStop>,
+    /// Time to first byte of the last response, milliseconds.
+    pub ttfb_ms: u64,
+    /// Whole fetch including hops and body, milliseconds.
+    pub total_ms: u64,
+    /// `HTTP/1.1`, `HTTP/2`, ...
+    pub http_version: String,
+    /// Media type, lowercase, no parameters.
+    pub content_type: Option<String>,
+    /// The body, cut at the cap.
+    pub body: Vec<u8>,
+    /// The body was longer than the cap.
+    pub truncated: bool,
+    /// Why it failed, when it did.
+    pub error: Option<FetchError>,
+}
+
+impl Fetched {
+    fn empty(url: &Url) -> Fetched {
+        Fetched {
+            url: url.clone(),
+            final_url: url.clone(),
+            status: 0,
+            headers: Vec::new(),
+            redirects: Vec::new(),
+            stopped: None,
+            ttfb_ms: 0,
+            total_ms: 0,
+            http_version: String::new(),
+            content_type: None,
+            body: Vec::new(),
+            truncated: false,
+            error: None,
+        }
+    }
+
+    /// First value of a response header.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case(name))
+            .map(|h| h.value.as_str())
+    }
+
+    /// The `charset` parameter of `Content-Type`.
+    pub fn charset(&self) -> Option<String> {
+        let ct = self.header("content-type")?;
+        ct.split(';').skip(1).find_map(|p| {
+            let (k, v) = p.split_once('=')?;
+            k.trim()
+                .eq_ignore_ascii_case("charset")
+                .then(|| v.trim().trim_matches(['"', '\'']).to_string())
+        })
+    }
+}
+
+/// The scan's HTTP client plus its politeness pool.
+#[derive(Clone)]
+pub struct Fetcher {
+    client: reqwest::Client,
+    hosts: Arc<HostPool>,
+    allow_private: bool,
+    max_redirects: u32,
+    retries: u32,
+}
+
+impl Fetcher {
+    /// Builds the client for a configuration: redirects off (followed here),
+    /// proxies off (a proxy would resolve names past the SSRF guard), and the
+    /// guarded DNS resolver unless private addresses are allowed.
+    pub fn new(config: &ScanConfig, hosts: Arc<HostPool>) -> Result<Fetcher> {
+        let mut builder = reqwest::Client::builder()
+            .redirect(Policy::none())
+            .no_proxy()
+            .user_agent(config.user_agent.clone())
+            .connect_timeout(Duration::from_millis(config.connect_timeout_ms))
+            .timeout(Duration::from_millis(config.timeout_ms));
+        if !config.allow_private {
+            builder = builder.dns_resolver(Arc::new(GuardedResolver));
+        }
+        let client = builder.build().map_err(|e| Error::Client(e.to_string()))?;
+        Ok(Fetcher {
+            client,
+            hosts,
+            allow_private: config.allow_private,
+            max_redirects: config.max_redirects,
+            retries: config.retries,
+        })
+    }
+
+    /// The politeness pool.
+    pub fn hosts(&self) -> &Arc<HostPool> {
+        &self.hosts
+    }
+
+    /// GETs `url`, following redirects the caller's `hop` check lets through,
+    /// reading at most `max_body` bytes of the final body.
+    pub async fn get(
+        &self,
+        url: &Url,
+        max_body: u64,
+        hop: &(dyn Fn(&Url) -> Option<HopStop> + Send + Sync),
+    ) -> Fetched {
+        let started = Instant::now();
+        let mut out = Fetched::empty(url);
+        let mut current = url.clone();
+        let mut chain: Vec<Url> = vec![url.clone()];
+        loop {
+            out.final_url = current.clone();
+            if !self.allow_private {
+                if let Err(refused) = check_literal(&current) {
+                    out.error = Some(FetchError::Private(refused));
+                    break;
+                }
+            }
+            let (resp, ttfb) = match self.send(&current).await {
+                Ok(r) => r,
+                Err(e) => {
+                    out.error = Some(e);
+                    break;
+                }
+            };
+            out.status = resp.status().as_u16();
+            out.ttfb_ms = ttfb.as_millis() as u64;
+            out.http_version = format!("{:?}", resp.version());
+            out.headers = headers_of(resp.headers());
+            out.content_type = out.header("content-type").map(|ct| {
+                ct.split(';')
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .to_ascii_lowercase()
+            });
+            if resp.status().is_redirection() {
+                if let Some(location) = resp.headers().get(LOCATION) {
+                    let target = match location
+                        .to_str()
+                        .map_err(|e| e.to_string())
+                        .and_then(|l| current.join(l.trim()).map_err(|e| e.to_string()))
+                    {
+                        Ok(t) => normalize(&t),
+                        Err(e) => {
+                            out.error = Some(FetchError::BadRedirect(e));
+                            break;
+                        }
+                    };
+                    out.redirects.push(Hop {
+                        url: current.to_string(),
+                        status: out.status,
+                        location: target.to_string(),
+                    });
+                    if !matches!(target.scheme(), "http" | "https") {
+                        out.error = Some(FetchError::BadRedirect(format!(
+                            "scheme `{}` is not http(s)",
+                            target.scheme()
+                        )));
+                        break;
+                    }
+                    if chain.contains(&target) {
+                        out.error = Some(FetchError::RedirectLoop);
+                        break;
+                    }
+                    if out.redirects.len() > self.max_redirects as usize {
+                        out.error = Some(FetchError::TooManyRedirects);
+                        break;
+                    }
+                    if let Some(stop) = hop(&target) {
+                        out.stopped = Some(stop);
+                        out.final_url = target;
+                        break;
+                    }
+                    chain.push(target.clone());
+                    current = target;
+                    continue;
+                }
+            }
+            let (body, truncated) = read_capped(resp, max_body).await;
+            out.body = body;
+            out.truncated = truncated;
+            break;
+        }
+        out.total_ms = started.elapsed().as_millis() as u64;
+        out
+    }
+
+    /// One request with politeness and retries; returns the response (headers
+    /// read) and its time to first byte.
+    async fn send(
+        &self,
+        url: &Url,
+    ) -> std::result::Result<(reqwest::Response, Duration), FetchError> {
+        let mut attempt = 0u32;
+        loop {
+            let permit = self.hosts.acquire(url).await;
+            let t0 = Instant::now();
+            let result = self.client.get(url.as_str()).send().await;
+            drop(permit);
+            let ttfb = t0.elapsed();
+            let retry_in = match result {
+                Err(e) => {
+                    let err = classify(&e);
+                    let transient = matches!(err, FetchError::Timeout | FetchError::Connect(_));
+                    if !transient || attempt >= self.retries {
+                        return Err(err);
+                    }
+                    RETRY_BACKOFF * 2u32.pow(attempt)
+                }
+                Ok(resp) => {
+                    let status = resp.status().as_u16();
+                    let transient = matches!(status, 429 | 502 | 503 | 504);
+                    if !transient || attempt >= self.retries {
+                        return Ok((resp, ttfb));
+                    }
+                    match retry_after(resp.headers()) {
+                        Some(wait) if wait > MAX_RETRY_AFTER => return Ok((resp, ttfb)),
+                        Some(wait) => {
+                            tracing::info!(url = %url, status, wait_ms = wait.as_millis() as u64, "server asked to retry later");
+                            self.hosts.pause(url, wait);
+                            wait
+                        }
+                        None => RETRY_BACKOFF * 2u32.pow(attempt),
+                    }
+                }
+            };
+            attempt += 1;
+            tokio::time::sleep(retry_in).await;
+        }
+    }
+}
+
+/// Parses `Retry-After`: delta seconds or an HTTP date.
+pub fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
+    if let Ok(secs) = value.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let when = chrono::DateTime::parse_from_rfc2822(value).ok()?;
+    let delta = when.with_timezone(&chrono::Utc) - chrono::Utc::now();
+    Some(delta.to_std().unwrap_or(Duration::ZERO))
+}
+
+fn classify(e: &reqwest::Error) -> FetchError {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    let mut root = e.to_string();
+    while let Some(s) = source {
+        if let Some(refused) = s.downcast_ref::<PrivateAddressRefused>() {
+            return FetchError::Private(refused.clone());
+        }
+        root = s.to_string();
+        source = s.source();
+    }
+    if e.is_timeout() {
+        FetchError::Timeout
+    } else if e.is_connect() {
+        FetchError::Connect(root)
+    } else {
+        FetchError::Http(root)
+    }
+}
+
+fn headers_of(map: &HeaderMap) -> Vec<Header> {
+    map.iter()
+        .map(|(n, v)| Header {
+            name: n.as_str().to_ascii_lowercase(),
+            value: String::from_utf8_lossy(v.as_bytes()).into_owned(),
+        })
+        .collect()
+}
+
+/// Reads the body chunk by chunk, stopping at `max` bytes.
+async fn read_capped(mut resp: reqwest::Response, max: u64) -> (Vec<u8>, bool) {
+    let max = usize::try_from(max).unwrap_or(usize::MAX);
+    let mut body: Vec<u8> = Vec::new();
+    loop {
+        match resp.chunk().await {
+            Ok(Some(chunk)) => {
+                let room = max - body.len();
+                if chunk.len() > room {
+                    body.extend_from_slice(&chunk[..room]);
+                    return (body, true);
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok(None) => return (body, false),
+            Err(e) => {
+                tracing::debug!(error = %e, "body read ended early");
+                return (body, false);
+            }
+        }
+    }
+}
+
+/// Decodes an HTML body: BOM first, then the `Content-Type` charset, then a
+/// `<meta charset>` / `http-equiv` declaration in the first 1024 bytes, else
+/// UTF-8 (as the HTML standard orders them; unknown labels are skipped).
+pub fn decode_html(bytes: &[u8], header_charset: Option<&str>) -> (String, &'static str) {
+    use encoding_rs::Encoding;
+    if let Some((enc, bom_len)) = Encoding::for_bom(bytes) {
+        let (text, _) = enc.decode_without_bom_handling(&bytes[bom_len..]);
+        return (text.into_owned(), enc.name());
+    }
+    let from_header = header_charset.and_then(|l| Encoding::for_label(l.as_bytes()));
+    let enc = from_header
+        .or_else(|| meta_charset(bytes))
+        .unwrap_or(encoding_rs::UTF_8);
+    // A page can only declare an ASCII-compatible encoding in a meta tag; UTF-16
+    // labels there mean UTF-8 (HTML standard, "prescan").
+    let enc = if from_header.is_none() && !enc.is_ascii_compatible() {
+        encoding_rs::UTF_8
+    } else {
+        enc
+    };
+    let (text, _, _) = enc.decode(bytes);
+    (text.into_owned(), enc.name())
+}
+
+fn meta_charset(bytes: &[u8]) -> Option<&'static encoding_rs::Encoding> {
+    let head = &bytes[..bytes.len().min(1024)];
+    let text = String::from_utf8_lossy(head).to_ascii_lowercase();
+    let mut rest = text.as_str();
+    while let Some(i) = rest.find("<meta") {
+        rest = &rest[i + 5..];
+        let tag = &rest[..rest.find('>').unwrap_or(rest.len())];
+        if let Some(j) = tag.find("charset") {
+            let after = tag[j + 7..].trim_start();
+            if let Some(value) = after.strip_prefix('=') {
+                let value = value.trim_start().trim_start_matches(['"', '\'']);
+                let end = value
+                    .find(|c: char| {
+                        c == '"' || c == '\'' || c == ';' || c.is_whitespace() || c == '/'
+                    })
+                    .unwrap_or(value.len());
+                if let Some(enc) = encoding_rs::Encoding::for_label(&value.as_bytes()[..end]) {
+                    return Some(enc);
+                }
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn charset_from_bom_header_meta() {
+        let latin = b"<meta charset=\"windows-1252\"><p>caf\xe9</p>";
+        assert_eq!(
+            decode_html(latin, None).0,
+            "<meta charset=\"windows-1252\"><p>café</p>"
+        );
+        assert_eq!(decode_html(latin, Some("no-such")).1, "windows-1252");
+        let equiv = b"<meta http-equiv=Content-Type content='text/html; charset=iso-8859-1'>\xe9";
+        assert!(decode_html(equiv, None).0.ends_with('é'));
+        assert_eq!(decode_html("é".as_bytes(), Some("utf-8")).0, "é");
+        assert_eq!(decode_html(b"\xef\xbb\xbfhi", Some("windows-1252")).0, "hi");
+        assert_eq!(decode_html(b"\xe9", None).0, "\u{fffd}");
+        assert_eq!(decode_html(b"<meta charset=utf-16>x", None).1, "UTF-8");
+    }
+
+    #[test]
+    fn retry_after_seconds_and_dates() {
+        let mut h = HeaderMap::new();
+        h.insert(RETRY_AFTER, "3".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(3)));
+        h.insert(
+            RETRY_AFTER,
+            "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap(),
+        );
+        assert_eq!(retry_after(&h), Some(Duration::ZERO));
+        h.insert(RETRY_AFTER, "soon".parse().unwrap());
+        assert_eq!(retry_after(&h), None);
+    }
+}

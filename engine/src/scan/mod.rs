@@ -1,0 +1,7 @@
+//! The scan pipeline: the crawl loop ([`pipeline`]) fetching pages politely on
+//! the async runtime, and the hand-off of each page to a rayon worker that parses
+//! it once, runs the page rules, summarizes it and extracts its links
+//! ([`dispatch`]).
+
+pub(crate) mod dispatch;
+pub(crate) mod pipeline;

@@ -1,0 +1,726 @@
+//! The crawl loop of one scan.
+//!
+//! One coordinator (this module's [`run`]) owns the frontier, the set of URLs
+//! already claimed and the counters; it starts fetch tasks on the tokio runtime up
+//! to the concurrency limit and takes their results back one by one. Each fetch
+//! task fetches its page politely (per-host rate limit, robots.txt, SSRF guard,
+//! redirects hop by hop), fetches the page's stylesheets (cached per scan), and
+//! hands the page to the rayon pool ([`super::dispatch`]). Nothing of the DOM
+//! comes back: a report entry, findings, tallies, the site-rule summary and links.
+//!
+//! Order of a scan: robots.txt of the start host (a 5xx or a refusal of the start
+//! URL stops the scan), the start page alone (its redirects may move the scan to
+//! another host, e.g. `http://site` -> `https://www.site`), then the sitemaps
+//! (`Sitemap:` lines and `/sitemap.xml`, indexes and gzip followed), then
+//! breadth-first over links until the frontier is empty or `max_pages` is reached.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use chrono::Utc;
+use sitescan_rules::links::{self, PageLinks};
+use sitescan_rules::site::{PageSummary, SiteCheck, SiteInput};
+use sitescan_rules::{Finding, Page, RuleTally, Stylesheet};
+use tokio::sync::{mpsc, OnceCell};
+use tokio::task::JoinSet;
+use url::Url;
+
+use super::dispatch::Dispatcher;
+use crate::config::ScanConfig;
+use crate::crawl::fetch::{decode_html, FetchError, Fetched, Fetcher, HopStop};
+use crate::crawl::host_limits::HostPool;
+use crate::crawl::robots::{agent_token, robots_url, Robots};
+use crate::crawl::scope::{normalize, parse_start_url, OutOfScope, Scope};
+use crate::crawl::sitemap;
+use crate::error::{Error, Result};
+use crate::report::{score, CrawlStats, PageReport, Report, RuleSummary};
+use crate::scanner::{Inner, PageResult, Progress, ScanEvent};
+
+/// Largest robots.txt read (Google reads 500 KiB).
+const MAX_ROBOTS_BYTES: u64 = 512 * 1024;
+/// Sitemap files fetched at most per scan (indexes included).
+const MAX_SITEMAP_FILES: usize = 50;
+/// Nesting of sitemap indexes followed.
+const MAX_SITEMAP_DEPTH: u32 = 3;
+/// Linked stylesheets fetched at most per page.
+const MAX_STYLESHEETS_PER_PAGE: usize = 20;
+/// Size cap of one stylesheet.
+const MAX_STYLESHEET_BYTES: u64 = 2 * 1024 * 1024;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn origin_key(url: &Url) -> String {
+    url.origin().ascii_serialization()
+}
+
+type StyleCell = Arc<OnceCell<Option<Arc<String>>>>;
+
+/// State shared by the coordinator and its fetch tasks.
+struct Shared {
+    config: ScanConfig,
+    fetcher: Fetcher,
+    dispatcher: Dispatcher,
+    /// Normalized URLs claimed for fetching (queued, fetched, or redirect targets).
+    seen: Mutex<HashSet<String>>,
+    /// robots.txt per origin, once loaded.
+    robots: Mutex<HashMap<String, Arc<Robots>>>,
+    /// Stylesheet texts per URL (`None`: could not be fetched).
+    styles: Mutex<HashMap<String, StyleCell>>,
+}
+
+impl Shared {
+    fn robots_for(&self, url: &Url) -> Option<Arc<Robots>> {
+        lock(&self.robots).get(&origin_key(url)).cloned()
+    }
+
+    fn robots_allow(&self, url: &Url) -> bool {
+        !self.config.respect_robots || self.robots_for(url).is_none_or(|r| r.allowed(url))
+    }
+}
+
+/// What a fetch task hands back.
+struct PageDone {
+    report: PageReport,
+    findings: Vec<Finding>,
+    tallies: Vec<RuleTally>,
+    summary: PageSummary,
+    links: PageLinks,
+    error: Option<FetchError>,
+    non_html: bool,
+    truncated: bool,
+}
+
+/// Runs one scan; page events go to `events` when given.
+pub(crate) async fn run(
+    inner: Arc<Inner>,
+    start: &str,
+    events: Option<&mpsc::UnboundedSender<ScanEvent>>,
+) -> Result<Report> {
+    let started_at = Utc::now();
+    let config = inner.config.clone();
+    let start_url = parse_start_url(start)?;
+    let mut scope = Scope::new(&start_url, &config)?;
+    let hosts = Arc::new(HostPool::new(config.rate_per_host, config.concurrency));
+    let fetcher = Fetcher::new(&config, hosts)?;
+    let capacity = rayon::current_num_threads() * 2;
+    let shared = Arc::new(Shared {
+        dispatcher: Dispatcher::new(capacity, inner.selection.page.clone()),
+        fetcher,
+        seen: Mutex::new(HashSet::new()),
+        robots: Mutex::new(HashMap::new()),
+        styles: Mutex::new(HashMap::new()),
+        config,
+    });
+    let config = &shared.config;
+    tracing::info!(site = %start_url, max_pages = config.max_pages, "scan started");
+
+    let mut crawl = Crawl {
+        shared: Arc::clone(&shared),
+        frontier: VecDeque::new(),
+        rejected: HashSet::new(),
+        stats: CrawlStats::default(),
+        pages: Vec::new(),
+        findings: Vec::new(),
+        tallies: HashMap::new(),
+        summaries: Vec::new(),
+        notes: Vec::new(),
+        error_count: 0,
+    };
+
+    // robots.txt of the start host decides whether the scan can run at all.
+    if config.respect_robots {
+        let robots = load_robots(&shared, &start_url).await;
+        match robots {
+            Err(FetchError::Private(p)) => {
+                return Err(Error::PrivateAddress {
+                    url: start_url.to_string(),
+                    addr: p.addr.to_string(),
+                })
+            }
+            Err(e) => {
+                return Err(Error::Unreachable {
+                    url: start_url.to_string(),
+                    reason: format!("{e}; check the URL, your network and that the site is up"),
+                })
+            }
+            Ok(r) if r.status >= 500 => {
+                return Err(Error::Unreachable {
+                    url: start_url.to_string(),
+                    reason: format!(
+                        "its robots.txt answered HTTP {}, and RFC 9309 says to crawl nothing until it answers; try again later",
+                        r.status
+                    ),
+                })
+            }
+            Ok(r) if !r.allowed(&start_url) => {
+                return Err(Error::RobotsDisallowed {
+                    host: start_url.host_str().unwrap_or("").to_string(),
+                    url: start_url.to_string(),
+                    agent: agent_token(&config.user_agent),
+                })
+            }
+            Ok(r) => {
+                lock(&shared.robots).insert(origin_key(&start_url), Arc::new(r));
+            }
+        }
+    }
+
+    // The start page, alone: it may fail the scan, or move it to another host.
+    lock(&shared.seen).insert(start_url.to_string());
+    let done = fetch_page(Arc::clone(&shared), start_url.clone(), 0, None).await;
+    match &done.error {
+        Some(FetchError::Private(p)) => {
+            return Err(Error::PrivateAddress {
+                url: start_url.to_string(),
+                addr: p.addr.to_string(),
+            })
+        }
+        Some(e @ (FetchError::Connect(_) | FetchError::Timeout)) => {
+            return Err(Error::Unreachable {
+                url: start_url.to_string(),
+                reason: format!("{e}; check the URL, your network and that the site is up"),
+            })
+        }
+        _ => {}
+    }
+    if let Ok(final_url) = Url::parse(&done.report.final_url) {
+        if final_url.host_str() != start_url.host_str() || final_url.port() != start_url.port() {
+            tracing::info!(from = %start_url, to = %final_url, "start page redirected; scanning the new host");
+            scope.rebase(&final_url);
+            if config.respect_robots {
+                let _ = ensure_robots(&shared, &final_url).await;
+            }
+        }
+    }
+    let scope = Arc::new(scope);
+    crawl.take(done, &scope, events);
+
+    // Sitemaps: robots.txt `Sitemap:` lines plus /sitemap.xml.
+    let site_root = crawl
+        .pages
+        .first()
+        .and_then(|p| Url::parse(&p.final_url).ok())
+        .unwrap_or_else(|| start_url.clone());
+    let sitemap_urls = collect_sitemaps(&shared, &scope, &site_root).await;
+    for u in &sitemap_urls {
+        if let Ok(url) = Url::parse(u) {
+            crawl.enqueue(&url, 1, &scope);
+        }
+    }
+
+    // Breadth-first over the frontier.
+    let mut in_flight: JoinSet<PageDone> = JoinSet::new();
+    let mut dispatched: usize = 1;
+    loop {
+        while in_flight.len() < config.concurrency && dispatched < config.max_pages {
+            let Some((url, depth)) = crawl.frontier.pop_front() else {
+                break;
+            };
+            if config.respect_robots {
+                let robots = ensure_robots(&shared, &url).await;
+                if !robots.allowed(&url) {
+                    tracing::debug!(url = %url, "disallowed by robots.txt");
+                    crawl.stats.skipped.robots += 1;
+                    continue;
+                }
+            }
+            dispatched += 1;
+            in_flight.spawn(fetch_page(
+                Arc::clone(&shared),
+                url,
+                depth,
+                Some(Arc::clone(&scope)),
+            ));
+        }
+        let Some(joined) = in_flight.join_next().await else {
+            break;
+        };
+        match joined {
+            Ok(done) => crawl.take(done, &scope, events),
+            Err(e) => {
+                crawl.notes.push(format!("a fetch task failed: {e}"));
+                crawl.error_count += 1;
+            }
+        }
+    }
+
+    let left = crawl.frontier.len() as u64;
+    if left > 0 {
+        crawl.stats.truncated = true;
+        crawl.stats.urls_left = left;
+        crawl.stats.skipped.limit = left;
+        crawl.notes.push(format!(
+            "stopped at max_pages = {}; {left} more URLs were found but not fetched",
+            config.max_pages
+        ));
+    }
+
+    // Site rules over the summaries.
+    let site_input = SiteInput {
+        start_url: start_url.to_string(),
+        pages: std::mem::take(&mut crawl.summaries),
+        sitemap_urls,
+    };
+    for rule in &inner.selection.site {
+        let mut check = SiteCheck::new(rule.meta());
+        match catch_unwind(AssertUnwindSafe(|| {
+            rule.check_site(&site_input, &mut check)
+        })) {
+            Ok(()) => {
+                let (tally, findings) = check.finish();
+                let entry = crawl.rule_entry(&tally.rule_id);
+                entry.passed += u64::from(tally.passed);
+                entry.failed += u64::from(tally.failed);
+                entry.cant_tell += u64::from(tally.cant_tell);
+                entry.pages_applicable += u64::from(tally.passed + tally.failed);
+                entry.pages_failed += u64::from(tally.failed);
+                crawl.findings.extend(findings);
+            }
+            Err(_) => crawl.notes.push(format!(
+                "site rule {} crashed and was skipped",
+                rule.meta().id
+            )),
+        }
+    }
+
+    let rules: Vec<RuleSummary> = inner
+        .selection
+        .ids()
+        .into_iter()
+        .map(|id| {
+            let mut s = crawl.tallies.remove(id).unwrap_or_default();
+            s.rule_id = id.to_string();
+            s.category = sitescan_rules::registry::meta(id).map(|m| m.category);
+            s
+        })
+        .collect();
+    let summary = score::summarize(&rules, &crawl.findings);
+    tracing::info!(
+        pages = crawl.pages.len(),
+        findings = crawl.findings.len(),
+        truncated = crawl.stats.truncated,
+        "scan finished"
+    );
+    Ok(Report {
+        schema_version: crate::report::SCHEMA_VERSION,
+        scan_id: None,
+        site: start_url.to_string(),
+        started_at,
+        finished_at: Utc::now(),
+        config: shared.config.clone(),
+        stats: crawl.stats,
+        summary,
+        pages: crawl.pages,
+        findings: crawl.findings,
+        rules,
+        notes: crawl.notes,
+        fixed: None,
+        baseline: None,
+    })
+}
+
+/// The coordinator's bookkeeping.
+struct Crawl {
+    shared: Arc<Shared>,
+    frontier: VecDeque<(Url, u32)>,
+    /// URLs counted as out of scope or too deep (each counted once).
+    rejected: HashSet<String>,
+    stats: CrawlStats,
+    pages: Vec<PageReport>,
+    findings: Vec<Finding>,
+    tallies: HashMap<String, RuleSummary>,
+    summaries: Vec<PageSummary>,
+    notes: Vec<String>,
+    error_count: u64,
+}
+
+impl Crawl {
+    fn rule_entry(&mut self, id: &str) -> &mut RuleSummary {
+        self.tallies.entry(id.to_string()).or_default()
+    }
+
+    /// Queues a URL found at `depth` unless claimed, out of scope or too deep.
+    fn enqueue(&mut self, url: &Url, depth: u32, scope: &Scope) {
+        let url = normalize(url);
+        let key = url.to_string();
+        if self.rejected.contains(&key) || lock(&self.shared.seen).contains(&key) {
+            return;
+        }
+        if let Err(why) = scope.check(&url) {
+            self.rejected.insert(key);
+            match why {
+                OutOfScope::Host | OutOfScope::NotIncluded | OutOfScope::Excluded => {
+                    self.stats.skipped.scope += 1
+                }
+            }
+            return;
+        }
+        if depth > self.shared.config.max_depth {
+            self.rejected.insert(key);
+            self.stats.skipped.depth += 1;
+            return;
+        }
+        lock(&self.shared.seen).insert(key);
+        self.frontier.push_back((url, depth));
+    }
+
+    /// Records a finished page and queues its links.
+    fn take(
+        &mut self,
+        done: PageDone,
+        scope: &Scope,
+        events: Option<&mpsc::UnboundedSender<ScanEvent>>,
+    ) {
+        self.stats.pages_fetched += 1;
+        if done.non_html {
+            self.stats.skipped.content_type += 1;
+        }
+        if let Some(e) = &done.error {
+            if matches!(e, FetchError::Private(_)) {
+                self.stats.skipped.private += 1;
+            }
+            *self.stats.errors.entry(e.kind().to_string()).or_insert(0) += 1;
+            self.error_count += 1;
+        }
+        if done.report.status >= 400 {
+            let kind = if done.report.status >= 500 {
+                "http_5xx"
+            } else {
+                "http_4xx"
+            };
+            *self.stats.errors.entry(kind.to_string()).or_insert(0) += 1;
+            self.error_count += 1;
+        }
+        if done.truncated {
+            *self.stats.errors.entry("too_large".into()).or_insert(0) += 1;
+        }
+        tracing::info!(
+            url = %done.report.url,
+            status = done.report.status,
+            depth = done.report.depth,
+            findings = done.report.findings,
+            error = done.report.error.as_deref().unwrap_or(""),
+            "page done"
+        );
+        for t in &done.tallies {
+            let entry = self.rule_entry(&t.rule_id);
+            entry.passed += u64::from(t.passed);
+            entry.failed += u64::from(t.failed);
+            entry.cant_tell += u64::from(t.cant_tell);
+            if t.passed + t.failed > 0 {
+                entry.pages_applicable += 1;
+            }
+            if t.failed > 0 {
+                entry.pages_failed += 1;
+            }
+        }
+        let follow = !(self.shared.config.respect_robots && done.links.meta_nofollow);
+        if follow {
+            for link in &done.links.links {
+                if link.nofollow && self.shared.config.respect_robots {
+                    continue;
+                }
+                if let Ok(url) = Url::parse(&link.url) {
+                    self.enqueue(&url, done.report.depth + 1, scope);
+                }
+            }
+        }
+        if let Some(tx) = events {
+            let _ = tx.send(ScanEvent::Page(PageResult {
+                page: done.report.clone(),
+                findings: done.findings.clone(),
+            }));
+        }
+        self.pages.push(done.report);
+        self.findings.extend(done.findings);
+        self.summaries.push(done.summary);
+        if let Some(tx) = events {
+            let _ = tx.send(ScanEvent::Progress(Progress {
+                pages_done: self.pages.len() as u64,
+                pages_queued: self.frontier.len() as u64,
+                errors: self.error_count,
+            }));
+        }
+    }
+}
+
+/// Fetches robots.txt of the URL's origin.
+async fn load_robots(shared: &Shared, url: &Url) -> std::result::Result<Robots, FetchError> {
+    let Some(robots) = robots_url(url) else {
+        return Ok(Robots::allow_all(0));
+    };
+    let fetched = shared
+        .fetcher
+        .get(&robots, MAX_ROBOTS_BYTES, &|_: &Url| None)
+        .await;
+    let agent = agent_token(&shared.config.user_agent);
+    let parsed = match fetched.error {
+        Some(e) => return Err(e),
+        None => Robots::from_response(&agent, &robots, fetched.status, &fetched.body),
+    };
+    if let Some(delay) = parsed.crawl_delay {
+        shared.fetcher.hosts().set_crawl_delay(url, delay);
+    }
+    tracing::debug!(url = %robots, robots = ?parsed, "robots.txt loaded");
+    Ok(parsed)
+}
+
+/// robots.txt of the URL's origin, loading it on first use (unreachable means
+/// disallow all, as RFC 9309 says).
+async fn ensure_robots(shared: &Arc<Shared>, url: &Url) -> Arc<Robots> {
+    if let Some(r) = shared.robots_for(url) {
+        return r;
+    }
+    let robots = Arc::new(
+        load_robots(shared, url)
+            .await
+            .unwrap_or_else(|_| Robots::from_response("", url, 0, b"")),
+    );
+    lock(&shared.robots).insert(origin_key(url), Arc::clone(&robots));
+    robots
+}
+
+/// Page URLs of the site's sitemaps (robots.txt `Sitemap:` lines, then
+/// `/sitemap.xml` of the site root), in scope, in file order, deduplicated.
+async fn collect_sitemaps(shared: &Arc<Shared>, scope: &Scope, site_root: &Url) -> Vec<String> {
+    let mut queue: VecDeque<(Url, u32)> = VecDeque::new();
+    if let Some(robots) = shared.robots_for(site_root) {
+        queue.extend(robots.sitemaps.iter().map(|u| (u.clone(), 0)));
+    }
+    if let Ok(conventional) = site_root.join("/sitemap.xml") {
+        if !queue.iter().any(|(q, _)| *q == conventional) {
+            queue.push_back((conventional, 0));
+        }
+    }
+    let mut fetched_files: HashSet<String> = HashSet::new();
+    let mut urls: Vec<String> = Vec::new();
+    let mut seen_urls: HashSet<String> = HashSet::new();
+    while let Some((url, depth)) = queue.pop_front() {
+        if fetched_files.len() >= MAX_SITEMAP_FILES || !fetched_files.insert(url.to_string()) {
+            continue;
+        }
+        if !scope.host_in_scope(&url) || !shared.robots_allow(&url) {
+            continue;
+        }
+        let got = shared
+            .fetcher
+            .get(&url, sitemap::MAX_SITEMAP_BYTES, &|_: &Url| None)
+            .await;
+        if got.error.is_some() || got.status != 200 {
+            tracing::debug!(url = %url, status = got.status, "no sitemap here");
+            continue;
+        }
+        match sitemap::parse(&got.body) {
+            Ok(map) => {
+                if depth < MAX_SITEMAP_DEPTH {
+                    for child in &map.sitemaps {
+                        if let Ok(c) = url.join(child) {
+                            queue.push_back((c, depth + 1));
+                        }
+                    }
+                }
+                for u in map.urls {
+                    if let Ok(parsed) = url.join(&u) {
+                        let n = normalize(&parsed).to_string();
+                        if seen_urls.insert(n.clone()) {
+                            urls.push(n);
+                        }
+                    }
+                }
+            }
+            Err(e) => tracing::warn!(url = %url, error = %e, "sitemap skipped"),
+        }
+    }
+    urls
+}
+
+/// Text of a stylesheet, fetched once per scan.
+async fn stylesheet(shared: &Arc<Shared>, url: &Url) -> Option<Arc<String>> {
+    let cell: StyleCell = Arc::clone(
+        lock(&shared.styles)
+            .entry(url.to_string())
+            .or_insert_with(|| Arc::new(OnceCell::new())),
+    );
+    cell.get_or_init(|| async {
+        if !shared.robots_allow(url) {
+            return None;
+        }
+        let got = shared
+            .fetcher
+            .get(url, MAX_STYLESHEET_BYTES, &|_: &Url| None)
+            .await;
+        (got.error.is_none() && (200..300).contains(&got.status))
+            .then(|| Arc::new(String::from_utf8_lossy(&got.body).into_owned()))
+    })
+    .await
+    .clone()
+}
+
+fn is_html(fetched: &Fetched) -> bool {
+    match fetched.content_type.as_deref() {
+        Some("text/html") | Some("application/xhtml+xml") => true,
+        Some(_) => false,
+        None => {
+            let head = String::from_utf8_lossy(&fetched.body[..fetched.body.len().min(512)])
+                .trim_start()
+                .to_ascii_lowercase();
+            head.starts_with("<!doctype html") || head.starts_with("<html")
+        }
+    }
+}
+
+/// Fetches, then analyzes one page. `scope` is `None` for the start page, whose
+/// redirects may leave the start host.
+async fn fetch_page(
+    shared: Arc<Shared>,
+    url: Url,
+    depth: u32,
+    scope: Option<Arc<Scope>>,
+) -> PageDone {
+    let hop_shared = Arc::clone(&shared);
+    let hop = move |target: &Url| -> Option<HopStop> {
+        if let Some(scope) = &scope {
+            if scope.check(target).is_err() {
+                return Some(HopStop::OutOfScope);
+            }
+        }
+        if !hop_shared.robots_allow(target) {
+            return Some(HopStop::Robots);
+        }
+        if !lock(&hop_shared.seen).insert(target.to_string()) {
+            return Some(HopStop::AlreadySeen);
+        }
+        None
+    };
+    let fetched = shared
+        .fetcher
+        .get(&url, shared.config.max_body_bytes, &hop)
+        .await;
+
+    let mut report = PageReport {
+        url: fetched.url.to_string(),
+        final_url: fetched.final_url.to_string(),
+        status: fetched.status,
+        depth,
+        ttfb_ms: fetched.ttfb_ms,
+        total_ms: fetched.total_ms,
+        bytes: fetched.body.len() as u64,
+        content_type: fetched.content_type.clone(),
+        redirects: fetched.redirects.clone(),
+        error: None,
+        findings: 0,
+        rule_errors: Vec::new(),
+        meta_robots: None,
+        nofollow_links: 0,
+    };
+    report.error = match (&fetched.error, fetched.stopped, fetched.truncated) {
+        (Some(e), _, _) => Some(e.to_string()),
+        (None, Some(HopStop::OutOfScope), _) => {
+            Some(format!("redirects out of scope to {}", fetched.final_url))
+        }
+        (None, Some(HopStop::Robots), _) => Some(format!(
+            "redirects to {}, which robots.txt disallows",
+            fetched.final_url
+        )),
+        (None, _, true) => Some(format!(
+            "body larger than {} bytes; analyzed up to the cap",
+            shared.config.max_body_bytes
+        )),
+        _ => None,
+    };
+    let blank_summary = |r: &PageReport| PageSummary {
+        url: r.url.clone(),
+        final_url: r.final_url.clone(),
+        status: r.status,
+        depth,
+        ..PageSummary::default()
+    };
+
+    let analyzable = fetched.error.is_none()
+        && fetched.stopped.is_none()
+        && (200..300).contains(&fetched.status);
+    if !analyzable || !is_html(&fetched) {
+        let non_html = analyzable;
+        return PageDone {
+            summary: blank_summary(&report),
+            report,
+            findings: Vec::new(),
+            tallies: Vec::new(),
+            links: PageLinks::default(),
+            error: fetched.error,
+            non_html,
+            truncated: fetched.truncated,
+        };
+    }
+
+    let (body, _encoding) = decode_html(&fetched.body, fetched.charset().as_deref());
+    let mut stylesheets = Vec::new();
+    for sheet in links::stylesheet_hrefs(&body, &fetched.final_url)
+        .into_iter()
+        .take(MAX_STYLESHEETS_PER_PAGE)
+    {
+        if let Some(text) = stylesheet(&shared, &sheet.url).await {
+            stylesheets.push(Stylesheet {
+                url: sheet.url.to_string(),
+                text: text.as_str().to_string(),
+                media: sheet.media,
+            });
+        }
+    }
+    let page = Page {
+        url: fetched.url.clone(),
+        final_url: fetched.final_url.clone(),
+        status: fetched.status,
+        headers: fetched.headers,
+        redirects: fetched.redirects,
+        ttfb_ms: fetched.ttfb_ms,
+        total_ms: fetched.total_ms,
+        transfer_bytes: report.bytes,
+        content_type: fetched.content_type,
+        http_version: fetched.http_version,
+        depth,
+        body,
+        stylesheets,
+    };
+    match shared.dispatcher.analyze(page).await {
+        Ok(analyzed) => {
+            let failed = analyzed
+                .analysis
+                .findings
+                .iter()
+                .filter(|f| f.outcome == sitescan_rules::Outcome::Failed)
+                .count();
+            report.findings = failed as u64;
+            report.rule_errors = analyzed.analysis.errors;
+            report.meta_robots = analyzed.links.meta_robots.clone();
+            report.nofollow_links =
+                analyzed.links.links.iter().filter(|l| l.nofollow).count() as u64;
+            PageDone {
+                report,
+                findings: analyzed.analysis.findings,
+                tallies: analyzed.analysis.tallies,
+                summary: analyzed.summary,
+                links: analyzed.links,
+                error: None,
+                non_html: false,
+                truncated: fetched.truncated,
+            }
+        }
+        Err(panic) => {
+            report.error = Some(format!("page could not be analyzed: {panic}"));
+            PageDone {
+                summary: blank_summary(&report),
+                report,
+                findings: Vec::new(),
+                tallies: Vec::new(),
+                links: PageLinks::default(),
+                error: None,
+                non_html: false,
+                truncated: fetched.truncated,
+            }
+        }
+    }
+}

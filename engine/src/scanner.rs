@@ -1,0 +1,272 @@
+//! The library API: [`Scanner::builder`] -> [`ScannerBuilder::build`] ->
+//! [`Scanner::scan`] (a whole [`Report`]) or [`Scanner::scan_stream`] (page
+//! results as they come, then the report).
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use futures::Stream;
+use sitescan_rules::registry::{self, Selection};
+use sitescan_rules::Finding;
+use tokio::sync::mpsc;
+
+use crate::config::ScanConfig;
+use crate::crawl::scope::compile_patterns;
+use crate::error::{Error, Result};
+use crate::report::{PageReport, Report};
+use crate::scan::pipeline;
+
+/// Builds a [`Scanner`]; every setter consumes and returns the builder. Defaults
+/// are the `DEFAULT_*` constants of [`crate::config`].
+#[derive(Debug, Clone, Default)]
+#[must_use]
+pub struct ScannerBuilder {
+    config: ScanConfig,
+}
+
+impl ScannerBuilder {
+    /// Replaces the whole configuration.
+    pub fn config(mut self, config: ScanConfig) -> Self {
+        self.config = config;
+        self
+    }
+    /// Rule sets and rule ids (default `all`).
+    pub fn rules<S: AsRef<str>>(mut self, rules: &[S]) -> Self {
+        self.config.rules = rules.iter().map(|r| r.as_ref().to_string()).collect();
+        self
+    }
+    /// Pages fetched at most (default [`crate::config::DEFAULT_MAX_PAGES`]).
+    pub fn max_pages(mut self, n: usize) -> Self {
+        self.config.max_pages = n;
+        self
+    }
+    /// Link depth followed at most (default [`crate::config::DEFAULT_MAX_DEPTH`]).
+    pub fn max_depth(mut self, n: u32) -> Self {
+        self.config.max_depth = n;
+        self
+    }
+    /// Requests per second per host (default [`crate::config::DEFAULT_RATE_PER_HOST`]).
+    pub fn rate_per_host(mut self, rate: f64) -> Self {
+        self.config.rate_per_host = rate;
+        self
+    }
+    /// Requests in flight at once (default [`crate::config::DEFAULT_CONCURRENCY`]).
+    pub fn concurrency(mut self, n: usize) -> Self {
+        self.config.concurrency = n;
+        self
+    }
+    /// Only URLs matching one of these regular expressions are crawled.
+    pub fn include<S: AsRef<str>>(mut self, patterns: &[S]) -> Self {
+        self.config.include = patterns.iter().map(|p| p.as_ref().to_string()).collect();
+        self
+    }
+    /// URLs matching any of these regular expressions are skipped.
+    pub fn exclude<S: AsRef<str>>(mut self, patterns: &[S]) -> Self {
+        self.config.exclude = patterns.iter().map(|p| p.as_ref().to_string()).collect();
+        self
+    }
+    /// Follow links to subdomains of the start host (default off).
+    pub fn subdomains(mut self, yes: bool) -> Self {
+        self.config.subdomains = yes;
+        self
+    }
+    /// Honor robots.txt (default on).
+    pub fn respect_robots(mut self, yes: bool) -> Self {
+        self.config.respect_robots = yes;
+        self
+    }
+    /// User agent sent and matched against robots.txt groups.
+    pub fn user_agent(mut self, ua: impl Into<String>) -> Self {
+        self.config.user_agent = ua.into();
+        self
+    }
+    /// Allow loopback, private and link-local addresses (default off).
+    pub fn allow_private(mut self, yes: bool) -> Self {
+        self.config.allow_private = yes;
+        self
+    }
+    /// Body size cap in bytes (default [`crate::config::DEFAULT_MAX_BODY_BYTES`]).
+    pub fn max_body_bytes(mut self, n: u64) -> Self {
+        self.config.max_body_bytes = n;
+        self
+    }
+    /// Whole-request timeout in milliseconds.
+    pub fn timeout_ms(mut self, ms: u64) -> Self {
+        self.config.timeout_ms = ms;
+        self
+    }
+    /// Connect timeout in milliseconds.
+    pub fn connect_timeout_ms(mut self, ms: u64) -> Self {
+        self.config.connect_timeout_ms = ms;
+        self
+    }
+    /// Retries of transient failures.
+    pub fn retries(mut self, n: u32) -> Self {
+        self.config.retries = n;
+        self
+    }
+
+    /// Validates the configuration (rule names, patterns, limits) and builds the
+    /// scanner.
+    pub fn build(self) -> Result<Scanner> {
+        let c = &self.config;
+        let selection = registry::select(&c.rules).map_err(|e| Error::Config(e.to_string()))?;
+        if selection.is_empty() {
+            return Err(Error::Config(
+                "no rules selected: name a rule set (e.g. all, wcag-aa) or rule ids".into(),
+            ));
+        }
+        compile_patterns(&c.include, "include")?;
+        compile_patterns(&c.exclude, "exclude")?;
+        let positive = |ok: bool, what: &str| {
+            if ok {
+                Ok(())
+            } else {
+                Err(Error::Config(format!("{what} must be greater than zero")))
+            }
+        };
+        positive(c.max_pages > 0, "max_pages")?;
+        positive(c.concurrency > 0, "concurrency")?;
+        positive(
+            c.rate_per_host.is_finite() && c.rate_per_host > 0.0,
+            "rate_per_host",
+        )?;
+        positive(c.max_body_bytes > 0, "max_body_bytes")?;
+        positive(c.timeout_ms > 0, "timeout_ms")?;
+        positive(c.connect_timeout_ms > 0, "connect_timeout_ms")?;
+        if c.user_agent.trim().is_empty()
+            || reqwest::header::HeaderValue::from_str(&c.user_agent).is_err()
+        {
+            return Err(Error::Config(
+                "user_agent must be a non-empty header value (printable ASCII)".into(),
+            ));
+        }
+        Ok(Scanner {
+            inner: Arc::new(Inner {
+                config: self.config,
+                selection,
+            }),
+        })
+    }
+}
+
+pub(crate) struct Inner {
+    pub(crate) config: ScanConfig,
+    pub(crate) selection: Selection,
+}
+
+/// A configured scanner. Cheap to clone (an `Arc` inside), `Send + Sync`, and
+/// usable from many tasks at once; each scan has its own crawl state.
+#[derive(Clone)]
+pub struct Scanner {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Scanner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scanner")
+            .field("config", &self.inner.config)
+            .field("rules", &self.inner.selection)
+            .finish()
+    }
+}
+
+/// One page as it is done: its report entry and its findings.
+#[derive(Debug, Clone)]
+pub struct PageResult {
+    /// The page's entry of [`Report::pages`].
+    pub page: PageReport,
+    /// Its failed and cant-tell findings.
+    pub findings: Vec<Finding>,
+}
+
+/// How far a running scan is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// Pages fetched and analyzed.
+    pub pages_done: u64,
+    /// URLs queued or in flight.
+    pub pages_queued: u64,
+    /// Fetch errors so far.
+    pub errors: u64,
+}
+
+/// What [`Scanner::scan_stream`] yields.
+#[derive(Debug)]
+pub enum ScanEvent {
+    /// Counters, after every page.
+    Progress(Progress),
+    /// A page is done.
+    Page(PageResult),
+    /// The scan finished; always the last event of a successful scan.
+    Finished(Box<Report>),
+    /// The scan could not run; always the last event then.
+    Failed(Error),
+}
+
+impl Scanner {
+    /// A builder with the default configuration.
+    pub fn builder() -> ScannerBuilder {
+        ScannerBuilder::default()
+    }
+
+    /// The configuration as validated.
+    pub fn config(&self) -> &ScanConfig {
+        &self.inner.config
+    }
+
+    /// Crawls `url` and returns the report. Must run inside a tokio runtime.
+    ///
+    /// Failed pages are recorded in the report; `Err` only when the scan cannot
+    /// run at all (bad URL, unreachable or refused start host, robots.txt forbids
+    /// the start page).
+    pub async fn scan(&self, url: &str) -> Result<Report> {
+        pipeline::run(Arc::clone(&self.inner), url, None).await
+    }
+
+    /// Crawls `url`, yielding progress and each page as it is done, then
+    /// [`ScanEvent::Finished`] or [`ScanEvent::Failed`]. The scan runs while the
+    /// stream is polled; dropping the stream cancels it.
+    pub fn scan_stream(&self, url: &str) -> impl Stream<Item = ScanEvent> + Send + 'static {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let inner = Arc::clone(&self.inner);
+        let url = url.to_string();
+        let fut = async move {
+            let result = pipeline::run(inner, &url, Some(&tx)).await;
+            let last = match result {
+                Ok(report) => ScanEvent::Finished(Box::new(report)),
+                Err(e) => ScanEvent::Failed(e),
+            };
+            let _ = tx.send(last);
+        };
+        ScanStream {
+            scan: Some(Box::pin(fut)),
+            events: rx,
+        }
+    }
+}
+
+/// Drives the scan future while handing out the events it sends.
+struct ScanStream {
+    scan: Option<Pin<Box<dyn std::future::Future<Output = ()> + Send>>>,
+    events: mpsc::UnboundedReceiver<ScanEvent>,
+}
+
+impl Stream for ScanStream {
+    type Item = ScanEvent;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<ScanEvent>> {
+        if let Some(scan) = self.scan.as_mut() {
+            if scan.as_mut().poll(cx).is_ready() {
+                self.scan = None;
+            }
+        }
+        match self.events.poll_recv(cx) {
+            Poll::Ready(Some(event)) => Poll::Ready(Some(event)),
+            Poll::Ready(None) => Poll::Ready(None),
+            Poll::Pending if self.scan.is_none() => Poll::Ready(None),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! `bypass`: page has a way to bypass repeated blocks.
+
+use crate::repeated::{
+    heading_reaches_main, landmark_reaches_main, layout, needs_bypass, skip_link_target,
+};
+use crate::structure::page_is_html;
+use crate::{Category, Check, Impact, Level, Rule, RuleMeta, Visits};
+
+/// Page has a way to bypass repeated blocks.
+pub struct Bypass;
+
+static META: RuleMeta = RuleMeta {
+    id: "bypass",
+    category: Category::Accessibility,
+    title: "Page has a way to bypass repeated blocks",
+    help: "Add a skip link to the main content, a <main> landmark, or a heading at the start of the main content.",
+    help_url: "https://www.w3.org/WAI/WCAG21/Understanding/bypass-blocks.html",
+    wcag: &["2.4.1"],
+    level: Some(Level::A),
+    impact: Impact::Serious,
+    act: &["cf77f2"],
+    best_practice: false,
+    docs: r#"## What it checks
+On an HTML page where some of the page's own content comes after a block of
+repeated content (navigation, banner, complementary and search landmarks, and
+links that stand on their own), at least one way to skip that block exists: an
+exposed landmark holding the page's own content, a visible and exposed heading
+in the page's own content, or a focusable same-page link placed before the
+content whose target is just before it. Which content repeats across pages is
+inferred from those markers (see the `repeated` module).
+
+## Why it matters
+Keyboard and screen-reader users otherwise have to go through the same
+navigation on every page before reaching what they came for.
+
+## Failing
+```html
+<body><nav><a href="/">Home</a> <a href="/shop">Shop</a></nav><div><p>Welcome to our shop.</p></div></body>
+```
+
+## Passing
+```html
+<body><nav><a href="/">Home</a> <a href="/shop">Shop</a></nav><main><p>Welcome to our shop.</p></main></body>
+```
+"#,
+    ..RuleMeta::BASE
+};
+
+impl Rule for Bypass {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn visits(&self) -> Visits {
+        Visits::Document
+    }
+
+    fn check_document(&self, cx: &mut Check<'_, '_>) {
+        if !page_is_html(cx) {
+            return;
+        }
+        let page = cx.page();
+        let l = layout(page);
+        if !needs_bypass(&l) {
+            cx.pass();
+            return;
+        }
+        if landmark_reaches_main(page, &l)
+            || heading_reaches_main(page, &l)
+            || skip_link_target(page, &l).is_some()
+        {
+            cx.pass();
+        } else {
+            cx.fail_page("Repeated content comes before the page's own content, and no landmark, heading or skip link lets people bypass it.");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::RuleTester;
+
+    #[test]
+    fn examples() {
+        RuleTester::new(&Bypass)
+            .pass(&[r#"<nav><a href=/>Home</a> <a href=/s>Shop</a></nav><main><p>Welcome</p></main>"#, r#"<nav><a href=/>Home</a> <a href=/s>Shop</a></nav><div><h1>Shop</h1><p>Welcome</p></div>"#, r#"<a href=#m>Skip</a><nav><a href=/>Home</a></nav><div id=m><p>Welcome</p></div>"#, r#"<p>Only content, <a href=/x>with a link</a> inside text.</p>"#])
+            .fail(&[r#"<nav><a href=/>Home</a> <a href=/s>Shop</a></nav><div><p>Welcome</p></div>"#, r#"<a href=/x>Read chapter 2</a><aside>About</aside><div><strong>Title</strong><p>Text</p></div>"#])
+            .run();
+    }
+}

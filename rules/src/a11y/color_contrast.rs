@@ -1,0 +1,407 @@
+//! `color-contrast`: visible text has at least 4.5:1 contrast (3:1 when large) with
+//! its background, from the computed cascade (WCAG 1.4.3, ACT afw4f7).
+//!
+//! The background is composited from the element's own background and its
+//! ancestors' (with `opacity` applied as group opacity) over a white canvas.
+//! Gradients are checked at every color stop. Anything the static cascade cannot
+//! know — background images, positioned content without its own opaque backdrop,
+//! text shadows that may be the real backdrop, blend modes and filters — gives a
+//! cant-tell, never a pass.
+
+use scraper::ElementRef;
+use serde_json::json;
+
+use crate::aria::html::is_html;
+use crate::aria::tree::is_disabled;
+use crate::css::color::{contrast_ratio, gradient_stops};
+use crate::css::Rgba;
+use crate::{Category, Check, Impact, Level, PageContext, Rule, RuleMeta, Visits};
+
+/// Checks the contrast of each element's own text against its background.
+pub struct ColorContrast;
+
+static META: RuleMeta = RuleMeta {
+    id: "color-contrast",
+    category: Category::Accessibility,
+    title: "Text has enough contrast",
+    help: "Darken the text or lighten the background (or the reverse) until the ratio is at least 4.5:1, or 3:1 for large text.",
+    help_url: "https://www.w3.org/WAI/WCAG21/Understanding/contrast-minimum.html",
+    wcag: &["1.4.3"],
+    level: Some(Level::AA),
+    impact: Impact::Serious,
+    act: &["afw4f7"],
+    docs: r##"## What it checks
+Each visible text node in an HTML element has a contrast ratio of at least 4.5:1
+with the background behind it, or 3:1 for large text (at least 24px, or at least
+18.66px and bold). Colors come from the computed cascade: `<style>`, linked sheets
+and `style` attributes, with alpha and `opacity` composited. Text of disabled
+controls and their labels is exempt, as is a lone symbol such as "X" or icon-font
+glyphs. Where the background cannot be known from CSS alone (images, gradients
+that straddle the threshold, positioned content, text shadows) the result is
+"needs review", never a pass. Findings carry `contrast_ratio`, `expected`, `fg` and `bg`.
+
+## Why it matters
+People with low vision or color deficiencies, and anyone reading in sunlight,
+cannot read low-contrast text.
+
+## Failing
+```html
+<p style="color: #aaa; background: #fff">Light grey on white: 2.3:1</p>
+```
+
+## Passing
+```html
+<p style="color: #333; background: #fff">Dark grey on white: 12.6:1</p>
+```
+"##,
+    ..RuleMeta::BASE
+};
+
+/// Backdrop of the text: a single color, several (gradient stops), or unknowable.
+enum Backdrop {
+    Colors(Vec<Rgba>),
+    Unknown(&'static str),
+}
+
+/// Whether `el` has text of its own (not only white space or a lone symbol).
+fn own_text(el: ElementRef<'_>) -> Option<String> {
+    let text: String = el
+        .children()
+        .filter_map(|c| c.value().as_text().map(|t| t.to_string()))
+        .collect();
+    let trimmed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if trimmed.is_empty() {
+        return None;
+    }
+    // A lone letter or symbol ("X", "»") conveys no human language.
+    let mut chars = trimmed.chars();
+    if let (Some(c), None) = (chars.next(), chars.next()) {
+        if !c.is_numeric() {
+            return None;
+        }
+    }
+    Some(trimmed)
+}
+
+/// Text inside a disabled widget, or labelling one, is exempt.
+fn part_of_disabled_widget(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
+    let aria_disabled = |e: ElementRef<'_>| {
+        e.value()
+            .attr("aria-disabled")
+            .is_some_and(|v| v.trim() == "true")
+    };
+    let chain: Vec<ElementRef<'_>> = std::iter::once(el)
+        .chain(el.ancestors().filter_map(ElementRef::wrap))
+        .collect();
+    if chain.iter().any(|e| is_disabled(*e) || aria_disabled(*e)) {
+        return true;
+    }
+    // A label (or a labelledby target) of a disabled control.
+    for e in &chain {
+        if e.value().name() == "label" {
+            let controls: Vec<ElementRef<'_>> = match e.value().attr("for") {
+                Some(id) => cx.element_by_id(id).into_iter().collect(),
+                None => e
+                    .descendants()
+                    .filter_map(ElementRef::wrap)
+                    .filter(|d| {
+                        matches!(d.value().name(), "input" | "select" | "textarea" | "button")
+                    })
+                    .take(1)
+                    .collect(),
+            };
+            if controls.into_iter().any(|c| {
+                is_disabled(c)
+                    || aria_disabled(c)
+                    || c.ancestors()
+                        .filter_map(ElementRef::wrap)
+                        .any(aria_disabled)
+            }) {
+                return true;
+            }
+        }
+        if let Some(id) = e.value().id() {
+            let disabled_referrer = cx
+                .root()
+                .descendants()
+                .filter_map(ElementRef::wrap)
+                .any(|r| {
+                    r.value()
+                        .attr("aria-labelledby")
+                        .is_some_and(|ids| ids.split_ascii_whitespace().any(|i| i == id))
+                        && (is_disabled(r) || aria_disabled(r))
+                });
+            if disabled_referrer {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Whether the text is drawn with an icon font.
+fn icon_font(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
+    std::iter::once(el)
+        .chain(el.ancestors().filter_map(ElementRef::wrap))
+        .find_map(|e| cx.style(e).get("font-family"))
+        .is_some_and(|f| f.contains("icon") || f.contains("awesome"))
+}
+
+/// Composites `top` (content painted inside `el`) down through `el` and its
+/// ancestors' backgrounds and group opacities, over the white canvas. Returns the
+/// resulting colors, one per background variant (gradient stops multiply them).
+fn composite(
+    cx: &PageContext<'_>,
+    el: ElementRef<'_>,
+    top: Rgba,
+) -> Result<Vec<Rgba>, &'static str> {
+    let mut layers = vec![top];
+    let mut opaque_below = false;
+    for e in std::iter::once(el).chain(el.ancestors().filter_map(ElementRef::wrap)) {
+        let style = cx.style(e);
+        if style.get("mix-blend-mode").is_some_and(|v| v != "normal")
+            || style.get("filter").is_some_and(|v| v != "none")
+        {
+            return Err("a blend mode or filter changes the colors");
+        }
+        let mut bgs: Vec<Rgba> = Vec::new();
+        if style.background_image {
+            let value = style.get("background-image").unwrap_or("");
+            match gradient_stops(value) {
+                Some(stops) => bgs.extend(stops),
+                None => return Err("the background is an image"),
+            }
+            // A gradient is painted over the background color.
+            let base = style
+                .background_color
+                .ok_or("the background color is not known")?;
+            bgs = bgs.into_iter().map(|g| g.over(base)).collect();
+        } else {
+            bgs.push(
+                style
+                    .background_color
+                    .ok_or("the background color is not known")?,
+            );
+        }
+        let mut next = Vec::with_capacity(layers.len() * bgs.len());
+        for l in &layers {
+            for b in &bgs {
+                next.push(l.over(*b).fade(style.opacity));
+            }
+        }
+        layers = next;
+        if bgs.iter().all(|b| b.is_opaque()) && style.opacity >= 1.0 {
+            opaque_below = true;
+        }
+        // Positioned content sits over whatever the layout puts under it, which
+        // need not be its DOM ancestors' background.
+        if style.is_positioned() && !opaque_below {
+            return Err("the text is positioned over content that cannot be known statically");
+        }
+        if layers.len() > 64 {
+            return Err("too many background variants");
+        }
+    }
+    Ok(layers.into_iter().map(|l| l.over(Rgba::WHITE)).collect())
+}
+
+fn backdrop(cx: &PageContext<'_>, el: ElementRef<'_>) -> Backdrop {
+    match composite(cx, el, Rgba::TRANSPARENT) {
+        Ok(colors) => Backdrop::Colors(colors),
+        Err(why) => Backdrop::Unknown(why),
+    }
+}
+
+impl Rule for ColorContrast {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn visits(&self) -> Visits {
+        Visits::AllElements
+    }
+
+    fn check_element(&self, el: ElementRef<'_>, cx: &mut Check<'_, '_>) {
+        if !is_html(el)
+            || matches!(
+                el.value().name(),
+                "script"
+                    | "style"
+                    | "template"
+                    | "title"
+                    | "option"
+                    | "optgroup"
+                    | "textarea"
+                    | "noscript"
+            )
+        {
+            return;
+        }
+        let Some(text) = own_text(el) else {
+            return;
+        };
+        let page = cx.page();
+        if !page.is_visible(el) || icon_font(page, el) {
+            return;
+        }
+        let style = page.style(el);
+        let large = style.font_size >= 24.0 || (style.font_size >= 18.66 && style.is_bold());
+        let expected: f32 = if large { 3.0 } else { 4.5 };
+        let Some(fg) = style.color else {
+            cx.cant_tell(
+                el,
+                "The text color cannot be resolved (custom properties or calc).",
+            );
+            return;
+        };
+        let bg = match backdrop(page, el) {
+            Backdrop::Colors(c) => c,
+            Backdrop::Unknown(why) => {
+                if !part_of_disabled_widget(page, el) {
+                    cx.cant_tell(el, format!("Contrast needs review: {why}."));
+                }
+                return;
+            }
+        };
+        let texts = match composite(page, el, fg) {
+            Ok(t) => t,
+            Err(why) => {
+                cx.cant_tell(el, format!("Contrast needs review: {why}."));
+                return;
+            }
+        };
+        // Pair each text variant with its backdrop variant.
+        let ratios: Vec<(f32, Rgba, Rgba)> = texts
+            .iter()
+            .zip(&bg)
+            .map(|(t, b)| (contrast_ratio(*t, *b), *t, *b))
+            .collect();
+        // Text the same color as its background is invisible, not low contrast.
+        if ratios.iter().all(|(r, _, _)| *r <= 1.001) {
+            return;
+        }
+        let (min, fg_min, bg_min) =
+            ratios
+                .iter()
+                .copied()
+                .fold((f32::MAX, fg, Rgba::WHITE), |acc, x| {
+                    if x.0 < acc.0 {
+                        x
+                    } else {
+                        acc
+                    }
+                });
+        let max = ratios.iter().map(|r| r.0).fold(0.0f32, f32::max);
+        let data = json!({
+            "contrast_ratio": (f64::from(min) * 100.0).round() / 100.0,
+            "expected": expected,
+            "fg": fg_min.to_hex(),
+            "bg": bg_min.to_hex(),
+        });
+
+        // A text shadow can be the real backdrop of thin text.
+        let shadow = style
+            .get("text-shadow")
+            .filter(|s| *s != "none" && !s.is_empty());
+        if let Some(shadow) = shadow {
+            let shadow_color = shadow.split(',').next().and_then(|first| {
+                Rgba::parse(first.trim()).or_else(|| first.split_whitespace().find_map(Rgba::parse))
+            });
+            let vs_shadow = shadow_color.map(|c| contrast_ratio(fg_min, c.over(bg_min)));
+            match vs_shadow {
+                Some(r) if r >= expected => {
+                    cx.pass();
+                }
+                _ => {
+                    if !part_of_disabled_widget(page, el) {
+                        cx.cant_tell(
+                            el,
+                            "Contrast needs review: a text shadow changes the backdrop.",
+                        )
+                        .with_data(data);
+                    }
+                }
+            }
+            return;
+        }
+
+        if min >= expected {
+            cx.pass();
+            return;
+        }
+        if part_of_disabled_widget(page, el) {
+            return;
+        }
+        let snippet: String = text.chars().take(40).collect();
+        if max >= expected {
+            cx.cant_tell(
+                el,
+                format!(
+                    "Contrast of \"{snippet}\" ranges from {min:.2}:1 to {max:.2}:1 over a gradient (needs {expected}:1)."
+                ),
+            )
+            .with_data(data);
+        } else {
+            cx.fail(
+                el,
+                format!("Contrast of \"{snippet}\" is {min:.2}:1, below {expected}:1."),
+            )
+            .with_data(data);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::RuleTester;
+    use crate::{analyze, Page};
+
+    #[test]
+    fn examples() {
+        RuleTester::new(&ColorContrast)
+            .pass(&[
+                r##"<p style="color:#333;background:#fff">Some text</p>"##,
+                r##"<p>Default colors</p>"##,
+                r##"<a href="/">Default link</a>"##,
+                r##"<p style="color:#000;font-size:18pt;background:#666">Large text</p>"##,
+                r##"<p style="color:#000;font-size:14pt;font-weight:700;background:#666">Large bold</p>"##,
+                r##"<p style="color:#333;background:linear-gradient(to right,#fff,#eee)">Gradient</p>"##,
+                r##"<button style="color:#666;background:#000" aria-label="Close">X</button>"##,
+                r##"<p style="display:none;color:#eee">Hidden</p>"##,
+                r##"<p style="color:white;background:white">Same color</p>"##,
+                r##"<button style="color:#777;background:#eee" disabled>Disabled</button>"##,
+                r##"<label style="color:#888;background:white">Name <input disabled></label>"##,
+                r##"<p style="color:#000;background:#737373;text-shadow:white 0 0 3px">Shadow</p>"##,
+            ])
+            .fail(&[
+                r##"<p style="color:#aaa;background:white">Light text</p>"##,
+                r##"<p style="color:rgba(0,0,0,.3);background:#fff">Alpha text</p>"##,
+                r##"<div style="background:#fff"><p style="color:#000;opacity:.3">Faded</p></div>"##,
+                r##"<style>.b{color:#777;background:#eee}</style><button class=b>Button</button>"##,
+                r##"<p style="color:#aaa;background:linear-gradient(to right,#fff,#00f)">Gradient</p>"##,
+            ])
+            .cant_tell(&[
+                r##"<p style="color:#555;background:black url(a.jpg)">Image</p>"##,
+                r##"<p style="background:#fff;color:#666;text-shadow:#aaa 2px 2px 4px">Shadow</p>"##,
+                r##"<div style="background:#fff"><p style="position:absolute;top:0;color:#333">Positioned</p></div>"##,
+                r##"<p style="color:var(--x)">Custom property</p>"##,
+                r##"<p style="color:#333;background:linear-gradient(to right,#fff,#00f)">Gradient</p>"##,
+            ])
+            .run();
+    }
+
+    #[test]
+    fn finding_carries_measured_data() {
+        let page = Page::from_html(
+            "https://example.com/",
+            r##"<html><body><p style="color:#aaa;background:#fff">x y</p></body></html>"##,
+        );
+        let a = analyze(&page, &[&ColorContrast]);
+        let data = a.findings[0].data.clone().unwrap();
+        assert_eq!(data["contrast_ratio"], json!(2.32));
+        assert_eq!(data["expected"], json!(4.5));
+        assert_eq!(data["fg"], json!("#aaaaaa"));
+        assert_eq!(data["bg"], json!("#ffffff"));
+    }
+}

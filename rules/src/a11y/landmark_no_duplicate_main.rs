@@ -1,0 +1,84 @@
+//! `landmark-no-duplicate-main`: at most one main landmark (best practice).
+
+use crate::structure::{landmarks, page_is_html};
+use crate::{Category, Check, Impact, Rule, RuleMeta, Visits};
+
+/// At most one main landmark.
+pub struct LandmarkNoDuplicateMain;
+
+static META: RuleMeta = RuleMeta {
+    id: "landmark-no-duplicate-main",
+    category: Category::Accessibility,
+    title: "At most one main landmark",
+    help: "Keep a single main landmark per page; turn the others into plain sections.",
+    help_url: "https://www.w3.org/WAI/ARIA/apg/practices/landmark-regions/",
+    impact: Impact::Moderate,
+    best_practice: true,
+    docs: r#"## What it checks
+The page exposes at most one element with the `main` landmark role (a
+`<main>` scoped to the body, or `role="main"`). Hidden landmarks are not
+counted.
+
+## Why it matters
+Screen-reader users jump to the main landmark expecting one; several of them
+make it unclear which holds what they look for.
+
+## Failing
+```html
+<body><main>One</main><div role="main">Two</div></body>
+```
+
+## Passing
+```html
+<body><main>One</main><div>Two</div></body>
+```
+"#,
+    ..RuleMeta::BASE
+};
+
+impl Rule for LandmarkNoDuplicateMain {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn visits(&self) -> Visits {
+        Visits::Document
+    }
+
+    fn check_document(&self, cx: &mut Check<'_, '_>) {
+        if !page_is_html(cx) {
+            return;
+        }
+        let page = cx.page();
+        let found: Vec<_> = landmarks(page)
+            .into_iter()
+            .filter(|(_, r)| *r == "main")
+            .collect();
+        match found.as_slice() {
+            [] => {}
+            [_] => cx.pass(),
+            [_, rest @ ..] => {
+                for (el, _) in rest {
+                    cx.fail(*el, "The page has more than one main landmark.");
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::RuleTester;
+
+    #[test]
+    fn examples() {
+        RuleTester::new(&LandmarkNoDuplicateMain)
+            .pass(&[
+                r#"<main>One</main><div>Two</div>"#,
+                r#"<main>One</main><div role=main hidden>Two</div>"#,
+            ])
+            .fail(&[r#"<main>One</main><div role=main>Two</div>"#])
+            .run();
+    }
+}

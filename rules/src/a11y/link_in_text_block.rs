@@ -1,0 +1,164 @@
+//! `link-in-text-block`: links inside text are distinguishable without relying on color.
+
+use scraper::ElementRef;
+
+use serde_json::json;
+
+use crate::aria::html::is_html;
+use crate::css::color::contrast_ratio;
+use crate::css::Rgba;
+use crate::PageContext;
+use crate::{Category, Check, Impact, Level, Rule, RuleMeta, Visits};
+
+/// Checks that links within a block of text are underlined (or otherwise styled) rather than told apart by color alone.
+pub struct LinkInTextBlock;
+
+static META: RuleMeta = RuleMeta {
+    id: "link-in-text-block",
+    category: Category::Accessibility,
+    title: "Links in text are distinguishable without color",
+    help: "Underline links in running text (or give them a border or different weight), or make their color contrast at least 3:1 with the text and add a focus/hover indicator.",
+    help_url: "https://www.w3.org/WAI/WCAG21/Understanding/use-of-color.html",
+    wcag: &["1.4.1"],
+    level: Some(Level::A),
+    impact: Impact::Serious,
+    docs: r##"## What it checks
+Each visible link inside a block of running text (the nearest block-level ancestor has text outside the link) is set apart from the text by more than color: an underline, a bottom border, or a different font weight or style. A link told apart only by a color with at least 3:1 contrast against the text needs review (it also needs a non-color cue on hover and focus); one with less contrast fails.
+
+## Why it matters
+People who cannot perceive the color difference cannot find the links in the text.
+
+## Failing
+```html
+<p style="color:#333">Read our <a href="/terms" style="color:#444;text-decoration:none">terms</a> first.</p>
+```
+
+## Passing
+```html
+<p style="color:#333">Read our <a href="/terms" style="color:#0645ad">terms</a> first.</p>
+```
+"##,
+    ..RuleMeta::BASE
+};
+
+/// The nearest block-level ancestor, and whether it has text outside `link`.
+fn text_block<'a>(cx: &PageContext<'_>, link: ElementRef<'a>) -> Option<ElementRef<'a>> {
+    let block = link.ancestors().filter_map(ElementRef::wrap).find(|a| {
+        let d = cx.style(*a).display.as_str();
+        !d.starts_with("inline") && d != "contents"
+    })?;
+    let mut outside = String::new();
+    for node in block.descendants() {
+        if let Some(t) = node.value().as_text() {
+            let in_link = node.ancestors().any(|a| a.id() == link.id());
+            let in_other_link = node
+                .ancestors()
+                .filter_map(ElementRef::wrap)
+                .any(|a| a.value().name() == "a" && a.value().attr("href").is_some());
+            if !in_link && !in_other_link {
+                outside.push_str(t);
+            }
+        }
+    }
+    outside.chars().any(char::is_alphanumeric).then_some(block)
+}
+
+/// Whether the link has a non-color cue: underline, a visible bottom border, or a
+/// weight or style that differs from the text around it.
+fn has_non_color_cue(cx: &PageContext<'_>, link: ElementRef<'_>, block: ElementRef<'_>) -> bool {
+    let ls = cx.style(link);
+    let bs = cx.style(block);
+    let text_underlined = link
+        .descendants()
+        .filter_map(ElementRef::wrap)
+        .any(|d| cx.style(d).underline);
+    let border = ls
+        .get("border-bottom")
+        .is_some_and(|b| !b.contains("none") && !b.starts_with('0') && !b.contains("hidden"))
+        || ls
+            .get("border-bottom-style")
+            .is_some_and(|b| b != "none" && b != "hidden");
+    let weight_differs = ls.is_bold() != bs.is_bold();
+    let style_differs =
+        ls.get("font-style").unwrap_or("normal") != bs.get("font-style").unwrap_or("normal");
+    text_underlined || border || weight_differs || style_differs
+}
+
+impl Rule for LinkInTextBlock {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn visits(&self) -> Visits {
+        Visits::Tags(&["a"])
+    }
+
+    fn check_element(&self, el: ElementRef<'_>, cx: &mut Check<'_, '_>) {
+        if !is_html(el) || el.value().attr("href").is_none() {
+            return;
+        }
+        let page = cx.page();
+        if page.role(el) != Some("link") || !page.is_visible(el) || page.is_hidden(el) {
+            return;
+        }
+        let Some(block) = text_block(page, el) else {
+            return;
+        };
+        if has_non_color_cue(page, el, block) {
+            cx.pass();
+            return;
+        }
+        let (Some(link_color), Some(text_color)) = (page.style(el).color, page.style(block).color)
+        else {
+            cx.cant_tell(el, "The link or text color cannot be resolved; check that the link is distinguishable.");
+            return;
+        };
+        let ratio = contrast_ratio(link_color.over(Rgba::WHITE), text_color.over(Rgba::WHITE));
+        let data = json!({
+            "contrast_ratio": (f64::from(ratio) * 100.0).round() / 100.0,
+            "expected": 3.0,
+            "fg": link_color.to_hex(),
+            "bg": text_color.to_hex(),
+        });
+        if ratio >= 3.0 {
+            cx.cant_tell(
+                el,
+                format!("This link differs from the text by color only ({ratio:.2}:1); check it gets a non-color cue on hover and focus."),
+            )
+            .with_data(data);
+        } else {
+            cx.fail(
+                el,
+                format!("This link is not underlined and its color differs from the text by only {ratio:.2}:1 (needs 3:1)."),
+            )
+            .with_data(data);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::RuleTester;
+
+    #[test]
+    fn examples() {
+        RuleTester::new(&LinkInTextBlock)
+            .pass(&[
+                r##"<p>Read our <a href=/t>terms</a> first.</p>"##,
+                r##"<p>Read <a href=/t style="text-decoration:none;border-bottom:1px solid">terms</a> now.</p>"##,
+                r##"<p>Read <a href=/t style="text-decoration:none;font-weight:bold">terms</a> now.</p>"##,
+                r##"<nav><a href=/a style="text-decoration:none">Home</a></nav>"##,
+                r##"<p><a href=/t style="text-decoration:none;color:#777">Only a link</a></p>"##,
+                r##"<style>a{text-decoration:none}a span{text-decoration:underline}</style><p>Read <a href=/t><span>terms</span></a> now.</p>"##,
+            ])
+            .fail(&[
+                r##"<p style="color:#333">Read our <a href=/t style="color:#444;text-decoration:none">terms</a> first.</p>"##,
+                r##"<style>p a{text-decoration:none;color:#222}</style><p>See <a href=/x>this</a> page.</p>"##,
+            ])
+            .cant_tell(&[
+                r##"<p style="color:#000">Read our <a href=/t style="color:#1a73e8;text-decoration:none">terms</a> first.</p>"##,
+            ])
+            .run();
+    }
+}

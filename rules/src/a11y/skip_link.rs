@@ -1,0 +1,81 @@
+//! `skip-link`: a skip link reaches the page's own content.
+
+use crate::repeated::{layout, needs_bypass, skip_link_target};
+use crate::structure::page_is_html;
+use crate::{Category, Check, Impact, Rule, RuleMeta, Visits};
+
+/// A skip link reaches the page's own content.
+pub struct SkipLink;
+
+static META: RuleMeta = RuleMeta {
+    id: "skip-link",
+    category: Category::Accessibility,
+    title: "A skip link reaches the page's own content",
+    help: "Put a link such as <a href=\"#main\">Skip to main content</a> first in the page, pointing just before the main content.",
+    help_url: "https://www.w3.org/WAI/WCAG21/Techniques/general/G1",
+    wcag: &[],
+    level: None,
+    impact: Impact::Moderate,
+    act: &["ye5d6e"],
+    best_practice: true,
+    docs: r##"## What it checks
+On an HTML page where some of the page's own content comes after a block of
+repeated content, a focusable same-page link (`href="#id"`) placed before that
+content points to an element that exists and is just before it: the first
+perceivable content at or after the target is the page's own content. One of
+the ways to meet WCAG 2.4.1 (see `bypass`).
+
+## Why it matters
+Keyboard users reach a skip link with one Tab and jump past the navigation; a
+skip link to a missing id, or to a point still inside the navigation, does not
+help.
+
+## Failing
+```html
+<body><a href="#content">Skip to content</a><nav><a href="/">Home</a></nav><div id="main"><p>Welcome</p></div></body>
+```
+
+## Passing
+```html
+<body><a href="#main">Skip to content</a><nav><a href="/">Home</a></nav><div id="main"><p>Welcome</p></div></body>
+```
+"##,
+    ..RuleMeta::BASE
+};
+
+impl Rule for SkipLink {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn visits(&self) -> Visits {
+        Visits::Document
+    }
+
+    fn check_document(&self, cx: &mut Check<'_, '_>) {
+        if !page_is_html(cx) {
+            return;
+        }
+        let page = cx.page();
+        let l = layout(page);
+        if !needs_bypass(&l) || skip_link_target(page, &l).is_some() {
+            cx.pass();
+        } else {
+            cx.fail_page("No focusable same-page link before the content points just before the page's own content.");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::RuleTester;
+
+    #[test]
+    fn examples() {
+        RuleTester::new(&SkipLink)
+            .pass(&[r#"<a href=#m>Skip</a><nav><a href=/>Home</a></nav><div id=m><p>Welcome</p></div>"#, r#"<a href=#j>Skip</a><aside><p>About</p><span id=j></span></aside><div><p>Welcome</p></div>"#, r#"<p>Only content</p>"#])
+            .fail(&[r#"<a href=#nope>Skip</a><nav><a href=/>Home</a></nav><div id=m><p>Welcome</p></div>"#, r#"<a href=#b>Skip</a><a href=/2>Next</a><aside><p id=b>About</p></aside><div><p>Welcome</p></div>"#, r#"<a href=/2>Next</a><aside><p>About</p></aside><div><p>Welcome</p></div>"#])
+            .run();
+    }
+}

@@ -1,0 +1,301 @@
+//! The table model the table rules share: HTML tables laid out on a grid of
+//! slots (HTML's "forming a table", with `colspan` and `rowspan`), ARIA tables
+//! (`role=table|grid|treegrid` with `row` and cell roles), and the header cells
+//! assigned to each cell (HTML's "algorithm for assigning header cells":
+//! the `headers` attribute, else column headers above and row headers to the left).
+
+use std::collections::HashSet;
+
+use ego_tree::NodeId;
+use scraper::ElementRef;
+
+use crate::structure::{is_html, is_html_tag, role_tokens};
+use crate::PageContext;
+
+/// One cell placed on the grid.
+#[derive(Debug, Clone, Copy)]
+pub struct Cell<'a> {
+    /// The cell element (`td`, `th`, or an element with a cell role).
+    pub el: ElementRef<'a>,
+    /// First column.
+    pub x: usize,
+    /// First row.
+    pub y: usize,
+    /// Columns spanned (at least 1).
+    pub width: usize,
+    /// Rows spanned (at least 1).
+    pub height: usize,
+}
+
+/// How a cell heads others, from its computed role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeaderKind {
+    /// `columnheader`: heads the cells below it.
+    Column,
+    /// `rowheader`: heads the cells to its right.
+    Row,
+    /// A data cell.
+    None,
+}
+
+/// A table's cells on a grid.
+#[derive(Debug, Clone, Default)]
+pub struct Grid<'a> {
+    /// Cells in document (row, then column) order.
+    pub cells: Vec<Cell<'a>>,
+    /// Number of columns.
+    pub width: usize,
+    /// Number of rows.
+    pub height: usize,
+}
+
+fn span(el: ElementRef<'_>, name: &str, default: usize, max: usize) -> usize {
+    el.value()
+        .attr(name)
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .map(|n| n.min(max))
+        .unwrap_or(default)
+}
+
+/// The rows of an HTML table: `tr` children of the table and of its `thead`,
+/// `tbody` and `tfoot` children, in document order.
+fn html_rows(table: ElementRef<'_>) -> Vec<ElementRef<'_>> {
+    let mut rows = Vec::new();
+    for child in table.children().filter_map(ElementRef::wrap) {
+        if is_html_tag(child, "tr") {
+            rows.push(child);
+        } else if ["thead", "tbody", "tfoot"]
+            .iter()
+            .any(|t| is_html_tag(child, t))
+        {
+            rows.extend(
+                child
+                    .children()
+                    .filter_map(ElementRef::wrap)
+                    .filter(|r| is_html_tag(*r, "tr")),
+            );
+        }
+    }
+    rows
+}
+
+/// Lays out an HTML `<table>` on a grid (colspan up to 1000, rowspan up to
+/// 65534; rowspan 0 extends to the last row).
+pub fn html_grid(table: ElementRef<'_>) -> Grid<'_> {
+    let rows = html_rows(table);
+    let height = rows.len();
+    let mut occupied: Vec<Vec<bool>> = vec![Vec::new(); height];
+    let mut grid = Grid {
+        height,
+        ..Grid::default()
+    };
+    for (y, row) in rows.iter().enumerate() {
+        let mut x = 0;
+        for cell in row
+            .children()
+            .filter_map(ElementRef::wrap)
+            .filter(|c| is_html_tag(*c, "td") || is_html_tag(*c, "th"))
+        {
+            while occupied[y].get(x).copied().unwrap_or(false) {
+                x += 1;
+            }
+            let width = span(cell, "colspan", 1, 1000).max(1);
+            let rowspan = span(cell, "rowspan", 1, 65534);
+            let cell_height = if rowspan == 0 {
+                height - y
+            } else {
+                rowspan.min(height - y)
+            }
+            .max(1);
+            for row_slots in occupied.iter_mut().skip(y).take(cell_height) {
+                if row_slots.len() < x + width {
+                    row_slots.resize(x + width, false);
+                }
+                for slot in row_slots.iter_mut().skip(x).take(width) {
+                    *slot = true;
+                }
+            }
+            grid.cells.push(Cell {
+                el: cell,
+                x,
+                y,
+                width,
+                height: cell_height,
+            });
+            x += width;
+        }
+    }
+    grid.width = occupied.iter().map(Vec::len).max().unwrap_or(0);
+    grid
+}
+
+const CELL_ROLES: &[&str] = &["cell", "gridcell", "columnheader", "rowheader"];
+
+/// Lays out an ARIA table (`role=table|grid|treegrid`): rows are descendants with
+/// role `row` (not inside a nested table), cells their children with a cell role.
+pub fn aria_grid<'a>(cx: &'a PageContext<'_>, table: ElementRef<'a>) -> Grid<'a> {
+    let mut grid = Grid::default();
+    let mut rows = Vec::new();
+    let mut stack: Vec<ElementRef<'a>> = table
+        .children()
+        .filter_map(ElementRef::wrap)
+        .rev()
+        .collect();
+    while let Some(el) = stack.pop() {
+        let role = cx.role(el);
+        if matches!(role, Some("table" | "grid" | "treegrid")) {
+            continue;
+        }
+        if role == Some("row") {
+            rows.push(el);
+            continue;
+        }
+        stack.extend(el.children().filter_map(ElementRef::wrap).rev());
+    }
+    for (y, row) in rows.iter().enumerate() {
+        let mut x = 0;
+        for cell in row
+            .children()
+            .filter_map(ElementRef::wrap)
+            .filter(|c| cx.role(*c).is_some_and(|r| CELL_ROLES.contains(&r)))
+        {
+            grid.cells.push(Cell {
+                el: cell,
+                x,
+                y,
+                width: 1,
+                height: 1,
+            });
+            x += 1;
+        }
+        grid.width = grid.width.max(x);
+    }
+    grid.height = rows.len();
+    grid
+}
+
+/// The grid of a table element, HTML or ARIA.
+pub fn grid<'a>(cx: &'a PageContext<'_>, table: ElementRef<'a>) -> Grid<'a> {
+    if is_html_tag(table, "table")
+        && role_tokens(table)
+            .first()
+            .is_none_or(|r| matches!(r.as_str(), "table" | "grid" | "treegrid"))
+    {
+        html_grid(table)
+    } else {
+        aria_grid(cx, table)
+    }
+}
+
+/// How `cell` heads others, from its computed role.
+pub fn header_kind(cx: &PageContext<'_>, cell: ElementRef<'_>) -> HeaderKind {
+    match cx.role(cell) {
+        Some("columnheader") => HeaderKind::Column,
+        Some("rowheader") => HeaderKind::Row,
+        _ => HeaderKind::None,
+    }
+}
+
+/// The nearest ancestor that is a table (`<table>` element or table role).
+pub fn owning_table<'a>(cx: &PageContext<'_>, el: ElementRef<'a>) -> Option<ElementRef<'a>> {
+    el.ancestors().filter_map(ElementRef::wrap).find(|a| {
+        (is_html(*a) && a.value().name() == "table")
+            || matches!(cx.role(*a), Some("table" | "grid" | "treegrid"))
+    })
+}
+
+/// The header cells assigned to each cell of `grid`, as node ids, index-aligned
+/// with `grid.cells`. Cells with a `headers` attribute get exactly the cells of
+/// the grid it names; others get the column headers above them and the row
+/// headers to their left (header cells included, as HTML assigns headers to
+/// header cells too). Hidden header cells are skipped.
+pub fn assigned_headers(cx: &PageContext<'_>, grid: &Grid<'_>) -> Vec<HashSet<NodeId>> {
+    let mut slot: Vec<Vec<Option<usize>>> = vec![vec![None; grid.width]; grid.height];
+    for (i, c) in grid.cells.iter().enumerate() {
+        for row in slot.iter_mut().skip(c.y).take(c.height) {
+            for s in row.iter_mut().skip(c.x).take(c.width) {
+                *s = Some(i);
+            }
+        }
+    }
+    let kinds: Vec<HeaderKind> = grid
+        .cells
+        .iter()
+        .map(|c| {
+            if cx.is_hidden(c.el) {
+                HeaderKind::None
+            } else {
+                header_kind(cx, c.el)
+            }
+        })
+        .collect();
+    let in_grid: HashSet<NodeId> = grid.cells.iter().map(|c| c.el.id()).collect();
+    grid.cells
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut set = HashSet::new();
+            if let Some(headers) = c.el.value().attr("headers") {
+                for id in headers.split_ascii_whitespace() {
+                    if let Some(target) = cx.element_by_id(id) {
+                        if target.id() != c.el.id() && in_grid.contains(&target.id()) {
+                            set.insert(target.id());
+                        }
+                    }
+                }
+                return set;
+            }
+            for x in c.x..c.x + c.width {
+                for row in slot.iter().take(c.y).rev() {
+                    if let Some(j) = row.get(x).copied().flatten() {
+                        if j != i && kinds[j] == HeaderKind::Column {
+                            set.insert(grid.cells[j].el.id());
+                        }
+                    }
+                }
+            }
+            for row in slot.iter().skip(c.y).take(c.height) {
+                for s in row.iter().take(c.x).rev() {
+                    if let Some(j) = *s {
+                        if j != i && kinds[j] == HeaderKind::Row {
+                            set.insert(grid.cells[j].el.id());
+                        }
+                    }
+                }
+            }
+            set
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Page;
+
+    #[test]
+    fn spans_are_laid_out() {
+        let page = Page::from_html(
+            "https://x.test/",
+            "<table><tr><td rowspan=2>a</td><td colspan=2>b</td></tr><tr><td>c</td><td>d</td></tr></table>",
+        );
+        let cx = PageContext::parse(&page);
+        let table = cx
+            .root()
+            .descendants()
+            .filter_map(ElementRef::wrap)
+            .find(|e| e.value().name() == "table")
+            .unwrap();
+        let g = html_grid(table);
+        let pos: Vec<(usize, usize, usize, usize)> = g
+            .cells
+            .iter()
+            .map(|c| (c.x, c.y, c.width, c.height))
+            .collect();
+        assert_eq!(
+            pos,
+            vec![(0, 0, 1, 2), (1, 0, 2, 1), (1, 1, 1, 1), (2, 1, 1, 1)]
+        );
+        assert_eq!((g.width, g.height), (3, 2));
+    }
+}

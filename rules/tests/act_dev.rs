@@ -1,0 +1,148 @@
+//! Developer loop over the W3C ACT test cases in `../shared/conformance/act`, for the
+//! rules that list ACT ids. Ignored by default (the official runner is
+//! `sitescan conformance`); run with
+//! `ACT_ONLY=id,id cargo test -p sitescan-rules --test act_dev -- --ignored --nocapture`.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+
+use sitescan_rules::{analyze, registry, Outcome, Page, Stylesheet};
+
+fn act_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/act")
+}
+
+fn wrap(html: &str, title: &str, fragment: bool) -> String {
+    if fragment {
+        format!("<!DOCTYPE html><html lang=\"en\"><head><title>{title}</title></head><body>{html}</body></html>")
+    } else {
+        html.to_string()
+    }
+}
+
+/// Linked stylesheets under /test-assets/ that the manifest copied.
+fn linked_sheets(dir: &Path, html: &str) -> Vec<Stylesheet> {
+    let mut out = Vec::new();
+    let re = regex::Regex::new(r#"<link[^>]+href="(/test-assets/[^"]+\.css)""#).unwrap();
+    for cap in re.captures_iter(html) {
+        let rel = cap[1].trim_start_matches("/test-assets/");
+        if let Ok(text) = std::fs::read_to_string(dir.join("assets").join(rel)) {
+            out.push(Stylesheet {
+                url: cap[1].to_string(),
+                text,
+                media: None,
+            });
+        }
+    }
+    out
+}
+
+#[test]
+#[ignore]
+fn act_dev_report() {
+    let dir = act_dir();
+    let Ok(text) = std::fs::read_to_string(dir.join("manifest.json")) else {
+        eprintln!("no ACT manifest at {}", dir.display());
+        return;
+    };
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-') && a.len() == 6)
+        .collect();
+    let manifest: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let all = registry::select(&["all"]).unwrap();
+    let mut totals = (0, 0, 0);
+    for rule in manifest["rules"].as_array().unwrap() {
+        let id = rule["id"].as_str().unwrap();
+        if !only.is_empty() && !only.iter().any(|o| o == id) {
+            continue;
+        }
+        let ours: Vec<_> = all
+            .page
+            .iter()
+            .copied()
+            .filter(|r| r.meta().act.contains(&id))
+            .collect();
+        if ours.is_empty() {
+            continue;
+        }
+        let mut bad = Vec::new();
+        let mut partial = Vec::new();
+        for case in rule["cases"].as_array().unwrap() {
+            let file = case["file"].as_str().unwrap();
+            let expected = case["expected"].as_str().unwrap();
+            let Ok(html) = std::fs::read_to_string(dir.join(id).join(file)) else {
+                continue;
+            };
+            let body = wrap(
+                &html,
+                case["title"].as_str().unwrap_or("x"),
+                case["fragment"].as_bool().unwrap_or(false),
+            );
+            let mut page = Page::from_html("https://example.com/", &body);
+            page.stylesheets = linked_sheets(&dir, &body);
+            let analysis = analyze(&page, &ours);
+            for e in &analysis.errors {
+                bad.push(format!("{file}: PANIC {}", e.message));
+            }
+            let failed = analysis
+                .findings
+                .iter()
+                .any(|f| f.outcome == Outcome::Failed);
+            let cant = analysis
+                .findings
+                .iter()
+                .any(|f| f.outcome == Outcome::CantTell);
+            let got = if failed {
+                "failed"
+            } else if cant {
+                "cant-tell"
+            } else {
+                "passed/inapplicable"
+            };
+            let ok = match expected {
+                "failed" => failed,
+                _ => !failed && !cant,
+            };
+            if !ok {
+                let msg = format!(
+                    "{file}: expected {expected}, got {got} {:?}",
+                    analysis
+                        .findings
+                        .iter()
+                        .map(|f| format!("{}: {} [{}]", f.rule_id, f.message, f.selector))
+                        .collect::<Vec<_>>()
+                );
+                if cant && !failed {
+                    partial.push(msg)
+                } else {
+                    bad.push(msg)
+                }
+            }
+        }
+        let ids: Vec<&str> = ours.iter().map(|r| r.meta().id).collect();
+        let status = if !bad.is_empty() {
+            totals.2 += 1;
+            "INCONSISTENT"
+        } else if !partial.is_empty() {
+            totals.1 += 1;
+            "partial"
+        } else {
+            totals.0 += 1;
+            "consistent"
+        };
+        println!(
+            "{id} {status:<12} {:?} {}",
+            ids,
+            rule["name"].as_str().unwrap_or("")
+        );
+        for b in bad.iter().chain(&partial) {
+            println!("    {b}");
+        }
+    }
+    println!(
+        "consistent {} partial {} inconsistent {}",
+        totals.0, totals.1, totals.2
+    );
+}
