@@ -170,7 +170,20 @@ impl Fetcher {
     /// proxies off (a proxy would resolve names past the SSRF guard), and the
     /// guarded DNS resolver unless private addresses are allowed.
     pub fn new(config: &ScanConfig, hosts: Arc<HostPool>) -> Result<Fetcher> {
+        // Decompression is done here rather than by reqwest, which would drop the
+        // `Content-Encoding` header the `text-compression` rule reads; only gzip
+        // and deflate are offered, so every encoding a server picks is decodable.
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert(
+            reqwest::header::ACCEPT_ENCODING,
+            reqwest::header::HeaderValue::from_static("gzip, deflate"),
+        );
         let mut builder = reqwest::Client::builder()
+            .no_gzip()
+            .no_brotli()
+            .no_zstd()
+            .no_deflate()
+            .default_headers(headers)
             .redirect(Policy::none())
             .no_proxy()
             .user_agent(config.user_agent.clone())
@@ -276,6 +289,8 @@ impl Fetcher {
                 }
             }
             let (body, truncated) = read_capped(resp, max_body).await;
+            let (body, truncated) =
+                decode_content(out.header("content-encoding"), body, truncated, max_body);
             out.body = body;
             out.truncated = truncated;
             break;
@@ -391,6 +406,51 @@ async fn read_capped(mut resp: reqwest::Response, max: u64) -> (Vec<u8>, bool) {
     }
 }
 
+/// Undoes a gzip or deflate `Content-Encoding`, keeping at most `max` decoded
+/// bytes (a small compressed body can expand enormously). Other or missing
+/// encodings, and bodies that fail to decode, are returned as they came.
+pub fn decode_content(
+    encoding: Option<&str>,
+    body: Vec<u8>,
+    truncated: bool,
+    max: u64,
+) -> (Vec<u8>, bool) {
+    use std::io::Read;
+    let encoding = encoding.map(|e| e.trim().to_ascii_lowercase());
+    let mut out = Vec::new();
+    let limit = max.saturating_add(1);
+    let result = match encoding.as_deref() {
+        Some("gzip") | Some("x-gzip") => flate2::read::MultiGzDecoder::new(body.as_slice())
+            .take(limit)
+            .read_to_end(&mut out),
+        Some("deflate") => {
+            let zlib = flate2::read::ZlibDecoder::new(body.as_slice())
+                .take(limit)
+                .read_to_end(&mut out);
+            if zlib.is_err() {
+                out.clear();
+                flate2::read::DeflateDecoder::new(body.as_slice())
+                    .take(limit)
+                    .read_to_end(&mut out)
+            } else {
+                zlib
+            }
+        }
+        _ => return (body, truncated),
+    };
+    match result {
+        Ok(_) => {
+            let cut = out.len() as u64 > max;
+            out.truncate(usize::try_from(max).unwrap_or(usize::MAX));
+            (out, truncated || cut)
+        }
+        Err(e) => {
+            tracing::debug!(error = %e, "could not decode the response body");
+            (body, truncated)
+        }
+    }
+}
+
 /// Decodes an HTML body: BOM first, then the `Content-Type` charset, then a
 /// `<meta charset>` / `http-equiv` declaration in the first 1024 bytes, else
 /// UTF-8 (as the HTML standard orders them; unknown labels are skipped).
@@ -443,6 +503,35 @@ fn meta_charset(bytes: &[u8]) -> Option<&'static encoding_rs::Encoding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gzip_and_deflate_bodies_are_decoded_and_capped() {
+        use std::io::Write;
+        let text = b"<p>hello</p>".repeat(100);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(&text).unwrap();
+        let gz = gz.finish().unwrap();
+        assert_eq!(
+            decode_content(Some("gzip"), gz.clone(), false, 10_000),
+            (text.clone(), false)
+        );
+        let (capped, truncated) = decode_content(Some("gzip"), gz, false, 100);
+        assert_eq!((capped.len(), truncated), (100, true));
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        z.write_all(&text).unwrap();
+        assert_eq!(
+            decode_content(Some("deflate"), z.finish().unwrap(), false, 10_000).0,
+            text
+        );
+        assert_eq!(
+            decode_content(None, b"plain".to_vec(), false, 10).0,
+            b"plain"
+        );
+        assert_eq!(
+            decode_content(Some("gzip"), b"not gzip".to_vec(), false, 10).0,
+            b"not gzip"
+        );
+    }
 
     #[test]
     fn charset_from_bom_header_meta() {
