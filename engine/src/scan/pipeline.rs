@@ -258,6 +258,13 @@ pub(crate) async fn run(
         ));
     }
 
+    // The spelling rule needs a dictionary from the system; say so when missing.
+    if inner.selection.ids().contains(&"spelling") {
+        if let Some(note) = crate::spelling::install_spelling_dictionary().note() {
+            crawl.notes.push(note);
+        }
+    }
+
     // Site rules over the summaries.
     let site_input = SiteInput {
         start_url: start_url.to_string(),
@@ -297,7 +304,18 @@ pub(crate) async fn run(
             s
         })
         .collect();
-    let summary = score::summarize(&rules, &crawl.findings);
+    let mut summary = score::summarize(&rules, &crawl.findings);
+    // The Observatory-scale security grade of the site, when security rules ran.
+    if let Some(security) = summary
+        .get_mut(&sitescan_rules::Category::Security)
+        .filter(|s| s.score.is_some())
+    {
+        let scores = site_input.pages.iter().filter_map(|p| p.security_score);
+        if let Some((score, grade)) = sitescan_rules::security::grade::site_grade(scores) {
+            security.grade = Some(grade.to_string());
+            security.grade_score = Some(score);
+        }
+    }
     tracing::info!(
         pages = crawl.pages.len(),
         findings = crawl.findings.len(),
