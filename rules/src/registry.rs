@@ -175,6 +175,9 @@ static SITE_RULES: &[&dyn SiteRule] = &[
     &site::canonical_target::CanonicalTarget,
     &site::sitemap_non_indexable::SitemapNonIndexable,
     &site::http_on_https_site::HttpOnHttpsSite,
+    // Network-checked quality (issue 4; statuses filled in by the engine).
+    &site::broken_links::BrokenLinks,
+    &site::broken_resources::BrokenResources,
 ];
 
 /// Names of the rule sets, with what each holds.

@@ -270,6 +270,7 @@ pub(crate) async fn run(
         start_url: start_url.to_string(),
         pages: std::mem::take(&mut crawl.summaries),
         sitemap_urls,
+        link_status: Default::default(),
     };
     for rule in &inner.selection.site {
         let mut check = SiteCheck::new(rule.meta());
