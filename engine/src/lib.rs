@@ -43,6 +43,7 @@
 #![deny(missing_docs)]
 
 pub mod baseline;
+pub mod checks;
 pub mod config;
 pub mod conformance;
 pub mod crawl;

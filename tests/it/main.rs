@@ -4,6 +4,7 @@
 //! - `crawl`: the crawler over real HTTP against the fixture server (politeness,
 //!   limits, redirects, SSRF guard, sitemaps, the library API).
 //! - `conformance`: the ACT conformance floor (`conformance/floor.json`).
+//! - `site_checks`: link/resource checks over the network and the security grade.
 
 #![allow(
     clippy::unwrap_used,
@@ -15,3 +16,4 @@
 mod cli;
 mod conformance;
 mod crawl;
+mod site_checks;
