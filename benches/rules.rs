@@ -192,6 +192,19 @@ fn bench_corpus(c: &mut Criterion, rec: &Recorder, corpus: &Corpus, rules: &[&'s
         .throughput(Throughput::Bytes(corpus.bytes));
     for threads in [1, 2] {
         let pool = pool(threads);
+        group.bench_with_input(BenchmarkId::new("parse", threads), &threads, |b, &threads| {
+            b.iter_custom(|n| {
+                rec.time(&format!("{name}/parse/{threads}t"), n, || {
+                    pool.install(|| {
+                        corpus
+                            .pages
+                            .par_iter()
+                            .map(|p| PageContext::parse(p).doc().tree.nodes().len())
+                            .sum::<usize>()
+                    })
+                })
+            })
+        });
         group.bench_with_input(
             BenchmarkId::new("parse+rules", threads),
             &threads,
@@ -246,8 +259,16 @@ fn report(rec: &Recorder, corpus: &Corpus, rules: usize, quick: bool) {
         mb / full,
         full / parse
     );
+    let parse_speedup = match (
+        rec.median(&format!("{name}/parse/1t")),
+        rec.median(&format!("{name}/parse/2t")),
+    ) {
+        (Some(p1), Some(p2)) => p1 / p2,
+        _ => f64::NAN,
+    };
     println!(
-        "  parse + rules 1t  {:8.1} pages/s   2t {:8.1} pages/s   speedup {:.2}x",
+        "  parse + rules 1t  {:8.1} pages/s   2t {:8.1} pages/s   speedup {:.2}x \
+         (parse alone: {parse_speedup:.2}x)",
         pages / t1,
         pages / t2,
         t1 / t2
@@ -255,7 +276,7 @@ fn report(rec: &Recorder, corpus: &Corpus, rules: usize, quick: bool) {
     println!(
         "sitescan-bench corpus={name} pages={} bytes={} rules={rules} parse_pages_per_s={:.1} \
          rules_pages_per_s={:.1} ratio_rules_parse={:.3} pages_per_s_1t={:.1} pages_per_s_2t={:.1} \
-         speedup_2t={:.3} quick={quick}",
+         speedup_2t={:.3} parse_speedup_2t={parse_speedup:.3} quick={quick}",
         corpus.pages.len(),
         corpus.bytes,
         pages / parse,
