@@ -192,19 +192,23 @@ fn bench_corpus(c: &mut Criterion, rec: &Recorder, corpus: &Corpus, rules: &[&'s
         .throughput(Throughput::Bytes(corpus.bytes));
     for threads in [1, 2] {
         let pool = pool(threads);
-        group.bench_with_input(BenchmarkId::new("parse", threads), &threads, |b, &threads| {
-            b.iter_custom(|n| {
-                rec.time(&format!("{name}/parse/{threads}t"), n, || {
-                    pool.install(|| {
-                        corpus
-                            .pages
-                            .par_iter()
-                            .map(|p| PageContext::parse(p).doc().tree.nodes().len())
-                            .sum::<usize>()
+        group.bench_with_input(
+            BenchmarkId::new("parse", threads),
+            &threads,
+            |b, &threads| {
+                b.iter_custom(|n| {
+                    rec.time(&format!("{name}/parse/{threads}t"), n, || {
+                        pool.install(|| {
+                            corpus
+                                .pages
+                                .par_iter()
+                                .map(|p| PageContext::parse(p).doc().tree.nodes().len())
+                                .sum::<usize>()
+                        })
                     })
                 })
-            })
-        });
+            },
+        );
         group.bench_with_input(
             BenchmarkId::new("parse+rules", threads),
             &threads,
