@@ -9,6 +9,7 @@
 //!   limits, redirects, SSRF guard, sitemaps, the library API).
 //! - `conformance`: the ACT conformance floor (`conformance/floor.json`).
 //! - `reports`: report formats, baselines and gates (`sitescan report`).
+//! - `site_checks`: link/resource checks over the network and the security grade.
 
 #![allow(
     clippy::unwrap_used,
@@ -26,3 +27,4 @@ mod crawl;
 mod fleet;
 mod reports;
 mod serve;
+mod site_checks;
