@@ -626,6 +626,15 @@ async fn health_readiness_and_the_openapi_document() {
     }
     assert_eq!(ops, want);
     assert!(doc["components"]["securitySchemes"]["api_key"].is_object());
+    let codes = doc["components"]["schemas"]["ErrorObject"]["properties"]["code"]["enum"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let want: Vec<Value> = sitescan_daemon::api::error::ErrorCode::ALL
+        .iter()
+        .map(|c| Value::from(c.as_str()))
+        .collect();
+    assert_eq!(codes, want);
     api.stop().await;
 }
 
