@@ -982,7 +982,7 @@ async fn a_key_works_until_it_expires_or_is_revoked() {
         .await;
     let (s, _) = api.get("/api/v1/sites", &short).await;
     assert_eq!(s, 200);
-    tokio::time::sleep(std::time::Duration::from_millis(900)).await;
+    tokio::time::sleep(std::time::Duration::from_millis(1600)).await;
     let (s, b) = api.get("/api/v1/sites", &short).await;
     assert_error(s, &b, 401, "api_key_expired");
 
