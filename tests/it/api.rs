@@ -995,3 +995,25 @@ async fn a_key_works_until_it_expires_or_is_revoked() {
     assert_error(s, &b, 401, "invalid_api_key");
     api.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_per_scan_are_capped_by_the_plan() {
+    let api = TestApi::start().await;
+    let body = json!({"config": {"rules": ["wcag-aa"], "max_pages": 500, "max_depth": 3}});
+    for (plan, want, cap) in [
+        (Plan::Professional, 100, json!(100)),
+        (Plan::Enterprise, 500, Value::Null),
+    ] {
+        let (acc, key) = api.tenant(plan).await;
+        let site = api.site(&acc, "http://127.0.0.1:9/").await;
+        let (s, b) = api
+            .post(&format!("/api/v1/sites/{site}/scans"), &key, body.clone())
+            .await;
+        assert_eq!(s, 202, "{b}");
+        let config = &b["data"]["config"];
+        assert_eq!(config["max_pages"], want, "{config}");
+        assert_eq!(config["plan_max_pages"], cap);
+        assert_eq!(config["max_depth"], 3);
+    }
+    api.stop().await;
+}

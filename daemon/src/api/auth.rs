@@ -69,6 +69,14 @@ impl RateLimit {
         }
     }
 
+    /// Forgets buckets that are full again (keys idle for a while), so memory
+    /// follows the keys in use, not every key ever seen. `Service` calls it
+    /// every minute.
+    pub fn forget_idle(&self) {
+        self.limiter.retain_recent();
+        self.limiter.shrink_to_fit();
+    }
+
     fn replenish(&self) -> Duration {
         Duration::from_secs(60) / self.per_minute
     }
