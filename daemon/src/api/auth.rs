@@ -37,6 +37,8 @@ pub const KEY_PREFIX: &str = "key_";
 pub const KEY_RANDOM_BYTES: usize = 24;
 /// Default key lifetime.
 pub const DEFAULT_KEY_DAYS: u32 = 90;
+/// [`DEFAULT_KEY_DAYS`] as `sitescan admin key create --expires-in` writes it.
+pub const DEFAULT_KEY_LIFETIME: &str = "90d";
 
 /// The keyed token buckets.
 pub type KeyLimiter =
