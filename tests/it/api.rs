@@ -262,7 +262,13 @@ async fn every_error_code_is_produced_for_real() {
     assert_error(s, &b, 404, "not_found");
     let (s, b) = call(api.req(Method::GET, "/", None)).await;
     assert_error(s, &b, 404, "not_found");
-    let (s, b) = call(api.req(Method::PUT, "/api/v1/sites", Some(&key))).await;
+    let resp = api
+        .req(Method::PUT, "/api/v1/sites", Some(&key))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.headers()["allow"], "GET,HEAD,POST");
+    let (s, b) = json_of(resp).await;
     assert_error(s, &b, 405, "method_not_allowed");
 
     let scans = format!("/api/v1/sites/{site}/scans");
