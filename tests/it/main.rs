@@ -7,6 +7,7 @@
 //! - `crawl`: the crawler over real HTTP against the fixture server (politeness,
 //!   limits, redirects, SSRF guard, sitemaps, the library API).
 //! - `conformance`: the ACT conformance floor (`conformance/floor.json`).
+//! - `reports`: report formats, baselines and gates (`sitescan report`).
 
 #![allow(
     clippy::unwrap_used,
@@ -21,4 +22,5 @@ mod cli;
 mod conformance;
 mod contract;
 mod crawl;
+mod reports;
 mod serve;
