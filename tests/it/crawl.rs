@@ -721,3 +721,24 @@ async fn compressed_pages_are_decoded_and_counted_on_the_wire() {
         .collect();
     assert_eq!(failing, vec![server.url_for("/plain.html")]);
 }
+
+#[tokio::test]
+async fn reports_list_pages_by_depth_then_url_so_rescans_match() {
+    let server = serve("limits").await;
+    // Timing-based rules (performance) could differ between runs; these cannot.
+    let scanner = scanner()
+        .rules(&["accessibility", "seo"])
+        .concurrency(8)
+        .build()
+        .unwrap();
+    let a = scanner.scan(&server.url()).await.unwrap();
+    let b = scanner.scan(&server.url()).await.unwrap();
+    let urls = |r: &Report| r.pages.iter().map(|p| p.url.clone()).collect::<Vec<_>>();
+    assert_eq!(urls(&a), urls(&b));
+    assert_eq!(a.pages[0].url, server.url());
+    assert!(a
+        .pages
+        .windows(2)
+        .all(|w| (w[0].depth, &w[0].url) <= (w[1].depth, &w[1].url)));
+    assert_eq!(a.findings, b.findings);
+}

@@ -306,6 +306,27 @@ pub(crate) async fn run(
             s
         })
         .collect();
+    // Pages finish in whatever order the network allows; the report lists them
+    // by depth then URL, and findings by page (each page's own order kept), so
+    // two scans of an unchanged site give the same report.
+    crawl
+        .pages
+        .sort_by(|a, b| (a.depth, &a.url).cmp(&(b.depth, &b.url)));
+    let position: HashMap<&str, usize> = crawl
+        .pages
+        .iter()
+        .enumerate()
+        .flat_map(|(i, p)| [(p.url.as_str(), i), (p.final_url.as_str(), i)])
+        .rev()
+        .collect();
+    let mut findings = std::mem::take(&mut crawl.findings);
+    findings.sort_by_key(|f| {
+        position
+            .get(f.page_url.as_str())
+            .copied()
+            .unwrap_or(usize::MAX)
+    });
+    crawl.findings = findings;
     let summary = score::summarize(&rules, &crawl.findings);
     tracing::info!(
         pages = crawl.pages.len(),
