@@ -393,7 +393,11 @@ impl Crawl {
             self.stats.skipped.depth += 1;
             return;
         }
-        lock(&self.shared.seen).insert(key);
+        // Claim atomically: a fetch task may have claimed it as a redirect
+        // target since the check above.
+        if !lock(&self.shared.seen).insert(key) {
+            return;
+        }
         self.frontier.push_back((url, depth));
     }
 
