@@ -435,7 +435,23 @@ async fn check_links(
             }
         }
     }
-    let statuses = checker.check_all(urls, DEFAULT_MAX_LINK_CHECKS).await;
+    // Politeness holds for link checks too: a URL robots.txt disallows is not
+    // requested, not even with HEAD.
+    let mut disallowed = std::collections::BTreeMap::new();
+    urls.retain(|u| {
+        let allowed = shared.robots_allow(u);
+        if !allowed {
+            disallowed.insert(
+                u.to_string(),
+                LinkStatus::Skipped {
+                    reason: "disallowed by robots.txt".into(),
+                },
+            );
+        }
+        allowed
+    });
+    let mut statuses = checker.check_all(urls, DEFAULT_MAX_LINK_CHECKS).await;
+    statuses.extend(disallowed);
     let over_budget = statuses
         .values()
         .filter(|s| matches!(s, LinkStatus::Skipped { reason } if reason.starts_with("more than")))
