@@ -323,6 +323,27 @@ pub(crate) async fn run(
             s
         })
         .collect();
+    // Pages finish in whatever order the network allows; the report lists them
+    // by depth then URL, and findings by page (each page's own order kept), so
+    // two scans of an unchanged site give the same report.
+    crawl
+        .pages
+        .sort_by(|a, b| (a.depth, &a.url).cmp(&(b.depth, &b.url)));
+    let position: HashMap<&str, usize> = crawl
+        .pages
+        .iter()
+        .enumerate()
+        .flat_map(|(i, p)| [(p.url.as_str(), i), (p.final_url.as_str(), i)])
+        .rev()
+        .collect();
+    let mut findings = std::mem::take(&mut crawl.findings);
+    findings.sort_by_key(|f| {
+        position
+            .get(f.page_url.as_str())
+            .copied()
+            .unwrap_or(usize::MAX)
+    });
+    crawl.findings = findings;
     let mut summary = score::summarize(&rules, &crawl.findings);
     // The Observatory-scale security grade of the site, when security rules ran.
     if let Some(security) = summary
@@ -414,7 +435,23 @@ async fn check_links(
             }
         }
     }
-    let statuses = checker.check_all(urls, DEFAULT_MAX_LINK_CHECKS).await;
+    // Politeness holds for link checks too: a URL robots.txt disallows is not
+    // requested, not even with HEAD.
+    let mut disallowed = std::collections::BTreeMap::new();
+    urls.retain(|u| {
+        let allowed = shared.robots_allow(u);
+        if !allowed {
+            disallowed.insert(
+                u.to_string(),
+                LinkStatus::Skipped {
+                    reason: "disallowed by robots.txt".into(),
+                },
+            );
+        }
+        allowed
+    });
+    let mut statuses = checker.check_all(urls, DEFAULT_MAX_LINK_CHECKS).await;
+    statuses.extend(disallowed);
     let over_budget = statuses
         .values()
         .filter(|s| matches!(s, LinkStatus::Skipped { reason } if reason.starts_with("more than")))
@@ -468,7 +505,11 @@ impl Crawl {
             self.stats.skipped.depth += 1;
             return;
         }
-        lock(&self.shared.seen).insert(key);
+        // Claim atomically: a fetch task may have claimed it as a redirect
+        // target since the check above.
+        if !lock(&self.shared.seen).insert(key) {
+            return;
+        }
         self.frontier.push_back((url, depth));
     }
 
