@@ -8,7 +8,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::{HeaderMap, LOCATION, RETRY_AFTER};
+use std::io::Write;
+
+use reqwest::header::{
+    HeaderMap, HeaderValue, ACCEPT_ENCODING, CONTENT_ENCODING, LOCATION, RETRY_AFTER,
+};
 use reqwest::redirect::Policy;
 use sitescan_rules::{Header, Hop};
 use tokio::time::Instant;
@@ -85,6 +89,28 @@ pub enum HopStop {
     Robots,
 }
 
+/// Which bodies a fetch reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyPolicy {
+    /// Every body (robots.txt, sitemaps, stylesheets).
+    Always,
+    /// Only bodies that may be HTML: a response declaring another media type
+    /// (a PDF, an image) is recorded from its headers and its body is not
+    /// downloaded.
+    HtmlOnly,
+}
+
+impl BodyPolicy {
+    fn wants(self, content_type: Option<&str>) -> bool {
+        match (self, content_type) {
+            (BodyPolicy::Always, _) | (BodyPolicy::HtmlOnly, None) => true,
+            (BodyPolicy::HtmlOnly, Some(ct)) => {
+                matches!(ct, "text/html" | "application/xhtml+xml" | "")
+            }
+        }
+    }
+}
+
 /// What one fetch produced.
 #[derive(Debug, Clone)]
 pub struct Fetched {
@@ -110,8 +136,14 @@ pub struct Fetched {
     pub content_type: Option<String>,
     /// The body, cut at the cap.
     pub body: Vec<u8>,
-    /// The body was longer than the cap.
+    /// The body was longer than the cap (after decompression).
     pub truncated: bool,
+    /// Body bytes received on the wire (compressed size when compressed).
+    pub wire_bytes: u64,
+    /// The body was not downloaded ([`BodyPolicy::HtmlOnly`] and not HTML).
+    pub body_skipped: bool,
+    /// `Content-Length` of the last response, when given.
+    pub content_length: Option<u64>,
     /// Why it failed, when it did.
     pub error: Option<FetchError>,
 }
@@ -131,6 +163,9 @@ impl Fetched {
             content_type: None,
             body: Vec::new(),
             truncated: false,
+            wire_bytes: 0,
+            body_skipped: false,
+            content_length: None,
             error: None,
         }
     }
@@ -170,21 +205,18 @@ impl Fetcher {
     /// proxies off (a proxy would resolve names past the SSRF guard), and the
     /// guarded DNS resolver unless private addresses are allowed.
     pub fn new(config: &ScanConfig, hosts: Arc<HostPool>) -> Result<Fetcher> {
-        // Decompression is done here rather than by reqwest, which would drop the
-        // `Content-Encoding` header the `text-compression` rule reads; only gzip
-        // and deflate are offered, so every encoding a server picks is decodable.
-        let mut headers = reqwest::header::HeaderMap::new();
-        headers.insert(
-            reqwest::header::ACCEPT_ENCODING,
-            reqwest::header::HeaderValue::from_static("gzip, deflate"),
-        );
+        // Decompression is ours, not reqwest's: reqwest would strip
+        // `Content-Encoding` (which rules check) and hide the bytes on the wire
+        // (which the report counts). We offer the encodings flate2 decodes.
+        let mut defaults = HeaderMap::new();
+        defaults.insert(ACCEPT_ENCODING, HeaderValue::from_static("gzip, deflate"));
         let mut builder = reqwest::Client::builder()
+            .redirect(Policy::none())
             .no_gzip()
             .no_brotli()
             .no_zstd()
             .no_deflate()
-            .default_headers(headers)
-            .redirect(Policy::none())
+            .default_headers(defaults)
             .no_proxy()
             .user_agent(config.user_agent.clone())
             .connect_timeout(Duration::from_millis(config.connect_timeout_ms))
@@ -208,10 +240,11 @@ impl Fetcher {
     }
 
     /// GETs `url`, following redirects the caller's `hop` check lets through,
-    /// reading at most `max_body` bytes of the final body.
+    /// reading at most `max_body` bytes of the final body when `policy` wants it.
     pub async fn get(
         &self,
         url: &Url,
+        policy: BodyPolicy,
         max_body: u64,
         hop: &(dyn Fn(&Url) -> Option<HopStop> + Send + Sync),
     ) -> Fetched {
@@ -288,11 +321,19 @@ impl Fetcher {
                     continue;
                 }
             }
-            let (body, truncated) = read_capped(resp, max_body).await;
-            let (body, truncated) =
-                decode_content(out.header("content-encoding"), body, truncated, max_body);
-            out.body = body;
-            out.truncated = truncated;
+            out.content_length = resp.content_length();
+            if !policy.wants(out.content_type.as_deref()) {
+                out.body_skipped = true;
+                break;
+            }
+            match read_capped(resp, max_body).await {
+                Ok(body) => {
+                    out.body = body.bytes;
+                    out.truncated = body.truncated;
+                    out.wire_bytes = body.wire_bytes;
+                }
+                Err(e) => out.error = Some(e),
+            }
             break;
         }
         out.total_ms = started.elapsed().as_millis() as u64;
@@ -319,7 +360,7 @@ impl Fetcher {
                     if !transient || attempt >= self.retries {
                         return Err(err);
                     }
-                    RETRY_BACKOFF * 2u32.pow(attempt)
+                    backoff(attempt)
                 }
                 Ok(resp) => {
                     let status = resp.status().as_u16();
@@ -334,7 +375,7 @@ impl Fetcher {
                             self.hosts.pause(url, wait);
                             wait
                         }
-                        None => RETRY_BACKOFF * 2u32.pow(attempt),
+                        None => backoff(attempt),
                     }
                 }
             };
@@ -342,6 +383,12 @@ impl Fetcher {
             tokio::time::sleep(retry_in).await;
         }
     }
+}
+
+/// Wait before retry number `attempt + 1`: 250 ms, 500 ms, 1 s, ... capped at
+/// about four minutes.
+fn backoff(attempt: u32) -> Duration {
+    RETRY_BACKOFF * 2u32.pow(attempt.min(10))
 }
 
 /// Parses `Retry-After`: delta seconds or an HTTP date.
@@ -383,72 +430,117 @@ fn headers_of(map: &HeaderMap) -> Vec<Header> {
         .collect()
 }
 
-/// Reads the body chunk by chunk, stopping at `max` bytes.
-async fn read_capped(mut resp: reqwest::Response, max: u64) -> (Vec<u8>, bool) {
-    let max = usize::try_from(max).unwrap_or(usize::MAX);
-    let mut body: Vec<u8> = Vec::new();
-    loop {
-        match resp.chunk().await {
-            Ok(Some(chunk)) => {
-                let room = max - body.len();
-                if chunk.len() > room {
-                    body.extend_from_slice(&chunk[..room]);
-                    return (body, true);
-                }
-                body.extend_from_slice(&chunk);
+/// A body as read: decoded bytes (cut at the cap) and what came over the wire.
+struct Body {
+    bytes: Vec<u8>,
+    truncated: bool,
+    wire_bytes: u64,
+}
+
+/// The decoder for a `Content-Encoding`, writing into a growing buffer.
+enum Decoder {
+    Identity(Vec<u8>),
+    Gzip(flate2::write::MultiGzDecoder<Vec<u8>>),
+    Deflate(flate2::write::ZlibDecoder<Vec<u8>>),
+}
+
+impl Decoder {
+    fn for_encoding(encoding: Option<&str>) -> Result<Decoder, FetchError> {
+        match encoding.map(|e| e.trim().to_ascii_lowercase()).as_deref() {
+            None | Some("") | Some("identity") => Ok(Decoder::Identity(Vec::new())),
+            Some("gzip") | Some("x-gzip") => Ok(Decoder::Gzip(flate2::write::MultiGzDecoder::new(
+                Vec::new(),
+            ))),
+            Some("deflate") => Ok(Decoder::Deflate(
+                flate2::write::ZlibDecoder::new(Vec::new()),
+            )),
+            Some(other) => Err(FetchError::Http(format!(
+                "the server sent Content-Encoding `{other}`, which was not asked for"
+            ))),
+        }
+    }
+
+    fn write(&mut self, chunk: &[u8]) -> std::io::Result<()> {
+        match self {
+            Decoder::Identity(v) => {
+                v.extend_from_slice(chunk);
+                Ok(())
             }
-            Ok(None) => return (body, false),
-            Err(e) => {
-                tracing::debug!(error = %e, "body read ended early");
-                return (body, false);
-            }
+            Decoder::Gzip(d) => d.write_all(chunk),
+            Decoder::Deflate(d) => d.write_all(chunk),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Decoder::Identity(v) => v.len(),
+            Decoder::Gzip(d) => d.get_ref().len(),
+            Decoder::Deflate(d) => d.get_ref().len(),
+        }
+    }
+
+    fn finish(self) -> std::io::Result<Vec<u8>> {
+        match self {
+            Decoder::Identity(v) => Ok(v),
+            Decoder::Gzip(d) => d.finish(),
+            Decoder::Deflate(d) => d.finish(),
         }
     }
 }
 
-/// Undoes a gzip or deflate `Content-Encoding`, keeping at most `max` decoded
-/// bytes (a small compressed body can expand enormously). Other or missing
-/// encodings, and bodies that fail to decode, are returned as they came.
-pub fn decode_content(
-    encoding: Option<&str>,
-    body: Vec<u8>,
-    truncated: bool,
-    max: u64,
-) -> (Vec<u8>, bool) {
-    use std::io::Read;
-    let encoding = encoding.map(|e| e.trim().to_ascii_lowercase());
-    let mut out = Vec::new();
-    let limit = max.saturating_add(1);
-    let result = match encoding.as_deref() {
-        Some("gzip") | Some("x-gzip") => flate2::read::MultiGzDecoder::new(body.as_slice())
-            .take(limit)
-            .read_to_end(&mut out),
-        Some("deflate") => {
-            let zlib = flate2::read::ZlibDecoder::new(body.as_slice())
-                .take(limit)
-                .read_to_end(&mut out);
-            if zlib.is_err() {
-                out.clear();
-                flate2::read::DeflateDecoder::new(body.as_slice())
-                    .take(limit)
-                    .read_to_end(&mut out)
-            } else {
-                zlib
+/// Reads the body chunk by chunk, decoding `Content-Encoding` as it comes and
+/// stopping once the decoded body reaches `max` bytes (which also stops
+/// decompression bombs).
+async fn read_capped(mut resp: reqwest::Response, max: u64) -> Result<Body, FetchError> {
+    let max = usize::try_from(max).unwrap_or(usize::MAX);
+    let encoding = resp
+        .headers()
+        .get(CONTENT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let mut decoder = Decoder::for_encoding(encoding.as_deref())?;
+    let mut wire_bytes = 0u64;
+    let mut truncated = false;
+    loop {
+        match resp.chunk().await {
+            Ok(Some(chunk)) => {
+                wire_bytes += chunk.len() as u64;
+                decoder
+                    .write(&chunk)
+                    .map_err(|e| FetchError::Http(format!("undecodable body: {e}")))?;
+                if decoder.len() > max {
+                    truncated = true;
+                    break;
+                }
+            }
+            Ok(None) => break,
+            Err(e) => {
+                tracing::debug!(error = %e, "body read ended early");
+                break;
             }
         }
-        _ => return (body, truncated),
-    };
-    match result {
-        Ok(_) => {
-            let cut = out.len() as u64 > max;
-            out.truncate(usize::try_from(max).unwrap_or(usize::MAX));
-            (out, truncated || cut)
-        }
-        Err(e) => {
-            tracing::debug!(error = %e, "could not decode the response body");
-            (body, truncated)
-        }
     }
+    let mut bytes = if truncated {
+        // A cut compressed stream cannot be finished; keep what was decoded.
+        match decoder {
+            Decoder::Identity(v) => v,
+            Decoder::Gzip(d) => d.get_ref().clone(),
+            Decoder::Deflate(d) => d.get_ref().clone(),
+        }
+    } else {
+        decoder
+            .finish()
+            .map_err(|e| FetchError::Http(format!("undecodable body: {e}")))?
+    };
+    if bytes.len() > max {
+        bytes.truncate(max);
+        truncated = true;
+    }
+    Ok(Body {
+        bytes,
+        truncated,
+        wire_bytes,
+    })
 }
 
 /// Decodes an HTML body: BOM first, then the `Content-Type` charset, then a
@@ -505,35 +597,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn gzip_and_deflate_bodies_are_decoded_and_capped() {
-        use std::io::Write;
-        let text = b"<p>hello</p>".repeat(100);
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        gz.write_all(&text).unwrap();
-        let gz = gz.finish().unwrap();
-        assert_eq!(
-            decode_content(Some("gzip"), gz.clone(), false, 10_000),
-            (text.clone(), false)
-        );
-        let (capped, truncated) = decode_content(Some("gzip"), gz, false, 100);
-        assert_eq!((capped.len(), truncated), (100, true));
-        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
-        z.write_all(&text).unwrap();
-        assert_eq!(
-            decode_content(Some("deflate"), z.finish().unwrap(), false, 10_000).0,
-            text
-        );
-        assert_eq!(
-            decode_content(None, b"plain".to_vec(), false, 10).0,
-            b"plain"
-        );
-        assert_eq!(
-            decode_content(Some("gzip"), b"not gzip".to_vec(), false, 10).0,
-            b"not gzip"
-        );
-    }
-
-    #[test]
     fn charset_from_bom_header_meta() {
         let latin = b"<meta charset=\"windows-1252\"><p>caf\xe9</p>";
         assert_eq!(
@@ -547,6 +610,57 @@ mod tests {
         assert_eq!(decode_html(b"\xef\xbb\xbfhi", Some("windows-1252")).0, "hi");
         assert_eq!(decode_html(b"\xe9", None).0, "\u{fffd}");
         assert_eq!(decode_html(b"<meta charset=utf-16>x", None).1, "UTF-8");
+    }
+
+    fn response(encoding: Option<&str>, body: Vec<u8>) -> reqwest::Response {
+        let mut b = axum::http::Response::builder().status(200);
+        if let Some(e) = encoding {
+            b = b.header("content-encoding", e);
+        }
+        reqwest::Response::from(b.body(body).unwrap())
+    }
+
+    fn gzip(data: &[u8]) -> Vec<u8> {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        enc.write_all(data).unwrap();
+        enc.finish().unwrap()
+    }
+
+    #[tokio::test]
+    async fn bodies_are_decoded_and_capped_after_decoding() {
+        let html = b"<p>hello</p>".repeat(100);
+        let packed = gzip(&html);
+        let got = read_capped(response(Some("gzip"), packed.clone()), 1 << 20)
+            .await
+            .unwrap();
+        assert_eq!((got.bytes, got.truncated), (html.clone(), false));
+        assert_eq!(got.wire_bytes, packed.len() as u64);
+
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        z.write_all(&html).unwrap();
+        let got = read_capped(response(Some("deflate"), z.finish().unwrap()), 1 << 20)
+            .await
+            .unwrap();
+        assert_eq!(got.bytes, html);
+
+        // A decompression bomb stops at the cap.
+        let bomb = gzip(&vec![0u8; 8 << 20]);
+        let got = read_capped(response(Some("gzip"), bomb), 64 * 1024)
+            .await
+            .unwrap();
+        assert_eq!((got.bytes.len(), got.truncated), (64 * 1024, true));
+
+        let plain = read_capped(response(None, html.clone()), 100)
+            .await
+            .unwrap();
+        assert_eq!((plain.bytes.len(), plain.truncated), (100, true));
+
+        assert!(read_capped(response(Some("br"), html.clone()), 1 << 20)
+            .await
+            .is_err());
+        assert!(read_capped(response(Some("gzip"), html), 1 << 20)
+            .await
+            .is_err());
     }
 
     #[test]
