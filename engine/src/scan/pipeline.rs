@@ -277,6 +277,7 @@ pub(crate) async fn run(
     // Link and resource checks, only when their rules are selected.
     let link_status = check_links(
         &shared,
+        &scope,
         &inner.selection,
         &crawl.summaries,
         &mut crawl.notes,
@@ -382,10 +383,13 @@ pub(crate) async fn run(
 
 /// Network statuses of the links and resources of the crawled pages, for the
 /// `broken-links` / `broken-resources` rules (empty when neither is selected).
-/// Crawled pages keep the status the crawl saw; everything else is checked by
-/// [`LinkChecker`](crate::checks::links::LinkChecker) under the crawl's host pool.
+/// Crawled pages keep the status the crawl saw. Other URLs on the scanned site are
+/// never requested (the crawl's page limit, depth, robots.txt and nofollow decided
+/// not to fetch them) and are reported as skipped; URLs on other sites are checked
+/// by [`LinkChecker`](crate::checks::links::LinkChecker) under the crawl's host pool.
 async fn check_links(
     shared: &Arc<Shared>,
+    scope: &Scope,
     selection: &sitescan_rules::registry::Selection,
     summaries: &[PageSummary],
     notes: &mut Vec<String>,
@@ -419,19 +423,33 @@ async fn check_links(
     let mut seen = HashSet::new();
     let mut urls = Vec::new();
     for p in summaries {
-        let lists = [
-            if links { p.links.as_slice() } else { &[] },
-            if resources {
-                p.resources.as_slice()
-            } else {
-                &[]
-            },
+        let lists: [(bool, &[String]); 2] = [
+            (false, if links { &p.links } else { &[] }),
+            (true, if resources { &p.resources } else { &[] }),
         ];
-        for u in lists.into_iter().flatten() {
-            if seen.insert(u.clone()) {
-                if let Ok(url) = Url::parse(u) {
-                    urls.push(url);
+        for (is_resource, list) in lists {
+            for u in list {
+                if !seen.insert(u.clone()) {
+                    continue;
                 }
+                let Ok(url) = Url::parse(u) else {
+                    continue;
+                };
+                if scope.host_in_scope(&url) {
+                    // Pages of the site are the crawl's business: what it did not
+                    // fetch (limits, robots.txt, nofollow) is not fetched here
+                    // either. Resources (images, scripts) are checked when
+                    // robots.txt allows them.
+                    if !(is_resource && shared.robots_allow(&url)) {
+                        checker.seed(
+                            u,
+                            LinkStatus::Skipped {
+                                reason: "on the scanned site but not crawled".to_string(),
+                            },
+                        );
+                    }
+                }
+                urls.push(url);
             }
         }
     }
