@@ -80,6 +80,8 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::color_contrast::ColorContrast,
     &a11y::link_in_text_block::LinkInTextBlock,
     &a11y::target_size::TargetSize,
+    &a11y::summary_name::SummaryName,
+    &a11y::css_orientation_lock::CssOrientationLock,
     // Security (issue 4).
     &security::is_on_https::IsOnHttps,
     &security::strict_transport_security::StrictTransportSecurity,
@@ -136,6 +138,7 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::region::Region,
     &a11y::empty_heading::EmptyHeading,
     &a11y::frame_title_unique::FrameTitleUnique,
+    &a11y::frame_focusable_content::FrameFocusableContent,
     // Performance (issue 4).
     &performance::server_response_time::ServerResponseTime,
     &performance::download_time::DownloadTime,

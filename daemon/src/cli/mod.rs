@@ -6,11 +6,13 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod admin;
 mod conformance;
 mod output;
 mod report;
 mod rules;
 mod scan;
+mod serve;
 
 /// Exit code: clean.
 pub const EXIT_OK: u8 = 0;
@@ -66,10 +68,14 @@ struct Cli {
 enum Command {
     /// List every rule with its metadata.
     Rules(rules::Args),
-    /// Crawl a site and report what the rules found (JSON on stdout).
-    Scan(Box<scan::Args>),
+    /// Run the REST API with the embedded store and in-process workers.
+    Serve(serve::Args),
+    /// Accounts, API keys and sites (stands in for the dashboard).
+    Admin(admin::Args),
     /// Run the W3C ACT test cases and print per ACT rule how consistent the rules are.
     Conformance(conformance::Args),
+    /// Crawl a site and report what the rules found (JSON on stdout).
+    Scan(Box<scan::Args>),
     /// Re-render a saved JSON report, compare it with a baseline and apply gates.
     Report(report::Args),
 }
@@ -86,8 +92,10 @@ pub fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Rules(args) => rules::run(args),
-        Command::Scan(args) => scan::run(*args),
+        Command::Serve(args) => serve::run(args),
+        Command::Admin(args) => admin::run(args),
         Command::Conformance(args) => conformance::run(args),
+        Command::Scan(args) => scan::run(*args),
         Command::Report(args) => report::run(args),
     };
     match result {

@@ -1,0 +1,305 @@
+//! `css-orientation-lock`: content is not locked to one display orientation by
+//! CSS rotation in orientation media queries (WCAG 1.3.4, ACT b33eff).
+
+use scraper::{ElementRef, Selector};
+
+use crate::css::parse_stylesheet;
+use crate::{Category, Check, Impact, Level, Rule, RuleMeta, Visits};
+
+/// Checks rotations applied under `(orientation: …)` media queries.
+pub struct CssOrientationLock;
+
+static META: RuleMeta = RuleMeta {
+    id: "css-orientation-lock",
+    category: Category::Accessibility,
+    title: "Content is not locked to one orientation",
+    help: "Do not rotate the page by 90 degrees in portrait or landscape media queries; let content follow the device orientation.",
+    help_url: "https://www.w3.org/WAI/WCAG21/Understanding/orientation.html",
+    wcag: &["1.3.4"],
+    level: Some(Level::AA),
+    impact: Impact::Serious,
+    act: &["b33eff"],
+    docs: r#"## What it checks
+Style rules inside `@media` blocks whose query tests `orientation` and that set
+`transform` (`rotate()`, `rotateZ()`, `rotate3d(0, 0, 1, a)`, `matrix()`,
+`matrix3d()`) or `rotate` on elements that are visible and hold text. The
+rotation under the orientation query, relative to the rotation the same selector
+has outside media queries, must not be a quarter turn (90° or 270°, within half a
+degree): that is how pages force a portrait layout on landscape screens.
+
+## Why it matters
+People with devices mounted in one orientation (on a wheelchair, for example)
+cannot turn them. A page that rotates itself when the device is in the "wrong"
+orientation shows sideways text to them.
+
+## Failing
+```html
+<style>@media (orientation: portrait) { html { transform: rotate(90deg); } }</style>
+```
+
+## Passing
+```html
+<style>@media (orientation: portrait) { html { transform: rotate(0turn); } }</style>
+```
+"#,
+    ..RuleMeta::BASE
+};
+
+/// Removes `/* … */` comments.
+fn strip_comments(css: &str) -> String {
+    let mut out = String::with_capacity(css.len());
+    let mut rest = css;
+    while let Some(start) = rest.find("/*") {
+        out.push_str(&rest[..start]);
+        match rest[start + 2..].find("*/") {
+            Some(end) => rest = &rest[start + 2 + end + 2..],
+            None => return out,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Top-level `@media` blocks as (prelude, body).
+fn media_blocks(css: &str) -> Vec<(String, String)> {
+    let css = strip_comments(css);
+    let bytes = css.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(pos) = css[i..].find("@media") {
+        let start = i + pos;
+        let Some(open_rel) = css[start..].find('{') else {
+            break;
+        };
+        let open = start + open_rel;
+        let mut depth = 0usize;
+        let mut close = None;
+        for (j, b) in bytes.iter().enumerate().skip(open) {
+            match b {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(j);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(close) = close else {
+            break;
+        };
+        out.push((
+            css[start + "@media".len()..open]
+                .trim()
+                .to_ascii_lowercase(),
+            css[open + 1..close].to_string(),
+        ));
+        i = close + 1;
+    }
+    out
+}
+
+/// An angle in degrees (`deg`, `rad`, `grad`, `turn`).
+fn angle(value: &str) -> Option<f64> {
+    let v = value.trim();
+    let units: [(&str, f64); 4] = [
+        ("deg", 1.0),
+        ("grad", 0.9),
+        ("rad", 180.0 / std::f64::consts::PI),
+        ("turn", 360.0),
+    ];
+    for (unit, factor) in units {
+        if let Some(n) = v.strip_suffix(unit) {
+            return n.trim().parse::<f64>().ok().map(|x| x * factor);
+        }
+    }
+    (v == "0").then_some(0.0)
+}
+
+fn args(f: &str) -> Vec<&str> {
+    f.split(',')
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+        .collect()
+}
+
+/// The rotation about the z axis, in degrees, of a `transform` or `rotate` value;
+/// `None` when it has none this rule can read.
+pub fn rotation(property: &str, value: &str) -> Option<f64> {
+    let v = value.trim().to_ascii_lowercase();
+    if property == "rotate" {
+        // `rotate: 90deg` or `rotate: z 90deg` / `0 0 1 90deg`.
+        return v.split_whitespace().last().and_then(angle);
+    }
+    let mut total = None;
+    let mut rest = v.as_str();
+    while let Some(open) = rest.find('(') {
+        let name = rest[..open]
+            .trim()
+            .rsplit(' ')
+            .next()
+            .unwrap_or("")
+            .to_string();
+        let Some(close) = rest[open..].find(')') else {
+            break;
+        };
+        let inner = &rest[open + 1..open + close];
+        let a = args(inner);
+        let deg = match name.as_str() {
+            "rotate" | "rotatez" => a.first().and_then(|x| angle(x)),
+            "rotate3d" if a.len() == 4 => {
+                let axis: Vec<f64> = a[..3].iter().filter_map(|x| x.parse().ok()).collect();
+                if axis.len() == 3 && axis[0] == 0.0 && axis[1] == 0.0 && axis[2] != 0.0 {
+                    angle(a[3]).map(|d| d * axis[2].signum())
+                } else {
+                    None
+                }
+            }
+            "matrix" | "matrix3d" if a.len() >= 2 => {
+                let m: Vec<f64> = a.iter().filter_map(|x| x.parse().ok()).collect();
+                (m.len() >= 2).then(|| m[1].atan2(m[0]).to_degrees())
+            }
+            _ => None,
+        };
+        if let Some(d) = deg {
+            total = Some(total.unwrap_or(0.0) + d);
+        }
+        rest = &rest[open + close + 1..];
+    }
+    total
+}
+
+fn sheet_texts(cx: &Check<'_, '_>) -> Vec<String> {
+    let page = cx.page();
+    let mut texts: Vec<String> = page
+        .root()
+        .descendants()
+        .filter_map(ElementRef::wrap)
+        .filter(|e| e.value().name() == "style")
+        .map(|e| e.text().collect())
+        .collect();
+    texts.extend(page.page().stylesheets.iter().map(|s| s.text.clone()));
+    texts
+}
+
+fn rotations_of(css: &str) -> Vec<(String, f64)> {
+    parse_stylesheet(css)
+        .into_iter()
+        .flat_map(|rule| {
+            rule.declarations
+                .iter()
+                .filter(|d| d.name == "transform" || d.name == "rotate")
+                .filter_map(|d| rotation(&d.name, &d.value))
+                .map(|r| (rule.selectors.clone(), r))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+impl Rule for CssOrientationLock {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn visits(&self) -> Visits {
+        Visits::Document
+    }
+
+    fn check_document(&self, cx: &mut Check<'_, '_>) {
+        if !cx.page().page().is_html() {
+            return;
+        }
+        for css in sheet_texts(cx) {
+            let blocks = media_blocks(&css);
+            // Rotations outside media queries, by selector text.
+            let mut base_css = strip_comments(&css);
+            for (_, body) in &blocks {
+                base_css = base_css.replace(body.as_str(), "");
+            }
+            let base = rotations_of(&base_css);
+            for (prelude, body) in blocks {
+                if !prelude.contains("orientation") {
+                    continue;
+                }
+                for (selectors, degrees) in rotations_of(&body) {
+                    let Ok(selector) = Selector::parse(&selectors) else {
+                        continue;
+                    };
+                    let page = cx.page();
+                    let targets: Vec<ElementRef<'_>> = page
+                        .doc()
+                        .select(&selector)
+                        .filter(|el| {
+                            page.is_visible(*el) && el.text().any(|t| !t.trim().is_empty())
+                        })
+                        .collect();
+                    if targets.is_empty() {
+                        continue;
+                    }
+                    let base_deg = base
+                        .iter()
+                        .rev()
+                        .find(|(s, _)| *s == selectors)
+                        .map(|(_, d)| *d)
+                        .unwrap_or(0.0);
+                    let relative = (degrees - base_deg).rem_euclid(180.0);
+                    let quarter = (relative - 90.0).abs() <= 0.5;
+                    for el in targets {
+                        if quarter {
+                            cx.fail(
+                                el,
+                                format!("Under @media {prelude} this element is rotated by {:.1}°, locking the content to one orientation.", degrees - base_deg),
+                            );
+                        } else {
+                            cx.pass();
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::RuleTester;
+
+    fn page(css: &str) -> String {
+        format!("<html lang=en><head><style>{css}</style></head><body>Content</body></html>")
+    }
+
+    #[test]
+    fn examples() {
+        let pass = [
+            "@media (orientation: portrait) { html { transform: rotateZ(1turn); } }",
+            "@media (orientation: portrait) { html { transform: matrix(1, -1.22465e-15, 1.22465e-15, 1, 0, 0); } }",
+            "@media (orientation: portrait) { html { rotate: 0turn; } }",
+            "body { transform: rotate(90deg); }",
+            "@media (orientation: portrait) { body { transform: translateX(100px); } }",
+        ]
+        .map(page);
+        let fail = [
+            "@media (orientation: portrait) { html { transform: rotate(1.5708rad); } }",
+            "@media (orientation: landscape) { body { transform: matrix3d(0, -1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1); } }",
+            "body { transform: rotate(2.5deg); } @media (orientation: landscape) { body { transform: rotate(92.5deg); } }",
+            "@media (orientation: portrait) { html { rotate: 90deg; } }",
+        ]
+        .map(page);
+        RuleTester::new(&CssOrientationLock)
+            .pass(&pass.iter().map(String::as_str).collect::<Vec<_>>())
+            .fail(&fail.iter().map(String::as_str).collect::<Vec<_>>())
+            .run();
+    }
+
+    #[test]
+    fn rotations_parse() {
+        assert_eq!(rotation("transform", "rotate(90deg)"), Some(90.0));
+        assert_eq!(rotation("transform", "translateX(10px)"), None);
+        assert_eq!(rotation("rotate", "z 0.25turn"), Some(90.0));
+        let r = rotation("transform", "rotate3d(0, 0, 1, 270deg)").unwrap();
+        assert!((r - 270.0).abs() < 1e-9);
+    }
+}
