@@ -5,6 +5,9 @@
 //! format, and compared with a baseline in which a tenth of the findings differ.
 //! `cargo bench --bench render` measures; `cargo test --benches` runs each once.
 
+// `criterion_group!` generates an undocumented function.
+#![allow(missing_docs)]
+
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
