@@ -209,7 +209,7 @@ async fn wait_true(rx: &mut watch::Receiver<bool>) {
 }
 
 /// Drives the executor's stream; `None` when the scan was canceled meanwhile.
-async fn execute(
+pub async fn execute(
     store: &dyn Store,
     executor: &dyn ScanExecutor,
     scan: &Scan,

@@ -28,6 +28,11 @@ pub(crate) struct Args {
     /// Directory of the embedded store (the same as `serve --data-dir`).
     #[arg(long, env = "SITESCAN_DATA_DIR", default_value = DEFAULT_DATA_DIR, global = true)]
     data_dir: PathBuf,
+    /// Use the fleet's Redis instead of the embedded store.
+    #[arg(long, env = "SITESCAN_REDIS_URL", global = true)]
+    redis: Option<String>,
+    #[command(flatten)]
+    redis_args: super::worker::RedisArgs,
     #[command(subcommand)]
     command: AdminCommand,
 }
@@ -135,7 +140,10 @@ pub(crate) fn run(args: Args) -> CliResult {
 }
 
 async fn run_async(args: Args) -> CliResult {
-    let store: Arc<dyn Store> = Arc::new(Embedded::open(&args.data_dir).map_err(CliError::run)?);
+    let store: Arc<dyn Store> = match &args.redis {
+        Some(url) => Arc::new(args.redis_args.connect(url).await?),
+        None => Arc::new(Embedded::open(&args.data_dir).map_err(CliError::run)?),
+    };
     let now = chrono::Utc::now();
     let out = match args.command {
         AdminCommand::Account(AccountCommand::Create { plan, name }) => {

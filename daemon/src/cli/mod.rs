@@ -13,6 +13,7 @@ mod report;
 mod rules;
 mod scan;
 mod serve;
+mod worker;
 
 /// Exit code: clean.
 pub const EXIT_OK: u8 = 0;
@@ -78,6 +79,8 @@ enum Command {
     Scan(Box<scan::Args>),
     /// Re-render a saved JSON report, compare it with a baseline and apply gates.
     Report(report::Args),
+    /// Run a fleet worker: take scan jobs from Redis and run them.
+    Worker(worker::Args),
 }
 
 /// Parses the command line, runs the subcommand and returns the process exit code.
@@ -97,6 +100,7 @@ pub fn main() -> ExitCode {
         Command::Conformance(args) => conformance::run(args),
         Command::Scan(args) => scan::run(*args),
         Command::Report(args) => report::run(args),
+        Command::Worker(args) => worker::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -15,6 +15,7 @@ use sitescan_engine::Priority;
 use crate::error::Result;
 
 mod embedded;
+pub mod redis;
 
 /// One scan to run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
