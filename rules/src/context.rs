@@ -4,6 +4,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use rustc_hash::FxHashMap;
+
 use ego_tree::NodeId;
 use scraper::{ElementRef, Html};
 use serde::{Deserialize, Serialize};
@@ -136,9 +138,9 @@ pub struct PageContext<'p> {
     ids: OnceLock<HashMap<String, Vec<NodeId>>>,
     styles: OnceLock<Styles>,
     tree: OnceLock<TreeFacts>,
-    referrers: OnceLock<HashMap<(&'static str, String), Vec<NodeId>>>,
-    order: OnceLock<HashMap<NodeId, usize>>,
-    names: Mutex<HashMap<NodeId, Arc<str>>>,
+    referrers: OnceLock<FxHashMap<(&'static str, String), Vec<NodeId>>>,
+    order: OnceLock<FxHashMap<NodeId, usize>>,
+    names: Mutex<FxHashMap<NodeId, Arc<str>>>,
 }
 
 /// Attributes that hold id references, indexed by [`PageContext::referrers`].
@@ -167,7 +169,7 @@ impl<'p> PageContext<'p> {
             tree: OnceLock::new(),
             referrers: OnceLock::new(),
             order: OnceLock::new(),
-            names: Mutex::new(HashMap::new()),
+            names: Mutex::new(FxHashMap::default()),
         }
     }
 
@@ -289,7 +291,7 @@ impl<'p> PageContext<'p> {
     /// once per document on first use.
     pub fn referrers(&self, attr: &str, id: &str) -> Vec<ElementRef<'_>> {
         let map = self.referrers.get_or_init(|| {
-            let mut map: HashMap<(&'static str, String), Vec<NodeId>> = HashMap::new();
+            let mut map: FxHashMap<(&'static str, String), Vec<NodeId>> = FxHashMap::default();
             for el in self.root().descendants().filter_map(ElementRef::wrap) {
                 for (name, value) in el.value().attrs() {
                     let Some(attr) = IDREF_ATTRS.iter().find(|a| **a == name) else {

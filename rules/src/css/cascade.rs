@@ -10,6 +10,8 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+
+use rustc_hash::FxHashMap;
 use std::sync::{Arc, OnceLock};
 
 use ego_tree::NodeId;
@@ -414,7 +416,7 @@ impl RuleIndex {
         }
     }
 
-    fn matching(&self, el: ElementRef<'_>, ancestors: &HashMap<String, u32>) -> Vec<usize> {
+    fn matching(&self, el: ElementRef<'_>, ancestors: &FxHashMap<String, u32>) -> Vec<usize> {
         let mut cands: Vec<usize> = self.universal.clone();
         if let Some(id) = el.value().id() {
             if let Some(v) = self.by_id.get(id) {
@@ -441,7 +443,7 @@ impl RuleIndex {
 
 /// Computed styles for every element of a document, computed in one top-down pass.
 pub struct Styles {
-    map: HashMap<NodeId, ComputedStyle>,
+    map: FxHashMap<NodeId, ComputedStyle>,
 }
 
 impl Styles {
@@ -477,10 +479,10 @@ impl Styles {
             }
         }
 
-        let mut map = HashMap::new();
+        let mut map = FxHashMap::default();
         let root = doc.root_element();
         let base = ComputedStyle::initial();
-        let mut ancestors: HashMap<String, u32> = HashMap::new();
+        let mut ancestors: FxHashMap<String, u32> = FxHashMap::default();
         let root_size = {
             let s = compute_one(&index, root, &base, 16.0, &ancestors);
             let size = s.font_size;
@@ -542,13 +544,13 @@ fn hint_keys(el: ElementRef<'_>) -> impl Iterator<Item = String> + '_ {
         .chain(el.value().classes().map(|c| format!(".{c}")))
 }
 
-fn enter(ancestors: &mut HashMap<String, u32>, el: ElementRef<'_>) {
+fn enter(ancestors: &mut FxHashMap<String, u32>, el: ElementRef<'_>) {
     for k in hint_keys(el) {
         *ancestors.entry(k).or_insert(0) += 1;
     }
 }
 
-fn leave(ancestors: &mut HashMap<String, u32>, el: ElementRef<'_>) {
+fn leave(ancestors: &mut FxHashMap<String, u32>, el: ElementRef<'_>) {
     for k in hint_keys(el) {
         if let Some(n) = ancestors.get_mut(&k) {
             *n -= 1;
@@ -564,7 +566,7 @@ fn compute_one(
     el: ElementRef<'_>,
     parent: &ComputedStyle,
     root_size: f32,
-    ancestors: &HashMap<String, u32>,
+    ancestors: &FxHashMap<String, u32>,
 ) -> ComputedStyle {
     let inline: Vec<(String, String, bool)> = crate::dom::attr(el, "style")
         .map(|style| {
@@ -578,7 +580,7 @@ fn compute_one(
                 .collect()
         })
         .unwrap_or_default();
-    let mut winners: HashMap<&str, (Precedence, &str)> = HashMap::new();
+    let mut winners: FxHashMap<&str, (Precedence, &str)> = FxHashMap::default();
     let matched = index.matching(el, ancestors);
     for i in &matched {
         let rule = &index.rules[*i];
@@ -625,7 +627,7 @@ fn compute_one(
     }
     // Declarations that use var(): substitute, then expand their shorthands and let
     // the longhands compete by precedence.
-    let mut resolved: HashMap<Cow<'_, str>, (Precedence, Cow<'_, str>)> = winners
+    let mut resolved: FxHashMap<Cow<'_, str>, (Precedence, Cow<'_, str>)> = winners
         .iter()
         .filter(|(k, (_, v))| !k.starts_with("--") && !v.contains("var("))
         .map(|(k, (p, v))| (Cow::Borrowed(*k), (*p, Cow::Borrowed(*v))))
