@@ -260,7 +260,10 @@ fn analyze_file() {
     let rules = registry::select(&["accessibility"]).unwrap();
     let a = analyze(&page, &rules.page);
     for f in &a.findings {
-        println!("{:?} {} {} | {}", f.outcome, f.rule_id, f.selector, f.message);
+        println!(
+            "{:?} {} {} | {}",
+            f.outcome, f.rule_id, f.selector, f.message
+        );
     }
     for e in &a.errors {
         println!("ERROR {} {}", e.rule_id, e.message);
