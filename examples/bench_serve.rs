@@ -48,7 +48,10 @@ async fn main() -> ExitCode {
         }
     };
     let mut out = std::io::stdout();
-    if writeln!(out, "http://{addr}/").and_then(|()| out.flush()).is_err() {
+    if writeln!(out, "http://{addr}/")
+        .and_then(|()| out.flush())
+        .is_err()
+    {
         return ExitCode::from(3);
     }
     match axum::serve(listener, app).await {

@@ -631,7 +631,9 @@ pub fn render_text(report: &ConformanceReport) -> String {
             line(&mut s, &label, &p.rules_in_manifest);
         }
     }
-    s
+    let mut out: String = s.lines().map(str::trim_end).collect::<Vec<_>>().join("\n");
+    out.push('\n');
+    out
 }
 
 #[cfg(test)]

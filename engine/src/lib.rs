@@ -58,4 +58,6 @@ pub use error::{Error, Result};
 pub use report::{
     CategorySummary, CrawlStats, PageReport, Report, RuleSummary, Skipped, SCHEMA_VERSION,
 };
-pub use scanner::{PageResult, Progress, ScanEvent, Scanner, ScannerBuilder};
+pub use scanner::{
+    PageResult, Progress, ScanEvent, Scanner, ScannerBuilder, MAX_REDIRECTS_LIMIT, MAX_RETRIES,
+};

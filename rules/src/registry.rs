@@ -139,6 +139,7 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::region::Region,
     &a11y::empty_heading::EmptyHeading,
     &a11y::frame_title_unique::FrameTitleUnique,
+    &a11y::frame_focusable_content::FrameFocusableContent,
     // Performance (issue 4).
     &performance::server_response_time::ServerResponseTime,
     &performance::download_time::DownloadTime,

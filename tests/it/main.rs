@@ -1,6 +1,9 @@
 //! End-to-end tests, all in one binary (as ripgrep and omniqueue do).
 //!
 //! - `cli`: the `sitescan` binary's commands, exit codes and messages.
+//! - `api`: the REST API over real HTTP against fixture sites (`api_support`: the
+//!   in-process server and helpers); `serve`: the `serve`/`admin` binaries, restart.
+//! - `contract`: the Store and Queue contract, run on the embedded backend.
 //! - `crawl`: the crawler over real HTTP against the fixture server (politeness,
 //!   limits, redirects, SSRF guard, sitemaps, the library API).
 //! - `conformance`: the ACT conformance floor (`conformance/floor.json`).
@@ -12,6 +15,10 @@
     unreachable_pub
 )]
 
+mod api;
+mod api_support;
 mod cli;
 mod conformance;
+mod contract;
 mod crawl;
+mod serve;

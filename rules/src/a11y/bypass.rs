@@ -43,7 +43,6 @@ navigation on every page before reaching what they came for.
 <body><nav><a href="/">Home</a> <a href="/shop">Shop</a></nav><main><p>Welcome to our shop.</p></main></body>
 ```
 "#,
-    ..RuleMeta::BASE
 };
 
 impl Rule for Bypass {

@@ -38,7 +38,6 @@ content lets them skip the navigation.
 <body><nav><a href="/">Home</a></nav><div><h1>Shoes</h1><p>Our range.</p></div></body>
 ```
 "#,
-    ..RuleMeta::BASE
 };
 
 impl Rule for BypassHeading {

@@ -38,7 +38,6 @@ the quickest way past navigation.
 <body><nav><a href="/">Home</a> <a href="/shop">Shop</a></nav><main><p>Welcome to our shop.</p></main></body>
 ```
 "#,
-    ..RuleMeta::BASE
 };
 
 impl Rule for BypassLandmark {

@@ -18,8 +18,9 @@ static META: RuleMeta = RuleMeta {
     best_practice: true,
     docs: r#"## What it checks
 In document order, each heading's level is at most one deeper than the previous
-heading's (`h2` then `h4` fails; `h4` then `h2` is fine). Headings hidden with
-the `hidden` attribute or `aria-hidden="true"` are skipped.
+heading's (`h2` then `h4` fails; `h4` then `h2` is fine). Headings not exposed to
+assistive technologies (`hidden`, `aria-hidden="true"`, `display: none`, …)
+are skipped.
 
 ## Why it matters
 Screen-reader users navigate by heading level to understand how a page is
@@ -38,17 +39,6 @@ organised. A skipped level suggests missing content and breaks that outline.
     ..RuleMeta::BASE
 };
 
-fn hidden_by_attribute(el: ElementRef<'_>) -> bool {
-    std::iter::once(el)
-        .chain(crate::structure::ancestors(el))
-        .any(|e| {
-            e.value().attr("hidden").is_some()
-                || e.value()
-                    .attr("aria-hidden")
-                    .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
-        })
-}
-
 impl Rule for HeadingOrder {
     fn meta(&self) -> &'static RuleMeta {
         &META
@@ -65,7 +55,7 @@ impl Rule for HeadingOrder {
             let Some(level) = heading_level(el) else {
                 continue;
             };
-            if hidden_by_attribute(el) {
+            if page.is_hidden(el) {
                 continue;
             }
             match previous {
@@ -94,6 +84,7 @@ mod tests {
                 "<h1>a</h1><h2>b</h2><h3>c</h3><h2>d</h2>",
                 "<h2>a</h2><h1>b</h1>",
                 "<h1>a</h1><h3 hidden>x</h3><h2>b</h2>",
+                "<h1>a</h1><h4 style='display:none'>x</h4><h2>b</h2>",
                 "<h1>a</h1><div role=heading>b</div>",
             ])
             .fail(&[

@@ -123,7 +123,7 @@ impl MetaViewport {
                 "maximum-scale" => {
                     applicable = true;
                     let n = number(value);
-                    if n >= 0.0 && n < 2.0 {
+                    if (0.0..2.0).contains(&n) {
                         problems.push(format!("maximum-scale={value} caps zoom below 200%"));
                     }
                 }

@@ -40,6 +40,7 @@ pub mod duplicate_id_aria;
 pub mod empty_heading;
 pub mod focus_visible;
 pub mod form_field_multiple_labels;
+pub mod frame_focusable_content;
 pub mod frame_title;
 pub mod frame_title_unique;
 pub mod heading_order;

@@ -17,8 +17,8 @@ static META: RuleMeta = RuleMeta {
     impact: Impact::Moderate,
     best_practice: true,
     docs: r#"## What it checks
-An HTML page with a `<body>` contains an `h1` (or an element with `role="heading"`
-and `aria-level="1"`).
+An HTML page contains an `h1` (or an element with `role="heading"`
+and `aria-level="1"`) exposed to assistive technologies.
 
 ## Why it matters
 Screen-reader users often jump to the first level-one heading to reach the main
@@ -55,7 +55,7 @@ impl Rule for PageHasHeadingOne {
             .root()
             .descendants()
             .filter_map(ElementRef::wrap)
-            .any(|e| heading_level(e) == Some(1));
+            .any(|e| heading_level(e) == Some(1) && !page.is_hidden(e));
         if has_h1 {
             cx.pass();
         } else {
@@ -73,7 +73,7 @@ mod tests {
     fn examples() {
         RuleTester::new(&PageHasHeadingOne)
             .pass(&["<h1>a</h1>", "<div role=heading aria-level=1>a</div>"])
-            .fail(&["<h2>a</h2>", "<p>nothing</p>"])
+            .fail(&["<h2>a</h2>", "<p>nothing</p>", "<h1 hidden>a</h1>"])
             .run();
     }
 }

@@ -40,7 +40,6 @@ help.
 <body><a href="#main">Skip to content</a><nav><a href="/">Home</a></nav><div id="main"><p>Welcome</p></div></body>
 ```
 "##,
-    ..RuleMeta::BASE
 };
 
 impl Rule for SkipLink {

@@ -203,21 +203,7 @@ impl ComputedStyle {
         if clip_path.contains("inset(50%") || clip_path.contains("circle(0") {
             return true;
         }
-        // Off-screen offsets come in px and in em/rem (`top: -999em`).
-        let far = |v: Option<&str>| {
-            v.is_some_and(|v| {
-                let (n, scale) = if let Some(n) = v.strip_suffix("rem") {
-                    (n, 16.0)
-                } else if let Some(n) = v.strip_suffix("em") {
-                    (n, self.font_size)
-                } else {
-                    (v.trim_end_matches("px"), 1.0)
-                };
-                n.trim()
-                    .parse::<f32>()
-                    .is_ok_and(|x| x * scale <= OFF_SCREEN_PX)
-            })
-        };
+        let far = |v: Option<&str>| v.and_then(length_px).is_some_and(|x| x <= OFF_SCREEN_PX);
         if positioned && (far(self.get("left")) || far(self.get("top"))) {
             return true;
         }
