@@ -274,10 +274,21 @@ fn ancestor_hints(selector: &str) -> Vec<String> {
         if matches!(comb, b'+' | b'~') {
             break;
         }
-        if compound.contains(['(', '[', '\\', ':']) {
+        if compound.contains('\\') {
             continue;
         }
-        let mut rest = *compound;
+        // Pseudo-classes and attribute tests say nothing certain about ancestors:
+        // only the part before them is used.
+        let prefix = &compound[..compound.find([':', '[']).unwrap_or(compound.len())];
+        let tag_len = prefix.find(['#', '.']).unwrap_or(prefix.len());
+        let tag = &prefix[..tag_len];
+        if !tag.is_empty()
+            && tag != "*"
+            && tag.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        {
+            hints.push(format!("<{}", tag.to_ascii_lowercase()));
+        }
+        let mut rest = &prefix[tag_len..];
         while let Some(pos) = rest.find(['#', '.']) {
             let marker = &rest[pos..=pos];
             let tail = &rest[pos + 1..];
@@ -523,10 +534,8 @@ impl Styles {
 }
 
 fn hint_keys(el: ElementRef<'_>) -> impl Iterator<Item = String> + '_ {
-    el.value()
-        .id()
-        .map(|id| format!("#{id}"))
-        .into_iter()
+    std::iter::once(format!("<{}", el.value().name()))
+        .chain(el.value().id().map(|id| format!("#{id}")))
         .chain(el.value().classes().map(|c| format!(".{c}")))
 }
 
@@ -1054,9 +1063,14 @@ mod tests {
     #[test]
     fn ancestor_hints_skip_only_impossible_rules() {
         assert_eq!(ancestor_hints("#nav .menu > a"), vec![".menu", "#nav"]);
-        assert_eq!(ancestor_hints("div.a.b p"), vec![".a", ".b"]);
+        assert_eq!(ancestor_hints("div.a.b p"), vec!["<div", ".a", ".b"]);
         assert!(ancestor_hints(".a + p").is_empty());
-        assert!(ancestor_hints(".x:hover a").is_empty());
+        assert_eq!(ancestor_hints(".x:hover a"), vec![".x"]);
+        assert_eq!(
+            ancestor_hints("details:not([open]) > :not(summary)"),
+            vec!["<details"]
+        );
+        assert_eq!(ancestor_hints("[data-x] a"), Vec::<String>::new());
         let doc = Html::parse_document(
             r#"<style>#nav a { color: red } .side > p a { color: blue }</style>
             <div id=nav><p><a id=one>x</a></p></div><div class=side><p><a id=two>y</a></p></div><a id=three>z</a>"#,
