@@ -424,7 +424,15 @@ fn skip_ident(bytes: &[u8], mut i: usize) -> usize {
     while i < bytes.len() {
         let ch = bytes[i];
         if ch == b'\\' {
-            i += 2;
+            // Skip the backslash and the whole (possibly multi-byte) escaped char.
+            i += 1;
+            i += match bytes.get(i) {
+                Some(b) if *b >= 0xF0 => 4,
+                Some(b) if *b >= 0xE0 => 3,
+                Some(b) if *b >= 0xC0 => 2,
+                Some(_) => 1,
+                None => 0,
+            };
         } else if ch.is_ascii_alphanumeric() || ch == b'-' || ch == b'_' || ch >= 0x80 {
             i += 1;
         } else {
@@ -514,6 +522,8 @@ mod tests {
         assert_eq!(specificity(":not(#x) a"), (1 << 20) | 1);
         assert_eq!(specificity(":where(#x) a"), 1);
         assert_eq!(specificity("*"), 0);
+        assert_eq!(specificity(".a\\é:hover"), 2 << 10);
+        assert_eq!(specificity("#é\\😀 ü"), (1 << 20) | 1);
         assert_eq!(
             split_selector_list("a, :is(b, c) , d"),
             vec!["a", ":is(b, c)", "d"]
