@@ -385,7 +385,15 @@ impl RuleIndex {
                 })
                 .collect();
             let declarations = std::sync::Arc::new(expanded);
-            for part in split_selector_list(&rule.selectors) {
+            for original in split_selector_list(&rule.selectors) {
+                // The selectors engine knows no link state: every link is an
+                // unvisited link here (`:link`, `:any-link`); `:visited`, `:hover`,
+                // `:focus` and the like never match a page at rest, and their
+                // selectors fail to parse and are skipped.
+                let rewritten = original
+                    .replace(":any-link", "[href]")
+                    .replace(":link", "[href]");
+                let part = rewritten.as_str();
                 let Ok(selector) = Selector::parse(part) else {
                     continue;
                 };
@@ -1080,6 +1088,17 @@ mod tests {
         assert_eq!(color("#one"), "#ff0000");
         assert_eq!(color("#two"), "#0000ff");
         assert_eq!(color("#three"), "#000000");
+    }
+
+    #[test]
+    fn link_pseudo_classes() {
+        let doc = Html::parse_document(
+            r#"<style>.c a:link { color: #20609f } a:visited { color: purple } a:hover { color: red }</style>
+            <div class=c><a href=x id=l>x</a><a id=n>y</a></div>"#,
+        );
+        let st = Styles::compute(&doc, &[]);
+        assert_eq!(style_of(&doc, &st, "#l").color.unwrap().to_hex(), "#20609f");
+        assert_eq!(style_of(&doc, &st, "#n").color.unwrap().to_hex(), "#000000");
     }
 
     #[test]

@@ -123,7 +123,9 @@ fn query_applies(query: &str) -> bool {
 }
 
 /// Evaluates `(min-width: …)` / `(max-width: …)` / `(orientation: …)` features
-/// against a 1280×1024 landscape viewport; other features are assumed to hold.
+/// against a 1280×1024 landscape viewport, and user preference features
+/// (`prefers-color-scheme`, `forced-colors`, ...) as a default light-scheme desktop;
+/// other features are assumed to hold.
 fn features_apply(features: &str) -> bool {
     for part in features.split("and") {
         let part = part.trim().trim_start_matches('(').trim_end_matches(')');
@@ -146,6 +148,13 @@ fn features_apply(features: &str) -> bool {
             "min-height" => px(value).is_none_or(|v| 1024.0 >= v),
             "max-height" => px(value).is_none_or(|v| 1024.0 <= v),
             "orientation" => value == "landscape",
+            // A default desktop: light scheme, no user preferences, no forced colors.
+            "prefers-color-scheme" => value == "light",
+            "prefers-reduced-motion" | "prefers-reduced-transparency" | "prefers-contrast" => {
+                value == "no-preference"
+            }
+            "forced-colors" => value == "none",
+            "inverted-colors" => value == "none",
             _ => true,
         };
         if !ok {
@@ -539,5 +548,9 @@ mod tests {
         assert!(media_applies("not print"));
         assert!(!media_applies("(max-width: 400px)"));
         assert!(media_applies("only screen and (min-width: 40em)"));
+        assert!(!media_applies("(prefers-color-scheme: dark)"));
+        assert!(media_applies("(prefers-color-scheme: light)"));
+        assert!(!media_applies("(forced-colors: active)"));
+        assert!(media_applies("(prefers-reduced-motion: no-preference)"));
     }
 }
