@@ -281,8 +281,12 @@ fn analyze_file() {
     let a = analyze(&page, &rules.page);
     for f in &a.findings {
         println!(
-            "{:?} {} {} | {}",
-            f.outcome, f.rule_id, f.selector, f.message
+            "{:?} {} {} | {} {}",
+            f.outcome,
+            f.rule_id,
+            f.selector,
+            f.message,
+            f.data.clone().unwrap_or_default()
         );
     }
     for e in &a.errors {

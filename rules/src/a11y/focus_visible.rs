@@ -96,7 +96,16 @@ fn strip_focus(selector: &str) -> Option<String> {
     if !selector.contains(":focus") || selector.contains(":focus-within") {
         return None;
     }
-    let stripped = selector.replace(":focus-visible", "").replace(":focus", "");
+    // A style on the focused element's ::before / ::after box is drawn on focus
+    // too, so those pseudo-elements are stripped with the focus pseudo-class.
+    let stripped = selector
+        .replace(":focus-visible", "")
+        .replace(":focus", "")
+        .replace("::before", "")
+        .replace("::after", "")
+        .replace("::marker", "")
+        .replace(":before", "")
+        .replace(":after", "");
     let stripped = stripped.trim();
     Some(
         if stripped.is_empty() || stripped.ends_with([' ', '>', '+', '~']) {
@@ -206,6 +215,7 @@ mod tests {
                 r##"<style>a { outline: 0 } a:focus-visible { outline: 2px solid }</style><a href="/">Home</a>"##,
                 r##"<style>.x:focus { outline: none }</style><a href="/">Home</a>"##,
                 r##"<style>a:focus { outline: none }</style><a href="/" tabindex="-1">Home</a>"##,
+                r##"<style>details>summary{outline:none}details>summary:focus-visible::before{outline:1px dotted #000}</style><details><summary>More</summary>x</details>"##,
             ])
             .fail(&[
                 r##"<style>.no-focus:focus { outline: none; }</style><a class="no-focus" href="/">Home</a>"##,
