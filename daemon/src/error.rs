@@ -29,6 +29,10 @@ pub enum Error {
     /// The storage backend failed (disk, database file, Redis).
     #[error("storage failure: {0}; check the data directory (or Redis) is reachable and writable")]
     Storage(String),
+    /// The storage backend cannot be reached right now (Redis down, connection
+    /// lost, timeout): retrying later may work. The API answers 503.
+    #[error("storage unreachable: {0}; retry shortly")]
+    Unavailable(String),
     /// A stored record could not be decoded.
     #[error("stored record is corrupt: {0}")]
     Corrupt(String),

@@ -10,6 +10,7 @@ pub mod api;
 pub mod cli;
 pub mod error;
 pub mod executor;
+pub mod fleet;
 pub mod queue;
 pub mod store;
 pub mod telemetry;

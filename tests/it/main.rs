@@ -4,9 +4,12 @@
 //! - `api`: the REST API over real HTTP against fixture sites (`api_support`: the
 //!   in-process server and helpers); `serve`: the `serve`/`admin` binaries, restart.
 //! - `contract`: the Store and Queue contract, run on the embedded backend.
+//! - `fleet`: the Redis backend (same contract), `sitescan worker` processes under faults.
 //! - `crawl`: the crawler over real HTTP against the fixture server (politeness,
 //!   limits, redirects, SSRF guard, sitemaps, the library API).
 //! - `conformance`: the ACT conformance floor (`conformance/floor.json`).
+//! - `reports`: report formats, baselines and gates (`sitescan report`).
+//! - `site_checks`: link/resource checks over the network and the security grade.
 
 #![allow(
     clippy::unwrap_used,
@@ -21,4 +24,7 @@ mod cli;
 mod conformance;
 mod contract;
 mod crawl;
+mod fleet;
+mod reports;
 mod serve;
+mod site_checks;

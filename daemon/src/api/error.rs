@@ -207,6 +207,14 @@ impl From<Error> for ApiError {
             Error::NotFound { kind: "site", id } => ApiError::site_not_found(&id),
             Error::NotFound { kind: "scan", id } => ApiError::scan_not_found(&id),
             Error::Conflict(m) => ApiError::new(ErrorCode::ScanNotCancelable, m),
+            Error::Unavailable(m) => {
+                let mut err = ApiError::new(
+                    ErrorCode::ServiceUnavailable,
+                    "the storage backend does not answer; retry shortly",
+                );
+                err.internal = Some(m);
+                err
+            }
             other => ApiError::internal(other),
         }
     }

@@ -219,10 +219,21 @@ impl Service {
             self.workers.clone(),
             stop_rx,
         );
+        let rate_limit = auth::RateLimit::per_minute(auth::non_zero(self.rate_per_minute));
+        let housekeeping = {
+            let rate_limit = rate_limit.clone();
+            tokio::spawn(async move {
+                let mut every = tokio::time::interval(Duration::from_secs(60));
+                loop {
+                    every.tick().await;
+                    rate_limit.forget_idle();
+                }
+            })
+        };
         let state = AppState {
             store: self.store.clone(),
             queue: self.queue.clone(),
-            rate_limit: auth::RateLimit::per_minute(auth::non_zero(self.rate_per_minute)),
+            rate_limit,
             settings: ApiSettings {
                 allow_private: self.workers.allow_private,
             },
@@ -241,6 +252,7 @@ impl Service {
         let _ =
             tokio::time::timeout(grace, async { while pool.join_next().await.is_some() {} }).await;
         pool.abort_all();
+        housekeeping.abort();
         Ok(())
     }
 }

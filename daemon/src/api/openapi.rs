@@ -2,13 +2,14 @@
 //! handlers' `#[utoipa::path]` attributes and the wire types' `ToSchema`.
 
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
+use utoipa::openapi::{RefOr, Schema};
 use utoipa::{Modify, OpenApi};
 
 use super::envelope::{
     KeyEnvelope, Meta, ReportEnvelope, ScanEnvelope, ScanListEnvelope, SiteDeletedEnvelope,
     SiteEnvelope, SiteListEnvelope,
 };
-use super::error::{ErrorBody, ErrorDetail, ErrorObject};
+use super::error::{ErrorBody, ErrorCode, ErrorDetail, ErrorObject};
 use super::views::{
     AccountView, CreateSite, KeyView, PriorityParam, ScanLinks, ScanRequest, ScanRequestConfig,
     ScanView, SiteDeleted,
@@ -57,6 +58,31 @@ impl Modify for Security {
             "api_key",
             SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("X-API-Key"))),
         );
+        // `error.code` takes exactly the values of the code table.
+        if let Some(RefOr::T(Schema::Object(error))) = components.schemas.get_mut("ErrorObject") {
+            if let Some(RefOr::T(Schema::Object(code))) = error.properties.get_mut("code") {
+                code.enum_values = Some(
+                    ErrorCode::ALL
+                        .iter()
+                        .map(|c| serde_json::Value::from(c.as_str()))
+                        .collect(),
+                );
+                code.description = Some(
+                    ErrorCode::ALL
+                        .iter()
+                        .map(|c| {
+                            format!(
+                                "`{}` ({}): {}",
+                                c.as_str(),
+                                c.status().as_u16(),
+                                c.summary()
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                );
+            }
+        }
     }
 }
 

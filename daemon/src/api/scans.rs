@@ -73,7 +73,8 @@ pub(crate) fn router() -> Router<AppState> {
         (status = 413, description = "payload_too_large", body = ErrorBody),
         (status = 415, description = "unsupported_media_type", body = ErrorBody),
         (status = 422, description = "validation_failed (config.rules missing, unknown rule set, bad value)", body = ErrorBody),
-        (status = 429, description = "scan_limit_exceeded (Retry-After: seconds to next UTC midnight) or rate_limited", body = ErrorBody),
+        (status = 429, description = "scan_limit_exceeded (Retry-After: seconds to next UTC midnight) or rate_limited", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
     ))]
 pub(crate) async fn create_scan(
     state: State<AppState>,
@@ -102,7 +103,8 @@ macro_rules! typed_scan_endpoint {
                 (status = 413, description = "payload_too_large", body = ErrorBody),
                 (status = 415, description = "unsupported_media_type", body = ErrorBody),
                 (status = 422, description = "validation_failed (rules outside the type, unknown rule set, bad value)", body = ErrorBody),
-                (status = 429, description = "scan_limit_exceeded or rate_limited", body = ErrorBody),
+                (status = 429, description = "scan_limit_exceeded or rate_limited", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
             ))]
         pub(crate) async fn $name(
             state: State<AppState>,
@@ -329,7 +331,8 @@ async fn start(
         (status = 403, description = "plan_not_allowed", body = ErrorBody),
         (status = 404, description = "site_not_found", body = ErrorBody),
         (status = 422, description = "validation_failed (limit or cursor)", body = ErrorBody),
-        (status = 429, description = "rate_limited", body = ErrorBody),
+        (status = 429, description = "rate_limited", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
     ))]
 pub(crate) async fn list_scans(
     State(state): State<AppState>,
@@ -388,7 +391,8 @@ pub(crate) async fn list_scans(
         (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
         (status = 403, description = "plan_not_allowed", body = ErrorBody),
         (status = 404, description = "scan_not_found", body = ErrorBody),
-        (status = 429, description = "rate_limited", body = ErrorBody),
+        (status = 429, description = "rate_limited", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
     ))]
 pub(crate) async fn get_scan(
     State(state): State<AppState>,
@@ -414,7 +418,8 @@ pub(crate) async fn get_scan(
         (status = 403, description = "plan_not_allowed", body = ErrorBody),
         (status = 404, description = "scan_not_found", body = ErrorBody),
         (status = 409, description = "scan_not_cancelable: it already completed or failed", body = ErrorBody),
-        (status = 429, description = "rate_limited", body = ErrorBody),
+        (status = 429, description = "rate_limited", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
     ))]
 pub(crate) async fn cancel_scan(
     State(state): State<AppState>,
@@ -440,7 +445,8 @@ pub(crate) async fn cancel_scan(
         (status = 403, description = "plan_not_allowed", body = ErrorBody),
         (status = 404, description = "scan_not_found", body = ErrorBody),
         (status = 409, description = "report_not_ready: the scan is queued, running, failed or canceled", body = ErrorBody),
-        (status = 429, description = "rate_limited", body = ErrorBody),
+        (status = 429, description = "rate_limited", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
     ))]
 pub(crate) async fn get_report(
     State(state): State<AppState>,

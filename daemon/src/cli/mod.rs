@@ -8,9 +8,12 @@ use clap::{Parser, Subcommand};
 
 mod admin;
 mod conformance;
+mod output;
+mod report;
 mod rules;
 mod scan;
 mod serve;
+mod worker;
 
 /// Exit code: clean.
 pub const EXIT_OK: u8 = 0;
@@ -74,6 +77,10 @@ enum Command {
     Conformance(conformance::Args),
     /// Crawl a site and report what the rules found (JSON on stdout).
     Scan(Box<scan::Args>),
+    /// Re-render a saved JSON report, compare it with a baseline and apply gates.
+    Report(report::Args),
+    /// Run a fleet worker: take scan jobs from Redis and run them.
+    Worker(worker::Args),
 }
 
 /// Parses the command line, runs the subcommand and returns the process exit code.
@@ -92,6 +99,8 @@ pub fn main() -> ExitCode {
         Command::Admin(args) => admin::run(args),
         Command::Conformance(args) => conformance::run(args),
         Command::Scan(args) => scan::run(*args),
+        Command::Report(args) => report::run(args),
+        Command::Worker(args) => worker::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -42,6 +42,12 @@ pub(crate) struct Args {
     /// Requests per minute allowed per API key.
     #[arg(long, env = "SITESCAN_RATE_LIMIT", default_value_t = DEFAULT_RATE_PER_MINUTE)]
     rate_limit: u32,
+    /// Run as the fleet's API front end on this Redis (no in-process workers:
+    /// `sitescan worker` runs the scans).
+    #[arg(long, env = "SITESCAN_REDIS_URL")]
+    redis: Option<String>,
+    #[command(flatten)]
+    redis_args: super::worker::RedisArgs,
 }
 
 /// Runs `sitescan serve` until SIGINT/SIGTERM.
@@ -62,6 +68,24 @@ pub(crate) fn run(args: Args) -> CliResult {
         .build()
         .map_err(CliError::run)?;
     rt.block_on(async move {
+        if let Some(url) = &args.redis {
+            let backend = args.redis_args.connect(url).await?;
+            let listener = tokio::net::TcpListener::bind(args.bind)
+                .await
+                .map_err(|e| CliError::run(anyhow::anyhow!("cannot listen on {}: {e}", args.bind)))?;
+            let addr = listener.local_addr().map_err(CliError::run)?;
+            let shutdown = shutdown_signal().map_err(CliError::run)?;
+            tracing::info!(%addr, prefix = %backend.settings().prefix, "sitescan serve (Redis) listening");
+            {
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{}", serde_json::json!({ "listening": format!("http://{addr}") }));
+                let _ = out.flush();
+            }
+            crate::fleet::serve_api(backend, listener, args.rate_limit, args.allow_private, shutdown)
+                .await
+                .map_err(CliError::run)?;
+            return Ok(EXIT_OK);
+        }
         let backend = Arc::new(Embedded::open(&args.data_dir).map_err(CliError::run)?);
         let listener = tokio::net::TcpListener::bind(args.bind)
             .await
@@ -95,7 +119,8 @@ pub(crate) fn run(args: Args) -> CliResult {
 
 /// A future resolving on SIGINT or SIGTERM. The handlers are installed here,
 /// before the address is announced, so a signal sent right after is not lost.
-fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()> + Send + 'static> {
+pub(crate) fn shutdown_signal(
+) -> std::io::Result<impl std::future::Future<Output = ()> + Send + 'static> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};

@@ -20,6 +20,7 @@ use utoipa::ToSchema;
 use crate::error::Result;
 
 pub mod embedded;
+pub mod redis;
 
 /// A customer's plan: what it may do through the API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
