@@ -278,7 +278,17 @@ fn analyze_file() {
     }
     println!("{} linked stylesheets", page.stylesheets.len());
     let rules = registry::select(&["accessibility"]).unwrap();
+    let t = std::time::Instant::now();
+    let _ = scraper::Html::parse_document(&page.body);
+    let parse = t.elapsed();
+    let t = std::time::Instant::now();
     let a = analyze(&page, &rules.page);
+    let total = t.elapsed();
+    println!(
+        "{} bytes: parse {parse:?}, parse+{} rules {total:?}",
+        html.len(),
+        rules.page.len()
+    );
     for f in &a.findings {
         println!(
             "{:?} {} {} | {} {}",
