@@ -139,6 +139,8 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::summary_name::SummaryName,
     &a11y::frame_focusable_content::FrameFocusableContent,
     &a11y::css_orientation_lock::CssOrientationLock,
+    &a11y::html_lang_matches_content::HtmlLangMatchesContent,
+    &a11y::lang_matches_content::LangMatchesContent,
     // Performance (issue 4).
     &performance::server_response_time::ServerResponseTime,
     &performance::download_time::DownloadTime,
