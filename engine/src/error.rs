@@ -47,6 +47,20 @@ pub enum Error {
     /// The HTTP client could not be built.
     #[error("HTTP client setup failed: {0}")]
     Client(String),
+    /// A report could not be rendered in the asked format.
+    #[error("could not render the report as {format}: {reason}")]
+    Render {
+        /// The format's name.
+        format: &'static str,
+        /// What failed.
+        reason: String,
+    },
+    /// A report given as input (e.g. a baseline) is not a sitescan JSON report.
+    #[error("not a usable sitescan report: {0}; give a report written with --format json")]
+    InvalidReport(String),
+    /// A gate threshold or output format name does not parse.
+    #[error("invalid threshold: {0}")]
+    Threshold(String),
     /// An ACT conformance folder could not be read (missing or malformed file).
     #[error("ACT conformance data {path}: {reason}")]
     ConformanceData {

@@ -42,10 +42,13 @@
 //! [`ScannerBuilder::allow_private`] is set.
 #![deny(missing_docs)]
 
+pub mod baseline;
 pub mod config;
 pub mod conformance;
 pub mod crawl;
 pub mod error;
+pub mod gate;
+pub mod render;
 pub mod report;
 mod scan;
 mod scanner;
@@ -55,4 +58,6 @@ pub use error::{Error, Result};
 pub use report::{
     CategorySummary, CrawlStats, PageReport, Report, RuleSummary, Skipped, SCHEMA_VERSION,
 };
-pub use scanner::{PageResult, Progress, ScanEvent, Scanner, ScannerBuilder};
+pub use scanner::{
+    PageResult, Progress, ScanEvent, Scanner, ScannerBuilder, MAX_REDIRECTS_LIMIT, MAX_RETRIES,
+};

@@ -10,12 +10,18 @@ use futures::Stream;
 use sitescan_rules::registry::{self, Selection};
 use sitescan_rules::Finding;
 use tokio::sync::mpsc;
+use tracing::Instrument;
 
 use crate::config::ScanConfig;
 use crate::crawl::scope::compile_patterns;
 use crate::error::{Error, Result};
 use crate::report::{PageReport, Report};
 use crate::scan::pipeline;
+
+/// Most retries a configuration may ask for.
+pub const MAX_RETRIES: u32 = 10;
+/// Most redirect hops a configuration may allow.
+pub const MAX_REDIRECTS_LIMIT: u32 = 50;
 
 /// Builds a [`Scanner`]; every setter consumes and returns the builder. Defaults
 /// are the `DEFAULT_*` constants of [`crate::config`].
@@ -135,6 +141,16 @@ impl ScannerBuilder {
         positive(c.max_body_bytes > 0, "max_body_bytes")?;
         positive(c.timeout_ms > 0, "timeout_ms")?;
         positive(c.connect_timeout_ms > 0, "connect_timeout_ms")?;
+        if c.retries > MAX_RETRIES {
+            return Err(Error::Config(format!(
+                "retries must be at most {MAX_RETRIES}"
+            )));
+        }
+        if c.max_redirects > MAX_REDIRECTS_LIMIT {
+            return Err(Error::Config(format!(
+                "max_redirects must be at most {MAX_REDIRECTS_LIMIT}"
+            )));
+        }
         if c.user_agent.trim().is_empty()
             || reqwest::header::HeaderValue::from_str(&c.user_agent).is_err()
         {
@@ -222,7 +238,9 @@ impl Scanner {
     /// run at all (bad URL, unreachable or refused start host, robots.txt forbids
     /// the start page).
     pub async fn scan(&self, url: &str) -> Result<Report> {
-        pipeline::run(Arc::clone(&self.inner), url, None).await
+        pipeline::run(Arc::clone(&self.inner), url, None)
+            .instrument(tracing::info_span!("scan", site = url))
+            .await
     }
 
     /// Crawls `url`, yielding progress and each page as it is done, then
@@ -233,7 +251,8 @@ impl Scanner {
         let inner = Arc::clone(&self.inner);
         let url = url.to_string();
         let fut = async move {
-            let result = pipeline::run(inner, &url, Some(&tx)).await;
+            let span = tracing::info_span!("scan", site = %url);
+            let result = pipeline::run(inner, &url, Some(&tx)).instrument(span).await;
             let last = match result {
                 Ok(report) => ScanEvent::Finished(Box::new(report)),
                 Err(e) => ScanEvent::Failed(e),

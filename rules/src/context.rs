@@ -54,6 +54,21 @@ pub struct Finding {
     /// Measured data, e.g. `{"contrast_ratio": 2.9, "expected": 4.5}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<serde_json::Value>,
+    /// Whether the finding was already in the baseline report the scan was compared
+    /// with; absent when no baseline was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<BaselineState>,
+}
+
+/// Where a finding stands against a baseline report (set by the engine's baseline
+/// comparison, never by rules).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BaselineState {
+    /// Not in the baseline: introduced since.
+    New,
+    /// Also in the baseline.
+    Unchanged,
 }
 
 impl Finding {
@@ -121,9 +136,25 @@ pub struct PageContext<'p> {
     ids: OnceLock<HashMap<String, Vec<NodeId>>>,
     styles: OnceLock<Styles>,
     tree: OnceLock<TreeFacts>,
-    labels: OnceLock<Vec<NodeId>>,
+    referrers: OnceLock<HashMap<(&'static str, String), Vec<NodeId>>>,
+    order: OnceLock<HashMap<NodeId, usize>>,
     names: Mutex<HashMap<NodeId, Arc<str>>>,
 }
+
+/// Attributes that hold id references, indexed by [`PageContext::referrers`].
+pub const IDREF_ATTRS: &[&str] = &[
+    "aria-activedescendant",
+    "aria-controls",
+    "aria-describedby",
+    "aria-details",
+    "aria-errormessage",
+    "aria-flowto",
+    "aria-labelledby",
+    "aria-owns",
+    "for",
+    "headers",
+    "list",
+];
 
 impl<'p> PageContext<'p> {
     /// Parses the page body (html5ever, via scraper).
@@ -134,7 +165,8 @@ impl<'p> PageContext<'p> {
             ids: OnceLock::new(),
             styles: OnceLock::new(),
             tree: OnceLock::new(),
-            labels: OnceLock::new(),
+            referrers: OnceLock::new(),
+            order: OnceLock::new(),
             names: Mutex::new(HashMap::new()),
         }
     }
@@ -252,41 +284,80 @@ impl<'p> PageContext<'p> {
         crate::aria::name::compute_description(self, el)
     }
 
-    /// The `label` elements that label a form control: `label[for=id]` (when the
-    /// control is the first element with that id) and a wrapping `label` without a
-    /// `for` pointing elsewhere, in document order.
-    pub fn labels(&self, el: ElementRef<'_>) -> Vec<ElementRef<'_>> {
-        let all = self.labels.get_or_init(|| {
+    /// Elements whose id-reference attribute `attr` (one of [`IDREF_ATTRS`], e.g.
+    /// `aria-labelledby`, `aria-owns`, `for`) names `id`, in document order. Indexed
+    /// once per document on first use.
+    pub fn referrers(&self, attr: &str, id: &str) -> Vec<ElementRef<'_>> {
+        let map = self.referrers.get_or_init(|| {
+            let mut map: HashMap<(&'static str, String), Vec<NodeId>> = HashMap::new();
+            for el in self.root().descendants().filter_map(ElementRef::wrap) {
+                for (name, value) in el.value().attrs() {
+                    let Some(attr) = IDREF_ATTRS.iter().find(|a| **a == name) else {
+                        continue;
+                    };
+                    for token in value.split_ascii_whitespace() {
+                        map.entry((*attr, token.to_string()))
+                            .or_default()
+                            .push(el.id());
+                    }
+                }
+            }
+            map
+        });
+        let Some(attr) = IDREF_ATTRS.iter().find(|a| **a == attr) else {
+            return Vec::new();
+        };
+        map.get(&(*attr, id.to_string()))
+            .map(|nodes| nodes.iter().filter_map(|n| self.element(*n)).collect())
+            .unwrap_or_default()
+    }
+
+    /// Position of an element in document order (0 for the root element).
+    pub fn document_position(&self, el: ElementRef<'_>) -> usize {
+        let order = self.order.get_or_init(|| {
             self.root()
                 .descendants()
                 .filter_map(ElementRef::wrap)
-                .filter(|e| e.value().name() == "label")
-                .map(|e| e.id())
+                .enumerate()
+                .map(|(i, e)| (e.id(), i))
                 .collect()
         });
+        order.get(&el.id()).copied().unwrap_or(usize::MAX)
+    }
+
+    /// The `label` elements that label a form control: `label[for=id]` (when the
+    /// control is the first element with that id) and a wrapping `label` without a
+    /// `for` attribute whose first labelable descendant is the control, in document
+    /// order.
+    pub fn labels(&self, el: ElementRef<'_>) -> Vec<ElementRef<'_>> {
         if !labelable(el) {
             return Vec::new();
         }
-        let own_id = el.value().id().filter(|id| {
-            self.element_by_id(id)
+        let mut out: Vec<ElementRef<'_>> = Vec::new();
+        if let Some(id) = el.value().id() {
+            if self
+                .element_by_id(id)
                 .is_some_and(|first| first.id() == el.id())
-        });
-        let mut out = Vec::new();
-        for node in all {
-            let Some(label) = self.element(*node) else {
-                continue;
-            };
-            let labels_it = match label.value().attr("for") {
-                Some(f) => own_id == Some(f),
-                None => {
-                    label.descendants().any(|d| d.id() == el.id())
-                        && first_labelable(label).is_some_and(|c| c.id() == el.id())
-                }
-            };
-            if labels_it {
-                out.push(label);
+            {
+                out.extend(
+                    self.referrers("for", id)
+                        .into_iter()
+                        .filter(|l| l.value().name() == "label"),
+                );
             }
         }
+        for anc in el.ancestors().filter_map(ElementRef::wrap) {
+            if anc.value().name() == "label"
+                && crate::dom::attr(anc, "for").is_none()
+                && first_labelable(anc).is_some_and(|c| c.id() == el.id())
+            {
+                if let Some(label) = self.element(anc.id()) {
+                    out.push(label);
+                }
+            }
+        }
+        out.sort_by_key(|l| self.document_position(*l));
+        out.dedup_by_key(|l| l.id());
         out
     }
 }
@@ -295,10 +366,9 @@ impl<'p> PageContext<'p> {
 fn labelable(el: ElementRef<'_>) -> bool {
     match el.value().name() {
         "button" | "meter" | "output" | "progress" | "select" | "textarea" => true,
-        "input" => el
-            .value()
-            .attr("type")
-            .is_none_or(|t| !t.trim().eq_ignore_ascii_case("hidden")),
+        "input" => {
+            crate::dom::attr(el, "type").is_none_or(|t| !t.trim().eq_ignore_ascii_case("hidden"))
+        }
         _ => false,
     }
 }
@@ -374,7 +444,13 @@ impl<'c, 'p> Check<'c, 'p> {
         message: String,
     ) -> &mut Finding {
         let (selector, snippet) = match el {
-            Some(el) => (dom::unique_selector(el), dom::snippet(el)),
+            Some(el) => {
+                let ids = self.cx.ids();
+                let selector = dom::unique_selector_with(el, |_, id| {
+                    ids.get(id).is_some_and(|nodes| nodes.len() == 1)
+                });
+                (selector, dom::snippet(el))
+            }
             None => (String::new(), String::new()),
         };
         self.findings.push(Finding {
@@ -388,6 +464,7 @@ impl<'c, 'p> Check<'c, 'p> {
             message,
             wcag: self.meta.wcag.iter().map(|s| s.to_string()).collect(),
             data: None,
+            baseline: None,
         });
         let last = self.findings.len() - 1;
         &mut self.findings[last]

@@ -10,12 +10,21 @@ pub const SNIPPET_MAX_CHARS: usize = 240;
 /// Uses `#id` when the id is unique and a plain identifier, else the shortest path
 /// of `tag:nth-child(n)` steps up to an ancestor with such an id (or the root).
 pub fn unique_selector(el: ElementRef<'_>) -> String {
+    unique_selector_with(el, id_is_unique)
+}
+
+/// [`unique_selector`] with a caller-supplied uniqueness test for ids (e.g. a
+/// per-document id index), so building many selectors stays linear.
+pub fn unique_selector_with(
+    el: ElementRef<'_>,
+    id_unique: impl Fn(ElementRef<'_>, &str) -> bool,
+) -> String {
     let mut steps: Vec<String> = Vec::new();
     let mut current = Some(el);
     while let Some(node) = current {
         let name = node.value().name();
         if let Some(id) = node.value().id() {
-            if is_plain_ident(id) && id_is_unique(node, id) {
+            if is_plain_ident(id) && id_unique(node, id) {
                 steps.push(format!("#{id}"));
                 break;
             }
@@ -101,9 +110,13 @@ pub fn normalized_text(el: ElementRef<'_>) -> String {
     out
 }
 
-/// Value of an attribute, by name.
+/// Value of an attribute, by (lowercase) local name.
+///
+/// Scans the element's few attributes instead of calling `Element::attr`, which
+/// interns the queried name as an atom on every call (a global-lock hash lookup for
+/// names such as `aria-disabled`); rules ask for attributes of every element.
 pub fn attr<'a>(el: ElementRef<'a>, name: &str) -> Option<&'a str> {
-    el.value().attr(name)
+    el.value().attrs().find(|(n, _)| *n == name).map(|(_, v)| v)
 }
 
 #[cfg(test)]

@@ -43,7 +43,11 @@ pub mod support;
 pub mod table;
 pub mod testing;
 
-pub use context::{Check, Finding, Outcome, PageAnalysis, PageContext, RuleError, RuleTally};
+pub use context::{
+    Check, Finding, Outcome, PageAnalysis, PageContext, RuleError, RuleTally, IDREF_ATTRS,
+};
 pub use meta::{Category, Impact, Level, RuleMeta};
 pub use page::{Header, Hop, Page, Stylesheet};
 pub use run::{analyze, analyze_parsed, Rule, Visits};
+
+pub use context::BaselineState;

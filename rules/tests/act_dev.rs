@@ -146,3 +146,126 @@ fn act_dev_report() {
         totals.0, totals.1, totals.2
     );
 }
+
+/// Rough timing of the accessibility rules against parsing on a synthetic page;
+/// `cargo test --release -p sitescan-rules --test act_dev perf -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn perf_probe() {
+    let mut css = String::new();
+    for i in 0..300 {
+        css.push_str(&format!(".c{i} {{ color: #{:03x}; }} #i{i} a {{ text-decoration: none }} div > p.k{i} {{ font-size: 1.{i}em }}\n", i % 4096));
+    }
+    let mut body = String::new();
+    for i in 0..400 {
+        body.push_str(&format!(
+            "<div class=c{i}><h2 id=i{i}>Section {i}</h2><p class=k{i}>Text <a href=/p{i}>link {i}</a> more <img src=a.png alt=\"pic {i}\"></p>\
+             <ul><li><button aria-label=\"b{i}\">x</button></li><li><input id=f{i}><label for=f{i}>Field</label></li></ul></div>"
+        ));
+    }
+    let html = format!("<!DOCTYPE html><html lang=en><head><title>t</title><style>{css}</style></head><body>{body}</body></html>");
+    let page = Page::from_html("https://example.com/", &html);
+    let rules = registry::select(&["accessibility"]).unwrap();
+    let n = 5;
+    let t0 = std::time::Instant::now();
+    for _ in 0..n {
+        let _ = scraper::Html::parse_document(&page.body);
+    }
+    let parse = t0.elapsed() / n;
+    let t1 = std::time::Instant::now();
+    let mut findings = 0;
+    for _ in 0..n {
+        findings = analyze(&page, &rules.page).findings.len();
+    }
+    let total = t1.elapsed() / n;
+    println!(
+        "{} bytes, {} rules: parse {:?}, parse+rules {:?} (rules/parse = {:.2}), {} findings",
+        html.len(),
+        rules.page.len(),
+        parse,
+        total,
+        (total.as_secs_f64() - parse.as_secs_f64()) / parse.as_secs_f64(),
+        findings
+    );
+}
+
+#[test]
+#[ignore]
+fn perf_per_rule() {
+    let mut css = String::new();
+    for i in 0..300 {
+        css.push_str(&format!(".c{i} {{ color: #{:03x}; }} #i{i} a {{ text-decoration: none }} div > p.k{i} {{ font-size: 1.{i}em }}\n", i % 4096));
+    }
+    let mut body = String::new();
+    for i in 0..400 {
+        body.push_str(&format!(
+            "<div class=c{i}><h2 id=i{i}>Section {i}</h2><p class=k{i}>Text <a href=/p{i}>link {i}</a> more <img src=a.png alt=\"pic {i}\"></p>\
+             <ul><li><button aria-label=\"b{i}\">x</button></li><li><input id=f{i}><label for=f{i}>Field</label></li></ul></div>"
+        ));
+    }
+    let html = format!("<!DOCTYPE html><html lang=en><head><title>t</title><style>{css}</style></head><body>{body}</body></html>");
+    let page = Page::from_html("https://example.com/", &html);
+    let t = std::time::Instant::now();
+    let cx = sitescan_rules::PageContext::parse(&page);
+    println!("parse {:?}", t.elapsed());
+    let t = std::time::Instant::now();
+    let _ = cx.styles();
+    println!("styles {:?}", t.elapsed());
+    let t = std::time::Instant::now();
+    let _ = cx.tree();
+    println!("tree {:?}", t.elapsed());
+    let rules = registry::select(&["accessibility"]).unwrap();
+    for r in &rules.page {
+        let t = std::time::Instant::now();
+        let _ = sitescan_rules::analyze_parsed(&cx, &[*r]);
+        let e = t.elapsed();
+        if e.as_micros() > 500 {
+            println!("{:<32} {:?}", r.meta().id, e);
+        }
+    }
+}
+
+#[test]
+#[ignore]
+fn perf_styles() {
+    let mut body = String::new();
+    for i in 0..400 {
+        body.push_str(&format!(
+            "<div class=c{i}><h2 id=i{i}>Section {i}</h2><p class=k{i}>Text <a href=/p{i}>link {i}</a> more <img src=a.png alt=\"pic {i}\"></p>\
+             <ul><li><button aria-label=\"b{i}\">x</button></li><li><input id=f{i}><label for=f{i}>Field</label></li></ul></div>"
+        ));
+    }
+    for css_rules in [0, 100, 300] {
+        let mut css = String::new();
+        for i in 0..css_rules {
+            css.push_str(&format!(".c{i} {{ color: #{:03x}; }} #i{i} a {{ text-decoration: none }} div > p.k{i} {{ font-size: 1.{i}em }}\n", i % 4096));
+        }
+        let html = format!("<!DOCTYPE html><html lang=en><head><title>t</title><style>{css}</style></head><body>{body}</body></html>");
+        let doc = scraper::Html::parse_document(&html);
+        let t = std::time::Instant::now();
+        let _ = sitescan_rules::css::Styles::compute(&doc, &[]);
+        println!("{css_rules} x3 rules: styles {:?}", t.elapsed());
+    }
+}
+
+/// Prints the accessibility findings for the HTML file named by `SITESCAN_HTML`.
+#[test]
+#[ignore]
+fn analyze_file() {
+    let Ok(path) = std::env::var("SITESCAN_HTML") else {
+        return;
+    };
+    let html = std::fs::read_to_string(path).unwrap();
+    let page = Page::from_html("https://example.com/", &html);
+    let rules = registry::select(&["accessibility"]).unwrap();
+    let a = analyze(&page, &rules.page);
+    for f in &a.findings {
+        println!(
+            "{:?} {} {} | {}",
+            f.outcome, f.rule_id, f.selector, f.message
+        );
+    }
+    for e in &a.errors {
+        println!("ERROR {} {}", e.rule_id, e.message);
+    }
+}

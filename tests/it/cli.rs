@@ -75,7 +75,18 @@ fn last_line(out: &std::process::Output) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scan_prints_the_json_report_of_the_fixture_site() {
     let server = FixtureServer::start(site_dir("basic")).await.unwrap();
-    let out = run(args(&["scan", &server.url(), "--rate", "100"]), vec![]).await;
+    let out = run(
+        args(&[
+            "scan",
+            &server.url(),
+            "--rate",
+            "100",
+            "--rules",
+            "document-title",
+        ]),
+        vec![],
+    )
+    .await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["schema_version"], 1);
@@ -129,19 +140,37 @@ async fn fail_on_sets_exit_code_one_at_or_above_the_threshold() {
     let server = FixtureServer::start(site_dir("basic")).await.unwrap();
     let url = server.url();
     let serious = run(
-        args(&["scan", &url, "--rate", "100", "--fail-on", "serious"]),
+        args(&[
+            "scan",
+            &url,
+            "--rate",
+            "100",
+            "--rules",
+            "document-title",
+            "--fail-on",
+            "serious",
+        ]),
         vec![],
     )
     .await;
     assert_eq!(serious.status.code(), Some(1), "{}", stderr(&serious));
     let critical = run(
-        args(&["scan", &url, "--rate", "100", "--fail-on", "critical"]),
+        args(&[
+            "scan",
+            &url,
+            "--rate",
+            "100",
+            "--rules",
+            "document-title",
+            "--fail-on",
+            "critical",
+        ]),
         vec![],
     )
     .await;
     assert_eq!(critical.status.code(), Some(0), "{}", stderr(&critical));
     let env = run(
-        args(&["scan", &url, "--rate", "100"]),
+        args(&["scan", &url, "--rate", "100", "--rules", "document-title"]),
         vec![("SITESCAN_FAIL_ON", "minor".into())],
     )
     .await;

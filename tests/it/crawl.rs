@@ -42,6 +42,7 @@ fn assert_no_duplicates(server: &FixtureServer) {
 async fn basic_site_pages_stats_findings_and_one_fetch_per_url() {
     let server = serve("basic").await;
     let report = scanner()
+        .rules(&["document-title"])
         .build()
         .unwrap()
         .scan(&server.url())
@@ -122,11 +123,12 @@ async fn basic_site_pages_stats_findings_and_one_fetch_per_url() {
         .iter()
         .find(|r| r.rule_id == "document-title")
         .unwrap();
-    assert_eq!(title_rule.pages_applicable, 4);
+    // Four 200 pages and the 404 page (HTML too) were checked.
+    assert_eq!(title_rule.pages_applicable, 5);
     assert_eq!(title_rule.pages_failed, 1);
     assert_eq!(
         report.summary[&sitescan::rules::Category::Accessibility].score,
-        Some(75)
+        Some(80)
     );
 }
 
@@ -165,6 +167,16 @@ async fn robots_txt_groups_wildcards_and_crawl_delay_are_obeyed() {
         );
     }
     assert_eq!(report.stats.skipped.robots, 5);
+    // A redirect into a disallowed path is not followed either.
+    let hop = page(&report, &server, "/go-private");
+    assert_eq!(hop.status, 301);
+    assert!(
+        hop.error
+            .as_deref()
+            .unwrap()
+            .contains("robots.txt disallows"),
+        "{hop:?}"
+    );
     assert_no_duplicates(&server);
 
     // Crawl-delay 0.25 s raises the 200/s rate: requests are at least ~250 ms apart.
@@ -331,6 +343,7 @@ async fn private_addresses_are_refused_without_allow_private() {
 async fn error_pages_non_html_oversized_and_malformed() {
     let server = serve("errors").await;
     let report = scanner()
+        .rules(&["document-title"])
         .max_body_bytes(100_000)
         .build()
         .unwrap()
@@ -338,7 +351,12 @@ async fn error_pages_non_html_oversized_and_malformed() {
         .await
         .unwrap();
     let big = page(&report, &server, "/big.html");
-    assert_eq!(big.bytes, 100_000, "body cut at the cap");
+    // Reading stopped at the cap: a chunk past 100 kB came in, not 12 MB.
+    assert!(
+        (100_000..1_000_000).contains(&big.bytes),
+        "{} bytes read",
+        big.bytes
+    );
     assert!(big.error.as_deref().unwrap().contains("larger than 100000"));
     assert_eq!(report.stats.errors.get("too_large"), Some(&1));
 
@@ -350,7 +368,10 @@ async fn error_pages_non_html_oversized_and_malformed() {
     assert_eq!(page(&report, &server, "/boom.html").status, 500);
     assert_eq!(report.stats.errors.get("http_5xx"), Some(&1));
     assert_eq!(report.stats.errors.get("http_4xx"), Some(&1));
-    assert_eq!(report.stats.skipped.content_type, 2, "json and png");
+    assert_eq!(report.stats.skipped.content_type, 3, "json, png and pdf");
+    // A 20 MB PDF is recorded from its headers; its body is not downloaded.
+    let pdf = page(&report, &server, "/manual.pdf");
+    assert_eq!((pdf.bytes, pdf.error.as_deref()), (20_000_000, None));
     for p in ["/latin1.html", "/bogus-charset.html"] {
         let pr = page(&report, &server, p);
         assert_eq!((pr.status, pr.error.as_deref()), (200, None));
@@ -372,6 +393,9 @@ async fn depth_limit_stops_descent() {
     assert_eq!(report.pages.len(), 4);
     assert_eq!(server.count("/level3.html"), 1);
     assert_eq!(server.count("/level4.html"), 0);
+    // No robots.txt (404) means everything is allowed.
+    assert_eq!(server.count("/robots.txt"), 1);
+    assert_eq!(report.stats.skipped.robots, 0);
     assert_eq!(report.stats.skipped.depth, 1);
     assert!(!report.stats.truncated);
 }
@@ -504,6 +528,9 @@ async fn scanner_is_shared_across_tasks_and_invalid_config_is_refused() {
         Scanner::builder().concurrency(0).build(),
         Scanner::builder().rate_per_host(f64::NAN).build(),
         Scanner::builder().user_agent("bad\nagent").build(),
+        Scanner::builder().retries(1000).build(),
+        Scanner::builder().rate_per_host(-1.0).build(),
+        Scanner::builder().max_body_bytes(0).build(),
     ] {
         assert!(matches!(bad, Err(Error::Config(_))), "{bad:?}");
     }
@@ -524,6 +551,7 @@ async fn generated_site_is_crawled_completely_once() {
     generate_site(60, 42, dir.path()).unwrap();
     let server = FixtureServer::start(dir.path()).await.unwrap();
     let report = scanner()
+        .rules(&["document-title"])
         .max_pages(100)
         .build()
         .unwrap()
@@ -570,4 +598,126 @@ async fn nofollow_and_meta_robots_are_recorded_and_honored() {
         .unwrap();
     assert_eq!(report.pages.len(), 4);
     assert_eq!(server.count("/robots.txt"), 0, "not even fetched");
+}
+
+#[tokio::test]
+async fn every_rule_runs_on_every_fixture_page_without_crashing() {
+    for site in ["basic", "errors", "redirects", "robots"] {
+        let server = serve(site).await;
+        let report = scanner()
+            .rules(&["all"])
+            .max_body_bytes(100_000)
+            .build()
+            .unwrap()
+            .scan(&server.url())
+            .await
+            .unwrap();
+        for p in &report.pages {
+            assert!(p.rule_errors.is_empty(), "{site}: {:?}", p.rule_errors);
+        }
+        let selected = sitescan::rules::registry::select(&["all"])
+            .unwrap()
+            .ids()
+            .len();
+        assert_eq!(
+            report.rules.len(),
+            selected,
+            "every selected rule is summarized"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_start_page_redirecting_to_another_host_moves_the_scan_there() {
+    let server = serve("redirects").await;
+    let start = format!("http://localhost:{}/go", server.port());
+    let report = scanner()
+        .rules(&["document-title"])
+        .build()
+        .unwrap()
+        .scan(&start)
+        .await
+        .unwrap();
+    let first = &report.pages[0];
+    assert_eq!(first.url, start);
+    assert_eq!(first.final_url, server.url());
+    // The index's links (now on 127.0.0.1) were crawled.
+    assert_eq!(page(&report, &server, "/final.html").status, 200);
+    let hosts: HashSet<String> = server
+        .requests()
+        .iter()
+        .filter_map(|r| r.host.clone())
+        .collect();
+    assert!(hosts.contains(&format!("127.0.0.1:{}", server.port())));
+    // robots.txt is read on both hosts, once each.
+    assert_eq!(server.count("/robots.txt"), 2);
+}
+
+#[tokio::test]
+async fn a_slow_page_times_out_as_a_page_error_not_a_failed_scan() {
+    let server = serve("timeout").await;
+    let report = scanner()
+        .rules(&["document-title"])
+        .timeout_ms(300)
+        .retries(0)
+        .build()
+        .unwrap()
+        .scan(&server.url())
+        .await
+        .unwrap();
+    let slow = page(&report, &server, "/slow.html");
+    assert_eq!((slow.status, slow.error.as_deref()), (0, Some("timed out")));
+    assert_eq!(report.stats.errors.get("timeout"), Some(&1));
+    assert_eq!(page(&report, &server, "/fast.html").status, 200);
+}
+
+#[tokio::test]
+async fn site_rules_run_after_the_crawl_over_in_scope_sitemap_urls() {
+    let server = serve("basic").await;
+    let report = scanner()
+        .rules(&["orphan-page"])
+        .build()
+        .unwrap()
+        .scan(&server.url())
+        .await
+        .unwrap();
+    // Listed in the sitemap, linked from nowhere; the sitemap's URL on another
+    // host is not the site's and is not judged.
+    let orphans: Vec<&str> = report
+        .findings
+        .iter()
+        .map(|f| f.page_url.as_str())
+        .collect();
+    assert_eq!(orphans, vec![server.url_for("/from-sitemap.html")]);
+    let rule = &report.rules[0];
+    assert_eq!((rule.rule_id.as_str(), rule.failed), ("orphan-page", 1));
+}
+
+#[tokio::test]
+async fn compressed_pages_are_decoded_and_counted_on_the_wire() {
+    let server = serve("compressed").await;
+    let report = scanner()
+        .rules(&["text-compression"])
+        .build()
+        .unwrap()
+        .scan(&server.url())
+        .await
+        .unwrap();
+    let raw = std::fs::metadata(site_dir("compressed").join("index.html"))
+        .unwrap()
+        .len();
+    let home = page(&report, &server, "/");
+    assert!(home.bytes < raw / 4, "{} wire bytes for {raw}", home.bytes);
+    // Decoded: its link was found and followed.
+    assert_eq!(page(&report, &server, "/plain.html").status, 200);
+    for r in server.requests() {
+        assert_eq!(r.header("accept-encoding"), Some("gzip, deflate"));
+    }
+    // The rule saw Content-Encoding on the compressed page only.
+    let failing: Vec<&str> = report
+        .findings
+        .iter()
+        .map(|f| f.page_url.as_str())
+        .collect();
+    assert_eq!(failing, vec![server.url_for("/plain.html")]);
 }

@@ -8,7 +8,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::{HeaderMap, LOCATION, RETRY_AFTER};
+use std::io::Write;
+
+use reqwest::header::{
+    HeaderMap, HeaderValue, ACCEPT_ENCODING, CONTENT_ENCODING, LOCATION, RETRY_AFTER,
+};
 use reqwest::redirect::Policy;
 use sitescan_rules::{Header, Hop};
 use tokio::time::Instant;
@@ -85,6 +89,28 @@ pub enum HopStop {
     Robots,
 }
 
+/// Which bodies a fetch reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyPolicy {
+    /// Every body (robots.txt, sitemaps, stylesheets).
+    Always,
+    /// Only bodies that may be HTML: a response declaring another media type
+    /// (a PDF, an image) is recorded from its headers and its body is not
+    /// downloaded.
+    HtmlOnly,
+}
+
+impl BodyPolicy {
+    fn wants(self, content_type: Option<&str>) -> bool {
+        match (self, content_type) {
+            (BodyPolicy::Always, _) | (BodyPolicy::HtmlOnly, None) => true,
+            (BodyPolicy::HtmlOnly, Some(ct)) => {
+                matches!(ct, "text/html" | "application/xhtml+xml" | "")
+            }
+        }
+    }
+}
+
 /// What one fetch produced.
 #[derive(Debug, Clone)]
 pub struct Fetched {
@@ -110,8 +136,14 @@ pub struct Fetched {
     pub content_type: Option<String>,
     /// The body, cut at the cap.
     pub body: Vec<u8>,
-    /// The body was longer than the cap.
+    /// The body was longer than the cap (after decompression).
     pub truncated: bool,
+    /// Body bytes received on the wire (compressed size when compressed).
+    pub wire_bytes: u64,
+    /// The body was not downloaded ([`BodyPolicy::HtmlOnly`] and not HTML).
+    pub body_skipped: bool,
+    /// `Content-Length` of the last response, when given.
+    pub content_length: Option<u64>,
     /// Why it failed, when it did.
     pub error: Option<FetchError>,
 }
@@ -131,6 +163,9 @@ impl Fetched {
             content_type: None,
             body: Vec::new(),
             truncated: false,
+            wire_bytes: 0,
+            body_skipped: false,
+            content_length: None,
             error: None,
         }
     }
@@ -170,8 +205,18 @@ impl Fetcher {
     /// proxies off (a proxy would resolve names past the SSRF guard), and the
     /// guarded DNS resolver unless private addresses are allowed.
     pub fn new(config: &ScanConfig, hosts: Arc<HostPool>) -> Result<Fetcher> {
+        // Decompression is ours, not reqwest's: reqwest would strip
+        // `Content-Encoding` (which rules check) and hide the bytes on the wire
+        // (which the report counts). We offer the encodings flate2 decodes.
+        let mut defaults = HeaderMap::new();
+        defaults.insert(ACCEPT_ENCODING, HeaderValue::from_static("gzip, deflate"));
         let mut builder = reqwest::Client::builder()
             .redirect(Policy::none())
+            .no_gzip()
+            .no_brotli()
+            .no_zstd()
+            .no_deflate()
+            .default_headers(defaults)
             .no_proxy()
             .user_agent(config.user_agent.clone())
             .connect_timeout(Duration::from_millis(config.connect_timeout_ms))
@@ -195,10 +240,11 @@ impl Fetcher {
     }
 
     /// GETs `url`, following redirects the caller's `hop` check lets through,
-    /// reading at most `max_body` bytes of the final body.
+    /// reading at most `max_body` bytes of the final body when `policy` wants it.
     pub async fn get(
         &self,
         url: &Url,
+        policy: BodyPolicy,
         max_body: u64,
         hop: &(dyn Fn(&Url) -> Option<HopStop> + Send + Sync),
     ) -> Fetched {
@@ -275,9 +321,19 @@ impl Fetcher {
                     continue;
                 }
             }
-            let (body, truncated) = read_capped(resp, max_body).await;
-            out.body = body;
-            out.truncated = truncated;
+            out.content_length = resp.content_length();
+            if !policy.wants(out.content_type.as_deref()) {
+                out.body_skipped = true;
+                break;
+            }
+            match read_capped(resp, max_body).await {
+                Ok(body) => {
+                    out.body = body.bytes;
+                    out.truncated = body.truncated;
+                    out.wire_bytes = body.wire_bytes;
+                }
+                Err(e) => out.error = Some(e),
+            }
             break;
         }
         out.total_ms = started.elapsed().as_millis() as u64;
@@ -304,7 +360,7 @@ impl Fetcher {
                     if !transient || attempt >= self.retries {
                         return Err(err);
                     }
-                    RETRY_BACKOFF * 2u32.pow(attempt)
+                    backoff(attempt)
                 }
                 Ok(resp) => {
                     let status = resp.status().as_u16();
@@ -319,7 +375,7 @@ impl Fetcher {
                             self.hosts.pause(url, wait);
                             wait
                         }
-                        None => RETRY_BACKOFF * 2u32.pow(attempt),
+                        None => backoff(attempt),
                     }
                 }
             };
@@ -327,6 +383,12 @@ impl Fetcher {
             tokio::time::sleep(retry_in).await;
         }
     }
+}
+
+/// Wait before retry number `attempt + 1`: 250 ms, 500 ms, 1 s, ... capped at
+/// about four minutes.
+fn backoff(attempt: u32) -> Duration {
+    RETRY_BACKOFF * 2u32.pow(attempt.min(10))
 }
 
 /// Parses `Retry-After`: delta seconds or an HTTP date.
@@ -368,27 +430,117 @@ fn headers_of(map: &HeaderMap) -> Vec<Header> {
         .collect()
 }
 
-/// Reads the body chunk by chunk, stopping at `max` bytes.
-async fn read_capped(mut resp: reqwest::Response, max: u64) -> (Vec<u8>, bool) {
+/// A body as read: decoded bytes (cut at the cap) and what came over the wire.
+struct Body {
+    bytes: Vec<u8>,
+    truncated: bool,
+    wire_bytes: u64,
+}
+
+/// The decoder for a `Content-Encoding`, writing into a growing buffer.
+enum Decoder {
+    Identity(Vec<u8>),
+    Gzip(flate2::write::MultiGzDecoder<Vec<u8>>),
+    Deflate(flate2::write::ZlibDecoder<Vec<u8>>),
+}
+
+impl Decoder {
+    fn for_encoding(encoding: Option<&str>) -> Result<Decoder, FetchError> {
+        match encoding.map(|e| e.trim().to_ascii_lowercase()).as_deref() {
+            None | Some("") | Some("identity") => Ok(Decoder::Identity(Vec::new())),
+            Some("gzip") | Some("x-gzip") => Ok(Decoder::Gzip(flate2::write::MultiGzDecoder::new(
+                Vec::new(),
+            ))),
+            Some("deflate") => Ok(Decoder::Deflate(
+                flate2::write::ZlibDecoder::new(Vec::new()),
+            )),
+            Some(other) => Err(FetchError::Http(format!(
+                "the server sent Content-Encoding `{other}`, which was not asked for"
+            ))),
+        }
+    }
+
+    fn write(&mut self, chunk: &[u8]) -> std::io::Result<()> {
+        match self {
+            Decoder::Identity(v) => {
+                v.extend_from_slice(chunk);
+                Ok(())
+            }
+            Decoder::Gzip(d) => d.write_all(chunk),
+            Decoder::Deflate(d) => d.write_all(chunk),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Decoder::Identity(v) => v.len(),
+            Decoder::Gzip(d) => d.get_ref().len(),
+            Decoder::Deflate(d) => d.get_ref().len(),
+        }
+    }
+
+    fn finish(self) -> std::io::Result<Vec<u8>> {
+        match self {
+            Decoder::Identity(v) => Ok(v),
+            Decoder::Gzip(d) => d.finish(),
+            Decoder::Deflate(d) => d.finish(),
+        }
+    }
+}
+
+/// Reads the body chunk by chunk, decoding `Content-Encoding` as it comes and
+/// stopping once the decoded body reaches `max` bytes (which also stops
+/// decompression bombs).
+async fn read_capped(mut resp: reqwest::Response, max: u64) -> Result<Body, FetchError> {
     let max = usize::try_from(max).unwrap_or(usize::MAX);
-    let mut body: Vec<u8> = Vec::new();
+    let encoding = resp
+        .headers()
+        .get(CONTENT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let mut decoder = Decoder::for_encoding(encoding.as_deref())?;
+    let mut wire_bytes = 0u64;
+    let mut truncated = false;
     loop {
         match resp.chunk().await {
             Ok(Some(chunk)) => {
-                let room = max - body.len();
-                if chunk.len() > room {
-                    body.extend_from_slice(&chunk[..room]);
-                    return (body, true);
+                wire_bytes += chunk.len() as u64;
+                decoder
+                    .write(&chunk)
+                    .map_err(|e| FetchError::Http(format!("undecodable body: {e}")))?;
+                if decoder.len() > max {
+                    truncated = true;
+                    break;
                 }
-                body.extend_from_slice(&chunk);
             }
-            Ok(None) => return (body, false),
+            Ok(None) => break,
             Err(e) => {
                 tracing::debug!(error = %e, "body read ended early");
-                return (body, false);
+                break;
             }
         }
     }
+    let mut bytes = if truncated {
+        // A cut compressed stream cannot be finished; keep what was decoded.
+        match decoder {
+            Decoder::Identity(v) => v,
+            Decoder::Gzip(d) => d.get_ref().clone(),
+            Decoder::Deflate(d) => d.get_ref().clone(),
+        }
+    } else {
+        decoder
+            .finish()
+            .map_err(|e| FetchError::Http(format!("undecodable body: {e}")))?
+    };
+    if bytes.len() > max {
+        bytes.truncate(max);
+        truncated = true;
+    }
+    Ok(Body {
+        bytes,
+        truncated,
+        wire_bytes,
+    })
 }
 
 /// Decodes an HTML body: BOM first, then the `Content-Type` charset, then a
@@ -458,6 +610,57 @@ mod tests {
         assert_eq!(decode_html(b"\xef\xbb\xbfhi", Some("windows-1252")).0, "hi");
         assert_eq!(decode_html(b"\xe9", None).0, "\u{fffd}");
         assert_eq!(decode_html(b"<meta charset=utf-16>x", None).1, "UTF-8");
+    }
+
+    fn response(encoding: Option<&str>, body: Vec<u8>) -> reqwest::Response {
+        let mut b = axum::http::Response::builder().status(200);
+        if let Some(e) = encoding {
+            b = b.header("content-encoding", e);
+        }
+        reqwest::Response::from(b.body(body).unwrap())
+    }
+
+    fn gzip(data: &[u8]) -> Vec<u8> {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        enc.write_all(data).unwrap();
+        enc.finish().unwrap()
+    }
+
+    #[tokio::test]
+    async fn bodies_are_decoded_and_capped_after_decoding() {
+        let html = b"<p>hello</p>".repeat(100);
+        let packed = gzip(&html);
+        let got = read_capped(response(Some("gzip"), packed.clone()), 1 << 20)
+            .await
+            .unwrap();
+        assert_eq!((got.bytes, got.truncated), (html.clone(), false));
+        assert_eq!(got.wire_bytes, packed.len() as u64);
+
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        z.write_all(&html).unwrap();
+        let got = read_capped(response(Some("deflate"), z.finish().unwrap()), 1 << 20)
+            .await
+            .unwrap();
+        assert_eq!(got.bytes, html);
+
+        // A decompression bomb stops at the cap.
+        let bomb = gzip(&vec![0u8; 8 << 20]);
+        let got = read_capped(response(Some("gzip"), bomb), 64 * 1024)
+            .await
+            .unwrap();
+        assert_eq!((got.bytes.len(), got.truncated), (64 * 1024, true));
+
+        let plain = read_capped(response(None, html.clone()), 100)
+            .await
+            .unwrap();
+        assert_eq!((plain.bytes.len(), plain.truncated), (100, true));
+
+        assert!(read_capped(response(Some("br"), html.clone()), 1 << 20)
+            .await
+            .is_err());
+        assert!(read_capped(response(Some("gzip"), html), 1 << 20)
+            .await
+            .is_err());
     }
 
     #[test]

@@ -17,6 +17,9 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Longest interval between two requests to one host.
+pub const MAX_INTERVAL: Duration = Duration::from_secs(3600);
+
 /// The key hosts are pooled by: `host:port`.
 pub fn host_key(url: &Url) -> String {
     format!(
@@ -61,8 +64,13 @@ impl HostPool {
         } else {
             1.0
         };
+        // Slower than one request an hour is treated as one an hour (and keeps
+        // the conversion from overflowing).
+        let interval = Duration::try_from_secs_f64(1.0 / rate)
+            .unwrap_or(MAX_INTERVAL)
+            .min(MAX_INTERVAL);
         HostPool {
-            interval: Duration::from_secs_f64(1.0 / rate),
+            interval,
             per_host: per_host.max(1),
             hosts: Mutex::new(HashMap::new()),
         }
@@ -104,6 +112,7 @@ impl HostPool {
         }
         let host = self.host(&host_key(url));
         // Whole milliseconds: f32 seconds (0.1) are not exact.
+        // Capped at a minute: a larger Crawl-delay would stall any scan.
         let delay = Duration::from_millis((f64::from(seconds.min(60.0)) * 1000.0).round() as u64);
         let mut interval = lock(&host.interval);
         if delay > *interval {

@@ -69,7 +69,14 @@ pub fn parse_start_url(raw: &str) -> Result<Url> {
         url: raw.to_string(),
         reason: reason.to_string(),
     };
-    let url = Url::parse(raw.trim()).map_err(|e| invalid(&e.to_string()))?;
+    let trimmed = raw.trim();
+    let url = Url::parse(trimmed).map_err(|e| {
+        if e == url::ParseError::RelativeUrlWithoutBase && !trimmed.contains(char::is_whitespace) {
+            invalid(&format!("no scheme; did you mean https://{trimmed}"))
+        } else {
+            invalid(&e.to_string())
+        }
+    })?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(invalid(&format!(
             "scheme `{}` is not http or https",
@@ -209,10 +216,8 @@ mod tests {
     #[test]
     fn start_urls_are_checked() {
         assert!(parse_start_url("https://example.com").is_ok());
-        assert!(matches!(
-            parse_start_url("example.com"),
-            Err(Error::InvalidUrl { .. })
-        ));
+        let err = parse_start_url("example.com/a").unwrap_err().to_string();
+        assert!(err.contains("did you mean https://example.com/a"), "{err}");
         assert!(matches!(
             parse_start_url("ftp://example.com/"),
             Err(Error::InvalidUrl { .. })

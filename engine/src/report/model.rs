@@ -41,6 +41,29 @@ pub struct Report {
     /// Things the reader should know (a rule that could not run, a check skipped).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// Findings of the baseline report that this scan no longer has; present only
+    /// when the report was compared with a baseline (`crate::baseline`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixed: Option<Vec<Finding>>,
+    /// Totals of the comparison with a baseline; present only with a baseline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<BaselineSummary>,
+}
+
+/// What comparing a report with a baseline report found.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BaselineSummary {
+    /// The baseline's scan id, when it had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scan_id: Option<String>,
+    /// When the baseline scan started.
+    pub started_at: DateTime<Utc>,
+    /// Findings not in the baseline.
+    pub new: u64,
+    /// Findings also in the baseline.
+    pub unchanged: u64,
+    /// Baseline findings gone from this report.
+    pub fixed: u64,
 }
 
 /// Counts of what the crawler did.
@@ -91,6 +114,12 @@ pub struct CategorySummary {
     pub minor: u64,
     /// Findings that need review.
     pub cant_tell: u64,
+    /// Findings (failed or cant-tell) not in the baseline; only with a baseline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new: Option<u64>,
+    /// Baseline findings gone from this report; only with a baseline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixed: Option<u64>,
 }
 
 /// One fetched URL.

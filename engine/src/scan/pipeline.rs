@@ -24,11 +24,12 @@ use sitescan_rules::site::{PageSummary, SiteCheck, SiteInput};
 use sitescan_rules::{Finding, Page, RuleTally, Stylesheet};
 use tokio::sync::{mpsc, OnceCell};
 use tokio::task::JoinSet;
+use tracing::Instrument;
 use url::Url;
 
 use super::dispatch::Dispatcher;
 use crate::config::ScanConfig;
-use crate::crawl::fetch::{decode_html, FetchError, Fetched, Fetcher, HopStop};
+use crate::crawl::fetch::{decode_html, BodyPolicy, FetchError, Fetched, Fetcher, HopStop};
 use crate::crawl::host_limits::HostPool;
 use crate::crawl::robots::{agent_token, robots_url, Robots};
 use crate::crawl::scope::{normalize, parse_start_url, OutOfScope, Scope};
@@ -196,7 +197,7 @@ pub(crate) async fn run(
         }
     }
     let scope = Arc::new(scope);
-    crawl.take(done, &scope, events);
+    crawl.take(done, &scope, events, 0);
 
     // Sitemaps: robots.txt `Sitemap:` lines plus /sitemap.xml.
     let site_root = crawl
@@ -204,12 +205,21 @@ pub(crate) async fn run(
         .first()
         .and_then(|p| Url::parse(&p.final_url).ok())
         .unwrap_or_else(|| start_url.clone());
-    let sitemap_urls = collect_sitemaps(&shared, &scope, &site_root).await;
+    let sitemap_urls = if config.max_pages > 1 || !inner.selection.site.is_empty() {
+        collect_sitemaps(&shared, &scope, &site_root).await
+    } else {
+        Vec::new()
+    };
     for u in &sitemap_urls {
         if let Ok(url) = Url::parse(u) {
             crawl.enqueue(&url, 1, &scope);
         }
     }
+    // Site rules judge the site's own URLs only (a sitemap may list other hosts).
+    let sitemap_urls: Vec<String> = sitemap_urls
+        .into_iter()
+        .filter(|u| Url::parse(u).is_ok_and(|url| scope.check(&url).is_ok()))
+        .collect();
 
     // Breadth-first over the frontier.
     let mut in_flight: JoinSet<PageDone> = JoinSet::new();
@@ -228,18 +238,17 @@ pub(crate) async fn run(
                 }
             }
             dispatched += 1;
-            in_flight.spawn(fetch_page(
-                Arc::clone(&shared),
-                url,
-                depth,
-                Some(Arc::clone(&scope)),
-            ));
+            let span = tracing::info_span!("page", url = %url, depth);
+            in_flight.spawn(
+                fetch_page(Arc::clone(&shared), url, depth, Some(Arc::clone(&scope)))
+                    .instrument(span),
+            );
         }
         let Some(joined) = in_flight.join_next().await else {
             break;
         };
         match joined {
-            Ok(done) => crawl.take(done, &scope, events),
+            Ok(done) => crawl.take(done, &scope, events, in_flight.len()),
             Err(e) => {
                 crawl.notes.push(format!("a fetch task failed: {e}"));
                 crawl.error_count += 1;
@@ -317,6 +326,8 @@ pub(crate) async fn run(
         findings: crawl.findings,
         rules,
         notes: crawl.notes,
+        fixed: None,
+        baseline: None,
     })
 }
 
@@ -371,6 +382,7 @@ impl Crawl {
         done: PageDone,
         scope: &Scope,
         events: Option<&mpsc::UnboundedSender<ScanEvent>>,
+        in_flight: usize,
     ) {
         self.stats.pages_fetched += 1;
         if done.non_html {
@@ -438,7 +450,7 @@ impl Crawl {
         if let Some(tx) = events {
             let _ = tx.send(ScanEvent::Progress(Progress {
                 pages_done: self.pages.len() as u64,
-                pages_queued: self.frontier.len() as u64,
+                pages_queued: (self.frontier.len() + in_flight) as u64,
                 errors: self.error_count,
             }));
         }
@@ -452,10 +464,17 @@ async fn load_robots(shared: &Shared, url: &Url) -> std::result::Result<Robots, 
     };
     let fetched = shared
         .fetcher
-        .get(&robots, MAX_ROBOTS_BYTES, &|_: &Url| None)
+        .get(&robots, BodyPolicy::Always, MAX_ROBOTS_BYTES, &|_: &Url| {
+            None
+        })
         .await;
     let agent = agent_token(&shared.config.user_agent);
     let parsed = match fetched.error {
+        // A robots.txt behind broken redirects is unavailable, which RFC 9309
+        // treats like a 4xx: allow all.
+        Some(
+            FetchError::RedirectLoop | FetchError::TooManyRedirects | FetchError::BadRedirect(_),
+        ) => Robots::allow_all(fetched.status),
         Some(e) => return Err(e),
         None => Robots::from_response(&agent, &robots, fetched.status, &fetched.body),
     };
@@ -505,7 +524,12 @@ async fn collect_sitemaps(shared: &Arc<Shared>, scope: &Scope, site_root: &Url) 
         }
         let got = shared
             .fetcher
-            .get(&url, sitemap::MAX_SITEMAP_BYTES, &|_: &Url| None)
+            .get(
+                &url,
+                BodyPolicy::Always,
+                sitemap::MAX_SITEMAP_BYTES,
+                &|_: &Url| None,
+            )
             .await;
         if got.error.is_some() || got.status != 200 {
             tracing::debug!(url = %url, status = got.status, "no sitemap here");
@@ -548,7 +572,9 @@ async fn stylesheet(shared: &Arc<Shared>, url: &Url) -> Option<Arc<String>> {
         }
         let got = shared
             .fetcher
-            .get(url, MAX_STYLESHEET_BYTES, &|_: &Url| None)
+            .get(url, BodyPolicy::Always, MAX_STYLESHEET_BYTES, &|_: &Url| {
+                None
+            })
             .await;
         (got.error.is_none() && (200..300).contains(&got.status))
             .then(|| Arc::new(String::from_utf8_lossy(&got.body).into_owned()))
@@ -567,6 +593,39 @@ fn is_html(fetched: &Fetched) -> bool {
                 .to_ascii_lowercase();
             head.starts_with("<!doctype html") || head.starts_with("<html")
         }
+    }
+}
+
+/// The [`Page`] the rules see: the body decoded, the linked stylesheets fetched.
+async fn page_of(shared: &Arc<Shared>, fetched: Fetched, depth: u32) -> Page {
+    let (body, _encoding) = decode_html(&fetched.body, fetched.charset().as_deref());
+    let mut stylesheets = Vec::new();
+    for sheet in links::stylesheet_hrefs(&body, &fetched.final_url)
+        .into_iter()
+        .take(MAX_STYLESHEETS_PER_PAGE)
+    {
+        if let Some(text) = stylesheet(shared, &sheet.url).await {
+            stylesheets.push(Stylesheet {
+                url: sheet.url.to_string(),
+                text: text.as_str().to_string(),
+                media: sheet.media,
+            });
+        }
+    }
+    Page {
+        url: fetched.url,
+        final_url: fetched.final_url,
+        status: fetched.status,
+        headers: fetched.headers,
+        redirects: fetched.redirects,
+        ttfb_ms: fetched.ttfb_ms,
+        total_ms: fetched.total_ms,
+        transfer_bytes: fetched.wire_bytes,
+        content_type: fetched.content_type,
+        http_version: fetched.http_version,
+        depth,
+        body,
+        stylesheets,
     }
 }
 
@@ -595,7 +654,12 @@ async fn fetch_page(
     };
     let fetched = shared
         .fetcher
-        .get(&url, shared.config.max_body_bytes, &hop)
+        .get(
+            &url,
+            BodyPolicy::HtmlOnly,
+            shared.config.max_body_bytes,
+            &hop,
+        )
         .await;
 
     let mut report = PageReport {
@@ -605,7 +669,11 @@ async fn fetch_page(
         depth,
         ttfb_ms: fetched.ttfb_ms,
         total_ms: fetched.total_ms,
-        bytes: fetched.body.len() as u64,
+        bytes: if fetched.body_skipped {
+            fetched.content_length.unwrap_or(0)
+        } else {
+            fetched.wire_bytes
+        },
         content_type: fetched.content_type.clone(),
         redirects: fetched.redirects.clone(),
         error: None,
@@ -637,11 +705,15 @@ async fn fetch_page(
         ..PageSummary::default()
     };
 
+    // Error pages (404, 500) are analyzed too when they are HTML: rules such as
+    // `http-status-code` report on them, and visitors see them.
     let analyzable = fetched.error.is_none()
         && fetched.stopped.is_none()
-        && (200..300).contains(&fetched.status);
+        && !fetched.body_skipped
+        && !(300..400).contains(&fetched.status);
     if !analyzable || !is_html(&fetched) {
-        let non_html = analyzable;
+        // Fetched fine but not HTML: recorded, not parsed.
+        let non_html = fetched.body_skipped || analyzable;
         return PageDone {
             summary: blank_summary(&report),
             report,
@@ -654,35 +726,8 @@ async fn fetch_page(
         };
     }
 
-    let (body, _encoding) = decode_html(&fetched.body, fetched.charset().as_deref());
-    let mut stylesheets = Vec::new();
-    for sheet in links::stylesheet_hrefs(&body, &fetched.final_url)
-        .into_iter()
-        .take(MAX_STYLESHEETS_PER_PAGE)
-    {
-        if let Some(text) = stylesheet(&shared, &sheet.url).await {
-            stylesheets.push(Stylesheet {
-                url: sheet.url.to_string(),
-                text: text.as_str().to_string(),
-                media: sheet.media,
-            });
-        }
-    }
-    let page = Page {
-        url: fetched.url.clone(),
-        final_url: fetched.final_url.clone(),
-        status: fetched.status,
-        headers: fetched.headers,
-        redirects: fetched.redirects,
-        ttfb_ms: fetched.ttfb_ms,
-        total_ms: fetched.total_ms,
-        transfer_bytes: report.bytes,
-        content_type: fetched.content_type,
-        http_version: fetched.http_version,
-        depth,
-        body,
-        stylesheets,
-    };
+    let truncated = fetched.truncated;
+    let page = page_of(&shared, fetched, depth).await;
     match shared.dispatcher.analyze(page).await {
         Ok(analyzed) => {
             let failed = analyzed
@@ -704,7 +749,7 @@ async fn fetch_page(
                 links: analyzed.links,
                 error: None,
                 non_html: false,
-                truncated: fetched.truncated,
+                truncated,
             }
         }
         Err(panic) => {
@@ -717,8 +762,76 @@ async fn fetch_page(
                 links: PageLinks::default(),
                 error: None,
                 non_html: false,
-                truncated: fetched.truncated,
+                truncated,
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sitescan_fixtures::{site_dir, FixtureServer};
+
+    fn shared(config: ScanConfig) -> Arc<Shared> {
+        let hosts = Arc::new(HostPool::new(config.rate_per_host, config.concurrency));
+        Arc::new(Shared {
+            fetcher: Fetcher::new(&config, hosts).unwrap(),
+            dispatcher: Dispatcher::new(2, Vec::new()),
+            seen: Mutex::new(HashSet::new()),
+            robots: Mutex::new(HashMap::new()),
+            styles: Mutex::new(HashMap::new()),
+            config,
+        })
+    }
+
+    #[tokio::test]
+    async fn pages_get_their_linked_stylesheets_fetched_once_per_scan() {
+        let server = FixtureServer::start(site_dir("basic")).await.unwrap();
+        let shared = shared(ScanConfig {
+            allow_private: true,
+            rate_per_host: 100.0,
+            ..ScanConfig::default()
+        });
+        let url = Url::parse(&server.url()).unwrap();
+        for _ in 0..2 {
+            let fetched = shared
+                .fetcher
+                .get(&url, BodyPolicy::HtmlOnly, 1 << 20, &|_: &Url| None)
+                .await;
+            let page = page_of(&shared, fetched, 0).await;
+            assert_eq!(page.stylesheets.len(), 1);
+            assert_eq!(page.stylesheets[0].url, server.url_for("/style.css"));
+            assert!(page.stylesheets[0]
+                .text
+                .contains(".hidden { display: none; }"));
+            assert!(page.body.contains("<title>Basic fixture home</title>"));
+        }
+        assert_eq!(server.count("/style.css"), 1);
+    }
+
+    #[tokio::test]
+    async fn charset_of_the_page_is_decoded() {
+        let server = FixtureServer::start(site_dir("errors")).await.unwrap();
+        let shared = shared(ScanConfig {
+            allow_private: true,
+            rate_per_host: 100.0,
+            ..ScanConfig::default()
+        });
+        for (path, title) in [
+            ("/latin1.html", "<title>Café crème</title>"),
+            (
+                "/bogus-charset.html",
+                "<title>Bogus charset déclaré</title>",
+            ),
+        ] {
+            let url = Url::parse(&server.url_for(path)).unwrap();
+            let fetched = shared
+                .fetcher
+                .get(&url, BodyPolicy::HtmlOnly, 1 << 20, &|_: &Url| None)
+                .await;
+            let page = page_of(&shared, fetched, 0).await;
+            assert!(page.body.contains(title), "{path}: {}", page.body);
         }
     }
 }

@@ -50,14 +50,10 @@ impl Rule for AreaAlt {
     fn check_element(&self, el: ElementRef<'_>, cx: &mut Check<'_, '_>) {
         // `area` is never rendered itself (`display: none` in the UA sheet), so it is
         // checked whenever it is a link, not only when "visible".
-        if !is_html(el) || el.value().attr("href").is_none() {
+        if !is_html(el) || crate::dom::attr(el, "href").is_none() {
             return;
         }
-        if el
-            .value()
-            .attr("aria-hidden")
-            .is_some_and(|v| v.trim() == "true")
-        {
+        if crate::dom::attr(el, "aria-hidden").is_some_and(|v| v.trim() == "true") {
             return;
         }
         require_name(el, cx, "This image map area");

@@ -47,7 +47,7 @@ fn fallback_role(el: ElementRef<'_>) -> Option<&'static str> {
     }
     match input_type(el).as_str() {
         "password" | "date" | "datetime-local" | "month" | "time" | "week" | "email" | "tel"
-        | "text" | "url" | "search" => Some("textbox"),
+        | "text" | "url" | "search" | "color" | "file" => Some("textbox"),
         _ => None,
     }
 }
@@ -107,6 +107,7 @@ mod tests {
                 r##"<div aria-busy=true>x</div>"##,
                 r##"<div role=checkbox aria-checked=true>x</div>"##,
                 r##"<input type=password aria-required=true>"##,
+                r##"<input type=file aria-required=true>"##,
                 r##"<div role=switch aria-required=true aria-checked=false>x</div>"##,
                 r##"<div aria-hidden=true aria-checked=true>x</div>"##,
                 r##"<button role=none aria-pressed=true>x</button>"##,

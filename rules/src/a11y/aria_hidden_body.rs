@@ -45,9 +45,7 @@ impl Rule for AriaHiddenBody {
     }
 
     fn check_element(&self, el: ElementRef<'_>, cx: &mut Check<'_, '_>) {
-        if el
-            .value()
-            .attr("aria-hidden")
+        if crate::dom::attr(el, "aria-hidden")
             .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
         {
             cx.fail(el, "The body has aria-hidden=\"true\": the whole page is hidden from assistive technology.");

@@ -40,7 +40,7 @@ Keyboard users can tab to a control that screen readers do not announce, so they
 /// `onfocus` handler, or an inline script that names the element's id and listens
 /// for focus. Then only a keyboard test can tell whether it is reachable.
 fn focus_may_move(el: ElementRef<'_>, root: ElementRef<'_>) -> bool {
-    if el.value().attr("onfocus").is_some() || el.value().attr("onfocusin").is_some() {
+    if crate::dom::attr(el, "onfocus").is_some() || crate::dom::attr(el, "onfocusin").is_some() {
         return true;
     }
     let Some(id) = el.value().id() else {
@@ -69,9 +69,7 @@ impl Rule for AriaHiddenFocus {
     }
 
     fn check_element(&self, el: ElementRef<'_>, cx: &mut Check<'_, '_>) {
-        let hidden = el
-            .value()
-            .attr("aria-hidden")
+        let hidden = crate::dom::attr(el, "aria-hidden")
             .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
         if !hidden {
             return;

@@ -71,7 +71,7 @@ impl Rule for AriaRequiredAttr {
         }
         let missing: Vec<&str> = required
             .into_iter()
-            .filter(|a| el.value().attr(a).is_none_or(|v| v.trim().is_empty()))
+            .filter(|a| crate::dom::attr(el, a).is_none_or(|v| v.trim().is_empty()))
             .collect();
         if missing.is_empty() {
             cx.pass();

@@ -58,7 +58,7 @@ fn owned<'a>(cx: &'a PageContext<'_>, el: ElementRef<'a>) -> Vec<ElementRef<'a>>
             Some(_) => out.push(c),
         }
     }
-    if let Some(ids) = el.value().attr("aria-owns") {
+    if let Some(ids) = crate::dom::attr(el, "aria-owns") {
         for id in ids.split_ascii_whitespace() {
             if let Some(o) = cx.element_by_id(id) {
                 if !cx.is_hidden(o) && o.id() != el.id() {
@@ -126,11 +126,7 @@ impl Rule for AriaRequiredChildren {
         if def.required_owned.is_empty() || page.is_hidden(el) {
             return;
         }
-        if el
-            .value()
-            .attr("aria-busy")
-            .is_some_and(|v| v.trim() == "true")
-        {
+        if crate::dom::attr(el, "aria-busy").is_some_and(|v| v.trim() == "true") {
             return;
         }
         match first_foreign(page, el, def.required_owned, also_allowed(role), 0) {

@@ -44,15 +44,7 @@ A tab outside a tablist or a list item outside a list is announced without its s
 /// exposed (not presentational, not a plain generic wrapper).
 fn context_parent<'a>(cx: &'a PageContext<'_>, el: ElementRef<'a>) -> Option<ElementRef<'a>> {
     if let Some(id) = el.value().id() {
-        let owner = cx
-            .root()
-            .descendants()
-            .filter_map(ElementRef::wrap)
-            .find(|o| {
-                o.value()
-                    .attr("aria-owns")
-                    .is_some_and(|ids| ids.split_ascii_whitespace().any(|i| i == id))
-            });
+        let owner = cx.referrers("aria-owns", id).into_iter().next();
         if owner.is_some() {
             return owner;
         }

@@ -47,7 +47,7 @@ impl Rule for AriaRoles {
     }
 
     fn check_element(&self, el: ElementRef<'_>, cx: &mut Check<'_, '_>) {
-        let Some(value) = el.value().attr("role") else {
+        let Some(value) = crate::dom::attr(el, "role") else {
             return;
         };
         if value.trim().is_empty() || cx.page().is_hidden(el) {

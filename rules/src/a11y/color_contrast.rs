@@ -86,9 +86,7 @@ fn own_text(el: ElementRef<'_>) -> Option<String> {
 /// Text inside a disabled widget, or labelling one, is exempt.
 fn part_of_disabled_widget(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
     let aria_disabled = |e: ElementRef<'_>| {
-        e.value()
-            .attr("aria-disabled")
-            .is_some_and(|v| v.trim() == "true")
+        crate::dom::attr(e, "aria-disabled").is_some_and(|v| v.trim() == "true")
     };
     let chain: Vec<ElementRef<'_>> = std::iter::once(el)
         .chain(el.ancestors().filter_map(ElementRef::wrap))
@@ -99,7 +97,7 @@ fn part_of_disabled_widget(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
     // A label (or a labelledby target) of a disabled control.
     for e in &chain {
         if e.value().name() == "label" {
-            let controls: Vec<ElementRef<'_>> = match e.value().attr("for") {
+            let controls: Vec<ElementRef<'_>> = match crate::dom::attr(*e, "for") {
                 Some(id) => cx.element_by_id(id).into_iter().collect(),
                 None => e
                     .descendants()
@@ -126,8 +124,7 @@ fn part_of_disabled_widget(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
                 .descendants()
                 .filter_map(ElementRef::wrap)
                 .any(|r| {
-                    r.value()
-                        .attr("aria-labelledby")
+                    crate::dom::attr(r, "aria-labelledby")
                         .is_some_and(|ids| ids.split_ascii_whitespace().any(|i| i == id))
                         && (is_disabled(r) || aria_disabled(r))
                 });
@@ -137,6 +134,70 @@ fn part_of_disabled_widget(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
         }
     }
     false
+}
+
+/// One `text-shadow` layer.
+struct Shadow {
+    color: Option<Rgba>,
+    x: f32,
+    y: f32,
+    blur: f32,
+}
+
+/// Parses a `text-shadow` list; an empty list for `none` or values it can't read.
+fn parse_shadows(value: &str) -> Vec<Shadow> {
+    if value.trim() == "none" {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for layer in crate::css::split_selector_list(value) {
+        // Tokens, keeping functional colors (`rgb(...)`) whole.
+        let mut tokens: Vec<String> = Vec::new();
+        let mut depth = 0;
+        let mut cur = String::new();
+        for c in layer.chars() {
+            match c {
+                '(' => {
+                    depth += 1;
+                    cur.push(c);
+                }
+                ')' => {
+                    depth -= 1;
+                    cur.push(c);
+                }
+                c if c.is_whitespace() && depth == 0 => {
+                    if !cur.is_empty() {
+                        tokens.push(std::mem::take(&mut cur));
+                    }
+                }
+                c => cur.push(c),
+            }
+        }
+        if !cur.is_empty() {
+            tokens.push(cur);
+        }
+        let mut color = None;
+        let mut lengths = Vec::new();
+        for t in &tokens {
+            if let Some(px) = crate::css::cascade::length_px(t) {
+                lengths.push(px);
+            } else if let Some(c) = Rgba::parse(t) {
+                color = Some(c);
+            } else {
+                return Vec::new();
+            }
+        }
+        if lengths.len() < 2 {
+            return Vec::new();
+        }
+        out.push(Shadow {
+            color,
+            x: lengths[0],
+            y: lengths[1],
+            blur: lengths.get(2).copied().unwrap_or(0.0),
+        });
+    }
+    out
 }
 
 /// Whether the text is drawn with an icon font.
@@ -192,6 +253,15 @@ fn composite(
         layers = next;
         if bgs.iter().all(|b| b.is_opaque()) && style.opacity >= 1.0 {
             opaque_below = true;
+            // Nothing painted further down shows through an opaque background,
+            // unless an ancestor fades the whole group.
+            let faded_above = e
+                .ancestors()
+                .filter_map(ElementRef::wrap)
+                .any(|a| cx.style(a).opacity < 1.0);
+            if !faded_above {
+                break;
+            }
         }
         // Positioned content sits over whatever the layout puts under it, which
         // need not be its DOM ancestors' background.
@@ -300,27 +370,54 @@ impl Rule for ColorContrast {
         });
 
         // A text shadow can be the real backdrop of thin text.
-        let shadow = style
+        let shadows = style
             .get("text-shadow")
-            .filter(|s| *s != "none" && !s.is_empty());
-        if let Some(shadow) = shadow {
-            let shadow_color = shadow.split(',').next().and_then(|first| {
-                Rgba::parse(first.trim()).or_else(|| first.split_whitespace().find_map(Rgba::parse))
+            .map(parse_shadows)
+            .unwrap_or_default();
+        if !shadows.is_empty() {
+            let surround = shadows
+                .iter()
+                .any(|s| s.x == 0.0 && s.y == 0.0 && s.blur > 0.0)
+                || (shadows.iter().any(|s| s.x > 0.0)
+                    && shadows.iter().any(|s| s.x < 0.0)
+                    && shadows.iter().any(|s| s.y > 0.0)
+                    && shadows.iter().any(|s| s.y < 0.0));
+            let colors: Option<Vec<Rgba>> =
+                shadows.iter().map(|s| s.color.or(style.color)).collect();
+            let Some(colors) = colors else {
+                cx.cant_tell(
+                    el,
+                    "Contrast needs review: the text shadow color is not known.",
+                );
+                return;
+            };
+            let vs_shadow = colors
+                .iter()
+                .map(|c| contrast_ratio(fg_min, c.over(bg_min)))
+                .fold(f32::MAX, f32::min);
+            let shadow_data = json!({
+                "contrast_ratio": (f64::from(vs_shadow) * 100.0).round() / 100.0,
+                "expected": expected,
+                "fg": fg_min.to_hex(),
+                "bg": colors[0].over(bg_min).to_hex(),
             });
-            let vs_shadow = shadow_color.map(|c| contrast_ratio(fg_min, c.over(bg_min)));
-            match vs_shadow {
-                Some(r) if r >= expected => {
-                    cx.pass();
-                }
-                _ => {
-                    if !part_of_disabled_widget(page, el) {
-                        cx.cant_tell(
-                            el,
-                            "Contrast needs review: a text shadow changes the backdrop.",
-                        )
-                        .with_data(data);
-                    }
-                }
+            if vs_shadow >= expected && (surround || min >= expected) {
+                cx.pass();
+            } else if part_of_disabled_widget(page, el) {
+            } else if surround || min < expected && vs_shadow < expected {
+                cx.fail(
+                    el,
+                    format!(
+                        "Contrast of the text against its text shadow is {vs_shadow:.2}:1, below {expected}:1."
+                    ),
+                )
+                .with_data(shadow_data);
+            } else {
+                cx.cant_tell(
+                    el,
+                    "Contrast needs review: a text shadow changes the backdrop.",
+                )
+                .with_data(data);
             }
             return;
         }
@@ -373,6 +470,7 @@ mod tests {
                 r##"<button style="color:#777;background:#eee" disabled>Disabled</button>"##,
                 r##"<label style="color:#888;background:white">Name <input disabled></label>"##,
                 r##"<p style="color:#000;background:#737373;text-shadow:white 0 0 3px">Shadow</p>"##,
+                r##"<div style="background:url(hero.jpg)"><a href=/ style="background:#0b5fff;color:#fff">Opaque button over an image</a></div>"##,
             ])
             .fail(&[
                 r##"<p style="color:#aaa;background:white">Light text</p>"##,
@@ -380,9 +478,11 @@ mod tests {
                 r##"<div style="background:#fff"><p style="color:#000;opacity:.3">Faded</p></div>"##,
                 r##"<style>.b{color:#777;background:#eee}</style><button class=b>Button</button>"##,
                 r##"<p style="color:#aaa;background:linear-gradient(to right,#fff,#00f)">Gradient</p>"##,
+                r##"<p style="background:#fff;color:#666;text-shadow:#aaa 2px 2px 4px,#aaa -2px 2px 4px,#aaa 2px -2px 4px,#aaa -2px -2px 4px">Surrounded</p>"##,
             ])
             .cant_tell(&[
                 r##"<p style="color:#555;background:black url(a.jpg)">Image</p>"##,
+                r##"<div style="background:url(hero.jpg)"><p>Over an image</p></div>"##,
                 r##"<p style="background:#fff;color:#666;text-shadow:#aaa 2px 2px 4px">Shadow</p>"##,
                 r##"<div style="background:#fff"><p style="position:absolute;top:0;color:#333">Positioned</p></div>"##,
                 r##"<p style="color:var(--x)">Custom property</p>"##,

@@ -56,10 +56,7 @@ impl Rule for FrameTitle {
         if crate::aria::tree::tabindex(el).is_some_and(|t| t < 0) {
             return;
         }
-        let explicit = el
-            .value()
-            .attr("role")
-            .map(|r| r.trim().to_ascii_lowercase());
+        let explicit = crate::dom::attr(el, "role").map(|r| r.trim().to_ascii_lowercase());
         if matches!(explicit.as_deref(), Some("none" | "presentation")) {
             return;
         }

@@ -51,7 +51,10 @@ impl Rule for ImageRedundantAlt {
     }
 
     fn check_element(&self, el: ElementRef<'_>, cx: &mut Check<'_, '_>) {
-        let Some(alt) = el.value().attr("alt").map(fold).filter(|a| !a.is_empty()) else {
+        let Some(alt) = crate::dom::attr(el, "alt")
+            .map(fold)
+            .filter(|a| !a.is_empty())
+        else {
             return;
         };
         let page = cx.page();

@@ -127,7 +127,7 @@ impl Rule for LabelContentNameMismatch {
     fn check_element(&self, el: ElementRef<'_>, cx: &mut Check<'_, '_>) {
         let labelled = ["aria-label", "aria-labelledby"]
             .iter()
-            .any(|a| el.value().attr(a).is_some_and(|v| !v.trim().is_empty()));
+            .any(|a| crate::dom::attr(el, a).is_some_and(|v| !v.trim().is_empty()));
         if !labelled {
             return;
         }

@@ -41,26 +41,59 @@ People who cannot perceive the color difference cannot find the links in the tex
     ..RuleMeta::BASE
 };
 
-/// The nearest block-level ancestor, and whether it has text outside `link`.
+/// Whether an element starts a new block (its text is not inline with its parent's).
+fn is_block(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
+    let d = cx.style(el).display.as_str();
+    !d.starts_with("inline") && d != "contents"
+}
+
+/// The nearest block-level ancestor of `link`, when that block has visible text of
+/// its own inline formatting context outside any link (text in nested blocks is
+/// not next to the link).
 fn text_block<'a>(cx: &PageContext<'_>, link: ElementRef<'a>) -> Option<ElementRef<'a>> {
-    let block = link.ancestors().filter_map(ElementRef::wrap).find(|a| {
-        let d = cx.style(*a).display.as_str();
-        !d.starts_with("inline") && d != "contents"
-    })?;
+    let block = link
+        .ancestors()
+        .filter_map(ElementRef::wrap)
+        .find(|a| is_block(cx, *a))?;
     let mut outside = String::new();
     for node in block.descendants() {
-        if let Some(t) = node.value().as_text() {
-            let in_link = node.ancestors().any(|a| a.id() == link.id());
-            let in_other_link = node
-                .ancestors()
-                .filter_map(ElementRef::wrap)
-                .any(|a| a.value().name() == "a" && a.value().attr("href").is_some());
-            if !in_link && !in_other_link {
-                outside.push_str(t);
-            }
+        let Some(t) = node.value().as_text() else {
+            continue;
+        };
+        let Some(parent) = node.parent().and_then(ElementRef::wrap) else {
+            continue;
+        };
+        if !cx.is_visible(parent) {
+            continue;
+        }
+        // The text's own block must be `block` itself.
+        let own_block = std::iter::once(parent)
+            .chain(parent.ancestors().filter_map(ElementRef::wrap))
+            .find(|a| is_block(cx, *a));
+        if own_block.is_none_or(|b| b.id() != block.id()) {
+            continue;
+        }
+        let in_link = std::iter::once(parent)
+            .chain(parent.ancestors().filter_map(ElementRef::wrap))
+            .take_while(|a| a.id() != block.id())
+            .any(|a| a.value().name() == "a" && crate::dom::attr(a, "href").is_some());
+        if !in_link {
+            outside.push_str(t);
         }
     }
     outside.chars().any(char::is_alphanumeric).then_some(block)
+}
+
+/// Whether the link shows visible text of its own.
+fn has_visible_text(cx: &PageContext<'_>, link: ElementRef<'_>) -> bool {
+    link.descendants().any(|n| {
+        n.value()
+            .as_text()
+            .is_some_and(|t| t.chars().any(char::is_alphanumeric))
+            && n.parent()
+                .and_then(ElementRef::wrap)
+                .is_some_and(|p| cx.is_visible(p))
+    })
 }
 
 /// Whether the link has a non-color cue: underline, a visible bottom border, or a
@@ -94,11 +127,14 @@ impl Rule for LinkInTextBlock {
     }
 
     fn check_element(&self, el: ElementRef<'_>, cx: &mut Check<'_, '_>) {
-        if !is_html(el) || el.value().attr("href").is_none() {
+        if !is_html(el) || crate::dom::attr(el, "href").is_none() {
             return;
         }
         let page = cx.page();
         if page.role(el) != Some("link") || !page.is_visible(el) || page.is_hidden(el) {
+            return;
+        }
+        if !has_visible_text(page, el) {
             return;
         }
         let Some(block) = text_block(page, el) else {
@@ -151,6 +187,7 @@ mod tests {
                 r##"<nav><a href=/a style="text-decoration:none">Home</a></nav>"##,
                 r##"<p><a href=/t style="text-decoration:none;color:#777">Only a link</a></p>"##,
                 r##"<style>a{text-decoration:none}a span{text-decoration:underline}</style><p>Read <a href=/t><span>terms</span></a> now.</p>"##,
+                r##"<style>a{color:#fff;text-decoration:none}</style><header style="color:#eee"><a href=/><img src=l.png alt=Logo></a><a href=/x>Home</a><form><label>Search <input></label></form></header>"##,
             ])
             .fail(&[
                 r##"<p style="color:#333">Read our <a href=/t style="color:#444;text-decoration:none">terms</a> first.</p>"##,

@@ -41,11 +41,11 @@ Screen readers cannot describe an embedded image or media player without a text 
 /// Whether the object renders an image, audio or video (by MIME type, else by the
 /// `data` file extension).
 fn renders_media(el: ElementRef<'_>) -> bool {
-    if let Some(t) = el.value().attr("type") {
+    if let Some(t) = crate::dom::attr(el, "type") {
         let t = t.trim().to_ascii_lowercase();
         return t.starts_with("image/") || t.starts_with("audio/") || t.starts_with("video/");
     }
-    let Some(data) = el.value().attr("data") else {
+    let Some(data) = crate::dom::attr(el, "data") else {
         return false;
     };
     let path = data
@@ -79,7 +79,7 @@ impl Rule for ObjectAlt {
         let page = cx.page();
         let named = ["aria-label", "aria-labelledby", "title"]
             .iter()
-            .any(|a| el.value().attr(a).is_some());
+            .any(|a| crate::dom::attr(el, a).is_some());
         if !named || page.accessible_name(el).trim().is_empty() {
             cx.fail(
                 el,

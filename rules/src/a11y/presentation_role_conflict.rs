@@ -46,14 +46,14 @@ impl Rule for PresentationRoleConflict {
     }
 
     fn check_element(&self, el: ElementRef<'_>, cx: &mut Check<'_, '_>) {
-        let explicit = el.value().attr("role").and_then(|r| {
+        let explicit = crate::dom::attr(el, "role").and_then(|r| {
             r.split_ascii_whitespace()
                 .next()
                 .map(|t| t.to_ascii_lowercase())
         });
         let by_role = matches!(explicit.as_deref(), Some("none" | "presentation"));
         let by_alt =
-            is_html(el) && el.value().name() == "img" && el.value().attr("alt") == Some("");
+            is_html(el) && el.value().name() == "img" && crate::dom::attr(el, "alt") == Some("");
         if !by_role && !by_alt {
             return;
         }

@@ -16,7 +16,7 @@ pub fn is_html(el: ElementRef<'_>) -> bool {
 }
 
 fn attr<'a>(el: ElementRef<'a>, name: &str) -> Option<&'a str> {
-    el.value().attr(name)
+    crate::dom::attr(el, name)
 }
 
 fn parent_el(el: ElementRef<'_>) -> Option<ElementRef<'_>> {
@@ -182,8 +182,16 @@ pub fn implicit_role(el: ElementRef<'_>) -> Option<&'static str> {
         }
         "hr" => "separator",
         "html" => "document",
+        // `alt=""` marks the image decorative; only ARIA naming (a global ARIA
+        // attribute, see presentational role conflict resolution) undoes it.
         "img" => match attr(el, "alt") {
-            Some("") if !has_author_name(el) => "presentation",
+            Some("")
+                if !["aria-label", "aria-labelledby"]
+                    .iter()
+                    .any(|a| attr(el, a).is_some_and(|v| !v.trim().is_empty())) =>
+            {
+                "presentation"
+            }
             _ => "img",
         },
         "input" => match input_type(el).as_str() {

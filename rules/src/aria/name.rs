@@ -48,18 +48,18 @@ pub fn compute_name(cx: &PageContext<'_>, el: ElementRef<'_>) -> String {
 /// The accessible description of `el`: `aria-describedby`, else
 /// `aria-description`, else `title` when the title was not used as the name.
 pub fn compute_description(cx: &PageContext<'_>, el: ElementRef<'_>) -> String {
-    if let Some(ids) = el.value().attr("aria-describedby") {
+    if let Some(ids) = crate::dom::attr(el, "aria-describedby") {
         let text = referenced_text(cx, ids, &mut HashSet::new());
         if !text.trim().is_empty() {
             return collapse(&text);
         }
     }
-    if let Some(d) = el.value().attr("aria-description") {
+    if let Some(d) = crate::dom::attr(el, "aria-description") {
         if !d.trim().is_empty() {
             return collapse(d);
         }
     }
-    if let Some(t) = el.value().attr("title") {
+    if let Some(t) = crate::dom::attr(el, "title") {
         let t = collapse(t);
         if !t.is_empty() && *cx.accessible_name(el) != *t {
             return t;
@@ -96,7 +96,7 @@ fn referenced_text(cx: &PageContext<'_>, ids: &str, visited: &mut HashSet<NodeId
 }
 
 fn attr_text<'a>(el: ElementRef<'a>, name: &str) -> Option<&'a str> {
-    el.value().attr(name).filter(|v| !v.trim().is_empty())
+    crate::dom::attr(el, name).filter(|v| !v.trim().is_empty())
 }
 
 fn name_of(
@@ -116,7 +116,7 @@ fn name_of(
 
     // 2B: aria-labelledby, not followed inside another labelledby traversal.
     if !mode.in_labelledby {
-        if let Some(ids) = el.value().attr("aria-labelledby") {
+        if let Some(ids) = crate::dom::attr(el, "aria-labelledby") {
             let text = referenced_text(cx, ids, visited);
             if !text.trim().is_empty() {
                 return text;
@@ -194,7 +194,7 @@ fn embedded_value(el: ElementRef<'_>, role: Option<&str>) -> Option<String> {
     match role {
         "textbox" | "searchbox" => {
             if is_html(el) && el.value().name() == "input" {
-                Some(el.value().attr("value").unwrap_or("").to_string())
+                Some(crate::dom::attr(el, "value").unwrap_or("").to_string())
             } else {
                 Some(el.text().collect())
             }
@@ -208,13 +208,13 @@ fn embedded_value(el: ElementRef<'_>, role: Option<&str>) -> Option<String> {
                     .collect();
                 let selected: Vec<String> = options
                     .iter()
-                    .filter(|o| o.value().attr("selected").is_some())
+                    .filter(|o| crate::dom::attr(**o, "selected").is_some())
                     .map(|o| collapse(&o.text().collect::<String>()))
                     .collect();
                 if !selected.is_empty() {
                     return Some(selected.join(" "));
                 }
-                let multiple = el.value().attr("multiple").is_some();
+                let multiple = crate::dom::attr(el, "multiple").is_some();
                 if multiple {
                     return Some(String::new());
                 }
@@ -226,15 +226,15 @@ fn embedded_value(el: ElementRef<'_>, role: Option<&str>) -> Option<String> {
                 );
             }
             if role == "combobox" && is_html(el) && el.value().name() == "input" {
-                return Some(el.value().attr("value").unwrap_or("").to_string());
+                return Some(crate::dom::attr(el, "value").unwrap_or("").to_string());
             }
             // ARIA listbox: the selected options' text.
             let selected: Vec<String> = el
                 .descendants()
                 .filter_map(ElementRef::wrap)
                 .filter(|o| {
-                    o.value().attr("role") == Some("option")
-                        && o.value().attr("aria-selected") == Some("true")
+                    crate::dom::attr(*o, "role") == Some("option")
+                        && crate::dom::attr(*o, "aria-selected") == Some("true")
                 })
                 .map(|o| collapse(&o.text().collect::<String>()))
                 .collect();
@@ -248,7 +248,7 @@ fn embedded_value(el: ElementRef<'_>, role: Option<&str>) -> Option<String> {
                 return Some(n.trim().to_string());
             }
             if is_html(el) && el.value().name() == "input" {
-                return Some(el.value().attr("value").unwrap_or("").to_string());
+                return Some(crate::dom::attr(el, "value").unwrap_or("").to_string());
             }
             None
         }
@@ -298,7 +298,7 @@ fn native_name(
             let ty = input_type(el);
             match ty.as_str() {
                 "button" | "submit" | "reset" => {
-                    if let Some(v) = el.value().attr("value") {
+                    if let Some(v) = crate::dom::attr(el, "value") {
                         if !v.trim().is_empty() {
                             return Some(v.to_string());
                         }
@@ -307,7 +307,7 @@ fn native_name(
                     if !labels.is_empty() {
                         return Some(labels);
                     }
-                    match (ty.as_str(), el.value().attr("value")) {
+                    match (ty.as_str(), crate::dom::attr(el, "value")) {
                         ("submit", None) => Some("Submit".into()),
                         ("reset", None) => Some("Reset".into()),
                         _ => None,

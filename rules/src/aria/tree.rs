@@ -73,19 +73,19 @@ pub fn is_disabled(el: ElementRef<'_>) -> bool {
     if !can_be_disabled {
         return false;
     }
-    if el.value().attr("disabled").is_some() {
+    if crate::dom::attr(el, "disabled").is_some() {
         return true;
     }
     if name == "option" {
         if let Some(group) = el.parent().and_then(ElementRef::wrap) {
-            if group.value().name() == "optgroup" && group.value().attr("disabled").is_some() {
+            if group.value().name() == "optgroup" && crate::dom::attr(group, "disabled").is_some() {
                 return true;
             }
         }
     }
     let mut child = el;
     for anc in el.ancestors().filter_map(ElementRef::wrap) {
-        if anc.value().name() == "fieldset" && anc.value().attr("disabled").is_some() {
+        if anc.value().name() == "fieldset" && crate::dom::attr(anc, "disabled").is_some() {
             let first_legend = anc
                 .children()
                 .filter_map(ElementRef::wrap)
@@ -102,16 +102,16 @@ pub fn is_disabled(el: ElementRef<'_>) -> bool {
 
 /// The parsed `tabindex`, when it is a valid integer.
 pub fn tabindex(el: ElementRef<'_>) -> Option<i64> {
-    el.value().attr("tabindex")?.trim().parse().ok()
+    crate::dom::attr(el, "tabindex")?.trim().parse().ok()
 }
 
 /// Whether the element is natively focusable (ignoring `tabindex`, styles and inertness).
 pub fn natively_focusable(el: ElementRef<'_>) -> bool {
     if !is_html(el) {
-        return el.value().name() == "a" && el.value().attr("href").is_some()
-            || el.value().attr("xlink:href").is_some() && el.value().name() == "a";
+        return el.value().name() == "a" && crate::dom::attr(el, "href").is_some()
+            || crate::dom::attr(el, "xlink:href").is_some() && el.value().name() == "a";
     }
-    let attr = |n: &str| el.value().attr(n).is_some();
+    let attr = |n: &str| crate::dom::attr(el, n).is_some();
     match el.value().name() {
         "a" | "area" => attr("href"),
         "button" | "select" | "textarea" | "iframe" | "embed" => true,
@@ -124,16 +124,14 @@ pub fn natively_focusable(el: ElementRef<'_>) -> bool {
                     .find(|c| c.value().name() == "summary")
                     .is_some_and(|s| s.id() == el.id())
         }),
-        _ => el
-            .value()
-            .attr("contenteditable")
+        _ => crate::dom::attr(el, "contenteditable")
             .is_some_and(|v| !v.eq_ignore_ascii_case("false")),
     }
 }
 
 /// The explicit role: the first token of `role` naming a concrete role.
 pub fn explicit_role(el: ElementRef<'_>) -> Option<&'static str> {
-    let value = el.value().attr("role")?;
+    let value = crate::dom::attr(el, "role")?;
     value
         .split_ascii_whitespace()
         .find_map(|t| concrete_role(&t.to_ascii_lowercase()).map(|r| r.name))
@@ -165,9 +163,7 @@ impl TreeFacts {
         let display_none = style.is_some_and(|s| s.display == "none");
         let visibility_hidden = style.is_some_and(|s| s.visibility_hidden);
         let cv_hidden = style.is_some_and(|s| s.content_visibility_hidden);
-        let aria_hidden = el
-            .value()
-            .attr("aria-hidden")
+        let aria_hidden = crate::dom::attr(el, "aria-hidden")
             .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
         let opacity_zero = style.is_some_and(|s| s.opacity <= 0.0);
         let clipped = style.is_some_and(|s| s.is_visually_clipped());
@@ -183,7 +179,7 @@ impl TreeFacts {
             || clipped
             || parent_cv_hidden(el, styles);
         let invisible = subtree_invisible || visibility_hidden;
-        let inert = parent.inert || el.value().attr("inert").is_some();
+        let inert = parent.inert || crate::dom::attr(el, "inert").is_some();
 
         let parent_role = parent.role;
         let presentational_child = parent.presentational_child
@@ -232,7 +228,7 @@ impl TreeFacts {
                 el.value().name(),
                 "li" | "dt" | "dd" | "tr" | "td" | "th" | "thead" | "tbody" | "tfoot"
             )
-            && el.value().attr("role").is_none();
+            && crate::dom::attr(el, "role").is_none();
         if inherits_presentation && !focusable && !has_global_aria(el) {
             return Some("none");
         }

@@ -8,7 +8,9 @@
 //! Rules are bucketed by the id / class / tag of their rightmost compound so an
 //! element is matched only against rules that can apply to it.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
 
 use ego_tree::NodeId;
 use scraper::{ElementRef, Html, Selector};
@@ -127,6 +129,8 @@ pub struct ComputedStyle {
     /// `text-decoration` line-through or overline drawn on the text.
     pub other_decoration: bool,
     extra: Vec<(&'static str, String)>,
+    /// Custom properties (`--name`), inherited.
+    vars: Arc<HashMap<String, String>>,
 }
 
 impl ComputedStyle {
@@ -145,6 +149,7 @@ impl ComputedStyle {
             underline: false,
             other_decoration: false,
             extra: Vec::new(),
+            vars: Arc::new(HashMap::new()),
         }
     }
 
@@ -216,13 +221,75 @@ struct Precedence {
     order: u32,
 }
 
+#[derive(Clone)]
 struct CompiledRule {
     selector: Selector,
+    /// `#id` / `.class` an ancestor must carry for the selector to match (from its
+    /// descendant and child compounds): a cheap pre-check before full matching,
+    /// like the ancestor Bloom filter browsers use.
+    hints: Vec<String>,
     precedence: Precedence,
-    declarations: std::sync::Arc<Vec<super::Declaration>>,
+    /// Declarations with shorthands already expanded to longhands.
+    declarations: std::sync::Arc<Vec<(String, String, bool)>>,
 }
 
-#[derive(Default)]
+/// Ancestor ids and classes a selector requires (see [`CompiledRule::hints`]).
+fn ancestor_hints(selector: &str) -> Vec<String> {
+    // Split into compounds and combinators at top level.
+    let bytes = selector.as_bytes();
+    let mut parts: Vec<(&str, u8)> = Vec::new(); // (compound, combinator to its right)
+    let mut depth = 0i32;
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        match c {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth -= 1,
+            b' ' | b'>' | b'+' | b'~' if depth == 0 => {
+                let compound = selector[start..i].trim();
+                // Collapse the run of combinator characters and spaces.
+                let mut comb = b' ';
+                while i < bytes.len() && matches!(bytes[i], b' ' | b'>' | b'+' | b'~') {
+                    if bytes[i] != b' ' {
+                        comb = bytes[i];
+                    }
+                    i += 1;
+                }
+                if !compound.is_empty() {
+                    parts.push((compound, comb));
+                }
+                start = i;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    let mut hints = Vec::new();
+    // Walk leftwards from the rightmost compound; stop at a sibling combinator.
+    for (compound, comb) in parts.iter().rev() {
+        if matches!(comb, b'+' | b'~') {
+            break;
+        }
+        if compound.contains(['(', '[', '\\', ':']) {
+            continue;
+        }
+        let mut rest = *compound;
+        while let Some(pos) = rest.find(['#', '.']) {
+            let marker = &rest[pos..=pos];
+            let tail = &rest[pos + 1..];
+            let end = tail.find(['#', '.']).unwrap_or(tail.len());
+            if end > 0 {
+                hints.push(format!("{marker}{}", &tail[..end]));
+            }
+            rest = &tail[end..];
+        }
+    }
+    hints
+}
+
+#[derive(Default, Clone)]
 struct RuleIndex {
     rules: Vec<CompiledRule>,
     by_id: HashMap<String, Vec<usize>>,
@@ -295,7 +362,16 @@ fn key_of(selector: &str) -> Key {
 impl RuleIndex {
     fn add_sheet(&mut self, text: &str, origin: u8, order: &mut u32) {
         for rule in parse_stylesheet(text) {
-            let declarations = std::sync::Arc::new(rule.declarations);
+            let expanded: Vec<(String, String, bool)> = rule
+                .declarations
+                .iter()
+                .flat_map(|d| {
+                    expand(&d.name, &d.value)
+                        .into_iter()
+                        .map(move |(n, v)| (n, v, d.important))
+                })
+                .collect();
+            let declarations = std::sync::Arc::new(expanded);
             for part in split_selector_list(&rule.selectors) {
                 let Ok(selector) = Selector::parse(part) else {
                     continue;
@@ -305,6 +381,7 @@ impl RuleIndex {
                 let specificity = super::specificity(part);
                 self.rules.push(CompiledRule {
                     selector,
+                    hints: ancestor_hints(part),
                     precedence: Precedence {
                         important: false,
                         origin,
@@ -323,7 +400,7 @@ impl RuleIndex {
         }
     }
 
-    fn matching(&self, el: ElementRef<'_>) -> Vec<usize> {
+    fn matching(&self, el: ElementRef<'_>, ancestors: &HashMap<String, u32>) -> Vec<usize> {
         let mut cands: Vec<usize> = self.universal.clone();
         if let Some(id) = el.value().id() {
             if let Some(v) = self.by_id.get(id) {
@@ -340,7 +417,10 @@ impl RuleIndex {
         }
         cands.sort_unstable();
         cands.dedup();
-        cands.retain(|&i| self.rules[i].selector.matches(&el));
+        cands.retain(|&i| {
+            let rule = &self.rules[i];
+            rule.hints.iter().all(|h| ancestors.contains_key(h)) && rule.selector.matches(&el)
+        });
         cands
     }
 }
@@ -354,15 +434,25 @@ impl Styles {
     /// Computes styles for `doc`: its `<style>` elements (in document order, honouring
     /// their `media`), then the engine-fetched `linked` sheets, then `style` attributes.
     pub fn compute(doc: &Html, linked: &[Stylesheet]) -> Styles {
-        let mut index = RuleIndex::default();
-        let mut order = 0u32;
-        index.add_sheet(UA_SHEET, 0, &mut order);
+        // The user-agent sheet is parsed once per process and copied (its selectors
+        // are reference counted) into each page's index.
+        static UA: OnceLock<(RuleIndex, u32)> = OnceLock::new();
+        let (ua, ua_order) = UA.get_or_init(|| {
+            let mut index = RuleIndex::default();
+            let mut order = 0u32;
+            index.add_sheet(UA_SHEET, 0, &mut order);
+            (index, order)
+        });
+        let mut index = ua.clone();
+        let mut order = *ua_order;
         for el in doc
             .root_element()
             .descendants()
             .filter_map(ElementRef::wrap)
         {
-            if el.value().name() == "style" && el.value().attr("media").is_none_or(media_applies) {
+            if el.value().name() == "style"
+                && crate::dom::attr(el, "media").is_none_or(media_applies)
+            {
                 let text: String = el.text().collect();
                 index.add_sheet(&text, 1, &mut order);
             }
@@ -376,25 +466,48 @@ impl Styles {
         let mut map = HashMap::new();
         let root = doc.root_element();
         let base = ComputedStyle::initial();
+        let mut ancestors: HashMap<String, u32> = HashMap::new();
         let root_size = {
-            let s = compute_one(&index, root, &base, 16.0);
+            let s = compute_one(&index, root, &base, 16.0, &ancestors);
             let size = s.font_size;
             map.insert(root.id(), s);
             size
         };
-        // Iterative DFS so deep documents cannot overflow the stack.
-        let mut stack: Vec<ElementRef<'_>> = root.children().filter_map(ElementRef::wrap).collect();
+        enter(&mut ancestors, root);
+        // Iterative DFS (so deep documents cannot overflow the stack) that keeps the
+        // ids and classes of the open ancestors for the rules' hints.
+        enum Step<'a> {
+            Enter(ElementRef<'a>),
+            Exit(ElementRef<'a>),
+        }
+        let mut stack: Vec<Step<'_>> = root
+            .children()
+            .filter_map(ElementRef::wrap)
+            .map(Step::Enter)
+            .collect();
         stack.reverse();
-        while let Some(el) = stack.pop() {
+        while let Some(step) = stack.pop() {
+            let el = match step {
+                Step::Exit(el) => {
+                    leave(&mut ancestors, el);
+                    continue;
+                }
+                Step::Enter(el) => el,
+            };
             let parent = el
                 .parent()
                 .and_then(ElementRef::wrap)
                 .and_then(|p| map.get(&p.id()))
                 .unwrap_or(&base);
-            let style = compute_one(&index, el, parent, root_size);
+            let style = compute_one(&index, el, parent, root_size, &ancestors);
             map.insert(el.id(), style);
-            let mut kids: Vec<ElementRef<'_>> =
-                el.children().filter_map(ElementRef::wrap).collect();
+            enter(&mut ancestors, el);
+            stack.push(Step::Exit(el));
+            let mut kids: Vec<Step<'_>> = el
+                .children()
+                .filter_map(ElementRef::wrap)
+                .map(Step::Enter)
+                .collect();
             kids.reverse();
             stack.extend(kids);
         }
@@ -407,45 +520,121 @@ impl Styles {
     }
 }
 
+fn hint_keys(el: ElementRef<'_>) -> impl Iterator<Item = String> + '_ {
+    el.value()
+        .id()
+        .map(|id| format!("#{id}"))
+        .into_iter()
+        .chain(el.value().classes().map(|c| format!(".{c}")))
+}
+
+fn enter(ancestors: &mut HashMap<String, u32>, el: ElementRef<'_>) {
+    for k in hint_keys(el) {
+        *ancestors.entry(k).or_insert(0) += 1;
+    }
+}
+
+fn leave(ancestors: &mut HashMap<String, u32>, el: ElementRef<'_>) {
+    for k in hint_keys(el) {
+        if let Some(n) = ancestors.get_mut(&k) {
+            *n -= 1;
+            if *n == 0 {
+                ancestors.remove(&k);
+            }
+        }
+    }
+}
+
 fn compute_one(
     index: &RuleIndex,
     el: ElementRef<'_>,
     parent: &ComputedStyle,
     root_size: f32,
+    ancestors: &HashMap<String, u32>,
 ) -> ComputedStyle {
-    let mut winners: HashMap<String, (Precedence, String)> = HashMap::new();
-    let mut offer = |name: &str, value: &str, p: Precedence| {
-        for (n, v) in expand(name, value) {
-            match winners.get(&n) {
+    let inline: Vec<(String, String, bool)> = crate::dom::attr(el, "style")
+        .map(|style| {
+            parse_declarations(style)
+                .iter()
+                .flat_map(|d| {
+                    expand(&d.name, &d.value)
+                        .into_iter()
+                        .map(move |(n, v)| (n, v, d.important))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut winners: HashMap<&str, (Precedence, &str)> = HashMap::new();
+    let matched = index.matching(el, ancestors);
+    for i in &matched {
+        let rule = &index.rules[*i];
+        for (name, value, important) in rule.declarations.iter() {
+            let p = Precedence {
+                important: *important,
+                ..rule.precedence
+            };
+            match winners.get(name.as_str()) {
                 Some((q, _)) if *q > p => {}
                 _ => {
-                    winners.insert(n, (p, v));
+                    winners.insert(name, (p, value));
                 }
             }
         }
-    };
-    for i in index.matching(el) {
-        let rule = &index.rules[i];
-        for d in rule.declarations.iter() {
-            let p = Precedence {
-                important: d.important,
-                ..rule.precedence
-            };
-            offer(&d.name, &d.value, p);
+    }
+    for (n, (name, value, important)) in inline.iter().enumerate() {
+        let p = Precedence {
+            important: *important,
+            origin: 2,
+            specificity: 0,
+            order: n as u32,
+        };
+        match winners.get(name.as_str()) {
+            Some((q, _)) if *q > p => {}
+            _ => {
+                winners.insert(name, (p, value));
+            }
         }
     }
-    if let Some(style) = el.value().attr("style") {
-        for (n, d) in parse_declarations(style).into_iter().enumerate() {
-            let p = Precedence {
-                important: d.important,
-                origin: 2,
-                specificity: 0,
-                order: n as u32,
+    // Custom properties: inherited, overridden by this element's winners.
+    let mut vars = parent.vars.clone();
+    let custom: Vec<(&str, &str)> = winners
+        .iter()
+        .filter(|(k, _)| k.starts_with("--"))
+        .map(|(k, (_, v))| (*k, *v))
+        .collect();
+    if !custom.is_empty() {
+        let mut map: HashMap<String, String> = (*vars).clone();
+        for (k, v) in custom {
+            map.insert(k.to_string(), v.to_string());
+        }
+        vars = Arc::new(map);
+    }
+    // Declarations that use var(): substitute, then expand their shorthands and let
+    // the longhands compete by precedence.
+    let mut resolved: HashMap<Cow<'_, str>, (Precedence, Cow<'_, str>)> = winners
+        .iter()
+        .filter(|(k, (_, v))| !k.starts_with("--") && !v.contains("var("))
+        .map(|(k, (p, v))| (Cow::Borrowed(*k), (*p, Cow::Borrowed(*v))))
+        .collect();
+    for (k, (p, v)) in winners
+        .iter()
+        .filter(|(k, (_, v))| !k.starts_with("--") && v.contains("var("))
+    {
+        // An unresolvable var() makes the declaration invalid at computed-value time:
+        // the property is then unknown (`unset`).
+        let substituted =
+            substitute_vars(v, &vars, 0).unwrap_or_else(|| "unset-unknown".to_string());
+        for (n, val) in expand(k, &substituted) {
+            let wins = match resolved.get(n.as_str()) {
+                Some((q, _)) => *q <= *p,
+                None => true,
             };
-            offer(&d.name, &d.value, p);
+            if wins {
+                resolved.insert(Cow::Owned(n), (*p, Cow::Owned(val)));
+            }
         }
     }
-    let get = |name: &str| winners.get(name).map(|(_, v)| v.as_str());
+    let get = |name: &str| resolved.get(name).map(|(_, v)| v.as_ref());
 
     let inherit = |v: Option<&str>| matches!(v, Some("inherit"));
     let mut s = ComputedStyle {
@@ -461,6 +650,7 @@ fn compute_one(
         underline: false,
         other_decoration: false,
         extra: Vec::new(),
+        vars: vars.clone(),
     };
 
     if let Some(v) = get("font-size") {
@@ -529,10 +719,61 @@ fn compute_one(
     s
 }
 
+/// Replaces each `var(--name[, fallback])` in `value` with the custom property's
+/// value (or the fallback); `None` when one can't be resolved.
+fn substitute_vars(value: &str, vars: &HashMap<String, String>, depth: u32) -> Option<String> {
+    if depth > 16 {
+        return None;
+    }
+    let mut out = String::new();
+    let mut rest = value;
+    while let Some(start) = rest.find("var(") {
+        out.push_str(&rest[..start]);
+        let inner_start = start + 4;
+        let mut level = 1;
+        let mut end = None;
+        for (i, c) in rest[inner_start..].char_indices() {
+            match c {
+                '(' => level += 1,
+                ')' => {
+                    level -= 1;
+                    if level == 0 {
+                        end = Some(inner_start + i);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let end = end?;
+        let inner = &rest[inner_start..end];
+        let (name, fallback) = match inner.split_once(',') {
+            Some((n, f)) => (n.trim(), Some(f.trim())),
+            None => (inner.trim(), None),
+        };
+        let replacement = match vars.get(name).filter(|v| !v.trim().is_empty()) {
+            Some(v) => substitute_vars(v, vars, depth + 1)?,
+            None => substitute_vars(fallback?, vars, depth + 1)?,
+        };
+        out.push_str(&replacement);
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    Some(out.trim().to_ascii_lowercase())
+}
+
 /// Expands the shorthands rules care about into longhands; other properties pass
 /// through with lowercase names and trimmed values.
 fn expand(name: &str, value: &str) -> Vec<(String, String)> {
     let lower = value.trim().to_ascii_lowercase();
+    if name.starts_with("--") {
+        // Custom properties keep their case-sensitive value.
+        return vec![(name.to_string(), value.trim().to_string())];
+    }
+    if lower.contains("var(") {
+        // Expanded once the element's custom properties are known (`compute_one`).
+        return vec![(name.to_string(), lower)];
+    }
     match name {
         "background" => {
             let mut out = vec![(
@@ -806,6 +1047,39 @@ mod tests {
             style_of(&doc, &st, "#d").background_color.unwrap().to_hex(),
             "#ffff00"
         );
+    }
+
+    #[test]
+    fn ancestor_hints_skip_only_impossible_rules() {
+        assert_eq!(ancestor_hints("#nav .menu > a"), vec![".menu", "#nav"]);
+        assert_eq!(ancestor_hints("div.a.b p"), vec![".a", ".b"]);
+        assert!(ancestor_hints(".a + p").is_empty());
+        assert!(ancestor_hints(".x:hover a").is_empty());
+        let doc = Html::parse_document(
+            r#"<style>#nav a { color: red } .side > p a { color: blue }</style>
+            <div id=nav><p><a id=one>x</a></p></div><div class=side><p><a id=two>y</a></p></div><a id=three>z</a>"#,
+        );
+        let st = Styles::compute(&doc, &[]);
+        let color = |s: &str| style_of(&doc, &st, s).color.unwrap().to_hex();
+        assert_eq!(color("#one"), "#ff0000");
+        assert_eq!(color("#two"), "#0000ff");
+        assert_eq!(color("#three"), "#000000");
+    }
+
+    #[test]
+    fn custom_properties() {
+        let doc = Html::parse_document(
+            r#"<style>:root { --brand: #0B5FFF; --fg: var(--brand) } .b { background: var(--brand); color: var(--missing, white) }
+            .c { color: var(--fg) } .d { --brand: red } .e { color: var(--nope) }</style>
+            <a class=b id=b>x</a><p class=c id=c>y</p><div class=d><p class=c id=d>z</p></div><p class=e id=e>w</p>"#,
+        );
+        let st = Styles::compute(&doc, &[]);
+        let b = style_of(&doc, &st, "#b");
+        assert_eq!(b.background_color.unwrap().to_hex(), "#0b5fff");
+        assert_eq!(b.color.unwrap().to_hex(), "#ffffff");
+        assert_eq!(style_of(&doc, &st, "#c").color.unwrap().to_hex(), "#0b5fff");
+        assert_eq!(style_of(&doc, &st, "#d").color.unwrap().to_hex(), "#ff0000");
+        assert!(style_of(&doc, &st, "#e").color.is_none());
     }
 
     #[test]

@@ -40,6 +40,10 @@ pub struct RawRule {
     pub selectors: String,
     /// Its declarations, in order.
     pub declarations: Vec<Declaration>,
+    /// The media query lists of the `@media` blocks around it, outermost first
+    /// (empty at top level). Only [`parse_stylesheet_all_media`] keeps rules whose
+    /// media do not apply to the assumed screen.
+    pub media: Vec<String>,
 }
 
 /// Parses a stylesheet into its style rules, flattening `@media` blocks that apply
@@ -48,13 +52,30 @@ pub struct RawRule {
 pub fn parse_stylesheet(text: &str) -> Vec<RawRule> {
     let mut parser = Parser::new(text);
     let mut out = Vec::new();
-    collect_rules(&mut parser, &mut out);
+    let mut sheet = SheetParser {
+        all_media: false,
+        media: Vec::new(),
+    };
+    collect_rules(&mut parser, &mut sheet, &mut out);
     out
 }
 
-fn collect_rules(parser: &mut Parser<'_>, out: &mut Vec<RawRule>) {
-    let mut sheet = SheetParser;
-    for rules in StyleSheetParser::new(parser, &mut sheet).flatten() {
+/// Like [`parse_stylesheet`], but keeps the rules of every `@media` block (print,
+/// portrait orientation, narrow viewports...) with their conditions in
+/// [`RawRule::media`], for rules that reason about media themselves.
+pub fn parse_stylesheet_all_media(text: &str) -> Vec<RawRule> {
+    let mut parser = Parser::new(text);
+    let mut out = Vec::new();
+    let mut sheet = SheetParser {
+        all_media: true,
+        media: Vec::new(),
+    };
+    collect_rules(&mut parser, &mut sheet, &mut out);
+    out
+}
+
+fn collect_rules(parser: &mut Parser<'_>, sheet: &mut SheetParser, out: &mut Vec<RawRule>) {
+    for rules in StyleSheetParser::new(parser, sheet).flatten() {
         out.extend(rules);
     }
 }
@@ -134,11 +155,18 @@ fn features_apply(features: &str) -> bool {
     true
 }
 
-struct SheetParser;
+struct SheetParser {
+    /// Keep rules of every media block (see [`parse_stylesheet_all_media`]).
+    all_media: bool,
+    /// Media query lists of the enclosing `@media` blocks.
+    media: Vec<String>,
+}
 
 enum AtPrelude {
     /// A block whose rules apply (or not) as a whole.
     Block(bool),
+    /// An `@media` block: whether it applies to the assumed screen, and its query.
+    Media(bool, String),
     Skip,
 }
 
@@ -174,6 +202,7 @@ impl<'i> QualifiedRuleParser<'i> for SheetParser {
         Ok(vec![RawRule {
             selectors: prelude,
             declarations,
+            media: self.media.clone(),
         }])
     }
 }
@@ -190,7 +219,7 @@ impl<'i> AtRuleParser<'i> for SheetParser {
     ) -> Result<Self::Prelude, ParseError<Self::Error>> {
         let text = slice_rest(input);
         Ok(match name.to_ascii_lowercase().as_str() {
-            "media" => AtPrelude::Block(media_applies(text)),
+            "media" => AtPrelude::Media(media_applies(text), text.trim().to_string()),
             "supports" | "layer" | "container" | "scope" | "document" => AtPrelude::Block(true),
             _ => AtPrelude::Skip,
         })
@@ -211,10 +240,14 @@ impl<'i> AtRuleParser<'i> for SheetParser {
         input: &mut Parser<'i>,
     ) -> Result<Self::AtRule, ParseError<Self::Error>> {
         let mut out = Vec::new();
-        if let AtPrelude::Block(true) = prelude {
-            collect_rules(input, &mut out);
-        } else {
-            while input.next().is_ok() {}
+        match prelude {
+            AtPrelude::Block(true) => collect_rules(input, self, &mut out),
+            AtPrelude::Media(applies, query) if applies || self.all_media => {
+                self.media.push(query);
+                collect_rules(input, self, &mut out);
+                self.media.pop();
+            }
+            _ => while input.next().is_ok() {},
         }
         Ok(out)
     }
@@ -446,6 +479,23 @@ mod tests {
             }
         );
         assert_eq!(rules[2].declarations[0].value, "url('a;b.png')");
+    }
+
+    #[test]
+    fn all_media_keeps_conditions() {
+        let rules = parse_stylesheet_all_media(
+            "a { color: red } @media print { p { display: none } @media (orientation: portrait) { b { x: y } } }",
+        );
+        let media: Vec<Vec<String>> = rules.iter().map(|r| r.media.clone()).collect();
+        assert_eq!(
+            media,
+            vec![
+                vec![],
+                vec!["print".to_string()],
+                vec!["print".to_string(), "(orientation: portrait)".to_string()]
+            ]
+        );
+        assert_eq!(parse_stylesheet("@media print { p { x: y } }").len(), 0);
     }
 
     #[test]

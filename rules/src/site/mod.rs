@@ -372,6 +372,7 @@ impl SiteCheck {
             message: message.into(),
             wcag: self.meta.wcag.iter().map(|s| s.to_string()).collect(),
             data: None,
+            baseline: None,
         });
         let last = self.findings.len() - 1;
         &mut self.findings[last]

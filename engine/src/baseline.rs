@@ -1,0 +1,309 @@
+//! Comparing a report with an earlier one (a baseline) so pipelines fail only on
+//! what got worse.
+//!
+//! Each finding has a stable [`fingerprint`]: the rule id, the page URL
+//! normalized ([`normalize_url`]), the element's selector and a hash of its
+//! snippet. The order of findings in either report does not matter: they are
+//! matched as multisets. Matching runs in two passes:
+//!
+//! 1. equal fingerprints (same rule, page, selector and snippet);
+//! 2. what is left, by rule, page and snippet alone, so an element that only moved
+//!    (its `:nth-child` selector changed because a sibling was added before it) is
+//!    still "unchanged". Findings without a snippet never match in this pass: a
+//!    page-level finding has no content to recognise it by.
+//!
+//! [`apply_baseline`] marks every finding of the report `new` or `unchanged`,
+//! lists the baseline's findings that are gone under `fixed`, and records the
+//! counts in the summary (per category and in total).
+
+use std::collections::HashMap;
+
+use sha2::{Digest, Sha256};
+use sitescan_rules::{BaselineState, Finding};
+use url::Url;
+
+use crate::error::{Error, Result};
+use crate::report::{BaselineSummary, Report, SCHEMA_VERSION};
+
+/// The stable identity of a finding across scans: 32 hex digits.
+pub fn fingerprint(finding: &Finding) -> String {
+    let mut h = Sha256::new();
+    for part in [
+        finding.rule_id.as_str(),
+        &normalize_url(&finding.page_url),
+        finding.selector.trim(),
+        &snippet_hash(&finding.snippet),
+    ] {
+        h.update(part.as_bytes());
+        h.update([0u8]);
+    }
+    hex::encode(&h.finalize()[..16])
+}
+
+/// The looser identity used in the second matching pass: rule, page and snippet,
+/// without the selector. `None` for findings without a snippet.
+fn moved_key(finding: &Finding) -> Option<String> {
+    if finding.snippet.trim().is_empty() {
+        return None;
+    }
+    Some(format!(
+        "{}\u{0}{}\u{0}{}",
+        finding.rule_id,
+        normalize_url(&finding.page_url),
+        snippet_hash(&finding.snippet)
+    ))
+}
+
+/// Hash of a snippet with runs of white space folded, so re-indented markup
+/// keeps its identity.
+fn snippet_hash(snippet: &str) -> String {
+    let folded = snippet.split_whitespace().collect::<Vec<_>>().join(" ");
+    hex::encode(&Sha256::digest(folded.as_bytes())[..8])
+}
+
+/// A page URL reduced to what identifies the page: scheme and host lowercased,
+/// default port dropped, fragment dropped, query parameters sorted, a trailing
+/// slash on a non-root path dropped. Strings that are not URLs are kept as given.
+pub fn normalize_url(raw: &str) -> String {
+    let Ok(mut url) = Url::parse(raw.trim()) else {
+        return raw.trim().to_string();
+    };
+    url.set_fragment(None);
+    let mut pairs: Vec<(String, String)> = url
+        .query_pairs()
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    if pairs.is_empty() {
+        url.set_query(None);
+    } else {
+        pairs.sort();
+        url.query_pairs_mut().clear().extend_pairs(pairs);
+    }
+    let path = url.path().to_string();
+    if path.len() > 1 && path.ends_with('/') {
+        url.set_path(path.trim_end_matches('/'));
+    }
+    url.to_string()
+}
+
+/// Reads a JSON report (e.g. the baseline file) and checks it is one this
+/// version understands.
+pub fn parse_report(json: &[u8]) -> Result<Report> {
+    let value: serde_json::Value =
+        serde_json::from_slice(json).map_err(|e| Error::InvalidReport(e.to_string()))?;
+    match value.get("schema_version").and_then(|v| v.as_u64()) {
+        Some(v) if v == u64::from(SCHEMA_VERSION) => {}
+        Some(v) => {
+            return Err(Error::InvalidReport(format!(
+                "schema_version {v} is not the supported {SCHEMA_VERSION}"
+            )))
+        }
+        None => {
+            return Err(Error::InvalidReport(
+                "no schema_version field: this is not a sitescan JSON report".into(),
+            ))
+        }
+    }
+    serde_json::from_value(value).map_err(|e| Error::InvalidReport(e.to_string()))
+}
+
+/// Marks each finding of `report` `new` or `unchanged` against `baseline`, lists
+/// the baseline's vanished findings under `fixed` (their own `baseline` mark
+/// cleared), and records the counts in `report.baseline` and per category in the
+/// summary. Applying it again with the same baseline gives the same result.
+pub fn apply_baseline(report: &mut Report, baseline: &Report) {
+    // Baseline findings still unmatched, by fingerprint and by moved key.
+    let mut by_fp: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut by_moved: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, f) in baseline.findings.iter().enumerate() {
+        by_fp.entry(fingerprint(f)).or_default().push(i);
+        if let Some(k) = moved_key(f) {
+            by_moved.entry(k).or_default().push(i);
+        }
+    }
+    let mut matched = vec![false; baseline.findings.len()];
+    let mut state = vec![BaselineState::New; report.findings.len()];
+
+    // Pass 1: exact fingerprints.
+    for (i, f) in report.findings.iter().enumerate() {
+        if let Some(j) = take_unmatched(by_fp.get_mut(&fingerprint(f)), &matched) {
+            matched[j] = true;
+            state[i] = BaselineState::Unchanged;
+        }
+    }
+    // Pass 2: moved elements (same rule, page and snippet).
+    for (i, f) in report.findings.iter().enumerate() {
+        if state[i] == BaselineState::Unchanged {
+            continue;
+        }
+        let Some(key) = moved_key(f) else { continue };
+        if let Some(j) = take_unmatched(by_moved.get_mut(&key), &matched) {
+            matched[j] = true;
+            state[i] = BaselineState::Unchanged;
+        }
+    }
+
+    for (f, s) in report.findings.iter_mut().zip(&state) {
+        f.baseline = Some(*s);
+    }
+    let fixed: Vec<Finding> = baseline
+        .findings
+        .iter()
+        .zip(&matched)
+        .filter(|(_, m)| !**m)
+        .map(|(f, _)| Finding {
+            baseline: None,
+            ..f.clone()
+        })
+        .collect();
+
+    for (category, summary) in report.summary.iter_mut() {
+        summary.new = Some(
+            report
+                .findings
+                .iter()
+                .filter(|f| f.category == *category && f.baseline == Some(BaselineState::New))
+                .count() as u64,
+        );
+        summary.fixed = Some(fixed.iter().filter(|f| f.category == *category).count() as u64);
+    }
+    let new = state.iter().filter(|s| **s == BaselineState::New).count() as u64;
+    report.baseline = Some(BaselineSummary {
+        scan_id: baseline.scan_id.clone(),
+        started_at: baseline.started_at,
+        new,
+        unchanged: state.len() as u64 - new,
+        fixed: fixed.len() as u64,
+    });
+    report.fixed = Some(fixed);
+}
+
+/// Pops the first baseline index of the list not matched yet.
+fn take_unmatched(candidates: Option<&mut Vec<usize>>, matched: &[bool]) -> Option<usize> {
+    let list = candidates?;
+    while let Some(j) = list.first().copied() {
+        list.remove(0);
+        if !matched[j] {
+            return Some(j);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::sample;
+    use sitescan_rules::Category;
+
+    #[test]
+    fn urls_normalize_to_the_page_they_name() {
+        assert_eq!(
+            normalize_url("HTTPS://Shop.Example:443/a/?b=2&a=1#top"),
+            "https://shop.example/a?a=1&b=2"
+        );
+        assert_eq!(
+            normalize_url("https://shop.example"),
+            "https://shop.example/"
+        );
+        assert_eq!(normalize_url("not a url"), "not a url");
+    }
+
+    #[test]
+    fn fingerprint_is_stable_and_ignores_what_does_not_identify() {
+        let a = &sample::findings()[0];
+        let mut b = a.clone();
+        b.message = "reworded message".into();
+        b.page_url = "https://SHOP.example/#main".into();
+        b.snippet = format!("  {}\n", a.snippet.replace(' ', "\n   "));
+        assert_eq!(fingerprint(a), fingerprint(&b));
+        assert_eq!(fingerprint(a).len(), 32);
+        let mut c = a.clone();
+        c.selector = "img.brand".into();
+        assert_ne!(fingerprint(a), fingerprint(&c));
+        let mut d = a.clone();
+        d.rule_id = "image-redundant-alt".into();
+        assert_ne!(fingerprint(a), fingerprint(&d));
+    }
+
+    #[test]
+    fn one_fixed_one_broken_one_moved_and_order_does_not_matter() {
+        let baseline = sample::report();
+        let mut current = sample::report();
+        // Fixed: the hsts header got added.
+        current.findings.retain(|f| f.rule_id != "hsts");
+        // Broke: a new image without alt on /contact.
+        current.findings.push(sample::finding(
+            "image-alt",
+            Category::Accessibility,
+            sitescan_rules::Outcome::Failed,
+            sitescan_rules::Impact::Critical,
+            "/contact",
+            "form > img",
+            r#"<img src="map.png">"#,
+            "Image has no text alternative",
+            &["1.1.1"],
+        ));
+        // Moved: a sibling was inserted before the gallery image.
+        current.findings[2].selector = "#gallery > li:nth-child(3) > img".into();
+        current.findings.reverse();
+
+        apply_baseline(&mut current, &baseline);
+
+        let new: Vec<&str> = current
+            .findings
+            .iter()
+            .filter(|f| f.baseline == Some(BaselineState::New))
+            .map(|f| f.page_url.as_str())
+            .collect();
+        assert_eq!(new, vec!["https://shop.example/contact"]);
+        let fixed = current.fixed.as_ref().unwrap();
+        assert_eq!(fixed.len(), 1);
+        assert_eq!(fixed[0].rule_id, "hsts");
+        assert_eq!(fixed[0].baseline, None);
+        let b = current.baseline.as_ref().unwrap();
+        assert_eq!((b.new, b.unchanged, b.fixed), (1, 8, 1));
+        assert_eq!(b.scan_id.as_deref(), Some("scan_01"));
+        let a11y = &current.summary[&Category::Accessibility];
+        assert_eq!((a11y.new, a11y.fixed), (Some(1), Some(0)));
+        let sec = &current.summary[&Category::Security];
+        assert_eq!((sec.new, sec.fixed), (Some(0), Some(1)));
+
+        // The marks serialize as the contract says, and re-applying is stable.
+        let v = serde_json::to_value(&current).unwrap();
+        assert_eq!(v["findings"][0]["baseline"], "new");
+        assert_eq!(v["fixed"][0]["rule_id"], "hsts");
+        assert_eq!(v["summary"]["security"]["fixed"], 1);
+        let again = current.clone();
+        apply_baseline(&mut current, &baseline);
+        assert_eq!(current.findings, again.findings);
+        assert_eq!(current.fixed, again.fixed);
+    }
+
+    #[test]
+    fn duplicates_are_matched_one_for_one() {
+        let baseline = sample::report();
+        let mut current = sample::report();
+        let dup = current.findings[0].clone();
+        current.findings.push(dup);
+        apply_baseline(&mut current, &baseline);
+        let b = current.baseline.unwrap();
+        assert_eq!((b.new, b.unchanged, b.fixed), (1, 9, 0));
+    }
+
+    #[test]
+    fn baseline_files_are_checked() {
+        let json = crate::render::render(&sample::report(), crate::render::Format::Json).unwrap();
+        assert_eq!(parse_report(&json).unwrap().findings.len(), 9);
+        let err = parse_report(b"{\"version\": \"2.1.0\"}")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("no schema_version"), "{err}");
+        let err = parse_report(b"{\"schema_version\": 99}")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("schema_version 99"), "{err}");
+        let err = parse_report(b"not json").unwrap_err().to_string();
+        assert!(err.contains("not a usable sitescan report"), "{err}");
+    }
+}

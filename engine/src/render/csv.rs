@@ -1,0 +1,88 @@
+//! CSV: one row per finding, for spreadsheets and ad-hoc scripts. The columns are
+//! [`HEADER`]; list fields (WCAG criteria) are joined with spaces, measured data is
+//! compact JSON.
+
+use crate::error::{Error, Result};
+use crate::report::Report;
+
+use super::outcome_name;
+
+/// The header row.
+pub(crate) const HEADER: [&str; 11] = [
+    "rule_id", "category", "outcome", "impact", "page_url", "selector", "snippet", "message",
+    "wcag", "baseline", "data",
+];
+
+pub(super) fn render(report: &Report) -> Result<Vec<u8>> {
+    let err = |e: ::csv::Error| Error::Render {
+        format: "csv",
+        reason: e.to_string(),
+    };
+    let mut w = ::csv::Writer::from_writer(Vec::new());
+    w.write_record(HEADER).map_err(err)?;
+    for f in &report.findings {
+        let baseline = match f.baseline {
+            Some(sitescan_rules::BaselineState::New) => "new",
+            Some(sitescan_rules::BaselineState::Unchanged) => "unchanged",
+            None => "",
+        };
+        let data = f.data.as_ref().map(|d| d.to_string()).unwrap_or_default();
+        w.write_record([
+            f.rule_id.as_str(),
+            f.category.as_str(),
+            outcome_name(f.outcome),
+            f.impact.as_str(),
+            f.page_url.as_str(),
+            f.selector.as_str(),
+            f.snippet.as_str(),
+            f.message.as_str(),
+            &f.wcag.join(" "),
+            baseline,
+            &data,
+        ])
+        .map_err(err)?;
+    }
+    w.into_inner().map_err(|e| Error::Render {
+        format: "csv",
+        reason: e.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::sample;
+    use super::*;
+
+    #[test]
+    fn one_row_per_finding_parses_back_with_special_characters_intact() {
+        let report = sample::report();
+        let bytes = render(&report).unwrap();
+        let mut r = ::csv::Reader::from_reader(bytes.as_slice());
+        assert_eq!(r.headers().unwrap().iter().collect::<Vec<_>>(), HEADER);
+        let rows: Vec<::csv::StringRecord> = r.records().map(|r| r.unwrap()).collect();
+        assert_eq!(rows.len(), report.findings.len());
+        for (row, f) in rows.iter().zip(&report.findings) {
+            assert_eq!(&row[0], f.rule_id);
+            assert_eq!(&row[4], f.page_url);
+            assert_eq!(&row[5], f.selector);
+            assert_eq!(&row[6], f.snippet);
+            assert_eq!(&row[7], f.message);
+        }
+        assert_eq!(&rows[1][10], r#"{"contrast_ratio":2.9,"expected":4.5}"#);
+        assert_eq!(&rows[6][2], "cant-tell");
+        assert_eq!(
+            &rows[7][7],
+            "Meta description missing | add one, \"short\", under 160 characters\nsecond line"
+        );
+        assert_eq!(&rows[0][8], "1.1.1");
+    }
+
+    #[test]
+    fn an_empty_report_is_just_the_header() {
+        let bytes = render(&sample::empty_report()).unwrap();
+        assert_eq!(
+            String::from_utf8(bytes).unwrap(),
+            "rule_id,category,outcome,impact,page_url,selector,snippet,message,wcag,baseline,data\n"
+        );
+    }
+}
