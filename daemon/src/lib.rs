@@ -1,9 +1,19 @@
 //! # sitescan-daemon
 //!
-//! Everything that runs sitescan as a program: the command line ([`cli`]), and —
-//! as they land — the REST API, the store and queue backends, the workers and
-//! webhooks. The `sitescan` binary is a few lines calling [`cli::main`].
+//! Everything that runs sitescan as a program: the command line ([`cli`]), the
+//! REST API ([`api`]), the store ([`store`]) and job queue ([`queue`]) with their
+//! embedded backend, the in-process workers ([`worker`]) and logging
+//! ([`telemetry`]). The `sitescan` binary is a few lines calling [`cli::main`].
 #![deny(missing_docs)]
 
+pub mod api;
 pub mod cli;
+pub mod error;
+pub mod executor;
+pub mod fleet;
+pub mod queue;
+pub mod store;
 pub mod telemetry;
+pub mod worker;
+
+pub use error::{Error, Result};

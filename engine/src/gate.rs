@@ -146,7 +146,12 @@ pub fn parse_min_score(s: &str) -> Result<(Category, u8)> {
 
 /// Parses an impact threshold (`critical`, `serious`, `moderate`, `minor`).
 pub fn parse_impact(s: &str) -> Result<Impact> {
-    s.parse::<Impact>().map_err(Error::Threshold)
+    s.parse::<Impact>().map_err(|_| {
+        Error::Threshold(format!(
+            "`{}` is not an impact: use critical, serious, moderate or minor",
+            s.trim()
+        ))
+    })
 }
 
 fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
@@ -295,6 +300,6 @@ mod tests {
         assert!(parse_impact("high")
             .unwrap_err()
             .to_string()
-            .contains("critical, serious, moderate, minor"));
+            .contains("`high` is not an impact: use critical, serious, moderate or minor"));
     }
 }

@@ -43,6 +43,7 @@
 #![deny(missing_docs)]
 
 pub mod baseline;
+pub mod checks;
 pub mod config;
 pub mod conformance;
 pub mod crawl;
@@ -52,6 +53,7 @@ pub mod render;
 pub mod report;
 mod scan;
 mod scanner;
+pub mod spelling;
 
 pub use config::{Priority, ScanConfig};
 pub use error::{Error, Result};

@@ -164,6 +164,7 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &quality::long_sentences::LongSentences,
     &quality::long_paragraphs::LongParagraphs,
     &quality::outdated_copyright::OutdatedCopyright,
+    &quality::spelling::Spelling,
 ];
 
 /// Every site rule, in report order.
@@ -179,6 +180,9 @@ static SITE_RULES: &[&dyn SiteRule] = &[
     &site::canonical_target::CanonicalTarget,
     &site::sitemap_non_indexable::SitemapNonIndexable,
     &site::http_on_https_site::HttpOnHttpsSite,
+    // Network-checked quality (issue 4; statuses filled in by the engine).
+    &site::broken_links::BrokenLinks,
+    &site::broken_resources::BrokenResources,
 ];
 
 /// Names of the rule sets, with what each holds.

@@ -101,6 +101,7 @@ fn seo_site_has_exactly_the_expected_site_findings() {
         start_url: site.start_url,
         pages: Vec::new(),
         sitemap_urls: site.sitemap,
+        link_status: Default::default(),
     };
     for p in &site.pages {
         let html = std::fs::read_to_string(dir.join(&p.file)).unwrap();
@@ -134,5 +135,47 @@ fn seo_site_has_exactly_the_expected_site_findings() {
     assert!(
         missing.is_empty() && extra.is_empty(),
         "site findings differ from expect.json\nmissing: {missing:#?}\nextra: {extra:#?}"
+    );
+}
+
+/// With Debian's real `en_US` dictionary, the clean page has no spelling findings
+/// and a typo is found. `scripts/test` installs `hunspell-en-us` and sets
+/// `SITESCAN_REQUIRE_HUNSPELL=1`, so CI always runs this; elsewhere it is skipped
+/// (with a message) when the dictionary is absent.
+#[test]
+fn spelling_with_the_system_dictionary() {
+    use sitescan_rules::quality::spelling::{install_dictionary, Spelling};
+    let dir = Path::new("/usr/share/hunspell");
+    let (aff, dic) = match (
+        std::fs::read_to_string(dir.join("en_US.aff")),
+        std::fs::read(dir.join("en_US.dic")),
+    ) {
+        (Ok(a), Ok(d)) => (a, String::from_utf8_lossy(&d).into_owned()),
+        _ => {
+            assert!(
+                std::env::var_os("SITESCAN_REQUIRE_HUNSPELL").is_none(),
+                "SITESCAN_REQUIRE_HUNSPELL is set but /usr/share/hunspell/en_US.{{aff,dic}} is missing: apt-get install hunspell-en-us"
+            );
+            eprintln!(
+                "skipped: no /usr/share/hunspell/en_US dictionary (apt-get install hunspell-en-us)"
+            );
+            return;
+        }
+    };
+    install_dictionary(&aff, &dic).unwrap();
+    let html = std::fs::read_to_string(fixtures().join("clean/index.html")).unwrap();
+    let clean = Page::from_html("https://www.example.com/", &html);
+    let a = analyze(&clean, &[&Spelling]);
+    assert!(a.findings.is_empty(), "{:#?}", a.findings);
+    assert!(a.tallies[0].passed > 5);
+    let typo = Page::from_html(
+        "https://www.example.com/",
+        "<html lang=\"en\"><body><p>Your order was recieved and will ship tomorow.</p></body></html>",
+    );
+    let a = analyze(&typo, &[&Spelling]);
+    assert_eq!(a.findings.len(), 1);
+    assert_eq!(
+        a.findings[0].message,
+        "Possible spelling mistakes: recieved, tomorow."
     );
 }

@@ -1,9 +1,15 @@
 //! End-to-end tests, all in one binary (as ripgrep and omniqueue do).
 //!
 //! - `cli`: the `sitescan` binary's commands, exit codes and messages.
+//! - `api`: the REST API over real HTTP against fixture sites (`api_support`: the
+//!   in-process server and helpers); `serve`: the `serve`/`admin` binaries, restart.
+//! - `contract`: the Store and Queue contract, run on the embedded backend.
+//! - `fleet`: the Redis backend (same contract), `sitescan worker` processes under faults.
 //! - `crawl`: the crawler over real HTTP against the fixture server (politeness,
 //!   limits, redirects, SSRF guard, sitemaps, the library API).
 //! - `conformance`: the ACT conformance floor (`conformance/floor.json`).
+//! - `reports`: report formats, baselines and gates (`sitescan report`).
+//! - `site_checks`: link/resource checks over the network and the security grade.
 
 #![allow(
     clippy::unwrap_used,
@@ -12,6 +18,13 @@
     unreachable_pub
 )]
 
+mod api;
+mod api_support;
 mod cli;
 mod conformance;
+mod contract;
 mod crawl;
+mod fleet;
+mod reports;
+mod serve;
+mod site_checks;

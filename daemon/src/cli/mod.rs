@@ -6,9 +6,14 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod admin;
 mod conformance;
+mod output;
+mod report;
 mod rules;
 mod scan;
+mod serve;
+mod worker;
 
 /// Exit code: clean.
 pub const EXIT_OK: u8 = 0;
@@ -64,10 +69,18 @@ struct Cli {
 enum Command {
     /// List every rule with its metadata.
     Rules(rules::Args),
-    /// Crawl a site and report what the rules found (JSON on stdout).
-    Scan(Box<scan::Args>),
+    /// Run the REST API with the embedded store and in-process workers.
+    Serve(serve::Args),
+    /// Accounts, API keys and sites (stands in for the dashboard).
+    Admin(admin::Args),
     /// Run the W3C ACT test cases and print per ACT rule how consistent the rules are.
     Conformance(conformance::Args),
+    /// Crawl a site and report what the rules found (JSON on stdout).
+    Scan(Box<scan::Args>),
+    /// Re-render a saved JSON report, compare it with a baseline and apply gates.
+    Report(report::Args),
+    /// Run a fleet worker: take scan jobs from Redis and run them.
+    Worker(worker::Args),
 }
 
 /// Parses the command line, runs the subcommand and returns the process exit code.
@@ -82,8 +95,12 @@ pub fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Rules(args) => rules::run(args),
-        Command::Scan(args) => scan::run(*args),
+        Command::Serve(args) => serve::run(args),
+        Command::Admin(args) => admin::run(args),
         Command::Conformance(args) => conformance::run(args),
+        Command::Scan(args) => scan::run(*args),
+        Command::Report(args) => report::run(args),
+        Command::Worker(args) => worker::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

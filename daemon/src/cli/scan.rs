@@ -1,16 +1,17 @@
 //! `sitescan scan <url>`: crawl a site, write the report, exit by threshold.
 //!
-//! The report goes to stdout (or `--output`); progress and messages go to stderr:
+//! The report goes to stdout (or `--output`) in any format of
+//! `sitescan_engine::render`, compared with `--baseline` and gated by
+//! `--fail-on`, `--fail-on-new`, `--max-findings` and `--min-score` (see
+//! [`super::output`]); progress and messages go to stderr:
 //! an indicatif progress bar when stderr is a terminal, plain log lines otherwise
 //! (CI logs). As a person's own tool on their own machine, `scan` may fetch
 //! loopback and private addresses unless `--no-private`.
 
-use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::io::IsTerminal;
 use std::time::Duration;
 
-use anyhow::Context as _;
-use clap::{Args as ClapArgs, ValueEnum};
+use clap::Args as ClapArgs;
 use futures::StreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
 use sitescan_engine::config::{
@@ -18,9 +19,9 @@ use sitescan_engine::config::{
     DEFAULT_USER_AGENT,
 };
 use sitescan_engine::{Error, Report, ScanConfig, ScanEvent, Scanner};
-use sitescan_rules::{Impact, Outcome};
 
-use super::{CliError, CliResult, EXIT_FINDINGS, EXIT_OK};
+use super::output::OutputArgs;
+use super::{CliError, CliResult};
 
 /// Arguments of `sitescan scan`.
 #[derive(Debug, ClapArgs)]
@@ -78,30 +79,9 @@ pub(crate) struct Args {
     #[arg(long, env = "SITESCAN_IGNORE_ROBOTS")]
     ignore_robots: bool,
 
-    /// Report format.
-    #[arg(long, value_enum, default_value_t = Format::Json, env = "SITESCAN_FORMAT")]
-    format: Format,
-
-    /// Write the report to this file instead of stdout.
-    #[arg(long, short = 'o', value_name = "FILE", env = "SITESCAN_OUTPUT")]
-    output: Option<PathBuf>,
-
-    /// Exit with code 1 when a failed finding has this impact or a higher one.
-    #[arg(long, value_name = "IMPACT", value_parser = parse_impact, env = "SITESCAN_FAIL_ON")]
-    fail_on: Option<Impact>,
-}
-
-/// Report formats `scan` can write. New renderers add a variant here and an arm
-/// in [`render`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum Format {
-    /// The JSON report of DESIGN.md (schema_version 1).
-    Json,
-}
-
-fn parse_impact(s: &str) -> Result<Impact, String> {
-    s.parse::<Impact>()
-        .map_err(|_| format!("`{s}` is not an impact: use critical, serious, moderate or minor"))
+    /// Output format, file, baseline and gates.
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 impl Args {
@@ -123,26 +103,6 @@ impl Args {
     }
 }
 
-/// Writes the report in the chosen format.
-fn render(format: Format, report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
-    match format {
-        Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, report).map_err(std::io::Error::from)?;
-            writeln!(out)
-        }
-    }
-}
-
-/// Whether any failed finding is at or above the threshold.
-pub(crate) fn over_threshold(report: &Report, threshold: Option<Impact>) -> bool {
-    threshold.is_some_and(|t| {
-        report
-            .findings
-            .iter()
-            .any(|f| f.outcome == Outcome::Failed && f.impact >= t)
-    })
-}
-
 fn classify(e: Error) -> CliError {
     match e {
         Error::InvalidUrl { .. } | Error::Config(_) => CliError::usage(e),
@@ -154,6 +114,8 @@ fn classify(e: Error) -> CliError {
 pub(crate) fn run(args: Args) -> CliResult {
     let interactive = std::io::stderr().is_terminal();
     crate::telemetry::init_cli(interactive);
+    // A wrong baseline file fails now, not after the crawl.
+    let baseline = args.output.load_baseline()?;
     let scanner = Scanner::builder()
         .config(args.config())
         .build()
@@ -165,32 +127,11 @@ pub(crate) fn run(args: Args) -> CliResult {
             CliError::run(anyhow::Error::from(e).context("could not start the runtime"))
         })?;
     let report = runtime.block_on(scan(&scanner, &args.url, interactive))?;
-
-    let written = match &args.output {
-        Some(path) => std::fs::File::create(path)
-            .and_then(|f| {
-                let mut w = std::io::BufWriter::new(f);
-                render(args.format, &report, &mut w)?;
-                w.flush()
-            })
-            .with_context(|| format!("could not write the report to {}", path.display())),
-        None => {
-            let mut out = std::io::stdout().lock();
-            match render(args.format, &report, &mut out) {
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-                other => other.context("could not write the report to stdout"),
-            }
-        }
-    };
-    written.map_err(CliError::run)?;
-    if let Some(path) = &args.output {
+    let code = args.output.finish(report, baseline.as_ref())?;
+    if let Some(path) = &args.output.output {
         tracing::info!(path = %path.display(), "report written");
     }
-    Ok(if over_threshold(&report, args.fail_on) {
-        EXIT_FINDINGS
-    } else {
-        EXIT_OK
-    })
+    Ok(code)
 }
 
 async fn scan(scanner: &Scanner, url: &str, interactive: bool) -> Result<Report, CliError> {

@@ -24,57 +24,55 @@ const MAX_PER_RULE: usize = 200;
 const WORST_PAGES: usize = 10;
 
 const CSS: &str = r#"
-:root{--fg:#1b1b1b;--muted:#4a4a4a;--bg:#fff;--panel:#f5f6f8;--line:#d5d8dd;--link:#0b57d0;
---critical:#9b1c1c;--serious:#b3400b;--moderate:#765600;--minor:#3f5e78;--good:#0a7d39;--avg:#b45309;--bad:#c5221f}
 *{box-sizing:border-box}
-body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
-a{color:var(--link)}
-a:focus,input:focus,summary:focus{outline:3px solid var(--link);outline-offset:2px}
-.skip{position:absolute;left:-999px;top:0;background:var(--fg);color:#fff;padding:.5rem 1rem}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1b1b;background-color:#fff}
+a{color:#0b57d0}
+a:focus,input:focus,summary:focus{outline:3px solid #0b57d0;outline-offset:2px}
+.skip{position:absolute;left:-999px;top:0;background-color:#1b1b1b;color:#fff;padding:.5rem 1rem}
 .skip:focus{left:0}
-header.top{background:#14213d;color:#fff;padding:1.25rem 2rem}
+header.top{background-color:#14213d;color:#fff;padding:1.25rem 2rem}
 header.top h1{margin:0;font-size:1.6rem}
 header.top a{color:#fff}
 header.top p{margin:.25rem 0 0}
 main{max-width:72rem;margin:0 auto;padding:1rem 2rem 3rem}
-h2{font-size:1.35rem;margin:2rem 0 .75rem;border-bottom:2px solid var(--line);padding-bottom:.25rem}
+h2{font-size:1.35rem;margin:2rem 0 .75rem;border-bottom:2px solid #d5d8dd;padding-bottom:.25rem}
 h3{font-size:1.1rem;margin:0}
 .gauges{display:flex;flex-wrap:wrap;gap:1rem;list-style:none;padding:0;margin:0}
-.gauges li{background:var(--panel);border-radius:.5rem;padding:.75rem 1rem;text-align:center;min-width:9rem}
+.gauges li{background-color:#f5f6f8;border-radius:.5rem;padding:.75rem 1rem;text-align:center;min-width:9rem}
 .gauges svg{display:block;margin:0 auto}
 .gauges .name{font-weight:600}
-.gauges .counts{font-size:.85rem;color:var(--muted)}
+.gauges .counts{font-size:.85rem;color:#4a4a4a}
 table{border-collapse:collapse;width:100%;margin:.5rem 0}
-th,td{border-bottom:1px solid var(--line);padding:.4rem .6rem;text-align:left;vertical-align:top}
-th{background:var(--panel)}
-tbody th{background:none}
+th,td{border-bottom:1px solid #d5d8dd;padding:.4rem .6rem;text-align:left;vertical-align:top}
+th{background-color:#f5f6f8}
+tbody th{background-color:transparent}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 td.url{word-break:break-all}
 .badge{display:inline-block;border-radius:.25rem;padding:0 .45rem;color:#fff;font-size:.8rem;font-weight:600;text-transform:uppercase;letter-spacing:.02em}
-.badge.critical{background:var(--critical)}.badge.serious{background:var(--serious)}
-.badge.moderate{background:var(--moderate)}.badge.minor{background:var(--minor)}
-.badge.review{background:#fff;color:var(--fg);border:1px solid var(--fg)}
-.badge.new{background:#14213d}
-.stack{display:flex;height:.75rem;border-radius:.375rem;overflow:hidden;background:var(--panel);margin:.5rem 0}
+.badge.critical{background-color:#9b1c1c}.badge.serious{background-color:#b3400b}
+.badge.moderate{background-color:#765600}.badge.minor{background-color:#3f5e78}
+.badge.review{background-color:#fff;color:#1b1b1b;border:1px solid #1b1b1b}
+.badge.new{background-color:#14213d}
+.stack{display:flex;height:.75rem;border-radius:.375rem;overflow:hidden;background-color:#f5f6f8;margin:.5rem 0}
 .stack span{display:block}
-.filters{display:flex;flex-wrap:wrap;gap:1rem;background:var(--panel);padding:.75rem 1rem;border-radius:.5rem;margin-bottom:1rem}
-.filters fieldset{border:1px solid var(--line);border-radius:.375rem;margin:0;padding:.25rem .75rem .5rem}
+.filters{display:flex;flex-wrap:wrap;gap:1rem;background-color:#f5f6f8;padding:.75rem 1rem;border-radius:.5rem;margin-bottom:1rem}
+.filters fieldset{border:1px solid #d5d8dd;border-radius:.375rem;margin:0;padding:.25rem .75rem .5rem}
 .filters legend{font-weight:600;padding:0 .25rem}
 .filters label{margin-right:.75rem;white-space:nowrap}
-.rule{border:1px solid var(--line);border-radius:.5rem;margin:0 0 1rem;padding:.75rem 1rem}
+.rule{border:1px solid #d5d8dd;border-radius:.5rem;margin:0 0 1rem;padding:.75rem 1rem}
 .rule .head{display:flex;flex-wrap:wrap;gap:.5rem;align-items:baseline}
-.rule .id{color:var(--muted);font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9rem}
+.rule .id{color:#4a4a4a;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9rem}
 .rule p{margin:.4rem 0}
 .findings{list-style:none;padding:0;margin:.5rem 0 0}
-.finding{border-top:1px solid var(--line);padding:.6rem 0}
+.finding{border-top:1px solid #d5d8dd;padding:.6rem 0}
 .finding .msg{font-weight:600}
 .finding dl{display:grid;grid-template-columns:max-content 1fr;gap:.15rem .75rem;margin:.3rem 0 0}
-.finding dt{color:var(--muted)}
+.finding dt{color:#4a4a4a}
 .finding dd{margin:0;word-break:break-all}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.875rem}
-pre{background:var(--panel);padding:.4rem .6rem;border-radius:.25rem;white-space:pre-wrap;word-break:break-all;margin:0}
-.more{color:var(--muted);font-style:italic}
-footer{color:var(--muted);text-align:center;padding:1rem;font-size:.875rem}
+pre{background-color:#f5f6f8;padding:.4rem .6rem;border-radius:.25rem;white-space:pre-wrap;word-break:break-all;margin:0}
+.more{color:#4a4a4a;font-style:italic}
+footer{color:#4a4a4a;text-align:center;padding:1rem;font-size:.875rem}
 body:has(#show-critical:not(:checked)) .rule[data-impact="critical"],
 body:has(#show-serious:not(:checked)) .rule[data-impact="serious"],
 body:has(#show-moderate:not(:checked)) .rule[data-impact="moderate"],
@@ -107,7 +105,7 @@ pub(super) fn render(report: &Report) -> String {
                 style { (PreEscaped(CSS)) }
             }
             body {
-                a.skip href="#findings" { "Skip to findings" }
+                a.skip href="#main" { "Skip to main content" }
                 header.top {
                     h1 { "sitescan report" }
                     p { (link(&report.site, &report.site)) }
@@ -121,7 +119,7 @@ pub(super) fn render(report: &Report) -> String {
                         @if cant_tell > 0 { " · " (cant_tell) " to review by hand" }
                     }
                 }
-                main {
+                main #main {
                     (scores(report))
                     (impacts(report, by_impact, cant_tell))
                     @if report.baseline.is_some() { (baseline(report)) }
@@ -176,16 +174,16 @@ fn gauge(category: Category, score: Option<u8>) -> Markup {
             format!("{} score: {n} out of 100", category_name(category)),
             circumference * f64::from(n) / 100.0,
             match n {
-                90..=100 => "var(--good)",
-                50..=89 => "var(--avg)",
-                _ => "var(--bad)",
+                90..=100 => "#0a7d39",
+                50..=89 => "#b45309",
+                _ => "#c5221f",
             },
             n.to_string(),
         ),
         None => (
             format!("{}: not scored, no rule of it ran", category_name(category)),
             0.0,
-            "var(--line)",
+            "#d5d8dd",
             "–".to_string(),
         ),
     };
@@ -209,11 +207,11 @@ fn impacts(report: &Report, by_impact: [u64; 4], cant_tell: u64) -> Markup {
                 div.stack aria-hidden="true" {
                     @for (impact, n) in Impact::ALL.iter().zip(by_impact) {
                         @if n > 0 {
-                            span style=(format!("width:{:.2}%;background:var(--{})", 100.0 * n as f64 / total as f64, impact)) {}
+                            span style=(format!("width:{:.2}%;background-color:{}", 100.0 * n as f64 / total as f64, impact_color(*impact))) {}
                         }
                     }
                     @if cant_tell > 0 {
-                        span style=(format!("width:{:.2}%;background:#8a8f98", 100.0 * cant_tell as f64 / total as f64)) {}
+                        span style=(format!("width:{:.2}%;background-color:#8a8f98", 100.0 * cant_tell as f64 / total as f64)) {}
                     }
                 }
             }
@@ -458,6 +456,16 @@ fn link(url: &str, text: &str) -> Markup {
         } @else {
             (text)
         }
+    }
+}
+
+/// The badge and bar color of an impact (white text on it is at least 4.5:1).
+fn impact_color(impact: Impact) -> &'static str {
+    match impact {
+        Impact::Critical => "#9b1c1c",
+        Impact::Serious => "#b3400b",
+        Impact::Moderate => "#765600",
+        Impact::Minor => "#3f5e78",
     }
 }
 

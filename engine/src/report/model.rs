@@ -120,6 +120,15 @@ pub struct CategorySummary {
     /// Baseline findings gone from this report; only with a baseline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fixed: Option<u64>,
+    /// Security only: the site's grade on the MDN HTTP Observatory scale (`A+` …
+    /// `F`) — the grade of its weakest HTML page (see
+    /// `sitescan_rules::security::grade`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grade: Option<String>,
+    /// Security only: the Observatory-scale score behind `grade` (0 and up; above
+    /// 100 with bonuses).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grade_score: Option<u32>,
 }
 
 /// One fetched URL.

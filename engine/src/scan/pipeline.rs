@@ -267,11 +267,28 @@ pub(crate) async fn run(
         ));
     }
 
+    // The spelling rule needs a dictionary from the system; say so when missing.
+    if inner.selection.ids().contains(&"spelling") {
+        if let Some(note) = crate::spelling::install_spelling_dictionary().note() {
+            crawl.notes.push(note);
+        }
+    }
+
+    // Link and resource checks, only when their rules are selected.
+    let link_status = check_links(
+        &shared,
+        &inner.selection,
+        &crawl.summaries,
+        &mut crawl.notes,
+    )
+    .await;
+
     // Site rules over the summaries.
     let site_input = SiteInput {
         start_url: start_url.to_string(),
         pages: std::mem::take(&mut crawl.summaries),
         sitemap_urls,
+        link_status,
     };
     for rule in &inner.selection.site {
         let mut check = SiteCheck::new(rule.meta());
@@ -306,7 +323,18 @@ pub(crate) async fn run(
             s
         })
         .collect();
-    let summary = score::summarize(&rules, &crawl.findings);
+    let mut summary = score::summarize(&rules, &crawl.findings);
+    // The Observatory-scale security grade of the site, when security rules ran.
+    if let Some(security) = summary
+        .get_mut(&sitescan_rules::Category::Security)
+        .filter(|s| s.score.is_some())
+    {
+        let scores = site_input.pages.iter().filter_map(|p| p.security_score);
+        if let Some((score, grade)) = sitescan_rules::security::grade::site_grade(scores) {
+            security.grade = Some(grade.to_string());
+            security.grade_score = Some(score);
+        }
+    }
     tracing::info!(
         pages = crawl.pages.len(),
         findings = crawl.findings.len(),
@@ -329,6 +357,74 @@ pub(crate) async fn run(
         fixed: None,
         baseline: None,
     })
+}
+
+/// Network statuses of the links and resources of the crawled pages, for the
+/// `broken-links` / `broken-resources` rules (empty when neither is selected).
+/// Crawled pages keep the status the crawl saw; everything else is checked by
+/// [`LinkChecker`](crate::checks::links::LinkChecker) under the crawl's host pool.
+async fn check_links(
+    shared: &Arc<Shared>,
+    selection: &sitescan_rules::registry::Selection,
+    summaries: &[PageSummary],
+    notes: &mut Vec<String>,
+) -> std::collections::BTreeMap<String, sitescan_rules::site::LinkStatus> {
+    use crate::checks::links::{LinkChecker, DEFAULT_ACCEPT, DEFAULT_MAX_LINK_CHECKS};
+    use sitescan_rules::site::LinkStatus;
+    let ids = selection.ids();
+    let (links, resources) = (
+        ids.contains(&"broken-links"),
+        ids.contains(&"broken-resources"),
+    );
+    if !links && !resources {
+        return Default::default();
+    }
+    let checker = match LinkChecker::new(&shared.config, Arc::clone(shared.fetcher.hosts())) {
+        Ok(c) => c,
+        Err(e) => {
+            notes.push(format!("links were not checked: {e}"));
+            return Default::default();
+        }
+    };
+    for p in summaries.iter().filter(|p| p.status > 0) {
+        let status = if DEFAULT_ACCEPT.contains(&p.status) {
+            LinkStatus::Ok { status: p.status }
+        } else {
+            LinkStatus::Broken { status: p.status }
+        };
+        checker.seed(&p.url, status.clone());
+        checker.seed(&p.final_url, status);
+    }
+    let mut seen = HashSet::new();
+    let mut urls = Vec::new();
+    for p in summaries {
+        let lists = [
+            if links { p.links.as_slice() } else { &[] },
+            if resources {
+                p.resources.as_slice()
+            } else {
+                &[]
+            },
+        ];
+        for u in lists.into_iter().flatten() {
+            if seen.insert(u.clone()) {
+                if let Ok(url) = Url::parse(u) {
+                    urls.push(url);
+                }
+            }
+        }
+    }
+    let statuses = checker.check_all(urls, DEFAULT_MAX_LINK_CHECKS).await;
+    let over_budget = statuses
+        .values()
+        .filter(|s| matches!(s, LinkStatus::Skipped { reason } if reason.starts_with("more than")))
+        .count();
+    if over_budget > 0 {
+        notes.push(format!(
+            "{over_budget} link/resource URLs were not checked: the scan checks at most {DEFAULT_MAX_LINK_CHECKS}"
+        ));
+    }
+    statuses
 }
 
 /// The coordinator's bookkeeping.

@@ -1,119 +1,201 @@
-//! `css-orientation-lock`: content is not locked to one display orientation by CSS
-//! rotations applied under an orientation media query (WCAG 1.3.4, ACT b33eff).
+//! `css-orientation-lock`: content is not locked to one display orientation by
+//! CSS rotation in orientation media queries (WCAG 1.3.4, ACT b33eff).
 
 use scraper::{ElementRef, Selector};
 
-use crate::aria::html::is_html;
-use crate::css::{parse_stylesheet_all_media, split_selector_list, Declaration};
+use crate::css::parse_stylesheet;
 use crate::{Category, Check, Impact, Level, Rule, RuleMeta, Visits};
 
-/// Checks that no rule under `@media (orientation: ...)` rotates visible content by
-/// about a quarter turn.
+/// Checks rotations applied under `(orientation: …)` media queries.
 pub struct CssOrientationLock;
 
 static META: RuleMeta = RuleMeta {
     id: "css-orientation-lock",
     category: Category::Accessibility,
     title: "Content is not locked to one orientation",
-    help: "Do not rotate the page with CSS depending on the device orientation; let the content reflow in both.",
+    help: "Do not rotate the page by 90 degrees in portrait or landscape media queries; let content follow the device orientation.",
     help_url: "https://www.w3.org/WAI/WCAG21/Understanding/orientation.html",
     wcag: &["1.3.4"],
     level: Some(Level::AA),
     impact: Impact::Serious,
     act: &["b33eff"],
-    docs: r##"## What it checks
-No style rule inside an `@media` block with an `orientation` condition applies a
-`transform` (`rotate()`, `rotateZ()`, `rotate3d()` about the z axis, `matrix()`,
-`matrix3d()`) or a `rotate` property that turns visible content by roughly a quarter
-turn (between 45° and 135°, modulo 180°). Rotations of whole turns pass.
+    docs: r#"## What it checks
+Style rules inside `@media` blocks whose query tests `orientation` and that set
+`transform` (`rotate()`, `rotateZ()`, `rotate3d(0, 0, 1, a)`, `matrix()`,
+`matrix3d()`) or `rotate` on elements that are visible and hold text. The
+rotation under the orientation query, relative to the rotation the same selector
+has outside media queries, must not be a quarter turn (90° or 270°, within half a
+degree): that is how pages force a portrait layout on landscape screens.
 
 ## Why it matters
-People with a device mounted in one orientation (on a wheelchair, for example)
-cannot turn it; content forced into the other orientation is sideways for them.
+People with devices mounted in one orientation (on a wheelchair, for example)
+cannot turn them. A page that rotates itself when the device is in the "wrong"
+orientation shows sideways text to them.
 
 ## Failing
 ```html
-<style>@media (orientation: portrait) { html { transform: rotate(90deg) } }</style>
+<style>@media (orientation: portrait) { html { transform: rotate(90deg); } }</style>
 ```
 
 ## Passing
 ```html
-<style>@media (orientation: portrait) { html { transform: rotate(1turn) } }</style>
+<style>@media (orientation: portrait) { html { transform: rotate(0turn); } }</style>
 ```
-"##,
+"#,
     ..RuleMeta::BASE
 };
 
-/// An angle in degrees from a CSS angle (`deg`, `rad`, `grad`, `turn`, or `0`).
-fn angle_deg(v: &str) -> Option<f32> {
-    let v = v.trim();
-    let num = |s: &str| s.trim().parse::<f32>().ok();
-    if let Some(n) = v.strip_suffix("deg") {
-        return num(n);
+/// Removes `/* … */` comments.
+fn strip_comments(css: &str) -> String {
+    let mut out = String::with_capacity(css.len());
+    let mut rest = css;
+    while let Some(start) = rest.find("/*") {
+        out.push_str(&rest[..start]);
+        match rest[start + 2..].find("*/") {
+            Some(end) => rest = &rest[start + 2 + end + 2..],
+            None => return out,
+        }
     }
-    if let Some(n) = v.strip_suffix("grad") {
-        return num(n).map(|g| g * 0.9);
-    }
-    if let Some(n) = v.strip_suffix("rad") {
-        return num(n).map(f32::to_degrees);
-    }
-    if let Some(n) = v.strip_suffix("turn") {
-        return num(n).map(|t| t * 360.0);
-    }
-    (num(v) == Some(0.0)).then_some(0.0)
+    out.push_str(rest);
+    out
 }
 
-/// The rotation about the z axis, in degrees, a `transform` or `rotate` value
-/// applies (summed over the functions of a transform list); `None` when it rotates
-/// nothing or cannot be read.
-fn rotation(property: &str, value: &str) -> Option<f32> {
+/// Top-level `@media` blocks as (prelude, body).
+fn media_blocks(css: &str) -> Vec<(String, String)> {
+    let css = strip_comments(css);
+    let bytes = css.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(pos) = css[i..].find("@media") {
+        let start = i + pos;
+        let Some(open_rel) = css[start..].find('{') else {
+            break;
+        };
+        let open = start + open_rel;
+        let mut depth = 0usize;
+        let mut close = None;
+        for (j, b) in bytes.iter().enumerate().skip(open) {
+            match b {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(j);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(close) = close else {
+            break;
+        };
+        out.push((
+            css[start + "@media".len()..open]
+                .trim()
+                .to_ascii_lowercase(),
+            css[open + 1..close].to_string(),
+        ));
+        i = close + 1;
+    }
+    out
+}
+
+/// An angle in degrees (`deg`, `rad`, `grad`, `turn`).
+fn angle(value: &str) -> Option<f64> {
+    let v = value.trim();
+    let units: [(&str, f64); 4] = [
+        ("deg", 1.0),
+        ("grad", 0.9),
+        ("rad", 180.0 / std::f64::consts::PI),
+        ("turn", 360.0),
+    ];
+    for (unit, factor) in units {
+        if let Some(n) = v.strip_suffix(unit) {
+            return n.trim().parse::<f64>().ok().map(|x| x * factor);
+        }
+    }
+    (v == "0").then_some(0.0)
+}
+
+fn args(f: &str) -> Vec<&str> {
+    f.split(',')
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+        .collect()
+}
+
+/// The rotation about the z axis, in degrees, of a `transform` or `rotate` value;
+/// `None` when it has none this rule can read.
+pub fn rotation(property: &str, value: &str) -> Option<f64> {
     let v = value.trim().to_ascii_lowercase();
     if property == "rotate" {
-        // `rotate: <angle>` or `rotate: z <angle>` / `rotate: 0 0 1 <angle>`.
-        let last = v.split_whitespace().last()?;
-        return angle_deg(last);
-    }
-    if property != "transform" {
-        return None;
+        // `rotate: 90deg` or `rotate: z 90deg` / `0 0 1 90deg`.
+        return v.split_whitespace().last().and_then(angle);
     }
     let mut total = None;
     let mut rest = v.as_str();
     while let Some(open) = rest.find('(') {
         let name = rest[..open]
             .trim()
-            .rsplit([' ', ')'])
+            .rsplit(' ')
             .next()
             .unwrap_or("")
-            .trim();
-        let close = rest[open..].find(')')? + open;
-        let args: Vec<&str> = rest[open + 1..close].split(',').map(str::trim).collect();
-        let angle = match (name, args.as_slice()) {
-            ("rotate" | "rotatez", [a]) => angle_deg(a),
-            ("rotate3d", [x, y, z, a]) => {
-                let axis: Option<Vec<f32>> = [x, y, z].iter().map(|s| s.parse().ok()).collect();
-                match axis.as_deref() {
-                    Some([0.0, 0.0, z]) if *z != 0.0 => angle_deg(a).map(|d| d * z.signum()),
-                    _ => None,
+            .to_string();
+        let Some(close) = rest[open..].find(')') else {
+            break;
+        };
+        let inner = &rest[open + 1..open + close];
+        let a = args(inner);
+        let deg = match name.as_str() {
+            "rotate" | "rotatez" => a.first().and_then(|x| angle(x)),
+            "rotate3d" if a.len() == 4 => {
+                let axis: Vec<f64> = a[..3].iter().filter_map(|x| x.parse().ok()).collect();
+                if axis.len() == 3 && axis[0] == 0.0 && axis[1] == 0.0 && axis[2] != 0.0 {
+                    angle(a[3]).map(|d| d * axis[2].signum())
+                } else {
+                    None
                 }
             }
-            ("matrix", [a, b, ..]) | ("matrix3d", [a, b, ..]) => {
-                let (a, b): (f32, f32) = (a.parse().ok()?, b.parse().ok()?);
-                Some(b.atan2(a).to_degrees())
+            "matrix" | "matrix3d" if a.len() >= 2 => {
+                let m: Vec<f64> = a.iter().filter_map(|x| x.parse().ok()).collect();
+                (m.len() >= 2).then(|| m[1].atan2(m[0]).to_degrees())
             }
             _ => None,
         };
-        if let Some(d) = angle {
+        if let Some(d) = deg {
             total = Some(total.unwrap_or(0.0) + d);
         }
-        rest = &rest[close + 1..];
+        rest = &rest[open + close + 1..];
     }
     total
 }
 
-/// Whether an angle turns content by about a quarter turn (45°–135° modulo 180°).
-fn quarter_turn(deg: f32) -> bool {
-    let m = deg.rem_euclid(180.0);
-    (45.0..=135.0).contains(&m)
+fn sheet_texts(cx: &Check<'_, '_>) -> Vec<String> {
+    let page = cx.page();
+    let mut texts: Vec<String> = page
+        .root()
+        .descendants()
+        .filter_map(ElementRef::wrap)
+        .filter(|e| e.value().name() == "style")
+        .map(|e| e.text().collect())
+        .collect();
+    texts.extend(page.page().stylesheets.iter().map(|s| s.text.clone()));
+    texts
+}
+
+fn rotations_of(css: &str) -> Vec<(String, f64)> {
+    parse_stylesheet(css)
+        .into_iter()
+        .flat_map(|rule| {
+            rule.declarations
+                .iter()
+                .filter(|d| d.name == "transform" || d.name == "rotate")
+                .filter_map(|d| rotation(&d.name, &d.value))
+                .map(|r| (rule.selectors.clone(), r))
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 impl Rule for CssOrientationLock {
@@ -126,55 +208,53 @@ impl Rule for CssOrientationLock {
     }
 
     fn check_document(&self, cx: &mut Check<'_, '_>) {
-        let page = cx.page();
-        let mut sheets: Vec<String> = page
-            .root()
-            .descendants()
-            .filter_map(ElementRef::wrap)
-            .filter(|e| is_html(*e) && e.value().name() == "style")
-            .map(|e| e.text().collect())
-            .collect();
-        sheets.extend(page.page().stylesheets.iter().map(|s| s.text.clone()));
-        for sheet in &sheets {
-            for rule in parse_stylesheet_all_media(sheet) {
-                let by_orientation = rule.media.iter().any(|m| m.contains("orientation"));
-                if !by_orientation {
+        if !cx.page().page().is_html() {
+            return;
+        }
+        for css in sheet_texts(cx) {
+            let blocks = media_blocks(&css);
+            // Rotations outside media queries, by selector text.
+            let mut base_css = strip_comments(&css);
+            for (_, body) in &blocks {
+                base_css = base_css.replace(body.as_str(), "");
+            }
+            let base = rotations_of(&base_css);
+            for (prelude, body) in blocks {
+                if !prelude.contains("orientation") {
                     continue;
                 }
-                let rotations: Vec<(&Declaration, f32)> = rule
-                    .declarations
-                    .iter()
-                    .filter_map(|d| rotation(&d.name, &d.value).map(|r| (d, r)))
-                    .collect();
-                if rotations.is_empty() {
-                    continue;
-                }
-                // Only rotations of content someone can see count.
-                let target = split_selector_list(&rule.selectors)
-                    .into_iter()
-                    .filter_map(|s| Selector::parse(s).ok())
-                    .find_map(|sel| {
-                        page.root()
-                            .descendants()
-                            .filter_map(ElementRef::wrap)
-                            .find(|e| sel.matches(e) && page.is_visible(*e))
-                    });
-                let Some(target) = target else {
-                    continue;
-                };
-                for (decl, deg) in rotations {
-                    if quarter_turn(deg) {
-                        cx.fail(
-                            target,
-                            format!(
-                                "`{}: {}` under `@media {}` rotates the content by {deg:.0}°, locking it to one orientation.",
-                                decl.name,
-                                decl.value,
-                                rule.media.join(" and ")
-                            ),
-                        );
-                    } else {
-                        cx.pass();
+                for (selectors, degrees) in rotations_of(&body) {
+                    let Ok(selector) = Selector::parse(&selectors) else {
+                        continue;
+                    };
+                    let page = cx.page();
+                    let targets: Vec<ElementRef<'_>> = page
+                        .doc()
+                        .select(&selector)
+                        .filter(|el| {
+                            page.is_visible(*el) && el.text().any(|t| !t.trim().is_empty())
+                        })
+                        .collect();
+                    if targets.is_empty() {
+                        continue;
+                    }
+                    let base_deg = base
+                        .iter()
+                        .rev()
+                        .find(|(s, _)| *s == selectors)
+                        .map(|(_, d)| *d)
+                        .unwrap_or(0.0);
+                    let relative = (degrees - base_deg).rem_euclid(180.0);
+                    let quarter = (relative - 90.0).abs() <= 0.5;
+                    for el in targets {
+                        if quarter {
+                            cx.fail(
+                                el,
+                                format!("Under @media {prelude} this element is rotated by {:.1}°, locking the content to one orientation.", degrees - base_deg),
+                            );
+                        } else {
+                            cx.pass();
+                        }
                     }
                 }
             }
@@ -187,42 +267,39 @@ mod tests {
     use super::*;
     use crate::testing::RuleTester;
 
+    fn page(css: &str) -> String {
+        format!("<html lang=en><head><style>{css}</style></head><body>Content</body></html>")
+    }
+
     #[test]
     fn examples() {
-        let page = |css: &str, body: &str| {
-            format!("<html lang=en><head><title>t</title><style>{css}</style></head><body{body}><main>Content</main></body></html>")
-        };
         let pass = [
-            page("@media (orientation: portrait) { html { transform: rotateZ(1turn); } }", ""),
-            page("@media (orientation: portrait) { html { transform: matrix(1, -1.22465e-15, 1.22465e-15, 1, 0, 0); } }", ""),
-            page("@media (orientation: portrait) { html { rotate: 0turn; } }", ""),
-            page("html { font-size: 22px }", ""),
-            page("@media (orientation: landscape) { body { transform: rotate(90deg); } }", " style=\"display:none\""),
-            page("body { transform: rotate(90deg) }", ""),
-            page("@media (orientation: portrait) { body { transform: translateX(100px) } }", ""),
-        ];
+            "@media (orientation: portrait) { html { transform: rotateZ(1turn); } }",
+            "@media (orientation: portrait) { html { transform: matrix(1, -1.22465e-15, 1.22465e-15, 1, 0, 0); } }",
+            "@media (orientation: portrait) { html { rotate: 0turn; } }",
+            "body { transform: rotate(90deg); }",
+            "@media (orientation: portrait) { body { transform: translateX(100px); } }",
+        ]
+        .map(page);
         let fail = [
-            page("@media (orientation: portrait) { html { transform: rotate(1.5708rad); } }", ""),
-            page("@media (orientation: landscape) { body { transform: matrix3d(0, -1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1); } }", ""),
-            page("body { transform: rotate(2.5deg) } @media (orientation: landscape) { body { transform: rotate(92.5deg); } }", ""),
-            page("@media (orientation: portrait) { html { rotate: 90deg; } }", ""),
-        ];
-        let pass: Vec<&str> = pass.iter().map(String::as_str).collect();
-        let fail: Vec<&str> = fail.iter().map(String::as_str).collect();
+            "@media (orientation: portrait) { html { transform: rotate(1.5708rad); } }",
+            "@media (orientation: landscape) { body { transform: matrix3d(0, -1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1); } }",
+            "body { transform: rotate(2.5deg); } @media (orientation: landscape) { body { transform: rotate(92.5deg); } }",
+            "@media (orientation: portrait) { html { rotate: 90deg; } }",
+        ]
+        .map(page);
         RuleTester::new(&CssOrientationLock)
-            .pass(&pass)
-            .fail(&fail)
+            .pass(&pass.iter().map(String::as_str).collect::<Vec<_>>())
+            .fail(&fail.iter().map(String::as_str).collect::<Vec<_>>())
             .run();
     }
 
     #[test]
-    fn angles() {
+    fn rotations_parse() {
         assert_eq!(rotation("transform", "rotate(90deg)"), Some(90.0));
-        assert_eq!(
-            rotation("transform", "rotate3d(0, 0, 1, 270deg)"),
-            Some(270.0)
-        );
-        assert_eq!(rotation("transform", "translateX(4px)"), None);
-        assert!(quarter_turn(-90.0) && quarter_turn(270.0) && !quarter_turn(180.0));
+        assert_eq!(rotation("transform", "translateX(10px)"), None);
+        assert_eq!(rotation("rotate", "z 0.25turn"), Some(90.0));
+        let r = rotation("transform", "rotate3d(0, 0, 1, 270deg)").unwrap();
+        assert!((r - 270.0).abs() < 1e-9);
     }
 }

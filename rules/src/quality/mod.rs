@@ -9,3 +9,4 @@ pub mod long_sentences;
 pub mod outdated_copyright;
 pub mod placeholder_text;
 pub mod readability;
+pub mod spelling;

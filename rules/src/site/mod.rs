@@ -5,6 +5,8 @@
 //! pages up by URL; [`analyze_site`] runs site rules with the same panic isolation
 //! as page rules. The rules themselves are one file each in this folder.
 
+pub mod broken_links;
+pub mod broken_resources;
 pub mod canonical_target;
 pub mod duplicate_content;
 pub mod duplicate_h1;
@@ -65,6 +67,43 @@ pub struct PageSummary {
     /// The page's security score on the Observatory scale (HTML pages only).
     #[serde(default)]
     pub security_score: Option<u32>,
+    /// Absolute `http(s)` URLs of the subresources the page loads (`<img>`,
+    /// `<script>`, stylesheet and icon `<link>`, `<iframe>`, `<video>`, `<audio>`,
+    /// `<source>`, `<track>`), fragment removed, each once, in document order.
+    #[serde(default)]
+    pub resources: Vec<String>,
+}
+
+/// What checking one URL over the network found (filled in by the engine for the
+/// link rules; see `engine::checks::links`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum LinkStatus {
+    /// Answered with an accepted status (after redirects).
+    Ok {
+        /// Final status.
+        status: u16,
+    },
+    /// Answered with a status outside the accepted ones (4xx, 5xx).
+    Broken {
+        /// Final status.
+        status: u16,
+    },
+    /// The server answered 429 Too Many Requests even after waiting: not known
+    /// to be broken.
+    RateLimited,
+    /// No answer: DNS failure, refused connection, timeout, TLS error, redirect
+    /// loop.
+    Unreachable {
+        /// What went wrong.
+        reason: String,
+    },
+    /// Not checked on purpose (a private address the scan may not contact, or the
+    /// check budget was spent).
+    Skipped {
+        /// Why.
+        reason: String,
+    },
 }
 
 /// One hreflang alternate of a page.
@@ -256,6 +295,38 @@ impl PageSummary {
         let security_score = page
             .is_html()
             .then(|| crate::security::grade::page_score(cx).score);
+        let mut resources: Vec<String> = Vec::new();
+        if let Some(s) = sel("img[src], script[src], link[href], iframe[src], video[src], audio[src], source[src], track[src]") {
+            for el in doc.select(&s) {
+                let v = el.value();
+                let raw = if v.name() == "link" {
+                    let fetched = v.attr("rel").is_some_and(|r| {
+                        r.split_ascii_whitespace().any(|t| {
+                            ["stylesheet", "icon", "preload", "modulepreload", "manifest"]
+                                .iter()
+                                .any(|k| t.eq_ignore_ascii_case(k))
+                        })
+                    });
+                    if !fetched {
+                        continue;
+                    }
+                    v.attr("href")
+                } else {
+                    v.attr("src")
+                };
+                let Some(mut u) = raw.and_then(|r| base.join(r.trim()).ok()) else {
+                    continue;
+                };
+                if !matches!(u.scheme(), "http" | "https") {
+                    continue;
+                }
+                u.set_fragment(None);
+                let u = u.to_string();
+                if !resources.contains(&u) {
+                    resources.push(u);
+                }
+            }
+        }
 
         PageSummary {
             url: page.url.to_string(),
@@ -275,6 +346,7 @@ impl PageSummary {
             lang,
             hreflang,
             security_score,
+            resources,
         }
     }
 }
@@ -313,6 +385,10 @@ pub struct SiteInput {
     pub pages: Vec<PageSummary>,
     /// URLs listed in the site's sitemaps.
     pub sitemap_urls: Vec<String>,
+    /// Network status of link and resource URLs (fragment removed), for the
+    /// `broken-links` and `broken-resources` rules; empty when nothing was checked.
+    #[serde(default)]
+    pub link_status: std::collections::BTreeMap<String, LinkStatus>,
 }
 
 /// A check over the whole site, run once after the crawl.
@@ -358,18 +434,28 @@ impl SiteCheck {
         self.fail(page_url, message).with_data(data)
     }
 
+    /// Records an item that needs a person's review, attributed to a page.
+    pub fn cant_tell(&mut self, page_url: &str, message: impl Into<String>) -> &mut Finding {
+        self.tally.cant_tell += 1;
+        self.push(Outcome::CantTell, page_url, message.into())
+    }
+
     /// Records a failure attributed to a page.
     pub fn fail(&mut self, page_url: &str, message: impl Into<String>) -> &mut Finding {
         self.tally.failed += 1;
+        self.push(Outcome::Failed, page_url, message.into())
+    }
+
+    fn push(&mut self, outcome: Outcome, page_url: &str, message: String) -> &mut Finding {
         self.findings.push(Finding {
             rule_id: self.meta.id.to_string(),
             category: self.meta.category,
-            outcome: Outcome::Failed,
+            outcome,
             impact: self.meta.impact,
             page_url: page_url.to_string(),
             selector: String::new(),
             snippet: String::new(),
-            message: message.into(),
+            message,
             wcag: self.meta.wcag.iter().map(|s| s.to_string()).collect(),
             data: None,
             baseline: None,
@@ -435,6 +521,50 @@ pub(crate) fn report_duplicates(
     }
 }
 
+/// Reports, for every page, each URL of `urls` whose network status is known:
+/// broken or unreachable fail, rate limited needs review, OK passes, skipped and
+/// unchecked URLs are left out. `what` names the URLs in messages ("link to").
+pub(crate) fn report_link_statuses(
+    site: &SiteInput,
+    out: &mut SiteCheck,
+    what: &str,
+    urls: impl Fn(&PageSummary) -> &[String],
+) {
+    let mut seen_pages = std::collections::HashSet::new();
+    for p in &site.pages {
+        if !seen_pages.insert(p.final_url.as_str()) {
+            continue;
+        }
+        for u in urls(p) {
+            match site.link_status.get(u) {
+                None | Some(LinkStatus::Skipped { .. }) => {}
+                Some(LinkStatus::Ok { .. }) => out.pass(),
+                Some(LinkStatus::Broken { status }) => {
+                    out.fail_with(
+                        &p.final_url,
+                        format!("The {what} {u} is broken: it answers {status}."),
+                        serde_json::json!({"url": u, "status": status}),
+                    );
+                }
+                Some(LinkStatus::Unreachable { reason }) => {
+                    out.fail_with(
+                        &p.final_url,
+                        format!("The {what} {u} cannot be reached: {reason}."),
+                        serde_json::json!({"url": u, "error": reason}),
+                    );
+                }
+                Some(LinkStatus::RateLimited) => {
+                    out.cant_tell(
+                        &p.final_url,
+                        format!("The {what} {u} could not be checked: the server rate limited the scan (429)."),
+                    )
+                    .with_data(serde_json::json!({"url": u, "status": 429}));
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod testing {
     //! Builds site inputs from HTML for the site rules' tests.
@@ -454,6 +584,7 @@ pub(crate) mod testing {
             start_url: "https://example.com/".into(),
             pages,
             sitemap_urls: Vec::new(),
+            link_status: Default::default(),
         }
     }
 

@@ -1,0 +1,238 @@
+//! Authentication and the per-key request rate limit.
+//!
+//! [`authenticate`] is a middleware on every `/api/v1` route but the OpenAPI
+//! document: it checks `X-API-Key` (missing, unknown or revoked, expired, plan
+//! without API access), applies the key's token bucket (governor, keyed by key
+//! id), records the use, puts an [`Auth`] in the request and adds the
+//! `RateLimit-*` headers to the answer. Handlers take [`Auth`] as an extractor,
+//! so none can forget it.
+//!
+//! Keys are `key_` + 48 hex digits (24 bytes from the OS RNG); only their
+//! SHA-256 is stored.
+
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{FromRequestParts, Request, State};
+use axum::http::{request::Parts, HeaderValue};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
+use governor::clock::{Clock, DefaultClock};
+use governor::middleware::StateInformationMiddleware;
+use governor::state::keyed::DefaultKeyedStateStore;
+use governor::{Quota, RateLimiter};
+use sha2::{Digest, Sha256};
+
+use super::error::{ApiError, ErrorCode};
+use super::AppState;
+use crate::store::{new_id, Account, ApiKey};
+
+/// The header carrying the key.
+pub const API_KEY_HEADER: &str = "x-api-key";
+/// Prefix of every key.
+pub const KEY_PREFIX: &str = "key_";
+/// Random bytes in a key (hex-encoded: 48 characters after the prefix).
+pub const KEY_RANDOM_BYTES: usize = 24;
+/// Default key lifetime.
+pub const DEFAULT_KEY_DAYS: u32 = 90;
+
+/// The keyed token buckets.
+pub type KeyLimiter =
+    RateLimiter<String, DefaultKeyedStateStore<String>, DefaultClock, StateInformationMiddleware>;
+
+/// The per-key request limit and its bucket.
+#[derive(Clone)]
+pub struct RateLimit {
+    limiter: Arc<KeyLimiter>,
+    per_minute: u32,
+}
+
+impl std::fmt::Debug for RateLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RateLimit")
+            .field("per_minute", &self.per_minute)
+            .finish()
+    }
+}
+
+impl RateLimit {
+    /// `per_minute` requests a minute per key, all of them allowed in a burst.
+    pub fn per_minute(per_minute: NonZeroU32) -> Self {
+        RateLimit {
+            limiter: Arc::new(
+                RateLimiter::keyed(Quota::per_minute(per_minute))
+                    .with_middleware::<StateInformationMiddleware>(),
+            ),
+            per_minute: per_minute.get(),
+        }
+    }
+
+    fn replenish(&self) -> Duration {
+        Duration::from_secs(60) / self.per_minute
+    }
+}
+
+/// Who is calling: set by [`authenticate`].
+#[derive(Debug, Clone)]
+pub struct Auth {
+    /// The key used (as stored, before this request's use was recorded).
+    pub key: ApiKey,
+    /// Its account.
+    pub account: Account,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Auth {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        parts
+            .extensions
+            .get::<Auth>()
+            .cloned()
+            .ok_or_else(|| ApiError::internal("authentication middleware missing on route"))
+    }
+}
+
+/// A new key: (the secret to show once, its SHA-256 hex to store).
+pub fn generate_secret() -> crate::Result<(String, String)> {
+    let mut random = [0u8; KEY_RANDOM_BYTES];
+    getrandom::getrandom(&mut random).map_err(|e| crate::Error::Storage(e.to_string()))?;
+    let secret = format!("{KEY_PREFIX}{}", hex::encode(random));
+    let hash = hash_secret(&secret);
+    Ok((secret, hash))
+}
+
+/// SHA-256 hex of a key.
+pub fn hash_secret(secret: &str) -> String {
+    hex::encode(Sha256::digest(secret.as_bytes()))
+}
+
+/// A new key record for `account_id` and its secret (shown once).
+pub fn new_key(
+    account_id: &str,
+    name: &str,
+    description: Option<String>,
+    lifetime: chrono::Duration,
+    now: DateTime<Utc>,
+) -> crate::Result<(ApiKey, String, String)> {
+    let (secret, hash) = generate_secret()?;
+    let key = ApiKey {
+        id: new_id("kid")?,
+        account_id: account_id.to_string(),
+        name: name.to_string(),
+        description,
+        prefix: secret.chars().take(KEY_PREFIX.len() + 4).collect(),
+        created_at: now,
+        expires_at: now + lifetime,
+        revoked_at: None,
+        last_used_at: None,
+        usage: Default::default(),
+    };
+    Ok((key, secret, hash))
+}
+
+/// The middleware: see the module docs.
+pub async fn authenticate(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    let header = req.headers().get(API_KEY_HEADER).cloned();
+    let auth = match check_key(&state, header).await {
+        Ok(auth) => auth,
+        Err(e) => return e.into_response(),
+    };
+    let limit = &state.rate_limit;
+    let headers = match limit.limiter.check_key(&auth.key.id) {
+        Ok(snapshot) => {
+            let remaining = snapshot.remaining_burst_capacity();
+            let reset = (limit.replenish() * (limit.per_minute - remaining))
+                .as_secs_f64()
+                .ceil() as u64;
+            [limit.per_minute as u64, remaining as u64, reset]
+        }
+        Err(not_until) => {
+            let wait = not_until.wait_time_from(DefaultClock::default().now());
+            let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
+            let mut resp = ApiError::new(
+                ErrorCode::RateLimited,
+                format!(
+                    "more than {} requests a minute with this key; retry in {secs} s",
+                    limit.per_minute
+                ),
+            )
+            .retry_after(secs)
+            .into_response();
+            set_rate_headers(&mut resp, [limit.per_minute as u64, 0, secs]);
+            return resp;
+        }
+    };
+    if let Err(e) = state.store.record_key_use(&auth.key.id, Utc::now()).await {
+        tracing::warn!(error = %e, "could not record key use");
+    }
+    req.extensions_mut().insert(auth);
+    let mut resp = next.run(req).await;
+    set_rate_headers(&mut resp, headers);
+    resp
+}
+
+fn set_rate_headers(resp: &mut Response, [limit, remaining, reset]: [u64; 3]) {
+    let h = resp.headers_mut();
+    h.insert("ratelimit-limit", HeaderValue::from(limit));
+    h.insert("ratelimit-remaining", HeaderValue::from(remaining));
+    h.insert("ratelimit-reset", HeaderValue::from(reset));
+}
+
+async fn check_key(state: &AppState, header: Option<HeaderValue>) -> Result<Auth, ApiError> {
+    let Some(value) = header else {
+        return Err(ApiError::new(
+            ErrorCode::MissingApiKey,
+            "send your API key in the X-API-Key header",
+        ));
+    };
+    let invalid = || {
+        ApiError::new(
+            ErrorCode::InvalidApiKey,
+            "the API key is not valid (unknown or revoked)",
+        )
+    };
+    let secret = value.to_str().map_err(|_| invalid())?.trim();
+    if !secret.starts_with(KEY_PREFIX) {
+        return Err(invalid());
+    }
+    let key = state
+        .store
+        .key_by_hash(&hash_secret(secret))
+        .await?
+        .ok_or_else(invalid)?;
+    if key.revoked_at.is_some() {
+        return Err(invalid());
+    }
+    if key.expires_at <= Utc::now() {
+        return Err(ApiError::new(
+            ErrorCode::ApiKeyExpired,
+            format!(
+                "the API key expired at {}; create a new key",
+                key.expires_at.to_rfc3339()
+            ),
+        ));
+    }
+    let account = state
+        .store
+        .account(&key.account_id)
+        .await?
+        .ok_or_else(invalid)?;
+    if !account.plan.api_access() {
+        return Err(ApiError::new(
+            ErrorCode::PlanNotAllowed,
+            format!(
+                "the {} plan has no API access; upgrade to professional or enterprise",
+                account.plan.as_str()
+            ),
+        ));
+    }
+    Ok(Auth { key, account })
+}
+
+/// Keeps `NonZeroU32` construction in one place for callers with a plain number.
+pub fn non_zero(n: u32) -> NonZeroU32 {
+    NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN)
+}

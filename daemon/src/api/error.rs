@@ -1,0 +1,284 @@
+//! Every error the API answers with: one documented table of codes and HTTP
+//! statuses ([`ErrorCode`]), and [`ApiError`], the value handlers return, which
+//! renders the `{"error": {"code", "message", "details"}}` envelope. Internal
+//! failures answer `internal_error` with a generic message; what really happened
+//! rides in a response extension and is logged by the request middleware.
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::error::Error;
+
+macro_rules! codes {
+    ($($(#[$doc:meta])* $variant:ident = ($code:literal, $status:ident, $summary:literal),)*) => {
+        /// The error codes of the API, each with its HTTP status. Stable: clients
+        /// branch on `code`.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum ErrorCode {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl ErrorCode {
+            /// Every code, in table order.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)*];
+
+            /// The wire value of `error.code`.
+            pub fn as_str(self) -> &'static str {
+                match self { $(ErrorCode::$variant => $code,)* }
+            }
+
+            /// The HTTP status it is sent with.
+            pub fn status(self) -> StatusCode {
+                match self { $(ErrorCode::$variant => StatusCode::$status,)* }
+            }
+
+            /// When a client gets it, in one line (the README's table).
+            pub fn summary(self) -> &'static str {
+                match self { $(ErrorCode::$variant => $summary,)* }
+            }
+        }
+    };
+}
+
+codes! {
+    /// No `X-API-Key` header.
+    MissingApiKey = ("missing_api_key", UNAUTHORIZED, "The X-API-Key header is missing."),
+    /// The key is unknown or revoked.
+    InvalidApiKey = ("invalid_api_key", UNAUTHORIZED, "The key is unknown or was revoked."),
+    /// The key is past its expiry.
+    ApiKeyExpired = ("api_key_expired", UNAUTHORIZED, "The key is past its expiry date; create a new one."),
+    /// The account's plan has no API access.
+    PlanNotAllowed = ("plan_not_allowed", FORBIDDEN, "The account's plan (starter) has no API access."),
+    /// No such route.
+    NotFound = ("not_found", NOT_FOUND, "No such route."),
+    /// No such site in the caller's account.
+    SiteNotFound = ("site_not_found", NOT_FOUND, "No site with this id in the caller's account."),
+    /// No such scan in the caller's account.
+    ScanNotFound = ("scan_not_found", NOT_FOUND, "No scan with this id in the caller's account."),
+    /// The route exists, not with this method.
+    MethodNotAllowed = ("method_not_allowed", METHOD_NOT_ALLOWED, "The route exists but not with this HTTP method."),
+    /// The scan has no report (yet).
+    ReportNotReady = ("report_not_ready", CONFLICT, "The scan has not completed (or failed or was canceled): no report."),
+    /// The scan is finished and cannot be canceled.
+    ScanNotCancelable = ("scan_not_cancelable", CONFLICT, "The scan already completed or failed."),
+    /// Malformed JSON body.
+    InvalidJson = ("invalid_json", BAD_REQUEST, "The body is not well-formed JSON."),
+    /// Body over the size limit.
+    PayloadTooLarge = ("payload_too_large", PAYLOAD_TOO_LARGE, "The body is over the size limit (64 KiB)."),
+    /// A body sent without `Content-Type: application/json`.
+    UnsupportedMediaType = ("unsupported_media_type", UNSUPPORTED_MEDIA_TYPE, "A body was sent without Content-Type: application/json."),
+    /// Well-formed input with wrong fields or values.
+    ValidationFailed = ("validation_failed", UNPROCESSABLE_ENTITY, "A field is missing, unknown or has a wrong value; details name each."),
+    /// The plan's scans for today are used up.
+    ScanLimitExceeded = ("scan_limit_exceeded", TOO_MANY_REQUESTS, "The plan's scans for this UTC day are used up; Retry-After gives the seconds to the next UTC midnight."),
+    /// Too many requests with this key.
+    RateLimited = ("rate_limited", TOO_MANY_REQUESTS, "Too many requests with this key; wait Retry-After seconds."),
+    /// Something broke on our side.
+    InternalError = ("internal_error", INTERNAL_SERVER_ERROR, "Something failed on the server; the request id in the response helps us find it."),
+    /// The service cannot serve now (storage unreachable).
+    ServiceUnavailable = ("service_unavailable", SERVICE_UNAVAILABLE, "The service is starting, stopping or its storage is unreachable."),
+}
+
+/// One problem with the request: which field, and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct ErrorDetail {
+    /// The field, as a path into the body or a parameter name (`config.rules[0]`, `limit`).
+    pub field: String,
+    /// What is wrong with it.
+    pub problem: String,
+}
+
+/// The `error` object of an error response.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ErrorObject {
+    /// One of the documented codes.
+    pub code: String,
+    /// What went wrong, for a person.
+    pub message: String,
+    /// Problems with single fields (may be empty).
+    pub details: Vec<ErrorDetail>,
+}
+
+/// Every error response: `{"error": {...}}`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ErrorBody {
+    /// The error.
+    pub error: ErrorObject,
+}
+
+/// An error answer of the API.
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    /// Its code (and so status).
+    pub code: ErrorCode,
+    /// The message sent.
+    pub message: String,
+    /// Field problems sent.
+    pub details: Vec<ErrorDetail>,
+    /// Seconds for `Retry-After`.
+    pub retry_after: Option<u64>,
+    /// What really happened, logged, never sent.
+    pub internal: Option<String>,
+}
+
+/// Put on every error response so the request middleware can log it.
+#[derive(Debug, Clone)]
+pub struct LoggedError {
+    /// The code sent.
+    pub code: &'static str,
+    /// The internal cause, when there is one.
+    pub internal: Option<String>,
+}
+
+impl ApiError {
+    /// An error with a code and message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ApiError {
+            code,
+            message: message.into(),
+            details: Vec::new(),
+            retry_after: None,
+            internal: None,
+        }
+    }
+
+    /// `validation_failed` naming one field.
+    pub fn validation(field: impl Into<String>, problem: impl Into<String>) -> Self {
+        let (field, problem) = (field.into(), problem.into());
+        ApiError::new(
+            ErrorCode::ValidationFailed,
+            format!("invalid request: {field}: {problem}"),
+        )
+        .detail(field, problem)
+    }
+
+    /// Adds a field problem.
+    pub fn detail(mut self, field: impl Into<String>, problem: impl Into<String>) -> Self {
+        self.details.push(ErrorDetail {
+            field: field.into(),
+            problem: problem.into(),
+        });
+        self
+    }
+
+    /// Sets `Retry-After`.
+    pub fn retry_after(mut self, secs: u64) -> Self {
+        self.retry_after = Some(secs);
+        self
+    }
+
+    /// `internal_error`, logging `cause` but never sending it.
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        let mut e = ApiError::new(
+            ErrorCode::InternalError,
+            "internal error; retry later, and quote the x-request-id header if it persists",
+        );
+        e.internal = Some(cause.to_string());
+        e
+    }
+
+    /// `site_not_found` for an id.
+    pub fn site_not_found(id: &str) -> Self {
+        ApiError::new(
+            ErrorCode::SiteNotFound,
+            format!("no site `{id}` in this account; GET /api/v1/sites lists them"),
+        )
+    }
+
+    /// `scan_not_found` for an id.
+    pub fn scan_not_found(id: &str) -> Self {
+        ApiError::new(
+            ErrorCode::ScanNotFound,
+            format!("no scan `{id}` in this account"),
+        )
+    }
+}
+
+impl From<Error> for ApiError {
+    fn from(e: Error) -> Self {
+        match e {
+            Error::QuotaExceeded { .. } => {
+                ApiError::new(ErrorCode::ScanLimitExceeded, e.to_string())
+                    .retry_after(seconds_to_next_utc_midnight(chrono::Utc::now()))
+            }
+            Error::NotFound { kind: "site", id } => ApiError::site_not_found(&id),
+            Error::NotFound { kind: "scan", id } => ApiError::scan_not_found(&id),
+            Error::Conflict(m) => ApiError::new(ErrorCode::ScanNotCancelable, m),
+            Error::Unavailable(m) => {
+                let mut err = ApiError::new(
+                    ErrorCode::ServiceUnavailable,
+                    "the storage backend does not answer; retry shortly",
+                );
+                err.internal = Some(m);
+                err
+            }
+            other => ApiError::internal(other),
+        }
+    }
+}
+
+/// Seconds from `now` to the next UTC midnight (at least 1).
+pub fn seconds_to_next_utc_midnight(now: chrono::DateTime<chrono::Utc>) -> u64 {
+    let tomorrow = now.date_naive() + chrono::Days::new(1);
+    let midnight = tomorrow.and_hms_opt(0, 0, 0).map(|t| t.and_utc());
+    midnight
+        .map(|m| (m - now).num_seconds().max(1) as u64)
+        .unwrap_or(86_400)
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = ErrorBody {
+            error: ErrorObject {
+                code: self.code.as_str().to_string(),
+                message: self.message,
+                details: self.details,
+            },
+        };
+        let mut resp = (self.code.status(), axum::Json(body)).into_response();
+        if let Some(secs) = self.retry_after {
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        resp.extensions_mut().insert(LoggedError {
+            code: self.code.as_str(),
+            internal: self.internal,
+        });
+        resp
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    #[test]
+    fn codes_are_unique_and_statuses_are_errors() {
+        let mut seen = std::collections::HashSet::new();
+        for code in ErrorCode::ALL {
+            assert!(seen.insert(code.as_str()), "{} twice", code.as_str());
+            assert!(code.status().is_client_error() || code.status().is_server_error());
+        }
+    }
+
+    #[test]
+    fn retry_after_counts_to_next_utc_midnight() {
+        let now = chrono::Utc
+            .with_ymd_and_hms(2026, 3, 1, 23, 59, 0)
+            .single()
+            .unwrap();
+        assert_eq!(seconds_to_next_utc_midnight(now), 60);
+    }
+
+    #[test]
+    fn internal_errors_hide_their_cause() {
+        let resp = ApiError::internal("disk /secret/path full").into_response();
+        assert_eq!(resp.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        let logged = resp.extensions().get::<LoggedError>().unwrap();
+        assert_eq!(logged.internal.as_deref(), Some("disk /secret/path full"));
+    }
+}

@@ -1,0 +1,66 @@
+//! The OpenAPI 3.0 document served at `/api/v1/openapi.json`, generated from the
+//! handlers' `#[utoipa::path]` attributes and the wire types' `ToSchema`.
+
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+
+use super::envelope::{
+    KeyEnvelope, Meta, ReportEnvelope, ScanEnvelope, ScanListEnvelope, SiteDeletedEnvelope,
+    SiteEnvelope, SiteListEnvelope,
+};
+use super::error::{ErrorBody, ErrorDetail, ErrorObject};
+use super::views::{
+    AccountView, CreateSite, KeyView, PriorityParam, ScanLinks, ScanRequest, ScanRequestConfig,
+    ScanView, SiteDeleted,
+};
+use super::{keys, scans, sites};
+use crate::store::{AppliedConfig, CategoryResult, Plan, Progress, ScanStatus, ScanSummary, Site};
+
+/// The document.
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "sitescan API",
+        description = "Start website scans (accessibility WCAG 2.1 A/AA, SEO, security, performance, content quality), follow them and fetch their reports. Every request carries `X-API-Key`. Successes are `{\"data\", \"meta\"}`; errors are `{\"error\": {\"code\", \"message\", \"details\"}}` with the codes listed in each response.",
+        version = "1.0.0"
+    ),
+    paths(
+        sites::list_sites, sites::create_site, sites::get_site, sites::delete_site,
+        scans::create_scan, scans::list_scans,
+        scans::create_accessibility_scan, scans::create_seo_scan, scans::create_performance_scan,
+        scans::create_security_scan, scans::create_quality_scan,
+        scans::get_scan, scans::cancel_scan, scans::get_report,
+        keys::current_key,
+    ),
+    components(schemas(
+        Meta, ErrorBody, ErrorObject, ErrorDetail,
+        Site, SiteEnvelope, SiteListEnvelope, SiteDeleted, SiteDeletedEnvelope, CreateSite,
+        ScanView, ScanLinks, ScanEnvelope, ScanListEnvelope, ScanRequest, ScanRequestConfig, PriorityParam,
+        AppliedConfig, Progress, ScanSummary, CategoryResult, ScanStatus,
+        ReportEnvelope, KeyView, AccountView, KeyEnvelope, Plan,
+    )),
+    modifiers(&Security),
+    tags(
+        (name = "sites", description = "The account's websites"),
+        (name = "scans", description = "Start, follow, cancel scans; fetch reports"),
+        (name = "keys", description = "The calling API key"),
+    )
+)]
+pub struct ApiDoc;
+
+struct Security;
+
+impl Modify for Security {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "api_key",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("X-API-Key"))),
+        );
+    }
+}
+
+/// The document as JSON.
+pub fn document() -> utoipa::openapi::OpenApi {
+    ApiDoc::openapi()
+}

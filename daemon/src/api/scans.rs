@@ -1,0 +1,477 @@
+//! Scans: start one (generic and per-type endpoints of SPEC.md), read it, list a
+//! site's scans, cancel it, fetch its report.
+
+use axum::extract::{RawQuery, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use chrono::Utc;
+use sitescan_engine::config::{DEFAULT_MAX_DEPTH, DEFAULT_MAX_PAGES};
+use sitescan_rules::{registry, Category};
+
+use super::auth::Auth;
+use super::envelope::{reply, ApiPath, Meta, OptionalJson, RequestId};
+use super::error::{ApiError, ErrorCode};
+use super::views::{ScanRequest, ScanRequestConfig, ScanView};
+use super::AppState;
+use crate::queue::Job;
+use crate::store::{new_id, AppliedConfig, Scan, ScanStatus};
+
+/// Rule entries accepted in one request.
+pub const MAX_RULES: usize = 50;
+/// Largest `max_pages` a request may ask for.
+pub const MAX_PAGES_LIMIT: u64 = 100_000;
+/// Largest `max_depth` a request may ask for.
+pub const MAX_DEPTH_LIMIT: u64 = 50;
+/// Scans per page of a list, by default and at most.
+pub const LIST_DEFAULT: usize = 20;
+/// See [`LIST_DEFAULT`].
+pub const LIST_MAX: usize = 100;
+
+/// The routes of this module (authenticated by the caller's layer).
+pub(crate) fn router() -> Router<AppState> {
+    Router::new()
+        .route(
+            "/api/v1/sites/{siteId}/scans",
+            post(create_scan).get(list_scans),
+        )
+        .route(
+            "/api/v1/sites/{siteId}/accessibility/scans",
+            post(create_accessibility_scan),
+        )
+        .route("/api/v1/sites/{siteId}/seo/scans", post(create_seo_scan))
+        .route(
+            "/api/v1/sites/{siteId}/performance/scans",
+            post(create_performance_scan),
+        )
+        .route(
+            "/api/v1/sites/{siteId}/security/scans",
+            post(create_security_scan),
+        )
+        .route(
+            "/api/v1/sites/{siteId}/quality/scans",
+            post(create_quality_scan),
+        )
+        .route("/api/v1/scans/{scanId}", get(get_scan))
+        .route("/api/v1/scans/{scanId}/cancel", post(cancel_scan))
+        .route("/api/v1/scans/{scanId}/report", get(get_report))
+}
+
+/// Starts a scan of a site; `config.rules` picks what runs.
+#[utoipa::path(post, path = "/api/v1/sites/{siteId}/scans", tag = "scans",
+    security(("api_key" = [])),
+    params(("siteId" = String, Path, description = "Site id")),
+    request_body = ScanRequest,
+    responses(
+        (status = 202, description = "The scan, queued; Location names it", body = ScanEnvelope,
+            headers(("Location" = String, description = "URL of the scan"))),
+        (status = 400, description = "invalid_json", body = ErrorBody),
+        (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
+        (status = 403, description = "plan_not_allowed", body = ErrorBody),
+        (status = 404, description = "site_not_found", body = ErrorBody),
+        (status = 413, description = "payload_too_large", body = ErrorBody),
+        (status = 415, description = "unsupported_media_type", body = ErrorBody),
+        (status = 422, description = "validation_failed (config.rules missing, unknown rule set, bad value)", body = ErrorBody),
+        (status = 429, description = "scan_limit_exceeded (Retry-After: seconds to next UTC midnight) or rate_limited", body = ErrorBody),
+    ))]
+pub(crate) async fn create_scan(
+    state: State<AppState>,
+    auth: Auth,
+    id: RequestId,
+    path: ApiPath,
+    body: OptionalJson<ScanRequest>,
+) -> Result<Response, ApiError> {
+    start(state, auth, id, path, body, None).await
+}
+
+macro_rules! typed_scan_endpoint {
+    ($name:ident, $path:literal, $cat:expr, $what:literal) => {
+        #[doc = concat!("Starts ", $what, "; `config` is optional and its rules must stay within the type.")]
+        #[utoipa::path(post, path = $path, tag = "scans",
+            security(("api_key" = [])),
+            params(("siteId" = String, Path, description = "Site id")),
+            request_body(content = Option<ScanRequest>, description = "Optional; rules default to the type"),
+            responses(
+                (status = 202, description = "The scan, queued; Location names it", body = ScanEnvelope,
+                    headers(("Location" = String, description = "URL of the scan"))),
+                (status = 400, description = "invalid_json", body = ErrorBody),
+                (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
+                (status = 403, description = "plan_not_allowed", body = ErrorBody),
+                (status = 404, description = "site_not_found", body = ErrorBody),
+                (status = 413, description = "payload_too_large", body = ErrorBody),
+                (status = 415, description = "unsupported_media_type", body = ErrorBody),
+                (status = 422, description = "validation_failed (rules outside the type, unknown rule set, bad value)", body = ErrorBody),
+                (status = 429, description = "scan_limit_exceeded or rate_limited", body = ErrorBody),
+            ))]
+        pub(crate) async fn $name(
+            state: State<AppState>,
+            auth: Auth,
+            id: RequestId,
+            path: ApiPath,
+            body: OptionalJson<ScanRequest>,
+        ) -> Result<Response, ApiError> {
+            start(state, auth, id, path, body, Some($cat)).await
+        }
+    };
+}
+
+typed_scan_endpoint!(
+    create_accessibility_scan,
+    "/api/v1/sites/{siteId}/accessibility/scans",
+    Category::Accessibility,
+    "a WCAG 2.1 accessibility scan (default rules: wcag-aa)"
+);
+typed_scan_endpoint!(
+    create_seo_scan,
+    "/api/v1/sites/{siteId}/seo/scans",
+    Category::Seo,
+    "an SEO scan"
+);
+typed_scan_endpoint!(
+    create_performance_scan,
+    "/api/v1/sites/{siteId}/performance/scans",
+    Category::Performance,
+    "a performance scan"
+);
+typed_scan_endpoint!(
+    create_security_scan,
+    "/api/v1/sites/{siteId}/security/scans",
+    Category::Security,
+    "a security scan"
+);
+typed_scan_endpoint!(
+    create_quality_scan,
+    "/api/v1/sites/{siteId}/quality/scans",
+    Category::Quality,
+    "a content quality scan"
+);
+
+/// The rules a type-specific endpoint runs when none are named.
+pub fn default_rules(category: Category) -> Vec<String> {
+    match category {
+        Category::Accessibility => vec!["wcag-aa".to_string()],
+        other => vec![other.as_str().to_string()],
+    }
+}
+
+/// Checks the requested rules (and, for a type endpoint, that each stays in
+/// its category).
+pub fn validate_rules(rules: &[String], category: Option<Category>) -> Result<(), ApiError> {
+    if rules.is_empty() {
+        return Err(ApiError::validation(
+            "config.rules",
+            "give at least one rule set or rule id, e.g. [\"wcag-aa\"]",
+        ));
+    }
+    if rules.len() > MAX_RULES {
+        return Err(ApiError::validation(
+            "config.rules",
+            format!("at most {MAX_RULES} entries"),
+        ));
+    }
+    let mut err: Option<ApiError> = None;
+    for (i, rule) in rules.iter().enumerate() {
+        let field = format!("config.rules[{i}]");
+        let problem = if rule.trim().is_empty() || rule.len() > 100 {
+            Some("give a rule set or rule id of 1 to 100 characters".to_string())
+        } else {
+            match registry::select(&[rule.as_str()]) {
+                Err(e) => Some(e.to_string()),
+                Ok(sel) => category.and_then(|cat| {
+                    let outside: Vec<&str> = sel
+                        .page
+                        .iter()
+                        .map(|r| r.meta())
+                        .chain(sel.site.iter().map(|r| r.meta()))
+                        .filter(|m| m.category != cat)
+                        .map(|m| m.id)
+                        .collect();
+                    (!outside.is_empty()).then(|| {
+                        format!(
+                            "`{rule}` selects rules outside {cat} (e.g. `{}`); use POST /sites/{{siteId}}/scans to mix types",
+                            outside[0]
+                        )
+                    })
+                }),
+            }
+        };
+        if let Some(problem) = problem {
+            err = Some(match err {
+                None => ApiError::validation(field, problem),
+                Some(e) => e.detail(field, problem),
+            });
+        }
+    }
+    if let Some(e) = err {
+        return Err(e);
+    }
+    // The engine refuses to run nothing; say so now rather than fail the scan.
+    match registry::select(rules) {
+        Ok(sel) if sel.is_empty() => Err(ApiError::validation(
+            "config.rules",
+            "selects no rules (this build has no rule in that set yet); `sitescan rules` lists them",
+        )),
+        _ => Ok(()),
+    }
+}
+
+async fn start(
+    State(state): State<AppState>,
+    auth: Auth,
+    id: RequestId,
+    ApiPath(site_id): ApiPath,
+    OptionalJson(body): OptionalJson<ScanRequest>,
+    category: Option<Category>,
+) -> Result<Response, ApiError> {
+    let config: ScanRequestConfig = match (body.and_then(|b| b.config), category) {
+        (Some(c), _) => c,
+        (None, Some(_)) => ScanRequestConfig::default(),
+        (None, None) => {
+            return Err(ApiError::validation(
+                "config",
+                "required: {\"config\": {\"rules\": [\"wcag-aa\"]}}",
+            ))
+        }
+    };
+    let rules = match (config.rules, category) {
+        (Some(r), _) => r,
+        (None, Some(cat)) => default_rules(cat),
+        (None, None) => {
+            return Err(ApiError::validation(
+                "config.rules",
+                "required: name rule sets or rule ids, e.g. [\"wcag-aa\"]",
+            ))
+        }
+    };
+    validate_rules(&rules, category)?;
+    let requested_pages = match config.max_pages {
+        Some(n) if n == 0 || n > MAX_PAGES_LIMIT => {
+            return Err(ApiError::validation(
+                "config.max_pages",
+                format!("give 1 to {MAX_PAGES_LIMIT}"),
+            ))
+        }
+        Some(n) => n as usize,
+        None => DEFAULT_MAX_PAGES,
+    };
+    let max_depth = match config.max_depth {
+        Some(n) if n > MAX_DEPTH_LIMIT => {
+            return Err(ApiError::validation(
+                "config.max_depth",
+                format!("give 0 to {MAX_DEPTH_LIMIT}"),
+            ))
+        }
+        Some(n) => n as u32,
+        None => DEFAULT_MAX_DEPTH,
+    };
+    let plan = auth.account.plan;
+    let site = state
+        .store
+        .site(&auth.account.id, &site_id)
+        .await?
+        .ok_or_else(|| ApiError::site_not_found(&site_id))?;
+    let plan_max_pages = plan.max_pages();
+    let applied = AppliedConfig {
+        rules,
+        priority: config.priority.map(Into::into).unwrap_or_default(),
+        max_pages: plan_max_pages.map_or(requested_pages, |cap| requested_pages.min(cap)),
+        max_depth,
+        plan_max_pages,
+    };
+    let now = Utc::now();
+    let scan = Scan {
+        id: new_id("scan")?,
+        site_id: site.id.clone(),
+        account_id: auth.account.id.clone(),
+        url: site.url.clone(),
+        status: ScanStatus::Queued,
+        config: applied,
+        progress: None,
+        error: None,
+        attempts: 0,
+        created_at: now,
+        started_at: None,
+        finished_at: None,
+        summary: None,
+    };
+    let scan = state
+        .store
+        .create_scan_if_quota(scan, now.date_naive(), plan.scans_per_day())
+        .await?;
+    state
+        .queue
+        .enqueue(Job {
+            scan_id: scan.id.clone(),
+            priority: scan.config.priority,
+        })
+        .await?;
+    let view = ScanView::from(scan);
+    let mut resp = reply(StatusCode::ACCEPTED, Meta::new(&id), &view);
+    if let Ok(v) = HeaderValue::from_str(&view.links.self_) {
+        resp.headers_mut().insert(header::LOCATION, v);
+    }
+    Ok(resp)
+}
+
+/// A site's scans, newest first, `limit` (1..=100, default 20) per page; pass
+/// `meta.next_cursor` back as `cursor` for the next page.
+#[utoipa::path(get, path = "/api/v1/sites/{siteId}/scans", tag = "scans",
+    security(("api_key" = [])),
+    params(
+        ("siteId" = String, Path, description = "Site id"),
+        ("limit" = Option<u32>, Query, description = "Scans per page, 1 to 100 (default 20)", minimum = 1, maximum = 100),
+        ("cursor" = Option<String>, Query, description = "meta.next_cursor of the previous page"),
+    ),
+    responses(
+        (status = 200, description = "The site's scans, newest first", body = ScanListEnvelope),
+        (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
+        (status = 403, description = "plan_not_allowed", body = ErrorBody),
+        (status = 404, description = "site_not_found", body = ErrorBody),
+        (status = 422, description = "validation_failed (limit or cursor)", body = ErrorBody),
+        (status = 429, description = "rate_limited", body = ErrorBody),
+    ))]
+pub(crate) async fn list_scans(
+    State(state): State<AppState>,
+    auth: Auth,
+    id: RequestId,
+    ApiPath(site_id): ApiPath,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    let mut limit = LIST_DEFAULT;
+    let mut cursor = None;
+    for (k, v) in url::form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
+        match k.as_ref() {
+            "limit" => {
+                limit = v
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| (1..=LIST_MAX).contains(n))
+                    .ok_or_else(|| {
+                        ApiError::validation("limit", format!("give a number from 1 to {LIST_MAX}"))
+                    })?
+            }
+            "cursor" => {
+                if v.is_empty() || v.len() > 100 || v.contains('/') {
+                    return Err(ApiError::validation(
+                        "cursor",
+                        "not a cursor returned by this endpoint",
+                    ));
+                }
+                cursor = Some(v.into_owned());
+            }
+            _ => {}
+        }
+    }
+    state
+        .store
+        .site(&auth.account.id, &site_id)
+        .await?
+        .ok_or_else(|| ApiError::site_not_found(&site_id))?;
+    let page = state
+        .store
+        .list_scans(&auth.account.id, &site_id, cursor.as_deref(), limit)
+        .await?;
+    let mut meta = Meta::new(&id);
+    meta.count = Some(page.items.len());
+    meta.next_cursor = page.next_cursor;
+    let items: Vec<ScanView> = page.items.into_iter().map(ScanView::from).collect();
+    Ok(reply(StatusCode::OK, meta, items))
+}
+
+/// A scan: status, progress while running, summary when completed.
+#[utoipa::path(get, path = "/api/v1/scans/{scanId}", tag = "scans",
+    security(("api_key" = [])),
+    params(("scanId" = String, Path, description = "Scan id")),
+    responses(
+        (status = 200, description = "The scan", body = ScanEnvelope),
+        (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
+        (status = 403, description = "plan_not_allowed", body = ErrorBody),
+        (status = 404, description = "scan_not_found", body = ErrorBody),
+        (status = 429, description = "rate_limited", body = ErrorBody),
+    ))]
+pub(crate) async fn get_scan(
+    State(state): State<AppState>,
+    auth: Auth,
+    id: RequestId,
+    ApiPath(scan_id): ApiPath,
+) -> Result<Response, ApiError> {
+    let scan = state
+        .store
+        .scan(&auth.account.id, &scan_id)
+        .await?
+        .ok_or_else(|| ApiError::scan_not_found(&scan_id))?;
+    Ok(reply(StatusCode::OK, Meta::new(&id), ScanView::from(scan)))
+}
+
+/// Cancels a queued or running scan (a canceled one stays canceled).
+#[utoipa::path(post, path = "/api/v1/scans/{scanId}/cancel", tag = "scans",
+    security(("api_key" = [])),
+    params(("scanId" = String, Path, description = "Scan id")),
+    responses(
+        (status = 200, description = "The scan, canceled", body = ScanEnvelope),
+        (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
+        (status = 403, description = "plan_not_allowed", body = ErrorBody),
+        (status = 404, description = "scan_not_found", body = ErrorBody),
+        (status = 409, description = "scan_not_cancelable: it already completed or failed", body = ErrorBody),
+        (status = 429, description = "rate_limited", body = ErrorBody),
+    ))]
+pub(crate) async fn cancel_scan(
+    State(state): State<AppState>,
+    auth: Auth,
+    id: RequestId,
+    ApiPath(scan_id): ApiPath,
+) -> Result<Response, ApiError> {
+    let scan = state
+        .store
+        .cancel_scan(&auth.account.id, &scan_id, Utc::now())
+        .await?;
+    // The worker sees the cancel through the store; the job is dropped when taken.
+    Ok(reply(StatusCode::OK, Meta::new(&id), ScanView::from(scan)))
+}
+
+/// The report of a completed scan (DESIGN.md's JSON report) as `data`.
+#[utoipa::path(get, path = "/api/v1/scans/{scanId}/report", tag = "scans",
+    security(("api_key" = [])),
+    params(("scanId" = String, Path, description = "Scan id")),
+    responses(
+        (status = 200, description = "The report", body = ReportEnvelope),
+        (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
+        (status = 403, description = "plan_not_allowed", body = ErrorBody),
+        (status = 404, description = "scan_not_found", body = ErrorBody),
+        (status = 409, description = "report_not_ready: the scan is queued, running, failed or canceled", body = ErrorBody),
+        (status = 429, description = "rate_limited", body = ErrorBody),
+    ))]
+pub(crate) async fn get_report(
+    State(state): State<AppState>,
+    auth: Auth,
+    id: RequestId,
+    ApiPath(scan_id): ApiPath,
+) -> Result<Response, ApiError> {
+    let scan = state
+        .store
+        .scan(&auth.account.id, &scan_id)
+        .await?
+        .ok_or_else(|| ApiError::scan_not_found(&scan_id))?;
+    if scan.status != ScanStatus::Completed {
+        return Err(ApiError::new(
+            ErrorCode::ReportNotReady,
+            format!(
+                "scan `{scan_id}` is {}: a report exists once it is completed",
+                scan.status.as_str()
+            ),
+        ));
+    }
+    let bytes = state
+        .store
+        .report(&scan_id)
+        .await?
+        .ok_or_else(|| ApiError::internal(format!("completed scan {scan_id} has no report")))?;
+    let report: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|e| ApiError::internal(format!("stored report of {scan_id} is corrupt: {e}")))?;
+    Ok((
+        StatusCode::OK,
+        axum::Json(serde_json::json!({ "data": report, "meta": Meta::new(&id) })),
+    )
+        .into_response())
+}

@@ -1,0 +1,227 @@
+//! `/sites`: register, list, read and remove the account's sites.
+
+use std::net::IpAddr;
+
+use axum::http::StatusCode;
+use axum::response::Response;
+use axum::routing::get;
+use axum::Router;
+use chrono::Utc;
+
+use super::auth::Auth;
+use super::envelope::{reply, ApiJson, ApiPath, Meta, RequestId};
+use super::error::ApiError;
+use super::views::{CreateSite, SiteDeleted};
+use super::AppState;
+use crate::store::{new_id, Site};
+use axum::extract::State;
+
+/// URLs longer than this are refused.
+pub const MAX_URL_LEN: usize = 2048;
+
+/// The routes of this module (authenticated by the caller's layer).
+pub(crate) fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/sites", get(list_sites).post(create_site))
+        .route("/api/v1/sites/{siteId}", get(get_site).delete(delete_site))
+}
+
+/// Lists the sites of the caller's account, oldest first.
+#[utoipa::path(get, path = "/api/v1/sites", tag = "sites",
+    security(("api_key" = [])),
+    responses(
+        (status = 200, description = "The account's sites", body = SiteListEnvelope),
+        (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
+        (status = 403, description = "plan_not_allowed", body = ErrorBody),
+        (status = 429, description = "rate_limited", body = ErrorBody),
+    ))]
+pub(crate) async fn list_sites(
+    State(state): State<AppState>,
+    auth: Auth,
+    id: RequestId,
+) -> Result<Response, ApiError> {
+    let sites = state.store.list_sites(&auth.account.id).await?;
+    let mut meta = Meta::new(&id);
+    meta.count = Some(sites.len());
+    Ok(reply(StatusCode::OK, meta, sites))
+}
+
+/// Registers a site.
+#[utoipa::path(post, path = "/api/v1/sites", tag = "sites",
+    security(("api_key" = [])),
+    request_body = CreateSite,
+    responses(
+        (status = 201, description = "The site, registered", body = SiteEnvelope),
+        (status = 400, description = "invalid_json", body = ErrorBody),
+        (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
+        (status = 403, description = "plan_not_allowed", body = ErrorBody),
+        (status = 413, description = "payload_too_large", body = ErrorBody),
+        (status = 415, description = "unsupported_media_type", body = ErrorBody),
+        (status = 422, description = "validation_failed: the URL is not absolute http(s), or is a private address", body = ErrorBody),
+        (status = 429, description = "rate_limited", body = ErrorBody),
+    ))]
+pub(crate) async fn create_site(
+    State(state): State<AppState>,
+    auth: Auth,
+    id: RequestId,
+    ApiJson(body): ApiJson<CreateSite>,
+) -> Result<Response, ApiError> {
+    let url = validate_site_url(&body.url, state.settings.allow_private)?;
+    let name = match body.name {
+        Some(n) if n.trim().is_empty() || n.len() > 200 => {
+            return Err(ApiError::validation("name", "give 1 to 200 characters"))
+        }
+        Some(n) => n,
+        None => url.host_str().unwrap_or_default().to_string(),
+    };
+    let site = Site {
+        id: new_id("site")?,
+        account_id: auth.account.id.clone(),
+        url: url.to_string(),
+        name,
+        created_at: Utc::now(),
+    };
+    let site = state.store.create_site(site).await?;
+    Ok(reply(StatusCode::CREATED, Meta::new(&id), site))
+}
+
+/// One site of the account.
+#[utoipa::path(get, path = "/api/v1/sites/{siteId}", tag = "sites",
+    security(("api_key" = [])),
+    params(("siteId" = String, Path, description = "Site id")),
+    responses(
+        (status = 200, description = "The site", body = SiteEnvelope),
+        (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
+        (status = 403, description = "plan_not_allowed", body = ErrorBody),
+        (status = 404, description = "site_not_found", body = ErrorBody),
+        (status = 429, description = "rate_limited", body = ErrorBody),
+    ))]
+pub(crate) async fn get_site(
+    State(state): State<AppState>,
+    auth: Auth,
+    id: RequestId,
+    ApiPath(site_id): ApiPath,
+) -> Result<Response, ApiError> {
+    let site = state
+        .store
+        .site(&auth.account.id, &site_id)
+        .await?
+        .ok_or_else(|| ApiError::site_not_found(&site_id))?;
+    Ok(reply(StatusCode::OK, Meta::new(&id), site))
+}
+
+/// Removes a site. Its past scans stay readable by id.
+#[utoipa::path(delete, path = "/api/v1/sites/{siteId}", tag = "sites",
+    security(("api_key" = [])),
+    params(("siteId" = String, Path, description = "Site id")),
+    responses(
+        (status = 200, description = "Removed", body = SiteDeletedEnvelope),
+        (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
+        (status = 403, description = "plan_not_allowed", body = ErrorBody),
+        (status = 404, description = "site_not_found", body = ErrorBody),
+        (status = 429, description = "rate_limited", body = ErrorBody),
+    ))]
+pub(crate) async fn delete_site(
+    State(state): State<AppState>,
+    auth: Auth,
+    id: RequestId,
+    ApiPath(site_id): ApiPath,
+) -> Result<Response, ApiError> {
+    if !state.store.delete_site(&auth.account.id, &site_id).await? {
+        return Err(ApiError::site_not_found(&site_id));
+    }
+    Ok(reply(
+        StatusCode::OK,
+        Meta::new(&id),
+        SiteDeleted {
+            id: site_id,
+            deleted: true,
+        },
+    ))
+}
+
+/// An absolute http(s) URL with a host; loopback, private, link-local and
+/// unspecified IP literals (and `localhost`) are refused unless allowed. Host
+/// names are checked again by the crawler's guard after DNS, at scan time.
+pub fn validate_site_url(raw: &str, allow_private: bool) -> Result<url::Url, ApiError> {
+    if raw.len() > MAX_URL_LEN {
+        return Err(ApiError::validation(
+            "url",
+            format!("longer than {MAX_URL_LEN} characters"),
+        ));
+    }
+    let url = url::Url::parse(raw.trim())
+        .map_err(|e| ApiError::validation("url", format!("not an absolute URL: {e}")))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(ApiError::validation(
+            "url",
+            "the scheme must be http or https",
+        ));
+    }
+    let Some(host) = url.host() else {
+        return Err(ApiError::validation("url", "the URL has no host"));
+    };
+    if !allow_private {
+        let private = match host {
+            url::Host::Domain(d) => {
+                let d = d.trim_end_matches('.').to_ascii_lowercase();
+                d == "localhost" || d.ends_with(".localhost")
+            }
+            url::Host::Ipv4(ip) => is_private(IpAddr::V4(ip)),
+            url::Host::Ipv6(ip) => is_private(IpAddr::V6(ip)),
+        };
+        if private {
+            return Err(ApiError::validation(
+                "url",
+                "loopback, private and link-local addresses are refused by this service",
+            ));
+        }
+    }
+    Ok(url)
+}
+
+/// Loopback, private, link-local, unspecified, CGNAT or unique-local.
+pub fn is_private(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => {
+            v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_broadcast()
+                || (v4.octets()[0] == 100 && (v4.octets()[1] & 0xc0) == 64)
+        }
+        IpAddr::V6(v6) => {
+            v6.is_loopback()
+                || v6.is_unspecified()
+                || (v6.segments()[0] & 0xfe00) == 0xfc00
+                || (v6.segments()[0] & 0xffc0) == 0xfe80
+                || v6
+                    .to_ipv4_mapped()
+                    .is_some_and(|v4| is_private(IpAddr::V4(v4)))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn private_urls_are_refused_unless_allowed() {
+        for url in [
+            "http://127.0.0.1:8080/",
+            "http://localhost/",
+            "http://10.1.2.3/",
+            "http://169.254.169.254/latest",
+            "http://[::1]/",
+            "http://[fd00::1]/",
+        ] {
+            assert!(validate_site_url(url, false).is_err(), "{url}");
+            assert!(validate_site_url(url, true).is_ok(), "{url}");
+        }
+        assert!(validate_site_url("https://example.com/", false).is_ok());
+        assert!(validate_site_url("ftp://example.com/", true).is_err());
+        assert!(validate_site_url("/relative", true).is_err());
+    }
+}

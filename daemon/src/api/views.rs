@@ -1,0 +1,228 @@
+//! What the API sends and accepts beyond the stored records: the scan as shown
+//! (with links), the calling key's view, request bodies. Every type here is in
+//! the OpenAPI document.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use sitescan_engine::Priority;
+use utoipa::ToSchema;
+
+use crate::store::{ApiKey, AppliedConfig, Plan, Progress, Scan, ScanStatus, ScanSummary};
+
+/// Links of a scan.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ScanLinks {
+    /// This scan.
+    #[serde(rename = "self")]
+    pub self_: String,
+    /// Its report (409 `report_not_ready` until completed).
+    pub report: String,
+    /// Cancels it.
+    pub cancel: String,
+    /// The scanned site.
+    pub site: String,
+}
+
+/// A scan as the API shows it.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ScanView {
+    /// `scan_...`.
+    pub id: String,
+    /// The scanned site.
+    pub site_id: String,
+    /// The start URL.
+    pub url: String,
+    /// `queued` -> `running` -> `completed` | `failed` | `canceled`.
+    pub status: ScanStatus,
+    /// Configuration as applied, plan caps included.
+    pub config: AppliedConfig,
+    /// Pages done and queued (while running; the last values once finished).
+    pub progress: Option<Progress>,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// Times a worker started it.
+    pub attempts: u32,
+    /// When it was requested.
+    pub created_at: DateTime<Utc>,
+    /// When a worker (last) started it.
+    pub started_at: Option<DateTime<Utc>>,
+    /// When it reached a terminal status.
+    pub finished_at: Option<DateTime<Utc>>,
+    /// Counts by category and impact and scores, once completed.
+    pub summary: Option<ScanSummary>,
+    /// Where to go next.
+    pub links: ScanLinks,
+}
+
+impl From<Scan> for ScanView {
+    fn from(s: Scan) -> Self {
+        let base = format!("/api/v1/scans/{}", s.id);
+        ScanView {
+            links: ScanLinks {
+                report: format!("{base}/report"),
+                cancel: format!("{base}/cancel"),
+                site: format!("/api/v1/sites/{}", s.site_id),
+                self_: base,
+            },
+            id: s.id,
+            site_id: s.site_id,
+            url: s.url,
+            status: s.status,
+            config: s.config,
+            progress: s.progress,
+            error: s.error,
+            attempts: s.attempts,
+            created_at: s.created_at,
+            started_at: s.started_at,
+            finished_at: s.finished_at,
+            summary: s.summary,
+        }
+    }
+}
+
+/// Answer of `DELETE /sites/{siteId}`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SiteDeleted {
+    /// The removed site.
+    pub id: String,
+    /// Always true.
+    pub deleted: bool,
+}
+
+/// Answer of `/healthz` and `/readyz`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Status {
+    /// `ok`.
+    pub status: String,
+}
+
+/// The account a key belongs to, and its plan limits today.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct AccountView {
+    /// `acc_...`.
+    pub id: String,
+    /// Display name.
+    pub name: Option<String>,
+    /// Plan.
+    pub plan: Plan,
+    /// Scans allowed per UTC day (`null`: unlimited).
+    pub scans_per_day: Option<u32>,
+    /// Scans created today (UTC).
+    pub scans_today: u32,
+    /// Pages per scan at most (`null`: unlimited).
+    pub max_pages_per_scan: Option<usize>,
+}
+
+/// The calling key's record (never its secret) and usage.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct KeyView {
+    /// `kid_...`.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// Description.
+    pub description: Option<String>,
+    /// First characters of the key.
+    pub prefix: String,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+    /// When it stops working.
+    pub expires_at: DateTime<Utc>,
+    /// Last authenticated request (before this one).
+    pub last_used_at: Option<DateTime<Utc>>,
+    /// Authenticated requests per UTC day (`YYYY-MM-DD`).
+    pub usage: BTreeMap<String, u64>,
+    /// Its account.
+    pub account: AccountView,
+}
+
+impl KeyView {
+    /// The view of `key` with its account's limits.
+    pub fn new(key: ApiKey, account: AccountView) -> Self {
+        KeyView {
+            id: key.id,
+            name: key.name,
+            description: key.description,
+            prefix: key.prefix,
+            created_at: key.created_at,
+            expires_at: key.expires_at,
+            last_used_at: key.last_used_at,
+            usage: key.usage,
+            account,
+        }
+    }
+}
+
+/// Body of `POST /sites`.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateSite {
+    /// Absolute http(s) URL where scans start.
+    #[schema(
+        pattern = "^https?://[a-z0-9.-]+(:[0-9]{1,5})?/",
+        max_length = 2048,
+        example = "https://example.com/"
+    )]
+    pub url: String,
+    /// Display name, 1 to 200 characters (defaults to the host).
+    #[serde(default)]
+    #[schema(min_length = 1, max_length = 200, example = "Example shop")]
+    pub name: Option<String>,
+}
+
+/// Queue priority of a scan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PriorityParam {
+    /// After normal and high.
+    Low,
+    /// The default.
+    Normal,
+    /// First.
+    High,
+}
+
+impl From<PriorityParam> for Priority {
+    fn from(p: PriorityParam) -> Self {
+        match p {
+            PriorityParam::Low => Priority::Low,
+            PriorityParam::Normal => Priority::Normal,
+            PriorityParam::High => Priority::High,
+        }
+    }
+}
+
+/// `config` of a scan request.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScanRequestConfig {
+    /// Rule sets (`wcag-a`, `wcag-aa`, `best-practice`, `accessibility`, `seo`,
+    /// `security`, `performance`, `quality`, `all`) and rule ids. Required on the
+    /// generic endpoint; on a type-specific one it defaults to that type and must
+    /// stay within it.
+    #[serde(default)]
+    #[schema(min_items = 1, max_items = 50, example = json!(["wcag-aa"]))]
+    pub rules: Option<Vec<String>>,
+    /// `low`, `normal` (default) or `high`.
+    #[serde(default)]
+    pub priority: Option<PriorityParam>,
+    /// Pages fetched at most (1..=100000; capped by the plan).
+    #[serde(default)]
+    #[schema(minimum = 1, maximum = 100000)]
+    pub max_pages: Option<u64>,
+    /// Link depth followed at most (0..=50; default 10).
+    #[serde(default)]
+    #[schema(minimum = 0, maximum = 50)]
+    pub max_depth: Option<u64>,
+}
+
+/// Body of the scan endpoints.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScanRequest {
+    /// What to scan and how.
+    #[serde(default)]
+    pub config: Option<ScanRequestConfig>,
+}

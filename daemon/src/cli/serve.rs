@@ -1,0 +1,142 @@
+//! `sitescan serve`: the REST API with the embedded backend (one redb file in
+//! `--data-dir`) and an in-process worker pool. Prints one JSON line
+//! `{"listening": "http://ADDR"}` on stdout once it accepts connections (so
+//! scripts and tests can use `--bind 127.0.0.1:0`); logs are JSON on stderr.
+//! SIGINT or SIGTERM stop it gracefully.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args as ClapArgs;
+
+use super::admin::DEFAULT_DATA_DIR;
+use super::{CliError, CliResult, EXIT_OK};
+use crate::api::{Service, DEFAULT_RATE_PER_MINUTE};
+use crate::executor::EngineExecutor;
+use crate::store::embedded::Embedded;
+use crate::worker::WorkerSettings;
+
+/// Default listen address.
+pub(crate) const DEFAULT_BIND: &str = "127.0.0.1:8080";
+/// Default number of scans run at once.
+pub(crate) const DEFAULT_WORKERS: usize = 2;
+
+/// Arguments of `sitescan serve`.
+#[derive(Debug, ClapArgs)]
+pub(crate) struct Args {
+    /// Address to listen on (port 0 picks a free port).
+    #[arg(long, env = "SITESCAN_BIND", default_value = DEFAULT_BIND)]
+    bind: SocketAddr,
+    /// Directory of the embedded store.
+    #[arg(long, env = "SITESCAN_DATA_DIR", default_value = DEFAULT_DATA_DIR)]
+    data_dir: PathBuf,
+    /// Scans run at once.
+    #[arg(long, env = "SITESCAN_WORKERS", default_value_t = DEFAULT_WORKERS)]
+    workers: usize,
+    /// Allow sites on loopback, private and link-local addresses (tests and development only).
+    #[arg(long, env = "SITESCAN_ALLOW_PRIVATE")]
+    allow_private: bool,
+    /// Requests per minute allowed per API key.
+    #[arg(long, env = "SITESCAN_RATE_LIMIT", default_value_t = DEFAULT_RATE_PER_MINUTE)]
+    rate_limit: u32,
+    /// Run as the fleet's API front end on this Redis (no in-process workers:
+    /// `sitescan worker` runs the scans).
+    #[arg(long, env = "SITESCAN_REDIS_URL")]
+    redis: Option<String>,
+    #[command(flatten)]
+    redis_args: super::worker::RedisArgs,
+}
+
+/// Runs `sitescan serve` until SIGINT/SIGTERM.
+pub(crate) fn run(args: Args) -> CliResult {
+    crate::telemetry::init_service();
+    if args.workers == 0 || args.workers > 64 {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "--workers must be 1 to 64"
+        )));
+    }
+    if args.rate_limit == 0 {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "--rate-limit must be at least 1"
+        )));
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(CliError::run)?;
+    rt.block_on(async move {
+        if let Some(url) = &args.redis {
+            let backend = args.redis_args.connect(url).await?;
+            let listener = tokio::net::TcpListener::bind(args.bind)
+                .await
+                .map_err(|e| CliError::run(anyhow::anyhow!("cannot listen on {}: {e}", args.bind)))?;
+            let addr = listener.local_addr().map_err(CliError::run)?;
+            let shutdown = shutdown_signal().map_err(CliError::run)?;
+            tracing::info!(%addr, prefix = %backend.settings().prefix, "sitescan serve (Redis) listening");
+            {
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{}", serde_json::json!({ "listening": format!("http://{addr}") }));
+                let _ = out.flush();
+            }
+            crate::fleet::serve_api(backend, listener, args.rate_limit, args.allow_private, shutdown)
+                .await
+                .map_err(CliError::run)?;
+            return Ok(EXIT_OK);
+        }
+        let backend = Arc::new(Embedded::open(&args.data_dir).map_err(CliError::run)?);
+        let listener = tokio::net::TcpListener::bind(args.bind)
+            .await
+            .map_err(|e| CliError::run(anyhow::anyhow!("cannot listen on {}: {e}", args.bind)))?;
+        let addr = listener.local_addr().map_err(CliError::run)?;
+        let service = Service {
+            store: backend.clone(),
+            queue: backend,
+            executor: Arc::new(EngineExecutor),
+            workers: WorkerSettings {
+                workers: args.workers,
+                allow_private: args.allow_private,
+            },
+            rate_per_minute: args.rate_limit,
+            grace: Duration::from_secs(10),
+        };
+        let shutdown = shutdown_signal().map_err(CliError::run)?;
+        tracing::info!(%addr, data_dir = %args.data_dir.display(), workers = args.workers, "sitescan serve listening");
+        {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{}", serde_json::json!({ "listening": format!("http://{addr}") }));
+            let _ = out.flush();
+        }
+        service
+            .run(listener, shutdown)
+            .await
+            .map_err(CliError::run)?;
+        Ok(EXIT_OK)
+    })
+}
+
+/// A future resolving on SIGINT or SIGTERM. The handlers are installed here,
+/// before the address is announced, so a signal sent right after is not lost.
+pub(crate) fn shutdown_signal(
+) -> std::io::Result<impl std::future::Future<Output = ()> + Send + 'static> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = signal(SignalKind::terminate())?;
+        let mut int = signal(SignalKind::interrupt())?;
+        Ok(async move {
+            tokio::select! {
+                _ = term.recv() => {},
+                _ = int.recv() => {},
+            }
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+    }
+}

@@ -1,0 +1,642 @@
+//! The embedded backend: store and queue in ONE local redb file
+//! (`<data-dir>/sitescan.redb`). redb is crash-safe (copy-on-write B-trees,
+//! every commit durable), so a killed server loses nothing committed; and its
+//! write transactions are serialized, which makes each multi-step trait method
+//! atomic simply by running it in one write transaction.
+//!
+//! Records are stored as JSON values keyed by id; secondary indexes are
+//! composite string keys `parent/child` (ids never contain `/`), scanned by range.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use chrono::{DateTime, NaiveDate, Utc};
+use redb::{Database, ReadableTable, ReadableTableMetadata, TableDefinition};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use tokio::sync::Notify;
+
+use super::{day_key, Account, ApiKey, Page, Progress, Scan, ScanOutcome, ScanStatus, Site, Store};
+use crate::error::{Error, Result};
+
+pub(crate) const ACCOUNTS: TableDefinition<&str, &[u8]> = TableDefinition::new("accounts");
+pub(crate) const KEYS: TableDefinition<&str, &[u8]> = TableDefinition::new("keys");
+pub(crate) const KEY_HASHES: TableDefinition<&str, &str> = TableDefinition::new("key_hashes");
+pub(crate) const SITES: TableDefinition<&str, &[u8]> = TableDefinition::new("sites");
+/// `account/site` -> ().
+pub(crate) const ACCOUNT_SITES: TableDefinition<&str, ()> = TableDefinition::new("account_sites");
+pub(crate) const SCANS: TableDefinition<&str, &[u8]> = TableDefinition::new("scans");
+/// `site/scan` -> ().
+pub(crate) const SITE_SCANS: TableDefinition<&str, ()> = TableDefinition::new("site_scans");
+/// `account/YYYY-MM-DD` -> scans created that day.
+pub(crate) const QUOTAS: TableDefinition<&str, u32> = TableDefinition::new("quotas");
+pub(crate) const REPORTS: TableDefinition<&str, &[u8]> = TableDefinition::new("reports");
+/// Ready jobs: order key (priority rank << 56 | sequence) -> scan id.
+pub(crate) const QUEUE_READY: TableDefinition<u64, &str> = TableDefinition::new("queue_ready");
+/// Every job not acknowledged: scan id -> JSON of its queue state.
+pub(crate) const QUEUE_JOBS: TableDefinition<&str, &[u8]> = TableDefinition::new("queue_jobs");
+/// Named counters (`queue_seq`).
+pub(crate) const COUNTERS: TableDefinition<&str, u64> = TableDefinition::new("counters");
+
+/// The embedded store and queue, over one redb database file.
+#[derive(Clone)]
+pub struct Embedded {
+    pub(crate) db: Arc<Database>,
+    /// Wakes a waiting `dequeue` when a job is enqueued.
+    pub(crate) wake: Arc<Notify>,
+}
+
+impl std::fmt::Debug for Embedded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Embedded").finish_non_exhaustive()
+    }
+}
+
+impl Embedded {
+    /// The database file's name inside the data directory.
+    pub const FILE_NAME: &'static str = "sitescan.redb";
+
+    /// Opens (or creates) the store in `data_dir`, creating the directory too.
+    /// Fails when another process holds the file.
+    pub fn open(data_dir: &Path) -> Result<Self> {
+        std::fs::create_dir_all(data_dir)?;
+        let path = data_dir.join(Self::FILE_NAME);
+        let db = Database::create(&path).map_err(|e| {
+            Error::Storage(format!(
+                "cannot open {}: {e} (is another sitescan process using this data directory?)",
+                path.display()
+            ))
+        })?;
+        let txn = db.begin_write().map_err(Error::storage)?;
+        {
+            txn.open_table(ACCOUNTS).map_err(Error::storage)?;
+            txn.open_table(KEYS).map_err(Error::storage)?;
+            txn.open_table(KEY_HASHES).map_err(Error::storage)?;
+            txn.open_table(SITES).map_err(Error::storage)?;
+            txn.open_table(ACCOUNT_SITES).map_err(Error::storage)?;
+            txn.open_table(SCANS).map_err(Error::storage)?;
+            txn.open_table(SITE_SCANS).map_err(Error::storage)?;
+            txn.open_table(QUOTAS).map_err(Error::storage)?;
+            txn.open_table(REPORTS).map_err(Error::storage)?;
+            txn.open_table(QUEUE_READY).map_err(Error::storage)?;
+            txn.open_table(QUEUE_JOBS).map_err(Error::storage)?;
+            txn.open_table(COUNTERS).map_err(Error::storage)?;
+        }
+        txn.commit().map_err(Error::storage)?;
+        Ok(Embedded {
+            db: Arc::new(db),
+            wake: Arc::new(Notify::new()),
+        })
+    }
+
+    /// Runs `f` on the blocking pool: redb calls block on disk I/O and fsync.
+    pub(crate) async fn blocking<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Database) -> Result<T> + Send + 'static,
+    {
+        let db = self.db.clone();
+        tokio::task::spawn_blocking(move || f(&db))
+            .await
+            .map_err(|e| Error::Storage(format!("storage task failed: {e}")))?
+    }
+}
+
+pub(crate) fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>> {
+    serde_json::to_vec(value).map_err(|e| Error::Corrupt(e.to_string()))
+}
+
+pub(crate) fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
+    serde_json::from_slice(bytes).map_err(|e| Error::Corrupt(e.to_string()))
+}
+
+/// Reads and decodes one JSON record.
+fn get<T: DeserializeOwned>(
+    table: &impl ReadableTable<&'static str, &'static [u8]>,
+    id: &str,
+) -> Result<Option<T>> {
+    match table.get(id).map_err(Error::storage)? {
+        Some(v) => decode(v.value()).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Ids under `parent/` in an index table, in key order.
+fn children(table: &impl ReadableTable<&'static str, ()>, parent: &str) -> Result<Vec<String>> {
+    let start = format!("{parent}/");
+    let end = format!("{parent}0"); // '0' sorts right after '/'
+    let mut out = Vec::new();
+    for entry in table
+        .range::<&str>(start.as_str()..end.as_str())
+        .map_err(Error::storage)?
+    {
+        let (k, _) = entry.map_err(Error::storage)?;
+        if let Some((_, child)) = k.value().split_once('/') {
+            out.push(child.to_string());
+        }
+    }
+    Ok(out)
+}
+
+fn not_found(kind: &'static str, id: &str) -> Error {
+    Error::NotFound {
+        kind,
+        id: id.to_string(),
+    }
+}
+
+#[async_trait]
+impl Store for Embedded {
+    async fn create_account(&self, account: Account) -> Result<Account> {
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            {
+                let mut t = txn.open_table(ACCOUNTS).map_err(Error::storage)?;
+                t.insert(account.id.as_str(), encode(&account)?.as_slice())
+                    .map_err(Error::storage)?;
+            }
+            txn.commit().map_err(Error::storage)?;
+            Ok(account)
+        })
+        .await
+    }
+
+    async fn account(&self, id: &str) -> Result<Option<Account>> {
+        let id = id.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(Error::storage)?;
+            let t = txn.open_table(ACCOUNTS).map_err(Error::storage)?;
+            get(&t, &id)
+        })
+        .await
+    }
+
+    async fn create_key(&self, key: ApiKey, secret_hash: &str) -> Result<ApiKey> {
+        let hash = secret_hash.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            {
+                let accounts = txn.open_table(ACCOUNTS).map_err(Error::storage)?;
+                if accounts
+                    .get(key.account_id.as_str())
+                    .map_err(Error::storage)?
+                    .is_none()
+                {
+                    return Err(not_found("account", &key.account_id));
+                }
+                let mut keys = txn.open_table(KEYS).map_err(Error::storage)?;
+                keys.insert(key.id.as_str(), encode(&key)?.as_slice())
+                    .map_err(Error::storage)?;
+                let mut hashes = txn.open_table(KEY_HASHES).map_err(Error::storage)?;
+                hashes
+                    .insert(hash.as_str(), key.id.as_str())
+                    .map_err(Error::storage)?;
+            }
+            txn.commit().map_err(Error::storage)?;
+            Ok(key)
+        })
+        .await
+    }
+
+    async fn key_by_hash(&self, secret_hash: &str) -> Result<Option<ApiKey>> {
+        let hash = secret_hash.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(Error::storage)?;
+            let hashes = txn.open_table(KEY_HASHES).map_err(Error::storage)?;
+            let Some(id) = hashes.get(hash.as_str()).map_err(Error::storage)? else {
+                return Ok(None);
+            };
+            let keys = txn.open_table(KEYS).map_err(Error::storage)?;
+            get(&keys, id.value())
+        })
+        .await
+    }
+
+    async fn key(&self, id: &str) -> Result<Option<ApiKey>> {
+        let id = id.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(Error::storage)?;
+            let t = txn.open_table(KEYS).map_err(Error::storage)?;
+            get(&t, &id)
+        })
+        .await
+    }
+
+    async fn list_keys(&self, account_id: Option<&str>) -> Result<Vec<ApiKey>> {
+        let account_id = account_id.map(str::to_string);
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(Error::storage)?;
+            let t = txn.open_table(KEYS).map_err(Error::storage)?;
+            let mut out = Vec::new();
+            for entry in t.iter().map_err(Error::storage)? {
+                let (_, v) = entry.map_err(Error::storage)?;
+                let key: ApiKey = decode(v.value())?;
+                if account_id.as_deref().is_none_or(|a| a == key.account_id) {
+                    out.push(key);
+                }
+            }
+            Ok(out)
+        })
+        .await
+    }
+
+    async fn revoke_key(&self, id: &str, at: DateTime<Utc>) -> Result<ApiKey> {
+        let id = id.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            let key = {
+                let mut t = txn.open_table(KEYS).map_err(Error::storage)?;
+                let mut key: ApiKey = get(&t, &id)?.ok_or_else(|| not_found("key", &id))?;
+                if key.revoked_at.is_none() {
+                    key.revoked_at = Some(at);
+                    t.insert(id.as_str(), encode(&key)?.as_slice())
+                        .map_err(Error::storage)?;
+                }
+                key
+            };
+            txn.commit().map_err(Error::storage)?;
+            Ok(key)
+        })
+        .await
+    }
+
+    async fn record_key_use(&self, id: &str, at: DateTime<Utc>) -> Result<()> {
+        let id = id.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            {
+                let mut t = txn.open_table(KEYS).map_err(Error::storage)?;
+                let mut key: ApiKey = get(&t, &id)?.ok_or_else(|| not_found("key", &id))?;
+                key.last_used_at = Some(at);
+                *key.usage.entry(day_key(at)).or_insert(0) += 1;
+                t.insert(id.as_str(), encode(&key)?.as_slice())
+                    .map_err(Error::storage)?;
+            }
+            txn.commit().map_err(Error::storage)?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn create_site(&self, site: Site) -> Result<Site> {
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            {
+                let accounts = txn.open_table(ACCOUNTS).map_err(Error::storage)?;
+                if accounts
+                    .get(site.account_id.as_str())
+                    .map_err(Error::storage)?
+                    .is_none()
+                {
+                    return Err(not_found("account", &site.account_id));
+                }
+                let mut sites = txn.open_table(SITES).map_err(Error::storage)?;
+                sites
+                    .insert(site.id.as_str(), encode(&site)?.as_slice())
+                    .map_err(Error::storage)?;
+                let mut index = txn.open_table(ACCOUNT_SITES).map_err(Error::storage)?;
+                index
+                    .insert(format!("{}/{}", site.account_id, site.id).as_str(), ())
+                    .map_err(Error::storage)?;
+            }
+            txn.commit().map_err(Error::storage)?;
+            Ok(site)
+        })
+        .await
+    }
+
+    async fn site(&self, account_id: &str, id: &str) -> Result<Option<Site>> {
+        let (account_id, id) = (account_id.to_string(), id.to_string());
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(Error::storage)?;
+            let t = txn.open_table(SITES).map_err(Error::storage)?;
+            let site: Option<Site> = get(&t, &id)?;
+            Ok(site.filter(|s| s.account_id == account_id))
+        })
+        .await
+    }
+
+    async fn list_sites(&self, account_id: &str) -> Result<Vec<Site>> {
+        let account_id = account_id.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(Error::storage)?;
+            let index = txn.open_table(ACCOUNT_SITES).map_err(Error::storage)?;
+            let sites = txn.open_table(SITES).map_err(Error::storage)?;
+            let mut out = Vec::new();
+            for id in children(&index, &account_id)? {
+                if let Some(site) = get::<Site>(&sites, &id)? {
+                    out.push(site);
+                }
+            }
+            Ok(out)
+        })
+        .await
+    }
+
+    async fn delete_site(&self, account_id: &str, id: &str) -> Result<bool> {
+        let (account_id, id) = (account_id.to_string(), id.to_string());
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            let found = {
+                let mut sites = txn.open_table(SITES).map_err(Error::storage)?;
+                let site: Option<Site> = get(&sites, &id)?;
+                match site {
+                    Some(s) if s.account_id == account_id => {
+                        sites.remove(id.as_str()).map_err(Error::storage)?;
+                        let mut index = txn.open_table(ACCOUNT_SITES).map_err(Error::storage)?;
+                        index
+                            .remove(format!("{account_id}/{id}").as_str())
+                            .map_err(Error::storage)?;
+                        true
+                    }
+                    _ => false,
+                }
+            };
+            txn.commit().map_err(Error::storage)?;
+            Ok(found)
+        })
+        .await
+    }
+
+    async fn create_scan_if_quota(
+        &self,
+        scan: Scan,
+        day: NaiveDate,
+        limit: Option<u32>,
+    ) -> Result<Scan> {
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            {
+                let quota_key = format!("{}/{}", scan.account_id, day.format("%Y-%m-%d"));
+                let mut quotas = txn.open_table(QUOTAS).map_err(Error::storage)?;
+                let used = quotas
+                    .get(quota_key.as_str())
+                    .map_err(Error::storage)?
+                    .map(|v| v.value())
+                    .unwrap_or(0);
+                if let Some(limit) = limit {
+                    if used >= limit {
+                        return Err(Error::QuotaExceeded { limit });
+                    }
+                }
+                quotas
+                    .insert(quota_key.as_str(), used + 1)
+                    .map_err(Error::storage)?;
+                let mut scans = txn.open_table(SCANS).map_err(Error::storage)?;
+                scans
+                    .insert(scan.id.as_str(), encode(&scan)?.as_slice())
+                    .map_err(Error::storage)?;
+                let mut index = txn.open_table(SITE_SCANS).map_err(Error::storage)?;
+                index
+                    .insert(format!("{}/{}", scan.site_id, scan.id).as_str(), ())
+                    .map_err(Error::storage)?;
+            }
+            txn.commit().map_err(Error::storage)?;
+            Ok(scan)
+        })
+        .await
+    }
+
+    async fn scans_created_on(&self, account_id: &str, day: NaiveDate) -> Result<u32> {
+        let key = format!("{account_id}/{}", day.format("%Y-%m-%d"));
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(Error::storage)?;
+            let t = txn.open_table(QUOTAS).map_err(Error::storage)?;
+            Ok(t.get(key.as_str())
+                .map_err(Error::storage)?
+                .map(|v| v.value())
+                .unwrap_or(0))
+        })
+        .await
+    }
+
+    async fn scan(&self, account_id: &str, id: &str) -> Result<Option<Scan>> {
+        let account_id = account_id.to_string();
+        Ok(self
+            .scan_by_id(id)
+            .await?
+            .filter(|s| s.account_id == account_id))
+    }
+
+    async fn scan_by_id(&self, id: &str) -> Result<Option<Scan>> {
+        let id = id.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(Error::storage)?;
+            let t = txn.open_table(SCANS).map_err(Error::storage)?;
+            get(&t, &id)
+        })
+        .await
+    }
+
+    async fn list_scans(
+        &self,
+        account_id: &str,
+        site_id: &str,
+        cursor: Option<&str>,
+        limit: usize,
+    ) -> Result<Page<Scan>> {
+        let (account_id, site_id) = (account_id.to_string(), site_id.to_string());
+        let cursor = cursor.map(str::to_string);
+        let limit = limit.max(1);
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(Error::storage)?;
+            let index = txn.open_table(SITE_SCANS).map_err(Error::storage)?;
+            let scans = txn.open_table(SCANS).map_err(Error::storage)?;
+            let start = format!("{site_id}/");
+            let end = match &cursor {
+                Some(c) => format!("{site_id}/{c}"),
+                None => format!("{site_id}0"),
+            };
+            let mut items = Vec::new();
+            let mut more = false;
+            for entry in index
+                .range::<&str>(start.as_str()..end.as_str())
+                .map_err(Error::storage)?
+                .rev()
+            {
+                let (k, _) = entry.map_err(Error::storage)?;
+                let Some((_, scan_id)) = k
+                    .value()
+                    .split_once('/')
+                    .map(|(a, b)| (a.to_string(), b.to_string()))
+                else {
+                    continue;
+                };
+                let Some(scan) = get::<Scan>(&scans, &scan_id)? else {
+                    continue;
+                };
+                if scan.account_id != account_id {
+                    continue;
+                }
+                if items.len() == limit {
+                    more = true;
+                    break;
+                }
+                items.push(scan);
+            }
+            let next_cursor = if more {
+                items.last().map(|s: &Scan| s.id.clone())
+            } else {
+                None
+            };
+            Ok(Page { items, next_cursor })
+        })
+        .await
+    }
+
+    async fn start_scan(&self, id: &str, at: DateTime<Utc>) -> Result<Option<Scan>> {
+        let id = id.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            let started = {
+                let mut t = txn.open_table(SCANS).map_err(Error::storage)?;
+                let scan: Option<Scan> = get(&t, &id)?;
+                match scan {
+                    Some(mut scan) if !scan.status.is_terminal() => {
+                        scan.status = ScanStatus::Running;
+                        scan.attempts += 1;
+                        scan.started_at = Some(at);
+                        scan.progress = Some(Progress::default());
+                        t.insert(id.as_str(), encode(&scan)?.as_slice())
+                            .map_err(Error::storage)?;
+                        Some(scan)
+                    }
+                    _ => None,
+                }
+            };
+            txn.commit().map_err(Error::storage)?;
+            Ok(started)
+        })
+        .await
+    }
+
+    async fn update_progress(&self, id: &str, progress: Progress) -> Result<ScanStatus> {
+        let id = id.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            let status = {
+                let mut t = txn.open_table(SCANS).map_err(Error::storage)?;
+                let mut scan: Scan = get(&t, &id)?.ok_or_else(|| not_found("scan", &id))?;
+                if scan.status == ScanStatus::Running {
+                    scan.progress = Some(progress);
+                    t.insert(id.as_str(), encode(&scan)?.as_slice())
+                        .map_err(Error::storage)?;
+                }
+                scan.status
+            };
+            txn.commit().map_err(Error::storage)?;
+            Ok(status)
+        })
+        .await
+    }
+
+    async fn finish_scan(&self, id: &str, outcome: ScanOutcome, at: DateTime<Utc>) -> Result<Scan> {
+        let id = id.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            let scan = {
+                let mut t = txn.open_table(SCANS).map_err(Error::storage)?;
+                let mut scan: Scan = get(&t, &id)?.ok_or_else(|| not_found("scan", &id))?;
+                if !scan.status.is_terminal() {
+                    match outcome {
+                        ScanOutcome::Completed { summary, report } => {
+                            scan.status = ScanStatus::Completed;
+                            if let Some(p) = scan.progress.as_mut() {
+                                p.pages_done = summary.pages_fetched;
+                                p.pages_queued = 0;
+                            }
+                            scan.summary = Some(summary);
+                            let mut reports = txn.open_table(REPORTS).map_err(Error::storage)?;
+                            reports
+                                .insert(id.as_str(), report.as_slice())
+                                .map_err(Error::storage)?;
+                        }
+                        ScanOutcome::Failed { error } => {
+                            scan.status = ScanStatus::Failed;
+                            scan.error = Some(error);
+                        }
+                    }
+                    scan.finished_at = Some(at);
+                    t.insert(id.as_str(), encode(&scan)?.as_slice())
+                        .map_err(Error::storage)?;
+                }
+                scan
+            };
+            txn.commit().map_err(Error::storage)?;
+            Ok(scan)
+        })
+        .await
+    }
+
+    async fn cancel_scan(&self, account_id: &str, id: &str, at: DateTime<Utc>) -> Result<Scan> {
+        let (account_id, id) = (account_id.to_string(), id.to_string());
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            let scan = {
+                let mut t = txn.open_table(SCANS).map_err(Error::storage)?;
+                let mut scan: Scan = get::<Scan>(&t, &id)?
+                    .filter(|s| s.account_id == account_id)
+                    .ok_or_else(|| not_found("scan", &id))?;
+                match scan.status {
+                    ScanStatus::Queued | ScanStatus::Running => {
+                        scan.status = ScanStatus::Canceled;
+                        scan.finished_at = Some(at);
+                        t.insert(id.as_str(), encode(&scan)?.as_slice())
+                            .map_err(Error::storage)?;
+                    }
+                    ScanStatus::Canceled => {}
+                    done => {
+                        return Err(Error::Conflict(format!(
+                        "scan `{id}` is already {}; only queued or running scans can be canceled",
+                        done.as_str()
+                    )))
+                    }
+                }
+                scan
+            };
+            txn.commit().map_err(Error::storage)?;
+            Ok(scan)
+        })
+        .await
+    }
+
+    async fn report(&self, scan_id: &str) -> Result<Option<Vec<u8>>> {
+        let id = scan_id.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(Error::storage)?;
+            let t = txn.open_table(REPORTS).map_err(Error::storage)?;
+            Ok(t.get(id.as_str())
+                .map_err(Error::storage)?
+                .map(|v| v.value().to_vec()))
+        })
+        .await
+    }
+
+    async fn unfinished_scans(&self) -> Result<Vec<Scan>> {
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(Error::storage)?;
+            let t = txn.open_table(SCANS).map_err(Error::storage)?;
+            let mut out = Vec::new();
+            for entry in t.iter().map_err(Error::storage)? {
+                let (_, v) = entry.map_err(Error::storage)?;
+                let scan: Scan = decode(v.value())?;
+                if !scan.status.is_terminal() {
+                    out.push(scan);
+                }
+            }
+            Ok(out)
+        })
+        .await
+    }
+
+    async fn ping(&self) -> Result<()> {
+        self.blocking(|db| {
+            let txn = db.begin_read().map_err(Error::storage)?;
+            let t = txn.open_table(COUNTERS).map_err(Error::storage)?;
+            t.len().map_err(Error::storage)?;
+            Ok(())
+        })
+        .await
+    }
+}

@@ -1,0 +1,413 @@
+//! Where the service keeps its records: accounts, API keys, sites, scans and
+//! reports. [`Store`] is the trait the routes and workers talk to; it has an
+//! embedded backend ([`embedded::Embedded`], one redb file) and, in the fleet, a
+//! Redis backend implementing the same trait.
+//!
+//! Every multi-step transition (count a quota and create a scan, move a scan
+//! from `queued` to `running`, finish it unless canceled) is ONE trait method so
+//! that each backend can make it atomic (a redb write transaction, a Redis Lua
+//! script). The contract every backend must meet is tested once, in
+//! `tests/it/contract.rs`, with functions taking `Arc<dyn Store>`.
+
+use std::collections::BTreeMap;
+
+use async_trait::async_trait;
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
+use sitescan_engine::Priority;
+use utoipa::ToSchema;
+
+use crate::error::Result;
+
+pub mod embedded;
+pub mod redis;
+
+/// A customer's plan: what it may do through the API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Plan {
+    /// No API access.
+    Starter,
+    /// 2 scans per UTC day, 100 pages per scan.
+    Professional,
+    /// No limits.
+    Enterprise,
+}
+
+impl Plan {
+    /// Whether keys of this plan may call the API.
+    pub fn api_access(self) -> bool {
+        !matches!(self, Plan::Starter)
+    }
+
+    /// Scans allowed per UTC day (`None`: unlimited).
+    pub fn scans_per_day(self) -> Option<u32> {
+        match self {
+            Plan::Starter => Some(0),
+            Plan::Professional => Some(2),
+            Plan::Enterprise => None,
+        }
+    }
+
+    /// Pages fetched at most per scan (`None`: unlimited).
+    pub fn max_pages(self) -> Option<usize> {
+        match self {
+            Plan::Starter => Some(0),
+            Plan::Professional => Some(100),
+            Plan::Enterprise => None,
+        }
+    }
+
+    /// The lowercase wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Plan::Starter => "starter",
+            Plan::Professional => "professional",
+            Plan::Enterprise => "enterprise",
+        }
+    }
+}
+
+impl std::str::FromStr for Plan {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+        match s {
+            "starter" => Ok(Plan::Starter),
+            "professional" => Ok(Plan::Professional),
+            "enterprise" => Ok(Plan::Enterprise),
+            other => Err(format!(
+                "unknown plan `{other}`: use starter, professional or enterprise"
+            )),
+        }
+    }
+}
+
+/// A customer account: owns keys, sites and scans.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Account {
+    /// `acc_...`.
+    pub id: String,
+    /// Display name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The plan.
+    pub plan: Plan,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+}
+
+/// An API key's record. The key itself is never stored: only its SHA-256 hash,
+/// which the backend indexes to find the record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ApiKey {
+    /// `kid_...`: names the key in lists and logs (never the secret).
+    pub id: String,
+    /// Owning account.
+    pub account_id: String,
+    /// Name given at creation.
+    pub name: String,
+    /// Description given at creation.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// The first characters of the key (`key_ab12`), to recognise it.
+    pub prefix: String,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+    /// When it stops working.
+    pub expires_at: DateTime<Utc>,
+    /// When it was revoked, if it was.
+    #[serde(default)]
+    pub revoked_at: Option<DateTime<Utc>>,
+    /// Last authenticated request.
+    #[serde(default)]
+    pub last_used_at: Option<DateTime<Utc>>,
+    /// Authenticated requests per UTC day (`YYYY-MM-DD` -> count).
+    #[serde(default)]
+    pub usage: BTreeMap<String, u64>,
+}
+
+/// A registered website.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Site {
+    /// `site_...`.
+    pub id: String,
+    /// Owning account.
+    pub account_id: String,
+    /// Start URL of its scans.
+    pub url: String,
+    /// Display name (defaults to the host).
+    pub name: String,
+    /// When it was registered.
+    pub created_at: DateTime<Utc>,
+}
+
+/// Where a scan is in its life: `queued` -> `running` -> `completed` | `failed` | `canceled`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ScanStatus {
+    /// Waiting for a worker.
+    Queued,
+    /// A worker is crawling and checking.
+    Running,
+    /// Finished; the report is available.
+    Completed,
+    /// Could not run (unreachable site, refused address, ...); see `error`.
+    Failed,
+    /// Canceled by the caller.
+    Canceled,
+}
+
+impl ScanStatus {
+    /// Completed, failed or canceled: nothing will change any more.
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            ScanStatus::Completed | ScanStatus::Failed | ScanStatus::Canceled
+        )
+    }
+
+    /// The lowercase wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ScanStatus::Queued => "queued",
+            ScanStatus::Running => "running",
+            ScanStatus::Completed => "completed",
+            ScanStatus::Failed => "failed",
+            ScanStatus::Canceled => "canceled",
+        }
+    }
+}
+
+/// The configuration of a scan as applied: what was asked, with the plan's caps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct AppliedConfig {
+    /// Rule sets and rule ids run.
+    pub rules: Vec<String>,
+    /// Queue priority.
+    #[schema(value_type = String, example = "normal")]
+    pub priority: Priority,
+    /// Pages fetched at most (the plan's cap when the request asked for more).
+    pub max_pages: usize,
+    /// Link depth followed at most.
+    pub max_depth: u32,
+    /// The plan's page cap, when it has one.
+    #[serde(default)]
+    pub plan_max_pages: Option<usize>,
+}
+
+/// How far a running scan is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Progress {
+    /// Pages fetched and checked.
+    pub pages_done: u64,
+    /// Pages known and waiting.
+    pub pages_queued: u64,
+    /// Pages that failed to fetch.
+    pub errors: u64,
+}
+
+/// Score and failure counts of one category in a finished scan.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct CategoryResult {
+    /// 0-100; `null` when no rule of the category ran.
+    #[serde(default)]
+    pub score: Option<u8>,
+    /// Failed findings of critical impact.
+    pub critical: u64,
+    /// Failed findings of serious impact.
+    pub serious: u64,
+    /// Failed findings of moderate impact.
+    pub moderate: u64,
+    /// Failed findings of minor impact.
+    pub minor: u64,
+    /// Findings needing a person's review.
+    pub cant_tell: u64,
+}
+
+/// What a finished scan found, in short (the report has the details).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ScanSummary {
+    /// Pages fetched.
+    pub pages_fetched: u64,
+    /// Failed and cant-tell findings.
+    pub findings: u64,
+    /// True when a limit cut the crawl short.
+    pub truncated: bool,
+    /// Per category (`accessibility`, `seo`, ...): score and counts by impact.
+    pub categories: BTreeMap<String, CategoryResult>,
+}
+
+/// One scan of a site.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Scan {
+    /// `scan_...`; ids sort by creation time.
+    pub id: String,
+    /// The scanned site.
+    pub site_id: String,
+    /// Owning account.
+    pub account_id: String,
+    /// Start URL (copied from the site, so a deleted site's scans still run).
+    pub url: String,
+    /// Where it is.
+    pub status: ScanStatus,
+    /// Configuration as applied.
+    pub config: AppliedConfig,
+    /// Progress while running (and the last progress once finished).
+    #[serde(default)]
+    pub progress: Option<Progress>,
+    /// Why it failed.
+    #[serde(default)]
+    pub error: Option<String>,
+    /// Times a worker started it (more than one after a restart or crash).
+    #[serde(default)]
+    pub attempts: u32,
+    /// When it was requested.
+    pub created_at: DateTime<Utc>,
+    /// When a worker (last) started it.
+    #[serde(default)]
+    pub started_at: Option<DateTime<Utc>>,
+    /// When it reached a terminal status.
+    #[serde(default)]
+    pub finished_at: Option<DateTime<Utc>>,
+    /// What it found, once completed.
+    #[serde(default)]
+    pub summary: Option<ScanSummary>,
+}
+
+/// How a worker's run of a scan ended.
+#[derive(Debug, Clone)]
+pub enum ScanOutcome {
+    /// Completed with this summary and the JSON report.
+    Completed {
+        /// Short results.
+        summary: ScanSummary,
+        /// The report, serialized as JSON.
+        report: Vec<u8>,
+    },
+    /// Could not run.
+    Failed {
+        /// Why, said for the caller.
+        error: String,
+    },
+}
+
+/// A page of a list, newest first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page<T> {
+    /// The items.
+    pub items: Vec<T>,
+    /// Pass back to get the next page; `None` on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// The records of the service. Object-safe: the routes and workers hold an
+/// `Arc<dyn Store>`. Lookups that take an account id enforce tenancy: another
+/// account's record is `None`, exactly as a missing one.
+#[async_trait]
+pub trait Store: Send + Sync + 'static {
+    // ---- accounts and keys
+
+    /// Saves a new account.
+    async fn create_account(&self, account: Account) -> Result<Account>;
+    /// An account by id.
+    async fn account(&self, id: &str) -> Result<Option<Account>>;
+    /// Saves a new key record under the SHA-256 hash (hex) of its secret.
+    /// Fails with `NotFound` when the account does not exist.
+    async fn create_key(&self, key: ApiKey, secret_hash: &str) -> Result<ApiKey>;
+    /// The key whose secret hashes to `secret_hash`, revoked or expired included.
+    async fn key_by_hash(&self, secret_hash: &str) -> Result<Option<ApiKey>>;
+    /// A key by id.
+    async fn key(&self, id: &str) -> Result<Option<ApiKey>>;
+    /// Keys of one account, or of all accounts, oldest first.
+    async fn list_keys(&self, account_id: Option<&str>) -> Result<Vec<ApiKey>>;
+    /// Marks a key revoked (idempotent); `NotFound` when no such key.
+    async fn revoke_key(&self, id: &str, at: DateTime<Utc>) -> Result<ApiKey>;
+    /// Records one authenticated request: last use and the day's usage count.
+    async fn record_key_use(&self, id: &str, at: DateTime<Utc>) -> Result<()>;
+
+    // ---- sites
+
+    /// Saves a new site. Fails with `NotFound` when the account does not exist.
+    async fn create_site(&self, site: Site) -> Result<Site>;
+    /// A site of the account.
+    async fn site(&self, account_id: &str, id: &str) -> Result<Option<Site>>;
+    /// Every site of the account, oldest first.
+    async fn list_sites(&self, account_id: &str) -> Result<Vec<Site>>;
+    /// Removes a site of the account (its scans stay readable); false when none.
+    async fn delete_site(&self, account_id: &str, id: &str) -> Result<bool>;
+
+    // ---- scans
+
+    /// Atomically: counts the scans the account created on `day` (UTC) and, when
+    /// fewer than `limit` (`None`: unlimited), saves `scan` (status `queued`) and
+    /// counts it. Otherwise fails with `QuotaExceeded` and saves nothing.
+    async fn create_scan_if_quota(
+        &self,
+        scan: Scan,
+        day: NaiveDate,
+        limit: Option<u32>,
+    ) -> Result<Scan>;
+    /// Scans the account created on `day` (UTC).
+    async fn scans_created_on(&self, account_id: &str, day: NaiveDate) -> Result<u32>;
+    /// A scan of the account.
+    async fn scan(&self, account_id: &str, id: &str) -> Result<Option<Scan>>;
+    /// A scan by id whatever its account (workers).
+    async fn scan_by_id(&self, id: &str) -> Result<Option<Scan>>;
+    /// Scans of one site of the account, newest first, `limit` per page, after
+    /// the `cursor` a previous page returned.
+    async fn list_scans(
+        &self,
+        account_id: &str,
+        site_id: &str,
+        cursor: Option<&str>,
+        limit: usize,
+    ) -> Result<Page<Scan>>;
+    /// A worker takes the scan: `queued` (or `running`, when re-delivered after a
+    /// crash) becomes `running`, attempts + 1. `None` when the scan is terminal
+    /// (e.g. canceled while queued) or gone: the worker drops the job.
+    async fn start_scan(&self, id: &str, at: DateTime<Utc>) -> Result<Option<Scan>>;
+    /// Saves progress of a running scan and returns the scan's status now, so
+    /// the worker sees a cancel.
+    async fn update_progress(&self, id: &str, progress: Progress) -> Result<ScanStatus>;
+    /// Ends a running scan with its outcome (and stores the report). Idempotent;
+    /// a scan already terminal (canceled meanwhile) keeps its status and the
+    /// outcome is dropped. Returns the scan as stored.
+    async fn finish_scan(&self, id: &str, outcome: ScanOutcome, at: DateTime<Utc>) -> Result<Scan>;
+    /// Cancels a queued or running scan of the account. `NotFound` when there is
+    /// no such scan; `Conflict` when it already completed or failed; a scan
+    /// already canceled is returned as is.
+    async fn cancel_scan(&self, account_id: &str, id: &str, at: DateTime<Utc>) -> Result<Scan>;
+    /// The JSON report of a completed scan.
+    async fn report(&self, scan_id: &str) -> Result<Option<Vec<u8>>>;
+    /// Scans not yet terminal (queued or running), for recovery at start-up.
+    async fn unfinished_scans(&self) -> Result<Vec<Scan>>;
+    /// Whether the backend answers (for `/readyz`).
+    async fn ping(&self) -> Result<()>;
+}
+
+/// A fresh identifier: `prefix` + `_` + 14 hex digits of microseconds since
+/// the epoch + 16 hex digits from the OS RNG. Within one process the time part
+/// strictly increases (two ids in the same microsecond get consecutive values),
+/// so ids of one prefix sort by creation order, which gives newest-first
+/// pagination for free; across processes they sort by creation time.
+pub fn new_id(prefix: &str) -> Result<String> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    let mut random = [0u8; 8];
+    getrandom::getrandom(&mut random).map_err(|e| crate::Error::Storage(e.to_string()))?;
+    let now = Utc::now().timestamp_micros().max(0) as u64;
+    let mut prev = LAST.load(Ordering::Relaxed);
+    let stamp = loop {
+        let next = now.max(prev + 1);
+        match LAST.compare_exchange_weak(prev, next, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => break next,
+            Err(p) => prev = p,
+        }
+    };
+    Ok(format!("{prefix}_{stamp:014x}{}", hex::encode(random)))
+}
+
+/// `YYYY-MM-DD` of a UTC instant: the key of per-day counters.
+pub fn day_key(at: DateTime<Utc>) -> String {
+    at.date_naive().format("%Y-%m-%d").to_string()
+}

@@ -1,0 +1,928 @@
+//! [`Store`] on Redis, for the fleet: the API processes and the `sitescan worker`
+//! daemons share one Redis and see the same records.
+//!
+//! Every key lives under a configurable prefix (`{prefix}:...`), so several
+//! deployments (or tests) share a server without seeing each other. The layout:
+//!
+//! | key | type | holds |
+//! |---|---|---|
+//! | `account:{id}` | string | the account (JSON) |
+//! | `key:{id}` | hash | `json` (the key at creation), `account_id`, `revoked_at`, `last_used_at` |
+//! | `key:{id}:usage` | hash | `YYYY-MM-DD` -> requests |
+//! | `keyhash:{sha256}` | string | the key id |
+//! | `keys`, `account:{id}:keys` | sorted set (lex) | key ids |
+//! | `site:{id}` | hash | `json`, `account_id` |
+//! | `account:{id}:sites` | sorted set (lex) | site ids |
+//! | `scan:{id}` | hash | `json` (the scan as created), `account_id`, `status`, `attempts`, `started_at`, `finished_at`, `error`, `summary`, `p_done`/`p_queued`/`p_errors` |
+//! | `site:{id}:scans` | sorted set (lex) | scan ids (they sort by creation time) |
+//! | `quota:{account}:{day}` | string | scans created that UTC day |
+//! | `unfinished`, `running` | set | scan ids queued or running / running |
+//! | `report:{id}` | list | the JSON report in chunks of [`REPORT_CHUNK`] bytes |
+//! | `stats` | hash | `completed`, `failed`, `canceled`, `pages` counters |
+//!
+//! Mutable scan fields are separate hash fields rather than one JSON value so
+//! that each transition is a small Lua script comparing and setting plain
+//! strings: `start`, `progress`, `finish` and `cancel` each run atomically on
+//! the server, as does "count the quota and create the scan" — which is what
+//! makes the per-day quota hold with several API processes on one Redis.
+
+use std::sync::{Arc, LazyLock};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use chrono::{DateTime, NaiveDate, Utc};
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::{AsyncCommands, Script};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use super::{day_key, Account, ApiKey, Page, Progress, Scan, ScanOutcome, ScanStatus, Site, Store};
+use crate::error::{Error, Result};
+
+/// Reports are stored as a list of chunks of at most this many bytes, so a
+/// report of thousands of pages is never one giant Redis value.
+pub const REPORT_CHUNK: usize = 256 * 1024;
+
+/// Days a per-day quota counter is kept.
+const QUOTA_TTL_SECS: i64 = 40 * 24 * 3600;
+
+/// How the Redis backend connects and behaves.
+#[derive(Debug, Clone)]
+pub struct RedisSettings {
+    /// `redis://host:port/db` (or `rediss://`, `unix://`).
+    pub url: String,
+    /// Every key starts with `{prefix}:`.
+    pub prefix: String,
+    /// A delivered job not heartbeated for this long is reclaimed by another worker.
+    pub visibility_timeout: Duration,
+    /// Deliveries of a job before it goes to the dead-letter stream.
+    pub max_attempts: u32,
+    /// This process's consumer name in the stream consumer group.
+    pub consumer: String,
+}
+
+impl RedisSettings {
+    /// Settings with the defaults: prefix `sitescan`, visibility timeout
+    /// [`DEFAULT_VISIBILITY_TIMEOUT`], [`DEFAULT_MAX_ATTEMPTS`] attempts, and a
+    /// consumer name made of the host name, the process id and random digits.
+    pub fn new(url: impl Into<String>) -> Result<Self> {
+        let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "host".to_string());
+        let mut random = [0u8; 4];
+        getrandom::getrandom(&mut random).map_err(Error::storage)?;
+        Ok(RedisSettings {
+            url: url.into(),
+            prefix: "sitescan".to_string(),
+            visibility_timeout: DEFAULT_VISIBILITY_TIMEOUT,
+            max_attempts: DEFAULT_MAX_ATTEMPTS,
+            consumer: format!("{host}-{}-{}", std::process::id(), hex::encode(random)),
+        })
+    }
+}
+
+/// Default visibility timeout of a delivered job (heartbeats renew it).
+pub const DEFAULT_VISIBILITY_TIMEOUT: Duration = Duration::from_secs(300);
+/// Default deliveries of a job before it is dead-lettered.
+pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
+
+/// The Redis backend of [`Store`] and [`crate::queue::Queue`]. Cheap to clone
+/// (the connection manager is shared and reconnects by itself after an outage).
+#[derive(Clone)]
+pub struct RedisBackend {
+    pub(crate) conn: ConnectionManager,
+    pub(crate) settings: Arc<RedisSettings>,
+}
+
+impl std::fmt::Debug for RedisBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisBackend")
+            .field("prefix", &self.settings.prefix)
+            .field("consumer", &self.settings.consumer)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Maps a Redis error to the daemon's error: `Unavailable` when Redis cannot
+/// be reached (refused, dropped, timed out: worth retrying, the API answers
+/// 503), `Storage` otherwise.
+pub(crate) fn redis_err(e: redis::RedisError) -> Error {
+    if e.is_io_error()
+        || e.is_connection_refusal()
+        || e.is_connection_dropped()
+        || e.is_timeout()
+        || e.is_unrecoverable_error()
+    {
+        Error::Unavailable(format!("redis: {e}"))
+    } else {
+        Error::Storage(format!("redis: {e}"))
+    }
+}
+
+impl RedisBackend {
+    /// Connects (waiting up to a few seconds for the first connection) and
+    /// creates the queue's consumer group if it does not exist yet.
+    pub async fn connect(settings: RedisSettings) -> Result<Self> {
+        if settings.prefix.is_empty() || settings.prefix.contains(char::is_whitespace) {
+            return Err(Error::Config(format!(
+                "the Redis key prefix `{}` must be non-empty and without spaces",
+                settings.prefix
+            )));
+        }
+        if settings.max_attempts == 0 {
+            return Err(Error::Config("max attempts must be at least 1".to_string()));
+        }
+        let client = redis::Client::open(settings.url.as_str())
+            .map_err(|e| Error::Config(format!("invalid Redis URL `{}`: {e}", settings.url)))?;
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(Duration::from_secs(2)))
+            .set_response_timeout(Some(Duration::from_secs(5)))
+            .set_number_of_retries(3)
+            .set_max_delay(Duration::from_secs(2));
+        let conn = ConnectionManager::new_with_config(client, config)
+            .await
+            .map_err(|e| {
+                Error::Unavailable(format!("cannot connect to Redis at {}: {e}", settings.url))
+            })?;
+        let backend = RedisBackend {
+            conn,
+            settings: Arc::new(settings),
+        };
+        backend.ensure_groups().await?;
+        Ok(backend)
+    }
+
+    /// The settings it was made with.
+    pub fn settings(&self) -> &RedisSettings {
+        &self.settings
+    }
+
+    /// `{prefix}:{rest}`.
+    pub(crate) fn k(&self, rest: &str) -> String {
+        format!("{}:{rest}", self.settings.prefix)
+    }
+
+    /// A connection handle (clones share one multiplexed connection).
+    pub(crate) fn c(&self) -> ConnectionManager {
+        self.conn.clone()
+    }
+
+    /// Deletes every key under the prefix (tests' clean-up, `admin` resets).
+    /// Returns how many keys were deleted.
+    pub async fn delete_all(&self) -> Result<usize> {
+        let mut conn = self.c();
+        let pattern = format!("{}:*", self.settings.prefix);
+        let mut keys: Vec<String> = Vec::new();
+        {
+            let mut iter: redis::AsyncIter<'_, String> =
+                conn.scan_match(&pattern).await.map_err(redis_err)?;
+            use futures::StreamExt;
+            while let Some(k) = iter.next().await {
+                keys.push(k.map_err(redis_err)?);
+            }
+        }
+        let mut conn = self.c();
+        for batch in keys.chunks(500) {
+            let _: () = conn.del(batch).await.map_err(redis_err)?;
+        }
+        Ok(keys.len())
+    }
+
+    /// Counters of finished scans: completed, failed, canceled, and pages
+    /// fetched by completed scans.
+    pub async fn stats(&self) -> Result<StoreStats> {
+        let mut conn = self.c();
+        let (completed, failed, canceled, pages): (
+            Option<u64>,
+            Option<u64>,
+            Option<u64>,
+            Option<u64>,
+        ) = redis::pipe()
+            .hget(self.k("stats"), "completed")
+            .hget(self.k("stats"), "failed")
+            .hget(self.k("stats"), "canceled")
+            .hget(self.k("stats"), "pages")
+            .query_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        let running: u64 = conn.scard(self.k("running")).await.map_err(redis_err)?;
+        Ok(StoreStats {
+            running,
+            completed: completed.unwrap_or(0),
+            failed: failed.unwrap_or(0),
+            canceled: canceled.unwrap_or(0),
+            pages: pages.unwrap_or(0),
+        })
+    }
+}
+
+/// Counts of scans by outcome, for `/metrics`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StoreStats {
+    /// Scans running now.
+    pub running: u64,
+    /// Scans completed (ever).
+    pub completed: u64,
+    /// Scans failed (ever).
+    pub failed: u64,
+    /// Scans canceled (ever).
+    pub canceled: u64,
+    /// Pages fetched by completed scans (ever).
+    pub pages: u64,
+}
+
+fn json<T: Serialize>(v: &T) -> Result<String> {
+    serde_json::to_string(v).map_err(|e| Error::Corrupt(e.to_string()))
+}
+
+fn parse<T: DeserializeOwned>(s: &str) -> Result<T> {
+    serde_json::from_str(s).map_err(|e| Error::Corrupt(e.to_string()))
+}
+
+fn not_found(kind: &'static str, id: &str) -> Error {
+    Error::NotFound {
+        kind,
+        id: id.to_string(),
+    }
+}
+
+fn status_from(s: &str) -> Result<ScanStatus> {
+    Ok(match s {
+        "queued" => ScanStatus::Queued,
+        "running" => ScanStatus::Running,
+        "completed" => ScanStatus::Completed,
+        "failed" => ScanStatus::Failed,
+        "canceled" => ScanStatus::Canceled,
+        other => return Err(Error::Corrupt(format!("unknown scan status `{other}`"))),
+    })
+}
+
+/// Rebuilds a scan from the flat field/value list of its hash.
+fn scan_from_fields(fields: &[String]) -> Result<Scan> {
+    let get = |name: &str| {
+        fields
+            .chunks(2)
+            .find(|kv| kv.first().map(String::as_str) == Some(name))
+            .and_then(|kv| kv.get(1))
+            .filter(|v| !v.is_empty())
+    };
+    let base = get("json").ok_or_else(|| Error::Corrupt("scan without its record".into()))?;
+    let mut scan: Scan = parse(base)?;
+    if let Some(s) = get("status") {
+        scan.status = status_from(s)?;
+    }
+    if let Some(a) = get("attempts") {
+        scan.attempts = a
+            .parse()
+            .map_err(|_| Error::Corrupt(format!("bad attempts `{a}`")))?;
+    }
+    if let Some(s) = get("started_at") {
+        scan.started_at = Some(parse(s)?);
+    }
+    if let Some(s) = get("finished_at") {
+        scan.finished_at = Some(parse(s)?);
+    }
+    if let Some(s) = get("error") {
+        scan.error = Some(s.clone());
+    }
+    if let Some(s) = get("summary") {
+        scan.summary = Some(parse(s)?);
+    }
+    if let Some(done) = get("p_done") {
+        let num = |name: &str| -> Result<u64> {
+            get(name)
+                .map(|v| {
+                    v.parse()
+                        .map_err(|_| Error::Corrupt(format!("bad {name} `{v}`")))
+                })
+                .transpose()
+                .map(|v| v.unwrap_or(0))
+        };
+        scan.progress = Some(Progress {
+            pages_done: done
+                .parse()
+                .map_err(|_| Error::Corrupt(format!("bad p_done `{done}`")))?,
+            pages_queued: num("p_queued")?,
+            errors: num("p_errors")?,
+        });
+    }
+    Ok(scan)
+}
+
+fn key_from_fields(fields: &[String], usage: Vec<(String, u64)>) -> Result<ApiKey> {
+    let get = |name: &str| {
+        fields
+            .chunks(2)
+            .find(|kv| kv.first().map(String::as_str) == Some(name))
+            .and_then(|kv| kv.get(1))
+            .filter(|v| !v.is_empty())
+    };
+    let base = get("json").ok_or_else(|| Error::Corrupt("key without its record".into()))?;
+    let mut key: ApiKey = parse(base)?;
+    if let Some(s) = get("revoked_at") {
+        key.revoked_at = Some(parse(s)?);
+    }
+    if let Some(s) = get("last_used_at") {
+        key.last_used_at = Some(parse(s)?);
+    }
+    for (day, n) in usage {
+        key.usage.insert(day, n);
+    }
+    Ok(key)
+}
+
+// ---- Lua scripts: one per transition, each atomic on the server.
+
+/// KEYS: quota, scan, site scans, unfinished. ARGV: limit (-1: none), quota
+/// TTL, scan id, account id, record JSON. Returns -1 when the quota is used up.
+static CREATE_SCAN: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+local limit = tonumber(ARGV[1])
+if limit >= 0 and used >= limit then return -1 end
+redis.call('INCR', KEYS[1])
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+redis.call('HSET', KEYS[2], 'json', ARGV[5], 'account_id', ARGV[4], 'status', 'queued', 'attempts', '0')
+redis.call('ZADD', KEYS[3], 0, ARGV[3])
+redis.call('SADD', KEYS[4], ARGV[3])
+return used + 1
+",
+    )
+});
+
+/// KEYS: scan, running. ARGV: scan id, started_at JSON.
+static START_SCAN: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local st = redis.call('HGET', KEYS[1], 'status')
+if not st or (st ~= 'queued' and st ~= 'running') then return false end
+redis.call('HSET', KEYS[1], 'status', 'running', 'started_at', ARGV[2], 'p_done', '0', 'p_queued', '0', 'p_errors', '0')
+redis.call('HINCRBY', KEYS[1], 'attempts', 1)
+redis.call('SADD', KEYS[2], ARGV[1])
+return redis.call('HGETALL', KEYS[1])
+",
+    )
+});
+
+/// KEYS: scan. ARGV: done, queued, errors. Returns the status (false: no scan).
+static PROGRESS: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local st = redis.call('HGET', KEYS[1], 'status')
+if not st then return false end
+if st == 'running' then
+  redis.call('HSET', KEYS[1], 'p_done', ARGV[1], 'p_queued', ARGV[2], 'p_errors', ARGV[3])
+end
+return st
+",
+    )
+});
+
+/// KEYS: scan, report, running, unfinished, stats. ARGV: scan id, kind
+/// (`completed`|`failed`), finished_at JSON, summary JSON or error, pages,
+/// report chunks... Returns the scan's fields (false: no scan).
+static FINISH_SCAN: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local st = redis.call('HGET', KEYS[1], 'status')
+if not st then return false end
+if st == 'completed' or st == 'failed' or st == 'canceled' then
+  return redis.call('HGETALL', KEYS[1])
+end
+if ARGV[2] == 'completed' then
+  redis.call('HSET', KEYS[1], 'status', 'completed', 'summary', ARGV[4])
+  if redis.call('HEXISTS', KEYS[1], 'p_done') == 1 then
+    redis.call('HSET', KEYS[1], 'p_done', ARGV[5], 'p_queued', '0')
+  end
+  redis.call('DEL', KEYS[2])
+  for i = 6, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+  redis.call('HINCRBY', KEYS[5], 'completed', 1)
+  redis.call('HINCRBY', KEYS[5], 'pages', ARGV[5])
+else
+  redis.call('HSET', KEYS[1], 'status', 'failed', 'error', ARGV[4])
+  redis.call('HINCRBY', KEYS[5], 'failed', 1)
+end
+redis.call('HSET', KEYS[1], 'finished_at', ARGV[3])
+redis.call('SREM', KEYS[3], ARGV[1])
+redis.call('SREM', KEYS[4], ARGV[1])
+return redis.call('HGETALL', KEYS[1])
+",
+    )
+});
+
+/// KEYS: scan, running, unfinished, stats. ARGV: scan id, account id,
+/// finished_at JSON. Returns {tag, fields...}: tag `ok`, `notfound` or
+/// `conflict` (then the status).
+static CANCEL_SCAN: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local st = redis.call('HGET', KEYS[1], 'status')
+if not st or redis.call('HGET', KEYS[1], 'account_id') ~= ARGV[2] then return {'notfound'} end
+if st == 'queued' or st == 'running' then
+  redis.call('HSET', KEYS[1], 'status', 'canceled', 'finished_at', ARGV[3])
+  redis.call('SREM', KEYS[2], ARGV[1])
+  redis.call('SREM', KEYS[3], ARGV[1])
+  redis.call('HINCRBY', KEYS[4], 'canceled', 1)
+elseif st ~= 'canceled' then
+  return {'conflict', st}
+end
+local out = {'ok'}
+for _, v in ipairs(redis.call('HGETALL', KEYS[1])) do table.insert(out, v) end
+return out
+",
+    )
+});
+
+/// KEYS: account, key, key hash, all keys, account keys. ARGV: key id,
+/// account id, record JSON. Returns 0 when the account does not exist.
+static CREATE_KEY: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[2], 'json', ARGV[3], 'account_id', ARGV[2])
+redis.call('SET', KEYS[3], ARGV[1])
+redis.call('ZADD', KEYS[4], 0, ARGV[1])
+redis.call('ZADD', KEYS[5], 0, ARGV[1])
+return 1
+",
+    )
+});
+
+/// KEYS: key. ARGV: revoked_at JSON. Returns 0 when there is no such key.
+static REVOKE_KEY: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSETNX', KEYS[1], 'revoked_at', ARGV[1])
+return 1
+",
+    )
+});
+
+/// KEYS: key, usage. ARGV: last_used_at JSON, day. Returns 0 when no such key.
+static RECORD_USE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'last_used_at', ARGV[1])
+redis.call('HINCRBY', KEYS[2], ARGV[2], 1)
+return 1
+",
+    )
+});
+
+/// KEYS: account, site, account sites. ARGV: site id, account id, JSON.
+static CREATE_SITE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[2], 'json', ARGV[3], 'account_id', ARGV[2])
+redis.call('ZADD', KEYS[3], 0, ARGV[1])
+return 1
+",
+    )
+});
+
+/// KEYS: site, account sites. ARGV: site id, account id.
+static DELETE_SITE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('HGET', KEYS[1], 'account_id') ~= ARGV[2] then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+return 1
+",
+    )
+});
+
+/// KEYS: scan, running. ARGV: scan id. A running scan whose job went back to
+/// the queue is `queued` again.
+static REQUEUE_SCAN: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
+redis.call('HSET', KEYS[1], 'status', 'queued')
+redis.call('SREM', KEYS[2], ARGV[1])
+return 1
+",
+    )
+});
+
+impl RedisBackend {
+    /// Marks a running scan `queued` again (its job was handed back to the
+    /// queue). Returns false when it was not running (finished, canceled).
+    pub async fn requeue_scan(&self, id: &str) -> Result<bool> {
+        let mut conn = self.c();
+        let done: i64 = REQUEUE_SCAN
+            .key(self.k(&format!("scan:{id}")))
+            .key(self.k("running"))
+            .arg(id)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        Ok(done == 1)
+    }
+
+    fn quota_key(&self, account_id: &str, day: NaiveDate) -> String {
+        self.k(&format!("quota:{account_id}:{}", day.format("%Y-%m-%d")))
+    }
+
+    async fn load_key(&self, id: &str) -> Result<Option<ApiKey>> {
+        let mut conn = self.c();
+        let (fields, usage): (Vec<String>, Vec<(String, u64)>) = redis::pipe()
+            .hgetall(self.k(&format!("key:{id}")))
+            .hgetall(self.k(&format!("key:{id}:usage")))
+            .query_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        if fields.is_empty() {
+            return Ok(None);
+        }
+        key_from_fields(&fields, usage).map(Some)
+    }
+
+    async fn load_site(&self, id: &str) -> Result<Option<Site>> {
+        let mut conn = self.c();
+        let raw: Option<String> = conn
+            .hget(self.k(&format!("site:{id}")), "json")
+            .await
+            .map_err(redis_err)?;
+        raw.as_deref().map(parse).transpose()
+    }
+
+    async fn ids_of(&self, index: &str) -> Result<Vec<String>> {
+        let mut conn = self.c();
+        conn.zrangebylex(self.k(index), "-", "+")
+            .await
+            .map_err(redis_err)
+    }
+}
+
+#[async_trait]
+impl Store for RedisBackend {
+    async fn create_account(&self, account: Account) -> Result<Account> {
+        let mut conn = self.c();
+        let _: () = conn
+            .set(self.k(&format!("account:{}", account.id)), json(&account)?)
+            .await
+            .map_err(redis_err)?;
+        Ok(account)
+    }
+
+    async fn account(&self, id: &str) -> Result<Option<Account>> {
+        let mut conn = self.c();
+        let raw: Option<String> = conn
+            .get(self.k(&format!("account:{id}")))
+            .await
+            .map_err(redis_err)?;
+        raw.as_deref().map(parse).transpose()
+    }
+
+    async fn create_key(&self, key: ApiKey, secret_hash: &str) -> Result<ApiKey> {
+        let mut conn = self.c();
+        let created: i64 = CREATE_KEY
+            .key(self.k(&format!("account:{}", key.account_id)))
+            .key(self.k(&format!("key:{}", key.id)))
+            .key(self.k(&format!("keyhash:{secret_hash}")))
+            .key(self.k("keys"))
+            .key(self.k(&format!("account:{}:keys", key.account_id)))
+            .arg(&key.id)
+            .arg(&key.account_id)
+            .arg(json(&key)?)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        if created == 0 {
+            return Err(not_found("account", &key.account_id));
+        }
+        Ok(key)
+    }
+
+    async fn key_by_hash(&self, secret_hash: &str) -> Result<Option<ApiKey>> {
+        let mut conn = self.c();
+        let id: Option<String> = conn
+            .get(self.k(&format!("keyhash:{secret_hash}")))
+            .await
+            .map_err(redis_err)?;
+        match id {
+            Some(id) => self.load_key(&id).await,
+            None => Ok(None),
+        }
+    }
+
+    async fn key(&self, id: &str) -> Result<Option<ApiKey>> {
+        self.load_key(id).await
+    }
+
+    async fn list_keys(&self, account_id: Option<&str>) -> Result<Vec<ApiKey>> {
+        let index = match account_id {
+            Some(acc) => format!("account:{acc}:keys"),
+            None => "keys".to_string(),
+        };
+        let mut out = Vec::new();
+        for id in self.ids_of(&index).await? {
+            if let Some(key) = self.load_key(&id).await? {
+                out.push(key);
+            }
+        }
+        Ok(out)
+    }
+
+    async fn revoke_key(&self, id: &str, at: DateTime<Utc>) -> Result<ApiKey> {
+        let mut conn = self.c();
+        let found: i64 = REVOKE_KEY
+            .key(self.k(&format!("key:{id}")))
+            .arg(json(&at)?)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        if found == 0 {
+            return Err(not_found("key", id));
+        }
+        self.load_key(id).await?.ok_or_else(|| not_found("key", id))
+    }
+
+    async fn record_key_use(&self, id: &str, at: DateTime<Utc>) -> Result<()> {
+        let mut conn = self.c();
+        let found: i64 = RECORD_USE
+            .key(self.k(&format!("key:{id}")))
+            .key(self.k(&format!("key:{id}:usage")))
+            .arg(json(&at)?)
+            .arg(day_key(at))
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        if found == 0 {
+            return Err(not_found("key", id));
+        }
+        Ok(())
+    }
+
+    async fn create_site(&self, site: Site) -> Result<Site> {
+        let mut conn = self.c();
+        let created: i64 = CREATE_SITE
+            .key(self.k(&format!("account:{}", site.account_id)))
+            .key(self.k(&format!("site:{}", site.id)))
+            .key(self.k(&format!("account:{}:sites", site.account_id)))
+            .arg(&site.id)
+            .arg(&site.account_id)
+            .arg(json(&site)?)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        if created == 0 {
+            return Err(not_found("account", &site.account_id));
+        }
+        Ok(site)
+    }
+
+    async fn site(&self, account_id: &str, id: &str) -> Result<Option<Site>> {
+        Ok(self
+            .load_site(id)
+            .await?
+            .filter(|s| s.account_id == account_id))
+    }
+
+    async fn list_sites(&self, account_id: &str) -> Result<Vec<Site>> {
+        let mut out = Vec::new();
+        for id in self.ids_of(&format!("account:{account_id}:sites")).await? {
+            if let Some(site) = self.load_site(&id).await? {
+                out.push(site);
+            }
+        }
+        Ok(out)
+    }
+
+    async fn delete_site(&self, account_id: &str, id: &str) -> Result<bool> {
+        let mut conn = self.c();
+        let deleted: i64 = DELETE_SITE
+            .key(self.k(&format!("site:{id}")))
+            .key(self.k(&format!("account:{account_id}:sites")))
+            .arg(id)
+            .arg(account_id)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        Ok(deleted == 1)
+    }
+
+    async fn create_scan_if_quota(
+        &self,
+        scan: Scan,
+        day: NaiveDate,
+        limit: Option<u32>,
+    ) -> Result<Scan> {
+        let mut conn = self.c();
+        let used: i64 = CREATE_SCAN
+            .key(self.quota_key(&scan.account_id, day))
+            .key(self.k(&format!("scan:{}", scan.id)))
+            .key(self.k(&format!("site:{}:scans", scan.site_id)))
+            .key(self.k("unfinished"))
+            .arg(limit.map_or(-1, i64::from))
+            .arg(QUOTA_TTL_SECS)
+            .arg(&scan.id)
+            .arg(&scan.account_id)
+            .arg(json(&scan)?)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        match (used, limit) {
+            (-1, Some(limit)) => Err(Error::QuotaExceeded { limit }),
+            _ => Ok(scan),
+        }
+    }
+
+    async fn scans_created_on(&self, account_id: &str, day: NaiveDate) -> Result<u32> {
+        let mut conn = self.c();
+        let n: Option<u32> = conn
+            .get(self.quota_key(account_id, day))
+            .await
+            .map_err(redis_err)?;
+        Ok(n.unwrap_or(0))
+    }
+
+    async fn scan(&self, account_id: &str, id: &str) -> Result<Option<Scan>> {
+        Ok(self
+            .scan_by_id(id)
+            .await?
+            .filter(|s| s.account_id == account_id))
+    }
+
+    async fn scan_by_id(&self, id: &str) -> Result<Option<Scan>> {
+        let mut conn = self.c();
+        let fields: Vec<String> = conn
+            .hgetall(self.k(&format!("scan:{id}")))
+            .await
+            .map_err(redis_err)?;
+        if fields.is_empty() {
+            return Ok(None);
+        }
+        scan_from_fields(&fields).map(Some)
+    }
+
+    async fn list_scans(
+        &self,
+        account_id: &str,
+        site_id: &str,
+        cursor: Option<&str>,
+        limit: usize,
+    ) -> Result<Page<Scan>> {
+        let limit = limit.max(1);
+        let index = self.k(&format!("site:{site_id}:scans"));
+        let mut conn = self.c();
+        let mut max = match cursor {
+            Some(c) => format!("({c}"),
+            None => "+".to_string(),
+        };
+        let mut items = Vec::new();
+        let mut more = false;
+        'pages: loop {
+            let batch = limit + 1;
+            let ids: Vec<String> = conn
+                .zrevrangebylex_limit(&index, &max, "-", 0, batch as isize)
+                .await
+                .map_err(redis_err)?;
+            let exhausted = ids.len() < batch;
+            for id in &ids {
+                max = format!("({id}");
+                let Some(scan) = self.scan_by_id(id).await? else {
+                    continue;
+                };
+                if scan.account_id != account_id {
+                    continue;
+                }
+                if items.len() == limit {
+                    more = true;
+                    break 'pages;
+                }
+                items.push(scan);
+            }
+            if exhausted {
+                break;
+            }
+        }
+        let next_cursor = if more {
+            items.last().map(|s: &Scan| s.id.clone())
+        } else {
+            None
+        };
+        Ok(Page { items, next_cursor })
+    }
+
+    async fn start_scan(&self, id: &str, at: DateTime<Utc>) -> Result<Option<Scan>> {
+        let mut conn = self.c();
+        let fields: Option<Vec<String>> = START_SCAN
+            .key(self.k(&format!("scan:{id}")))
+            .key(self.k("running"))
+            .arg(id)
+            .arg(json(&at)?)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        fields.map(|f| scan_from_fields(&f)).transpose()
+    }
+
+    async fn update_progress(&self, id: &str, progress: Progress) -> Result<ScanStatus> {
+        let mut conn = self.c();
+        let status: Option<String> = PROGRESS
+            .key(self.k(&format!("scan:{id}")))
+            .arg(progress.pages_done)
+            .arg(progress.pages_queued)
+            .arg(progress.errors)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        status_from(&status.ok_or_else(|| not_found("scan", id))?)
+    }
+
+    async fn finish_scan(&self, id: &str, outcome: ScanOutcome, at: DateTime<Utc>) -> Result<Scan> {
+        let mut conn = self.c();
+        let mut script = FINISH_SCAN.prepare_invoke();
+        script
+            .key(self.k(&format!("scan:{id}")))
+            .key(self.k(&format!("report:{id}")))
+            .key(self.k("running"))
+            .key(self.k("unfinished"))
+            .key(self.k("stats"))
+            .arg(id);
+        match &outcome {
+            ScanOutcome::Completed { summary, report } => {
+                script
+                    .arg("completed")
+                    .arg(json(&at)?)
+                    .arg(json(summary)?)
+                    .arg(summary.pages_fetched);
+                for chunk in report.chunks(REPORT_CHUNK) {
+                    script.arg(chunk);
+                }
+            }
+            ScanOutcome::Failed { error } => {
+                script.arg("failed").arg(json(&at)?).arg(error).arg(0);
+            }
+        }
+        let fields: Option<Vec<String>> =
+            script.invoke_async(&mut conn).await.map_err(redis_err)?;
+        scan_from_fields(&fields.ok_or_else(|| not_found("scan", id))?)
+    }
+
+    async fn cancel_scan(&self, account_id: &str, id: &str, at: DateTime<Utc>) -> Result<Scan> {
+        let mut conn = self.c();
+        let reply: Vec<String> = CANCEL_SCAN
+            .key(self.k(&format!("scan:{id}")))
+            .key(self.k("running"))
+            .key(self.k("unfinished"))
+            .key(self.k("stats"))
+            .arg(id)
+            .arg(account_id)
+            .arg(json(&at)?)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        match reply.split_first() {
+            Some((tag, fields)) if tag == "ok" => scan_from_fields(fields),
+            Some((tag, rest)) if tag == "conflict" => Err(Error::Conflict(format!(
+                "scan `{id}` is already {}; only queued or running scans can be canceled",
+                rest.first().map(String::as_str).unwrap_or("finished")
+            ))),
+            _ => Err(not_found("scan", id)),
+        }
+    }
+
+    async fn report(&self, scan_id: &str) -> Result<Option<Vec<u8>>> {
+        let mut conn = self.c();
+        let chunks: Vec<Vec<u8>> = conn
+            .lrange(self.k(&format!("report:{scan_id}")), 0, -1)
+            .await
+            .map_err(redis_err)?;
+        if chunks.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(chunks.concat()))
+    }
+
+    async fn unfinished_scans(&self) -> Result<Vec<Scan>> {
+        let mut conn = self.c();
+        let mut ids: Vec<String> = conn
+            .smembers(self.k("unfinished"))
+            .await
+            .map_err(redis_err)?;
+        ids.sort();
+        let mut out = Vec::new();
+        for id in ids {
+            if let Some(scan) = self.scan_by_id(&id).await? {
+                if !scan.status.is_terminal() {
+                    out.push(scan);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    async fn ping(&self) -> Result<()> {
+        let mut conn = self.c();
+        let _: String = redis::cmd("PING")
+            .query_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        Ok(())
+    }
+}

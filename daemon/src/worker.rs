@@ -1,0 +1,514 @@
+//! The in-process worker pool of the embedded service: N tasks, each taking a
+//! job from the [`Queue`], moving the scan to `running` in the [`Store`],
+//! running it through a [`ScanExecutor`] (the engine's `Scanner`), saving
+//! progress as it goes and the report at the end, then acknowledging the job.
+//!
+//! Cancellation is seen through the store (`update_progress` returns the
+//! scan's status, also polled on a timer), so it works the same whichever
+//! process runs the scan. On shutdown the workers stop taking jobs; a scan in
+//! hand is left in flight and runs again after the restart.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::Utc;
+use futures::stream::BoxStream;
+use futures::StreamExt;
+use sitescan_engine::{Report, ScanConfig};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+use tracing::{info, warn, Instrument};
+
+use crate::queue::{Delivery, Queue};
+use crate::store::{
+    AppliedConfig, CategoryResult, Progress, Scan, ScanOutcome, ScanStatus, ScanSummary, Store,
+};
+
+/// How often a running scan checks for a cancel when no progress comes.
+pub const CANCEL_POLL: Duration = Duration::from_millis(500);
+/// A scan started this many times without finishing (each start after a crash
+/// or restart counts) is failed instead of run again: a scan that kills its
+/// worker must not kill every restart.
+pub const MAX_ATTEMPTS: u32 = 3;
+/// Progress is written to the store at most this often.
+pub const PROGRESS_EVERY: Duration = Duration::from_millis(250);
+
+/// What a running scan reports.
+#[derive(Debug)]
+pub enum ExecEvent {
+    /// Pages done and queued so far.
+    Progress(Progress),
+    /// The scan finished with this report.
+    Finished(Box<Report>),
+    /// The scan could not run; the message is for the caller.
+    Failed(String),
+}
+
+/// Runs one scan. Dropping the returned stream cancels the scan.
+pub trait ScanExecutor: Send + Sync + 'static {
+    /// Starts scanning `url` with `config`.
+    fn execute(&self, url: &str, config: ScanConfig) -> BoxStream<'static, ExecEvent>;
+}
+
+/// Settings of the worker pool.
+#[derive(Debug, Clone)]
+pub struct WorkerSettings {
+    /// Scans run at once.
+    pub workers: usize,
+    /// Allow scanning loopback and private addresses (tests, development).
+    pub allow_private: bool,
+}
+
+/// The engine configuration for a scan as applied by the API.
+pub fn engine_config(applied: &AppliedConfig, allow_private: bool) -> ScanConfig {
+    ScanConfig {
+        rules: applied.rules.clone(),
+        priority: applied.priority,
+        max_pages: applied.max_pages,
+        max_depth: applied.max_depth,
+        allow_private,
+        ..ScanConfig::default()
+    }
+}
+
+/// The short results of a report.
+pub fn summarize(report: &Report) -> ScanSummary {
+    ScanSummary {
+        pages_fetched: report.stats.pages_fetched,
+        findings: report.findings.len() as u64,
+        truncated: report.stats.truncated,
+        categories: report
+            .summary
+            .iter()
+            .map(|(cat, s)| {
+                (
+                    cat.as_str().to_string(),
+                    CategoryResult {
+                        score: s.score,
+                        critical: s.critical,
+                        serious: s.serious,
+                        moderate: s.moderate,
+                        minor: s.minor,
+                        cant_tell: s.cant_tell,
+                    },
+                )
+            })
+            .collect(),
+    }
+}
+
+/// Starts `settings.workers` worker tasks. They stop taking jobs when
+/// `shutdown` turns true; the returned set ends when they have.
+pub fn spawn_pool(
+    store: Arc<dyn Store>,
+    queue: Arc<dyn Queue>,
+    executor: Arc<dyn ScanExecutor>,
+    settings: WorkerSettings,
+    shutdown: watch::Receiver<bool>,
+) -> JoinSet<()> {
+    let mut set = JoinSet::new();
+    for n in 0..settings.workers.max(1) {
+        let (store, queue, executor) = (store.clone(), queue.clone(), executor.clone());
+        let mut shutdown = shutdown.clone();
+        let allow_private = settings.allow_private;
+        set.spawn(async move {
+            loop {
+                if *shutdown.borrow() {
+                    break;
+                }
+                let delivery = tokio::select! {
+                    d = queue.dequeue(Duration::from_secs(1)) => d,
+                    _ = shutdown.changed() => break,
+                };
+                match delivery {
+                    Ok(Some(delivery)) => {
+                        let span = tracing::info_span!("scan", scan_id = %delivery.job.scan_id, worker = n);
+                        let run = run_job(&*store, &*queue, &*executor, delivery, allow_private, shutdown.clone());
+                        run.instrument(span).await;
+                    }
+                    Ok(None) => {}
+                    Err(e) => {
+                        warn!(error = %e, "could not take a job; retrying");
+                        tokio::time::sleep(Duration::from_secs(1)).await;
+                    }
+                }
+            }
+        });
+    }
+    set
+}
+
+/// Runs one delivered job to its end (or until shutdown, leaving it in flight).
+async fn run_job(
+    store: &dyn Store,
+    queue: &dyn Queue,
+    executor: &dyn ScanExecutor,
+    delivery: Delivery,
+    allow_private: bool,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let id = delivery.job.scan_id.clone();
+    let scan = match store.start_scan(&id, Utc::now()).await {
+        Ok(Some(scan)) => scan,
+        Ok(None) => {
+            info!("scan is canceled or gone; dropping the job");
+            let _ = queue.ack(&id).await;
+            return;
+        }
+        Err(e) => {
+            warn!(error = %e, "could not start the scan; it stays queued for a retry");
+            return;
+        }
+    };
+    if scan.attempts > MAX_ATTEMPTS {
+        let error = format!(
+            "the scan was interrupted {} times (worker crash or restart) and is not retried again",
+            scan.attempts - 1
+        );
+        warn!(attempts = scan.attempts, "giving up on the scan");
+        if let Err(e) = store
+            .finish_scan(&id, ScanOutcome::Failed { error }, Utc::now())
+            .await
+        {
+            warn!(error = %e, "could not fail the scan");
+            return;
+        }
+        let _ = queue.ack(&id).await;
+        return;
+    }
+    info!(url = %scan.url, attempt = delivery.attempt, "scan started");
+    let outcome = tokio::select! {
+        o = execute(store, executor, &scan, allow_private) => o,
+        _ = wait_true(&mut shutdown) => {
+            info!("shutting down: the scan stays in flight and runs again after restart");
+            return;
+        }
+    };
+    match outcome {
+        Some(outcome) => match store.finish_scan(&id, outcome, Utc::now()).await {
+            Ok(done) => info!(status = done.status.as_str(), "scan finished"),
+            Err(e) => {
+                warn!(error = %e, "could not save the scan's outcome; it runs again after restart");
+                return;
+            }
+        },
+        None => info!("scan canceled"),
+    }
+    if let Err(e) = queue.ack(&id).await {
+        warn!(error = %e, "could not acknowledge the job");
+    }
+}
+
+async fn wait_true(rx: &mut watch::Receiver<bool>) {
+    while !*rx.borrow() {
+        if rx.changed().await.is_err() {
+            // Sender gone: never shuts down through this channel.
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+/// Drives the executor's stream; `None` when the scan was canceled meanwhile.
+pub async fn execute(
+    store: &dyn Store,
+    executor: &dyn ScanExecutor,
+    scan: &Scan,
+    allow_private: bool,
+) -> Option<ScanOutcome> {
+    let config = engine_config(&scan.config, allow_private);
+    let mut events = executor.execute(&scan.url, config);
+    let mut last_write = tokio::time::Instant::now() - PROGRESS_EVERY;
+    let mut poll = tokio::time::interval(CANCEL_POLL);
+    loop {
+        let event = tokio::select! {
+            e = events.next() => e,
+            _ = poll.tick() => {
+                match store.scan_by_id(&scan.id).await {
+                    Ok(Some(s)) if s.status == ScanStatus::Canceled => return None,
+                    _ => continue,
+                }
+            }
+        };
+        match event {
+            Some(ExecEvent::Progress(p)) => {
+                if last_write.elapsed() >= PROGRESS_EVERY {
+                    last_write = tokio::time::Instant::now();
+                    if let Ok(ScanStatus::Canceled) = store.update_progress(&scan.id, p).await {
+                        return None;
+                    }
+                }
+            }
+            Some(ExecEvent::Finished(mut report)) => {
+                report.scan_id = Some(scan.id.clone());
+                let summary = summarize(&report);
+                return Some(match serde_json::to_vec(&report) {
+                    Ok(report) => ScanOutcome::Completed { summary, report },
+                    Err(e) => ScanOutcome::Failed {
+                        error: format!("the report could not be serialized: {e}"),
+                    },
+                });
+            }
+            Some(ExecEvent::Failed(error)) => return Some(ScanOutcome::Failed { error }),
+            None => {
+                return Some(ScanOutcome::Failed {
+                    error: "the scan ended without a report".to_string(),
+                })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use chrono::Utc;
+    use futures::stream;
+    use sitescan_engine::Priority;
+
+    use super::*;
+    use crate::queue::Job;
+    use crate::store::embedded::Embedded;
+    use crate::store::{new_id, Account, Plan, Site};
+
+    /// Sets its flag when dropped: proves the worker dropped (canceled) the scan.
+    struct DropFlag(Arc<AtomicBool>);
+    impl Drop for DropFlag {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// Reports progress every 20 ms and never finishes, or fails at once.
+    struct Fake {
+        dropped: Arc<AtomicBool>,
+        fail: bool,
+    }
+
+    impl ScanExecutor for Fake {
+        fn execute(&self, _: &str, _: ScanConfig) -> BoxStream<'static, ExecEvent> {
+            if self.fail {
+                return stream::once(async { ExecEvent::Failed("boom: host unreachable".into()) })
+                    .boxed();
+            }
+            let guard = DropFlag(self.dropped.clone());
+            stream::unfold((guard, 0u64), |(guard, n)| async move {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                let p = Progress {
+                    pages_done: n,
+                    pages_queued: 5,
+                    errors: 0,
+                };
+                Some((ExecEvent::Progress(p), (guard, n + 1)))
+            })
+            .boxed()
+        }
+    }
+
+    async fn queued_scan(backend: &Embedded) -> Scan {
+        let acc = backend
+            .create_account(Account {
+                id: new_id("acc").unwrap(),
+                name: None,
+                plan: Plan::Enterprise,
+                created_at: Utc::now(),
+            })
+            .await
+            .unwrap();
+        let site = backend
+            .create_site(Site {
+                id: new_id("site").unwrap(),
+                account_id: acc.id.clone(),
+                url: "https://example.com/".into(),
+                name: "example.com".into(),
+                created_at: Utc::now(),
+            })
+            .await
+            .unwrap();
+        let scan = Scan {
+            id: new_id("scan").unwrap(),
+            site_id: site.id,
+            account_id: acc.id,
+            url: site.url,
+            status: ScanStatus::Queued,
+            config: AppliedConfig {
+                rules: vec!["all".into()],
+                priority: Priority::Normal,
+                max_pages: 5,
+                max_depth: 2,
+                plan_max_pages: None,
+            },
+            progress: None,
+            error: None,
+            attempts: 0,
+            created_at: Utc::now(),
+            started_at: None,
+            finished_at: None,
+            summary: None,
+        };
+        let scan = backend
+            .create_scan_if_quota(scan, Utc::now().date_naive(), None)
+            .await
+            .unwrap();
+        backend
+            .enqueue(Job {
+                scan_id: scan.id.clone(),
+                priority: Priority::Normal,
+            })
+            .await
+            .unwrap();
+        scan
+    }
+
+    async fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while !f() {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "timed out waiting for {what}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    async fn status(backend: &Embedded, id: &str) -> Scan {
+        backend.scan_by_id(id).await.unwrap().unwrap()
+    }
+
+    fn pool(backend: &Arc<Embedded>, fake: Fake) -> (watch::Sender<bool>, JoinSet<()>) {
+        let (tx, rx) = watch::channel(false);
+        let set = spawn_pool(
+            backend.clone(),
+            backend.clone(),
+            Arc::new(fake),
+            WorkerSettings {
+                workers: 1,
+                allow_private: false,
+            },
+            rx,
+        );
+        (tx, set)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_cancel_drops_the_running_scan_and_acknowledges_the_job() {
+        let dir = tempfile::tempdir().unwrap();
+        let backend = Arc::new(Embedded::open(dir.path()).unwrap());
+        let scan = queued_scan(&backend).await;
+        let dropped = Arc::new(AtomicBool::new(false));
+        let (_stop, _set) = pool(
+            &backend,
+            Fake {
+                dropped: dropped.clone(),
+                fail: false,
+            },
+        );
+        loop {
+            let s = status(&backend, &scan.id).await;
+            if s.status == ScanStatus::Running && s.progress.is_some_and(|p| p.pages_done > 0) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        backend
+            .cancel_scan(&scan.account_id, &scan.id, Utc::now())
+            .await
+            .unwrap();
+        wait_for("the scan stream to be dropped", || {
+            dropped.load(Ordering::SeqCst)
+        })
+        .await;
+        assert_eq!(
+            status(&backend, &scan.id).await.status,
+            ScanStatus::Canceled
+        );
+        // Acknowledged: nothing comes back on recovery.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert_eq!(backend.recover().await.unwrap(), 0);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_failed_scan_records_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let backend = Arc::new(Embedded::open(dir.path()).unwrap());
+        let scan = queued_scan(&backend).await;
+        let (_stop, _set) = pool(
+            &backend,
+            Fake {
+                dropped: Arc::new(AtomicBool::new(false)),
+                fail: true,
+            },
+        );
+        let mut done = status(&backend, &scan.id).await;
+        for _ in 0..500 {
+            if done.status.is_terminal() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            done = status(&backend, &scan.id).await;
+        }
+        assert_eq!(done.status, ScanStatus::Failed);
+        assert_eq!(done.error.as_deref(), Some("boom: host unreachable"));
+        assert!(done.finished_at.is_some());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_scan_interrupted_too_often_is_failed_not_retried() {
+        let dir = tempfile::tempdir().unwrap();
+        let backend = Arc::new(Embedded::open(dir.path()).unwrap());
+        let scan = queued_scan(&backend).await;
+        // Three earlier starts that never finished (crashes).
+        for _ in 0..MAX_ATTEMPTS {
+            backend.start_scan(&scan.id, Utc::now()).await.unwrap();
+        }
+        let dropped = Arc::new(AtomicBool::new(false));
+        let (_stop, _set) = pool(
+            &backend,
+            Fake {
+                dropped: dropped.clone(),
+                fail: false,
+            },
+        );
+        let mut done = status(&backend, &scan.id).await;
+        for _ in 0..500 {
+            if done.status.is_terminal() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            done = status(&backend, &scan.id).await;
+        }
+        assert_eq!(done.status, ScanStatus::Failed);
+        assert!(done.error.unwrap().contains("interrupted 3 times"));
+        assert!(!dropped.load(Ordering::SeqCst), "never executed");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn shutdown_leaves_the_scan_in_flight_for_the_next_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let backend = Arc::new(Embedded::open(dir.path()).unwrap());
+        let scan = queued_scan(&backend).await;
+        let dropped = Arc::new(AtomicBool::new(false));
+        let (stop, mut set) = pool(
+            &backend,
+            Fake {
+                dropped: dropped.clone(),
+                fail: false,
+            },
+        );
+        loop {
+            if status(&backend, &scan.id).await.status == ScanStatus::Running {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        stop.send(true).unwrap();
+        tokio::time::timeout(Duration::from_secs(5), async {
+            while set.join_next().await.is_some() {}
+        })
+        .await
+        .unwrap();
+        assert!(dropped.load(Ordering::SeqCst));
+        assert_eq!(status(&backend, &scan.id).await.status, ScanStatus::Running);
+        assert_eq!(backend.recover().await.unwrap(), 1, "still in flight");
+    }
+}

@@ -1,0 +1,315 @@
+//! Helpers of the API tests: a `sitescan serve` equivalent in-process on
+//! 127.0.0.1:0 (embedded store in a temp dir, the real engine), records made
+//! directly in its store (as `sitescan admin` does), and a reqwest client.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::Utc;
+use reqwest::{Method, RequestBuilder, Response};
+use serde_json::Value;
+use sitescan_daemon::api::auth::new_key;
+use sitescan_daemon::api::Service;
+use sitescan_daemon::executor::EngineExecutor;
+use sitescan_daemon::store::embedded::Embedded;
+use sitescan_daemon::store::{new_id, Account, Plan, Site, Store};
+use sitescan_daemon::worker::WorkerSettings;
+use tokio::sync::oneshot;
+
+pub struct TestApi {
+    pub base: String,
+    pub client: reqwest::Client,
+    pub store: Arc<Embedded>,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+    _dir: tempfile::TempDir,
+}
+
+impl TestApi {
+    pub async fn start() -> TestApi {
+        Self::start_with(10_000, 2).await
+    }
+
+    pub async fn start_with(rate_per_minute: u32, workers: usize) -> TestApi {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(Embedded::open(dir.path()).unwrap());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let service = Service {
+            store: store.clone(),
+            queue: store.clone(),
+            executor: Arc::new(EngineExecutor),
+            workers: WorkerSettings {
+                workers,
+                allow_private: true,
+            },
+            rate_per_minute,
+            grace: Duration::from_secs(2),
+        };
+        let (tx, rx) = oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            service
+                .run(listener, async {
+                    let _ = rx.await;
+                })
+                .await
+                .unwrap();
+        });
+        TestApi {
+            base,
+            client: reqwest::Client::new(),
+            store,
+            stop: Some(tx),
+            task: Some(task),
+            _dir: dir,
+        }
+    }
+
+    /// Stops the server and waits for it.
+    pub async fn stop(mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        if let Some(task) = self.task.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(10), task).await;
+        }
+    }
+
+    pub async fn account(&self, plan: Plan) -> String {
+        let acc = Account {
+            id: new_id("acc").unwrap(),
+            name: Some("Test".into()),
+            plan,
+            created_at: Utc::now(),
+        };
+        self.store.create_account(acc).await.unwrap().id
+    }
+
+    /// A key of `account` valid for `lifetime`.
+    pub async fn key_with(&self, account: &str, lifetime: chrono::Duration) -> String {
+        let (key, secret, hash) = new_key(account, "test", None, lifetime, Utc::now()).unwrap();
+        self.store.create_key(key, &hash).await.unwrap();
+        secret
+    }
+
+    pub async fn key(&self, account: &str) -> String {
+        self.key_with(account, chrono::Duration::days(90)).await
+    }
+
+    /// A fresh account of `plan` and a key for it.
+    pub async fn tenant(&self, plan: Plan) -> (String, String) {
+        let acc = self.account(plan).await;
+        let key = self.key(&acc).await;
+        (acc, key)
+    }
+
+    pub async fn site(&self, account: &str, url: &str) -> String {
+        let site = Site {
+            id: new_id("site").unwrap(),
+            account_id: account.into(),
+            url: url.into(),
+            name: "fixture".into(),
+            created_at: Utc::now(),
+        };
+        self.store.create_site(site).await.unwrap().id
+    }
+
+    pub fn req(&self, method: Method, path: &str, key: Option<&str>) -> RequestBuilder {
+        let b = self.client.request(method, format!("{}{path}", self.base));
+        match key {
+            Some(k) => b.header("X-API-Key", k),
+            None => b,
+        }
+    }
+
+    pub async fn get(&self, path: &str, key: &str) -> (u16, Value) {
+        call(self.req(Method::GET, path, Some(key))).await
+    }
+
+    pub async fn post(&self, path: &str, key: &str, body: Value) -> (u16, Value) {
+        call(self.req(Method::POST, path, Some(key)).json(&body)).await
+    }
+
+    /// Polls a scan until it is terminal (or panics after `secs`).
+    pub async fn wait_terminal(&self, scan_id: &str, key: &str, secs: u64) -> Value {
+        let deadline = std::time::Instant::now() + Duration::from_secs(secs);
+        loop {
+            let (status, body) = self.get(&format!("/api/v1/scans/{scan_id}"), key).await;
+            assert_eq!(status, 200, "{body}");
+            let s = body["data"]["status"].as_str().unwrap().to_string();
+            if ["completed", "failed", "canceled"].contains(&s.as_str()) {
+                return body["data"].clone();
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "scan {scan_id} still {s}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+impl Drop for TestApi {
+    fn drop(&mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+/// Sends and returns status and JSON body.
+pub async fn call(b: RequestBuilder) -> (u16, Value) {
+    let resp = b.send().await.unwrap();
+    json_of(resp).await
+}
+
+pub async fn json_of(resp: Response) -> (u16, Value) {
+    let status = resp.status().as_u16();
+    let text = resp.text().await.unwrap();
+    let body = serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"));
+    (status, body)
+}
+
+/// Asserts an error envelope with `code` and returns it.
+pub fn assert_error(status: u16, body: &Value, want_status: u16, code: &str) {
+    assert_eq!(status, want_status, "{body}");
+    assert_eq!(body["error"]["code"], code, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty()),
+        "{body}"
+    );
+    assert!(body["error"]["details"].is_array(), "{body}");
+}
+
+/// A small validator of JSON values against OpenAPI 3.0 schemas ($ref, allOf,
+/// oneOf/anyOf, nullable, type, enum, required, properties,
+/// additionalProperties, items) — enough for the document utoipa generates.
+pub mod schema {
+    use serde_json::Value;
+
+    fn resolve<'a>(doc: &'a Value, schema: &'a Value) -> &'a Value {
+        match schema.get("$ref").and_then(Value::as_str) {
+            Some(r) => {
+                let name = r.trim_start_matches("#/components/schemas/");
+                let target = &doc["components"]["schemas"][name];
+                assert!(target.is_object(), "dangling $ref {r}");
+                resolve(doc, target)
+            }
+            None => schema,
+        }
+    }
+
+    pub fn validate(doc: &Value, schema: &Value, value: &Value, at: &str) -> Result<(), String> {
+        let schema = resolve(doc, schema);
+        if value.is_null() && schema.get("nullable") == Some(&Value::Bool(true)) {
+            return Ok(());
+        }
+        if let Some(all) = schema.get("allOf").and_then(Value::as_array) {
+            for s in all {
+                validate(doc, s, value, at)?;
+            }
+        }
+        for key in ["oneOf", "anyOf"] {
+            if let Some(any) = schema.get(key).and_then(Value::as_array) {
+                if !any.iter().any(|s| validate(doc, s, value, at).is_ok()) {
+                    return Err(format!("{at}: matches none of {key}"));
+                }
+            }
+        }
+        if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+            if !values.contains(value) {
+                return Err(format!("{at}: {value} not in enum {values:?}"));
+            }
+        }
+        let Some(ty) = schema.get("type").and_then(Value::as_str) else {
+            return Ok(());
+        };
+        let ok = match ty {
+            "object" => value.is_object(),
+            "array" => value.is_array(),
+            "string" => value.is_string(),
+            "integer" => value.is_i64() || value.is_u64(),
+            "number" => value.is_number(),
+            "boolean" => value.is_boolean(),
+            _ => true,
+        };
+        if !ok {
+            return Err(format!("{at}: {value} is not {ty}"));
+        }
+        if let Some(min) = schema.get("minimum").and_then(Value::as_f64) {
+            if value.as_f64().is_some_and(|v| v < min) {
+                return Err(format!("{at}: {value} below minimum {min}"));
+            }
+        }
+        if let Some(obj) = value.as_object() {
+            for req in schema
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let name = req.as_str().unwrap_or_default();
+                if !obj.contains_key(name) {
+                    return Err(format!("{at}: required property `{name}` missing"));
+                }
+            }
+            let props = schema.get("properties").and_then(Value::as_object);
+            for (k, v) in obj {
+                match props.and_then(|p| p.get(k)) {
+                    Some(s) => validate(doc, s, v, &format!("{at}.{k}"))?,
+                    None => match schema.get("additionalProperties") {
+                        Some(Value::Bool(false)) => {
+                            return Err(format!("{at}: property `{k}` not in the schema"))
+                        }
+                        Some(s @ Value::Object(_)) => validate(doc, s, v, &format!("{at}.{k}"))?,
+                        _ => {}
+                    },
+                }
+            }
+        }
+        if let (Some(items), Some(arr)) = (schema.get("items"), value.as_array()) {
+            for (i, v) in arr.iter().enumerate() {
+                validate(doc, items, v, &format!("{at}[{i}]"))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A site of `pages` HTML pages chained by links (`/`, `/p1.html`, ...), each
+/// answered after `delay_ms`: scans of it take a while, for cancel and restart
+/// tests. Keep the returned folder alive as long as the server.
+pub async fn slow_site(
+    pages: usize,
+    delay_ms: u64,
+) -> (tempfile::TempDir, sitescan_fixtures::FixtureServer) {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..pages {
+        let name = if i == 0 {
+            "index.html".to_string()
+        } else {
+            format!("p{i}.html")
+        };
+        let next = if i + 1 < pages {
+            format!("<a href=\"/p{}.html\">next page</a>", i + 1)
+        } else {
+            String::new()
+        };
+        std::fs::write(
+            dir.path().join(name),
+            format!("<!doctype html><html lang=\"en\"><head><title>Page {i}</title></head><body><main><h1>Page {i}</h1><p>Slow page.</p>{next}</main></body></html>"),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        dir.path().join("_headers"),
+        format!("/*\n  Delay-Ms: {delay_ms}\n"),
+    )
+    .unwrap();
+    let server = sitescan_fixtures::FixtureServer::start(dir.path())
+        .await
+        .unwrap();
+    (dir, server)
+}

@@ -1,0 +1,540 @@
+//! The contract every Store and Queue backend meets, as functions over
+//! `Arc<dyn Store>` / `Arc<dyn Queue>`: the embedded backend runs them here; the
+//! Redis backend calls the same functions with its own instance.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{Days, Utc};
+use sitescan_daemon::api::auth::new_key;
+use sitescan_daemon::queue::{Job, Queue};
+use sitescan_daemon::store::embedded::Embedded;
+use sitescan_daemon::store::{
+    new_id, Account, AppliedConfig, Plan, Progress, Scan, ScanOutcome, ScanStatus, ScanSummary,
+    Site, Store,
+};
+use sitescan_daemon::Error;
+use sitescan_engine::Priority;
+
+fn account(plan: Plan) -> Account {
+    Account {
+        id: new_id("acc").unwrap(),
+        name: Some("test".into()),
+        plan,
+        created_at: Utc::now(),
+    }
+}
+
+fn site(account_id: &str) -> Site {
+    Site {
+        id: new_id("site").unwrap(),
+        account_id: account_id.into(),
+        url: "https://example.com/".into(),
+        name: "example.com".into(),
+        created_at: Utc::now(),
+    }
+}
+
+/// A queued scan of `site`.
+pub fn scan(site: &Site) -> Scan {
+    Scan {
+        id: new_id("scan").unwrap(),
+        site_id: site.id.clone(),
+        account_id: site.account_id.clone(),
+        url: site.url.clone(),
+        status: ScanStatus::Queued,
+        config: AppliedConfig {
+            rules: vec!["wcag-aa".into()],
+            priority: Priority::Normal,
+            max_pages: 10,
+            max_depth: 3,
+            plan_max_pages: Some(100),
+        },
+        progress: None,
+        error: None,
+        attempts: 0,
+        created_at: Utc::now(),
+        started_at: None,
+        finished_at: None,
+        summary: None,
+    }
+}
+
+/// Accounts and keys: hashes find keys, revocation and usage are recorded.
+pub async fn accounts_and_keys(store: Arc<dyn Store>) {
+    let acc = store
+        .create_account(account(Plan::Professional))
+        .await
+        .unwrap();
+    assert_eq!(store.account(&acc.id).await.unwrap(), Some(acc.clone()));
+    assert_eq!(store.account("acc_missing").await.unwrap(), None);
+
+    let (key, secret, hash) = new_key(
+        &acc.id,
+        "ci",
+        Some("deploys".into()),
+        chrono::Duration::days(90),
+        Utc::now(),
+    )
+    .unwrap();
+    assert!(secret.starts_with("key_") && secret.len() >= 36);
+    assert!(!hash.contains(&secret));
+    let key = store.create_key(key, &hash).await.unwrap();
+    assert_eq!(store.key_by_hash(&hash).await.unwrap().unwrap().id, key.id);
+    assert_eq!(store.key_by_hash("0000").await.unwrap(), None);
+
+    let (orphan, _, orphan_hash) = new_key(
+        "acc_missing",
+        "x",
+        None,
+        chrono::Duration::days(1),
+        Utc::now(),
+    )
+    .unwrap();
+    assert!(matches!(
+        store.create_key(orphan, &orphan_hash).await,
+        Err(Error::NotFound {
+            kind: "account",
+            ..
+        })
+    ));
+
+    let now = Utc::now();
+    store.record_key_use(&key.id, now).await.unwrap();
+    store.record_key_use(&key.id, now).await.unwrap();
+    let used = store.key(&key.id).await.unwrap().unwrap();
+    assert_eq!(
+        used.usage.get(&now.format("%Y-%m-%d").to_string()),
+        Some(&2)
+    );
+    assert_eq!(used.last_used_at, Some(now));
+
+    let revoked = store.revoke_key(&key.id, now).await.unwrap();
+    assert_eq!(revoked.revoked_at, Some(now));
+    let again = store
+        .revoke_key(&key.id, now + chrono::Duration::seconds(5))
+        .await
+        .unwrap();
+    assert_eq!(
+        again.revoked_at,
+        Some(now),
+        "revoking twice keeps the first time"
+    );
+    assert!(matches!(
+        store.revoke_key("kid_missing", now).await,
+        Err(Error::NotFound { .. })
+    ));
+
+    let listed = store.list_keys(Some(&acc.id)).await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert!(store
+        .list_keys(None)
+        .await
+        .unwrap()
+        .iter()
+        .any(|k| k.id == key.id));
+}
+
+/// Sites: tenancy on every lookup, deletion.
+pub async fn sites(store: Arc<dyn Store>) {
+    let a = store
+        .create_account(account(Plan::Enterprise))
+        .await
+        .unwrap();
+    let b = store
+        .create_account(account(Plan::Enterprise))
+        .await
+        .unwrap();
+    let s1 = store.create_site(site(&a.id)).await.unwrap();
+    let s2 = store.create_site(site(&a.id)).await.unwrap();
+    assert!(matches!(
+        store.create_site(site("acc_missing")).await,
+        Err(Error::NotFound { .. })
+    ));
+    let ids: Vec<String> = store
+        .list_sites(&a.id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| s.id)
+        .collect();
+    assert_eq!(ids, vec![s1.id.clone(), s2.id.clone()]);
+    assert!(store.list_sites(&b.id).await.unwrap().is_empty());
+    assert_eq!(
+        store.site(&b.id, &s1.id).await.unwrap(),
+        None,
+        "another account's site is invisible"
+    );
+    assert!(!store.delete_site(&b.id, &s1.id).await.unwrap());
+    assert!(store.delete_site(&a.id, &s1.id).await.unwrap());
+    assert_eq!(store.site(&a.id, &s1.id).await.unwrap(), None);
+    assert!(!store.delete_site(&a.id, &s1.id).await.unwrap());
+}
+
+/// The daily quota holds under concurrency: 20 racing creations, limit 2.
+pub async fn quota_is_atomic(store: Arc<dyn Store>) {
+    let a = store
+        .create_account(account(Plan::Professional))
+        .await
+        .unwrap();
+    let s = store.create_site(site(&a.id)).await.unwrap();
+    let day = Utc::now().date_naive();
+    let mut tasks = Vec::new();
+    for _ in 0..20 {
+        let (store, scan) = (store.clone(), scan(&s));
+        tasks.push(tokio::spawn(async move {
+            store.create_scan_if_quota(scan, day, Some(2)).await
+        }));
+    }
+    let mut ok = 0;
+    let mut refused = 0;
+    for t in tasks {
+        match t.await.unwrap() {
+            Ok(_) => ok += 1,
+            Err(Error::QuotaExceeded { limit: 2 }) => refused += 1,
+            Err(e) => panic!("unexpected {e}"),
+        }
+    }
+    assert_eq!((ok, refused), (2, 18));
+    assert_eq!(store.scans_created_on(&a.id, day).await.unwrap(), 2);
+    let tomorrow = day.checked_add_days(Days::new(1)).unwrap();
+    assert_eq!(store.scans_created_on(&a.id, tomorrow).await.unwrap(), 0);
+    store
+        .create_scan_if_quota(scan(&s), tomorrow, Some(2))
+        .await
+        .unwrap();
+    store
+        .create_scan_if_quota(scan(&s), day, None)
+        .await
+        .unwrap();
+}
+
+/// A scan's life: queued -> running -> completed, cancel rules, report,
+/// re-delivery, listing newest first with a cursor.
+pub async fn scan_lifecycle(store: Arc<dyn Store>) {
+    let a = store
+        .create_account(account(Plan::Enterprise))
+        .await
+        .unwrap();
+    let b = store
+        .create_account(account(Plan::Enterprise))
+        .await
+        .unwrap();
+    let s = store.create_site(site(&a.id)).await.unwrap();
+    let day = Utc::now().date_naive();
+    let first = store
+        .create_scan_if_quota(scan(&s), day, None)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.scan(&a.id, &first.id).await.unwrap().unwrap().status,
+        ScanStatus::Queued
+    );
+    assert_eq!(store.scan(&b.id, &first.id).await.unwrap(), None);
+
+    let running = store
+        .start_scan(&first.id, Utc::now())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((running.status, running.attempts), (ScanStatus::Running, 1));
+    let progress = Progress {
+        pages_done: 3,
+        pages_queued: 4,
+        errors: 0,
+    };
+    assert_eq!(
+        store.update_progress(&first.id, progress).await.unwrap(),
+        ScanStatus::Running
+    );
+    assert_eq!(
+        store.scan_by_id(&first.id).await.unwrap().unwrap().progress,
+        Some(progress)
+    );
+    // Re-delivered after a crash: running again, attempts counted.
+    assert_eq!(
+        store
+            .start_scan(&first.id, Utc::now())
+            .await
+            .unwrap()
+            .unwrap()
+            .attempts,
+        2
+    );
+    assert!(store
+        .unfinished_scans()
+        .await
+        .unwrap()
+        .iter()
+        .any(|x| x.id == first.id));
+
+    let summary = ScanSummary {
+        pages_fetched: 3,
+        findings: 1,
+        ..Default::default()
+    };
+    let done = store
+        .finish_scan(
+            &first.id,
+            ScanOutcome::Completed {
+                summary: summary.clone(),
+                report: b"{\"ok\":1}".to_vec(),
+            },
+            Utc::now(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(done.status, ScanStatus::Completed);
+    assert_eq!(done.summary, Some(summary));
+    assert_eq!(
+        store.report(&first.id).await.unwrap().unwrap(),
+        b"{\"ok\":1}"
+    );
+    // Finishing twice changes nothing; starting a finished scan is refused.
+    let again = store
+        .finish_scan(
+            &first.id,
+            ScanOutcome::Failed {
+                error: "late".into(),
+            },
+            Utc::now(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(again.status, ScanStatus::Completed);
+    assert_eq!(store.start_scan(&first.id, Utc::now()).await.unwrap(), None);
+    assert!(matches!(
+        store.cancel_scan(&a.id, &first.id, Utc::now()).await,
+        Err(Error::Conflict(_))
+    ));
+    assert!(!store
+        .unfinished_scans()
+        .await
+        .unwrap()
+        .iter()
+        .any(|x| x.id == first.id));
+
+    // Canceled while queued: the worker's start is refused; cancel is idempotent.
+    let second = store
+        .create_scan_if_quota(scan(&s), day, None)
+        .await
+        .unwrap();
+    assert!(matches!(
+        store.cancel_scan(&b.id, &second.id, Utc::now()).await,
+        Err(Error::NotFound { .. })
+    ));
+    assert_eq!(
+        store
+            .cancel_scan(&a.id, &second.id, Utc::now())
+            .await
+            .unwrap()
+            .status,
+        ScanStatus::Canceled
+    );
+    assert_eq!(
+        store
+            .cancel_scan(&a.id, &second.id, Utc::now())
+            .await
+            .unwrap()
+            .status,
+        ScanStatus::Canceled
+    );
+    assert_eq!(
+        store.start_scan(&second.id, Utc::now()).await.unwrap(),
+        None
+    );
+
+    // Canceled while running: progress reports it, the outcome is dropped.
+    let third = store
+        .create_scan_if_quota(scan(&s), day, None)
+        .await
+        .unwrap();
+    store
+        .start_scan(&third.id, Utc::now())
+        .await
+        .unwrap()
+        .unwrap();
+    store
+        .cancel_scan(&a.id, &third.id, Utc::now())
+        .await
+        .unwrap();
+    assert_eq!(
+        store.update_progress(&third.id, progress).await.unwrap(),
+        ScanStatus::Canceled
+    );
+    let kept = store
+        .finish_scan(
+            &third.id,
+            ScanOutcome::Failed { error: "x".into() },
+            Utc::now(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(kept.status, ScanStatus::Canceled);
+    assert_eq!(store.report(&third.id).await.unwrap(), None);
+
+    // Newest first, with a cursor; other accounts see nothing.
+    let mut created = vec![first.id.clone(), second.id.clone(), third.id.clone()];
+    for _ in 0..2 {
+        created.push(
+            store
+                .create_scan_if_quota(scan(&s), day, None)
+                .await
+                .unwrap()
+                .id,
+        );
+    }
+    created.reverse();
+    let p1 = store.list_scans(&a.id, &s.id, None, 2).await.unwrap();
+    let p2 = store
+        .list_scans(&a.id, &s.id, p1.next_cursor.as_deref(), 2)
+        .await
+        .unwrap();
+    let p3 = store
+        .list_scans(&a.id, &s.id, p2.next_cursor.as_deref(), 2)
+        .await
+        .unwrap();
+    let seen: Vec<String> = [p1.items, p2.items, p3.items.clone()]
+        .concat()
+        .into_iter()
+        .map(|x| x.id)
+        .collect();
+    assert_eq!(seen, created);
+    assert_eq!(p3.items.len(), 1);
+    assert_eq!(p3.next_cursor, None);
+    assert!(store
+        .list_scans(&b.id, &s.id, None, 10)
+        .await
+        .unwrap()
+        .items
+        .is_empty());
+    store.ping().await.unwrap();
+}
+
+/// The queue: priority then FIFO, idempotent enqueue, in flight until acked,
+/// recovery re-delivers, a waiting dequeue wakes on enqueue.
+pub async fn queue_contract(queue: Arc<dyn Queue>) {
+    let job = |id: &str, p: Priority| Job {
+        scan_id: id.to_string(),
+        priority: p,
+    };
+    assert_eq!(
+        queue.dequeue(Duration::from_millis(50)).await.unwrap(),
+        None
+    );
+    queue
+        .enqueue(job("scan_a", Priority::Normal))
+        .await
+        .unwrap();
+    queue.enqueue(job("scan_b", Priority::Low)).await.unwrap();
+    queue.enqueue(job("scan_c", Priority::High)).await.unwrap();
+    queue
+        .enqueue(job("scan_d", Priority::Normal))
+        .await
+        .unwrap();
+    queue
+        .enqueue(job("scan_a", Priority::Normal))
+        .await
+        .unwrap(); // duplicate: ignored
+    assert_eq!(queue.ready_len().await.unwrap(), 4);
+    let mut order = Vec::new();
+    while let Some(d) = queue.dequeue(Duration::from_millis(50)).await.unwrap() {
+        assert_eq!(d.attempt, 1);
+        order.push(d.job.scan_id);
+    }
+    assert_eq!(order, ["scan_c", "scan_a", "scan_d", "scan_b"]);
+    // In flight: enqueueing again does not duplicate it.
+    queue
+        .enqueue(job("scan_a", Priority::Normal))
+        .await
+        .unwrap();
+    assert_eq!(queue.ready_len().await.unwrap(), 0);
+    queue.ack("scan_a").await.unwrap();
+    queue.ack("scan_a").await.unwrap();
+    queue.ack("scan_b").await.unwrap();
+    // The unacknowledged ones come back after recovery, attempt 2.
+    assert_eq!(queue.recover().await.unwrap(), 2);
+    let d = queue
+        .dequeue(Duration::from_millis(50))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((d.job.scan_id.as_str(), d.attempt), ("scan_c", 2));
+    queue.ack("scan_c").await.unwrap();
+    let d = queue
+        .dequeue(Duration::from_millis(50))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(d.job.scan_id, "scan_d");
+    queue.ack("scan_d").await.unwrap();
+    // A waiting worker wakes when a job arrives.
+    let waiter = {
+        let queue = queue.clone();
+        tokio::spawn(async move { queue.dequeue(Duration::from_secs(10)).await })
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let started = std::time::Instant::now();
+    queue
+        .enqueue(job("scan_e", Priority::Normal))
+        .await
+        .unwrap();
+    let got = waiter.await.unwrap().unwrap().unwrap();
+    assert_eq!(got.job.scan_id, "scan_e");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    queue.ack("scan_e").await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn embedded_backend_meets_the_store_and_queue_contract() {
+    let dir = tempfile::tempdir().unwrap();
+    let backend = Arc::new(Embedded::open(dir.path()).unwrap());
+    accounts_and_keys(backend.clone()).await;
+    sites(backend.clone()).await;
+    quota_is_atomic(backend.clone()).await;
+    scan_lifecycle(backend.clone()).await;
+    queue_contract(backend.clone()).await;
+}
+
+#[tokio::test]
+async fn embedded_backend_survives_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let (acc_id, scan_id) = {
+        let backend = Embedded::open(dir.path()).unwrap();
+        let a = backend
+            .create_account(account(Plan::Professional))
+            .await
+            .unwrap();
+        let s = backend.create_site(site(&a.id)).await.unwrap();
+        let sc = backend
+            .create_scan_if_quota(scan(&s), Utc::now().date_naive(), Some(2))
+            .await
+            .unwrap();
+        backend
+            .enqueue(Job {
+                scan_id: sc.id.clone(),
+                priority: Priority::High,
+            })
+            .await
+            .unwrap();
+        let d = backend
+            .dequeue(Duration::from_millis(50))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(d.job.scan_id, sc.id);
+        backend.start_scan(&sc.id, Utc::now()).await.unwrap();
+        (a.id, sc.id)
+    };
+    let backend = Embedded::open(dir.path()).unwrap();
+    let sc = backend.scan(&acc_id, &scan_id).await.unwrap().unwrap();
+    assert_eq!(sc.status, ScanStatus::Running);
+    assert_eq!(backend.ready_len().await.unwrap(), 0);
+    assert_eq!(backend.recover().await.unwrap(), 1);
+    let d = backend
+        .dequeue(Duration::from_millis(50))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((d.job.scan_id, d.attempt), (scan_id, 2));
+}

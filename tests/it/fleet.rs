@@ -1,0 +1,1168 @@
+//! The fleet on a real Redis: the store/queue contract on the Redis backend,
+//! and real `sitescan worker` processes under faults (kill -9, SIGTERM, a Redis
+//! restart, a job that always fails), scanning fixture sites on loopback.
+//!
+//! Isolation: every test uses its own random key prefix, deleted by a `Drop`
+//! guard; the fault tests that stop Redis start their own `redis-server` on a
+//! free port (`SITESCAN_TEST_REDIS_BIN`, else `redis-server` on PATH). Nothing
+//! is mocked. Waits poll with deadlines.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use sitescan_daemon::queue::{Job, Queue};
+use sitescan_daemon::store::redis::{RedisBackend, RedisSettings};
+use sitescan_daemon::store::{new_id, Account, Plan, Scan, ScanStatus, Site, Store};
+use sitescan_engine::Priority;
+use sitescan_fixtures::FixtureServer;
+
+use crate::contract;
+
+// ---- Redis servers and prefixes
+
+fn redis_bin() -> String {
+    std::env::var("SITESCAN_TEST_REDIS_BIN").unwrap_or_else(|_| "redis-server".to_string())
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn pings(port: u16) -> bool {
+    let Ok(mut s) = TcpStream::connect_timeout(
+        &format!("127.0.0.1:{port}").parse().unwrap(),
+        Duration::from_millis(200),
+    ) else {
+        return false;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_millis(500)));
+    if s.write_all(b"PING\r\n").is_err() {
+        return false;
+    }
+    let mut buf = [0u8; 7];
+    s.read_exact(&mut buf).is_ok() && &buf == b"+PONG\r\n"
+}
+
+/// A `redis-server` owned by a test: on a free port, its data (AOF) in a temp
+/// dir so a restart keeps the data; killed on drop.
+struct RedisServer {
+    port: u16,
+    dir: tempfile::TempDir,
+    child: Option<Child>,
+}
+
+impl RedisServer {
+    fn start() -> RedisServer {
+        RedisServer::start_on(free_port())
+    }
+
+    fn start_on(port: u16) -> RedisServer {
+        let mut server = RedisServer {
+            port,
+            dir: tempfile::tempdir().unwrap(),
+            child: None,
+        };
+        server.restart();
+        server
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    fn restart(&mut self) {
+        assert!(self.child.is_none());
+        let child = Command::new(redis_bin())
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args([
+                "--save",
+                "",
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always",
+            ])
+            .arg("--dir")
+            .arg(self.dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "cannot start {} (set SITESCAN_TEST_REDIS_BIN): {e}",
+                    redis_bin()
+                )
+            });
+        self.child = Some(child);
+        wait_for("redis-server to answer", Duration::from_secs(10), || {
+            pings(self.port)
+        });
+    }
+
+    /// Stops it (SIGTERM: it writes its AOF and exits).
+    fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            signal(child.id(), "TERM");
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// The Redis a test uses: the machine's on 6379 when it answers (unless
+/// `SITESCAN_TEST_REDIS_OWN` is set), else its own on a free port.
+fn shared_redis() -> (String, Option<RedisServer>) {
+    if std::env::var_os("SITESCAN_TEST_REDIS_OWN").is_none() && pings(6379) {
+        ("redis://127.0.0.1:6379/".to_string(), None)
+    } else {
+        let server = RedisServer::start();
+        (server.url(), Some(server))
+    }
+}
+
+/// Deletes every key under its prefix when dropped.
+struct PrefixGuard {
+    url: String,
+    prefix: String,
+}
+
+impl PrefixGuard {
+    fn new(url: &str) -> PrefixGuard {
+        PrefixGuard {
+            url: url.to_string(),
+            prefix: format!("sitescan-test-{}", new_id("t").unwrap()),
+        }
+    }
+}
+
+impl Drop for PrefixGuard {
+    fn drop(&mut self) {
+        let Ok(client) = redis::Client::open(self.url.as_str()) else {
+            return;
+        };
+        let Ok(mut conn) = client.get_connection_with_timeout(Duration::from_secs(2)) else {
+            return;
+        };
+        let keys: Vec<String> = redis::cmd("KEYS")
+            .arg(format!("{}:*", self.prefix))
+            .query(&mut conn)
+            .unwrap_or_default();
+        for batch in keys.chunks(500) {
+            let _: redis::RedisResult<()> = redis::cmd("DEL").arg(batch).query(&mut conn);
+        }
+    }
+}
+
+async fn backend(url: &str, prefix: &str, visibility: Duration, max_attempts: u32) -> RedisBackend {
+    let mut settings = RedisSettings::new(url).unwrap();
+    settings.prefix = prefix.to_string();
+    settings.visibility_timeout = visibility;
+    settings.max_attempts = max_attempts;
+    RedisBackend::connect(settings).await.unwrap()
+}
+
+fn wait_for(what: &str, timeout: Duration, mut ok: impl FnMut() -> bool) {
+    let deadline = Instant::now() + timeout;
+    while !ok() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn signal(pid: u32, sig: &str) {
+    let status = Command::new("kill")
+        .args([format!("-{sig}"), pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success(), "kill -{sig} {pid} failed");
+}
+
+// ---- the contract on Redis
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_backend_meets_the_store_and_queue_contract() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let b = Arc::new(backend(&url, &guard.prefix, Duration::from_secs(300), 3).await);
+    contract::accounts_and_keys(b.clone()).await;
+    contract::sites(b.clone()).await;
+    contract::quota_is_atomic(b.clone()).await;
+    contract::scan_lifecycle(b.clone()).await;
+    contract::queue_contract(b.clone()).await;
+    // Everything lives under the prefix, and the guard's clean-up finds it.
+    assert!(b.delete_all().await.unwrap() > 0);
+}
+
+/// Two API processes are two Redis clients: the per-day quota still holds
+/// under a race (20 concurrent creations, professional plan: exactly 2).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quota_holds_across_two_redis_clients() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let a = backend(&url, &guard.prefix, Duration::from_secs(300), 3).await;
+    let b = backend(&url, &guard.prefix, Duration::from_secs(300), 3).await;
+    let (acc, site) = tenant(&a, "https://example.com/").await;
+    let day = Utc::now().date_naive();
+    let mut tasks = Vec::new();
+    for i in 0..20 {
+        let store = if i % 2 == 0 { a.clone() } else { b.clone() };
+        let scan = contract::scan(&site);
+        tasks.push(tokio::spawn(async move {
+            store
+                .create_scan_if_quota(scan, day, Plan::Professional.scans_per_day())
+                .await
+        }));
+    }
+    let mut ok = 0;
+    for t in tasks {
+        match t.await.unwrap() {
+            Ok(_) => ok += 1,
+            Err(sitescan_daemon::Error::QuotaExceeded { limit: 2 }) => {}
+            Err(e) => panic!("unexpected {e}"),
+        }
+    }
+    assert_eq!(ok, 2);
+    assert_eq!(b.scans_created_on(&acc.id, day).await.unwrap(), 2);
+}
+
+/// A delivered job not heartbeated is reclaimed by another consumer after the
+/// visibility timeout (attempt 2); heartbeats keep it; completion is idempotent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_queue_reclaims_heartbeats_and_dead_letters() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let vis = Duration::from_millis(400);
+    let a = backend(&url, &guard.prefix, vis, 2).await;
+    let b = backend(&url, &guard.prefix, vis, 2).await;
+    let job = |id: &str| Job {
+        scan_id: id.into(),
+        priority: Priority::Normal,
+    };
+    a.enqueue(job("scan_x")).await.unwrap();
+    let d = a.dequeue(Duration::from_millis(50)).await.unwrap().unwrap();
+    assert_eq!((d.job.scan_id.as_str(), d.attempt), ("scan_x", 1));
+    // Heartbeats keep it from b for well past the timeout.
+    for _ in 0..5 {
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        assert!(a.heartbeat("scan_x").await.unwrap());
+        assert_eq!(b.dequeue(Duration::ZERO).await.unwrap(), None);
+    }
+    // a stops beating (it "died"): b reclaims it after the timeout.
+    tokio::time::sleep(vis + Duration::from_millis(100)).await;
+    let d = b.dequeue(Duration::from_millis(50)).await.unwrap().unwrap();
+    assert_eq!((d.job.scan_id.as_str(), d.attempt), ("scan_x", 2));
+    assert!(!a.heartbeat("scan_x").await.unwrap(), "a lost it");
+    assert!(b.heartbeat("scan_x").await.unwrap());
+    // Dead-lettered with its attempts and reason; acks after that are no-ops.
+    b.dead_letter("scan_x", "gave up").await.unwrap();
+    a.ack("scan_x").await.unwrap();
+    let dead = a.dead_jobs().await.unwrap();
+    assert_eq!(dead.len(), 1);
+    assert_eq!(
+        (
+            dead[0].scan_id.as_str(),
+            dead[0].attempts,
+            dead[0].reason.as_str()
+        ),
+        ("scan_x", 2, "gave up")
+    );
+    let depths = a.depths().await.unwrap();
+    assert_eq!((depths.normal, depths.in_flight, depths.dead), (0, 0, 1));
+    // Weighted rounds: with every priority backed up, low still gets taken.
+    for i in 0..16 {
+        a.enqueue(Job {
+            scan_id: format!("h{i}"),
+            priority: Priority::High,
+        })
+        .await
+        .unwrap();
+        a.enqueue(Job {
+            scan_id: format!("l{i}"),
+            priority: Priority::Low,
+        })
+        .await
+        .unwrap();
+    }
+    let mut lows = 0;
+    for _ in 0..16 {
+        let d = a.dequeue(Duration::ZERO).await.unwrap().unwrap();
+        if d.job.priority == Priority::Low {
+            lows += 1;
+        }
+        a.ack(&d.job.scan_id).await.unwrap();
+    }
+    assert_eq!(lows, 2, "1 take in 8 starts with low");
+}
+
+// ---- fleet processes
+
+async fn tenant(store: &RedisBackend, url: &str) -> (Account, Site) {
+    let acc = store
+        .create_account(Account {
+            id: new_id("acc").unwrap(),
+            name: None,
+            plan: Plan::Enterprise,
+            created_at: Utc::now(),
+        })
+        .await
+        .unwrap();
+    let site = store
+        .create_site(Site {
+            id: new_id("site").unwrap(),
+            account_id: acc.id.clone(),
+            url: url.to_string(),
+            name: "fixture".into(),
+            created_at: Utc::now(),
+        })
+        .await
+        .unwrap();
+    (acc, site)
+}
+
+/// Creates and enqueues `n` scans of `site` (3 pages at most each).
+async fn submit(store: &RedisBackend, site: &Site, n: usize) -> Vec<String> {
+    let mut ids = Vec::new();
+    for _ in 0..n {
+        let mut scan: Scan = contract::scan(site);
+        scan.config.max_pages = 3;
+        scan.config.rules = vec!["seo".into()];
+        let scan = store
+            .create_scan_if_quota(scan, Utc::now().date_naive(), None)
+            .await
+            .unwrap();
+        store
+            .enqueue(Job {
+                scan_id: scan.id.clone(),
+                priority: Priority::Normal,
+            })
+            .await
+            .unwrap();
+        ids.push(scan.id);
+    }
+    ids
+}
+
+fn small_site(dir: &Path, delay_ms: Option<u64>) -> PathBuf {
+    sitescan_fixtures::generate_site(3, 11, dir).unwrap();
+    if let Some(ms) = delay_ms {
+        std::fs::write(dir.join("_headers"), format!("/*\n  Delay-Ms: {ms}\n")).unwrap();
+    }
+    dir.to_path_buf()
+}
+
+/// A `sitescan worker` process; killed on drop.
+struct Worker {
+    child: Child,
+}
+
+impl Worker {
+    fn start(url: &str, prefix: &str, extra: &[&str], log: &Path) -> Worker {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_sitescan"))
+            .args([
+                "worker",
+                "--redis",
+                url,
+                "--redis-prefix",
+                prefix,
+                "--allow-private",
+            ])
+            .args(extra)
+            .env("RUST_LOG", "info")
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(log).unwrap())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert!(
+            line.contains("\"worker\""),
+            "worker did not start: {line:?} (log {})",
+            log.display()
+        );
+        Worker { child }
+    }
+
+    fn wait_exit(&mut self, timeout: Duration) -> std::process::ExitStatus {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "worker did not exit");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn statuses(store: &RedisBackend, ids: &[String]) -> Vec<Scan> {
+    let mut out = Vec::new();
+    for id in ids {
+        out.push(store.scan_by_id(id).await.unwrap().unwrap());
+    }
+    out
+}
+
+async fn wait_scans(
+    store: &RedisBackend,
+    ids: &[String],
+    timeout: Duration,
+    ok: impl Fn(&Scan) -> bool,
+) -> Vec<Scan> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        // A Redis outage in the middle: retry until the deadline.
+        let mut all = Vec::new();
+        let mut failed = false;
+        for id in ids {
+            match store.scan_by_id(id).await {
+                Ok(Some(s)) => all.push(s),
+                _ => failed = true,
+            }
+        }
+        if !failed && all.iter().all(&ok) {
+            return all;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out; scans: {:?}",
+            all.iter()
+                .map(|s| (s.status, s.attempts, s.error.clone()))
+                .collect::<Vec<_>>()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_workers_complete_thirty_scans_exactly_once() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let tmp = tempfile::tempdir().unwrap();
+    let site_dir = small_site(&tmp.path().join("site"), None);
+    let fixture = FixtureServer::start(&site_dir).await.unwrap();
+    let store = backend(&url, &guard.prefix, Duration::from_secs(30), 3).await;
+    let (_acc, site) = tenant(&store, &fixture.url()).await;
+    let ids = submit(&store, &site, 30).await;
+    let workers: Vec<Worker> = (0..3)
+        .map(|i| {
+            Worker::start(
+                &url,
+                &guard.prefix,
+                &["--concurrency", "2"],
+                &tmp.path().join(format!("w{i}.log")),
+            )
+        })
+        .collect();
+    let scans = wait_scans(&store, &ids, Duration::from_secs(90), |s| {
+        s.status == ScanStatus::Completed
+    })
+    .await;
+    for s in &scans {
+        assert_eq!(s.attempts, 1, "scan {} ran more than once", s.id);
+        assert!(store.report(&s.id).await.unwrap().is_some());
+        assert_eq!(s.summary.as_ref().unwrap().pages_fetched, 3);
+    }
+    let stats = store.stats().await.unwrap();
+    assert_eq!(
+        (stats.completed, stats.failed, stats.running, stats.pages),
+        (30, 0, 0, 90)
+    );
+    let depths = store.depths().await.unwrap();
+    assert_eq!(
+        (
+            depths.high,
+            depths.normal,
+            depths.low,
+            depths.in_flight,
+            depths.dead
+        ),
+        (0, 0, 0, 0, 0)
+    );
+    drop(workers);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killed_worker_scan_is_completed_by_another_after_the_visibility_timeout() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let tmp = tempfile::tempdir().unwrap();
+    let site_dir = small_site(&tmp.path().join("site"), Some(700));
+    let fixture = FixtureServer::start(&site_dir).await.unwrap();
+    let store = backend(&url, &guard.prefix, Duration::from_secs(2), 3).await;
+    let (_acc, site) = tenant(&store, &fixture.url()).await;
+    let ids = submit(&store, &site, 1).await;
+    let vis = ["--visibility-timeout", "2", "--concurrency", "1"];
+    let mut first = Worker::start(&url, &guard.prefix, &vis, &tmp.path().join("a.log"));
+    wait_scans(&store, &ids, Duration::from_secs(20), |s| {
+        s.status == ScanStatus::Running
+    })
+    .await;
+    first.child.kill().unwrap(); // SIGKILL: no clean-up at all
+    first.child.wait().unwrap();
+    let killed_at = Instant::now();
+    let _second = Worker::start(&url, &guard.prefix, &vis, &tmp.path().join("b.log"));
+    let scans = wait_scans(&store, &ids, Duration::from_secs(40), |s| {
+        s.status == ScanStatus::Completed
+    })
+    .await;
+    assert!(
+        killed_at.elapsed() >= Duration::from_millis(1500),
+        "reclaimed before the visibility timeout"
+    );
+    assert_eq!(scans[0].attempts, 2);
+    assert_eq!(store.stats().await.unwrap().completed, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_finishes_the_scan_in_hand_or_hands_it_back_and_exits_0() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let tmp = tempfile::tempdir().unwrap();
+    let site_dir = small_site(&tmp.path().join("site"), Some(500));
+    let fixture = FixtureServer::start(&site_dir).await.unwrap();
+    let store = backend(&url, &guard.prefix, Duration::from_secs(60), 3).await;
+    let (_acc, site) = tenant(&store, &fixture.url()).await;
+
+    // Grace long enough: the scan finishes, then the worker exits 0.
+    let ids = submit(&store, &site, 1).await;
+    let mut w = Worker::start(
+        &url,
+        &guard.prefix,
+        &["--concurrency", "1", "--grace-period", "30"],
+        &tmp.path().join("a.log"),
+    );
+    wait_scans(&store, &ids, Duration::from_secs(20), |s| {
+        s.status == ScanStatus::Running
+    })
+    .await;
+    signal(w.child.id(), "TERM");
+    let more = submit(&store, &site, 1).await; // not taken: the worker is draining
+    assert!(w.wait_exit(Duration::from_secs(40)).success());
+    assert_eq!(
+        statuses(&store, &ids).await[0].status,
+        ScanStatus::Completed
+    );
+    assert_eq!(statuses(&store, &more).await[0].status, ScanStatus::Queued);
+    assert_eq!(store.depths().await.unwrap().normal, 1);
+
+    // No grace: the scan in hand goes back to the queue at once, exit 0.
+    let mut w = Worker::start(
+        &url,
+        &guard.prefix,
+        &["--concurrency", "1", "--grace-period", "0"],
+        &tmp.path().join("b.log"),
+    );
+    wait_scans(&store, &more, Duration::from_secs(20), |s| {
+        s.status == ScanStatus::Running
+    })
+    .await;
+    signal(w.child.id(), "TERM");
+    assert!(w.wait_exit(Duration::from_secs(20)).success());
+    let depths = store.depths().await.unwrap();
+    assert_eq!(
+        (depths.normal, depths.in_flight),
+        (1, 0),
+        "handed back, not left in flight"
+    );
+    assert_eq!(statuses(&store, &more).await[0].status, ScanStatus::Queued);
+    assert_eq!(store.stats().await.unwrap().running, 0);
+    // The next worker completes it.
+    let _w = Worker::start(
+        &url,
+        &guard.prefix,
+        &["--concurrency", "1"],
+        &tmp.path().join("c.log"),
+    );
+    let scans = wait_scans(&store, &more, Duration::from_secs(30), |s| {
+        s.status == ScanStatus::Completed
+    })
+    .await;
+    assert_eq!(scans[0].attempts, 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_that_always_fails_is_dead_lettered_with_its_scan_failed() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let tmp = tempfile::tempdir().unwrap();
+    let store = backend(&url, &guard.prefix, Duration::from_secs(30), 2).await;
+    // Nothing listens there: every attempt fails to connect.
+    let dead_url = format!("http://127.0.0.1:{}/", free_port());
+    let (_acc, site) = tenant(&store, &dead_url).await;
+    let ids = submit(&store, &site, 1).await;
+    let _w = Worker::start(
+        &url,
+        &guard.prefix,
+        &["--max-attempts", "2"],
+        &tmp.path().join("a.log"),
+    );
+    let scans = wait_scans(&store, &ids, Duration::from_secs(60), |s| {
+        s.status == ScanStatus::Failed
+    })
+    .await;
+    let error = scans[0].error.clone().unwrap();
+    assert!(error.starts_with("gave up after 2 attempts: "), "{error}");
+    assert_eq!(scans[0].attempts, 2);
+    let dead = store.dead_jobs().await.unwrap();
+    assert_eq!(dead.len(), 1);
+    assert_eq!(
+        (dead[0].scan_id.as_str(), dead[0].attempts),
+        (ids[0].as_str(), 2)
+    );
+    assert_eq!(dead[0].reason, error);
+    let depths = store.depths().await.unwrap();
+    assert_eq!((depths.normal, depths.in_flight, depths.dead), (0, 0, 1));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workers_reconnect_after_a_redis_restart_and_every_scan_completes() {
+    let mut server = RedisServer::start();
+    let url = server.url();
+    let guard = PrefixGuard::new(&url);
+    let tmp = tempfile::tempdir().unwrap();
+    let site_dir = small_site(&tmp.path().join("site"), Some(150));
+    let fixture = FixtureServer::start(&site_dir).await.unwrap();
+    let store = backend(&url, &guard.prefix, Duration::from_secs(5), 5).await;
+    let (_acc, site) = tenant(&store, &fixture.url()).await;
+    let ids = submit(&store, &site, 10).await;
+    let _workers: Vec<Worker> = (0..2)
+        .map(|i| {
+            Worker::start(
+                &url,
+                &guard.prefix,
+                &["--concurrency", "2", "--visibility-timeout", "5"],
+                &tmp.path().join(format!("w{i}.log")),
+            )
+        })
+        .collect();
+    wait_scans(&store, &ids, Duration::from_secs(30), |s| {
+        s.status != ScanStatus::Queued
+    })
+    .await;
+    let done_before = statuses(&store, &ids)
+        .await
+        .iter()
+        .filter(|s| s.status == ScanStatus::Completed)
+        .count();
+    assert!(done_before < 10, "the outage must come under load");
+    server.stop();
+    assert!(store.ping().await.is_err());
+    std::thread::sleep(Duration::from_millis(1500));
+    server.restart();
+    let scans = wait_scans(&store, &ids, Duration::from_secs(90), |s| {
+        s.status == ScanStatus::Completed
+    })
+    .await;
+    assert_eq!(scans.len(), 10);
+    let stats = store.stats().await.unwrap();
+    assert_eq!(stats.completed, 10, "each scan completed once");
+    assert!(store.report(&ids[0]).await.unwrap().is_some());
+}
+
+/// `serve --redis` answers the API and `/metrics` from the shared Redis.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_with_redis_serves_metrics() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let store = backend(&url, &guard.prefix, Duration::from_secs(30), 3).await;
+    let (_acc, site) = tenant(&store, "https://example.com/").await;
+    submit(&store, &site, 2).await;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sitescan"))
+        .args([
+            "serve",
+            "--bind",
+            "127.0.0.1:0",
+            "--redis",
+            &url,
+            "--redis-prefix",
+            &guard.prefix,
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let base = v["listening"].as_str().unwrap().to_string();
+    let body = reqwest::get(format!("{base}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        body.contains("sitescan_queue_depth{priority=\"normal\"} 2\n"),
+        "{body}"
+    );
+    assert!(body.contains("sitescan_queue_depth{priority=\"high\"} 0\n"));
+    assert!(body.contains("sitescan_dead_letter_size 0\n"));
+    assert!(body.contains("sitescan_scans_total{status=\"completed\"} 0\n"));
+    assert!(body.contains("# TYPE sitescan_pages_per_second gauge\n"));
+    let ready = reqwest::get(format!("{base}/readyz")).await.unwrap();
+    assert_eq!(ready.status().as_u16(), 200);
+    signal(child.id(), "TERM");
+    let status = child.wait().unwrap();
+    assert!(status.success());
+}
+
+/// The scale-out figure (`scripts/fleet-scale` runs it): N scans of a
+/// generated fixture site with 1, 2 and 4 workers (one scan at a time each),
+/// printing scans/minute and pages/second. Ignored in the normal suite.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement, run by scripts/fleet-scale"]
+async fn fleet_scale() {
+    let env_num = |name: &str, default: usize| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let scans = env_num("SITESCAN_SCALE_SCANS", 12);
+    let pages = env_num("SITESCAN_SCALE_PAGES", 20);
+    let (url, _server) = shared_redis();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("site");
+    sitescan_fixtures::generate_site(pages, 5, &dir).unwrap();
+    let fixture = FixtureServer::start(&dir).await.unwrap();
+    println!("fleet-scale: {scans} scans of a {pages}-page generated site, Redis {url}");
+    println!(
+        "{:>7} {:>10} {:>12} {:>10}",
+        "workers", "seconds", "scans/min", "pages/s"
+    );
+    for workers in [1usize, 2, 4] {
+        let guard = PrefixGuard::new(&url);
+        let store = backend(&url, &guard.prefix, Duration::from_secs(60), 3).await;
+        let (_acc, site) = tenant(&store, &fixture.url()).await;
+        let mut ids = Vec::new();
+        for _ in 0..scans {
+            let mut scan: Scan = contract::scan(&site);
+            scan.config.max_pages = pages;
+            let scan = store
+                .create_scan_if_quota(scan, Utc::now().date_naive(), None)
+                .await
+                .unwrap();
+            ids.push(scan.id);
+        }
+        let procs: Vec<Worker> = (0..workers)
+            .map(|i| {
+                Worker::start(
+                    &url,
+                    &guard.prefix,
+                    &["--concurrency", "1"],
+                    &tmp.path().join(format!("scale-{workers}-{i}.log")),
+                )
+            })
+            .collect();
+        let started = Instant::now();
+        for id in &ids {
+            store
+                .enqueue(Job {
+                    scan_id: id.clone(),
+                    priority: Priority::Normal,
+                })
+                .await
+                .unwrap();
+        }
+        wait_scans(&store, &ids, Duration::from_secs(1800), |s| {
+            s.status == ScanStatus::Completed
+        })
+        .await;
+        let secs = started.elapsed().as_secs_f64();
+        let fetched = store.stats().await.unwrap().pages;
+        println!(
+            "{workers:>7} {secs:>10.2} {:>12.1} {:>10.1}",
+            scans as f64 * 60.0 / secs,
+            fetched as f64 / secs
+        );
+        drop(procs);
+    }
+}
+
+/// A `sitescan serve --redis` process; killed on drop.
+struct ApiProcess {
+    child: Child,
+    base: String,
+}
+
+impl ApiProcess {
+    fn start(url: &str, prefix: &str) -> ApiProcess {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_sitescan"))
+            .args(["serve", "--bind", "127.0.0.1:0", "--allow-private"])
+            .args(["--redis", url, "--redis-prefix", prefix])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        let base = v["listening"].as_str().unwrap().to_string();
+        ApiProcess { child, base }
+    }
+}
+
+impl Drop for ApiProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Two API processes on one Redis: 20 racing scan requests of a professional
+/// account make exactly 2 scans. Then Redis goes away: the API answers 503
+/// `service_unavailable`, and serves again once Redis is back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_api_processes_share_the_quota_and_answer_503_while_redis_is_down() {
+    let mut server = RedisServer::start();
+    let url = server.url();
+    let guard = PrefixGuard::new(&url);
+    let store = backend(&url, &guard.prefix, Duration::from_secs(30), 3).await;
+    let acc = store
+        .create_account(Account {
+            id: new_id("acc").unwrap(),
+            name: None,
+            plan: Plan::Professional,
+            created_at: Utc::now(),
+        })
+        .await
+        .unwrap();
+    let (key, secret, hash) = sitescan_daemon::api::auth::new_key(
+        &acc.id,
+        "ci",
+        None,
+        chrono::Duration::days(1),
+        Utc::now(),
+    )
+    .unwrap();
+    store.create_key(key, &hash).await.unwrap();
+    let site = store
+        .create_site(Site {
+            id: new_id("site").unwrap(),
+            account_id: acc.id.clone(),
+            url: "http://127.0.0.1:9/".into(),
+            name: "nothing".into(),
+            created_at: Utc::now(),
+        })
+        .await
+        .unwrap();
+    let apis = [
+        ApiProcess::start(&url, &guard.prefix),
+        ApiProcess::start(&url, &guard.prefix),
+    ];
+    let client = reqwest::Client::new();
+    let calls = (0..20).map(|i| {
+        let url = format!("{}/api/v1/sites/{}/scans", apis[i % 2].base, site.id);
+        let (client, secret) = (client.clone(), secret.clone());
+        tokio::spawn(async move {
+            client
+                .post(url)
+                .header("X-API-Key", secret)
+                .json(&serde_json::json!({"config": {"rules": ["seo"]}}))
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        })
+    });
+    let mut statuses = Vec::new();
+    for c in calls {
+        statuses.push(c.await.unwrap());
+    }
+    statuses.sort();
+    assert_eq!(statuses, [vec![202; 2], vec![429; 18]].concat());
+    assert_eq!(
+        store
+            .scans_created_on(&acc.id, Utc::now().date_naive())
+            .await
+            .unwrap(),
+        2
+    );
+    assert_eq!(store.depths().await.unwrap().normal, 2, "both queued once");
+
+    let list = format!("{}/api/v1/sites/{}/scans", apis[0].base, site.id);
+    let get = |client: reqwest::Client, url: String, secret: String| async move {
+        let resp = client
+            .get(url)
+            .header("X-API-Key", secret)
+            .send()
+            .await
+            .unwrap();
+        let status = resp.status().as_u16();
+        let body: serde_json::Value = resp.json().await.unwrap_or_default();
+        (status, body)
+    };
+    let (status, _) = get(client.clone(), list.clone(), secret.clone()).await;
+    assert_eq!(status, 200);
+    server.stop();
+    let (status, body) = get(client.clone(), list.clone(), secret.clone()).await;
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["error"]["code"], "service_unavailable");
+    let ready = client
+        .get(format!("{}/readyz", apis[1].base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ready.status().as_u16(), 503);
+    server.restart();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (status, body) = get(client.clone(), list.clone(), secret.clone()).await;
+        if status == 200 {
+            assert_eq!(body["data"].as_array().unwrap().len(), 2);
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "API did not recover: {status} {body}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// A worker's `/metrics` shows the fleet's counters as scans complete.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn worker_metrics_count_completed_scans_and_pages() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let tmp = tempfile::tempdir().unwrap();
+    let site_dir = small_site(&tmp.path().join("site"), None);
+    let fixture = FixtureServer::start(&site_dir).await.unwrap();
+    let store = backend(&url, &guard.prefix, Duration::from_secs(30), 3).await;
+    let (_acc, site) = tenant(&store, &fixture.url()).await;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sitescan"))
+        .args(["worker", "--redis", &url, "--redis-prefix", &guard.prefix])
+        .args(["--allow-private", "--metrics-bind", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let metrics = format!("{}/metrics", v["metrics"].as_str().unwrap());
+    let body = reqwest::get(&metrics).await.unwrap().text().await.unwrap();
+    assert!(
+        body.contains("sitescan_scans_total{status=\"completed\"} 0\n"),
+        "{body}"
+    );
+    let ids = submit(&store, &site, 2).await;
+    wait_scans(&store, &ids, Duration::from_secs(30), |s| {
+        s.status == ScanStatus::Completed
+    })
+    .await;
+    let resp = reqwest::get(&metrics).await.unwrap();
+    assert_eq!(
+        resp.headers()["content-type"],
+        "text/plain; version=0.0.4; charset=utf-8"
+    );
+    let body = resp.text().await.unwrap();
+    for want in [
+        "sitescan_scans_total{status=\"completed\"} 2\n",
+        "sitescan_scans_total{status=\"failed\"} 0\n",
+        "sitescan_scans_running 0\n",
+        "sitescan_pages_total 6\n",
+        "sitescan_queue_depth{priority=\"normal\"} 0\n",
+        "sitescan_jobs_in_flight 0\n",
+    ] {
+        assert!(body.contains(want), "missing {want:?} in\n{body}");
+    }
+    signal(child.id(), "TERM");
+    assert!(child.wait().unwrap().success());
+}
+
+/// Reports are stored in chunks, never as one giant value, and read back whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_reports_are_stored_in_chunks() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let store = backend(&url, &guard.prefix, Duration::from_secs(30), 3).await;
+    let (_acc, site) = tenant(&store, "https://example.com/").await;
+    let ids = submit(&store, &site, 1).await;
+    store
+        .start_scan(&ids[0], Utc::now())
+        .await
+        .unwrap()
+        .unwrap();
+    let report: Vec<u8> = (0..sitescan_daemon::store::redis::REPORT_CHUNK * 3 + 17)
+        .map(|i| b'a' + (i % 26) as u8)
+        .collect();
+    let outcome = sitescan_daemon::store::ScanOutcome::Completed {
+        summary: Default::default(),
+        report: report.clone(),
+    };
+    store
+        .finish_scan(&ids[0], outcome.clone(), Utc::now())
+        .await
+        .unwrap();
+    // Finishing twice (a reclaimed job) writes one result.
+    store
+        .finish_scan(&ids[0], outcome, Utc::now())
+        .await
+        .unwrap();
+    assert_eq!(store.report(&ids[0]).await.unwrap().unwrap(), report);
+    assert_eq!(store.stats().await.unwrap().completed, 1);
+    let client = redis::Client::open(url.as_str()).unwrap();
+    let mut conn = client.get_connection().unwrap();
+    let chunks: usize = redis::cmd("LLEN")
+        .arg(format!("{}:report:{}", guard.prefix, ids[0]))
+        .query(&mut conn)
+        .unwrap();
+    assert_eq!(chunks, 4);
+}
+
+/// A worker started before Redis waits for it, then works (no crash loop).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_started_before_redis_waits_for_it() {
+    let port = free_port();
+    let url = format!("redis://127.0.0.1:{port}/");
+    let guard = PrefixGuard::new(&url);
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sitescan"))
+        .args(["worker", "--redis", &url, "--redis-prefix", &guard.prefix])
+        .arg("--allow-private")
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(tmp.path().join("w.log")).unwrap())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    assert!(child.try_wait().unwrap().is_none(), "the worker gave up");
+    let _server = RedisServer::start_on(port);
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.contains("\"worker\""), "{line}");
+    let site_dir = small_site(&tmp.path().join("site"), None);
+    let fixture = FixtureServer::start(&site_dir).await.unwrap();
+    let store = backend(&url, &guard.prefix, Duration::from_secs(30), 3).await;
+    let (_acc, site) = tenant(&store, &fixture.url()).await;
+    let ids = submit(&store, &site, 1).await;
+    wait_scans(&store, &ids, Duration::from_secs(30), |s| {
+        s.status == ScanStatus::Completed
+    })
+    .await;
+    signal(child.id(), "TERM");
+    assert!(child.wait().unwrap().success());
+}
+
+/// A worker frozen (SIGSTOP) past the visibility timeout loses its job to
+/// another; when it thaws, the scan still has exactly one result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frozen_worker_and_its_replacement_write_one_result() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let tmp = tempfile::tempdir().unwrap();
+    let site_dir = small_site(&tmp.path().join("site"), Some(600));
+    let fixture = FixtureServer::start(&site_dir).await.unwrap();
+    let store = backend(&url, &guard.prefix, Duration::from_secs(1), 3).await;
+    let (_acc, site) = tenant(&store, &fixture.url()).await;
+    let ids = submit(&store, &site, 1).await;
+    let opts = ["--visibility-timeout", "1", "--concurrency", "1"];
+    let frozen = Worker::start(&url, &guard.prefix, &opts, &tmp.path().join("a.log"));
+    wait_scans(&store, &ids, Duration::from_secs(20), |s| {
+        s.status == ScanStatus::Running
+    })
+    .await;
+    signal(frozen.child.id(), "STOP");
+    let _other = Worker::start(&url, &guard.prefix, &opts, &tmp.path().join("b.log"));
+    wait_scans(&store, &ids, Duration::from_secs(20), |s| s.attempts == 2).await;
+    signal(frozen.child.id(), "CONT");
+    let scans = wait_scans(&store, &ids, Duration::from_secs(30), |s| {
+        s.status == ScanStatus::Completed
+    })
+    .await;
+    assert_eq!(scans[0].attempts, 2);
+    // Both may have finished it; one result is written, the job is gone.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let d = store.depths().await.unwrap();
+        if (d.normal, d.in_flight) == (0, 0) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "job left behind: {d:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let stats = store.stats().await.unwrap();
+    assert_eq!((stats.completed, stats.running), (1, 0));
+    assert!(store.report(&ids[0]).await.unwrap().is_some());
+}
+
+/// Canceling a scan a worker is running stops it and drops its job.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn canceling_a_running_scan_stops_the_worker_on_it() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let tmp = tempfile::tempdir().unwrap();
+    let site_dir = small_site(&tmp.path().join("site"), Some(1000));
+    let fixture = FixtureServer::start(&site_dir).await.unwrap();
+    let store = backend(&url, &guard.prefix, Duration::from_secs(30), 3).await;
+    let (acc, site) = tenant(&store, &fixture.url()).await;
+    let ids = submit(&store, &site, 1).await;
+    let _w = Worker::start(
+        &url,
+        &guard.prefix,
+        &["--concurrency", "1"],
+        &tmp.path().join("a.log"),
+    );
+    wait_scans(&store, &ids, Duration::from_secs(20), |s| {
+        s.status == ScanStatus::Running
+    })
+    .await;
+    let canceled = store
+        .cancel_scan(&acc.id, &ids[0], Utc::now())
+        .await
+        .unwrap();
+    assert_eq!(canceled.status, ScanStatus::Canceled);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while store.depths().await.unwrap().in_flight > 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the worker kept the canceled job"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let scan = store.scan_by_id(&ids[0]).await.unwrap().unwrap();
+    assert_eq!(scan.status, ScanStatus::Canceled);
+    assert!(store.report(&ids[0]).await.unwrap().is_none());
+    let stats = store.stats().await.unwrap();
+    assert_eq!((stats.canceled, stats.completed, stats.running), (1, 0, 0));
+}

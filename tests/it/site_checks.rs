@@ -1,0 +1,58 @@
+//! Site-level checks that need the network, end to end: link and resource
+//! statuses (HEAD with GET fallback, cached, polite) and the security grade.
+
+use sitescan::rules::Outcome;
+use sitescan::Scanner;
+use sitescan_fixtures::{site_dir, FixtureServer};
+
+#[tokio::test]
+async fn broken_links_and_resources_are_found_once_each() {
+    let server = FixtureServer::start(site_dir("links")).await.unwrap();
+    let report = Scanner::builder()
+        .allow_private(true)
+        .rate_per_host(200.0)
+        .rules(&["broken-links", "broken-resources", "security"])
+        .build()
+        .unwrap()
+        .scan(&server.url())
+        .await
+        .unwrap();
+    let origin = server.origin();
+    let localhost = format!("http://localhost:{}", server.port());
+    let mut got: Vec<(String, String, Outcome)> = report
+        .findings
+        .iter()
+        .filter(|f| f.rule_id.starts_with("broken-"))
+        .map(|f| (f.rule_id.clone(), f.message.clone(), f.outcome))
+        .collect();
+    // Sorted by message: 127.0.0.1 before localhost, links before resources.
+    got.sort_by(|a, b| a.1.cmp(&b.1));
+    assert_eq!(
+        got,
+        vec![
+            (
+                "broken-links".to_string(),
+                format!("The link to {origin}/missing.html is broken: it answers 404."),
+                Outcome::Failed
+            ),
+            (
+                "broken-links".to_string(),
+                format!("The link to {localhost}/external-gone is broken: it answers 404."),
+                Outcome::Failed
+            ),
+            (
+                "broken-resources".to_string(),
+                format!("The resource {origin}/img/missing.webp is broken: it answers 404."),
+                Outcome::Failed
+            ),
+        ]
+    );
+    // The crawled 404 is not fetched again; the external one gets HEAD, then GET.
+    assert_eq!(server.count("/missing.html"), 1);
+    assert_eq!(server.count("/external-gone"), 2);
+    assert_eq!(server.count("/img/missing.webp"), 2);
+    // Served over plain HTTP without security headers: the grade is low but present.
+    let security = &report.summary[&sitescan::rules::Category::Security];
+    assert_eq!(security.grade.as_deref(), Some("F"));
+    assert_eq!(security.grade_score, Some(10));
+}
