@@ -82,6 +82,7 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::target_size::TargetSize,
     &a11y::summary_name::SummaryName,
     &a11y::css_orientation_lock::CssOrientationLock,
+    &a11y::focus_visible::FocusVisible,
     // Security (issue 4).
     &security::is_on_https::IsOnHttps,
     &security::strict_transport_security::StrictTransportSecurity,

@@ -38,6 +38,7 @@ pub mod dlitem;
 pub mod document_title;
 pub mod duplicate_id_aria;
 pub mod empty_heading;
+pub mod focus_visible;
 pub mod form_field_multiple_labels;
 pub mod frame_focusable_content;
 pub mod frame_title;
