@@ -140,6 +140,8 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::empty_heading::EmptyHeading,
     &a11y::frame_title_unique::FrameTitleUnique,
     &a11y::frame_focusable_content::FrameFocusableContent,
+    &a11y::html_lang_matches_content::HtmlLangMatchesContent,
+    &a11y::lang_matches_content::LangMatchesContent,
     // Performance (issue 4).
     &performance::server_response_time::ServerResponseTime,
     &performance::download_time::DownloadTime,
