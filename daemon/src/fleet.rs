@@ -140,16 +140,16 @@ async fn give_up(backend: &RedisBackend, scan_id: &str, reason: String) {
     let outcome = ScanOutcome::Failed {
         error: reason.clone(),
     };
-    let finished = persist("marking the scan failed", Duration::from_secs(60), || {
+    // Dead-letter first, then mark the scan failed: whoever sees `failed` can
+    // rely on the job already being in the dead-letter stream.
+    persist("dead-lettering the job", Duration::from_secs(60), || {
+        backend.dead_letter(scan_id, &reason)
+    })
+    .await;
+    persist("marking the scan failed", Duration::from_secs(60), || {
         backend.finish_scan(scan_id, outcome.clone(), Utc::now())
     })
     .await;
-    if finished.is_some() {
-        persist("dead-lettering the job", Duration::from_secs(60), || {
-            backend.dead_letter(scan_id, &reason)
-        })
-        .await;
-    }
 }
 
 async fn run_job(

@@ -19,7 +19,7 @@
 use std::collections::HashMap;
 
 use sha2::{Digest, Sha256};
-use sitescan_rules::{BaselineState, Finding};
+use sitescan_rules::{BaselineState, Finding, Outcome};
 use url::Url;
 
 use crate::error::{Error, Result};
@@ -153,7 +153,9 @@ pub fn apply_baseline(report: &mut Report, baseline: &Report) {
         .findings
         .iter()
         .zip(&matched)
-        .filter(|(_, m)| !**m)
+        // A review item (cant-tell) that went away was not fixed by anyone: it
+        // may simply no longer apply. Only failures count as fixed.
+        .filter(|(f, m)| !**m && f.outcome == Outcome::Failed)
         .map(|(f, _)| Finding {
             baseline: None,
             ..f.clone()

@@ -81,7 +81,19 @@ fn id_is_unique(el: ElementRef<'_>, id: &str) -> bool {
 
 /// The element's start tag plus the beginning of its content, cut to
 /// [`SNIPPET_MAX_CHARS`] characters.
+///
+/// For `<html>` and `<body>` only the start tag is kept: their content is the
+/// whole page, which says nothing about the finding and would change the
+/// finding's fingerprint (baselines) whenever any text on the page changes.
 pub fn snippet(el: ElementRef<'_>) -> String {
+    if matches!(el.value().name(), "html" | "body") {
+        let mut tag = format!("<{}", el.value().name());
+        for (name, value) in el.value().attrs() {
+            tag.push_str(&format!(" {name}=\"{}\"", value.replace('"', "&quot;")));
+        }
+        tag.push('>');
+        return truncate_chars(&tag, SNIPPET_MAX_CHARS);
+    }
     let html = el.html();
     truncate_chars(&html, SNIPPET_MAX_CHARS)
 }

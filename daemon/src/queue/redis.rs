@@ -441,14 +441,18 @@ impl Queue for RedisBackend {
     }
 
     /// Refreshes the job's visibility deadline. A job this worker no longer holds
-    /// (reclaimed by another after a stall) is logged, not an error: the fleet's
-    /// own loop (`fleet::run_job`) notices it through the inherent method and steps
-    /// aside.
+    /// (acknowledged, or reclaimed by another after a stall) is `NotFound`, as on
+    /// the embedded backend; the fleet's own loop uses the inherent method, whose
+    /// `false` makes it step aside.
     async fn heartbeat(&self, scan_id: &str) -> Result<()> {
-        if !RedisBackend::heartbeat(self, scan_id).await? {
-            tracing::warn!(scan_id, "heartbeat for a job this worker no longer holds");
+        if RedisBackend::heartbeat(self, scan_id).await? {
+            Ok(())
+        } else {
+            Err(crate::error::Error::NotFound {
+                kind: "job",
+                id: scan_id.to_string(),
+            })
         }
-        Ok(())
     }
 
     async fn release(&self, scan_id: &str) -> Result<()> {
