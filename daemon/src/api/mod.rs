@@ -32,6 +32,7 @@ pub mod openapi;
 pub mod scans;
 pub mod sites;
 pub mod views;
+pub mod webhooks;
 
 use envelope::{reply, Meta, RequestId};
 use error::{ApiError, ErrorCode};
@@ -77,6 +78,7 @@ pub fn router(state: AppState) -> Router {
         .merge(sites::router())
         .merge(scans::router())
         .merge(keys::router())
+        .merge(webhooks::router())
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             auth::authenticate,
@@ -171,6 +173,8 @@ pub struct Service {
     pub rate_per_minute: u32,
     /// How long running requests get to finish on shutdown.
     pub grace: Duration,
+    /// How webhook deliveries are made (the delivery task runs in `run`).
+    pub webhooks: crate::webhooks::DeliverySettings,
 }
 
 impl std::fmt::Debug for Service {
@@ -217,8 +221,13 @@ impl Service {
             self.queue.clone(),
             self.executor.clone(),
             self.workers.clone(),
-            stop_rx,
+            stop_rx.clone(),
         );
+        let deliveries = crate::webhooks::spawn_delivery_task(
+            self.store.clone(),
+            self.webhooks.clone(),
+            stop_rx,
+        )?;
         let state = AppState {
             store: self.store.clone(),
             queue: self.queue.clone(),
@@ -241,6 +250,7 @@ impl Service {
         let _ =
             tokio::time::timeout(grace, async { while pool.join_next().await.is_some() {} }).await;
         pool.abort_all();
+        let _ = tokio::time::timeout(grace, deliveries).await;
         Ok(())
     }
 }
