@@ -617,6 +617,14 @@ async fn health_readiness_and_the_openapi_document() {
         "POST /api/v1/scans/{scanId}/cancel",
         "GET /api/v1/scans/{scanId}/report",
         "GET /api/v1/keys/current",
+        "GET /api/v1/webhooks",
+        "POST /api/v1/webhooks",
+        "GET /api/v1/webhooks/{webhookId}",
+        "PATCH /api/v1/webhooks/{webhookId}",
+        "DELETE /api/v1/webhooks/{webhookId}",
+        "POST /api/v1/webhooks/{webhookId}/rotate-secret",
+        "GET /api/v1/webhooks/{webhookId}/deliveries",
+        "POST /api/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver",
     ]
     .into_iter()
     .map(String::from)
