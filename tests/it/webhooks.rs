@@ -36,10 +36,20 @@ struct Receiver {
     script: Mutex<VecDeque<u16>>,
 }
 
-async fn receive(State(r): State<Arc<Receiver>>, headers: HeaderMap, body: Bytes) -> StatusCode {
+async fn receive(
+    State(r): State<Arc<Receiver>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> (StatusCode, [(&'static str, &'static str); 1], String) {
     r.got.lock().unwrap().push((headers, body));
     let code = r.script.lock().unwrap().pop_front().unwrap_or(200);
-    StatusCode::from_u16(code).unwrap()
+    // A redirect points elsewhere (never followed); other answers are big
+    // (only the first 64 KiB are read).
+    (
+        StatusCode::from_u16(code).unwrap(),
+        [("location", "/elsewhere")],
+        "x".repeat(200 * 1024),
+    )
 }
 
 async fn start_receiver(script: &[u16]) -> (String, Arc<Receiver>) {
@@ -47,6 +57,7 @@ async fn start_receiver(script: &[u16]) -> (String, Arc<Receiver>) {
     r.script.lock().unwrap().extend(script.iter().copied());
     let app = Router::new()
         .route("/hook", post(receive))
+        .route("/elsewhere", post(receive))
         .with_state(r.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/hook", listener.local_addr().unwrap());
@@ -663,5 +674,58 @@ async fn registration_refuses_private_targets_and_keeps_tenants_apart() {
         .send(Method::GET, &format!("/api/v1/webhooks/{hook}"), &key, None)
         .await;
     assert_error(s, &b, 404, "webhook_not_found");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redirects_are_not_followed_and_an_endpoint_failing_too_long_is_disabled() {
+    let fixture = FixtureServer::start(site_dir("basic")).await.unwrap();
+    let (hook_url, receiver) = start_receiver(&[302]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = settings(&[50, 50], true);
+    s.disable_after = Duration::ZERO;
+    let server = Server::start(dir.path(), true, s).await;
+    let (acc, key) = server.tenant().await;
+    let site = server.site(&acc, &fixture.url()).await;
+    let (_, b) = server
+        .send(
+            Method::POST,
+            "/api/v1/webhooks",
+            &key,
+            Some(json!({"url": hook_url, "events": ["scan.queued"]})),
+        )
+        .await;
+    let hook = b["data"]["id"].as_str().unwrap().to_string();
+    server
+        .send(
+            Method::POST,
+            &format!("/api/v1/sites/{site}/scans"),
+            &key,
+            Some(json!({"config": {"rules": ["wcag-aa"], "max_pages": 1}})),
+        )
+        .await;
+    eventually(10, "the delivery to fail", || async {
+        let log = server.deliveries(&hook, &key).await;
+        log.len() == 1 && log[0]["status"] == "failed"
+    })
+    .await;
+    let log = server.deliveries(&hook, &key).await;
+    assert_eq!(log[0]["attempts"], 1);
+    assert_eq!(log[0]["response_status"], 302);
+    let kept = log[0]["attempt_log"][0]["response_body"].as_str().unwrap();
+    assert_eq!(kept.len(), 1024, "1 KiB of the answer is kept");
+    // One request: the redirect to /elsewhere was not followed.
+    assert_eq!(receiver.got.lock().unwrap().len(), 1);
+    let (_, b) = server
+        .send(Method::GET, &format!("/api/v1/webhooks/{hook}"), &key, None)
+        .await;
+    assert_eq!(b["data"]["enabled"], false, "{b}");
+    assert!(
+        b["data"]["disabled_reason"]
+            .as_str()
+            .unwrap()
+            .contains("failed"),
+        "{b}"
+    );
     server.stop().await;
 }
