@@ -209,7 +209,7 @@ async fn run_job(
         (backend.settings().visibility_timeout / 3).max(Duration::from_millis(100));
     let mut beat = tokio::time::interval(heartbeat_every);
     beat.tick().await;
-    let run = execute(backend, executor, &scan, settings.allow_private);
+    let run = execute(backend, backend, executor, &scan, settings.allow_private);
     tokio::pin!(run);
     let mut deadline: Option<tokio::time::Instant> = None;
     let outcome = loop {

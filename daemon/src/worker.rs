@@ -5,8 +5,9 @@
 //!
 //! Cancellation is seen through the store (`update_progress` returns the
 //! scan's status, also polled on a timer), so it works the same whichever
-//! process runs the scan. On shutdown the workers stop taking jobs; a scan in
-//! hand is left in flight and runs again after the restart.
+//! process runs the scan. The worker heartbeats its job while it runs. On
+//! shutdown the workers stop taking jobs and give the job in hand back to the
+//! queue (`release`): it runs again, from the start, after the restart.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,7 +20,7 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tracing::{info, warn, Instrument};
 
-use crate::queue::{Delivery, Queue};
+use crate::queue::{Delivery, Queue, HEARTBEAT_EVERY};
 use crate::store::{
     AppliedConfig, CategoryResult, Progress, Scan, ScanOutcome, ScanStatus, ScanSummary, Store,
 };
@@ -29,7 +30,7 @@ pub const CANCEL_POLL: Duration = Duration::from_millis(500);
 /// A scan started this many times without finishing (each start after a crash
 /// or restart counts) is failed instead of run again: a scan that kills its
 /// worker must not kill every restart.
-pub const MAX_ATTEMPTS: u32 = 3;
+pub const MAX_ATTEMPTS: u32 = 5;
 /// Progress is written to the store at most this often.
 pub const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 
@@ -185,9 +186,12 @@ async fn run_job(
     info!(url = %scan.url, attempt = delivery.attempt, "scan started");
     crate::webhooks::emit_logged(store, &scan).await;
     let outcome = tokio::select! {
-        o = execute(store, executor, &scan, allow_private) => o,
+        o = execute(store, queue, executor, &scan, allow_private) => o,
         _ = wait_true(&mut shutdown) => {
-            info!("shutting down: the scan stays in flight and runs again after restart");
+            info!("shutting down: the scan goes back to the queue and runs again after restart");
+            if let Err(e) = queue.release(&id).await {
+                warn!(error = %e, "could not release the job; it is recovered at the next start");
+            }
             return;
         }
     };
@@ -223,6 +227,7 @@ async fn wait_true(rx: &mut watch::Receiver<bool>) {
 /// Drives the executor's stream; `None` when the scan was canceled meanwhile.
 pub async fn execute(
     store: &dyn Store,
+    queue: &dyn Queue,
     executor: &dyn ScanExecutor,
     scan: &Scan,
     allow_private: bool,
@@ -231,9 +236,16 @@ pub async fn execute(
     let mut events = executor.execute(&scan.url, config);
     let mut last_write = tokio::time::Instant::now() - PROGRESS_EVERY;
     let mut poll = tokio::time::interval(CANCEL_POLL);
+    let mut beat = tokio::time::interval(HEARTBEAT_EVERY);
     loop {
         let event = tokio::select! {
             e = events.next() => e,
+            _ = beat.tick() => {
+                if let Err(e) = queue.heartbeat(&scan.id).await {
+                    warn!(error = %e, "heartbeat failed");
+                }
+                continue;
+            }
             _ = poll.tick() => {
                 match store.scan_by_id(&scan.id).await {
                     Ok(Some(s)) if s.status == ScanStatus::Canceled => return None,
@@ -490,12 +502,13 @@ mod tests {
             done = status(&backend, &scan.id).await;
         }
         assert_eq!(done.status, ScanStatus::Failed);
-        assert!(done.error.unwrap().contains("interrupted 3 times"));
+        let want = format!("interrupted {MAX_ATTEMPTS} times");
+        assert!(done.error.unwrap().contains(&want));
         assert!(!dropped.load(Ordering::SeqCst), "never executed");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn shutdown_leaves_the_scan_in_flight_for_the_next_start() {
+    async fn shutdown_gives_the_scan_back_to_the_queue() {
         let dir = tempfile::tempdir().unwrap();
         let backend = Arc::new(Embedded::open(dir.path()).unwrap());
         let scan = queued_scan(&backend).await;
@@ -521,6 +534,8 @@ mod tests {
         .unwrap();
         assert!(dropped.load(Ordering::SeqCst));
         assert_eq!(status(&backend, &scan.id).await.status, ScanStatus::Running);
-        assert_eq!(backend.recover().await.unwrap(), 1, "still in flight");
+        // Released: ready again, nothing left in flight.
+        assert_eq!(backend.recover().await.unwrap(), 0);
+        assert_eq!(backend.ready_len().await.unwrap(), 1);
     }
 }

@@ -262,7 +262,13 @@ async fn every_error_code_is_produced_for_real() {
     assert_error(s, &b, 404, "not_found");
     let (s, b) = call(api.req(Method::GET, "/", None)).await;
     assert_error(s, &b, 404, "not_found");
-    let (s, b) = call(api.req(Method::PUT, "/api/v1/sites", Some(&key))).await;
+    let resp = api
+        .req(Method::PUT, "/api/v1/sites", Some(&key))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.headers()["allow"], "GET,HEAD,POST");
+    let (s, b) = json_of(resp).await;
     assert_error(s, &b, 405, "method_not_allowed");
 
     let scans = format!("/api/v1/sites/{site}/scans");
@@ -616,6 +622,7 @@ async fn health_readiness_and_the_openapi_document() {
         "GET /api/v1/scans/{scanId}",
         "POST /api/v1/scans/{scanId}/cancel",
         "GET /api/v1/scans/{scanId}/report",
+        "GET /api/v1/scans/{scanId}/compare",
         "GET /api/v1/keys/current",
         "GET /api/v1/webhooks",
         "POST /api/v1/webhooks",
@@ -634,6 +641,15 @@ async fn health_readiness_and_the_openapi_document() {
     }
     assert_eq!(ops, want);
     assert!(doc["components"]["securitySchemes"]["api_key"].is_object());
+    let codes = doc["components"]["schemas"]["ErrorObject"]["properties"]["code"]["enum"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let want: Vec<Value> = sitescan_daemon::api::error::ErrorCode::ALL
+        .iter()
+        .map(|c| Value::from(c.as_str()))
+        .collect();
+    assert_eq!(codes, want);
     api.stop().await;
 }
 
@@ -1109,7 +1125,7 @@ async fn a_key_works_until_it_expires_or_is_revoked() {
         .await;
     let (s, _) = api.get("/api/v1/sites", &short).await;
     assert_eq!(s, 200);
-    tokio::time::sleep(std::time::Duration::from_millis(900)).await;
+    tokio::time::sleep(std::time::Duration::from_millis(1600)).await;
     let (s, b) = api.get("/api/v1/sites", &short).await;
     assert_error(s, &b, 401, "api_key_expired");
 
@@ -1120,5 +1136,27 @@ async fn a_key_works_until_it_expires_or_is_revoked() {
     api.store.revoke_key(&id, chrono::Utc::now()).await.unwrap();
     let (s, b) = api.get("/api/v1/sites", &key).await;
     assert_error(s, &b, 401, "invalid_api_key");
+    api.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_per_scan_are_capped_by_the_plan() {
+    let api = TestApi::start().await;
+    let body = json!({"config": {"rules": ["wcag-aa"], "max_pages": 500, "max_depth": 3}});
+    for (plan, want, cap) in [
+        (Plan::Professional, 100, json!(100)),
+        (Plan::Enterprise, 500, Value::Null),
+    ] {
+        let (acc, key) = api.tenant(plan).await;
+        let site = api.site(&acc, "http://127.0.0.1:9/").await;
+        let (s, b) = api
+            .post(&format!("/api/v1/sites/{site}/scans"), &key, body.clone())
+            .await;
+        assert_eq!(s, 202, "{b}");
+        let config = &b["data"]["config"];
+        assert_eq!(config["max_pages"], want, "{config}");
+        assert_eq!(config["plan_max_pages"], cap);
+        assert_eq!(config["max_depth"], 3);
+    }
     api.stop().await;
 }

@@ -467,7 +467,22 @@ pub async fn queue_contract(queue: Arc<dyn Queue>) {
         .unwrap()
         .unwrap();
     assert_eq!(d.job.scan_id, "scan_d");
+    // Heartbeats keep a job in hand; a released job is ready again at once.
+    queue.heartbeat("scan_d").await.unwrap();
+    queue.release("scan_d").await.unwrap();
+    queue.release("scan_d").await.unwrap();
+    assert_eq!(queue.ready_len().await.unwrap(), 1);
+    let d = queue
+        .dequeue(Duration::from_millis(50))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((d.job.scan_id.as_str(), d.attempt), ("scan_d", 3));
     queue.ack("scan_d").await.unwrap();
+    assert!(
+        queue.heartbeat("scan_d").await.is_err(),
+        "an acknowledged job has no holder"
+    );
     // A waiting worker wakes when a job arrives.
     let waiter = {
         let queue = queue.clone();

@@ -37,6 +37,8 @@ pub const KEY_PREFIX: &str = "key_";
 pub const KEY_RANDOM_BYTES: usize = 24;
 /// Default key lifetime.
 pub const DEFAULT_KEY_DAYS: u32 = 90;
+/// [`DEFAULT_KEY_DAYS`] as `sitescan admin key create --expires-in` writes it.
+pub const DEFAULT_KEY_LIFETIME: &str = "90d";
 
 /// The keyed token buckets.
 pub type KeyLimiter =
@@ -67,6 +69,14 @@ impl RateLimit {
             ),
             per_minute: per_minute.get(),
         }
+    }
+
+    /// Forgets buckets that are full again (keys idle for a while), so memory
+    /// follows the keys in use, not every key ever seen. `Service` calls it
+    /// every minute.
+    pub fn forget_idle(&self) {
+        self.limiter.retain_recent();
+        self.limiter.shrink_to_fit();
     }
 
     fn replenish(&self) -> Duration {

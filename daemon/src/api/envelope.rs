@@ -27,7 +27,7 @@ pub struct Meta {
     pub request_id: String,
     /// When the response was made.
     pub timestamp: DateTime<Utc>,
-    /// Lists: pass as `cursor` to get the next page; `null` on the last page.
+    /// Lists: pass as `cursor` to get the next page; absent on the last page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
     /// Lists: number of items in `data`.

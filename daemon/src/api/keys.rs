@@ -27,7 +27,8 @@ pub(crate) fn router() -> Router<AppState> {
         (status = 200, description = "The calling key", body = KeyEnvelope),
         (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
         (status = 403, description = "plan_not_allowed", body = ErrorBody),
-        (status = 429, description = "rate_limited", body = ErrorBody),
+        (status = 429, description = "rate_limited", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
     ))]
 pub(crate) async fn current_key(
     State(state): State<AppState>,

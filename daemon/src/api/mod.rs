@@ -29,6 +29,7 @@ pub mod envelope;
 pub mod error;
 pub mod keys;
 pub mod openapi;
+pub mod reports;
 pub mod scans;
 pub mod sites;
 pub mod views;
@@ -77,6 +78,7 @@ pub fn router(state: AppState) -> Router {
     let authenticated = Router::new()
         .merge(sites::router())
         .merge(scans::router())
+        .merge(reports::router())
         .merge(keys::router())
         .merge(webhooks::router())
         .route_layer(axum::middleware::from_fn_with_state(
@@ -228,10 +230,21 @@ impl Service {
             self.webhooks.clone(),
             stop_rx,
         )?;
+        let rate_limit = auth::RateLimit::per_minute(auth::non_zero(self.rate_per_minute));
+        let housekeeping = {
+            let rate_limit = rate_limit.clone();
+            tokio::spawn(async move {
+                let mut every = tokio::time::interval(Duration::from_secs(60));
+                loop {
+                    every.tick().await;
+                    rate_limit.forget_idle();
+                }
+            })
+        };
         let state = AppState {
             store: self.store.clone(),
             queue: self.queue.clone(),
-            rate_limit: auth::RateLimit::per_minute(auth::non_zero(self.rate_per_minute)),
+            rate_limit,
             settings: ApiSettings {
                 allow_private: self.workers.allow_private,
             },
@@ -251,6 +264,7 @@ impl Service {
             tokio::time::timeout(grace, async { while pool.join_next().await.is_some() {} }).await;
         pool.abort_all();
         let _ = tokio::time::timeout(grace, deliveries).await;
+        housekeeping.abort();
         Ok(())
     }
 }

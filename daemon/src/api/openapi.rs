@@ -2,6 +2,7 @@
 //! handlers' `#[utoipa::path]` attributes and the wire types' `ToSchema`.
 
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
+use utoipa::openapi::{RefOr, Schema};
 use utoipa::{Modify, OpenApi};
 
 use super::envelope::{
@@ -9,13 +10,15 @@ use super::envelope::{
     ScanListEnvelope, SiteDeletedEnvelope, SiteEnvelope, SiteListEnvelope, WebhookDeletedEnvelope,
     WebhookEnvelope, WebhookListEnvelope,
 };
-use super::error::{ErrorBody, ErrorDetail, ErrorObject};
+use super::error::{ErrorBody, ErrorCode, ErrorDetail, ErrorObject};
+
+use super::reports::CompareEnvelope;
 use super::views::{
     AccountView, CreateSite, KeyView, PriorityParam, ScanLinks, ScanRequest, ScanRequestConfig,
     ScanView, SiteDeleted,
 };
 use super::webhooks::{CreateWebhook, DeliveryView, UpdateWebhook, WebhookDeleted, WebhookView};
-use super::{keys, scans, sites, webhooks};
+use super::{keys, reports, scans, sites, webhooks};
 use crate::store::{
     AppliedConfig, CategoryResult, DeliveryAttempt, DeliveryStatus, Plan, Progress, ScanStatus,
     ScanSummary, Site,
@@ -35,7 +38,7 @@ use crate::webhooks::EventPayload;
         scans::create_scan, scans::list_scans,
         scans::create_accessibility_scan, scans::create_seo_scan, scans::create_performance_scan,
         scans::create_security_scan, scans::create_quality_scan,
-        scans::get_scan, scans::cancel_scan, scans::get_report,
+        scans::get_scan, scans::cancel_scan, scans::get_report, reports::compare,
         keys::current_key,
         webhooks::list_webhooks, webhooks::create_webhook, webhooks::get_webhook,
         webhooks::update_webhook, webhooks::delete_webhook, webhooks::rotate_secret,
@@ -47,6 +50,7 @@ use crate::webhooks::EventPayload;
         ScanView, ScanLinks, ScanEnvelope, ScanListEnvelope, ScanRequest, ScanRequestConfig, PriorityParam,
         AppliedConfig, Progress, ScanSummary, CategoryResult, ScanStatus,
         ReportEnvelope, KeyView, AccountView, KeyEnvelope, Plan,
+        CompareEnvelope,
         WebhookView, WebhookEnvelope, WebhookListEnvelope, WebhookDeleted, WebhookDeletedEnvelope,
         CreateWebhook, UpdateWebhook, DeliveryView, DeliveryEnvelope, DeliveryListEnvelope,
         DeliveryStatus, DeliveryAttempt, EventPayload,
@@ -70,6 +74,31 @@ impl Modify for Security {
             "api_key",
             SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("X-API-Key"))),
         );
+        // `error.code` takes exactly the values of the code table.
+        if let Some(RefOr::T(Schema::Object(error))) = components.schemas.get_mut("ErrorObject") {
+            if let Some(RefOr::T(Schema::Object(code))) = error.properties.get_mut("code") {
+                code.enum_values = Some(
+                    ErrorCode::ALL
+                        .iter()
+                        .map(|c| serde_json::Value::from(c.as_str()))
+                        .collect(),
+                );
+                code.description = Some(
+                    ErrorCode::ALL
+                        .iter()
+                        .map(|c| {
+                            format!(
+                                "`{}` ({}): {}",
+                                c.as_str(),
+                                c.status().as_u16(),
+                                c.summary()
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                );
+            }
+        }
     }
 }
 

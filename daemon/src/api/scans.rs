@@ -73,7 +73,8 @@ pub(crate) fn router() -> Router<AppState> {
         (status = 413, description = "payload_too_large", body = ErrorBody),
         (status = 415, description = "unsupported_media_type", body = ErrorBody),
         (status = 422, description = "validation_failed (config.rules missing, unknown rule set, bad value)", body = ErrorBody),
-        (status = 429, description = "scan_limit_exceeded (Retry-After: seconds to next UTC midnight) or rate_limited", body = ErrorBody),
+        (status = 429, description = "scan_limit_exceeded (Retry-After: seconds to next UTC midnight) or rate_limited", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
     ))]
 pub(crate) async fn create_scan(
     state: State<AppState>,
@@ -102,7 +103,8 @@ macro_rules! typed_scan_endpoint {
                 (status = 413, description = "payload_too_large", body = ErrorBody),
                 (status = 415, description = "unsupported_media_type", body = ErrorBody),
                 (status = 422, description = "validation_failed (rules outside the type, unknown rule set, bad value)", body = ErrorBody),
-                (status = 429, description = "scan_limit_exceeded or rate_limited", body = ErrorBody),
+                (status = 429, description = "scan_limit_exceeded or rate_limited", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
             ))]
         pub(crate) async fn $name(
             state: State<AppState>,
@@ -330,7 +332,8 @@ async fn start(
         (status = 403, description = "plan_not_allowed", body = ErrorBody),
         (status = 404, description = "site_not_found", body = ErrorBody),
         (status = 422, description = "validation_failed (limit or cursor)", body = ErrorBody),
-        (status = 429, description = "rate_limited", body = ErrorBody),
+        (status = 429, description = "rate_limited", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
     ))]
 pub(crate) async fn list_scans(
     State(state): State<AppState>,
@@ -389,7 +392,8 @@ pub(crate) async fn list_scans(
         (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
         (status = 403, description = "plan_not_allowed", body = ErrorBody),
         (status = 404, description = "scan_not_found", body = ErrorBody),
-        (status = 429, description = "rate_limited", body = ErrorBody),
+        (status = 429, description = "rate_limited", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
     ))]
 pub(crate) async fn get_scan(
     State(state): State<AppState>,
@@ -415,7 +419,8 @@ pub(crate) async fn get_scan(
         (status = 403, description = "plan_not_allowed", body = ErrorBody),
         (status = 404, description = "scan_not_found", body = ErrorBody),
         (status = 409, description = "scan_not_cancelable: it already completed or failed", body = ErrorBody),
-        (status = 429, description = "rate_limited", body = ErrorBody),
+        (status = 429, description = "rate_limited", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
     ))]
 pub(crate) async fn cancel_scan(
     State(state): State<AppState>,
@@ -435,24 +440,35 @@ pub(crate) async fn cancel_scan(
     Ok(reply(StatusCode::OK, Meta::new(&id), ScanView::from(scan)))
 }
 
-/// The report of a completed scan (DESIGN.md's JSON report) as `data`.
+/// The report of a completed scan: DESIGN.md's JSON report as `data`, or with
+/// `?format=` html, sarif, junit, csv or markdown the rendered file itself.
 #[utoipa::path(get, path = "/api/v1/scans/{scanId}/report", tag = "scans",
     security(("api_key" = [])),
-    params(("scanId" = String, Path, description = "Scan id")),
+    params(
+        ("scanId" = String, Path, description = "Scan id"),
+        ("format" = Option<String>, Query, description = "json (default: the envelope) or html, sarif, junit, csv, markdown: the rendered file with its own Content-Type"),
+    ),
     responses(
         (status = 200, description = "The report", body = ReportEnvelope),
         (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
         (status = 403, description = "plan_not_allowed", body = ErrorBody),
         (status = 404, description = "scan_not_found", body = ErrorBody),
+        (status = 422, description = "validation_failed: unknown `format`", body = ErrorBody),
         (status = 409, description = "report_not_ready: the scan is queued, running, failed or canceled", body = ErrorBody),
-        (status = 429, description = "rate_limited", body = ErrorBody),
+        (status = 429, description = "rate_limited", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
     ))]
 pub(crate) async fn get_report(
     State(state): State<AppState>,
     auth: Auth,
     id: RequestId,
     ApiPath(scan_id): ApiPath,
+    RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
+    if let Some(format) = super::reports::format_param(query.as_deref())? {
+        let report = super::reports::load(&state, &auth.account.id, &scan_id).await?;
+        return super::reports::rendered(&report, format, &scan_id);
+    }
     let scan = state
         .store
         .scan(&auth.account.id, &scan_id)

@@ -33,7 +33,8 @@ pub(crate) fn router() -> Router<AppState> {
         (status = 200, description = "The account's sites", body = SiteListEnvelope),
         (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
         (status = 403, description = "plan_not_allowed", body = ErrorBody),
-        (status = 429, description = "rate_limited", body = ErrorBody),
+        (status = 429, description = "rate_limited", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
     ))]
 pub(crate) async fn list_sites(
     State(state): State<AppState>,
@@ -58,7 +59,8 @@ pub(crate) async fn list_sites(
         (status = 413, description = "payload_too_large", body = ErrorBody),
         (status = 415, description = "unsupported_media_type", body = ErrorBody),
         (status = 422, description = "validation_failed: the URL is not absolute http(s), or is a private address", body = ErrorBody),
-        (status = 429, description = "rate_limited", body = ErrorBody),
+        (status = 429, description = "rate_limited", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
     ))]
 pub(crate) async fn create_site(
     State(state): State<AppState>,
@@ -94,7 +96,8 @@ pub(crate) async fn create_site(
         (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
         (status = 403, description = "plan_not_allowed", body = ErrorBody),
         (status = 404, description = "site_not_found", body = ErrorBody),
-        (status = 429, description = "rate_limited", body = ErrorBody),
+        (status = 429, description = "rate_limited", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
     ))]
 pub(crate) async fn get_site(
     State(state): State<AppState>,
@@ -119,7 +122,8 @@ pub(crate) async fn get_site(
         (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
         (status = 403, description = "plan_not_allowed", body = ErrorBody),
         (status = 404, description = "site_not_found", body = ErrorBody),
-        (status = 429, description = "rate_limited", body = ErrorBody),
+        (status = 429, description = "rate_limited", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
     ))]
 pub(crate) async fn delete_site(
     State(state): State<AppState>,

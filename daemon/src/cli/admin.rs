@@ -14,7 +14,7 @@ use clap::{Args as ClapArgs, Subcommand};
 use serde_json::json;
 
 use super::{CliError, CliResult, EXIT_OK};
-use crate::api::auth::new_key;
+use crate::api::auth::{new_key, DEFAULT_KEY_LIFETIME};
 use crate::api::sites::validate_site_url;
 use crate::store::embedded::Embedded;
 use crate::store::{new_id, Account, Plan, Site, Store};
@@ -77,7 +77,7 @@ enum KeyCommand {
         #[arg(long)]
         description: Option<String>,
         /// Lifetime: `90d`, `12h`, `30m`, `45s` (a bare number is days).
-        #[arg(long, default_value = "90d")] // DEFAULT_KEY_DAYS
+        #[arg(long, default_value = DEFAULT_KEY_LIFETIME)]
         expires_in: String,
     },
     /// Lists keys (never their secrets) as a JSON array.
@@ -239,6 +239,10 @@ mod tests {
     #[test]
     fn lifetimes_parse() {
         assert_eq!(parse_lifetime("90d").unwrap(), chrono::Duration::days(90));
+        assert_eq!(
+            parse_lifetime(DEFAULT_KEY_LIFETIME).unwrap(),
+            chrono::Duration::days(crate::api::auth::DEFAULT_KEY_DAYS.into())
+        );
         assert_eq!(parse_lifetime("12h").unwrap(), chrono::Duration::hours(12));
         assert_eq!(parse_lifetime("2s").unwrap(), chrono::Duration::seconds(2));
         assert_eq!(parse_lifetime("7").unwrap(), chrono::Duration::days(7));

@@ -164,6 +164,62 @@ impl Queue for Embedded {
         .await
     }
 
+    async fn heartbeat(&self, scan_id: &str) -> Result<()> {
+        let scan_id = scan_id.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(Error::storage)?;
+            let jobs = txn.open_table(QUEUE_JOBS).map_err(Error::storage)?;
+            match jobs.get(scan_id.as_str()).map_err(Error::storage)? {
+                Some(_) => Ok(()),
+                None => Err(Error::NotFound {
+                    kind: "job",
+                    id: scan_id,
+                }),
+            }
+        })
+        .await
+    }
+
+    async fn release(&self, scan_id: &str) -> Result<()> {
+        let scan_id = scan_id.to_string();
+        let released = self
+            .blocking(move |db| {
+                let txn = db.begin_write().map_err(Error::storage)?;
+                let released = {
+                    let state = txn
+                        .open_table(QUEUE_JOBS)
+                        .map_err(Error::storage)?
+                        .get(scan_id.as_str())
+                        .map_err(Error::storage)?
+                        .map(|v| decode::<JobState>(v.value()))
+                        .transpose()?;
+                    match state {
+                        Some(mut state) if state.ready_key.is_none() => {
+                            let key = next_key(&txn, state.job.priority)?;
+                            state.ready_key = Some(key);
+                            txn.open_table(QUEUE_READY)
+                                .map_err(Error::storage)?
+                                .insert(key, scan_id.as_str())
+                                .map_err(Error::storage)?;
+                            txn.open_table(QUEUE_JOBS)
+                                .map_err(Error::storage)?
+                                .insert(scan_id.as_str(), encode(&state)?.as_slice())
+                                .map_err(Error::storage)?;
+                            true
+                        }
+                        _ => false,
+                    }
+                };
+                txn.commit().map_err(Error::storage)?;
+                Ok(released)
+            })
+            .await?;
+        if released {
+            self.wake.notify_one();
+        }
+        Ok(())
+    }
+
     async fn recover(&self) -> Result<usize> {
         let n = self
             .blocking(|db| {

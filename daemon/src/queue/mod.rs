@@ -17,6 +17,9 @@ use crate::error::Result;
 mod embedded;
 pub mod redis;
 
+/// How often a worker confirms it still holds its job.
+pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(5);
+
 /// One scan to run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Job {
@@ -45,6 +48,14 @@ pub trait Queue: Send + Sync + 'static {
     async fn dequeue(&self, wait: Duration) -> Result<Option<Delivery>>;
     /// Marks a job done (idempotent).
     async fn ack(&self, scan_id: &str) -> Result<()>;
+    /// Tells the queue the worker holding this job is alive, so a backend with a
+    /// visibility timeout (Redis) does not hand it to another worker. Workers call
+    /// it every [`HEARTBEAT_EVERY`] during a scan. The embedded backend has no
+    /// timeout: there it only checks the job exists.
+    async fn heartbeat(&self, scan_id: &str) -> Result<()>;
+    /// Gives a job in hand back (a worker stopping before it finished): it is
+    /// ready again at once, for this or another worker. Idempotent.
+    async fn release(&self, scan_id: &str) -> Result<()>;
     /// Puts every in-flight job back in the queue (at start-up of the embedded
     /// service, when no worker can hold one). Returns how many.
     async fn recover(&self) -> Result<usize>;

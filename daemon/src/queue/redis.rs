@@ -440,6 +440,21 @@ impl Queue for RedisBackend {
         Ok(())
     }
 
+    /// Refreshes the job's visibility deadline. A job this worker no longer holds
+    /// (reclaimed by another after a stall) is logged, not an error: the fleet's
+    /// own loop (`fleet::run_job`) notices it through the inherent method and steps
+    /// aside.
+    async fn heartbeat(&self, scan_id: &str) -> Result<()> {
+        if !RedisBackend::heartbeat(self, scan_id).await? {
+            tracing::warn!(scan_id, "heartbeat for a job this worker no longer holds");
+        }
+        Ok(())
+    }
+
+    async fn release(&self, scan_id: &str) -> Result<()> {
+        self.release_job(scan_id, "").await
+    }
+
     /// On Redis, jobs of dead workers come back by themselves (XAUTOCLAIM after
     /// the visibility timeout), and jobs held by other live processes must not
     /// be touched. So this hands back only the jobs THIS process holds (its

@@ -484,14 +484,10 @@ impl Store for Embedded {
                 .rev()
             {
                 let (k, _) = entry.map_err(Error::storage)?;
-                let Some((_, scan_id)) = k
-                    .value()
-                    .split_once('/')
-                    .map(|(a, b)| (a.to_string(), b.to_string()))
-                else {
+                let Some((_, scan_id)) = k.value().split_once('/') else {
                     continue;
                 };
-                let Some(scan) = get::<Scan>(&scans, &scan_id)? else {
+                let Some(scan) = get::<Scan>(&scans, scan_id)? else {
                     continue;
                 };
                 if scan.account_id != account_id {

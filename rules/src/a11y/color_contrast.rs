@@ -120,14 +120,9 @@ fn part_of_disabled_widget(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
         }
         if let Some(id) = e.value().id() {
             let disabled_referrer = cx
-                .root()
-                .descendants()
-                .filter_map(ElementRef::wrap)
-                .any(|r| {
-                    crate::dom::attr(r, "aria-labelledby")
-                        .is_some_and(|ids| ids.split_ascii_whitespace().any(|i| i == id))
-                        && (is_disabled(r) || aria_disabled(r))
-                });
+                .referrers("aria-labelledby", id)
+                .into_iter()
+                .any(|r| is_disabled(r) || aria_disabled(r));
             if disabled_referrer {
                 return true;
             }
