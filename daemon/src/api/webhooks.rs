@@ -112,6 +112,7 @@ pub struct CreateWebhook {
     pub site_id: Option<String>,
     /// Free text, at most 500 characters.
     #[serde(default)]
+    #[schema(max_length = 500)]
     pub description: Option<String>,
 }
 
@@ -128,8 +129,9 @@ pub struct UpdateWebhook {
     /// Enable (clearing the disabled reason) or disable.
     #[serde(default)]
     pub enabled: Option<bool>,
-    /// New description.
+    /// New description, at most 500 characters.
     #[serde(default)]
+    #[schema(max_length = 500)]
     pub description: Option<String>,
 }
 
@@ -329,6 +331,7 @@ pub(crate) async fn create_webhook(
         (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
         (status = 403, description = "plan_not_allowed", body = ErrorBody),
         (status = 404, description = "webhook_not_found", body = ErrorBody),
+        (status = 422, description = "validation_failed (malformed path parameter)", body = ErrorBody),
         (status = 429, description = "rate_limited", body = ErrorBody),
     ))]
 pub(crate) async fn get_webhook(
@@ -361,6 +364,7 @@ pub(crate) async fn get_webhook(
         (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
         (status = 403, description = "plan_not_allowed", body = ErrorBody),
         (status = 404, description = "webhook_not_found", body = ErrorBody),
+        (status = 413, description = "payload_too_large", body = ErrorBody),
         (status = 415, description = "unsupported_media_type", body = ErrorBody),
         (status = 422, description = "validation_failed", body = ErrorBody),
         (status = 429, description = "rate_limited", body = ErrorBody),
@@ -411,6 +415,7 @@ pub(crate) async fn update_webhook(
         (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
         (status = 403, description = "plan_not_allowed", body = ErrorBody),
         (status = 404, description = "webhook_not_found", body = ErrorBody),
+        (status = 422, description = "validation_failed (malformed path parameter)", body = ErrorBody),
         (status = 429, description = "rate_limited", body = ErrorBody),
     ))]
 pub(crate) async fn delete_webhook(
@@ -446,6 +451,7 @@ pub(crate) async fn delete_webhook(
         (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
         (status = 403, description = "plan_not_allowed", body = ErrorBody),
         (status = 404, description = "webhook_not_found", body = ErrorBody),
+        (status = 422, description = "validation_failed (malformed path parameter)", body = ErrorBody),
         (status = 429, description = "rate_limited", body = ErrorBody),
     ))]
 pub(crate) async fn rotate_secret(
@@ -482,6 +488,7 @@ pub(crate) async fn rotate_secret(
         (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
         (status = 403, description = "plan_not_allowed", body = ErrorBody),
         (status = 404, description = "webhook_not_found", body = ErrorBody),
+        (status = 422, description = "validation_failed (malformed path parameter)", body = ErrorBody),
         (status = 429, description = "rate_limited", body = ErrorBody),
     ))]
 pub(crate) async fn list_deliveries(
@@ -535,6 +542,7 @@ impl<S: Send + Sync> FromRequestParts<S> for ApiPath2 {
         (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
         (status = 403, description = "plan_not_allowed", body = ErrorBody),
         (status = 404, description = "webhook_not_found or delivery_not_found", body = ErrorBody),
+        (status = 422, description = "validation_failed (malformed path parameter)", body = ErrorBody),
         (status = 429, description = "rate_limited", body = ErrorBody),
     ))]
 pub(crate) async fn redeliver(
