@@ -100,6 +100,13 @@ pub fn spawn_workers(
     shutdown: watch::Receiver<bool>,
 ) -> JoinSet<()> {
     let mut set = JoinSet::new();
+    // Webhook deliveries run in every worker process; the outbox's leases keep
+    // two processes from sending the same attempt.
+    set.spawn(crate::webhooks::run_deliveries(
+        Arc::new(backend.clone()),
+        crate::webhooks::DeliverySettings::new(settings.allow_private),
+        shutdown.clone(),
+    ));
     for slot in 0..settings.concurrency.max(1) {
         let (backend, executor, settings) = (backend.clone(), executor.clone(), settings.clone());
         let mut shutdown = shutdown.clone();
@@ -146,10 +153,15 @@ async fn give_up(backend: &RedisBackend, scan_id: &str, reason: String) {
         backend.dead_letter(scan_id, &reason)
     })
     .await;
-    persist("marking the scan failed", Duration::from_secs(60), || {
+    let finished = persist("marking the scan failed", Duration::from_secs(60), || {
         backend.finish_scan(scan_id, outcome.clone(), Utc::now())
     })
     .await;
+    if let Some(done) = &finished {
+        if done.status == crate::store::ScanStatus::Failed {
+            crate::webhooks::emit_logged(backend, done).await;
+        }
+    }
 }
 
 async fn run_job(
@@ -192,6 +204,7 @@ async fn run_job(
         }
     };
     info!(url = %scan.url, "scan started");
+    crate::webhooks::emit_logged(backend, &scan).await;
     let heartbeat_every =
         (backend.settings().visibility_timeout / 3).max(Duration::from_millis(100));
     let mut beat = tokio::time::interval(heartbeat_every);
@@ -266,7 +279,12 @@ async fn run_job(
             })
             .await;
             match saved {
-                Some(done) => info!(status = done.status.as_str(), "scan finished"),
+                Some(done) => {
+                    info!(status = done.status.as_str(), "scan finished");
+                    if done.status == crate::store::ScanStatus::Completed {
+                        crate::webhooks::emit_logged(backend, &done).await;
+                    }
+                }
                 None => return,
             }
         }

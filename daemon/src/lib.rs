@@ -14,6 +14,7 @@ pub mod fleet;
 pub mod queue;
 pub mod store;
 pub mod telemetry;
+pub mod webhooks;
 pub mod worker;
 
 pub use error::{Error, Result};

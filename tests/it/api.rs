@@ -624,6 +624,14 @@ async fn health_readiness_and_the_openapi_document() {
         "GET /api/v1/scans/{scanId}/report",
         "GET /api/v1/scans/{scanId}/compare",
         "GET /api/v1/keys/current",
+        "GET /api/v1/webhooks",
+        "POST /api/v1/webhooks",
+        "GET /api/v1/webhooks/{webhookId}",
+        "PATCH /api/v1/webhooks/{webhookId}",
+        "DELETE /api/v1/webhooks/{webhookId}",
+        "POST /api/v1/webhooks/{webhookId}/rotate-secret",
+        "GET /api/v1/webhooks/{webhookId}/deliveries",
+        "POST /api/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver",
     ]
     .into_iter()
     .map(String::from)
@@ -740,7 +748,73 @@ async fn real_responses_match_the_openapi_document() {
     check("get", "/api/v1/sites", s, &b);
     let (s, b) = api.post("/api/v1/sites", &key, json!({"nope": 1})).await;
     check("post", "/api/v1/sites", s, &b);
-    assert!(checked.len() >= 18, "{checked:?}");
+
+    let (s, b) = api
+        .post(
+            "/api/v1/webhooks",
+            &key,
+            json!({"url": "http://127.0.0.1:9/hook", "events": ["scan.completed"], "description": "ci"}),
+        )
+        .await;
+    check("post", "/api/v1/webhooks", s, &b);
+    let hook = b["data"]["id"].as_str().unwrap().to_string();
+    let (s, b) = api
+        .post(
+            "/api/v1/webhooks",
+            &key,
+            json!({"url": "ftp://x/", "events": ["scan.completed"]}),
+        )
+        .await;
+    check("post", "/api/v1/webhooks", s, &b);
+    let (s, b) = api.get("/api/v1/webhooks", &key).await;
+    check("get", "/api/v1/webhooks", s, &b);
+    let (s, b) = api.get(&format!("/api/v1/webhooks/{hook}"), &key).await;
+    check("get", "/api/v1/webhooks/{webhookId}", s, &b);
+    let (s, b) = call(
+        api.req(
+            Method::PATCH,
+            &format!("/api/v1/webhooks/{hook}"),
+            Some(&key),
+        )
+        .json(&json!({"enabled": false})),
+    )
+    .await;
+    check("patch", "/api/v1/webhooks/{webhookId}", s, &b);
+    let (s, b) = api
+        .post(
+            &format!("/api/v1/webhooks/{hook}/rotate-secret"),
+            &key,
+            json!({}),
+        )
+        .await;
+    check("post", "/api/v1/webhooks/{webhookId}/rotate-secret", s, &b);
+    let (s, b) = api
+        .get(&format!("/api/v1/webhooks/{hook}/deliveries"), &key)
+        .await;
+    check("get", "/api/v1/webhooks/{webhookId}/deliveries", s, &b);
+    let (s, b) = api
+        .post(
+            &format!("/api/v1/webhooks/{hook}/deliveries/dlv_nope/redeliver"),
+            &key,
+            json!({}),
+        )
+        .await;
+    check(
+        "post",
+        "/api/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver",
+        s,
+        &b,
+    );
+    let (s, b) = call(api.req(
+        Method::DELETE,
+        &format!("/api/v1/webhooks/{hook}"),
+        Some(&key),
+    ))
+    .await;
+    check("delete", "/api/v1/webhooks/{webhookId}", s, &b);
+    let (s, b) = api.get(&format!("/api/v1/webhooks/{hook}"), &key).await;
+    check("get", "/api/v1/webhooks/{webhookId}", s, &b);
+    assert!(checked.len() >= 28, "{checked:?}");
     api.stop().await;
 }
 
@@ -908,6 +982,68 @@ impl sitescan_daemon::store::Store for BrokenStore {
         if self.panics {
             panic!("secret invariant broken at /var/secret");
         }
+        broken()
+    }
+    async fn create_webhook(
+        &self,
+        _: sitescan_daemon::store::Webhook,
+    ) -> sitescan_daemon::Result<sitescan_daemon::store::Webhook> {
+        broken()
+    }
+    async fn webhook(
+        &self,
+        _: &str,
+        _: &str,
+    ) -> sitescan_daemon::Result<Option<sitescan_daemon::store::Webhook>> {
+        broken()
+    }
+    async fn webhook_by_id(
+        &self,
+        _: &str,
+    ) -> sitescan_daemon::Result<Option<sitescan_daemon::store::Webhook>> {
+        broken()
+    }
+    async fn list_webhooks(
+        &self,
+        _: &str,
+    ) -> sitescan_daemon::Result<Vec<sitescan_daemon::store::Webhook>> {
+        broken()
+    }
+    async fn save_webhook(
+        &self,
+        _: sitescan_daemon::store::Webhook,
+    ) -> sitescan_daemon::Result<sitescan_daemon::store::Webhook> {
+        broken()
+    }
+    async fn delete_webhook(&self, _: &str, _: &str) -> sitescan_daemon::Result<bool> {
+        broken()
+    }
+    async fn save_deliveries(
+        &self,
+        _: Vec<sitescan_daemon::store::Delivery>,
+    ) -> sitescan_daemon::Result<()> {
+        broken()
+    }
+    async fn delivery(
+        &self,
+        _: &str,
+        _: &str,
+    ) -> sitescan_daemon::Result<Option<sitescan_daemon::store::Delivery>> {
+        broken()
+    }
+    async fn list_deliveries(
+        &self,
+        _: &str,
+        _: usize,
+    ) -> sitescan_daemon::Result<Vec<sitescan_daemon::store::Delivery>> {
+        broken()
+    }
+    async fn claim_due_deliveries(
+        &self,
+        _: chrono::DateTime<chrono::Utc>,
+        _: chrono::DateTime<chrono::Utc>,
+        _: usize,
+    ) -> sitescan_daemon::Result<Vec<sitescan_daemon::store::Delivery>> {
         broken()
     }
 }

@@ -45,6 +45,7 @@ impl TestApi {
             },
             rate_per_minute,
             grace: Duration::from_secs(2),
+            webhooks: sitescan_daemon::webhooks::DeliverySettings::new(true),
         };
         let (tx, rx) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {

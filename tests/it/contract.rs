@@ -500,6 +500,130 @@ pub async fn queue_contract(queue: Arc<dyn Queue>) {
     queue.ack("scan_e").await.unwrap();
 }
 
+/// Webhooks (tenancy, replace, delete) and the delivery outbox (claims take
+/// due deliveries once, a lease ends, finished deliveries leave the outbox).
+pub async fn webhooks_and_outbox(store: Arc<dyn Store>) {
+    use sitescan_daemon::store::{Delivery, DeliveryStatus, Webhook};
+    let acc = store
+        .create_account(account(Plan::Enterprise))
+        .await
+        .unwrap();
+    let other = store
+        .create_account(account(Plan::Enterprise))
+        .await
+        .unwrap();
+    let now = Utc::now();
+    let hook = Webhook {
+        id: new_id("wh").unwrap(),
+        account_id: acc.id.clone(),
+        url: "https://hooks.example.com/".into(),
+        events: vec!["scan.completed".into()],
+        site_id: None,
+        description: None,
+        enabled: true,
+        disabled_reason: None,
+        secret: "whsec_1".into(),
+        previous_secret: None,
+        previous_secret_expires_at: None,
+        failing_since: None,
+        created_at: now,
+        updated_at: now,
+    };
+    let mut orphan = hook.clone();
+    orphan.account_id = "acc_missing".into();
+    assert!(matches!(
+        store.create_webhook(orphan).await,
+        Err(Error::NotFound {
+            kind: "account",
+            ..
+        })
+    ));
+    store.create_webhook(hook.clone()).await.unwrap();
+    assert_eq!(
+        store.webhook(&acc.id, &hook.id).await.unwrap(),
+        Some(hook.clone())
+    );
+    assert_eq!(store.webhook(&other.id, &hook.id).await.unwrap(), None);
+    assert_eq!(
+        store.list_webhooks(&acc.id).await.unwrap(),
+        vec![hook.clone()]
+    );
+    assert!(store.list_webhooks(&other.id).await.unwrap().is_empty());
+    let mut changed = hook.clone();
+    changed.enabled = false;
+    store.save_webhook(changed.clone()).await.unwrap();
+    assert_eq!(store.webhook_by_id(&hook.id).await.unwrap(), Some(changed));
+    let mut ghost = hook.clone();
+    ghost.id = new_id("wh").unwrap();
+    assert!(matches!(
+        store.save_webhook(ghost).await,
+        Err(Error::NotFound { .. })
+    ));
+
+    let delivery = |due: chrono::DateTime<Utc>| Delivery {
+        id: new_id("dlv").unwrap(),
+        webhook_id: hook.id.clone(),
+        account_id: acc.id.clone(),
+        event_id: "evt_1".into(),
+        event_type: "scan.completed".into(),
+        payload: "{}".into(),
+        status: DeliveryStatus::Pending,
+        attempts: 0,
+        next_attempt_at: Some(due),
+        created_at: Utc::now(),
+        attempt_log: Vec::new(),
+    };
+    let due = delivery(now - chrono::Duration::seconds(1));
+    let later = delivery(now + chrono::Duration::hours(1));
+    store
+        .save_deliveries(vec![due.clone(), later.clone()])
+        .await
+        .unwrap();
+    let lease = now + chrono::Duration::seconds(60);
+    let claimed = store.claim_due_deliveries(now, lease, 10).await.unwrap();
+    assert_eq!(claimed.len(), 1);
+    assert_eq!(claimed[0].id, due.id);
+    assert!(
+        store
+            .claim_due_deliveries(now, lease, 10)
+            .await
+            .unwrap()
+            .is_empty(),
+        "a claimed delivery is leased"
+    );
+    // The lease ends: due again (a taker that died loses nothing).
+    let after = lease + chrono::Duration::seconds(1);
+    let again = store
+        .claim_due_deliveries(after, after + chrono::Duration::seconds(60), 10)
+        .await
+        .unwrap();
+    assert_eq!(again.len(), 1);
+    let mut done = again[0].clone();
+    done.status = DeliveryStatus::Succeeded;
+    done.next_attempt_at = None;
+    done.attempts = 1;
+    store.save_deliveries(vec![done.clone()]).await.unwrap();
+    let far = now + chrono::Duration::days(1);
+    let rest = store.claim_due_deliveries(far, far, 10).await.unwrap();
+    assert_eq!(rest.len(), 1, "only the later pending one");
+    assert_eq!(rest[0].id, later.id);
+    let log = store.list_deliveries(&hook.id, 10).await.unwrap();
+    assert_eq!(log.len(), 2);
+    assert_eq!(log[0].id, later.id, "newest first");
+    assert_eq!(log[1], done);
+    assert_eq!(
+        store.delivery(&hook.id, &done.id).await.unwrap(),
+        Some(done.clone())
+    );
+    assert_eq!(store.delivery("wh_other", &done.id).await.unwrap(), None);
+    assert_eq!(store.list_deliveries(&hook.id, 1).await.unwrap().len(), 1);
+
+    assert!(!store.delete_webhook(&other.id, &hook.id).await.unwrap());
+    assert!(store.delete_webhook(&acc.id, &hook.id).await.unwrap());
+    assert_eq!(store.webhook_by_id(&hook.id).await.unwrap(), None);
+    assert!(store.list_webhooks(&acc.id).await.unwrap().is_empty());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn embedded_backend_meets_the_store_and_queue_contract() {
     let dir = tempfile::tempdir().unwrap();
@@ -509,6 +633,7 @@ async fn embedded_backend_meets_the_store_and_queue_contract() {
     quota_is_atomic(backend.clone()).await;
     scan_lifecycle(backend.clone()).await;
     queue_contract(backend.clone()).await;
+    webhooks_and_outbox(backend.clone()).await;
 }
 
 #[tokio::test]

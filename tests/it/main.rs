@@ -10,6 +10,7 @@
 //! - `conformance`: the ACT conformance floor (`conformance/floor.json`).
 //! - `reports`: report formats, baselines and gates (`sitescan report`).
 //! - `site_checks`: link/resource checks over the network and the security grade.
+//! - `webhooks`: signed scan events to a real receiver, retries, restart, 410, registration.
 
 #![allow(
     clippy::unwrap_used,
@@ -28,3 +29,4 @@ mod fleet;
 mod reports;
 mod serve;
 mod site_checks;
+mod webhooks;

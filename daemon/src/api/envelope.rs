@@ -45,6 +45,7 @@ mod aliases {
     use utoipa::ToSchema;
 
     use super::super::views::{KeyView, ScanView, SiteDeleted, Status};
+    use super::super::webhooks::{DeliveryView, WebhookDeleted, WebhookView};
     use super::Meta;
     use crate::store::Site;
 
@@ -57,7 +58,12 @@ mod aliases {
         ScanEnvelope = Envelope<ScanView>,
         ScanListEnvelope = Envelope<Vec<ScanView>>,
         KeyEnvelope = Envelope<KeyView>,
-        StatusEnvelope = Envelope<Status>
+        StatusEnvelope = Envelope<Status>,
+        WebhookEnvelope = Envelope<WebhookView>,
+        WebhookListEnvelope = Envelope<Vec<WebhookView>>,
+        WebhookDeletedEnvelope = Envelope<WebhookDeleted>,
+        DeliveryEnvelope = Envelope<DeliveryView>,
+        DeliveryListEnvelope = Envelope<Vec<DeliveryView>>
     )]
     pub struct Envelope<T> {
         /// The result.

@@ -58,6 +58,10 @@ codes! {
     SiteNotFound = ("site_not_found", NOT_FOUND, "No site with this id in the caller's account."),
     /// No such scan in the caller's account.
     ScanNotFound = ("scan_not_found", NOT_FOUND, "No scan with this id in the caller's account."),
+    /// No such webhook in the caller's account.
+    WebhookNotFound = ("webhook_not_found", NOT_FOUND, "No webhook with this id in the caller's account."),
+    /// No such delivery of this webhook.
+    DeliveryNotFound = ("delivery_not_found", NOT_FOUND, "No delivery with this id for this webhook."),
     /// The route exists, not with this method.
     MethodNotAllowed = ("method_not_allowed", METHOD_NOT_ALLOWED, "The route exists but not with this HTTP method."),
     /// The scan has no report (yet).
@@ -206,6 +210,13 @@ impl From<Error> for ApiError {
             }
             Error::NotFound { kind: "site", id } => ApiError::site_not_found(&id),
             Error::NotFound { kind: "scan", id } => ApiError::scan_not_found(&id),
+            Error::NotFound {
+                kind: "webhook",
+                id,
+            } => ApiError::new(
+                ErrorCode::WebhookNotFound,
+                format!("no webhook `{id}` in this account"),
+            ),
             Error::Conflict(m) => ApiError::new(ErrorCode::ScanNotCancelable, m),
             Error::Unavailable(m) => {
                 let mut err = ApiError::new(

@@ -33,6 +33,7 @@ pub mod reports;
 pub mod scans;
 pub mod sites;
 pub mod views;
+pub mod webhooks;
 
 use envelope::{reply, Meta, RequestId};
 use error::{ApiError, ErrorCode};
@@ -79,6 +80,7 @@ pub fn router(state: AppState) -> Router {
         .merge(scans::router())
         .merge(reports::router())
         .merge(keys::router())
+        .merge(webhooks::router())
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             auth::authenticate,
@@ -173,6 +175,8 @@ pub struct Service {
     pub rate_per_minute: u32,
     /// How long running requests get to finish on shutdown.
     pub grace: Duration,
+    /// How webhook deliveries are made (the delivery task runs in `run`).
+    pub webhooks: crate::webhooks::DeliverySettings,
 }
 
 impl std::fmt::Debug for Service {
@@ -219,8 +223,13 @@ impl Service {
             self.queue.clone(),
             self.executor.clone(),
             self.workers.clone(),
-            stop_rx,
+            stop_rx.clone(),
         );
+        let deliveries = crate::webhooks::spawn_delivery_task(
+            self.store.clone(),
+            self.webhooks.clone(),
+            stop_rx,
+        )?;
         let rate_limit = auth::RateLimit::per_minute(auth::non_zero(self.rate_per_minute));
         let housekeeping = {
             let rate_limit = rate_limit.clone();
@@ -254,6 +263,7 @@ impl Service {
         let _ =
             tokio::time::timeout(grace, async { while pool.join_next().await.is_some() {} }).await;
         pool.abort_all();
+        let _ = tokio::time::timeout(grace, deliveries).await;
         housekeeping.abort();
         Ok(())
     }

@@ -6,8 +6,9 @@ use utoipa::openapi::{RefOr, Schema};
 use utoipa::{Modify, OpenApi};
 
 use super::envelope::{
-    KeyEnvelope, Meta, ReportEnvelope, ScanEnvelope, ScanListEnvelope, SiteDeletedEnvelope,
-    SiteEnvelope, SiteListEnvelope,
+    DeliveryEnvelope, DeliveryListEnvelope, KeyEnvelope, Meta, ReportEnvelope, ScanEnvelope,
+    ScanListEnvelope, SiteDeletedEnvelope, SiteEnvelope, SiteListEnvelope, WebhookDeletedEnvelope,
+    WebhookEnvelope, WebhookListEnvelope,
 };
 use super::error::{ErrorBody, ErrorCode, ErrorDetail, ErrorObject};
 
@@ -16,8 +17,13 @@ use super::views::{
     AccountView, CreateSite, KeyView, PriorityParam, ScanLinks, ScanRequest, ScanRequestConfig,
     ScanView, SiteDeleted,
 };
-use super::{keys, reports, scans, sites};
-use crate::store::{AppliedConfig, CategoryResult, Plan, Progress, ScanStatus, ScanSummary, Site};
+use super::webhooks::{CreateWebhook, DeliveryView, UpdateWebhook, WebhookDeleted, WebhookView};
+use super::{keys, reports, scans, sites, webhooks};
+use crate::store::{
+    AppliedConfig, CategoryResult, DeliveryAttempt, DeliveryStatus, Plan, Progress, ScanStatus,
+    ScanSummary, Site,
+};
+use crate::webhooks::EventPayload;
 
 /// The document.
 #[derive(OpenApi)]
@@ -34,6 +40,9 @@ use crate::store::{AppliedConfig, CategoryResult, Plan, Progress, ScanStatus, Sc
         scans::create_security_scan, scans::create_quality_scan,
         scans::get_scan, scans::cancel_scan, scans::get_report, reports::compare,
         keys::current_key,
+        webhooks::list_webhooks, webhooks::create_webhook, webhooks::get_webhook,
+        webhooks::update_webhook, webhooks::delete_webhook, webhooks::rotate_secret,
+        webhooks::list_deliveries, webhooks::redeliver,
     ),
     components(schemas(
         Meta, ErrorBody, ErrorObject, ErrorDetail,
@@ -42,12 +51,16 @@ use crate::store::{AppliedConfig, CategoryResult, Plan, Progress, ScanStatus, Sc
         AppliedConfig, Progress, ScanSummary, CategoryResult, ScanStatus,
         ReportEnvelope, KeyView, AccountView, KeyEnvelope, Plan,
         CompareEnvelope,
+        WebhookView, WebhookEnvelope, WebhookListEnvelope, WebhookDeleted, WebhookDeletedEnvelope,
+        CreateWebhook, UpdateWebhook, DeliveryView, DeliveryEnvelope, DeliveryListEnvelope,
+        DeliveryStatus, DeliveryAttempt, EventPayload,
     )),
     modifiers(&Security),
     tags(
         (name = "sites", description = "The account's websites"),
         (name = "scans", description = "Start, follow, cancel scans; fetch reports"),
         (name = "keys", description = "The calling API key"),
+        (name = "webhooks", description = "Signed scan events POSTed to your endpoints, with a delivery log"),
     )
 )]
 pub struct ApiDoc;

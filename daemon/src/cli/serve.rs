@@ -101,6 +101,7 @@ pub(crate) fn run(args: Args) -> CliResult {
             },
             rate_per_minute: args.rate_limit,
             grace: Duration::from_secs(10),
+            webhooks: crate::webhooks::DeliverySettings::new(args.allow_private),
         };
         let shutdown = shutdown_signal().map_err(CliError::run)?;
         tracing::info!(%addr, data_dir = %args.data_dir.display(), workers = args.workers, "sitescan serve listening");

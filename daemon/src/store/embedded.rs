@@ -17,7 +17,10 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use tokio::sync::Notify;
 
-use super::{day_key, Account, ApiKey, Page, Progress, Scan, ScanOutcome, ScanStatus, Site, Store};
+use super::{
+    day_key, Account, ApiKey, Delivery, DeliveryStatus, Page, Progress, Scan, ScanOutcome,
+    ScanStatus, Site, Store, Webhook,
+};
 use crate::error::{Error, Result};
 
 pub(crate) const ACCOUNTS: TableDefinition<&str, &[u8]> = TableDefinition::new("accounts");
@@ -36,6 +39,16 @@ pub(crate) const REPORTS: TableDefinition<&str, &[u8]> = TableDefinition::new("r
 pub(crate) const QUEUE_READY: TableDefinition<u64, &str> = TableDefinition::new("queue_ready");
 /// Every job not acknowledged: scan id -> JSON of its queue state.
 pub(crate) const QUEUE_JOBS: TableDefinition<&str, &[u8]> = TableDefinition::new("queue_jobs");
+pub(crate) const WEBHOOKS: TableDefinition<&str, &[u8]> = TableDefinition::new("webhooks");
+/// `account/webhook` -> ().
+pub(crate) const ACCOUNT_WEBHOOKS: TableDefinition<&str, ()> =
+    TableDefinition::new("account_webhooks");
+pub(crate) const DELIVERIES: TableDefinition<&str, &[u8]> = TableDefinition::new("deliveries");
+/// `webhook/delivery` -> ().
+pub(crate) const WEBHOOK_DELIVERIES: TableDefinition<&str, ()> =
+    TableDefinition::new("webhook_deliveries");
+/// The outbox: `{due micros, 20 digits}/{delivery}` -> () for pending deliveries.
+pub(crate) const OUTBOX_DUE: TableDefinition<&str, ()> = TableDefinition::new("outbox_due");
 /// Named counters (`queue_seq`).
 pub(crate) const COUNTERS: TableDefinition<&str, u64> = TableDefinition::new("counters");
 
@@ -82,6 +95,11 @@ impl Embedded {
             txn.open_table(QUEUE_READY).map_err(Error::storage)?;
             txn.open_table(QUEUE_JOBS).map_err(Error::storage)?;
             txn.open_table(COUNTERS).map_err(Error::storage)?;
+            txn.open_table(WEBHOOKS).map_err(Error::storage)?;
+            txn.open_table(ACCOUNT_WEBHOOKS).map_err(Error::storage)?;
+            txn.open_table(DELIVERIES).map_err(Error::storage)?;
+            txn.open_table(WEBHOOK_DELIVERIES).map_err(Error::storage)?;
+            txn.open_table(OUTBOX_DUE).map_err(Error::storage)?;
         }
         txn.commit().map_err(Error::storage)?;
         Ok(Embedded {
@@ -137,6 +155,16 @@ fn children(table: &impl ReadableTable<&'static str, ()>, parent: &str) -> Resul
         }
     }
     Ok(out)
+}
+
+/// The outbox key of a pending delivery: sorts by due time.
+fn due_key(d: &Delivery) -> Option<String> {
+    match (d.status, d.next_attempt_at) {
+        (DeliveryStatus::Pending, Some(at)) => {
+            Some(format!("{:020}/{}", at.timestamp_micros().max(0), d.id))
+        }
+        _ => None,
+    }
 }
 
 fn not_found(kind: &'static str, id: &str) -> Error {
@@ -632,6 +660,215 @@ impl Store for Embedded {
             let t = txn.open_table(COUNTERS).map_err(Error::storage)?;
             t.len().map_err(Error::storage)?;
             Ok(())
+        })
+        .await
+    }
+
+    async fn create_webhook(&self, webhook: Webhook) -> Result<Webhook> {
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            {
+                let accounts = txn.open_table(ACCOUNTS).map_err(Error::storage)?;
+                if accounts
+                    .get(webhook.account_id.as_str())
+                    .map_err(Error::storage)?
+                    .is_none()
+                {
+                    return Err(not_found("account", &webhook.account_id));
+                }
+                let mut t = txn.open_table(WEBHOOKS).map_err(Error::storage)?;
+                t.insert(webhook.id.as_str(), encode(&webhook)?.as_slice())
+                    .map_err(Error::storage)?;
+                let mut index = txn.open_table(ACCOUNT_WEBHOOKS).map_err(Error::storage)?;
+                index
+                    .insert(
+                        format!("{}/{}", webhook.account_id, webhook.id).as_str(),
+                        (),
+                    )
+                    .map_err(Error::storage)?;
+            }
+            txn.commit().map_err(Error::storage)?;
+            Ok(webhook)
+        })
+        .await
+    }
+
+    async fn webhook(&self, account_id: &str, id: &str) -> Result<Option<Webhook>> {
+        let account_id = account_id.to_string();
+        Ok(self
+            .webhook_by_id(id)
+            .await?
+            .filter(|w| w.account_id == account_id))
+    }
+
+    async fn webhook_by_id(&self, id: &str) -> Result<Option<Webhook>> {
+        let id = id.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(Error::storage)?;
+            let t = txn.open_table(WEBHOOKS).map_err(Error::storage)?;
+            get(&t, &id)
+        })
+        .await
+    }
+
+    async fn list_webhooks(&self, account_id: &str) -> Result<Vec<Webhook>> {
+        let account_id = account_id.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(Error::storage)?;
+            let index = txn.open_table(ACCOUNT_WEBHOOKS).map_err(Error::storage)?;
+            let t = txn.open_table(WEBHOOKS).map_err(Error::storage)?;
+            let mut out = Vec::new();
+            for id in children(&index, &account_id)? {
+                if let Some(w) = get::<Webhook>(&t, &id)? {
+                    out.push(w);
+                }
+            }
+            Ok(out)
+        })
+        .await
+    }
+
+    async fn save_webhook(&self, webhook: Webhook) -> Result<Webhook> {
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            {
+                let mut t = txn.open_table(WEBHOOKS).map_err(Error::storage)?;
+                if t.get(webhook.id.as_str())
+                    .map_err(Error::storage)?
+                    .is_none()
+                {
+                    return Err(not_found("webhook", &webhook.id));
+                }
+                t.insert(webhook.id.as_str(), encode(&webhook)?.as_slice())
+                    .map_err(Error::storage)?;
+            }
+            txn.commit().map_err(Error::storage)?;
+            Ok(webhook)
+        })
+        .await
+    }
+
+    async fn delete_webhook(&self, account_id: &str, id: &str) -> Result<bool> {
+        let (account_id, id) = (account_id.to_string(), id.to_string());
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            let found = {
+                let mut t = txn.open_table(WEBHOOKS).map_err(Error::storage)?;
+                let w: Option<Webhook> = get(&t, &id)?;
+                match w {
+                    Some(w) if w.account_id == account_id => {
+                        t.remove(id.as_str()).map_err(Error::storage)?;
+                        let mut index = txn.open_table(ACCOUNT_WEBHOOKS).map_err(Error::storage)?;
+                        index
+                            .remove(format!("{account_id}/{id}").as_str())
+                            .map_err(Error::storage)?;
+                        true
+                    }
+                    _ => false,
+                }
+            };
+            txn.commit().map_err(Error::storage)?;
+            Ok(found)
+        })
+        .await
+    }
+
+    async fn save_deliveries(&self, deliveries: Vec<Delivery>) -> Result<()> {
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            {
+                let mut t = txn.open_table(DELIVERIES).map_err(Error::storage)?;
+                let mut index = txn.open_table(WEBHOOK_DELIVERIES).map_err(Error::storage)?;
+                let mut due = txn.open_table(OUTBOX_DUE).map_err(Error::storage)?;
+                for d in &deliveries {
+                    let old: Option<Delivery> = get(&t, &d.id)?;
+                    if let Some(k) = old.as_ref().and_then(due_key) {
+                        due.remove(k.as_str()).map_err(Error::storage)?;
+                    }
+                    if let Some(k) = due_key(d) {
+                        due.insert(k.as_str(), ()).map_err(Error::storage)?;
+                    }
+                    t.insert(d.id.as_str(), encode(d)?.as_slice())
+                        .map_err(Error::storage)?;
+                    index
+                        .insert(format!("{}/{}", d.webhook_id, d.id).as_str(), ())
+                        .map_err(Error::storage)?;
+                }
+            }
+            txn.commit().map_err(Error::storage)?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn delivery(&self, webhook_id: &str, id: &str) -> Result<Option<Delivery>> {
+        let (webhook_id, id) = (webhook_id.to_string(), id.to_string());
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(Error::storage)?;
+            let t = txn.open_table(DELIVERIES).map_err(Error::storage)?;
+            let d: Option<Delivery> = get(&t, &id)?;
+            Ok(d.filter(|d| d.webhook_id == webhook_id))
+        })
+        .await
+    }
+
+    async fn list_deliveries(&self, webhook_id: &str, limit: usize) -> Result<Vec<Delivery>> {
+        let webhook_id = webhook_id.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(Error::storage)?;
+            let index = txn.open_table(WEBHOOK_DELIVERIES).map_err(Error::storage)?;
+            let t = txn.open_table(DELIVERIES).map_err(Error::storage)?;
+            let mut out = Vec::new();
+            for id in children(&index, &webhook_id)?.iter().rev().take(limit) {
+                if let Some(d) = get::<Delivery>(&t, id)? {
+                    out.push(d);
+                }
+            }
+            Ok(out)
+        })
+        .await
+    }
+
+    async fn claim_due_deliveries(
+        &self,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<Delivery>> {
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            let mut claimed = Vec::new();
+            {
+                let mut t = txn.open_table(DELIVERIES).map_err(Error::storage)?;
+                let mut due = txn.open_table(OUTBOX_DUE).map_err(Error::storage)?;
+                let end = format!("{:020}0", now.timestamp_micros().max(0));
+                let mut keys = Vec::new();
+                for entry in due.range::<&str>(..end.as_str()).map_err(Error::storage)? {
+                    let (k, _) = entry.map_err(Error::storage)?;
+                    keys.push(k.value().to_string());
+                    if keys.len() >= limit {
+                        break;
+                    }
+                }
+                for k in keys {
+                    due.remove(k.as_str()).map_err(Error::storage)?;
+                    let Some((_, id)) = k.split_once('/') else {
+                        continue;
+                    };
+                    let Some(mut d) = get::<Delivery>(&t, id)? else {
+                        continue;
+                    };
+                    d.next_attempt_at = Some(lease_until);
+                    if let Some(nk) = due_key(&d) {
+                        due.insert(nk.as_str(), ()).map_err(Error::storage)?;
+                    }
+                    t.insert(d.id.as_str(), encode(&d)?.as_slice())
+                        .map_err(Error::storage)?;
+                    claimed.push(d);
+                }
+            }
+            txn.commit().map_err(Error::storage)?;
+            Ok(claimed)
         })
         .await
     }

@@ -291,6 +291,106 @@ pub enum ScanOutcome {
     },
 }
 
+/// A registered webhook endpoint. Its signing secrets are stored (they are
+/// needed to sign) but never shown after creation or rotation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Webhook {
+    /// `wh_...`.
+    pub id: String,
+    /// Owning account.
+    pub account_id: String,
+    /// Where events are POSTed.
+    pub url: String,
+    /// Event types sent (`scan.completed`, ...).
+    pub events: Vec<String>,
+    /// Only events of this site's scans, when set.
+    #[serde(default)]
+    pub site_id: Option<String>,
+    /// Free text.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Whether events are delivered.
+    pub enabled: bool,
+    /// Why the service disabled it (410 Gone, failing for days).
+    #[serde(default)]
+    pub disabled_reason: Option<String>,
+    /// The current signing secret (`whsec_...`).
+    pub secret: String,
+    /// The secret before the last rotation, valid until `previous_secret_expires_at`.
+    #[serde(default)]
+    pub previous_secret: Option<String>,
+    /// When the previous secret stops being used.
+    #[serde(default)]
+    pub previous_secret_expires_at: Option<DateTime<Utc>>,
+    /// First failed attempt since the last success.
+    #[serde(default)]
+    pub failing_since: Option<DateTime<Utc>>,
+    /// When it was registered.
+    pub created_at: DateTime<Utc>,
+    /// When it last changed.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// Where a delivery is: `pending` (waiting for its next attempt) ->
+/// `succeeded` | `failed` (attempts used up, endpoint gone or disabled).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DeliveryStatus {
+    /// Will be attempted at `next_attempt_at`.
+    Pending,
+    /// A 2xx answer was received.
+    Succeeded,
+    /// Given up.
+    Failed,
+}
+
+/// One HTTP attempt of a delivery.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct DeliveryAttempt {
+    /// When it started.
+    pub at: DateTime<Utc>,
+    /// The HTTP status answered, if any.
+    #[serde(default)]
+    pub response_status: Option<u16>,
+    /// Milliseconds until the answer (or the error).
+    pub latency_ms: u64,
+    /// The network error or timeout, if any.
+    #[serde(default)]
+    pub error: Option<String>,
+    /// The first bytes of the answer's body (at most 1 KiB kept, 64 KiB read).
+    #[serde(default)]
+    pub response_body: Option<String>,
+}
+
+/// One event to send to one webhook: the durable outbox entry and its log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Delivery {
+    /// `dlv_...`.
+    pub id: String,
+    /// The endpoint.
+    pub webhook_id: String,
+    /// Owning account.
+    pub account_id: String,
+    /// The event's id (`evt_...`), the same on redeliveries.
+    pub event_id: String,
+    /// The event's type.
+    pub event_type: String,
+    /// The exact JSON body sent.
+    pub payload: String,
+    /// Where it is.
+    pub status: DeliveryStatus,
+    /// Attempts made.
+    pub attempts: u32,
+    /// When the next attempt is due (pending only).
+    #[serde(default)]
+    pub next_attempt_at: Option<DateTime<Utc>>,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+    /// Every attempt, oldest first.
+    #[serde(default)]
+    pub attempt_log: Vec<DeliveryAttempt>,
+}
+
 /// A page of a list, newest first.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Page<T> {
@@ -383,6 +483,37 @@ pub trait Store: Send + Sync + 'static {
     async fn unfinished_scans(&self) -> Result<Vec<Scan>>;
     /// Whether the backend answers (for `/readyz`).
     async fn ping(&self) -> Result<()>;
+
+    // ---- webhooks and their outbox
+
+    /// Saves a new webhook. Fails with `NotFound` when the account does not exist.
+    async fn create_webhook(&self, webhook: Webhook) -> Result<Webhook>;
+    /// A webhook of the account.
+    async fn webhook(&self, account_id: &str, id: &str) -> Result<Option<Webhook>>;
+    /// A webhook by id whatever its account (the delivery task).
+    async fn webhook_by_id(&self, id: &str) -> Result<Option<Webhook>>;
+    /// Every webhook of the account, oldest first.
+    async fn list_webhooks(&self, account_id: &str) -> Result<Vec<Webhook>>;
+    /// Replaces a stored webhook; `NotFound` when it is gone.
+    async fn save_webhook(&self, webhook: Webhook) -> Result<Webhook>;
+    /// Removes a webhook of the account (its deliveries then fail); false when none.
+    async fn delete_webhook(&self, account_id: &str, id: &str) -> Result<bool>;
+    /// Saves deliveries (new or updated) in one atomic write; pending ones are
+    /// due at their `next_attempt_at`.
+    async fn save_deliveries(&self, deliveries: Vec<Delivery>) -> Result<()>;
+    /// A delivery of a webhook.
+    async fn delivery(&self, webhook_id: &str, id: &str) -> Result<Option<Delivery>>;
+    /// The newest `limit` deliveries of a webhook, newest first.
+    async fn list_deliveries(&self, webhook_id: &str, limit: usize) -> Result<Vec<Delivery>>;
+    /// Atomically takes up to `limit` pending deliveries due at `now` and moves
+    /// their due time to `lease_until`, so no other taker gets them meanwhile;
+    /// a taker that dies leaves them due again at `lease_until` (at-least-once).
+    async fn claim_due_deliveries(
+        &self,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<Delivery>>;
 }
 
 /// A fresh identifier: `prefix` + `_` + 14 hex digits of microseconds since

@@ -19,6 +19,11 @@
 //! | `unfinished`, `running` | set | scan ids queued or running / running |
 //! | `report:{id}` | list | the JSON report in chunks of [`REPORT_CHUNK`] bytes |
 //! | `stats` | hash | `completed`, `failed`, `canceled`, `pages` counters |
+//! | `webhook:{id}` | string | the webhook (JSON) |
+//! | `account:{id}:webhooks` | sorted set (lex) | webhook ids |
+//! | `delivery:{id}` | string | the delivery (JSON) |
+//! | `webhook:{id}:deliveries` | sorted set (lex) | delivery ids (they sort by creation time) |
+//! | `outbox` | sorted set | pending delivery ids scored by due time (µs since the epoch) |
 //!
 //! Mutable scan fields are separate hash fields rather than one JSON value so
 //! that each transition is a small Lua script comparing and setting plain
@@ -36,7 +41,10 @@ use redis::{AsyncCommands, Script};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use super::{day_key, Account, ApiKey, Page, Progress, Scan, ScanOutcome, ScanStatus, Site, Store};
+use super::{
+    day_key, Account, ApiKey, Delivery, DeliveryStatus, Page, Progress, Scan, ScanOutcome,
+    ScanStatus, Site, Store, Webhook,
+};
 use crate::error::{Error, Result};
 
 /// Reports are stored as a list of chunks of at most this many bytes, so a
@@ -557,6 +565,28 @@ impl RedisBackend {
     }
 }
 
+/// Takes the due members of the outbox and pushes them to the lease time.
+static CLAIM_DUE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+for _, id in ipairs(ids) do redis.call('ZADD', KEYS[1], ARGV[2], id) end
+return ids
+",
+    )
+});
+
+impl RedisBackend {
+    async fn load_delivery(&self, id: &str) -> Result<Option<Delivery>> {
+        let mut conn = self.c();
+        let raw: Option<String> = conn
+            .get(self.k(&format!("delivery:{id}")))
+            .await
+            .map_err(redis_err)?;
+        raw.as_deref().map(parse).transpose()
+    }
+}
+
 #[async_trait]
 impl Store for RedisBackend {
     async fn create_account(&self, account: Account) -> Result<Account> {
@@ -924,6 +954,170 @@ impl Store for RedisBackend {
             .await
             .map_err(redis_err)?;
         Ok(())
+    }
+
+    async fn create_webhook(&self, webhook: Webhook) -> Result<Webhook> {
+        if self.account(&webhook.account_id).await?.is_none() {
+            return Err(not_found("account", &webhook.account_id));
+        }
+        let mut conn = self.c();
+        let _: () = redis::pipe()
+            .atomic()
+            .set(self.k(&format!("webhook:{}", webhook.id)), json(&webhook)?)
+            .zadd(
+                self.k(&format!("account:{}:webhooks", webhook.account_id)),
+                &webhook.id,
+                0,
+            )
+            .query_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        Ok(webhook)
+    }
+
+    async fn webhook(&self, account_id: &str, id: &str) -> Result<Option<Webhook>> {
+        Ok(self
+            .webhook_by_id(id)
+            .await?
+            .filter(|w| w.account_id == account_id))
+    }
+
+    async fn webhook_by_id(&self, id: &str) -> Result<Option<Webhook>> {
+        let mut conn = self.c();
+        let raw: Option<String> = conn
+            .get(self.k(&format!("webhook:{id}")))
+            .await
+            .map_err(redis_err)?;
+        raw.as_deref().map(parse).transpose()
+    }
+
+    async fn list_webhooks(&self, account_id: &str) -> Result<Vec<Webhook>> {
+        let mut out = Vec::new();
+        for id in self
+            .ids_of(&format!("account:{account_id}:webhooks"))
+            .await?
+        {
+            if let Some(w) = self.webhook_by_id(&id).await? {
+                out.push(w);
+            }
+        }
+        Ok(out)
+    }
+
+    async fn save_webhook(&self, webhook: Webhook) -> Result<Webhook> {
+        let mut conn = self.c();
+        // SET XX: only replaces an existing webhook.
+        let done: Option<String> = redis::cmd("SET")
+            .arg(self.k(&format!("webhook:{}", webhook.id)))
+            .arg(json(&webhook)?)
+            .arg("XX")
+            .query_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        if done.is_none() {
+            return Err(not_found("webhook", &webhook.id));
+        }
+        Ok(webhook)
+    }
+
+    async fn delete_webhook(&self, account_id: &str, id: &str) -> Result<bool> {
+        if self.webhook(account_id, id).await?.is_none() {
+            return Ok(false);
+        }
+        let mut conn = self.c();
+        let _: () = redis::pipe()
+            .atomic()
+            .del(self.k(&format!("webhook:{id}")))
+            .zrem(self.k(&format!("account:{account_id}:webhooks")), id)
+            .query_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        Ok(true)
+    }
+
+    async fn save_deliveries(&self, deliveries: Vec<Delivery>) -> Result<()> {
+        if deliveries.is_empty() {
+            return Ok(());
+        }
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        for d in &deliveries {
+            pipe.set(self.k(&format!("delivery:{}", d.id)), json(d)?)
+                .ignore()
+                .zadd(
+                    self.k(&format!("webhook:{}:deliveries", d.webhook_id)),
+                    &d.id,
+                    0,
+                )
+                .ignore();
+            match (d.status, d.next_attempt_at) {
+                (DeliveryStatus::Pending, Some(at)) => pipe
+                    .zadd(self.k("outbox"), &d.id, at.timestamp_micros())
+                    .ignore(),
+                _ => pipe.zrem(self.k("outbox"), &d.id).ignore(),
+            };
+        }
+        let mut conn = self.c();
+        let _: () = pipe.query_async(&mut conn).await.map_err(redis_err)?;
+        Ok(())
+    }
+
+    async fn delivery(&self, webhook_id: &str, id: &str) -> Result<Option<Delivery>> {
+        Ok(self
+            .load_delivery(id)
+            .await?
+            .filter(|d| d.webhook_id == webhook_id))
+    }
+
+    async fn list_deliveries(&self, webhook_id: &str, limit: usize) -> Result<Vec<Delivery>> {
+        let mut conn = self.c();
+        let ids: Vec<String> = conn
+            .zrevrangebylex_limit(
+                self.k(&format!("webhook:{webhook_id}:deliveries")),
+                "+",
+                "-",
+                0,
+                limit as isize,
+            )
+            .await
+            .map_err(redis_err)?;
+        let mut out = Vec::new();
+        for id in ids {
+            if let Some(d) = self.load_delivery(&id).await? {
+                out.push(d);
+            }
+        }
+        Ok(out)
+    }
+
+    async fn claim_due_deliveries(
+        &self,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<Delivery>> {
+        let mut conn = self.c();
+        let ids: Vec<String> = CLAIM_DUE
+            .key(self.k("outbox"))
+            .arg(now.timestamp_micros())
+            .arg(lease_until.timestamp_micros())
+            .arg(limit)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        let mut out = Vec::new();
+        for id in ids {
+            match self.load_delivery(&id).await? {
+                Some(mut d) => {
+                    d.next_attempt_at = Some(lease_until);
+                    out.push(d);
+                }
+                None => {
+                    let _: () = conn.zrem(self.k("outbox"), &id).await.map_err(redis_err)?;
+                }
+            }
+        }
+        Ok(out)
     }
 }
 

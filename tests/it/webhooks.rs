@@ -1,0 +1,731 @@
+//! Webhooks end to end: a real receiver (axum on 127.0.0.1:0) gets signed
+//! events of real scans; retries, restarts, 410 and registration rules.
+
+use std::collections::VecDeque;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::post;
+use axum::Router;
+use chrono::Utc;
+use hmac::{Hmac, Mac};
+use reqwest::Method;
+use serde_json::{json, Value};
+use sha2::Sha256;
+use sitescan_daemon::api::auth::new_key;
+use sitescan_daemon::api::Service;
+use sitescan_daemon::executor::EngineExecutor;
+use sitescan_daemon::store::embedded::Embedded;
+use sitescan_daemon::store::{new_id, Account, Plan, Site, Store};
+use sitescan_daemon::webhooks::{verify_signature, DeliverySettings};
+use sitescan_daemon::worker::WorkerSettings;
+use sitescan_fixtures::{site_dir, FixtureServer};
+use tokio::sync::oneshot;
+
+use crate::api_support::{assert_error, call};
+
+/// What the receiver got: headers and body of each request.
+#[derive(Default)]
+struct Receiver {
+    got: Mutex<Vec<(HeaderMap, Bytes)>>,
+    /// Statuses to answer, in order; 200 once empty.
+    script: Mutex<VecDeque<u16>>,
+}
+
+async fn receive(
+    State(r): State<Arc<Receiver>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> (StatusCode, [(&'static str, &'static str); 1], String) {
+    r.got.lock().unwrap().push((headers, body));
+    let code = r.script.lock().unwrap().pop_front().unwrap_or(200);
+    // A redirect points elsewhere (never followed); other answers are big
+    // (only the first 64 KiB are read).
+    (
+        StatusCode::from_u16(code).unwrap(),
+        [("location", "/elsewhere")],
+        "x".repeat(200 * 1024),
+    )
+}
+
+async fn start_receiver(script: &[u16]) -> (String, Arc<Receiver>) {
+    let r = Arc::new(Receiver::default());
+    r.script.lock().unwrap().extend(script.iter().copied());
+    let app = Router::new()
+        .route("/hook", post(receive))
+        .route("/elsewhere", post(receive))
+        .with_state(r.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (url, r)
+}
+
+struct Server {
+    base: String,
+    client: reqwest::Client,
+    store: Arc<Embedded>,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+fn settings(delays_ms: &[u64], allow_private: bool) -> DeliverySettings {
+    let mut s = DeliverySettings::new(allow_private);
+    s.retry_delays = delays_ms
+        .iter()
+        .map(|&m| Duration::from_millis(m))
+        .collect();
+    s.poll_every = Duration::from_millis(20);
+    s.timeout = Duration::from_secs(2);
+    s
+}
+
+impl Server {
+    async fn start(dir: &Path, allow_private: bool, webhooks: DeliverySettings) -> Server {
+        let store = Arc::new(Embedded::open(dir).unwrap());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let service = Service {
+            store: store.clone(),
+            queue: store.clone(),
+            executor: Arc::new(EngineExecutor),
+            workers: WorkerSettings {
+                workers: 1,
+                allow_private,
+            },
+            rate_per_minute: 10_000,
+            grace: Duration::from_secs(2),
+            webhooks,
+        };
+        let (tx, rx) = oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            service
+                .run(listener, async {
+                    let _ = rx.await;
+                })
+                .await
+                .unwrap();
+        });
+        Server {
+            base,
+            client: reqwest::Client::new(),
+            store,
+            stop: Some(tx),
+            task: Some(task),
+        }
+    }
+
+    /// Stops the service and releases the database file.
+    async fn stop(mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        if let Some(task) = self.task.take() {
+            tokio::time::timeout(Duration::from_secs(10), task)
+                .await
+                .unwrap()
+                .unwrap();
+        }
+    }
+
+    async fn tenant(&self) -> (String, String) {
+        let acc = Account {
+            id: new_id("acc").unwrap(),
+            name: None,
+            plan: Plan::Enterprise,
+            created_at: Utc::now(),
+        };
+        let acc = self.store.create_account(acc).await.unwrap().id;
+        let (key, secret, hash) =
+            new_key(&acc, "test", None, chrono::Duration::days(1), Utc::now()).unwrap();
+        self.store.create_key(key, &hash).await.unwrap();
+        (acc, secret)
+    }
+
+    async fn site(&self, account: &str, url: &str) -> String {
+        let site = Site {
+            id: new_id("site").unwrap(),
+            account_id: account.into(),
+            url: url.into(),
+            name: "fixture".into(),
+            created_at: Utc::now(),
+        };
+        self.store.create_site(site).await.unwrap().id
+    }
+
+    async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        key: &str,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        let mut b = self
+            .client
+            .request(method, format!("{}{path}", self.base))
+            .header("X-API-Key", key);
+        if let Some(body) = body {
+            b = b.json(&body);
+        }
+        call(b).await
+    }
+
+    async fn deliveries(&self, hook: &str, key: &str) -> Vec<Value> {
+        let (s, b) = self
+            .send(
+                Method::GET,
+                &format!("/api/v1/webhooks/{hook}/deliveries"),
+                key,
+                None,
+            )
+            .await;
+        assert_eq!(s, 200, "{b}");
+        b["data"].as_array().unwrap().clone()
+    }
+}
+
+/// Polls `f` every 20 ms until it is true, panicking after `secs`.
+async fn eventually<F, Fut>(secs: u64, what: &str, mut f: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while !f().await {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The test's own check of `Sitescan-Signature`, independent of the crate's.
+fn own_hmac_matches(secret: &str, header: &str, body: &[u8]) -> bool {
+    let t = header
+        .split(',')
+        .find_map(|p| p.strip_prefix("t="))
+        .expect("t=");
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(format!("{t}.").as_bytes());
+    mac.update(body);
+    let want = hex::encode(mac.finalize().into_bytes());
+    header
+        .split(',')
+        .filter_map(|p| p.strip_prefix("v1="))
+        .any(|v| v == want)
+}
+
+fn events_of(r: &Receiver) -> Vec<Value> {
+    r.got
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(_, b)| serde_json::from_slice(b).unwrap())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_scan_sends_signed_events_for_every_state_change() {
+    let fixture = FixtureServer::start(site_dir("basic")).await.unwrap();
+    let (hook_url, receiver) = start_receiver(&[]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), true, settings(&[50], true)).await;
+    let (acc, key) = server.tenant().await;
+    let site = server.site(&acc, &fixture.url()).await;
+
+    let all = json!([
+        "scan.queued",
+        "scan.started",
+        "scan.completed",
+        "scan.failed",
+        "scan.canceled"
+    ]);
+    let (s, b) = server
+        .send(
+            Method::POST,
+            "/api/v1/webhooks",
+            &key,
+            Some(json!({"url": hook_url, "events": all, "description": "test"})),
+        )
+        .await;
+    assert_eq!(s, 201, "{b}");
+    let hook = b["data"]["id"].as_str().unwrap().to_string();
+    let secret = b["data"]["secret"].as_str().unwrap().to_string();
+    assert!(
+        secret.starts_with("whsec_") && secret.len() > 40,
+        "{secret}"
+    );
+    let (s, b) = server
+        .send(Method::GET, &format!("/api/v1/webhooks/{hook}"), &key, None)
+        .await;
+    assert_eq!(s, 200);
+    assert!(
+        b["data"].get("secret").is_none(),
+        "the secret is shown once: {b}"
+    );
+
+    let (s, b) = server
+        .send(
+            Method::POST,
+            &format!("/api/v1/sites/{site}/scans"),
+            &key,
+            Some(json!({"config": {"rules": ["wcag-aa"], "max_pages": 3}})),
+        )
+        .await;
+    assert_eq!(s, 202, "{b}");
+    let scan = b["data"]["id"].as_str().unwrap().to_string();
+    eventually(60, "queued, started and completed events", || async {
+        let types: Vec<String> = events_of(&receiver)
+            .iter()
+            .map(|e| e["type"].as_str().unwrap().to_string())
+            .collect();
+        types.contains(&"scan.completed".to_string()) && types.len() >= 3
+    })
+    .await;
+
+    let got = receiver.got.lock().unwrap().clone();
+    let mut types = Vec::new();
+    for (headers, body) in &got {
+        let sig = headers["sitescan-signature"].to_str().unwrap();
+        assert!(own_hmac_matches(&secret, sig, body), "bad signature {sig}");
+        verify_signature(
+            &secret,
+            sig,
+            body,
+            Utc::now().timestamp(),
+            Duration::from_secs(300),
+        )
+        .unwrap();
+        let event: Value = serde_json::from_slice(body).unwrap();
+        assert_eq!(headers["sitescan-event-id"].to_str().unwrap(), event["id"]);
+        assert!(event["id"].as_str().unwrap().starts_with("evt_"));
+        assert!(event["created"].is_string());
+        assert_eq!(event["data"]["id"], scan.as_str());
+        assert_eq!(
+            event["data"]["links"]["self"],
+            format!("/api/v1/scans/{scan}")
+        );
+        let want_status = match event["type"].as_str().unwrap() {
+            "scan.queued" => "queued",
+            "scan.started" => "running",
+            "scan.completed" => "completed",
+            other => panic!("unexpected event {other}"),
+        };
+        assert_eq!(event["data"]["status"], want_status, "{event}");
+        types.push(event["type"].as_str().unwrap().to_string());
+    }
+    types.sort();
+    assert_eq!(types, ["scan.completed", "scan.queued", "scan.started"]);
+    let completed = events_of(&receiver)
+        .into_iter()
+        .find(|e| e["type"] == "scan.completed")
+        .unwrap();
+    assert!(
+        completed["data"]["summary"]["pages_fetched"]
+            .as_u64()
+            .unwrap()
+            >= 1
+    );
+
+    // Rotation: the new secret is returned once; both sign for 24 hours.
+    let (s, b) = server
+        .send(
+            Method::POST,
+            &format!("/api/v1/webhooks/{hook}/rotate-secret"),
+            &key,
+            None,
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    let fresh = b["data"]["secret"].as_str().unwrap().to_string();
+    assert_ne!(fresh, secret);
+    assert!(b["data"]["previous_secret_expires_at"].is_string());
+
+    // A cancel is an event too (queued, then canceled).
+    receiver.got.lock().unwrap().clear();
+    let (s, b) = server
+        .send(
+            Method::POST,
+            &format!("/api/v1/sites/{site}/scans"),
+            &key,
+            Some(json!({"config": {"rules": ["wcag-aa"]}})),
+        )
+        .await;
+    assert_eq!(s, 202, "{b}");
+    let second = b["data"]["id"].as_str().unwrap().to_string();
+    let (s, b) = server
+        .send(
+            Method::POST,
+            &format!("/api/v1/scans/{second}/cancel"),
+            &key,
+            None,
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    eventually(30, "the canceled event", || async {
+        events_of(&receiver)
+            .iter()
+            .any(|e| e["type"] == "scan.canceled" && e["data"]["id"] == second.as_str())
+    })
+    .await;
+    for (headers, body) in receiver.got.lock().unwrap().iter() {
+        let sig = headers["sitescan-signature"].to_str().unwrap();
+        assert_eq!(sig.matches("v1=").count(), 2, "{sig}");
+        assert!(own_hmac_matches(&fresh, sig, body));
+        assert!(own_hmac_matches(&secret, sig, body));
+    }
+    // Every delivery is in the log, succeeded with one attempt.
+    let log = server.deliveries(&hook, &key).await;
+    assert!(log.len() >= 5, "{log:?}");
+    for d in &log {
+        if d["status"] == "succeeded" {
+            assert_eq!(d["response_status"], 200);
+            assert!(d["latency_ms"].is_u64());
+            assert!(d["next_attempt_at"].is_null());
+        }
+    }
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failures_are_retried_with_growing_gaps_and_redelivery_works() {
+    let fixture = FixtureServer::start(site_dir("basic")).await.unwrap();
+    let (hook_url, receiver) = start_receiver(&[500, 500]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), true, settings(&[200, 800, 800], true)).await;
+    let (acc, key) = server.tenant().await;
+    let site = server.site(&acc, &fixture.url()).await;
+    let (s, b) = server
+        .send(
+            Method::POST,
+            "/api/v1/webhooks",
+            &key,
+            Some(json!({"url": hook_url, "events": ["scan.queued"], "site_id": site})),
+        )
+        .await;
+    assert_eq!(s, 201, "{b}");
+    let hook = b["data"]["id"].as_str().unwrap().to_string();
+    let (s, _) = server
+        .send(
+            Method::POST,
+            &format!("/api/v1/sites/{site}/scans"),
+            &key,
+            Some(json!({"config": {"rules": ["wcag-aa"], "max_pages": 1}})),
+        )
+        .await;
+    assert_eq!(s, 202);
+    eventually(20, "the third attempt to succeed", || async {
+        let log = server.deliveries(&hook, &key).await;
+        log.len() == 1 && log[0]["status"] == "succeeded"
+    })
+    .await;
+    let log = server.deliveries(&hook, &key).await;
+    let d = &log[0];
+    assert_eq!(d["attempts"], 3, "{d}");
+    assert_eq!(d["response_status"], 200);
+    let attempts = d["attempt_log"].as_array().unwrap();
+    let codes: Vec<u64> = attempts
+        .iter()
+        .map(|a| a["response_status"].as_u64().unwrap())
+        .collect();
+    assert_eq!(codes, [500, 500, 200]);
+    let at = |i: usize| {
+        chrono::DateTime::parse_from_rfc3339(attempts[i]["at"].as_str().unwrap()).unwrap()
+    };
+    let (gap1, gap2) = (at(1) - at(0), at(2) - at(1));
+    assert!(gap1 >= chrono::Duration::milliseconds(160), "{gap1}");
+    assert!(gap2 > gap1, "gaps must grow: {gap1} then {gap2}");
+    assert_eq!(receiver.got.lock().unwrap().len(), 3);
+    let ids: Vec<String> = receiver
+        .got
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(h, _)| h["sitescan-event-id"].to_str().unwrap().to_string())
+        .collect();
+    assert!(
+        ids.iter().all(|i| *i == ids[0]),
+        "retries keep the event id"
+    );
+
+    // Redeliver: a new delivery of the same event.
+    let dlv = d["id"].as_str().unwrap();
+    let (s, b) = server
+        .send(
+            Method::POST,
+            &format!("/api/v1/webhooks/{hook}/deliveries/{dlv}/redeliver"),
+            &key,
+            None,
+        )
+        .await;
+    assert_eq!(s, 202, "{b}");
+    assert_eq!(b["data"]["event_id"], d["event_id"]);
+    eventually(10, "the redelivery", || async {
+        receiver.got.lock().unwrap().len() == 4
+    })
+    .await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_in_the_middle_of_retries_still_delivers() {
+    let fixture = FixtureServer::start(site_dir("basic")).await.unwrap();
+    let (hook_url, receiver) = start_receiver(&[503]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), true, settings(&[1500], true)).await;
+    let (acc, key) = server.tenant().await;
+    let site = server.site(&acc, &fixture.url()).await;
+    let (s, b) = server
+        .send(
+            Method::POST,
+            "/api/v1/webhooks",
+            &key,
+            Some(json!({"url": hook_url, "events": ["scan.queued"]})),
+        )
+        .await;
+    assert_eq!(s, 201, "{b}");
+    let hook = b["data"]["id"].as_str().unwrap().to_string();
+    let (s, _) = server
+        .send(
+            Method::POST,
+            &format!("/api/v1/sites/{site}/scans"),
+            &key,
+            Some(json!({"config": {"rules": ["wcag-aa"], "max_pages": 1}})),
+        )
+        .await;
+    assert_eq!(s, 202);
+    eventually(10, "the first, failed attempt", || async {
+        let log = server.deliveries(&hook, &key).await;
+        log.len() == 1 && log[0]["attempts"] == 1
+    })
+    .await;
+    let log = server.deliveries(&hook, &key).await;
+    assert_eq!(log[0]["status"], "pending");
+    assert!(log[0]["next_attempt_at"].is_string());
+    assert_eq!(log[0]["response_status"], 503);
+    server.stop().await;
+
+    let server = Server::start(dir.path(), true, settings(&[1500], true)).await;
+    eventually(20, "delivery after the restart", || async {
+        let log = server.deliveries(&hook, &key).await;
+        log.len() == 1 && log[0]["status"] == "succeeded"
+    })
+    .await;
+    let log = server.deliveries(&hook, &key).await;
+    assert_eq!(log[0]["attempts"], 2);
+    assert_eq!(receiver.got.lock().unwrap().len(), 2);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gone_disables_the_endpoint_with_its_reason() {
+    let fixture = FixtureServer::start(site_dir("basic")).await.unwrap();
+    let (hook_url, receiver) = start_receiver(&[410]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), true, settings(&[50, 50], true)).await;
+    let (acc, key) = server.tenant().await;
+    let site = server.site(&acc, &fixture.url()).await;
+    let (_, b) = server
+        .send(
+            Method::POST,
+            "/api/v1/webhooks",
+            &key,
+            Some(json!({"url": hook_url, "events": ["scan.queued"]})),
+        )
+        .await;
+    let hook = b["data"]["id"].as_str().unwrap().to_string();
+    server
+        .send(
+            Method::POST,
+            &format!("/api/v1/sites/{site}/scans"),
+            &key,
+            Some(json!({"config": {"rules": ["wcag-aa"], "max_pages": 1}})),
+        )
+        .await;
+    eventually(10, "the endpoint to be disabled", || async {
+        let (_, b) = server
+            .send(Method::GET, &format!("/api/v1/webhooks/{hook}"), &key, None)
+            .await;
+        b["data"]["enabled"] == false
+    })
+    .await;
+    let (_, b) = server
+        .send(Method::GET, &format!("/api/v1/webhooks/{hook}"), &key, None)
+        .await;
+    assert!(
+        b["data"]["disabled_reason"]
+            .as_str()
+            .unwrap()
+            .contains("410"),
+        "{b}"
+    );
+    // The 410 was the only request: nothing is sent to a disabled endpoint.
+    let (s, _) = server
+        .send(
+            Method::POST,
+            &format!("/api/v1/sites/{site}/scans"),
+            &key,
+            Some(json!({"config": {"rules": ["wcag-aa"], "max_pages": 1}})),
+        )
+        .await;
+    assert_eq!(s, 202);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(receiver.got.lock().unwrap().len(), 1);
+    // Enabling clears the reason.
+    let (s, b) = server
+        .send(
+            Method::PATCH,
+            &format!("/api/v1/webhooks/{hook}"),
+            &key,
+            Some(json!({"enabled": true})),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(b["data"]["enabled"], true);
+    assert!(b["data"]["disabled_reason"].is_null());
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn registration_refuses_private_targets_and_keeps_tenants_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), false, settings(&[50], false)).await;
+    let (_, key) = server.tenant().await;
+    let (_, other) = server.tenant().await;
+    for url in [
+        "https://127.0.0.1/hook",
+        "https://10.1.2.3/hook",
+        "https://169.254.169.254/latest",
+        "https://localhost/hook",
+        "http://hooks.example.com/hook",
+        "not a url",
+    ] {
+        let (s, b) = server
+            .send(
+                Method::POST,
+                "/api/v1/webhooks",
+                &key,
+                Some(json!({"url": url, "events": ["scan.completed"]})),
+            )
+            .await;
+        assert_error(s, &b, 422, "validation_failed");
+        assert_eq!(b["error"]["details"][0]["field"], "url", "{url}: {b}");
+    }
+    let (s, b) = server
+        .send(
+            Method::POST,
+            "/api/v1/webhooks",
+            &key,
+            Some(json!({"url": "https://hooks.example.com/x", "events": ["scan.done"]})),
+        )
+        .await;
+    assert_error(s, &b, 422, "validation_failed");
+    assert_eq!(b["error"]["details"][0]["field"], "events[0]");
+    let (s, b) = server
+        .send(
+            Method::POST,
+            "/api/v1/webhooks",
+            &key,
+            Some(json!({"url": "https://hooks.example.com/x", "events": ["scan.completed"]})),
+        )
+        .await;
+    assert_eq!(s, 201, "{b}");
+    let hook = b["data"]["id"].as_str().unwrap().to_string();
+    for (method, path) in [
+        (Method::GET, format!("/api/v1/webhooks/{hook}")),
+        (Method::DELETE, format!("/api/v1/webhooks/{hook}")),
+        (
+            Method::POST,
+            format!("/api/v1/webhooks/{hook}/rotate-secret"),
+        ),
+        (Method::GET, format!("/api/v1/webhooks/{hook}/deliveries")),
+    ] {
+        let (s, b) = server.send(method, &path, &other, None).await;
+        assert_error(s, &b, 404, "webhook_not_found");
+    }
+    let (s, b) = server
+        .send(Method::GET, "/api/v1/webhooks", &other, None)
+        .await;
+    assert_eq!(s, 200);
+    assert_eq!(b["data"], json!([]));
+    let (s, b) = server
+        .send(
+            Method::PATCH,
+            &format!("/api/v1/webhooks/{hook}"),
+            &key,
+            Some(json!({"events": ["scan.failed", "scan.failed"], "enabled": false})),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(b["data"]["events"], json!(["scan.failed"]));
+    assert_eq!(b["data"]["enabled"], false);
+    let (s, _) = server
+        .send(
+            Method::DELETE,
+            &format!("/api/v1/webhooks/{hook}"),
+            &key,
+            None,
+        )
+        .await;
+    assert_eq!(s, 200);
+    let (s, b) = server
+        .send(Method::GET, &format!("/api/v1/webhooks/{hook}"), &key, None)
+        .await;
+    assert_error(s, &b, 404, "webhook_not_found");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redirects_are_not_followed_and_an_endpoint_failing_too_long_is_disabled() {
+    let fixture = FixtureServer::start(site_dir("basic")).await.unwrap();
+    let (hook_url, receiver) = start_receiver(&[302]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = settings(&[50, 50], true);
+    s.disable_after = Duration::ZERO;
+    let server = Server::start(dir.path(), true, s).await;
+    let (acc, key) = server.tenant().await;
+    let site = server.site(&acc, &fixture.url()).await;
+    let (_, b) = server
+        .send(
+            Method::POST,
+            "/api/v1/webhooks",
+            &key,
+            Some(json!({"url": hook_url, "events": ["scan.queued"]})),
+        )
+        .await;
+    let hook = b["data"]["id"].as_str().unwrap().to_string();
+    server
+        .send(
+            Method::POST,
+            &format!("/api/v1/sites/{site}/scans"),
+            &key,
+            Some(json!({"config": {"rules": ["wcag-aa"], "max_pages": 1}})),
+        )
+        .await;
+    eventually(10, "the delivery to fail", || async {
+        let log = server.deliveries(&hook, &key).await;
+        log.len() == 1 && log[0]["status"] == "failed"
+    })
+    .await;
+    let log = server.deliveries(&hook, &key).await;
+    assert_eq!(log[0]["attempts"], 1);
+    assert_eq!(log[0]["response_status"], 302);
+    let kept = log[0]["attempt_log"][0]["response_body"].as_str().unwrap();
+    assert_eq!(kept.len(), 1024, "1 KiB of the answer is kept");
+    // One request: the redirect to /elsewhere was not followed.
+    assert_eq!(receiver.got.lock().unwrap().len(), 1);
+    let (_, b) = server
+        .send(Method::GET, &format!("/api/v1/webhooks/{hook}"), &key, None)
+        .await;
+    assert_eq!(b["data"]["enabled"], false, "{b}");
+    assert!(
+        b["data"]["disabled_reason"]
+            .as_str()
+            .unwrap()
+            .contains("failed"),
+        "{b}"
+    );
+    server.stop().await;
+}
