@@ -40,6 +40,8 @@ use sitescan::rules::{
 const PYTHON_DOCS: &str = "/usr/share/doc/python3.11/html";
 /// Pages used in test mode (`cargo test --benches`) when no count is given.
 const QUICK_PAGES: usize = 4;
+/// Largest corpus page taken in test mode.
+const QUICK_MAX_BYTES: u64 = 16 * 1024;
 /// Pages of the synthetic site in a full run.
 const SYNTHETIC_PAGES: usize = 500;
 /// Seed of the synthetic site, so runs compare.
@@ -98,8 +100,21 @@ fn spread(paths: Vec<PathBuf>, limit: Option<usize>) -> Vec<PathBuf> {
 }
 
 /// Loads the HTML files of `dir` as pages served from `base`.
-fn load_dir(name: &str, dir: &Path, base: &str, limit: Option<usize>) -> Option<Corpus> {
-    let files = spread(html_files(dir), limit);
+///
+/// Only files of at most `max_bytes` are taken when it is given (test mode keeps to
+/// small pages so an unoptimized build runs every rule over them in seconds).
+fn load_dir(
+    name: &str,
+    dir: &Path,
+    base: &str,
+    limit: Option<usize>,
+    max_bytes: Option<u64>,
+) -> Option<Corpus> {
+    let mut files = html_files(dir);
+    if let Some(max) = max_bytes {
+        files.retain(|f| std::fs::metadata(f).is_ok_and(|m| m.len() <= max));
+    }
+    let files = spread(files, limit);
     let mut pages = Vec::with_capacity(files.len());
     for path in files {
         let Ok(bytes) = std::fs::read(&path) else {
@@ -418,6 +433,7 @@ fn main() {
         Path::new(PYTHON_DOCS),
         "http://docs.python.test/",
         limit,
+        quick.then_some(QUICK_MAX_BYTES),
     ) {
         Some(c) => corpora.push(c),
         None => eprintln!(
@@ -441,6 +457,7 @@ fn main() {
         "synthetic",
         synthetic_dir.path(),
         "http://synthetic.test/",
+        None,
         None,
     ) {
         Some(c) => corpora.push(c),
