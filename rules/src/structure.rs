@@ -92,3 +92,25 @@ pub fn landmarks<'a>(cx: &'a crate::PageContext<'_>) -> Vec<(ElementRef<'a>, &'s
         })
         .collect()
 }
+
+/// The shared check of the `landmark-no-duplicate-*` rules: passes a page with
+/// exactly one exposed landmark of `role`, fails every one after the first.
+pub fn at_most_one_landmark(cx: &mut crate::Check<'_, '_>, role: &str) {
+    if !page_is_html(cx) {
+        return;
+    }
+    let page = cx.page();
+    let found: Vec<_> = landmarks(page)
+        .into_iter()
+        .filter(|(_, r)| *r == role)
+        .collect();
+    match found.as_slice() {
+        [] => {}
+        [_] => cx.pass(),
+        [_, rest @ ..] => {
+            for (el, _) in rest {
+                cx.fail(*el, format!("The page has more than one {role} landmark."));
+            }
+        }
+    }
+}

@@ -1,6 +1,6 @@
 //! `landmark-no-duplicate-banner`: at most one banner landmark (best practice).
 
-use crate::structure::{landmarks, page_is_html};
+use crate::structure::at_most_one_landmark;
 use crate::{Category, Check, Impact, Rule, RuleMeta, Visits};
 
 /// At most one banner landmark.
@@ -46,23 +46,7 @@ impl Rule for LandmarkNoDuplicateBanner {
     }
 
     fn check_document(&self, cx: &mut Check<'_, '_>) {
-        if !page_is_html(cx) {
-            return;
-        }
-        let page = cx.page();
-        let found: Vec<_> = landmarks(page)
-            .into_iter()
-            .filter(|(_, r)| *r == "banner")
-            .collect();
-        match found.as_slice() {
-            [] => {}
-            [_] => cx.pass(),
-            [_, rest @ ..] => {
-                for (el, _) in rest {
-                    cx.fail(*el, "The page has more than one banner landmark.");
-                }
-            }
-        }
+        at_most_one_landmark(cx, "banner");
     }
 }
 
