@@ -139,6 +139,7 @@ pub struct PageContext<'p> {
     referrers: OnceLock<HashMap<(&'static str, String), Vec<NodeId>>>,
     order: OnceLock<HashMap<NodeId, usize>>,
     names: Mutex<HashMap<NodeId, Arc<str>>>,
+    layout: OnceLock<crate::repeated::Layout>,
 }
 
 /// Attributes that hold id references, indexed by [`PageContext::referrers`].
@@ -168,6 +169,7 @@ impl<'p> PageContext<'p> {
             referrers: OnceLock::new(),
             order: OnceLock::new(),
             names: Mutex::new(HashMap::new()),
+            layout: OnceLock::new(),
         }
     }
 
@@ -310,6 +312,13 @@ impl<'p> PageContext<'p> {
         map.get(&(*attr, id.to_string()))
             .map(|nodes| nodes.iter().filter_map(|n| self.element(*n)).collect())
             .unwrap_or_default()
+    }
+
+    /// Repeated blocks and where the page's own content starts
+    /// ([`crate::repeated::layout`]), computed once per page: five bypass and
+    /// landmark rules share it.
+    pub(crate) fn layout_cell(&self) -> &OnceLock<crate::repeated::Layout> {
+        &self.layout
     }
 
     /// Position of an element in document order (0 for the root element).

@@ -57,7 +57,7 @@ impl Rule for SkipLink {
         }
         let page = cx.page();
         let l = layout(page);
-        if !needs_bypass(&l) || skip_link_target(page, &l).is_some() {
+        if !needs_bypass(l) || skip_link_target(page, l).is_some() {
             cx.pass();
         } else {
             cx.fail_page("No focusable same-page link before the content points just before the page's own content.");
