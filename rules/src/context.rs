@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use ego_tree::NodeId;
+use rustc_hash::FxHashMap;
 use scraper::{ElementRef, Html};
 use serde::{Deserialize, Serialize};
 
@@ -137,8 +138,8 @@ pub struct PageContext<'p> {
     styles: OnceLock<Styles>,
     tree: OnceLock<TreeFacts>,
     referrers: OnceLock<HashMap<(&'static str, String), Vec<NodeId>>>,
-    order: OnceLock<HashMap<NodeId, usize>>,
-    names: Mutex<HashMap<NodeId, Arc<str>>>,
+    order: OnceLock<FxHashMap<NodeId, usize>>,
+    names: Mutex<FxHashMap<NodeId, Arc<str>>>,
     layout: OnceLock<crate::repeated::Layout>,
 }
 
@@ -168,7 +169,7 @@ impl<'p> PageContext<'p> {
             tree: OnceLock::new(),
             referrers: OnceLock::new(),
             order: OnceLock::new(),
-            names: Mutex::new(HashMap::new()),
+            names: Mutex::new(FxHashMap::default()),
             layout: OnceLock::new(),
         }
     }

@@ -8,7 +8,10 @@
 //! "visible", "focusable", "semantic role") and WAI-ARIA 1.2 §9 "Presentational
 //! Roles Conflict Resolution".
 
-use std::collections::HashMap;
+// FxHash: these maps are keyed by node ids and short strings, hashed millions
+// of times per site; SipHash's DoS resistance buys nothing here and was high in
+// the profile.
+use rustc_hash::FxHashMap as HashMap;
 
 use ego_tree::NodeId;
 use scraper::ElementRef;
@@ -140,7 +143,7 @@ pub fn explicit_role(el: ElementRef<'_>) -> Option<&'static str> {
 impl TreeFacts {
     /// Computes the facts for every element of the document rooted at `root`.
     pub fn compute(root: ElementRef<'_>, styles: &Styles) -> TreeFacts {
-        let mut nodes: HashMap<NodeId, Facts> = HashMap::new();
+        let mut nodes: HashMap<NodeId, Facts> = HashMap::default();
         let mut stack: Vec<ElementRef<'_>> = vec![root];
         while let Some(el) = stack.pop() {
             let parent = el

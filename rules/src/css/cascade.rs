@@ -9,7 +9,10 @@
 //! element is matched only against rules that can apply to it.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+// FxHash: these maps are keyed by node ids and short strings, hashed millions
+// of times per site; SipHash's DoS resistance buys nothing here and was high in
+// the profile.
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::{Arc, OnceLock};
 
 use ego_tree::NodeId;
@@ -149,7 +152,7 @@ impl ComputedStyle {
             underline: false,
             other_decoration: false,
             extra: Vec::new(),
-            vars: Arc::new(HashMap::new()),
+            vars: Arc::new(HashMap::default()),
         }
     }
 
@@ -463,10 +466,10 @@ impl Styles {
             }
         }
 
-        let mut map = HashMap::new();
+        let mut map = HashMap::default();
         let root = doc.root_element();
         let base = ComputedStyle::initial();
-        let mut ancestors: HashMap<String, u32> = HashMap::new();
+        let mut ancestors: HashMap<String, u32> = HashMap::default();
         let root_size = {
             let s = compute_one(&index, root, &base, 16.0, &ancestors);
             let size = s.font_size;
@@ -564,7 +567,7 @@ fn compute_one(
                 .collect()
         })
         .unwrap_or_default();
-    let mut winners: HashMap<&str, (Precedence, &str)> = HashMap::new();
+    let mut winners: HashMap<&str, (Precedence, &str)> = HashMap::default();
     let matched = index.matching(el, ancestors);
     for i in &matched {
         let rule = &index.rules[*i];
