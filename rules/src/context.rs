@@ -141,6 +141,7 @@ pub struct PageContext<'p> {
     order: OnceLock<FxHashMap<NodeId, usize>>,
     names: Mutex<FxHashMap<NodeId, Arc<str>>>,
     layout: OnceLock<crate::repeated::Layout>,
+    http_links: OnceLock<Vec<(NodeId, url::Url)>>,
 }
 
 /// Attributes that hold id references, indexed by [`PageContext::referrers`].
@@ -171,6 +172,7 @@ impl<'p> PageContext<'p> {
             order: OnceLock::new(),
             names: Mutex::new(FxHashMap::default()),
             layout: OnceLock::new(),
+            http_links: OnceLock::new(),
         }
     }
 
@@ -320,6 +322,12 @@ impl<'p> PageContext<'p> {
     /// landmark rules share it.
     pub(crate) fn layout_cell(&self) -> &OnceLock<crate::repeated::Layout> {
         &self.layout
+    }
+
+    /// The page's `http(s)` links ([`crate::support::http_links`]), resolved once
+    /// per page: several SEO rules share them.
+    pub(crate) fn http_links_cell(&self) -> &OnceLock<Vec<(NodeId, url::Url)>> {
+        &self.http_links
     }
 
     /// Position of an element in document order (0 for the root element).
