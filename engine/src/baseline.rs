@@ -121,6 +121,9 @@ pub fn apply_baseline(report: &mut Report, baseline: &Report) {
             by_moved.entry(k).or_default().push(i);
         }
     }
+    for list in by_fp.values_mut().chain(by_moved.values_mut()) {
+        list.reverse();
+    }
     let mut matched = vec![false; baseline.findings.len()];
     let mut state = vec![BaselineState::New; report.findings.len()];
 
@@ -178,11 +181,11 @@ pub fn apply_baseline(report: &mut Report, baseline: &Report) {
     report.fixed = Some(fixed);
 }
 
-/// Pops the first baseline index of the list not matched yet.
+/// Takes the first baseline index of the list not matched yet. Lists are kept in
+/// reverse baseline order so taking from the end is O(1) and matches in order.
 fn take_unmatched(candidates: Option<&mut Vec<usize>>, matched: &[bool]) -> Option<usize> {
     let list = candidates?;
-    while let Some(j) = list.first().copied() {
-        list.remove(0);
+    while let Some(j) = list.pop() {
         if !matched[j] {
             return Some(j);
         }

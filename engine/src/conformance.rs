@@ -732,6 +732,38 @@ mod tests {
     }
 
     #[test]
+    fn cant_tell_makes_a_rule_partial_never_consistent() {
+        // audio-caption implements e7aa44 and only ever says cant-tell.
+        let dir = tempdir("canttell");
+        let manifest = serde_json::json!({"rules": [
+            {"id": "e7aa44", "name": "Audio element content has text alternative",
+             "cases": [
+                {"file": "failed-1.html", "expected": "failed", "testcase_id": "a"},
+                {"file": "inapplicable-1.html", "expected": "inapplicable", "testcase_id": "b"}
+             ]}
+        ]});
+        write(&dir, "manifest.json", &manifest.to_string());
+        write(
+            &dir,
+            "e7aa44/failed-1.html",
+            "<html lang=en><audio src=a.mp3 controls></audio></html>",
+        );
+        write(
+            &dir,
+            "e7aa44/inapplicable-1.html",
+            "<html lang=en><audio src=a.mp3></audio></html>",
+        );
+        let report = run(&dir).unwrap();
+        let r = report.rule("e7aa44").unwrap();
+        assert_eq!(r.consistency, Consistency::PartiallyConsistent);
+        assert_eq!((r.correct, r.cant_tell, r.wrong), (1, 1, 0));
+        assert_eq!(r.cases[0].actual, Actual::CantTell);
+        assert_eq!(report.totals.partially_consistent, 1);
+        assert!(render_text(&report).contains("e7aa44   partial"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn missing_manifest_is_a_clear_error() {
         let dir = tempdir("missing");
         let err = run(&dir).unwrap_err().to_string();

@@ -58,9 +58,12 @@ pub enum Error {
     /// A report given as input (e.g. a baseline) is not a sitescan JSON report.
     #[error("not a usable sitescan report: {0}; give a report written with --format json")]
     InvalidReport(String),
-    /// A gate threshold or output format name does not parse.
+    /// A gate threshold does not parse.
     #[error("invalid threshold: {0}")]
     Threshold(String),
+    /// A report format name that does not exist.
+    #[error("unknown report format `{0}`: use one of json, html, sarif, junit, csv, markdown")]
+    UnknownFormat(String),
     /// An ACT conformance folder could not be read (missing or malformed file).
     #[error("ACT conformance data {path}: {reason}")]
     ConformanceData {

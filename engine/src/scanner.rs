@@ -245,7 +245,7 @@ impl Scanner {
 
     /// Crawls `url`, yielding progress and each page as it is done, then
     /// [`ScanEvent::Finished`] or [`ScanEvent::Failed`]. The scan runs while the
-    /// stream is polled; dropping the stream cancels it.
+    /// stream is polled (inside a tokio runtime); dropping the stream cancels it.
     pub fn scan_stream(&self, url: &str) -> impl Stream<Item = ScanEvent> + Send + 'static {
         let (tx, rx) = mpsc::unbounded_channel();
         let inner = Arc::clone(&self.inner);

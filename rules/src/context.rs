@@ -4,8 +4,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use ego_tree::NodeId;
 use rustc_hash::FxHashMap;
+
+use ego_tree::NodeId;
 use scraper::{ElementRef, Html};
 use serde::{Deserialize, Serialize};
 
@@ -137,7 +138,7 @@ pub struct PageContext<'p> {
     ids: OnceLock<HashMap<String, Vec<NodeId>>>,
     styles: OnceLock<Styles>,
     tree: OnceLock<TreeFacts>,
-    referrers: OnceLock<HashMap<(&'static str, String), Vec<NodeId>>>,
+    referrers: OnceLock<FxHashMap<(&'static str, String), Vec<NodeId>>>,
     order: OnceLock<FxHashMap<NodeId, usize>>,
     names: Mutex<FxHashMap<NodeId, Arc<str>>>,
     layout: OnceLock<crate::repeated::Layout>,
@@ -294,7 +295,7 @@ impl<'p> PageContext<'p> {
     /// once per document on first use.
     pub fn referrers(&self, attr: &str, id: &str) -> Vec<ElementRef<'_>> {
         let map = self.referrers.get_or_init(|| {
-            let mut map: HashMap<(&'static str, String), Vec<NodeId>> = HashMap::new();
+            let mut map: FxHashMap<(&'static str, String), Vec<NodeId>> = FxHashMap::default();
             for el in self.root().descendants().filter_map(ElementRef::wrap) {
                 for (name, value) in el.value().attrs() {
                     let Some(attr) = IDREF_ATTRS.iter().find(|a| **a == name) else {
@@ -490,5 +491,70 @@ impl<'c, 'p> Check<'c, 'p> {
 
     pub(crate) fn finish(self) -> (RuleTally, Vec<Finding>) {
         (self.tally, self.findings)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scraper::Selector;
+
+    fn first<'a>(cx: &'a PageContext<'_>, sel: &str) -> ElementRef<'a> {
+        cx.doc()
+            .select(&Selector::parse(sel).unwrap())
+            .next()
+            .unwrap()
+    }
+
+    #[test]
+    fn labels_referrers_and_order() {
+        let page = Page::from_html(
+            "https://example.com/",
+            r#"<label for=a id=l1>One</label><label>Two <input id=a></label>
+            <label for=a>Three</label><input id=a class=dup>
+            <label>Wrap <input id=b><input id=c></label>
+            <span id=t>T</span><div aria-labelledby="t t" aria-owns=t class=r></div>"#,
+        );
+        let cx = PageContext::parse(&page);
+        let texts = |el: ElementRef<'_>| -> Vec<String> {
+            cx.labels(el)
+                .iter()
+                .map(|l| dom::normalized_text(*l))
+                .collect()
+        };
+        assert_eq!(texts(first(&cx, "#a")), vec!["One", "Two", "Three"]);
+        // A duplicate id is labelled by nothing: `for` finds the first element.
+        assert!(texts(first(&cx, "input.dup")).is_empty());
+        assert_eq!(texts(first(&cx, "#b")), vec!["Wrap"]);
+        assert!(texts(first(&cx, "#c")).is_empty());
+        assert_eq!(cx.referrers("aria-labelledby", "t").len(), 2);
+        assert_eq!(cx.referrers("aria-owns", "t").len(), 1);
+        assert!(cx.referrers("aria-owns", "nope").is_empty());
+        assert!(cx.referrers("not-an-idref", "t").is_empty());
+        let l1 = first(&cx, "#l1");
+        let r = first(&cx, "div.r");
+        assert!(cx.document_position(l1) < cx.document_position(r));
+    }
+
+    #[test]
+    fn accessors_share_one_computation() {
+        let page = Page::from_html(
+            "https://example.com/",
+            r#"<style>.h{display:none}</style><button class=h>x</button><button id=v>Go</button>"#,
+        );
+        let cx = PageContext::parse(&page);
+        let hidden = first(&cx, "button.h");
+        let shown = first(&cx, "#v");
+        assert!(cx.is_hidden(hidden) && !cx.is_visible(hidden) && !cx.is_focusable(hidden));
+        assert!(!cx.is_hidden(shown) && cx.is_visible(shown) && cx.in_tab_order(shown));
+        assert_eq!(cx.role(shown), Some("button"));
+        let a = cx.accessible_name(shown);
+        let b = cx.accessible_name(shown);
+        assert_eq!(&*a, "Go");
+        assert!(
+            Arc::ptr_eq(&a, &b),
+            "the second call is served from the cache"
+        );
+        assert_eq!(cx.style(hidden).display, "none");
     }
 }

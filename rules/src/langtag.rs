@@ -60,3 +60,157 @@ mod tests {
         assert!(!same_primary("en", "fr"));
     }
 }
+
+/// A language guessed from text by the `whatlang` crate (trigram statistics).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Guess {
+    /// The IANA primary language subtag of the guess (`en`, `nl`, …).
+    pub primary: &'static str,
+    /// whatlang's confidence, 0 to 1.
+    pub confidence: f64,
+    /// Whether whatlang deems the guess reliable.
+    pub reliable: bool,
+}
+
+/// IANA primary subtags of the languages whatlang detects (its ISO 639-3 codes
+/// mapped to the registry's shortest subtag).
+const WHATLANG_TO_IANA: &[(&str, &str)] = &[
+    ("epo", "eo"),
+    ("eng", "en"),
+    ("rus", "ru"),
+    ("cmn", "zh"),
+    ("spa", "es"),
+    ("por", "pt"),
+    ("ita", "it"),
+    ("ben", "bn"),
+    ("fra", "fr"),
+    ("deu", "de"),
+    ("ukr", "uk"),
+    ("kat", "ka"),
+    ("ara", "ar"),
+    ("hin", "hi"),
+    ("jpn", "ja"),
+    ("heb", "he"),
+    ("yid", "yi"),
+    ("pol", "pl"),
+    ("amh", "am"),
+    ("jav", "jv"),
+    ("kor", "ko"),
+    ("nob", "nb"),
+    ("dan", "da"),
+    ("swe", "sv"),
+    ("fin", "fi"),
+    ("tur", "tr"),
+    ("nld", "nl"),
+    ("hun", "hu"),
+    ("ces", "cs"),
+    ("ell", "el"),
+    ("bul", "bg"),
+    ("bel", "be"),
+    ("mar", "mr"),
+    ("kan", "kn"),
+    ("ron", "ro"),
+    ("slv", "sl"),
+    ("hrv", "hr"),
+    ("srp", "sr"),
+    ("mkd", "mk"),
+    ("lit", "lt"),
+    ("lav", "lv"),
+    ("est", "et"),
+    ("tam", "ta"),
+    ("vie", "vi"),
+    ("urd", "ur"),
+    ("tha", "th"),
+    ("guj", "gu"),
+    ("uzb", "uz"),
+    ("pan", "pa"),
+    ("aze", "az"),
+    ("ind", "id"),
+    ("tel", "te"),
+    ("pes", "fa"),
+    ("mal", "ml"),
+    ("ori", "or"),
+    ("mya", "my"),
+    ("nep", "ne"),
+    ("sin", "si"),
+    ("khm", "km"),
+    ("tuk", "tk"),
+    ("aka", "ak"),
+    ("zul", "zu"),
+    ("sna", "sn"),
+    ("afr", "af"),
+    ("lat", "la"),
+    ("slk", "sk"),
+    ("cat", "ca"),
+    ("tgl", "tl"),
+    ("hye", "hy"),
+];
+
+/// Languages a trigram detector cannot tell apart reliably, or that are one
+/// language under several subtags: a guess within a group never contradicts a
+/// declaration within it.
+const CLOSE: &[&[&str]] = &[
+    &["hr", "sr", "bs", "sh", "cnr"],
+    &["no", "nb", "nn", "da"],
+    &["id", "ms"],
+    &["cs", "sk"],
+    &["tl", "fil"],
+    &["fa", "prs"],
+    &["he", "iw"],
+    &["yi", "ji"],
+    &["id", "in"],
+];
+
+/// Guesses the language of `text`; `None` when the text is too short to guess.
+pub fn guess(text: &str) -> Option<Guess> {
+    let info = whatlang::detect(text)?;
+    let code = info.lang().code();
+    let primary = WHATLANG_TO_IANA
+        .iter()
+        .find(|(w, _)| *w == code)
+        .map(|(_, iana)| *iana)?;
+    Some(Guess {
+        primary,
+        confidence: info.confidence(),
+        reliable: info.is_reliable(),
+    })
+}
+
+/// Whether the detector knows the language of a declared tag at all.
+pub fn detectable(tag: &str) -> bool {
+    primary_subtag(tag).is_some_and(|p| {
+        WHATLANG_TO_IANA.iter().any(|(_, iana)| *iana == p)
+            || CLOSE.iter().any(|g| g.contains(&p.as_str()))
+    })
+}
+
+/// Whether a guessed language agrees with a declared tag (same primary subtag,
+/// or both in one group of close languages).
+pub fn agrees(declared: &str, guessed: &str) -> bool {
+    let Some(declared) = primary_subtag(declared) else {
+        return false;
+    };
+    declared == guessed
+        || CLOSE
+            .iter()
+            .any(|g| g.contains(&declared.as_str()) && g.contains(&guessed))
+}
+
+#[cfg(test)]
+mod guess_tests {
+    use super::*;
+
+    #[test]
+    fn guesses_common_languages() {
+        let en = guess("The Accessibility Conformance Testing Rules Format defines a format for writing accessibility test rules.").unwrap();
+        assert_eq!(en.primary, "en");
+        assert!(en.reliable);
+        let nl = guess("Hij ging met de kippen op stok, want hij was erg moe van de lange dag.")
+            .unwrap();
+        assert_eq!(nl.primary, "nl");
+        assert!(agrees("nb-NO", "da"));
+        assert!(!agrees("en", "nl"));
+        assert!(detectable("EN-us"));
+        assert!(!detectable("lb"));
+    }
+}

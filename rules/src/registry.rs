@@ -82,6 +82,7 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::target_size::TargetSize,
     &a11y::summary_name::SummaryName,
     &a11y::css_orientation_lock::CssOrientationLock,
+    &a11y::focus_visible::FocusVisible,
     // Security (issue 4).
     &security::is_on_https::IsOnHttps,
     &security::strict_transport_security::StrictTransportSecurity,
@@ -139,6 +140,8 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::empty_heading::EmptyHeading,
     &a11y::frame_title_unique::FrameTitleUnique,
     &a11y::frame_focusable_content::FrameFocusableContent,
+    &a11y::html_lang_matches_content::HtmlLangMatchesContent,
+    &a11y::lang_matches_content::LangMatchesContent,
     // Performance (issue 4).
     &performance::server_response_time::ServerResponseTime,
     &performance::download_time::DownloadTime,

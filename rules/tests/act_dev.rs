@@ -255,14 +255,48 @@ fn analyze_file() {
     let Ok(path) = std::env::var("SITESCAN_HTML") else {
         return;
     };
-    let html = std::fs::read_to_string(path).unwrap();
-    let page = Page::from_html("https://example.com/", &html);
+    let html = std::fs::read_to_string(&path).unwrap();
+    let mut page = Page::from_html("https://example.com/", &html);
+    // Linked stylesheets, resolved next to the file.
+    let dir = Path::new(&path).parent().unwrap().to_path_buf();
+    let re = regex::Regex::new(r#"<link[^>]*rel="?stylesheet"?[^>]*>"#).unwrap();
+    let href_re = regex::Regex::new(r#"href="([^"]+)""#).unwrap();
+    let media_re = regex::Regex::new(r#"media="([^"]+)""#).unwrap();
+    for m in re.find_iter(&html) {
+        let Some(href) = href_re.captures(m.as_str()) else {
+            continue;
+        };
+        let href = href[1].split(['?', '#']).next().unwrap_or("").to_string();
+        let media = media_re.captures(m.as_str()).map(|c| c[1].to_string());
+        if let Ok(text) = std::fs::read_to_string(dir.join(&href)) {
+            page.stylesheets.push(Stylesheet {
+                url: href,
+                text,
+                media,
+            });
+        }
+    }
+    println!("{} linked stylesheets", page.stylesheets.len());
     let rules = registry::select(&["accessibility"]).unwrap();
+    let t = std::time::Instant::now();
+    let _ = scraper::Html::parse_document(&page.body);
+    let parse = t.elapsed();
+    let t = std::time::Instant::now();
     let a = analyze(&page, &rules.page);
+    let total = t.elapsed();
+    println!(
+        "{} bytes: parse {parse:?}, parse+{} rules {total:?}",
+        html.len(),
+        rules.page.len()
+    );
     for f in &a.findings {
         println!(
-            "{:?} {} {} | {}",
-            f.outcome, f.rule_id, f.selector, f.message
+            "{:?} {} {} | {} {}",
+            f.outcome,
+            f.rule_id,
+            f.selector,
+            f.message,
+            f.data.clone().unwrap_or_default()
         );
     }
     for e in &a.errors {

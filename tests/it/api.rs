@@ -622,6 +622,7 @@ async fn health_readiness_and_the_openapi_document() {
         "GET /api/v1/scans/{scanId}",
         "POST /api/v1/scans/{scanId}/cancel",
         "GET /api/v1/scans/{scanId}/report",
+        "GET /api/v1/scans/{scanId}/compare",
         "GET /api/v1/keys/current",
     ]
     .into_iter()

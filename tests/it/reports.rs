@@ -451,3 +451,144 @@ async fn real_scan_reports_match_the_published_schema() {
     assert_eq!(second["baseline"]["new"], 0);
     assert_eq!(second["fixed"], serde_json::json!([]));
 }
+
+// ---- the API: `?format=` on the report and `/compare` ----
+
+use crate::api_support::{assert_error, TestApi};
+use sitescan_daemon::store::Plan;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn api_serves_every_format_and_compares_two_scans() {
+    let dir = workdir("api");
+    let site = dir.join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    write_site(&site, ABOUT_NO_TITLE, CONTACT_OK);
+    let fixture = FixtureServer::start(&site).await.unwrap();
+    let api = TestApi::start().await;
+    let (acc, key) = api.tenant(Plan::Enterprise).await;
+    let site_id = api.site(&acc, &fixture.url()).await;
+    let start = || async {
+        let (s, b) = api
+            .post(
+                &format!("/api/v1/sites/{site_id}/scans"),
+                &key,
+                serde_json::json!({"config": {"rules": ["accessibility"]}}),
+            )
+            .await;
+        assert_eq!(s, 202, "{b}");
+        let id = b["data"]["id"].as_str().unwrap().to_string();
+        let done = api.wait_terminal(&id, &key, 60).await;
+        assert_eq!(done["status"], "completed", "{done}");
+        id
+    };
+    let first = start().await;
+    write_site(&site, ABOUT_OK, CONTACT_NO_LANG);
+    let second = start().await;
+
+    // Rendered formats: the file itself with its content type.
+    for (format, content_type, check) in [
+        ("sarif", "application/sarif+json", "\"version\": \"2.1.0\""),
+        ("html", "text/html; charset=utf-8", "<!DOCTYPE html>"),
+        ("junit", "application/xml", "<testsuites"),
+        ("csv", "text/csv; charset=utf-8", "rule_id,category"),
+        (
+            "markdown",
+            "text/markdown; charset=utf-8",
+            "## sitescan report",
+        ),
+    ] {
+        let resp = api
+            .req(
+                reqwest::Method::GET,
+                &format!("/api/v1/scans/{second}/report?format={format}"),
+                Some(&key),
+            )
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 200, "{format}");
+        assert_eq!(resp.headers()["content-type"], content_type);
+        let disposition = resp.headers()["content-disposition"]
+            .to_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            disposition.starts_with("attachment; filename=\"sitescan-"),
+            "{disposition}"
+        );
+        let body = resp.text().await.unwrap();
+        assert!(body.contains(check), "{format}: {body}");
+    }
+    // json (or no format) keeps the envelope.
+    let (s, b) = api
+        .get(&format!("/api/v1/scans/{second}/report?format=json"), &key)
+        .await;
+    assert_eq!(s, 200);
+    assert_eq!(b["data"]["schema_version"], 1);
+    let (s, b) = api
+        .get(&format!("/api/v1/scans/{second}/report?format=pdf"), &key)
+        .await;
+    assert_error(s, &b, 422, "validation_failed");
+
+    // Compare: one page fixed, one broke.
+    let (s, b) = api
+        .get(
+            &format!("/api/v1/scans/{second}/compare?with={first}"),
+            &key,
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(b["data"]["summary"]["new"], 1, "{b}");
+    assert_eq!(b["data"]["summary"]["fixed"], 1, "{b}");
+    assert_eq!(b["data"]["new"][0]["rule_id"], "html-has-lang");
+    assert_eq!(
+        b["data"]["new"][0]["page_url"],
+        fixture.url_for("/contact.html")
+    );
+    assert_eq!(b["data"]["fixed"][0]["rule_id"], "document-title");
+    assert_eq!(
+        b["data"]["fixed"][0]["page_url"],
+        fixture.url_for("/about.html")
+    );
+    assert_eq!(
+        b["data"]["unchanged"].as_array().unwrap().len() as u64,
+        b["data"]["summary"]["unchanged"].as_u64().unwrap()
+    );
+    let resp = api
+        .req(
+            reqwest::Method::GET,
+            &format!("/api/v1/scans/{second}/compare?with={first}&format=markdown"),
+            Some(&key),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let md = resp.text().await.unwrap();
+    assert!(
+        md.contains("**1 new**") && md.contains("**1 fixed**"),
+        "{md}"
+    );
+
+    // Errors: no `with`, a scan of another account, an unknown scan.
+    let (s, b) = api
+        .get(&format!("/api/v1/scans/{second}/compare"), &key)
+        .await;
+    assert_error(s, &b, 422, "validation_failed");
+    let (_, other_key) = api.tenant(Plan::Enterprise).await;
+    let (s, b) = api
+        .get(
+            &format!("/api/v1/scans/{second}/compare?with={first}"),
+            &other_key,
+        )
+        .await;
+    assert_error(s, &b, 404, "scan_not_found");
+    let (s, b) = api
+        .get(
+            &format!("/api/v1/scans/{second}/compare?with=scan_nope"),
+            &key,
+        )
+        .await;
+    assert_error(s, &b, 404, "scan_not_found");
+    api.stop().await;
+}

@@ -29,6 +29,7 @@ pub mod envelope;
 pub mod error;
 pub mod keys;
 pub mod openapi;
+pub mod reports;
 pub mod scans;
 pub mod sites;
 pub mod views;
@@ -76,6 +77,7 @@ pub fn router(state: AppState) -> Router {
     let authenticated = Router::new()
         .merge(sites::router())
         .merge(scans::router())
+        .merge(reports::router())
         .merge(keys::router())
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),

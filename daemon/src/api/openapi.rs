@@ -10,11 +10,13 @@ use super::envelope::{
     SiteEnvelope, SiteListEnvelope,
 };
 use super::error::{ErrorBody, ErrorCode, ErrorDetail, ErrorObject};
+
+use super::reports::CompareEnvelope;
 use super::views::{
     AccountView, CreateSite, KeyView, PriorityParam, ScanLinks, ScanRequest, ScanRequestConfig,
     ScanView, SiteDeleted,
 };
-use super::{keys, scans, sites};
+use super::{keys, reports, scans, sites};
 use crate::store::{AppliedConfig, CategoryResult, Plan, Progress, ScanStatus, ScanSummary, Site};
 
 /// The document.
@@ -30,7 +32,7 @@ use crate::store::{AppliedConfig, CategoryResult, Plan, Progress, ScanStatus, Sc
         scans::create_scan, scans::list_scans,
         scans::create_accessibility_scan, scans::create_seo_scan, scans::create_performance_scan,
         scans::create_security_scan, scans::create_quality_scan,
-        scans::get_scan, scans::cancel_scan, scans::get_report,
+        scans::get_scan, scans::cancel_scan, scans::get_report, reports::compare,
         keys::current_key,
     ),
     components(schemas(
@@ -39,6 +41,7 @@ use crate::store::{AppliedConfig, CategoryResult, Plan, Progress, ScanStatus, Sc
         ScanView, ScanLinks, ScanEnvelope, ScanListEnvelope, ScanRequest, ScanRequestConfig, PriorityParam,
         AppliedConfig, Progress, ScanSummary, CategoryResult, ScanStatus,
         ReportEnvelope, KeyView, AccountView, KeyEnvelope, Plan,
+        CompareEnvelope,
     )),
     modifiers(&Security),
     tags(

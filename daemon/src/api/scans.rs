@@ -435,15 +435,20 @@ pub(crate) async fn cancel_scan(
     Ok(reply(StatusCode::OK, Meta::new(&id), ScanView::from(scan)))
 }
 
-/// The report of a completed scan (DESIGN.md's JSON report) as `data`.
+/// The report of a completed scan: DESIGN.md's JSON report as `data`, or with
+/// `?format=` html, sarif, junit, csv or markdown the rendered file itself.
 #[utoipa::path(get, path = "/api/v1/scans/{scanId}/report", tag = "scans",
     security(("api_key" = [])),
-    params(("scanId" = String, Path, description = "Scan id")),
+    params(
+        ("scanId" = String, Path, description = "Scan id"),
+        ("format" = Option<String>, Query, description = "json (default: the envelope) or html, sarif, junit, csv, markdown: the rendered file with its own Content-Type"),
+    ),
     responses(
         (status = 200, description = "The report", body = ReportEnvelope),
         (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
         (status = 403, description = "plan_not_allowed", body = ErrorBody),
         (status = 404, description = "scan_not_found", body = ErrorBody),
+        (status = 422, description = "validation_failed: unknown `format`", body = ErrorBody),
         (status = 409, description = "report_not_ready: the scan is queued, running, failed or canceled", body = ErrorBody),
         (status = 429, description = "rate_limited", body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
@@ -453,7 +458,12 @@ pub(crate) async fn get_report(
     auth: Auth,
     id: RequestId,
     ApiPath(scan_id): ApiPath,
+    RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
+    if let Some(format) = super::reports::format_param(query.as_deref())? {
+        let report = super::reports::load(&state, &auth.account.id, &scan_id).await?;
+        return super::reports::rendered(&report, format, &scan_id);
+    }
     let scan = state
         .store
         .scan(&auth.account.id, &scan_id)

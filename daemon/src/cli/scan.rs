@@ -161,6 +161,21 @@ async fn scan(scanner: &Scanner, url: &str, interactive: bool) -> Result<Report,
     }
     if let Some(bar) = &bar {
         bar.finish_and_clear();
+        if let Some(Ok(report)) = &result {
+            eprintln!(
+                "{} pages scanned, {} findings{}",
+                report.pages.len(),
+                report.findings.len(),
+                if report.stats.truncated {
+                    format!(
+                        "; stopped at the page limit with {} URLs left",
+                        report.stats.urls_left
+                    )
+                } else {
+                    String::new()
+                }
+            );
+        }
     }
     result.unwrap_or_else(|| {
         Err(CliError::run(anyhow::anyhow!(

@@ -20,13 +20,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// Longest interval between two requests to one host.
 pub const MAX_INTERVAL: Duration = Duration::from_secs(3600);
 
-/// The key hosts are pooled by: `host:port`.
+/// The key hosts are pooled by: the host name (or address), whatever the scheme
+/// and port, since `http://` and `https://` of one host are one server to spare.
 pub fn host_key(url: &Url) -> String {
-    format!(
-        "{}:{}",
-        url.host_str().unwrap_or(""),
-        url.port_or_known_default().unwrap_or(0)
-    )
+    url.host_str().unwrap_or("").to_ascii_lowercase()
 }
 
 struct Host {

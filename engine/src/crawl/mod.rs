@@ -2,7 +2,7 @@
 //! ([`ssrf`]), per-host politeness ([`host_limits`]), fetching with hop-by-hop
 //! redirects, retries and a body cap ([`fetch`]), robots.txt ([`robots`]) and
 //! sitemaps ([`sitemap`]). The crawl loop that ties them together is in
-//! [`crate::scan`].
+//! the private `scan` module, behind [`crate::Scanner`].
 
 pub mod fetch;
 pub mod host_limits;

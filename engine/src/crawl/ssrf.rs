@@ -174,6 +174,10 @@ mod tests {
         assert!(check_literal(&u("http://127.0.0.1:8080/")).is_err());
         assert!(check_literal(&u("http://[::ffff:10.0.0.1]/")).is_err());
         assert!(check_literal(&u("http://169.254.169.254/latest/meta-data/")).is_err());
+        // Other spellings of 127.0.0.1 parse to the same address (WHATWG URL).
+        assert!(check_literal(&u("http://2130706433/")).is_err());
+        assert!(check_literal(&u("http://0x7f.1/")).is_err());
+        assert!(check_literal(&u("http://[0:0:0:0:0:ffff:7f00:1]/")).is_err());
         assert!(check_literal(&u("http://8.8.8.8/")).is_ok());
         assert!(
             check_literal(&u("http://localhost/")).is_ok(),

@@ -115,11 +115,7 @@ impl std::str::FromStr for Format {
         Format::ALL
             .into_iter()
             .find(|f| f.name() == alias)
-            .ok_or_else(|| {
-                Error::Threshold(format!(
-                    "unknown report format `{s}`: use one of json, html, sarif, junit, csv, markdown"
-                ))
-            })
+            .ok_or_else(|| Error::UnknownFormat(s.to_string()))
     }
 }
 

@@ -277,6 +277,7 @@ pub(crate) async fn run(
     // Link and resource checks, only when their rules are selected.
     let link_status = check_links(
         &shared,
+        &scope,
         &inner.selection,
         &crawl.summaries,
         &mut crawl.notes,
@@ -323,6 +324,27 @@ pub(crate) async fn run(
             s
         })
         .collect();
+    // Pages finish in whatever order the network allows; the report lists them
+    // by depth then URL, and findings by page (each page's own order kept), so
+    // two scans of an unchanged site give the same report.
+    crawl
+        .pages
+        .sort_by(|a, b| (a.depth, &a.url).cmp(&(b.depth, &b.url)));
+    let position: HashMap<&str, usize> = crawl
+        .pages
+        .iter()
+        .enumerate()
+        .flat_map(|(i, p)| [(p.url.as_str(), i), (p.final_url.as_str(), i)])
+        .rev()
+        .collect();
+    let mut findings = std::mem::take(&mut crawl.findings);
+    findings.sort_by_key(|f| {
+        position
+            .get(f.page_url.as_str())
+            .copied()
+            .unwrap_or(usize::MAX)
+    });
+    crawl.findings = findings;
     let mut summary = score::summarize(&rules, &crawl.findings);
     // The Observatory-scale security grade of the site, when security rules ran.
     if let Some(security) = summary
@@ -361,10 +383,13 @@ pub(crate) async fn run(
 
 /// Network statuses of the links and resources of the crawled pages, for the
 /// `broken-links` / `broken-resources` rules (empty when neither is selected).
-/// Crawled pages keep the status the crawl saw; everything else is checked by
-/// [`LinkChecker`](crate::checks::links::LinkChecker) under the crawl's host pool.
+/// Crawled pages keep the status the crawl saw. Other URLs on the scanned site are
+/// never requested (the crawl's page limit, depth, robots.txt and nofollow decided
+/// not to fetch them) and are reported as skipped; URLs on other sites are checked
+/// by [`LinkChecker`](crate::checks::links::LinkChecker) under the crawl's host pool.
 async fn check_links(
     shared: &Arc<Shared>,
+    scope: &Scope,
     selection: &sitescan_rules::registry::Selection,
     summaries: &[PageSummary],
     notes: &mut Vec<String>,
@@ -398,23 +423,53 @@ async fn check_links(
     let mut seen = HashSet::new();
     let mut urls = Vec::new();
     for p in summaries {
-        let lists = [
-            if links { p.links.as_slice() } else { &[] },
-            if resources {
-                p.resources.as_slice()
-            } else {
-                &[]
-            },
+        let lists: [(bool, &[String]); 2] = [
+            (false, if links { &p.links } else { &[] }),
+            (true, if resources { &p.resources } else { &[] }),
         ];
-        for u in lists.into_iter().flatten() {
-            if seen.insert(u.clone()) {
-                if let Ok(url) = Url::parse(u) {
-                    urls.push(url);
+        for (is_resource, list) in lists {
+            for u in list {
+                if !seen.insert(u.clone()) {
+                    continue;
                 }
+                let Ok(url) = Url::parse(u) else {
+                    continue;
+                };
+                if scope.host_in_scope(&url) {
+                    // Pages of the site are the crawl's business: what it did not
+                    // fetch (limits, robots.txt, nofollow) is not fetched here
+                    // either. Resources (images, scripts) are checked when
+                    // robots.txt allows them.
+                    if !(is_resource && shared.robots_allow(&url)) {
+                        checker.seed(
+                            u,
+                            LinkStatus::Skipped {
+                                reason: "on the scanned site but not crawled".to_string(),
+                            },
+                        );
+                    }
+                }
+                urls.push(url);
             }
         }
     }
-    let statuses = checker.check_all(urls, DEFAULT_MAX_LINK_CHECKS).await;
+    // Politeness holds for link checks too: a URL robots.txt disallows is not
+    // requested, not even with HEAD.
+    let mut disallowed = std::collections::BTreeMap::new();
+    urls.retain(|u| {
+        let allowed = shared.robots_allow(u);
+        if !allowed {
+            disallowed.insert(
+                u.to_string(),
+                LinkStatus::Skipped {
+                    reason: "disallowed by robots.txt".into(),
+                },
+            );
+        }
+        allowed
+    });
+    let mut statuses = checker.check_all(urls, DEFAULT_MAX_LINK_CHECKS).await;
+    statuses.extend(disallowed);
     let over_budget = statuses
         .values()
         .filter(|s| matches!(s, LinkStatus::Skipped { reason } if reason.starts_with("more than")))
@@ -468,7 +523,11 @@ impl Crawl {
             self.stats.skipped.depth += 1;
             return;
         }
-        lock(&self.shared.seen).insert(key);
+        // Claim atomically: a fetch task may have claimed it as a redirect
+        // target since the check above.
+        if !lock(&self.shared.seen).insert(key) {
+            return;
+        }
         self.frontier.push_back((url, depth));
     }
 

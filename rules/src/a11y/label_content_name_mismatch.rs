@@ -81,7 +81,11 @@ fn contained(name: &[(String, bool)], visible: &[(String, bool)]) -> bool {
 
 /// The element's visible inner text: text of visible elements, with spaces between
 /// block-level boxes and none between inline ones.
-fn visible_text(cx: &PageContext<'_>, el: ElementRef<'_>, out: &mut String) {
+fn visible_text(cx: &PageContext<'_>, el: ElementRef<'_>, out: &mut String, depth: u16) {
+    // Bounded so absurdly deep markup cannot exhaust the stack.
+    if depth > 200 {
+        return;
+    }
     for child in el.children() {
         if let Some(text) = child.value().as_text() {
             if cx.is_visible(el) {
@@ -100,7 +104,7 @@ fn visible_text(cx: &PageContext<'_>, el: ElementRef<'_>, out: &mut String) {
         if block {
             out.push(' ');
         }
-        visible_text(cx, c, out);
+        visible_text(cx, c, out, depth + 1);
         if block {
             out.push(' ');
         }
@@ -140,7 +144,7 @@ impl Rule for LabelContentNameMismatch {
             return;
         }
         let mut raw = String::new();
-        visible_text(page, el, &mut raw);
+        visible_text(page, el, &mut raw, 0);
         let visible = tokens(&raw);
         // A lone letter (an "X" close glyph) or an icon font is non-text content:
         // nothing to match. A lone digit is text.

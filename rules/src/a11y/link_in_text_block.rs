@@ -2,11 +2,12 @@
 
 use scraper::ElementRef;
 
+use scraper::Selector;
 use serde_json::json;
 
 use crate::aria::html::is_html;
 use crate::css::color::contrast_ratio;
-use crate::css::Rgba;
+use crate::css::{parse_stylesheet, split_selector_list, Rgba};
 use crate::PageContext;
 use crate::{Category, Check, Impact, Level, Rule, RuleMeta, Visits};
 
@@ -40,6 +41,72 @@ People who cannot perceive the color difference cannot find the links in the tex
 "##,
     ..RuleMeta::BASE
 };
+
+/// Selectors (with `:hover` / `:focus` stripped) of rules that give a link a
+/// non-color cue on hover and on focus (WCAG technique G183).
+struct StateCues {
+    hover: Vec<Selector>,
+    focus: Vec<Selector>,
+    /// Rules that remove the focus outline.
+    no_outline: Vec<Selector>,
+}
+
+fn state_cues(cx: &PageContext<'_>) -> StateCues {
+    let mut sheets: Vec<String> = cx
+        .root()
+        .descendants()
+        .filter_map(ElementRef::wrap)
+        .filter(|e| is_html(*e) && e.value().name() == "style")
+        .map(|e| e.text().collect())
+        .collect();
+    sheets.extend(cx.page().stylesheets.iter().map(|s| s.text.clone()));
+    let mut cues = StateCues {
+        hover: Vec::new(),
+        focus: Vec::new(),
+        no_outline: Vec::new(),
+    };
+    for sheet in &sheets {
+        for rule in parse_stylesheet(sheet) {
+            let cue = rule.declarations.iter().any(|d| {
+                let v = d.value.to_ascii_lowercase();
+                (d.name.starts_with("text-decoration") && v.contains("underline"))
+                    || (d.name.starts_with("border") && !v.contains("none") && v != "0")
+                    || (d.name.starts_with("outline") && !v.contains("none") && v != "0")
+                    || d.name == "box-shadow" && v != "none"
+                    || d.name.starts_with("background")
+                    || d.name == "font-weight"
+            });
+            let removes_outline = rule.declarations.iter().any(|d| {
+                let v = d.value.trim().to_ascii_lowercase();
+                d.name == "outline" && (v == "none" || v == "0" || v == "0px")
+                    || d.name == "outline-style" && v == "none"
+            });
+            for part in split_selector_list(&rule.selectors) {
+                let hover = part.contains(":hover");
+                let focus = part.contains(":focus") && !part.contains(":focus-within");
+                let plain = part
+                    .replace(":hover", "")
+                    .replace(":focus-visible", "")
+                    .replace(":focus", "")
+                    .replace(":any-link", "[href]")
+                    .replace(":link", "[href]");
+                let Ok(sel) = Selector::parse(plain.trim()) else {
+                    continue;
+                };
+                if removes_outline && (focus || !hover) {
+                    cues.no_outline.push(sel.clone());
+                }
+                if cue && hover {
+                    cues.hover.push(sel.clone());
+                }
+                if cue && focus {
+                    cues.focus.push(sel);
+                }
+            }
+        }
+    }
+    cues
+}
 
 /// Whether an element starts a new block (its text is not inline with its parent's).
 fn is_block(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
@@ -123,51 +190,67 @@ impl Rule for LinkInTextBlock {
     }
 
     fn visits(&self) -> Visits {
-        Visits::Tags(&["a"])
+        Visits::Document
     }
 
-    fn check_element(&self, el: ElementRef<'_>, cx: &mut Check<'_, '_>) {
-        if !is_html(el) || crate::dom::attr(el, "href").is_none() {
-            return;
-        }
+    fn check_document(&self, cx: &mut Check<'_, '_>) {
         let page = cx.page();
-        if page.role(el) != Some("link") || !page.is_visible(el) || page.is_hidden(el) {
-            return;
-        }
-        if !has_visible_text(page, el) {
-            return;
-        }
-        let Some(block) = text_block(page, el) else {
-            return;
-        };
-        if has_non_color_cue(page, el, block) {
-            cx.pass();
-            return;
-        }
-        let (Some(link_color), Some(text_color)) = (page.style(el).color, page.style(block).color)
-        else {
-            cx.cant_tell(el, "The link or text color cannot be resolved; check that the link is distinguishable.");
-            return;
-        };
-        let ratio = contrast_ratio(link_color.over(Rgba::WHITE), text_color.over(Rgba::WHITE));
-        let data = json!({
-            "contrast_ratio": (f64::from(ratio) * 100.0).round() / 100.0,
-            "expected": 3.0,
-            "fg": link_color.to_hex(),
-            "bg": text_color.to_hex(),
-        });
-        if ratio >= 3.0 {
-            cx.cant_tell(
-                el,
-                format!("This link differs from the text by color only ({ratio:.2}:1); check it gets a non-color cue on hover and focus."),
-            )
-            .with_data(data);
-        } else {
-            cx.fail(
-                el,
-                format!("This link is not underlined and its color differs from the text by only {ratio:.2}:1 (needs 3:1)."),
-            )
-            .with_data(data);
+        let mut cues: Option<StateCues> = None;
+        for el in page.root().descendants().filter_map(ElementRef::wrap) {
+            if !is_html(el) || el.value().name() != "a" || crate::dom::attr(el, "href").is_none() {
+                continue;
+            }
+            if page.role(el) != Some("link") || !page.is_visible(el) || page.is_hidden(el) {
+                continue;
+            }
+            if !has_visible_text(page, el) {
+                continue;
+            }
+            let Some(block) = text_block(page, el) else {
+                continue;
+            };
+            if has_non_color_cue(page, el, block) {
+                cx.pass();
+                continue;
+            }
+            let (Some(link_color), Some(text_color)) =
+                (page.style(el).color, page.style(block).color)
+            else {
+                cx.cant_tell(
+                    el,
+                    "The link or text color cannot be resolved; check that the link is distinguishable.",
+                );
+                continue;
+            };
+            let ratio = contrast_ratio(link_color.over(Rgba::WHITE), text_color.over(Rgba::WHITE));
+            let data = json!({
+                "contrast_ratio": (f64::from(ratio) * 100.0).round() / 100.0,
+                "expected": 3.0,
+                "fg": link_color.to_hex(),
+                "bg": text_color.to_hex(),
+            });
+            if ratio < 3.0 {
+                cx.fail(
+                    el,
+                    format!("This link is not underlined and its color differs from the text by only {ratio:.2}:1 (needs 3:1)."),
+                )
+                .with_data(data);
+                continue;
+            }
+            // G183: color with 3:1 plus a non-color cue on hover and on focus.
+            let cues = cues.get_or_insert_with(|| state_cues(page));
+            let on_hover = cues.hover.iter().any(|s| s.matches(&el));
+            let on_focus = cues.focus.iter().any(|s| s.matches(&el))
+                || !cues.no_outline.iter().any(|s| s.matches(&el));
+            if on_hover && on_focus {
+                cx.pass();
+            } else {
+                cx.cant_tell(
+                    el,
+                    format!("This link differs from the text by color only ({ratio:.2}:1); check it gets a non-color cue on hover and focus."),
+                )
+                .with_data(data);
+            }
         }
     }
 }
@@ -187,6 +270,7 @@ mod tests {
                 r##"<nav><a href=/a style="text-decoration:none">Home</a></nav>"##,
                 r##"<p><a href=/t style="text-decoration:none;color:#777">Only a link</a></p>"##,
                 r##"<style>a{text-decoration:none}a span{text-decoration:underline}</style><p>Read <a href=/t><span>terms</span></a> now.</p>"##,
+                r##"<style>a{color:#1a73e8;text-decoration:none}a:hover,a:focus{text-decoration:underline}</style><p>Read our <a href=/t>terms</a> first.</p>"##,
                 r##"<style>a{color:#fff;text-decoration:none}</style><header style="color:#eee"><a href=/><img src=l.png alt=Logo></a><a href=/x>Home</a><form><label>Search <input></label></form></header>"##,
             ])
             .fail(&[
@@ -195,6 +279,7 @@ mod tests {
             ])
             .cant_tell(&[
                 r##"<p style="color:#000">Read our <a href=/t style="color:#1a73e8;text-decoration:none">terms</a> first.</p>"##,
+                r##"<style>a{color:#1a73e8;text-decoration:none}a:hover{text-decoration:underline}a:focus{outline:none}</style><p>Read our <a href=/t>terms</a> first.</p>"##,
             ])
             .run();
     }

@@ -1,6 +1,8 @@
 //! `skip-link`: a skip link reaches the page's own content.
 
-use crate::repeated::{layout, needs_bypass, skip_link_target};
+use crate::repeated::{
+    heading_reaches_main, landmark_reaches_main, layout, needs_bypass, skip_link_target,
+};
 use crate::structure::page_is_html;
 use crate::{Category, Check, Impact, Rule, RuleMeta, Visits};
 
@@ -23,7 +25,8 @@ On an HTML page where some of the page's own content comes after a block of
 repeated content, a focusable same-page link (`href="#id"`) placed before that
 content points to an element that exists and is just before it: the first
 perceivable content at or after the target is the page's own content. One of
-the ways to meet WCAG 2.4.1 (see `bypass`).
+the ways to meet WCAG 2.4.1 (see `bypass`). When a landmark or a heading
+already leads to the content, a page without a working skip link is not reported.
 
 ## Why it matters
 Keyboard users reach a skip link with one Tab and jump past the navigation; a
@@ -59,8 +62,11 @@ impl Rule for SkipLink {
         let l = layout(page);
         if !needs_bypass(l) || skip_link_target(page, l).is_some() {
             cx.pass();
+        } else if landmark_reaches_main(page, l) || heading_reaches_main(page, l) {
+            // A landmark or heading already lets people bypass the blocks: a skip
+            // link would be a nicety, not a finding.
         } else {
-            cx.fail_page("No focusable same-page link before the content points just before the page's own content.");
+            cx.fail_page("No focusable same-page link before the content points just before the page's own content, and no landmark or heading leads there either.");
         }
     }
 }
@@ -74,6 +80,7 @@ mod tests {
     fn examples() {
         RuleTester::new(&SkipLink)
             .pass(&[r#"<a href=#m>Skip</a><nav><a href=/>Home</a></nav><div id=m><p>Welcome</p></div>"#, r#"<a href=#j>Skip</a><aside><p>About</p><span id=j></span></aside><div><p>Welcome</p></div>"#, r#"<p>Only content</p>"#])
+            .pass(&["<nav><a href=/>Home</a></nav><main><p>Welcome</p></main>"])
             .fail(&[r#"<a href=#nope>Skip</a><nav><a href=/>Home</a></nav><div id=m><p>Welcome</p></div>"#, r#"<a href=#b>Skip</a><a href=/2>Next</a><aside><p id=b>About</p></aside><div><p>Welcome</p></div>"#, r#"<a href=/2>Next</a><aside><p>About</p></aside><div><p>Welcome</p></div>"#])
             .run();
     }

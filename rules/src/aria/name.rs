@@ -33,7 +33,13 @@ struct Mode {
     include_hidden: bool,
     /// The control a `label` traversal is naming: its own value is not part of it.
     labelled: Option<NodeId>,
+    /// Recursion depth, bounded by [`MAX_DEPTH`] so absurdly deep markup cannot
+    /// exhaust the stack.
+    depth: u16,
 }
+
+/// Deepest element nesting the name computation descends into.
+const MAX_DEPTH: u16 = 200;
 
 /// The accessible name of `el` (white space collapsed, trimmed).
 pub fn compute_name(cx: &PageContext<'_>, el: ElementRef<'_>) -> String {
@@ -49,7 +55,7 @@ pub fn compute_name(cx: &PageContext<'_>, el: ElementRef<'_>) -> String {
 /// `aria-description`, else `title` when the title was not used as the name.
 pub fn compute_description(cx: &PageContext<'_>, el: ElementRef<'_>) -> String {
     if let Some(ids) = crate::dom::attr(el, "aria-describedby") {
-        let text = referenced_text(cx, ids, &mut HashSet::new());
+        let text = referenced_text(cx, ids, &mut HashSet::new(), 0);
         if !text.trim().is_empty() {
             return collapse(&text);
         }
@@ -73,7 +79,12 @@ pub fn collapse(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn referenced_text(cx: &PageContext<'_>, ids: &str, visited: &mut HashSet<NodeId>) -> String {
+fn referenced_text(
+    cx: &PageContext<'_>,
+    ids: &str,
+    visited: &mut HashSet<NodeId>,
+    depth: u16,
+) -> String {
     let mut parts = Vec::new();
     for id in ids.split_ascii_whitespace() {
         let Some(target) = cx.element_by_id(id) else {
@@ -82,6 +93,7 @@ fn referenced_text(cx: &PageContext<'_>, ids: &str, visited: &mut HashSet<NodeId
         let mode = Mode {
             in_labelledby: true,
             include_hidden: cx.is_hidden(target),
+            depth: depth + 1,
             ..Mode::default()
         };
         // Each reference starts a fresh traversal: the same node may be named twice.
@@ -109,7 +121,7 @@ fn name_of(
     if !mode.include_hidden && !mode.root && cx.is_hidden(el) {
         return String::new();
     }
-    if !visited.insert(el.id()) {
+    if mode.depth > MAX_DEPTH || !visited.insert(el.id()) {
         return String::new();
     }
     let role = cx.role(el);
@@ -117,7 +129,7 @@ fn name_of(
     // 2B: aria-labelledby, not followed inside another labelledby traversal.
     if !mode.in_labelledby {
         if let Some(ids) = crate::dom::attr(el, "aria-labelledby") {
-            let text = referenced_text(cx, ids, visited);
+            let text = referenced_text(cx, ids, visited, mode.depth);
             if !text.trim().is_empty() {
                 return text;
             }
@@ -282,6 +294,7 @@ fn native_name(
                 in_content: true,
                 labelled: Some(el.id()),
                 include_hidden: mode.include_hidden,
+                depth: mode.depth + 1,
                 ..Mode::default()
             };
             let mut seen = visited.clone();
@@ -370,6 +383,7 @@ fn child_text(
         in_content: true,
         root: false,
         include_hidden: mode.include_hidden,
+        depth: mode.depth + 1,
         ..Mode::default()
     };
     let t = name_of(cx, child, m, visited);
@@ -387,6 +401,7 @@ fn content_text(
     let child_mode = Mode {
         root: false,
         in_content: true,
+        depth: mode.depth + 1,
         ..mode
     };
     for child in el.children() {

@@ -8,10 +8,7 @@
 //! "visible", "focusable", "semantic role") and WAI-ARIA 1.2 §9 "Presentational
 //! Roles Conflict Resolution".
 
-// FxHash: these maps are keyed by node ids and short strings, hashed millions
-// of times per site; SipHash's DoS resistance buys nothing here and was high in
-// the profile.
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::FxHashMap;
 
 use ego_tree::NodeId;
 use scraper::ElementRef;
@@ -22,7 +19,7 @@ use crate::css::Styles;
 
 /// Per-element facts for a whole document.
 pub struct TreeFacts {
-    nodes: HashMap<NodeId, Facts>,
+    nodes: FxHashMap<NodeId, Facts>,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -143,7 +140,7 @@ pub fn explicit_role(el: ElementRef<'_>) -> Option<&'static str> {
 impl TreeFacts {
     /// Computes the facts for every element of the document rooted at `root`.
     pub fn compute(root: ElementRef<'_>, styles: &Styles) -> TreeFacts {
-        let mut nodes: HashMap<NodeId, Facts> = HashMap::default();
+        let mut nodes: FxHashMap<NodeId, Facts> = FxHashMap::default();
         let mut stack: Vec<ElementRef<'_>> = vec![root];
         while let Some(el) = stack.pop() {
             let parent = el

@@ -9,10 +9,9 @@
 //! element is matched only against rules that can apply to it.
 
 use std::borrow::Cow;
-// FxHash: these maps are keyed by node ids and short strings, hashed millions
-// of times per site; SipHash's DoS resistance buys nothing here and was high in
-// the profile.
-use rustc_hash::FxHashMap as HashMap;
+use std::collections::HashMap;
+
+use rustc_hash::FxHashMap;
 use std::sync::{Arc, OnceLock};
 
 use ego_tree::NodeId;
@@ -152,7 +151,7 @@ impl ComputedStyle {
             underline: false,
             other_decoration: false,
             extra: Vec::new(),
-            vars: Arc::new(HashMap::default()),
+            vars: Arc::new(HashMap::new()),
         }
     }
 
@@ -275,10 +274,21 @@ fn ancestor_hints(selector: &str) -> Vec<String> {
         if matches!(comb, b'+' | b'~') {
             break;
         }
-        if compound.contains(['(', '[', '\\', ':']) {
+        if compound.contains('\\') {
             continue;
         }
-        let mut rest = *compound;
+        // Pseudo-classes and attribute tests say nothing certain about ancestors:
+        // only the part before them is used.
+        let prefix = &compound[..compound.find([':', '[']).unwrap_or(compound.len())];
+        let tag_len = prefix.find(['#', '.']).unwrap_or(prefix.len());
+        let tag = &prefix[..tag_len];
+        if !tag.is_empty()
+            && tag != "*"
+            && tag.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        {
+            hints.push(format!("<{}", tag.to_ascii_lowercase()));
+        }
+        let mut rest = &prefix[tag_len..];
         while let Some(pos) = rest.find(['#', '.']) {
             let marker = &rest[pos..=pos];
             let tail = &rest[pos + 1..];
@@ -375,7 +385,15 @@ impl RuleIndex {
                 })
                 .collect();
             let declarations = std::sync::Arc::new(expanded);
-            for part in split_selector_list(&rule.selectors) {
+            for original in split_selector_list(&rule.selectors) {
+                // The selectors engine knows no link state: every link is an
+                // unvisited link here (`:link`, `:any-link`); `:visited`, `:hover`,
+                // `:focus` and the like never match a page at rest, and their
+                // selectors fail to parse and are skipped.
+                let rewritten = original
+                    .replace(":any-link", "[href]")
+                    .replace(":link", "[href]");
+                let part = rewritten.as_str();
                 let Ok(selector) = Selector::parse(part) else {
                     continue;
                 };
@@ -403,7 +421,7 @@ impl RuleIndex {
         }
     }
 
-    fn matching(&self, el: ElementRef<'_>, ancestors: &HashMap<String, u32>) -> Vec<usize> {
+    fn matching(&self, el: ElementRef<'_>, ancestors: &FxHashMap<String, u32>) -> Vec<usize> {
         let mut cands: Vec<usize> = self.universal.clone();
         if let Some(id) = el.value().id() {
             if let Some(v) = self.by_id.get(id) {
@@ -430,7 +448,7 @@ impl RuleIndex {
 
 /// Computed styles for every element of a document, computed in one top-down pass.
 pub struct Styles {
-    map: HashMap<NodeId, ComputedStyle>,
+    map: FxHashMap<NodeId, ComputedStyle>,
 }
 
 impl Styles {
@@ -466,10 +484,10 @@ impl Styles {
             }
         }
 
-        let mut map = HashMap::default();
+        let mut map = FxHashMap::default();
         let root = doc.root_element();
         let base = ComputedStyle::initial();
-        let mut ancestors: HashMap<String, u32> = HashMap::default();
+        let mut ancestors: FxHashMap<String, u32> = FxHashMap::default();
         let root_size = {
             let s = compute_one(&index, root, &base, 16.0, &ancestors);
             let size = s.font_size;
@@ -524,20 +542,18 @@ impl Styles {
 }
 
 fn hint_keys(el: ElementRef<'_>) -> impl Iterator<Item = String> + '_ {
-    el.value()
-        .id()
-        .map(|id| format!("#{id}"))
-        .into_iter()
+    std::iter::once(format!("<{}", el.value().name()))
+        .chain(el.value().id().map(|id| format!("#{id}")))
         .chain(el.value().classes().map(|c| format!(".{c}")))
 }
 
-fn enter(ancestors: &mut HashMap<String, u32>, el: ElementRef<'_>) {
+fn enter(ancestors: &mut FxHashMap<String, u32>, el: ElementRef<'_>) {
     for k in hint_keys(el) {
         *ancestors.entry(k).or_insert(0) += 1;
     }
 }
 
-fn leave(ancestors: &mut HashMap<String, u32>, el: ElementRef<'_>) {
+fn leave(ancestors: &mut FxHashMap<String, u32>, el: ElementRef<'_>) {
     for k in hint_keys(el) {
         if let Some(n) = ancestors.get_mut(&k) {
             *n -= 1;
@@ -553,7 +569,7 @@ fn compute_one(
     el: ElementRef<'_>,
     parent: &ComputedStyle,
     root_size: f32,
-    ancestors: &HashMap<String, u32>,
+    ancestors: &FxHashMap<String, u32>,
 ) -> ComputedStyle {
     let inline: Vec<(String, String, bool)> = crate::dom::attr(el, "style")
         .map(|style| {
@@ -567,7 +583,7 @@ fn compute_one(
                 .collect()
         })
         .unwrap_or_default();
-    let mut winners: HashMap<&str, (Precedence, &str)> = HashMap::default();
+    let mut winners: FxHashMap<&str, (Precedence, &str)> = FxHashMap::default();
     let matched = index.matching(el, ancestors);
     for i in &matched {
         let rule = &index.rules[*i];
@@ -614,7 +630,7 @@ fn compute_one(
     }
     // Declarations that use var(): substitute, then expand their shorthands and let
     // the longhands compete by precedence.
-    let mut resolved: HashMap<Cow<'_, str>, (Precedence, Cow<'_, str>)> = winners
+    let mut resolved: FxHashMap<Cow<'_, str>, (Precedence, Cow<'_, str>)> = winners
         .iter()
         .filter(|(k, (_, v))| !k.starts_with("--") && !v.contains("var("))
         .map(|(k, (p, v))| (Cow::Borrowed(*k), (*p, Cow::Borrowed(*v))))
@@ -1055,9 +1071,14 @@ mod tests {
     #[test]
     fn ancestor_hints_skip_only_impossible_rules() {
         assert_eq!(ancestor_hints("#nav .menu > a"), vec![".menu", "#nav"]);
-        assert_eq!(ancestor_hints("div.a.b p"), vec![".a", ".b"]);
+        assert_eq!(ancestor_hints("div.a.b p"), vec!["<div", ".a", ".b"]);
         assert!(ancestor_hints(".a + p").is_empty());
-        assert!(ancestor_hints(".x:hover a").is_empty());
+        assert_eq!(ancestor_hints(".x:hover a"), vec![".x"]);
+        assert_eq!(
+            ancestor_hints("details:not([open]) > :not(summary)"),
+            vec!["<details"]
+        );
+        assert_eq!(ancestor_hints("[data-x] a"), Vec::<String>::new());
         let doc = Html::parse_document(
             r#"<style>#nav a { color: red } .side > p a { color: blue }</style>
             <div id=nav><p><a id=one>x</a></p></div><div class=side><p><a id=two>y</a></p></div><a id=three>z</a>"#,
@@ -1067,6 +1088,17 @@ mod tests {
         assert_eq!(color("#one"), "#ff0000");
         assert_eq!(color("#two"), "#0000ff");
         assert_eq!(color("#three"), "#000000");
+    }
+
+    #[test]
+    fn link_pseudo_classes() {
+        let doc = Html::parse_document(
+            r#"<style>.c a:link { color: #20609f } a:visited { color: purple } a:hover { color: red }</style>
+            <div class=c><a href=x id=l>x</a><a id=n>y</a></div>"#,
+        );
+        let st = Styles::compute(&doc, &[]);
+        assert_eq!(style_of(&doc, &st, "#l").color.unwrap().to_hex(), "#20609f");
+        assert_eq!(style_of(&doc, &st, "#n").color.unwrap().to_hex(), "#000000");
     }
 
     #[test]

@@ -123,7 +123,9 @@ fn query_applies(query: &str) -> bool {
 }
 
 /// Evaluates `(min-width: …)` / `(max-width: …)` / `(orientation: …)` features
-/// against a 1280×1024 landscape viewport; other features are assumed to hold.
+/// against a 1280×1024 landscape viewport, and user preference features
+/// (`prefers-color-scheme`, `forced-colors`, ...) as a default light-scheme desktop;
+/// other features are assumed to hold.
 fn features_apply(features: &str) -> bool {
     for part in features.split("and") {
         let part = part.trim().trim_start_matches('(').trim_end_matches(')');
@@ -146,6 +148,13 @@ fn features_apply(features: &str) -> bool {
             "min-height" => px(value).is_none_or(|v| 1024.0 >= v),
             "max-height" => px(value).is_none_or(|v| 1024.0 <= v),
             "orientation" => value == "landscape",
+            // A default desktop: light scheme, no user preferences, no forced colors.
+            "prefers-color-scheme" => value == "light",
+            "prefers-reduced-motion" | "prefers-reduced-transparency" | "prefers-contrast" => {
+                value == "no-preference"
+            }
+            "forced-colors" => value == "none",
+            "inverted-colors" => value == "none",
             _ => true,
         };
         if !ok {
@@ -424,7 +433,15 @@ fn skip_ident(bytes: &[u8], mut i: usize) -> usize {
     while i < bytes.len() {
         let ch = bytes[i];
         if ch == b'\\' {
-            i += 2;
+            // Skip the backslash and the whole (possibly multi-byte) escaped char.
+            i += 1;
+            i += match bytes.get(i) {
+                Some(b) if *b >= 0xF0 => 4,
+                Some(b) if *b >= 0xE0 => 3,
+                Some(b) if *b >= 0xC0 => 2,
+                Some(_) => 1,
+                None => 0,
+            };
         } else if ch.is_ascii_alphanumeric() || ch == b'-' || ch == b'_' || ch >= 0x80 {
             i += 1;
         } else {
@@ -514,6 +531,8 @@ mod tests {
         assert_eq!(specificity(":not(#x) a"), (1 << 20) | 1);
         assert_eq!(specificity(":where(#x) a"), 1);
         assert_eq!(specificity("*"), 0);
+        assert_eq!(specificity(".a\\é:hover"), 2 << 10);
+        assert_eq!(specificity("#é\\😀 ü"), (1 << 20) | 1);
         assert_eq!(
             split_selector_list("a, :is(b, c) , d"),
             vec!["a", ":is(b, c)", "d"]
@@ -529,5 +548,9 @@ mod tests {
         assert!(media_applies("not print"));
         assert!(!media_applies("(max-width: 400px)"));
         assert!(media_applies("only screen and (min-width: 40em)"));
+        assert!(!media_applies("(prefers-color-scheme: dark)"));
+        assert!(media_applies("(prefers-color-scheme: light)"));
+        assert!(!media_applies("(forced-colors: active)"));
+        assert!(media_applies("(prefers-reduced-motion: no-preference)"));
     }
 }

@@ -15,10 +15,12 @@ static META: RuleMeta = RuleMeta {
     help_url: "https://developers.google.com/search/docs/crawling-indexing/http-network-errors",
     impact: Impact::Serious,
     docs: r#"## What it checks
-Every `<a href>` / `<area href>` to an `http(s)` URL on a crawled page, internal or
-external. Crawled pages keep the status the crawl saw; every other target is checked
-once per scan (results cached per URL) with `HEAD`, falling back to `GET` when `HEAD`
-is refused or fails, following redirects, under the same per-host politeness and
+Every `<a href>` / `<area href>` to an `http(s)` URL on a crawled page. Links to
+pages the crawl fetched keep the status the crawl saw; links to other pages of the
+scanned site that the crawl chose not to fetch (page limit, depth, robots.txt,
+nofollow) are not requested and not judged. Links to other sites are checked once per
+scan (results cached per URL) with `HEAD`, falling back to `GET` when `HEAD` is
+refused or fails, following redirects, under the same per-host politeness and
 private-address guard as the crawl. A final status of 400 or more fails (accepted
 statuses are configurable in the engine); no answer at all (DNS, connection, TLS,
 timeout, redirect loop) fails as unreachable. A `429 Too Many Requests` that persists

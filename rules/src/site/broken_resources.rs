@@ -17,7 +17,7 @@ static META: RuleMeta = RuleMeta {
 Every subresource a crawled page references — `<img src>`, `<script src>`,
 stylesheet / icon / preload `<link href>`, `<iframe src>`, `<video>`, `<audio>`,
 `<source>` and `<track>` `src` — with an `http(s)` URL is checked once per scan
-(cached per URL): `HEAD`, then `GET` when `HEAD` is refused or fails, redirects
+(cached per URL; resources on the scanned site only when its robots.txt allows them): `HEAD`, then `GET` when `HEAD` is refused or fails, redirects
 followed, with the crawl's politeness and private-address guard. A final status of
 400 or more, or no answer, fails; a persistent `429` needs review ("rate limited").
 One finding per page and resource.

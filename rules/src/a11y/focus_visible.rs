@@ -1,0 +1,231 @@
+//! `focus-visible`: elements in the tab order keep a visible focus indicator; author
+//! CSS does not remove the browser's focus outline without replacing it (WCAG 2.4.7,
+//! ACT oj04fd).
+
+use scraper::{ElementRef, Selector};
+
+use crate::aria::html::is_html;
+use crate::css::{parse_stylesheet, split_selector_list, Declaration};
+use crate::{Category, Check, Impact, Level, Rule, RuleMeta, Visits};
+
+/// Checks that no element in sequential focus navigation loses its focus outline
+/// to author CSS without another focus style taking its place.
+pub struct FocusVisible;
+
+static META: RuleMeta = RuleMeta {
+    id: "focus-visible",
+    category: Category::Accessibility,
+    title: "Focused elements show a visible indicator",
+    help: "Keep the focus outline, or replace it in a :focus / :focus-visible rule with another visible style (outline, border, box-shadow, background).",
+    help_url: "https://www.w3.org/WAI/WCAG21/Understanding/focus-visible.html",
+    wcag: &["2.4.7"],
+    level: Some(Level::AA),
+    impact: Impact::Serious,
+    act: &["oj04fd"],
+    docs: r##"## What it checks
+For each visible element in sequential focus navigation, the style sheets do not
+remove the browser's focus outline (`outline: none`, `outline: 0`,
+`outline-style: none`, `outline-width: 0`, in a rule for the element, with or
+without `:focus` / `:focus-visible`) unless a `:focus` or `:focus-visible` rule for
+the element sets another visible change (a new outline, border, box shadow,
+background, color or text decoration). Elements whose indicator a script may draw
+(an `onfocus` handler) need review.
+
+## Why it matters
+Keyboard users must see where focus is to know what Enter or Space will act on.
+
+## Failing
+```html
+<style>a:focus { outline: none }</style><a href="/">Home</a>
+```
+
+## Passing
+```html
+<style>a:focus { outline: none; box-shadow: 0 0 0 3px #1a73e8 }</style><a href="/">Home</a>
+```
+"##,
+    ..RuleMeta::BASE
+};
+
+/// A style rule seen from the focus point of view.
+struct FocusRule {
+    /// The selector with `:focus` / `:focus-visible` stripped.
+    selector: Selector,
+    /// Whether it only applies while focused.
+    on_focus: bool,
+    /// It removes the outline.
+    removes_outline: bool,
+    /// It draws something else (or a new outline) on focus.
+    indicates: bool,
+}
+
+fn removes_outline(d: &Declaration) -> bool {
+    let v = d.value.trim().to_ascii_lowercase();
+    match d.name.as_str() {
+        "outline" => {
+            v == "none"
+                || v == "0"
+                || v.split_whitespace()
+                    .any(|t| t == "none" || t == "0" || t == "0px")
+        }
+        "outline-style" => v == "none" || v == "hidden",
+        "outline-width" => v == "0" || v == "0px",
+        "outline-color" => v == "transparent",
+        _ => false,
+    }
+}
+
+fn indicates(d: &Declaration) -> bool {
+    if removes_outline(d) {
+        return false;
+    }
+    let n = d.name.as_str();
+    n.starts_with("outline")
+        || n.starts_with("border")
+        || n.starts_with("background")
+        || n.starts_with("text-decoration")
+        || matches!(
+            n,
+            "box-shadow" | "color" | "text-shadow" | "font-weight" | "transform" | "filter"
+        )
+}
+
+/// Removes `:focus` and `:focus-visible` from a selector; `None` when the selector
+/// does not use them.
+fn strip_focus(selector: &str) -> Option<String> {
+    if !selector.contains(":focus") || selector.contains(":focus-within") {
+        return None;
+    }
+    // A style on the focused element's ::before / ::after box is drawn on focus
+    // too, so those pseudo-elements are stripped with the focus pseudo-class.
+    let stripped = selector
+        .replace(":focus-visible", "")
+        .replace(":focus", "")
+        .replace("::before", "")
+        .replace("::after", "")
+        .replace("::marker", "")
+        .replace(":before", "")
+        .replace(":after", "");
+    let stripped = stripped.trim();
+    Some(
+        if stripped.is_empty() || stripped.ends_with([' ', '>', '+', '~']) {
+            format!("{stripped}*")
+        } else {
+            stripped.to_string()
+        },
+    )
+}
+
+fn focus_rules(sheets: &[String]) -> Vec<FocusRule> {
+    let mut out = Vec::new();
+    for sheet in sheets {
+        for rule in parse_stylesheet(sheet) {
+            let removes = rule.declarations.iter().any(removes_outline);
+            let draws = rule.declarations.iter().any(indicates);
+            if !removes && !draws {
+                continue;
+            }
+            for part in split_selector_list(&rule.selectors) {
+                let (text, on_focus) = match strip_focus(part) {
+                    Some(s) => (s, true),
+                    None => (part.to_string(), false),
+                };
+                // Only outline removals matter outside focus rules.
+                if !on_focus && !removes {
+                    continue;
+                }
+                if let Ok(selector) = Selector::parse(&text) {
+                    out.push(FocusRule {
+                        selector,
+                        on_focus,
+                        removes_outline: removes,
+                        indicates: on_focus && draws,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+impl Rule for FocusVisible {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn visits(&self) -> Visits {
+        Visits::Document
+    }
+
+    fn check_document(&self, cx: &mut Check<'_, '_>) {
+        let page = cx.page();
+        let mut sheets: Vec<String> = page
+            .root()
+            .descendants()
+            .filter_map(ElementRef::wrap)
+            .filter(|e| is_html(*e) && e.value().name() == "style")
+            .map(|e| e.text().collect())
+            .collect();
+        sheets.extend(page.page().stylesheets.iter().map(|s| s.text.clone()));
+        let rules = focus_rules(&sheets);
+        for el in page.root().descendants().filter_map(ElementRef::wrap) {
+            if !page.in_tab_order(el) || !page.is_visible(el) {
+                continue;
+            }
+            let matching: Vec<&FocusRule> =
+                rules.iter().filter(|r| r.selector.matches(&el)).collect();
+            let removed = matching.iter().any(|r| r.removes_outline);
+            let replaced = matching.iter().any(|r| r.on_focus && r.indicates);
+            let inline_removed = crate::dom::attr(el, "style").is_some_and(|s| {
+                crate::css::parse_declarations(s)
+                    .iter()
+                    .any(removes_outline)
+            });
+            if !(removed || inline_removed) || replaced {
+                cx.pass();
+            } else if crate::dom::attr(el, "onfocus").is_some()
+                || crate::dom::attr(el, "onfocusin").is_some()
+            {
+                cx.cant_tell(
+                    el,
+                    "The focus outline is removed; a focus handler may draw another indicator.",
+                );
+            } else {
+                cx.fail(
+                    el,
+                    "The focus outline is removed by CSS and no :focus style replaces it.",
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::RuleTester;
+
+    #[test]
+    fn examples() {
+        RuleTester::new(&FocusVisible)
+            .pass(&[
+                r##"<a href="/">Home</a>"##,
+                r##"<span tabindex="0">Act</span>"##,
+                r##"<style>a:focus { outline: none; box-shadow: 0 0 0 3px blue }</style><a href="/">Home</a>"##,
+                r##"<style>a { outline: 0 } a:focus-visible { outline: 2px solid }</style><a href="/">Home</a>"##,
+                r##"<style>.x:focus { outline: none }</style><a href="/">Home</a>"##,
+                r##"<style>a:focus { outline: none }</style><a href="/" tabindex="-1">Home</a>"##,
+                r##"<style>details>summary{outline:none}details>summary:focus-visible::before{outline:1px dotted #000}</style><details><summary>More</summary>x</details>"##,
+            ])
+            .fail(&[
+                r##"<style>.no-focus:focus { outline: none; }</style><a class="no-focus" href="/">Home</a>"##,
+                r##"<style>*:focus { outline: 0 }</style><button>Go</button>"##,
+                r##"<style>button { outline-style: none }</style><button>Go</button>"##,
+                r##"<a href="/" style="outline: none">Home</a>"##,
+            ])
+            .cant_tell(&[
+                r##"<style>a:focus { outline: none }</style><a href="/" onfocus="mark(this)">Home</a>"##,
+            ])
+            .run();
+    }
+}

@@ -1,0 +1,190 @@
+//! `html-lang-matches-content`: the page's `lang` names the language its text is
+//! written in (WCAG 3.1.1, ACT ucwvc8).
+
+use ego_tree::NodeRef;
+use scraper::{ElementRef, Node};
+
+use crate::langtag;
+use crate::structure::{is_html_tag, page_is_html};
+use crate::{Category, Check, Impact, Level, PageContext, Rule, RuleMeta, Visits};
+
+/// Compares the page language with a language guessed from its text.
+pub struct HtmlLangMatchesContent;
+
+static META: RuleMeta = RuleMeta {
+    id: "html-lang-matches-content",
+    category: Category::Accessibility,
+    title: "Page language matches its text",
+    help: "Set lang on <html> to the language most of the page is written in; mark passages in other languages with their own lang.",
+    help_url: "https://www.w3.org/WAI/WCAG21/Understanding/language-of-page.html",
+    wcag: &["3.1.1"],
+    level: Some(Level::A),
+    impact: Impact::Serious,
+    act: &["ucwvc8"],
+    docs: r#"## What it checks
+For an HTML page whose `<html lang>` is a valid language tag: the text that takes
+its language from `<html>` (the title, visible or exposed text and text
+alternatives outside elements with their own `lang`) is written in that language.
+The language is guessed from letter-trigram statistics (the `whatlang` crate).
+A confident guess that differs fails; a guess that agrees passes; an unsure guess,
+too little text, or a declared language the detector does not know is reported for
+review (*cannot tell*). Close languages (Croatian and Serbian, Danish and
+Norwegian, Indonesian and Malay, Czech and Slovak, …) are not told apart.
+
+## Why it matters
+Screen readers read the page with the pronunciation rules of the declared
+language; text in another language becomes unintelligible.
+
+## Failing
+```html
+<html lang="da"><head><title>Accessibility testing</title></head><body><p>The rules format defines a way to write accessibility test rules that tools and people can share.</p></body></html>
+```
+
+## Passing
+```html
+<html lang="en"><head><title>Accessibility testing</title></head><body><p>The rules format defines a way to write accessibility test rules that tools and people can share.</p></body></html>
+```
+"#,
+    ..RuleMeta::BASE
+};
+
+/// The text that inherits its language from `owner`: text nodes (visible or
+/// exposed) and the accessible names of elements named by attributes, outside
+/// descendants with a `lang` of their own.
+pub(crate) fn inherited_text(cx: &PageContext<'_>, owner: ElementRef<'_>) -> String {
+    fn walk(
+        cx: &PageContext<'_>,
+        node: NodeRef<'_, Node>,
+        owner: ElementRef<'_>,
+        out: &mut String,
+    ) {
+        for child in node.children() {
+            match child.value() {
+                Node::Text(t) if !t.trim().is_empty() => {
+                    let Some(parent) = child.parent().and_then(ElementRef::wrap) else {
+                        continue;
+                    };
+                    if matches!(
+                        parent.value().name(),
+                        "script" | "style" | "template" | "noscript"
+                    ) {
+                        continue;
+                    }
+                    if cx.is_visible(parent) || !cx.is_hidden(parent) {
+                        out.push(' ');
+                        out.push_str(t.trim());
+                    }
+                }
+                Node::Element(e) => {
+                    let Some(el) = ElementRef::wrap(child) else {
+                        continue;
+                    };
+                    if el.id() != owner.id() && e.attr("lang").is_some_and(|l| !l.trim().is_empty())
+                    {
+                        continue;
+                    }
+                    let named = ["alt", "aria-label", "aria-labelledby"]
+                        .iter()
+                        .any(|a| e.attr(a).is_some());
+                    if named && !cx.is_hidden(el) {
+                        out.push(' ');
+                        out.push_str(cx.accessible_name(el).trim());
+                    }
+                    walk(cx, child, owner, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = String::new();
+    walk(cx, *owner, owner, &mut out);
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Records the outcome of comparing `declared` with the language of `text`.
+pub(crate) fn judge(cx: &mut Check<'_, '_>, el: ElementRef<'_>, declared: &str, text: &str) {
+    if !langtag::detectable(declared) {
+        cx.cant_tell(
+            el,
+            format!("Check that the text is in the language lang=\"{declared}\" names (it cannot be guessed automatically)."),
+        );
+        return;
+    }
+    match langtag::guess(text) {
+        Some(g) if langtag::agrees(declared, g.primary) => cx.pass(),
+        Some(g) if g.reliable => {
+            cx.fail(
+                el,
+                format!("lang=\"{declared}\" but the text reads as \"{}\" (confidence {:.2}).", g.primary, g.confidence),
+            )
+            .with_data(serde_json::json!({"declared": declared, "detected": g.primary, "confidence": g.confidence}));
+        }
+        _ => {
+            cx.cant_tell(
+                el,
+                format!("Check that the text is in the language lang=\"{declared}\" names (too little or ambiguous text to tell)."),
+            );
+        }
+    }
+}
+
+impl Rule for HtmlLangMatchesContent {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn visits(&self) -> Visits {
+        Visits::Document
+    }
+
+    fn check_document(&self, cx: &mut Check<'_, '_>) {
+        if !page_is_html(cx) {
+            return;
+        }
+        let root = cx.page().root();
+        if !is_html_tag(root, "html") {
+            return;
+        }
+        let Some(lang) = root.value().attr("lang").map(str::trim) else {
+            return;
+        };
+        if !langtag::is_valid(lang) {
+            return;
+        }
+        let text = inherited_text(cx.page(), root);
+        if text.is_empty() {
+            return;
+        }
+        judge(cx, root, lang, &text);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::RuleTester;
+
+    const EN: &str = "The Accessibility Conformance Testing Rules Format defines a format for writing accessibility test rules. These rules can be used for developing automated testing tools and manual testing methodologies.";
+
+    #[test]
+    fn examples() {
+        let pass = [
+            format!("<html lang=en><head><title>ACT</title></head><body><p>{EN}</p></body></html>"),
+            format!("<html lang=EN-gb><body><p>{EN}</p></body></html>"),
+            format!("<html lang=nl><head><title>Met de kippen op stok</title></head><body><p lang=en>{EN}</p></body></html>"),
+            "<html lang=en></html>".to_string(),
+            format!("<html lang=eng><body><p>{EN}</p></body></html>"),
+        ];
+        let fail = [
+            format!("<html lang=da><head><title>ACT</title></head><body><p>{EN}</p></body></html>"),
+            format!("<html lang=nl><body><p>{EN}</p></body></html>"),
+        ];
+        RuleTester::new(&HtmlLangMatchesContent)
+            .pass(&pass.iter().map(String::as_str).collect::<Vec<_>>())
+            .fail(&fail.iter().map(String::as_str).collect::<Vec<_>>())
+            .cant_tell(&[
+                "<html lang=lb><body><p>Lëtzebuerg ass e Land an Europa.</p></body></html>",
+            ])
+            .run();
+    }
+}
