@@ -141,6 +141,8 @@ pub struct PageContext<'p> {
     referrers: OnceLock<FxHashMap<(&'static str, String), Vec<NodeId>>>,
     order: OnceLock<FxHashMap<NodeId, usize>>,
     names: Mutex<FxHashMap<NodeId, Arc<str>>>,
+    layout: OnceLock<crate::repeated::Layout>,
+    http_links: OnceLock<Vec<(NodeId, url::Url)>>,
 }
 
 /// Attributes that hold id references, indexed by [`PageContext::referrers`].
@@ -170,6 +172,8 @@ impl<'p> PageContext<'p> {
             referrers: OnceLock::new(),
             order: OnceLock::new(),
             names: Mutex::new(FxHashMap::default()),
+            layout: OnceLock::new(),
+            http_links: OnceLock::new(),
         }
     }
 
@@ -312,6 +316,19 @@ impl<'p> PageContext<'p> {
         map.get(&(*attr, id.to_string()))
             .map(|nodes| nodes.iter().filter_map(|n| self.element(*n)).collect())
             .unwrap_or_default()
+    }
+
+    /// Repeated blocks and where the page's own content starts
+    /// ([`crate::repeated::layout`]), computed once per page: five bypass and
+    /// landmark rules share it.
+    pub(crate) fn layout_cell(&self) -> &OnceLock<crate::repeated::Layout> {
+        &self.layout
+    }
+
+    /// The page's `http(s)` links ([`crate::support::http_links`]), resolved once
+    /// per page: several SEO rules share them.
+    pub(crate) fn http_links_cell(&self) -> &OnceLock<Vec<(NodeId, url::Url)>> {
+        &self.http_links
     }
 
     /// Position of an element in document order (0 for the root element).

@@ -112,8 +112,14 @@ fn link_list_item(a: ElementRef<'_>) -> bool {
         })
 }
 
+/// The layout of the page's `<body>`, computed on first use and cached on the
+/// [`PageContext`] (several rules need it; computing it walks every text node).
+pub fn layout<'c>(cx: &'c PageContext<'_>) -> &'c Layout {
+    cx.layout_cell().get_or_init(|| compute_layout(cx))
+}
+
 /// Computes the layout of the page's `<body>`.
-pub fn layout(cx: &PageContext<'_>) -> Layout {
+fn compute_layout(cx: &PageContext<'_>) -> Layout {
     let mut out = Layout::default();
     let Some(body) = cx
         .root()

@@ -60,13 +60,13 @@ impl Rule for Bypass {
         }
         let page = cx.page();
         let l = layout(page);
-        if !needs_bypass(&l) {
+        if !needs_bypass(l) {
             cx.pass();
             return;
         }
-        if landmark_reaches_main(page, &l)
-            || heading_reaches_main(page, &l)
-            || skip_link_target(page, &l).is_some()
+        if landmark_reaches_main(page, l)
+            || heading_reaches_main(page, l)
+            || skip_link_target(page, l).is_some()
         {
             cx.pass();
         } else {

@@ -55,7 +55,7 @@ impl Rule for BypassHeading {
         }
         let page = cx.page();
         let l = layout(page);
-        if heading_reaches_main(page, &l) {
+        if heading_reaches_main(page, l) {
             cx.pass();
         } else {
             cx.fail_page(

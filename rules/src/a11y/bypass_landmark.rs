@@ -55,7 +55,7 @@ impl Rule for BypassLandmark {
         }
         let page = cx.page();
         let l = layout(page);
-        if landmark_reaches_main(page, &l) {
+        if landmark_reaches_main(page, l) {
             cx.pass();
         } else {
             cx.fail_page(

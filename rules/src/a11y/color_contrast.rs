@@ -65,6 +65,14 @@ enum Backdrop {
 
 /// Whether `el` has text of its own (not only white space or a lone symbol).
 fn own_text(el: ElementRef<'_>) -> Option<String> {
+    // Most elements hold only white space or no text: answer those without
+    // allocating (this runs on every element).
+    if !el
+        .children()
+        .any(|c| c.value().as_text().is_some_and(|t| !t.trim().is_empty()))
+    {
+        return None;
+    }
     let text: String = el
         .children()
         .filter_map(|c| c.value().as_text().map(|t| t.to_string()))
@@ -119,6 +127,7 @@ fn part_of_disabled_widget(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
             }
         }
         if let Some(id) = e.value().id() {
+            // The per-document id-reference index, not a walk of the document.
             let disabled_referrer = cx
                 .referrers("aria-labelledby", id)
                 .into_iter()

@@ -71,8 +71,10 @@ impl Rule for DuplicateIdAria {
         let page = cx.page();
         let mut referenced: BTreeSet<&str> = BTreeSet::new();
         for el in page.root().descendants().filter_map(ElementRef::wrap) {
-            for attr in IDREF_ATTRS {
-                if let Some(v) = el.value().attr(attr) {
+            // One pass over the element's attributes: looking each name up with
+            // `attr()` interns it as an atom, a dozen times per element.
+            for (name, v) in el.value().attrs() {
+                if IDREF_ATTRS.contains(&name) {
                     referenced.extend(v.split_ascii_whitespace());
                 }
             }

@@ -60,9 +60,9 @@ impl Rule for SkipLink {
         }
         let page = cx.page();
         let l = layout(page);
-        if !needs_bypass(&l) || skip_link_target(page, &l).is_some() {
+        if !needs_bypass(l) || skip_link_target(page, l).is_some() {
             cx.pass();
-        } else if landmark_reaches_main(page, &l) || heading_reaches_main(page, &l) {
+        } else if landmark_reaches_main(page, l) || heading_reaches_main(page, l) {
             // A landmark or heading already lets people bypass the blocks: a skip
             // link would be a nicety, not a finding.
         } else {

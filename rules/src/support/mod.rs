@@ -52,12 +52,19 @@ pub(crate) fn resolve(base: &Url, href: &str) -> Option<Url> {
 
 /// Every `<a href>` / `<area href>` of the page resolving to an `http(s)` URL.
 pub(crate) fn http_links<'a>(cx: &'a PageContext<'_>) -> Vec<(ElementRef<'a>, Url)> {
-    let base = base_url(cx);
-    select(cx, selector!("a[href], area[href]"))
-        .filter_map(|a| {
-            let u = resolve(&base, a.value().attr("href")?)?;
-            matches!(u.scheme(), "http" | "https").then_some((a, u))
-        })
+    // Resolved once per page and cached on the context (four rules ask).
+    let links = cx.http_links_cell().get_or_init(|| {
+        let base = base_url(cx);
+        select(cx, selector!("a[href], area[href]"))
+            .filter_map(|a| {
+                let u = resolve(&base, a.value().attr("href")?)?;
+                matches!(u.scheme(), "http" | "https").then_some((a.id(), u))
+            })
+            .collect()
+    });
+    links
+        .iter()
+        .filter_map(|(node, u)| Some((cx.element(*node)?, u.clone())))
         .collect()
 }
 
