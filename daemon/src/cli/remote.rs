@@ -43,8 +43,11 @@ enum RemoteCommand {
 /// Queue priority sent with the scan.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Priority {
+    /// After normal and high scans.
     Low,
+    /// The default.
     Normal,
+    /// Before the others.
     High,
 }
 
