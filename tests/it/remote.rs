@@ -155,3 +155,21 @@ async fn an_unreachable_api_exits_3() {
     assert_eq!(o.status.code(), Some(3), "{err}");
     assert!(err.contains("cannot reach the API"), "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_scan_exits_3_with_its_error() {
+    let api = TestApi::start().await;
+    let (acc, key) = api.tenant(Plan::Professional).await;
+    // Nothing listens on port 9: the scan fails.
+    let site = api.site(&acc, "http://127.0.0.1:9/").await;
+
+    let o = remote(&api, &key, &["--site", &site, "--rules", "seo", "--wait"]).await;
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("failed") && err.contains("127.0.0.1:9"),
+        "{err}"
+    );
+    assert!(o.stdout.is_empty());
+    api.stop().await;
+}
