@@ -73,6 +73,8 @@ async fn wait_writes_sarif_and_the_gate_fails_with_exit_1() {
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("gate failed"), "{err}");
+    // Not a terminal: progress comes as log lines, ending with the final status.
+    assert!(err.contains(": completed"), "{err}");
     assert!(!err.contains(&key), "the key must never be printed: {err}");
     let doc: Value = serde_json::from_slice(&std::fs::read(&sarif).unwrap()).unwrap();
     assert_eq!(doc["version"], "2.1.0");
