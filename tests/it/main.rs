@@ -26,6 +26,7 @@ mod conformance;
 mod contract;
 mod crawl;
 mod fleet;
+mod remote;
 mod reports;
 mod serve;
 mod site_checks;

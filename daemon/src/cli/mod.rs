@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 mod admin;
 mod conformance;
 mod output;
+mod remote;
 mod report;
 mod rules;
 mod scan;
@@ -81,6 +82,8 @@ enum Command {
     Report(report::Args),
     /// Run a fleet worker: take scan jobs from Redis and run them.
     Worker(worker::Args),
+    /// Scans through a `sitescan serve` API (`remote scan --site ID --wait`).
+    Remote(remote::Args),
 }
 
 /// Parses the command line, runs the subcommand and returns the process exit code.
@@ -101,6 +104,7 @@ pub fn main() -> ExitCode {
         Command::Scan(args) => scan::run(*args),
         Command::Report(args) => report::run(args),
         Command::Worker(args) => worker::run(args),
+        Command::Remote(args) => remote::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),
