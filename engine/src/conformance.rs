@@ -35,7 +35,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use scraper::{Html, Selector};
 use serde::{Deserialize, Serialize};
 use sitescan_rules::{analyze, registry, Outcome, Page, Rule, Stylesheet};
 
@@ -453,7 +452,7 @@ fn build_page(dir: &Path, rule: &ManifestRule, case: &ManifestCase, body: String
         }
         .to_string(),
     );
-    page.stylesheets = linked_stylesheets(dir, &body);
+    page.stylesheets = linked_stylesheets(dir, &body, &page.final_url);
     page
 }
 
@@ -461,38 +460,27 @@ fn build_page(dir: &Path, rule: &ManifestRule, case: &ManifestCase, body: String
 /// from `<dir>/assets/...`. References to assets that are absent (on purpose, per
 /// the manifest's `assets_missing`) are left out, as a browser would fail to load
 /// them.
-fn linked_stylesheets(dir: &Path, body: &str) -> Vec<Stylesheet> {
+fn linked_stylesheets(dir: &Path, body: &str, page_url: &url::Url) -> Vec<Stylesheet> {
     const PREFIX: &str = "/test-assets/";
-    let doc = Html::parse_document(body);
-    let Ok(links) = Selector::parse("link[href]") else {
-        return Vec::new();
-    };
+    // The crawler's own pre-pass finds the links (no second DOM per case).
     let mut sheets = Vec::new();
-    for link in doc.select(&links) {
-        let rel = link.value().attr("rel").unwrap_or("");
-        if !rel
-            .split_ascii_whitespace()
-            .any(|r| r.eq_ignore_ascii_case("stylesheet"))
-        {
-            continue;
-        }
-        let href = link.value().attr("href").unwrap_or("");
-        let Some(start) = href.find(PREFIX) else {
+    for link in sitescan_rules::links::stylesheet_hrefs(body, page_url) {
+        let path = link.url.path();
+        let Some(start) = path.find(PREFIX) else {
             continue;
         };
-        let rest = &href[start + PREFIX.len()..];
-        let rest = rest.split(['?', '#']).next().unwrap_or(rest);
+        let rest = &path[start + PREFIX.len()..];
         if rest.split('/').any(|seg| seg == "..") {
             continue;
         }
-        let path: PathBuf = dir.join("assets").join(rest);
-        if let Ok(text) = std::fs::read_to_string(&path) {
+        let file: PathBuf = dir.join("assets").join(rest);
+        if let Ok(text) = std::fs::read_to_string(&file) {
             sheets.push(Stylesheet {
                 url: format!(
                     "https://www.w3.org/WAI/content-assets/wcag-act-rules/test-assets/{rest}"
                 ),
                 text,
-                media: link.value().attr("media").map(str::to_string),
+                media: link.media,
             });
         }
     }
@@ -782,6 +770,7 @@ mod tests {
                <link rel="stylesheet" href="/test-assets/shared/missing.css">
                <link rel="icon" href="/test-assets/shared/a.css">
                <link rel="stylesheet" href="/test-assets/../../etc/passwd">"#,
+            &url::Url::parse("https://www.w3.org/WAI/testcases/x.html").unwrap(),
         );
         assert_eq!(sheets.len(), 1);
         assert_eq!(sheets[0].text, "p { color: red }");

@@ -140,6 +140,30 @@ fn get<T: DeserializeOwned>(
     }
 }
 
+/// Removes record `id` from `table`, and its `account/id` entry from `index`,
+/// when it belongs to `account_id` (read through `owner`). False when it is
+/// missing or another account's: tenancy makes both a 404.
+fn remove_owned<T: DeserializeOwned>(
+    txn: &redb::WriteTransaction,
+    table: TableDefinition<&str, &[u8]>,
+    index: TableDefinition<&str, ()>,
+    account_id: &str,
+    id: &str,
+    owner: impl Fn(&T) -> &str,
+) -> Result<bool> {
+    let mut records = txn.open_table(table).map_err(Error::storage)?;
+    let record: Option<T> = get(&records, id)?;
+    if record.is_none_or(|r| owner(&r) != account_id) {
+        return Ok(false);
+    }
+    records.remove(id).map_err(Error::storage)?;
+    let mut index = txn.open_table(index).map_err(Error::storage)?;
+    index
+        .remove(format!("{account_id}/{id}").as_str())
+        .map_err(Error::storage)?;
+    Ok(true)
+}
+
 /// Ids under `parent/` in an index table, in key order.
 fn children(table: &impl ReadableTable<&'static str, ()>, parent: &str) -> Result<Vec<String>> {
     let start = format!("{parent}/");
@@ -366,21 +390,9 @@ impl Store for Embedded {
         let (account_id, id) = (account_id.to_string(), id.to_string());
         self.blocking(move |db| {
             let txn = db.begin_write().map_err(Error::storage)?;
-            let found = {
-                let mut sites = txn.open_table(SITES).map_err(Error::storage)?;
-                let site: Option<Site> = get(&sites, &id)?;
-                match site {
-                    Some(s) if s.account_id == account_id => {
-                        sites.remove(id.as_str()).map_err(Error::storage)?;
-                        let mut index = txn.open_table(ACCOUNT_SITES).map_err(Error::storage)?;
-                        index
-                            .remove(format!("{account_id}/{id}").as_str())
-                            .map_err(Error::storage)?;
-                        true
-                    }
-                    _ => false,
-                }
-            };
+            let found = remove_owned(&txn, SITES, ACCOUNT_SITES, &account_id, &id, |s: &Site| {
+                &s.account_id
+            })?;
             txn.commit().map_err(Error::storage)?;
             Ok(found)
         })
@@ -752,21 +764,14 @@ impl Store for Embedded {
         let (account_id, id) = (account_id.to_string(), id.to_string());
         self.blocking(move |db| {
             let txn = db.begin_write().map_err(Error::storage)?;
-            let found = {
-                let mut t = txn.open_table(WEBHOOKS).map_err(Error::storage)?;
-                let w: Option<Webhook> = get(&t, &id)?;
-                match w {
-                    Some(w) if w.account_id == account_id => {
-                        t.remove(id.as_str()).map_err(Error::storage)?;
-                        let mut index = txn.open_table(ACCOUNT_WEBHOOKS).map_err(Error::storage)?;
-                        index
-                            .remove(format!("{account_id}/{id}").as_str())
-                            .map_err(Error::storage)?;
-                        true
-                    }
-                    _ => false,
-                }
-            };
+            let found = remove_owned(
+                &txn,
+                WEBHOOKS,
+                ACCOUNT_WEBHOOKS,
+                &account_id,
+                &id,
+                |w: &Webhook| &w.account_id,
+            )?;
             txn.commit().map_err(Error::storage)?;
             Ok(found)
         })
