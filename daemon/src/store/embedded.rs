@@ -18,8 +18,8 @@ use serde::Serialize;
 use tokio::sync::Notify;
 
 use super::{
-    day_key, Account, ApiKey, Delivery, DeliveryStatus, Page, Progress, Scan, ScanOutcome,
-    ScanStatus, Site, Store, Webhook,
+    day_key, new_id, Account, ApiKey, Delivery, DeliveryStatus, Page, Progress, Scan,
+    ScanOutcome, ScanStatus, Site, Store, Webhook,
 };
 use crate::error::{Error, Result};
 
@@ -189,6 +189,53 @@ fn due_key(d: &Delivery) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// Saves deliveries (new or updated) in `txn`, with their delivery-log index
+/// entry and their outbox entry (kept only while pending).
+fn put_deliveries(txn: &redb::WriteTransaction, deliveries: &[Delivery]) -> Result<()> {
+    let mut t = txn.open_table(DELIVERIES).map_err(Error::storage)?;
+    let mut index = txn.open_table(WEBHOOK_DELIVERIES).map_err(Error::storage)?;
+    let mut due = txn.open_table(OUTBOX_DUE).map_err(Error::storage)?;
+    for d in deliveries {
+        let old: Option<Delivery> = get(&t, &d.id)?;
+        if let Some(k) = old.as_ref().and_then(due_key) {
+            due.remove(k.as_str()).map_err(Error::storage)?;
+        }
+        if let Some(k) = due_key(d) {
+            due.insert(k.as_str(), ()).map_err(Error::storage)?;
+        }
+        t.insert(d.id.as_str(), encode(d)?.as_slice())
+            .map_err(Error::storage)?;
+        index
+            .insert(format!("{}/{}", d.webhook_id, d.id).as_str(), ())
+            .map_err(Error::storage)?;
+    }
+    Ok(())
+}
+
+/// The outbox half of a scan transition, inside the transition's own write
+/// transaction: one pending delivery of the event "`scan` reached its status"
+/// at `at` for each webhook of the account that wants it. Both commit
+/// together or not at all, so a visible status always has its event.
+fn write_event(txn: &redb::WriteTransaction, scan: &Scan, at: DateTime<Utc>) -> Result<()> {
+    let hooks = {
+        let index = txn.open_table(ACCOUNT_WEBHOOKS).map_err(Error::storage)?;
+        let t = txn.open_table(WEBHOOKS).map_err(Error::storage)?;
+        let mut hooks = Vec::new();
+        for id in children(&index, &scan.account_id)? {
+            if let Some(w) = get::<Webhook>(&t, &id)? {
+                hooks.push(w);
+            }
+        }
+        hooks
+    };
+    if hooks.is_empty() {
+        return Ok(());
+    }
+    let event_id = new_id("evt")?;
+    let deliveries = crate::webhooks::event_deliveries(&hooks, scan, &event_id, at)?;
+    put_deliveries(txn, &deliveries)
 }
 
 fn not_found(kind: &'static str, id: &str) -> Error {
@@ -432,6 +479,7 @@ impl Store for Embedded {
                     .insert(format!("{}/{}", scan.site_id, scan.id).as_str(), ())
                     .map_err(Error::storage)?;
             }
+            write_event(&txn, &scan, scan.created_at)?;
             txn.commit().map_err(Error::storage)?;
             Ok(scan)
         })
@@ -541,6 +589,9 @@ impl Store for Embedded {
                     _ => None,
                 }
             };
+            if let Some(scan) = &started {
+                write_event(&txn, scan, at)?;
+            }
             txn.commit().map_err(Error::storage)?;
             Ok(started)
         })
@@ -571,10 +622,11 @@ impl Store for Embedded {
         let id = id.to_string();
         self.blocking(move |db| {
             let txn = db.begin_write().map_err(Error::storage)?;
-            let scan = {
+            let (scan, changed) = {
                 let mut t = txn.open_table(SCANS).map_err(Error::storage)?;
                 let mut scan: Scan = get(&t, &id)?.ok_or_else(|| not_found("scan", &id))?;
-                if !scan.status.is_terminal() {
+                let changed = !scan.status.is_terminal();
+                if changed {
                     match outcome {
                         ScanOutcome::Completed { summary, report } => {
                             scan.status = ScanStatus::Completed;
@@ -597,8 +649,11 @@ impl Store for Embedded {
                     t.insert(id.as_str(), encode(&scan)?.as_slice())
                         .map_err(Error::storage)?;
                 }
-                scan
+                (scan, changed)
             };
+            if changed {
+                write_event(&txn, &scan, at)?;
+            }
             txn.commit().map_err(Error::storage)?;
             Ok(scan)
         })
@@ -609,11 +664,12 @@ impl Store for Embedded {
         let (account_id, id) = (account_id.to_string(), id.to_string());
         self.blocking(move |db| {
             let txn = db.begin_write().map_err(Error::storage)?;
-            let scan = {
+            let (scan, changed) = {
                 let mut t = txn.open_table(SCANS).map_err(Error::storage)?;
                 let mut scan: Scan = get::<Scan>(&t, &id)?
                     .filter(|s| s.account_id == account_id)
                     .ok_or_else(|| not_found("scan", &id))?;
+                let changed = matches!(scan.status, ScanStatus::Queued | ScanStatus::Running);
                 match scan.status {
                     ScanStatus::Queued | ScanStatus::Running => {
                         scan.status = ScanStatus::Canceled;
@@ -629,8 +685,11 @@ impl Store for Embedded {
                     )))
                     }
                 }
-                scan
+                (scan, changed)
             };
+            if changed {
+                write_event(&txn, &scan, at)?;
+            }
             txn.commit().map_err(Error::storage)?;
             Ok(scan)
         })
@@ -781,25 +840,7 @@ impl Store for Embedded {
     async fn save_deliveries(&self, deliveries: Vec<Delivery>) -> Result<()> {
         self.blocking(move |db| {
             let txn = db.begin_write().map_err(Error::storage)?;
-            {
-                let mut t = txn.open_table(DELIVERIES).map_err(Error::storage)?;
-                let mut index = txn.open_table(WEBHOOK_DELIVERIES).map_err(Error::storage)?;
-                let mut due = txn.open_table(OUTBOX_DUE).map_err(Error::storage)?;
-                for d in &deliveries {
-                    let old: Option<Delivery> = get(&t, &d.id)?;
-                    if let Some(k) = old.as_ref().and_then(due_key) {
-                        due.remove(k.as_str()).map_err(Error::storage)?;
-                    }
-                    if let Some(k) = due_key(d) {
-                        due.insert(k.as_str(), ()).map_err(Error::storage)?;
-                    }
-                    t.insert(d.id.as_str(), encode(d)?.as_slice())
-                        .map_err(Error::storage)?;
-                    index
-                        .insert(format!("{}/{}", d.webhook_id, d.id).as_str(), ())
-                        .map_err(Error::storage)?;
-                }
-            }
+            put_deliveries(&txn, &deliveries)?;
             txn.commit().map_err(Error::storage)?;
             Ok(())
         })
