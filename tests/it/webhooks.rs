@@ -6,9 +6,10 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
 use axum::routing::post;
 use axum::Router;
 use chrono::Utc;
@@ -52,11 +53,20 @@ async fn receive(
     )
 }
 
+/// Answers 200 with a body that never ends.
+async fn endless(State(r): State<Arc<Receiver>>, headers: HeaderMap, body: Bytes) -> Response {
+    r.got.lock().unwrap().push((headers, body));
+    let chunk = Bytes::from(vec![b'x'; 8192]);
+    let stream = futures::stream::repeat_with(move || Ok::<_, std::convert::Infallible>(chunk.clone()));
+    Response::new(Body::from_stream(stream))
+}
+
 async fn start_receiver(script: &[u16]) -> (String, Arc<Receiver>) {
     let r = Arc::new(Receiver::default());
     r.script.lock().unwrap().extend(script.iter().copied());
     let app = Router::new()
         .route("/hook", post(receive))
+        .route("/endless", post(endless))
         .route("/elsewhere", post(receive))
         .with_state(r.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -286,7 +296,7 @@ async fn a_real_scan_sends_signed_events_for_every_state_change() {
     .await;
 
     let got = receiver.got.lock().unwrap().clone();
-    let mut types = Vec::new();
+    let mut types: Vec<String> = Vec::new();
     for (headers, body) in &got {
         let sig = headers["sitescan-signature"].to_str().unwrap();
         assert!(own_hmac_matches(&secret, sig, body), "bad signature {sig}");
@@ -316,8 +326,15 @@ async fn a_real_scan_sends_signed_events_for_every_state_change() {
         assert_eq!(event["data"]["status"], want_status, "{event}");
         types.push(event["type"].as_str().unwrap().to_string());
     }
-    types.sort();
-    assert_eq!(types, ["scan.completed", "scan.queued", "scan.started"]);
+    // One endpoint's events are sent one after the other, in event order.
+    assert_eq!(types, ["scan.queued", "scan.started", "scan.completed"]);
+    let created: Vec<String> = events_of(&receiver)
+        .iter()
+        .map(|e| e["created"].as_str().unwrap().to_string())
+        .collect();
+    let mut sorted = created.clone();
+    sorted.sort();
+    assert_eq!(created, sorted);
     let completed = events_of(&receiver)
         .into_iter()
         .find(|e| e["type"] == "scan.completed")
@@ -330,6 +347,7 @@ async fn a_real_scan_sends_signed_events_for_every_state_change() {
     );
 
     // Rotation: the new secret is returned once; both sign for 24 hours.
+    let before = Utc::now();
     let (s, b) = server
         .send(
             Method::POST,
@@ -338,10 +356,22 @@ async fn a_real_scan_sends_signed_events_for_every_state_change() {
             None,
         )
         .await;
+    let after = Utc::now();
     assert_eq!(s, 200, "{b}");
     let fresh = b["data"]["secret"].as_str().unwrap().to_string();
     assert_ne!(fresh, secret);
-    assert!(b["data"]["previous_secret_expires_at"].is_string());
+    assert!(fresh.starts_with("whsec_"));
+    let until: chrono::DateTime<Utc> =
+        serde_json::from_value(b["data"]["previous_secret_expires_at"].clone()).unwrap();
+    let day = chrono::Duration::hours(24);
+    assert!(
+        until >= before + day && until <= after + day,
+        "the old secret signs for 24 hours: {until}"
+    );
+    let (_, b) = server
+        .send(Method::GET, &format!("/api/v1/webhooks/{hook}"), &key, None)
+        .await;
+    assert!(b["data"].get("secret").is_none(), "shown once: {b}");
 
     // A cancel is an event too (queued, then canceled).
     receiver.got.lock().unwrap().clear();
@@ -728,4 +758,182 @@ async fn redirects_are_not_followed_and_an_endpoint_failing_too_long_is_disabled
         "{b}"
     );
     server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_the_first_64_kib_of_an_answer_are_read() {
+    let fixture = FixtureServer::start(site_dir("basic")).await.unwrap();
+    let (hook_url, receiver) = start_receiver(&[]).await;
+    let endless_url = hook_url.replace("/hook", "/endless");
+    let dir = tempfile::tempdir().unwrap();
+    // 2 s per attempt: reading the endless answer to its end would time out.
+    let server = Server::start(dir.path(), true, settings(&[50], true)).await;
+    let (acc, key) = server.tenant().await;
+    let site = server.site(&acc, &fixture.url()).await;
+    let (s, b) = server
+        .send(
+            Method::POST,
+            "/api/v1/webhooks",
+            &key,
+            Some(json!({"url": endless_url, "events": ["scan.queued"]})),
+        )
+        .await;
+    assert_eq!(s, 201, "{b}");
+    let hook = b["data"]["id"].as_str().unwrap().to_string();
+    let (s, _) = server
+        .send(
+            Method::POST,
+            &format!("/api/v1/sites/{site}/scans"),
+            &key,
+            Some(json!({"config": {"rules": ["wcag-aa"], "max_pages": 1}})),
+        )
+        .await;
+    assert_eq!(s, 202);
+    eventually(20, "the delivery to finish", || async {
+        let log = server.deliveries(&hook, &key).await;
+        log.len() == 1 && log[0]["status"] != "pending"
+    })
+    .await;
+    let log = server.deliveries(&hook, &key).await;
+    let d = &log[0];
+    assert_eq!(d["status"], "succeeded", "{d}");
+    assert_eq!(d["attempts"], 1);
+    let attempt = &d["attempt_log"][0];
+    assert_eq!(attempt["response_status"], 200);
+    assert!(attempt["error"].is_null(), "{attempt}");
+    assert_eq!(attempt["response_body"].as_str().unwrap().len(), 1024);
+    assert_eq!(receiver.got.lock().unwrap().len(), 1);
+    server.stop().await;
+}
+
+// ---- the `sitescan serve` binary, killed with SIGKILL in the middle of retries
+
+fn sitescan() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_sitescan"))
+}
+
+/// `sitescan admin --data-dir DIR ARGS...`: its JSON output.
+fn admin(dir: &Path, args: &[&str]) -> Value {
+    let out = sitescan()
+        .arg("admin")
+        .arg("--data-dir")
+        .arg(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// A `sitescan serve` process on `dir`; killed on drop.
+struct ServeProcess {
+    child: std::process::Child,
+    base: String,
+}
+
+impl ServeProcess {
+    fn start(dir: &Path, extra: &[&str]) -> ServeProcess {
+        use std::io::BufRead;
+        let mut child = sitescan()
+            .args(["serve", "--bind", "127.0.0.1:0", "--workers", "1", "--allow-private"])
+            .arg("--data-dir")
+            .arg(dir)
+            .args(extra)
+            .env("RUST_LOG", "warn")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"));
+        ServeProcess {
+            child,
+            base: v["listening"].as_str().unwrap().to_string(),
+        }
+    }
+
+    async fn send(&self, method: Method, path: &str, key: &str, body: Option<Value>) -> (u16, Value) {
+        let mut b = reqwest::Client::new()
+            .request(method, format!("{}{path}", self.base))
+            .header("X-API-Key", key);
+        if let Some(body) = body {
+            b = b.json(&body);
+        }
+        call(b).await
+    }
+
+    async fn deliveries(&self, hook: &str, key: &str) -> Vec<Value> {
+        let (s, b) = self
+            .send(Method::GET, &format!("/api/v1/webhooks/{hook}/deliveries"), key, None)
+            .await;
+        assert_eq!(s, 200, "{b}");
+        b["data"].as_array().unwrap().clone()
+    }
+}
+
+impl Drop for ServeProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_killed_in_the_middle_of_retries_delivers_after_restart() {
+    let fixture = FixtureServer::start(site_dir("basic")).await.unwrap();
+    let (hook_url, receiver) = start_receiver(&[503]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let acc = admin(dir.path(), &["account", "create", "--plan", "enterprise"]);
+    let acc = acc["id"].as_str().unwrap().to_string();
+    let key = admin(dir.path(), &["key", "create", "--account", &acc, "--name", "ci"]);
+    let key = key["key"].as_str().unwrap().to_string();
+    let site = admin(dir.path(), &["site", "add", "--account", &acc, &fixture.url()]);
+    let site = site["id"].as_str().unwrap().to_string();
+    let delays = ["--webhook-retry-delays", "2"];
+    let mut server = ServeProcess::start(dir.path(), &delays);
+    let (s, b) = server
+        .send(
+            Method::POST,
+            "/api/v1/webhooks",
+            &key,
+            Some(json!({"url": hook_url, "events": ["scan.queued"]})),
+        )
+        .await;
+    assert_eq!(s, 201, "{b}");
+    let hook = b["data"]["id"].as_str().unwrap().to_string();
+    let (s, _) = server
+        .send(
+            Method::POST,
+            &format!("/api/v1/sites/{site}/scans"),
+            &key,
+            Some(json!({"config": {"rules": ["wcag-aa"], "max_pages": 1}})),
+        )
+        .await;
+    assert_eq!(s, 202);
+    eventually(20, "the first, failed attempt", || async {
+        let log = server.deliveries(&hook, &key).await;
+        log.len() == 1 && log[0]["attempts"] == 1
+    })
+    .await;
+    let log = server.deliveries(&hook, &key).await;
+    assert_eq!(log[0]["status"], "pending");
+    assert_eq!(log[0]["response_status"], 503);
+    // SIGKILL: no clean-up at all, the retry is due in about 2 s.
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
+    let server = ServeProcess::start(dir.path(), &delays);
+    eventually(30, "delivery after the restart", || async {
+        let log = server.deliveries(&hook, &key).await;
+        log.len() == 1 && log[0]["status"] == "succeeded"
+    })
+    .await;
+    let log = server.deliveries(&hook, &key).await;
+    assert_eq!(log[0]["attempts"], 2);
+    let got = receiver.got.lock().unwrap().clone();
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[0].0["sitescan-event-id"], got[1].0["sitescan-event-id"]);
+    assert_eq!(got[0].1, got[1].1, "the same body on the retry");
 }
