@@ -31,8 +31,8 @@ use crate::api_support::{assert_error, call};
 
 /// What the receiver got: headers and body of each request.
 #[derive(Default)]
-struct Receiver {
-    got: Mutex<Vec<(HeaderMap, Bytes)>>,
+pub(crate) struct Receiver {
+    pub(crate) got: Mutex<Vec<(HeaderMap, Bytes)>>,
     /// Statuses to answer, in order; 200 once empty.
     script: Mutex<VecDeque<u16>>,
 }
@@ -61,7 +61,8 @@ async fn endless(State(r): State<Arc<Receiver>>, headers: HeaderMap, body: Bytes
     Response::new(Body::from_stream(stream))
 }
 
-async fn start_receiver(script: &[u16]) -> (String, Arc<Receiver>) {
+/// A receiver on 127.0.0.1:0 answering `script` then 200: its `/hook` URL.
+pub(crate) async fn start_receiver(script: &[u16]) -> (String, Arc<Receiver>) {
     let r = Arc::new(Receiver::default());
     r.script.lock().unwrap().extend(script.iter().copied());
     let app = Router::new()
@@ -199,7 +200,7 @@ impl Server {
 }
 
 /// Polls `f` every 20 ms until it is true, panicking after `secs`.
-async fn eventually<F, Fut>(secs: u64, what: &str, mut f: F)
+pub(crate) async fn eventually<F, Fut>(secs: u64, what: &str, mut f: F)
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = bool>,
@@ -212,7 +213,7 @@ where
 }
 
 /// The test's own check of `Sitescan-Signature`, independent of the crate's.
-fn own_hmac_matches(secret: &str, header: &str, body: &[u8]) -> bool {
+pub(crate) fn own_hmac_matches(secret: &str, header: &str, body: &[u8]) -> bool {
     let t = header
         .split(',')
         .find_map(|p| p.strip_prefix("t="))
@@ -227,7 +228,7 @@ fn own_hmac_matches(secret: &str, header: &str, body: &[u8]) -> bool {
         .any(|v| v == want)
 }
 
-fn events_of(r: &Receiver) -> Vec<Value> {
+pub(crate) fn events_of(r: &Receiver) -> Vec<Value> {
     r.got
         .lock()
         .unwrap()
