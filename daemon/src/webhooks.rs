@@ -36,9 +36,7 @@ use tracing::{info, warn};
 
 use crate::api::views::ScanView;
 use crate::error::{Error, Result};
-use crate::store::{
-    Delivery, DeliveryAttempt, DeliveryStatus, Scan, ScanStatus, Store, Webhook,
-};
+use crate::store::{Delivery, DeliveryAttempt, DeliveryStatus, Scan, ScanStatus, Store, Webhook};
 
 /// Header carrying the signature.
 pub const SIGNATURE_HEADER: &str = "Sitescan-Signature";
@@ -144,15 +142,10 @@ pub fn verify_signature(
     let mut sigs: Vec<Vec<u8>> = Vec::new();
     for part in header.split(',') {
         match part.trim().split_once('=') {
-            Some(("t", v)) => {
-                t = Some(
-                    v.parse()
-                        .map_err(|_| refuse(SignatureProblem::Malformed))?,
-                )
+            Some(("t", v)) => t = Some(v.parse().map_err(|_| refuse(SignatureProblem::Malformed))?),
+            Some(("v1", v)) => {
+                sigs.push(hex::decode(v).map_err(|_| refuse(SignatureProblem::Malformed))?)
             }
-            Some(("v1", v)) => sigs.push(
-                hex::decode(v).map_err(|_| refuse(SignatureProblem::Malformed))?,
-            ),
             Some(_) => {}
             None => return Err(refuse(SignatureProblem::Malformed)),
         }
@@ -404,8 +397,7 @@ pub async fn deliver_due(
 ) -> Result<usize> {
     let now = Utc::now();
     let lease = chrono::Duration::from_std(
-        (settings.timeout + Duration::from_secs(5)) * CLAIM_BATCH as u32
-            + Duration::from_secs(30),
+        (settings.timeout + Duration::from_secs(5)) * CLAIM_BATCH as u32 + Duration::from_secs(30),
     )
     .unwrap_or(chrono::Duration::minutes(10));
     let mut due = store
@@ -701,14 +693,15 @@ mod tests {
         let mut foreign = hook("wh_f", &["scan.queued"], None, true);
         foreign.account_id = "acc_2".into();
         let hooks = [
-            hook("wh_all", &EVENT_TYPES[..], None, true),
+            hook("wh_all", EVENT_TYPES, None, true),
             hook("wh_done", &["scan.completed"], None, true),
             hook("wh_off", &["scan.queued"], None, false),
             hook("wh_site", &["scan.queued"], Some("site_1"), true),
             hook("wh_other", &["scan.queued"], Some("site_2"), true),
             foreign,
         ];
-        let out = event_deliveries(&hooks, &scan, "evt_0123456789abcd0011223344556677", at).unwrap();
+        let out =
+            event_deliveries(&hooks, &scan, "evt_0123456789abcd0011223344556677", at).unwrap();
         let ids: Vec<(&str, &str)> = out
             .iter()
             .map(|d| (d.id.as_str(), d.webhook_id.as_str()))

@@ -826,7 +826,10 @@ pub async fn transitions_write_their_events(store: Arc<dyn Store>) {
     );
     // Filters: one completed event for `done_only`; nothing for the disabled
     // hook, the other site's hook or the other account's.
-    assert_eq!(types(&events_of(&store, &done_only).await), ["scan.completed"]);
+    assert_eq!(
+        types(&events_of(&store, &done_only).await),
+        ["scan.completed"]
+    );
     assert!(events_of(&store, &off).await.is_empty());
     assert!(events_of(&store, &site2_only).await.is_empty());
     assert!(events_of(&store, &foreign).await.is_empty());
@@ -838,7 +841,10 @@ pub async fn transitions_write_their_events(store: Arc<dyn Store>) {
     assert_last_event(&store, &all, "scan.queued", &on_s2).await;
     // Event ids are unique; each delivery of one event has the same body.
     let all_events = events_of(&store, &all).await;
-    let mut ids: Vec<&str> = all_events.iter().map(|(d, _)| d.event_id.as_str()).collect();
+    let mut ids: Vec<&str> = all_events
+        .iter()
+        .map(|(d, _)| d.event_id.as_str())
+        .collect();
     ids.sort();
     ids.dedup();
     assert_eq!(ids.len(), 9);
@@ -862,7 +868,10 @@ pub async fn transitions_write_their_events(store: Arc<dyn Store>) {
         .iter()
         .find(|d| d.id == twin[0].0.id)
         .expect("claimed");
-    assert_eq!(redelivered.payload, twin[0].0.payload, "same body when claimed");
+    assert_eq!(
+        redelivered.payload, twin[0].0.payload,
+        "same body when claimed"
+    );
 
     // A status is never visible before its event: a watcher that sees a scan
     // running finds its `scan.started` delivery already there.
@@ -890,11 +899,13 @@ pub async fn transitions_write_their_events(store: Arc<dyn Store>) {
                     }
                     tokio::task::yield_now().await;
                 }
-                let started = events_of(&store, &all)
-                    .await
-                    .into_iter()
-                    .any(|(d, body)| d.event_type == "scan.started" && body["data"]["id"] == id.as_str());
-                assert!(started, "{id} is running but its scan.started event is missing");
+                let started = events_of(&store, &all).await.into_iter().any(|(d, body)| {
+                    d.event_type == "scan.started" && body["data"]["id"] == id.as_str()
+                });
+                assert!(
+                    started,
+                    "{id} is running but its scan.started event is missing"
+                );
             }
         })
     };

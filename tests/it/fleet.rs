@@ -1218,7 +1218,7 @@ async fn canceling_a_running_scan_stops_the_worker_on_it() {
 /// gets the event a third time, logged with its answers.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn webhook_events_of_a_fleet_scan_arrive_signed_in_order_and_retried() {
-    use crate::webhooks::{eventually, events_of, own_hmac_matches, start_receiver};
+    use crate::webhooks::{events_of, eventually, own_hmac_matches, start_receiver};
     use serde_json::{json, Value};
     use sitescan_daemon::webhooks::verify_signature;
 
@@ -1293,9 +1293,11 @@ async fn webhook_events_of_a_fleet_scan_arrive_signed_in_order_and_retried() {
         &["--concurrency", "1", "--webhook-retry-delays", "0.2,0.8"],
         &tmp.path().join("w.log"),
     );
-    eventually(60, "the three events and the third try of the flaky receiver", || async {
-        every.got.lock().unwrap().len() >= 3 && flaky.got.lock().unwrap().len() >= 3
-    })
+    eventually(
+        60,
+        "the three events and the third try of the flaky receiver",
+        || async { every.got.lock().unwrap().len() >= 3 && flaky.got.lock().unwrap().len() >= 3 },
+    )
     .await;
 
     let events = events_of(&every);
@@ -1308,25 +1310,41 @@ async fn webhook_events_of_a_fleet_scan_arrive_signed_in_order_and_retried() {
     let (s, now) = call(reqwest::Method::GET, format!("/api/v1/scans/{scan}"), None).await;
     assert_eq!(s, 200);
     assert_eq!(now["data"]["status"], "completed");
-    assert_eq!(events[2]["data"], now["data"], "the event carries the scan as the API shows it");
+    assert_eq!(
+        events[2]["data"], now["data"],
+        "the event carries the scan as the API shows it"
+    );
     assert_eq!(events[2]["data"]["summary"]["pages_fetched"], 3);
     for (receiver, (_, hook_secret)) in [(&every, &hooks[0]), (&flaky, &hooks[1])] {
         for (headers, body) in receiver.got.lock().unwrap().iter() {
             let sig = headers["sitescan-signature"].to_str().unwrap();
-            assert!(own_hmac_matches(hook_secret, sig, body), "bad signature {sig}");
-            verify_signature(hook_secret, sig, body, Utc::now().timestamp(), Duration::from_secs(300))
-                .unwrap();
+            assert!(
+                own_hmac_matches(hook_secret, sig, body),
+                "bad signature {sig}"
+            );
+            verify_signature(
+                hook_secret,
+                sig,
+                body,
+                Utc::now().timestamp(),
+                Duration::from_secs(300),
+            )
+            .unwrap();
             let event: Value = serde_json::from_slice(body).unwrap();
             assert_eq!(headers["sitescan-event-id"].to_str().unwrap(), event["id"]);
-            assert_eq!(headers["sitescan-event-type"].to_str().unwrap(), event["type"]);
+            assert_eq!(
+                headers["sitescan-event-type"].to_str().unwrap(),
+                event["type"]
+            );
         }
     }
 
     // The flaky receiver: one event, three attempts, the same id and body.
     let got = flaky.got.lock().unwrap().clone();
     assert_eq!(got.len(), 3);
-    assert!(got.iter().all(|(h, b)| h["sitescan-event-id"] == got[0].0["sitescan-event-id"]
-        && *b == got[0].1));
+    assert!(got
+        .iter()
+        .all(|(h, b)| h["sitescan-event-id"] == got[0].0["sitescan-event-id"] && *b == got[0].1));
     let completed: Value = serde_json::from_slice(&got[0].1).unwrap();
     assert_eq!(completed["id"], events[2]["id"], "one event, two endpoints");
     let (s, b) = call(
@@ -1349,8 +1367,14 @@ async fn webhook_events_of_a_fleet_scan_arrive_signed_in_order_and_retried() {
     let at = |i: usize| {
         chrono::DateTime::parse_from_rfc3339(attempts[i]["at"].as_str().unwrap()).unwrap()
     };
-    assert!(at(1) - at(0) >= chrono::Duration::milliseconds(160), "first wait");
-    assert!(at(2) - at(1) >= chrono::Duration::milliseconds(640), "second wait");
+    assert!(
+        at(1) - at(0) >= chrono::Duration::milliseconds(160),
+        "first wait"
+    );
+    assert!(
+        at(2) - at(1) >= chrono::Duration::milliseconds(640),
+        "second wait"
+    );
     // Every delivery of the first endpoint succeeded at its first attempt.
     let (_, b) = call(
         reqwest::Method::GET,
@@ -1360,5 +1384,57 @@ async fn webhook_events_of_a_fleet_scan_arrive_signed_in_order_and_retried() {
     .await;
     let log = b["data"].as_array().unwrap();
     assert_eq!(log.len(), 3);
-    assert!(log.iter().all(|d| d["status"] == "succeeded" && d["attempts"] == 1), "{log:?}");
+    assert!(
+        log.iter()
+            .all(|d| d["status"] == "succeeded" && d["attempts"] == 1),
+        "{log:?}"
+    );
+}
+
+/// A webhook record that no longer decodes must not break a transition
+/// script halfway (Redis does not roll a failed script back): the scan is
+/// created and the account's other webhook gets the event.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_corrupt_webhook_record_does_not_break_a_transition_script() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let store = backend(&url, &guard.prefix, Duration::from_secs(30), 3).await;
+    let (acc, site) = tenant(&store, "https://example.com/").await;
+    let now = Utc::now();
+    let good = sitescan_daemon::store::Webhook {
+        id: new_id("wh").unwrap(),
+        account_id: acc.id.clone(),
+        url: "https://hooks.example.com/".into(),
+        events: vec!["scan.queued".into()],
+        site_id: Some(site.id.clone()),
+        description: None,
+        enabled: true,
+        disabled_reason: None,
+        secret: "whsec_1".into(),
+        previous_secret: None,
+        previous_secret_expires_at: None,
+        failing_since: None,
+        created_at: now,
+        updated_at: now,
+    };
+    let mut bad = good.clone();
+    bad.id = new_id("wh").unwrap();
+    store.create_webhook(bad.clone()).await.unwrap();
+    store.create_webhook(good.clone()).await.unwrap();
+    let client = redis::Client::open(url.as_str()).unwrap();
+    let mut conn = client.get_connection().unwrap();
+    let _: () = redis::cmd("SET")
+        .arg(format!("{}:webhook:{}", guard.prefix, bad.id))
+        .arg("{not json")
+        .query(&mut conn)
+        .unwrap();
+    let ids = submit(&store, &site, 1).await;
+    assert_eq!(
+        store.scan_by_id(&ids[0]).await.unwrap().unwrap().status,
+        ScanStatus::Queued
+    );
+    let log = store.list_deliveries(&good.id, 10).await.unwrap();
+    assert_eq!(log.len(), 1);
+    assert_eq!(log[0].event_type, "scan.queued");
+    assert!(store.list_deliveries(&bad.id, 10).await.unwrap().is_empty());
 }

@@ -57,7 +57,8 @@ async fn receive(
 async fn endless(State(r): State<Arc<Receiver>>, headers: HeaderMap, body: Bytes) -> Response {
     r.got.lock().unwrap().push((headers, body));
     let chunk = Bytes::from(vec![b'x'; 8192]);
-    let stream = futures::stream::repeat_with(move || Ok::<_, std::convert::Infallible>(chunk.clone()));
+    let stream =
+        futures::stream::repeat_with(move || Ok::<_, std::convert::Infallible>(chunk.clone()));
     Response::new(Body::from_stream(stream))
 }
 
@@ -822,7 +823,11 @@ fn admin(dir: &Path, args: &[&str]) -> Value {
         .args(args)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -836,7 +841,14 @@ impl ServeProcess {
     fn start(dir: &Path, extra: &[&str]) -> ServeProcess {
         use std::io::BufRead;
         let mut child = sitescan()
-            .args(["serve", "--bind", "127.0.0.1:0", "--workers", "1", "--allow-private"])
+            .args([
+                "serve",
+                "--bind",
+                "127.0.0.1:0",
+                "--workers",
+                "1",
+                "--allow-private",
+            ])
             .arg("--data-dir")
             .arg(dir)
             .args(extra)
@@ -856,7 +868,13 @@ impl ServeProcess {
         }
     }
 
-    async fn send(&self, method: Method, path: &str, key: &str, body: Option<Value>) -> (u16, Value) {
+    async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        key: &str,
+        body: Option<Value>,
+    ) -> (u16, Value) {
         let mut b = reqwest::Client::new()
             .request(method, format!("{}{path}", self.base))
             .header("X-API-Key", key);
@@ -868,7 +886,12 @@ impl ServeProcess {
 
     async fn deliveries(&self, hook: &str, key: &str) -> Vec<Value> {
         let (s, b) = self
-            .send(Method::GET, &format!("/api/v1/webhooks/{hook}/deliveries"), key, None)
+            .send(
+                Method::GET,
+                &format!("/api/v1/webhooks/{hook}/deliveries"),
+                key,
+                None,
+            )
             .await;
         assert_eq!(s, 200, "{b}");
         b["data"].as_array().unwrap().clone()
@@ -889,9 +912,15 @@ async fn a_server_killed_in_the_middle_of_retries_delivers_after_restart() {
     let dir = tempfile::tempdir().unwrap();
     let acc = admin(dir.path(), &["account", "create", "--plan", "enterprise"]);
     let acc = acc["id"].as_str().unwrap().to_string();
-    let key = admin(dir.path(), &["key", "create", "--account", &acc, "--name", "ci"]);
+    let key = admin(
+        dir.path(),
+        &["key", "create", "--account", &acc, "--name", "ci"],
+    );
     let key = key["key"].as_str().unwrap().to_string();
-    let site = admin(dir.path(), &["site", "add", "--account", &acc, &fixture.url()]);
+    let site = admin(
+        dir.path(),
+        &["site", "add", "--account", &acc, &fixture.url()],
+    );
     let site = site["id"].as_str().unwrap().to_string();
     let delays = ["--webhook-retry-delays", "2"];
     let mut server = ServeProcess::start(dir.path(), &delays);
@@ -937,4 +966,135 @@ async fn a_server_killed_in_the_middle_of_retries_delivers_after_restart() {
     assert_eq!(got.len(), 2);
     assert_eq!(got[0].0["sitescan-event-id"], got[1].0["sitescan-event-id"]);
     assert_eq!(got[0].1, got[1].1, "the same body on the retry");
+}
+
+/// Kills the README receiver when the test ends.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The README's Python receiver, run as printed (only its secret and port
+/// filled in): it accepts real deliveries, and refuses a replay older than 5
+/// minutes, a tampered body and a missing signature.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_readme_receiver_accepts_deliveries_and_refuses_replays() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let from = readme
+        .find("A receiver that verifies the signature")
+        .expect("the README's receiver example");
+    let code_start = from + readme[from..].find("```python\n").unwrap() + "```python\n".len();
+    let code = &readme[code_start..code_start + readme[code_start..].find("```").unwrap()];
+
+    let fixture = FixtureServer::start(site_dir("basic")).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), true, settings(&[200], true)).await;
+    let (acc, key) = server.tenant().await;
+    let site = server.site(&acc, &fixture.url()).await;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let (s, b) = server
+        .send(
+            Method::POST,
+            "/api/v1/webhooks",
+            &key,
+            Some(
+                json!({"url": format!("http://127.0.0.1:{port}/hook"), "events": ["scan.queued"]}),
+            ),
+        )
+        .await;
+    assert_eq!(s, 201, "{b}");
+    let hook = b["data"]["id"].as_str().unwrap().to_string();
+    let secret = b["data"]["secret"].as_str().unwrap().to_string();
+    let script = code
+        .replace(r#"b"whsec_...""#, &format!(r#"b"{secret}""#))
+        .replace(r#"("0.0.0.0", 8000)"#, &format!(r#"("127.0.0.1", {port})"#));
+    assert!(
+        script.contains(&secret) && script.contains(&port.to_string()),
+        "{code}"
+    );
+    let path = dir.path().join("receiver.py");
+    std::fs::write(&path, script).unwrap();
+    let _python = KillOnDrop(
+        std::process::Command::new("python3")
+            .arg(&path)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("python3 runs the README's receiver example"),
+    );
+    eventually(20, "the Python receiver to listen", || async {
+        tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+    })
+    .await;
+
+    // A real delivery is accepted (204).
+    let (s, _) = server
+        .send(
+            Method::POST,
+            &format!("/api/v1/sites/{site}/scans"),
+            &key,
+            Some(json!({"config": {"rules": ["wcag-aa"], "max_pages": 1}})),
+        )
+        .await;
+    assert_eq!(s, 202);
+    eventually(20, "the delivery to be accepted", || async {
+        let log = server.deliveries(&hook, &key).await;
+        log.len() == 1 && log[0]["status"] == "succeeded"
+    })
+    .await;
+    let log = server.deliveries(&hook, &key).await;
+    assert_eq!(
+        (
+            log[0]["response_status"].as_u64(),
+            log[0]["attempts"].as_u64()
+        ),
+        (Some(204), Some(1))
+    );
+
+    // Requests the test signs itself: fresh, replayed, tampered, unsigned.
+    let body = br#"{"id":"evt_test","type":"scan.queued"}"#;
+    let signed = |t: i64, body: &[u8]| {
+        let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+        mac.update(format!("{t}.").as_bytes());
+        mac.update(body);
+        format!("t={t},v1={}", hex::encode(mac.finalize().into_bytes()))
+    };
+    let post = |header: Option<String>, body: &'static [u8]| {
+        let mut req = reqwest::Client::new()
+            .post(format!("http://127.0.0.1:{port}/hook"))
+            .body(body);
+        if let Some(h) = header {
+            req = req.header("Sitescan-Signature", h);
+        }
+        async move { req.send().await.unwrap().status().as_u16() }
+    };
+    let now = Utc::now().timestamp();
+    assert_eq!(post(Some(signed(now, body)), body).await, 204);
+    assert_eq!(
+        post(Some(signed(now - 301, body)), body).await,
+        400,
+        "a replay"
+    );
+    assert_eq!(
+        post(
+            Some(signed(now, body)),
+            br#"{"id":"evt_test","type":"scan.failed"}"#
+        )
+        .await,
+        400,
+        "a tampered body"
+    );
+    assert_eq!(post(None, body).await, 400, "no signature");
+    server.stop().await;
 }

@@ -18,8 +18,8 @@ use serde::Serialize;
 use tokio::sync::Notify;
 
 use super::{
-    day_key, new_id, Account, ApiKey, Delivery, DeliveryStatus, Page, Progress, Scan,
-    ScanOutcome, ScanStatus, Site, Store, Webhook,
+    day_key, new_id, Account, ApiKey, Delivery, DeliveryStatus, Page, Progress, Scan, ScanOutcome,
+    ScanStatus, Site, Store, Webhook,
 };
 use crate::error::{Error, Result};
 
@@ -224,8 +224,14 @@ fn write_event(txn: &redb::WriteTransaction, scan: &Scan, at: DateTime<Utc>) -> 
         let t = txn.open_table(WEBHOOKS).map_err(Error::storage)?;
         let mut hooks = Vec::new();
         for id in children(&index, &scan.account_id)? {
-            if let Some(w) = get::<Webhook>(&t, &id)? {
-                hooks.push(w);
+            match get::<Webhook>(&t, &id) {
+                Ok(Some(w)) => hooks.push(w),
+                Ok(None) => {}
+                // Undeliverable anyway: it must not block the scan's transition.
+                Err(Error::Corrupt(e)) => {
+                    tracing::warn!(webhook = %id, error = %e, "skipping a corrupt webhook record")
+                }
+                Err(e) => return Err(e),
             }
         }
         hooks
@@ -917,5 +923,92 @@ impl Store for Embedded {
             Ok(claimed)
         })
         .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{AppliedConfig, Plan};
+
+    /// A webhook record that no longer decodes must not block the scans of
+    /// its account: the transition happens, the other webhooks get the event.
+    #[tokio::test]
+    async fn a_corrupt_webhook_record_does_not_block_a_transition() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Embedded::open(dir.path()).unwrap();
+        let now = Utc::now();
+        let acc = store
+            .create_account(Account {
+                id: new_id("acc").unwrap(),
+                name: None,
+                plan: Plan::Enterprise,
+                created_at: now,
+            })
+            .await
+            .unwrap();
+        let good = Webhook {
+            id: new_id("wh").unwrap(),
+            account_id: acc.id.clone(),
+            url: "https://hooks.example.com/".into(),
+            events: vec!["scan.queued".into()],
+            site_id: None,
+            description: None,
+            enabled: true,
+            disabled_reason: None,
+            secret: "whsec_1".into(),
+            previous_secret: None,
+            previous_secret_expires_at: None,
+            failing_since: None,
+            created_at: now,
+            updated_at: now,
+        };
+        let mut bad = good.clone();
+        bad.id = new_id("wh").unwrap();
+        store.create_webhook(bad.clone()).await.unwrap();
+        store.create_webhook(good.clone()).await.unwrap();
+        let bad_id = bad.id.clone();
+        store
+            .blocking(move |db| {
+                let txn = db.begin_write().map_err(Error::storage)?;
+                {
+                    let mut t = txn.open_table(WEBHOOKS).map_err(Error::storage)?;
+                    t.insert(bad_id.as_str(), b"{not json".as_slice())
+                        .map_err(Error::storage)?;
+                }
+                txn.commit().map_err(Error::storage)
+            })
+            .await
+            .unwrap();
+        let scan = Scan {
+            id: new_id("scan").unwrap(),
+            site_id: "site_1".into(),
+            account_id: acc.id.clone(),
+            url: "https://example.com/".into(),
+            status: ScanStatus::Queued,
+            config: AppliedConfig {
+                rules: vec!["seo".into()],
+                priority: sitescan_engine::Priority::Normal,
+                max_pages: 1,
+                max_depth: 0,
+                plan_max_pages: None,
+            },
+            progress: None,
+            error: None,
+            attempts: 0,
+            created_at: now,
+            started_at: None,
+            finished_at: None,
+            summary: None,
+        };
+        let created = store
+            .create_scan_if_quota(scan, now.date_naive(), None)
+            .await
+            .unwrap();
+        assert_eq!(created.status, ScanStatus::Queued);
+        let log = store.list_deliveries(&good.id, 10).await.unwrap();
+        assert_eq!(log.len(), 1);
+        assert_eq!(log[0].event_type, "scan.queued");
+        assert!(store.list_deliveries(&bad.id, 10).await.unwrap().is_empty());
     }
 }

@@ -360,18 +360,22 @@ local function emit_event(scan_key, event_type, o)
   local fields = redis.call('HGETALL', scan_key)
   local snap = {}
   for i = 1, #fields, 2 do snap[fields[i]] = fields[i + 1] end
-  local site = cjson.decode(snap['json'])['site_id']
+  local ok, base = pcall(cjson.decode, snap['json'])
+  local site = ok and type(base) == 'table' and base['site_id'] or nil
   local hooks = redis.call('ZRANGEBYLEX', prefix .. ':account:' .. snap['account_id'] .. ':webhooks', '-', '+')
   local n = 0
   for _, hid in ipairs(hooks) do
     local raw = redis.call('GET', prefix .. ':webhook:' .. hid)
-    if raw then
-      local w = cjson.decode(raw)
+    -- A record that does not decode cannot be delivered to: skip it rather
+    -- than fail the script halfway (Redis does not roll back a failed script).
+    local decoded, w = false, nil
+    if raw then decoded, w = pcall(cjson.decode, raw) end
+    if decoded and type(w) == 'table' then
       local wants = w['enabled'] == true
         and (w['site_id'] == nil or w['site_id'] == cjson.null or w['site_id'] == site)
       if wants then
         wants = false
-        for _, e in ipairs(w['events']) do
+        for _, e in ipairs(type(w['events']) == 'table' and w['events'] or {}) do
           if e == event_type then wants = true end
         end
       end
@@ -1353,5 +1357,47 @@ mod tests {
         let odd = vec!["json".to_string()];
         assert!(matches!(scan_from_fields(&odd), Err(Error::Corrupt(_))));
         assert!(matches!(status_from("paused"), Err(Error::Corrupt(_))));
+    }
+
+    #[test]
+    fn a_delivery_written_by_a_script_gets_its_body_and_corrupt_ones_are_errors() {
+        let at = "2026-01-02T03:04:05.123456Z";
+        let scan = serde_json::json!({
+            "id": "scan_1", "site_id": "site_1", "account_id": "acc_1",
+            "url": "https://example.com/", "status": "queued",
+            "config": {"rules": ["seo"], "priority": "normal", "max_pages": 5, "max_depth": 2},
+            "created_at": at
+        });
+        let stored = serde_json::json!({
+            "id": "dlv_0101", "webhook_id": "wh_1", "account_id": "acc_1",
+            "event_id": "evt_01", "event_type": "scan.started", "status": "pending",
+            "attempts": 0, "next_attempt_at": at, "created_at": at,
+            "scan_fields": {"json": scan.to_string(), "status": "running", "attempts": "1",
+                            "started_at": format!("\"{at}\""), "p_done": "0"}
+        });
+        let d = delivery_from_stored(&stored.to_string()).unwrap();
+        let body: serde_json::Value = serde_json::from_str(&d.payload).unwrap();
+        assert_eq!(body["id"], "evt_01");
+        assert_eq!(body["type"], "scan.started");
+        assert_eq!(body["created"], at);
+        assert_eq!(body["data"]["status"], "running");
+        assert_eq!(body["data"]["attempts"], 1);
+        assert_eq!(body["data"]["links"]["self"], "/api/v1/scans/scan_1");
+        assert!(d.attempt_log.is_empty());
+        // Rendered once, stored as such: reading that back changes nothing.
+        let again = delivery_from_stored(&json(&d).unwrap()).unwrap();
+        assert_eq!(again, d);
+        for bad in [
+            "{".to_string(),
+            stored.to_string().replace("\"event_id\":\"evt_01\",", ""),
+            stored
+                .to_string()
+                .replace(&scan.to_string().replace('"', "\\\""), "{"),
+        ] {
+            assert!(
+                matches!(delivery_from_stored(&bad), Err(Error::Corrupt(_))),
+                "{bad}"
+            );
+        }
     }
 }
