@@ -369,7 +369,7 @@ pub async fn run_deliveries(
             if *shutdown.borrow() {
                 return;
             }
-            match deliver_due(&*store, &http, &settings).await {
+            match deliver_due(&*store, &http, &settings, &shutdown).await {
                 Ok(n) if n > 0 => continue,
                 Ok(_) => {}
                 Err(e) => warn!(error = %e, "webhook outbox unavailable"),
@@ -389,11 +389,14 @@ const CLAIM_BATCH: usize = 16;
 /// attempted. One endpoint's deliveries go one after the other, oldest event
 /// first (delivery ids sort by event time), so a receiver that answers sees
 /// a scan's events in the order they happened; different endpoints are served
-/// in parallel. The lease covers the whole batch of one endpoint.
+/// in parallel. The lease covers the whole batch of one endpoint; when
+/// `shutdown` turns true, the deliveries not attempted yet are handed back
+/// (due at once) instead of waiting for their lease to end.
 pub async fn deliver_due(
     store: &dyn Store,
     http: &reqwest::Client,
     settings: &DeliverySettings,
+    shutdown: &watch::Receiver<bool>,
 ) -> Result<usize> {
     let now = Utc::now();
     let lease = chrono::Duration::from_std(
@@ -413,9 +416,24 @@ pub async fn deliver_due(
         }
     }
     let rounds = by_hook.into_iter().map(|group| async move {
-        for d in group {
+        let mut group = group.into_iter();
+        for d in group.by_ref() {
             if let Err(e) = attempt(store, http, settings, d).await {
                 warn!(error = %e, "could not record a webhook attempt; it is retried after its lease");
+            }
+            if *shutdown.borrow() {
+                break;
+            }
+        }
+        let rest: Vec<Delivery> = group
+            .map(|mut d| {
+                d.next_attempt_at = Some(Utc::now());
+                d
+            })
+            .collect();
+        if !rest.is_empty() {
+            if let Err(e) = store.save_deliveries(rest).await {
+                warn!(error = %e, "could not hand back webhook deliveries; they are due after their lease");
             }
         }
     });

@@ -62,6 +62,13 @@ async fn endless(State(r): State<Arc<Receiver>>, headers: HeaderMap, body: Bytes
     Response::new(Body::from_stream(stream))
 }
 
+/// Answers 200 after half a second.
+async fn slow(State(r): State<Arc<Receiver>>, headers: HeaderMap, body: Bytes) -> StatusCode {
+    r.got.lock().unwrap().push((headers, body));
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    StatusCode::OK
+}
+
 /// A receiver on 127.0.0.1:0 answering `script` then 200: its `/hook` URL.
 pub(crate) async fn start_receiver(script: &[u16]) -> (String, Arc<Receiver>) {
     let r = Arc::new(Receiver::default());
@@ -69,6 +76,7 @@ pub(crate) async fn start_receiver(script: &[u16]) -> (String, Arc<Receiver>) {
     let app = Router::new()
         .route("/hook", post(receive))
         .route("/endless", post(endless))
+        .route("/slow", post(slow))
         .route("/elsewhere", post(receive))
         .with_state(r.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -1097,4 +1105,94 @@ async fn the_readme_receiver_accepts_deliveries_and_refuses_replays() {
     );
     assert_eq!(post(None, body).await, 400, "no signature");
     server.stop().await;
+}
+
+/// On shutdown the delivery task finishes the attempt in hand and hands the
+/// rest of its batch back (due at once), rather than leaving it leased.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_hands_back_the_deliveries_not_yet_attempted() {
+    use sitescan_daemon::store::{Delivery, DeliveryStatus, Webhook};
+    let (hook_url, receiver) = start_receiver(&[]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Embedded::open(dir.path()).unwrap());
+    let now = Utc::now();
+    let acc = store
+        .create_account(Account {
+            id: new_id("acc").unwrap(),
+            name: None,
+            plan: Plan::Enterprise,
+            created_at: now,
+        })
+        .await
+        .unwrap();
+    let hook = Webhook {
+        id: new_id("wh").unwrap(),
+        account_id: acc.id.clone(),
+        url: hook_url.replace("/hook", "/slow"),
+        events: vec!["scan.queued".into()],
+        site_id: None,
+        description: None,
+        enabled: true,
+        disabled_reason: None,
+        secret: "whsec_test".into(),
+        previous_secret: None,
+        previous_secret_expires_at: None,
+        failing_since: None,
+        created_at: now,
+        updated_at: now,
+    };
+    store.create_webhook(hook.clone()).await.unwrap();
+    let delivery = |n: u8| Delivery {
+        id: format!("dlv_{n:032x}"),
+        webhook_id: hook.id.clone(),
+        account_id: acc.id.clone(),
+        event_id: format!("evt_{n}"),
+        event_type: "scan.queued".into(),
+        payload: "{}".into(),
+        status: DeliveryStatus::Pending,
+        attempts: 0,
+        next_attempt_at: Some(now),
+        created_at: now,
+        attempt_log: Vec::new(),
+    };
+    store
+        .save_deliveries(vec![delivery(1), delivery(2)])
+        .await
+        .unwrap();
+    let (stop, rx) = tokio::sync::watch::channel(false);
+    let task = tokio::spawn(sitescan_daemon::webhooks::run_deliveries(
+        store.clone(),
+        settings(&[50], true),
+        rx,
+    ));
+    eventually(10, "the first attempt to start", || async {
+        !receiver.got.lock().unwrap().is_empty()
+    })
+    .await;
+    stop.send(true).unwrap();
+    tokio::time::timeout(Duration::from_secs(10), task)
+        .await
+        .unwrap()
+        .unwrap();
+    let first = store
+        .delivery(&hook.id, &delivery(1).id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (first.status, first.attempts),
+        (DeliveryStatus::Succeeded, 1)
+    );
+    let second = store
+        .delivery(&hook.id, &delivery(2).id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (second.status, second.attempts),
+        (DeliveryStatus::Pending, 0)
+    );
+    let due = second.next_attempt_at.unwrap();
+    assert!(due <= Utc::now(), "handed back, not leased until {due}");
+    assert_eq!(receiver.got.lock().unwrap().len(), 1);
 }
