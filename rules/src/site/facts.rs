@@ -118,6 +118,10 @@ pub struct SitemapFile {
     /// How many entries are outside, in all.
     #[serde(default)]
     pub outside_count: u64,
+    /// Why the scan did not fetch the file (another host, disallowed by
+    /// robots.txt); nothing else is known of it then.
+    #[serde(default)]
+    pub skipped: Option<String>,
 }
 
 impl SitemapFile {

@@ -262,6 +262,9 @@ impl SiteRule for RobotsTxt {
             else {
                 continue;
             };
+            if file.skipped.is_some() {
+                continue;
+            }
             // Inside a fetched file, errors are sitemap-valid's; redirects are
             // followed by crawlers, so they are fine here.
             let problem = if let Some(e) = &file.error {

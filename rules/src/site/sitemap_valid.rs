@@ -70,7 +70,11 @@ impl SiteRule for SitemapValid {
             // The scan did not look for sitemaps (a one-page scan).
             return;
         }
-        let readable = site.sitemaps.iter().any(|f| f.ok());
+        // A file the scan did not fetch (another host) may well be fine.
+        let readable = site
+            .sitemaps
+            .iter()
+            .any(|f| f.ok() || f.skipped.is_some());
         if !readable {
             let tried: Vec<&str> = site.sitemaps.iter().map(|f| f.url.as_str()).collect();
             let at = site
@@ -89,7 +93,7 @@ impl SiteRule for SitemapValid {
             );
             return;
         }
-        for file in &site.sitemaps {
+        for file in site.sitemaps.iter().filter(|f| f.skipped.is_none()) {
             let at = file.url.as_str();
             if !(200..300).contains(&file.status) {
                 // Missing conventional files are normal; failing robots.txt lines
@@ -200,6 +204,14 @@ mod tests {
         .is_empty());
         // Not looked for: nothing judged.
         assert!(check(Vec::new()).is_empty());
+        // Listed in robots.txt on another host: not fetched, not judged absent.
+        let mut elsewhere = file("https://cdn.example/s.xml", SitemapSource::Robots, 0);
+        elsewhere.skipped = Some("on another host".into());
+        assert!(check(vec![
+            elsewhere,
+            file("https://example.com/sitemap.xml", SitemapSource::Conventional, 404),
+        ])
+        .is_empty());
     }
 
     #[test]
