@@ -226,6 +226,7 @@ async fn page_limit_is_exact_and_reports_what_was_left() {
         .requests()
         .into_iter()
         .filter(|r| r.method == "GET" && (r.path.ends_with(".html") || r.path == "/"))
+        .filter(|r| r.header("origin").is_none()) // the CORS probe is no page fetch
         .map(|r| r.path)
         .collect();
     assert_eq!(page_requests.len(), 5, "{page_requests:?}");
@@ -623,7 +624,22 @@ async fn nofollow_and_meta_robots_are_recorded_and_honored() {
         .await
         .unwrap();
     assert_eq!(report.pages.len(), 4);
-    assert_eq!(server.count("/robots.txt"), 0, "not even fetched");
+    // Read once for the robots-txt rule (which `all` selects), never obeyed.
+    assert_eq!(server.count("/robots.txt"), 1);
+    let server = serve("nofollow").await;
+    scanner()
+        .rules(&["document-title"])
+        .respect_robots(false)
+        .build()
+        .unwrap()
+        .scan(&server.url())
+        .await
+        .unwrap();
+    assert_eq!(
+        server.count("/robots.txt"),
+        0,
+        "not even fetched when no rule reads it"
+    );
 }
 
 #[tokio::test]

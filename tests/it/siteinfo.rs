@@ -320,7 +320,9 @@ async fn wrong_host_and_self_signed_certificates_are_reported() {
     );
 
     let key = KeyPair::generate().unwrap();
-    let own = leaf_params(&["127.0.0.1"], -1, 20).self_signed(&key).unwrap();
+    let own = leaf_params(&["127.0.0.1"], -1, 20)
+        .self_signed(&key)
+        .unwrap();
     let server = tls_site(server_config(
         vec![own.der().clone()],
         &key,
@@ -363,7 +365,10 @@ async fn wrong_host_and_self_signed_certificates_are_reported() {
 /// `openssl` binary is missing.
 #[tokio::test]
 async fn a_server_still_accepting_tls_1_1_fails_tls_version() {
-    let Ok(version) = std::process::Command::new("openssl").arg("version").output() else {
+    let Ok(version) = std::process::Command::new("openssl")
+        .arg("version")
+        .output()
+    else {
         eprintln!("skipped: no openssl binary (apt-get install openssl)");
         return;
     };
@@ -371,7 +376,9 @@ async fn a_server_still_accepting_tls_1_1_fails_tls_version() {
     let dir = std::env::temp_dir().join(format!("sitescan-tls11-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let key = KeyPair::generate().unwrap();
-    let cert = leaf_params(&["127.0.0.1"], -1, 90).self_signed(&key).unwrap();
+    let cert = leaf_params(&["127.0.0.1"], -1, 90)
+        .self_signed(&key)
+        .unwrap();
     std::fs::write(dir.join("cert.pem"), cert.pem()).unwrap();
     std::fs::write(dir.join("key.pem"), key.serialize_pem()).unwrap();
     let port = {
@@ -385,7 +392,13 @@ async fn a_server_still_accepting_tls_1_1_fails_tls_version() {
         .arg(dir.join("cert.pem"))
         .arg("-key")
         .arg(dir.join("key.pem"))
-        .args(["-www", "-min_protocol", "TLSv1", "-cipher", "DEFAULT:@SECLEVEL=0"])
+        .args([
+            "-www",
+            "-min_protocol",
+            "TLSv1",
+            "-cipher",
+            "DEFAULT:@SECLEVEL=0",
+        ])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -394,7 +407,10 @@ async fn a_server_still_accepting_tls_1_1_fails_tls_version() {
         .unwrap();
     let mut up = false;
     for _ in 0..100 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
             up = true;
             break;
         }

@@ -150,7 +150,11 @@ impl TlsCheck {
     }
 
     /// The addresses of `host` the SSRF guard lets us connect to.
-    async fn addresses(&self, host: &str, port: u16) -> std::result::Result<Vec<SocketAddr>, String> {
+    async fn addresses(
+        &self,
+        host: &str,
+        port: u16,
+    ) -> std::result::Result<Vec<SocketAddr>, String> {
         let all: Vec<SocketAddr> = match host.parse::<IpAddr>() {
             Ok(ip) => vec![SocketAddr::new(ip, port)],
             Err(_) => tokio::net::lookup_host((host, port))
@@ -212,7 +216,12 @@ impl TlsCheck {
         };
         let name = match ServerName::try_from(host.to_string()) {
             Ok(n) => n,
-            Err(e) => return (Vec::new(), Err((format!("bad server name {host}: {e}"), false))),
+            Err(e) => {
+                return (
+                    Vec::new(),
+                    Err((format!("bad server name {host}: {e}"), false)),
+                )
+            }
         };
         let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
         let result = match self.connect(addrs).await {
@@ -280,9 +289,8 @@ impl TlsCheck {
             .map(|_| ())
         };
         let leaf = facts.chain.first();
-        let leaf_in_date = leaf.is_some_and(|l| {
-            l.not_before <= facts.checked_at && facts.checked_at <= l.not_after
-        });
+        let leaf_in_date = leaf
+            .is_some_and(|l| l.not_before <= facts.checked_at && facts.checked_at <= l.not_after);
         let outcome = match verify(facts.checked_at) {
             Err(webpki::Error::CertExpired { .. } | webpki::Error::CertNotValidYet { .. })
                 if !leaf_in_date =>
@@ -388,7 +396,9 @@ pub fn legacy_client_hello(sni: Option<&str>, random: [u8; 32]) -> Vec<u8> {
         ext.extend_from_slice(name);
     }
     // supported_groups: x25519, secp256r1, secp384r1.
-    ext.extend_from_slice(&[0x00, 0x0a, 0x00, 0x08, 0x00, 0x06, 0x00, 0x1d, 0x00, 0x17, 0x00, 0x18]);
+    ext.extend_from_slice(&[
+        0x00, 0x0a, 0x00, 0x08, 0x00, 0x06, 0x00, 0x1d, 0x00, 0x17, 0x00, 0x18,
+    ]);
     // ec_point_formats: uncompressed.
     ext.extend_from_slice(&[0x00, 0x0b, 0x00, 0x02, 0x01, 0x00]);
     body.extend_from_slice(&(ext.len() as u16).to_be_bytes());
@@ -588,17 +598,21 @@ mod tests {
         assert_eq!(parse_pem_certs(&cert.pem()).unwrap().len(), 1);
         assert!(parse_pem_certs("hello").is_err());
         let two = format!("{}\n{}", cert.pem(), cert.pem());
-        assert!(TlsCheck::new(&[two], false, Duration::from_secs(1), Duration::from_secs(1)).is_ok());
+        assert!(TlsCheck::new(
+            &[two],
+            false,
+            Duration::from_secs(1),
+            Duration::from_secs(1)
+        )
+        .is_ok());
     }
 
     #[test]
     fn certificates_are_read() {
         let key = rcgen::KeyPair::generate().unwrap();
-        let mut params = rcgen::CertificateParams::new(vec![
-            "shop.test".to_string(),
-            "127.0.0.1".to_string(),
-        ])
-        .unwrap();
+        let mut params =
+            rcgen::CertificateParams::new(vec!["shop.test".to_string(), "127.0.0.1".to_string()])
+                .unwrap();
         params.not_before = rcgen::date_time_ymd(2025, 1, 2);
         params.not_after = rcgen::date_time_ymd(2027, 3, 4);
         let cert = params.self_signed(&key).unwrap();

@@ -52,7 +52,9 @@ pub fn parse(body: &[u8]) -> Sitemap {
         body
     };
     out.bytes = body.len() as u64;
-    let body = body.strip_prefix(b"\xef\xbb\xbf".as_slice()).unwrap_or(body);
+    let body = body
+        .strip_prefix(b"\xef\xbb\xbf".as_slice())
+        .unwrap_or(body);
     match body.iter().find(|b| !b.is_ascii_whitespace()) {
         None => {
             out.error = Some("the file is empty".into());
@@ -199,7 +201,10 @@ mod tests {
             <url><loc> https://e.com/a?x=1&amp;y=2 </loc></url><url><loc><![CDATA[https://e.com/b]]></loc></url></urlset>"#;
         let got = parse(set);
         assert_eq!(got.urls, vec!["https://e.com/a?x=1&y=2", "https://e.com/b"]);
-        assert_eq!((got.kind, got.loc_count, got.error), (Some("urlset"), 2, None));
+        assert_eq!(
+            (got.kind, got.loc_count, got.error),
+            (Some("urlset"), 2, None)
+        );
         let index = br#"<sitemapindex><sitemap><loc>https://e.com/s1.xml.gz</loc></sitemap></sitemapindex>"#;
         let got = parse(index);
         assert_eq!(got.sitemaps, vec!["https://e.com/s1.xml.gz"]);
@@ -221,11 +226,16 @@ mod tests {
         let mismatched = parse(b"<urlset><url><loc>x</url></urlset>");
         assert!(mismatched.error.unwrap().starts_with("XML error at byte"));
         assert_eq!(
-            parse(b"<!DOCTYPE html><html><body>Not found</body></html>").error.as_deref(),
+            parse(b"<!DOCTYPE html><html><body>Not found</body></html>")
+                .error
+                .as_deref(),
             Some("the root element is <html>, not <urlset> or <sitemapindex>")
         );
         assert_eq!(
-            parse(&[0x1f, 0x8b, 0, 1]).error.as_deref().map(|e| e.starts_with("the gzip stream is broken")),
+            parse(&[0x1f, 0x8b, 0, 1])
+                .error
+                .as_deref()
+                .map(|e| e.starts_with("the gzip stream is broken")),
             Some(true)
         );
         assert_eq!(parse(b"  \n").error.as_deref(), Some("the file is empty"));
@@ -234,11 +244,16 @@ mod tests {
     #[test]
     fn text_sitemaps_and_counts() {
         let got = parse(b"https://e.com/a\n\nhttps://e.com/b\n");
-        assert_eq!((got.kind, got.urls.len(), got.error), (Some("text"), 2, None));
+        assert_eq!(
+            (got.kind, got.urls.len(), got.error),
+            (Some("text"), 2, None)
+        );
         let bad = parse(b"https://e.com/a\nhello\n");
         assert_eq!(
             bad.error.as_deref(),
-            Some("line 2 is neither XML nor an absolute URL (a text sitemap lists one URL per line)")
+            Some(
+                "line 2 is neither XML nor an absolute URL (a text sitemap lists one URL per line)"
+            )
         );
         let mut big = String::from("<urlset>");
         for i in 0..(MAX_SITEMAP_URLS + 2) {
@@ -246,6 +261,9 @@ mod tests {
         }
         big.push_str("</urlset>");
         let got = parse(big.as_bytes());
-        assert_eq!((got.urls.len(), got.loc_count), (MAX_SITEMAP_URLS, MAX_SITEMAP_URLS as u64 + 2));
+        assert_eq!(
+            (got.urls.len(), got.loc_count),
+            (MAX_SITEMAP_URLS, MAX_SITEMAP_URLS as u64 + 2)
+        );
     }
 }

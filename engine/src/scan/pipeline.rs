@@ -221,12 +221,12 @@ pub(crate) async fn run(
             let _ = load_robots(&shared, &site_root).await;
         }
     }
-    let (sitemap_urls, sitemap_files) =
-        if config.max_pages > 1 || !inner.selection.site.is_empty() {
-            collect_sitemaps(&shared, &scope, &site_root).await
-        } else {
-            (Vec::new(), Vec::new())
-        };
+    let (sitemap_urls, sitemap_files) = if config.max_pages > 1 || !inner.selection.site.is_empty()
+    {
+        collect_sitemaps(&shared, &scope, &site_root).await
+    } else {
+        (Vec::new(), Vec::new())
+    };
     // Once per scan: the TLS handshake of the site's https origin and one request
     // with a foreign Origin, when their rules are selected.
     let tls = if wants("tls-certificate") || wants("tls-version") {
@@ -234,11 +234,12 @@ pub(crate) async fn run(
     } else {
         None
     };
-    let cors_probe = if wants("cors-reflected-origin") && crawl.pages.first().is_some_and(|p| p.status > 0) {
-        Some(probe_cors(&shared, &site_root).await)
-    } else {
-        None
-    };
+    let cors_probe =
+        if wants("cors-reflected-origin") && crawl.pages.first().is_some_and(|p| p.status > 0) {
+            Some(probe_cors(&shared, &site_root).await)
+        } else {
+            None
+        };
     for u in &sitemap_urls {
         if let Ok(url) = Url::parse(u) {
             crawl.enqueue(&url, 1, &scope);
@@ -721,7 +722,8 @@ async fn collect_sitemaps(
         if facts.found() {
             let agent = agent_token(&shared.config.user_agent);
             if let Ok(robots_url) = Url::parse(&facts.url) {
-                let r = Robots::from_response(&agent, &robots_url, facts.status, facts.body.as_bytes());
+                let r =
+                    Robots::from_response(&agent, &robots_url, facts.status, facts.body.as_bytes());
                 queue.extend(
                     r.sitemaps
                         .into_iter()
@@ -858,7 +860,9 @@ async fn probe_cors(shared: &Arc<Shared>, page: &Url) -> CorsProbe {
         url: page.to_string(),
         origin: PROBE_ORIGIN.to_string(),
         status: got.status,
-        allow_origin: got.header("access-control-allow-origin").map(str::to_string),
+        allow_origin: got
+            .header("access-control-allow-origin")
+            .map(str::to_string),
         allow_credentials: got
             .header("access-control-allow-credentials")
             .map(str::to_string),

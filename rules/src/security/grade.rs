@@ -157,14 +157,14 @@ pub fn site_grade_of(site: &crate::site::SiteInput) -> Option<(u32, &'static str
         if !on_bad_cert && !probed {
             return Some(score);
         }
-        Some(combine(p.security_tests.iter().map(|t| {
-            match t.test.as_str() {
+        Some(combine(p.security_tests.iter().map(
+            |t| match t.test.as_str() {
                 "strict-transport-security" if on_bad_cert => -20,
                 "redirection" if on_bad_cert && t.result != "redirection-not-tested" => -20,
                 "cross-origin-resource-sharing" if probed => -50,
                 _ => t.modifier,
-            }
-        })))
+            },
+        )))
     });
     site_grade(scores)
 }
@@ -601,14 +601,22 @@ mod tests {
         assert_eq!(site_grade_of(&site), Some((50, "C")));
         let mut tls = facts(vec![cert(&["shop.example"])]);
         site.tls = Some(tls.clone());
-        assert_eq!(site_grade_of(&site), Some((50, "C")), "a valid chain changes nothing");
+        assert_eq!(
+            site_grade_of(&site),
+            Some((50, "C")),
+            "a valid chain changes nothing"
+        );
         tls.trust = ChainTrust::SelfSigned;
         site.tls = Some(tls.clone());
         // hsts-invalid-cert -20; redirection was not tested.
         assert_eq!(site_grade_of(&site), Some((30, "D")));
         tls.port = 8443;
         site.tls = Some(tls);
-        assert_eq!(site_grade_of(&site), Some((50, "C")), "another origin's certificate");
+        assert_eq!(
+            site_grade_of(&site),
+            Some((50, "C")),
+            "another origin's certificate"
+        );
         site.cors_probe = Some(CorsProbe {
             url: "https://shop.example/".into(),
             origin: "https://sitescan-origin-probe.invalid".into(),

@@ -144,6 +144,8 @@ mod tests {
         assert!(check(Some("*"), None).is_empty());
         assert!(check(Some("https://app.example.com"), Some("true")).is_empty());
         // No probe sent: nothing judged.
-        assert!(analyze_site(&site(Vec::new()), &[&CorsReflectedOrigin]).1.is_empty());
+        assert!(analyze_site(&site(Vec::new()), &[&CorsReflectedOrigin])
+            .1
+            .is_empty());
     }
 }

@@ -139,7 +139,8 @@ pub fn inside_sitemap_scope(sitemap_url: &str, loc: &str) -> bool {
         return false;
     };
     if map.scheme() != entry.scheme()
-        || map.host_str().map(str::to_ascii_lowercase) != entry.host_str().map(str::to_ascii_lowercase)
+        || map.host_str().map(str::to_ascii_lowercase)
+            != entry.host_str().map(str::to_ascii_lowercase)
         || map.port_or_known_default() != entry.port_or_known_default()
     {
         return false;
@@ -274,9 +275,11 @@ pub struct CorsProbe {
 impl CorsProbe {
     /// Whether the answer granted access to exactly the foreign origin sent.
     pub fn reflected(&self) -> bool {
-        self.allow_origin
-            .as_deref()
-            .is_some_and(|a| a.trim().trim_end_matches('/').eq_ignore_ascii_case(&self.origin))
+        self.allow_origin.as_deref().is_some_and(|a| {
+            a.trim()
+                .trim_end_matches('/')
+                .eq_ignore_ascii_case(&self.origin)
+        })
     }
 
     /// Whether the answer allows credentials.
@@ -295,13 +298,25 @@ mod tests {
     fn sitemap_scope_follows_sitemaps_org() {
         let map = "https://example.com/catalog/sitemap.xml";
         assert!(inside_sitemap_scope(map, "https://example.com/catalog/a"));
-        assert!(inside_sitemap_scope(map, "https://EXAMPLE.com:443/catalog/"));
+        assert!(inside_sitemap_scope(
+            map,
+            "https://EXAMPLE.com:443/catalog/"
+        ));
         assert!(!inside_sitemap_scope(map, "https://example.com/other"));
         assert!(!inside_sitemap_scope(map, "http://example.com/catalog/a"));
-        assert!(!inside_sitemap_scope(map, "https://www.example.com/catalog/a"));
-        assert!(!inside_sitemap_scope(map, "https://example.com:8443/catalog/a"));
+        assert!(!inside_sitemap_scope(
+            map,
+            "https://www.example.com/catalog/a"
+        ));
+        assert!(!inside_sitemap_scope(
+            map,
+            "https://example.com:8443/catalog/a"
+        ));
         assert!(!inside_sitemap_scope(map, "not a url"));
-        assert!(inside_sitemap_scope("https://example.com/sitemap.xml", "https://example.com/x/y"));
+        assert!(inside_sitemap_scope(
+            "https://example.com/sitemap.xml",
+            "https://example.com/x/y"
+        ));
     }
 
     #[test]
@@ -312,12 +327,18 @@ mod tests {
             error: None,
             body: body.into(),
         };
-        let r = robots(200, "User-agent: *\nDisallow: /private/\n\nUser-agent: bingbot\nDisallow: /\n");
+        let r = robots(
+            200,
+            "User-agent: *\nDisallow: /private/\n\nUser-agent: bingbot\nDisallow: /\n",
+        );
         assert_eq!(r.blocks_search("https://example.com/"), Some("bingbot"));
         assert!(!r.disallows("googlebot", "https://example.com/"));
         assert!(r.disallows("googlebot", "https://example.com/private/x"));
         assert_eq!(robots(404, "").blocks_search("https://example.com/"), None);
-        assert_eq!(robots(503, "").blocks_search("https://example.com/"), Some("googlebot"));
+        assert_eq!(
+            robots(503, "").blocks_search("https://example.com/"),
+            Some("googlebot")
+        );
     }
 
     #[test]

@@ -138,8 +138,7 @@ pub fn invalid_lines(body: &str) -> Vec<InvalidLine> {
             "allow" | "disallow" => {
                 if !in_group {
                     bad(format!("`{directive}` comes before any `User-agent` line"));
-                } else if !value.is_empty() && !value.starts_with('/') && !value.starts_with('*')
-                {
+                } else if !value.is_empty() && !value.starts_with('/') && !value.starts_with('*') {
                     bad("a pattern must be empty or start with `/` or `*`".to_string());
                 } else if value.find('$').is_some_and(|at| at + 1 != value.len()) {
                     bad("`$` may only end a pattern".to_string());
@@ -147,7 +146,10 @@ pub fn invalid_lines(body: &str) -> Vec<InvalidLine> {
             }
             "sitemap" => match url::Url::parse(value) {
                 Ok(u) if matches!(u.scheme(), "http" | "https" | "ftp") => {}
-                Ok(u) => bad(format!("the sitemap URL's scheme `{}` is not http(s)", u.scheme())),
+                Ok(u) => bad(format!(
+                    "the sitemap URL's scheme `{}` is not http(s)",
+                    u.scheme()
+                )),
                 Err(_) => bad("the sitemap URL is not an absolute URL".to_string()),
             },
             _ => {}
@@ -213,7 +215,10 @@ impl SiteRule for RobotsTxt {
         for bad in invalid.iter().take(MAX_LINE_FINDINGS) {
             out.fail_with(
                 at,
-                format!("robots.txt line {}: {}: `{}`.", bad.line, bad.reason, bad.text),
+                format!(
+                    "robots.txt line {}: {}: `{}`.",
+                    bad.line, bad.reason, bad.text
+                ),
                 serde_json::json!({"line": bad.line, "text": bad.text}),
             );
         }

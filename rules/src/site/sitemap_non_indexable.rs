@@ -116,7 +116,8 @@ mod tests {
             run(&SitemapNonIndexable, &input),
             vec![(
                 "https://example.com/private/report".to_string(),
-                "The sitemap lists this URL, but robots.txt disallows it for googlebot.".to_string()
+                "The sitemap lists this URL, but robots.txt disallows it for googlebot."
+                    .to_string()
             )]
         );
         // A robots.txt that answers 5xx is robots-txt's finding, not one per entry.

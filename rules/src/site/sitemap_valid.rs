@@ -71,10 +71,7 @@ impl SiteRule for SitemapValid {
             return;
         }
         // A file the scan did not fetch (another host) may well be fine.
-        let readable = site
-            .sitemaps
-            .iter()
-            .any(|f| f.ok() || f.skipped.is_some());
+        let readable = site.sitemaps.iter().any(|f| f.ok() || f.skipped.is_some());
         if !readable {
             let tried: Vec<&str> = site.sitemaps.iter().map(|f| f.url.as_str()).collect();
             let at = site
@@ -85,10 +82,7 @@ impl SiteRule for SitemapValid {
                 .unwrap_or(tried[0]);
             out.fail_with(
                 at,
-                format!(
-                    "No sitemap was found: {} gave none.",
-                    tried.join(", ")
-                ),
+                format!("No sitemap was found: {} gave none.", tried.join(", ")),
                 serde_json::json!({"tried": tried}),
             );
             return;
@@ -152,7 +146,8 @@ impl SiteRule for SitemapValid {
                     serde_json::json!({"count": file.outside_count, "urls": file.outside}),
                 );
             }
-            if file.error.is_none() && file.kind.as_deref() == Some("urlset") && file.loc_count == 0 {
+            if file.error.is_none() && file.kind.as_deref() == Some("urlset") && file.loc_count == 0
+            {
                 fine = false;
                 out.fail(at, format!("The sitemap {at} lists no URLs."))
                     .impact = Impact::Minor;
@@ -199,7 +194,11 @@ mod tests {
         // One good file is enough; a missing conventional one is normal.
         assert!(check(vec![
             file("https://example.com/s.xml", SitemapSource::Robots, 200),
-            file("https://example.com/sitemap.xml", SitemapSource::Conventional, 404),
+            file(
+                "https://example.com/sitemap.xml",
+                SitemapSource::Conventional,
+                404
+            ),
         ])
         .is_empty());
         // Not looked for: nothing judged.
@@ -209,7 +208,11 @@ mod tests {
         elsewhere.skipped = Some("on another host".into());
         assert!(check(vec![
             elsewhere,
-            file("https://example.com/sitemap.xml", SitemapSource::Conventional, 404),
+            file(
+                "https://example.com/sitemap.xml",
+                SitemapSource::Conventional,
+                404
+            ),
         ])
         .is_empty());
     }
@@ -230,7 +233,11 @@ mod tests {
 
     #[test]
     fn invalid_files_and_limits() {
-        let mut broken = file("https://example.com/sitemap.xml", SitemapSource::Conventional, 200);
+        let mut broken = file(
+            "https://example.com/sitemap.xml",
+            SitemapSource::Conventional,
+            200,
+        );
         broken.error = Some("the root element is <html>, not <urlset> or <sitemapindex>".into());
         broken.kind = None;
         let mut big = file("https://example.com/big.xml", SitemapSource::Index, 200);

@@ -150,7 +150,8 @@ mod tests {
             check(old_only),
             vec![(
                 "https://shop.example:8443/".to_string(),
-                "shop.example supports neither TLS 1.3 nor TLS 1.2: its best is TLS 1.1.".to_string()
+                "shop.example supports neither TLS 1.3 nor TLS 1.2: its best is TLS 1.1."
+                    .to_string()
             )]
         );
     }
