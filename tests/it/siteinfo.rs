@@ -138,6 +138,44 @@ async fn robots_sitemaps_and_a_reflected_origin_are_reported_exactly() {
     assert_eq!(security.grade_score, Some(0));
 }
 
+#[tokio::test]
+async fn a_robots_txt_blocking_the_start_page_is_reported_when_it_is_ignored() {
+    // `User-agent: *` / `Disallow: /` keeps sitescan out too, so the scan needs
+    // robots.txt ignored; it is then read, not obeyed.
+    let server = FixtureServer::start(site_dir("robots-forbid"))
+        .await
+        .unwrap();
+    let refused = scanner(&["robots-txt"])
+        .build()
+        .unwrap()
+        .scan(&server.url())
+        .await;
+    assert!(matches!(
+        refused,
+        Err(sitescan::Error::RobotsDisallowed { .. })
+    ));
+    let report = scanner(&["robots-txt"])
+        .respect_robots(false)
+        .build()
+        .unwrap()
+        .scan(&server.url())
+        .await
+        .unwrap();
+    assert_eq!(
+        findings(&report),
+        vec![(
+            "robots-txt".to_string(),
+            server.url_for("/robots.txt"),
+            format!(
+                "robots.txt disallows the start page {} for googlebot: search engines cannot crawl the site from it.",
+                server.url()
+            )
+        )]
+    );
+    assert_eq!(report.findings[0].impact, Impact::Critical);
+    assert_eq!(report.pages.len(), 1);
+}
+
 /// A CA and certificates signed by it, as a staging site would have.
 struct TestPki {
     ca: Certificate,

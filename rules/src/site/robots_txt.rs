@@ -46,7 +46,10 @@ is told to ignore it):
   that is not at the end, a `Sitemap` that is not an absolute http(s) or ftp URL.
   At most 20 lines are reported one by one, then one finding counts the rest;
 - the **start page disallowed** for Googlebot or Bingbot (their own group, else the
-  `*` group): critical, search engines cannot crawl the site from its home page;
+  `*` group): critical, search engines cannot crawl the site from its home page.
+  When robots.txt keeps sitescan out of the start page too, the scan cannot start
+  while it obeys robots.txt; scanned with robots.txt ignored (`--ignore-robots`,
+  for sites you own), robots.txt is still read — not obeyed — and this is reported;
 - **`Sitemap:` URLs that fail**: a listed sitemap that answers an error or cannot be
   fetched (redirects are followed, as crawlers do; what is wrong inside a sitemap is
   `sitemap-valid`'s).
