@@ -25,7 +25,10 @@ the start page's host:
    deprecated in 2021, and fails.
 
 Ciphers and key exchange details are not graded here; the certificate is
-`tls-certificate`'s business.
+`tls-certificate`'s business. A server that speaks nothing newer than TLS 1.1
+cannot be crawled at all (the crawl itself speaks TLS 1.2 and 1.3), so the scan
+fails to connect before this rule runs; what this rule finds in practice is a
+server that still accepts TLS 1.0 or 1.1 beside a modern version.
 
 ## Why it matters
 TLS 1.0 and 1.1 rely on SHA-1 and CBC constructions with known attacks (BEAST,
