@@ -10,6 +10,8 @@
 //! - `conformance`: the ACT conformance floor (`conformance/floor.json`).
 //! - `reports`: report formats, baselines and gates (`sitescan report`).
 //! - `site_checks`: link/resource checks over the network and the security grade.
+//! - `siteinfo`: robots.txt, sitemaps, the CORS probe and the TLS handshake checks
+//!   (loopback HTTPS servers with rcgen certificates).
 //! - `webhooks`: signed scan events to a real receiver, retries, restart, 410, registration.
 
 #![allow(
@@ -30,4 +32,5 @@ mod remote;
 mod reports;
 mod serve;
 mod site_checks;
+mod siteinfo;
 mod webhooks;
