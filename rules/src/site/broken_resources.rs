@@ -13,6 +13,7 @@ static META: RuleMeta = RuleMeta {
     help: "Fix the URLs of missing images, scripts and stylesheets, or remove the references.",
     help_url: "https://developer.chrome.com/docs/lighthouse/best-practices/errors-in-console",
     impact: Impact::Serious,
+    subresources: true,
     docs: r#"## What it checks
 Every subresource a crawled page references — `<img src>`, `<script src>`,
 stylesheet / icon / preload `<link href>`, `<iframe src>`, `<video>`, `<audio>`,
