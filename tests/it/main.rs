@@ -10,6 +10,8 @@
 //! - `conformance`: the ACT conformance floor (`conformance/floor.json`).
 //! - `reports`: report formats, baselines and gates (`sitescan report`).
 //! - `site_checks`: link/resource checks over the network and the security grade.
+//! - `subresources`: subresource facts fetched once per scan, the rules over them,
+//!   accepted statuses.
 //! - `webhooks`: signed scan events to a real receiver, retries, restart, 410, registration.
 
 #![allow(
@@ -30,4 +32,5 @@ mod remote;
 mod reports;
 mod serve;
 mod site_checks;
+mod subresources;
 mod webhooks;
