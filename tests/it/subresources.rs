@@ -229,3 +229,57 @@ fn cli_accept_is_validated_with_a_clear_message() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("its start is after its end"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn api_config_accept_is_validated_recorded_and_applied() {
+    use crate::api_support::{assert_error, TestApi};
+    use serde_json::json;
+    use sitescan_daemon::store::Plan;
+
+    let fixture = FixtureServer::start(site_dir("resources")).await.unwrap();
+    let api = TestApi::start().await;
+    let (acc, key) = api.tenant(Plan::Enterprise).await;
+    let site = api.site(&acc, &fixture.url()).await;
+    let scans = format!("/api/v1/sites/{site}/scans");
+
+    let (s, b) = api
+        .post(
+            &scans,
+            &key,
+            json!({"config": {"rules": ["broken-links"], "accept": ["200..=299", "2xx", "300..=200"]}}),
+        )
+        .await;
+    assert_error(s, &b, 422, "validation_failed");
+    let details = &b["error"]["details"];
+    assert_eq!(details[0]["field"], "config.accept[1]");
+    assert!(details[0]["problem"]
+        .as_str()
+        .unwrap()
+        .contains("`2xx` is not a number"));
+    assert_eq!(details[1]["field"], "config.accept[2]");
+    let (s, b) = api
+        .post(&scans, &key, json!({"config": {"rules": ["broken-links"], "accept": []}}))
+        .await;
+    assert_error(s, &b, 422, "validation_failed");
+    assert_eq!(b["error"]["details"][0]["field"], "config.accept");
+
+    let (s, b) = api
+        .post(
+            &scans,
+            &key,
+            json!({"config": {"rules": ["broken-links"], "accept": ["200..300", " 403 "]}}),
+        )
+        .await;
+    assert_eq!(s, 202, "{b}");
+    assert_eq!(b["data"]["config"]["accept"], json!(["200..=299", "403"]));
+    let id = b["data"]["id"].as_str().unwrap().to_string();
+    let done = api.wait_terminal(&id, &key, 60).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    let (s, report) = api.get(&format!("/api/v1/scans/{id}/report"), &key).await;
+    assert_eq!(s, 200);
+    let report = &report["data"];
+    assert_eq!(report["config"]["accept"], json!(["200..=299", "403"]));
+    // The 403 link is accepted: no broken-links finding.
+    assert_eq!(report["findings"], json!([]), "{}", report["findings"]);
+    api.stop().await;
+}
