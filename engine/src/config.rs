@@ -269,7 +269,10 @@ mod tests {
     fn status_ranges_parse_like_lychee() {
         let got = StatusRange::parse_list("200..=299, 403,..=103,500..,300..304").unwrap();
         let shown: Vec<String> = got.iter().map(ToString::to_string).collect();
-        assert_eq!(shown, ["200..=299", "403", "100..=103", "500..=999", "300..=303"]);
+        assert_eq!(
+            shown,
+            ["200..=299", "403", "100..=103", "500..=999", "300..=303"]
+        );
         assert!(got[1].contains(403) && !got[1].contains(404));
         for (input, why) in [
             ("", "no status codes given"),
@@ -277,7 +280,10 @@ mod tests {
             ("99", "99 is outside 100..=999"),
             ("300..=200", "its start is after its end"),
             ("200..200", "its start is after its end"),
-            ("1000", "`1000` is not a status code or range (1000 is outside"),
+            (
+                "1000",
+                "`1000` is not a status code or range (1000 is outside",
+            ),
         ] {
             let err = StatusRange::parse_list(input).unwrap_err();
             assert!(err.contains(why), "{input}: {err}");

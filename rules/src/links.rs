@@ -315,7 +315,11 @@ pub fn subresource_refs(html: &str, page_url: &Url) -> Vec<SubresourceRef> {
                     Some(ResourceKind::Script)
                 } else if rel_tokens_have(rel, "preload") {
                     Some(
-                        match tag.attr("as").map(|a| a.trim().to_ascii_lowercase()).as_deref() {
+                        match tag
+                            .attr("as")
+                            .map(|a| a.trim().to_ascii_lowercase())
+                            .as_deref()
+                        {
                             Some("font") => ResourceKind::Font,
                             Some("image") => ResourceKind::Image,
                             Some("script") => ResourceKind::Script,
@@ -490,7 +494,10 @@ pub fn scan_start_tags(html: &str, page_url: &Url, mut each: impl FnMut(&StartTa
         if start.name == "base" {
             if !base_seen {
                 base_seen = true;
-                if let Some(u) = start.attr("href").and_then(|h| page_url.join(h.trim()).ok()) {
+                if let Some(u) = start
+                    .attr("href")
+                    .and_then(|h| page_url.join(h.trim()).ok())
+                {
                     base = u;
                 }
             }

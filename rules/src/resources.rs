@@ -144,7 +144,11 @@ impl ResourceFacts {
     /// none); without any `date` an `Expires` cannot be measured and counts as
     /// no policy.
     pub fn cache_lifetime(&self) -> CacheLifetime {
-        let cc = self.cache_control.as_deref().unwrap_or("").to_ascii_lowercase();
+        let cc = self
+            .cache_control
+            .as_deref()
+            .unwrap_or("")
+            .to_ascii_lowercase();
         let directives: Vec<(&str, Option<&str>)> = cc
             .split(',')
             .map(str::trim)
@@ -301,7 +305,12 @@ mod tests {
         ] {
             assert!(is_text_type(t), "{t}");
         }
-        for t in ["font/woff2", "image/png", "application/font-woff", "video/mp4"] {
+        for t in [
+            "font/woff2",
+            "image/png",
+            "application/font-woff",
+            "video/mp4",
+        ] {
             assert!(!is_text_type(t), "{t}");
         }
         assert_eq!(bytes(0), "0");

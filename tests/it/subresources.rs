@@ -61,7 +61,11 @@ async fn subresources_are_fetched_once_and_judged_on_every_page() {
     let server = FixtureServer::start(site_dir("resources")).await.unwrap();
     let report = scan(&server, None).await;
     let o = server.origin();
-    assert!(report.notes.iter().all(|n| !n.contains("not checked")), "{:?}", report.notes);
+    assert!(
+        report.notes.iter().all(|n| !n.contains("not checked")),
+        "{:?}",
+        report.notes
+    );
 
     // site.css is sent uncompressed: its size is the file's, the saving what gzip
     // made of it (recorded in the finding's data).
@@ -73,7 +77,10 @@ async fn subresources_are_fetched_once_and_judged_on_every_page() {
     assert_eq!(data["bytes"], css_bytes);
     let gzip = data["gzip_bytes"].as_u64().unwrap();
     assert!(gzip * 4 < css_bytes, "site.css compresses well: {gzip}");
-    assert_eq!(css.snippet, r#"<link href="/css/site.css" rel="stylesheet">"#);
+    assert_eq!(
+        css.snippet,
+        r#"<link href="/css/site.css" rel="stylesheet">"#
+    );
     let css_message = format!(
         "The stylesheet {o}/css/site.css ({} bytes) is not compressed; gzip would save {} bytes.",
         sitescan::rules::resources::bytes(css_bytes),
@@ -101,7 +108,13 @@ async fn subresources_are_fetched_once_and_judged_on_every_page() {
             format!("The image {o}/img/logo.png has no cache policy (no Cache-Control max-age, no Expires); static assets should be cached for at least 30 days."),
         )
     };
-    let css_finding = |page: &str| (page.to_string(), "text-compression".to_string(), css_message.clone());
+    let css_finding = |page: &str| {
+        (
+            page.to_string(),
+            "text-compression".to_string(),
+            css_message.clone(),
+        )
+    };
     let mut expected = vec![
         css_finding("/"),
         no_policy("/"),
@@ -140,7 +153,10 @@ async fn subresources_are_fetched_once_and_judged_on_every_page() {
 
     // The clean page loads compressed, long-cached, well-sized resources.
     assert!(
-        report.findings.iter().all(|f| !f.page_url.ends_with("/clean.html")),
+        report
+            .findings
+            .iter()
+            .all(|f| !f.page_url.ends_with("/clean.html")),
         "the clean page has findings"
     );
     let clean = report
@@ -181,7 +197,10 @@ async fn subresources_are_fetched_once_and_judged_on_every_page() {
         .into_iter()
         .find(|r| r.path == "/js/app.js")
         .unwrap();
-    assert_eq!(js.header("accept-encoding"), Some("gzip, deflate, br, zstd"));
+    assert_eq!(
+        js.header("accept-encoding"),
+        Some("gzip, deflate, br, zstd")
+    );
 }
 
 #[tokio::test]
@@ -198,7 +217,9 @@ async fn accepted_statuses_turn_a_403_link_into_a_working_one() {
     let strict = scan(&server, None).await;
     assert_eq!(
         broken(&strict),
-        vec![format!("The link to {o}/members is broken: it answers 403.")]
+        vec![format!(
+            "The link to {o}/members is broken: it answers 403."
+        )]
     );
     let lenient = scan(&server, Some("200..=299,403")).await;
     assert_eq!(broken(&lenient), Vec::<String>::new());
@@ -258,7 +279,11 @@ async fn api_config_accept_is_validated_recorded_and_applied() {
         .contains("`2xx` is not a number"));
     assert_eq!(details[1]["field"], "config.accept[2]");
     let (s, b) = api
-        .post(&scans, &key, json!({"config": {"rules": ["broken-links"], "accept": []}}))
+        .post(
+            &scans,
+            &key,
+            json!({"config": {"rules": ["broken-links"], "accept": []}}),
+        )
         .await;
     assert_error(s, &b, 422, "validation_failed");
     assert_eq!(b["error"]["details"][0]["field"], "config.accept");

@@ -472,9 +472,7 @@ pub fn facts_from_fetched(fetched: &Fetched) -> ResourceFacts {
         return facts;
     }
     let ok = (200..300).contains(&fetched.status);
-    facts.transfer_bytes = fetched
-        .content_length
-        .or(ok.then_some(fetched.wire_bytes));
+    facts.transfer_bytes = fetched.content_length.or(ok.then_some(fetched.wire_bytes));
     facts.transfer_capped = fetched.content_length.is_none() && fetched.truncated;
     if ok && facts.content_encoding.is_none() && facts.is_text() && !fetched.truncated {
         facts.gzip_bytes = gzip_size(&fetched.body);
@@ -668,8 +666,7 @@ mod tests {
             checker(true).check(&url).await,
             LinkStatus::Broken { status: 403 }
         );
-        let lenient =
-            checker(true).with_accept(StatusRange::parse_list("200..=299,403").unwrap());
+        let lenient = checker(true).with_accept(StatusRange::parse_list("200..=299,403").unwrap());
         assert_eq!(lenient.check(&url).await, LinkStatus::Ok { status: 403 });
     }
 
@@ -680,10 +677,8 @@ mod tests {
         let u = |p: &str| Url::parse(&format!("{base}{p}")).unwrap();
         // Many pages asking at once: one request.
         let js = u("/app.js");
-        let all = futures::future::join_all(
-            (0..5).map(|_| c.inspect(&js, ResourceKind::Script)),
-        )
-        .await;
+        let all =
+            futures::future::join_all((0..5).map(|_| c.inspect(&js, ResourceKind::Script))).await;
         assert_eq!(hits.load(Ordering::SeqCst), 1);
         let facts = all[0].clone().unwrap();
         assert!(all.iter().all(|f| f.as_deref() == Some(&*facts)));
@@ -696,13 +691,25 @@ mod tests {
         assert_eq!(facts.etag.as_deref(), Some("\"v1\""));
         assert!(facts.date.is_some());
 
-        let min = c.inspect(&u("/app.min.js"), ResourceKind::Script).await.unwrap();
+        let min = c
+            .inspect(&u("/app.min.js"), ResourceKind::Script)
+            .await
+            .unwrap();
         assert_eq!(min.content_encoding.as_deref(), Some("gzip"));
         assert_eq!(min.transfer_bytes, Some(700));
         assert_eq!(min.gzip_bytes, None);
 
-        let png = c.inspect(&u("/photo.png"), ResourceKind::Image).await.unwrap();
-        assert_eq!(png.image, Some(ImageDims { width: 2000, height: 1500 }));
+        let png = c
+            .inspect(&u("/photo.png"), ResourceKind::Image)
+            .await
+            .unwrap();
+        assert_eq!(
+            png.image,
+            Some(ImageDims {
+                width: 2000,
+                height: 1500
+            })
+        );
         assert_eq!(png.transfer_bytes, Some(50_000));
 
         // A missing resource: one GET (no HEAD), and its status is cached for

@@ -20,8 +20,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use chrono::Utc;
 use sitescan_rules::links::{self, PageLinks};
-use sitescan_rules::site::{PageSummary, SiteCheck, SiteInput};
 use sitescan_rules::resources::{ResourceKind, Subresource};
+use sitescan_rules::site::{PageSummary, SiteCheck, SiteInput};
 use sitescan_rules::{Finding, Page, RuleTally, Stylesheet};
 use tokio::sync::{mpsc, OnceCell};
 use tokio::task::JoinSet;
@@ -128,9 +128,7 @@ pub(crate) async fn run(
         match LinkChecker::new(&config, hosts) {
             Ok(c) => Some(Arc::new(c)),
             Err(e) => {
-                early_notes.push(format!(
-                    "links and subresources were not checked: {e}"
-                ));
+                early_notes.push(format!("links and subresources were not checked: {e}"));
                 None
             }
         }
@@ -307,13 +305,7 @@ pub(crate) async fn run(
     }
 
     // Link and resource checks, only when their rules are selected.
-    let link_status = check_links(
-        &shared,
-        &scope,
-        &inner.selection,
-        &crawl.summaries,
-    )
-    .await;
+    let link_status = check_links(&shared, &scope, &inner.selection, &crawl.summaries).await;
     if let Some(note) = shared.checker.as_deref().and_then(budget_note) {
         crawl.notes.push(note);
     }
@@ -1080,5 +1072,27 @@ mod tests {
             let page = page_of(&shared, fetched, 0).await;
             assert!(page.body.contains(title), "{path}: {}", page.body);
         }
+    }
+
+    #[tokio::test]
+    async fn a_spent_link_check_budget_is_noted() {
+        let server = FixtureServer::start(site_dir("resources")).await.unwrap();
+        let config = ScanConfig {
+            allow_private: true,
+            rate_per_host: 100.0,
+            ..ScanConfig::default()
+        };
+        let hosts = Arc::new(HostPool::new(config.rate_per_host, config.concurrency));
+        let checker = LinkChecker::new(&config, hosts).unwrap().with_max_checks(1);
+        assert_eq!(budget_note(&checker), None);
+        for path in ["/img/logo.png", "/img/icon.png", "/js/app.js"] {
+            let url = Url::parse(&server.url_for(path)).unwrap();
+            checker.inspect(&url, ResourceKind::Image).await;
+        }
+        assert_eq!(server.paths(), vec!["/img/logo.png"]);
+        assert_eq!(
+            budget_note(&checker).as_deref(),
+            Some("2 link/resource URLs were not checked: the scan checks at most 1 (links and subresources together)")
+        );
     }
 }

@@ -86,10 +86,9 @@ impl Rule for LongCacheTtl {
                     cx.pass();
                     continue;
                 }
-                CacheLifetime::Seconds(s) => (
-                    Some(s),
-                    format!("is cached for only {}", duration(s)),
-                ),
+                CacheLifetime::Seconds(s) => {
+                    (Some(s), format!("is cached for only {}", duration(s)))
+                }
                 CacheLifetime::Unspecified => (
                     None,
                     "has no cache policy (no Cache-Control max-age, no Expires)".to_string(),
@@ -141,7 +140,10 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&LongCacheTtl)
-            .pass_page(logo(ResourceKind::Image, Some("public, max-age=31536000, immutable")))
+            .pass_page(logo(
+                ResourceKind::Image,
+                Some("public, max-age=31536000, immutable"),
+            ))
             .pass_page(logo(ResourceKind::Image, Some("max-age=2592000")))
             .pass_page(logo(ResourceKind::Image, Some("no-store")))
             .pass_page(logo(ResourceKind::Image, Some("max-age=0")))

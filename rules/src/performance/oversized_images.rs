@@ -116,7 +116,8 @@ impl Rule for OversizedImages {
                     _ => None,
                 };
                 if let Some((sw, sh)) = shown.filter(|_| w > 0 && h > 0) {
-                    let needed = (sw * DEVICE_PIXEL_RATIO).min(w) * (sh * DEVICE_PIXEL_RATIO).min(h);
+                    let needed =
+                        (sw * DEVICE_PIXEL_RATIO).min(w) * (sh * DEVICE_PIXEL_RATIO).min(h);
                     let actual = w * h;
                     let wasted = size as u128 * u128::from(actual - needed) / u128::from(actual);
                     let wasted = wasted as u64;
@@ -172,14 +173,34 @@ mod tests {
         let img = |attrs: &str| format!(r#"<img src="/team.jpg" alt="Team" {attrs}>"#);
         RuleTester::new(&OversizedImages)
             // Within 2× of the declared size, no size declared, srcset, light.
-            .pass_page(photo(&img(r#"width="1000" height="750""#), 300_000, 2000, 1500))
+            .pass_page(photo(
+                &img(r#"width="1000" height="750""#),
+                300_000,
+                2000,
+                1500,
+            ))
             .pass_page(photo(&img(""), 300_000, 2000, 1500))
-            .pass_page(photo(&img(r#"width="100" srcset="/team.jpg 2000w""#), 300_000, 2000, 1500))
+            .pass_page(photo(
+                &img(r#"width="100" srcset="/team.jpg 2000w""#),
+                300_000,
+                2000,
+                1500,
+            ))
             .pass_page(photo(&img(r#"width="100" height="75""#), 4_000, 2000, 1500))
             // Much larger than shown (one attribute is enough), or too heavy.
-            .fail_page(photo(&img(r#"width="100" height="75""#), 300_000, 2000, 1500))
+            .fail_page(photo(
+                &img(r#"width="100" height="75""#),
+                300_000,
+                2000,
+                1500,
+            ))
             .fail_page(photo(&img(r#"width="100""#), 300_000, 2000, 1500))
-            .fail_page(photo(&img(r#"width="2000" height="1500""#), 600_000, 2000, 1500))
+            .fail_page(photo(
+                &img(r#"width="2000" height="1500""#),
+                600_000,
+                2000,
+                1500,
+            ))
             .run();
     }
 

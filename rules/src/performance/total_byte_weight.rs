@@ -119,16 +119,16 @@ mod tests {
     }
 
     fn page(sizes: &[u64]) -> crate::Page {
-        sizes.iter().enumerate().fold(
-            RuleTester::page("<p>Hello</p>"),
-            |p, (i, s)| {
+        sizes
+            .iter()
+            .enumerate()
+            .fold(RuleTester::page("<p>Hello</p>"), |p, (i, s)| {
                 p.with_subresource(
                     &format!("https://example.com/{i}.jpg"),
                     ResourceKind::Image,
                     image(*s),
                 )
-            },
-        )
+            })
     }
 
     #[test]
