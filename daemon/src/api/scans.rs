@@ -345,7 +345,6 @@ async fn start(
             priority: scan.config.priority,
         })
         .await?;
-    crate::webhooks::emit_logged(&*state.store, &scan).await;
     let view = ScanView::from(scan);
     let mut resp = reply(StatusCode::ACCEPTED, Meta::new(&id), &view);
     if let Ok(v) = HeaderValue::from_str(&view.links.self_) {
@@ -465,14 +464,11 @@ pub(crate) async fn cancel_scan(
     id: RequestId,
     ApiPath(scan_id): ApiPath,
 ) -> Result<Response, ApiError> {
-    let before = state.store.scan(&auth.account.id, &scan_id).await?;
+    // The store writes the `scan.canceled` event with the cancel (once).
     let scan = state
         .store
         .cancel_scan(&auth.account.id, &scan_id, Utc::now())
         .await?;
-    if before.is_some_and(|b| b.status != ScanStatus::Canceled) {
-        crate::webhooks::emit_logged(&*state.store, &scan).await;
-    }
     // The worker sees the cancel through the store; the job is dropped when taken.
     Ok(reply(StatusCode::OK, Meta::new(&id), ScanView::from(scan)))
 }
