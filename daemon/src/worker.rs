@@ -15,6 +15,7 @@ use std::time::Duration;
 use chrono::Utc;
 use futures::stream::BoxStream;
 use futures::StreamExt;
+use sitescan_engine::config::StatusRange;
 use sitescan_engine::{Report, ScanConfig};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
@@ -62,13 +63,30 @@ pub struct WorkerSettings {
 
 /// The engine configuration for a scan as applied by the API.
 pub fn engine_config(applied: &AppliedConfig, allow_private: bool) -> ScanConfig {
+    let defaults = ScanConfig::default();
+    // The API validated `accept`; a stored value that no longer parses falls
+    // back to the default rather than failing the scan.
+    let accept = match applied.accept.as_deref().map(|a| {
+        a.iter()
+            .map(|r| r.parse::<StatusRange>())
+            .collect::<Result<Vec<_>, _>>()
+    }) {
+        None => defaults.accept.clone(),
+        Some(Ok(ranges)) if !ranges.is_empty() => ranges,
+        Some(Ok(_)) => defaults.accept.clone(),
+        Some(Err(e)) => {
+            warn!(error = %e, "stored accept ranges do not parse; using the default");
+            defaults.accept.clone()
+        }
+    };
     ScanConfig {
         rules: applied.rules.clone(),
         priority: applied.priority,
         max_pages: applied.max_pages,
         max_depth: applied.max_depth,
         allow_private,
-        ..ScanConfig::default()
+        accept,
+        ..defaults
     }
 }
 
@@ -350,6 +368,7 @@ mod tests {
                 max_pages: 5,
                 max_depth: 2,
                 plan_max_pages: None,
+                accept: None,
             },
             progress: None,
             error: None,

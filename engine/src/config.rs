@@ -31,6 +31,127 @@ pub const DEFAULT_MAX_REDIRECTS: u32 = 10;
 pub const DEFAULT_RETRIES: u32 = 2;
 /// Rules run when none are named.
 pub const DEFAULT_RULES: &[&str] = &["all"];
+/// Final statuses of link and resource checks that count as working, when
+/// nothing else is said (lychee accepts 100–103 and 2xx; redirects are followed
+/// here, so a final 3xx only comes from a redirect that could not be followed).
+pub const DEFAULT_ACCEPT: &str = "100..=399";
+
+/// A range of HTTP status codes, inclusive: one entry of `accept`.
+///
+/// Written as lychee writes them: `403` (one code), `200..=299` (inclusive),
+/// `200..300` (end excluded), `..=299` or `500..` (open ends run to 100 and
+/// 999). Serialized in the same syntax, so reports and the API show what a
+/// user would type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StatusRange {
+    /// First accepted status.
+    pub start: u16,
+    /// Last accepted status (inclusive).
+    pub end: u16,
+}
+
+/// Smallest status code a range may name.
+pub const MIN_STATUS: u16 = 100;
+/// Largest status code a range may name.
+pub const MAX_STATUS: u16 = 999;
+
+impl StatusRange {
+    /// Whether `status` is in the range.
+    pub fn contains(&self, status: u16) -> bool {
+        (self.start..=self.end).contains(&status)
+    }
+
+    /// Parses a comma-separated list (`200..=299,403`); blanks between entries
+    /// are ignored, an empty list is an error.
+    pub fn parse_list(s: &str) -> Result<Vec<StatusRange>, String> {
+        let ranges: Vec<StatusRange> = s
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(str::parse)
+            .collect::<Result<_, _>>()?;
+        if ranges.is_empty() {
+            return Err(format!(
+                "no status codes given: write codes and ranges such as {DEFAULT_ACCEPT} or 200..=299,403"
+            ));
+        }
+        Ok(ranges)
+    }
+}
+
+/// The default accepted statuses ([`DEFAULT_ACCEPT`]).
+pub fn default_accept() -> Vec<StatusRange> {
+    vec![StatusRange {
+        start: 100,
+        end: 399,
+    }]
+}
+
+impl std::str::FromStr for StatusRange {
+    type Err = String;
+    fn from_str(raw: &str) -> Result<Self, Self::Err> {
+        let s = raw.trim();
+        let bad = |why: &str| {
+            format!(
+                "`{raw}` is not a status code or range ({why}): write 403, 200..=299, 200..300, ..=299 or 500.."
+            )
+        };
+        let code = |t: &str| -> Result<u16, String> {
+            let n: u16 = t
+                .parse()
+                .map_err(|_| bad(&format!("`{t}` is not a number")))?;
+            if (MIN_STATUS..=MAX_STATUS).contains(&n) {
+                Ok(n)
+            } else {
+                Err(bad(&format!("{n} is outside {MIN_STATUS}..={MAX_STATUS}")))
+            }
+        };
+        let (start, end) = match s.split_once("..") {
+            None => {
+                let c = code(s)?;
+                (c, c)
+            }
+            Some((a, b)) => {
+                let start = if a.is_empty() { MIN_STATUS } else { code(a)? };
+                let end = match b.strip_prefix('=') {
+                    Some(inclusive) => code(inclusive)?,
+                    None if b.is_empty() => MAX_STATUS,
+                    None => code(b)?
+                        .checked_sub(1)
+                        .ok_or_else(|| bad("the range is empty"))?,
+                };
+                (start, end)
+            }
+        };
+        if start > end {
+            return Err(bad("the range is empty: its start is after its end"));
+        }
+        Ok(StatusRange { start, end })
+    }
+}
+
+impl std::fmt::Display for StatusRange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.start == self.end {
+            write!(f, "{}", self.start)
+        } else {
+            write!(f, "{}..={}", self.start, self.end)
+        }
+    }
+}
+
+impl Serialize for StatusRange {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for StatusRange {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
 
 /// Queue priority of a scan in the service.
 #[derive(
@@ -118,6 +239,9 @@ pub struct ScanConfig {
     /// trust them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ca_certs: Vec<String>,
+    /// Final statuses of link and resource checks that count as working
+    /// (`broken-links`, `broken-resources`); default [`DEFAULT_ACCEPT`].
+    pub accept: Vec<StatusRange>,
 }
 
 impl Default for ScanConfig {
@@ -142,6 +266,53 @@ impl Default for ScanConfig {
             allow_private: false,
             tls_insecure: false,
             ca_certs: Vec::new(),
+            accept: default_accept(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_ranges_parse_like_lychee() {
+        let got = StatusRange::parse_list("200..=299, 403,..=103,500..,300..304").unwrap();
+        let shown: Vec<String> = got.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            shown,
+            ["200..=299", "403", "100..=103", "500..=999", "300..=303"]
+        );
+        assert!(got[1].contains(403) && !got[1].contains(404));
+        for (input, why) in [
+            ("", "no status codes given"),
+            ("2xx", "`2xx` is not a number"),
+            ("99", "99 is outside 100..=999"),
+            ("300..=200", "its start is after its end"),
+            ("200..200", "its start is after its end"),
+            (
+                "1000",
+                "`1000` is not a status code or range (1000 is outside",
+            ),
+        ] {
+            let err = StatusRange::parse_list(input).unwrap_err();
+            assert!(err.contains(why), "{input}: {err}");
+        }
+    }
+
+    #[test]
+    fn accept_round_trips_through_json() {
+        let config = ScanConfig {
+            accept: StatusRange::parse_list("200..=299,403").unwrap(),
+            ..ScanConfig::default()
+        };
+        let json = serde_json::to_value(&config).unwrap();
+        assert_eq!(json["accept"], serde_json::json!(["200..=299", "403"]));
+        let back: ScanConfig = serde_json::from_value(json).unwrap();
+        assert_eq!(back, config);
+        let default: ScanConfig = serde_json::from_str("{}").unwrap();
+        assert_eq!(default.accept, default_accept());
+        let bad = serde_json::from_str::<ScanConfig>(r#"{"accept": ["2xx"]}"#).unwrap_err();
+        assert!(bad.to_string().contains("`2xx` is not a number"), "{bad}");
     }
 }

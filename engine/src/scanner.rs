@@ -123,6 +123,11 @@ impl ScannerBuilder {
         self.config.ca_certs.push(pem.into());
         self
     }
+    /// Final statuses of link and resource checks that count as working.
+    pub fn accept(mut self, ranges: Vec<crate::config::StatusRange>) -> Self {
+        self.config.accept = ranges;
+        self
+    }
 
     /// Validates the configuration (rule names, patterns, limits) and builds the
     /// scanner.
@@ -155,6 +160,12 @@ impl ScannerBuilder {
         if c.retries > MAX_RETRIES {
             return Err(Error::Config(format!(
                 "retries must be at most {MAX_RETRIES}"
+            )));
+        }
+        if c.accept.is_empty() {
+            return Err(Error::Config(format!(
+                "accept must name at least one status code or range (default {})",
+                crate::config::DEFAULT_ACCEPT
             )));
         }
         if c.max_redirects > MAX_REDIRECTS_LIMIT {

@@ -35,6 +35,7 @@ pub mod performance;
 pub mod quality;
 pub mod registry;
 pub mod repeated;
+pub mod resources;
 pub mod security;
 pub mod seo;
 pub mod site;

@@ -51,6 +51,43 @@ pub enum ResourceKind {
     Image,
     /// `<iframe src>`.
     Iframe,
+    /// A web font: `<link rel=preload as=font>` or the first `url()` of an
+    /// `@font-face` `src`.
+    Font,
+    /// `<video src>`, `<audio src>`, `<source src>`.
+    Media,
+    /// Anything else a page loads (`<track>`, a web app manifest, a preload of
+    /// another kind).
+    Other,
+}
+
+impl ResourceKind {
+    /// The lowercase name used in messages and data (`script`, `image`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResourceKind::Script => "script",
+            ResourceKind::Stylesheet => "stylesheet",
+            ResourceKind::Image => "image",
+            ResourceKind::Iframe => "iframe",
+            ResourceKind::Font => "font",
+            ResourceKind::Media => "media",
+            ResourceKind::Other => "other",
+        }
+    }
+
+    /// Whether browsers treat it as a static asset worth caching long
+    /// (Lighthouse's static resource types: font, image, media, script,
+    /// stylesheet).
+    pub fn is_static(self) -> bool {
+        matches!(
+            self,
+            ResourceKind::Script
+                | ResourceKind::Stylesheet
+                | ResourceKind::Image
+                | ResourceKind::Font
+                | ResourceKind::Media
+        )
+    }
 }
 
 /// A sub-resource the page loads.
@@ -195,67 +232,279 @@ pub struct StylesheetRef {
 /// run on the one full parse of the page on a rayon worker. Parsing twice (once
 /// on the async side for the hrefs) would double the parse cost, and scraper's
 /// `Html` is not `Send`, so the DOM cannot travel back and forth. This pre-pass
-/// instead scans the start tags of `<link>` elements with a regular expression:
-/// it skips comments, honors the first `<base href>` and reads `rel`, `href` and
-/// `media` attributes (quoted or not), which covers how stylesheets are linked
-/// in practice at a tiny fraction of a parse's cost.
+/// instead scans start tags with a regular expression (see [`scan_start_tags`]):
+/// it skips comments and the text of `<script>`, `<style>` and other raw-text
+/// elements, honors the first `<base href>` and reads attributes quoted or not,
+/// which covers how stylesheets are linked in practice at a tiny fraction of a
+/// parse's cost.
 pub fn stylesheet_hrefs(html: &str, page_url: &Url) -> Vec<StylesheetRef> {
+    let mut out = Vec::new();
+    scan_start_tags(html, page_url, |tag, base| {
+        if tag.name != "link" {
+            return;
+        }
+        let rel = tag.attr("rel").unwrap_or("");
+        if rel_tokens_have(rel, "stylesheet") && !rel_tokens_have(rel, "alternate") {
+            if let Some(url) = tag.attr("href").and_then(|h| resolve(base, h)) {
+                out.push(StylesheetRef {
+                    url,
+                    media: tag.attr("media").map(str::to_string),
+                });
+            }
+        }
+    });
+    out
+}
+
+/// A subresource found by [`subresource_refs`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubresourceRef {
+    /// Absolute `http(s)` URL, fragment removed.
+    pub url: Url,
+    /// How the page loads it.
+    pub kind: ResourceKind,
+}
+
+/// The subresources raw HTML loads, without building a DOM, in document order
+/// and each URL once: `<img src>`, `<script src>`, `<link href>` with `rel`
+/// `stylesheet` (not `alternate`), `icon`, `preload` (kind from `as`),
+/// `modulepreload` or `manifest`, `<video src>`, `<audio src>`, `<source src>`,
+/// `<track src>`, and the first `url()` of each `@font-face` `src` in inline
+/// `<style>` elements. The same start-tag pre-pass as [`stylesheet_hrefs`] (and
+/// for the same reason: the engine fetches these before the one full parse);
+/// `srcset` candidates are not listed (the browser picks one by viewport), nor
+/// are `<iframe>` documents (pages, not subresources).
+pub fn subresource_refs(html: &str, page_url: &Url) -> Vec<SubresourceRef> {
+    let mut out: Vec<SubresourceRef> = Vec::new();
+    let push = |out: &mut Vec<SubresourceRef>, url: Url, kind: ResourceKind| {
+        if !out.iter().any(|r| r.url == url) {
+            out.push(SubresourceRef { url, kind });
+        }
+    };
+    let mut fonts: Vec<Url> = Vec::new();
+    scan_start_tags(html, page_url, |tag, base| {
+        let src = || tag.attr("src").and_then(|h| resolve(base, h));
+        match tag.name.as_str() {
+            "img" => {
+                if let Some(u) = src() {
+                    push(&mut out, u, ResourceKind::Image)
+                }
+            }
+            "script" => {
+                if let Some(u) = src() {
+                    push(&mut out, u, ResourceKind::Script)
+                }
+            }
+            "video" | "audio" | "source" => {
+                if let Some(u) = src() {
+                    push(&mut out, u, ResourceKind::Media)
+                }
+            }
+            "track" => {
+                if let Some(u) = src() {
+                    push(&mut out, u, ResourceKind::Other)
+                }
+            }
+            "link" => {
+                let rel = tag.attr("rel").unwrap_or("");
+                let kind = if rel_tokens_have(rel, "stylesheet") {
+                    (!rel_tokens_have(rel, "alternate")).then_some(ResourceKind::Stylesheet)
+                } else if rel_tokens_have(rel, "icon") {
+                    Some(ResourceKind::Image)
+                } else if rel_tokens_have(rel, "modulepreload") {
+                    Some(ResourceKind::Script)
+                } else if rel_tokens_have(rel, "preload") {
+                    Some(
+                        match tag
+                            .attr("as")
+                            .map(|a| a.trim().to_ascii_lowercase())
+                            .as_deref()
+                        {
+                            Some("font") => ResourceKind::Font,
+                            Some("image") => ResourceKind::Image,
+                            Some("script") => ResourceKind::Script,
+                            Some("style") => ResourceKind::Stylesheet,
+                            Some("audio") | Some("video") => ResourceKind::Media,
+                            _ => ResourceKind::Other,
+                        },
+                    )
+                } else if rel_tokens_have(rel, "manifest") {
+                    Some(ResourceKind::Other)
+                } else {
+                    None
+                };
+                if let (Some(kind), Some(u)) =
+                    (kind, tag.attr("href").and_then(|h| resolve(base, h)))
+                {
+                    push(&mut out, u, kind)
+                }
+            }
+            "style" => fonts.extend(font_face_urls(&tag.text, base)),
+            _ => {}
+        }
+    });
+    for u in fonts {
+        push(&mut out, u, ResourceKind::Font);
+    }
+    out
+}
+
+/// The font each `@font-face` rule of a stylesheet makes the browser download:
+/// the first `url()` of its `src` (browsers take the first format they support,
+/// and sites list the best one, usually WOFF2, first), resolved against
+/// `sheet_url`. `data:` URLs and `local()` sources are not downloads.
+pub fn font_face_urls(css: &str, sheet_url: &Url) -> Vec<Url> {
+    static URL: OnceLock<Option<Regex>> = OnceLock::new();
+    let Some(url_re) = URL
+        .get_or_init(|| Regex::new(r#"(?i)url\(\s*(?:"([^"]*)"|'([^']*)'|([^)\s]*))\s*\)"#).ok())
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for block in crate::performance::font_display::font_face_blocks(css) {
+        // The `src` descriptor, up to the next descriptor: split on `;` only
+        // outside `url()` (data URLs hold `;`).
+        let lower = block.to_ascii_lowercase();
+        let Some(at) = find_descriptor(&lower, "src") else {
+            continue;
+        };
+        let Some(cap) = url_re.captures(&block[at..]) else {
+            continue;
+        };
+        let raw = cap
+            .get(1)
+            .or_else(|| cap.get(2))
+            .or_else(|| cap.get(3))
+            .map(|m| m.as_str())
+            .unwrap_or("");
+        if let Some(u) = resolve(sheet_url, raw) {
+            if !out.contains(&u) {
+                out.push(u);
+            }
+        }
+    }
+    out
+}
+
+/// Where the value of descriptor `name` starts in a lowercased declaration block.
+fn find_descriptor(lower: &str, name: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = lower[from..].find(name) {
+        let start = from + i;
+        let before_ok = start == 0
+            || lower[..start]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c == ';' || c == '{' || c.is_whitespace());
+        let rest = lower[start + name.len()..].trim_start();
+        if before_ok && rest.starts_with(':') {
+            let colon = lower.len() - rest.len();
+            return Some(colon + 1);
+        }
+        from = start + name.len();
+    }
+    None
+}
+
+fn rel_tokens_have(rel: &str, token: &str) -> bool {
+    rel.split_ascii_whitespace()
+        .any(|t| t.eq_ignore_ascii_case(token))
+}
+
+/// One start tag seen by [`scan_start_tags`].
+pub struct StartTag {
+    /// Lowercase element name.
+    pub name: String,
+    attrs: Vec<(String, String)>,
+    /// For `<style>`: its text up to `</style>`; empty otherwise.
+    pub text: String,
+}
+
+impl StartTag {
+    /// The first value of an attribute (name matched case-insensitively).
+    pub fn attr(&self, name: &str) -> Option<&str> {
+        self.attrs
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Elements whose content is text, not markup: tags inside them are not tags.
+/// `<noscript>` is among them because the engine (like a browser with scripting
+/// on, and like the DOM the rules see) does not load what it holds.
+const RAW_TEXT: &[&str] = &[
+    "script", "style", "template", "textarea", "title", "noscript", "xmp",
+];
+
+/// Calls `each` with every start tag of a resource-loading element (`link`,
+/// `script`, `img`, `video`, `audio`, `source`, `track`, `style`) outside
+/// comments and raw-text content, with the base URL in force (the first
+/// `<base href>`, else `page_url`).
+///
+/// A regular-expression scan, not an HTML parser: the engine's pre-pass before
+/// the one full parse (see [`stylesheet_hrefs`] for why).
+pub fn scan_start_tags(html: &str, page_url: &Url, mut each: impl FnMut(&StartTag, &Url)) {
     static COMMENT: OnceLock<Option<Regex>> = OnceLock::new();
     static TAG: OnceLock<Option<Regex>> = OnceLock::new();
     static ATTR: OnceLock<Option<Regex>> = OnceLock::new();
     let comment = COMMENT.get_or_init(|| Regex::new(r"(?s)<!--.*?(-->|$)").ok());
-    let tag = TAG.get_or_init(|| Regex::new(r"(?i)<(link|base)\b([^>]*)>").ok());
+    let tag = TAG.get_or_init(|| {
+        Regex::new(r"(?i)<(link|base|script|img|video|audio|source|track|style|template|textarea|title|noscript|xmp)\b([^>]*)>").ok()
+    });
     let attr = ATTR.get_or_init(|| {
         Regex::new(r#"(?i)([a-z-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))"#).ok()
     });
     let (Some(comment), Some(tag), Some(attr)) = (comment, tag, attr) else {
-        return Vec::new();
+        return;
     };
     let text = comment.replace_all(html, "");
+    let lower = text.to_ascii_lowercase();
     let mut base = page_url.clone();
     let mut base_seen = false;
-    let mut out = Vec::new();
-    for cap in tag.captures_iter(&text) {
-        let name = cap.get(1).map(|m| m.as_str().to_ascii_lowercase());
-        let attrs = cap.get(2).map(|m| m.as_str()).unwrap_or("");
-        let mut rel = None;
-        let mut href = None;
-        let mut media = None;
-        for a in attr.captures_iter(attrs) {
-            let key = a.get(1).map(|m| m.as_str().to_ascii_lowercase());
-            let value = a
-                .get(2)
-                .or_else(|| a.get(3))
-                .or_else(|| a.get(4))
-                .map(|m| m.as_str().to_string());
-            match key.as_deref() {
-                Some("rel") if rel.is_none() => rel = value,
-                Some("href") if href.is_none() => href = value,
-                Some("media") if media.is_none() => media = value,
-                _ => {}
+    let mut pos = 0;
+    while let Some(cap) = tag.captures_at(&text, pos) {
+        let (Some(whole), Some(name), Some(attrs)) = (cap.get(0), cap.get(1), cap.get(2)) else {
+            break;
+        };
+        pos = whole.end();
+        let name = name.as_str().to_ascii_lowercase();
+        let attrs: Vec<(String, String)> = attr
+            .captures_iter(attrs.as_str())
+            .filter_map(|a| {
+                let key = a.get(1)?.as_str().to_ascii_lowercase();
+                let value = a.get(2).or_else(|| a.get(3)).or_else(|| a.get(4))?;
+                Some((key, value.as_str().to_string()))
+            })
+            .collect();
+        let mut start = StartTag {
+            name,
+            attrs,
+            text: String::new(),
+        };
+        if RAW_TEXT.contains(&start.name.as_str()) {
+            // Skip to the end tag; a missing one runs to the end of the text.
+            let close = format!("</{}", start.name);
+            let end = lower[pos..].find(&close).map_or(text.len(), |i| pos + i);
+            if start.name == "style" {
+                start.text = text[pos..end].to_string();
             }
+            pos = end;
         }
-        if name.as_deref() == Some("base") {
+        if start.name == "base" {
             if !base_seen {
                 base_seen = true;
-                if let Some(u) = href.and_then(|h| page_url.join(h.trim()).ok()) {
+                if let Some(u) = start
+                    .attr("href")
+                    .and_then(|h| page_url.join(h.trim()).ok())
+                {
                     base = u;
                 }
             }
             continue;
         }
-        let is_sheet = rel.as_deref().is_some_and(|r| {
-            let tokens: Vec<String> = r
-                .split_ascii_whitespace()
-                .map(str::to_ascii_lowercase)
-                .collect();
-            tokens.iter().any(|t| t == "stylesheet") && !tokens.iter().any(|t| t == "alternate")
-        });
-        if let (true, Some(url)) = (is_sheet, href.and_then(|h| resolve(&base, &h))) {
-            out.push(StylesheetRef { url, media });
-        }
+        each(&start, &base);
     }
-    out
 }
 
 #[cfg(test)]
@@ -345,6 +594,63 @@ mod tests {
                     url: Url::parse("https://example.com/print.css").unwrap(),
                     media: Some("print".into())
                 },
+            ]
+        );
+    }
+
+    #[test]
+    fn subresource_prepass_lists_what_the_page_loads() {
+        let url = Url::parse("https://example.com/p/index.html").unwrap();
+        let html = r#"<head><base href="/b/"><link rel="stylesheet" href="s.css">
+            <link rel="alternate stylesheet" href="alt.css"><link rel="icon" href="/favicon.ico">
+            <link rel=preload as=font href="/f.woff2" crossorigin><link rel="modulepreload" href="m.js">
+            <link rel="canonical" href="/p/"><title><img src="no-title.png"></title>
+            <script>document.write('<img src="no-script.png">')</script>
+            <script src="app.js#x"></script>
+            <style>@font-face { font-family: A; src: url("/a.woff2") format("woff2"), url(/a.woff) format("woff"); }
+            body { background: url(bg.png) }</style></head><body>
+            <!-- <img src="no-comment.png"> --><noscript><img src="no-noscript.png"></noscript>
+            <img src="hero.jpg" srcset="hero-2x.jpg 2x"><IMG SRC='hero.jpg'>
+            <video src="v.mp4"><track src="t.vtt"></video><audio><source src="a.ogg"></audio>
+            <iframe src="frame.html"></iframe><img src="data:image/png;base64,xx"></body>"#;
+        let got: Vec<(String, ResourceKind)> = subresource_refs(html, &url)
+            .into_iter()
+            .map(|r| (r.url.to_string(), r.kind))
+            .collect();
+        let e = |p: &str, k| (format!("https://example.com{p}"), k);
+        assert_eq!(
+            got,
+            vec![
+                e("/b/s.css", ResourceKind::Stylesheet),
+                e("/favicon.ico", ResourceKind::Image),
+                e("/f.woff2", ResourceKind::Font),
+                e("/b/m.js", ResourceKind::Script),
+                e("/b/app.js", ResourceKind::Script),
+                e("/b/hero.jpg", ResourceKind::Image),
+                e("/b/v.mp4", ResourceKind::Media),
+                e("/b/t.vtt", ResourceKind::Other),
+                e("/b/a.ogg", ResourceKind::Media),
+                e("/a.woff2", ResourceKind::Font),
+            ]
+        );
+    }
+
+    #[test]
+    fn font_face_urls_take_the_first_source() {
+        let sheet = Url::parse("https://cdn.example/css/site.css").unwrap();
+        let css = "/* @font-face { src: url(old.woff) } */
+            @font-face { font-family: A; src: local(A), url('../fonts/a.woff2') format('woff2'); }
+            @font-face { font-family: B; font-display: swap; src: url(data:font/woff2;base64,AAA) }
+            @font-face { font-family: C; src:url(c.woff2) }";
+        let got: Vec<String> = font_face_urls(css, &sheet)
+            .into_iter()
+            .map(|u| u.to_string())
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                "https://cdn.example/fonts/a.woff2",
+                "https://cdn.example/css/c.woff2"
             ]
         );
     }

@@ -147,6 +147,11 @@ pub struct RuleMeta {
     pub act: &'static [&'static str],
     /// Accessibility best practice outside WCAG conformance (rule set `best-practice`).
     pub best_practice: bool,
+    /// The rule reads the network facts of the page's subresources
+    /// ([`crate::Page::subresources`], or the statuses site rules get): the engine
+    /// fetches them only when a selected rule says so.
+    #[serde(skip)]
+    pub subresources: bool,
     /// Markdown docs: "What it checks", "Why it matters", "Failing" and "Passing"
     /// examples in fenced `html` blocks.
     #[serde(skip)]
@@ -167,6 +172,7 @@ impl RuleMeta {
         impact: Impact::Moderate,
         act: &[],
         best_practice: false,
+        subresources: false,
         docs: "",
     };
 }

@@ -6,6 +6,8 @@
 use serde::{Deserialize, Serialize};
 use url::Url;
 
+use crate::resources::{ResourceFacts, ResourceKind, Subresource};
+
 /// One response header, name lowercased.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Header {
@@ -66,6 +68,11 @@ pub struct Page {
     pub body: String,
     /// Linked stylesheets the engine fetched for this page, in document order.
     pub stylesheets: Vec<Stylesheet>,
+    /// Subresources the engine fetched for this page (once per scan, shared
+    /// across pages), in document order, each URL once; empty when no selected
+    /// rule needs them (see [`crate::resources`]).
+    #[serde(default)]
+    pub subresources: Vec<Subresource>,
 }
 
 impl Page {
@@ -94,6 +101,7 @@ impl Page {
             depth: 0,
             body: html.to_string(),
             stylesheets: Vec::new(),
+            subresources: Vec::new(),
         }
     }
 
@@ -104,6 +112,21 @@ impl Page {
             value: value.to_string(),
         });
         self
+    }
+
+    /// Adds a fetched subresource (builder style, for tests and fixtures).
+    pub fn with_subresource(mut self, url: &str, kind: ResourceKind, facts: ResourceFacts) -> Page {
+        self.subresources.push(Subresource {
+            url: url.to_string(),
+            kind,
+            facts,
+        });
+        self
+    }
+
+    /// The fetched subresource at this absolute URL, if the engine fetched it.
+    pub fn subresource(&self, url: &str) -> Option<&Subresource> {
+        self.subresources.iter().find(|s| s.url == url)
     }
 
     /// The first value of a header, by case-insensitive name.

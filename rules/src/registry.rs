@@ -156,6 +156,10 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &performance::third_party_origins::ThirdPartyOrigins,
     &performance::font_display::FontDisplay,
     &performance::unminified_code::UnminifiedCode,
+    // Subresources fetched once per scan (issue 4 part B).
+    &performance::total_byte_weight::TotalByteWeight,
+    &performance::long_cache_ttl::LongCacheTtl,
+    &performance::oversized_images::OversizedImages,
     // Content quality (issue 4).
     &quality::placeholder_text::PlaceholderText,
     &quality::empty_link::EmptyLink,

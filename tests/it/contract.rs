@@ -52,6 +52,7 @@ pub fn scan(site: &Site) -> Scan {
             max_pages: 10,
             max_depth: 3,
             plan_max_pages: Some(100),
+            accept: None,
         },
         progress: None,
         error: None,

@@ -12,6 +12,8 @@
 //! - `site_checks`: link/resource checks over the network and the security grade.
 //! - `siteinfo`: robots.txt, sitemaps, the CORS probe and the TLS handshake checks
 //!   (loopback HTTPS servers with rcgen certificates).
+//! - `subresources`: subresource facts fetched once per scan, the rules over them,
+//!   accepted statuses.
 //! - `webhooks`: signed scan events to a real receiver, retries, restart, 410, registration.
 
 #![allow(
@@ -33,4 +35,5 @@ mod reports;
 mod serve;
 mod site_checks;
 mod siteinfo;
+mod subresources;
 mod webhooks;

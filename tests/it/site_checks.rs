@@ -47,10 +47,11 @@ async fn broken_links_and_resources_are_found_once_each() {
             ),
         ]
     );
-    // The crawled 404 is not fetched again; the external one gets HEAD, then GET.
+    // The crawled 404 is not fetched again; the external one gets HEAD, then GET;
+    // a subresource gets the one GET that also records its facts.
     assert_eq!(server.count("/missing.html"), 1);
     assert_eq!(server.count("/external-gone"), 2);
-    assert_eq!(server.count("/img/missing.webp"), 2);
+    assert_eq!(server.count("/img/missing.webp"), 1);
     // Served over plain HTTP without security headers: the grade is low but present.
     let security = &report.summary[&sitescan::rules::Category::Security];
     assert_eq!(security.grade.as_deref(), Some("F"));

@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use chrono::Utc;
-use sitescan_engine::config::{DEFAULT_MAX_DEPTH, DEFAULT_MAX_PAGES};
+use sitescan_engine::config::{StatusRange, DEFAULT_MAX_DEPTH, DEFAULT_MAX_PAGES};
 use sitescan_rules::{registry, Category};
 
 use super::auth::Auth;
@@ -218,6 +218,38 @@ pub fn validate_rules(rules: &[String], category: Option<Category>) -> Result<()
     }
 }
 
+/// Most entries in `config.accept`.
+const MAX_ACCEPT_ENTRIES: usize = 50;
+
+/// Validates `config.accept`: every entry a status code or range; returned in
+/// their normal form (`200..=299`), as the scan records them.
+fn parse_accept(list: &[String]) -> Result<Vec<String>, ApiError> {
+    if list.is_empty() || list.len() > MAX_ACCEPT_ENTRIES {
+        return Err(ApiError::validation(
+            "config.accept",
+            format!("give 1 to {MAX_ACCEPT_ENTRIES} status codes or ranges, e.g. [\"200..=299\", \"403\"]"),
+        ));
+    }
+    let mut err: Option<ApiError> = None;
+    let mut out = Vec::with_capacity(list.len());
+    for (i, entry) in list.iter().enumerate() {
+        match entry.parse::<StatusRange>() {
+            Ok(r) => out.push(r.to_string()),
+            Err(problem) => {
+                let field = format!("config.accept[{i}]");
+                err = Some(match err {
+                    None => ApiError::validation(field, problem),
+                    Some(e) => e.detail(field, problem),
+                });
+            }
+        }
+    }
+    match err {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
+}
+
 async fn start(
     State(state): State<AppState>,
     auth: Auth,
@@ -267,6 +299,10 @@ async fn start(
         Some(n) => n as u32,
         None => DEFAULT_MAX_DEPTH,
     };
+    let accept = match config.accept {
+        None => None,
+        Some(list) => Some(parse_accept(&list)?),
+    };
     let plan = auth.account.plan;
     let site = state
         .store
@@ -280,6 +316,7 @@ async fn start(
         max_pages: plan_max_pages.map_or(requested_pages, |cap| requested_pages.min(cap)),
         max_depth,
         plan_max_pages,
+        accept,
     };
     let now = Utc::now();
     let scan = Scan {

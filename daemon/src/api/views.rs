@@ -216,6 +216,12 @@ pub struct ScanRequestConfig {
     #[serde(default)]
     #[schema(minimum = 0, maximum = 50)]
     pub max_depth: Option<u64>,
+    /// Final statuses of link and resource checks that count as working
+    /// (`broken-links`, `broken-resources`), lychee's syntax: `403`, `200..=299`,
+    /// `200..300`, `..=299`, `500..`; codes 100..=999. Default `["100..=399"]`.
+    #[serde(default)]
+    #[schema(min_items = 1, max_items = 50, example = json!(["200..=299", "403"]))]
+    pub accept: Option<Vec<String>>,
 }
 
 /// Body of the scan endpoints.

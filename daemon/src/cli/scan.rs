@@ -15,8 +15,8 @@ use clap::Args as ClapArgs;
 use futures::StreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
 use sitescan_engine::config::{
-    DEFAULT_CONCURRENCY, DEFAULT_MAX_DEPTH, DEFAULT_MAX_PAGES, DEFAULT_RATE_PER_HOST,
-    DEFAULT_USER_AGENT,
+    StatusRange, DEFAULT_ACCEPT, DEFAULT_CONCURRENCY, DEFAULT_MAX_DEPTH, DEFAULT_MAX_PAGES,
+    DEFAULT_RATE_PER_HOST, DEFAULT_USER_AGENT,
 };
 use sitescan_engine::{Error, Report, ScanConfig, ScanEvent, Scanner};
 
@@ -88,10 +88,30 @@ pub(crate) struct Args {
     /// staging site); repeatable.
     #[arg(long = "ca-cert", value_name = "FILE", env = "SITESCAN_CA_CERT")]
     ca_cert: Vec<std::path::PathBuf>,
+    /// Final statuses of link and resource checks that count as working,
+    /// comma-separated codes and ranges as lychee writes them: 403, 200..=299,
+    /// 200..300, ..=299, 500.. (codes 100 to 999).
+    #[arg(
+        long,
+        value_name = "CODES",
+        default_value = DEFAULT_ACCEPT,
+        value_parser = parse_accept,
+        env = "SITESCAN_ACCEPT"
+    )]
+    accept: AcceptList,
 
     /// Output format, file, baseline and gates.
     #[command(flatten)]
     output: OutputArgs,
+}
+
+/// The parsed `--accept` list (a newtype so clap takes the whole list as one
+/// value: ranges contain no commas, the list does).
+#[derive(Debug, Clone)]
+struct AcceptList(Vec<StatusRange>);
+
+fn parse_accept(s: &str) -> Result<AcceptList, String> {
+    StatusRange::parse_list(s).map(AcceptList)
 }
 
 impl Args {
@@ -120,6 +140,7 @@ impl Args {
             allow_private: !self.no_private,
             tls_insecure: self.insecure,
             ca_certs,
+            accept: self.accept.0.clone(),
             ..ScanConfig::default()
         })
     }

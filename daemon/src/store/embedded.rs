@@ -992,6 +992,7 @@ mod tests {
                 max_pages: 1,
                 max_depth: 0,
                 plan_max_pages: None,
+                accept: None,
             },
             progress: None,
             error: None,

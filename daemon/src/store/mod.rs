@@ -193,6 +193,11 @@ pub struct AppliedConfig {
     /// The plan's page cap, when it has one.
     #[serde(default)]
     pub plan_max_pages: Option<usize>,
+    /// Accepted final statuses of link and resource checks, as requested
+    /// (`["200..=299", "403"]`); absent: the engine's default (`100..=399`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(example = json!(["200..=299", "403"]))]
+    pub accept: Option<Vec<String>>,
 }
 
 /// How far a running scan is.

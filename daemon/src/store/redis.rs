@@ -1308,6 +1308,7 @@ mod tests {
                 max_pages: 5,
                 max_depth: 2,
                 plan_max_pages: None,
+                accept: None,
             },
             progress: None,
             error: None,

@@ -1,54 +1,87 @@
-//! Link and resource checking for the `broken-links` and `broken-resources` rules.
+//! Link and resource checking: statuses for the `broken-links` and
+//! `broken-resources` rules, and the network facts of subresources (size,
+//! compression, cache headers, image dimensions) for the performance rules.
 //!
-//! Each URL is checked once per scan (results cached): `HEAD`, then `GET` when
-//! `HEAD` is refused or fails (many servers mishandle `HEAD`), following redirects.
-//! Requests go through the scan's [`HostPool`] (per-host rate and concurrency) and
-//! the same private-address guard as the crawl. A `429` is retried once after its
+//! Each URL is requested once per scan (results cached, concurrent callers of the
+//! same URL wait for the one request). Links get `HEAD`, then `GET` when `HEAD` is
+//! refused or fails (many servers mishandle `HEAD`), following redirects.
+//! Subresources get one `GET` ([`LinkChecker::inspect`]) whose body is read only as
+//! far as the facts need: not at all when `Content-Length` gives the size, the
+//! first bytes of an image for its dimensions, an uncompressed text resource
+//! whole (up to the body cap) to measure what gzip would save. Its status also
+//! answers `broken-resources`, so a resource is never requested twice. Requests go
+//! through the scan's [`HostPool`] (per-host rate and concurrency) and the same
+//! private-address guard as the crawl. A `429` is retried once after its
 //! `Retry-After` (capped) and otherwise reported as rate limited, never as broken.
+//! At most a budget of URLs ([`DEFAULT_MAX_LINK_CHECKS`]) is requested per scan;
+//! the rest are skipped and counted ([`LinkChecker::over_budget`]).
 
 use std::collections::{BTreeMap, HashMap};
-use std::ops::RangeInclusive;
+use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::stream::{self, StreamExt};
+use reqwest::header::{HeaderMap, HeaderValue, ACCEPT_ENCODING};
 use reqwest::redirect::Policy;
+use sitescan_rules::resources::{ImageDims, ResourceFacts, ResourceKind};
 use sitescan_rules::site::LinkStatus;
+use tokio::sync::OnceCell;
 use url::Url;
 
-use crate::config::ScanConfig;
-use crate::crawl::fetch::retry_after;
+use crate::config::{default_accept, ScanConfig, StatusRange};
+use crate::crawl::fetch::{retry_after, Fetched};
 use crate::crawl::host_limits::HostPool;
 use crate::crawl::ssrf::{check_literal, GuardedResolver};
 use crate::error::{Error, Result};
 
-/// Statuses that count as working, after redirects (lychee's default accepts
-/// 100–103 and 2xx; redirects are followed here, so their final status counts).
-pub const DEFAULT_ACCEPT: RangeInclusive<u16> = 100..=399;
-
-/// Most URLs checked in one scan; the rest are reported as skipped in a note.
+/// Most URLs requested by link and resource checks in one scan; the rest are
+/// reported as skipped in a note.
 pub const DEFAULT_MAX_LINK_CHECKS: usize = 2000;
 
 /// Longest `Retry-After` honoured before giving up as rate limited.
 pub const MAX_RATE_LIMIT_WAIT: Duration = Duration::from_secs(30);
 
-/// Checks URLs with caching and politeness.
+/// Bytes of an image read for its dimensions: enough for PNG, GIF, WebP and
+/// AVIF headers, and for the start-of-frame of a JPEG behind a large EXIF block.
+pub const IMAGE_HEAD_BYTES: usize = 256 * 1024;
+
+/// The encodings a browser asks for. Bodies are never decoded here (sizes are
+/// counted on the wire and only uncompressed text is gzipped), so every
+/// encoding a browser accepts may be offered.
+const ACCEPT_ENCODINGS: &str = "gzip, deflate, br, zstd";
+
+type FactsCell = Arc<OnceCell<Option<Arc<ResourceFacts>>>>;
+
+/// Checks URLs with caching, politeness and a per-scan budget.
 pub struct LinkChecker {
     client: reqwest::Client,
     hosts: Arc<HostPool>,
     cache: Mutex<HashMap<String, LinkStatus>>,
-    accept: Vec<RangeInclusive<u16>>,
+    facts: Mutex<HashMap<String, FactsCell>>,
+    accept: Vec<StatusRange>,
     concurrency: usize,
     allow_private: bool,
+    max_body: u64,
+    max_checks: usize,
+    requested: AtomicUsize,
+    over_budget: AtomicUsize,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// Why [`LinkChecker::inspect`] did not fetch a URL.
+fn skipped(reason: String) -> LinkStatus {
+    LinkStatus::Skipped { reason }
+}
+
 impl LinkChecker {
-    /// A checker with the scan's timeouts, user agent, redirect limit and
-    /// private-address policy, sharing the crawl's host pool.
+    /// A checker with the scan's timeouts, user agent, redirect limit, body cap,
+    /// accepted statuses and private-address policy, sharing the crawl's host
+    /// pool, with the default budget of [`DEFAULT_MAX_LINK_CHECKS`].
     pub fn new(config: &ScanConfig, hosts: Arc<HostPool>) -> Result<LinkChecker> {
         let allow_private = config.allow_private;
         let max_redirects = config.max_redirects as usize;
@@ -61,8 +94,17 @@ impl LinkChecker {
                 attempt.follow()
             }
         });
+        // Decompression off: reqwest would strip `Content-Encoding` and
+        // `Content-Length`, the facts the compression and weight rules need.
+        let mut defaults = HeaderMap::new();
+        defaults.insert(ACCEPT_ENCODING, HeaderValue::from_static(ACCEPT_ENCODINGS));
         let mut builder = reqwest::Client::builder()
             .redirect(policy)
+            .no_gzip()
+            .no_brotli()
+            .no_zstd()
+            .no_deflate()
+            .default_headers(defaults)
             .no_proxy()
             .user_agent(config.user_agent.clone())
             .connect_timeout(Duration::from_millis(config.connect_timeout_ms))
@@ -75,16 +117,55 @@ impl LinkChecker {
             client,
             hosts,
             cache: Mutex::new(HashMap::new()),
-            accept: vec![DEFAULT_ACCEPT],
+            facts: Mutex::new(HashMap::new()),
+            accept: if config.accept.is_empty() {
+                default_accept()
+            } else {
+                config.accept.clone()
+            },
             concurrency: config.concurrency.max(1),
             allow_private,
+            max_body: config.max_body_bytes.max(1),
+            max_checks: DEFAULT_MAX_LINK_CHECKS,
+            requested: AtomicUsize::new(0),
+            over_budget: AtomicUsize::new(0),
         })
     }
 
     /// Replaces the accepted final statuses.
-    pub fn with_accept(mut self, accept: Vec<RangeInclusive<u16>>) -> LinkChecker {
+    pub fn with_accept(mut self, accept: Vec<StatusRange>) -> LinkChecker {
         self.accept = accept;
         self
+    }
+
+    /// Replaces the budget: URLs requested at most by this checker.
+    pub fn with_max_checks(mut self, max: usize) -> LinkChecker {
+        self.max_checks = max;
+        self
+    }
+
+    /// The budget of URLs requested at most.
+    pub fn max_checks(&self) -> usize {
+        self.max_checks
+    }
+
+    /// How many URLs were left unchecked because the budget was spent.
+    pub fn over_budget(&self) -> usize {
+        self.over_budget.load(Ordering::SeqCst)
+    }
+
+    /// Whether a final status counts as working.
+    pub fn accepted(&self, status: u16) -> bool {
+        self.accept.iter().any(|r| r.contains(status))
+    }
+
+    /// The link status a final status (0: no response) stands for.
+    pub fn status_of(&self, status: u16) -> LinkStatus {
+        match status {
+            429 => LinkStatus::RateLimited,
+            s if self.accepted(s) => LinkStatus::Ok { status: s },
+            s => LinkStatus::Broken { status: s },
+        }
     }
 
     /// Records a status known from elsewhere (a page the crawl fetched).
@@ -92,56 +173,111 @@ impl LinkChecker {
         lock(&self.cache).entry(url.to_string()).or_insert(status);
     }
 
-    /// The status of one URL, from the cache or the network.
+    /// Records the facts of a resource fetched by someone else (a stylesheet the
+    /// crawl fetched for the CSS rules), so [`Self::inspect`] and the status
+    /// checks reuse them instead of requesting it again.
+    pub async fn seed_facts(&self, url: &Url, facts: ResourceFacts) {
+        let facts = Arc::new(facts);
+        self.seed(url.as_str(), self.status_from_facts(&facts));
+        let cell = self.cell(url);
+        let _ = cell.get_or_init(|| async { Some(facts) }).await;
+    }
+
+    fn cell(&self, url: &Url) -> FactsCell {
+        Arc::clone(
+            lock(&self.facts)
+                .entry(url.to_string())
+                .or_insert_with(|| Arc::new(OnceCell::new())),
+        )
+    }
+
+    /// Takes one request from the budget; false (and counted) when spent.
+    fn take_budget(&self) -> bool {
+        if self.requested.fetch_add(1, Ordering::SeqCst) < self.max_checks {
+            true
+        } else {
+            self.over_budget.fetch_add(1, Ordering::SeqCst);
+            false
+        }
+    }
+
+    fn budget_note(&self) -> String {
+        format!("more than {} URLs to check", self.max_checks)
+    }
+
+    /// Why a URL may not be requested at all (scheme, private address).
+    fn refusal(&self, url: &Url) -> Option<LinkStatus> {
+        if !matches!(url.scheme(), "http" | "https") {
+            return Some(skipped(format!("scheme {} is not checked", url.scheme())));
+        }
+        if !self.allow_private {
+            if let Err(refused) = check_literal(url) {
+                return Some(skipped(format!("private address refused ({refused})")));
+            }
+        }
+        None
+    }
+
+    /// The status of one URL, from the cache or the network (`HEAD`, then `GET`).
     pub async fn check(&self, url: &Url) -> LinkStatus {
         let key = url.to_string();
         if let Some(s) = lock(&self.cache).get(&key) {
             return s.clone();
         }
-        let status = self.fetch_status(url).await;
+        let status = match self.refusal(url) {
+            Some(refused) => refused,
+            None if !self.take_budget() => skipped(self.budget_note()),
+            None => self.fetch_status(url).await,
+        };
         lock(&self.cache).insert(key, status.clone());
         status
     }
 
-    /// Checks every URL (at most `max`, the rest marked skipped), `concurrency`
-    /// at a time overall and politely per host; returns every URL's status.
-    pub async fn check_all(&self, urls: Vec<Url>, max: usize) -> BTreeMap<String, LinkStatus> {
-        let mut out = BTreeMap::new();
-        let mut todo = Vec::new();
-        for u in urls {
-            if todo.len() >= max && !lock(&self.cache).contains_key(u.as_str()) {
-                out.insert(
-                    u.to_string(),
-                    LinkStatus::Skipped {
-                        reason: format!("more than {max} URLs to check"),
-                    },
-                );
-            } else {
-                todo.push(u);
-            }
-        }
-        let results: Vec<(String, LinkStatus)> = stream::iter(todo)
+    /// Checks every URL, `concurrency` at a time overall and politely per host;
+    /// returns every URL's status (URLs beyond the budget are skipped).
+    pub async fn check_all(&self, urls: Vec<Url>) -> BTreeMap<String, LinkStatus> {
+        stream::iter(urls)
             .map(|u| async move { (u.to_string(), self.check(&u).await) })
             .buffer_unordered(self.concurrency)
             .collect()
-            .await;
-        out.extend(results);
-        out
+            .await
+    }
+
+    /// The network facts of a subresource, fetched once per scan with one `GET`
+    /// (concurrent callers wait for the same request). `None` when it is not
+    /// requested: not `http(s)`, a private address, or the budget spent (its
+    /// status says which).
+    pub async fn inspect(&self, url: &Url, kind: ResourceKind) -> Option<Arc<ResourceFacts>> {
+        let cell = self.cell(url);
+        cell.get_or_init(|| async {
+            if let Some(refused) = self.refusal(url) {
+                self.seed(url.as_str(), refused);
+                return None;
+            }
+            if !self.take_budget() {
+                self.seed(url.as_str(), skipped(self.budget_note()));
+                return None;
+            }
+            let facts = self.fetch_facts(url, kind).await;
+            let status = match &facts.error {
+                Some(e) if e.contains("private address") => skipped(e.clone()),
+                _ => self.status_from_facts(&facts),
+            };
+            lock(&self.cache).insert(url.to_string(), status);
+            Some(Arc::new(facts))
+        })
+        .await
+        .clone()
+    }
+
+    fn status_from_facts(&self, facts: &ResourceFacts) -> LinkStatus {
+        match &facts.error {
+            Some(e) => LinkStatus::Unreachable { reason: e.clone() },
+            None => self.status_of(facts.status),
+        }
     }
 
     async fn fetch_status(&self, url: &Url) -> LinkStatus {
-        if !matches!(url.scheme(), "http" | "https") {
-            return LinkStatus::Skipped {
-                reason: format!("scheme {} is not checked", url.scheme()),
-            };
-        }
-        if !self.allow_private {
-            if let Err(refused) = check_literal(url) {
-                return LinkStatus::Skipped {
-                    reason: format!("private address refused ({refused})"),
-                };
-            }
-        }
         let mut waited = false;
         loop {
             let head = self.send(reqwest::Method::HEAD, url).await;
@@ -160,16 +296,11 @@ impl LinkChecker {
                     }
                     _ => LinkStatus::RateLimited,
                 },
-                Ok((status, _)) if self.accepted(status) => LinkStatus::Ok { status },
-                Ok((status, _)) => LinkStatus::Broken { status },
+                Ok((status, _)) => self.status_of(status),
                 Err(e) if e.contains("private address") => LinkStatus::Skipped { reason: e },
                 Err(reason) => LinkStatus::Unreachable { reason },
             };
         }
-    }
-
-    fn accepted(&self, status: u16) -> bool {
-        self.accept.iter().any(|r| r.contains(&status))
     }
 
     /// One request; the body is not read. Returns the status and any
@@ -187,6 +318,183 @@ impl LinkChecker {
             Err(e) => Err(describe(&e)),
         }
     }
+
+    /// One `GET` (again once after a short `Retry-After` on 429), reading as
+    /// much of the body as the facts need.
+    async fn fetch_facts(&self, url: &Url, kind: ResourceKind) -> ResourceFacts {
+        let mut waited = false;
+        loop {
+            let permit = self.hosts.acquire(url).await;
+            let result = self.client.get(url.as_str()).send().await;
+            drop(permit);
+            let mut resp = match result {
+                Ok(r) => r,
+                Err(e) => {
+                    return ResourceFacts {
+                        final_url: url.to_string(),
+                        error: Some(describe(&e)),
+                        ..ResourceFacts::default()
+                    }
+                }
+            };
+            let status = resp.status().as_u16();
+            if status == 429 && !waited {
+                if let Some(w) = retry_after(resp.headers()).filter(|w| *w <= MAX_RATE_LIMIT_WAIT) {
+                    tracing::info!(url = %url, wait_ms = w.as_millis() as u64, "resource rate limited; waiting");
+                    self.hosts.pause(url, w);
+                    waited = true;
+                    continue;
+                }
+            }
+            let mut facts = facts_from_headers(resp.url().as_str(), status, resp.headers());
+            let content_length = header_u64(resp.headers(), "content-length");
+            let ok = (200..300).contains(&status);
+            let plain = facts.content_encoding.is_none();
+            let keep_text = ok && plain && facts.is_text();
+            let want_image = ok
+                && plain
+                && (kind == ResourceKind::Image
+                    || facts
+                        .content_type
+                        .as_deref()
+                        .is_some_and(|t| t.starts_with("image/")))
+                && facts.content_type.as_deref() != Some("image/svg+xml");
+            let count = ok && content_length.is_none();
+            let mut kept: Vec<u8> = Vec::new();
+            let mut read: u64 = 0;
+            let mut capped = false;
+            let mut body_error = None;
+            loop {
+                let need_image = want_image && kept.len() < IMAGE_HEAD_BYTES;
+                if !(keep_text || need_image || count) {
+                    break;
+                }
+                match resp.chunk().await {
+                    Ok(Some(chunk)) => {
+                        read += chunk.len() as u64;
+                        if keep_text {
+                            kept.extend_from_slice(&chunk);
+                        } else if need_image {
+                            let room = IMAGE_HEAD_BYTES - kept.len();
+                            kept.extend_from_slice(&chunk[..chunk.len().min(room)]);
+                        }
+                        if read >= self.max_body {
+                            capped = true;
+                            break;
+                        }
+                    }
+                    Ok(None) => break,
+                    Err(e) => {
+                        body_error = Some(describe(&e));
+                        break;
+                    }
+                }
+            }
+            facts.transfer_bytes = content_length.or(ok.then_some(read));
+            facts.transfer_capped = content_length.is_none() && capped;
+            if keep_text && !capped && body_error.is_none() {
+                facts.gzip_bytes = gzip_size(&kept);
+            }
+            if want_image {
+                facts.image = image_dims(&kept);
+            }
+            if let Some(e) = body_error {
+                tracing::debug!(url = %url, error = %e, "resource body cut short");
+            }
+            return facts;
+        }
+    }
+}
+
+fn header_u64(headers: &HeaderMap, name: &str) -> Option<u64> {
+    headers.get(name)?.to_str().ok()?.trim().parse().ok()
+}
+
+/// Every value of a header joined with `, ` (how HTTP combines repeated fields).
+fn header_joined(headers: &HeaderMap, name: &str) -> Option<String> {
+    let values: Vec<String> = headers
+        .get_all(name)
+        .iter()
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).trim().to_string())
+        .filter(|v| !v.is_empty())
+        .collect();
+    (!values.is_empty()).then(|| values.join(", "))
+}
+
+/// The facts a response's status and headers give (sizes and dimensions are
+/// filled in by whoever reads the body). `date` falls back to now, the moment of
+/// the fetch, so `Expires` can always be measured.
+fn facts_from_headers(final_url: &str, status: u16, headers: &HeaderMap) -> ResourceFacts {
+    let get = |name: &str| header_joined(headers, name);
+    ResourceFacts {
+        final_url: final_url.to_string(),
+        status,
+        error: None,
+        content_type: get("content-type").map(|ct| {
+            ct.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        }),
+        transfer_bytes: None,
+        transfer_capped: false,
+        content_encoding: get("content-encoding")
+            .map(|e| e.to_ascii_lowercase())
+            .filter(|e| e != "identity"),
+        gzip_bytes: None,
+        cache_control: get("cache-control"),
+        expires: get("expires"),
+        pragma: get("pragma"),
+        date: get("date").or_else(|| Some(chrono::Utc::now().to_rfc2822())),
+        etag: get("etag"),
+        last_modified: get("last-modified"),
+        image: None,
+    }
+}
+
+/// The facts of a resource the crawl's own fetcher got (linked stylesheets,
+/// which the CSS rules need decoded): the same fields as [`LinkChecker::inspect`]
+/// records.
+pub fn facts_from_fetched(fetched: &Fetched) -> ResourceFacts {
+    let mut headers = HeaderMap::new();
+    for h in &fetched.headers {
+        if let (Ok(name), Ok(value)) = (
+            reqwest::header::HeaderName::from_bytes(h.name.as_bytes()),
+            HeaderValue::from_str(&h.value),
+        ) {
+            headers.append(name, value);
+        }
+    }
+    let mut facts = facts_from_headers(fetched.final_url.as_str(), fetched.status, &headers);
+    if let Some(e) = &fetched.error {
+        facts.error = Some(e.to_string());
+        return facts;
+    }
+    let ok = (200..300).contains(&fetched.status);
+    facts.transfer_bytes = fetched.content_length.or(ok.then_some(fetched.wire_bytes));
+    facts.transfer_capped = fetched.content_length.is_none() && fetched.truncated;
+    if ok && facts.content_encoding.is_none() && facts.is_text() && !fetched.truncated {
+        facts.gzip_bytes = gzip_size(&fetched.body);
+    }
+    facts
+}
+
+/// Size of `bytes` once gzip-compressed at the default level.
+fn gzip_size(bytes: &[u8]) -> Option<u64> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(bytes).ok()?;
+    enc.finish().ok().map(|v| v.len() as u64)
+}
+
+/// Intrinsic dimensions from an image's first bytes (the `imagesize` crate
+/// reads the headers of PNG, JPEG, GIF, WebP, AVIF, BMP, ICO and more).
+fn image_dims(head: &[u8]) -> Option<ImageDims> {
+    let size = imagesize::blob_size(head).ok()?;
+    Some(ImageDims {
+        width: u32::try_from(size.width).ok()?,
+        height: u32::try_from(size.height).ok()?,
+    })
 }
 
 fn describe(e: &reqwest::Error) -> String {
@@ -245,6 +553,29 @@ mod tests {
                                 .into_response(),
                             "/moved" => (StatusCode::MOVED_PERMANENTLY, [("location", "/ok")])
                                 .into_response(),
+                            "/forbidden" => StatusCode::FORBIDDEN.into_response(),
+                            "/app.js" => (
+                                [
+                                    ("content-type", "text/javascript"),
+                                    ("cache-control", "public, max-age=600"),
+                                    ("etag", "\"v1\""),
+                                ],
+                                "var answer = 42;\n".repeat(2000),
+                            )
+                                .into_response(),
+                            "/app.min.js" => (
+                                [
+                                    ("content-type", "application/javascript"),
+                                    ("content-encoding", "gzip"),
+                                ],
+                                vec![0u8; 700],
+                            )
+                                .into_response(),
+                            "/photo.png" => (
+                                [("content-type", "image/png")],
+                                png_header(2000, 1500, 50_000),
+                            )
+                                .into_response(),
                             _ => StatusCode::NOT_FOUND.into_response(),
                         }
                     }
@@ -254,6 +585,17 @@ mod tests {
         let addr = listener.local_addr().unwrap();
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         (format!("http://{addr}"), hits)
+    }
+
+    /// A PNG signature and IHDR chunk declaring `w`×`h`, padded to `len` bytes.
+    fn png_header(w: u32, h: u32, len: usize) -> Vec<u8> {
+        let mut v = vec![0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13];
+        v.extend_from_slice(b"IHDR");
+        v.extend_from_slice(&w.to_be_bytes());
+        v.extend_from_slice(&h.to_be_bytes());
+        v.extend_from_slice(&[8, 6, 0, 0, 0]);
+        v.resize(len, 0);
+        v
     }
 
     fn checker(allow_private: bool) -> LinkChecker {
@@ -297,12 +639,13 @@ mod tests {
         assert!(matches!(c.check(&url).await, LinkStatus::Skipped { .. }));
         assert_eq!(hits.load(Ordering::SeqCst), 0, "never contacted");
 
-        let c = checker(true);
+        let c = checker(true).with_max_checks(2);
         let urls: Vec<Url> = ["/ok", "/gone", "/no-head"]
             .iter()
             .map(|p| Url::parse(&format!("{base}{p}")).unwrap())
             .collect();
-        let got = c.check_all(urls, 2).await;
+        let got = c.check_all(urls).await;
+        assert_eq!(c.over_budget(), 1);
         assert_eq!(got.len(), 3);
         assert_eq!(got[&format!("{base}/ok")], LinkStatus::Ok { status: 200 });
         assert_eq!(
@@ -313,6 +656,70 @@ mod tests {
             got[&format!("{base}/no-head")],
             LinkStatus::Skipped { .. }
         ));
+    }
+
+    #[tokio::test]
+    async fn accepted_statuses_are_configurable() {
+        let (base, _) = server().await;
+        let url = Url::parse(&format!("{base}/forbidden")).unwrap();
+        assert_eq!(
+            checker(true).check(&url).await,
+            LinkStatus::Broken { status: 403 }
+        );
+        let lenient = checker(true).with_accept(StatusRange::parse_list("200..=299,403").unwrap());
+        assert_eq!(lenient.check(&url).await, LinkStatus::Ok { status: 403 });
+    }
+
+    #[tokio::test]
+    async fn resources_are_fetched_once_with_their_facts() {
+        let (base, hits) = server().await;
+        let c = Arc::new(checker(true));
+        let u = |p: &str| Url::parse(&format!("{base}{p}")).unwrap();
+        // Many pages asking at once: one request.
+        let js = u("/app.js");
+        let all =
+            futures::future::join_all((0..5).map(|_| c.inspect(&js, ResourceKind::Script))).await;
+        assert_eq!(hits.load(Ordering::SeqCst), 1);
+        let facts = all[0].clone().unwrap();
+        assert!(all.iter().all(|f| f.as_deref() == Some(&*facts)));
+        assert_eq!(facts.status, 200);
+        assert_eq!(facts.content_type.as_deref(), Some("text/javascript"));
+        assert_eq!(facts.transfer_bytes, Some(34_000));
+        assert_eq!(facts.content_encoding, None);
+        assert!(facts.gzip_bytes.is_some_and(|g| g < 1_000), "{facts:?}");
+        assert_eq!(facts.cache_control.as_deref(), Some("public, max-age=600"));
+        assert_eq!(facts.etag.as_deref(), Some("\"v1\""));
+        assert!(facts.date.is_some());
+
+        let min = c
+            .inspect(&u("/app.min.js"), ResourceKind::Script)
+            .await
+            .unwrap();
+        assert_eq!(min.content_encoding.as_deref(), Some("gzip"));
+        assert_eq!(min.transfer_bytes, Some(700));
+        assert_eq!(min.gzip_bytes, None);
+
+        let png = c
+            .inspect(&u("/photo.png"), ResourceKind::Image)
+            .await
+            .unwrap();
+        assert_eq!(
+            png.image,
+            Some(ImageDims {
+                width: 2000,
+                height: 1500
+            })
+        );
+        assert_eq!(png.transfer_bytes, Some(50_000));
+
+        // A missing resource: one GET (no HEAD), and its status is cached for
+        // broken-resources.
+        let gone = u("/gone");
+        let before = hits.load(Ordering::SeqCst);
+        let facts = c.inspect(&gone, ResourceKind::Image).await.unwrap();
+        assert_eq!(facts.status, 404);
+        assert_eq!(c.check(&gone).await, LinkStatus::Broken { status: 404 });
+        assert_eq!(hits.load(Ordering::SeqCst), before + 1);
     }
 
     #[tokio::test]

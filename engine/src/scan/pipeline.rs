@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use chrono::Utc;
 use sitescan_rules::links::{self, PageLinks};
+use sitescan_rules::resources::{ResourceKind, Subresource};
 use sitescan_rules::site::{
     inside_sitemap_scope, CorsProbe, PageSummary, RobotsFacts, SiteCheck, SiteInput, SitemapFile,
     SitemapSource, TlsFacts,
@@ -31,6 +32,7 @@ use tracing::Instrument;
 use url::Url;
 
 use super::dispatch::Dispatcher;
+use crate::checks::links::{facts_from_fetched, LinkChecker};
 use crate::config::ScanConfig;
 use crate::crawl::fetch::{decode_html, BodyPolicy, FetchError, Fetched, Fetcher, HopStop};
 use crate::crawl::host_limits::HostPool;
@@ -75,6 +77,12 @@ struct Shared {
     robots_facts: Mutex<HashMap<String, RobotsFacts>>,
     /// Stylesheet texts per URL (`None`: could not be fetched).
     styles: Mutex<HashMap<String, StyleCell>>,
+    /// Link and resource checks (statuses and subresource facts, once per URL
+    /// per scan); `None` when no selected rule needs the network beyond pages.
+    checker: Option<Arc<LinkChecker>>,
+    /// A selected rule reads subresource facts: fetch each page's subresources
+    /// before its rules run (see `sitescan_rules::resources`).
+    subresources: bool,
 }
 
 impl Shared {
@@ -110,8 +118,28 @@ pub(crate) async fn run(
     let start_url = parse_start_url(start)?;
     let mut scope = Scope::new(&start_url, &config)?;
     let hosts = Arc::new(HostPool::new(config.rate_per_host, config.concurrency));
-    let fetcher = Fetcher::new(&config, hosts)?;
+    let fetcher = Fetcher::new(&config, Arc::clone(&hosts))?;
     let capacity = rayon::current_num_threads() * 2;
+    let ids = inner.selection.ids();
+    let subresources = inner
+        .selection
+        .page
+        .iter()
+        .map(|r| r.meta())
+        .chain(inner.selection.site.iter().map(|r| r.meta()))
+        .any(|m| m.subresources);
+    let mut early_notes = Vec::new();
+    let checker = if subresources || ids.contains(&"broken-links") {
+        match LinkChecker::new(&config, hosts) {
+            Ok(c) => Some(Arc::new(c)),
+            Err(e) => {
+                early_notes.push(format!("links and subresources were not checked: {e}"));
+                None
+            }
+        }
+    } else {
+        None
+    };
     let shared = Arc::new(Shared {
         dispatcher: Dispatcher::new(capacity, inner.selection.page.clone()),
         fetcher,
@@ -119,6 +147,8 @@ pub(crate) async fn run(
         robots: Mutex::new(HashMap::new()),
         robots_facts: Mutex::new(HashMap::new()),
         styles: Mutex::new(HashMap::new()),
+        subresources: subresources && checker.is_some(),
+        checker,
         config,
     });
     let config = &shared.config;
@@ -133,7 +163,7 @@ pub(crate) async fn run(
         findings: Vec::new(),
         tallies: HashMap::new(),
         summaries: Vec::new(),
-        notes: Vec::new(),
+        notes: early_notes,
         error_count: 0,
     };
 
@@ -305,14 +335,10 @@ pub(crate) async fn run(
     }
 
     // Link and resource checks, only when their rules are selected.
-    let link_status = check_links(
-        &shared,
-        &scope,
-        &inner.selection,
-        &crawl.summaries,
-        &mut crawl.notes,
-    )
-    .await;
+    let link_status = check_links(&shared, &scope, &inner.selection, &crawl.summaries).await;
+    if let Some(note) = shared.checker.as_deref().and_then(budget_note) {
+        crawl.notes.push(note);
+    }
 
     // Site rules over the summaries.
     let robots = lock(&shared.robots_facts).remove(&origin_key(&site_root));
@@ -420,15 +446,15 @@ pub(crate) async fn run(
 /// Crawled pages keep the status the crawl saw. Other URLs on the scanned site are
 /// never requested (the crawl's page limit, depth, robots.txt and nofollow decided
 /// not to fetch them) and are reported as skipped; URLs on other sites are checked
-/// by [`LinkChecker`](crate::checks::links::LinkChecker) under the crawl's host pool.
+/// by [`LinkChecker`] under the crawl's host pool. Subresources the page phase
+/// already fetched (see [`page_of`]) keep that fetch's status: nothing is
+/// requested twice.
 async fn check_links(
     shared: &Arc<Shared>,
     scope: &Scope,
     selection: &sitescan_rules::registry::Selection,
     summaries: &[PageSummary],
-    notes: &mut Vec<String>,
 ) -> std::collections::BTreeMap<String, sitescan_rules::site::LinkStatus> {
-    use crate::checks::links::{LinkChecker, DEFAULT_ACCEPT, DEFAULT_MAX_LINK_CHECKS};
     use sitescan_rules::site::LinkStatus;
     let ids = selection.ids();
     let (links, resources) = (
@@ -438,18 +464,14 @@ async fn check_links(
     if !links && !resources {
         return Default::default();
     }
-    let checker = match LinkChecker::new(&shared.config, Arc::clone(shared.fetcher.hosts())) {
-        Ok(c) => c,
-        Err(e) => {
-            notes.push(format!("links were not checked: {e}"));
-            return Default::default();
-        }
+    let Some(checker) = shared.checker.as_deref() else {
+        return Default::default();
     };
     for p in summaries.iter().filter(|p| p.status > 0) {
-        let status = if DEFAULT_ACCEPT.contains(&p.status) {
-            LinkStatus::Ok { status: p.status }
-        } else {
-            LinkStatus::Broken { status: p.status }
+        let status = match checker.status_of(p.status) {
+            // A crawled page's own 429 was retried by the crawl already.
+            LinkStatus::RateLimited => LinkStatus::Broken { status: 429 },
+            s => s,
         };
         checker.seed(&p.url, status.clone());
         checker.seed(&p.final_url, status);
@@ -502,18 +524,20 @@ async fn check_links(
         }
         allowed
     });
-    let mut statuses = checker.check_all(urls, DEFAULT_MAX_LINK_CHECKS).await;
+    let mut statuses = checker.check_all(urls).await;
     statuses.extend(disallowed);
-    let over_budget = statuses
-        .values()
-        .filter(|s| matches!(s, LinkStatus::Skipped { reason } if reason.starts_with("more than")))
-        .count();
-    if over_budget > 0 {
-        notes.push(format!(
-            "{over_budget} link/resource URLs were not checked: the scan checks at most {DEFAULT_MAX_LINK_CHECKS}"
-        ));
-    }
     statuses
+}
+
+/// The note for a report whose link/resource checks hit the per-scan budget.
+fn budget_note(checker: &LinkChecker) -> Option<String> {
+    let over = checker.over_budget();
+    (over > 0).then(|| {
+        format!(
+            "{over} link/resource URLs were not checked: the scan checks at most {} (links and subresources together)",
+            checker.max_checks()
+        )
+    })
 }
 
 /// The coordinator's bookkeeping.
@@ -887,6 +911,11 @@ async fn stylesheet(shared: &Arc<Shared>, url: &Url) -> Option<Arc<String>> {
                 None
             })
             .await;
+        // The one fetch of this URL in the scan: its facts serve the
+        // subresource rules and broken-resources too.
+        if let Some(checker) = &shared.checker {
+            checker.seed_facts(url, facts_from_fetched(&got)).await;
+        }
         (got.error.is_none() && (200..300).contains(&got.status))
             .then(|| Arc::new(String::from_utf8_lossy(&got.body).into_owned()))
     })
@@ -923,6 +952,11 @@ async fn page_of(shared: &Arc<Shared>, fetched: Fetched, depth: u32) -> Page {
             });
         }
     }
+    let subresources = if shared.subresources {
+        subresources_of(shared, &body, &fetched.final_url, &stylesheets).await
+    } else {
+        Vec::new()
+    };
     Page {
         url: fetched.url,
         final_url: fetched.final_url,
@@ -937,7 +971,55 @@ async fn page_of(shared: &Arc<Shared>, fetched: Fetched, depth: u32) -> Page {
         depth,
         body,
         stylesheets,
+        subresources,
     }
+}
+
+/// The page's subresources with their facts: what the raw HTML loads (the
+/// start-tag pre-pass, as for stylesheets) plus the fonts its linked
+/// stylesheets declare, each fetched once per scan by the shared
+/// [`LinkChecker`] (pages referencing the same URL wait for the one request).
+/// URLs robots.txt disallows, private addresses and URLs over the budget are
+/// left out.
+async fn subresources_of(
+    shared: &Arc<Shared>,
+    body: &str,
+    page_url: &Url,
+    stylesheets: &[Stylesheet],
+) -> Vec<Subresource> {
+    use futures::stream::{self, StreamExt};
+    let Some(checker) = shared.checker.as_deref() else {
+        return Vec::new();
+    };
+    let mut refs: Vec<(Url, ResourceKind)> = links::subresource_refs(body, page_url)
+        .into_iter()
+        .map(|r| (r.url, r.kind))
+        .collect();
+    for sheet in stylesheets {
+        if let Ok(sheet_url) = Url::parse(&sheet.url) {
+            for font in links::font_face_urls(&sheet.text, &sheet_url) {
+                if !refs.iter().any(|(u, _)| *u == font) {
+                    refs.push((font, ResourceKind::Font));
+                }
+            }
+        }
+    }
+    stream::iter(refs)
+        .map(|(url, kind)| async move {
+            if !shared.robots_allow(&url) {
+                return None;
+            }
+            let facts = checker.inspect(&url, kind).await?;
+            Some(Subresource {
+                url: url.to_string(),
+                kind,
+                facts: (*facts).clone(),
+            })
+        })
+        .buffered(shared.config.concurrency.max(1))
+        .filter_map(|s| async move { s })
+        .collect()
+        .await
 }
 
 /// Fetches, then analyzes one page. `scope` is `None` for the start page, whose
@@ -1093,6 +1175,8 @@ mod tests {
             robots: Mutex::new(HashMap::new()),
             robots_facts: Mutex::new(HashMap::new()),
             styles: Mutex::new(HashMap::new()),
+            checker: None,
+            subresources: false,
             config,
         })
     }
@@ -1145,5 +1229,27 @@ mod tests {
             let page = page_of(&shared, fetched, 0).await;
             assert!(page.body.contains(title), "{path}: {}", page.body);
         }
+    }
+
+    #[tokio::test]
+    async fn a_spent_link_check_budget_is_noted() {
+        let server = FixtureServer::start(site_dir("resources")).await.unwrap();
+        let config = ScanConfig {
+            allow_private: true,
+            rate_per_host: 100.0,
+            ..ScanConfig::default()
+        };
+        let hosts = Arc::new(HostPool::new(config.rate_per_host, config.concurrency));
+        let checker = LinkChecker::new(&config, hosts).unwrap().with_max_checks(1);
+        assert_eq!(budget_note(&checker), None);
+        for path in ["/img/logo.png", "/img/icon.png", "/js/app.js"] {
+            let url = Url::parse(&server.url_for(path)).unwrap();
+            checker.inspect(&url, ResourceKind::Image).await;
+        }
+        assert_eq!(server.paths(), vec!["/img/logo.png"]);
+        assert_eq!(
+            budget_note(&checker).as_deref(),
+            Some("2 link/resource URLs were not checked: the scan checks at most 1 (links and subresources together)")
+        );
     }
 }

@@ -18,6 +18,7 @@ static META: RuleMeta = RuleMeta {
     impact: Impact::Moderate,
     act: &["b40fd1"],
     best_practice: true,
+    subresources: false,
     docs: r#"## What it checks
 On an HTML page where some of the page's own content comes after a block of
 repeated content, an element with a landmark role that is exposed to assistive

@@ -20,6 +20,7 @@ static META: RuleMeta = RuleMeta {
     impact: Impact::Moderate,
     act: &["ye5d6e"],
     best_practice: true,
+    subresources: false,
     docs: r##"## What it checks
 On an HTML page where some of the page's own content comes after a block of
 repeated content, a focusable same-page link (`href="#id"`) placed before that

@@ -22,7 +22,8 @@ nofollow) are not requested and not judged. Links to other sites are checked onc
 scan (results cached per URL) with `HEAD`, falling back to `GET` when `HEAD` is
 refused or fails, following redirects, under the same per-host politeness and
 private-address guard as the crawl. A final status of 400 or more fails (accepted
-statuses are configurable in the engine); no answer at all (DNS, connection, TLS,
+statuses are configurable: `sitescan scan --accept 200..=299,403`, the API's
+`config.accept`); no answer at all (DNS, connection, TLS,
 timeout, redirect loop) fails as unreachable. A `429 Too Many Requests` that persists
 after honouring `Retry-After` is reported as **rate limited**, needing review — never
 as broken. One finding per page and target.

@@ -13,14 +13,20 @@ static META: RuleMeta = RuleMeta {
     help: "Fix the URLs of missing images, scripts and stylesheets, or remove the references.",
     help_url: "https://developer.chrome.com/docs/lighthouse/best-practices/errors-in-console",
     impact: Impact::Serious,
+    subresources: true,
     docs: r#"## What it checks
 Every subresource a crawled page references — `<img src>`, `<script src>`,
 stylesheet / icon / preload `<link href>`, `<iframe src>`, `<video>`, `<audio>`,
 `<source>` and `<track>` `src` — with an `http(s)` URL is checked once per scan
-(cached per URL; resources on the scanned site only when its robots.txt allows them): `HEAD`, then `GET` when `HEAD` is refused or fails, redirects
-followed, with the crawl's politeness and private-address guard. A final status of
-400 or more, or no answer, fails; a persistent `429` needs review ("rate limited").
-One finding per page and resource.
+(cached per URL; resources on the scanned site only when its robots.txt allows
+them), with the crawl's politeness and private-address guard. Scripts,
+stylesheets, images, fonts and media get the one `GET` that also records their
+size, compression and cache headers for the performance rules (fetched while the
+crawl runs, before the page's rules); iframes, which are documents, get `HEAD`,
+then `GET` when `HEAD` is refused or fails. Redirects are followed. A final status
+outside the accepted ones (default 100–399; `--accept`, `config.accept`), or no
+answer, fails; a persistent `429` needs review ("rate limited"). One finding per
+page and resource.
 
 ## Why it matters
 A missing stylesheet or script breaks the page's layout or behaviour; a missing image
