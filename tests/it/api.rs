@@ -1046,6 +1046,63 @@ impl sitescan_daemon::store::Store for BrokenStore {
     ) -> sitescan_daemon::Result<Vec<sitescan_daemon::store::Delivery>> {
         broken()
     }
+
+    async fn create_user(
+        &self,
+        _: sitescan_daemon::store::User,
+    ) -> sitescan_daemon::Result<sitescan_daemon::store::User> {
+        broken()
+    }
+    async fn user(&self, _: &str) -> sitescan_daemon::Result<Option<sitescan_daemon::store::User>> {
+        broken()
+    }
+    async fn user_by_email(
+        &self,
+        _: &str,
+    ) -> sitescan_daemon::Result<Option<sitescan_daemon::store::User>> {
+        broken()
+    }
+    async fn list_users(
+        &self,
+        _: Option<&str>,
+    ) -> sitescan_daemon::Result<Vec<sitescan_daemon::store::User>> {
+        broken()
+    }
+    async fn create_password_token(
+        &self,
+        _: &str,
+        _: sitescan_daemon::store::PasswordToken,
+    ) -> sitescan_daemon::Result<()> {
+        broken()
+    }
+    async fn set_password_with_token(
+        &self,
+        _: &str,
+        _: &str,
+        _: chrono::DateTime<chrono::Utc>,
+    ) -> sitescan_daemon::Result<Option<sitescan_daemon::store::User>> {
+        broken()
+    }
+    async fn create_session(
+        &self,
+        _: &str,
+        _: sitescan_daemon::store::Session,
+    ) -> sitescan_daemon::Result<()> {
+        broken()
+    }
+    async fn session(
+        &self,
+        _: &str,
+        _: chrono::DateTime<chrono::Utc>,
+    ) -> sitescan_daemon::Result<Option<sitescan_daemon::store::Session>> {
+        broken()
+    }
+    async fn touch_session(&self, _: &str, _: chrono::DateTime<chrono::Utc>) -> sitescan_daemon::Result<()> {
+        broken()
+    }
+    async fn delete_session(&self, _: &str) -> sitescan_daemon::Result<()> {
+        broken()
+    }
 }
 
 async fn serve_broken(panics: bool) -> String {

@@ -212,6 +212,7 @@ async fn redis_backend_meets_the_store_and_queue_contract() {
     contract::scan_lifecycle(b.clone()).await;
     contract::queue_contract(b.clone()).await;
     contract::webhooks_and_outbox(b.clone()).await;
+    contract::users_and_sessions(b.clone()).await;
     // Everything lives under the prefix, and the guard's clean-up finds it.
     assert!(b.delete_all().await.unwrap() > 0);
 }

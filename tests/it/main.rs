@@ -10,6 +10,8 @@
 //! - `conformance`: the ACT conformance floor (`conformance/floor.json`).
 //! - `reports`: report formats, baselines and gates (`sitescan report`).
 //! - `site_checks`: link/resource checks over the network and the security grade.
+//! - `dashboard`: the dashboard's pages over HTTP: sign-in, sessions, CSRF, keys,
+//!   sites, scan quota, tenancy, and our own rules over every page.
 //! - `webhooks`: signed scan events to a real receiver, retries, restart, 410, registration.
 
 #![allow(
@@ -25,6 +27,7 @@ mod cli;
 mod conformance;
 mod contract;
 mod crawl;
+mod dashboard;
 mod fleet;
 mod remote;
 mod reports;

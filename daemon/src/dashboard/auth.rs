@@ -102,7 +102,7 @@ impl LoginLimits {
     /// either bucket is empty.
     pub fn check(&self, email: &str, ip: &str) -> Result<(), u64> {
         let now = DefaultClock::default().now();
-        let wait = |n: governor::NotUntil<_>| n.wait_time_from(now).as_secs().max(1);
+        let wait = |n: governor::NotUntil<_>| (n.wait_time_from(now).as_secs_f64().ceil() as u64).max(1);
         self.per_ip.check_key(&ip.to_string()).map_err(wait)?;
         self.per_email.check_key(&email.to_string()).map_err(wait)?;
         Ok(())
@@ -692,6 +692,7 @@ pub struct TokenQuery {
 fn set_password_form(csrf: &str, token: &str, errors: &FieldErrors) -> Html<String> {
     let hint = format!("At least {MIN_PASSWORD} characters.");
     let main = html! {
+        p { "Choose the password you will sign in to the sitescan dashboard with. This link works only once, and only within " (PASSWORD_LINK_HOURS) " hours of being made; after that, ask your administrator for a new one." }
         (layout::error_summary(errors))
         form method="post" action="/set-password" novalidate {
             input type="hidden" name="csrf" value=(csrf);
