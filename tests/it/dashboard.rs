@@ -646,3 +646,77 @@ async fn every_page_passes_our_own_wcag_aa_and_header_rules() {
     assert_eq!(seen.len(), pages.len());
     api.stop().await;
 }
+
+fn admin(dir: &std::path::Path, args: &[&str]) -> (i32, serde_json::Value, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sitescan"))
+        .arg("admin")
+        .arg("--data-dir")
+        .arg(dir)
+        .args(args)
+        .env_remove("SITESCAN_PUBLIC_URL")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let json = serde_json::from_str(stdout.trim()).unwrap_or(serde_json::Value::Null);
+    (
+        out.status.code().unwrap_or(-1),
+        json,
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+#[test]
+fn admin_cli_creates_users_with_a_password_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, acc, _) = admin(dir.path(), &["account", "create", "--plan", "professional"]);
+    assert_eq!(code, 0);
+    let acc = acc["id"].as_str().unwrap().to_string();
+
+    let (code, user, err) = admin(
+        dir.path(),
+        &["user", "create", "--account", &acc, "--email", "Ann@Example.com", "--base-url", "https://scan.example.com"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(user["id"].as_str().unwrap().starts_with("usr_"));
+    assert_eq!(user["email"], "ann@example.com");
+    assert_eq!(user["password_set"], false);
+    let link = user["password_link"].as_str().unwrap();
+    assert!(link.starts_with("https://scan.example.com/set-password?token="), "{link}");
+    assert_eq!(link.len(), "https://scan.example.com/set-password?token=".len() + 64);
+    assert!(err.contains("open this link within 24 hours"));
+
+    let (code, _, err) = admin(dir.path(), &["user", "create", "--account", &acc, "--email", "ann@example.com"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("already exists"), "{err}");
+    let (code, _, err) = admin(dir.path(), &["user", "create", "--account", &acc, "--email", "not-an-email"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is not an e-mail address"), "{err}");
+    let (code, _, err) = admin(dir.path(), &["user", "create", "--account", "acc_missing", "--email", "b@example.com"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no account `acc_missing`"), "{err}");
+
+    let (code, list, _) = admin(dir.path(), &["user", "list", "--account", &acc]);
+    assert_eq!(code, 0);
+    assert_eq!(list.as_array().unwrap().len(), 1);
+    assert_eq!(list[0]["email"], "ann@example.com");
+    assert!(list[0].get("password_hash").is_none(), "never printed");
+
+    let (code, reset, _) = admin(dir.path(), &["user", "reset-password", "ANN@example.com"]);
+    assert_eq!(code, 0);
+    let again = reset["password_link"].as_str().unwrap();
+    assert!(again.starts_with("http://127.0.0.1:8080/set-password?token="), "{again}");
+    assert_ne!(again.split("token=").nth(1), link.split("token=").nth(1));
+    let (code, _, err) = admin(dir.path(), &["user", "reset-password", "nobody@example.com"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no user `nobody@example.com`"), "{err}");
+
+    let (code, key, _) = admin(
+        dir.path(),
+        &["key", "create", "--account", &acc, "--name", "ci", "--expires-in", "never"],
+    );
+    assert_eq!(code, 0);
+    assert_eq!(key["expires_at"], serde_json::Value::Null);
+    let (code, _, err) = admin(dir.path(), &["key", "create", "--account", &acc, "--name", " "]);
+    assert_eq!(code, 2);
+    assert!(err.contains("name: give 1 to 100 characters"), "{err}");
+}
