@@ -1098,7 +1098,11 @@ impl sitescan_daemon::store::Store for BrokenStore {
     ) -> sitescan_daemon::Result<Option<sitescan_daemon::store::Session>> {
         broken()
     }
-    async fn touch_session(&self, _: &str, _: chrono::DateTime<chrono::Utc>) -> sitescan_daemon::Result<()> {
+    async fn touch_session(
+        &self,
+        _: &str,
+        _: chrono::DateTime<chrono::Utc>,
+    ) -> sitescan_daemon::Result<()> {
         broken()
     }
     async fn delete_session(&self, _: &str) -> sitescan_daemon::Result<()> {

@@ -650,12 +650,18 @@ pub async fn users_and_sessions(store: Arc<dyn Store>) {
         Some(user.clone()),
         "e-mails compare lowercase"
     );
-    assert_eq!(store.user_by_email("nobody@example.com").await.unwrap(), None);
+    assert_eq!(
+        store.user_by_email("nobody@example.com").await.unwrap(),
+        None
+    );
     let twin = User {
         id: new_id("usr").unwrap(),
         ..user.clone()
     };
-    assert!(matches!(store.create_user(twin).await, Err(Error::Conflict(_))));
+    assert!(matches!(
+        store.create_user(twin).await,
+        Err(Error::Conflict(_))
+    ));
     let orphan = User {
         id: new_id("usr").unwrap(),
         account_id: "acc_missing".into(),
@@ -664,7 +670,10 @@ pub async fn users_and_sessions(store: Arc<dyn Store>) {
     };
     assert!(matches!(
         store.create_user(orphan).await,
-        Err(Error::NotFound { kind: "account", .. })
+        Err(Error::NotFound {
+            kind: "account",
+            ..
+        })
     ));
     let listed = store.list_users(Some(&acc.id)).await.unwrap();
     assert_eq!(listed, vec![user.clone()]);
@@ -716,7 +725,13 @@ pub async fn users_and_sessions(store: Arc<dyn Store>) {
         "an expired token sets nothing"
     );
     assert_eq!(
-        store.user(&user.id).await.unwrap().unwrap().password_hash.as_deref(),
+        store
+            .user(&user.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .password_hash
+            .as_deref(),
         Some("$argon2id$hash-1")
     );
     assert!(matches!(
@@ -742,7 +757,10 @@ pub async fn users_and_sessions(store: Arc<dyn Store>) {
     };
     let sh = new_id("sess").unwrap();
     store.create_session(&sh, session.clone()).await.unwrap();
-    assert_eq!(store.session(&sh, now).await.unwrap(), Some(session.clone()));
+    assert_eq!(
+        store.session(&sh, now).await.unwrap(),
+        Some(session.clone())
+    );
     assert_eq!(
         store
             .session(&sh, now + chrono::Duration::hours(13))
@@ -754,14 +772,23 @@ pub async fn users_and_sessions(store: Arc<dyn Store>) {
     let later = now + chrono::Duration::minutes(5);
     store.touch_session(&sh, later).await.unwrap();
     assert_eq!(
-        store.session(&sh, later).await.unwrap().unwrap().last_seen_at,
+        store
+            .session(&sh, later)
+            .await
+            .unwrap()
+            .unwrap()
+            .last_seen_at,
         later
     );
     store.delete_session(&sh).await.unwrap();
     assert_eq!(store.session(&sh, now).await.unwrap(), None);
     store.delete_session(&sh).await.unwrap();
     store.touch_session(&sh, later).await.unwrap();
-    assert_eq!(store.session(&sh, later).await.unwrap(), None, "a touch does not revive it");
+    assert_eq!(
+        store.session(&sh, later).await.unwrap(),
+        None,
+        "a touch does not revive it"
+    );
     let visitor = Session {
         user_id: None,
         ..session

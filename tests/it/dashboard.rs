@@ -13,8 +13,8 @@ use sitescan_daemon::dashboard::auth::{create_user, issue_password_link};
 use sitescan_daemon::dashboard::CONTENT_SECURITY_POLICY as CSP;
 use sitescan_daemon::store::{Plan, Store};
 use sitescan_fixtures::{site_dir, FixtureServer};
-use sitescan_rules::{Header, Page, Stylesheet};
 use sitescan_rules::{registry, Outcome};
+use sitescan_rules::{Header, Page, Stylesheet};
 
 use crate::api_support::{call, TestApi};
 
@@ -118,11 +118,18 @@ impl Browser {
 /// and the user's e-mail.
 async fn user(api: &TestApi, plan: Plan) -> (String, String) {
     let account = api.account(plan).await;
-    let email = format!("{}@example.com", sitescan_daemon::store::new_id("ann").unwrap());
+    let email = format!(
+        "{}@example.com",
+        sitescan_daemon::store::new_id("ann").unwrap()
+    );
     let store: &dyn Store = &*api.store;
-    let u = create_user(store, &account, &email, Utc::now()).await.unwrap();
+    let u = create_user(store, &account, &email, Utc::now())
+        .await
+        .unwrap();
     let base = url::Url::parse(&api.base).unwrap();
-    let link = issue_password_link(store, &u.id, &base, Utc::now()).await.unwrap();
+    let link = issue_password_link(store, &u.id, &base, Utc::now())
+        .await
+        .unwrap();
     let token = link.split("token=").nth(1).unwrap().to_string();
     let mut b = Browser::new(api);
     let page = b.get(&format!("/set-password?token={token}")).await;
@@ -145,9 +152,18 @@ async fn user(api: &TestApi, plan: Plan) -> (String, String) {
 async fn sign_in(api: &TestApi, email: &str) -> Browser {
     let mut b = Browser::new(api);
     let login = b
-        .submit("/login", "/login", &[("email", email), ("password", PASSWORD)])
+        .submit(
+            "/login",
+            "/login",
+            &[("email", email), ("password", PASSWORD)],
+        )
         .await;
-    assert_eq!((login.status, login.location()), (303, "/sites"), "{}", login.body);
+    assert_eq!(
+        (login.status, login.location()),
+        (303, "/sites"),
+        "{}",
+        login.body
+    );
     b
 }
 
@@ -158,7 +174,10 @@ async fn sign_in_rotates_the_session_and_sign_out_ends_it() {
     let mut b = Browser::new(&api);
 
     let gate = b.get("/sites").await;
-    assert_eq!((gate.status, gate.location()), (303, "/login?next=%2Fsites"));
+    assert_eq!(
+        (gate.status, gate.location()),
+        (303, "/login?next=%2Fsites")
+    );
 
     let page = b.get("/login").await;
     assert_eq!(page.status, 200);
@@ -167,10 +186,16 @@ async fn sign_in_rotates_the_session_and_sign_out_ends_it() {
         cookie.ends_with("; Path=/; HttpOnly; SameSite=Lax; Max-Age=7200"),
         "{cookie}"
     );
-    assert!(!cookie.contains("Secure"), "plain http on loopback: {cookie}");
+    assert!(
+        !cookie.contains("Secure"),
+        "plain http on loopback: {cookie}"
+    );
     assert_eq!(page.headers[CONTENT_SECURITY_POLICY], CSP);
     assert_eq!(page.headers["x-content-type-options"], "nosniff");
-    assert_eq!(page.headers["referrer-policy"], "strict-origin-when-cross-origin");
+    assert_eq!(
+        page.headers["referrer-policy"],
+        "strict-origin-when-cross-origin"
+    );
     assert_eq!(page.headers["x-frame-options"], "DENY");
     assert_eq!(page.headers["cache-control"], "no-store");
     assert!(page.headers.get("strict-transport-security").is_none());
@@ -180,18 +205,30 @@ async fn sign_in_rotates_the_session_and_sign_out_ends_it() {
     let wrong = b
         .post(
             "/login",
-            &[("csrf", &csrf), ("email", &email), ("password", "not the password")],
+            &[
+                ("csrf", &csrf),
+                ("email", &email),
+                ("password", "not the password"),
+            ],
         )
         .await;
     assert_eq!(wrong.status, 401);
-    assert!(wrong.body.contains(r#"<p class="error" id="password-error">Wrong e-mail or password.</p>"#));
-    assert!(wrong.body.contains(r#"aria-invalid="true" aria-describedby="password-error""#));
+    assert!(wrong
+        .body
+        .contains(r#"<p class="error" id="password-error">Wrong e-mail or password.</p>"#));
+    assert!(wrong
+        .body
+        .contains(r#"aria-invalid="true" aria-describedby="password-error""#));
     assert!(wrong.set_cookie().is_none());
 
     let unknown = b
         .post(
             "/login",
-            &[("csrf", &csrf), ("email", "nobody@example.com"), ("password", PASSWORD)],
+            &[
+                ("csrf", &csrf),
+                ("email", "nobody@example.com"),
+                ("password", PASSWORD),
+            ],
         )
         .await;
     assert_eq!(unknown.status, 401, "same answer for an unknown e-mail");
@@ -200,12 +237,20 @@ async fn sign_in_rotates_the_session_and_sign_out_ends_it() {
     let ok = b
         .post(
             "/login",
-            &[("csrf", &csrf), ("email", &email.to_uppercase()), ("password", PASSWORD), ("next", "/settings/keys")],
+            &[
+                ("csrf", &csrf),
+                ("email", &email.to_uppercase()),
+                ("password", PASSWORD),
+                ("next", "/settings/keys"),
+            ],
         )
         .await;
     assert_eq!((ok.status, ok.location()), (303, "/settings/keys"));
     let cookie = ok.set_cookie().unwrap();
-    assert!(cookie.ends_with("; Path=/; HttpOnly; SameSite=Lax; Max-Age=43200"), "{cookie}");
+    assert!(
+        cookie.ends_with("; Path=/; HttpOnly; SameSite=Lax; Max-Age=43200"),
+        "{cookie}"
+    );
     let signed_in = b.cookie.clone().unwrap();
     assert_ne!(signed_in, visitor, "a new session id on sign-in");
 
@@ -224,7 +269,10 @@ async fn sign_in_rotates_the_session_and_sign_out_ends_it() {
     assert_eq!(b.post("/logout", &[]).await.status, 403);
     let out = b.post("/logout", &[("csrf", &new_csrf)]).await;
     assert_eq!((out.status, out.location()), (303, "/login?signed_out=1"));
-    assert!(out.set_cookie().unwrap().starts_with("sitescan_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0"));
+    assert!(out
+        .set_cookie()
+        .unwrap()
+        .starts_with("sitescan_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0"));
     let mut again = Browser::new(&api);
     again.cookie = Some(signed_in);
     assert_eq!(again.get("/sites").await.status, 303, "the session ended");
@@ -243,7 +291,10 @@ async fn forms_without_the_right_csrf_token_are_refused() {
     assert_eq!(missing.status, 403);
     assert!(missing.body.contains("Form expired"));
     let wrong = anon
-        .post("/login", &[("csrf", "0000"), ("email", &email), ("password", PASSWORD)])
+        .post(
+            "/login",
+            &[("csrf", "0000"), ("email", &email), ("password", PASSWORD)],
+        )
         .await;
     assert_eq!(wrong.status, 403);
 
@@ -252,10 +303,18 @@ async fn forms_without_the_right_csrf_token_are_refused() {
         ("/settings/keys", vec![("name", "ci")]),
         ("/sites", vec![("url", "https://example.com/")]),
     ] {
-        assert_eq!(b.post(path, &form).await.status, 403, "{path} without a token");
+        assert_eq!(
+            b.post(path, &form).await.status,
+            403,
+            "{path} without a token"
+        );
         let mut with_wrong = vec![("csrf", "f00d")];
         with_wrong.extend(form);
-        assert_eq!(b.post(path, &with_wrong).await.status, 403, "{path} with a wrong token");
+        assert_eq!(
+            b.post(path, &with_wrong).await.status,
+            403,
+            "{path} with a wrong token"
+        );
     }
     assert!(api.store.list_keys(None).await.unwrap().is_empty());
     api.stop().await;
@@ -269,16 +328,28 @@ async fn sign_in_attempts_are_rate_limited_per_email() {
     let csrf = b.get("/login").await.csrf();
     for i in 0..sitescan_daemon::dashboard::auth::LOGIN_PER_EMAIL {
         let a = b
-            .post("/login", &[("csrf", &csrf), ("email", &email), ("password", "wrong")])
+            .post(
+                "/login",
+                &[("csrf", &csrf), ("email", &email), ("password", "wrong")],
+            )
             .await;
         assert_eq!(a.status, 401, "attempt {i}");
     }
     let limited = b
-        .post("/login", &[("csrf", &csrf), ("email", &email), ("password", PASSWORD)])
+        .post(
+            "/login",
+            &[("csrf", &csrf), ("email", &email), ("password", PASSWORD)],
+        )
         .await;
     assert_eq!(limited.status, 429, "even the right password waits");
-    assert!(limited.body.contains("Too many sign-in attempts. Wait 1 minute and try again."));
-    let retry: u64 = limited.headers["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!(limited
+        .body
+        .contains("Too many sign-in attempts. Wait 1 minute and try again."));
+    let retry: u64 = limited.headers["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!((1..=60).contains(&retry), "{retry}");
     assert!(limited.set_cookie().is_none());
     api.stop().await;
@@ -289,11 +360,18 @@ async fn a_password_link_works_once() {
     let api = TestApi::start().await;
     let account = api.account(Plan::Starter).await;
     let store: &dyn Store = &*api.store;
-    let u = create_user(store, &account, "Bob@Example.com", Utc::now()).await.unwrap();
-    assert_eq!(u.email, "bob@example.com");
-    let link = issue_password_link(store, &u.id, &url::Url::parse(&api.base).unwrap(), Utc::now())
+    let u = create_user(store, &account, "Bob@Example.com", Utc::now())
         .await
         .unwrap();
+    assert_eq!(u.email, "bob@example.com");
+    let link = issue_password_link(
+        store,
+        &u.id,
+        &url::Url::parse(&api.base).unwrap(),
+        Utc::now(),
+    )
+    .await
+    .unwrap();
     assert!(link.starts_with(&format!("{}/set-password?token=", api.base)));
     let path = link.strip_prefix(&api.base).unwrap().to_string();
     let token = path.split("token=").nth(1).unwrap().to_string();
@@ -302,17 +380,43 @@ async fn a_password_link_works_once() {
     assert_eq!(page.status, 200);
     let csrf = page.csrf();
     let short = b
-        .post("/set-password", &[("csrf", &csrf), ("token", &token), ("password", "short"), ("confirm", "short")])
+        .post(
+            "/set-password",
+            &[
+                ("csrf", &csrf),
+                ("token", &token),
+                ("password", "short"),
+                ("confirm", "short"),
+            ],
+        )
         .await;
     assert_eq!(short.status, 422);
-    assert!(short.body.contains(r#"aria-describedby="password-hint password-error""#));
+    assert!(short
+        .body
+        .contains(r#"aria-describedby="password-hint password-error""#));
     assert!(short.body.contains("Use at least 12 characters"));
     let set = b
-        .post("/set-password", &[("csrf", &csrf), ("token", &token), ("password", PASSWORD), ("confirm", PASSWORD)])
+        .post(
+            "/set-password",
+            &[
+                ("csrf", &csrf),
+                ("token", &token),
+                ("password", PASSWORD),
+                ("confirm", PASSWORD),
+            ],
+        )
         .await;
     assert_eq!((set.status, set.location()), (303, "/login?password=set"));
     let again = b
-        .post("/set-password", &[("csrf", &csrf), ("token", &token), ("password", "another long password"), ("confirm", "another long password")])
+        .post(
+            "/set-password",
+            &[
+                ("csrf", &csrf),
+                ("token", &token),
+                ("password", "another long password"),
+                ("confirm", "another long password"),
+            ],
+        )
         .await;
     assert_eq!(again.status, 400);
     assert!(again.body.contains("This link does not work"));
@@ -327,21 +431,38 @@ async fn a_key_is_shown_once_and_refused_by_the_api_once_revoked() {
     let (account, email) = user(&api, Plan::Professional).await;
     let mut b = sign_in(&api, &email).await;
 
-    let blank = b.submit("/settings/keys", "/settings/keys", &[("name", " "), ("expires", "90")]).await;
+    let blank = b
+        .submit(
+            "/settings/keys",
+            "/settings/keys",
+            &[("name", " "), ("expires", "90")],
+        )
+        .await;
     assert_eq!(blank.status, 422);
-    assert!(blank.body.contains(r#"<p class="error" id="name-error">Give 1 to 100 characters.</p>"#));
-    assert!(blank.body.contains(r#"aria-invalid="true" aria-describedby="name-hint name-error""#));
+    assert!(blank
+        .body
+        .contains(r#"<p class="error" id="name-error">Give 1 to 100 characters.</p>"#));
+    assert!(blank
+        .body
+        .contains(r#"aria-invalid="true" aria-describedby="name-hint name-error""#));
 
     let created = b
         .submit(
             "/settings/keys",
             "/settings/keys",
-            &[("name", "deploys"), ("description", "CI"), ("expires", "never")],
+            &[
+                ("name", "deploys"),
+                ("description", "CI"),
+                ("expires", "never"),
+            ],
         )
         .await;
     assert_eq!(created.status, 201);
     assert_eq!(created.headers["cache-control"], "no-store");
-    let at = created.body.find(r#"<code class="secret" id="new-key">"#).unwrap();
+    let at = created
+        .body
+        .find(r#"<code class="secret" id="new-key">"#)
+        .unwrap();
     let secret: String = created.body[at..]
         .split('>')
         .nth(1)
@@ -356,7 +477,9 @@ async fn a_key_is_shown_once_and_refused_by_the_api_once_revoked() {
 
     let listed = b.get("/settings/keys").await;
     assert!(!listed.body.contains(&secret), "never shown again");
-    assert!(listed.body.contains(&format!("<code>{}…</code>", &secret[..8])));
+    assert!(listed
+        .body
+        .contains(&format!("<code>{}…</code>", &secret[..8])));
     assert!(listed.body.contains("Never"));
 
     let (status, current) = call(api.req(Method::GET, "/api/v1/keys/current", Some(&secret))).await;
@@ -368,11 +491,26 @@ async fn a_key_is_shown_once_and_refused_by_the_api_once_revoked() {
     let confirm = b.get(&format!("/settings/keys/{}/revoke", key.id)).await;
     assert_eq!(confirm.status, 200);
     assert!(confirm.body.contains("This cannot be undone"));
-    assert!(api.store.key(&key.id).await.unwrap().unwrap().revoked_at.is_none(), "the GET changes nothing");
+    assert!(
+        api.store
+            .key(&key.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .revoked_at
+            .is_none(),
+        "the GET changes nothing"
+    );
     let revoked = b
-        .post(&format!("/settings/keys/{}/revoke", key.id), &[("csrf", &confirm.csrf())])
+        .post(
+            &format!("/settings/keys/{}/revoke", key.id),
+            &[("csrf", &confirm.csrf())],
+        )
         .await;
-    assert_eq!((revoked.status, revoked.location()), (303, format!("/settings/keys?revoked={}", key.id).as_str()));
+    assert_eq!(
+        (revoked.status, revoked.location()),
+        (303, format!("/settings/keys?revoked={}", key.id).as_str())
+    );
     let (status, body) = call(api.req(Method::GET, "/api/v1/sites", Some(&secret))).await;
     assert_eq!(status, 401);
     assert_eq!(body["error"]["code"], "invalid_api_key");
@@ -387,7 +525,9 @@ async fn the_starter_plan_sees_what_it_lacks() {
     let (_, email) = user(&api, Plan::Starter).await;
     let mut b = sign_in(&api, &email).await;
     let keys = b.get("/settings/keys").await;
-    assert!(keys.body.contains("API access needs the Professional or Enterprise plan."));
+    assert!(keys
+        .body
+        .contains("API access needs the Professional or Enterprise plan."));
     let sites = b.get("/sites").await;
     assert!(sites.body.contains("The Starter plan includes no scans."));
     api.stop().await;
@@ -400,32 +540,49 @@ async fn sites_are_validated_like_the_api_and_scans_follow_the_plan_quota() {
     let (account, email) = user(&api, Plan::Professional).await;
     let mut b = sign_in(&api, &email).await;
 
-    let bad = b.submit("/sites", "/sites", &[("url", "ftp://example.com/")]).await;
+    let bad = b
+        .submit("/sites", "/sites", &[("url", "ftp://example.com/")])
+        .await;
     assert_eq!(bad.status, 422);
-    assert!(bad.body.contains(r#"<p class="error" id="url-error">The scheme must be http or https.</p>"#));
-    assert!(bad.body.contains(r#"aria-describedby="url-hint url-error""#));
-    assert!(bad.body.contains(r#"value="ftp://example.com/""#), "the value is kept");
+    assert!(bad
+        .body
+        .contains(r#"<p class="error" id="url-error">The scheme must be http or https.</p>"#));
+    assert!(bad
+        .body
+        .contains(r#"aria-describedby="url-hint url-error""#));
+    assert!(
+        bad.body.contains(r#"value="ftp://example.com/""#),
+        "the value is kept"
+    );
     let relative = b.submit("/sites", "/sites", &[("url", "/shop")]).await;
     assert_eq!(relative.status, 422);
     assert!(relative.body.contains("Not an absolute URL"));
     assert!(api.store.list_sites(&account).await.unwrap().is_empty());
 
     let url = fixture.url();
-    let made = b.submit("/sites", "/sites", &[("url", &url), ("name", "Fixture")]).await;
+    let made = b
+        .submit("/sites", "/sites", &[("url", &url), ("name", "Fixture")])
+        .await;
     assert_eq!(made.status, 303);
     let site = api.store.list_sites(&account).await.unwrap().remove(0);
     assert_eq!(made.location(), format!("/sites/{}", site.id));
     assert_eq!(site.url, url);
 
     let page = b.get(&format!("/sites/{}", site.id)).await;
-    assert!(page.body.contains("Scans today: 0 of 2 (Professional plan, 2 left"));
+    assert!(page
+        .body
+        .contains("Scans today: 0 of 2 (Professional plan, 2 left"));
     let mut scans = Vec::new();
     for _ in 0..2 {
         let started = b
             .submit(
                 &format!("/sites/{}", site.id),
                 &format!("/sites/{}/scans", site.id),
-                &[("categories", "accessibility"), ("categories", "seo"), ("priority", "high")],
+                &[
+                    ("categories", "accessibility"),
+                    ("categories", "seo"),
+                    ("priority", "high"),
+                ],
             )
             .await;
         assert_eq!(started.status, 303, "{}", started.body);
@@ -439,14 +596,23 @@ async fn sites_are_validated_like_the_api_and_scans_follow_the_plan_quota() {
         )
         .await;
     assert_eq!(third.status, 429);
-    assert!(third.body.contains("No scans left today: the Professional plan allows 2 scans per day (UTC)."));
+    assert!(third
+        .body
+        .contains("No scans left today: the Professional plan allows 2 scans per day (UTC)."));
     assert!(third.body.contains("Scans today: 2 of 2"));
     assert_eq!(
-        api.store.scans_created_on(&account, Utc::now().date_naive()).await.unwrap(),
+        api.store
+            .scans_created_on(&account, Utc::now().date_naive())
+            .await
+            .unwrap(),
         2
     );
     let none = b
-        .submit(&format!("/sites/{}", site.id), &format!("/sites/{}/scans", site.id), &[("priority", "normal")])
+        .submit(
+            &format!("/sites/{}", site.id),
+            &format!("/sites/{}/scans", site.id),
+            &[("priority", "normal")],
+        )
         .await;
     assert_eq!(none.status, 422);
     assert!(none.body.contains("Choose at least one category."));
@@ -470,21 +636,39 @@ async fn sites_are_validated_like_the_api_and_scans_follow_the_plan_quota() {
     }
     assert!(done, "the scan finished");
     let scan_page = b.get(&format!("/scans/{}", scans[0])).await;
-    assert!(scan_page.body.contains(&format!(r#"<iframe class="report" src="/scans/{}/report" title="The scan report">"#, scans[0])));
+    assert!(scan_page.body.contains(&format!(
+        r#"<iframe class="report" src="/scans/{}/report" title="The scan report">"#,
+        scans[0]
+    )));
     for f in ["json", "html", "sarif", "junit", "csv", "markdown"] {
-        assert!(scan_page.body.contains(&format!("/scans/{}/download?format={f}", scans[0])), "{f}");
+        assert!(
+            scan_page
+                .body
+                .contains(&format!("/scans/{}/download?format={f}", scans[0])),
+            "{f}"
+        );
     }
     let report = b.get(&format!("/scans/{}/report", scans[0])).await;
     assert_eq!(report.status, 200);
     let csp = report.headers[CONTENT_SECURITY_POLICY].to_str().unwrap();
-    assert!(csp.starts_with("default-src 'none'; style-src 'sha256-"), "{csp}");
+    assert!(
+        csp.starts_with("default-src 'none'; style-src 'sha256-"),
+        "{csp}"
+    );
     assert!(!csp.contains("unsafe-inline"));
     assert!(report.body.contains("sitescan report"));
-    let sarif = b.get(&format!("/scans/{}/download?format=sarif", scans[0])).await;
+    let sarif = b
+        .get(&format!("/scans/{}/download?format=sarif", scans[0]))
+        .await;
     assert_eq!(sarif.status, 200);
-    assert!(sarif.headers["content-disposition"].to_str().unwrap().ends_with(".sarif\""));
+    assert!(sarif.headers["content-disposition"]
+        .to_str()
+        .unwrap()
+        .ends_with(".sarif\""));
     let site_page = b.get(&format!("/sites/{}", site.id)).await;
-    assert!(site_page.body.contains(r#"<svg class="chart trend" role="img" aria-labelledby="trend-title""#));
+    assert!(site_page
+        .body
+        .contains(r#"<svg class="chart trend" role="img" aria-labelledby="trend-title""#));
     api.stop().await;
 }
 
@@ -517,13 +701,22 @@ async fn another_accounts_records_are_not_found() {
         assert!(a.body.contains("Not found"), "{path}");
     }
     let csrf = b.get("/sites").await.csrf();
-    let cancel = b.post(&format!("/scans/{}/cancel", scan.id), &[("csrf", &csrf)]).await;
+    let cancel = b
+        .post(&format!("/scans/{}/cancel", scan.id), &[("csrf", &csrf)])
+        .await;
     assert_eq!(cancel.status, 404);
-    let remove = b.post(&format!("/sites/{site}/remove"), &[("csrf", &csrf)]).await;
+    let remove = b
+        .post(&format!("/sites/{site}/remove"), &[("csrf", &csrf)])
+        .await;
     assert_eq!(remove.status, 404);
     assert!(api.store.site(&theirs, &site).await.unwrap().is_some());
     assert_eq!(
-        api.store.scan_by_id(&scan.id).await.unwrap().unwrap().status,
+        api.store
+            .scan_by_id(&scan.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .status,
         sitescan_daemon::store::ScanStatus::Queued
     );
     api.stop().await;
@@ -561,7 +754,12 @@ fn self_scan(url: &str, answer: &Answer, css: &str) -> Vec<String> {
         .findings
         .iter()
         .filter(|f| matches!(f.outcome, Outcome::Failed | Outcome::CantTell))
-        .map(|f| format!("{url}: {} {:?} {} {}", f.rule_id, f.outcome, f.selector, f.message))
+        .map(|f| {
+            format!(
+                "{url}: {} {:?} {} {}",
+                f.rule_id, f.outcome, f.selector, f.message
+            )
+        })
         .collect()
 }
 
@@ -573,16 +771,26 @@ async fn every_page_passes_our_own_wcag_aa_and_header_rules() {
     let mut b = sign_in(&api, &email).await;
     let css = b.get("/assets/app.css").await;
     assert_eq!(css.headers["content-type"], "text/css; charset=utf-8");
-    assert_eq!(css.headers["cache-control"], "public, max-age=31536000, immutable");
+    assert_eq!(
+        css.headers["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
     let css = css.body;
 
     let mut pages: Vec<(String, Answer)> = Vec::new();
     // Signed out.
     let mut anon = Browser::new(&api);
     pages.push(("/login".into(), anon.get("/login").await));
-    pages.push(("/set-password?token=abc".into(), anon.get("/set-password?token=abc").await));
+    pages.push((
+        "/set-password?token=abc".into(),
+        anon.get("/set-password?token=abc").await,
+    ));
     let wrong = anon
-        .submit("/login", "/login", &[("email", &email), ("password", "wrong")])
+        .submit(
+            "/login",
+            "/login",
+            &[("email", &email), ("password", "wrong")],
+        )
         .await;
     pages.push(("POST /login (error)".into(), wrong));
 
@@ -591,7 +799,11 @@ async fn every_page_passes_our_own_wcag_aa_and_header_rules() {
     b.submit("/sites", "/sites", &[("url", &url)]).await;
     let site = api.store.list_sites(&account).await.unwrap().remove(0);
     let started = b
-        .submit(&format!("/sites/{}", site.id), &format!("/sites/{}/scans", site.id), &[("categories", "accessibility"), ("priority", "normal")])
+        .submit(
+            &format!("/sites/{}", site.id),
+            &format!("/sites/{}/scans", site.id),
+            &[("categories", "accessibility"), ("priority", "normal")],
+        )
         .await;
     let scan_path = started.location().to_string();
     pages.push((format!("{scan_path} (live)"), b.get(&scan_path).await));
@@ -604,45 +816,98 @@ async fn every_page_passes_our_own_wcag_aa_and_header_rules() {
     }
     pages.push((scan_path.clone(), b.get(&scan_path).await));
     pages.push(("/sites".into(), b.get("/sites").await));
-    pages.push((format!("/sites/{}", site.id), b.get(&format!("/sites/{}", site.id)).await));
-    pages.push((format!("/sites/{}/remove", site.id), b.get(&format!("/sites/{}/remove", site.id)).await));
+    pages.push((
+        format!("/sites/{}", site.id),
+        b.get(&format!("/sites/{}", site.id)).await,
+    ));
+    pages.push((
+        format!("/sites/{}/remove", site.id),
+        b.get(&format!("/sites/{}/remove", site.id)).await,
+    ));
     let bad_site = b.submit("/sites", "/sites", &[("url", "ftp://x/")]).await;
     pages.push(("POST /sites (error)".into(), bad_site));
     let key = b
-        .submit("/settings/keys", "/settings/keys", &[("name", "ci"), ("expires", "30")])
+        .submit(
+            "/settings/keys",
+            "/settings/keys",
+            &[("name", "ci"), ("expires", "30")],
+        )
         .await;
     pages.push(("POST /settings/keys".into(), key));
     let k = api.store.list_keys(Some(&account)).await.unwrap().remove(0);
     api.store.record_key_use(&k.id, Utc::now()).await.unwrap();
     pages.push(("/settings/keys".into(), b.get("/settings/keys").await));
-    pages.push((format!("/settings/keys/{}/revoke", k.id), b.get(&format!("/settings/keys/{}/revoke", k.id)).await));
-    let bad_key = b.submit("/settings/keys", "/settings/keys", &[("name", ""), ("expires", "90")]).await;
+    pages.push((
+        format!("/settings/keys/{}/revoke", k.id),
+        b.get(&format!("/settings/keys/{}/revoke", k.id)).await,
+    ));
+    let bad_key = b
+        .submit(
+            "/settings/keys",
+            "/settings/keys",
+            &[("name", ""), ("expires", "90")],
+        )
+        .await;
     pages.push(("POST /settings/keys (error)".into(), bad_key));
     let hook = b
-        .submit("/webhooks", "/webhooks", &[("url", &fixture.url_for("/hook")), ("events", "scan.completed")])
+        .submit(
+            "/webhooks",
+            "/webhooks",
+            &[
+                ("url", &fixture.url_for("/hook")),
+                ("events", "scan.completed"),
+            ],
+        )
         .await;
     assert_eq!(hook.status, 201, "{}", hook.body);
     pages.push(("POST /webhooks".into(), hook));
     let h = api.store.list_webhooks(&account).await.unwrap().remove(0);
     pages.push(("/webhooks".into(), b.get("/webhooks").await));
-    pages.push((format!("/webhooks/{}", h.id), b.get(&format!("/webhooks/{}", h.id)).await));
-    pages.push((format!("/webhooks/{}/delete", h.id), b.get(&format!("/webhooks/{}/delete", h.id)).await));
-    let bad_hook = b.submit("/webhooks", "/webhooks", &[("url", "not a url")]).await;
+    pages.push((
+        format!("/webhooks/{}", h.id),
+        b.get(&format!("/webhooks/{}", h.id)).await,
+    ));
+    pages.push((
+        format!("/webhooks/{}/delete", h.id),
+        b.get(&format!("/webhooks/{}/delete", h.id)).await,
+    ));
+    let bad_hook = b
+        .submit("/webhooks", "/webhooks", &[("url", "not a url")])
+        .await;
     pages.push(("POST /webhooks (error)".into(), bad_hook));
-    pages.push(("/sites/site_missing (404)".into(), b.get("/sites/site_missing").await));
+    pages.push((
+        "/sites/site_missing (404)".into(),
+        b.get("/sites/site_missing").await,
+    ));
 
     let mut problems = Vec::new();
     let mut seen = HashMap::new();
     for (name, answer) in &pages {
-        assert!(answer.body.starts_with("<!DOCTYPE html>"), "{name}: {}", answer.status);
+        assert!(
+            answer.body.starts_with("<!DOCTYPE html>"),
+            "{name}: {}",
+            answer.status
+        );
         assert_eq!(answer.headers[CONTENT_SECURITY_POLICY], CSP, "{name}");
-        assert!(!answer.body.contains("style=") && !answer.body.contains("<style"), "{name}: inline style");
+        assert!(
+            !answer.body.contains("style=") && !answer.body.contains("<style"),
+            "{name}: inline style"
+        );
         assert!(!answer.body.contains("<script>"), "{name}: inline script");
         assert_eq!(answer.body.matches("<h1").count(), 1, "{name}: one h1");
-        problems.extend(self_scan(&format!("{}/", api.base), answer, &css).into_iter().map(|p| format!("{name}: {p}")));
+        problems.extend(
+            self_scan(&format!("{}/", api.base), answer, &css)
+                .into_iter()
+                .map(|p| format!("{name}: {p}")),
+        );
         seen.insert(name.clone(), answer.status);
     }
-    assert!(problems.is_empty(), "{} findings:\n{}", problems.len(), problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{} findings:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
     assert_eq!(seen.len(), pages.len());
     api.stop().await;
 }
@@ -674,24 +939,69 @@ fn admin_cli_creates_users_with_a_password_link() {
 
     let (code, user, err) = admin(
         dir.path(),
-        &["user", "create", "--account", &acc, "--email", "Ann@Example.com", "--base-url", "https://scan.example.com"],
+        &[
+            "user",
+            "create",
+            "--account",
+            &acc,
+            "--email",
+            "Ann@Example.com",
+            "--base-url",
+            "https://scan.example.com",
+        ],
     );
     assert_eq!(code, 0, "{err}");
     assert!(user["id"].as_str().unwrap().starts_with("usr_"));
     assert_eq!(user["email"], "ann@example.com");
     assert_eq!(user["password_set"], false);
     let link = user["password_link"].as_str().unwrap();
-    assert!(link.starts_with("https://scan.example.com/set-password?token="), "{link}");
-    assert_eq!(link.len(), "https://scan.example.com/set-password?token=".len() + 64);
+    assert!(
+        link.starts_with("https://scan.example.com/set-password?token="),
+        "{link}"
+    );
+    assert_eq!(
+        link.len(),
+        "https://scan.example.com/set-password?token=".len() + 64
+    );
     assert!(err.contains("open this link within 24 hours"));
 
-    let (code, _, err) = admin(dir.path(), &["user", "create", "--account", &acc, "--email", "ann@example.com"]);
+    let (code, _, err) = admin(
+        dir.path(),
+        &[
+            "user",
+            "create",
+            "--account",
+            &acc,
+            "--email",
+            "ann@example.com",
+        ],
+    );
     assert_eq!(code, 2);
     assert!(err.contains("already exists"), "{err}");
-    let (code, _, err) = admin(dir.path(), &["user", "create", "--account", &acc, "--email", "not-an-email"]);
+    let (code, _, err) = admin(
+        dir.path(),
+        &[
+            "user",
+            "create",
+            "--account",
+            &acc,
+            "--email",
+            "not-an-email",
+        ],
+    );
     assert_eq!(code, 2);
     assert!(err.contains("is not an e-mail address"), "{err}");
-    let (code, _, err) = admin(dir.path(), &["user", "create", "--account", "acc_missing", "--email", "b@example.com"]);
+    let (code, _, err) = admin(
+        dir.path(),
+        &[
+            "user",
+            "create",
+            "--account",
+            "acc_missing",
+            "--email",
+            "b@example.com",
+        ],
+    );
     assert_eq!(code, 2);
     assert!(err.contains("no account `acc_missing`"), "{err}");
 
@@ -704,19 +1014,37 @@ fn admin_cli_creates_users_with_a_password_link() {
     let (code, reset, _) = admin(dir.path(), &["user", "reset-password", "ANN@example.com"]);
     assert_eq!(code, 0);
     let again = reset["password_link"].as_str().unwrap();
-    assert!(again.starts_with("http://127.0.0.1:8080/set-password?token="), "{again}");
+    assert!(
+        again.starts_with("http://127.0.0.1:8080/set-password?token="),
+        "{again}"
+    );
     assert_ne!(again.split("token=").nth(1), link.split("token=").nth(1));
-    let (code, _, err) = admin(dir.path(), &["user", "reset-password", "nobody@example.com"]);
+    let (code, _, err) = admin(
+        dir.path(),
+        &["user", "reset-password", "nobody@example.com"],
+    );
     assert_eq!(code, 2);
     assert!(err.contains("no user `nobody@example.com`"), "{err}");
 
     let (code, key, _) = admin(
         dir.path(),
-        &["key", "create", "--account", &acc, "--name", "ci", "--expires-in", "never"],
+        &[
+            "key",
+            "create",
+            "--account",
+            &acc,
+            "--name",
+            "ci",
+            "--expires-in",
+            "never",
+        ],
     );
     assert_eq!(code, 0);
     assert_eq!(key["expires_at"], serde_json::Value::Null);
-    let (code, _, err) = admin(dir.path(), &["key", "create", "--account", &acc, "--name", " "]);
+    let (code, _, err) = admin(
+        dir.path(),
+        &["key", "create", "--account", &acc, "--name", " "],
+    );
     assert_eq!(code, 2);
     assert!(err.contains("name: give 1 to 100 characters"), "{err}");
 }

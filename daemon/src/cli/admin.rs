@@ -248,10 +248,7 @@ async fn run_async(args: Args) -> CliResult {
                 crate::api::error::ErrorCode::ValidationFailed => {
                     CliError::usage(anyhow::anyhow!("{}", e.message))
                 }
-                _ => CliError::run(anyhow::anyhow!(
-                    "{}",
-                    e.internal.unwrap_or(e.message)
-                )),
+                _ => CliError::run(anyhow::anyhow!("{}", e.internal.unwrap_or(e.message))),
             })?;
             match key.expires_at {
                 Some(at) => eprintln!(
@@ -372,15 +369,24 @@ mod tests {
     #[test]
     fn lifetimes_parse() {
         let f = KeyLifetime::For;
-        assert_eq!(parse_lifetime("90d").unwrap(), f(chrono::Duration::days(90)));
+        assert_eq!(
+            parse_lifetime("90d").unwrap(),
+            f(chrono::Duration::days(90))
+        );
         assert_eq!(
             parse_lifetime(DEFAULT_KEY_LIFETIME).unwrap(),
             f(chrono::Duration::days(
                 crate::api::auth::DEFAULT_KEY_DAYS.into()
             ))
         );
-        assert_eq!(parse_lifetime("12h").unwrap(), f(chrono::Duration::hours(12)));
-        assert_eq!(parse_lifetime("2s").unwrap(), f(chrono::Duration::seconds(2)));
+        assert_eq!(
+            parse_lifetime("12h").unwrap(),
+            f(chrono::Duration::hours(12))
+        );
+        assert_eq!(
+            parse_lifetime("2s").unwrap(),
+            f(chrono::Duration::seconds(2))
+        );
         assert_eq!(parse_lifetime("7").unwrap(), f(chrono::Duration::days(7)));
         assert_eq!(parse_lifetime("never").unwrap(), KeyLifetime::Never);
         assert!(parse_lifetime("0d").is_err());

@@ -102,7 +102,8 @@ impl LoginLimits {
     /// either bucket is empty.
     pub fn check(&self, email: &str, ip: &str) -> Result<(), u64> {
         let now = DefaultClock::default().now();
-        let wait = |n: governor::NotUntil<_>| (n.wait_time_from(now).as_secs_f64().ceil() as u64).max(1);
+        let wait =
+            |n: governor::NotUntil<_>| (n.wait_time_from(now).as_secs_f64().ceil() as u64).max(1);
         self.per_ip.check_key(&ip.to_string()).map_err(wait)?;
         self.per_email.check_key(&email.to_string()).map_err(wait)?;
         Ok(())
@@ -532,9 +533,7 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientIp {
 /// Where to go after signing in: a local path only (never `//host` or a URL).
 fn safe_next(next: Option<&str>) -> String {
     match next {
-        Some(n) if n.starts_with('/') && !n.starts_with("//") && !n.contains('\\') => {
-            n.to_string()
-        }
+        Some(n) if n.starts_with('/') && !n.starts_with("//") && !n.contains('\\') => n.to_string(),
         _ => "/sites".to_string(),
     }
 }
@@ -796,8 +795,19 @@ mod tests {
 
     #[test]
     fn emails_are_normalized() {
-        assert_eq!(normalize_email(" Ann@Example.COM ").unwrap(), "ann@example.com");
-        for bad in ["", "ann", "ann@", "@example.com", "ann@example", "a b@example.com", "a@b@c.com"] {
+        assert_eq!(
+            normalize_email(" Ann@Example.COM ").unwrap(),
+            "ann@example.com"
+        );
+        for bad in [
+            "",
+            "ann",
+            "ann@",
+            "@example.com",
+            "ann@example",
+            "a b@example.com",
+            "a@b@c.com",
+        ] {
             assert!(normalize_email(bad).is_err(), "{bad}");
         }
     }
@@ -818,7 +828,10 @@ mod tests {
             HeaderValue::from_static("a=1; sitescan_session=abc123; b=2"),
         );
         assert_eq!(cookie_session_id(&h).as_deref(), Some("abc123"));
-        h.insert(header::COOKIE, HeaderValue::from_static("sitescan_session=<script>"));
+        h.insert(
+            header::COOKIE,
+            HeaderValue::from_static("sitescan_session=<script>"),
+        );
         assert_eq!(cookie_session_id(&h), None);
         assert_eq!(
             session_cookie("ab", 60, true),

@@ -105,7 +105,9 @@ fn usage_chart(key: &ApiKey) -> Markup {
     let bars: Vec<(String, u64)> = (0..USAGE_DAYS)
         .rev()
         .map(|back| {
-            let day = (today - Duration::days(back)).format("%Y-%m-%d").to_string();
+            let day = (today - Duration::days(back))
+                .format("%Y-%m-%d")
+                .to_string();
             let n = key.usage.get(&day).copied().unwrap_or(0);
             (day, n)
         })
@@ -212,9 +214,15 @@ pub async fn list(
             .map(|k| format!("The key “{}” is revoked: the API now refuses it.", k.name)),
         None => None,
     };
-    Ok(render_list(&state, &me, &Draft::default(), &FieldErrors::default(), notice)
-        .await?
-        .into_response())
+    Ok(render_list(
+        &state,
+        &me,
+        &Draft::default(),
+        &FieldErrors::default(),
+        notice,
+    )
+    .await?
+    .into_response())
 }
 
 /// `POST /settings/keys`: creates the key and shows it, this once.
@@ -249,7 +257,11 @@ pub async fn create(State(state): State<DashState>, me: SignedIn, form: Form) ->
         Err(e) if e.code == crate::api::error::ErrorCode::ValidationFailed => {
             let errors = FieldErrors::from_api(
                 &e,
-                &[("name", "name"), ("description", "description"), ("expires_in", "expires")],
+                &[
+                    ("name", "name"),
+                    ("description", "description"),
+                    ("expires_in", "expires"),
+                ],
                 "name",
             );
             let page = render_list(&state, &me, &draft, &errors, None).await?;

@@ -52,7 +52,10 @@ pub async fn show(
     let site = state.app.store.site(&me.account.id, &scan.site_id).await?;
     let progress = scan.progress.unwrap_or_default();
     let live = !scan.status.is_terminal();
-    let title = format!("Scan of {}", site.as_ref().map(|s| s.name.as_str()).unwrap_or(&scan.url));
+    let title = format!(
+        "Scan of {}",
+        site.as_ref().map(|s| s.name.as_str()).unwrap_or(&scan.url)
+    );
     let main = html! {
         p {
             @if let Some(site) = &site { "Site: " a href=(format!("/sites/{}", site.id)) { (site.name) } " · " }
@@ -224,17 +227,17 @@ pub async fn download(
     Path(id): Path<String>,
     Query(q): Query<DownloadQuery>,
 ) -> Result<Response, PageError> {
-    let format: Format = q
-        .format
-        .as_deref()
-        .unwrap_or("json")
-        .parse()
-        .map_err(|e: sitescan_engine::Error| PageError {
-            status: StatusCode::BAD_REQUEST,
-            title: "Unknown format",
-            message: e.to_string(),
-            internal: None,
-        })?;
+    let format: Format =
+        q.format
+            .as_deref()
+            .unwrap_or("json")
+            .parse()
+            .map_err(|e: sitescan_engine::Error| PageError {
+                status: StatusCode::BAD_REQUEST,
+                title: "Unknown format",
+                message: e.to_string(),
+                internal: None,
+            })?;
     let report = load(&state.app, &me.account.id, &id).await?;
     Ok(rendered(&report, format, &id)?)
 }
@@ -296,7 +299,10 @@ mod tests {
     fn report_policy_hashes_inline_css() {
         let html = r#"<html><head><style>a{color:red}</style></head><body><span style="width:1%">x</span><span style="width:1%"></span></body></html>"#;
         let p = report_policy(html);
-        assert!(p.starts_with("default-src 'none'; style-src 'sha256-"), "{p}");
+        assert!(
+            p.starts_with("default-src 'none'; style-src 'sha256-"),
+            "{p}"
+        );
         assert_eq!(p.matches("'sha256-").count(), 2, "{p}");
         assert!(p.contains("'unsafe-hashes'"));
         assert!(!p.contains("unsafe-inline"));

@@ -110,9 +110,15 @@ async fn render_list(
 
 /// `GET /sites`.
 pub async fn list(State(state): State<DashState>, me: SignedIn) -> PageResult {
-    Ok(render_list(&state, &me, &SiteDraft::default(), &FieldErrors::default(), None)
-        .await?
-        .into_response())
+    Ok(render_list(
+        &state,
+        &me,
+        &SiteDraft::default(),
+        &FieldErrors::default(),
+        None,
+    )
+    .await?
+    .into_response())
 }
 
 /// `POST /sites`: registers a site (same validation as `POST /api/v1/sites`).
@@ -302,9 +308,15 @@ pub async fn show(
     Path(id): Path<String>,
 ) -> PageResult {
     let site = own_site(&state, &me, &id).await?;
-    Ok(render_site(&state, &me, &site, &ScanDraft::default(), &FieldErrors::default())
-        .await?
-        .into_response())
+    Ok(render_site(
+        &state,
+        &me,
+        &site,
+        &ScanDraft::default(),
+        &FieldErrors::default(),
+    )
+    .await?
+    .into_response())
 }
 
 /// `POST /sites/{siteId}/scans`: "Scan now", through the API's `start_scan`.
@@ -316,7 +328,11 @@ pub async fn scan_now(
 ) -> PageResult {
     let site = own_site(&state, &me, &id).await?;
     let draft = ScanDraft {
-        categories: form.all("categories").into_iter().map(str::to_string).collect(),
+        categories: form
+            .all("categories")
+            .into_iter()
+            .map(str::to_string)
+            .collect(),
         priority: form.get("priority").unwrap_or("normal").to_string(),
     };
     let mut errors = FieldErrors::default();

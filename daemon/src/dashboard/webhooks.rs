@@ -18,7 +18,7 @@ use crate::api::webhooks::{
     change_webhook, redeliver_delivery, register_webhook, remove_webhook, CreateWebhook,
     UpdateWebhook, DELIVERIES_LISTED,
 };
-use crate::store::{Webhook, DeliveryStatus};
+use crate::store::{DeliveryStatus, Webhook};
 use crate::webhooks::EVENT_TYPES;
 
 #[derive(Debug, Default)]
@@ -115,7 +115,11 @@ async fn render_list(
             button type="submit" id="add-webhook" { "Add endpoint" }
         }
     };
-    Ok(layout::page("Webhooks", Some(me.nav(Section::Webhooks)), main))
+    Ok(layout::page(
+        "Webhooks",
+        Some(me.nav(Section::Webhooks)),
+        main,
+    ))
 }
 
 fn toggle_form(me: &SignedIn, h: &Webhook) -> Markup {
@@ -132,9 +136,11 @@ fn toggle_form(me: &SignedIn, h: &Webhook) -> Markup {
 
 /// `GET /webhooks`.
 pub async fn list(State(state): State<DashState>, me: SignedIn) -> PageResult {
-    Ok(render_list(&state, &me, &HookDraft::default(), &FieldErrors::default())
-        .await?
-        .into_response())
+    Ok(
+        render_list(&state, &me, &HookDraft::default(), &FieldErrors::default())
+            .await?
+            .into_response(),
+    )
 }
 
 /// `POST /webhooks`: registers the endpoint and shows its secret, this once.
@@ -153,11 +159,25 @@ pub async fn create(State(state): State<DashState>, me: SignedIn, form: Form) ->
     };
     let hook = match register_webhook(&state.app, &me.account.id, body).await {
         Ok(h) => h,
-        Err(e) if matches!(e.code, ErrorCode::ValidationFailed | ErrorCode::SiteNotFound) => {
+        Err(e)
+            if matches!(
+                e.code,
+                ErrorCode::ValidationFailed | ErrorCode::SiteNotFound
+            ) =>
+        {
             let errors = FieldErrors::from_api(
                 &e,
-                &[("url", "url"), ("events", "events"), ("description", "description"), ("site_id", "site")],
-                if e.code == ErrorCode::SiteNotFound { "site" } else { "url" },
+                &[
+                    ("url", "url"),
+                    ("events", "events"),
+                    ("description", "description"),
+                    ("site_id", "site"),
+                ],
+                if e.code == ErrorCode::SiteNotFound {
+                    "site"
+                } else {
+                    "url"
+                },
             );
             let page = render_list(&state, &me, &draft, &errors).await?;
             return Ok((StatusCode::UNPROCESSABLE_ENTITY, page).into_response());

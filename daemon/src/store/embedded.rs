@@ -915,7 +915,11 @@ impl Store for Embedded {
                 }
                 let mut emails = txn.open_table(USER_EMAILS).map_err(Error::storage)?;
                 let email = user.email.to_lowercase();
-                if emails.get(email.as_str()).map_err(Error::storage)?.is_some() {
+                if emails
+                    .get(email.as_str())
+                    .map_err(Error::storage)?
+                    .is_some()
+                {
                     return Err(Error::Conflict(format!(
                         "a user with the e-mail `{email}` already exists"
                     )));
@@ -1149,5 +1153,8 @@ impl Store for Embedded {
 
 /// The [`SESSION_EXPIRY`] key of a session: sorts by expiry time.
 fn session_expiry_key(session: &Session, hash: &str) -> String {
-    format!("{:020}/{hash}", session.expires_at.timestamp_micros().max(0))
+    format!(
+        "{:020}/{hash}",
+        session.expires_at.timestamp_micros().max(0)
+    )
 }
