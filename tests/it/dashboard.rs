@@ -1191,3 +1191,56 @@ async fn webhooks_are_managed_from_the_dashboard() {
     assert!(api.store.list_webhooks(&account).await.unwrap().is_empty());
     api.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn setting_a_new_password_signs_out_every_session() {
+    let api = TestApi::start().await;
+    let (_, email) = user(&api, Plan::Professional).await;
+    let mut signed_in = sign_in(&api, &email).await;
+    assert_eq!(signed_in.get("/sites").await.status, 200);
+
+    let store: &dyn Store = &*api.store;
+    let u = store.user_by_email(&email).await.unwrap().unwrap();
+    let link = issue_password_link(
+        store,
+        &u.id,
+        &url::Url::parse(&api.base).unwrap(),
+        Utc::now(),
+    )
+    .await
+    .unwrap();
+    let path = link.strip_prefix(&api.base).unwrap().to_string();
+    let token = path.split("token=").nth(1).unwrap().to_string();
+    // Until the new password is set, nothing changes.
+    assert_eq!(signed_in.get("/sites").await.status, 200);
+    let mut other = Browser::new(&api);
+    let page = other.get(&path).await;
+    let new_password = "a different long passphrase";
+    let set = other
+        .post(
+            "/set-password",
+            &[
+                ("csrf", &page.csrf()),
+                ("token", &token),
+                ("password", new_password),
+                ("confirm", new_password),
+            ],
+        )
+        .await;
+    assert_eq!(set.status, 303);
+    let gate = signed_in.get("/sites").await;
+    assert_eq!(
+        (gate.status, gate.location()),
+        (303, "/login?next=%2Fsites")
+    );
+    let mut fresh = Browser::new(&api);
+    let old = fresh
+        .submit(
+            "/login",
+            "/login",
+            &[("email", &email), ("password", PASSWORD)],
+        )
+        .await;
+    assert_eq!(old.status, 401, "the old password is gone");
+    api.stop().await;
+}
