@@ -440,16 +440,17 @@ pub async fn serve_api(
     listener: tokio::net::TcpListener,
     rate_per_minute: u32,
     allow_private: bool,
+    dashboard: crate::dashboard::DashboardSettings,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> crate::Result<()> {
-    use crate::api::{auth, router, ApiSettings, AppState};
+    use crate::api::{app, auth, ApiSettings, AppState};
     let state = AppState {
         store: Arc::new(backend.clone()),
         queue: Arc::new(backend.clone()),
         rate_limit: auth::RateLimit::per_minute(auth::non_zero(rate_per_minute)),
         settings: ApiSettings { allow_private },
     };
-    let app = metrics_router(backend).merge(router(state));
+    let app = metrics_router(backend).merge(app(state, dashboard));
     axum::serve(
         listener,
         app.into_make_service_with_connect_info::<SocketAddr>(),

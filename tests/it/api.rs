@@ -260,7 +260,8 @@ async fn every_error_code_is_produced_for_real() {
 
     let (s, b) = call(api.req(Method::GET, "/api/v1/nothing-here", Some(&key))).await;
     assert_error(s, &b, 404, "not_found");
-    let (s, b) = call(api.req(Method::GET, "/", None)).await;
+    // `/` is the dashboard now; other unknown paths still answer the envelope.
+    let (s, b) = call(api.req(Method::GET, "/nothing-here", None)).await;
     assert_error(s, &b, 404, "not_found");
     let resp = api
         .req(Method::PUT, "/api/v1/sites", Some(&key))
@@ -1044,6 +1045,67 @@ impl sitescan_daemon::store::Store for BrokenStore {
         _: chrono::DateTime<chrono::Utc>,
         _: usize,
     ) -> sitescan_daemon::Result<Vec<sitescan_daemon::store::Delivery>> {
+        broken()
+    }
+
+    async fn create_user(
+        &self,
+        _: sitescan_daemon::store::User,
+    ) -> sitescan_daemon::Result<sitescan_daemon::store::User> {
+        broken()
+    }
+    async fn user(&self, _: &str) -> sitescan_daemon::Result<Option<sitescan_daemon::store::User>> {
+        broken()
+    }
+    async fn user_by_email(
+        &self,
+        _: &str,
+    ) -> sitescan_daemon::Result<Option<sitescan_daemon::store::User>> {
+        broken()
+    }
+    async fn list_users(
+        &self,
+        _: Option<&str>,
+    ) -> sitescan_daemon::Result<Vec<sitescan_daemon::store::User>> {
+        broken()
+    }
+    async fn create_password_token(
+        &self,
+        _: &str,
+        _: sitescan_daemon::store::PasswordToken,
+    ) -> sitescan_daemon::Result<()> {
+        broken()
+    }
+    async fn set_password_with_token(
+        &self,
+        _: &str,
+        _: &str,
+        _: chrono::DateTime<chrono::Utc>,
+    ) -> sitescan_daemon::Result<Option<sitescan_daemon::store::User>> {
+        broken()
+    }
+    async fn create_session(
+        &self,
+        _: &str,
+        _: sitescan_daemon::store::Session,
+    ) -> sitescan_daemon::Result<()> {
+        broken()
+    }
+    async fn session(
+        &self,
+        _: &str,
+        _: chrono::DateTime<chrono::Utc>,
+    ) -> sitescan_daemon::Result<Option<sitescan_daemon::store::Session>> {
+        broken()
+    }
+    async fn touch_session(
+        &self,
+        _: &str,
+        _: chrono::DateTime<chrono::Utc>,
+    ) -> sitescan_daemon::Result<()> {
+        broken()
+    }
+    async fn delete_session(&self, _: &str) -> sitescan_daemon::Result<()> {
         broken()
     }
 }

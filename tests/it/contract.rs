@@ -627,6 +627,214 @@ pub async fn webhooks_and_outbox(store: Arc<dyn Store>) {
     assert!(store.list_webhooks(&acc.id).await.unwrap().is_empty());
 }
 
+/// Users, password tokens and sessions (the dashboard): unique lowercase
+/// e-mails, tenancy of the account, single-use unexpired tokens, session
+/// expiry, touch and deletion.
+pub async fn users_and_sessions(store: Arc<dyn Store>) {
+    use sitescan_daemon::store::{PasswordToken, Session, User};
+    let acc = store
+        .create_account(account(Plan::Professional))
+        .await
+        .unwrap();
+    let now = Utc::now();
+    let email = format!("{}@Example.com", new_id("ann").unwrap());
+    let user = User {
+        id: new_id("usr").unwrap(),
+        account_id: acc.id.clone(),
+        email: email.to_lowercase(),
+        password_hash: None,
+        created_at: now,
+        password_set_at: None,
+    };
+    let user = store.create_user(user).await.unwrap();
+    assert_eq!(store.user(&user.id).await.unwrap(), Some(user.clone()));
+    assert_eq!(
+        store.user_by_email(&email.to_uppercase()).await.unwrap(),
+        Some(user.clone()),
+        "e-mails compare lowercase"
+    );
+    assert_eq!(
+        store.user_by_email("nobody@example.com").await.unwrap(),
+        None
+    );
+    let twin = User {
+        id: new_id("usr").unwrap(),
+        ..user.clone()
+    };
+    assert!(matches!(
+        store.create_user(twin).await,
+        Err(Error::Conflict(_))
+    ));
+    let orphan = User {
+        id: new_id("usr").unwrap(),
+        account_id: "acc_missing".into(),
+        email: format!("{}@example.com", new_id("x").unwrap()),
+        ..user.clone()
+    };
+    assert!(matches!(
+        store.create_user(orphan).await,
+        Err(Error::NotFound {
+            kind: "account",
+            ..
+        })
+    ));
+    let listed = store.list_users(Some(&acc.id)).await.unwrap();
+    assert_eq!(listed, vec![user.clone()]);
+    assert!(store
+        .list_users(None)
+        .await
+        .unwrap()
+        .iter()
+        .any(|u| u.id == user.id));
+
+    // Tokens: used once, only before they expire.
+    let token = |expires_in: chrono::Duration| PasswordToken {
+        user_id: user.id.clone(),
+        created_at: now,
+        expires_at: now + expires_in,
+    };
+    let hash_a = new_id("tok").unwrap();
+    store
+        .create_password_token(&hash_a, token(chrono::Duration::hours(24)))
+        .await
+        .unwrap();
+    // Sessions before the password changes: the user's end, a visitor's stays.
+    let before = |user_id: Option<String>| Session {
+        user_id,
+        csrf_token: "csrf-0".into(),
+        created_at: now,
+        expires_at: now + chrono::Duration::hours(12),
+        last_seen_at: now,
+    };
+    let (old_a, old_b, anon) = (
+        new_id("sess").unwrap(),
+        new_id("sess").unwrap(),
+        new_id("sess").unwrap(),
+    );
+    store
+        .create_session(&old_a, before(Some(user.id.clone())))
+        .await
+        .unwrap();
+    store
+        .create_session(&old_b, before(Some(user.id.clone())))
+        .await
+        .unwrap();
+    store.create_session(&anon, before(None)).await.unwrap();
+    assert!(store.session(&old_a, now).await.unwrap().is_some());
+    let set = store
+        .set_password_with_token(&hash_a, "$argon2id$hash-1", now)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(set.password_hash.as_deref(), Some("$argon2id$hash-1"));
+    assert_eq!(set.password_set_at, Some(now));
+    assert_eq!(store.user(&user.id).await.unwrap(), Some(set.clone()));
+    assert_eq!(
+        store.session(&old_a, now).await.unwrap(),
+        None,
+        "signed out"
+    );
+    assert_eq!(
+        store.session(&old_b, now).await.unwrap(),
+        None,
+        "signed out"
+    );
+    assert!(store.session(&anon, now).await.unwrap().is_some());
+    assert_eq!(
+        store
+            .set_password_with_token(&hash_a, "$argon2id$hash-2", now)
+            .await
+            .unwrap(),
+        None,
+        "a token works once"
+    );
+    let hash_b = new_id("tok").unwrap();
+    store
+        .create_password_token(&hash_b, token(chrono::Duration::hours(24)))
+        .await
+        .unwrap();
+    assert_eq!(
+        store
+            .set_password_with_token(&hash_b, "$argon2id$late", now + chrono::Duration::hours(25))
+            .await
+            .unwrap(),
+        None,
+        "an expired token sets nothing"
+    );
+    assert_eq!(
+        store
+            .user(&user.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .password_hash
+            .as_deref(),
+        Some("$argon2id$hash-1")
+    );
+    assert!(matches!(
+        store
+            .create_password_token(
+                &new_id("tok").unwrap(),
+                PasswordToken {
+                    user_id: "usr_missing".into(),
+                    ..token(chrono::Duration::hours(1))
+                }
+            )
+            .await,
+        Err(Error::NotFound { kind: "user", .. })
+    ));
+
+    // Sessions: found until they expire, touched, deleted.
+    let session = Session {
+        user_id: Some(user.id.clone()),
+        csrf_token: "csrf-1".into(),
+        created_at: now,
+        expires_at: now + chrono::Duration::hours(12),
+        last_seen_at: now,
+    };
+    let sh = new_id("sess").unwrap();
+    store.create_session(&sh, session.clone()).await.unwrap();
+    assert_eq!(
+        store.session(&sh, now).await.unwrap(),
+        Some(session.clone())
+    );
+    assert_eq!(
+        store
+            .session(&sh, now + chrono::Duration::hours(13))
+            .await
+            .unwrap(),
+        None,
+        "expired"
+    );
+    let later = now + chrono::Duration::minutes(5);
+    store.touch_session(&sh, later).await.unwrap();
+    assert_eq!(
+        store
+            .session(&sh, later)
+            .await
+            .unwrap()
+            .unwrap()
+            .last_seen_at,
+        later
+    );
+    store.delete_session(&sh).await.unwrap();
+    assert_eq!(store.session(&sh, now).await.unwrap(), None);
+    store.delete_session(&sh).await.unwrap();
+    store.touch_session(&sh, later).await.unwrap();
+    assert_eq!(
+        store.session(&sh, later).await.unwrap(),
+        None,
+        "a touch does not revive it"
+    );
+    let visitor = Session {
+        user_id: None,
+        ..session
+    };
+    let vh = new_id("sess").unwrap();
+    store.create_session(&vh, visitor.clone()).await.unwrap();
+    assert_eq!(store.session(&vh, now).await.unwrap(), Some(visitor));
+}
+
 /// A webhook of `account` for `events` (all of them when empty).
 fn hook(account: &str, events: &[&str], site: Option<&str>, enabled: bool) -> Webhook {
     let now = Utc::now();
@@ -926,6 +1134,7 @@ async fn embedded_backend_meets_the_store_and_queue_contract() {
     scan_lifecycle(backend.clone()).await;
     queue_contract(backend.clone()).await;
     webhooks_and_outbox(backend.clone()).await;
+    users_and_sessions(backend.clone()).await;
     transitions_write_their_events(backend.clone()).await;
 }
 

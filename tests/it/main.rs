@@ -10,6 +10,8 @@
 //! - `conformance`: the ACT conformance floor (`conformance/floor.json`).
 //! - `reports`: report formats, baselines and gates (`sitescan report`).
 //! - `site_checks`: link/resource checks over the network and the security grade.
+//! - `dashboard`: the dashboard's pages over HTTP: sign-in, sessions, CSRF, keys,
+//!   sites, scan quota, tenancy, and our own rules over every page.
 //! - `siteinfo`: robots.txt, sitemaps, the CORS probe and the TLS handshake checks
 //!   (loopback HTTPS servers with rcgen certificates).
 //! - `subresources`: subresource facts fetched once per scan, the rules over them,
@@ -29,6 +31,7 @@ mod cli;
 mod conformance;
 mod contract;
 mod crawl;
+mod dashboard;
 mod fleet;
 mod remote;
 mod reports;

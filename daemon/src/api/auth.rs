@@ -119,12 +119,37 @@ pub fn hash_secret(secret: &str) -> String {
     hex::encode(Sha256::digest(secret.as_bytes()))
 }
 
+/// How long a new key works: for a duration, or (`expires_at: null`) never.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyLifetime {
+    /// Expires this long after creation.
+    For(chrono::Duration),
+    /// Never expires (revoke it to stop it).
+    Never,
+}
+
+impl From<chrono::Duration> for KeyLifetime {
+    fn from(d: chrono::Duration) -> Self {
+        KeyLifetime::For(d)
+    }
+}
+
+impl KeyLifetime {
+    /// The expiry of a key created at `now` (`None`: never).
+    pub fn expires_at(self, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        match self {
+            KeyLifetime::For(d) => Some(now + d),
+            KeyLifetime::Never => None,
+        }
+    }
+}
+
 /// A new key record for `account_id` and its secret (shown once).
 pub fn new_key(
     account_id: &str,
     name: &str,
     description: Option<String>,
-    lifetime: chrono::Duration,
+    lifetime: impl Into<KeyLifetime>,
     now: DateTime<Utc>,
 ) -> crate::Result<(ApiKey, String, String)> {
     let (secret, hash) = generate_secret()?;
@@ -135,7 +160,7 @@ pub fn new_key(
         description,
         prefix: secret.chars().take(KEY_PREFIX.len() + 4).collect(),
         created_at: now,
-        expires_at: now + lifetime,
+        expires_at: lifetime.into().expires_at(now),
         revoked_at: None,
         last_used_at: None,
         usage: Default::default(),
@@ -216,12 +241,12 @@ async fn check_key(state: &AppState, header: Option<HeaderValue>) -> Result<Auth
     if key.revoked_at.is_some() {
         return Err(invalid());
     }
-    if key.expires_at <= Utc::now() {
+    if let Some(expired) = key.expires_at.filter(|at| *at <= Utc::now()) {
         return Err(ApiError::new(
             ErrorCode::ApiKeyExpired,
             format!(
                 "the API key expired at {}; create a new key",
-                key.expires_at.to_rfc3339()
+                expired.to_rfc3339()
             ),
         ));
     }

@@ -1,6 +1,8 @@
 //! The REST API of SPEC.md (`/api/v1`), on axum.
 //!
-//! - [`router`] builds the whole app from an [`AppState`]: the resource modules
+//! - [`app`] is what `serve` runs: [`router`] (the API) and the dashboard
+//!   (`crate::dashboard`) on one state.
+//! - [`router`] builds the API from an [`AppState`]: the resource modules
 //!   ([`sites`], [`scans`], [`keys`]) each give their routes, authenticated by
 //!   [`auth::authenticate`]; `/api/v1/openapi.json`, `/healthz` and `/readyz` are
 //!   open. Unknown routes and wrong methods answer the error envelope too.
@@ -100,6 +102,12 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
+/// The whole app `sitescan serve` runs: the API under `/api/v1` and the
+/// dashboard under `/`, on the same state.
+pub fn app(state: AppState, dashboard: crate::dashboard::DashboardSettings) -> Router {
+    router(state.clone()).merge(crate::dashboard::router(state, dashboard))
+}
+
 /// A handler that panicked answers `internal_error` (the panic message is logged,
 /// never sent) instead of dropping the connection.
 fn panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
@@ -111,11 +119,23 @@ fn panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
     ApiError::internal(format!("handler panicked: {message}")).into_response()
 }
 
-async fn not_found() -> ApiError {
+/// Unknown routes: the error envelope, except for a browser (`Accept:
+/// text/html`) outside `/api/`, which gets the dashboard's "not found" page.
+async fn not_found(req: axum::extract::Request) -> Response {
+    let browser = !req.uri().path().starts_with("/api/")
+        && req
+            .headers()
+            .get(axum::http::header::ACCEPT)
+            .and_then(|a| a.to_str().ok())
+            .is_some_and(|a| a.contains("text/html"));
+    if browser {
+        return crate::dashboard::not_found_page();
+    }
     ApiError::new(
         ErrorCode::NotFound,
         "no such route; the API lives under /api/v1 (see /api/v1/openapi.json)",
     )
+    .into_response()
 }
 
 async fn method_not_allowed() -> ApiError {
@@ -207,11 +227,24 @@ impl Service {
     }
 
     /// Serves on `listener` until `shutdown` resolves, then stops taking
-    /// requests and jobs, lets requests finish and returns.
+    /// requests and jobs, lets requests finish and returns. The dashboard's
+    /// settings follow from the listener's address (see
+    /// [`crate::dashboard::DashboardSettings::new`]).
     pub async fn run(
         self,
         listener: tokio::net::TcpListener,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> crate::Result<()> {
+        let dashboard = crate::dashboard::DashboardSettings::new(listener.local_addr()?, None);
+        self.run_with(listener, shutdown, dashboard).await
+    }
+
+    /// [`Service::run`] with the dashboard's settings given.
+    pub async fn run_with(
+        self,
+        listener: tokio::net::TcpListener,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+        dashboard: crate::dashboard::DashboardSettings,
     ) -> crate::Result<()> {
         let requeued = self.recover().await?;
         if requeued > 0 {
@@ -249,7 +282,7 @@ impl Service {
                 allow_private: self.workers.allow_private,
             },
         };
-        let app = router(state).into_make_service_with_connect_info::<SocketAddr>();
+        let app = app(state, dashboard).into_make_service_with_connect_info::<SocketAddr>();
         let grace = self.grace;
         let stop = async move {
             shutdown.await;

@@ -278,8 +278,61 @@ async fn start(
             ))
         }
     };
+    let request = NewScan {
+        rules,
+        priority: config.priority.map(Into::into).unwrap_or_default(),
+        max_pages: config.max_pages,
+        max_depth: config.max_depth,
+        category,
+        accept: config.accept,
+    };
+    let scan = start_scan(&state, &auth.account, &site_id, request).await?;
+    let view = ScanView::from(scan);
+    let mut resp = reply(StatusCode::ACCEPTED, Meta::new(&id), &view);
+    if let Ok(v) = HeaderValue::from_str(&view.links.self_) {
+        resp.headers_mut().insert(header::LOCATION, v);
+    }
+    Ok(resp)
+}
+
+/// What a scan request asks for, once its body is read.
+#[derive(Debug, Clone)]
+pub(crate) struct NewScan {
+    /// Rule sets and rule ids.
+    pub(crate) rules: Vec<String>,
+    /// Queue priority.
+    pub(crate) priority: sitescan_engine::Priority,
+    /// Pages asked for (capped by the plan); `None`: the default.
+    pub(crate) max_pages: Option<u64>,
+    /// Depth asked for; `None`: the default.
+    pub(crate) max_depth: Option<u64>,
+    /// The type of a type-specific endpoint: rules must stay within it.
+    pub(crate) category: Option<Category>,
+    /// Final statuses of link checks that count as working, as asked
+    /// (`config.accept`); `None`: the default.
+    pub(crate) accept: Option<Vec<String>>,
+}
+
+/// Validates a scan request, applies the plan's page cap and quota, saves the
+/// scan (the store writes its `scan.queued` event with it) and queues its job:
+/// the one code path of the scan
+/// endpoints and the dashboard's "Scan now".
+pub(crate) async fn start_scan(
+    state: &AppState,
+    account: &crate::store::Account,
+    site_id: &str,
+    request: NewScan,
+) -> Result<Scan, ApiError> {
+    let NewScan {
+        rules,
+        priority,
+        max_pages,
+        max_depth,
+        category,
+        accept,
+    } = request;
     validate_rules(&rules, category)?;
-    let requested_pages = match config.max_pages {
+    let requested_pages = match max_pages {
         Some(n) if n == 0 || n > MAX_PAGES_LIMIT => {
             return Err(ApiError::validation(
                 "config.max_pages",
@@ -289,7 +342,7 @@ async fn start(
         Some(n) => n as usize,
         None => DEFAULT_MAX_PAGES,
     };
-    let max_depth = match config.max_depth {
+    let max_depth = match max_depth {
         Some(n) if n > MAX_DEPTH_LIMIT => {
             return Err(ApiError::validation(
                 "config.max_depth",
@@ -299,20 +352,20 @@ async fn start(
         Some(n) => n as u32,
         None => DEFAULT_MAX_DEPTH,
     };
-    let accept = match config.accept {
+    let accept = match accept {
         None => None,
         Some(list) => Some(parse_accept(&list)?),
     };
-    let plan = auth.account.plan;
+    let plan = account.plan;
     let site = state
         .store
-        .site(&auth.account.id, &site_id)
+        .site(&account.id, site_id)
         .await?
-        .ok_or_else(|| ApiError::site_not_found(&site_id))?;
+        .ok_or_else(|| ApiError::site_not_found(site_id))?;
     let plan_max_pages = plan.max_pages();
     let applied = AppliedConfig {
         rules,
-        priority: config.priority.map(Into::into).unwrap_or_default(),
+        priority,
         max_pages: plan_max_pages.map_or(requested_pages, |cap| requested_pages.min(cap)),
         max_depth,
         plan_max_pages,
@@ -322,7 +375,7 @@ async fn start(
     let scan = Scan {
         id: new_id("scan")?,
         site_id: site.id.clone(),
-        account_id: auth.account.id.clone(),
+        account_id: account.id.clone(),
         url: site.url.clone(),
         status: ScanStatus::Queued,
         config: applied,
@@ -345,12 +398,7 @@ async fn start(
             priority: scan.config.priority,
         })
         .await?;
-    let view = ScanView::from(scan);
-    let mut resp = reply(StatusCode::ACCEPTED, Meta::new(&id), &view);
-    if let Ok(v) = HeaderValue::from_str(&view.links.self_) {
-        resp.headers_mut().insert(header::LOCATION, v);
-    }
-    Ok(resp)
+    Ok(scan)
 }
 
 /// A site's scans, newest first, `limit` (1..=100, default 20) per page; pass
@@ -464,13 +512,24 @@ pub(crate) async fn cancel_scan(
     id: RequestId,
     ApiPath(scan_id): ApiPath,
 ) -> Result<Response, ApiError> {
-    // The store writes the `scan.canceled` event with the cancel (once).
+    let scan = cancel(&state, &auth.account.id, &scan_id).await?;
+    Ok(reply(StatusCode::OK, Meta::new(&id), ScanView::from(scan)))
+}
+
+/// Cancels a scan of `account_id` (the store writes the `scan.canceled`
+/// event with the cancel, once): the one code path of
+/// `POST /scans/{scanId}/cancel` and the dashboard.
+pub(crate) async fn cancel(
+    state: &AppState,
+    account_id: &str,
+    scan_id: &str,
+) -> Result<Scan, ApiError> {
     let scan = state
         .store
-        .cancel_scan(&auth.account.id, &scan_id, Utc::now())
+        .cancel_scan(account_id, scan_id, Utc::now())
         .await?;
     // The worker sees the cancel through the store; the job is dropped when taken.
-    Ok(reply(StatusCode::OK, Meta::new(&id), ScanView::from(scan)))
+    Ok(scan)
 }
 
 /// The report of a completed scan: DESIGN.md's JSON report as `data`, or with

@@ -68,8 +68,21 @@ pub(crate) async fn create_site(
     id: RequestId,
     ApiJson(body): ApiJson<CreateSite>,
 ) -> Result<Response, ApiError> {
-    let url = validate_site_url(&body.url, state.settings.allow_private)?;
-    let name = match body.name {
+    let site = register_site(&state, &auth.account.id, &body.url, body.name).await?;
+    Ok(reply(StatusCode::CREATED, Meta::new(&id), site))
+}
+
+/// Registers a site of `account_id`: the URL validated by [`validate_site_url`]
+/// (private addresses only when the service allows them), the name 1 to 200
+/// characters or the host. The one code path of `POST /sites` and the dashboard.
+pub(crate) async fn register_site(
+    state: &AppState,
+    account_id: &str,
+    raw_url: &str,
+    name: Option<String>,
+) -> Result<Site, ApiError> {
+    let url = validate_site_url(raw_url, state.settings.allow_private)?;
+    let name = match name {
         Some(n) if n.trim().is_empty() || n.len() > 200 => {
             return Err(ApiError::validation("name", "give 1 to 200 characters"))
         }
@@ -78,13 +91,12 @@ pub(crate) async fn create_site(
     };
     let site = Site {
         id: new_id("site")?,
-        account_id: auth.account.id.clone(),
+        account_id: account_id.to_string(),
         url: url.to_string(),
         name,
         created_at: Utc::now(),
     };
-    let site = state.store.create_site(site).await?;
-    Ok(reply(StatusCode::CREATED, Meta::new(&id), site))
+    Ok(state.store.create_site(site).await?)
 }
 
 /// One site of the account.
@@ -131,9 +143,7 @@ pub(crate) async fn delete_site(
     id: RequestId,
     ApiPath(site_id): ApiPath,
 ) -> Result<Response, ApiError> {
-    if !state.store.delete_site(&auth.account.id, &site_id).await? {
-        return Err(ApiError::site_not_found(&site_id));
-    }
+    remove_site(&state, &auth.account.id, &site_id).await?;
     Ok(reply(
         StatusCode::OK,
         Meta::new(&id),
@@ -142,6 +152,19 @@ pub(crate) async fn delete_site(
             deleted: true,
         },
     ))
+}
+
+/// Removes a site of `account_id` (`site_not_found` when there is none): the
+/// one code path of `DELETE /sites/{siteId}` and the dashboard.
+pub(crate) async fn remove_site(
+    state: &AppState,
+    account_id: &str,
+    site_id: &str,
+) -> Result<(), ApiError> {
+    if !state.store.delete_site(account_id, site_id).await? {
+        return Err(ApiError::site_not_found(site_id));
+    }
+    Ok(())
 }
 
 /// An absolute http(s) URL with a host; loopback, private, link-local and

@@ -128,8 +128,8 @@ pub struct KeyView {
     pub prefix: String,
     /// When it was created.
     pub created_at: DateTime<Utc>,
-    /// When it stops working.
-    pub expires_at: DateTime<Utc>,
+    /// When it stops working (`null`: never).
+    pub expires_at: Option<DateTime<Utc>>,
     /// Last authenticated request (before this one).
     pub last_used_at: Option<DateTime<Utc>>,
     /// Authenticated requests per UTC day (`YYYY-MM-DD`).

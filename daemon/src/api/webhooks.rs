@@ -282,40 +282,7 @@ pub(crate) async fn create_webhook(
     id: RequestId,
     ApiJson(body): ApiJson<CreateWebhook>,
 ) -> Result<Response, ApiError> {
-    let url = validate_url(&body.url, state.settings.allow_private)?;
-    let events = validate_events(&body.events)?;
-    let description = validate_description(body.description)?;
-    if let Some(site_id) = &body.site_id {
-        state
-            .store
-            .site(&auth.account.id, site_id)
-            .await?
-            .ok_or_else(|| ApiError::site_not_found(site_id))?;
-    }
-    if state.store.list_webhooks(&auth.account.id).await?.len() >= MAX_WEBHOOKS {
-        return Err(ApiError::validation(
-            "url",
-            format!("an account has at most {MAX_WEBHOOKS} webhooks; delete one first"),
-        ));
-    }
-    let now = Utc::now();
-    let hook = Webhook {
-        id: new_id("wh")?,
-        account_id: auth.account.id.clone(),
-        url,
-        events,
-        site_id: body.site_id,
-        description,
-        enabled: true,
-        disabled_reason: None,
-        secret: new_secret()?,
-        previous_secret: None,
-        previous_secret_expires_at: None,
-        failing_since: None,
-        created_at: now,
-        updated_at: now,
-    };
-    let hook = state.store.create_webhook(hook).await?;
+    let hook = register_webhook(&state, &auth.account.id, body).await?;
     let secret = hook.secret.clone();
     let mut view = WebhookView::from(hook);
     view.secret = Some(secret);
@@ -376,29 +343,7 @@ pub(crate) async fn update_webhook(
     ApiPath(hook_id): ApiPath,
     ApiJson(body): ApiJson<UpdateWebhook>,
 ) -> Result<Response, ApiError> {
-    let mut hook = state
-        .store
-        .webhook(&auth.account.id, &hook_id)
-        .await?
-        .ok_or_else(|| webhook_not_found(&hook_id))?;
-    if let Some(url) = &body.url {
-        hook.url = validate_url(url, state.settings.allow_private)?;
-    }
-    if let Some(events) = &body.events {
-        hook.events = validate_events(events)?;
-    }
-    if body.description.is_some() {
-        hook.description = validate_description(body.description)?;
-    }
-    if let Some(enabled) = body.enabled {
-        if enabled && !hook.enabled {
-            hook.disabled_reason = None;
-            hook.failing_since = None;
-        }
-        hook.enabled = enabled;
-    }
-    hook.updated_at = Utc::now();
-    let hook = state.store.save_webhook(hook).await?;
+    let hook = change_webhook(&state, &auth.account.id, &hook_id, body).await?;
     Ok(reply(
         StatusCode::OK,
         Meta::new(&id),
@@ -424,13 +369,7 @@ pub(crate) async fn delete_webhook(
     id: RequestId,
     ApiPath(hook_id): ApiPath,
 ) -> Result<Response, ApiError> {
-    if !state
-        .store
-        .delete_webhook(&auth.account.id, &hook_id)
-        .await?
-    {
-        return Err(webhook_not_found(&hook_id));
-    }
+    remove_webhook(&state, &auth.account.id, &hook_id).await?;
     Ok(reply(
         StatusCode::OK,
         Meta::new(&id),
@@ -551,14 +490,120 @@ pub(crate) async fn redeliver(
     id: RequestId,
     ApiPath2(hook_id, delivery_id): ApiPath2,
 ) -> Result<Response, ApiError> {
+    let fresh = redeliver_delivery(&state, &auth.account.id, &hook_id, &delivery_id).await?;
+    Ok(reply(
+        StatusCode::ACCEPTED,
+        Meta::new(&id),
+        DeliveryView::from(fresh),
+    ))
+}
+
+/// Registers a webhook of `account_id` (its secret is in the record returned,
+/// to show once): the one code path of `POST /webhooks` and the dashboard.
+pub(crate) async fn register_webhook(
+    state: &AppState,
+    account_id: &str,
+    body: CreateWebhook,
+) -> Result<Webhook, ApiError> {
+    let url = validate_url(&body.url, state.settings.allow_private)?;
+    let events = validate_events(&body.events)?;
+    let description = validate_description(body.description)?;
+    if let Some(site_id) = &body.site_id {
+        state
+            .store
+            .site(account_id, site_id)
+            .await?
+            .ok_or_else(|| ApiError::site_not_found(site_id))?;
+    }
+    if state.store.list_webhooks(account_id).await?.len() >= MAX_WEBHOOKS {
+        return Err(ApiError::validation(
+            "url",
+            format!("an account has at most {MAX_WEBHOOKS} webhooks; delete one first"),
+        ));
+    }
+    let now = Utc::now();
+    let hook = Webhook {
+        id: new_id("wh")?,
+        account_id: account_id.to_string(),
+        url,
+        events,
+        site_id: body.site_id,
+        description,
+        enabled: true,
+        disabled_reason: None,
+        secret: new_secret()?,
+        previous_secret: None,
+        previous_secret_expires_at: None,
+        failing_since: None,
+        created_at: now,
+        updated_at: now,
+    };
+    Ok(state.store.create_webhook(hook).await?)
+}
+
+/// Changes a webhook of `account_id` (enabling clears the disabled reason):
+/// the one code path of `PATCH /webhooks/{webhookId}` and the dashboard.
+pub(crate) async fn change_webhook(
+    state: &AppState,
+    account_id: &str,
+    hook_id: &str,
+    body: UpdateWebhook,
+) -> Result<Webhook, ApiError> {
+    let mut hook = state
+        .store
+        .webhook(account_id, hook_id)
+        .await?
+        .ok_or_else(|| webhook_not_found(hook_id))?;
+    if let Some(url) = &body.url {
+        hook.url = validate_url(url, state.settings.allow_private)?;
+    }
+    if let Some(events) = &body.events {
+        hook.events = validate_events(events)?;
+    }
+    if body.description.is_some() {
+        hook.description = validate_description(body.description)?;
+    }
+    if let Some(enabled) = body.enabled {
+        if enabled && !hook.enabled {
+            hook.disabled_reason = None;
+            hook.failing_since = None;
+        }
+        hook.enabled = enabled;
+    }
+    hook.updated_at = Utc::now();
+    Ok(state.store.save_webhook(hook).await?)
+}
+
+/// Removes a webhook of `account_id` (`webhook_not_found` when none): the one
+/// code path of `DELETE /webhooks/{webhookId}` and the dashboard.
+pub(crate) async fn remove_webhook(
+    state: &AppState,
+    account_id: &str,
+    hook_id: &str,
+) -> Result<(), ApiError> {
+    if !state.store.delete_webhook(account_id, hook_id).await? {
+        return Err(webhook_not_found(hook_id));
+    }
+    Ok(())
+}
+
+/// Queues a delivery's event again as a new delivery (same event id and body,
+/// fresh attempts, due now): the one code path of the redeliver endpoint and
+/// the dashboard.
+pub(crate) async fn redeliver_delivery(
+    state: &AppState,
+    account_id: &str,
+    hook_id: &str,
+    delivery_id: &str,
+) -> Result<Delivery, ApiError> {
     state
         .store
-        .webhook(&auth.account.id, &hook_id)
+        .webhook(account_id, hook_id)
         .await?
-        .ok_or_else(|| webhook_not_found(&hook_id))?;
+        .ok_or_else(|| webhook_not_found(hook_id))?;
     let old = state
         .store
-        .delivery(&hook_id, &delivery_id)
+        .delivery(hook_id, delivery_id)
         .await?
         .ok_or_else(|| {
             ApiError::new(
@@ -577,9 +622,5 @@ pub(crate) async fn redeliver(
         ..old
     };
     state.store.save_deliveries(vec![fresh.clone()]).await?;
-    Ok(reply(
-        StatusCode::ACCEPTED,
-        Meta::new(&id),
-        DeliveryView::from(fresh),
-    ))
+    Ok(fresh)
 }

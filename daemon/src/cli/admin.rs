@@ -1,5 +1,7 @@
-//! `sitescan admin`: stands in for the dashboard of SPEC.md — create accounts,
-//! create / list / revoke API keys, register sites — directly on the store.
+//! `sitescan admin`: the operator's tool, directly on the store — create
+//! accounts, create / list / revoke API keys, register sites, and create the
+//! dashboard's users (`user create` prints a one-time password-setting link:
+//! no mail server needed).
 //! Each `create`/`add` prints one JSON object on stdout (a key's secret only
 //! there, once); messages go to stderr.
 //!
@@ -14,8 +16,10 @@ use clap::{Args as ClapArgs, Subcommand};
 use serde_json::json;
 
 use super::{CliError, CliResult, EXIT_OK};
-use crate::api::auth::{new_key, DEFAULT_KEY_LIFETIME};
+use crate::api::auth::{KeyLifetime, DEFAULT_KEY_LIFETIME};
+use crate::api::keys::create_key;
 use crate::api::sites::validate_site_url;
+use crate::dashboard::auth::{create_user, issue_password_link, PASSWORD_LINK_HOURS};
 use crate::store::embedded::Embedded;
 use crate::store::{new_id, Account, Plan, Site, Store};
 
@@ -48,6 +52,55 @@ enum AdminCommand {
     /// Sites.
     #[command(subcommand)]
     Site(SiteCommand),
+    /// Dashboard users.
+    #[command(subcommand)]
+    User(UserCommand),
+}
+
+/// The dashboard's address, for the password links.
+const DEFAULT_BASE_URL: &str = "http://127.0.0.1:8080";
+
+#[derive(Debug, Subcommand)]
+enum UserCommand {
+    /// Creates a dashboard user of an account; prints `{"id": ..., "password_link": ...}`:
+    /// open the link (valid 24 hours, once) to set the password.
+    Create {
+        /// Account id.
+        #[arg(long)]
+        account: String,
+        /// The user's e-mail (the sign-in name).
+        #[arg(long)]
+        email: String,
+        /// Where the dashboard is reached (the link starts with it).
+        #[arg(long, env = "SITESCAN_PUBLIC_URL", default_value = DEFAULT_BASE_URL)]
+        base_url: url::Url,
+    },
+    /// Lists users (never their password hashes) as a JSON array.
+    List {
+        /// Only this account's users.
+        #[arg(long)]
+        account: Option<String>,
+    },
+    /// Prints a new one-time password-setting link for a user (by e-mail or id).
+    ResetPassword {
+        /// The user's e-mail or id (`usr_...`).
+        user: String,
+        /// Where the dashboard is reached (the link starts with it).
+        #[arg(long, env = "SITESCAN_PUBLIC_URL", default_value = DEFAULT_BASE_URL)]
+        base_url: url::Url,
+    },
+}
+
+/// A user as the admin CLI prints it: no password hash.
+fn user_json(user: &crate::store::User) -> serde_json::Value {
+    json!({
+        "id": user.id,
+        "account_id": user.account_id,
+        "email": user.email,
+        "created_at": user.created_at,
+        "password_set": user.password_hash.is_some(),
+        "password_set_at": user.password_set_at,
+    })
 }
 
 #[derive(Debug, Subcommand)]
@@ -76,7 +129,7 @@ enum KeyCommand {
         /// What the key is for.
         #[arg(long)]
         description: Option<String>,
-        /// Lifetime: `90d`, `12h`, `30m`, `45s` (a bare number is days).
+        /// Lifetime: `90d`, `12h`, `30m`, `45s` (a bare number is days), or `never`.
         #[arg(long, default_value = DEFAULT_KEY_LIFETIME)]
         expires_in: String,
     },
@@ -108,9 +161,12 @@ enum SiteCommand {
     },
 }
 
-/// Parses `90d`, `12h`, `30m`, `45s` or a bare number of days.
-pub(crate) fn parse_lifetime(s: &str) -> Result<chrono::Duration, String> {
+/// Parses `90d`, `12h`, `30m`, `45s`, a bare number of days, or `never`.
+pub(crate) fn parse_lifetime(s: &str) -> Result<KeyLifetime, String> {
     let s = s.trim();
+    if s.eq_ignore_ascii_case("never") {
+        return Ok(KeyLifetime::Never);
+    }
     let (num, unit) = match s.char_indices().last() {
         Some((i, c)) if c.is_ascii_alphabetic() => (&s[..i], c),
         _ => (s, 'd'),
@@ -119,7 +175,7 @@ pub(crate) fn parse_lifetime(s: &str) -> Result<chrono::Duration, String> {
         .parse()
         .ok()
         .filter(|n| *n > 0 && *n <= 3650 * 86_400)
-        .ok_or_else(|| format!("`{s}` is not a lifetime: use e.g. 90d, 12h, 30m or 45s"))?;
+        .ok_or_else(|| format!("`{s}` is not a lifetime: use e.g. 90d, 12h, 30m, 45s or never"))?;
     let d = match unit {
         'd' => chrono::Duration::try_days(n),
         'h' => chrono::Duration::try_hours(n),
@@ -127,7 +183,8 @@ pub(crate) fn parse_lifetime(s: &str) -> Result<chrono::Duration, String> {
         's' => chrono::Duration::try_seconds(n),
         _ => None,
     };
-    d.ok_or_else(|| format!("`{s}` is not a lifetime: use e.g. 90d, 12h, 30m or 45s"))
+    d.map(KeyLifetime::For)
+        .ok_or_else(|| format!("`{s}` is not a lifetime: use e.g. 90d, 12h, 30m or 45s"))
 }
 
 /// Runs `sitescan admin`.
@@ -178,14 +235,32 @@ async fn run_async(args: Args) -> CliResult {
                     "no account `{account}`; create one with `sitescan admin account create --plan professional`"
                 )));
             }
-            let (key, secret, hash) =
-                new_key(&account, &name, description, lifetime, now).map_err(CliError::run)?;
-            let key = store.create_key(key, &hash).await.map_err(CliError::run)?;
-            eprintln!(
-                "created key {} (expires {}); store the key now: it is not shown again",
-                key.id,
-                key.expires_at.to_rfc3339()
-            );
+            let (key, secret) = create_key(
+                &*store,
+                &account,
+                &name,
+                description.as_deref(),
+                lifetime,
+                now,
+            )
+            .await
+            .map_err(|e| match e.code {
+                crate::api::error::ErrorCode::ValidationFailed => {
+                    CliError::usage(anyhow::anyhow!("{}", e.message))
+                }
+                _ => CliError::run(anyhow::anyhow!("{}", e.internal.unwrap_or(e.message))),
+            })?;
+            match key.expires_at {
+                Some(at) => eprintln!(
+                    "created key {} (expires {}); store the key now: it is not shown again",
+                    key.id,
+                    at.to_rfc3339()
+                ),
+                None => eprintln!(
+                    "created key {} (never expires); store the key now: it is not shown again",
+                    key.id
+                ),
+            }
             json!({
                 "id": key.id,
                 "key": secret,
@@ -226,6 +301,61 @@ async fn run_async(args: Args) -> CliResult {
             eprintln!("registered site {} ({})", site.id, site.url);
             serde_json::to_value(&site).map_err(CliError::run)?
         }
+        AdminCommand::User(UserCommand::Create {
+            account,
+            email,
+            base_url,
+        }) => {
+            let user = create_user(&*store, &account, &email, now)
+                .await
+                .map_err(|e| match e {
+                    crate::Error::NotFound { .. } => CliError::usage(anyhow::anyhow!(
+                        "no account `{account}`; create one with `sitescan admin account create --plan professional`"
+                    )),
+                    crate::Error::Config(_) | crate::Error::Conflict(_) => CliError::usage(e),
+                    other => CliError::run(other),
+                })?;
+            let link = issue_password_link(&*store, &user.id, &base_url, now)
+                .await
+                .map_err(CliError::run)?;
+            eprintln!(
+                "created user {} ({}); open this link within {PASSWORD_LINK_HOURS} hours to set the password (it works once):",
+                user.id, user.email
+            );
+            eprintln!("{link}");
+            let mut out = user_json(&user);
+            out["password_link"] = json!(link);
+            out
+        }
+        AdminCommand::User(UserCommand::List { account }) => {
+            let users = store
+                .list_users(account.as_deref())
+                .await
+                .map_err(CliError::run)?;
+            json!(users.iter().map(user_json).collect::<Vec<_>>())
+        }
+        AdminCommand::User(UserCommand::ResetPassword { user, base_url }) => {
+            let found = if user.starts_with("usr_") {
+                store.user(&user).await
+            } else {
+                store.user_by_email(&user).await
+            }
+            .map_err(CliError::run)?
+            .ok_or_else(|| {
+                CliError::usage(anyhow::anyhow!(
+                    "no user `{user}`; `sitescan admin user list` lists them"
+                ))
+            })?;
+            let link = issue_password_link(&*store, &found.id, &base_url, now)
+                .await
+                .map_err(CliError::run)?;
+            eprintln!(
+                "password link for {} (valid {PASSWORD_LINK_HOURS} hours, once; the current password works until a new one is set):",
+                found.email
+            );
+            eprintln!("{link}");
+            json!({ "id": found.id, "email": found.email, "password_link": link })
+        }
     };
     let mut stdout = std::io::stdout().lock();
     writeln!(stdout, "{out}").map_err(CliError::run)?;
@@ -238,14 +368,27 @@ mod tests {
 
     #[test]
     fn lifetimes_parse() {
-        assert_eq!(parse_lifetime("90d").unwrap(), chrono::Duration::days(90));
+        let f = KeyLifetime::For;
+        assert_eq!(
+            parse_lifetime("90d").unwrap(),
+            f(chrono::Duration::days(90))
+        );
         assert_eq!(
             parse_lifetime(DEFAULT_KEY_LIFETIME).unwrap(),
-            chrono::Duration::days(crate::api::auth::DEFAULT_KEY_DAYS.into())
+            f(chrono::Duration::days(
+                crate::api::auth::DEFAULT_KEY_DAYS.into()
+            ))
         );
-        assert_eq!(parse_lifetime("12h").unwrap(), chrono::Duration::hours(12));
-        assert_eq!(parse_lifetime("2s").unwrap(), chrono::Duration::seconds(2));
-        assert_eq!(parse_lifetime("7").unwrap(), chrono::Duration::days(7));
+        assert_eq!(
+            parse_lifetime("12h").unwrap(),
+            f(chrono::Duration::hours(12))
+        );
+        assert_eq!(
+            parse_lifetime("2s").unwrap(),
+            f(chrono::Duration::seconds(2))
+        );
+        assert_eq!(parse_lifetime("7").unwrap(), f(chrono::Duration::days(7)));
+        assert_eq!(parse_lifetime("never").unwrap(), KeyLifetime::Never);
         assert!(parse_lifetime("0d").is_err());
         assert!(parse_lifetime("soon").is_err());
         assert!(parse_lifetime("5w").is_err());

@@ -2,7 +2,8 @@
 //! `--data-dir`) and an in-process worker pool. Prints one JSON line
 //! `{"listening": "http://ADDR"}` on stdout once it accepts connections (so
 //! scripts and tests can use `--bind 127.0.0.1:0`); logs are JSON on stderr.
-//! SIGINT or SIGTERM stop it gracefully.
+//! SIGINT or SIGTERM stop it gracefully. The dashboard is served on the same
+//! address, under `/` (see `crate::dashboard`).
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -15,6 +16,7 @@ use clap::Args as ClapArgs;
 use super::admin::DEFAULT_DATA_DIR;
 use super::{CliError, CliResult, EXIT_OK};
 use crate::api::{Service, DEFAULT_RATE_PER_MINUTE};
+use crate::dashboard::DashboardSettings;
 use crate::executor::EngineExecutor;
 use crate::store::embedded::Embedded;
 use crate::worker::WorkerSettings;
@@ -48,6 +50,12 @@ pub(crate) struct Args {
     redis: Option<String>,
     #[command(flatten)]
     redis_args: super::worker::RedisArgs,
+    /// The address people open the dashboard at, when it differs from
+    /// `--bind` (behind a TLS-terminating proxy): with an https URL the
+    /// session cookie is `Secure` and HSTS is sent. Without it, the cookie is
+    /// `Secure` unless `--bind` is a loopback address (local development).
+    #[arg(long, env = "SITESCAN_PUBLIC_URL")]
+    public_url: Option<url::Url>,
     #[command(flatten)]
     webhook_args: WebhookArgs,
 }
@@ -132,6 +140,7 @@ pub(crate) fn run(args: Args) -> CliResult {
                 .await
                 .map_err(|e| CliError::run(anyhow::anyhow!("cannot listen on {}: {e}", args.bind)))?;
             let addr = listener.local_addr().map_err(CliError::run)?;
+            let dashboard = DashboardSettings::new(addr, args.public_url.as_ref());
             let shutdown = shutdown_signal().map_err(CliError::run)?;
             tracing::info!(%addr, prefix = %backend.settings().prefix, "sitescan serve (Redis) listening");
             {
@@ -139,7 +148,7 @@ pub(crate) fn run(args: Args) -> CliResult {
                 let _ = writeln!(out, "{}", serde_json::json!({ "listening": format!("http://{addr}") }));
                 let _ = out.flush();
             }
-            crate::fleet::serve_api(backend, listener, args.rate_limit, args.allow_private, shutdown)
+            crate::fleet::serve_api(backend, listener, args.rate_limit, args.allow_private, dashboard, shutdown)
                 .await
                 .map_err(CliError::run)?;
             return Ok(EXIT_OK);
@@ -168,8 +177,9 @@ pub(crate) fn run(args: Args) -> CliResult {
             let _ = writeln!(out, "{}", serde_json::json!({ "listening": format!("http://{addr}") }));
             let _ = out.flush();
         }
+        let dashboard = DashboardSettings::new(addr, args.public_url.as_ref());
         service
-            .run(listener, shutdown)
+            .run_with(listener, shutdown, dashboard)
             .await
             .map_err(CliError::run)?;
         Ok(EXIT_OK)

@@ -21,6 +21,7 @@ use super::{
     day_key, new_id, Account, ApiKey, Delivery, DeliveryStatus, Page, Progress, Scan, ScanOutcome,
     ScanStatus, Site, Store, Webhook,
 };
+use super::{PasswordToken, Session, User};
 use crate::error::{Error, Result};
 
 pub(crate) const ACCOUNTS: TableDefinition<&str, &[u8]> = TableDefinition::new("accounts");
@@ -51,6 +52,22 @@ pub(crate) const WEBHOOK_DELIVERIES: TableDefinition<&str, ()> =
 pub(crate) const OUTBOX_DUE: TableDefinition<&str, ()> = TableDefinition::new("outbox_due");
 /// Named counters (`queue_seq`).
 pub(crate) const COUNTERS: TableDefinition<&str, u64> = TableDefinition::new("counters");
+// ---- users and sessions (the dashboard)
+pub(crate) const USERS: TableDefinition<&str, &[u8]> = TableDefinition::new("users");
+/// Lowercase e-mail -> user id (the uniqueness index).
+pub(crate) const USER_EMAILS: TableDefinition<&str, &str> = TableDefinition::new("user_emails");
+/// `account/user` -> ().
+pub(crate) const ACCOUNT_USERS: TableDefinition<&str, ()> = TableDefinition::new("account_users");
+/// SHA-256 of a password-setting token -> the token record.
+pub(crate) const PASSWORD_TOKENS: TableDefinition<&str, &[u8]> =
+    TableDefinition::new("password_tokens");
+/// SHA-256 of a session id -> the session record.
+pub(crate) const SESSIONS: TableDefinition<&str, &[u8]> = TableDefinition::new("sessions");
+/// `{expires micros, 20 digits}/{session hash}` -> (): expired sessions are
+/// purged from the front of this index whenever a session is created.
+pub(crate) const SESSION_EXPIRY: TableDefinition<&str, ()> = TableDefinition::new("session_expiry");
+/// `user/session hash` -> (): a user's signed-in sessions.
+pub(crate) const USER_SESSIONS: TableDefinition<&str, ()> = TableDefinition::new("user_sessions");
 
 /// The embedded store and queue, over one redb database file.
 #[derive(Clone)]
@@ -100,6 +117,13 @@ impl Embedded {
             txn.open_table(DELIVERIES).map_err(Error::storage)?;
             txn.open_table(WEBHOOK_DELIVERIES).map_err(Error::storage)?;
             txn.open_table(OUTBOX_DUE).map_err(Error::storage)?;
+            for table in [USERS, PASSWORD_TOKENS, SESSIONS] {
+                txn.open_table(table).map_err(Error::storage)?;
+            }
+            txn.open_table(USER_EMAILS).map_err(Error::storage)?;
+            txn.open_table(ACCOUNT_USERS).map_err(Error::storage)?;
+            txn.open_table(SESSION_EXPIRY).map_err(Error::storage)?;
+            txn.open_table(USER_SESSIONS).map_err(Error::storage)?;
         }
         txn.commit().map_err(Error::storage)?;
         Ok(Embedded {
@@ -924,6 +948,291 @@ impl Store for Embedded {
         })
         .await
     }
+
+    // ---- users and sessions (the dashboard)
+
+    async fn create_user(&self, user: User) -> Result<User> {
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            {
+                let accounts = txn.open_table(ACCOUNTS).map_err(Error::storage)?;
+                if accounts
+                    .get(user.account_id.as_str())
+                    .map_err(Error::storage)?
+                    .is_none()
+                {
+                    return Err(not_found("account", &user.account_id));
+                }
+                let mut emails = txn.open_table(USER_EMAILS).map_err(Error::storage)?;
+                let email = user.email.to_lowercase();
+                if emails
+                    .get(email.as_str())
+                    .map_err(Error::storage)?
+                    .is_some()
+                {
+                    return Err(Error::Conflict(format!(
+                        "a user with the e-mail `{email}` already exists"
+                    )));
+                }
+                emails
+                    .insert(email.as_str(), user.id.as_str())
+                    .map_err(Error::storage)?;
+                let mut users = txn.open_table(USERS).map_err(Error::storage)?;
+                users
+                    .insert(user.id.as_str(), encode(&user)?.as_slice())
+                    .map_err(Error::storage)?;
+                let mut index = txn.open_table(ACCOUNT_USERS).map_err(Error::storage)?;
+                index
+                    .insert(format!("{}/{}", user.account_id, user.id).as_str(), ())
+                    .map_err(Error::storage)?;
+            }
+            txn.commit().map_err(Error::storage)?;
+            Ok(user)
+        })
+        .await
+    }
+
+    async fn user(&self, id: &str) -> Result<Option<User>> {
+        let id = id.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(Error::storage)?;
+            let t = txn.open_table(USERS).map_err(Error::storage)?;
+            get(&t, &id)
+        })
+        .await
+    }
+
+    async fn user_by_email(&self, email: &str) -> Result<Option<User>> {
+        let email = email.trim().to_lowercase();
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(Error::storage)?;
+            let emails = txn.open_table(USER_EMAILS).map_err(Error::storage)?;
+            let Some(id) = emails
+                .get(email.as_str())
+                .map_err(Error::storage)?
+                .map(|v| v.value().to_string())
+            else {
+                return Ok(None);
+            };
+            let t = txn.open_table(USERS).map_err(Error::storage)?;
+            get(&t, &id)
+        })
+        .await
+    }
+
+    async fn list_users(&self, account_id: Option<&str>) -> Result<Vec<User>> {
+        let account_id = account_id.map(str::to_string);
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(Error::storage)?;
+            let t = txn.open_table(USERS).map_err(Error::storage)?;
+            let mut out: Vec<User> = match &account_id {
+                Some(acc) => {
+                    let index = txn.open_table(ACCOUNT_USERS).map_err(Error::storage)?;
+                    let mut out = Vec::new();
+                    for id in children(&index, acc)? {
+                        if let Some(u) = get::<User>(&t, &id)? {
+                            out.push(u);
+                        }
+                    }
+                    out
+                }
+                None => {
+                    let mut out = Vec::new();
+                    for entry in t.iter().map_err(Error::storage)? {
+                        let (_, v) = entry.map_err(Error::storage)?;
+                        out.push(decode::<User>(v.value())?);
+                    }
+                    out
+                }
+            };
+            // Ids sort by creation time.
+            out.sort_by(|a, b| a.id.cmp(&b.id));
+            Ok(out)
+        })
+        .await
+    }
+
+    async fn create_password_token(&self, token_hash: &str, token: PasswordToken) -> Result<()> {
+        let token_hash = token_hash.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            {
+                let users = txn.open_table(USERS).map_err(Error::storage)?;
+                if users
+                    .get(token.user_id.as_str())
+                    .map_err(Error::storage)?
+                    .is_none()
+                {
+                    return Err(not_found("user", &token.user_id));
+                }
+                let mut t = txn.open_table(PASSWORD_TOKENS).map_err(Error::storage)?;
+                t.insert(token_hash.as_str(), encode(&token)?.as_slice())
+                    .map_err(Error::storage)?;
+            }
+            txn.commit().map_err(Error::storage)?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn set_password_with_token(
+        &self,
+        token_hash: &str,
+        password_hash: &str,
+        at: DateTime<Utc>,
+    ) -> Result<Option<User>> {
+        let (token_hash, password_hash) = (token_hash.to_string(), password_hash.to_string());
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            let user = {
+                let mut tokens = txn.open_table(PASSWORD_TOKENS).map_err(Error::storage)?;
+                let token: Option<PasswordToken> = get(&tokens, &token_hash)?;
+                let Some(token) = token else {
+                    return Ok(None);
+                };
+                // Used once, valid or not: an expired token is cleaned up too.
+                tokens.remove(token_hash.as_str()).map_err(Error::storage)?;
+                let mut users = txn.open_table(USERS).map_err(Error::storage)?;
+                let user: Option<User> = get(&users, &token.user_id)?;
+                match user {
+                    Some(mut user) if token.expires_at > at => {
+                        user.password_hash = Some(password_hash);
+                        user.password_set_at = Some(at);
+                        users
+                            .insert(user.id.as_str(), encode(&user)?.as_slice())
+                            .map_err(Error::storage)?;
+                        let signed_in = {
+                            let index = txn.open_table(USER_SESSIONS).map_err(Error::storage)?;
+                            children(&index, &user.id)?
+                        };
+                        for hash in signed_in {
+                            remove_session(&txn, &hash)?;
+                        }
+                        Some(user)
+                    }
+                    _ => None,
+                }
+            };
+            txn.commit().map_err(Error::storage)?;
+            Ok(user)
+        })
+        .await
+    }
+
+    async fn create_session(&self, session_hash: &str, session: Session) -> Result<()> {
+        let session_hash = session_hash.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            {
+                // Purge what expired, a bounded number per call.
+                let now = format!("{:020}0", Utc::now().timestamp_micros().max(0));
+                let mut gone = Vec::new();
+                {
+                    let expiry = txn.open_table(SESSION_EXPIRY).map_err(Error::storage)?;
+                    for entry in expiry
+                        .range::<&str>(..now.as_str())
+                        .map_err(Error::storage)?
+                        .take(100)
+                    {
+                        let (k, _) = entry.map_err(Error::storage)?;
+                        gone.push(k.value().to_string());
+                    }
+                }
+                for k in gone {
+                    if let Some((_, hash)) = k.split_once('/') {
+                        remove_session(&txn, hash)?;
+                    }
+                }
+                let mut sessions = txn.open_table(SESSIONS).map_err(Error::storage)?;
+                let mut expiry = txn.open_table(SESSION_EXPIRY).map_err(Error::storage)?;
+                sessions
+                    .insert(session_hash.as_str(), encode(&session)?.as_slice())
+                    .map_err(Error::storage)?;
+                expiry
+                    .insert(session_expiry_key(&session, &session_hash).as_str(), ())
+                    .map_err(Error::storage)?;
+                if let Some(user_id) = &session.user_id {
+                    let mut index = txn.open_table(USER_SESSIONS).map_err(Error::storage)?;
+                    index
+                        .insert(format!("{user_id}/{session_hash}").as_str(), ())
+                        .map_err(Error::storage)?;
+                }
+            }
+            txn.commit().map_err(Error::storage)?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn session(&self, session_hash: &str, at: DateTime<Utc>) -> Result<Option<Session>> {
+        let session_hash = session_hash.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(Error::storage)?;
+            let t = txn.open_table(SESSIONS).map_err(Error::storage)?;
+            let session: Option<Session> = get(&t, &session_hash)?;
+            Ok(session.filter(|s| s.expires_at > at))
+        })
+        .await
+    }
+
+    async fn touch_session(&self, session_hash: &str, at: DateTime<Utc>) -> Result<()> {
+        let session_hash = session_hash.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            {
+                let mut t = txn.open_table(SESSIONS).map_err(Error::storage)?;
+                let session: Option<Session> = get(&t, &session_hash)?;
+                if let Some(mut session) = session {
+                    session.last_seen_at = at;
+                    t.insert(session_hash.as_str(), encode(&session)?.as_slice())
+                        .map_err(Error::storage)?;
+                }
+            }
+            txn.commit().map_err(Error::storage)?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn delete_session(&self, session_hash: &str) -> Result<()> {
+        let session_hash = session_hash.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            remove_session(&txn, &session_hash)?;
+            txn.commit().map_err(Error::storage)?;
+            Ok(())
+        })
+        .await
+    }
+}
+
+/// Removes a session and its index entries (no-op when gone).
+fn remove_session(txn: &redb::WriteTransaction, hash: &str) -> Result<()> {
+    let mut sessions = txn.open_table(SESSIONS).map_err(Error::storage)?;
+    let session: Option<Session> = get(&sessions, hash)?;
+    let Some(session) = session else {
+        return Ok(());
+    };
+    sessions.remove(hash).map_err(Error::storage)?;
+    let mut expiry = txn.open_table(SESSION_EXPIRY).map_err(Error::storage)?;
+    expiry
+        .remove(session_expiry_key(&session, hash).as_str())
+        .map_err(Error::storage)?;
+    if let Some(user_id) = &session.user_id {
+        let mut index = txn.open_table(USER_SESSIONS).map_err(Error::storage)?;
+        index
+            .remove(format!("{user_id}/{hash}").as_str())
+            .map_err(Error::storage)?;
+    }
+    Ok(())
+}
+
+/// The [`SESSION_EXPIRY`] key of a session: sorts by expiry time.
+fn session_expiry_key(session: &Session, hash: &str) -> String {
+    format!(
+        "{:020}/{hash}",
+        session.expires_at.timestamp_micros().max(0)
+    )
 }
 
 #[cfg(test)]

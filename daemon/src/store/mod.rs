@@ -113,8 +113,11 @@ pub struct ApiKey {
     pub prefix: String,
     /// When it was created.
     pub created_at: DateTime<Utc>,
-    /// When it stops working.
-    pub expires_at: DateTime<Utc>,
+    /// When it stops working; `None` (`null` on the wire): never. This is the
+    /// one representation of a key that does not expire, in the store, the API,
+    /// the admin CLI (`--expires-in never`) and the dashboard.
+    #[serde(default)]
+    pub expires_at: Option<DateTime<Utc>>,
     /// When it was revoked, if it was.
     #[serde(default)]
     pub revoked_at: Option<DateTime<Utc>>,
@@ -409,6 +412,59 @@ pub struct Delivery {
     pub attempt_log: Vec<DeliveryAttempt>,
 }
 
+/// A person who signs in to the dashboard; belongs to one account. Created by
+/// `sitescan admin user create`, which prints a one-time link to set the
+/// password (no mail server needed).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct User {
+    /// `usr_...`.
+    pub id: String,
+    /// The account whose keys, sites and scans the user manages.
+    pub account_id: String,
+    /// Lowercase e-mail address, unique across the service: the sign-in name.
+    pub email: String,
+    /// The argon2id hash of the password (PHC string); `None` until the user
+    /// sets one through the link.
+    #[serde(default)]
+    pub password_hash: Option<String>,
+    /// When the user was created.
+    pub created_at: DateTime<Utc>,
+    /// When the password was last set.
+    #[serde(default)]
+    pub password_set_at: Option<DateTime<Utc>>,
+}
+
+/// A one-time password-setting token. Stored under the SHA-256 of the token
+/// (the token itself is only in the link), valid until `expires_at`, used once.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PasswordToken {
+    /// Whose password it sets.
+    pub user_id: String,
+    /// When it was made.
+    pub created_at: DateTime<Utc>,
+    /// When it stops working.
+    pub expires_at: DateTime<Utc>,
+}
+
+/// A dashboard session. Stored under the SHA-256 of the session id (the id is
+/// only in the visitor's cookie). A session without a user belongs to a
+/// signed-out visitor: it carries the CSRF token of the sign-in and
+/// set-password forms, and is replaced by a new session on sign-in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Session {
+    /// The signed-in user, if any.
+    #[serde(default)]
+    pub user_id: Option<String>,
+    /// The synchronizer token every POST form of this session must carry.
+    pub csrf_token: String,
+    /// When it was made.
+    pub created_at: DateTime<Utc>,
+    /// When it stops working (absolute, not sliding).
+    pub expires_at: DateTime<Utc>,
+    /// Last request seen with it.
+    pub last_seen_at: DateTime<Utc>,
+}
+
 /// A page of a list, newest first.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Page<T> {
@@ -539,6 +595,40 @@ pub trait Store: Send + Sync + 'static {
         lease_until: DateTime<Utc>,
         limit: usize,
     ) -> Result<Vec<Delivery>>;
+
+    // ---- users and sessions (the dashboard)
+
+    /// Saves a new user. `NotFound` when the account does not exist;
+    /// `Conflict` when another user has the same (lowercase) e-mail.
+    async fn create_user(&self, user: User) -> Result<User>;
+    /// A user by id.
+    async fn user(&self, id: &str) -> Result<Option<User>>;
+    /// The user with this e-mail (compared lowercase).
+    async fn user_by_email(&self, email: &str) -> Result<Option<User>>;
+    /// Users of one account, or of all accounts, oldest first.
+    async fn list_users(&self, account_id: Option<&str>) -> Result<Vec<User>>;
+    /// Saves a password-setting token under the SHA-256 (hex) of the token;
+    /// `NotFound` when the user does not exist.
+    async fn create_password_token(&self, token_hash: &str, token: PasswordToken) -> Result<()>;
+    /// Atomically consumes the token (single use) and, when it was valid at
+    /// `at`, sets the user's password hash and `password_set_at` and ends
+    /// every session of the user (whoever was signed in with the old password
+    /// is signed out). `None` when the token is unknown, used or expired
+    /// (nothing else changes then).
+    async fn set_password_with_token(
+        &self,
+        token_hash: &str,
+        password_hash: &str,
+        at: DateTime<Utc>,
+    ) -> Result<Option<User>>;
+    /// Saves a session under the SHA-256 (hex) of its id.
+    async fn create_session(&self, session_hash: &str, session: Session) -> Result<()>;
+    /// The session, when it exists and has not expired at `at`.
+    async fn session(&self, session_hash: &str, at: DateTime<Utc>) -> Result<Option<Session>>;
+    /// Records a request seen with the session (`last_seen_at`); no-op when gone.
+    async fn touch_session(&self, session_hash: &str, at: DateTime<Utc>) -> Result<()>;
+    /// Removes a session (sign-out, rotation); no-op when gone.
+    async fn delete_session(&self, session_hash: &str) -> Result<()>;
 }
 
 /// A fresh identifier: `prefix` + `_` + 14 hex digits of microseconds since

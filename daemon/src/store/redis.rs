@@ -24,6 +24,12 @@
 //! | `delivery:{id}` | string | the delivery (JSON; as written by a transition, the scan's fields instead of the body) |
 //! | `webhook:{id}:deliveries` | sorted set (lex) | delivery ids (they sort by creation time) |
 //! | `outbox` | sorted set | pending delivery ids scored by due time (µs since the epoch) |
+//! | `user:{id}` | hash | `json` (the user at creation), `account_id`, `password_hash`, `password_set_at` |
+//! | `useremail:{email}` | string | the user id (uniqueness of lowercase e-mails) |
+//! | `users`, `account:{id}:users` | sorted set (lex) | user ids |
+//! | `pwtoken:{sha256}` | string | the password-setting token (JSON), expiring with it |
+//! | `session:{sha256}` | string | the dashboard session (JSON), expiring with it |
+//! | `user:{id}:sessions` | set | hashes of the user's signed-in sessions (ended when a password is set) |
 //!
 //! Mutable scan fields are separate hash fields rather than one JSON value so
 //! that each transition is a small Lua script comparing and setting plain
@@ -47,6 +53,7 @@ use super::{
     day_key, new_id, Account, ApiKey, Delivery, DeliveryStatus, Page, Progress, Scan, ScanOutcome,
     ScanStatus, Site, Store, Webhook,
 };
+use super::{PasswordToken, Session, User};
 use crate::error::{Error, Result};
 
 /// Reports are stored as a list of chunks of at most this many bytes, so a
@@ -1277,6 +1284,267 @@ impl Store for RedisBackend {
             }
         }
         Ok(out)
+    }
+
+    // ---- users and sessions (the dashboard)
+
+    async fn create_user(&self, user: User) -> Result<User> {
+        let mut conn = self.c();
+        let email = user.email.to_lowercase();
+        let created: i64 = CREATE_USER
+            .key(self.k(&format!("account:{}", user.account_id)))
+            .key(self.k(&format!("user:{}", user.id)))
+            .key(self.k(&format!("useremail:{email}")))
+            .key(self.k("users"))
+            .key(self.k(&format!("account:{}:users", user.account_id)))
+            .arg(&user.id)
+            .arg(&user.account_id)
+            .arg(json(&user)?)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        match created {
+            0 => Err(not_found("account", &user.account_id)),
+            -1 => Err(Error::Conflict(format!(
+                "a user with the e-mail `{email}` already exists"
+            ))),
+            _ => Ok(user),
+        }
+    }
+
+    async fn user(&self, id: &str) -> Result<Option<User>> {
+        self.load_user(id).await
+    }
+
+    async fn user_by_email(&self, email: &str) -> Result<Option<User>> {
+        let mut conn = self.c();
+        let email = email.trim().to_lowercase();
+        let id: Option<String> = conn
+            .get(self.k(&format!("useremail:{email}")))
+            .await
+            .map_err(redis_err)?;
+        match id {
+            Some(id) => self.load_user(&id).await,
+            None => Ok(None),
+        }
+    }
+
+    async fn list_users(&self, account_id: Option<&str>) -> Result<Vec<User>> {
+        let index = match account_id {
+            Some(acc) => format!("account:{acc}:users"),
+            None => "users".to_string(),
+        };
+        let mut out = Vec::new();
+        for id in self.ids_of(&index).await? {
+            if let Some(user) = self.load_user(&id).await? {
+                out.push(user);
+            }
+        }
+        Ok(out)
+    }
+
+    async fn create_password_token(&self, token_hash: &str, token: PasswordToken) -> Result<()> {
+        let mut conn = self.c();
+        let created: i64 = CREATE_TOKEN
+            .key(self.k(&format!("user:{}", token.user_id)))
+            .key(self.k(&format!("pwtoken:{token_hash}")))
+            .arg(json(&token)?)
+            .arg(token.expires_at.timestamp_millis().max(1))
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        if created == 0 {
+            return Err(not_found("user", &token.user_id));
+        }
+        Ok(())
+    }
+
+    async fn set_password_with_token(
+        &self,
+        token_hash: &str,
+        password_hash: &str,
+        at: DateTime<Utc>,
+    ) -> Result<Option<User>> {
+        let mut conn = self.c();
+        let token_key = self.k(&format!("pwtoken:{token_hash}"));
+        let raw: Option<String> = conn.get(&token_key).await.map_err(redis_err)?;
+        let Some(raw) = raw else {
+            return Ok(None);
+        };
+        let token: PasswordToken = parse(&raw)?;
+        // The script deletes the token only if it is still the one read here,
+        // so two uses racing each other set the password once.
+        let set: i64 = SET_PASSWORD
+            .key(&token_key)
+            .key(self.k(&format!("user:{}", token.user_id)))
+            .key(self.k(&format!("user:{}:sessions", token.user_id)))
+            .arg(&raw)
+            .arg(i64::from(token.expires_at > at))
+            .arg(password_hash)
+            .arg(json(&at)?)
+            .arg(self.k("session:"))
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        if set != 1 {
+            return Ok(None);
+        }
+        self.load_user(&token.user_id).await
+    }
+
+    async fn create_session(&self, session_hash: &str, session: Session) -> Result<()> {
+        let mut conn = self.c();
+        let expires = session.expires_at.timestamp_millis().max(1);
+        let mut pipe = redis::pipe();
+        pipe.atomic()
+            .cmd("SET")
+            .arg(self.k(&format!("session:{session_hash}")))
+            .arg(json(&session)?)
+            .arg("PXAT")
+            .arg(expires)
+            .ignore();
+        if let Some(user_id) = &session.user_id {
+            // The index lives as long as the user's newest session.
+            let index = self.k(&format!("user:{user_id}:sessions"));
+            pipe.sadd(&index, session_hash)
+                .ignore()
+                .cmd("PEXPIREAT")
+                .arg(&index)
+                .arg(expires)
+                .arg("GT")
+                .ignore()
+                .cmd("PEXPIREAT")
+                .arg(&index)
+                .arg(expires)
+                .arg("NX")
+                .ignore();
+        }
+        let _: () = pipe.query_async(&mut conn).await.map_err(redis_err)?;
+        Ok(())
+    }
+
+    async fn session(&self, session_hash: &str, at: DateTime<Utc>) -> Result<Option<Session>> {
+        let mut conn = self.c();
+        let raw: Option<String> = conn
+            .get(self.k(&format!("session:{session_hash}")))
+            .await
+            .map_err(redis_err)?;
+        let session: Option<Session> = raw.as_deref().map(parse).transpose()?;
+        Ok(session.filter(|s| s.expires_at > at))
+    }
+
+    async fn touch_session(&self, session_hash: &str, at: DateTime<Utc>) -> Result<()> {
+        let key = self.k(&format!("session:{session_hash}"));
+        let Some(mut session) = self.session(session_hash, at).await? else {
+            return Ok(());
+        };
+        session.last_seen_at = at;
+        let mut conn = self.c();
+        // XX: a session deleted meanwhile (sign-out) stays deleted.
+        let _: Option<String> = redis::cmd("SET")
+            .arg(key)
+            .arg(json(&session)?)
+            .arg("XX")
+            .arg("PXAT")
+            .arg(session.expires_at.timestamp_millis().max(1))
+            .query_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        Ok(())
+    }
+
+    async fn delete_session(&self, session_hash: &str) -> Result<()> {
+        let mut conn = self.c();
+        let key = self.k(&format!("session:{session_hash}"));
+        let raw: Option<String> = conn.get(&key).await.map_err(redis_err)?;
+        let mut pipe = redis::pipe();
+        pipe.atomic().del(&key).ignore();
+        if let Some(user_id) = raw
+            .as_deref()
+            .and_then(|r| parse::<Session>(r).ok())
+            .and_then(|s| s.user_id)
+        {
+            pipe.srem(self.k(&format!("user:{user_id}:sessions")), session_hash)
+                .ignore();
+        }
+        let _: () = pipe.query_async(&mut conn).await.map_err(redis_err)?;
+        Ok(())
+    }
+}
+
+/// KEYS: account, user, e-mail index, all users, account users. ARGV: user
+/// id, account id, record JSON. Returns 0 without the account, -1 when the
+/// e-mail is taken.
+static CREATE_USER: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('SET', KEYS[3], ARGV[1], 'NX') == false then return -1 end
+redis.call('HSET', KEYS[2], 'json', ARGV[3], 'account_id', ARGV[2])
+redis.call('ZADD', KEYS[4], 0, ARGV[1])
+redis.call('ZADD', KEYS[5], 0, ARGV[1])
+return 1
+",
+    )
+});
+
+/// KEYS: user, token. ARGV: token JSON, expiry (ms since the epoch).
+/// Returns 0 when the user does not exist.
+static CREATE_TOKEN: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('SET', KEYS[2], ARGV[1], 'PXAT', ARGV[2])
+return 1
+",
+    )
+});
+
+/// KEYS: token, user, user's sessions. ARGV: the token JSON as read, 1 when
+/// still valid, password hash, password_set_at JSON, the session key prefix.
+/// Consumes the token; when valid sets the password and ends the user's
+/// sessions (their keys are built from the prefix: one Redis, not a cluster).
+/// Returns 1 when the password was set.
+static SET_PASSWORD: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+if ARGV[2] ~= '1' or redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
+redis.call('HSET', KEYS[2], 'password_hash', ARGV[3], 'password_set_at', ARGV[4])
+for _, h in ipairs(redis.call('SMEMBERS', KEYS[3])) do redis.call('DEL', ARGV[5] .. h) end
+redis.call('DEL', KEYS[3])
+return 1
+",
+    )
+});
+
+impl RedisBackend {
+    async fn load_user(&self, id: &str) -> Result<Option<User>> {
+        let mut conn = self.c();
+        let fields: Vec<String> = conn
+            .hgetall(self.k(&format!("user:{id}")))
+            .await
+            .map_err(redis_err)?;
+        if fields.is_empty() {
+            return Ok(None);
+        }
+        let get = |name: &str| {
+            fields
+                .chunks(2)
+                .find(|kv| kv.first().map(String::as_str) == Some(name))
+                .and_then(|kv| kv.get(1))
+                .filter(|v| !v.is_empty())
+        };
+        let base = get("json").ok_or_else(|| Error::Corrupt("user without its record".into()))?;
+        let mut user: User = parse(base)?;
+        if let Some(h) = get("password_hash") {
+            user.password_hash = Some(h.clone());
+        }
+        if let Some(at) = get("password_set_at") {
+            user.password_set_at = Some(parse(at)?);
+        }
+        Ok(Some(user))
     }
 }
 

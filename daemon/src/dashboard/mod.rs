@@ -1,0 +1,316 @@
+//! The dashboard: server-rendered pages where people sign in, create API keys,
+//! register sites, start scans and read their reports, and manage webhooks.
+//! Mounted by the same axum app as the API (`/` here, `/api/v1` there) and
+//! reading and writing through the same `Store` and the SAME functions as the
+//! API handlers (key creation, site validation, scan creation with the plan's
+//! quota, cancel, webhook changes): no rule is implemented twice.
+//!
+//! - [`auth`]: users' sign-in (argon2id), sessions (cookie, rotated on
+//!   sign-in), CSRF synchronizer tokens, login rate limits, password links.
+//! - [`layout`]: the page frame (landmarks, skip link, navigation, plan notice)
+//!   and shared pieces (field errors tied with `aria-describedby`, SVG charts).
+//! - [`keys`], [`sites`], [`scans`], [`webhooks`]: the page families.
+//! - `assets/`: the one CSS file and the one small JS file, embedded and
+//!   served from `/assets/` with long cache lifetimes (their URLs carry a
+//!   content hash).
+//!
+//! Every answer carries a strict Content-Security-Policy
+//! ([`CONTENT_SECURITY_POLICY`]: no inline script or style anywhere), plus
+//! `X-Content-Type-Options`, `Referrer-Policy`, `X-Frame-Options`, and HSTS when
+//! the dashboard is served over https. The scan report (the engine's HTML
+//! renderer, which inlines its CSS) is shown in an iframe from its own route
+//! whose CSP allows exactly that CSS by hash (see [`scans`]).
+//!
+//! Cookies are `Secure` unless the dashboard is served over plain http on a
+//! loopback address (local development): see [`DashboardSettings`].
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use axum::Router;
+
+use crate::api::error::{ApiError, ErrorCode};
+use crate::api::AppState;
+
+pub mod auth;
+pub mod keys;
+pub mod layout;
+pub mod scans;
+pub mod sites;
+pub mod webhooks;
+
+/// The policy of every dashboard page: only our own origin, no framing, no
+/// `<base>`, forms post only to us, no plugins. No `'unsafe-inline'`: pages
+/// have no inline scripts, no `<style>` and no `style` attributes.
+pub const CONTENT_SECURITY_POLICY: &str =
+    "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
+/// Sent with every page: the full URL stays on our origin, only the origin
+/// goes elsewhere.
+pub const REFERRER_POLICY: &str = "strict-origin-when-cross-origin";
+/// HSTS when served over https: one year.
+pub const HSTS: &str = "max-age=31536000; includeSubDomains";
+/// Largest form body accepted.
+pub const MAX_FORM_BYTES: usize = 64 * 1024;
+
+/// How the dashboard is exposed: decides the cookie's `Secure` attribute and
+/// HSTS.
+#[derive(Debug, Clone)]
+pub struct DashboardSettings {
+    /// Set `Secure` on the session cookie.
+    pub secure_cookies: bool,
+    /// Send `Strict-Transport-Security`.
+    pub hsts: bool,
+}
+
+impl DashboardSettings {
+    /// From where the server listens and, when it is behind a proxy, the
+    /// public URL people open (`serve --public-url`):
+    /// - with a public URL: `Secure` cookies and HSTS exactly when it is https;
+    /// - without: `Secure` cookies unless the listener is on a loopback
+    ///   address (plain-http local development, where browsers would drop a
+    ///   `Secure` cookie); no HSTS, since the server itself speaks plain http.
+    pub fn new(bind: SocketAddr, public_url: Option<&url::Url>) -> Self {
+        match public_url {
+            Some(u) => {
+                let https = u.scheme() == "https";
+                DashboardSettings {
+                    secure_cookies: https,
+                    hsts: https,
+                }
+            }
+            None => DashboardSettings {
+                secure_cookies: !bind.ip().is_loopback(),
+                hsts: false,
+            },
+        }
+    }
+}
+
+/// What every dashboard handler can reach.
+#[derive(Clone)]
+pub struct DashState {
+    /// The API's state: the same store, queue and settings.
+    pub app: AppState,
+    /// Cookie and HSTS settings.
+    pub settings: DashboardSettings,
+    /// Sign-in attempt limits.
+    pub limits: Arc<auth::LoginLimits>,
+}
+
+impl std::fmt::Debug for DashState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DashState")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The dashboard's routes (no fallback: the API's answers unknown paths).
+pub fn router(app: AppState, settings: DashboardSettings) -> Router {
+    let state = DashState {
+        app,
+        settings,
+        limits: Arc::new(auth::LoginLimits::new()),
+    };
+    Router::new()
+        .route("/", get(home))
+        .route("/login", get(auth::login_page).post(auth::login))
+        .route("/logout", post(auth::logout))
+        .route(
+            "/set-password",
+            get(auth::set_password_page).post(auth::set_password),
+        )
+        .route("/settings/keys", get(keys::list).post(keys::create))
+        .route(
+            "/settings/keys/{keyId}/revoke",
+            get(keys::revoke_confirm).post(keys::revoke),
+        )
+        .route("/sites", get(sites::list).post(sites::create))
+        .route("/sites/{siteId}", get(sites::show))
+        .route(
+            "/sites/{siteId}/remove",
+            get(sites::remove_confirm).post(sites::remove),
+        )
+        .route("/sites/{siteId}/scans", post(sites::scan_now))
+        .route("/scans/{scanId}", get(scans::show))
+        .route("/scans/{scanId}/status", get(scans::status))
+        .route("/scans/{scanId}/report", get(scans::report))
+        .route("/scans/{scanId}/download", get(scans::download))
+        .route("/scans/{scanId}/cancel", post(scans::cancel))
+        .route("/webhooks", get(webhooks::list).post(webhooks::create))
+        .route("/webhooks/{webhookId}", get(webhooks::show))
+        .route("/webhooks/{webhookId}/enabled", post(webhooks::set_enabled))
+        .route(
+            "/webhooks/{webhookId}/delete",
+            get(webhooks::delete_confirm).post(webhooks::delete),
+        )
+        .route(
+            "/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver",
+            post(webhooks::redeliver),
+        )
+        .route("/assets/{file}", get(layout::asset))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            security_headers,
+        ))
+        .with_state(state)
+}
+
+async fn home(visitor: auth::Visitor) -> Response {
+    if visitor.user.is_some() {
+        Redirect::to("/sites").into_response()
+    } else {
+        Redirect::to("/login").into_response()
+    }
+}
+
+/// The "not found" page for browsers on unknown paths (the app's fallback),
+/// with the dashboard's security headers (HSTS aside: the fallback does not
+/// know how the dashboard is exposed).
+pub fn not_found_page() -> Response {
+    let mut resp = (
+        StatusCode::NOT_FOUND,
+        layout::error_page("Not found", "There is no page at this address."),
+    )
+        .into_response();
+    set_security_headers(resp.headers_mut(), false, true);
+    resp
+}
+
+fn set_security_headers(h: &mut axum::http::HeaderMap, hsts: bool, no_store: bool) {
+    if !h.contains_key(header::CONTENT_SECURITY_POLICY) {
+        h.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+        );
+    }
+    if !h.contains_key(header::X_FRAME_OPTIONS) {
+        h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    }
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static(REFERRER_POLICY),
+    );
+    if hsts {
+        h.insert(
+            header::STRICT_TRANSPORT_SECURITY,
+            HeaderValue::from_static(HSTS),
+        );
+    }
+    if no_store && !h.contains_key(header::CACHE_CONTROL) {
+        h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+}
+
+/// Adds the security headers to every dashboard answer (a route that set its
+/// own CSP, the report frame, keeps it) and keeps pages out of caches.
+async fn security_headers(State(state): State<DashState>, req: Request, next: Next) -> Response {
+    let is_asset = req.uri().path().starts_with("/assets/");
+    let mut resp = next.run(req).await;
+    set_security_headers(resp.headers_mut(), state.settings.hsts, !is_asset);
+    resp
+}
+
+/// An error page: what went wrong, for a person, with the right status.
+#[derive(Debug)]
+pub struct PageError {
+    /// The HTTP status.
+    pub status: StatusCode,
+    /// The heading.
+    pub title: &'static str,
+    /// What happened and what to do.
+    pub message: String,
+    /// Logged, never shown.
+    pub internal: Option<String>,
+}
+
+impl PageError {
+    /// 404 for something not in the visitor's account (or not at all).
+    pub fn not_found(what: &str) -> Self {
+        PageError {
+            status: StatusCode::NOT_FOUND,
+            title: "Not found",
+            message: format!("There is no {what} with this address in your account."),
+            internal: None,
+        }
+    }
+
+    /// 403 for a form without a valid CSRF token.
+    pub fn csrf() -> Self {
+        PageError {
+            status: StatusCode::FORBIDDEN,
+            title: "Form expired",
+            message: "This form was not sent from a current page of this site (its security token is missing or wrong). Go back, reload the page and try again.".to_string(),
+            internal: None,
+        }
+    }
+
+    /// 500, logging the cause.
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        PageError {
+            status: StatusCode::INTERNAL_SERVER_ERROR,
+            title: "Something went wrong",
+            message: "Something failed on our side. Try again in a moment.".to_string(),
+            internal: Some(cause.to_string()),
+        }
+    }
+}
+
+impl From<ApiError> for PageError {
+    fn from(e: ApiError) -> Self {
+        match e.code {
+            ErrorCode::SiteNotFound => PageError::not_found("site"),
+            ErrorCode::ScanNotFound => PageError::not_found("scan"),
+            ErrorCode::WebhookNotFound => PageError::not_found("webhook"),
+            ErrorCode::DeliveryNotFound => PageError::not_found("delivery"),
+            ErrorCode::NotFound => PageError {
+                status: StatusCode::NOT_FOUND,
+                title: "Not found",
+                message: e.message,
+                internal: None,
+            },
+            ErrorCode::ServiceUnavailable => PageError {
+                status: StatusCode::SERVICE_UNAVAILABLE,
+                title: "Try again shortly",
+                message: "The service cannot reach its storage right now. Try again in a moment."
+                    .to_string(),
+                internal: e.internal,
+            },
+            ErrorCode::InternalError => PageError::internal(e.internal.unwrap_or(e.message)),
+            _ => PageError {
+                status: e.code.status(),
+                title: "Cannot do that",
+                message: e.message,
+                internal: None,
+            },
+        }
+    }
+}
+
+impl From<crate::Error> for PageError {
+    fn from(e: crate::Error) -> Self {
+        PageError::from(ApiError::from(e))
+    }
+}
+
+impl IntoResponse for PageError {
+    fn into_response(self) -> Response {
+        if let Some(cause) = &self.internal {
+            tracing::error!(status = %self.status, error = %cause, "dashboard error");
+        }
+        let body = layout::error_page(self.title, &self.message);
+        (self.status, body).into_response()
+    }
+}
+
+/// Result of a page handler.
+pub type PageResult = Result<Response, PageError>;

@@ -1,0 +1,311 @@
+//! A scan's page: live status and progress, cancel, then the report.
+//!
+//! - Live status: the page works without JavaScript (a "Refresh" link; no
+//!   meta refresh, which our own accessibility rules flag). With the small
+//!   script, it polls `/scans/{id}/status` (JSON) and reloads when the scan
+//!   has finished.
+//! - The report is the engine's HTML renderer, which inlines its CSS (one
+//!   `<style>` element and `style` attributes for its bars). Rather than
+//!   weaken the dashboard's CSP, it is shown in an `<iframe>` from
+//!   `/scans/{id}/report`, a route with its OWN policy: no scripts at all
+//!   (`default-src 'none'`), and styles allowed only by the SHA-256 of the
+//!   exact `<style>` text and of each `style` attribute value the document
+//!   contains (`'unsafe-hashes'` limited to those hashes), framable only by
+//!   us (`frame-ancestors 'self'`).
+//! - Downloads: every format of `GET /api/v1/scans/{id}/report?format=`, via
+//!   the same loading and rendering functions.
+
+use std::collections::BTreeSet;
+
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Redirect, Response};
+use base64_shim::encode_base64;
+use maud::html;
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+use sitescan_engine::render::{render, Format};
+
+use super::auth::{Form, SignedIn};
+use super::layout::{self, Section};
+use super::sites::status_badge;
+use super::{DashState, PageError, PageResult};
+use crate::api::reports::{load, rendered};
+use crate::store::{Scan, ScanStatus};
+
+async fn own_scan(state: &DashState, me: &SignedIn, id: &str) -> Result<Scan, PageError> {
+    state
+        .app
+        .store
+        .scan(&me.account.id, id)
+        .await?
+        .ok_or_else(|| PageError::not_found("scan"))
+}
+
+/// `GET /scans/{scanId}`.
+pub async fn show(
+    State(state): State<DashState>,
+    me: SignedIn,
+    Path(id): Path<String>,
+) -> PageResult {
+    let scan = own_scan(&state, &me, &id).await?;
+    let site = state.app.store.site(&me.account.id, &scan.site_id).await?;
+    let progress = scan.progress.unwrap_or_default();
+    let live = !scan.status.is_terminal();
+    let title = format!(
+        "Scan of {}",
+        site.as_ref().map(|s| s.name.as_str()).unwrap_or(&scan.url)
+    );
+    let main = html! {
+        p {
+            @if let Some(site) = &site { "Site: " a href=(format!("/sites/{}", site.id)) { (site.name) } " · " }
+            "Started " (layout::when(scan.created_at))
+            " · rules: " (scan.config.rules.join(", "))
+            " · priority " (scan.config.priority.as_str())
+            " · up to " (scan.config.max_pages) " pages"
+        }
+        section aria-labelledby="status-heading" data-poll=[live.then(|| format!("/scans/{}/status", scan.id))] {
+            h2 id="status-heading" { "Status" }
+            p { "Status: " span id="scan-status" role="status" { (status_badge(scan.status)) } }
+            @if live {
+                p { "Pages checked: " span id="scan-pages" { (progress.pages_done) } }
+                progress id="scan-progress" max=((progress.pages_done + progress.pages_queued).max(1)) value=(progress.pages_done) aria-label="Scan progress" {
+                    (progress.pages_done) " pages"
+                }
+                div.actions {
+                    a href=(format!("/scans/{}", scan.id)) id="refresh" { "Refresh" }
+                    form.inline method="post" action=(format!("/scans/{}/cancel", scan.id)) {
+                        input type="hidden" name="csrf" value=(me.csrf);
+                        button.secondary type="submit" id="cancel-scan" { "Cancel scan" }
+                    }
+                }
+            }
+            @if let Some(err) = &scan.error { p.error { "The scan failed: " (err) } }
+        }
+        @if let (ScanStatus::Completed, Some(summary)) = (scan.status, &scan.summary) {
+            h2 id="summary-heading" { "Summary" }
+            p { (summary.pages_fetched) " pages · " (summary.findings) " findings"
+                @if summary.truncated { " · stopped at the page limit" } }
+            table aria-labelledby="summary-heading" id="summary" {
+                thead { tr {
+                    th scope="col" { "Category" } th scope="col" class="n" { "Score" }
+                    th scope="col" class="n" { "Critical" } th scope="col" class="n" { "Serious" }
+                    th scope="col" class="n" { "Moderate" } th scope="col" class="n" { "Minor" }
+                    th scope="col" class="n" { "To review" }
+                } }
+                tbody {
+                    @for (cat, r) in &summary.categories {
+                        tr {
+                            th scope="row" { (cat) }
+                            td.n { (r.score.map(|s| s.to_string()).unwrap_or_else(|| "–".into())) }
+                            td.n { (r.critical) } td.n { (r.serious) } td.n { (r.moderate) }
+                            td.n { (r.minor) } td.n { (r.cant_tell) }
+                        }
+                    }
+                }
+            }
+            h2 id="downloads-heading" { "Download the report" }
+            ul.downloads aria-labelledby="downloads-heading" {
+                @for f in Format::ALL {
+                    li { a href=(format!("/scans/{}/download?format={}", scan.id, f.name()))
+                        download { (f.name().to_uppercase()) } }
+                }
+            }
+            h2 id="report-heading" { "Report" }
+            iframe.report src=(format!("/scans/{}/report", scan.id)) title="The scan report" {}
+            p { a href=(format!("/scans/{}/report", scan.id)) { "Open the report on its own page" } }
+        }
+    };
+    Ok(layout::page(&title, Some(me.nav(Section::Sites)), main).into_response())
+}
+
+/// `GET /scans/{scanId}/status`: the live status as JSON, for the script.
+pub async fn status(
+    State(state): State<DashState>,
+    me: SignedIn,
+    Path(id): Path<String>,
+) -> PageResult {
+    let scan = own_scan(&state, &me, &id).await?;
+    let p = scan.progress.unwrap_or_default();
+    Ok(axum::Json(serde_json::json!({
+        "id": scan.id,
+        "status": scan.status.as_str(),
+        "terminal": scan.status.is_terminal(),
+        "pages_done": p.pages_done,
+        "pages_queued": p.pages_queued,
+        "errors": p.errors,
+    }))
+    .into_response())
+}
+
+/// The CSP of a report document: its exact inline CSS allowed by hash, nothing else.
+pub fn report_policy(html: &str) -> String {
+    let hash = |s: &str| format!("'sha256-{}'", encode_base64(&Sha256::digest(s.as_bytes())));
+    let mut sources: BTreeSet<String> = BTreeSet::new();
+    let mut rest = html;
+    while let Some(start) = rest.find("<style>") {
+        let after = &rest[start + "<style>".len()..];
+        let Some(end) = after.find("</style>") else {
+            break;
+        };
+        sources.insert(hash(&after[..end]));
+        rest = &after[end..];
+    }
+    let mut attrs: BTreeSet<String> = BTreeSet::new();
+    let mut rest = html;
+    // maud escapes `"` inside attribute values and text, so the next `"` ends
+    // the value and ` style="` cannot occur inside text.
+    while let Some(start) = rest.find(" style=\"") {
+        let after = &rest[start + " style=\"".len()..];
+        let Some(end) = after.find('"') else {
+            break;
+        };
+        attrs.insert(hash(&unescape(&after[..end])));
+        rest = &after[end..];
+    }
+    let mut style_src: Vec<String> = sources.into_iter().collect();
+    if !attrs.is_empty() {
+        style_src.push("'unsafe-hashes'".to_string());
+        style_src.extend(attrs);
+    }
+    if style_src.is_empty() {
+        style_src.push("'none'".to_string());
+    }
+    format!(
+        "default-src 'none'; style-src {}; img-src data:; frame-ancestors 'self'; base-uri 'none'; form-action 'none'",
+        style_src.join(" ")
+    )
+}
+
+/// The value of an attribute as the browser reads it (maud's escapes undone).
+fn unescape(s: &str) -> String {
+    s.replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+/// `GET /scans/{scanId}/report`: the HTML report, for the iframe.
+pub async fn report(
+    State(state): State<DashState>,
+    me: SignedIn,
+    Path(id): Path<String>,
+) -> PageResult {
+    let report = load(&state.app, &me.account.id, &id).await?;
+    let body = render(&report, Format::Html).map_err(PageError::internal)?;
+    let body = String::from_utf8(body).map_err(PageError::internal)?;
+    let policy = report_policy(&body);
+    let mut resp = (StatusCode::OK, body).into_response();
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_str(&policy).map_err(PageError::internal)?,
+    );
+    h.insert(
+        header::X_FRAME_OPTIONS,
+        HeaderValue::from_static("SAMEORIGIN"),
+    );
+    Ok(resp)
+}
+
+/// Query of a download.
+#[derive(Debug, Deserialize)]
+pub struct DownloadQuery {
+    #[serde(default)]
+    format: Option<String>,
+}
+
+/// `GET /scans/{scanId}/download?format=...`: the report as a file.
+pub async fn download(
+    State(state): State<DashState>,
+    me: SignedIn,
+    Path(id): Path<String>,
+    Query(q): Query<DownloadQuery>,
+) -> Result<Response, PageError> {
+    let format: Format =
+        q.format
+            .as_deref()
+            .unwrap_or("json")
+            .parse()
+            .map_err(|e: sitescan_engine::Error| PageError {
+                status: StatusCode::BAD_REQUEST,
+                title: "Unknown format",
+                message: e.to_string(),
+                internal: None,
+            })?;
+    let report = load(&state.app, &me.account.id, &id).await?;
+    Ok(rendered(&report, format, &id)?)
+}
+
+/// `POST /scans/{scanId}/cancel`.
+pub async fn cancel(
+    State(state): State<DashState>,
+    me: SignedIn,
+    Path(id): Path<String>,
+    _form: Form,
+) -> PageResult {
+    crate::api::scans::cancel(&state.app, &me.account.id, &id).await?;
+    Ok(Redirect::to(&format!("/scans/{id}")).into_response())
+}
+
+/// Standard base64 (for CSP hashes). Hand-written: a dozen lines, not worth
+/// a dependency for one use.
+mod base64_shim {
+    const TABLE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+    pub(super) fn encode_base64(bytes: &[u8]) -> String {
+        let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+        for chunk in bytes.chunks(3) {
+            let b = [
+                chunk[0],
+                chunk.get(1).copied().unwrap_or(0),
+                chunk.get(2).copied().unwrap_or(0),
+            ];
+            let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+            for i in 0..4 {
+                if i <= chunk.len() {
+                    out.push(char::from(TABLE[((n >> (18 - 6 * i)) & 63) as usize]));
+                } else {
+                    out.push('=');
+                }
+            }
+        }
+        out
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn encodes() {
+            assert_eq!(super::encode_base64(b""), "");
+            assert_eq!(super::encode_base64(b"f"), "Zg==");
+            assert_eq!(super::encode_base64(b"fo"), "Zm8=");
+            assert_eq!(super::encode_base64(b"foo"), "Zm9v");
+            assert_eq!(super::encode_base64(b"foobar"), "Zm9vYmFy");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_policy_hashes_inline_css() {
+        let html = r#"<html><head><style>a{color:red}</style></head><body><span style="width:1%">x</span><span style="width:1%"></span></body></html>"#;
+        let p = report_policy(html);
+        assert!(
+            p.starts_with("default-src 'none'; style-src 'sha256-"),
+            "{p}"
+        );
+        assert_eq!(p.matches("'sha256-").count(), 2, "{p}");
+        assert!(p.contains("'unsafe-hashes'"));
+        assert!(!p.contains("unsafe-inline"));
+        assert!(p.contains("frame-ancestors 'self'"));
+    }
+}

@@ -1,0 +1,438 @@
+//! Sites: list and register (the URL validated by the API's own
+//! `register_site`), remove after a confirmation page, and per site the scan
+//! history with scores, a trend chart and the "Scan now" form, which starts
+//! scans through the API's `start_scan` (so the plan's quota is the same).
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Redirect};
+use chrono::Utc;
+use maud::{html, Markup};
+use sitescan_engine::Priority;
+use sitescan_rules::Category;
+
+use super::auth::{Form, SignedIn};
+use super::layout::{self, FieldErrors, Section};
+use super::{DashState, PageError, PageResult};
+use crate::api::error::ErrorCode;
+use crate::api::scans::{default_rules, start_scan, NewScan};
+use crate::api::sites::{register_site, remove_site};
+use crate::store::{Scan, ScanStatus, Site};
+
+/// Scans shown in a site's history (and its trend).
+pub const HISTORY: usize = 20;
+
+/// The categories of the "Scan now" form, as (form value, label).
+pub const CATEGORIES: &[(&str, &str)] = &[
+    ("accessibility", "Accessibility (WCAG 2.1 AA)"),
+    ("seo", "SEO"),
+    ("security", "Security"),
+    ("performance", "Performance"),
+    ("quality", "Content quality"),
+];
+
+fn category(value: &str) -> Option<Category> {
+    match value {
+        "accessibility" => Some(Category::Accessibility),
+        "seo" => Some(Category::Seo),
+        "security" => Some(Category::Security),
+        "performance" => Some(Category::Performance),
+        "quality" => Some(Category::Quality),
+        _ => None,
+    }
+}
+
+async fn scans_today(state: &DashState, me: &SignedIn) -> Result<u32, PageError> {
+    Ok(state
+        .app
+        .store
+        .scans_created_on(&me.account.id, Utc::now().date_naive())
+        .await?)
+}
+
+#[derive(Debug, Default)]
+struct SiteDraft {
+    url: String,
+    name: String,
+}
+
+async fn render_list(
+    state: &DashState,
+    me: &SignedIn,
+    draft: &SiteDraft,
+    errors: &FieldErrors,
+    notice: Option<&str>,
+) -> Result<Html<String>, PageError> {
+    let sites = state.app.store.list_sites(&me.account.id).await?;
+    let mut last: Vec<Option<Scan>> = Vec::with_capacity(sites.len());
+    for site in &sites {
+        let page = state
+            .app
+            .store
+            .list_scans(&me.account.id, &site.id, None, 1)
+            .await?;
+        last.push(page.items.into_iter().next());
+    }
+    let used = scans_today(state, me).await?;
+    let main = html! {
+        @if let Some(n) = notice { p.notice role="status" { (n) } }
+        (layout::scans_left(&me.account, used))
+        h2 id="sites-heading" { "Your sites" }
+        @if sites.is_empty() {
+            p { "No sites yet: register one below." }
+        } @else {
+            table aria-labelledby="sites-heading" id="sites" {
+                thead { tr {
+                    th scope="col" { "Name" } th scope="col" { "Start URL" }
+                    th scope="col" { "Registered" } th scope="col" { "Last scan" } th scope="col" { "Actions" }
+                } }
+                tbody {
+                    @for (site, last) in sites.iter().zip(&last) {
+                        tr {
+                            th scope="row" { a href=(format!("/sites/{}", site.id)) { (site.name) } }
+                            td.url { (site.url) }
+                            td { (layout::when(site.created_at)) }
+                            td {
+                                @match last {
+                                    Some(scan) => {
+                                        a href=(format!("/scans/{}", scan.id)) { (layout::when(scan.created_at)) }
+                                        " " (status_badge(scan.status))
+                                    },
+                                    None => "None yet",
+                                }
+                            }
+                            td { a href=(format!("/sites/{}/remove", site.id)) aria-label=(format!("Remove {}", site.name)) { "Remove" } }
+                        }
+                    }
+                }
+            }
+        }
+        h2 id="register-heading" { "Register a site" }
+        (layout::error_summary(errors))
+        form method="post" action="/sites" aria-labelledby="register-heading" novalidate {
+            input type="hidden" name="csrf" value=(me.csrf);
+            (layout::field(&layout::Field {
+                id: "url", name: "url", label: "Start URL", kind: "url", value: &draft.url,
+                autocomplete: Some("url"), required: true,
+                hint: Some("Where scans start, e.g. https://www.example.com/."),
+            }, errors))
+            (layout::field(&layout::Field {
+                id: "name", name: "name", label: "Name", kind: "text", value: &draft.name,
+                autocomplete: Some("off"), required: false, hint: Some("Defaults to the host name."),
+            }, errors))
+            button type="submit" id="register-site" { "Register site" }
+        }
+    };
+    Ok(layout::page("Sites", Some(me.nav(Section::Sites)), main))
+}
+
+/// `GET /sites`.
+pub async fn list(State(state): State<DashState>, me: SignedIn) -> PageResult {
+    Ok(render_list(
+        &state,
+        &me,
+        &SiteDraft::default(),
+        &FieldErrors::default(),
+        None,
+    )
+    .await?
+    .into_response())
+}
+
+/// `POST /sites`: registers a site (same validation as `POST /api/v1/sites`).
+pub async fn create(State(state): State<DashState>, me: SignedIn, form: Form) -> PageResult {
+    let draft = SiteDraft {
+        url: form.get("url").unwrap_or("").trim().to_string(),
+        name: form.get("name").unwrap_or("").trim().to_string(),
+    };
+    let name = (!draft.name.is_empty()).then(|| draft.name.clone());
+    match register_site(&state.app, &me.account.id, &draft.url, name).await {
+        Ok(site) => Ok(Redirect::to(&format!("/sites/{}", site.id)).into_response()),
+        Err(e) if e.code == ErrorCode::ValidationFailed => {
+            let errors = FieldErrors::from_api(&e, &[("url", "url"), ("name", "name")], "url");
+            let page = render_list(&state, &me, &draft, &errors, None).await?;
+            Ok((StatusCode::UNPROCESSABLE_ENTITY, page).into_response())
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+async fn own_site(state: &DashState, me: &SignedIn, id: &str) -> Result<Site, PageError> {
+    state
+        .app
+        .store
+        .site(&me.account.id, id)
+        .await?
+        .ok_or_else(|| PageError::not_found("site"))
+}
+
+/// The status of a scan as a word with its class.
+pub fn status_badge(status: ScanStatus) -> Markup {
+    html! { span class=(format!("status status-{}", status.as_str())) { (status.as_str()) } }
+}
+
+fn history_table(scans: &[Scan]) -> Markup {
+    html! {
+        @if scans.is_empty() {
+            p { "No scans yet." }
+        } @else {
+            table aria-labelledby="history-heading" id="history" {
+                thead { tr {
+                    th scope="col" { "Started" } th scope="col" { "Status" } th scope="col" { "Pages" }
+                    @for (_, label) in CATEGORIES { th scope="col" class="n" { (label) } }
+                } }
+                tbody {
+                    @for scan in scans {
+                        tr {
+                            th scope="row" { a href=(format!("/scans/{}", scan.id)) { (layout::when(scan.created_at)) } }
+                            td { (status_badge(scan.status)) }
+                            td.n { (scan.summary.as_ref().map(|s| s.pages_fetched.to_string()).unwrap_or_else(|| "–".into())) }
+                            @for (cat, _) in CATEGORIES {
+                                td.n {
+                                    (scan.summary.as_ref()
+                                        .and_then(|s| s.categories.get(*cat))
+                                        .and_then(|c| c.score)
+                                        .map(|s| s.to_string())
+                                        .unwrap_or_else(|| "–".into()))
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn trend(scans: &[Scan]) -> Markup {
+    // Oldest first, completed scans only.
+    let done: Vec<&Scan> = scans
+        .iter()
+        .rev()
+        .filter(|s| s.status == ScanStatus::Completed)
+        .collect();
+    let series: Vec<(String, Vec<u8>)> = CATEGORIES
+        .iter()
+        .map(|(cat, _)| {
+            let points: Vec<u8> = done
+                .iter()
+                .filter_map(|s| s.summary.as_ref()?.categories.get(*cat)?.score)
+                .collect();
+            (cat.to_string(), points)
+        })
+        .filter(|(_, p)| !p.is_empty())
+        .collect();
+    if series.is_empty() {
+        return html! { p { "The trend shows once a scan has completed." } };
+    }
+    let describe: Vec<String> = series
+        .iter()
+        .map(|(cat, p)| {
+            let first = p.first().copied().unwrap_or(0);
+            let last = p.last().copied().unwrap_or(0);
+            format!("{cat} {first} to {last}")
+        })
+        .collect();
+    let title = format!(
+        "Scores (0 to 100) over the last {} completed scans, oldest to newest: {}.",
+        done.len(),
+        describe.join("; ")
+    );
+    html! {
+        (layout::trend_chart("trend", &title, &series))
+        ul.legend {
+            @for (cat, points) in &series {
+                li { span class=(format!("swatch swatch-{cat}")) {} (cat) ": " (points.last().copied().unwrap_or(0)) }
+            }
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct ScanDraft {
+    categories: Vec<String>,
+    priority: String,
+}
+
+async fn render_site(
+    state: &DashState,
+    me: &SignedIn,
+    site: &Site,
+    draft: &ScanDraft,
+    errors: &FieldErrors,
+) -> Result<Html<String>, PageError> {
+    let page = state
+        .app
+        .store
+        .list_scans(&me.account.id, &site.id, None, HISTORY)
+        .await?;
+    let used = scans_today(state, me).await?;
+    let no_scans = me.account.plan.scans_per_day() == Some(0);
+    let checked = |cat: &str| {
+        if draft.categories.is_empty() {
+            cat == "accessibility"
+        } else {
+            draft.categories.iter().any(|c| c == cat)
+        }
+    };
+    let priority = if draft.priority.is_empty() {
+        "normal"
+    } else {
+        draft.priority.as_str()
+    };
+    let main = html! {
+        p { "Start URL: " a href=(site.url) { (site.url) } }
+        h2 id="scan-heading" { "Scan now" }
+        (layout::scans_left(&me.account, used))
+        (layout::error_summary(errors))
+        form method="post" action=(format!("/sites/{}/scans", site.id)) aria-labelledby="scan-heading" novalidate {
+            input type="hidden" name="csrf" value=(me.csrf);
+            fieldset id="categories" aria-describedby=[layout::describedby("categories", false, errors)] {
+                legend { "What to check" }
+                (layout::field_notes("categories", None, errors))
+                @for (value, label) in CATEGORIES {
+                    label {
+                        input type="checkbox" name="categories" value=(value) id=(format!("cat-{value}")) checked[checked(value)];
+                        " " (label)
+                    }
+                }
+            }
+            div.field {
+                label for="priority" { "Priority" }
+                (layout::field_notes("priority", None, errors))
+                select id="priority" name="priority" aria-describedby=[layout::describedby("priority", false, errors)] {
+                    @for p in ["low", "normal", "high"] {
+                        option value=(p) selected[p == priority] { (p) }
+                    }
+                }
+            }
+            button type="submit" id="scan-now" disabled[no_scans] { "Scan now" }
+        }
+        h2 id="trend-heading" { "Trend" }
+        (trend(&page.items))
+        h2 id="history-heading" { "Scan history" }
+        (history_table(&page.items))
+        p { a href=(format!("/sites/{}/remove", site.id)) { "Remove this site" } }
+    };
+    Ok(layout::page(&site.name, Some(me.nav(Section::Sites)), main))
+}
+
+/// `GET /sites/{siteId}`.
+pub async fn show(
+    State(state): State<DashState>,
+    me: SignedIn,
+    Path(id): Path<String>,
+) -> PageResult {
+    let site = own_site(&state, &me, &id).await?;
+    Ok(render_site(
+        &state,
+        &me,
+        &site,
+        &ScanDraft::default(),
+        &FieldErrors::default(),
+    )
+    .await?
+    .into_response())
+}
+
+/// `POST /sites/{siteId}/scans`: "Scan now", through the API's `start_scan`.
+pub async fn scan_now(
+    State(state): State<DashState>,
+    me: SignedIn,
+    Path(id): Path<String>,
+    form: Form,
+) -> PageResult {
+    let site = own_site(&state, &me, &id).await?;
+    let draft = ScanDraft {
+        categories: form
+            .all("categories")
+            .into_iter()
+            .map(str::to_string)
+            .collect(),
+        priority: form.get("priority").unwrap_or("normal").to_string(),
+    };
+    let mut errors = FieldErrors::default();
+    let mut rules: Vec<String> = Vec::new();
+    for value in &draft.categories {
+        match category(value) {
+            Some(cat) => rules.extend(default_rules(cat)),
+            None => errors.add("categories", format!("Unknown category “{value}”.")),
+        }
+    }
+    if draft.categories.is_empty() {
+        errors.add("categories", "Choose at least one category.");
+    }
+    let priority = match draft.priority.as_str() {
+        "low" => Priority::Low,
+        "normal" => Priority::Normal,
+        "high" => Priority::High,
+        _ => {
+            errors.add("priority", "Choose low, normal or high.");
+            Priority::Normal
+        }
+    };
+    if errors.is_empty() {
+        let request = NewScan {
+            rules,
+            priority,
+            max_pages: None,
+            max_depth: None,
+            category: None,
+            accept: None,
+        };
+        match start_scan(&state.app, &me.account, &site.id, request).await {
+            Ok(scan) => return Ok(Redirect::to(&format!("/scans/{}", scan.id)).into_response()),
+            Err(e) if e.code == ErrorCode::ScanLimitExceeded => {
+                let plan = layout::plan_name(me.account.plan);
+                let problem = match me.account.plan.scans_per_day() {
+                    Some(0) | None => format!(
+                        "The {plan} plan includes no scans: scans need the Professional or Enterprise plan."
+                    ),
+                    Some(n) => format!(
+                        "No scans left today: the {plan} plan allows {n} scans per day (UTC). Try again after midnight UTC, or upgrade the plan."
+                    ),
+                };
+                errors.add("categories", problem);
+                let page = render_site(&state, &me, &site, &draft, &errors).await?;
+                return Ok((StatusCode::TOO_MANY_REQUESTS, page).into_response());
+            }
+            Err(e) if e.code == ErrorCode::ValidationFailed => {
+                errors = FieldErrors::from_api(&e, &[], "categories");
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let page = render_site(&state, &me, &site, &draft, &errors).await?;
+    Ok((StatusCode::UNPROCESSABLE_ENTITY, page).into_response())
+}
+
+/// `GET /sites/{siteId}/remove`: the confirmation step.
+pub async fn remove_confirm(
+    State(state): State<DashState>,
+    me: SignedIn,
+    Path(id): Path<String>,
+) -> PageResult {
+    let site = own_site(&state, &me, &id).await?;
+    let main = html! {
+        p { "Remove “" (site.name) "” (" (site.url) ")? Its past scans stay readable by their links; no new scans can be started." }
+        form method="post" action=(format!("/sites/{}/remove", site.id)) {
+            input type="hidden" name="csrf" value=(me.csrf);
+            div.actions {
+                button.danger type="submit" id="confirm-remove" { "Remove site" }
+                a href=(format!("/sites/{}", site.id)) { "Cancel" }
+            }
+        }
+    };
+    Ok(layout::page("Remove site", Some(me.nav(Section::Sites)), main).into_response())
+}
+
+/// `POST /sites/{siteId}/remove`.
+pub async fn remove(
+    State(state): State<DashState>,
+    me: SignedIn,
+    Path(id): Path<String>,
+    _form: Form,
+) -> PageResult {
+    remove_site(&state.app, &me.account.id, &id).await?;
+    Ok(Redirect::to("/sites").into_response())
+}

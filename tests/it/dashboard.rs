@@ -1,0 +1,1361 @@
+//! The dashboard over real HTTP (the in-process `serve` of `api_support`):
+//! sign-in and sessions (cookie attributes, rotation, sign-out, CSRF, rate
+//! limit, password links), keys shown once and refused by the API once
+//! revoked, site validation, the plan's scan quota from the browser, tenancy,
+//! and the self-scan quality bar: our own rules over every page, signed in.
+
+use std::collections::HashMap;
+
+use chrono::Utc;
+use reqwest::header::{HeaderMap, CONTENT_SECURITY_POLICY, LOCATION, SET_COOKIE};
+use reqwest::Method;
+use sitescan_daemon::dashboard::auth::{create_user, issue_password_link};
+use sitescan_daemon::dashboard::CONTENT_SECURITY_POLICY as CSP;
+use sitescan_daemon::store::{Plan, Store};
+use sitescan_fixtures::{site_dir, FixtureServer};
+use sitescan_rules::{registry, Outcome};
+use sitescan_rules::{Header, Page, Stylesheet};
+
+use crate::api_support::{call, TestApi};
+
+const PASSWORD: &str = "correct horse battery staple";
+
+/// One answer: status, headers, body.
+struct Answer {
+    status: u16,
+    headers: HeaderMap,
+    body: String,
+}
+
+impl Answer {
+    fn location(&self) -> &str {
+        self.headers
+            .get(LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+    }
+
+    fn set_cookie(&self) -> Option<String> {
+        self.headers
+            .get(SET_COOKIE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    }
+
+    /// The CSRF token of the page's (first) form.
+    fn csrf(&self) -> String {
+        let at = self
+            .body
+            .find("name=\"csrf\" value=\"")
+            .unwrap_or_else(|| panic!("no csrf field in {}", self.body));
+        let rest = &self.body[at + "name=\"csrf\" value=\"".len()..];
+        rest[..rest.find('"').unwrap()].to_string()
+    }
+}
+
+/// A browser without JavaScript: keeps the session cookie, follows nothing.
+struct Browser {
+    base: String,
+    client: reqwest::Client,
+    cookie: Option<String>,
+}
+
+impl Browser {
+    fn new(api: &TestApi) -> Browser {
+        Browser::at(&api.base)
+    }
+
+    fn at(base: &str) -> Browser {
+        Browser {
+            base: base.to_string(),
+            client: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .unwrap(),
+            cookie: None,
+        }
+    }
+
+    async fn send(&mut self, method: Method, path: &str, form: Option<&[(&str, &str)]>) -> Answer {
+        let mut req = self.client.request(method, format!("{}{path}", self.base));
+        if let Some(c) = &self.cookie {
+            req = req.header("cookie", format!("sitescan_session={c}"));
+        }
+        if let Some(f) = form {
+            req = req.form(f);
+        }
+        let resp = req.send().await.unwrap();
+        let answer = Answer {
+            status: resp.status().as_u16(),
+            headers: resp.headers().clone(),
+            body: resp.text().await.unwrap(),
+        };
+        if let Some(c) = answer.set_cookie() {
+            let value = c
+                .strip_prefix("sitescan_session=")
+                .and_then(|r| r.split(';').next())
+                .unwrap()
+                .to_string();
+            self.cookie = (!value.is_empty()).then_some(value);
+        }
+        answer
+    }
+
+    async fn get(&mut self, path: &str) -> Answer {
+        self.send(Method::GET, path, None).await
+    }
+
+    async fn post(&mut self, path: &str, form: &[(&str, &str)]) -> Answer {
+        self.send(Method::POST, path, Some(form)).await
+    }
+
+    /// Posts a form with the CSRF token of the page at `page`.
+    async fn submit(&mut self, page: &str, path: &str, form: &[(&str, &str)]) -> Answer {
+        let csrf = self.get(page).await.csrf();
+        let mut fields = vec![("csrf", csrf.as_str())];
+        fields.extend_from_slice(form);
+        self.post(path, &fields).await
+    }
+}
+
+/// An account of `plan` with a user whose password is set; returns its id
+/// and the user's e-mail.
+async fn user(api: &TestApi, plan: Plan) -> (String, String) {
+    user_on(&*api.store, &api.base, plan).await
+}
+
+/// [`user`] on any store, for the dashboard served at `base_url`.
+async fn user_on(store: &dyn Store, base_url: &str, plan: Plan) -> (String, String) {
+    let account = store
+        .create_account(sitescan_daemon::store::Account {
+            id: sitescan_daemon::store::new_id("acc").unwrap(),
+            name: Some("Test".into()),
+            plan,
+            created_at: Utc::now(),
+        })
+        .await
+        .unwrap()
+        .id;
+    let email = format!(
+        "{}@example.com",
+        sitescan_daemon::store::new_id("ann").unwrap()
+    );
+    let u = create_user(store, &account, &email, Utc::now())
+        .await
+        .unwrap();
+    let base = url::Url::parse(base_url).unwrap();
+    let link = issue_password_link(store, &u.id, &base, Utc::now())
+        .await
+        .unwrap();
+    let token = link.split("token=").nth(1).unwrap().to_string();
+    let mut b = Browser::at(base_url);
+    let page = b.get(&format!("/set-password?token={token}")).await;
+    assert_eq!(page.status, 200);
+    let set = b
+        .post(
+            "/set-password",
+            &[
+                ("csrf", &page.csrf()),
+                ("token", &token),
+                ("password", PASSWORD),
+                ("confirm", PASSWORD),
+            ],
+        )
+        .await;
+    assert_eq!((set.status, set.location()), (303, "/login?password=set"));
+    (account, email)
+}
+
+async fn sign_in(api: &TestApi, email: &str) -> Browser {
+    sign_in_at(&api.base, email).await
+}
+
+async fn sign_in_at(base: &str, email: &str) -> Browser {
+    let mut b = Browser::at(base);
+    let login = b
+        .submit(
+            "/login",
+            "/login",
+            &[("email", email), ("password", PASSWORD)],
+        )
+        .await;
+    assert_eq!(
+        (login.status, login.location()),
+        (303, "/sites"),
+        "{}",
+        login.body
+    );
+    b
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sign_in_rotates_the_session_and_sign_out_ends_it() {
+    let api = TestApi::start().await;
+    let (_, email) = user(&api, Plan::Professional).await;
+    let mut b = Browser::new(&api);
+
+    let gate = b.get("/sites").await;
+    assert_eq!(
+        (gate.status, gate.location()),
+        (303, "/login?next=%2Fsites")
+    );
+
+    let page = b.get("/login").await;
+    assert_eq!(page.status, 200);
+    let cookie = page.set_cookie().unwrap();
+    assert!(
+        cookie.ends_with("; Path=/; HttpOnly; SameSite=Lax; Max-Age=7200"),
+        "{cookie}"
+    );
+    assert!(
+        !cookie.contains("Secure"),
+        "plain http on loopback: {cookie}"
+    );
+    assert_eq!(page.headers[CONTENT_SECURITY_POLICY], CSP);
+    assert_eq!(page.headers["x-content-type-options"], "nosniff");
+    assert_eq!(
+        page.headers["referrer-policy"],
+        "strict-origin-when-cross-origin"
+    );
+    assert_eq!(page.headers["x-frame-options"], "DENY");
+    assert_eq!(page.headers["cache-control"], "no-store");
+    assert!(page.headers.get("strict-transport-security").is_none());
+    let visitor = b.cookie.clone().unwrap();
+    let csrf = page.csrf();
+
+    let wrong = b
+        .post(
+            "/login",
+            &[
+                ("csrf", &csrf),
+                ("email", &email),
+                ("password", "not the password"),
+            ],
+        )
+        .await;
+    assert_eq!(wrong.status, 401);
+    assert!(wrong
+        .body
+        .contains(r#"<p class="error" id="password-error">Wrong e-mail or password.</p>"#));
+    assert!(wrong
+        .body
+        .contains(r#"aria-invalid="true" aria-describedby="password-error""#));
+    assert!(wrong.set_cookie().is_none());
+
+    let unknown = b
+        .post(
+            "/login",
+            &[
+                ("csrf", &csrf),
+                ("email", "nobody@example.com"),
+                ("password", PASSWORD),
+            ],
+        )
+        .await;
+    assert_eq!(unknown.status, 401, "same answer for an unknown e-mail");
+    assert!(unknown.body.contains("Wrong e-mail or password."));
+
+    let ok = b
+        .post(
+            "/login",
+            &[
+                ("csrf", &csrf),
+                ("email", &email.to_uppercase()),
+                ("password", PASSWORD),
+                ("next", "/settings/keys"),
+            ],
+        )
+        .await;
+    assert_eq!((ok.status, ok.location()), (303, "/settings/keys"));
+    let cookie = ok.set_cookie().unwrap();
+    assert!(
+        cookie.ends_with("; Path=/; HttpOnly; SameSite=Lax; Max-Age=43200"),
+        "{cookie}"
+    );
+    let signed_in = b.cookie.clone().unwrap();
+    assert_ne!(signed_in, visitor, "a new session id on sign-in");
+
+    // The visitor's session is gone: its id is worthless now.
+    let mut old = Browser::new(&api);
+    old.cookie = Some(visitor);
+    assert_eq!(old.get("/sites").await.status, 303);
+
+    let sites = b.get("/sites").await;
+    assert_eq!(sites.status, 200);
+    assert!(sites.body.contains(&email));
+    let new_csrf = sites.csrf();
+    assert_ne!(new_csrf, csrf, "a new CSRF token with the new session");
+
+    // Sign-out needs the token too.
+    assert_eq!(b.post("/logout", &[]).await.status, 403);
+    let out = b.post("/logout", &[("csrf", &new_csrf)]).await;
+    assert_eq!((out.status, out.location()), (303, "/login?signed_out=1"));
+    assert!(out
+        .set_cookie()
+        .unwrap()
+        .starts_with("sitescan_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0"));
+    let mut again = Browser::new(&api);
+    again.cookie = Some(signed_in);
+    assert_eq!(again.get("/sites").await.status, 303, "the session ended");
+    api.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forms_without_the_right_csrf_token_are_refused() {
+    let api = TestApi::start().await;
+    let (_, email) = user(&api, Plan::Professional).await;
+    let mut anon = Browser::new(&api);
+    anon.get("/login").await;
+    let missing = anon
+        .post("/login", &[("email", &email), ("password", PASSWORD)])
+        .await;
+    assert_eq!(missing.status, 403);
+    assert!(missing.body.contains("Form expired"));
+    let wrong = anon
+        .post(
+            "/login",
+            &[("csrf", "0000"), ("email", &email), ("password", PASSWORD)],
+        )
+        .await;
+    assert_eq!(wrong.status, 403);
+
+    let mut b = sign_in(&api, &email).await;
+    for (path, form) in [
+        ("/settings/keys", vec![("name", "ci")]),
+        ("/sites", vec![("url", "https://example.com/")]),
+    ] {
+        assert_eq!(
+            b.post(path, &form).await.status,
+            403,
+            "{path} without a token"
+        );
+        let mut with_wrong = vec![("csrf", "f00d")];
+        with_wrong.extend(form);
+        assert_eq!(
+            b.post(path, &with_wrong).await.status,
+            403,
+            "{path} with a wrong token"
+        );
+    }
+    assert!(api.store.list_keys(None).await.unwrap().is_empty());
+    api.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sign_in_attempts_are_rate_limited_per_email() {
+    let api = TestApi::start().await;
+    let (_, email) = user(&api, Plan::Professional).await;
+    let mut b = Browser::new(&api);
+    let csrf = b.get("/login").await.csrf();
+    for i in 0..sitescan_daemon::dashboard::auth::LOGIN_PER_EMAIL {
+        let a = b
+            .post(
+                "/login",
+                &[("csrf", &csrf), ("email", &email), ("password", "wrong")],
+            )
+            .await;
+        assert_eq!(a.status, 401, "attempt {i}");
+    }
+    let limited = b
+        .post(
+            "/login",
+            &[("csrf", &csrf), ("email", &email), ("password", PASSWORD)],
+        )
+        .await;
+    assert_eq!(limited.status, 429, "even the right password waits");
+    assert!(limited
+        .body
+        .contains("Too many sign-in attempts. Wait 1 minute and try again."));
+    let retry: u64 = limited.headers["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=60).contains(&retry), "{retry}");
+    assert!(limited.set_cookie().is_none());
+    api.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_password_link_works_once() {
+    let api = TestApi::start().await;
+    let account = api.account(Plan::Starter).await;
+    let store: &dyn Store = &*api.store;
+    let u = create_user(store, &account, "Bob@Example.com", Utc::now())
+        .await
+        .unwrap();
+    assert_eq!(u.email, "bob@example.com");
+    let link = issue_password_link(
+        store,
+        &u.id,
+        &url::Url::parse(&api.base).unwrap(),
+        Utc::now(),
+    )
+    .await
+    .unwrap();
+    assert!(link.starts_with(&format!("{}/set-password?token=", api.base)));
+    let path = link.strip_prefix(&api.base).unwrap().to_string();
+    let token = path.split("token=").nth(1).unwrap().to_string();
+    let mut b = Browser::new(&api);
+    let page = b.get(&path).await;
+    assert_eq!(page.status, 200);
+    let csrf = page.csrf();
+    let short = b
+        .post(
+            "/set-password",
+            &[
+                ("csrf", &csrf),
+                ("token", &token),
+                ("password", "short"),
+                ("confirm", "short"),
+            ],
+        )
+        .await;
+    assert_eq!(short.status, 422);
+    assert!(short
+        .body
+        .contains(r#"aria-describedby="password-hint password-error""#));
+    assert!(short.body.contains("Use at least 12 characters"));
+    let set = b
+        .post(
+            "/set-password",
+            &[
+                ("csrf", &csrf),
+                ("token", &token),
+                ("password", PASSWORD),
+                ("confirm", PASSWORD),
+            ],
+        )
+        .await;
+    assert_eq!((set.status, set.location()), (303, "/login?password=set"));
+    let again = b
+        .post(
+            "/set-password",
+            &[
+                ("csrf", &csrf),
+                ("token", &token),
+                ("password", "another long password"),
+                ("confirm", "another long password"),
+            ],
+        )
+        .await;
+    assert_eq!(again.status, 400);
+    assert!(again.body.contains("This link does not work"));
+    let stored = api.store.user(&u.id).await.unwrap().unwrap();
+    assert!(stored.password_hash.unwrap().starts_with("$argon2id$"));
+    api.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_is_shown_once_and_refused_by_the_api_once_revoked() {
+    let api = TestApi::start().await;
+    let (account, email) = user(&api, Plan::Professional).await;
+    let mut b = sign_in(&api, &email).await;
+
+    let blank = b
+        .submit(
+            "/settings/keys",
+            "/settings/keys",
+            &[("name", " "), ("expires", "90")],
+        )
+        .await;
+    assert_eq!(blank.status, 422);
+    assert!(blank
+        .body
+        .contains(r#"<p class="error" id="name-error">Give 1 to 100 characters.</p>"#));
+    assert!(blank
+        .body
+        .contains(r#"aria-invalid="true" aria-describedby="name-hint name-error""#));
+
+    let created = b
+        .submit(
+            "/settings/keys",
+            "/settings/keys",
+            &[
+                ("name", "deploys"),
+                ("description", "CI"),
+                ("expires", "never"),
+            ],
+        )
+        .await;
+    assert_eq!(created.status, 201);
+    assert_eq!(created.headers["cache-control"], "no-store");
+    let at = created
+        .body
+        .find(r#"<code class="secret" id="new-key">"#)
+        .unwrap();
+    let secret: String = created.body[at..]
+        .split('>')
+        .nth(1)
+        .unwrap()
+        .split('<')
+        .next()
+        .unwrap()
+        .to_string();
+    assert!(secret.starts_with("key_") && secret.len() == 52, "{secret}");
+    assert!(created.body.contains("It is shown only this once"));
+    assert!(created.body.contains(r#"data-copy="new-key""#));
+
+    let listed = b.get("/settings/keys").await;
+    assert!(!listed.body.contains(&secret), "never shown again");
+    assert!(listed
+        .body
+        .contains(&format!("<code>{}…</code>", &secret[..8])));
+    assert!(listed.body.contains("Never"));
+
+    let (status, current) = call(api.req(Method::GET, "/api/v1/keys/current", Some(&secret))).await;
+    assert_eq!(status, 200);
+    assert_eq!(current["data"]["expires_at"], serde_json::Value::Null);
+    assert_eq!(current["data"]["name"], "deploys");
+
+    let key = api.store.list_keys(Some(&account)).await.unwrap().remove(0);
+    let confirm = b.get(&format!("/settings/keys/{}/revoke", key.id)).await;
+    assert_eq!(confirm.status, 200);
+    assert!(confirm.body.contains("This cannot be undone"));
+    assert!(
+        api.store
+            .key(&key.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .revoked_at
+            .is_none(),
+        "the GET changes nothing"
+    );
+    let revoked = b
+        .post(
+            &format!("/settings/keys/{}/revoke", key.id),
+            &[("csrf", &confirm.csrf())],
+        )
+        .await;
+    assert_eq!(
+        (revoked.status, revoked.location()),
+        (303, format!("/settings/keys?revoked={}", key.id).as_str())
+    );
+    let (status, body) = call(api.req(Method::GET, "/api/v1/sites", Some(&secret))).await;
+    assert_eq!(status, 401);
+    assert_eq!(body["error"]["code"], "invalid_api_key");
+    let after = b.get(&format!("/settings/keys?revoked={}", key.id)).await;
+    assert!(after.body.contains("The key “deploys” is revoked"));
+    api.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_starter_plan_sees_what_it_lacks() {
+    let api = TestApi::start().await;
+    let (account, email) = user(&api, Plan::Starter).await;
+    let mut b = sign_in(&api, &email).await;
+    let keys = b.get("/settings/keys").await;
+    assert!(keys
+        .body
+        .contains("API access needs the Professional or Enterprise plan."));
+    let sites = b.get("/sites").await;
+    assert!(sites.body.contains("The Starter plan includes no scans."));
+    b.submit("/sites", "/sites", &[("url", "https://example.com/")])
+        .await;
+    let site = api.store.list_sites(&account).await.unwrap().remove(0);
+    let page = format!("/sites/{}", site.id);
+    assert!(b
+        .get(&page)
+        .await
+        .body
+        .contains(r#"<button type="submit" id="scan-now" disabled>"#));
+    let refused = b
+        .submit(
+            &page,
+            &format!("{page}/scans"),
+            &[("categories", "seo"), ("priority", "normal")],
+        )
+        .await;
+    assert_eq!(refused.status, 429);
+    assert!(refused.body.contains(
+        "The Starter plan includes no scans: scans need the Professional or Enterprise plan."
+    ));
+    api.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sites_are_validated_like_the_api_and_scans_follow_the_plan_quota() {
+    let fixture = FixtureServer::start(site_dir("basic")).await.unwrap();
+    let api = TestApi::start().await;
+    let (account, email) = user(&api, Plan::Professional).await;
+    let mut b = sign_in(&api, &email).await;
+
+    let bad = b
+        .submit("/sites", "/sites", &[("url", "ftp://example.com/")])
+        .await;
+    assert_eq!(bad.status, 422);
+    assert!(bad
+        .body
+        .contains(r#"<p class="error" id="url-error">The scheme must be http or https.</p>"#));
+    assert!(bad
+        .body
+        .contains(r#"aria-describedby="url-hint url-error""#));
+    assert!(
+        bad.body.contains(r#"value="ftp://example.com/""#),
+        "the value is kept"
+    );
+    let relative = b.submit("/sites", "/sites", &[("url", "/shop")]).await;
+    assert_eq!(relative.status, 422);
+    assert!(relative.body.contains("Not an absolute URL"));
+    assert!(api.store.list_sites(&account).await.unwrap().is_empty());
+
+    let url = fixture.url();
+    let made = b
+        .submit("/sites", "/sites", &[("url", &url), ("name", "Fixture")])
+        .await;
+    assert_eq!(made.status, 303);
+    let site = api.store.list_sites(&account).await.unwrap().remove(0);
+    assert_eq!(made.location(), format!("/sites/{}", site.id));
+    assert_eq!(site.url, url);
+
+    let page = b.get(&format!("/sites/{}", site.id)).await;
+    assert!(page
+        .body
+        .contains("Scans today: 0 of 2 (Professional plan, 2 left"));
+    let mut scans = Vec::new();
+    for _ in 0..2 {
+        let started = b
+            .submit(
+                &format!("/sites/{}", site.id),
+                &format!("/sites/{}/scans", site.id),
+                &[
+                    ("categories", "accessibility"),
+                    ("categories", "seo"),
+                    ("priority", "high"),
+                ],
+            )
+            .await;
+        assert_eq!(started.status, 303, "{}", started.body);
+        scans.push(started.location().trim_start_matches("/scans/").to_string());
+    }
+    let third = b
+        .submit(
+            &format!("/sites/{}", site.id),
+            &format!("/sites/{}/scans", site.id),
+            &[("categories", "accessibility"), ("priority", "normal")],
+        )
+        .await;
+    assert_eq!(third.status, 429);
+    assert!(third
+        .body
+        .contains("No scans left today: the Professional plan allows 2 scans per day (UTC)."));
+    assert!(third.body.contains("Scans today: 2 of 2"));
+    assert_eq!(
+        api.store
+            .scans_created_on(&account, Utc::now().date_naive())
+            .await
+            .unwrap(),
+        2
+    );
+    let none = b
+        .submit(
+            &format!("/sites/{}", site.id),
+            &format!("/sites/{}/scans", site.id),
+            &[("priority", "normal")],
+        )
+        .await;
+    assert_eq!(none.status, 422);
+    assert!(none.body.contains("Choose at least one category."));
+
+    let first = api.store.scan(&account, &scans[0]).await.unwrap().unwrap();
+    assert_eq!(first.config.rules, vec!["wcag-aa", "seo"]);
+    assert_eq!(first.config.priority, sitescan_engine::Priority::High);
+    assert_eq!(first.config.max_pages, 100, "the plan's page cap");
+
+    // The scan page until the report shows.
+    let mut done = false;
+    for _ in 0..600 {
+        let s = b.get(&format!("/scans/{}/status", scans[0])).await;
+        let v: serde_json::Value = serde_json::from_str(&s.body).unwrap();
+        if v["terminal"] == true {
+            assert_eq!(v["status"], "completed");
+            done = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(done, "the scan finished");
+    let scan_page = b.get(&format!("/scans/{}", scans[0])).await;
+    assert!(scan_page.body.contains(&format!(
+        r#"<iframe class="report" src="/scans/{}/report" title="The scan report">"#,
+        scans[0]
+    )));
+    for f in ["json", "html", "sarif", "junit", "csv", "markdown"] {
+        assert!(
+            scan_page
+                .body
+                .contains(&format!("/scans/{}/download?format={f}", scans[0])),
+            "{f}"
+        );
+    }
+    let report = b.get(&format!("/scans/{}/report", scans[0])).await;
+    assert_eq!(report.status, 200);
+    let csp = report.headers[CONTENT_SECURITY_POLICY].to_str().unwrap();
+    assert!(
+        csp.starts_with("default-src 'none'; style-src 'sha256-"),
+        "{csp}"
+    );
+    assert!(!csp.contains("unsafe-inline"));
+    assert!(report.body.contains("sitescan report"));
+    let sarif = b
+        .get(&format!("/scans/{}/download?format=sarif", scans[0]))
+        .await;
+    assert_eq!(sarif.status, 200);
+    assert!(sarif.headers["content-disposition"]
+        .to_str()
+        .unwrap()
+        .ends_with(".sarif\""));
+    let site_page = b.get(&format!("/sites/{}", site.id)).await;
+    assert!(site_page
+        .body
+        .contains(r#"<svg class="chart trend" role="img" aria-labelledby="trend-title""#));
+    api.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_accounts_records_are_not_found() {
+    let api = TestApi::start().await;
+    let (_, email) = user(&api, Plan::Professional).await;
+    let (theirs, _) = user(&api, Plan::Professional).await;
+    let site = api.site(&theirs, "https://example.com/").await;
+    let scan = api
+        .store
+        .create_scan_if_quota(
+            crate::contract::scan(&api.store.site(&theirs, &site).await.unwrap().unwrap()),
+            Utc::now().date_naive(),
+            None,
+        )
+        .await
+        .unwrap();
+    let mut b = sign_in(&api, &email).await;
+    for path in [
+        format!("/sites/{site}"),
+        format!("/sites/{site}/remove"),
+        format!("/scans/{}", scan.id),
+        format!("/scans/{}/status", scan.id),
+        format!("/scans/{}/report", scan.id),
+        "/sites/site_missing".to_string(),
+    ] {
+        let a = b.get(&path).await;
+        assert_eq!(a.status, 404, "{path}");
+        assert!(a.body.contains("Not found"), "{path}");
+    }
+    let csrf = b.get("/sites").await.csrf();
+    let cancel = b
+        .post(&format!("/scans/{}/cancel", scan.id), &[("csrf", &csrf)])
+        .await;
+    assert_eq!(cancel.status, 404);
+    let remove = b
+        .post(&format!("/sites/{site}/remove"), &[("csrf", &csrf)])
+        .await;
+    assert_eq!(remove.status, 404);
+    assert!(api.store.site(&theirs, &site).await.unwrap().is_some());
+    assert_eq!(
+        api.store
+            .scan_by_id(&scan.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .status,
+        sitescan_daemon::store::ScanStatus::Queued
+    );
+    api.stop().await;
+}
+
+/// Our rules over one fetched page: the `wcag-aa` set and the security rules
+/// whose subject we control (CSP, X-Content-Type-Options, framing, Referrer-Policy).
+fn self_scan(url: &str, answer: &Answer, css: &str) -> Vec<String> {
+    let mut page = Page::from_html(url, &answer.body);
+    page.status = answer.status;
+    page.headers = answer
+        .headers
+        .iter()
+        .map(|(k, v)| Header {
+            name: k.as_str().to_string(),
+            value: v.to_str().unwrap_or("").to_string(),
+        })
+        .collect();
+    page.stylesheets = vec![Stylesheet {
+        url: format!("{url}assets/app.css"),
+        text: css.to_string(),
+        media: None,
+    }];
+    let mut names = vec!["wcag-aa"];
+    names.extend([
+        "content-security-policy",
+        "x-content-type-options",
+        "clickjacking-protection",
+        "referrer-policy",
+    ]);
+    let selection = registry::select(&names).unwrap();
+    let analysis = sitescan_rules::analyze(&page, &selection.page);
+    assert!(analysis.errors.is_empty(), "{url}: {:?}", analysis.errors);
+    analysis
+        .findings
+        .iter()
+        .filter(|f| matches!(f.outcome, Outcome::Failed | Outcome::CantTell))
+        .map(|f| {
+            format!(
+                "{url}: {} {:?} {} {}",
+                f.rule_id, f.outcome, f.selector, f.message
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_page_passes_our_own_wcag_aa_and_header_rules() {
+    let fixture = FixtureServer::start(site_dir("basic")).await.unwrap();
+    let api = TestApi::start().await;
+    let (account, email) = user(&api, Plan::Professional).await;
+    let mut b = sign_in(&api, &email).await;
+    let css = b.get("/assets/app.css").await;
+    assert_eq!(css.headers["content-type"], "text/css; charset=utf-8");
+    assert_eq!(
+        css.headers["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
+    let css = css.body;
+
+    let mut pages: Vec<(String, Answer)> = Vec::new();
+    // Signed out.
+    let mut anon = Browser::new(&api);
+    pages.push(("/login".into(), anon.get("/login").await));
+    pages.push((
+        "/set-password?token=abc".into(),
+        anon.get("/set-password?token=abc").await,
+    ));
+    let wrong = anon
+        .submit(
+            "/login",
+            "/login",
+            &[("email", &email), ("password", "wrong")],
+        )
+        .await;
+    pages.push(("POST /login (error)".into(), wrong));
+
+    // Signed in: every page family, with records to show.
+    let url = fixture.url();
+    b.submit("/sites", "/sites", &[("url", &url)]).await;
+    let site = api.store.list_sites(&account).await.unwrap().remove(0);
+    let started = b
+        .submit(
+            &format!("/sites/{}", site.id),
+            &format!("/sites/{}/scans", site.id),
+            &[("categories", "accessibility"), ("priority", "normal")],
+        )
+        .await;
+    let scan_path = started.location().to_string();
+    let no_category = b
+        .submit(
+            &format!("/sites/{}", site.id),
+            &format!("/sites/{}/scans", site.id),
+            &[("priority", "normal")],
+        )
+        .await;
+    assert_eq!(no_category.status, 422);
+    pages.push(("POST /sites/{id}/scans (error)".into(), no_category));
+    pages.push((format!("{scan_path} (live)"), b.get(&scan_path).await));
+    for _ in 0..600 {
+        let s = b.get(&format!("{scan_path}/status")).await;
+        if s.body.contains("\"terminal\":true") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    pages.push((scan_path.clone(), b.get(&scan_path).await));
+    pages.push(("/sites".into(), b.get("/sites").await));
+    pages.push((
+        format!("/sites/{}", site.id),
+        b.get(&format!("/sites/{}", site.id)).await,
+    ));
+    pages.push((
+        format!("/sites/{}/remove", site.id),
+        b.get(&format!("/sites/{}/remove", site.id)).await,
+    ));
+    let bad_site = b.submit("/sites", "/sites", &[("url", "ftp://x/")]).await;
+    pages.push(("POST /sites (error)".into(), bad_site));
+    let key = b
+        .submit(
+            "/settings/keys",
+            "/settings/keys",
+            &[("name", "ci"), ("expires", "30")],
+        )
+        .await;
+    pages.push(("POST /settings/keys".into(), key));
+    let k = api.store.list_keys(Some(&account)).await.unwrap().remove(0);
+    api.store.record_key_use(&k.id, Utc::now()).await.unwrap();
+    pages.push(("/settings/keys".into(), b.get("/settings/keys").await));
+    pages.push((
+        format!("/settings/keys/{}/revoke", k.id),
+        b.get(&format!("/settings/keys/{}/revoke", k.id)).await,
+    ));
+    let bad_key = b
+        .submit(
+            "/settings/keys",
+            "/settings/keys",
+            &[("name", ""), ("expires", "90")],
+        )
+        .await;
+    pages.push(("POST /settings/keys (error)".into(), bad_key));
+    let hook = b
+        .submit(
+            "/webhooks",
+            "/webhooks",
+            &[
+                ("url", &fixture.url_for("/hook")),
+                ("events", "scan.completed"),
+            ],
+        )
+        .await;
+    assert_eq!(hook.status, 201, "{}", hook.body);
+    pages.push(("POST /webhooks".into(), hook));
+    let h = api.store.list_webhooks(&account).await.unwrap().remove(0);
+    pages.push(("/webhooks".into(), b.get("/webhooks").await));
+    pages.push((
+        format!("/webhooks/{}", h.id),
+        b.get(&format!("/webhooks/{}", h.id)).await,
+    ));
+    pages.push((
+        format!("/webhooks/{}/delete", h.id),
+        b.get(&format!("/webhooks/{}/delete", h.id)).await,
+    ));
+    let bad_hook = b
+        .submit("/webhooks", "/webhooks", &[("url", "not a url")])
+        .await;
+    pages.push(("POST /webhooks (error)".into(), bad_hook));
+    pages.push((
+        "/sites/site_missing (404)".into(),
+        b.get("/sites/site_missing").await,
+    ));
+    let unknown = b
+        .client
+        .get(format!("{}/no-such-page", api.base))
+        .header("accept", "text/html,application/xhtml+xml")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unknown.status().as_u16(), 404);
+    pages.push((
+        "/no-such-page (browser 404)".into(),
+        Answer {
+            status: 404,
+            headers: unknown.headers().clone(),
+            body: unknown.text().await.unwrap(),
+        },
+    ));
+
+    let mut problems = Vec::new();
+    let mut seen = HashMap::new();
+    for (name, answer) in &pages {
+        assert!(
+            answer.body.starts_with("<!DOCTYPE html>"),
+            "{name}: {}",
+            answer.status
+        );
+        assert_eq!(answer.headers[CONTENT_SECURITY_POLICY], CSP, "{name}");
+        assert!(
+            !answer.body.contains("style=") && !answer.body.contains("<style"),
+            "{name}: inline style"
+        );
+        assert!(!answer.body.contains("<script>"), "{name}: inline script");
+        assert_eq!(answer.body.matches("<h1").count(), 1, "{name}: one h1");
+        problems.extend(
+            self_scan(&format!("{}/", api.base), answer, &css)
+                .into_iter()
+                .map(|p| format!("{name}: {p}")),
+        );
+        seen.insert(name.clone(), answer.status);
+    }
+    assert!(
+        problems.is_empty(),
+        "{} findings:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+    assert_eq!(seen.len(), pages.len());
+    api.stop().await;
+}
+
+fn admin(dir: &std::path::Path, args: &[&str]) -> (i32, serde_json::Value, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sitescan"))
+        .arg("admin")
+        .arg("--data-dir")
+        .arg(dir)
+        .args(args)
+        .env_remove("SITESCAN_PUBLIC_URL")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let json = serde_json::from_str(stdout.trim()).unwrap_or(serde_json::Value::Null);
+    (
+        out.status.code().unwrap_or(-1),
+        json,
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+#[test]
+fn admin_cli_creates_users_with_a_password_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, acc, _) = admin(dir.path(), &["account", "create", "--plan", "professional"]);
+    assert_eq!(code, 0);
+    let acc = acc["id"].as_str().unwrap().to_string();
+
+    let (code, user, err) = admin(
+        dir.path(),
+        &[
+            "user",
+            "create",
+            "--account",
+            &acc,
+            "--email",
+            "Ann@Example.com",
+            "--base-url",
+            "https://scan.example.com",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(user["id"].as_str().unwrap().starts_with("usr_"));
+    assert_eq!(user["email"], "ann@example.com");
+    assert_eq!(user["password_set"], false);
+    let link = user["password_link"].as_str().unwrap();
+    assert!(
+        link.starts_with("https://scan.example.com/set-password?token="),
+        "{link}"
+    );
+    assert_eq!(
+        link.len(),
+        "https://scan.example.com/set-password?token=".len() + 64
+    );
+    assert!(err.contains("open this link within 24 hours"));
+
+    let (code, _, err) = admin(
+        dir.path(),
+        &[
+            "user",
+            "create",
+            "--account",
+            &acc,
+            "--email",
+            "ann@example.com",
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("already exists"), "{err}");
+    let (code, _, err) = admin(
+        dir.path(),
+        &[
+            "user",
+            "create",
+            "--account",
+            &acc,
+            "--email",
+            "not-an-email",
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("is not an e-mail address"), "{err}");
+    let (code, _, err) = admin(
+        dir.path(),
+        &[
+            "user",
+            "create",
+            "--account",
+            "acc_missing",
+            "--email",
+            "b@example.com",
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("no account `acc_missing`"), "{err}");
+
+    let (code, list, _) = admin(dir.path(), &["user", "list", "--account", &acc]);
+    assert_eq!(code, 0);
+    assert_eq!(list.as_array().unwrap().len(), 1);
+    assert_eq!(list[0]["email"], "ann@example.com");
+    assert!(list[0].get("password_hash").is_none(), "never printed");
+
+    let (code, reset, _) = admin(dir.path(), &["user", "reset-password", "ANN@example.com"]);
+    assert_eq!(code, 0);
+    let again = reset["password_link"].as_str().unwrap();
+    assert!(
+        again.starts_with("http://127.0.0.1:8080/set-password?token="),
+        "{again}"
+    );
+    assert_ne!(again.split("token=").nth(1), link.split("token=").nth(1));
+    let (code, _, err) = admin(
+        dir.path(),
+        &["user", "reset-password", "nobody@example.com"],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("no user `nobody@example.com`"), "{err}");
+
+    let (code, key, _) = admin(
+        dir.path(),
+        &[
+            "key",
+            "create",
+            "--account",
+            &acc,
+            "--name",
+            "ci",
+            "--expires-in",
+            "never",
+        ],
+    );
+    assert_eq!(code, 0);
+    assert_eq!(key["expires_at"], serde_json::Value::Null);
+    let (code, _, err) = admin(
+        dir.path(),
+        &["key", "create", "--account", &acc, "--name", " "],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("name: give 1 to 100 characters"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhooks_are_managed_from_the_dashboard() {
+    let api = TestApi::start().await;
+    let (account, email) = user(&api, Plan::Professional).await;
+    let mut b = sign_in(&api, &email).await;
+
+    let http = b
+        .submit(
+            "/webhooks",
+            "/webhooks",
+            &[
+                ("url", "ftp://hooks.example.com/"),
+                ("events", "scan.completed"),
+            ],
+        )
+        .await;
+    assert_eq!(http.status, 422);
+    assert!(http
+        .body
+        .contains(r#"aria-describedby="url-hint url-error""#));
+    let no_events = b
+        .submit(
+            "/webhooks",
+            "/webhooks",
+            &[("url", "http://127.0.0.1:9/hook")],
+        )
+        .await;
+    assert_eq!(no_events.status, 422);
+    assert!(no_events.body.contains(r#"id="events-error""#));
+
+    let made = b
+        .submit(
+            "/webhooks",
+            "/webhooks",
+            &[
+                ("url", "http://127.0.0.1:9/hook"),
+                ("events", "scan.completed"),
+                ("events", "scan.failed"),
+                ("description", "ops"),
+            ],
+        )
+        .await;
+    assert_eq!(made.status, 201);
+    let hook = api.store.list_webhooks(&account).await.unwrap().remove(0);
+    assert_eq!(hook.events, vec!["scan.completed", "scan.failed"]);
+    assert!(made.body.contains(&format!(
+        r#"<code class="secret" id="new-secret">{}</code>"#,
+        hook.secret
+    )));
+    let listed = b.get("/webhooks").await;
+    assert!(
+        !listed.body.contains(&hook.secret),
+        "the secret is shown once"
+    );
+    assert!(listed.body.contains("http://127.0.0.1:9/hook"));
+
+    let page = format!("/webhooks/{}", hook.id);
+    let off = b
+        .submit(
+            &page,
+            &format!("/webhooks/{}/enabled", hook.id),
+            &[("enabled", "false")],
+        )
+        .await;
+    assert_eq!((off.status, off.location()), (303, page.as_str()));
+    assert!(
+        !api.store
+            .webhook(&account, &hook.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .enabled
+    );
+    b.submit(
+        &page,
+        &format!("/webhooks/{}/enabled", hook.id),
+        &[("enabled", "true")],
+    )
+    .await;
+    assert!(
+        api.store
+            .webhook(&account, &hook.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .enabled
+    );
+
+    // A delivery in the log, redelivered as a new one with the same event.
+    let now = Utc::now();
+    let delivery = sitescan_daemon::store::Delivery {
+        id: sitescan_daemon::store::new_id("dlv").unwrap(),
+        webhook_id: hook.id.clone(),
+        account_id: account.clone(),
+        event_id: "evt_1".into(),
+        event_type: "scan.completed".into(),
+        payload: "{}".into(),
+        status: sitescan_daemon::store::DeliveryStatus::Failed,
+        attempts: 5,
+        next_attempt_at: None,
+        created_at: now,
+        attempt_log: Vec::new(),
+    };
+    api.store
+        .save_deliveries(vec![delivery.clone()])
+        .await
+        .unwrap();
+    let log = b.get(&page).await;
+    assert!(log.body.contains("evt_1"));
+    let again = b
+        .post(
+            &format!("/webhooks/{}/deliveries/{}/redeliver", hook.id, delivery.id),
+            &[("csrf", &log.csrf())],
+        )
+        .await;
+    assert_eq!((again.status, again.location()), (303, page.as_str()));
+    let deliveries = api.store.list_deliveries(&hook.id, 10).await.unwrap();
+    assert_eq!(deliveries.len(), 2);
+    assert_eq!(deliveries[0].event_id, "evt_1");
+    assert_ne!(deliveries[0].id, delivery.id);
+
+    let confirm = b.get(&format!("/webhooks/{}/delete", hook.id)).await;
+    assert_eq!(confirm.status, 200);
+    let gone = b
+        .post(
+            &format!("/webhooks/{}/delete", hook.id),
+            &[("csrf", &confirm.csrf())],
+        )
+        .await;
+    assert_eq!((gone.status, gone.location()), (303, "/webhooks"));
+    assert!(api.store.list_webhooks(&account).await.unwrap().is_empty());
+    api.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn setting_a_new_password_signs_out_every_session() {
+    let api = TestApi::start().await;
+    let (_, email) = user(&api, Plan::Professional).await;
+    let mut signed_in = sign_in(&api, &email).await;
+    assert_eq!(signed_in.get("/sites").await.status, 200);
+
+    let store: &dyn Store = &*api.store;
+    let u = store.user_by_email(&email).await.unwrap().unwrap();
+    let link = issue_password_link(
+        store,
+        &u.id,
+        &url::Url::parse(&api.base).unwrap(),
+        Utc::now(),
+    )
+    .await
+    .unwrap();
+    let path = link.strip_prefix(&api.base).unwrap().to_string();
+    let token = path.split("token=").nth(1).unwrap().to_string();
+    // Until the new password is set, nothing changes.
+    assert_eq!(signed_in.get("/sites").await.status, 200);
+    let mut other = Browser::new(&api);
+    let page = other.get(&path).await;
+    let new_password = "a different long passphrase";
+    let set = other
+        .post(
+            "/set-password",
+            &[
+                ("csrf", &page.csrf()),
+                ("token", &token),
+                ("password", new_password),
+                ("confirm", new_password),
+            ],
+        )
+        .await;
+    assert_eq!(set.status, 303);
+    let gate = signed_in.get("/sites").await;
+    assert_eq!(
+        (gate.status, gate.location()),
+        (303, "/login?next=%2Fsites")
+    );
+    let mut fresh = Browser::new(&api);
+    let old = fresh
+        .submit(
+            "/login",
+            "/login",
+            &[("email", &email), ("password", PASSWORD)],
+        )
+        .await;
+    assert_eq!(old.status, 401, "the old password is gone");
+    api.stop().await;
+}
+
+/// The same pages on the fleet's Redis backend (`serve --redis`): users,
+/// password links and sessions live in Redis, and keys made in the dashboard
+/// work on the API.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboard_works_on_the_redis_backend() {
+    use sitescan_daemon::dashboard::DashboardSettings;
+    let (url, _server) = crate::fleet::shared_redis();
+    let guard = crate::fleet::PrefixGuard::new(&url);
+    let backend =
+        crate::fleet::backend(&url, &guard.prefix, std::time::Duration::from_secs(300), 3).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let base = format!("http://{addr}");
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(sitescan_daemon::fleet::serve_api(
+        backend.clone(),
+        listener,
+        600,
+        true,
+        DashboardSettings::new(addr, None),
+        async {
+            let _ = rx.await;
+        },
+    ));
+    let (account, email) = user_on(&backend, &base, Plan::Enterprise).await;
+    let mut b = sign_in_at(&base, &email).await;
+    let sites = b.get("/sites").await;
+    assert_eq!(sites.status, 200);
+    assert!(sites.body.contains("Enterprise plan: no daily limit"));
+    let created = b
+        .submit(
+            "/settings/keys",
+            "/settings/keys",
+            &[("name", "fleet"), ("expires", "30")],
+        )
+        .await;
+    assert_eq!(created.status, 201);
+    let key = backend.list_keys(Some(&account)).await.unwrap().remove(0);
+    assert_eq!(
+        key.expires_at.unwrap() - key.created_at,
+        chrono::Duration::days(30)
+    );
+    let secret_at = created.body.find("key_").unwrap();
+    let secret = &created.body[secret_at..secret_at + 52];
+    let resp = reqwest::Client::new()
+        .get(format!("{base}/api/v1/keys/current"))
+        .header("x-api-key", secret)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 200);
+    let out = b.submit("/sites", "/logout", &[]).await;
+    assert_eq!(out.status, 303);
+    assert_eq!(b.get("/sites").await.status, 303, "signed out");
+    let _ = tx.send(());
+    let _ = server.await;
+}
