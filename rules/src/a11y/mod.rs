@@ -49,6 +49,7 @@ pub mod html_lang_matches_content;
 pub mod html_lang_valid;
 pub mod html_xml_lang_mismatch;
 pub mod image_alt;
+pub mod image_decorative;
 pub mod image_redundant_alt;
 pub mod input_button_name;
 pub mod input_image_alt;
