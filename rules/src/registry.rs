@@ -144,6 +144,7 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::lang_matches_content::LangMatchesContent,
     // Accessibility: more ACT rules (issue 3 follow-up).
     &a11y::image_decorative::ImageDecorative,
+    &a11y::scrollable_region_focusable::ScrollableRegionFocusable,
     // Performance (issue 4).
     &performance::server_response_time::ServerResponseTime,
     &performance::download_time::DownloadTime,

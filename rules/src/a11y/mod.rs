@@ -75,6 +75,7 @@ pub mod presentation_role_conflict;
 pub mod region;
 pub mod role_img_alt;
 pub mod scope_attr_valid;
+pub mod scrollable_region_focusable;
 pub mod select_name;
 pub mod skip_link;
 pub mod summary_name;
