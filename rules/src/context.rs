@@ -233,19 +233,22 @@ impl<'p> PageContext<'p> {
     /// so most pages pay no second cascade.
     pub fn zoomed_styles(&self) -> &Styles {
         let zoomed = self.zoomed.get_or_init(|| {
-            let inline_media = self.root().descendants().filter_map(ElementRef::wrap).any(|el| {
-                el.value().name() == "style"
-                    && (el.value().attr("media").is_some()
-                        || el.text().any(|t| t.contains("@media")))
-            });
+            let inline_media = self
+                .root()
+                .descendants()
+                .filter_map(ElementRef::wrap)
+                .any(|el| {
+                    el.value().name() == "style"
+                        && (el.value().attr("media").is_some()
+                            || el.text().any(|t| t.contains("@media")))
+                });
             let linked_media = self
                 .page
                 .stylesheets
                 .iter()
                 .any(|s| s.media.is_some() || s.text.contains("@media"));
-            (inline_media || linked_media).then(|| {
-                Styles::compute_at(&self.doc, &self.page.stylesheets, Viewport::ZOOMED)
-            })
+            (inline_media || linked_media)
+                .then(|| Styles::compute_at(&self.doc, &self.page.stylesheets, Viewport::ZOOMED))
         });
         zoomed.as_ref().unwrap_or_else(|| self.styles())
     }

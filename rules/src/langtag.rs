@@ -201,8 +201,7 @@ const LINGUA_MAX_CHARS: usize = 2_000;
 /// The `lingua` detector over the languages compiled in (see `Cargo.toml`),
 /// built once. Its n-gram models load lazily, per language, on first use.
 fn lingua() -> &'static lingua::LanguageDetector {
-    static DETECTOR: std::sync::OnceLock<lingua::LanguageDetector> =
-        std::sync::OnceLock::new();
+    static DETECTOR: std::sync::OnceLock<lingua::LanguageDetector> = std::sync::OnceLock::new();
     DETECTOR.get_or_init(|| lingua::LanguageDetectorBuilder::from_all_languages().build())
 }
 
@@ -326,14 +325,23 @@ mod guess_tests {
             Assessment::Differs { ref detected, .. } if detected == "nl"
         ));
         // Valid French and valid English: the declaration stands.
-        assert_eq!(assess("en", "Paul put dire comment on tape"), Assessment::Matches);
+        assert_eq!(
+            assess("en", "Paul put dire comment on tape"),
+            Assessment::Matches
+        );
         // Norwegian declared, Danish read: close languages agree.
         assert_eq!(
-            assess("no", "Jeg har boet i København i mange år, og jeg elsker byen og dens mennesker."),
+            assess(
+                "no",
+                "Jeg har boet i København i mange år, og jeg elsker byen og dens mennesker."
+            ),
             Assessment::Matches
         );
         // whatlang for languages lingua is not built with; unknown to both.
-        assert_eq!(assess("lb", "Lëtzebuerg ass e Land an Europa."), Assessment::Unknown);
+        assert_eq!(
+            assess("lb", "Lëtzebuerg ass e Land an Europa."),
+            Assessment::Unknown
+        );
         assert!(matches!(
             assess("ru", "The Accessibility Conformance Testing Rules Format defines a format for writing accessibility test rules."),
             Assessment::Differs { ref detected, .. } if detected == "en"

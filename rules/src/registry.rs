@@ -145,6 +145,7 @@ static PAGE_RULES: &[&dyn Rule] = &[
     // Accessibility: more ACT rules (issue 3 follow-up).
     &a11y::image_decorative::ImageDecorative,
     &a11y::scrollable_region_focusable::ScrollableRegionFocusable,
+    &a11y::zoomed_text_clipped::ZoomedTextClipped,
     // Performance (issue 4).
     &performance::server_response_time::ServerResponseTime,
     &performance::download_time::DownloadTime,

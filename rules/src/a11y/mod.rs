@@ -88,3 +88,4 @@ pub mod td_headers_attr;
 pub mod th_has_data_cells;
 pub mod valid_lang;
 pub mod video_caption;
+pub mod zoomed_text_clipped;

@@ -80,7 +80,11 @@ fn fixed(cx: &PageContext<'_>, el: ElementRef<'_>, prop: &str, pad: f32) -> Opti
                 .and_then(|v| length(v, fs, Viewport::DESKTOP))
         })?;
     let border_box = style.get("box-sizing").is_some_and(|v| v == "border-box");
-    Some(if border_box { (size - pad).max(0.0) } else { size })
+    Some(if border_box {
+        (size - pad).max(0.0)
+    } else {
+        size
+    })
 }
 
 impl Rule for ScrollableRegionFocusable {
@@ -116,10 +120,11 @@ impl Rule for ScrollableRegionFocusable {
         // ancestor with a fixed width, or the viewport (less the body margin).
         let avail = match width {
             Some(w) => Bounds::exact(w),
-            None => Bounds {
-                lo: 0.0,
-                hi: el
-                    .ancestors()
+            // An auto width fills its container, taken at its widest: the
+            // nearest ancestor with a fixed width, or the viewport less the
+            // body margin.
+            None => Bounds::exact(
+                el.ancestors()
                     .filter_map(ElementRef::wrap)
                     .find_map(|a| {
                         let s = page.style(a);
@@ -127,7 +132,7 @@ impl Rule for ScrollableRegionFocusable {
                             .and_then(|v| length(v, s.font_size, Viewport::DESKTOP))
                     })
                     .unwrap_or(Viewport::DESKTOP.width - 16.0),
-            },
+            ),
         };
         let extent = content_extent(page.styles(), el, avail, Viewport::DESKTOP, &|e| {
             page.is_visible(e)

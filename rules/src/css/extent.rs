@@ -33,12 +33,29 @@ impl Bounds {
 fn char_em(c: char) -> (f32, f32) {
     if c.is_whitespace() {
         (0.2, 0.35)
-    } else if matches!(c, 'i' | 'l' | 'j' | 't' | 'f' | 'r' | 'I' | '|' | '!' | '.' | ',' | ':' | ';' | '\'' | '’' | '‘')
-    {
+    } else if matches!(
+        c,
+        'i' | 'l'
+            | 'j'
+            | 't'
+            | 'f'
+            | 'r'
+            | 'I'
+            | '|'
+            | '!'
+            | '.'
+            | ','
+            | ':'
+            | ';'
+            | '\''
+            | '’'
+            | '‘'
+    ) {
         (0.15, 0.42)
     } else if matches!(c, 'm' | 'w' | 'M' | 'W' | '@' | '%') {
         (0.6, 1.0)
-    } else if c.is_ascii_punctuation() || matches!(c, '“' | '”' | '«' | '»' | '–' | '—' | '…') {
+    } else if c.is_ascii_punctuation() || matches!(c, '“' | '”' | '«' | '»' | '–' | '—' | '…')
+    {
         (0.2, 0.6)
     } else if c.is_ascii_digit() {
         (0.45, 0.65)
@@ -111,7 +128,10 @@ pub fn line_height(style: &ComputedStyle, viewport: Viewport) -> Bounds {
         },
         Some(v) => match v.parse::<f32>() {
             Ok(n) => Bounds::exact(n * fs),
-            Err(_) => match v.strip_suffix('%').and_then(|n| n.trim().parse::<f32>().ok()) {
+            Err(_) => match v
+                .strip_suffix('%')
+                .and_then(|n| n.trim().parse::<f32>().ok())
+            {
                 Some(p) => Bounds::exact(p / 100.0 * fs),
                 None => length(v, fs, viewport).map_or(
                     Bounds {
@@ -140,9 +160,14 @@ pub fn padding(style: &ComputedStyle, viewport: Viewport) -> [f32; 4] {
             [] => out,
         };
     }
-    for (i, side) in ["padding-top", "padding-right", "padding-bottom", "padding-left"]
-        .iter()
-        .enumerate()
+    for (i, side) in [
+        "padding-top",
+        "padding-right",
+        "padding-bottom",
+        "padding-left",
+    ]
+    .iter()
+    .enumerate()
     {
         if let Some(v) = style.get(side) {
             out[i] = px(v);
@@ -206,7 +231,14 @@ pub struct ContentExtent {
 fn is_block(display: &str) -> bool {
     matches!(
         display,
-        "block" | "list-item" | "flex" | "grid" | "table" | "table-row" | "table-caption" | "flow-root"
+        "block"
+            | "list-item"
+            | "flex"
+            | "grid"
+            | "table"
+            | "table-row"
+            | "table-caption"
+            | "flow-root"
     )
 }
 
@@ -310,7 +342,10 @@ pub fn content_extent(
                 r.line.hi = r.line.hi.max(h.hi);
             }
             Event::Break => flush(&mut current, &mut runs),
-            Event::Block { margin_hi, width: w } => {
+            Event::Block {
+                margin_hi,
+                width: w,
+            } => {
                 flush(&mut current, &mut runs);
                 extra_height.hi += margin_hi;
                 if let Some(w) = w {
@@ -420,7 +455,18 @@ fn walk<'a>(
                 }
                 let replaced = matches!(
                     tag,
-                    "img" | "svg" | "video" | "canvas" | "iframe" | "object" | "embed" | "input" | "select" | "textarea" | "button" | "audio"
+                    "img"
+                        | "svg"
+                        | "video"
+                        | "canvas"
+                        | "iframe"
+                        | "object"
+                        | "embed"
+                        | "input"
+                        | "select"
+                        | "textarea"
+                        | "button"
+                        | "audio"
                 );
                 if replaced {
                     let w = css_w.or_else(|| attr_px("width"));
@@ -458,6 +504,31 @@ fn walk<'a>(
                             avail,
                             nowrap: no_wrap(styles, el),
                         });
+                    }
+                    continue;
+                }
+                // A box of fixed height that scrolls or clips its own content
+                // takes exactly that height; what is inside is its own matter.
+                let own_overflow = overflow(style, 'y') != "visible";
+                if let (Some(h), true) = (css_h, own_overflow) {
+                    let pad = padding(style, viewport);
+                    let h = Bounds::exact(h + pad[0] + pad[2]);
+                    let w =
+                        css_w.map_or(Bounds::exact(0.0), |w| Bounds::exact(w + pad[1] + pad[3]));
+                    if is_block(&style.display) {
+                        emit(Event::Block {
+                            margin_hi: ua_margin_hi(tag, fs),
+                            width: css_w,
+                        });
+                    }
+                    emit(Event::Inline {
+                        w,
+                        h,
+                        avail,
+                        nowrap: false,
+                    });
+                    if is_block(&style.display) {
+                        emit(Event::Break);
                     }
                     continue;
                 }
@@ -504,7 +575,10 @@ mod tests {
         let get = |id: &str| {
             let sel = scraper::Selector::parse(id).unwrap_or_else(|_| unreachable!());
             let el = doc.select(&sel).next().unwrap_or_else(|| unreachable!());
-            styles.get(el.id()).cloned().unwrap_or_else(ComputedStyle::initial)
+            styles
+                .get(el.id())
+                .cloned()
+                .unwrap_or_else(ComputedStyle::initial)
         };
         assert_eq!(overflow(&get("#a"), 'x'), "auto");
         assert_eq!(overflow(&get("#a"), 'y'), "hidden");
