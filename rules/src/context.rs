@@ -140,6 +140,8 @@ pub struct PageContext<'p> {
     /// Styles at 200% zoom ([`Viewport::ZOOMED`]); `None` when no `@media`
     /// rule could differ from the desktop styles.
     zoomed: OnceLock<Option<Styles>>,
+    /// Whether any stylesheet or `style` attribute declares `overflow`.
+    overflow_declared: OnceLock<bool>,
     tree: OnceLock<TreeFacts>,
     referrers: OnceLock<FxHashMap<(&'static str, String), Vec<NodeId>>>,
     order: OnceLock<FxHashMap<NodeId, usize>>,
@@ -172,6 +174,7 @@ impl<'p> PageContext<'p> {
             ids: OnceLock::new(),
             styles: OnceLock::new(),
             zoomed: OnceLock::new(),
+            overflow_declared: OnceLock::new(),
             tree: OnceLock::new(),
             referrers: OnceLock::new(),
             order: OnceLock::new(),
@@ -251,6 +254,26 @@ impl<'p> PageContext<'p> {
                 .then(|| Styles::compute_at(&self.doc, &self.page.stylesheets, Viewport::ZOOMED))
         });
         zoomed.as_ref().unwrap_or_else(|| self.styles())
+    }
+
+    /// Whether any `<style>`, linked stylesheet or `style` attribute mentions
+    /// `overflow`: without it no box clips or scrolls its content, and rules
+    /// about overflow can skip the page (and the zoomed cascade) at once.
+    pub fn overflow_declared(&self) -> bool {
+        *self.overflow_declared.get_or_init(|| {
+            self.page.stylesheets.iter().any(|s| s.text.contains("overflow"))
+                || self
+                    .root()
+                    .descendants()
+                    .filter_map(ElementRef::wrap)
+                    .any(|el| {
+                        el.value()
+                            .attr("style")
+                            .is_some_and(|v| v.contains("overflow"))
+                            || (el.value().name() == "style"
+                                && el.text().any(|t| t.contains("overflow")))
+                    })
+        })
     }
 
     /// The computed style of an element at 200% zoom (see

@@ -101,6 +101,9 @@ impl Rule for ScrollableRegionFocusable {
             return;
         }
         let page = cx.page();
+        if !page.overflow_declared() {
+            return;
+        }
         let style = page.style(el);
         let scrolls = |axis| matches!(overflow(style, axis), "auto" | "scroll");
         let (sx, sy) = (scrolls('x'), scrolls('y'));

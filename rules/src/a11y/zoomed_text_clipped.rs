@@ -92,6 +92,9 @@ impl Rule for ZoomedTextClipped {
             return;
         }
         let page = cx.page();
+        if !page.overflow_declared() {
+            return;
+        }
         let style = page.zoomed_style(el);
         let clips = |axis| matches!(overflow(style, axis), "hidden" | "clip");
         let (cx_, cy_) = (clips('x'), clips('y'));
