@@ -261,7 +261,10 @@ impl<'p> PageContext<'p> {
     /// about overflow can skip the page (and the zoomed cascade) at once.
     pub fn overflow_declared(&self) -> bool {
         *self.overflow_declared.get_or_init(|| {
-            self.page.stylesheets.iter().any(|s| s.text.contains("overflow"))
+            self.page
+                .stylesheets
+                .iter()
+                .any(|s| s.text.contains("overflow"))
                 || self
                     .root()
                     .descendants()
