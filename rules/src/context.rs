@@ -11,7 +11,7 @@ use scraper::{ElementRef, Html};
 use serde::{Deserialize, Serialize};
 
 use crate::aria::tree::TreeFacts;
-use crate::css::{ComputedStyle, Styles, Viewport};
+use crate::css::{media_applies_at, parse_stylesheet_all_media, ComputedStyle, Styles, Viewport};
 use crate::dom;
 use crate::meta::{Category, Impact, RuleMeta};
 use crate::page::Page;
@@ -232,25 +232,38 @@ impl<'p> PageContext<'p> {
 
     /// Computed styles at 200% zoom: the `@media` rules evaluated for a 640×512
     /// viewport ([`Viewport::ZOOMED`]). The same as [`PageContext::styles`] when no
-    /// stylesheet has an `@media` rule or a `media` attribute (nothing to differ),
-    /// so most pages pay no second cascade.
+    /// `@media` block or `media` attribute applies differently at the two
+    /// viewports, so such pages pay no second cascade.
     pub fn zoomed_styles(&self) -> &Styles {
         let zoomed = self.zoomed.get_or_init(|| {
-            let inline_media = self
+            // Only `@media` blocks (or `media` attributes) that hold at one
+            // viewport and not the other make the zoomed cascade differ; parsing
+            // the sheets to find them costs far less than a second cascade.
+            let differs = |media: &str| {
+                media_applies_at(media, Viewport::DESKTOP)
+                    != media_applies_at(media, Viewport::ZOOMED)
+            };
+            let sheet_differs = |text: &str| {
+                text.contains("@media")
+                    && parse_stylesheet_all_media(text)
+                        .iter()
+                        .any(|r| r.media.iter().any(|m| differs(m)))
+            };
+            let inline = self
                 .root()
                 .descendants()
                 .filter_map(ElementRef::wrap)
                 .any(|el| {
                     el.value().name() == "style"
-                        && (el.value().attr("media").is_some()
-                            || el.text().any(|t| t.contains("@media")))
+                        && (el.value().attr("media").is_some_and(differs)
+                            || sheet_differs(&el.text().collect::<String>()))
                 });
-            let linked_media = self
+            let linked = self
                 .page
                 .stylesheets
                 .iter()
-                .any(|s| s.media.is_some() || s.text.contains("@media"));
-            (inline_media || linked_media)
+                .any(|s| s.media.as_deref().is_some_and(differs) || sheet_differs(&s.text));
+            (inline || linked)
                 .then(|| Styles::compute_at(&self.doc, &self.page.stylesheets, Viewport::ZOOMED))
         });
         zoomed.as_ref().unwrap_or_else(|| self.styles())

@@ -110,6 +110,15 @@ impl Rule for ScrollableRegionFocusable {
         if !(sx || sy) || !page.is_visible(el) {
             return;
         }
+        let focusable = page.in_tab_order(el)
+            || el
+                .descendants()
+                .filter_map(ElementRef::wrap)
+                .any(|d| page.in_tab_order(d));
+        if focusable {
+            cx.pass();
+            return;
+        }
         let pad = padding(style, Viewport::DESKTOP);
         let (pad_x, pad_y) = (pad[1] + pad[3], pad[0] + pad[2]);
         let width = fixed(page, el, "width", pad_x);
@@ -141,15 +150,6 @@ impl Rule for ScrollableRegionFocusable {
             page.is_visible(e)
         });
         if !extent.has_content {
-            return;
-        }
-        let focusable = page.in_tab_order(el)
-            || el
-                .descendants()
-                .filter_map(ElementRef::wrap)
-                .any(|d| page.in_tab_order(d));
-        if focusable {
-            cx.pass();
             return;
         }
         let x = match (sx, width) {
