@@ -123,6 +123,10 @@ impl Rule for ScrollableRegionFocusable {
         let (pad_x, pad_y) = (pad[1] + pad[3], pad[0] + pad[2]);
         let width = fixed(page, el, "width", pad_x);
         let height = fixed(page, el, "height", pad_y);
+        // A box collapsed to nothing hides its content on purpose.
+        if height.is_some_and(|h| h <= 1.0) || width.is_some_and(|w| w <= 1.0) {
+            return;
+        }
         if !sx && height.is_none() {
             // Only vertical scrolling, and no fixed height: the box grows with
             // its content.
