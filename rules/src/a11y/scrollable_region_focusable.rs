@@ -132,8 +132,6 @@ impl Rule for ScrollableRegionFocusable {
             // its content.
             return;
         }
-        // Without a fixed width the box is at most as wide as the nearest
-        // ancestor with a fixed width, or the viewport (less the body margin).
         let avail = match width {
             Some(w) => Bounds::exact(w),
             // An auto width fills its container, taken at its widest: the
