@@ -585,6 +585,25 @@ mod tests {
     }
 
     #[test]
+    fn zoomed_styles_apply_narrow_media_rules_only_when_they_differ() {
+        let html = "<html><head><style>@media (max-width: 640px) { .c { overflow: hidden } } @media print { .c { color: red } }</style></head><body><p class=c style='overflow-x:auto'>t</p></body></html>";
+        let page = Page::from_html("https://example.com/", html);
+        let cx = PageContext::parse(&page);
+        let p = first(&cx, "p");
+        assert!(cx.overflow_declared());
+        assert_eq!(cx.style(p).get("overflow-y"), None);
+        assert_eq!(cx.zoomed_style(p).get("overflow-y"), Some("hidden"));
+        assert!(!std::ptr::eq(cx.zoomed_styles(), cx.styles()));
+
+        // Print-only media: the zoomed cascade is the desktop one, not recomputed.
+        let html = "<html><head><style>@media print { p { color: red } }</style></head><body><p>t</p></body></html>";
+        let page = Page::from_html("https://example.com/", html);
+        let cx = PageContext::parse(&page);
+        assert!(std::ptr::eq(cx.zoomed_styles(), cx.styles()));
+        assert!(!cx.overflow_declared());
+    }
+
+    #[test]
     fn labels_referrers_and_order() {
         let page = Page::from_html(
             "https://example.com/",
