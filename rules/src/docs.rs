@@ -37,6 +37,9 @@ pub fn rule_page(m: &RuleMeta) -> String {
     if m.best_practice {
         out.push_str("| Best practice | yes |\n");
     }
+    if m.manual_review {
+        out.push_str("| Review only | yes: every applicable element is for a person to judge; rule set `review`, not in `wcag-a`/`wcag-aa` |\n");
+    }
     out.push_str(&format!("| Reference | <{}> |\n\n", m.help_url));
     out.push_str(&format!("**How to fix:** {}\n\n", m.help));
     // Rule docs use `##` sections; keep them as they are.

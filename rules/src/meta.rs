@@ -147,6 +147,12 @@ pub struct RuleMeta {
     pub act: &'static [&'static str],
     /// Accessibility best practice outside WCAG conformance (rule set `best-practice`).
     pub best_practice: bool,
+    /// Only a person can decide: every applicable element is a review item
+    /// (`cant-tell`), never a pass or a failure. Such rules are kept out of
+    /// `wcag-a` and `wcag-aa`, which pipelines run after every deploy, so those
+    /// sets report what a machine decided plus the undecidable cases of decidable
+    /// checks; ask for them with the `review` set (or `accessibility`, `all`, an id).
+    pub manual_review: bool,
     /// The rule reads the network facts of the page's subresources
     /// ([`crate::Page::subresources`], or the statuses site rules get): the engine
     /// fetches them only when a selected rule says so.
@@ -172,6 +178,7 @@ impl RuleMeta {
         impact: Impact::Moderate,
         act: &[],
         best_practice: false,
+        manual_review: false,
         subresources: false,
         docs: "",
     };

@@ -142,6 +142,11 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::frame_focusable_content::FrameFocusableContent,
     &a11y::html_lang_matches_content::HtmlLangMatchesContent,
     &a11y::lang_matches_content::LangMatchesContent,
+    // Accessibility: more ACT rules (issue 3 follow-up).
+    &a11y::image_decorative::ImageDecorative,
+    &a11y::scrollable_region_focusable::ScrollableRegionFocusable,
+    &a11y::zoomed_text_clipped::ZoomedTextClipped,
+    &a11y::label_descriptive::LabelDescriptive,
     // Performance (issue 4).
     &performance::server_response_time::ServerResponseTime,
     &performance::download_time::DownloadTime,
@@ -208,8 +213,12 @@ pub const RULE_SETS: &[(&str, &str)] = &[
         "accessibility best practices beyond WCAG conformance",
     ),
     (
+        "review",
+        "accessibility checks only a person can decide: every applicable element is a review item",
+    ),
+    (
         "accessibility",
-        "every accessibility rule (wcag-aa and best-practice)",
+        "every accessibility rule (wcag-aa, best-practice and review)",
     ),
     ("seo", "search engine optimisation rules"),
     ("security", "security rules"),
@@ -286,8 +295,11 @@ pub struct UnknownRule {
 pub fn in_set(meta: &RuleMeta, set: &str) -> Option<bool> {
     let a11y = meta.category == Category::Accessibility;
     Some(match set {
-        "wcag-a" => a11y && !meta.best_practice && meta.level == Some(Level::A),
-        "wcag-aa" => a11y && !meta.best_practice && meta.level.is_some(),
+        "wcag-a" => {
+            a11y && !meta.best_practice && !meta.manual_review && meta.level == Some(Level::A)
+        }
+        "wcag-aa" => a11y && !meta.best_practice && !meta.manual_review && meta.level.is_some(),
+        "review" => a11y && meta.manual_review,
         "best-practice" => a11y && meta.best_practice,
         "accessibility" => a11y,
         "seo" => meta.category == Category::Seo,

@@ -198,7 +198,7 @@ impl From<PriorityParam> for Priority {
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScanRequestConfig {
-    /// Rule sets (`wcag-a`, `wcag-aa`, `best-practice`, `accessibility`, `seo`,
+    /// Rule sets (`wcag-a`, `wcag-aa`, `best-practice`, `review`, `accessibility`, `seo`,
     /// `security`, `performance`, `quality`, `all`) and rule ids. Required on the
     /// generic endpoint; on a type-specific one it defaults to that type and must
     /// stay within it.

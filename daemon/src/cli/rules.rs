@@ -34,6 +34,7 @@ struct RuleEntry {
     act: &'static [&'static str],
     help_url: &'static str,
     best_practice: bool,
+    manual_review: bool,
 }
 
 /// Prints the registry.
@@ -49,6 +50,7 @@ pub(crate) fn run(args: Args) -> CliResult {
             act: m.act,
             help_url: m.help_url,
             best_practice: m.best_practice,
+            manual_review: m.manual_review,
         })
         .collect();
     let mut out = std::io::stdout().lock();

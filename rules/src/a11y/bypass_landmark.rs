@@ -18,6 +18,7 @@ static META: RuleMeta = RuleMeta {
     impact: Impact::Moderate,
     act: &["b40fd1"],
     best_practice: true,
+    manual_review: false,
     subresources: false,
     docs: r#"## What it checks
 On an HTML page where some of the page's own content comes after a block of
