@@ -602,7 +602,9 @@ mod tests {
 
     #[test]
     fn the_report_passes_our_own_accessibility_rules() {
-        let rules = sitescan_rules::registry::select(&["accessibility"]).unwrap();
+        // Every rule a machine decides; the `review` set only asks a person to
+        // judge each field and image, which says nothing about the report.
+        let rules = sitescan_rules::registry::select(&["wcag-aa", "best-practice"]).unwrap();
         assert!(!rules.page.is_empty());
         let mut compared = sample::report();
         crate::baseline::apply_baseline(&mut compared, &sample::empty_report());
