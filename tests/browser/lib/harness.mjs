@@ -329,10 +329,11 @@ export function watch(page, prefix) {
     errors,
     failed,
     visited,
-    async shot(name) {
+    /** A screenshot; `{ fullPage: false }` keeps to the viewport. */
+    async shot(name, { fullPage = true } = {}) {
       n += 1;
       const file = join(ARTIFACTS, `${prefix}-${String(n).padStart(2, '0')}-${name}.png`);
-      await page.screenshot({ path: file, fullPage: true });
+      await page.screenshot({ path: file, fullPage });
       shotUrls.add(page.url());
       return file;
     },
