@@ -806,6 +806,15 @@ async fn every_page_passes_our_own_wcag_aa_and_header_rules() {
         )
         .await;
     let scan_path = started.location().to_string();
+    let no_category = b
+        .submit(
+            &format!("/sites/{}", site.id),
+            &format!("/sites/{}/scans", site.id),
+            &[("priority", "normal")],
+        )
+        .await;
+    assert_eq!(no_category.status, 422);
+    pages.push(("POST /sites/{id}/scans (error)".into(), no_category));
     pages.push((format!("{scan_path} (live)"), b.get(&scan_path).await));
     for _ in 0..600 {
         let s = b.get(&format!("{scan_path}/status")).await;
@@ -1047,4 +1056,138 @@ fn admin_cli_creates_users_with_a_password_link() {
     );
     assert_eq!(code, 2);
     assert!(err.contains("name: give 1 to 100 characters"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhooks_are_managed_from_the_dashboard() {
+    let api = TestApi::start().await;
+    let (account, email) = user(&api, Plan::Professional).await;
+    let mut b = sign_in(&api, &email).await;
+
+    let http = b
+        .submit(
+            "/webhooks",
+            "/webhooks",
+            &[
+                ("url", "ftp://hooks.example.com/"),
+                ("events", "scan.completed"),
+            ],
+        )
+        .await;
+    assert_eq!(http.status, 422);
+    assert!(http
+        .body
+        .contains(r#"aria-describedby="url-hint url-error""#));
+    let no_events = b
+        .submit(
+            "/webhooks",
+            "/webhooks",
+            &[("url", "http://127.0.0.1:9/hook")],
+        )
+        .await;
+    assert_eq!(no_events.status, 422);
+    assert!(no_events.body.contains(r#"id="events-error""#));
+
+    let made = b
+        .submit(
+            "/webhooks",
+            "/webhooks",
+            &[
+                ("url", "http://127.0.0.1:9/hook"),
+                ("events", "scan.completed"),
+                ("events", "scan.failed"),
+                ("description", "ops"),
+            ],
+        )
+        .await;
+    assert_eq!(made.status, 201);
+    let hook = api.store.list_webhooks(&account).await.unwrap().remove(0);
+    assert_eq!(hook.events, vec!["scan.completed", "scan.failed"]);
+    assert!(made.body.contains(&format!(
+        r#"<code class="secret" id="new-secret">{}</code>"#,
+        hook.secret
+    )));
+    let listed = b.get("/webhooks").await;
+    assert!(
+        !listed.body.contains(&hook.secret),
+        "the secret is shown once"
+    );
+    assert!(listed.body.contains("http://127.0.0.1:9/hook"));
+
+    let page = format!("/webhooks/{}", hook.id);
+    let off = b
+        .submit(
+            &page,
+            &format!("/webhooks/{}/enabled", hook.id),
+            &[("enabled", "false")],
+        )
+        .await;
+    assert_eq!((off.status, off.location()), (303, page.as_str()));
+    assert!(
+        !api.store
+            .webhook(&account, &hook.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .enabled
+    );
+    b.submit(
+        &page,
+        &format!("/webhooks/{}/enabled", hook.id),
+        &[("enabled", "true")],
+    )
+    .await;
+    assert!(
+        api.store
+            .webhook(&account, &hook.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .enabled
+    );
+
+    // A delivery in the log, redelivered as a new one with the same event.
+    let now = Utc::now();
+    let delivery = sitescan_daemon::store::Delivery {
+        id: sitescan_daemon::store::new_id("dlv").unwrap(),
+        webhook_id: hook.id.clone(),
+        account_id: account.clone(),
+        event_id: "evt_1".into(),
+        event_type: "scan.completed".into(),
+        payload: "{}".into(),
+        status: sitescan_daemon::store::DeliveryStatus::Failed,
+        attempts: 5,
+        next_attempt_at: None,
+        created_at: now,
+        attempt_log: Vec::new(),
+    };
+    api.store
+        .save_deliveries(vec![delivery.clone()])
+        .await
+        .unwrap();
+    let log = b.get(&page).await;
+    assert!(log.body.contains("evt_1"));
+    let again = b
+        .post(
+            &format!("/webhooks/{}/deliveries/{}/redeliver", hook.id, delivery.id),
+            &[("csrf", &log.csrf())],
+        )
+        .await;
+    assert_eq!((again.status, again.location()), (303, page.as_str()));
+    let deliveries = api.store.list_deliveries(&hook.id, 10).await.unwrap();
+    assert_eq!(deliveries.len(), 2);
+    assert_eq!(deliveries[0].event_id, "evt_1");
+    assert_ne!(deliveries[0].id, delivery.id);
+
+    let confirm = b.get(&format!("/webhooks/{}/delete", hook.id)).await;
+    assert_eq!(confirm.status, 200);
+    let gone = b
+        .post(
+            &format!("/webhooks/{}/delete", hook.id),
+            &[("csrf", &confirm.csrf())],
+        )
+        .await;
+    assert_eq!((gone.status, gone.location()), (303, "/webhooks"));
+    assert!(api.store.list_webhooks(&account).await.unwrap().is_empty());
+    api.stop().await;
 }

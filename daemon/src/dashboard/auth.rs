@@ -74,7 +74,13 @@ type Limiter = RateLimiter<String, DefaultKeyedStateStore<String>, DefaultClock>
 pub struct LoginLimits {
     per_email: Limiter,
     per_ip: Limiter,
+    /// Attempts seen; every [`FORGET_EVERY`] the full buckets are dropped, so
+    /// memory follows the e-mails and IPs trying now, not every one ever seen.
+    attempts: std::sync::atomic::AtomicU64,
 }
+
+/// See [`LoginLimits`]'s `attempts`.
+const FORGET_EVERY: u64 = 1024;
 
 impl std::fmt::Debug for LoginLimits {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -95,12 +101,22 @@ impl LoginLimits {
         LoginLimits {
             per_email: RateLimiter::keyed(quota(LOGIN_PER_EMAIL, LOGIN_EMAIL_PERIOD)),
             per_ip: RateLimiter::keyed(quota(LOGIN_PER_IP, LOGIN_IP_PERIOD)),
+            attempts: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
     /// Takes one attempt for `email` from `ip`; `Err(seconds to wait)` when
     /// either bucket is empty.
     pub fn check(&self, email: &str, ip: &str) -> Result<(), u64> {
+        let seen = self
+            .attempts
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if seen % FORGET_EVERY == FORGET_EVERY - 1 {
+            for limiter in [&self.per_email, &self.per_ip] {
+                limiter.retain_recent();
+                limiter.shrink_to_fit();
+            }
+        }
         let now = DefaultClock::default().now();
         let wait =
             |n: governor::NotUntil<_>| (n.wait_time_from(now).as_secs_f64().ceil() as u64).max(1);

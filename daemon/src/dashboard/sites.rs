@@ -262,7 +262,6 @@ async fn render_site(
     } else {
         draft.priority.as_str()
     };
-    let cat_error = errors.get("categories").is_some();
     let main = html! {
         p { "Start URL: " a href=(site.url) { (site.url) } }
         h2 id="scan-heading" { "Scan now" }
@@ -270,8 +269,7 @@ async fn render_site(
         (layout::error_summary(errors))
         form method="post" action=(format!("/sites/{}/scans", site.id)) aria-labelledby="scan-heading" novalidate {
             input type="hidden" name="csrf" value=(me.csrf);
-            fieldset id="categories" aria-describedby=[layout::describedby("categories", false, errors)]
-                aria-invalid=[cat_error.then_some("true")] {
+            fieldset id="categories" aria-describedby=[layout::describedby("categories", false, errors)] {
                 legend { "What to check" }
                 (layout::field_notes("categories", None, errors))
                 @for (value, label) in CATEGORIES {
