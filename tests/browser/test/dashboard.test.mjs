@@ -176,9 +176,20 @@ test('sign in, create a key shown once, scan the fixture site, revoke the key', 
   await shots.shot('scan-started');
 
   // --- the report, inline, once the page's polling sees the scan finish ----------
-  await page.locator('#summary').waitFor({ timeout: SCAN_TIMEOUT_MS });
+  // The page's script polls the status and reloads once the scan is over:
+  // then the status is final and nothing polls any more.
+  await page.waitForFunction(() => {
+    const status = document.querySelector('#scan-status');
+    return status !== null && !document.querySelector('[data-poll]')
+      && ['completed', 'failed', 'canceled'].includes(status.textContent.trim());
+  }, null, { timeout: SCAN_TIMEOUT_MS });
   assert.equal(pathOf(page), scanPath);
-  assert.equal((await page.locator('#scan-status').innerText()).trim(), 'completed');
+  assert.equal(
+    (await page.locator('#scan-status').innerText()).trim(),
+    'completed',
+    `the scan ended: ${await page.locator('main').innerText()}`,
+  );
+  await page.locator('#summary').waitFor();
   await page.frameLocator('iframe.report').locator('h1').first().waitFor();
   await shots.shot('scan-report');
 
