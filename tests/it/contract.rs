@@ -695,6 +695,29 @@ pub async fn users_and_sessions(store: Arc<dyn Store>) {
         .create_password_token(&hash_a, token(chrono::Duration::hours(24)))
         .await
         .unwrap();
+    // Sessions before the password changes: the user's end, a visitor's stays.
+    let before = |user_id: Option<String>| Session {
+        user_id,
+        csrf_token: "csrf-0".into(),
+        created_at: now,
+        expires_at: now + chrono::Duration::hours(12),
+        last_seen_at: now,
+    };
+    let (old_a, old_b, anon) = (
+        new_id("sess").unwrap(),
+        new_id("sess").unwrap(),
+        new_id("sess").unwrap(),
+    );
+    store
+        .create_session(&old_a, before(Some(user.id.clone())))
+        .await
+        .unwrap();
+    store
+        .create_session(&old_b, before(Some(user.id.clone())))
+        .await
+        .unwrap();
+    store.create_session(&anon, before(None)).await.unwrap();
+    assert!(store.session(&old_a, now).await.unwrap().is_some());
     let set = store
         .set_password_with_token(&hash_a, "$argon2id$hash-1", now)
         .await
@@ -703,6 +726,17 @@ pub async fn users_and_sessions(store: Arc<dyn Store>) {
     assert_eq!(set.password_hash.as_deref(), Some("$argon2id$hash-1"));
     assert_eq!(set.password_set_at, Some(now));
     assert_eq!(store.user(&user.id).await.unwrap(), Some(set.clone()));
+    assert_eq!(
+        store.session(&old_a, now).await.unwrap(),
+        None,
+        "signed out"
+    );
+    assert_eq!(
+        store.session(&old_b, now).await.unwrap(),
+        None,
+        "signed out"
+    );
+    assert!(store.session(&anon, now).await.unwrap().is_some());
     assert_eq!(
         store
             .set_password_with_token(&hash_a, "$argon2id$hash-2", now)

@@ -62,8 +62,12 @@ struct Browser {
 
 impl Browser {
     fn new(api: &TestApi) -> Browser {
+        Browser::at(&api.base)
+    }
+
+    fn at(base: &str) -> Browser {
         Browser {
-            base: api.base.clone(),
+            base: base.to_string(),
             client: reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
                 .build()
@@ -117,21 +121,34 @@ impl Browser {
 /// An account of `plan` with a user whose password is set; returns its id
 /// and the user's e-mail.
 async fn user(api: &TestApi, plan: Plan) -> (String, String) {
-    let account = api.account(plan).await;
+    user_on(&*api.store, &api.base, plan).await
+}
+
+/// [`user`] on any store, for the dashboard served at `base_url`.
+async fn user_on(store: &dyn Store, base_url: &str, plan: Plan) -> (String, String) {
+    let account = store
+        .create_account(sitescan_daemon::store::Account {
+            id: sitescan_daemon::store::new_id("acc").unwrap(),
+            name: Some("Test".into()),
+            plan,
+            created_at: Utc::now(),
+        })
+        .await
+        .unwrap()
+        .id;
     let email = format!(
         "{}@example.com",
         sitescan_daemon::store::new_id("ann").unwrap()
     );
-    let store: &dyn Store = &*api.store;
     let u = create_user(store, &account, &email, Utc::now())
         .await
         .unwrap();
-    let base = url::Url::parse(&api.base).unwrap();
+    let base = url::Url::parse(base_url).unwrap();
     let link = issue_password_link(store, &u.id, &base, Utc::now())
         .await
         .unwrap();
     let token = link.split("token=").nth(1).unwrap().to_string();
-    let mut b = Browser::new(api);
+    let mut b = Browser::at(base_url);
     let page = b.get(&format!("/set-password?token={token}")).await;
     assert_eq!(page.status, 200);
     let set = b
@@ -150,7 +167,11 @@ async fn user(api: &TestApi, plan: Plan) -> (String, String) {
 }
 
 async fn sign_in(api: &TestApi, email: &str) -> Browser {
-    let mut b = Browser::new(api);
+    sign_in_at(&api.base, email).await
+}
+
+async fn sign_in_at(base: &str, email: &str) -> Browser {
+    let mut b = Browser::at(base);
     let login = b
         .submit(
             "/login",
@@ -888,6 +909,22 @@ async fn every_page_passes_our_own_wcag_aa_and_header_rules() {
         "/sites/site_missing (404)".into(),
         b.get("/sites/site_missing").await,
     ));
+    let unknown = b
+        .client
+        .get(format!("{}/no-such-page", api.base))
+        .header("accept", "text/html,application/xhtml+xml")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unknown.status().as_u16(), 404);
+    pages.push((
+        "/no-such-page (browser 404)".into(),
+        Answer {
+            status: 404,
+            headers: unknown.headers().clone(),
+            body: unknown.text().await.unwrap(),
+        },
+    ));
 
     let mut problems = Vec::new();
     let mut seen = HashMap::new();
@@ -1190,4 +1227,115 @@ async fn webhooks_are_managed_from_the_dashboard() {
     assert_eq!((gone.status, gone.location()), (303, "/webhooks"));
     assert!(api.store.list_webhooks(&account).await.unwrap().is_empty());
     api.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn setting_a_new_password_signs_out_every_session() {
+    let api = TestApi::start().await;
+    let (_, email) = user(&api, Plan::Professional).await;
+    let mut signed_in = sign_in(&api, &email).await;
+    assert_eq!(signed_in.get("/sites").await.status, 200);
+
+    let store: &dyn Store = &*api.store;
+    let u = store.user_by_email(&email).await.unwrap().unwrap();
+    let link = issue_password_link(
+        store,
+        &u.id,
+        &url::Url::parse(&api.base).unwrap(),
+        Utc::now(),
+    )
+    .await
+    .unwrap();
+    let path = link.strip_prefix(&api.base).unwrap().to_string();
+    let token = path.split("token=").nth(1).unwrap().to_string();
+    // Until the new password is set, nothing changes.
+    assert_eq!(signed_in.get("/sites").await.status, 200);
+    let mut other = Browser::new(&api);
+    let page = other.get(&path).await;
+    let new_password = "a different long passphrase";
+    let set = other
+        .post(
+            "/set-password",
+            &[
+                ("csrf", &page.csrf()),
+                ("token", &token),
+                ("password", new_password),
+                ("confirm", new_password),
+            ],
+        )
+        .await;
+    assert_eq!(set.status, 303);
+    let gate = signed_in.get("/sites").await;
+    assert_eq!(
+        (gate.status, gate.location()),
+        (303, "/login?next=%2Fsites")
+    );
+    let mut fresh = Browser::new(&api);
+    let old = fresh
+        .submit(
+            "/login",
+            "/login",
+            &[("email", &email), ("password", PASSWORD)],
+        )
+        .await;
+    assert_eq!(old.status, 401, "the old password is gone");
+    api.stop().await;
+}
+
+/// The same pages on the fleet's Redis backend (`serve --redis`): users,
+/// password links and sessions live in Redis, and keys made in the dashboard
+/// work on the API.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboard_works_on_the_redis_backend() {
+    use sitescan_daemon::dashboard::DashboardSettings;
+    let (url, _server) = crate::fleet::shared_redis();
+    let guard = crate::fleet::PrefixGuard::new(&url);
+    let backend =
+        crate::fleet::backend(&url, &guard.prefix, std::time::Duration::from_secs(300), 3).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let base = format!("http://{addr}");
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(sitescan_daemon::fleet::serve_api(
+        backend.clone(),
+        listener,
+        600,
+        true,
+        DashboardSettings::new(addr, None),
+        async {
+            let _ = rx.await;
+        },
+    ));
+    let (account, email) = user_on(&backend, &base, Plan::Enterprise).await;
+    let mut b = sign_in_at(&base, &email).await;
+    let sites = b.get("/sites").await;
+    assert_eq!(sites.status, 200);
+    assert!(sites.body.contains("Enterprise plan: no daily limit"));
+    let created = b
+        .submit(
+            "/settings/keys",
+            "/settings/keys",
+            &[("name", "fleet"), ("expires", "30")],
+        )
+        .await;
+    assert_eq!(created.status, 201);
+    let key = backend.list_keys(Some(&account)).await.unwrap().remove(0);
+    assert_eq!(
+        key.expires_at.unwrap() - key.created_at,
+        chrono::Duration::days(30)
+    );
+    let secret_at = created.body.find("key_").unwrap();
+    let secret = &created.body[secret_at..secret_at + 52];
+    let resp = reqwest::Client::new()
+        .get(format!("{base}/api/v1/keys/current"))
+        .header("x-api-key", secret)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 200);
+    let out = b.submit("/sites", "/logout", &[]).await;
+    assert_eq!(out.status, 303);
+    assert_eq!(b.get("/sites").await.status, 303, "signed out");
+    let _ = tx.send(());
+    let _ = server.await;
 }

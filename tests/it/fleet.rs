@@ -54,7 +54,7 @@ fn pings(port: u16) -> bool {
 
 /// A `redis-server` owned by a test: on a free port, its data (AOF) in a temp
 /// dir so a restart keeps the data; killed on drop.
-struct RedisServer {
+pub struct RedisServer {
     port: u16,
     dir: tempfile::TempDir,
     child: Option<Child>,
@@ -133,7 +133,7 @@ impl Drop for RedisServer {
 
 /// The Redis a test uses: the machine's on 6379 when it answers (unless
 /// `SITESCAN_TEST_REDIS_OWN` is set), else its own on a free port.
-fn shared_redis() -> (String, Option<RedisServer>) {
+pub fn shared_redis() -> (String, Option<RedisServer>) {
     if std::env::var_os("SITESCAN_TEST_REDIS_OWN").is_none() && pings(6379) {
         ("redis://127.0.0.1:6379/".to_string(), None)
     } else {
@@ -143,13 +143,13 @@ fn shared_redis() -> (String, Option<RedisServer>) {
 }
 
 /// Deletes every key under its prefix when dropped.
-struct PrefixGuard {
+pub struct PrefixGuard {
     url: String,
-    prefix: String,
+    pub prefix: String,
 }
 
 impl PrefixGuard {
-    fn new(url: &str) -> PrefixGuard {
+    pub fn new(url: &str) -> PrefixGuard {
         PrefixGuard {
             url: url.to_string(),
             prefix: format!("sitescan-test-{}", new_id("t").unwrap()),
@@ -175,7 +175,12 @@ impl Drop for PrefixGuard {
     }
 }
 
-async fn backend(url: &str, prefix: &str, visibility: Duration, max_attempts: u32) -> RedisBackend {
+pub async fn backend(
+    url: &str,
+    prefix: &str,
+    visibility: Duration,
+    max_attempts: u32,
+) -> RedisBackend {
     let mut settings = RedisSettings::new(url).unwrap();
     settings.prefix = prefix.to_string();
     settings.visibility_timeout = visibility;

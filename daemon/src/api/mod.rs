@@ -119,11 +119,23 @@ fn panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
     ApiError::internal(format!("handler panicked: {message}")).into_response()
 }
 
-async fn not_found() -> ApiError {
+/// Unknown routes: the error envelope, except for a browser (`Accept:
+/// text/html`) outside `/api/`, which gets the dashboard's "not found" page.
+async fn not_found(req: axum::extract::Request) -> Response {
+    let browser = !req.uri().path().starts_with("/api/")
+        && req
+            .headers()
+            .get(axum::http::header::ACCEPT)
+            .and_then(|a| a.to_str().ok())
+            .is_some_and(|a| a.contains("text/html"));
+    if browser {
+        return crate::dashboard::not_found_page();
+    }
     ApiError::new(
         ErrorCode::NotFound,
         "no such route; the API lives under /api/v1 (see /api/v1/openapi.json)",
     )
+    .into_response()
 }
 
 async fn method_not_allowed() -> ApiError {

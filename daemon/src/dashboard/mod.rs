@@ -169,12 +169,20 @@ async fn home(visitor: auth::Visitor) -> Response {
     }
 }
 
-/// Adds the security headers to every dashboard answer (a route that set its
-/// own CSP, the report frame, keeps it) and keeps pages out of caches.
-async fn security_headers(State(state): State<DashState>, req: Request, next: Next) -> Response {
-    let is_asset = req.uri().path().starts_with("/assets/");
-    let mut resp = next.run(req).await;
-    let h = resp.headers_mut();
+/// The "not found" page for browsers on unknown paths (the app's fallback),
+/// with the dashboard's security headers (HSTS aside: the fallback does not
+/// know how the dashboard is exposed).
+pub fn not_found_page() -> Response {
+    let mut resp = (
+        StatusCode::NOT_FOUND,
+        layout::error_page("Not found", "There is no page at this address."),
+    )
+        .into_response();
+    set_security_headers(resp.headers_mut(), false, true);
+    resp
+}
+
+fn set_security_headers(h: &mut axum::http::HeaderMap, hsts: bool, no_store: bool) {
     if !h.contains_key(header::CONTENT_SECURITY_POLICY) {
         h.insert(
             header::CONTENT_SECURITY_POLICY,
@@ -192,15 +200,23 @@ async fn security_headers(State(state): State<DashState>, req: Request, next: Ne
         header::REFERRER_POLICY,
         HeaderValue::from_static(REFERRER_POLICY),
     );
-    if state.settings.hsts {
+    if hsts {
         h.insert(
             header::STRICT_TRANSPORT_SECURITY,
             HeaderValue::from_static(HSTS),
         );
     }
-    if !is_asset && !h.contains_key(header::CACHE_CONTROL) {
+    if no_store && !h.contains_key(header::CACHE_CONTROL) {
         h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     }
+}
+
+/// Adds the security headers to every dashboard answer (a route that set its
+/// own CSP, the report frame, keeps it) and keeps pages out of caches.
+async fn security_headers(State(state): State<DashState>, req: Request, next: Next) -> Response {
+    let is_asset = req.uri().path().starts_with("/assets/");
+    let mut resp = next.run(req).await;
+    set_security_headers(resp.headers_mut(), state.settings.hsts, !is_asset);
     resp
 }
 

@@ -66,6 +66,8 @@ pub(crate) const SESSIONS: TableDefinition<&str, &[u8]> = TableDefinition::new("
 /// `{expires micros, 20 digits}/{session hash}` -> (): expired sessions are
 /// purged from the front of this index whenever a session is created.
 pub(crate) const SESSION_EXPIRY: TableDefinition<&str, ()> = TableDefinition::new("session_expiry");
+/// `user/session hash` -> (): a user's signed-in sessions.
+pub(crate) const USER_SESSIONS: TableDefinition<&str, ()> = TableDefinition::new("user_sessions");
 
 /// The embedded store and queue, over one redb database file.
 #[derive(Clone)]
@@ -121,6 +123,7 @@ impl Embedded {
             txn.open_table(USER_EMAILS).map_err(Error::storage)?;
             txn.open_table(ACCOUNT_USERS).map_err(Error::storage)?;
             txn.open_table(SESSION_EXPIRY).map_err(Error::storage)?;
+            txn.open_table(USER_SESSIONS).map_err(Error::storage)?;
         }
         txn.commit().map_err(Error::storage)?;
         Ok(Embedded {
@@ -1051,6 +1054,13 @@ impl Store for Embedded {
                         users
                             .insert(user.id.as_str(), encode(&user)?.as_slice())
                             .map_err(Error::storage)?;
+                        let signed_in = {
+                            let index = txn.open_table(USER_SESSIONS).map_err(Error::storage)?;
+                            children(&index, &user.id)?
+                        };
+                        for hash in signed_in {
+                            remove_session(&txn, &hash)?;
+                        }
                         Some(user)
                     }
                     _ => None,
@@ -1067,31 +1077,39 @@ impl Store for Embedded {
         self.blocking(move |db| {
             let txn = db.begin_write().map_err(Error::storage)?;
             {
-                let mut sessions = txn.open_table(SESSIONS).map_err(Error::storage)?;
-                let mut expiry = txn.open_table(SESSION_EXPIRY).map_err(Error::storage)?;
                 // Purge what expired, a bounded number per call.
                 let now = format!("{:020}0", Utc::now().timestamp_micros().max(0));
                 let mut gone = Vec::new();
-                for entry in expiry
-                    .range::<&str>(..now.as_str())
-                    .map_err(Error::storage)?
-                    .take(100)
                 {
-                    let (k, _) = entry.map_err(Error::storage)?;
-                    gone.push(k.value().to_string());
-                }
-                for k in gone {
-                    expiry.remove(k.as_str()).map_err(Error::storage)?;
-                    if let Some((_, hash)) = k.split_once('/') {
-                        sessions.remove(hash).map_err(Error::storage)?;
+                    let expiry = txn.open_table(SESSION_EXPIRY).map_err(Error::storage)?;
+                    for entry in expiry
+                        .range::<&str>(..now.as_str())
+                        .map_err(Error::storage)?
+                        .take(100)
+                    {
+                        let (k, _) = entry.map_err(Error::storage)?;
+                        gone.push(k.value().to_string());
                     }
                 }
+                for k in gone {
+                    if let Some((_, hash)) = k.split_once('/') {
+                        remove_session(&txn, hash)?;
+                    }
+                }
+                let mut sessions = txn.open_table(SESSIONS).map_err(Error::storage)?;
+                let mut expiry = txn.open_table(SESSION_EXPIRY).map_err(Error::storage)?;
                 sessions
                     .insert(session_hash.as_str(), encode(&session)?.as_slice())
                     .map_err(Error::storage)?;
                 expiry
                     .insert(session_expiry_key(&session, &session_hash).as_str(), ())
                     .map_err(Error::storage)?;
+                if let Some(user_id) = &session.user_id {
+                    let mut index = txn.open_table(USER_SESSIONS).map_err(Error::storage)?;
+                    index
+                        .insert(format!("{user_id}/{session_hash}").as_str(), ())
+                        .map_err(Error::storage)?;
+                }
             }
             txn.commit().map_err(Error::storage)?;
             Ok(())
@@ -1133,22 +1151,33 @@ impl Store for Embedded {
         let session_hash = session_hash.to_string();
         self.blocking(move |db| {
             let txn = db.begin_write().map_err(Error::storage)?;
-            {
-                let mut t = txn.open_table(SESSIONS).map_err(Error::storage)?;
-                let session: Option<Session> = get(&t, &session_hash)?;
-                if let Some(session) = session {
-                    t.remove(session_hash.as_str()).map_err(Error::storage)?;
-                    let mut expiry = txn.open_table(SESSION_EXPIRY).map_err(Error::storage)?;
-                    expiry
-                        .remove(session_expiry_key(&session, &session_hash).as_str())
-                        .map_err(Error::storage)?;
-                }
-            }
+            remove_session(&txn, &session_hash)?;
             txn.commit().map_err(Error::storage)?;
             Ok(())
         })
         .await
     }
+}
+
+/// Removes a session and its index entries (no-op when gone).
+fn remove_session(txn: &redb::WriteTransaction, hash: &str) -> Result<()> {
+    let mut sessions = txn.open_table(SESSIONS).map_err(Error::storage)?;
+    let session: Option<Session> = get(&sessions, hash)?;
+    let Some(session) = session else {
+        return Ok(());
+    };
+    sessions.remove(hash).map_err(Error::storage)?;
+    let mut expiry = txn.open_table(SESSION_EXPIRY).map_err(Error::storage)?;
+    expiry
+        .remove(session_expiry_key(&session, hash).as_str())
+        .map_err(Error::storage)?;
+    if let Some(user_id) = &session.user_id {
+        let mut index = txn.open_table(USER_SESSIONS).map_err(Error::storage)?;
+        index
+            .remove(format!("{user_id}/{hash}").as_str())
+            .map_err(Error::storage)?;
+    }
+    Ok(())
 }
 
 /// The [`SESSION_EXPIRY`] key of a session: sorts by expiry time.

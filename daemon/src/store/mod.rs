@@ -586,8 +586,10 @@ pub trait Store: Send + Sync + 'static {
     /// `NotFound` when the user does not exist.
     async fn create_password_token(&self, token_hash: &str, token: PasswordToken) -> Result<()>;
     /// Atomically consumes the token (single use) and, when it was valid at
-    /// `at`, sets the user's password hash and `password_set_at`. `None` when
-    /// the token is unknown, used or expired (nothing changes then).
+    /// `at`, sets the user's password hash and `password_set_at` and ends
+    /// every session of the user (whoever was signed in with the old password
+    /// is signed out). `None` when the token is unknown, used or expired
+    /// (nothing else changes then).
     async fn set_password_with_token(
         &self,
         token_hash: &str,

@@ -29,6 +29,7 @@
 //! | `users`, `account:{id}:users` | sorted set (lex) | user ids |
 //! | `pwtoken:{sha256}` | string | the password-setting token (JSON), expiring with it |
 //! | `session:{sha256}` | string | the dashboard session (JSON), expiring with it |
+//! | `user:{id}:sessions` | set | hashes of the user's signed-in sessions (ended when a password is set) |
 //!
 //! Mutable scan fields are separate hash fields rather than one JSON value so
 //! that each transition is a small Lua script comparing and setting plain
@@ -1217,10 +1218,12 @@ impl Store for RedisBackend {
         let set: i64 = SET_PASSWORD
             .key(&token_key)
             .key(self.k(&format!("user:{}", token.user_id)))
+            .key(self.k(&format!("user:{}:sessions", token.user_id)))
             .arg(&raw)
             .arg(i64::from(token.expires_at > at))
             .arg(password_hash)
             .arg(json(&at)?)
+            .arg(self.k("session:"))
             .invoke_async(&mut conn)
             .await
             .map_err(redis_err)?;
@@ -1232,14 +1235,32 @@ impl Store for RedisBackend {
 
     async fn create_session(&self, session_hash: &str, session: Session) -> Result<()> {
         let mut conn = self.c();
-        let _: () = redis::cmd("SET")
+        let expires = session.expires_at.timestamp_millis().max(1);
+        let mut pipe = redis::pipe();
+        pipe.atomic()
+            .cmd("SET")
             .arg(self.k(&format!("session:{session_hash}")))
             .arg(json(&session)?)
             .arg("PXAT")
-            .arg(session.expires_at.timestamp_millis().max(1))
-            .query_async(&mut conn)
-            .await
-            .map_err(redis_err)?;
+            .arg(expires)
+            .ignore();
+        if let Some(user_id) = &session.user_id {
+            // The index lives as long as the user's newest session.
+            let index = self.k(&format!("user:{user_id}:sessions"));
+            pipe.sadd(&index, session_hash)
+                .ignore()
+                .cmd("PEXPIREAT")
+                .arg(&index)
+                .arg(expires)
+                .arg("GT")
+                .ignore()
+                .cmd("PEXPIREAT")
+                .arg(&index)
+                .arg(expires)
+                .arg("NX")
+                .ignore();
+        }
+        let _: () = pipe.query_async(&mut conn).await.map_err(redis_err)?;
         Ok(())
     }
 
@@ -1275,10 +1296,19 @@ impl Store for RedisBackend {
 
     async fn delete_session(&self, session_hash: &str) -> Result<()> {
         let mut conn = self.c();
-        let _: () = conn
-            .del(self.k(&format!("session:{session_hash}")))
-            .await
-            .map_err(redis_err)?;
+        let key = self.k(&format!("session:{session_hash}"));
+        let raw: Option<String> = conn.get(&key).await.map_err(redis_err)?;
+        let mut pipe = redis::pipe();
+        pipe.atomic().del(&key).ignore();
+        if let Some(user_id) = raw
+            .as_deref()
+            .and_then(|r| parse::<Session>(r).ok())
+            .and_then(|s| s.user_id)
+        {
+            pipe.srem(self.k(&format!("user:{user_id}:sessions")), session_hash)
+                .ignore();
+        }
+        let _: () = pipe.query_async(&mut conn).await.map_err(redis_err)?;
         Ok(())
     }
 }
@@ -1311,9 +1341,11 @@ return 1
     )
 });
 
-/// KEYS: token, user. ARGV: the token JSON as read, 1 when still valid,
-/// password hash, password_set_at JSON. Consumes the token; returns 1 when
-/// the password was set.
+/// KEYS: token, user, user's sessions. ARGV: the token JSON as read, 1 when
+/// still valid, password hash, password_set_at JSON, the session key prefix.
+/// Consumes the token; when valid sets the password and ends the user's
+/// sessions (their keys are built from the prefix: one Redis, not a cluster).
+/// Returns 1 when the password was set.
 static SET_PASSWORD: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
@@ -1321,6 +1353,8 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
 if ARGV[2] ~= '1' or redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
 redis.call('HSET', KEYS[2], 'password_hash', ARGV[3], 'password_set_at', ARGV[4])
+for _, h in ipairs(redis.call('SMEMBERS', KEYS[3])) do redis.call('DEL', ARGV[5] .. h) end
+redis.call('DEL', KEYS[3])
 return 1
 ",
     )
