@@ -45,6 +45,10 @@ pub enum Error {
     /// The scan engine refused to run.
     #[error(transparent)]
     Engine(#[from] sitescan_engine::Error),
+    /// A webhook receiver refused a `Sitescan-Signature` header
+    /// ([`crate::webhooks::verify_signature`]); the reason says why.
+    #[error("webhook signature refused: {0}")]
+    Signature(crate::webhooks::SignatureProblem),
 }
 
 /// Result with the daemon's error.

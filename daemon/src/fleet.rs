@@ -51,6 +51,8 @@ pub struct FleetSettings {
     pub allow_private: bool,
     /// On SIGTERM, how long a scan in hand may still run before it is handed back.
     pub grace: Duration,
+    /// How this process's webhook delivery task sends events.
+    pub webhooks: crate::webhooks::DeliverySettings,
 }
 
 /// Backoff between retries of a failing Redis call: 100 ms doubling to 5 s.
@@ -104,7 +106,7 @@ pub fn spawn_workers(
     // two processes from sending the same attempt.
     set.spawn(crate::webhooks::run_deliveries(
         Arc::new(backend.clone()),
-        crate::webhooks::DeliverySettings::new(settings.allow_private),
+        settings.webhooks.clone(),
         shutdown.clone(),
     ));
     for slot in 0..settings.concurrency.max(1) {
@@ -153,15 +155,11 @@ async fn give_up(backend: &RedisBackend, scan_id: &str, reason: String) {
         backend.dead_letter(scan_id, &reason)
     })
     .await;
-    let finished = persist("marking the scan failed", Duration::from_secs(60), || {
+    // The store writes the `scan.failed` event with the status.
+    persist("marking the scan failed", Duration::from_secs(60), || {
         backend.finish_scan(scan_id, outcome.clone(), Utc::now())
     })
     .await;
-    if let Some(done) = &finished {
-        if done.status == crate::store::ScanStatus::Failed {
-            crate::webhooks::emit_logged(backend, done).await;
-        }
-    }
 }
 
 async fn run_job(
@@ -204,7 +202,6 @@ async fn run_job(
         }
     };
     info!(url = %scan.url, "scan started");
-    crate::webhooks::emit_logged(backend, &scan).await;
     let heartbeat_every =
         (backend.settings().visibility_timeout / 3).max(Duration::from_millis(100));
     let mut beat = tokio::time::interval(heartbeat_every);
@@ -279,12 +276,7 @@ async fn run_job(
             })
             .await;
             match saved {
-                Some(done) => {
-                    info!(status = done.status.as_str(), "scan finished");
-                    if done.status == crate::store::ScanStatus::Completed {
-                        crate::webhooks::emit_logged(backend, &done).await;
-                    }
-                }
+                Some(done) => info!(status = done.status.as_str(), "scan finished"),
                 None => return,
             }
         }

@@ -1,16 +1,25 @@
 //! Webhooks: scan events signed and delivered at least once to registered
 //! endpoints.
 //!
-//! - [`emit`] is called where a scan changes state (the API for `scan.queued`
-//!   and `scan.canceled`, the workers for `scan.started`, `scan.completed` and
-//!   `scan.failed`): it writes one [`Delivery`] per matching enabled webhook into
-//!   the store's durable outbox.
+//! - **Transactional outbox.** Events are not written by the callers of the
+//!   store: each scan transition of the [`Store`] (`create_scan_if_quota`,
+//!   `start_scan`, `finish_scan`, `cancel_scan`, and the Redis backend's
+//!   `requeue_scan`) writes the scan AND one pending [`Delivery`] per matching
+//!   webhook ([`Webhook::wants`]) in the same atomic write (one redb write
+//!   transaction; one Lua script on Redis). A status that is visible therefore
+//!   always has its event in the outbox, and a crash can lose neither alone.
+//!   The event id and its `created` time are fixed at the transition; the body
+//!   is [`event_body`] of the scan as the transition left it (the embedded
+//!   store renders it inside its transaction; the Redis script stores the
+//!   scan's fields and the body is rendered from them when the delivery is
+//!   first read, which gives the same bytes).
 //! - [`spawn_delivery_task`] runs in `serve` (and in fleet workers): it claims
 //!   due deliveries with a lease (so a crash leaves them due again: nothing is
 //!   lost), POSTs them signed, and records every attempt; failures retry with
 //!   exponential backoff and jitter, `410 Gone` disables the endpoint, and an
 //!   endpoint failing for longer than [`DeliverySettings::disable_after`] is
-//!   disabled with the reason.
+//!   disabled with the reason. One endpoint's deliveries of a batch are sent
+//!   one after the other in event order; different endpoints in parallel.
 //! - [`sign`] and [`verify_signature`] are the `Sitescan-Signature` scheme:
 //!   `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>` (one `v1` per valid
 //!   secret while a rotated one is still honoured).
@@ -27,9 +36,7 @@ use tracing::{info, warn};
 
 use crate::api::views::ScanView;
 use crate::error::{Error, Result};
-use crate::store::{
-    new_id, Delivery, DeliveryAttempt, DeliveryStatus, Scan, ScanStatus, Store, Webhook,
-};
+use crate::store::{Delivery, DeliveryAttempt, DeliveryStatus, Scan, ScanStatus, Store, Webhook};
 
 /// Header carrying the signature.
 pub const SIGNATURE_HEADER: &str = "Sitescan-Signature";
@@ -93,57 +100,73 @@ pub fn sign(secrets: &[&str], t: i64, body: &[u8]) -> String {
     out
 }
 
-/// Why a signature was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SignatureError {
+/// Why a `Sitescan-Signature` header was refused.
+///
+/// Deliberately a plain reason, not an error type of its own: the crate has
+/// one error type, and [`verify_signature`] fails with
+/// [`Error::Signature`] carrying this value, which receivers match on (for
+/// example to log replays apart from forgeries).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SignatureProblem {
     /// The header has no `t=` or no `v1=`, or a part is malformed.
-    #[error("malformed Sitescan-Signature header")]
     Malformed,
     /// `t` is further from now than the tolerance (a replay, or a skewed clock).
-    #[error("timestamp outside the tolerance (replayed or delayed)")]
     Expired,
     /// No `v1` matches the body under this secret.
-    #[error("no signature matches")]
     Mismatch,
+}
+
+impl std::fmt::Display for SignatureProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SignatureProblem::Malformed => "malformed Sitescan-Signature header",
+            SignatureProblem::Expired => "timestamp outside the tolerance (replayed or delayed)",
+            SignatureProblem::Mismatch => "no signature matches",
+        })
+    }
 }
 
 /// Verifies a `Sitescan-Signature` header for `body` with `secret`, refusing a
 /// timestamp more than `tolerance` away from `now` (unix seconds). The HMAC is
-/// compared in constant time (`hmac`'s `verify_slice`). For receivers in Rust.
+/// compared in constant time (`hmac`'s `verify_slice`). For receivers in Rust;
+/// a refusal is [`Error::Signature`] with the reason.
 pub fn verify_signature(
     secret: &str,
     header: &str,
     body: &[u8],
     now: i64,
     tolerance: Duration,
-) -> std::result::Result<(), SignatureError> {
+) -> Result<()> {
+    let refuse = |p: SignatureProblem| Error::Signature(p);
     let mut t: Option<i64> = None;
     let mut sigs: Vec<Vec<u8>> = Vec::new();
     for part in header.split(',') {
         match part.trim().split_once('=') {
-            Some(("t", v)) => t = Some(v.parse().map_err(|_| SignatureError::Malformed)?),
-            Some(("v1", v)) => sigs.push(hex::decode(v).map_err(|_| SignatureError::Malformed)?),
+            Some(("t", v)) => t = Some(v.parse().map_err(|_| refuse(SignatureProblem::Malformed))?),
+            Some(("v1", v)) => {
+                sigs.push(hex::decode(v).map_err(|_| refuse(SignatureProblem::Malformed))?)
+            }
             Some(_) => {}
-            None => return Err(SignatureError::Malformed),
+            None => return Err(refuse(SignatureProblem::Malformed)),
         }
     }
-    let t = t.ok_or(SignatureError::Malformed)?;
+    let t = t.ok_or_else(|| refuse(SignatureProblem::Malformed))?;
     if sigs.is_empty() {
-        return Err(SignatureError::Malformed);
+        return Err(refuse(SignatureProblem::Malformed));
     }
     if now.abs_diff(t) > tolerance.as_secs() {
-        return Err(SignatureError::Expired);
+        return Err(refuse(SignatureProblem::Expired));
     }
     for sig in sigs {
-        let mut mac =
-            HmacSha256::new_from_slice(secret.as_bytes()).map_err(|_| SignatureError::Mismatch)?;
+        let mut mac = HmacSha256::new_from_slice(secret.as_bytes())
+            .map_err(|_| refuse(SignatureProblem::Mismatch))?;
         mac.update(format!("{t}.").as_bytes());
         mac.update(body);
         if mac.verify_slice(&sig).is_ok() {
             return Ok(());
         }
     }
-    Err(SignatureError::Mismatch)
+    Err(refuse(SignatureProblem::Mismatch))
 }
 
 /// The JSON body of an event.
@@ -160,59 +183,67 @@ pub struct EventPayload {
     pub data: ScanView,
 }
 
-/// Writes one delivery of the event "`scan` reached its status" for each
-/// enabled webhook of the scan's account that subscribes to it (and whose
-/// `site_id` filter, if any, is the scan's site). Returns how many.
-pub async fn emit(store: &dyn Store, scan: &Scan) -> Result<usize> {
-    let event_type = event_type_for(scan.status);
-    let hooks: Vec<Webhook> = store
-        .list_webhooks(&scan.account_id)
-        .await?
-        .into_iter()
-        .filter(|w| {
-            w.enabled
-                && w.events.iter().any(|e| e == event_type)
-                && w.site_id.as_ref().is_none_or(|s| *s == scan.site_id)
-        })
-        .collect();
-    if hooks.is_empty() {
-        return Ok(0);
-    }
-    let now = Utc::now();
+/// The exact JSON body of the event "`scan` reached its status", with the
+/// event's id and time fixed by the transition. Deterministic: the same inputs
+/// give the same bytes, which is what lets the Redis backend render it from
+/// the scan snapshot its transition script stored.
+pub fn event_body(event_id: &str, created: DateTime<Utc>, scan: &Scan) -> Result<String> {
     let payload = EventPayload {
-        id: new_id("evt")?,
-        type_: event_type.to_string(),
-        created: now,
+        id: event_id.to_string(),
+        type_: event_type_for(scan.status).to_string(),
+        created,
         data: ScanView::from(scan.clone()),
     };
-    let body = serde_json::to_string(&payload).map_err(|e| Error::Corrupt(e.to_string()))?;
-    let mut deliveries = Vec::with_capacity(hooks.len());
-    for w in hooks {
-        deliveries.push(Delivery {
-            id: new_id("dlv")?,
-            webhook_id: w.id,
-            account_id: w.account_id,
-            event_id: payload.id.clone(),
+    serde_json::to_string(&payload).map_err(|e| Error::Corrupt(e.to_string()))
+}
+
+/// The id of the `n`-th delivery (1-based) of event `event_id`: the event id's
+/// time-ordered digits followed by `n` as two hex digits. Deliveries of one
+/// event then need no random ids of their own (the Redis transition script
+/// builds the same ids from the event id), and they still sort by creation
+/// time among all deliveries, which the delivery log's newest-first order
+/// relies on.
+pub fn delivery_id(event_id: &str, n: usize) -> String {
+    let digits = event_id.strip_prefix("evt_").unwrap_or(event_id);
+    format!("dlv_{digits}{n:02x}")
+}
+
+/// The outbox entries of the event "`scan` reached its status" at `at`: one
+/// pending delivery, due at once, for each of `hooks` that
+/// [`Webhook::wants`] it. The embedded store calls this inside the
+/// transition's write transaction.
+pub fn event_deliveries(
+    hooks: &[Webhook],
+    scan: &Scan,
+    event_id: &str,
+    at: DateTime<Utc>,
+) -> Result<Vec<Delivery>> {
+    let event_type = event_type_for(scan.status);
+    let wanting: Vec<&Webhook> = hooks
+        .iter()
+        .filter(|w| w.account_id == scan.account_id && w.wants(event_type, &scan.site_id))
+        .collect();
+    if wanting.is_empty() {
+        return Ok(Vec::new());
+    }
+    let body = event_body(event_id, at, scan)?;
+    Ok(wanting
+        .into_iter()
+        .enumerate()
+        .map(|(i, w)| Delivery {
+            id: delivery_id(event_id, i + 1),
+            webhook_id: w.id.clone(),
+            account_id: w.account_id.clone(),
+            event_id: event_id.to_string(),
             event_type: event_type.to_string(),
             payload: body.clone(),
             status: DeliveryStatus::Pending,
             attempts: 0,
-            next_attempt_at: Some(now),
-            created_at: now,
+            next_attempt_at: Some(at),
+            created_at: at,
             attempt_log: Vec::new(),
-        });
-    }
-    let n = deliveries.len();
-    store.save_deliveries(deliveries).await?;
-    Ok(n)
-}
-
-/// [`emit`], logging instead of failing: a state change must not fail because
-/// its event could not be written.
-pub async fn emit_logged(store: &dyn Store, scan: &Scan) {
-    if let Err(e) = emit(store, scan).await {
-        warn!(scan = %scan.id, error = %e, "could not write the scan's webhook event");
-    }
+        })
+        .collect())
 }
 
 /// How deliveries are made.
@@ -338,7 +369,7 @@ pub async fn run_deliveries(
             if *shutdown.borrow() {
                 return;
             }
-            match deliver_due(&*store, &http, &settings).await {
+            match deliver_due(&*store, &http, &settings, &shutdown).await {
                 Ok(n) if n > 0 => continue,
                 Ok(_) => {}
                 Err(e) => warn!(error = %e, "webhook outbox unavailable"),
@@ -351,25 +382,75 @@ pub async fn run_deliveries(
     }
 }
 
-/// Claims due deliveries and attempts each once (concurrently); returns how
-/// many were attempted.
+/// Deliveries claimed per round.
+const CLAIM_BATCH: usize = 16;
+
+/// Claims due deliveries and attempts each once; returns how many were
+/// attempted. One endpoint's deliveries go one after the other, oldest event
+/// first (delivery ids sort by event time), so a receiver that answers sees
+/// a scan's events in the order they happened; different endpoints are served
+/// in parallel. The lease covers the whole batch of one endpoint; when
+/// `shutdown` turns true, the deliveries not attempted yet are handed back
+/// (due at once) instead of waiting for their lease to end.
 pub async fn deliver_due(
     store: &dyn Store,
     http: &reqwest::Client,
     settings: &DeliverySettings,
+    shutdown: &watch::Receiver<bool>,
 ) -> Result<usize> {
     let now = Utc::now();
-    let lease = chrono::Duration::from_std(settings.timeout + Duration::from_secs(30))
-        .unwrap_or(chrono::Duration::seconds(60));
-    let due = store.claim_due_deliveries(now, now + lease, 16).await?;
+    let lease = chrono::Duration::from_std(
+        (settings.timeout + Duration::from_secs(5)) * CLAIM_BATCH as u32 + Duration::from_secs(30),
+    )
+    .unwrap_or(chrono::Duration::minutes(10));
+    let mut due = store
+        .claim_due_deliveries(now, now + lease, CLAIM_BATCH)
+        .await?;
     let n = due.len();
-    let attempts = due.into_iter().map(|d| attempt(store, http, settings, d));
-    for r in futures::future::join_all(attempts).await {
-        if let Err(e) = r {
-            warn!(error = %e, "could not record a webhook attempt; it is retried after its lease");
+    due.sort_by(|a, b| (&a.webhook_id, &a.id).cmp(&(&b.webhook_id, &b.id)));
+    let mut by_hook: Vec<Vec<Delivery>> = Vec::new();
+    for d in due {
+        match by_hook.last_mut() {
+            Some(group) if group[0].webhook_id == d.webhook_id => group.push(d),
+            _ => by_hook.push(vec![d]),
         }
     }
+    let rounds = by_hook.into_iter().map(|group| async move {
+        let mut group = group.into_iter();
+        for d in group.by_ref() {
+            if let Err(e) = attempt(store, http, settings, d).await {
+                warn!(error = %e, "could not record a webhook attempt; it is retried after its lease");
+            }
+            if *shutdown.borrow() {
+                break;
+            }
+        }
+        let rest: Vec<Delivery> = group
+            .map(|mut d| {
+                d.next_attempt_at = Some(Utc::now());
+                d
+            })
+            .collect();
+        if !rest.is_empty() {
+            if let Err(e) = store.save_deliveries(rest).await {
+                warn!(error = %e, "could not hand back webhook deliveries; they are due after their lease");
+            }
+        }
+    });
+    futures::future::join_all(rounds).await;
     Ok(n)
+}
+
+/// The secrets that sign a delivery made at `now`: the current one, and the
+/// one before the last rotation until its overlap ([`ROTATION_OVERLAP`]) ends.
+pub fn signing_secrets(hook: &Webhook, now: DateTime<Utc>) -> Vec<&str> {
+    let mut secrets = vec![hook.secret.as_str()];
+    if let (Some(old), Some(until)) = (&hook.previous_secret, hook.previous_secret_expires_at) {
+        if until > now {
+            secrets.push(old.as_str());
+        }
+    }
+    secrets
 }
 
 enum Answer {
@@ -382,13 +463,11 @@ async fn post(http: &reqwest::Client, hook: &Webhook, d: &Delivery, allow_privat
         return Answer::Error(format!("target refused: {e}"));
     }
     let now = Utc::now();
-    let mut secrets = vec![hook.secret.as_str()];
-    if let (Some(old), Some(until)) = (&hook.previous_secret, hook.previous_secret_expires_at) {
-        if until > now {
-            secrets.push(old.as_str());
-        }
-    }
-    let signature = sign(&secrets, now.timestamp(), d.payload.as_bytes());
+    let signature = sign(
+        &signing_secrets(hook, now),
+        now.timestamp(),
+        d.payload.as_bytes(),
+    );
     let sent = http
         .post(&hook.url)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
@@ -522,38 +601,151 @@ async fn attempt(
 mod tests {
     use super::*;
 
+    fn refused(r: Result<()>) -> Option<SignatureProblem> {
+        match r {
+            Err(Error::Signature(p)) => Some(p),
+            Ok(()) => None,
+            Err(other) => panic!("unexpected error {other}"),
+        }
+    }
+
     #[test]
     fn signatures_verify_and_refuse_tampering_and_replays() {
         let body = br#"{"id":"evt_1"}"#;
         let header = sign(&["whsec_a", "whsec_b"], 1_000, body);
         let tol = Duration::from_secs(300);
+        let check = |secret: &str, header: &str, body: &[u8], now: i64| {
+            refused(verify_signature(secret, header, body, now, tol))
+        };
+        assert_eq!(check("whsec_a", &header, body, 1_100), None);
+        assert_eq!(check("whsec_b", &header, body, 1_100), None);
+        assert_eq!(check("whsec_a", &header, body, 700), None, "skew both ways");
         assert_eq!(
-            verify_signature("whsec_a", &header, body, 1_100, tol),
-            Ok(())
+            check("whsec_c", &header, body, 1_100),
+            Some(SignatureProblem::Mismatch)
         );
         assert_eq!(
-            verify_signature("whsec_b", &header, body, 1_100, tol),
-            Ok(())
+            check("whsec_a", &header, b"{}", 1_100),
+            Some(SignatureProblem::Mismatch)
         );
         assert_eq!(
-            verify_signature("whsec_c", &header, body, 1_100, tol),
-            Err(SignatureError::Mismatch)
+            check("whsec_a", &header, body, 1_301),
+            Some(SignatureProblem::Expired)
         );
         assert_eq!(
-            verify_signature("whsec_a", &header, b"{}", 1_100, tol),
-            Err(SignatureError::Mismatch)
+            check("whsec_a", "t=x,v1=00", body, 0),
+            Some(SignatureProblem::Malformed)
         );
         assert_eq!(
-            verify_signature("whsec_a", &header, body, 1_301, tol),
-            Err(SignatureError::Expired)
+            check("whsec_a", "t=1000", body, 1_000),
+            Some(SignatureProblem::Malformed)
         );
         assert_eq!(
-            verify_signature("whsec_a", "t=x,v1=00", body, 0, tol),
-            Err(SignatureError::Malformed)
+            check("whsec_a", "t=1000,v1=zz", body, 1_000),
+            Some(SignatureProblem::Malformed)
         );
+        let e = verify_signature("whsec_a", "garbage", body, 0, tol).unwrap_err();
         assert_eq!(
-            verify_signature("whsec_a", "t=1000", body, 1_000, tol),
-            Err(SignatureError::Malformed)
+            e.to_string(),
+            "webhook signature refused: malformed Sitescan-Signature header"
+        );
+    }
+
+    fn hook(id: &str, events: &[&str], site: Option<&str>, enabled: bool) -> Webhook {
+        let now = Utc::now();
+        Webhook {
+            id: id.into(),
+            account_id: "acc_1".into(),
+            url: "https://hooks.example.com/".into(),
+            events: events.iter().map(|e| e.to_string()).collect(),
+            site_id: site.map(str::to_string),
+            description: None,
+            enabled,
+            disabled_reason: None,
+            secret: "whsec_new".into(),
+            previous_secret: None,
+            previous_secret_expires_at: None,
+            failing_since: None,
+            created_at: now,
+            updated_at: now,
+        }
+    }
+
+    #[test]
+    fn a_rotated_secret_signs_until_its_overlap_ends() {
+        let now = Utc::now();
+        let mut h = hook("wh_1", &["scan.queued"], None, true);
+        assert_eq!(signing_secrets(&h, now), ["whsec_new"]);
+        h.previous_secret = Some("whsec_old".into());
+        h.previous_secret_expires_at = Some(now + chrono::Duration::hours(24));
+        assert_eq!(signing_secrets(&h, now), ["whsec_new", "whsec_old"]);
+        let later = now + chrono::Duration::hours(24) + chrono::Duration::seconds(1);
+        assert_eq!(signing_secrets(&h, later), ["whsec_new"]);
+    }
+
+    #[test]
+    fn an_event_goes_to_the_enabled_subscribed_hooks_of_its_site() {
+        use crate::store::AppliedConfig;
+        let at = Utc::now();
+        let scan = Scan {
+            id: "scan_1".into(),
+            site_id: "site_1".into(),
+            account_id: "acc_1".into(),
+            url: "https://example.com/".into(),
+            status: ScanStatus::Queued,
+            config: AppliedConfig {
+                rules: vec!["seo".into()],
+                priority: sitescan_engine::Priority::Normal,
+                max_pages: 5,
+                max_depth: 2,
+                plan_max_pages: None,
+            },
+            progress: None,
+            error: None,
+            attempts: 0,
+            created_at: at,
+            started_at: None,
+            finished_at: None,
+            summary: None,
+        };
+        let mut foreign = hook("wh_f", &["scan.queued"], None, true);
+        foreign.account_id = "acc_2".into();
+        let hooks = [
+            hook("wh_all", EVENT_TYPES, None, true),
+            hook("wh_done", &["scan.completed"], None, true),
+            hook("wh_off", &["scan.queued"], None, false),
+            hook("wh_site", &["scan.queued"], Some("site_1"), true),
+            hook("wh_other", &["scan.queued"], Some("site_2"), true),
+            foreign,
+        ];
+        let out =
+            event_deliveries(&hooks, &scan, "evt_0123456789abcd0011223344556677", at).unwrap();
+        let ids: Vec<(&str, &str)> = out
+            .iter()
+            .map(|d| (d.id.as_str(), d.webhook_id.as_str()))
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                ("dlv_0123456789abcd001122334455667701", "wh_all"),
+                ("dlv_0123456789abcd001122334455667702", "wh_site"),
+            ]
+        );
+        let body: serde_json::Value = serde_json::from_str(&out[0].payload).unwrap();
+        assert_eq!(body["id"], "evt_0123456789abcd0011223344556677");
+        assert_eq!(body["type"], "scan.queued");
+        assert_eq!(body["data"]["status"], "queued");
+        assert_eq!(body["data"]["links"]["self"], "/api/v1/scans/scan_1");
+        let created: DateTime<Utc> = serde_json::from_value(body["created"].clone()).unwrap();
+        assert_eq!(created, at);
+        assert!(out.iter().all(|d| d.status == DeliveryStatus::Pending
+            && d.next_attempt_at == Some(at)
+            && d.created_at == at
+            && d.event_type == "scan.queued"));
+        assert_eq!(
+            event_body("evt_0123456789abcd0011223344556677", at, &scan).unwrap(),
+            out[0].payload,
+            "the body is deterministic"
         );
     }
 

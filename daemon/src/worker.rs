@@ -167,24 +167,18 @@ async fn run_job(
             scan.attempts - 1
         );
         warn!(attempts = scan.attempts, "giving up on the scan");
-        match store
+        // The store writes the `scan.failed` event with the status.
+        if let Err(e) = store
             .finish_scan(&id, ScanOutcome::Failed { error }, Utc::now())
             .await
         {
-            Ok(done) if done.status == ScanStatus::Failed => {
-                crate::webhooks::emit_logged(store, &done).await
-            }
-            Ok(_) => {}
-            Err(e) => {
-                warn!(error = %e, "could not fail the scan");
-                return;
-            }
+            warn!(error = %e, "could not fail the scan");
+            return;
         }
         let _ = queue.ack(&id).await;
         return;
     }
     info!(url = %scan.url, attempt = delivery.attempt, "scan started");
-    crate::webhooks::emit_logged(store, &scan).await;
     let outcome = tokio::select! {
         o = execute(store, queue, executor, &scan, allow_private) => o,
         _ = wait_true(&mut shutdown) => {
@@ -197,12 +191,7 @@ async fn run_job(
     };
     match outcome {
         Some(outcome) => match store.finish_scan(&id, outcome, Utc::now()).await {
-            Ok(done) => {
-                info!(status = done.status.as_str(), "scan finished");
-                if matches!(done.status, ScanStatus::Completed | ScanStatus::Failed) {
-                    crate::webhooks::emit_logged(store, &done).await;
-                }
-            }
+            Ok(done) => info!(status = done.status.as_str(), "scan finished"),
             Err(e) => {
                 warn!(error = %e, "could not save the scan's outcome; it runs again after restart");
                 return;

@@ -110,6 +110,14 @@ pub struct ScanConfig {
     pub retries: u32,
     /// Allow fetching loopback, private and link-local addresses.
     pub allow_private: bool,
+    /// Accept any TLS certificate in the crawl (self-signed or expired staging
+    /// sites). The `tls-certificate` rule still reports what is wrong with it.
+    pub tls_insecure: bool,
+    /// Extra trusted root certificates, PEM text (one or more certificates per
+    /// entry), for sites behind a private CA; the crawl and the TLS check both
+    /// trust them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ca_certs: Vec<String>,
 }
 
 impl Default for ScanConfig {
@@ -132,6 +140,8 @@ impl Default for ScanConfig {
             max_redirects: DEFAULT_MAX_REDIRECTS,
             retries: DEFAULT_RETRIES,
             allow_private: false,
+            tls_insecure: false,
+            ca_certs: Vec::new(),
         }
     }
 }

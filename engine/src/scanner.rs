@@ -112,6 +112,17 @@ impl ScannerBuilder {
         self.config.retries = n;
         self
     }
+    /// Accept any TLS certificate in the crawl (default off); the
+    /// `tls-certificate` rule still reports the certificate's problems.
+    pub fn tls_insecure(mut self, yes: bool) -> Self {
+        self.config.tls_insecure = yes;
+        self
+    }
+    /// Also trust the root certificates of this PEM text (a private CA).
+    pub fn ca_cert(mut self, pem: impl Into<String>) -> Self {
+        self.config.ca_certs.push(pem.into());
+        self
+    }
 
     /// Validates the configuration (rule names, patterns, limits) and builds the
     /// scanner.
@@ -150,6 +161,9 @@ impl ScannerBuilder {
             return Err(Error::Config(format!(
                 "max_redirects must be at most {MAX_REDIRECTS_LIMIT}"
             )));
+        }
+        for pem in &c.ca_certs {
+            crate::checks::tls::parse_pem_certs(pem)?;
         }
         if c.user_agent.trim().is_empty()
             || reqwest::header::HeaderValue::from_str(&c.user_agent).is_err()

@@ -181,6 +181,12 @@ static SITE_RULES: &[&dyn SiteRule] = &[
     &site::canonical_target::CanonicalTarget,
     &site::sitemap_non_indexable::SitemapNonIndexable,
     &site::http_on_https_site::HttpOnHttpsSite,
+    // Site facts gathered once per scan (issue 4 part A).
+    &site::robots_txt::RobotsTxt,
+    &site::sitemap_valid::SitemapValid,
+    &site::tls_certificate::TlsCertificate,
+    &site::tls_version::TlsVersion,
+    &site::cors_reflected_origin::CorsReflectedOrigin,
     // Network-checked quality (issue 4; statuses filled in by the engine).
     &site::broken_links::BrokenLinks,
     &site::broken_resources::BrokenResources,

@@ -101,7 +101,7 @@ fn seo_site_has_exactly_the_expected_site_findings() {
         start_url: site.start_url,
         pages: Vec::new(),
         sitemap_urls: site.sitemap,
-        link_status: Default::default(),
+        ..SiteInput::default()
     };
     for p in &site.pages {
         let html = std::fs::read_to_string(dir.join(&p.file)).unwrap();

@@ -219,6 +219,43 @@ async fn bad_inputs_exit_with_a_one_line_message_saying_what_to_do() {
     assert_eq!(out.status.code(), Some(2));
     assert!(last_line(&out).contains("unknown rule set or rule id `wcag-zz`"));
 
+    // A CA file that cannot be read, or holds no certificate: usage error.
+    let out = run(
+        args(&[
+            "scan",
+            "https://127.0.0.1:9/",
+            "--ca-cert",
+            "/no/such/ca.pem",
+        ]),
+        vec![],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2));
+    let line = last_line(&out);
+    assert!(
+        line.starts_with("error: cannot read the CA certificate file /no/such/ca.pem"),
+        "{line}"
+    );
+    let not_pem = std::env::temp_dir().join(format!("sitescan-not-pem-{}.txt", std::process::id()));
+    std::fs::write(&not_pem, "hello").unwrap();
+    let out = run(
+        args(&[
+            "scan",
+            "https://127.0.0.1:9/",
+            "--ca-cert",
+            not_pem.to_str().unwrap(),
+        ]),
+        vec![],
+    )
+    .await;
+    let _ = std::fs::remove_file(&not_pem);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        last_line(&out).contains("ca_certs: no `-----BEGIN CERTIFICATE-----` block found"),
+        "{}",
+        last_line(&out)
+    );
+
     // Unreachable host: nothing listens on port 1.
     let out = run(args(&["scan", "http://127.0.0.1:1/"]), vec![]).await;
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));

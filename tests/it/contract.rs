@@ -6,13 +6,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{Days, Utc};
+use serde_json::Value;
 use sitescan_daemon::api::auth::new_key;
+use sitescan_daemon::api::views::ScanView;
 use sitescan_daemon::queue::{Job, Queue};
 use sitescan_daemon::store::embedded::Embedded;
 use sitescan_daemon::store::{
-    new_id, Account, AppliedConfig, Plan, Progress, Scan, ScanOutcome, ScanStatus, ScanSummary,
-    Site, Store,
+    new_id, Account, AppliedConfig, Delivery, DeliveryStatus, Plan, Progress, Scan, ScanOutcome,
+    ScanStatus, ScanSummary, Site, Store, Webhook,
 };
+use sitescan_daemon::webhooks::EVENT_TYPES;
 use sitescan_daemon::Error;
 use sitescan_engine::Priority;
 
@@ -503,7 +506,6 @@ pub async fn queue_contract(queue: Arc<dyn Queue>) {
 /// Webhooks (tenancy, replace, delete) and the delivery outbox (claims take
 /// due deliveries once, a lease ends, finished deliveries leave the outbox).
 pub async fn webhooks_and_outbox(store: Arc<dyn Store>) {
-    use sitescan_daemon::store::{Delivery, DeliveryStatus, Webhook};
     let acc = store
         .create_account(account(Plan::Enterprise))
         .await
@@ -832,6 +834,295 @@ pub async fn users_and_sessions(store: Arc<dyn Store>) {
     assert_eq!(store.session(&vh, now).await.unwrap(), Some(visitor));
 }
 
+/// A webhook of `account` for `events` (all of them when empty).
+fn hook(account: &str, events: &[&str], site: Option<&str>, enabled: bool) -> Webhook {
+    let now = Utc::now();
+    let events = if events.is_empty() {
+        EVENT_TYPES.to_vec()
+    } else {
+        events.to_vec()
+    };
+    Webhook {
+        id: new_id("wh").unwrap(),
+        account_id: account.into(),
+        url: "https://hooks.example.com/".into(),
+        events: events.iter().map(|e| e.to_string()).collect(),
+        site_id: site.map(str::to_string),
+        description: None,
+        enabled,
+        disabled_reason: None,
+        secret: "whsec_1".into(),
+        previous_secret: None,
+        previous_secret_expires_at: None,
+        failing_since: None,
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+/// A webhook's deliveries, oldest first, with their parsed bodies.
+async fn events_of(store: &Arc<dyn Store>, hook: &Webhook) -> Vec<(Delivery, Value)> {
+    let mut log = store.list_deliveries(&hook.id, 100).await.unwrap();
+    log.reverse();
+    log.into_iter()
+        .map(|d| {
+            let body: Value = serde_json::from_str(&d.payload).unwrap();
+            (d, body)
+        })
+        .collect()
+}
+
+/// Checks the newest event of `hook`: its type, the delivery's outbox fields,
+/// and that its body is the scan exactly as `GET /scans/{id}` shows `scan`.
+async fn assert_last_event(store: &Arc<dyn Store>, hook: &Webhook, want_type: &str, scan: &Scan) {
+    let events = events_of(store, hook).await;
+    let (d, body) = events.last().expect("an event");
+    assert_eq!(d.event_type, want_type);
+    assert_eq!(body["type"], want_type);
+    assert_eq!(body["id"], d.event_id.as_str());
+    assert!(d.event_id.starts_with("evt_"), "{}", d.event_id);
+    assert_eq!(
+        body["data"],
+        serde_json::to_value(ScanView::from(scan.clone())).unwrap(),
+        "the body is the scan as the API shows it"
+    );
+    let created: chrono::DateTime<Utc> = serde_json::from_value(body["created"].clone()).unwrap();
+    assert_eq!(created, d.created_at, "the event time is the transition's");
+    assert_eq!(d.webhook_id, hook.id);
+    assert_eq!(d.account_id, hook.account_id);
+    assert_eq!(d.status, DeliveryStatus::Pending);
+    assert_eq!(d.attempts, 0);
+    assert_eq!(d.next_attempt_at, Some(d.created_at), "due at once");
+    assert!(d.attempt_log.is_empty());
+}
+
+fn types(events: &[(Delivery, Value)]) -> Vec<String> {
+    events.iter().map(|(d, _)| d.event_type.clone()).collect()
+}
+
+/// The transactional outbox: every status change writes its event's
+/// deliveries in the same atomic write, for the enabled, subscribed webhooks
+/// of the scan's account and site only; a call that changes nothing writes
+/// nothing; the body is the scan as the API shows it, with the event's id and
+/// time fixed at the transition. Run after `webhooks_and_outbox` (it claims
+/// the whole outbox).
+pub async fn transitions_write_their_events(store: Arc<dyn Store>) {
+    let acc = store
+        .create_account(account(Plan::Enterprise))
+        .await
+        .unwrap();
+    let other = store
+        .create_account(account(Plan::Enterprise))
+        .await
+        .unwrap();
+    let s = store.create_site(site(&acc.id)).await.unwrap();
+    let s2 = store.create_site(site(&acc.id)).await.unwrap();
+    let all = hook(&acc.id, &[], None, true);
+    let done_only = hook(&acc.id, &["scan.completed"], None, true);
+    let off = hook(&acc.id, &[], None, false);
+    let site2_only = hook(&acc.id, &[], Some(&s2.id), true);
+    let foreign = hook(&other.id, &[], None, true);
+    for h in [&all, &done_only, &off, &site2_only, &foreign] {
+        store.create_webhook(h.clone()).await.unwrap();
+    }
+    let day = Utc::now().date_naive();
+
+    // queued -> running -> completed, each with its event at once.
+    let first = store
+        .create_scan_if_quota(scan(&s), day, None)
+        .await
+        .unwrap();
+    assert_last_event(&store, &all, "scan.queued", &first).await;
+    let running = store
+        .start_scan(&first.id, Utc::now())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_last_event(&store, &all, "scan.started", &running).await;
+    let summary = ScanSummary {
+        pages_fetched: 2,
+        findings: 1,
+        ..Default::default()
+    };
+    let done = store
+        .finish_scan(
+            &first.id,
+            ScanOutcome::Completed {
+                summary,
+                report: b"{}".to_vec(),
+            },
+            Utc::now(),
+        )
+        .await
+        .unwrap();
+    assert_last_event(&store, &all, "scan.completed", &done).await;
+    assert_last_event(&store, &done_only, "scan.completed", &done).await;
+    assert_eq!(
+        types(&events_of(&store, &all).await),
+        ["scan.queued", "scan.started", "scan.completed"]
+    );
+    // Calls that change nothing write no event.
+    store
+        .finish_scan(
+            &first.id,
+            ScanOutcome::Failed { error: "x".into() },
+            Utc::now(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(store.start_scan(&first.id, Utc::now()).await.unwrap(), None);
+    assert!(store
+        .cancel_scan(&acc.id, &first.id, Utc::now())
+        .await
+        .is_err());
+    assert!(matches!(
+        store.create_scan_if_quota(scan(&s), day, Some(0)).await,
+        Err(Error::QuotaExceeded { limit: 0 })
+    ));
+    assert_eq!(events_of(&store, &all).await.len(), 3);
+
+    // Canceled (once), and failed.
+    let second = store
+        .create_scan_if_quota(scan(&s), day, None)
+        .await
+        .unwrap();
+    let canceled = store
+        .cancel_scan(&acc.id, &second.id, Utc::now())
+        .await
+        .unwrap();
+    assert_last_event(&store, &all, "scan.canceled", &canceled).await;
+    store
+        .cancel_scan(&acc.id, &second.id, Utc::now())
+        .await
+        .unwrap();
+    let third = store
+        .create_scan_if_quota(scan(&s), day, None)
+        .await
+        .unwrap();
+    store
+        .start_scan(&third.id, Utc::now())
+        .await
+        .unwrap()
+        .unwrap();
+    let failed = store
+        .finish_scan(
+            &third.id,
+            ScanOutcome::Failed {
+                error: "host unreachable".into(),
+            },
+            Utc::now(),
+        )
+        .await
+        .unwrap();
+    assert_last_event(&store, &all, "scan.failed", &failed).await;
+    assert_eq!(
+        events_of(&store, &all).await.last().unwrap().1["data"]["error"],
+        "host unreachable"
+    );
+    assert_eq!(
+        types(&events_of(&store, &all).await),
+        [
+            "scan.queued",
+            "scan.started",
+            "scan.completed",
+            "scan.queued",
+            "scan.canceled",
+            "scan.queued",
+            "scan.started",
+            "scan.failed"
+        ]
+    );
+    // Filters: one completed event for `done_only`; nothing for the disabled
+    // hook, the other site's hook or the other account's.
+    assert_eq!(
+        types(&events_of(&store, &done_only).await),
+        ["scan.completed"]
+    );
+    assert!(events_of(&store, &off).await.is_empty());
+    assert!(events_of(&store, &site2_only).await.is_empty());
+    assert!(events_of(&store, &foreign).await.is_empty());
+    let on_s2 = store
+        .create_scan_if_quota(scan(&s2), day, None)
+        .await
+        .unwrap();
+    assert_last_event(&store, &site2_only, "scan.queued", &on_s2).await;
+    assert_last_event(&store, &all, "scan.queued", &on_s2).await;
+    // Event ids are unique; each delivery of one event has the same body.
+    let all_events = events_of(&store, &all).await;
+    let mut ids: Vec<&str> = all_events
+        .iter()
+        .map(|(d, _)| d.event_id.as_str())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 9);
+    let twin = events_of(&store, &site2_only).await;
+    assert_eq!(twin[0].0.event_id, all_events[8].0.event_id);
+    assert_eq!(twin[0].0.payload, all_events[8].0.payload);
+    assert_ne!(twin[0].0.id, all_events[8].0.id);
+
+    // The events are in the outbox: due now, claimed like any delivery.
+    let now = Utc::now() + chrono::Duration::seconds(1);
+    let mine = [all.id.clone(), done_only.id.clone(), site2_only.id.clone()];
+    let claimed: Vec<Delivery> = store
+        .claim_due_deliveries(now, now + chrono::Duration::seconds(60), 100)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|d| mine.contains(&d.webhook_id))
+        .collect();
+    assert_eq!(claimed.len(), 9 + 1 + 1);
+    let redelivered = claimed
+        .iter()
+        .find(|d| d.id == twin[0].0.id)
+        .expect("claimed");
+    assert_eq!(
+        redelivered.payload, twin[0].0.payload,
+        "same body when claimed"
+    );
+
+    // A status is never visible before its event: a watcher that sees a scan
+    // running finds its `scan.started` delivery already there.
+    let mut scans = Vec::new();
+    for _ in 0..10 {
+        scans.push(
+            store
+                .create_scan_if_quota(scan(&s), day, None)
+                .await
+                .unwrap(),
+        );
+    }
+    let watcher = {
+        let (store, all, ids) = (
+            store.clone(),
+            all.clone(),
+            scans.iter().map(|s| s.id.clone()).collect::<Vec<_>>(),
+        );
+        tokio::spawn(async move {
+            for id in ids {
+                loop {
+                    let status = store.scan_by_id(&id).await.unwrap().unwrap().status;
+                    if status == ScanStatus::Running {
+                        break;
+                    }
+                    tokio::task::yield_now().await;
+                }
+                let started = events_of(&store, &all).await.into_iter().any(|(d, body)| {
+                    d.event_type == "scan.started" && body["data"]["id"] == id.as_str()
+                });
+                assert!(
+                    started,
+                    "{id} is running but its scan.started event is missing"
+                );
+            }
+        })
+    };
+    for sc in &scans {
+        store.start_scan(&sc.id, Utc::now()).await.unwrap().unwrap();
+    }
+    watcher.await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn embedded_backend_meets_the_store_and_queue_contract() {
     let dir = tempfile::tempdir().unwrap();
@@ -843,6 +1134,7 @@ async fn embedded_backend_meets_the_store_and_queue_contract() {
     queue_contract(backend.clone()).await;
     webhooks_and_outbox(backend.clone()).await;
     users_and_sessions(backend.clone()).await;
+    transitions_write_their_events(backend.clone()).await;
 }
 
 #[tokio::test]

@@ -28,14 +28,19 @@ fn page<'r>(report: &'r Report, server: &FixtureServer, path: &str) -> &'r sites
 }
 
 /// Asserts no path was requested twice with the same method (the link checker's
-/// `HEAD` of an uncrawled link is not a page fetch).
+/// `HEAD` of an uncrawled link is not a page fetch); the CORS probe
+/// (`cors-reflected-origin`), a GET of the start page with an `Origin` header, is
+/// a second request on purpose.
 fn assert_no_duplicates(server: &FixtureServer) {
-    let requests: Vec<(String, String)> = server
+    let requests: Vec<(String, String, Option<String>)> = server
         .requests()
         .into_iter()
-        .map(|r| (r.method, r.path))
+        .map(|r| {
+            let origin = r.header("origin").map(str::to_string);
+            (r.method, r.path, origin)
+        })
         .collect();
-    let unique: HashSet<&(String, String)> = requests.iter().collect();
+    let unique: HashSet<&(String, String, Option<String>)> = requests.iter().collect();
     assert_eq!(
         unique.len(),
         requests.len(),
@@ -221,6 +226,7 @@ async fn page_limit_is_exact_and_reports_what_was_left() {
         .requests()
         .into_iter()
         .filter(|r| r.method == "GET" && (r.path.ends_with(".html") || r.path == "/"))
+        .filter(|r| r.header("origin").is_none()) // the CORS probe is no page fetch
         .map(|r| r.path)
         .collect();
     assert_eq!(page_requests.len(), 5, "{page_requests:?}");
@@ -332,7 +338,11 @@ async fn redirects_are_followed_hop_by_hop_and_loops_stopped() {
         .all(|r| r.host.as_deref() != Some(&*format!("localhost:{}", server.port()))));
 
     assert_eq!(
-        server.count("/"),
+        server
+            .requests()
+            .iter()
+            .filter(|r| r.path == "/" && r.header("origin").is_none())
+            .count(),
         1,
         "a redirect to a fetched URL is not followed"
     );
@@ -614,7 +624,22 @@ async fn nofollow_and_meta_robots_are_recorded_and_honored() {
         .await
         .unwrap();
     assert_eq!(report.pages.len(), 4);
-    assert_eq!(server.count("/robots.txt"), 0, "not even fetched");
+    // Read once for the robots-txt rule (which `all` selects), never obeyed.
+    assert_eq!(server.count("/robots.txt"), 1);
+    let server = serve("nofollow").await;
+    scanner()
+        .rules(&["document-title"])
+        .respect_robots(false)
+        .build()
+        .unwrap()
+        .scan(&server.url())
+        .await
+        .unwrap();
+    assert_eq!(
+        server.count("/robots.txt"),
+        0,
+        "not even fetched when no rule reads it"
+    );
 }
 
 #[tokio::test]

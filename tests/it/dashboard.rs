@@ -543,7 +543,7 @@ async fn a_key_is_shown_once_and_refused_by_the_api_once_revoked() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_starter_plan_sees_what_it_lacks() {
     let api = TestApi::start().await;
-    let (_, email) = user(&api, Plan::Starter).await;
+    let (account, email) = user(&api, Plan::Starter).await;
     let mut b = sign_in(&api, &email).await;
     let keys = b.get("/settings/keys").await;
     assert!(keys
@@ -551,6 +551,26 @@ async fn the_starter_plan_sees_what_it_lacks() {
         .contains("API access needs the Professional or Enterprise plan."));
     let sites = b.get("/sites").await;
     assert!(sites.body.contains("The Starter plan includes no scans."));
+    b.submit("/sites", "/sites", &[("url", "https://example.com/")])
+        .await;
+    let site = api.store.list_sites(&account).await.unwrap().remove(0);
+    let page = format!("/sites/{}", site.id);
+    assert!(b
+        .get(&page)
+        .await
+        .body
+        .contains(r#"<button type="submit" id="scan-now" disabled>"#));
+    let refused = b
+        .submit(
+            &page,
+            &format!("{page}/scans"),
+            &[("categories", "seo"), ("priority", "normal")],
+        )
+        .await;
+    assert_eq!(refused.status, 429);
+    assert!(refused.body.contains(
+        "The Starter plan includes no scans: scans need the Professional or Enterprise plan."
+    ));
     api.stop().await;
 }
 

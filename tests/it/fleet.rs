@@ -218,6 +218,7 @@ async fn redis_backend_meets_the_store_and_queue_contract() {
     contract::queue_contract(b.clone()).await;
     contract::webhooks_and_outbox(b.clone()).await;
     contract::users_and_sessions(b.clone()).await;
+    contract::transitions_write_their_events(b.clone()).await;
     // Everything lives under the prefix, and the guard's clean-up finds it.
     assert!(b.delete_all().await.unwrap() > 0);
 }
@@ -626,7 +627,29 @@ async fn a_job_that_always_fails_is_dead_lettered_with_its_scan_failed() {
     let store = backend(&url, &guard.prefix, Duration::from_secs(30), 2).await;
     // Nothing listens there: every attempt fails to connect.
     let dead_url = format!("http://127.0.0.1:{}/", free_port());
-    let (_acc, site) = tenant(&store, &dead_url).await;
+    let (acc, site) = tenant(&store, &dead_url).await;
+    // A webhook for every event: the failure path writes its events too.
+    let now = Utc::now();
+    let hook = sitescan_daemon::store::Webhook {
+        id: new_id("wh").unwrap(),
+        account_id: acc.id.clone(),
+        url: dead_url.clone(),
+        events: sitescan_daemon::webhooks::EVENT_TYPES
+            .iter()
+            .map(|e| e.to_string())
+            .collect(),
+        site_id: None,
+        description: None,
+        enabled: true,
+        disabled_reason: None,
+        secret: "whsec_test".into(),
+        previous_secret: None,
+        previous_secret_expires_at: None,
+        failing_since: None,
+        created_at: now,
+        updated_at: now,
+    };
+    store.create_webhook(hook.clone()).await.unwrap();
     let ids = submit(&store, &site, 1).await;
     let _w = Worker::start(
         &url,
@@ -650,6 +673,25 @@ async fn a_job_that_always_fails_is_dead_lettered_with_its_scan_failed() {
     assert_eq!(dead[0].reason, error);
     let depths = store.depths().await.unwrap();
     assert_eq!((depths.normal, depths.in_flight, depths.dead), (0, 0, 1));
+    // Every status change has its event: the failed attempt put the scan
+    // back in the queue, the last one failed it.
+    let mut log = store.list_deliveries(&hook.id, 20).await.unwrap();
+    log.reverse();
+    let types: Vec<&str> = log.iter().map(|d| d.event_type.as_str()).collect();
+    assert_eq!(
+        types,
+        [
+            "scan.queued",
+            "scan.started",
+            "scan.queued",
+            "scan.started",
+            "scan.failed"
+        ]
+    );
+    let failed: serde_json::Value = serde_json::from_str(&log[4].payload).unwrap();
+    assert_eq!(failed["data"]["status"], "failed");
+    assert_eq!(failed["data"]["error"], error.as_str());
+    assert_eq!(failed["data"]["attempts"], 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1172,4 +1214,233 @@ async fn canceling_a_running_scan_stops_the_worker_on_it() {
     assert!(store.report(&ids[0]).await.unwrap().is_none());
     let stats = store.stats().await.unwrap();
     assert_eq!((stats.canceled, stats.completed, stats.running), (1, 0, 0));
+}
+
+/// Webhooks in fleet mode: the API process (`serve --redis`) and a worker
+/// process share the Redis outbox. A real scan's events arrive signed and in
+/// order queued -> started -> completed (the queued one written by the API
+/// before any worker ran, delivered by the worker), the completed event's
+/// `data` is what `GET /scans/{id}` answers, and a receiver failing twice
+/// gets the event a third time, logged with its answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhook_events_of_a_fleet_scan_arrive_signed_in_order_and_retried() {
+    use crate::webhooks::{events_of, eventually, own_hmac_matches, start_receiver};
+    use serde_json::{json, Value};
+    use sitescan_daemon::webhooks::verify_signature;
+
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let tmp = tempfile::tempdir().unwrap();
+    let site_dir = small_site(&tmp.path().join("site"), None);
+    let fixture = FixtureServer::start(&site_dir).await.unwrap();
+    let store = backend(&url, &guard.prefix, Duration::from_secs(30), 3).await;
+    let (acc, site) = tenant(&store, &fixture.url()).await;
+    let (key, secret, hash) = sitescan_daemon::api::auth::new_key(
+        &acc.id,
+        "ci",
+        None,
+        chrono::Duration::days(1),
+        Utc::now(),
+    )
+    .unwrap();
+    store.create_key(key, &hash).await.unwrap();
+    let api = ApiProcess::start(&url, &guard.prefix);
+    let client = reqwest::Client::new();
+    let call = |method: reqwest::Method, path: String, body: Option<Value>| {
+        let mut b = client
+            .request(method, format!("{}{path}", api.base))
+            .header("X-API-Key", &secret);
+        if let Some(body) = body {
+            b = b.json(&body);
+        }
+        async move {
+            let resp = b.send().await.unwrap();
+            let status = resp.status().as_u16();
+            (status, resp.json::<Value>().await.unwrap())
+        }
+    };
+    let (every_url, every) = start_receiver(&[]).await;
+    let (flaky_url, flaky) = start_receiver(&[500, 500]).await;
+    let mut hooks = Vec::new();
+    for (target, events) in [
+        (&every_url, json!(sitescan_daemon::webhooks::EVENT_TYPES)),
+        (&flaky_url, json!(["scan.completed"])),
+    ] {
+        let (s, b) = call(
+            reqwest::Method::POST,
+            "/api/v1/webhooks".into(),
+            Some(json!({"url": target, "events": events})),
+        )
+        .await;
+        assert_eq!(s, 201, "{b}");
+        hooks.push((
+            b["data"]["id"].as_str().unwrap().to_string(),
+            b["data"]["secret"].as_str().unwrap().to_string(),
+        ));
+    }
+    let (s, b) = call(
+        reqwest::Method::POST,
+        format!("/api/v1/sites/{}/scans", site.id),
+        Some(json!({"config": {"rules": ["seo"], "max_pages": 3}})),
+    )
+    .await;
+    assert_eq!(s, 202, "{b}");
+    let scan = b["data"]["id"].as_str().unwrap().to_string();
+    // The queued event waits in the outbox: only workers deliver.
+    let outbox: Vec<sitescan_daemon::store::Delivery> =
+        store.list_deliveries(&hooks[0].0, 10).await.unwrap();
+    assert_eq!(outbox.len(), 1);
+    assert_eq!(outbox[0].event_type, "scan.queued");
+    assert!(every.got.lock().unwrap().is_empty());
+
+    let _worker = Worker::start(
+        &url,
+        &guard.prefix,
+        &["--concurrency", "1", "--webhook-retry-delays", "0.2,0.8"],
+        &tmp.path().join("w.log"),
+    );
+    eventually(
+        60,
+        "the three events and the third try of the flaky receiver",
+        || async { every.got.lock().unwrap().len() >= 3 && flaky.got.lock().unwrap().len() >= 3 },
+    )
+    .await;
+
+    let events = events_of(&every);
+    let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["scan.queued", "scan.started", "scan.completed"]);
+    for (e, want) in events.iter().zip(["queued", "running", "completed"]) {
+        assert_eq!(e["data"]["id"], scan.as_str());
+        assert_eq!(e["data"]["status"], want, "{e}");
+    }
+    let (s, now) = call(reqwest::Method::GET, format!("/api/v1/scans/{scan}"), None).await;
+    assert_eq!(s, 200);
+    assert_eq!(now["data"]["status"], "completed");
+    assert_eq!(
+        events[2]["data"], now["data"],
+        "the event carries the scan as the API shows it"
+    );
+    assert_eq!(events[2]["data"]["summary"]["pages_fetched"], 3);
+    for (receiver, (_, hook_secret)) in [(&every, &hooks[0]), (&flaky, &hooks[1])] {
+        for (headers, body) in receiver.got.lock().unwrap().iter() {
+            let sig = headers["sitescan-signature"].to_str().unwrap();
+            assert!(
+                own_hmac_matches(hook_secret, sig, body),
+                "bad signature {sig}"
+            );
+            verify_signature(
+                hook_secret,
+                sig,
+                body,
+                Utc::now().timestamp(),
+                Duration::from_secs(300),
+            )
+            .unwrap();
+            let event: Value = serde_json::from_slice(body).unwrap();
+            assert_eq!(headers["sitescan-event-id"].to_str().unwrap(), event["id"]);
+            assert_eq!(
+                headers["sitescan-event-type"].to_str().unwrap(),
+                event["type"]
+            );
+        }
+    }
+
+    // The flaky receiver: one event, three attempts, the same id and body.
+    let got = flaky.got.lock().unwrap().clone();
+    assert_eq!(got.len(), 3);
+    assert!(got
+        .iter()
+        .all(|(h, b)| h["sitescan-event-id"] == got[0].0["sitescan-event-id"] && *b == got[0].1));
+    let completed: Value = serde_json::from_slice(&got[0].1).unwrap();
+    assert_eq!(completed["id"], events[2]["id"], "one event, two endpoints");
+    let (s, b) = call(
+        reqwest::Method::GET,
+        format!("/api/v1/webhooks/{}/deliveries", hooks[1].0),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200, "{b}");
+    let log = b["data"].as_array().unwrap();
+    assert_eq!(log.len(), 1);
+    assert_eq!(log[0]["status"], "succeeded");
+    assert_eq!(log[0]["attempts"], 3);
+    let attempts = log[0]["attempt_log"].as_array().unwrap();
+    let codes: Vec<u64> = attempts
+        .iter()
+        .map(|a| a["response_status"].as_u64().unwrap())
+        .collect();
+    assert_eq!(codes, [500, 500, 200]);
+    let at = |i: usize| {
+        chrono::DateTime::parse_from_rfc3339(attempts[i]["at"].as_str().unwrap()).unwrap()
+    };
+    assert!(
+        at(1) - at(0) >= chrono::Duration::milliseconds(160),
+        "first wait"
+    );
+    assert!(
+        at(2) - at(1) >= chrono::Duration::milliseconds(640),
+        "second wait"
+    );
+    // Every delivery of the first endpoint succeeded at its first attempt.
+    let (_, b) = call(
+        reqwest::Method::GET,
+        format!("/api/v1/webhooks/{}/deliveries", hooks[0].0),
+        None,
+    )
+    .await;
+    let log = b["data"].as_array().unwrap();
+    assert_eq!(log.len(), 3);
+    assert!(
+        log.iter()
+            .all(|d| d["status"] == "succeeded" && d["attempts"] == 1),
+        "{log:?}"
+    );
+}
+
+/// A webhook record that no longer decodes must not break a transition
+/// script halfway (Redis does not roll a failed script back): the scan is
+/// created and the account's other webhook gets the event.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_corrupt_webhook_record_does_not_break_a_transition_script() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let store = backend(&url, &guard.prefix, Duration::from_secs(30), 3).await;
+    let (acc, site) = tenant(&store, "https://example.com/").await;
+    let now = Utc::now();
+    let good = sitescan_daemon::store::Webhook {
+        id: new_id("wh").unwrap(),
+        account_id: acc.id.clone(),
+        url: "https://hooks.example.com/".into(),
+        events: vec!["scan.queued".into()],
+        site_id: Some(site.id.clone()),
+        description: None,
+        enabled: true,
+        disabled_reason: None,
+        secret: "whsec_1".into(),
+        previous_secret: None,
+        previous_secret_expires_at: None,
+        failing_since: None,
+        created_at: now,
+        updated_at: now,
+    };
+    let mut bad = good.clone();
+    bad.id = new_id("wh").unwrap();
+    store.create_webhook(bad.clone()).await.unwrap();
+    store.create_webhook(good.clone()).await.unwrap();
+    let client = redis::Client::open(url.as_str()).unwrap();
+    let mut conn = client.get_connection().unwrap();
+    let _: () = redis::cmd("SET")
+        .arg(format!("{}:webhook:{}", guard.prefix, bad.id))
+        .arg("{not json")
+        .query(&mut conn)
+        .unwrap();
+    let ids = submit(&store, &site, 1).await;
+    assert_eq!(
+        store.scan_by_id(&ids[0]).await.unwrap().unwrap().status,
+        ScanStatus::Queued
+    );
+    let log = store.list_deliveries(&good.id, 10).await.unwrap();
+    assert_eq!(log.len(), 1);
+    assert_eq!(log[0].event_type, "scan.queued");
+    assert!(store.list_deliveries(&bad.id, 10).await.unwrap().is_empty());
 }

@@ -12,6 +12,8 @@
 //! - `site_checks`: link/resource checks over the network and the security grade.
 //! - `dashboard`: the dashboard's pages over HTTP: sign-in, sessions, CSRF, keys,
 //!   sites, scan quota, tenancy, and our own rules over every page.
+//! - `siteinfo`: robots.txt, sitemaps, the CORS probe and the TLS handshake checks
+//!   (loopback HTTPS servers with rcgen certificates).
 //! - `webhooks`: signed scan events to a real receiver, retries, restart, 410, registration.
 
 #![allow(
@@ -33,4 +35,5 @@ mod remote;
 mod reports;
 mod serve;
 mod site_checks;
+mod siteinfo;
 mod webhooks;

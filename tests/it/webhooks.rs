@@ -6,9 +6,10 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
 use axum::routing::post;
 use axum::Router;
 use chrono::Utc;
@@ -30,8 +31,8 @@ use crate::api_support::{assert_error, call};
 
 /// What the receiver got: headers and body of each request.
 #[derive(Default)]
-struct Receiver {
-    got: Mutex<Vec<(HeaderMap, Bytes)>>,
+pub(crate) struct Receiver {
+    pub(crate) got: Mutex<Vec<(HeaderMap, Bytes)>>,
     /// Statuses to answer, in order; 200 once empty.
     script: Mutex<VecDeque<u16>>,
 }
@@ -52,11 +53,30 @@ async fn receive(
     )
 }
 
-async fn start_receiver(script: &[u16]) -> (String, Arc<Receiver>) {
+/// Answers 200 with a body that never ends.
+async fn endless(State(r): State<Arc<Receiver>>, headers: HeaderMap, body: Bytes) -> Response {
+    r.got.lock().unwrap().push((headers, body));
+    let chunk = Bytes::from(vec![b'x'; 8192]);
+    let stream =
+        futures::stream::repeat_with(move || Ok::<_, std::convert::Infallible>(chunk.clone()));
+    Response::new(Body::from_stream(stream))
+}
+
+/// Answers 200 after half a second.
+async fn slow(State(r): State<Arc<Receiver>>, headers: HeaderMap, body: Bytes) -> StatusCode {
+    r.got.lock().unwrap().push((headers, body));
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    StatusCode::OK
+}
+
+/// A receiver on 127.0.0.1:0 answering `script` then 200: its `/hook` URL.
+pub(crate) async fn start_receiver(script: &[u16]) -> (String, Arc<Receiver>) {
     let r = Arc::new(Receiver::default());
     r.script.lock().unwrap().extend(script.iter().copied());
     let app = Router::new()
         .route("/hook", post(receive))
+        .route("/endless", post(endless))
+        .route("/slow", post(slow))
         .route("/elsewhere", post(receive))
         .with_state(r.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -189,7 +209,7 @@ impl Server {
 }
 
 /// Polls `f` every 20 ms until it is true, panicking after `secs`.
-async fn eventually<F, Fut>(secs: u64, what: &str, mut f: F)
+pub(crate) async fn eventually<F, Fut>(secs: u64, what: &str, mut f: F)
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = bool>,
@@ -202,7 +222,7 @@ where
 }
 
 /// The test's own check of `Sitescan-Signature`, independent of the crate's.
-fn own_hmac_matches(secret: &str, header: &str, body: &[u8]) -> bool {
+pub(crate) fn own_hmac_matches(secret: &str, header: &str, body: &[u8]) -> bool {
     let t = header
         .split(',')
         .find_map(|p| p.strip_prefix("t="))
@@ -217,7 +237,7 @@ fn own_hmac_matches(secret: &str, header: &str, body: &[u8]) -> bool {
         .any(|v| v == want)
 }
 
-fn events_of(r: &Receiver) -> Vec<Value> {
+pub(crate) fn events_of(r: &Receiver) -> Vec<Value> {
     r.got
         .lock()
         .unwrap()
@@ -286,7 +306,7 @@ async fn a_real_scan_sends_signed_events_for_every_state_change() {
     .await;
 
     let got = receiver.got.lock().unwrap().clone();
-    let mut types = Vec::new();
+    let mut types: Vec<String> = Vec::new();
     for (headers, body) in &got {
         let sig = headers["sitescan-signature"].to_str().unwrap();
         assert!(own_hmac_matches(&secret, sig, body), "bad signature {sig}");
@@ -316,8 +336,15 @@ async fn a_real_scan_sends_signed_events_for_every_state_change() {
         assert_eq!(event["data"]["status"], want_status, "{event}");
         types.push(event["type"].as_str().unwrap().to_string());
     }
-    types.sort();
-    assert_eq!(types, ["scan.completed", "scan.queued", "scan.started"]);
+    // One endpoint's events are sent one after the other, in event order.
+    assert_eq!(types, ["scan.queued", "scan.started", "scan.completed"]);
+    let created: Vec<String> = events_of(&receiver)
+        .iter()
+        .map(|e| e["created"].as_str().unwrap().to_string())
+        .collect();
+    let mut sorted = created.clone();
+    sorted.sort();
+    assert_eq!(created, sorted);
     let completed = events_of(&receiver)
         .into_iter()
         .find(|e| e["type"] == "scan.completed")
@@ -330,6 +357,7 @@ async fn a_real_scan_sends_signed_events_for_every_state_change() {
     );
 
     // Rotation: the new secret is returned once; both sign for 24 hours.
+    let before = Utc::now();
     let (s, b) = server
         .send(
             Method::POST,
@@ -338,10 +366,22 @@ async fn a_real_scan_sends_signed_events_for_every_state_change() {
             None,
         )
         .await;
+    let after = Utc::now();
     assert_eq!(s, 200, "{b}");
     let fresh = b["data"]["secret"].as_str().unwrap().to_string();
     assert_ne!(fresh, secret);
-    assert!(b["data"]["previous_secret_expires_at"].is_string());
+    assert!(fresh.starts_with("whsec_"));
+    let until: chrono::DateTime<Utc> =
+        serde_json::from_value(b["data"]["previous_secret_expires_at"].clone()).unwrap();
+    let day = chrono::Duration::hours(24);
+    assert!(
+        until >= before + day && until <= after + day,
+        "the old secret signs for 24 hours: {until}"
+    );
+    let (_, b) = server
+        .send(Method::GET, &format!("/api/v1/webhooks/{hook}"), &key, None)
+        .await;
+    assert!(b["data"].get("secret").is_none(), "shown once: {b}");
 
     // A cancel is an event too (queued, then canceled).
     receiver.got.lock().unwrap().clear();
@@ -728,4 +768,431 @@ async fn redirects_are_not_followed_and_an_endpoint_failing_too_long_is_disabled
         "{b}"
     );
     server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_the_first_64_kib_of_an_answer_are_read() {
+    let fixture = FixtureServer::start(site_dir("basic")).await.unwrap();
+    let (hook_url, receiver) = start_receiver(&[]).await;
+    let endless_url = hook_url.replace("/hook", "/endless");
+    let dir = tempfile::tempdir().unwrap();
+    // 2 s per attempt: reading the endless answer to its end would time out.
+    let server = Server::start(dir.path(), true, settings(&[50], true)).await;
+    let (acc, key) = server.tenant().await;
+    let site = server.site(&acc, &fixture.url()).await;
+    let (s, b) = server
+        .send(
+            Method::POST,
+            "/api/v1/webhooks",
+            &key,
+            Some(json!({"url": endless_url, "events": ["scan.queued"]})),
+        )
+        .await;
+    assert_eq!(s, 201, "{b}");
+    let hook = b["data"]["id"].as_str().unwrap().to_string();
+    let (s, _) = server
+        .send(
+            Method::POST,
+            &format!("/api/v1/sites/{site}/scans"),
+            &key,
+            Some(json!({"config": {"rules": ["wcag-aa"], "max_pages": 1}})),
+        )
+        .await;
+    assert_eq!(s, 202);
+    eventually(20, "the delivery to finish", || async {
+        let log = server.deliveries(&hook, &key).await;
+        log.len() == 1 && log[0]["status"] != "pending"
+    })
+    .await;
+    let log = server.deliveries(&hook, &key).await;
+    let d = &log[0];
+    assert_eq!(d["status"], "succeeded", "{d}");
+    assert_eq!(d["attempts"], 1);
+    let attempt = &d["attempt_log"][0];
+    assert_eq!(attempt["response_status"], 200);
+    assert!(attempt["error"].is_null(), "{attempt}");
+    assert_eq!(attempt["response_body"].as_str().unwrap().len(), 1024);
+    assert_eq!(receiver.got.lock().unwrap().len(), 1);
+    server.stop().await;
+}
+
+// ---- the `sitescan serve` binary, killed with SIGKILL in the middle of retries
+
+fn sitescan() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_sitescan"))
+}
+
+/// `sitescan admin --data-dir DIR ARGS...`: its JSON output.
+fn admin(dir: &Path, args: &[&str]) -> Value {
+    let out = sitescan()
+        .arg("admin")
+        .arg("--data-dir")
+        .arg(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// A `sitescan serve` process on `dir`; killed on drop.
+struct ServeProcess {
+    child: std::process::Child,
+    base: String,
+}
+
+impl ServeProcess {
+    fn start(dir: &Path, extra: &[&str]) -> ServeProcess {
+        use std::io::BufRead;
+        let mut child = sitescan()
+            .args([
+                "serve",
+                "--bind",
+                "127.0.0.1:0",
+                "--workers",
+                "1",
+                "--allow-private",
+            ])
+            .arg("--data-dir")
+            .arg(dir)
+            .args(extra)
+            .env("RUST_LOG", "warn")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"));
+        ServeProcess {
+            child,
+            base: v["listening"].as_str().unwrap().to_string(),
+        }
+    }
+
+    async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        key: &str,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        let mut b = reqwest::Client::new()
+            .request(method, format!("{}{path}", self.base))
+            .header("X-API-Key", key);
+        if let Some(body) = body {
+            b = b.json(&body);
+        }
+        call(b).await
+    }
+
+    async fn deliveries(&self, hook: &str, key: &str) -> Vec<Value> {
+        let (s, b) = self
+            .send(
+                Method::GET,
+                &format!("/api/v1/webhooks/{hook}/deliveries"),
+                key,
+                None,
+            )
+            .await;
+        assert_eq!(s, 200, "{b}");
+        b["data"].as_array().unwrap().clone()
+    }
+}
+
+impl Drop for ServeProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_killed_in_the_middle_of_retries_delivers_after_restart() {
+    let fixture = FixtureServer::start(site_dir("basic")).await.unwrap();
+    let (hook_url, receiver) = start_receiver(&[503]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let acc = admin(dir.path(), &["account", "create", "--plan", "enterprise"]);
+    let acc = acc["id"].as_str().unwrap().to_string();
+    let key = admin(
+        dir.path(),
+        &["key", "create", "--account", &acc, "--name", "ci"],
+    );
+    let key = key["key"].as_str().unwrap().to_string();
+    let site = admin(
+        dir.path(),
+        &["site", "add", "--account", &acc, &fixture.url()],
+    );
+    let site = site["id"].as_str().unwrap().to_string();
+    let delays = ["--webhook-retry-delays", "2"];
+    let mut server = ServeProcess::start(dir.path(), &delays);
+    let (s, b) = server
+        .send(
+            Method::POST,
+            "/api/v1/webhooks",
+            &key,
+            Some(json!({"url": hook_url, "events": ["scan.queued"]})),
+        )
+        .await;
+    assert_eq!(s, 201, "{b}");
+    let hook = b["data"]["id"].as_str().unwrap().to_string();
+    let (s, _) = server
+        .send(
+            Method::POST,
+            &format!("/api/v1/sites/{site}/scans"),
+            &key,
+            Some(json!({"config": {"rules": ["wcag-aa"], "max_pages": 1}})),
+        )
+        .await;
+    assert_eq!(s, 202);
+    eventually(20, "the first, failed attempt", || async {
+        let log = server.deliveries(&hook, &key).await;
+        log.len() == 1 && log[0]["attempts"] == 1
+    })
+    .await;
+    let log = server.deliveries(&hook, &key).await;
+    assert_eq!(log[0]["status"], "pending");
+    assert_eq!(log[0]["response_status"], 503);
+    // SIGKILL: no clean-up at all, the retry is due in about 2 s.
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
+    let server = ServeProcess::start(dir.path(), &delays);
+    eventually(30, "delivery after the restart", || async {
+        let log = server.deliveries(&hook, &key).await;
+        log.len() == 1 && log[0]["status"] == "succeeded"
+    })
+    .await;
+    let log = server.deliveries(&hook, &key).await;
+    assert_eq!(log[0]["attempts"], 2);
+    let got = receiver.got.lock().unwrap().clone();
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[0].0["sitescan-event-id"], got[1].0["sitescan-event-id"]);
+    assert_eq!(got[0].1, got[1].1, "the same body on the retry");
+}
+
+/// Kills the README receiver when the test ends.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The README's Python receiver, run as printed (only its secret and port
+/// filled in): it accepts real deliveries, and refuses a replay older than 5
+/// minutes, a tampered body and a missing signature.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_readme_receiver_accepts_deliveries_and_refuses_replays() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let from = readme
+        .find("A receiver that verifies the signature")
+        .expect("the README's receiver example");
+    let code_start = from + readme[from..].find("```python\n").unwrap() + "```python\n".len();
+    let code = &readme[code_start..code_start + readme[code_start..].find("```").unwrap()];
+
+    let fixture = FixtureServer::start(site_dir("basic")).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), true, settings(&[200], true)).await;
+    let (acc, key) = server.tenant().await;
+    let site = server.site(&acc, &fixture.url()).await;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let (s, b) = server
+        .send(
+            Method::POST,
+            "/api/v1/webhooks",
+            &key,
+            Some(
+                json!({"url": format!("http://127.0.0.1:{port}/hook"), "events": ["scan.queued"]}),
+            ),
+        )
+        .await;
+    assert_eq!(s, 201, "{b}");
+    let hook = b["data"]["id"].as_str().unwrap().to_string();
+    let secret = b["data"]["secret"].as_str().unwrap().to_string();
+    let script = code
+        .replace(r#"b"whsec_...""#, &format!(r#"b"{secret}""#))
+        .replace(r#"("0.0.0.0", 8000)"#, &format!(r#"("127.0.0.1", {port})"#));
+    assert!(
+        script.contains(&secret) && script.contains(&port.to_string()),
+        "{code}"
+    );
+    let path = dir.path().join("receiver.py");
+    std::fs::write(&path, script).unwrap();
+    let _python = KillOnDrop(
+        std::process::Command::new("python3")
+            .arg(&path)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("python3 runs the README's receiver example"),
+    );
+    eventually(20, "the Python receiver to listen", || async {
+        tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+    })
+    .await;
+
+    // A real delivery is accepted (204).
+    let (s, _) = server
+        .send(
+            Method::POST,
+            &format!("/api/v1/sites/{site}/scans"),
+            &key,
+            Some(json!({"config": {"rules": ["wcag-aa"], "max_pages": 1}})),
+        )
+        .await;
+    assert_eq!(s, 202);
+    eventually(20, "the delivery to be accepted", || async {
+        let log = server.deliveries(&hook, &key).await;
+        log.len() == 1 && log[0]["status"] == "succeeded"
+    })
+    .await;
+    let log = server.deliveries(&hook, &key).await;
+    assert_eq!(
+        (
+            log[0]["response_status"].as_u64(),
+            log[0]["attempts"].as_u64()
+        ),
+        (Some(204), Some(1))
+    );
+
+    // Requests the test signs itself: fresh, replayed, tampered, unsigned.
+    let body = br#"{"id":"evt_test","type":"scan.queued"}"#;
+    let signed = |t: i64, body: &[u8]| {
+        let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+        mac.update(format!("{t}.").as_bytes());
+        mac.update(body);
+        format!("t={t},v1={}", hex::encode(mac.finalize().into_bytes()))
+    };
+    let post = |header: Option<String>, body: &'static [u8]| {
+        let mut req = reqwest::Client::new()
+            .post(format!("http://127.0.0.1:{port}/hook"))
+            .body(body);
+        if let Some(h) = header {
+            req = req.header("Sitescan-Signature", h);
+        }
+        async move { req.send().await.unwrap().status().as_u16() }
+    };
+    let now = Utc::now().timestamp();
+    assert_eq!(post(Some(signed(now, body)), body).await, 204);
+    assert_eq!(
+        post(Some(signed(now - 301, body)), body).await,
+        400,
+        "a replay"
+    );
+    assert_eq!(
+        post(
+            Some(signed(now, body)),
+            br#"{"id":"evt_test","type":"scan.failed"}"#
+        )
+        .await,
+        400,
+        "a tampered body"
+    );
+    assert_eq!(post(None, body).await, 400, "no signature");
+    server.stop().await;
+}
+
+/// On shutdown the delivery task finishes the attempt in hand and hands the
+/// rest of its batch back (due at once), rather than leaving it leased.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_hands_back_the_deliveries_not_yet_attempted() {
+    use sitescan_daemon::store::{Delivery, DeliveryStatus, Webhook};
+    let (hook_url, receiver) = start_receiver(&[]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Embedded::open(dir.path()).unwrap());
+    let now = Utc::now();
+    let acc = store
+        .create_account(Account {
+            id: new_id("acc").unwrap(),
+            name: None,
+            plan: Plan::Enterprise,
+            created_at: now,
+        })
+        .await
+        .unwrap();
+    let hook = Webhook {
+        id: new_id("wh").unwrap(),
+        account_id: acc.id.clone(),
+        url: hook_url.replace("/hook", "/slow"),
+        events: vec!["scan.queued".into()],
+        site_id: None,
+        description: None,
+        enabled: true,
+        disabled_reason: None,
+        secret: "whsec_test".into(),
+        previous_secret: None,
+        previous_secret_expires_at: None,
+        failing_since: None,
+        created_at: now,
+        updated_at: now,
+    };
+    store.create_webhook(hook.clone()).await.unwrap();
+    let delivery = |n: u8| Delivery {
+        id: format!("dlv_{n:032x}"),
+        webhook_id: hook.id.clone(),
+        account_id: acc.id.clone(),
+        event_id: format!("evt_{n}"),
+        event_type: "scan.queued".into(),
+        payload: "{}".into(),
+        status: DeliveryStatus::Pending,
+        attempts: 0,
+        next_attempt_at: Some(now),
+        created_at: now,
+        attempt_log: Vec::new(),
+    };
+    store
+        .save_deliveries(vec![delivery(1), delivery(2)])
+        .await
+        .unwrap();
+    let (stop, rx) = tokio::sync::watch::channel(false);
+    let task = tokio::spawn(sitescan_daemon::webhooks::run_deliveries(
+        store.clone(),
+        settings(&[50], true),
+        rx,
+    ));
+    eventually(10, "the first attempt to start", || async {
+        !receiver.got.lock().unwrap().is_empty()
+    })
+    .await;
+    stop.send(true).unwrap();
+    tokio::time::timeout(Duration::from_secs(10), task)
+        .await
+        .unwrap()
+        .unwrap();
+    let first = store
+        .delivery(&hook.id, &delivery(1).id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (first.status, first.attempts),
+        (DeliveryStatus::Succeeded, 1)
+    );
+    let second = store
+        .delivery(&hook.id, &delivery(2).id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (second.status, second.attempts),
+        (DeliveryStatus::Pending, 0)
+    );
+    let due = second.next_attempt_at.unwrap();
+    assert!(due <= Utc::now(), "handed back, not leased until {due}");
+    assert_eq!(receiver.got.lock().unwrap().len(), 1);
 }

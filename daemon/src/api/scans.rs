@@ -278,7 +278,8 @@ pub(crate) struct NewScan {
 }
 
 /// Validates a scan request, applies the plan's page cap and quota, saves the
-/// scan, queues its job and emits `scan.queued`: the one code path of the scan
+/// scan (the store writes its `scan.queued` event with it) and queues its job:
+/// the one code path of the scan
 /// endpoints and the dashboard's "Scan now".
 pub(crate) async fn start_scan(
     state: &AppState,
@@ -355,7 +356,6 @@ pub(crate) async fn start_scan(
             priority: scan.config.priority,
         })
         .await?;
-    crate::webhooks::emit_logged(&*state.store, &scan).await;
     Ok(scan)
 }
 
@@ -474,21 +474,18 @@ pub(crate) async fn cancel_scan(
     Ok(reply(StatusCode::OK, Meta::new(&id), ScanView::from(scan)))
 }
 
-/// Cancels a scan of `account_id` and emits `scan.canceled` (once): the one
-/// code path of `POST /scans/{scanId}/cancel` and the dashboard.
+/// Cancels a scan of `account_id` (the store writes the `scan.canceled`
+/// event with the cancel, once): the one code path of
+/// `POST /scans/{scanId}/cancel` and the dashboard.
 pub(crate) async fn cancel(
     state: &AppState,
     account_id: &str,
     scan_id: &str,
 ) -> Result<Scan, ApiError> {
-    let before = state.store.scan(account_id, scan_id).await?;
     let scan = state
         .store
         .cancel_scan(account_id, scan_id, Utc::now())
         .await?;
-    if before.is_some_and(|b| b.status != ScanStatus::Canceled) {
-        crate::webhooks::emit_logged(&*state.store, &scan).await;
-    }
     // The worker sees the cancel through the store; the job is dropped when taken.
     Ok(scan)
 }

@@ -79,14 +79,34 @@ pub(crate) struct Args {
     #[arg(long, env = "SITESCAN_IGNORE_ROBOTS")]
     ignore_robots: bool,
 
+    /// Crawl sites whose TLS certificate is invalid (self-signed or expired
+    /// staging sites); the tls-certificate rule still reports the certificate.
+    #[arg(long, env = "SITESCAN_INSECURE")]
+    insecure: bool,
+
+    /// Also trust the root certificates in this PEM file (a private CA of a
+    /// staging site); repeatable.
+    #[arg(long = "ca-cert", value_name = "FILE", env = "SITESCAN_CA_CERT")]
+    ca_cert: Vec<std::path::PathBuf>,
+
     /// Output format, file, baseline and gates.
     #[command(flatten)]
     output: OutputArgs,
 }
 
 impl Args {
-    fn config(&self) -> ScanConfig {
-        ScanConfig {
+    fn config(&self) -> Result<ScanConfig, CliError> {
+        let mut ca_certs = Vec::new();
+        for path in &self.ca_cert {
+            let pem = std::fs::read_to_string(path).map_err(|e| {
+                CliError::usage(anyhow::anyhow!(
+                    "cannot read the CA certificate file {}: {e}",
+                    path.display()
+                ))
+            })?;
+            ca_certs.push(pem);
+        }
+        Ok(ScanConfig {
             rules: self.rules.clone(),
             max_pages: self.max_pages,
             max_depth: self.max_depth,
@@ -98,8 +118,10 @@ impl Args {
             respect_robots: !self.ignore_robots,
             user_agent: self.user_agent.clone(),
             allow_private: !self.no_private,
+            tls_insecure: self.insecure,
+            ca_certs,
             ..ScanConfig::default()
-        }
+        })
     }
 }
 
@@ -117,7 +139,7 @@ pub(crate) fn run(args: Args) -> CliResult {
     // A wrong baseline file fails now, not after the crawl.
     let baseline = args.output.load_baseline()?;
     let scanner = Scanner::builder()
-        .config(args.config())
+        .config(args.config()?)
         .build()
         .map_err(classify)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()

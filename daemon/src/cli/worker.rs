@@ -75,6 +75,8 @@ pub(crate) struct Args {
     /// Allow sites on loopback, private and link-local addresses (tests and development only).
     #[arg(long, env = "SITESCAN_ALLOW_PRIVATE")]
     allow_private: bool,
+    #[command(flatten)]
+    webhook_args: super::serve::WebhookArgs,
 }
 
 /// Runs `sitescan worker` until SIGTERM/SIGINT.
@@ -90,6 +92,7 @@ pub(crate) fn run(args: Args) -> CliResult {
             "--grace-period must be 0 or more seconds"
         )));
     }
+    let webhooks = args.webhook_args.settings(args.allow_private)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -140,6 +143,7 @@ pub(crate) fn run(args: Args) -> CliResult {
             concurrency: args.concurrency,
             allow_private: args.allow_private,
             grace: Duration::from_secs_f64(args.grace_period),
+            webhooks,
         };
         let consumer = backend.settings().consumer.clone();
         tracing::info!(%consumer, concurrency = args.concurrency, "sitescan worker running");

@@ -15,7 +15,8 @@
 //!   `csrf` field; [`Form`] refuses (403) a body without the right one.
 //! - Sign-in attempts are limited per e-mail ([`LOGIN_PER_EMAIL`] in a burst,
 //!   one more every [`LOGIN_EMAIL_PERIOD`]) and per client IP
-//!   ([`LOGIN_PER_IP`], one more every [`LOGIN_IP_PERIOD`]), with governor.
+//!   ([`LOGIN_PER_IP`], one more every [`LOGIN_IP_PERIOD`]), with governor;
+//!   password settings count against the per-IP limit too (each one hashes).
 //! - Password-setting links (`/set-password?token=...`) come from
 //!   `sitescan admin user create` / `reset-password`: the token is 32 random
 //!   bytes, stored as its SHA-256, valid [`PASSWORD_LINK_HOURS`] hours, used once.
@@ -103,6 +104,15 @@ impl LoginLimits {
             per_ip: RateLimiter::keyed(quota(LOGIN_PER_IP, LOGIN_IP_PERIOD)),
             attempts: std::sync::atomic::AtomicU64::new(0),
         }
+    }
+
+    /// Takes one attempt from `ip` alone (setting a password: no e-mail
+    /// yet, but a hash to compute); `Err(seconds to wait)` when empty.
+    pub fn check_ip(&self, ip: &str) -> Result<(), u64> {
+        let now = DefaultClock::default().now();
+        self.per_ip
+            .check_key(&ip.to_string())
+            .map_err(|n| (n.wait_time_from(now).as_secs_f64().ceil() as u64).max(1))
     }
 
     /// Takes one attempt for `email` from `ip`; `Err(seconds to wait)` when
@@ -662,13 +672,13 @@ pub async fn login(
         return Ok(resp);
     }
     let user = state.app.store.user_by_email(&email).await?;
-    let hash = user
-        .as_ref()
-        .and_then(|u| u.password_hash.clone())
-        .unwrap_or_else(|| DUMMY_HASH.clone());
-    let matches = tokio::task::spawn_blocking(move || verify_password(&hash, &password))
-        .await
-        .map_err(PageError::internal)?;
+    let hash = user.as_ref().and_then(|u| u.password_hash.clone());
+    let matches = tokio::task::spawn_blocking(move || {
+        let hash = hash.unwrap_or_else(|| DUMMY_HASH.clone());
+        verify_password(&hash, &password)
+    })
+    .await
+    .map_err(PageError::internal)?;
     let user = match user {
         Some(u) if matches && u.password_hash.is_some() => u,
         _ => {
@@ -757,6 +767,7 @@ fn invalid_link() -> PageError {
 pub async fn set_password(
     State(state): State<DashState>,
     visitor: Visitor,
+    ClientIp(ip): ClientIp,
     form: Form,
 ) -> PageResult {
     let token = form.get("token").unwrap_or("").to_string();
@@ -776,6 +787,22 @@ pub async fn set_password(
     if !errors.is_empty() {
         let page = set_password_form(&csrf, &token, &errors);
         return Ok((StatusCode::UNPROCESSABLE_ENTITY, page).into_response());
+    }
+    // Hashing is the expensive part: the per-IP sign-in limit covers it too.
+    if let Err(wait) = state.limits.check_ip(&ip) {
+        let minutes = wait.div_ceil(60);
+        errors.add(
+            "password",
+            format!(
+                "Too many attempts from your address. Wait {minutes} minute{} and try again.",
+                if minutes == 1 { "" } else { "s" }
+            ),
+        );
+        let page = set_password_form(&csrf, &token, &errors);
+        let mut resp = (StatusCode::TOO_MANY_REQUESTS, page).into_response();
+        resp.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(wait));
+        return Ok(resp);
     }
     let hash = tokio::task::spawn_blocking(move || hash_password(&password))
         .await

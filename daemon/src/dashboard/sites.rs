@@ -364,14 +364,16 @@ pub async fn scan_now(
         match start_scan(&state.app, &me.account, &site.id, request).await {
             Ok(scan) => return Ok(Redirect::to(&format!("/scans/{}", scan.id)).into_response()),
             Err(e) if e.code == ErrorCode::ScanLimitExceeded => {
-                errors.add(
-                    "categories",
-                    format!(
-                        "No scans left today: the {} plan allows {} scans per day (UTC). Try again after midnight UTC, or upgrade the plan.",
-                        layout::plan_name(me.account.plan),
-                        me.account.plan.scans_per_day().unwrap_or(0)
+                let plan = layout::plan_name(me.account.plan);
+                let problem = match me.account.plan.scans_per_day() {
+                    Some(0) | None => format!(
+                        "The {plan} plan includes no scans: scans need the Professional or Enterprise plan."
                     ),
-                );
+                    Some(n) => format!(
+                        "No scans left today: the {plan} plan allows {n} scans per day (UTC). Try again after midnight UTC, or upgrade the plan."
+                    ),
+                };
+                errors.add("categories", problem);
                 let page = render_site(&state, &me, &site, &draft, &errors).await?;
                 return Ok((StatusCode::TOO_MANY_REQUESTS, page).into_response());
             }

@@ -18,7 +18,7 @@ use serde::Serialize;
 use tokio::sync::Notify;
 
 use super::{
-    day_key, Account, ApiKey, Delivery, DeliveryStatus, Page, Progress, Scan, ScanOutcome,
+    day_key, new_id, Account, ApiKey, Delivery, DeliveryStatus, Page, Progress, Scan, ScanOutcome,
     ScanStatus, Site, Store, Webhook,
 };
 use super::{PasswordToken, Session, User};
@@ -213,6 +213,59 @@ fn due_key(d: &Delivery) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// Saves deliveries (new or updated) in `txn`, with their delivery-log index
+/// entry and their outbox entry (kept only while pending).
+fn put_deliveries(txn: &redb::WriteTransaction, deliveries: &[Delivery]) -> Result<()> {
+    let mut t = txn.open_table(DELIVERIES).map_err(Error::storage)?;
+    let mut index = txn.open_table(WEBHOOK_DELIVERIES).map_err(Error::storage)?;
+    let mut due = txn.open_table(OUTBOX_DUE).map_err(Error::storage)?;
+    for d in deliveries {
+        let old: Option<Delivery> = get(&t, &d.id)?;
+        if let Some(k) = old.as_ref().and_then(due_key) {
+            due.remove(k.as_str()).map_err(Error::storage)?;
+        }
+        if let Some(k) = due_key(d) {
+            due.insert(k.as_str(), ()).map_err(Error::storage)?;
+        }
+        t.insert(d.id.as_str(), encode(d)?.as_slice())
+            .map_err(Error::storage)?;
+        index
+            .insert(format!("{}/{}", d.webhook_id, d.id).as_str(), ())
+            .map_err(Error::storage)?;
+    }
+    Ok(())
+}
+
+/// The outbox half of a scan transition, inside the transition's own write
+/// transaction: one pending delivery of the event "`scan` reached its status"
+/// at `at` for each webhook of the account that wants it. Both commit
+/// together or not at all, so a visible status always has its event.
+fn write_event(txn: &redb::WriteTransaction, scan: &Scan, at: DateTime<Utc>) -> Result<()> {
+    let hooks = {
+        let index = txn.open_table(ACCOUNT_WEBHOOKS).map_err(Error::storage)?;
+        let t = txn.open_table(WEBHOOKS).map_err(Error::storage)?;
+        let mut hooks = Vec::new();
+        for id in children(&index, &scan.account_id)? {
+            match get::<Webhook>(&t, &id) {
+                Ok(Some(w)) => hooks.push(w),
+                Ok(None) => {}
+                // Undeliverable anyway: it must not block the scan's transition.
+                Err(Error::Corrupt(e)) => {
+                    tracing::warn!(webhook = %id, error = %e, "skipping a corrupt webhook record")
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        hooks
+    };
+    if hooks.is_empty() {
+        return Ok(());
+    }
+    let event_id = new_id("evt")?;
+    let deliveries = crate::webhooks::event_deliveries(&hooks, scan, &event_id, at)?;
+    put_deliveries(txn, &deliveries)
 }
 
 fn not_found(kind: &'static str, id: &str) -> Error {
@@ -456,6 +509,7 @@ impl Store for Embedded {
                     .insert(format!("{}/{}", scan.site_id, scan.id).as_str(), ())
                     .map_err(Error::storage)?;
             }
+            write_event(&txn, &scan, scan.created_at)?;
             txn.commit().map_err(Error::storage)?;
             Ok(scan)
         })
@@ -565,6 +619,9 @@ impl Store for Embedded {
                     _ => None,
                 }
             };
+            if let Some(scan) = &started {
+                write_event(&txn, scan, at)?;
+            }
             txn.commit().map_err(Error::storage)?;
             Ok(started)
         })
@@ -595,10 +652,11 @@ impl Store for Embedded {
         let id = id.to_string();
         self.blocking(move |db| {
             let txn = db.begin_write().map_err(Error::storage)?;
-            let scan = {
+            let (scan, changed) = {
                 let mut t = txn.open_table(SCANS).map_err(Error::storage)?;
                 let mut scan: Scan = get(&t, &id)?.ok_or_else(|| not_found("scan", &id))?;
-                if !scan.status.is_terminal() {
+                let changed = !scan.status.is_terminal();
+                if changed {
                     match outcome {
                         ScanOutcome::Completed { summary, report } => {
                             scan.status = ScanStatus::Completed;
@@ -621,8 +679,11 @@ impl Store for Embedded {
                     t.insert(id.as_str(), encode(&scan)?.as_slice())
                         .map_err(Error::storage)?;
                 }
-                scan
+                (scan, changed)
             };
+            if changed {
+                write_event(&txn, &scan, at)?;
+            }
             txn.commit().map_err(Error::storage)?;
             Ok(scan)
         })
@@ -633,11 +694,12 @@ impl Store for Embedded {
         let (account_id, id) = (account_id.to_string(), id.to_string());
         self.blocking(move |db| {
             let txn = db.begin_write().map_err(Error::storage)?;
-            let scan = {
+            let (scan, changed) = {
                 let mut t = txn.open_table(SCANS).map_err(Error::storage)?;
                 let mut scan: Scan = get::<Scan>(&t, &id)?
                     .filter(|s| s.account_id == account_id)
                     .ok_or_else(|| not_found("scan", &id))?;
+                let changed = matches!(scan.status, ScanStatus::Queued | ScanStatus::Running);
                 match scan.status {
                     ScanStatus::Queued | ScanStatus::Running => {
                         scan.status = ScanStatus::Canceled;
@@ -653,8 +715,11 @@ impl Store for Embedded {
                     )))
                     }
                 }
-                scan
+                (scan, changed)
             };
+            if changed {
+                write_event(&txn, &scan, at)?;
+            }
             txn.commit().map_err(Error::storage)?;
             Ok(scan)
         })
@@ -805,25 +870,7 @@ impl Store for Embedded {
     async fn save_deliveries(&self, deliveries: Vec<Delivery>) -> Result<()> {
         self.blocking(move |db| {
             let txn = db.begin_write().map_err(Error::storage)?;
-            {
-                let mut t = txn.open_table(DELIVERIES).map_err(Error::storage)?;
-                let mut index = txn.open_table(WEBHOOK_DELIVERIES).map_err(Error::storage)?;
-                let mut due = txn.open_table(OUTBOX_DUE).map_err(Error::storage)?;
-                for d in &deliveries {
-                    let old: Option<Delivery> = get(&t, &d.id)?;
-                    if let Some(k) = old.as_ref().and_then(due_key) {
-                        due.remove(k.as_str()).map_err(Error::storage)?;
-                    }
-                    if let Some(k) = due_key(d) {
-                        due.insert(k.as_str(), ()).map_err(Error::storage)?;
-                    }
-                    t.insert(d.id.as_str(), encode(d)?.as_slice())
-                        .map_err(Error::storage)?;
-                    index
-                        .insert(format!("{}/{}", d.webhook_id, d.id).as_str(), ())
-                        .map_err(Error::storage)?;
-                }
-            }
+            put_deliveries(&txn, &deliveries)?;
             txn.commit().map_err(Error::storage)?;
             Ok(())
         })
@@ -1186,4 +1233,91 @@ fn session_expiry_key(session: &Session, hash: &str) -> String {
         "{:020}/{hash}",
         session.expires_at.timestamp_micros().max(0)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{AppliedConfig, Plan};
+
+    /// A webhook record that no longer decodes must not block the scans of
+    /// its account: the transition happens, the other webhooks get the event.
+    #[tokio::test]
+    async fn a_corrupt_webhook_record_does_not_block_a_transition() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Embedded::open(dir.path()).unwrap();
+        let now = Utc::now();
+        let acc = store
+            .create_account(Account {
+                id: new_id("acc").unwrap(),
+                name: None,
+                plan: Plan::Enterprise,
+                created_at: now,
+            })
+            .await
+            .unwrap();
+        let good = Webhook {
+            id: new_id("wh").unwrap(),
+            account_id: acc.id.clone(),
+            url: "https://hooks.example.com/".into(),
+            events: vec!["scan.queued".into()],
+            site_id: None,
+            description: None,
+            enabled: true,
+            disabled_reason: None,
+            secret: "whsec_1".into(),
+            previous_secret: None,
+            previous_secret_expires_at: None,
+            failing_since: None,
+            created_at: now,
+            updated_at: now,
+        };
+        let mut bad = good.clone();
+        bad.id = new_id("wh").unwrap();
+        store.create_webhook(bad.clone()).await.unwrap();
+        store.create_webhook(good.clone()).await.unwrap();
+        let bad_id = bad.id.clone();
+        store
+            .blocking(move |db| {
+                let txn = db.begin_write().map_err(Error::storage)?;
+                {
+                    let mut t = txn.open_table(WEBHOOKS).map_err(Error::storage)?;
+                    t.insert(bad_id.as_str(), b"{not json".as_slice())
+                        .map_err(Error::storage)?;
+                }
+                txn.commit().map_err(Error::storage)
+            })
+            .await
+            .unwrap();
+        let scan = Scan {
+            id: new_id("scan").unwrap(),
+            site_id: "site_1".into(),
+            account_id: acc.id.clone(),
+            url: "https://example.com/".into(),
+            status: ScanStatus::Queued,
+            config: AppliedConfig {
+                rules: vec!["seo".into()],
+                priority: sitescan_engine::Priority::Normal,
+                max_pages: 1,
+                max_depth: 0,
+                plan_max_pages: None,
+            },
+            progress: None,
+            error: None,
+            attempts: 0,
+            created_at: now,
+            started_at: None,
+            finished_at: None,
+            summary: None,
+        };
+        let created = store
+            .create_scan_if_quota(scan, now.date_naive(), None)
+            .await
+            .unwrap();
+        assert_eq!(created.status, ScanStatus::Queued);
+        let log = store.list_deliveries(&good.id, 10).await.unwrap();
+        assert_eq!(log.len(), 1);
+        assert_eq!(log[0].event_type, "scan.queued");
+        assert!(store.list_deliveries(&bad.id, 10).await.unwrap().is_empty());
+    }
 }

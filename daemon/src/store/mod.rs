@@ -334,6 +334,19 @@ pub struct Webhook {
     pub updated_at: DateTime<Utc>,
 }
 
+impl Webhook {
+    /// Whether the event `event_type` about a scan of `site_id` is sent here:
+    /// enabled, subscribed to the type, and no site filter or that site. The
+    /// stores apply it inside each scan transition (the Redis backend's Lua
+    /// transcription is `OUTBOX_LUA` in `store/redis.rs`; the contract suite
+    /// checks both agree).
+    pub fn wants(&self, event_type: &str, site_id: &str) -> bool {
+        self.enabled
+            && self.events.iter().any(|e| e == event_type)
+            && self.site_id.as_deref().is_none_or(|s| s == site_id)
+    }
+}
+
 /// Where a delivery is: `pending` (waiting for its next attempt) ->
 /// `succeeded` | `failed` (attempts used up, endpoint gone or disabled).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -459,6 +472,13 @@ pub struct Page<T> {
 /// The records of the service. Object-safe: the routes and workers hold an
 /// `Arc<dyn Store>`. Lookups that take an account id enforce tenancy: another
 /// account's record is `None`, exactly as a missing one.
+///
+/// Webhook outbox: every method that changes a scan's status
+/// (`create_scan_if_quota`, `start_scan`, `finish_scan`, `cancel_scan`) also
+/// writes, in the SAME atomic write, one pending [`Delivery`] of the matching
+/// event for each webhook of the account that [`Webhook::wants`] it (see
+/// [`crate::webhooks`]). No caller emits events; a call that changes nothing
+/// (a scan already terminal) writes none.
 #[async_trait]
 pub trait Store: Send + Sync + 'static {
     // ---- accounts and keys

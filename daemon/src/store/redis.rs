@@ -21,7 +21,7 @@
 //! | `stats` | hash | `completed`, `failed`, `canceled`, `pages` counters |
 //! | `webhook:{id}` | string | the webhook (JSON) |
 //! | `account:{id}:webhooks` | sorted set (lex) | webhook ids |
-//! | `delivery:{id}` | string | the delivery (JSON) |
+//! | `delivery:{id}` | string | the delivery (JSON; as written by a transition, the scan's fields instead of the body) |
 //! | `webhook:{id}:deliveries` | sorted set (lex) | delivery ids (they sort by creation time) |
 //! | `outbox` | sorted set | pending delivery ids scored by due time (µs since the epoch) |
 //! | `user:{id}` | hash | `json` (the user at creation), `account_id`, `password_hash`, `password_set_at` |
@@ -35,20 +35,22 @@
 //! that each transition is a small Lua script comparing and setting plain
 //! strings: `start`, `progress`, `finish` and `cancel` each run atomically on
 //! the server, as does "count the quota and create the scan" — which is what
-//! makes the per-day quota hold with several API processes on one Redis.
+//! makes the per-day quota hold with several API processes on one Redis. The
+//! same scripts write the webhook outbox entries of the transition
+//! ([`OUTBOX_LUA`]), so a status change and its event are one atomic write.
 
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{AsyncCommands, Script};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::{
-    day_key, Account, ApiKey, Delivery, DeliveryStatus, Page, Progress, Scan, ScanOutcome,
+    day_key, new_id, Account, ApiKey, Delivery, DeliveryStatus, Page, Progress, Scan, ScanOutcome,
     ScanStatus, Site, Store, Webhook,
 };
 use super::{PasswordToken, Session, User};
@@ -346,10 +348,71 @@ fn key_from_fields(fields: &[String], usage: Vec<(String, u64)>) -> Result<ApiKe
 
 // ---- Lua scripts: one per transition, each atomic on the server.
 
+/// The webhook outbox half of every scan transition (see `crate::webhooks`),
+/// prepended to the transition scripts: `emit_event(scan key, event type, o)`
+/// writes one pending delivery per webhook of the scan's account that wants
+/// the event, in the transition's own script, so the status and its event are
+/// one atomic write. ARGV[o .. o+3] are the [`EventArgs`]. It is
+/// [`crate::store::Webhook::wants`] in Lua, and the ids are
+/// [`crate::webhooks::delivery_id`]'s. The delivery stores the scan's hash
+/// fields as the transition left them (`scan_fields`) instead of a body; the
+/// body is rendered from them when the delivery is read ([`delivery_from_stored`]).
+///
+/// It reads the account's webhooks under keys it builds from the prefix (not
+/// passed as KEYS), which a single Redis allows; on Redis Cluster the prefix
+/// must be a hash tag so every key of the deployment is in one slot.
+const OUTBOX_LUA: &str = r"
+local function emit_event(scan_key, event_type, o)
+  local prefix, digits, at, at_us = ARGV[o], ARGV[o + 1], ARGV[o + 2], ARGV[o + 3]
+  local fields = redis.call('HGETALL', scan_key)
+  local snap = {}
+  for i = 1, #fields, 2 do snap[fields[i]] = fields[i + 1] end
+  local ok, base = pcall(cjson.decode, snap['json'])
+  local site = ok and type(base) == 'table' and base['site_id'] or nil
+  local hooks = redis.call('ZRANGEBYLEX', prefix .. ':account:' .. snap['account_id'] .. ':webhooks', '-', '+')
+  local n = 0
+  for _, hid in ipairs(hooks) do
+    local raw = redis.call('GET', prefix .. ':webhook:' .. hid)
+    -- A record that does not decode cannot be delivered to: skip it rather
+    -- than fail the script halfway (Redis does not roll back a failed script).
+    local decoded, w = false, nil
+    if raw then decoded, w = pcall(cjson.decode, raw) end
+    if decoded and type(w) == 'table' then
+      local wants = w['enabled'] == true
+        and (w['site_id'] == nil or w['site_id'] == cjson.null or w['site_id'] == site)
+      if wants then
+        wants = false
+        for _, e in ipairs(type(w['events']) == 'table' and w['events'] or {}) do
+          if e == event_type then wants = true end
+        end
+      end
+      if wants then
+        n = n + 1
+        local id = 'dlv_' .. digits .. string.format('%02x', n)
+        redis.call('SET', prefix .. ':delivery:' .. id, cjson.encode({
+          id = id, webhook_id = hid, account_id = w['account_id'],
+          event_id = 'evt_' .. digits, event_type = event_type,
+          status = 'pending', attempts = 0, next_attempt_at = at, created_at = at,
+          scan_fields = snap }))
+        redis.call('ZADD', prefix .. ':webhook:' .. hid .. ':deliveries', 0, id)
+        redis.call('ZADD', prefix .. ':outbox', at_us, id)
+      end
+    end
+  end
+  return n
+end
+";
+
+/// A transition script: [`OUTBOX_LUA`] followed by `body`.
+fn transition(body: &str) -> Script {
+    Script::new(&format!("{OUTBOX_LUA}{body}"))
+}
+
 /// KEYS: quota, scan, site scans, unfinished. ARGV: limit (-1: none), quota
-/// TTL, scan id, account id, record JSON. Returns -1 when the quota is used up.
+/// TTL, scan id, account id, record JSON, then the [`EventArgs`] (6..9).
+/// Returns -1 when the quota is used up.
 static CREATE_SCAN: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
+    transition(
         r"
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
 local limit = tonumber(ARGV[1])
@@ -359,20 +422,23 @@ redis.call('EXPIRE', KEYS[1], ARGV[2])
 redis.call('HSET', KEYS[2], 'json', ARGV[5], 'account_id', ARGV[4], 'status', 'queued', 'attempts', '0')
 redis.call('ZADD', KEYS[3], 0, ARGV[3])
 redis.call('SADD', KEYS[4], ARGV[3])
+emit_event(KEYS[2], 'scan.queued', 6)
 return used + 1
 ",
     )
 });
 
-/// KEYS: scan, running. ARGV: scan id, started_at JSON.
+/// KEYS: scan, running. ARGV: scan id, started_at JSON, then the
+/// [`EventArgs`] (3..6).
 static START_SCAN: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
+    transition(
         r"
 local st = redis.call('HGET', KEYS[1], 'status')
 if not st or (st ~= 'queued' and st ~= 'running') then return false end
 redis.call('HSET', KEYS[1], 'status', 'running', 'started_at', ARGV[2], 'p_done', '0', 'p_queued', '0', 'p_errors', '0')
 redis.call('HINCRBY', KEYS[1], 'attempts', 1)
 redis.call('SADD', KEYS[2], ARGV[1])
+emit_event(KEYS[1], 'scan.started', 3)
 return redis.call('HGETALL', KEYS[1])
 ",
     )
@@ -394,9 +460,10 @@ return st
 
 /// KEYS: scan, report, running, unfinished, stats. ARGV: scan id, kind
 /// (`completed`|`failed`), finished_at JSON, summary JSON or error, pages,
-/// report chunks... Returns the scan's fields (false: no scan).
+/// the [`EventArgs`] (6..9), report chunks (10..). Returns the scan's fields
+/// (false: no scan).
 static FINISH_SCAN: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
+    transition(
         r"
 local st = redis.call('HGET', KEYS[1], 'status')
 if not st then return false end
@@ -409,7 +476,7 @@ if ARGV[2] == 'completed' then
     redis.call('HSET', KEYS[1], 'p_done', ARGV[5], 'p_queued', '0')
   end
   redis.call('DEL', KEYS[2])
-  for i = 6, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+  for i = 10, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
   redis.call('HINCRBY', KEYS[5], 'completed', 1)
   redis.call('HINCRBY', KEYS[5], 'pages', ARGV[5])
 else
@@ -419,16 +486,17 @@ end
 redis.call('HSET', KEYS[1], 'finished_at', ARGV[3])
 redis.call('SREM', KEYS[3], ARGV[1])
 redis.call('SREM', KEYS[4], ARGV[1])
+emit_event(KEYS[1], 'scan.' .. ARGV[2], 6)
 return redis.call('HGETALL', KEYS[1])
 ",
     )
 });
 
 /// KEYS: scan, running, unfinished, stats. ARGV: scan id, account id,
-/// finished_at JSON. Returns {tag, fields...}: tag `ok`, `notfound` or
-/// `conflict` (then the status).
+/// finished_at JSON, then the [`EventArgs`] (4..7). Returns {tag, fields...}:
+/// tag `ok`, `notfound` or `conflict` (then the status).
 static CANCEL_SCAN: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
+    transition(
         r"
 local st = redis.call('HGET', KEYS[1], 'status')
 if not st or redis.call('HGET', KEYS[1], 'account_id') ~= ARGV[2] then return {'notfound'} end
@@ -437,6 +505,7 @@ if st == 'queued' or st == 'running' then
   redis.call('SREM', KEYS[2], ARGV[1])
   redis.call('SREM', KEYS[3], ARGV[1])
   redis.call('HINCRBY', KEYS[4], 'canceled', 1)
+  emit_event(KEYS[1], 'scan.canceled', 4)
 elseif st ~= 'canceled' then
   return {'conflict', st}
 end
@@ -509,14 +578,16 @@ return 1
     )
 });
 
-/// KEYS: scan, running. ARGV: scan id. A running scan whose job went back to
-/// the queue is `queued` again.
+/// KEYS: scan, running. ARGV: scan id, then the [`EventArgs`] (2..5). A
+/// running scan whose job went back to the queue is `queued` again (and a
+/// `scan.queued` event says so).
 static REQUEUE_SCAN: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
+    transition(
         r"
 if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
 redis.call('HSET', KEYS[1], 'status', 'queued')
 redis.call('SREM', KEYS[2], ARGV[1])
+emit_event(KEYS[1], 'scan.queued', 2)
 return 1
 ",
     )
@@ -526,15 +597,34 @@ impl RedisBackend {
     /// Marks a running scan `queued` again (its job was handed back to the
     /// queue). Returns false when it was not running (finished, canceled).
     pub async fn requeue_scan(&self, id: &str) -> Result<bool> {
+        let event = self.event_args(Utc::now())?;
         let mut conn = self.c();
         let done: i64 = REQUEUE_SCAN
             .key(self.k(&format!("scan:{id}")))
             .key(self.k("running"))
             .arg(id)
+            .arg(&event.prefix)
+            .arg(&event.digits)
+            .arg(&event.at)
+            .arg(event.at_us)
             .invoke_async(&mut conn)
             .await
             .map_err(redis_err)?;
         Ok(done == 1)
+    }
+
+    /// The outbox arguments of a transition at `at`, with a fresh event id.
+    fn event_args(&self, at: DateTime<Utc>) -> Result<EventArgs> {
+        let event_id = new_id("evt")?;
+        Ok(EventArgs {
+            prefix: self.settings.prefix.clone(),
+            digits: event_id
+                .strip_prefix("evt_")
+                .unwrap_or(&event_id)
+                .to_string(),
+            at: at.to_rfc3339_opts(SecondsFormat::AutoSi, true),
+            at_us: at.timestamp_micros(),
+        })
     }
 
     fn quota_key(&self, account_id: &str, day: NaiveDate) -> String {
@@ -583,6 +673,50 @@ return ids
     )
 });
 
+/// The outbox arguments a transition script takes (see [`OUTBOX_LUA`]).
+struct EventArgs {
+    /// The key prefix (the script builds the webhook and delivery keys).
+    prefix: String,
+    /// The event id without `evt_`; delivery ids extend it.
+    digits: String,
+    /// The transition time, RFC 3339: the event's `created`.
+    at: String,
+    /// The transition time in µs since the epoch: the outbox score.
+    at_us: i64,
+}
+
+/// Decodes a stored delivery. One written by a transition script carries the
+/// scan's hash fields (`scan_fields`) instead of a body: the body is rendered
+/// from them here with [`crate::webhooks::event_body`] (deterministic, so every
+/// read gives the same bytes), and stored as such the first time the delivery
+/// is saved after an attempt.
+fn delivery_from_stored(raw: &str) -> Result<Delivery> {
+    let corrupt = |e: serde_json::Error| Error::Corrupt(format!("delivery: {e}"));
+    let mut value: serde_json::Value = serde_json::from_str(raw).map_err(corrupt)?;
+    if let Some(record) = value.as_object_mut() {
+        if let Some(fields) = record.remove("scan_fields") {
+            let fields: std::collections::BTreeMap<String, String> =
+                serde_json::from_value(fields).map_err(corrupt)?;
+            let flat: Vec<String> = fields.into_iter().flat_map(|(k, v)| [k, v]).collect();
+            let scan = scan_from_fields(&flat)?;
+            let event_id = record
+                .get("event_id")
+                .and_then(serde_json::Value::as_str)
+                .ok_or_else(|| Error::Corrupt("delivery without its event id".into()))?;
+            let created: DateTime<Utc> = record
+                .get("created_at")
+                .cloned()
+                .map(serde_json::from_value)
+                .transpose()
+                .map_err(corrupt)?
+                .ok_or_else(|| Error::Corrupt("delivery without its time".into()))?;
+            let body = crate::webhooks::event_body(event_id, created, &scan)?;
+            record.insert("payload".into(), serde_json::Value::String(body));
+        }
+    }
+    serde_json::from_value(value).map_err(corrupt)
+}
+
 impl RedisBackend {
     async fn load_delivery(&self, id: &str) -> Result<Option<Delivery>> {
         let mut conn = self.c();
@@ -590,7 +724,7 @@ impl RedisBackend {
             .get(self.k(&format!("delivery:{id}")))
             .await
             .map_err(redis_err)?;
-        raw.as_deref().map(parse).transpose()
+        raw.as_deref().map(delivery_from_stored).transpose()
     }
 }
 
@@ -748,6 +882,7 @@ impl Store for RedisBackend {
         day: NaiveDate,
         limit: Option<u32>,
     ) -> Result<Scan> {
+        let event = self.event_args(scan.created_at)?;
         let mut conn = self.c();
         let used: i64 = CREATE_SCAN
             .key(self.quota_key(&scan.account_id, day))
@@ -759,6 +894,10 @@ impl Store for RedisBackend {
             .arg(&scan.id)
             .arg(&scan.account_id)
             .arg(json(&scan)?)
+            .arg(&event.prefix)
+            .arg(&event.digits)
+            .arg(&event.at)
+            .arg(event.at_us)
             .invoke_async(&mut conn)
             .await
             .map_err(redis_err)?;
@@ -846,12 +985,17 @@ impl Store for RedisBackend {
     }
 
     async fn start_scan(&self, id: &str, at: DateTime<Utc>) -> Result<Option<Scan>> {
+        let event = self.event_args(at)?;
         let mut conn = self.c();
         let fields: Option<Vec<String>> = START_SCAN
             .key(self.k(&format!("scan:{id}")))
             .key(self.k("running"))
             .arg(id)
             .arg(json(&at)?)
+            .arg(&event.prefix)
+            .arg(&event.digits)
+            .arg(&event.at)
+            .arg(event.at_us)
             .invoke_async(&mut conn)
             .await
             .map_err(redis_err)?;
@@ -881,6 +1025,14 @@ impl Store for RedisBackend {
             .key(self.k("unfinished"))
             .key(self.k("stats"))
             .arg(id);
+        let event = self.event_args(at)?;
+        let event_args = |script: &mut redis::ScriptInvocation<'_>| {
+            script
+                .arg(&event.prefix)
+                .arg(&event.digits)
+                .arg(&event.at)
+                .arg(event.at_us);
+        };
         match &outcome {
             ScanOutcome::Completed { summary, report } => {
                 script
@@ -888,12 +1040,14 @@ impl Store for RedisBackend {
                     .arg(json(&at)?)
                     .arg(json(summary)?)
                     .arg(summary.pages_fetched);
+                event_args(&mut script);
                 for chunk in report.chunks(REPORT_CHUNK) {
                     script.arg(chunk);
                 }
             }
             ScanOutcome::Failed { error } => {
                 script.arg("failed").arg(json(&at)?).arg(error).arg(0);
+                event_args(&mut script);
             }
         }
         let fields: Option<Vec<String>> =
@@ -902,6 +1056,7 @@ impl Store for RedisBackend {
     }
 
     async fn cancel_scan(&self, account_id: &str, id: &str, at: DateTime<Utc>) -> Result<Scan> {
+        let event = self.event_args(at)?;
         let mut conn = self.c();
         let reply: Vec<String> = CANCEL_SCAN
             .key(self.k(&format!("scan:{id}")))
@@ -911,6 +1066,10 @@ impl Store for RedisBackend {
             .arg(id)
             .arg(account_id)
             .arg(json(&at)?)
+            .arg(&event.prefix)
+            .arg(&event.digits)
+            .arg(&event.at)
+            .arg(event.at_us)
             .invoke_async(&mut conn)
             .await
             .map_err(redis_err)?;
@@ -1466,5 +1625,47 @@ mod tests {
         let odd = vec!["json".to_string()];
         assert!(matches!(scan_from_fields(&odd), Err(Error::Corrupt(_))));
         assert!(matches!(status_from("paused"), Err(Error::Corrupt(_))));
+    }
+
+    #[test]
+    fn a_delivery_written_by_a_script_gets_its_body_and_corrupt_ones_are_errors() {
+        let at = "2026-01-02T03:04:05.123456Z";
+        let scan = serde_json::json!({
+            "id": "scan_1", "site_id": "site_1", "account_id": "acc_1",
+            "url": "https://example.com/", "status": "queued",
+            "config": {"rules": ["seo"], "priority": "normal", "max_pages": 5, "max_depth": 2},
+            "created_at": at
+        });
+        let stored = serde_json::json!({
+            "id": "dlv_0101", "webhook_id": "wh_1", "account_id": "acc_1",
+            "event_id": "evt_01", "event_type": "scan.started", "status": "pending",
+            "attempts": 0, "next_attempt_at": at, "created_at": at,
+            "scan_fields": {"json": scan.to_string(), "status": "running", "attempts": "1",
+                            "started_at": format!("\"{at}\""), "p_done": "0"}
+        });
+        let d = delivery_from_stored(&stored.to_string()).unwrap();
+        let body: serde_json::Value = serde_json::from_str(&d.payload).unwrap();
+        assert_eq!(body["id"], "evt_01");
+        assert_eq!(body["type"], "scan.started");
+        assert_eq!(body["created"], at);
+        assert_eq!(body["data"]["status"], "running");
+        assert_eq!(body["data"]["attempts"], 1);
+        assert_eq!(body["data"]["links"]["self"], "/api/v1/scans/scan_1");
+        assert!(d.attempt_log.is_empty());
+        // Rendered once, stored as such: reading that back changes nothing.
+        let again = delivery_from_stored(&json(&d).unwrap()).unwrap();
+        assert_eq!(again, d);
+        for bad in [
+            "{".to_string(),
+            stored.to_string().replace("\"event_id\":\"evt_01\",", ""),
+            stored
+                .to_string()
+                .replace(&scan.to_string().replace('"', "\\\""), "{"),
+        ] {
+            assert!(
+                matches!(delivery_from_stored(&bad), Err(Error::Corrupt(_))),
+                "{bad}"
+            );
+        }
     }
 }

@@ -2,3 +2,4 @@
 //! handed to the site rules as plain values (so the rules crate stays free of I/O).
 
 pub mod links;
+pub mod tls;

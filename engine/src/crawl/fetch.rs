@@ -224,6 +224,16 @@ impl Fetcher {
         if !config.allow_private {
             builder = builder.dns_resolver(Arc::new(GuardedResolver));
         }
+        for pem in &config.ca_certs {
+            for cert in reqwest::Certificate::from_pem_bundle(pem.as_bytes())
+                .map_err(|e| Error::Config(format!("ca_certs: not PEM certificates: {e}")))?
+            {
+                builder = builder.add_root_certificate(cert);
+            }
+        }
+        if config.tls_insecure {
+            builder = builder.danger_accept_invalid_certs(true);
+        }
         let client = builder.build().map_err(|e| Error::Client(e.to_string()))?;
         Ok(Fetcher {
             client,
@@ -335,6 +345,37 @@ impl Fetcher {
                 Err(e) => out.error = Some(e),
             }
             break;
+        }
+        out.total_ms = started.elapsed().as_millis() as u64;
+        out
+    }
+
+    /// One GET of `url` with extra request headers, under the same politeness
+    /// and SSRF guard as [`Fetcher::get`], but without retries, without following
+    /// redirects and without reading the body: for probes whose answer is in the
+    /// response headers (the CORS check sends a foreign `Origin`).
+    pub async fn probe(&self, url: &Url, headers: HeaderMap) -> Fetched {
+        let started = Instant::now();
+        let mut out = Fetched::empty(url);
+        if !self.allow_private {
+            if let Err(refused) = check_literal(url) {
+                out.error = Some(FetchError::Private(refused));
+                return out;
+            }
+        }
+        let permit = self.hosts.acquire(url).await;
+        let t0 = Instant::now();
+        let result = self.client.get(url.as_str()).headers(headers).send().await;
+        drop(permit);
+        match result {
+            Ok(resp) => {
+                out.status = resp.status().as_u16();
+                out.ttfb_ms = t0.elapsed().as_millis() as u64;
+                out.http_version = format!("{:?}", resp.version());
+                out.headers = headers_of(resp.headers());
+                out.body_skipped = true;
+            }
+            Err(e) => out.error = Some(classify(&e)),
         }
         out.total_ms = started.elapsed().as_millis() as u64;
         out

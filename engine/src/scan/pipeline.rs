@@ -20,7 +20,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use chrono::Utc;
 use sitescan_rules::links::{self, PageLinks};
-use sitescan_rules::site::{PageSummary, SiteCheck, SiteInput};
+use sitescan_rules::site::{
+    inside_sitemap_scope, CorsProbe, PageSummary, RobotsFacts, SiteCheck, SiteInput, SitemapFile,
+    SitemapSource, TlsFacts,
+};
 use sitescan_rules::{Finding, Page, RuleTally, Stylesheet};
 use tokio::sync::{mpsc, OnceCell};
 use tokio::task::JoinSet;
@@ -68,6 +71,8 @@ struct Shared {
     seen: Mutex<HashSet<String>>,
     /// robots.txt per origin, once loaded.
     robots: Mutex<HashMap<String, Arc<Robots>>>,
+    /// robots.txt as fetched per origin, for the site rules.
+    robots_facts: Mutex<HashMap<String, RobotsFacts>>,
     /// Stylesheet texts per URL (`None`: could not be fetched).
     styles: Mutex<HashMap<String, StyleCell>>,
 }
@@ -112,6 +117,7 @@ pub(crate) async fn run(
         fetcher,
         seen: Mutex::new(HashSet::new()),
         robots: Mutex::new(HashMap::new()),
+        robots_facts: Mutex::new(HashMap::new()),
         styles: Mutex::new(HashMap::new()),
         config,
     });
@@ -205,11 +211,35 @@ pub(crate) async fn run(
         .first()
         .and_then(|p| Url::parse(&p.final_url).ok())
         .unwrap_or_else(|| start_url.clone());
-    let sitemap_urls = if config.max_pages > 1 || !inner.selection.site.is_empty() {
+    let selected = inner.selection.ids();
+    let wants = |id: &str| selected.contains(&id);
+    // robots.txt facts for the site rules, fetched even when the crawl ignores
+    // robots.txt (then only read, never obeyed).
+    if wants("robots-txt") || wants("sitemap-non-indexable") {
+        let known = lock(&shared.robots_facts).contains_key(&origin_key(&site_root));
+        if !known {
+            let _ = load_robots(&shared, &site_root).await;
+        }
+    }
+    let (sitemap_urls, sitemap_files) = if config.max_pages > 1 || !inner.selection.site.is_empty()
+    {
         collect_sitemaps(&shared, &scope, &site_root).await
     } else {
-        Vec::new()
+        (Vec::new(), Vec::new())
     };
+    // Once per scan: the TLS handshake of the site's https origin and one request
+    // with a foreign Origin, when their rules are selected.
+    let tls = if wants("tls-certificate") || wants("tls-version") {
+        check_tls(&shared, &start_url, &site_root).await
+    } else {
+        None
+    };
+    let cors_probe =
+        if wants("cors-reflected-origin") && crawl.pages.first().is_some_and(|p| p.status > 0) {
+            Some(probe_cors(&shared, &site_root).await)
+        } else {
+            None
+        };
     for u in &sitemap_urls {
         if let Ok(url) = Url::parse(u) {
             crawl.enqueue(&url, 1, &scope);
@@ -285,11 +315,16 @@ pub(crate) async fn run(
     .await;
 
     // Site rules over the summaries.
+    let robots = lock(&shared.robots_facts).remove(&origin_key(&site_root));
     let site_input = SiteInput {
         start_url: start_url.to_string(),
         pages: std::mem::take(&mut crawl.summaries),
         sitemap_urls,
         link_status,
+        robots,
+        sitemaps: sitemap_files,
+        tls,
+        cors_probe,
     };
     for rule in &inner.selection.site {
         let mut check = SiteCheck::new(rule.meta());
@@ -351,8 +386,7 @@ pub(crate) async fn run(
         .get_mut(&sitescan_rules::Category::Security)
         .filter(|s| s.score.is_some())
     {
-        let scores = site_input.pages.iter().filter_map(|p| p.security_score);
-        if let Some((score, grade)) = sitescan_rules::security::grade::site_grade(scores) {
+        if let Some((score, grade)) = sitescan_rules::security::grade::site_grade_of(&site_input) {
             security.grade = Some(grade.to_string());
             security.grade_score = Some(score);
         }
@@ -623,6 +657,15 @@ async fn load_robots(shared: &Shared, url: &Url) -> std::result::Result<Robots, 
             None
         })
         .await;
+    let origin = origin_key(url);
+    lock(&shared.robots_facts)
+        .entry(origin)
+        .or_insert_with(|| RobotsFacts {
+            url: robots.to_string(),
+            status: fetched.status,
+            error: fetched.error.as_ref().map(|e| e.to_string()),
+            body: String::from_utf8_lossy(&fetched.body).into_owned(),
+        });
     let agent = agent_token(&shared.config.user_agent);
     let parsed = match fetched.error {
         // A robots.txt behind broken redirects is unavailable, which RFC 9309
@@ -633,7 +676,7 @@ async fn load_robots(shared: &Shared, url: &Url) -> std::result::Result<Robots, 
         Some(e) => return Err(e),
         None => Robots::from_response(&agent, &robots, fetched.status, &fetched.body),
     };
-    if let Some(delay) = parsed.crawl_delay {
+    if let Some(delay) = parsed.crawl_delay.filter(|_| shared.config.respect_robots) {
         shared.fetcher.hosts().set_crawl_delay(url, delay);
     }
     tracing::debug!(url = %robots, robots = ?parsed, "robots.txt loaded");
@@ -655,26 +698,67 @@ async fn ensure_robots(shared: &Arc<Shared>, url: &Url) -> Arc<Robots> {
     robots
 }
 
+/// Most entries outside a sitemap's scope kept as examples per file.
+const MAX_OUTSIDE_EXAMPLES: usize = 5;
+
 /// Page URLs of the site's sitemaps (robots.txt `Sitemap:` lines, then
-/// `/sitemap.xml` of the site root), in scope, in file order, deduplicated.
-async fn collect_sitemaps(shared: &Arc<Shared>, scope: &Scope, site_root: &Url) -> Vec<String> {
-    let mut queue: VecDeque<(Url, u32)> = VecDeque::new();
+/// `/sitemap.xml` of the site root), in scope, in file order, deduplicated; and
+/// what was found about each file, for the sitemap rules.
+async fn collect_sitemaps(
+    shared: &Arc<Shared>,
+    scope: &Scope,
+    site_root: &Url,
+) -> (Vec<String>, Vec<SitemapFile>) {
+    let mut queue: VecDeque<(Url, u32, SitemapSource, Option<String>)> = VecDeque::new();
     if let Some(robots) = shared.robots_for(site_root) {
-        queue.extend(robots.sitemaps.iter().map(|u| (u.clone(), 0)));
+        queue.extend(
+            robots
+                .sitemaps
+                .iter()
+                .map(|u| (u.clone(), 0, SitemapSource::Robots, None)),
+        );
+    } else if let Some(facts) = lock(&shared.robots_facts).get(&origin_key(site_root)) {
+        // robots.txt read but not obeyed: its `Sitemap:` lines still count.
+        if facts.found() {
+            let agent = agent_token(&shared.config.user_agent);
+            if let Ok(robots_url) = Url::parse(&facts.url) {
+                let r =
+                    Robots::from_response(&agent, &robots_url, facts.status, facts.body.as_bytes());
+                queue.extend(
+                    r.sitemaps
+                        .into_iter()
+                        .map(|u| (u, 0, SitemapSource::Robots, None)),
+                );
+            }
+        }
     }
     if let Ok(conventional) = site_root.join("/sitemap.xml") {
-        if !queue.iter().any(|(q, _)| *q == conventional) {
-            queue.push_back((conventional, 0));
+        if !queue.iter().any(|(q, ..)| *q == conventional) {
+            queue.push_back((conventional, 0, SitemapSource::Conventional, None));
         }
     }
     let mut fetched_files: HashSet<String> = HashSet::new();
+    let mut files: Vec<SitemapFile> = Vec::new();
     let mut urls: Vec<String> = Vec::new();
     let mut seen_urls: HashSet<String> = HashSet::new();
-    while let Some((url, depth)) = queue.pop_front() {
+    while let Some((url, depth, source, parent)) = queue.pop_front() {
         if fetched_files.len() >= MAX_SITEMAP_FILES || !fetched_files.insert(url.to_string()) {
             continue;
         }
-        if !scope.host_in_scope(&url) || !shared.robots_allow(&url) {
+        let mut file = SitemapFile {
+            url: url.to_string(),
+            source,
+            parent,
+            ..SitemapFile::default()
+        };
+        if !scope.host_in_scope(&url) {
+            file.skipped = Some("on another host than the scan".into());
+            files.push(file);
+            continue;
+        }
+        if !shared.robots_allow(&url) {
+            file.skipped = Some("robots.txt disallows it".into());
+            files.push(file);
             continue;
         }
         let got = shared
@@ -682,36 +766,108 @@ async fn collect_sitemaps(shared: &Arc<Shared>, scope: &Scope, site_root: &Url) 
             .get(
                 &url,
                 BodyPolicy::Always,
-                sitemap::MAX_SITEMAP_BYTES,
+                sitemap::MAX_SITEMAP_BYTES + 1,
                 &|_: &Url| None,
             )
             .await;
-        if got.error.is_some() || got.status != 200 {
-            tracing::debug!(url = %url, status = got.status, "no sitemap here");
+        file.status = got.status;
+        if got.final_url != url {
+            file.redirected_to = Some(got.final_url.to_string());
+        }
+        if let Some(e) = &got.error {
+            file.error = Some(e.to_string());
+            files.push(file);
             continue;
         }
-        match sitemap::parse(&got.body) {
-            Ok(map) => {
-                if depth < MAX_SITEMAP_DEPTH {
-                    for child in &map.sitemaps {
-                        if let Ok(c) = url.join(child) {
-                            queue.push_back((c, depth + 1));
-                        }
-                    }
-                }
-                for u in map.urls {
-                    if let Ok(parsed) = url.join(&u) {
-                        let n = normalize(&parsed).to_string();
-                        if seen_urls.insert(n.clone()) {
-                            urls.push(n);
-                        }
-                    }
+        if !(200..300).contains(&got.status) {
+            tracing::debug!(url = %url, status = got.status, "no sitemap here");
+            files.push(file);
+            continue;
+        }
+        let map = sitemap::parse(&got.body);
+        file.kind = map.kind.map(str::to_string);
+        file.loc_count = map.loc_count;
+        file.bytes = if got.truncated {
+            sitemap::MAX_SITEMAP_BYTES + 1
+        } else {
+            map.bytes
+        };
+        file.error = map.error.clone();
+        if let Some(e) = &map.error {
+            tracing::warn!(url = %url, error = %e, "sitemap is not valid");
+        }
+        let location = got.final_url.as_str();
+        for loc in map.urls.iter().chain(map.sitemaps.iter()) {
+            if !inside_sitemap_scope(location, loc) {
+                file.outside_count += 1;
+                if file.outside.len() < MAX_OUTSIDE_EXAMPLES {
+                    file.outside.push(loc.clone());
                 }
             }
-            Err(e) => tracing::warn!(url = %url, error = %e, "sitemap skipped"),
         }
+        if depth < MAX_SITEMAP_DEPTH {
+            for child in &map.sitemaps {
+                if let Ok(c) = url.join(child) {
+                    queue.push_back((c, depth + 1, SitemapSource::Index, Some(url.to_string())));
+                }
+            }
+        }
+        for u in map.urls {
+            if let Ok(parsed) = url.join(&u) {
+                let n = normalize(&parsed).to_string();
+                if seen_urls.insert(n.clone()) {
+                    urls.push(n);
+                }
+            }
+        }
+        files.push(file);
     }
-    urls
+    (urls, files)
+}
+
+/// The TLS handshake of the site's https origin: the start page's final URL
+/// when it is https, else the start URL when it is.
+async fn check_tls(shared: &Arc<Shared>, start_url: &Url, site_root: &Url) -> Option<TlsFacts> {
+    let target = [site_root, start_url]
+        .into_iter()
+        .find(|u| u.scheme() == "https")?;
+    let config = &shared.config;
+    let check = match crate::checks::tls::TlsCheck::new(
+        &config.ca_certs,
+        config.allow_private,
+        std::time::Duration::from_millis(config.connect_timeout_ms),
+        std::time::Duration::from_millis(config.timeout_ms),
+    ) {
+        Ok(c) => c,
+        Err(e) => {
+            tracing::warn!(error = %e, "TLS check skipped");
+            return None;
+        }
+    };
+    check.check(target, shared.fetcher.hosts()).await
+}
+
+/// One GET of the start page with a foreign `Origin`, for `cors-reflected-origin`.
+async fn probe_cors(shared: &Arc<Shared>, page: &Url) -> CorsProbe {
+    use sitescan_rules::site::cors_reflected_origin::PROBE_ORIGIN;
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(
+        reqwest::header::ORIGIN,
+        reqwest::header::HeaderValue::from_static(PROBE_ORIGIN),
+    );
+    let got = shared.fetcher.probe(page, headers).await;
+    CorsProbe {
+        url: page.to_string(),
+        origin: PROBE_ORIGIN.to_string(),
+        status: got.status,
+        allow_origin: got
+            .header("access-control-allow-origin")
+            .map(str::to_string),
+        allow_credentials: got
+            .header("access-control-allow-credentials")
+            .map(str::to_string),
+        error: got.error.as_ref().map(|e| e.to_string()),
+    }
 }
 
 /// Text of a stylesheet, fetched once per scan.
@@ -935,6 +1091,7 @@ mod tests {
             dispatcher: Dispatcher::new(2, Vec::new()),
             seen: Mutex::new(HashSet::new()),
             robots: Mutex::new(HashMap::new()),
+            robots_facts: Mutex::new(HashMap::new()),
             styles: Mutex::new(HashMap::new()),
             config,
         })

@@ -25,7 +25,9 @@ header, so any specific origin in the answer was chosen by the server alone):
   reflects whatever `Origin` it receives (the MDN HTTP Observatory's
   `cross-origin-resource-sharing-implemented-with-universal-access`).
 
-`*` without credentials (public data) passes.
+`*` without credentials (public data) passes. Whether the server echoes an
+`Origin` it is sent is checked once per scan, with a probe request, by
+`cors-reflected-origin`.
 
 ## Why it matters
 Credentialed CORS to an attacker's origin lets their page read the victim's private

@@ -20,9 +20,22 @@
 //! the page's own headers (no `crossdomain.xml`).
 //!
 //! The **site** score is the lowest score of its HTML pages (an attacker picks the
-//! weakest page), and the site grade is that score's grade.
+//! weakest page), and the site grade is that score's grade. Two facts the scan
+//! gathers once per site change page results first, as the Observatory's own
+//! scanner would see them ([`site_grade_of`]):
+//!
+//! - an invalid certificate chain of the https origin (untrusted, expired, not yet
+//!   valid, or for another host; see `tls-certificate`) turns the HSTS result of
+//!   that origin's pages into `hsts-invalid-cert` (−20) and a tested redirection
+//!   into `redirection-invalid-cert` (−20). The Observatory grades nothing else of
+//!   TLS — not expiry warnings, key sizes, signatures nor protocol versions — so
+//!   neither does this grade (`tls-certificate` and `tls-version` report them);
+//! - a start page that echoed the probe `Origin` together with
+//!   `Access-Control-Allow-Credentials: true` (see `cors-reflected-origin`) gets
+//!   `cross-origin-resource-sharing-implemented-with-universal-access` (−50), as the
+//!   Observatory, which sends an `Origin` itself, reports it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::cross_origin_isolation::{token, COEP, COOP, CORP};
 use super::referrer_policy::effective_policy;
@@ -91,6 +104,69 @@ pub fn combine(modifiers: impl IntoIterator<Item = i32>) -> u32 {
         score += bonuses;
     }
     score.max(0) as u32
+}
+
+/// One test result as a page summary keeps it, for the site grade.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeptResult {
+    /// Observatory test name.
+    pub test: String,
+    /// Observatory result id.
+    pub result: String,
+    /// Its score modifier.
+    pub modifier: i32,
+}
+
+impl From<&TestResult> for KeptResult {
+    fn from(t: &TestResult) -> Self {
+        KeptResult {
+            test: t.test.to_string(),
+            result: t.result.to_string(),
+            modifier: t.modifier,
+        }
+    }
+}
+
+/// The site's score and grade with the site facts applied (see the module docs):
+/// each HTML page's kept results, changed by an invalid certificate of its origin
+/// or a reflected credentialed `Origin` on it, are combined again; the weakest page
+/// decides. `None` without scored pages.
+pub fn site_grade_of(site: &crate::site::SiteInput) -> Option<(u32, &'static str)> {
+    let bad_cert = site
+        .tls
+        .as_ref()
+        .filter(|t| crate::site::tls_certificate::chain_invalid(t));
+    let reflected = site
+        .cors_probe
+        .as_ref()
+        .filter(|p| p.error.is_none() && p.reflected() && p.credentials());
+    let scores = site.pages.iter().filter_map(|p| {
+        let score = p.security_score?;
+        if p.security_tests.is_empty() {
+            return Some(score);
+        }
+        let on_bad_cert = bad_cert.is_some_and(|t| {
+            url::Url::parse(&p.final_url).is_ok_and(|u| {
+                u.scheme() == "https"
+                    && u.host_str()
+                        .is_some_and(|h| h.trim_matches(['[', ']']).eq_ignore_ascii_case(&t.host))
+                    && u.port_or_known_default() == Some(t.port)
+            })
+        });
+        let probed = reflected.is_some_and(|r| crate::site::same_url(&r.url, &p.final_url));
+        if !on_bad_cert && !probed {
+            return Some(score);
+        }
+        Some(combine(p.security_tests.iter().map(
+            |t| match t.test.as_str() {
+                "strict-transport-security" if on_bad_cert => -20,
+                "redirection" if on_bad_cert && t.result != "redirection-not-tested" => -20,
+                "cross-origin-resource-sharing" if probed => -50,
+                _ => t.modifier,
+            },
+        )))
+    });
+    site_grade(scores)
 }
 
 /// The site's score and grade: the weakest page decides. `None` without pages.
@@ -505,6 +581,51 @@ mod tests {
 
     fn score(page: &Page) -> SecurityScore {
         page_score(&PageContext::parse(page))
+    }
+
+    #[test]
+    fn site_facts_change_the_site_grade() {
+        use crate::site::tls_certificate::tests::{cert, facts};
+        use crate::site::{ChainTrust, CorsProbe, PageSummary, SiteInput};
+        let page = Page::from_html(
+            "https://shop.example/",
+            "<html lang=en><head><title>x</title></head><body></body></html>",
+        )
+        .with_header("Strict-Transport-Security", "max-age=63072000");
+        let mut site = SiteInput {
+            start_url: "https://shop.example/".into(),
+            pages: vec![PageSummary::of(&PageContext::parse(&page))],
+            ..SiteInput::default()
+        };
+        // CSP -25, X-Frame-Options -20, X-Content-Type-Options -5.
+        assert_eq!(site_grade_of(&site), Some((50, "C")));
+        let mut tls = facts(vec![cert(&["shop.example"])]);
+        site.tls = Some(tls.clone());
+        assert_eq!(
+            site_grade_of(&site),
+            Some((50, "C")),
+            "a valid chain changes nothing"
+        );
+        tls.trust = ChainTrust::SelfSigned;
+        site.tls = Some(tls.clone());
+        // hsts-invalid-cert -20; redirection was not tested.
+        assert_eq!(site_grade_of(&site), Some((30, "D")));
+        tls.port = 8443;
+        site.tls = Some(tls);
+        assert_eq!(
+            site_grade_of(&site),
+            Some((50, "C")),
+            "another origin's certificate"
+        );
+        site.cors_probe = Some(CorsProbe {
+            url: "https://shop.example/".into(),
+            origin: "https://sitescan-origin-probe.invalid".into(),
+            status: 200,
+            allow_origin: Some("https://sitescan-origin-probe.invalid".into()),
+            allow_credentials: Some("true".into()),
+            error: None,
+        });
+        assert_eq!(site_grade_of(&site), Some((0, "F")));
     }
 
     #[test]

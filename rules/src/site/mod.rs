@@ -8,15 +8,21 @@
 pub mod broken_links;
 pub mod broken_resources;
 pub mod canonical_target;
+pub mod cors_reflected_origin;
 pub mod duplicate_content;
 pub mod duplicate_h1;
 pub mod duplicate_meta_description;
 pub mod duplicate_title;
+pub mod facts;
 pub mod hreflang_return_links;
 pub mod http_on_https_site;
 pub mod near_duplicate_content;
 pub mod orphan_page;
+pub mod robots_txt;
 pub mod sitemap_non_indexable;
+pub mod sitemap_valid;
+pub mod tls_certificate;
+pub mod tls_version;
 
 use serde::{Deserialize, Serialize};
 
@@ -24,6 +30,11 @@ use crate::context::{Finding, Outcome, RuleTally};
 use crate::dom;
 use crate::meta::RuleMeta;
 use crate::PageContext;
+
+pub use facts::{
+    inside_sitemap_scope, CertInfo, ChainTrust, CorsProbe, RobotsFacts, SitemapFile, SitemapSource,
+    TlsFacts,
+};
 
 /// What site rules need to know about one page; built while its DOM is alive.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -67,6 +78,10 @@ pub struct PageSummary {
     /// The page's security score on the Observatory scale (HTML pages only).
     #[serde(default)]
     pub security_score: Option<u32>,
+    /// The Observatory test results behind `security_score`, so the site grade can
+    /// apply site facts (an invalid certificate, a reflected `Origin`) to them.
+    #[serde(default)]
+    pub security_tests: Vec<crate::security::grade::KeptResult>,
     /// Absolute `http(s)` URLs of the subresources the page loads (`<img>`,
     /// `<script>`, stylesheet and icon `<link>`, `<iframe>`, `<video>`, `<audio>`,
     /// `<source>`, `<track>`), fragment removed, each once, in document order.
@@ -292,9 +307,13 @@ impl PageSummary {
                 })
             })
             .collect();
-        let security_score = page
+        let security = page
             .is_html()
-            .then(|| crate::security::grade::page_score(cx).score);
+            .then(|| crate::security::grade::page_score(cx));
+        let security_score = security.as_ref().map(|s| s.score);
+        let security_tests = security
+            .map(|s| s.tests.iter().map(Into::into).collect())
+            .unwrap_or_default();
         let mut resources: Vec<String> = Vec::new();
         if let Some(s) = sel("img[src], script[src], link[href], iframe[src], video[src], audio[src], source[src], track[src]") {
             for el in doc.select(&s) {
@@ -346,6 +365,7 @@ impl PageSummary {
             lang,
             hreflang,
             security_score,
+            security_tests,
             resources,
         }
     }
@@ -389,6 +409,21 @@ pub struct SiteInput {
     /// `broken-links` and `broken-resources` rules; empty when nothing was checked.
     #[serde(default)]
     pub link_status: std::collections::BTreeMap<String, LinkStatus>,
+    /// robots.txt of the site's origin (fetched for these facts even when the
+    /// crawl ignores robots.txt); `None` when it was not fetched.
+    #[serde(default)]
+    pub robots: Option<RobotsFacts>,
+    /// Every sitemap file the scan fetched or tried to, in the order found.
+    #[serde(default)]
+    pub sitemaps: Vec<SitemapFile>,
+    /// The TLS handshake with the site's https origin; `None` for an http site
+    /// or when no security rule that needs it was selected.
+    #[serde(default)]
+    pub tls: Option<TlsFacts>,
+    /// The start page fetched once more with a foreign `Origin` header; `None`
+    /// when not sent.
+    #[serde(default)]
+    pub cors_probe: Option<CorsProbe>,
 }
 
 /// A check over the whole site, run once after the crawl.
@@ -584,7 +619,7 @@ pub(crate) mod testing {
             start_url: "https://example.com/".into(),
             pages,
             sitemap_urls: Vec::new(),
-            link_status: Default::default(),
+            ..SiteInput::default()
         }
     }
 

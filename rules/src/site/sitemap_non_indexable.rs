@@ -10,14 +10,17 @@ static META: RuleMeta = RuleMeta {
     id: "sitemap-non-indexable",
     category: Category::Seo,
     title: "Sitemap lists only indexable pages",
-    help: "List only final (non-redirecting), 200, indexable, self-canonical URLs in the sitemap.",
+    help: "List only final (non-redirecting), 200, indexable, self-canonical URLs that robots.txt allows in the sitemap.",
     help_url: "https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap",
     impact: Impact::Moderate,
     docs: r#"## What it checks
-Each sitemap URL that the crawl fetched must be indexable: it does not redirect,
-answers 2xx, is not noindex (seonaut's `NO_INDEX_IN_SITEMAP`) and is its own
-canonical (`NON_CANONICAL_IN_SITEMAP`). Sitemap URLs the crawl did not reach are not
-judged here.
+Each sitemap URL must be open to search engines: robots.txt must not disallow it
+for Googlebot or Bingbot (seonaut's `BLOCKED_IN_SITEMAP`; judged whether or not the
+crawl fetched it). Each sitemap URL that the crawl fetched must be indexable: it
+does not redirect, answers 2xx, is not noindex (seonaut's `NO_INDEX_IN_SITEMAP`)
+and is its own canonical (`NON_CANONICAL_IN_SITEMAP`). Other sitemap URLs the crawl
+did not reach are not judged here; whether the sitemap file itself is valid is
+`sitemap-valid`'s.
 
 ## Why it matters
 A sitemap is a list of the pages you want indexed. Entries that contradict
@@ -51,6 +54,18 @@ impl SiteRule for SitemapNonIndexable {
                 continue;
             }
             seen.push(u);
+            let blocked = site
+                .robots
+                .as_ref()
+                .filter(|r| r.found())
+                .and_then(|r| r.blocks_search(u));
+            if let Some(agent) = blocked {
+                out.fail(
+                    u,
+                    format!("The sitemap lists this URL, but robots.txt disallows it for {agent}."),
+                );
+                continue;
+            }
             let Some(p) = index.get(u) else {
                 continue;
             };
@@ -81,7 +96,34 @@ impl SiteRule for SitemapNonIndexable {
 #[cfg(test)]
 mod tests {
     use super::super::testing::{doc, run, site, summary};
+    use super::super::RobotsFacts;
     use super::*;
+
+    #[test]
+    fn entries_robots_txt_disallows() {
+        let mut input = site(vec![summary("https://example.com/mugs", &doc("Mugs", ""))]);
+        input.sitemap_urls = vec![
+            "https://example.com/mugs".into(),
+            "https://example.com/private/report".into(),
+        ];
+        input.robots = Some(RobotsFacts {
+            url: "https://example.com/robots.txt".into(),
+            status: 200,
+            error: None,
+            body: "User-agent: *\nDisallow: /private/\n".into(),
+        });
+        assert_eq!(
+            run(&SitemapNonIndexable, &input),
+            vec![(
+                "https://example.com/private/report".to_string(),
+                "The sitemap lists this URL, but robots.txt disallows it for googlebot."
+                    .to_string()
+            )]
+        );
+        // A robots.txt that answers 5xx is robots-txt's finding, not one per entry.
+        input.robots.as_mut().unwrap().status = 503;
+        assert!(run(&SitemapNonIndexable, &input).is_empty());
+    }
 
     #[test]
     fn non_indexable_entries() {
