@@ -64,6 +64,15 @@ async fn render_list(
     notice: Option<&str>,
 ) -> Result<Html<String>, PageError> {
     let sites = state.app.store.list_sites(&me.account.id).await?;
+    let mut last: Vec<Option<Scan>> = Vec::with_capacity(sites.len());
+    for site in &sites {
+        let page = state
+            .app
+            .store
+            .list_scans(&me.account.id, &site.id, None, 1)
+            .await?;
+        last.push(page.items.into_iter().next());
+    }
     let used = scans_today(state, me).await?;
     let main = html! {
         @if let Some(n) = notice { p.notice role="status" { (n) } }
@@ -75,14 +84,23 @@ async fn render_list(
             table aria-labelledby="sites-heading" id="sites" {
                 thead { tr {
                     th scope="col" { "Name" } th scope="col" { "Start URL" }
-                    th scope="col" { "Registered" } th scope="col" { "Actions" }
+                    th scope="col" { "Registered" } th scope="col" { "Last scan" } th scope="col" { "Actions" }
                 } }
                 tbody {
-                    @for site in &sites {
+                    @for (site, last) in sites.iter().zip(&last) {
                         tr {
                             th scope="row" { a href=(format!("/sites/{}", site.id)) { (site.name) } }
                             td.url { (site.url) }
                             td { (layout::when(site.created_at)) }
+                            td {
+                                @match last {
+                                    Some(scan) => {
+                                        a href=(format!("/scans/{}", scan.id)) { (layout::when(scan.created_at)) }
+                                        " " (status_badge(scan.status))
+                                    },
+                                    None => "None yet",
+                                }
+                            }
                             td { a href=(format!("/sites/{}/remove", site.id)) aria-label=(format!("Remove {}", site.name)) { "Remove" } }
                         }
                     }
