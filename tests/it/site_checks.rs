@@ -57,3 +57,31 @@ async fn broken_links_and_resources_are_found_once_each() {
     assert_eq!(security.grade.as_deref(), Some("F"));
     assert_eq!(security.grade_score, Some(10));
 }
+
+/// Readability judges English text only: the pages it skipped are named in a note,
+/// never silently passed.
+#[tokio::test]
+async fn readability_notes_the_pages_it_skipped() {
+    let server = FixtureServer::start(site_dir("errors")).await.unwrap();
+    let report = Scanner::builder()
+        .allow_private(true)
+        .rate_per_host(200.0)
+        .rules(&["readability"])
+        .build()
+        .unwrap()
+        .scan(&server.url())
+        .await
+        .unwrap();
+    let notes: Vec<&String> = report
+        .notes
+        .iter()
+        .filter(|n| n.starts_with("readability"))
+        .collect();
+    // latin1.html is French; the other pages are English or not HTML.
+    let o = server.origin();
+    assert_eq!(
+        notes,
+        vec![&format!("readability was not checked on 1 page(s) not declared as English in <html lang> (such as {o}/latin1.html, lang=\"fr\"): its formulas are calibrated for English text only")]
+    );
+    assert!(report.findings.iter().all(|f| !f.page_url.ends_with("/latin1.html")));
+}

@@ -334,6 +334,13 @@ pub(crate) async fn run(
         }
     }
 
+    // Readability judges English text only; say which pages it skipped.
+    if inner.selection.ids().contains(&"readability") {
+        if let Some(note) = sitescan_rules::quality::readability::skipped_note(&crawl.summaries) {
+            crawl.notes.push(note);
+        }
+    }
+
     // Link and resource checks, only when their rules are selected.
     let link_status = check_links(&shared, &scope, &inner.selection, &crawl.summaries).await;
     if let Some(note) = shared.checker.as_deref().and_then(budget_note) {

@@ -69,7 +69,7 @@ pub struct PageSummary {
     /// (see [`crate::support::text::minhash`]); empty for very short texts.
     #[serde(default)]
     pub minhash: Vec<u64>,
-    /// `<html lang>`, trimmed.
+    /// `<html lang>` (else `xml:lang`), trimmed.
     #[serde(default)]
     pub lang: Option<String>,
     /// Hreflang alternates (HTML and `Link` header), URLs resolved.
@@ -294,6 +294,7 @@ impl PageSummary {
             .root()
             .value()
             .attr("lang")
+            .or_else(|| cx.root().value().attr("xml:lang"))
             .map(|l| l.trim().to_string())
             .filter(|l| !l.is_empty());
         let hreflang = crate::seo::hreflang::alternates(cx)
