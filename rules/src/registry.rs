@@ -190,6 +190,7 @@ static SITE_RULES: &[&dyn SiteRule] = &[
     &site::canonical_target::CanonicalTarget,
     &site::sitemap_non_indexable::SitemapNonIndexable,
     &site::http_on_https_site::HttpOnHttpsSite,
+    &site::unreachable_page::UnreachablePage,
     // Site facts gathered once per scan (issue 4 part A).
     &site::robots_txt::RobotsTxt,
     &site::sitemap_valid::SitemapValid,

@@ -85,3 +85,53 @@ async fn readability_notes_the_pages_it_skipped() {
     );
     assert!(report.findings.iter().all(|f| !f.page_url.ends_with("/latin1.html")));
 }
+
+/// A redirect loop and a page slower than the timeout are findings of
+/// `unreachable-page`, on the URL that was requested.
+#[tokio::test]
+async fn timeouts_and_redirect_loops_are_unreachable_pages() {
+    let found = |report: &sitescan::Report| -> Vec<(String, String)> {
+        report
+            .findings
+            .iter()
+            .map(|f| (f.page_url.clone(), f.message.clone()))
+            .collect()
+    };
+    let server = FixtureServer::start(site_dir("redirects")).await.unwrap();
+    let report = Scanner::builder()
+        .allow_private(true)
+        .rate_per_host(200.0)
+        .rules(&["unreachable-page"])
+        .build()
+        .unwrap()
+        .scan(&server.url())
+        .await
+        .unwrap();
+    assert_eq!(
+        found(&report),
+        vec![(
+            server.url_for("/loop-a"),
+            "The page could not be fetched: redirect loop.".to_string()
+        )]
+    );
+
+    let server = FixtureServer::start(site_dir("timeout")).await.unwrap();
+    let report = Scanner::builder()
+        .allow_private(true)
+        .rate_per_host(200.0)
+        .rules(&["unreachable-page"])
+        .timeout_ms(300)
+        .retries(0)
+        .build()
+        .unwrap()
+        .scan(&server.url())
+        .await
+        .unwrap();
+    assert_eq!(
+        found(&report),
+        vec![(
+            server.url_for("/slow.html"),
+            "The page could not be fetched: timed out.".to_string()
+        )]
+    );
+}

@@ -1097,11 +1097,19 @@ async fn fetch_page(
         )),
         _ => None,
     };
+    // A fetch that ended without an answer (not a guard refusal) is judged by
+    // `unreachable-page`.
+    let fetch_error = fetched
+        .error
+        .as_ref()
+        .filter(|e| !matches!(e, FetchError::Private(_)))
+        .map(ToString::to_string);
     let blank_summary = |r: &PageReport| PageSummary {
         url: r.url.clone(),
         final_url: r.final_url.clone(),
         status: r.status,
         depth,
+        fetch_error: fetch_error.clone(),
         ..PageSummary::default()
     };
 

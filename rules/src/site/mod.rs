@@ -23,6 +23,7 @@ pub mod sitemap_non_indexable;
 pub mod sitemap_valid;
 pub mod tls_certificate;
 pub mod tls_version;
+pub mod unreachable_page;
 
 use serde::{Deserialize, Serialize};
 
@@ -69,6 +70,11 @@ pub struct PageSummary {
     /// (see [`crate::support::text::minhash`]); empty for very short texts.
     #[serde(default)]
     pub minhash: Vec<u64>,
+    /// Why the fetch ended without an answer to analyse (timeout, redirect loop,
+    /// connection failure), as the report's `pages[].error` says it; `None` when
+    /// the URL answered.
+    #[serde(default)]
+    pub fetch_error: Option<String>,
     /// `<html lang>` (else `xml:lang`), trimmed.
     #[serde(default)]
     pub lang: Option<String>,
@@ -363,6 +369,7 @@ impl PageSummary {
             word_count,
             text_hash,
             minhash,
+            fetch_error: None,
             lang,
             hreflang,
             security_score,
