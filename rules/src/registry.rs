@@ -197,6 +197,7 @@ static SITE_RULES: &[&dyn SiteRule] = &[
     &site::tls_certificate::TlsCertificate,
     &site::tls_version::TlsVersion,
     &site::cors_reflected_origin::CorsReflectedOrigin,
+    &site::redirects_http::RedirectsHttp,
     // Network-checked quality (issue 4; statuses filled in by the engine).
     &site::broken_links::BrokenLinks,
     &site::broken_resources::BrokenResources,

@@ -22,7 +22,7 @@ use chrono::Utc;
 use sitescan_rules::links::{self, PageLinks};
 use sitescan_rules::resources::{ResourceKind, Subresource};
 use sitescan_rules::site::{
-    inside_sitemap_scope, CorsProbe, PageSummary, RobotsFacts, SiteCheck, SiteInput, SitemapFile,
+    inside_sitemap_scope, CorsProbe, HttpProbe, PageSummary, RobotsFacts, SiteCheck, SiteInput, SitemapFile,
     SitemapSource, TlsFacts,
 };
 use sitescan_rules::{Finding, Page, RuleTally, Stylesheet};
@@ -270,6 +270,18 @@ pub(crate) async fn run(
         } else {
             None
         };
+    // The http: twin of an HTTPS start page, unless the scan itself came from http:
+    // (then the crawl's own first fetch shows the redirect).
+    let http_probe = match HttpProbe::twin(&site_root) {
+        Some(twin)
+            if wants("redirects-http")
+                && start_url.scheme() == "https"
+                && crawl.pages.first().is_some_and(|p| p.status > 0) =>
+        {
+            Some(probe_http(&shared, &twin).await)
+        }
+        _ => None,
+    };
     for u in &sitemap_urls {
         if let Ok(url) = Url::parse(u) {
             crawl.enqueue(&url, 1, &scope);
@@ -358,6 +370,7 @@ pub(crate) async fn run(
         sitemaps: sitemap_files,
         tls,
         cors_probe,
+        http_probe,
     };
     for rule in &inner.selection.site {
         let mut check = SiteCheck::new(rule.meta());
@@ -897,6 +910,24 @@ async fn probe_cors(shared: &Arc<Shared>, page: &Url) -> CorsProbe {
         allow_credentials: got
             .header("access-control-allow-credentials")
             .map(str::to_string),
+        error: got.error.as_ref().map(|e| e.to_string()),
+    }
+}
+
+/// One GET of the `http:` twin of the start page, redirects not followed, for
+/// `redirects-http`.
+async fn probe_http(shared: &Arc<Shared>, twin: &Url) -> HttpProbe {
+    let got = shared
+        .fetcher
+        .probe(twin, reqwest::header::HeaderMap::new())
+        .await;
+    HttpProbe {
+        url: twin.to_string(),
+        status: got.status,
+        location: got
+            .header("location")
+            .and_then(|l| twin.join(l.trim()).ok())
+            .map(|u| u.to_string()),
         error: got.error.as_ref().map(|e| e.to_string()),
     }
 }

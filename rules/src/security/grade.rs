@@ -15,8 +15,9 @@
 //! Differences from the Observatory, because sitescan reads one response per page
 //! and uses no network beyond the crawl: the preload list is not consulted (a
 //! preload-ready HSTS header scores as `hsts-implemented-max-age-at-least-six-months`,
-//! never `hsts-preloaded`); redirection is judged only when the crawl requested an
-//! `http:` URL (otherwise `redirection-not-tested`, modifier 0); CORS is judged from
+//! never `hsts-preloaded`); per page, redirection is judged only when the crawl
+//! requested an `http:` URL (otherwise `redirection-not-tested`, modifier 0, which
+//! the site grade replaces for the start page, below); CORS is judged from
 //! the page's own headers (no `crossdomain.xml`). The HTML is always parsed (the
 //! HTML5 parser recovers from any input), so `html-not-parseable` never occurs.
 //!
@@ -31,6 +32,9 @@
 //!   into `redirection-invalid-cert` (−20). The Observatory grades nothing else of
 //!   TLS — not expiry warnings, key sizes, signatures nor protocol versions — so
 //!   neither does this grade (`tls-certificate` and `tls-version` report them);
+//! - the first answer of the start page's `http:` twin (probed for an HTTPS start
+//!   page on the default port; see `redirects-http`) gives the start page's
+//!   redirection result when the crawl did not test it ([`http_redirection`]);
 //! - a start page that echoed the probe `Origin` together with
 //!   `Access-Control-Allow-Credentials: true` (see `cors-reflected-origin`) gets
 //!   `cross-origin-resource-sharing-implemented-with-universal-access` (−50), as the
@@ -155,19 +159,49 @@ pub fn site_grade_of(site: &crate::site::SiteInput) -> Option<(u32, &'static str
             })
         });
         let probed = reflected.is_some_and(|r| crate::site::same_url(&r.url, &p.final_url));
-        if !on_bad_cert && !probed {
+        let http_twin = site
+            .http_probe
+            .as_ref()
+            .filter(|_| p.depth == 0)
+            .map(http_redirection);
+        if !on_bad_cert && !probed && http_twin.is_none() {
             return Some(score);
         }
         Some(combine(p.security_tests.iter().map(
             |t| match t.test.as_str() {
                 "strict-transport-security" if on_bad_cert => -20,
                 "redirection" if on_bad_cert && t.result != "redirection-not-tested" => -20,
+                "redirection" if t.result == "redirection-not-tested" => {
+                    http_twin.map_or(t.modifier, |(_, m)| m)
+                }
                 "cross-origin-resource-sharing" if probed => -50,
                 _ => t.modifier,
             },
         )))
     });
     site_grade(scores)
+}
+
+/// The Observatory's redirection result for the first answer of the `http:` twin of
+/// an HTTPS start page (only the first hop is known: the probe follows none).
+pub fn http_redirection(probe: &crate::site::HttpProbe) -> (&'static str, i32) {
+    let same_host = probe
+        .location
+        .as_deref()
+        .and_then(|l| url::Url::parse(l).ok())
+        .zip(url::Url::parse(&probe.url).ok())
+        .is_some_and(|(to, from)| to.host_str() == from.host_str());
+    if probe.error.is_some() {
+        ("redirection-not-needed-no-http", 0)
+    } else if probe.redirects_to_https() && same_host {
+        ("redirection-to-https", 0)
+    } else if probe.redirects_to_https() {
+        ("redirection-off-host-from-http", -5)
+    } else if (300..400).contains(&probe.status) {
+        ("redirection-not-to-https-on-initial-redirection", -10)
+    } else {
+        ("redirection-missing", -20)
+    }
 }
 
 /// The site's score and grade: the weakest page decides. `None` without pages.
@@ -629,6 +663,40 @@ mod tests {
             error: None,
         });
         assert_eq!(site_grade_of(&site), Some((0, "F")));
+    }
+
+    #[test]
+    fn the_http_twin_gives_the_start_page_redirection_result() {
+        use crate::site::{HttpProbe, PageSummary, SiteInput};
+        let page = Page::from_html(
+            "https://shop.example/",
+            "<html lang=en><head><title>x</title></head><body></body></html>",
+        )
+        .with_header("Strict-Transport-Security", "max-age=63072000");
+        let probe = |status: u16, location: Option<&str>, error: Option<&str>| HttpProbe {
+            url: "http://shop.example/".into(),
+            status,
+            location: location.map(str::to_string),
+            error: error.map(str::to_string),
+        };
+        let cases = [
+            (probe(301, Some("https://shop.example/"), None), "redirection-to-https", 50),
+            (probe(0, None, Some("timed out")), "redirection-not-needed-no-http", 50),
+            (probe(301, Some("https://www.shop.example/"), None), "redirection-off-host-from-http", 45),
+            (probe(301, Some("http://www.shop.example/"), None), "redirection-not-to-https-on-initial-redirection", 40),
+            (probe(200, None, None), "redirection-missing", 30),
+        ];
+        for (p, result, score) in cases {
+            assert_eq!(http_redirection(&p).0, result);
+            let site = SiteInput {
+                start_url: "https://shop.example/".into(),
+                pages: vec![PageSummary::of(&PageContext::parse(&page))],
+                http_probe: Some(p),
+                ..SiteInput::default()
+            };
+            // CSP -25, X-Frame-Options -20, X-Content-Type-Options -5, then this.
+            assert_eq!(site_grade_of(&site).map(|s| s.0), Some(score), "{result}");
+        }
     }
 
     #[test]

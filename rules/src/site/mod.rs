@@ -18,6 +18,7 @@ pub mod hreflang_return_links;
 pub mod http_on_https_site;
 pub mod near_duplicate_content;
 pub mod orphan_page;
+pub mod redirects_http;
 pub mod robots_txt;
 pub mod sitemap_non_indexable;
 pub mod sitemap_valid;
@@ -33,8 +34,8 @@ use crate::meta::RuleMeta;
 use crate::PageContext;
 
 pub use facts::{
-    inside_sitemap_scope, CertInfo, ChainTrust, CorsProbe, RobotsFacts, SitemapFile, SitemapSource,
-    TlsFacts,
+    inside_sitemap_scope, CertInfo, ChainTrust, CorsProbe, HttpProbe, RobotsFacts, SitemapFile,
+    SitemapSource, TlsFacts,
 };
 
 /// What site rules need to know about one page; built while its DOM is alive.
@@ -432,6 +433,10 @@ pub struct SiteInput {
     /// when not sent.
     #[serde(default)]
     pub cors_probe: Option<CorsProbe>,
+    /// The first answer of the `http:` twin of an HTTPS start page on the default
+    /// port, when `redirects-http` is selected and the scan started from `https:`.
+    #[serde(default)]
+    pub http_probe: Option<HttpProbe>,
 }
 
 /// A check over the whole site, run once after the crawl.
