@@ -300,7 +300,12 @@ pub struct UnknownRule {
 /// order and a missing or invalid `<html lang>` (seonaut's `ERROR_NOT_VALID_HEADINGS`,
 /// `ERROR_NO_LANG`, `INVALID_LANG`) and Lighthouse's SEO category weighs `image-alt`.
 /// One rule each, so they are not duplicated; their findings keep their category.
-pub const SEO_SHARED: &[&str] = &["heading-order", "html-has-lang", "html-lang-valid", "image-alt"];
+pub const SEO_SHARED: &[&str] = &[
+    "heading-order",
+    "html-has-lang",
+    "html-lang-valid",
+    "image-alt",
+];
 
 /// Whether a rule belongs to a named rule set.
 pub fn in_set(meta: &RuleMeta, set: &str) -> Option<bool> {

@@ -83,7 +83,10 @@ async fn readability_notes_the_pages_it_skipped() {
         notes,
         vec![&format!("readability was not checked on 1 page(s) not declared as English in <html lang> (such as {o}/latin1.html, lang=\"fr\"): its formulas are calibrated for English text only")]
     );
-    assert!(report.findings.iter().all(|f| !f.page_url.ends_with("/latin1.html")));
+    assert!(report
+        .findings
+        .iter()
+        .all(|f| !f.page_url.ends_with("/latin1.html")));
 }
 
 /// A redirect loop and a page slower than the timeout are findings of

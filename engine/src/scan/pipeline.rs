@@ -22,8 +22,8 @@ use chrono::Utc;
 use sitescan_rules::links::{self, PageLinks};
 use sitescan_rules::resources::{ResourceKind, Subresource};
 use sitescan_rules::site::{
-    inside_sitemap_scope, CorsProbe, HttpProbe, PageSummary, RobotsFacts, SiteCheck, SiteInput, SitemapFile,
-    SitemapSource, TlsFacts,
+    inside_sitemap_scope, CorsProbe, HttpProbe, PageSummary, RobotsFacts, SiteCheck, SiteInput,
+    SitemapFile, SitemapSource, TlsFacts,
 };
 use sitescan_rules::{Finding, Page, RuleTally, Stylesheet};
 use tokio::sync::{mpsc, OnceCell};

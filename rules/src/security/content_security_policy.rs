@@ -242,7 +242,9 @@ mod tests {
     fn host_allowlists_fail_and_strict_policy_advice_does_not() {
         use crate::Outcome::Failed;
         assert_eq!(
-            types(&csp("script-src 'self' https://cdn.example; object-src 'none'")),
+            types(&csp(
+                "script-src 'self' https://cdn.example; object-src 'none'"
+            )),
             vec![("STRICT_DYNAMIC".to_string(), Failed)]
         );
         // Missing fallbacks for old browsers, Trusted Types and reporting: advice only.

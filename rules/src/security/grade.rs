@@ -680,10 +680,26 @@ mod tests {
             error: error.map(str::to_string),
         };
         let cases = [
-            (probe(301, Some("https://shop.example/"), None), "redirection-to-https", 50),
-            (probe(0, None, Some("timed out")), "redirection-not-needed-no-http", 50),
-            (probe(301, Some("https://www.shop.example/"), None), "redirection-off-host-from-http", 45),
-            (probe(301, Some("http://www.shop.example/"), None), "redirection-not-to-https-on-initial-redirection", 40),
+            (
+                probe(301, Some("https://shop.example/"), None),
+                "redirection-to-https",
+                50,
+            ),
+            (
+                probe(0, None, Some("timed out")),
+                "redirection-not-needed-no-http",
+                50,
+            ),
+            (
+                probe(301, Some("https://www.shop.example/"), None),
+                "redirection-off-host-from-http",
+                45,
+            ),
+            (
+                probe(301, Some("http://www.shop.example/"), None),
+                "redirection-not-to-https-on-initial-redirection",
+                40,
+            ),
             (probe(200, None, None), "redirection-missing", 30),
         ];
         for (p, result, score) in cases {
@@ -779,7 +795,9 @@ mod tests {
     fn with(headers: &[(&str, &str)]) -> Page {
         headers
             .iter()
-            .fold(RuleTester::page("<p>x</p>"), |p, (k, v)| p.with_header(k, v))
+            .fold(RuleTester::page("<p>x</p>"), |p, (k, v)| {
+                p.with_header(k, v)
+            })
     }
 
     /// Every result id of the Observatory's header tests this grade can give, with
@@ -787,55 +805,280 @@ mod tests {
     #[test]
     fn every_header_result_id() {
         let hsts = ("Strict-Transport-Security", "max-age=63072000");
-        let cases: &[(&[(&str, &str)], &str, &str, i32)] = &[
+        /// Response headers, test, expected result id, expected modifier.
+        type Case<'a> = (&'a [(&'a str, &'a str)], &'a str, &'a str, i32);
+        let cases: &[Case] = &[
             (&[], "cookies", "cookies-not-found", 0),
-            (&[("Set-Cookie", "sid=1; Secure; HttpOnly; SameSite=Lax")], "cookies", "cookies-secure-with-httponly-sessions-and-samesite", 5),
-            (&[("Set-Cookie", "sid=1; Secure; HttpOnly")], "cookies", "cookies-secure-with-httponly-sessions", 0),
-            (&[hsts, ("Set-Cookie", "theme=dark; SameSite=Lax")], "cookies", "cookies-without-secure-flag-but-protected-by-hsts", -5),
-            (&[hsts, ("Set-Cookie", "sid=1; HttpOnly; SameSite=Lax")], "cookies", "cookies-session-without-secure-flag-but-protected-by-hsts", -10),
-            (&[("Set-Cookie", "theme=dark; SameSite=Lax")], "cookies", "cookies-without-secure-flag", -20),
-            (&[("Set-Cookie", "theme=dark; Secure; SameSite=Sometimes")], "cookies", "cookies-samesite-flag-invalid", -20),
-            (&[("Set-Cookie", "csrf=1; Secure; HttpOnly")], "cookies", "cookies-anticsrf-without-samesite-flag", -20),
-            (&[("Set-Cookie", "sid=1; Secure; SameSite=Lax")], "cookies", "cookies-session-without-httponly-flag", -30),
-            (&[("Set-Cookie", "sid=1; HttpOnly; SameSite=Lax")], "cookies", "cookies-session-without-secure-flag", -40),
-            (&[], "cross-origin-resource-sharing", "cross-origin-resource-sharing-not-implemented", 0),
-            (&[("Access-Control-Allow-Origin", "*")], "cross-origin-resource-sharing", "cross-origin-resource-sharing-implemented-with-public-access", 0),
-            (&[("Access-Control-Allow-Origin", "https://partner.example")], "cross-origin-resource-sharing", "cross-origin-resource-sharing-implemented-with-restricted-access", 0),
-            (&[("Access-Control-Allow-Origin", "https://partner.example"), ("Access-Control-Allow-Credentials", "true")], "cross-origin-resource-sharing", "cross-origin-resource-sharing-implemented-with-universal-access", -50),
+            (
+                &[("Set-Cookie", "sid=1; Secure; HttpOnly; SameSite=Lax")],
+                "cookies",
+                "cookies-secure-with-httponly-sessions-and-samesite",
+                5,
+            ),
+            (
+                &[("Set-Cookie", "sid=1; Secure; HttpOnly")],
+                "cookies",
+                "cookies-secure-with-httponly-sessions",
+                0,
+            ),
+            (
+                &[hsts, ("Set-Cookie", "theme=dark; SameSite=Lax")],
+                "cookies",
+                "cookies-without-secure-flag-but-protected-by-hsts",
+                -5,
+            ),
+            (
+                &[hsts, ("Set-Cookie", "sid=1; HttpOnly; SameSite=Lax")],
+                "cookies",
+                "cookies-session-without-secure-flag-but-protected-by-hsts",
+                -10,
+            ),
+            (
+                &[("Set-Cookie", "theme=dark; SameSite=Lax")],
+                "cookies",
+                "cookies-without-secure-flag",
+                -20,
+            ),
+            (
+                &[("Set-Cookie", "theme=dark; Secure; SameSite=Sometimes")],
+                "cookies",
+                "cookies-samesite-flag-invalid",
+                -20,
+            ),
+            (
+                &[("Set-Cookie", "csrf=1; Secure; HttpOnly")],
+                "cookies",
+                "cookies-anticsrf-without-samesite-flag",
+                -20,
+            ),
+            (
+                &[("Set-Cookie", "sid=1; Secure; SameSite=Lax")],
+                "cookies",
+                "cookies-session-without-httponly-flag",
+                -30,
+            ),
+            (
+                &[("Set-Cookie", "sid=1; HttpOnly; SameSite=Lax")],
+                "cookies",
+                "cookies-session-without-secure-flag",
+                -40,
+            ),
+            (
+                &[],
+                "cross-origin-resource-sharing",
+                "cross-origin-resource-sharing-not-implemented",
+                0,
+            ),
+            (
+                &[("Access-Control-Allow-Origin", "*")],
+                "cross-origin-resource-sharing",
+                "cross-origin-resource-sharing-implemented-with-public-access",
+                0,
+            ),
+            (
+                &[("Access-Control-Allow-Origin", "https://partner.example")],
+                "cross-origin-resource-sharing",
+                "cross-origin-resource-sharing-implemented-with-restricted-access",
+                0,
+            ),
+            (
+                &[
+                    ("Access-Control-Allow-Origin", "https://partner.example"),
+                    ("Access-Control-Allow-Credentials", "true"),
+                ],
+                "cross-origin-resource-sharing",
+                "cross-origin-resource-sharing-implemented-with-universal-access",
+                -50,
+            ),
             (&[], "redirection", "redirection-not-tested", 0),
             (&[], "referrer-policy", "referrer-policy-not-implemented", 0),
-            (&[("Referrer-Policy", "strict-origin-when-cross-origin")], "referrer-policy", "referrer-policy-private", 5),
-            (&[("Referrer-Policy", "unsafe-url")], "referrer-policy", "referrer-policy-unsafe", -5),
-            (&[("Referrer-Policy", "sometimes")], "referrer-policy", "referrer-policy-header-invalid", -5),
-            (&[], "strict-transport-security", "hsts-not-implemented", -20),
-            (&[hsts], "strict-transport-security", "hsts-implemented-max-age-at-least-six-months", 0),
-            (&[("Strict-Transport-Security", "max-age=86400")], "strict-transport-security", "hsts-implemented-max-age-less-than-six-months", -10),
-            (&[("Strict-Transport-Security", "max-age=soon")], "strict-transport-security", "hsts-header-invalid", -20),
-            (&[], "subresource-integrity", "sri-not-implemented-but-no-scripts-loaded", 0),
-            (&[], "x-content-type-options", "x-content-type-options-not-implemented", -5),
-            (&[("X-Content-Type-Options", "nosniff")], "x-content-type-options", "x-content-type-options-nosniff", 0),
-            (&[("X-Content-Type-Options", "sniff")], "x-content-type-options", "x-content-type-options-header-invalid", -5),
-            (&[], "x-frame-options", "x-frame-options-not-implemented", -20),
-            (&[("Content-Security-Policy", "frame-ancestors 'self'")], "x-frame-options", "x-frame-options-implemented-via-csp", 5),
-            (&[("X-Frame-Options", "DENY")], "x-frame-options", "x-frame-options-sameorigin-or-deny", 5),
-            (&[("X-Frame-Options", "ALLOW-FROM https://a.example")], "x-frame-options", "x-frame-options-allow-from-origin", 0),
-            (&[("X-Frame-Options", "maybe")], "x-frame-options", "x-frame-options-header-invalid", -20),
+            (
+                &[("Referrer-Policy", "strict-origin-when-cross-origin")],
+                "referrer-policy",
+                "referrer-policy-private",
+                5,
+            ),
+            (
+                &[("Referrer-Policy", "unsafe-url")],
+                "referrer-policy",
+                "referrer-policy-unsafe",
+                -5,
+            ),
+            (
+                &[("Referrer-Policy", "sometimes")],
+                "referrer-policy",
+                "referrer-policy-header-invalid",
+                -5,
+            ),
+            (
+                &[],
+                "strict-transport-security",
+                "hsts-not-implemented",
+                -20,
+            ),
+            (
+                &[hsts],
+                "strict-transport-security",
+                "hsts-implemented-max-age-at-least-six-months",
+                0,
+            ),
+            (
+                &[("Strict-Transport-Security", "max-age=86400")],
+                "strict-transport-security",
+                "hsts-implemented-max-age-less-than-six-months",
+                -10,
+            ),
+            (
+                &[("Strict-Transport-Security", "max-age=soon")],
+                "strict-transport-security",
+                "hsts-header-invalid",
+                -20,
+            ),
+            (
+                &[],
+                "subresource-integrity",
+                "sri-not-implemented-but-no-scripts-loaded",
+                0,
+            ),
+            (
+                &[],
+                "x-content-type-options",
+                "x-content-type-options-not-implemented",
+                -5,
+            ),
+            (
+                &[("X-Content-Type-Options", "nosniff")],
+                "x-content-type-options",
+                "x-content-type-options-nosniff",
+                0,
+            ),
+            (
+                &[("X-Content-Type-Options", "sniff")],
+                "x-content-type-options",
+                "x-content-type-options-header-invalid",
+                -5,
+            ),
+            (
+                &[],
+                "x-frame-options",
+                "x-frame-options-not-implemented",
+                -20,
+            ),
+            (
+                &[("Content-Security-Policy", "frame-ancestors 'self'")],
+                "x-frame-options",
+                "x-frame-options-implemented-via-csp",
+                5,
+            ),
+            (
+                &[("X-Frame-Options", "DENY")],
+                "x-frame-options",
+                "x-frame-options-sameorigin-or-deny",
+                5,
+            ),
+            (
+                &[("X-Frame-Options", "ALLOW-FROM https://a.example")],
+                "x-frame-options",
+                "x-frame-options-allow-from-origin",
+                0,
+            ),
+            (
+                &[("X-Frame-Options", "maybe")],
+                "x-frame-options",
+                "x-frame-options-header-invalid",
+                -20,
+            ),
             (&[], "cross-origin-opener-policy", "coop-not-implemented", 0),
-            (&[("Cross-Origin-Opener-Policy", "same-origin")], "cross-origin-opener-policy", "coop-implemented-with-same-origin", 10),
-            (&[("Cross-Origin-Opener-Policy", "same-origin-allow-popups")], "cross-origin-opener-policy", "coop-implemented-with-same-origin-allow-popups", 10),
-            (&[("Cross-Origin-Opener-Policy", "noopener-allow-popups")], "cross-origin-opener-policy", "coop-implemented-with-noopener-allow-popups", 10),
-            (&[("Cross-Origin-Opener-Policy", "unsafe-none")], "cross-origin-opener-policy", "coop-implemented-with-unsafe-none", 0),
-            (&[("Cross-Origin-Opener-Policy", "same-site")], "cross-origin-opener-policy", "coop-header-invalid", -5),
-            (&[], "cross-origin-embedder-policy", "coep-not-implemented", 0),
-            (&[("Cross-Origin-Embedder-Policy", "require-corp")], "cross-origin-embedder-policy", "coep-implemented-with-require-corp", 10),
-            (&[("Cross-Origin-Embedder-Policy", "credentialless")], "cross-origin-embedder-policy", "coep-implemented-with-credentialless", 10),
-            (&[("Cross-Origin-Embedder-Policy", "unsafe-none")], "cross-origin-embedder-policy", "coep-implemented-with-unsafe-none", 0),
-            (&[("Cross-Origin-Embedder-Policy", "require-everything")], "cross-origin-embedder-policy", "coep-header-invalid", -5),
-            (&[], "cross-origin-resource-policy", "corp-not-implemented", 0),
-            (&[("Cross-Origin-Resource-Policy", "same-origin")], "cross-origin-resource-policy", "corp-implemented-with-same-origin", 10),
-            (&[("Cross-Origin-Resource-Policy", "same-site")], "cross-origin-resource-policy", "corp-implemented-with-same-site", 10),
-            (&[("Cross-Origin-Resource-Policy", "cross-origin")], "cross-origin-resource-policy", "corp-implemented-with-cross-origin", 0),
-            (&[("Cross-Origin-Resource-Policy", "same-host")], "cross-origin-resource-policy", "corp-header-invalid", -5),
+            (
+                &[("Cross-Origin-Opener-Policy", "same-origin")],
+                "cross-origin-opener-policy",
+                "coop-implemented-with-same-origin",
+                10,
+            ),
+            (
+                &[("Cross-Origin-Opener-Policy", "same-origin-allow-popups")],
+                "cross-origin-opener-policy",
+                "coop-implemented-with-same-origin-allow-popups",
+                10,
+            ),
+            (
+                &[("Cross-Origin-Opener-Policy", "noopener-allow-popups")],
+                "cross-origin-opener-policy",
+                "coop-implemented-with-noopener-allow-popups",
+                10,
+            ),
+            (
+                &[("Cross-Origin-Opener-Policy", "unsafe-none")],
+                "cross-origin-opener-policy",
+                "coop-implemented-with-unsafe-none",
+                0,
+            ),
+            (
+                &[("Cross-Origin-Opener-Policy", "same-site")],
+                "cross-origin-opener-policy",
+                "coop-header-invalid",
+                -5,
+            ),
+            (
+                &[],
+                "cross-origin-embedder-policy",
+                "coep-not-implemented",
+                0,
+            ),
+            (
+                &[("Cross-Origin-Embedder-Policy", "require-corp")],
+                "cross-origin-embedder-policy",
+                "coep-implemented-with-require-corp",
+                10,
+            ),
+            (
+                &[("Cross-Origin-Embedder-Policy", "credentialless")],
+                "cross-origin-embedder-policy",
+                "coep-implemented-with-credentialless",
+                10,
+            ),
+            (
+                &[("Cross-Origin-Embedder-Policy", "unsafe-none")],
+                "cross-origin-embedder-policy",
+                "coep-implemented-with-unsafe-none",
+                0,
+            ),
+            (
+                &[("Cross-Origin-Embedder-Policy", "require-everything")],
+                "cross-origin-embedder-policy",
+                "coep-header-invalid",
+                -5,
+            ),
+            (
+                &[],
+                "cross-origin-resource-policy",
+                "corp-not-implemented",
+                0,
+            ),
+            (
+                &[("Cross-Origin-Resource-Policy", "same-origin")],
+                "cross-origin-resource-policy",
+                "corp-implemented-with-same-origin",
+                10,
+            ),
+            (
+                &[("Cross-Origin-Resource-Policy", "same-site")],
+                "cross-origin-resource-policy",
+                "corp-implemented-with-same-site",
+                10,
+            ),
+            (
+                &[("Cross-Origin-Resource-Policy", "cross-origin")],
+                "cross-origin-resource-policy",
+                "corp-implemented-with-cross-origin",
+                0,
+            ),
+            (
+                &[("Cross-Origin-Resource-Policy", "same-host")],
+                "cross-origin-resource-policy",
+                "corp-header-invalid",
+                -5,
+            ),
         ];
         for (headers, test, result, modifier) in cases {
             assert_eq!(
@@ -863,7 +1106,10 @@ mod tests {
         );
         assert_eq!(
             sri(r#"<script src="/app.js"></script>"#),
-            ("sri-not-implemented-but-all-scripts-loaded-from-secure-origin", 0)
+            (
+                "sri-not-implemented-but-all-scripts-loaded-from-secure-origin",
+                0
+            )
         );
         assert_eq!(
             sri(r#"<script src="https://cdn.example/a.js" integrity="sha384-x"></script>"#),
@@ -871,11 +1117,17 @@ mod tests {
         );
         assert_eq!(
             sri(r#"<script src="https://cdn.example/a.js"></script>"#),
-            ("sri-not-implemented-but-external-scripts-loaded-securely", -5)
+            (
+                "sri-not-implemented-but-external-scripts-loaded-securely",
+                -5
+            )
         );
         assert_eq!(
             sri(r#"<script src="http://cdn.example/a.js" integrity="sha384-x"></script>"#),
-            ("sri-implemented-but-external-scripts-not-loaded-securely", -20)
+            (
+                "sri-implemented-but-external-scripts-not-loaded-securely",
+                -20
+            )
         );
         let mut json = RuleTester::page("<p>x</p>");
         json.content_type = Some("application/json".into());
@@ -896,14 +1148,55 @@ mod tests {
             p
         };
         let cases = [
-            (redirected("http://example.com/", "https://example.com/", vec![hop("https://example.com/")]), "redirection-to-https", 0),
-            (redirected("http://example.com/", "https://www.example.com/", vec![hop("https://www.example.com/")]), "redirection-off-host-from-http", -5),
-            (redirected("http://example.com/", "https://example.com/", vec![hop("http://www.example.com/"), hop("https://example.com/")]), "redirection-not-to-https-on-initial-redirection", -10),
-            (redirected("http://example.com/", "http://www.example.com/", vec![hop("http://www.example.com/")]), "redirection-not-to-https", -20),
-            (redirected("http://example.com/", "http://example.com/", vec![]), "redirection-missing", -20),
+            (
+                redirected(
+                    "http://example.com/",
+                    "https://example.com/",
+                    vec![hop("https://example.com/")],
+                ),
+                "redirection-to-https",
+                0,
+            ),
+            (
+                redirected(
+                    "http://example.com/",
+                    "https://www.example.com/",
+                    vec![hop("https://www.example.com/")],
+                ),
+                "redirection-off-host-from-http",
+                -5,
+            ),
+            (
+                redirected(
+                    "http://example.com/",
+                    "https://example.com/",
+                    vec![hop("http://www.example.com/"), hop("https://example.com/")],
+                ),
+                "redirection-not-to-https-on-initial-redirection",
+                -10,
+            ),
+            (
+                redirected(
+                    "http://example.com/",
+                    "http://www.example.com/",
+                    vec![hop("http://www.example.com/")],
+                ),
+                "redirection-not-to-https",
+                -20,
+            ),
+            (
+                redirected("http://example.com/", "http://example.com/", vec![]),
+                "redirection-missing",
+                -20,
+            ),
         ];
         for (page, result, modifier) in cases {
-            assert_eq!(result_of(&page, "redirection"), (result, modifier), "{:?}", page.redirects);
+            assert_eq!(
+                result_of(&page, "redirection"),
+                (result, modifier),
+                "{:?}",
+                page.redirects
+            );
         }
     }
 

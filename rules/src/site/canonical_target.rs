@@ -108,7 +108,10 @@ mod tests {
                 "https://example.com/f",
                 &canon("https://elsewhere.example/"),
             ),
-            summary("https://example.com/g", &canon("https://example.com/hidden")),
+            summary(
+                "https://example.com/g",
+                &canon("https://example.com/hidden"),
+            ),
             summary(
                 "https://example.com/hidden",
                 &doc("Hidden", "").replace(

@@ -168,7 +168,12 @@ mod tests {
             "https://example.com/pt/",
             &with(r#"<link rel="canonical" href="https://example.com/pt/home">"#),
         );
-        let input = site(vec![summary("https://example.com/en/", &with("")), it, nl, pt]);
+        let input = site(vec![
+            summary("https://example.com/en/", &with("")),
+            it,
+            nl,
+            pt,
+        ]);
         let en_findings: Vec<(String, String)> = run(&HreflangReturnLinks, &input)
             .into_iter()
             .filter(|(page, _)| page == "https://example.com/en/")

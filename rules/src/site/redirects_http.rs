@@ -145,7 +145,10 @@ mod tests {
         assert!(findings.is_empty());
         assert_eq!(tallies[0].passed, 0);
         // No probe (another port, or the rule's fact not gathered): not judged.
-        let https = site(vec![summary("https://shop.example:8443/", &doc("Home", ""))]);
+        let https = site(vec![summary(
+            "https://shop.example:8443/",
+            &doc("Home", ""),
+        )]);
         assert_eq!(run(&RedirectsHttp, &https), vec![]);
     }
 }

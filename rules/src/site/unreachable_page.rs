@@ -101,7 +101,10 @@ mod tests {
     fn answered_pages_pass() {
         let mut gone = summary("https://example.com/gone", &doc("Gone", ""));
         gone.status = 404;
-        let input = site(vec![summary("https://example.com/", &doc("Home", "")), gone]);
+        let input = site(vec![
+            summary("https://example.com/", &doc("Home", "")),
+            gone,
+        ]);
         assert_eq!(run(&UnreachablePage, &input), vec![]);
     }
 }

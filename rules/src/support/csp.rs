@@ -466,7 +466,8 @@ fn strict_csp_checks(policy: &Policy, script: Option<&Directive>, out: &mut Vec<
         }
         if strict_dynamic
             && !d.values.iter().any(|v| {
-                matches!(v.to_ascii_lowercase().as_str(), "http:" | "https:" | "*") || v.contains('.')
+                matches!(v.to_ascii_lowercase().as_str(), "http:" | "https:" | "*")
+                    || v.contains('.')
             })
         {
             out.push(finding(
@@ -496,14 +497,16 @@ fn strict_csp_checks(policy: &Policy, script: Option<&Directive>, out: &mut Vec<
             Severity::Info,
             "report-uri",
             None,
-            "No reporting destination (report-uri or report-to): violations go unnoticed.".to_string(),
+            "No reporting destination (report-uri or report-to): violations go unnoticed."
+                .to_string(),
         )),
         (None, Some(_)) => out.push(finding(
             "REPORT_TO_ONLY",
             Severity::Info,
             "report-to",
             None,
-            "Only report-to is set, which some browsers do not support: add report-uri too.".to_string(),
+            "Only report-to is set, which some browsers do not support: add report-uri too."
+                .to_string(),
         )),
         _ => {}
     }
@@ -786,10 +789,7 @@ mod tests {
     #[test]
     fn observatory_result_ids() {
         let r = |s: &str| observatory_result(&[Policy::parse(s)], false);
-        assert_eq!(
-            observatory_result(&[], false),
-            ("csp-not-implemented", -25)
-        );
+        assert_eq!(observatory_result(&[], false), ("csp-not-implemented", -25));
         assert_eq!(
             observatory_result(&[], true),
             ("csp-not-implemented-but-reporting-enabled", -25)
@@ -809,7 +809,10 @@ mod tests {
         );
         assert_eq!(
             r("default-src 'self'; img-src http://img.example"),
-            ("csp-implemented-with-insecure-scheme-in-passive-content-only", -10)
+            (
+                "csp-implemented-with-insecure-scheme-in-passive-content-only",
+                -10
+            )
         );
         assert_eq!(
             r("default-src 'self' 'unsafe-eval'"),
