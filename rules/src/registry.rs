@@ -190,12 +190,14 @@ static SITE_RULES: &[&dyn SiteRule] = &[
     &site::canonical_target::CanonicalTarget,
     &site::sitemap_non_indexable::SitemapNonIndexable,
     &site::http_on_https_site::HttpOnHttpsSite,
+    &site::unreachable_page::UnreachablePage,
     // Site facts gathered once per scan (issue 4 part A).
     &site::robots_txt::RobotsTxt,
     &site::sitemap_valid::SitemapValid,
     &site::tls_certificate::TlsCertificate,
     &site::tls_version::TlsVersion,
     &site::cors_reflected_origin::CorsReflectedOrigin,
+    &site::redirects_http::RedirectsHttp,
     // Network-checked quality (issue 4; statuses filled in by the engine).
     &site::broken_links::BrokenLinks,
     &site::broken_resources::BrokenResources,
@@ -220,7 +222,10 @@ pub const RULE_SETS: &[(&str, &str)] = &[
         "accessibility",
         "every accessibility rule (wcag-aa, best-practice and review)",
     ),
-    ("seo", "search engine optimisation rules"),
+    (
+        "seo",
+        "search engine optimisation rules, plus the accessibility rules search engines read too (heading-order, html-has-lang, html-lang-valid, image-alt)",
+    ),
     ("security", "security rules"),
     ("performance", "performance rules"),
     ("quality", "content quality rules"),
@@ -291,6 +296,17 @@ pub struct UnknownRule {
     pub known_sets: String,
 }
 
+/// Accessibility rules that the `seo` set runs too: issue #4's SEO list names heading
+/// order and a missing or invalid `<html lang>` (seonaut's `ERROR_NOT_VALID_HEADINGS`,
+/// `ERROR_NO_LANG`, `INVALID_LANG`) and Lighthouse's SEO category weighs `image-alt`.
+/// One rule each, so they are not duplicated; their findings keep their category.
+pub const SEO_SHARED: &[&str] = &[
+    "heading-order",
+    "html-has-lang",
+    "html-lang-valid",
+    "image-alt",
+];
+
 /// Whether a rule belongs to a named rule set.
 pub fn in_set(meta: &RuleMeta, set: &str) -> Option<bool> {
     let a11y = meta.category == Category::Accessibility;
@@ -302,7 +318,7 @@ pub fn in_set(meta: &RuleMeta, set: &str) -> Option<bool> {
         "review" => a11y && meta.manual_review,
         "best-practice" => a11y && meta.best_practice,
         "accessibility" => a11y,
-        "seo" => meta.category == Category::Seo,
+        "seo" => meta.category == Category::Seo || SEO_SHARED.contains(&meta.id),
         "security" => meta.category == Category::Security,
         "performance" => meta.category == Category::Performance,
         "quality" => meta.category == Category::Quality,
@@ -417,6 +433,12 @@ mod tests {
     fn sets_resolve_and_unknown_names_are_errors() {
         let all = select(&["all"]).unwrap();
         assert_eq!(all.page.len() + all.site.len(), all_meta().count());
+        let seo = select(&["seo"]).unwrap().ids();
+        for shared in SEO_SHARED {
+            assert!(seo.contains(shared), "{shared} not in the seo set");
+            assert_eq!(meta(shared).unwrap().category, Category::Accessibility);
+        }
+        assert!(!seo.contains(&"color-contrast"));
         let one = select(&["document-title"]).unwrap();
         assert_eq!(one.ids(), vec!["document-title"]);
         let err = select(&["wcag-aa,nope"]).unwrap_err();

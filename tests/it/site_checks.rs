@@ -57,3 +57,84 @@ async fn broken_links_and_resources_are_found_once_each() {
     assert_eq!(security.grade.as_deref(), Some("F"));
     assert_eq!(security.grade_score, Some(10));
 }
+
+/// Readability judges English text only: the pages it skipped are named in a note,
+/// never silently passed.
+#[tokio::test]
+async fn readability_notes_the_pages_it_skipped() {
+    let server = FixtureServer::start(site_dir("errors")).await.unwrap();
+    let report = Scanner::builder()
+        .allow_private(true)
+        .rate_per_host(200.0)
+        .rules(&["readability"])
+        .build()
+        .unwrap()
+        .scan(&server.url())
+        .await
+        .unwrap();
+    let notes: Vec<&String> = report
+        .notes
+        .iter()
+        .filter(|n| n.starts_with("readability"))
+        .collect();
+    // latin1.html is French; the other pages are English or not HTML.
+    let o = server.origin();
+    assert_eq!(
+        notes,
+        vec![&format!("readability was not checked on 1 page(s) not declared as English in <html lang> (such as {o}/latin1.html, lang=\"fr\"): its formulas are calibrated for English text only")]
+    );
+    assert!(report
+        .findings
+        .iter()
+        .all(|f| !f.page_url.ends_with("/latin1.html")));
+}
+
+/// A redirect loop and a page slower than the timeout are findings of
+/// `unreachable-page`, on the URL that was requested.
+#[tokio::test]
+async fn timeouts_and_redirect_loops_are_unreachable_pages() {
+    let found = |report: &sitescan::Report| -> Vec<(String, String)> {
+        report
+            .findings
+            .iter()
+            .map(|f| (f.page_url.clone(), f.message.clone()))
+            .collect()
+    };
+    let server = FixtureServer::start(site_dir("redirects")).await.unwrap();
+    let report = Scanner::builder()
+        .allow_private(true)
+        .rate_per_host(200.0)
+        .rules(&["unreachable-page"])
+        .build()
+        .unwrap()
+        .scan(&server.url())
+        .await
+        .unwrap();
+    assert_eq!(
+        found(&report),
+        vec![(
+            server.url_for("/loop-a"),
+            "The page could not be fetched: redirect loop.".to_string()
+        )]
+    );
+
+    let server = FixtureServer::start(site_dir("timeout")).await.unwrap();
+    let report = Scanner::builder()
+        .allow_private(true)
+        .rate_per_host(200.0)
+        .rules(&["unreachable-page"])
+        .timeout_ms(300)
+        .retries(0)
+        .build()
+        .unwrap()
+        .scan(&server.url())
+        .await
+        .unwrap();
+    assert_eq!(
+        found(&report),
+        vec![(
+            server.url_for("/slow.html"),
+            "The page could not be fetched: timed out.".to_string()
+        )]
+    );
+}

@@ -22,8 +22,8 @@ use chrono::Utc;
 use sitescan_rules::links::{self, PageLinks};
 use sitescan_rules::resources::{ResourceKind, Subresource};
 use sitescan_rules::site::{
-    inside_sitemap_scope, CorsProbe, PageSummary, RobotsFacts, SiteCheck, SiteInput, SitemapFile,
-    SitemapSource, TlsFacts,
+    inside_sitemap_scope, CorsProbe, HttpProbe, PageSummary, RobotsFacts, SiteCheck, SiteInput,
+    SitemapFile, SitemapSource, TlsFacts,
 };
 use sitescan_rules::{Finding, Page, RuleTally, Stylesheet};
 use tokio::sync::{mpsc, OnceCell};
@@ -270,6 +270,18 @@ pub(crate) async fn run(
         } else {
             None
         };
+    // The http: twin of an HTTPS start page, unless the scan itself came from http:
+    // (then the crawl's own first fetch shows the redirect).
+    let http_probe = match HttpProbe::twin(&site_root) {
+        Some(twin)
+            if wants("redirects-http")
+                && start_url.scheme() == "https"
+                && crawl.pages.first().is_some_and(|p| p.status > 0) =>
+        {
+            Some(probe_http(&shared, &twin).await)
+        }
+        _ => None,
+    };
     for u in &sitemap_urls {
         if let Ok(url) = Url::parse(u) {
             crawl.enqueue(&url, 1, &scope);
@@ -334,6 +346,13 @@ pub(crate) async fn run(
         }
     }
 
+    // Readability judges English text only; say which pages it skipped.
+    if inner.selection.ids().contains(&"readability") {
+        if let Some(note) = sitescan_rules::quality::readability::skipped_note(&crawl.summaries) {
+            crawl.notes.push(note);
+        }
+    }
+
     // Link and resource checks, only when their rules are selected.
     let link_status = check_links(&shared, &scope, &inner.selection, &crawl.summaries).await;
     if let Some(note) = shared.checker.as_deref().and_then(budget_note) {
@@ -351,6 +370,7 @@ pub(crate) async fn run(
         sitemaps: sitemap_files,
         tls,
         cors_probe,
+        http_probe,
     };
     for rule in &inner.selection.site {
         let mut check = SiteCheck::new(rule.meta());
@@ -894,6 +914,24 @@ async fn probe_cors(shared: &Arc<Shared>, page: &Url) -> CorsProbe {
     }
 }
 
+/// One GET of the `http:` twin of the start page, redirects not followed, for
+/// `redirects-http`.
+async fn probe_http(shared: &Arc<Shared>, twin: &Url) -> HttpProbe {
+    let got = shared
+        .fetcher
+        .probe(twin, reqwest::header::HeaderMap::new())
+        .await;
+    HttpProbe {
+        url: twin.to_string(),
+        status: got.status,
+        location: got
+            .header("location")
+            .and_then(|l| twin.join(l.trim()).ok())
+            .map(|u| u.to_string()),
+        error: got.error.as_ref().map(|e| e.to_string()),
+    }
+}
+
 /// Text of a stylesheet, fetched once per scan.
 async fn stylesheet(shared: &Arc<Shared>, url: &Url) -> Option<Arc<String>> {
     let cell: StyleCell = Arc::clone(
@@ -1090,11 +1128,19 @@ async fn fetch_page(
         )),
         _ => None,
     };
+    // A fetch that ended without an answer (not a guard refusal) is judged by
+    // `unreachable-page`.
+    let fetch_error = fetched
+        .error
+        .as_ref()
+        .filter(|e| !matches!(e, FetchError::Private(_)))
+        .map(ToString::to_string);
     let blank_summary = |r: &PageReport| PageSummary {
         url: r.url.clone(),
         final_url: r.final_url.clone(),
         status: r.status,
         depth,
+        fetch_error: fetch_error.clone(),
         ..PageSummary::default()
     };
 

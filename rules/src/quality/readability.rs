@@ -32,7 +32,8 @@ text of `<p>`, `<li>`, `<dd>`, `<blockquote>`, `<td>` and `<figcaption>` inside
 Syllables are counted by vowel groups with a silent final "e" dropped. A reading ease
 below 30 ("very difficult") fails; both scores are in the finding's data. Pages in
 other languages, or without `lang`, are skipped: the formulas and syllable counts are
-calibrated for English only, so the rule is inapplicable there.
+calibrated for English only, so the rule is inapplicable there, and the report's
+notes say how many pages were skipped for it.
 
 ## Why it matters
 Hard text loses readers: most adults read comfortably at a reading ease of 60 or
@@ -82,6 +83,30 @@ pub fn prose(cx: &crate::PageContext<'_>) -> String {
         out.push(' ');
     }
     out
+}
+
+/// The report note for the pages `readability` skipped because they do not declare
+/// English (`None` when every HTML page it could judge is English), so a scan never
+/// reads as if their text had been judged.
+pub fn skipped_note(pages: &[crate::site::PageSummary]) -> Option<String> {
+    let skipped: Vec<&crate::site::PageSummary> = pages
+        .iter()
+        .filter(|p| p.html && (200..300).contains(&p.status))
+        .filter(|p| {
+            !p.lang
+                .as_deref()
+                .map(|l| l.trim().to_ascii_lowercase())
+                .is_some_and(|l| l == "en" || l.starts_with("en-"))
+        })
+        .collect();
+    let first = skipped.first()?;
+    let lang = first.lang.as_deref().filter(|l| !l.trim().is_empty());
+    Some(format!(
+        "readability was not checked on {} page(s) not declared as English in <html lang> (such as {}{}): its formulas are calibrated for English text only",
+        skipped.len(),
+        first.final_url,
+        lang.map(|l| format!(", lang=\"{l}\"")).unwrap_or_default()
+    ))
 }
 
 /// Whether the page declares English.
@@ -150,5 +175,31 @@ mod tests {
             ])
             .fail(&[&format!("<main><p>{}</p></main>", HARD.repeat(8))])
             .run();
+    }
+
+    #[test]
+    fn skipped_pages_get_a_note() {
+        use crate::site::PageSummary;
+        let page = |url: &str, lang: Option<&str>| PageSummary {
+            url: url.into(),
+            final_url: url.into(),
+            status: 200,
+            html: true,
+            lang: lang.map(str::to_string),
+            ..PageSummary::default()
+        };
+        assert_eq!(
+            skipped_note(&[page("https://example.com/", Some("en-GB"))]),
+            None
+        );
+        assert_eq!(
+            skipped_note(&[
+                page("https://example.com/", Some("en")),
+                page("https://example.com/de/", Some("de")),
+                page("https://example.com/x", None),
+            ])
+            .as_deref(),
+            Some("readability was not checked on 2 page(s) not declared as English in <html lang> (such as https://example.com/de/, lang=\"de\"): its formulas are calibrated for English text only")
+        );
     }
 }

@@ -28,13 +28,24 @@ as Google's CSP Evaluator classifies its findings:
   `base-uri` (ignored when `'strict-dynamic'` is used); missing `script-src` (and
   `default-src`) or `object-src`; missing `base-uri` when scripts are allowed by nonce
   (or hash plus `'strict-dynamic'`);
-- medium: `http://` sources, nonces shorter than 8 characters.
+- medium: `http://` sources, nonces shorter than 8 characters;
+- strict CSP: a host or scheme allowlist in `script-src` without `'strict-dynamic'`
+  (`STRICT_DYNAMIC`: allowlists are bypassable through JSONP endpoints and old
+  libraries on allowed hosts; Lighthouse's `csp-xss` fails it too, which is why no
+  list of bypassable hosts is kept — every allowlist is already reported).
 
 These are failures. "Maybe" findings — `'unsafe-eval'`, `'unsafe-hashes'` — are
-reported as needing review. Informational ones (deprecated directives, IP sources,
-`'strict-dynamic'` without a nonce or hash) are not reported. With several enforced
-policies a resource must pass all of them, so a security weakness is reported only
-when every policy has it. Each finding's data holds CSP Evaluator's type and severity.
+reported as needing review. The evaluator also classifies, without reporting here:
+the backward-compatibility advice for strict policies (`UNSAFE_INLINE_FALLBACK`,
+`ALLOWLIST_FALLBACK`, which Lighthouse shows only as warnings) and informational
+findings (deprecated directives, IP sources, nonce charset, `'strict-dynamic'`
+without a nonce or hash, no `require-trusted-types-for 'script'`, no reporting
+destination or `report-to` only). Flash-object bypasses (`OBJECT_ALLOWLIST_BYPASS`)
+are not checked: no browser runs plugins since 2021, and a missing or wide
+`object-src` is already high. With several enforced policies a resource must pass
+all of them, so a security weakness is reported only when every policy has it; a
+missing `base-uri` is reported only when no policy sets one. Each finding's data
+holds CSP Evaluator's type and severity.
 
 ## Why it matters
 A strict CSP is the main defence in depth against cross-site scripting: even when
@@ -106,12 +117,20 @@ impl Rule for ContentSecurityPolicy {
                     .any(|f| f.kind == kind && f.directive == directive)
             })
         };
+        // A missing base-uri is judged across the policies (CSP Evaluator's
+        // checkMultipleMissingBaseUriDirective): one policy's base-uri covers all.
+        let base_uri_anywhere = sources.iter().any(|(_, p)| p.get("base-uri").is_some());
         let mut reported = 0;
         let mut seen: Vec<(&str, String, Option<String>)> = Vec::new();
         for (snippet, findings) in &evaluated {
             for f in findings {
                 let syntax = SYNTAX_KINDS.contains(&f.kind);
-                if !syntax && !in_every(f.kind, &f.directive) {
+                let missing_base_uri = f.kind == "MISSING_DIRECTIVES" && f.directive == "base-uri";
+                if missing_base_uri {
+                    if base_uri_anywhere {
+                        continue;
+                    }
+                } else if !syntax && !in_every(f.kind, &f.directive) {
                     continue;
                 }
                 let key = (f.kind, f.directive.clone(), f.value.clone());
@@ -138,7 +157,15 @@ impl Rule for ContentSecurityPolicy {
                             .with_snippet(snippet.clone())
                             .with_data(data);
                     }
-                    Severity::Info => {}
+                    // Lighthouse's csp-xss fails a host allowlist without
+                    // 'strict-dynamic'; the fallbacks for old browsers are advice.
+                    Severity::StrictCsp if f.kind == "STRICT_DYNAMIC" => {
+                        reported += 1;
+                        cx.fail_page(f.message.clone())
+                            .with_snippet(snippet.clone())
+                            .with_data(data);
+                    }
+                    Severity::StrictCsp | Severity::Info => {}
                 }
             }
         }
@@ -192,6 +219,58 @@ mod tests {
             a.findings[0].data.as_ref().unwrap()["csp_evaluator_type"],
             "SCRIPT_UNSAFE_EVAL"
         );
+    }
+
+    /// `(CSP Evaluator type, outcome)` of each finding.
+    fn types(page: &Page) -> Vec<(String, crate::Outcome)> {
+        analyze(page, &[&ContentSecurityPolicy])
+            .findings
+            .iter()
+            .map(|f| {
+                (
+                    f.data.as_ref().unwrap()["csp_evaluator_type"]
+                        .as_str()
+                        .unwrap()
+                        .to_string(),
+                    f.outcome,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn host_allowlists_fail_and_strict_policy_advice_does_not() {
+        use crate::Outcome::Failed;
+        assert_eq!(
+            types(&csp(
+                "script-src 'self' https://cdn.example; object-src 'none'"
+            )),
+            vec![("STRICT_DYNAMIC".to_string(), Failed)]
+        );
+        // Missing fallbacks for old browsers, Trusted Types and reporting: advice only.
+        assert_eq!(
+            types(&csp(
+                "script-src 'nonce-r4nd0m123' 'strict-dynamic'; object-src 'none'; base-uri 'none'"
+            )),
+            vec![]
+        );
+    }
+
+    #[test]
+    fn a_missing_base_uri_is_judged_across_policies() {
+        let nonce = "script-src 'nonce-r4nd0m123'; object-src 'none'";
+        let page = |second: &str| {
+            RuleTester::page("<p>x</p>")
+                .with_header("Content-Security-Policy", nonce)
+                .with_header("Content-Security-Policy", second)
+        };
+        let a = analyze(&page("object-src 'none'"), &[&ContentSecurityPolicy]);
+        assert_eq!(a.findings.len(), 1, "{:#?}", a.findings);
+        assert_eq!(
+            a.findings[0].message,
+            "base-uri is missing: an injected <base> can redirect nonced scripts; set base-uri 'none' or 'self'."
+        );
+        assert_eq!(types(&page("base-uri 'self'")), vec![]);
     }
 
     #[test]

@@ -15,9 +15,11 @@
 //! Differences from the Observatory, because sitescan reads one response per page
 //! and uses no network beyond the crawl: the preload list is not consulted (a
 //! preload-ready HSTS header scores as `hsts-implemented-max-age-at-least-six-months`,
-//! never `hsts-preloaded`); redirection is judged only when the crawl requested an
-//! `http:` URL (otherwise `redirection-not-tested`, modifier 0); CORS is judged from
-//! the page's own headers (no `crossdomain.xml`).
+//! never `hsts-preloaded`); per page, redirection is judged only when the crawl
+//! requested an `http:` URL (otherwise `redirection-not-tested`, modifier 0, which
+//! the site grade replaces for the start page, below); CORS is judged from
+//! the page's own headers (no `crossdomain.xml`). The HTML is always parsed (the
+//! HTML5 parser recovers from any input), so `html-not-parseable` never occurs.
 //!
 //! The **site** score is the lowest score of its HTML pages (an attacker picks the
 //! weakest page), and the site grade is that score's grade. Two facts the scan
@@ -30,6 +32,9 @@
 //!   into `redirection-invalid-cert` (−20). The Observatory grades nothing else of
 //!   TLS — not expiry warnings, key sizes, signatures nor protocol versions — so
 //!   neither does this grade (`tls-certificate` and `tls-version` report them);
+//! - the first answer of the start page's `http:` twin (probed for an HTTPS start
+//!   page on the default port; see `redirects-http`) gives the start page's
+//!   redirection result when the crawl did not test it ([`http_redirection`]);
 //! - a start page that echoed the probe `Origin` together with
 //!   `Access-Control-Allow-Credentials: true` (see `cors-reflected-origin`) gets
 //!   `cross-origin-resource-sharing-implemented-with-universal-access` (−50), as the
@@ -154,19 +159,49 @@ pub fn site_grade_of(site: &crate::site::SiteInput) -> Option<(u32, &'static str
             })
         });
         let probed = reflected.is_some_and(|r| crate::site::same_url(&r.url, &p.final_url));
-        if !on_bad_cert && !probed {
+        let http_twin = site
+            .http_probe
+            .as_ref()
+            .filter(|_| p.depth == 0)
+            .map(http_redirection);
+        if !on_bad_cert && !probed && http_twin.is_none() {
             return Some(score);
         }
         Some(combine(p.security_tests.iter().map(
             |t| match t.test.as_str() {
                 "strict-transport-security" if on_bad_cert => -20,
                 "redirection" if on_bad_cert && t.result != "redirection-not-tested" => -20,
+                "redirection" if t.result == "redirection-not-tested" => {
+                    http_twin.map_or(t.modifier, |(_, m)| m)
+                }
                 "cross-origin-resource-sharing" if probed => -50,
                 _ => t.modifier,
             },
         )))
     });
     site_grade(scores)
+}
+
+/// The Observatory's redirection result for the first answer of the `http:` twin of
+/// an HTTPS start page (only the first hop is known: the probe follows none).
+pub fn http_redirection(probe: &crate::site::HttpProbe) -> (&'static str, i32) {
+    let same_host = probe
+        .location
+        .as_deref()
+        .and_then(|l| url::Url::parse(l).ok())
+        .zip(url::Url::parse(&probe.url).ok())
+        .is_some_and(|(to, from)| to.host_str() == from.host_str());
+    if probe.error.is_some() {
+        ("redirection-not-needed-no-http", 0)
+    } else if probe.redirects_to_https() && same_host {
+        ("redirection-to-https", 0)
+    } else if probe.redirects_to_https() {
+        ("redirection-off-host-from-http", -5)
+    } else if (300..400).contains(&probe.status) {
+        ("redirection-not-to-https-on-initial-redirection", -10)
+    } else {
+        ("redirection-missing", -20)
+    }
 }
 
 /// The site's score and grade: the weakest page decides. `None` without pages.
@@ -306,8 +341,10 @@ pub fn page_score(cx: &PageContext<'_>) -> SecurityScore {
     // Redirection (only judged when an http: URL was requested).
     tests.push(if page.url.scheme() != "http" {
         t("redirection", "redirection-not-tested", 0)
-    } else if !https {
+    } else if !https && page.redirects.is_empty() {
         t("redirection", "redirection-missing", -20)
+    } else if !https {
+        t("redirection", "redirection-not-to-https", -20)
     } else {
         let first_hop_https = page
             .redirects
@@ -629,6 +666,56 @@ mod tests {
     }
 
     #[test]
+    fn the_http_twin_gives_the_start_page_redirection_result() {
+        use crate::site::{HttpProbe, PageSummary, SiteInput};
+        let page = Page::from_html(
+            "https://shop.example/",
+            "<html lang=en><head><title>x</title></head><body></body></html>",
+        )
+        .with_header("Strict-Transport-Security", "max-age=63072000");
+        let probe = |status: u16, location: Option<&str>, error: Option<&str>| HttpProbe {
+            url: "http://shop.example/".into(),
+            status,
+            location: location.map(str::to_string),
+            error: error.map(str::to_string),
+        };
+        let cases = [
+            (
+                probe(301, Some("https://shop.example/"), None),
+                "redirection-to-https",
+                50,
+            ),
+            (
+                probe(0, None, Some("timed out")),
+                "redirection-not-needed-no-http",
+                50,
+            ),
+            (
+                probe(301, Some("https://www.shop.example/"), None),
+                "redirection-off-host-from-http",
+                45,
+            ),
+            (
+                probe(301, Some("http://www.shop.example/"), None),
+                "redirection-not-to-https-on-initial-redirection",
+                40,
+            ),
+            (probe(200, None, None), "redirection-missing", 30),
+        ];
+        for (p, result, score) in cases {
+            assert_eq!(http_redirection(&p).0, result);
+            let site = SiteInput {
+                start_url: "https://shop.example/".into(),
+                pages: vec![PageSummary::of(&PageContext::parse(&page))],
+                http_probe: Some(p),
+                ..SiteInput::default()
+            };
+            // CSP -25, X-Frame-Options -20, X-Content-Type-Options -5, then this.
+            assert_eq!(site_grade_of(&site).map(|s| s.0), Some(score), "{result}");
+        }
+    }
+
+    #[test]
     fn grade_scale() {
         let cases = [
             (135, "A+"),
@@ -696,6 +783,421 @@ mod tests {
         let s = score(&page);
         // 100 + CSP 10 + cookies 5 + referrer 5 + XFO via CSP 5 + COOP 10 = 135.
         assert_eq!((s.score, s.grade), (135, "A+"), "{:#?}", s.tests);
+    }
+
+    /// The result of one test for a page.
+    fn result_of(page: &Page, test: &str) -> (&'static str, i32) {
+        let s = score(page);
+        let r = s.tests.iter().find(|r| r.test == test).unwrap();
+        (r.result, r.modifier)
+    }
+
+    fn with(headers: &[(&str, &str)]) -> Page {
+        headers
+            .iter()
+            .fold(RuleTester::page("<p>x</p>"), |p, (k, v)| {
+                p.with_header(k, v)
+            })
+    }
+
+    /// Every result id of the Observatory's header tests this grade can give, with
+    /// its modifier (CSP ids: `support::csp` tests).
+    #[test]
+    fn every_header_result_id() {
+        let hsts = ("Strict-Transport-Security", "max-age=63072000");
+        /// Response headers, test, expected result id, expected modifier.
+        type Case<'a> = (&'a [(&'a str, &'a str)], &'a str, &'a str, i32);
+        let cases: &[Case] = &[
+            (&[], "cookies", "cookies-not-found", 0),
+            (
+                &[("Set-Cookie", "sid=1; Secure; HttpOnly; SameSite=Lax")],
+                "cookies",
+                "cookies-secure-with-httponly-sessions-and-samesite",
+                5,
+            ),
+            (
+                &[("Set-Cookie", "sid=1; Secure; HttpOnly")],
+                "cookies",
+                "cookies-secure-with-httponly-sessions",
+                0,
+            ),
+            (
+                &[hsts, ("Set-Cookie", "theme=dark; SameSite=Lax")],
+                "cookies",
+                "cookies-without-secure-flag-but-protected-by-hsts",
+                -5,
+            ),
+            (
+                &[hsts, ("Set-Cookie", "sid=1; HttpOnly; SameSite=Lax")],
+                "cookies",
+                "cookies-session-without-secure-flag-but-protected-by-hsts",
+                -10,
+            ),
+            (
+                &[("Set-Cookie", "theme=dark; SameSite=Lax")],
+                "cookies",
+                "cookies-without-secure-flag",
+                -20,
+            ),
+            (
+                &[("Set-Cookie", "theme=dark; Secure; SameSite=Sometimes")],
+                "cookies",
+                "cookies-samesite-flag-invalid",
+                -20,
+            ),
+            (
+                &[("Set-Cookie", "csrf=1; Secure; HttpOnly")],
+                "cookies",
+                "cookies-anticsrf-without-samesite-flag",
+                -20,
+            ),
+            (
+                &[("Set-Cookie", "sid=1; Secure; SameSite=Lax")],
+                "cookies",
+                "cookies-session-without-httponly-flag",
+                -30,
+            ),
+            (
+                &[("Set-Cookie", "sid=1; HttpOnly; SameSite=Lax")],
+                "cookies",
+                "cookies-session-without-secure-flag",
+                -40,
+            ),
+            (
+                &[],
+                "cross-origin-resource-sharing",
+                "cross-origin-resource-sharing-not-implemented",
+                0,
+            ),
+            (
+                &[("Access-Control-Allow-Origin", "*")],
+                "cross-origin-resource-sharing",
+                "cross-origin-resource-sharing-implemented-with-public-access",
+                0,
+            ),
+            (
+                &[("Access-Control-Allow-Origin", "https://partner.example")],
+                "cross-origin-resource-sharing",
+                "cross-origin-resource-sharing-implemented-with-restricted-access",
+                0,
+            ),
+            (
+                &[
+                    ("Access-Control-Allow-Origin", "https://partner.example"),
+                    ("Access-Control-Allow-Credentials", "true"),
+                ],
+                "cross-origin-resource-sharing",
+                "cross-origin-resource-sharing-implemented-with-universal-access",
+                -50,
+            ),
+            (&[], "redirection", "redirection-not-tested", 0),
+            (&[], "referrer-policy", "referrer-policy-not-implemented", 0),
+            (
+                &[("Referrer-Policy", "strict-origin-when-cross-origin")],
+                "referrer-policy",
+                "referrer-policy-private",
+                5,
+            ),
+            (
+                &[("Referrer-Policy", "unsafe-url")],
+                "referrer-policy",
+                "referrer-policy-unsafe",
+                -5,
+            ),
+            (
+                &[("Referrer-Policy", "sometimes")],
+                "referrer-policy",
+                "referrer-policy-header-invalid",
+                -5,
+            ),
+            (
+                &[],
+                "strict-transport-security",
+                "hsts-not-implemented",
+                -20,
+            ),
+            (
+                &[hsts],
+                "strict-transport-security",
+                "hsts-implemented-max-age-at-least-six-months",
+                0,
+            ),
+            (
+                &[("Strict-Transport-Security", "max-age=86400")],
+                "strict-transport-security",
+                "hsts-implemented-max-age-less-than-six-months",
+                -10,
+            ),
+            (
+                &[("Strict-Transport-Security", "max-age=soon")],
+                "strict-transport-security",
+                "hsts-header-invalid",
+                -20,
+            ),
+            (
+                &[],
+                "subresource-integrity",
+                "sri-not-implemented-but-no-scripts-loaded",
+                0,
+            ),
+            (
+                &[],
+                "x-content-type-options",
+                "x-content-type-options-not-implemented",
+                -5,
+            ),
+            (
+                &[("X-Content-Type-Options", "nosniff")],
+                "x-content-type-options",
+                "x-content-type-options-nosniff",
+                0,
+            ),
+            (
+                &[("X-Content-Type-Options", "sniff")],
+                "x-content-type-options",
+                "x-content-type-options-header-invalid",
+                -5,
+            ),
+            (
+                &[],
+                "x-frame-options",
+                "x-frame-options-not-implemented",
+                -20,
+            ),
+            (
+                &[("Content-Security-Policy", "frame-ancestors 'self'")],
+                "x-frame-options",
+                "x-frame-options-implemented-via-csp",
+                5,
+            ),
+            (
+                &[("X-Frame-Options", "DENY")],
+                "x-frame-options",
+                "x-frame-options-sameorigin-or-deny",
+                5,
+            ),
+            (
+                &[("X-Frame-Options", "ALLOW-FROM https://a.example")],
+                "x-frame-options",
+                "x-frame-options-allow-from-origin",
+                0,
+            ),
+            (
+                &[("X-Frame-Options", "maybe")],
+                "x-frame-options",
+                "x-frame-options-header-invalid",
+                -20,
+            ),
+            (&[], "cross-origin-opener-policy", "coop-not-implemented", 0),
+            (
+                &[("Cross-Origin-Opener-Policy", "same-origin")],
+                "cross-origin-opener-policy",
+                "coop-implemented-with-same-origin",
+                10,
+            ),
+            (
+                &[("Cross-Origin-Opener-Policy", "same-origin-allow-popups")],
+                "cross-origin-opener-policy",
+                "coop-implemented-with-same-origin-allow-popups",
+                10,
+            ),
+            (
+                &[("Cross-Origin-Opener-Policy", "noopener-allow-popups")],
+                "cross-origin-opener-policy",
+                "coop-implemented-with-noopener-allow-popups",
+                10,
+            ),
+            (
+                &[("Cross-Origin-Opener-Policy", "unsafe-none")],
+                "cross-origin-opener-policy",
+                "coop-implemented-with-unsafe-none",
+                0,
+            ),
+            (
+                &[("Cross-Origin-Opener-Policy", "same-site")],
+                "cross-origin-opener-policy",
+                "coop-header-invalid",
+                -5,
+            ),
+            (
+                &[],
+                "cross-origin-embedder-policy",
+                "coep-not-implemented",
+                0,
+            ),
+            (
+                &[("Cross-Origin-Embedder-Policy", "require-corp")],
+                "cross-origin-embedder-policy",
+                "coep-implemented-with-require-corp",
+                10,
+            ),
+            (
+                &[("Cross-Origin-Embedder-Policy", "credentialless")],
+                "cross-origin-embedder-policy",
+                "coep-implemented-with-credentialless",
+                10,
+            ),
+            (
+                &[("Cross-Origin-Embedder-Policy", "unsafe-none")],
+                "cross-origin-embedder-policy",
+                "coep-implemented-with-unsafe-none",
+                0,
+            ),
+            (
+                &[("Cross-Origin-Embedder-Policy", "require-everything")],
+                "cross-origin-embedder-policy",
+                "coep-header-invalid",
+                -5,
+            ),
+            (
+                &[],
+                "cross-origin-resource-policy",
+                "corp-not-implemented",
+                0,
+            ),
+            (
+                &[("Cross-Origin-Resource-Policy", "same-origin")],
+                "cross-origin-resource-policy",
+                "corp-implemented-with-same-origin",
+                10,
+            ),
+            (
+                &[("Cross-Origin-Resource-Policy", "same-site")],
+                "cross-origin-resource-policy",
+                "corp-implemented-with-same-site",
+                10,
+            ),
+            (
+                &[("Cross-Origin-Resource-Policy", "cross-origin")],
+                "cross-origin-resource-policy",
+                "corp-implemented-with-cross-origin",
+                0,
+            ),
+            (
+                &[("Cross-Origin-Resource-Policy", "same-host")],
+                "cross-origin-resource-policy",
+                "corp-header-invalid",
+                -5,
+            ),
+        ];
+        for (headers, test, result, modifier) in cases {
+            assert_eq!(
+                result_of(&with(headers), test),
+                (*result, *modifier),
+                "{headers:?}"
+            );
+        }
+        // Plain HTTP without HTTPS at all.
+        let http = Page::from_html("http://example.com/", "<p>x</p>");
+        assert_eq!(
+            result_of(&http, "strict-transport-security"),
+            ("hsts-not-implemented-no-https", -20)
+        );
+    }
+
+    /// Subresource integrity and redirection results that depend on the markup or
+    /// the redirect hops.
+    #[test]
+    fn sri_and_redirection_result_ids() {
+        let sri = |html: &str| result_of(&RuleTester::page(html), "subresource-integrity");
+        assert_eq!(
+            sri(r#"<script src="/app.js" integrity="sha384-x"></script>"#),
+            ("sri-implemented-and-all-scripts-loaded-securely", 5)
+        );
+        assert_eq!(
+            sri(r#"<script src="/app.js"></script>"#),
+            (
+                "sri-not-implemented-but-all-scripts-loaded-from-secure-origin",
+                0
+            )
+        );
+        assert_eq!(
+            sri(r#"<script src="https://cdn.example/a.js" integrity="sha384-x"></script>"#),
+            ("sri-implemented-and-external-scripts-loaded-securely", 5)
+        );
+        assert_eq!(
+            sri(r#"<script src="https://cdn.example/a.js"></script>"#),
+            (
+                "sri-not-implemented-but-external-scripts-loaded-securely",
+                -5
+            )
+        );
+        assert_eq!(
+            sri(r#"<script src="http://cdn.example/a.js" integrity="sha384-x"></script>"#),
+            (
+                "sri-implemented-but-external-scripts-not-loaded-securely",
+                -20
+            )
+        );
+        let mut json = RuleTester::page("<p>x</p>");
+        json.content_type = Some("application/json".into());
+        assert_eq!(
+            result_of(&json, "subresource-integrity"),
+            ("sri-not-implemented-response-not-html", 0)
+        );
+
+        let hop = |to: &str| crate::page::Hop {
+            url: String::new(),
+            status: 301,
+            location: to.to_string(),
+        };
+        let redirected = |from: &str, to: &str, hops: Vec<crate::page::Hop>| {
+            let mut p = Page::from_html(to, "<p>x</p>");
+            p.url = url::Url::parse(from).unwrap();
+            p.redirects = hops;
+            p
+        };
+        let cases = [
+            (
+                redirected(
+                    "http://example.com/",
+                    "https://example.com/",
+                    vec![hop("https://example.com/")],
+                ),
+                "redirection-to-https",
+                0,
+            ),
+            (
+                redirected(
+                    "http://example.com/",
+                    "https://www.example.com/",
+                    vec![hop("https://www.example.com/")],
+                ),
+                "redirection-off-host-from-http",
+                -5,
+            ),
+            (
+                redirected(
+                    "http://example.com/",
+                    "https://example.com/",
+                    vec![hop("http://www.example.com/"), hop("https://example.com/")],
+                ),
+                "redirection-not-to-https-on-initial-redirection",
+                -10,
+            ),
+            (
+                redirected(
+                    "http://example.com/",
+                    "http://www.example.com/",
+                    vec![hop("http://www.example.com/")],
+                ),
+                "redirection-not-to-https",
+                -20,
+            ),
+            (
+                redirected("http://example.com/", "http://example.com/", vec![]),
+                "redirection-missing",
+                -20,
+            ),
+        ];
+        for (page, result, modifier) in cases {
+            assert_eq!(
+                result_of(&page, "redirection"),
+                (result, modifier),
+                "{:?}",
+                page.redirects
+            );
+        }
     }
 
     #[test]

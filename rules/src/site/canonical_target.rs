@@ -108,6 +108,17 @@ mod tests {
                 "https://example.com/f",
                 &canon("https://elsewhere.example/"),
             ),
+            summary(
+                "https://example.com/g",
+                &canon("https://example.com/hidden"),
+            ),
+            summary(
+                "https://example.com/hidden",
+                &doc("Hidden", "").replace(
+                    "</title>",
+                    r#"</title><meta name="robots" content="noindex">"#,
+                ),
+            ),
             redirected,
             gone,
         ]);
@@ -117,6 +128,7 @@ mod tests {
                 ("https://example.com/a".to_string(), "The canonical URL https://example.com/old redirects to https://example.com/mugs.".to_string()),
                 ("https://example.com/b".to_string(), "The canonical URL https://example.com/gone answers 404.".to_string()),
                 ("https://example.com/c".to_string(), "The canonical URL https://example.com/d declares its own canonical https://example.com/mugs.".to_string()),
+                ("https://example.com/g".to_string(), "The canonical URL https://example.com/hidden is noindex.".to_string()),
             ]
         );
     }

@@ -290,9 +290,60 @@ impl CorsProbe {
     }
 }
 
+/// The first answer to a GET of the plain-`http:` twin of an HTTPS start page (no
+/// redirect followed), for `redirects-http` and the grade's redirection test.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HttpProbe {
+    /// The `http:` URL requested.
+    pub url: String,
+    /// HTTP status; 0 when no answer came.
+    pub status: u16,
+    /// The `Location` of a redirect, resolved against `url`.
+    #[serde(default)]
+    pub location: Option<String>,
+    /// Why the request failed, when it did (no HTTP listener, timeout).
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+impl HttpProbe {
+    /// The `http:` URL to probe for an HTTPS page on the default port: the same
+    /// host and path on port 80. `None` for other schemes or a non-default port,
+    /// where no conventional plain-HTTP port exists.
+    pub fn twin(https: &url::Url) -> Option<url::Url> {
+        if https.scheme() != "https" || https.port().is_some() {
+            return None;
+        }
+        let mut u = https.clone();
+        u.set_scheme("http").ok()?;
+        u.set_fragment(None);
+        Some(u)
+    }
+
+    /// Whether the answer is a redirect whose `Location` is an `https:` URL.
+    pub fn redirects_to_https(&self) -> bool {
+        (300..400).contains(&self.status)
+            && self
+                .location
+                .as_deref()
+                .is_some_and(|l| l.starts_with("https:"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn http_twin_of_default_port_pages_only() {
+        let u = |s: &str| url::Url::parse(s).unwrap();
+        assert_eq!(
+            HttpProbe::twin(&u("https://shop.example/start?x=1#top")),
+            Some(u("http://shop.example/start?x=1"))
+        );
+        assert_eq!(HttpProbe::twin(&u("https://shop.example:8443/")), None);
+        assert_eq!(HttpProbe::twin(&u("http://shop.example/")), None);
+    }
 
     #[test]
     fn sitemap_scope_follows_sitemaps_org() {

@@ -150,4 +150,41 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn redirected_error_and_non_canonical_targets() {
+        let set = alts(&[
+            ("en", "https://example.com/en/"),
+            ("it", "https://example.com/it"),
+            ("nl", "https://example.com/nl/"),
+            ("pt", "https://example.com/pt/"),
+        ]);
+        let with = |extra: &str| doc("X", "").replace("</title>", &format!("</title>{set}{extra}"));
+        let mut it = summary("https://example.com/it", &with(""));
+        it.final_url = "https://example.com/it/".into();
+        let mut nl = summary("https://example.com/nl/", &with(""));
+        nl.status = 500;
+        let pt = summary(
+            "https://example.com/pt/",
+            &with(r#"<link rel="canonical" href="https://example.com/pt/home">"#),
+        );
+        let input = site(vec![
+            summary("https://example.com/en/", &with("")),
+            it,
+            nl,
+            pt,
+        ]);
+        let en_findings: Vec<(String, String)> = run(&HreflangReturnLinks, &input)
+            .into_iter()
+            .filter(|(page, _)| page == "https://example.com/en/")
+            .collect();
+        assert_eq!(
+            en_findings,
+            vec![
+                ("https://example.com/en/".to_string(), "Hreflang alternate https://example.com/it (it) redirects to https://example.com/it/.".to_string()),
+                ("https://example.com/en/".to_string(), "Hreflang alternate https://example.com/nl/ (nl) answers 500.".to_string()),
+                ("https://example.com/en/".to_string(), "Hreflang alternate https://example.com/pt/ (pt) is canonicalised to https://example.com/pt/home.".to_string()),
+            ]
+        );
+    }
 }

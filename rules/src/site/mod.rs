@@ -18,11 +18,13 @@ pub mod hreflang_return_links;
 pub mod http_on_https_site;
 pub mod near_duplicate_content;
 pub mod orphan_page;
+pub mod redirects_http;
 pub mod robots_txt;
 pub mod sitemap_non_indexable;
 pub mod sitemap_valid;
 pub mod tls_certificate;
 pub mod tls_version;
+pub mod unreachable_page;
 
 use serde::{Deserialize, Serialize};
 
@@ -32,8 +34,8 @@ use crate::meta::RuleMeta;
 use crate::PageContext;
 
 pub use facts::{
-    inside_sitemap_scope, CertInfo, ChainTrust, CorsProbe, RobotsFacts, SitemapFile, SitemapSource,
-    TlsFacts,
+    inside_sitemap_scope, CertInfo, ChainTrust, CorsProbe, HttpProbe, RobotsFacts, SitemapFile,
+    SitemapSource, TlsFacts,
 };
 
 /// What site rules need to know about one page; built while its DOM is alive.
@@ -69,7 +71,12 @@ pub struct PageSummary {
     /// (see [`crate::support::text::minhash`]); empty for very short texts.
     #[serde(default)]
     pub minhash: Vec<u64>,
-    /// `<html lang>`, trimmed.
+    /// Why the fetch ended without an answer to analyse (timeout, redirect loop,
+    /// connection failure), as the report's `pages[].error` says it; `None` when
+    /// the URL answered.
+    #[serde(default)]
+    pub fetch_error: Option<String>,
+    /// `<html lang>` (else `xml:lang`), trimmed.
     #[serde(default)]
     pub lang: Option<String>,
     /// Hreflang alternates (HTML and `Link` header), URLs resolved.
@@ -294,6 +301,7 @@ impl PageSummary {
             .root()
             .value()
             .attr("lang")
+            .or_else(|| cx.root().value().attr("xml:lang"))
             .map(|l| l.trim().to_string())
             .filter(|l| !l.is_empty());
         let hreflang = crate::seo::hreflang::alternates(cx)
@@ -362,6 +370,7 @@ impl PageSummary {
             word_count,
             text_hash,
             minhash,
+            fetch_error: None,
             lang,
             hreflang,
             security_score,
@@ -424,6 +433,10 @@ pub struct SiteInput {
     /// when not sent.
     #[serde(default)]
     pub cors_probe: Option<CorsProbe>,
+    /// The first answer of the `http:` twin of an HTTPS start page on the default
+    /// port, when `redirects-http` is selected and the scan started from `https:`.
+    #[serde(default)]
+    pub http_probe: Option<HttpProbe>,
 }
 
 /// A check over the whole site, run once after the crawl.

@@ -134,6 +134,14 @@ impl Policy {
         self.get(name).or_else(|| self.get("default-src"))
     }
 
+    /// Whether a directive name appears twice (the repeat is ignored by browsers).
+    pub fn has_duplicate_directive(&self) -> bool {
+        self.directives
+            .iter()
+            .enumerate()
+            .any(|(i, d)| self.directives[..i].iter().any(|e| e.name == d.name))
+    }
+
     /// Whether any known directive is present.
     pub fn has_known_directive(&self) -> bool {
         self.directives
@@ -154,6 +162,9 @@ pub enum Severity {
     Medium,
     /// Possibly high, depending on what the allowed hosts serve.
     HighMaybe,
+    /// Not a strict (nonce- or hash-based) CSP, or missing its fallbacks for
+    /// older browsers.
+    StrictCsp,
     /// Possibly medium.
     MediumMaybe,
     /// Informational.
@@ -410,6 +421,7 @@ pub fn evaluate(policy: &Policy) -> Vec<CspFinding> {
     let uses_nonce = script.is_some_and(|d| d.values.iter().any(|v| is_nonce(v)));
     let hash_dynamic =
         script.is_some_and(|d| d.values.iter().any(|v| is_hash(v)) && has(d, "'strict-dynamic'"));
+    strict_csp_checks(policy, script, &mut out);
     match policy.get("base-uri") {
         None if uses_nonce || hash_dynamic => out.push(finding(
             "MISSING_DIRECTIVES",
@@ -422,6 +434,82 @@ pub fn evaluate(policy: &Policy) -> Vec<CspFinding> {
         Some(d) => allowlist_checks(d, &mut out),
     }
     out
+}
+
+/// CSP Evaluator's strict-CSP and reporting checks (types 400-601): a host or
+/// scheme allowlist without `'strict-dynamic'` (`STRICT_DYNAMIC`), nonces or hashes
+/// without the `'unsafe-inline'` fallback for browsers that predate them
+/// (`UNSAFE_INLINE_FALLBACK`), `'strict-dynamic'` without an `https:` fallback
+/// (`ALLOWLIST_FALLBACK`), no `require-trusted-types-for 'script'`, and no
+/// reporting destination (or only `report-to`, which some browsers ignore).
+fn strict_csp_checks(policy: &Policy, script: Option<&Directive>, out: &mut Vec<CspFinding>) {
+    if let Some(d) = script {
+        let allowlist = d.values.iter().any(|v| !v.starts_with('\''));
+        let strict_dynamic = has(d, "'strict-dynamic'");
+        if allowlist && !strict_dynamic {
+            out.push(finding(
+                "STRICT_DYNAMIC",
+                Severity::StrictCsp,
+                &d.name,
+                None,
+                "Host allowlists can often be bypassed (JSONP endpoints, old libraries on allowed CDNs): use nonces or hashes with 'strict-dynamic'.".to_string(),
+            ));
+        }
+        if has_nonce_or_hash(d) && !has(d, "'unsafe-inline'") {
+            out.push(finding(
+                "UNSAFE_INLINE_FALLBACK",
+                Severity::StrictCsp,
+                &d.name,
+                None,
+                "Add 'unsafe-inline' as a fallback: browsers that support nonces and hashes ignore it, older ones need it to run the page's scripts.".to_string(),
+            ));
+        }
+        if strict_dynamic
+            && !d.values.iter().any(|v| {
+                matches!(v.to_ascii_lowercase().as_str(), "http:" | "https:" | "*")
+                    || v.contains('.')
+            })
+        {
+            out.push(finding(
+                "ALLOWLIST_FALLBACK",
+                Severity::StrictCsp,
+                &d.name,
+                None,
+                "Add https: (and http:) as a fallback: browsers that support 'strict-dynamic' ignore them, older ones need them.".to_string(),
+            ));
+        }
+    }
+    let trusted_types = policy
+        .get("require-trusted-types-for")
+        .is_some_and(|d| has(d, "'script'"));
+    if !trusted_types {
+        out.push(finding(
+            "REQUIRE_TRUSTED_TYPES_FOR_SCRIPTS",
+            Severity::Info,
+            "require-trusted-types-for",
+            None,
+            "Consider require-trusted-types-for 'script' to lock down DOM XSS sinks.".to_string(),
+        ));
+    }
+    match (policy.get("report-uri"), policy.get("report-to")) {
+        (None, None) => out.push(finding(
+            "REPORTING_DESTINATION_MISSING",
+            Severity::Info,
+            "report-uri",
+            None,
+            "No reporting destination (report-uri or report-to): violations go unnoticed."
+                .to_string(),
+        )),
+        (None, Some(_)) => out.push(finding(
+            "REPORT_TO_ONLY",
+            Severity::Info,
+            "report-to",
+            None,
+            "Only report-to is set, which some browsers do not support: add report-uri too."
+                .to_string(),
+        )),
+        _ => {}
+    }
 }
 
 /// Wildcards and plain schemes in a directive that controls script execution.
@@ -517,36 +605,108 @@ pub fn observatory_result(enforced: &[Policy], report_only: bool) -> (&'static s
     }) {
         return ("csp-implemented-with-unsafe-eval", -10);
     }
-    if any(&|p| insecure(p, PASSIVE)) {
-        return (
+    // The results that pass the test; a policy repeating a directive (browsers
+    // ignore the repeat) turns each of them into `…-but-duplicate-directives`, as
+    // the Observatory does.
+    let passing = if any(&|p| insecure(p, PASSIVE)) {
+        (
             "csp-implemented-with-insecure-scheme-in-passive-content-only",
             -10,
-        );
-    }
-    if any(&|p| {
+        )
+    } else if any(&|p| {
         p.effective("style-src")
             .is_some_and(|d| has(d, "'unsafe-inline'"))
     }) {
-        return ("csp-implemented-with-unsafe-inline-in-style-src-only", 0);
-    }
-    if enforced.iter().any(|p| {
+        ("csp-implemented-with-unsafe-inline-in-style-src-only", 0)
+    } else if enforced.iter().any(|p| {
         p.get("default-src")
             .is_some_and(|d| d.values.len() == 1 && has(d, "'none'"))
     }) {
-        return ("csp-implemented-with-no-unsafe-default-src-none", 10);
+        ("csp-implemented-with-no-unsafe-default-src-none", 10)
+    } else {
+        ("csp-implemented-with-no-unsafe", 5)
+    };
+    if enforced.iter().any(Policy::has_duplicate_directive) {
+        return ("csp-implemented-but-duplicate-directives", 0);
     }
-    ("csp-implemented-with-no-unsafe", 5)
+    passing
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The kinds of the security and syntax findings (strict-CSP advice and
+    /// informational findings are checked by `strict_csp_and_info`).
     fn kinds(policy: &str) -> Vec<&'static str> {
         evaluate(&Policy::parse(policy))
             .into_iter()
+            .filter(|f| !matches!(f.severity, Severity::StrictCsp | Severity::Info))
             .map(|f| f.kind)
             .collect()
+    }
+
+    /// `(kind, severity)` of the strict-CSP and informational findings.
+    fn advice(policy: &str) -> Vec<(&'static str, Severity)> {
+        evaluate(&Policy::parse(policy))
+            .into_iter()
+            .filter(|f| matches!(f.severity, Severity::StrictCsp | Severity::Info))
+            .map(|f| (f.kind, f.severity))
+            .collect()
+    }
+
+    #[test]
+    fn strict_csp_and_info() {
+        use Severity::{Info, StrictCsp};
+        assert_eq!(
+            advice("script-src 'nonce-r4nd0mAbC' 'strict-dynamic' 'unsafe-inline' https:; object-src 'none'; base-uri 'none'; require-trusted-types-for 'script'; report-uri /csp"),
+            vec![]
+        );
+        assert_eq!(
+            advice("script-src https://cdn.example; object-src 'none'"),
+            vec![
+                ("STRICT_DYNAMIC", StrictCsp),
+                ("REQUIRE_TRUSTED_TYPES_FOR_SCRIPTS", Info),
+                ("REPORTING_DESTINATION_MISSING", Info)
+            ]
+        );
+        assert_eq!(
+            advice("script-src 'nonce-r4nd0mAbC' 'strict-dynamic'; require-trusted-types-for 'script'; report-to csp"),
+            vec![
+                ("UNSAFE_INLINE_FALLBACK", StrictCsp),
+                ("ALLOWLIST_FALLBACK", StrictCsp),
+                ("REPORT_TO_ONLY", Info)
+            ]
+        );
+        assert_eq!(
+            advice("script-src 'strict-dynamic'; object-src 'none'; report-uri /r; require-trusted-types-for 'script'"),
+            vec![
+                ("STRICT_DYNAMIC_NOT_STANDALONE", Info),
+                ("ALLOWLIST_FALLBACK", StrictCsp)
+            ]
+        );
+        assert_eq!(
+            advice("default-src 'self'; img-src 10.0.0.1; referrer no-referrer; script-src 'nonce-ab$cdefgh' 'unsafe-inline'; report-uri /r; require-trusted-types-for 'script'"),
+            vec![
+                ("IP_SOURCE", Info),
+                ("DEPRECATED_DIRECTIVE", Info),
+                ("NONCE_CHARSET", Info),
+            ]
+        );
+    }
+
+    #[test]
+    fn unsafe_hashes_and_duplicates() {
+        assert_eq!(
+            kinds("script-src 'self' 'unsafe-hashes' 'sha256-abc='; object-src 'none'; base-uri 'self'"),
+            vec!["SCRIPT_UNSAFE_HASHES"]
+        );
+        assert_eq!(
+            kinds("default-src 'self'; object-src 'none'; default-src *"),
+            vec!["DUPLICATE_DIRECTIVE"]
+        );
+        assert!(Policy::parse("default-src 'self'; default-src *").has_duplicate_directive());
+        assert!(!Policy::parse("default-src 'self'; img-src *").has_duplicate_directive());
     }
 
     #[test]
@@ -623,5 +783,62 @@ mod tests {
             -20
         );
         assert_eq!(observatory_result(&p("nonsense"), false).1, -25);
+    }
+
+    /// Every CSP result id of the Observatory, with its modifier.
+    #[test]
+    fn observatory_result_ids() {
+        let r = |s: &str| observatory_result(&[Policy::parse(s)], false);
+        assert_eq!(observatory_result(&[], false), ("csp-not-implemented", -25));
+        assert_eq!(
+            observatory_result(&[], true),
+            ("csp-not-implemented-but-reporting-enabled", -25)
+        );
+        assert_eq!(r("nonsense here"), ("csp-header-invalid", -25));
+        assert_eq!(
+            r("default-src 'none'"),
+            ("csp-implemented-with-no-unsafe-default-src-none", 10)
+        );
+        assert_eq!(
+            r("default-src 'self'"),
+            ("csp-implemented-with-no-unsafe", 5)
+        );
+        assert_eq!(
+            r("default-src 'self'; style-src 'self' 'unsafe-inline'"),
+            ("csp-implemented-with-unsafe-inline-in-style-src-only", 0)
+        );
+        assert_eq!(
+            r("default-src 'self'; img-src http://img.example"),
+            (
+                "csp-implemented-with-insecure-scheme-in-passive-content-only",
+                -10
+            )
+        );
+        assert_eq!(
+            r("default-src 'self' 'unsafe-eval'"),
+            ("csp-implemented-with-unsafe-eval", -10)
+        );
+        assert_eq!(
+            r("script-src 'self' 'unsafe-inline'"),
+            ("csp-implemented-with-unsafe-inline", -20)
+        );
+        assert_eq!(
+            r("default-src 'self'; connect-src http://api.example"),
+            ("csp-implemented-with-insecure-scheme", -20)
+        );
+        assert_eq!(
+            r("default-src 'self'; img-src 'self'; img-src *"),
+            ("csp-implemented-but-duplicate-directives", 0)
+        );
+        // A failing policy stays failing even with a repeated directive.
+        assert_eq!(
+            r("default-src * ; default-src 'self'"),
+            ("csp-implemented-with-unsafe-inline", -20)
+        );
+        // A nonce or hash cancels 'unsafe-inline'; 'strict-dynamic' cancels https:.
+        assert_eq!(
+            r("default-src 'self'; script-src 'nonce-r4nd0mAbC' 'unsafe-inline' 'strict-dynamic' https:"),
+            ("csp-implemented-with-no-unsafe", 5)
+        );
     }
 }
