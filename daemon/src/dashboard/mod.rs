@@ -126,6 +126,7 @@ pub fn router(app: AppState, settings: DashboardSettings) -> Router {
             get(auth::set_password_page).post(auth::set_password),
         )
         .route("/settings/keys", get(keys::list).post(keys::create))
+        .route("/settings/keys/{keyId}/created", get(keys::created))
         .route(
             "/settings/keys/{keyId}/revoke",
             get(keys::revoke_confirm).post(keys::revoke),
@@ -144,6 +145,7 @@ pub fn router(app: AppState, settings: DashboardSettings) -> Router {
         .route("/scans/{scanId}/cancel", post(scans::cancel))
         .route("/webhooks", get(webhooks::list).post(webhooks::create))
         .route("/webhooks/{webhookId}", get(webhooks::show))
+        .route("/webhooks/{webhookId}/created", get(webhooks::created))
         .route("/webhooks/{webhookId}/enabled", post(webhooks::set_enabled))
         .route(
             "/webhooks/{webhookId}/delete",
@@ -154,6 +156,7 @@ pub fn router(app: AppState, settings: DashboardSettings) -> Router {
             post(webhooks::redeliver),
         )
         .route("/assets/{file}", get(layout::asset))
+        .route("/favicon.ico", get(layout::favicon))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             security_headers,
