@@ -480,7 +480,10 @@ async fn a_key_is_shown_once_and_refused_by_the_api_once_revoked() {
         .await;
     let key = api.store.list_keys(Some(&account)).await.unwrap().remove(0);
     let shown_at = format!("/settings/keys/{}/created", key.id);
-    assert_eq!((created.status, created.location()), (303, shown_at.as_str()));
+    assert_eq!(
+        (created.status, created.location()),
+        (303, shown_at.as_str())
+    );
     assert!(!created.body.contains("key_"), "{}", created.body);
     let created = b.get(&shown_at).await;
     assert_eq!(created.status, 200);
@@ -579,7 +582,10 @@ async fn reloading_the_key_page_shows_no_key_and_creates_none() {
     let first = b.get(&shown_at).await;
     assert_eq!(first.status, 200);
     assert!(first.body.contains("<title>Key created · sitescan</title>"));
-    let at = first.body.find(r#"<code class="secret" id="new-key">"#).unwrap();
+    let at = first
+        .body
+        .find(r#"<code class="secret" id="new-key">"#)
+        .unwrap();
     let secret = first.body[at..]
         .split('>')
         .nth(1)
@@ -588,17 +594,27 @@ async fn reloading_the_key_page_shows_no_key_and_creates_none() {
         .next()
         .unwrap()
         .to_string();
-    assert!(secret.starts_with(&key.prefix) && secret.len() == 52, "{secret}");
+    assert!(
+        secret.starts_with(&key.prefix) && secret.len() == 52,
+        "{secret}"
+    );
     assert!(first.body.contains(r#"id="key-warning""#));
     assert!(first.body.contains(r#"id="copy-key""#));
-    assert!(first.body.contains(r#"<a href="/settings/keys">Done: back to API keys</a>"#));
+    assert!(first
+        .body
+        .contains(r#"<a href="/settings/keys">Done: back to API keys</a>"#));
 
     // The reload: no secret, a message that it was shown once, nothing made.
     let reload = b.get(&shown_at).await;
     assert_eq!(reload.status, 200);
-    assert!(!reload.body.contains(&secret), "the key is nowhere in the page");
+    assert!(
+        !reload.body.contains(&secret),
+        "the key is nowhere in the page"
+    );
     assert!(!reload.body.contains(r#"id="new-key""#));
-    assert!(reload.body.contains("<title>Key already shown · sitescan</title>"));
+    assert!(reload
+        .body
+        .contains("<title>Key already shown · sitescan</title>"));
     assert!(reload.body.contains(&format!(
         "was shown only once, when it was created: sitescan keeps only its first characters, <code>{}…</code>",
         key.prefix
@@ -617,12 +633,18 @@ async fn reloading_the_key_page_shows_no_key_and_creates_none() {
         .submit(
             "/webhooks",
             "/webhooks",
-            &[("url", "http://127.0.0.1:9/hook"), ("events", "scan.completed")],
+            &[
+                ("url", "http://127.0.0.1:9/hook"),
+                ("events", "scan.completed"),
+            ],
         )
         .await;
     let hook = api.store.list_webhooks(&account).await.unwrap().remove(0);
     let hook_at = format!("/webhooks/{}/created", hook.id);
-    assert_eq!((hook_post.status, hook_post.location()), (303, hook_at.as_str()));
+    assert_eq!(
+        (hook_post.status, hook_post.location()),
+        (303, hook_at.as_str())
+    );
     let shown = b.get(&hook_at).await;
     assert_eq!(shown.status, 200);
     assert!(shown.body.contains(&format!(
@@ -631,8 +653,13 @@ async fn reloading_the_key_page_shows_no_key_and_creates_none() {
     )));
     let again = b.get(&hook_at).await;
     assert_eq!(again.status, 200);
-    assert!(!again.body.contains(&hook.secret), "the secret is shown once");
-    assert!(again.body.contains("<title>Secret already shown · sitescan</title>"));
+    assert!(
+        !again.body.contains(&hook.secret),
+        "the secret is shown once"
+    );
+    assert!(again
+        .body
+        .contains("<title>Secret already shown · sitescan</title>"));
     assert_eq!(api.store.list_webhooks(&account).await.unwrap().len(), 1);
     api.stop().await;
 }
@@ -644,14 +671,22 @@ async fn the_icon_is_ours_and_favicon_ico_answers() {
     let api = TestApi::start().await;
     let mut b = Browser::new(&api);
     let login = b.get("/login").await;
-    let at = login.body.find(r#"<link rel="icon" type="image/svg+xml" href=""#).unwrap();
+    let at = login
+        .body
+        .find(r#"<link rel="icon" type="image/svg+xml" href=""#)
+        .unwrap();
     let href = login.body[at..].split('"').nth(5).unwrap().to_string();
     assert!(href.starts_with("/assets/favicon.svg?v="), "{href}");
     let svg = b.get(&href).await;
     assert_eq!(svg.status, 200);
     assert_eq!(svg.headers["content-type"], "image/svg+xml");
-    assert_eq!(svg.headers["cache-control"], "public, max-age=31536000, immutable");
-    assert!(svg.body.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    assert_eq!(
+        svg.headers["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
+    assert!(svg
+        .body
+        .starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
     let ico = b.get("/favicon.ico").await;
     assert_eq!(ico.status, 200);
     assert_eq!(ico.headers["content-type"], "image/svg+xml");
@@ -659,7 +694,10 @@ async fn the_icon_is_ours_and_favicon_ico_answers() {
     assert_eq!(ico.body, svg.body);
     let not_found = b.get("/assets/nothing.png").await;
     assert_eq!(not_found.status, 404);
-    assert!(not_found.body.contains(r#"rel="icon""#), "error pages link it too");
+    assert!(
+        not_found.body.contains(r#"rel="icon""#),
+        "error pages link it too"
+    );
     api.stop().await;
 }
 
@@ -813,11 +851,18 @@ async fn sites_are_validated_like_the_api_and_scans_follow_the_plan_quota() {
     let line = sitescan_engine::render::count(summary.pages_fetched, "page", "pages")
         + " · "
         + &sitescan_engine::render::findings_phrase(summary.findings - to_review, to_review);
-    assert!(scan_page.body.contains(&format!("<p>{line}</p>")), "{line}\n{}", scan_page.body);
+    assert!(
+        scan_page.body.contains(&format!("<p>{line}</p>")),
+        "{line}\n{}",
+        scan_page.body
+    );
     let report_html = b
         .get(&format!("/scans/{}/download?format=html", scans[0]))
         .await;
-    assert!(report_html.body.contains(&format!(" · {line}</p>")), "{line}");
+    assert!(
+        report_html.body.contains(&format!(" · {line}</p>")),
+        "{line}"
+    );
     assert!(scan_page.body.contains(&format!(
         r#"<iframe class="report" src="/scans/{}/report" title="The scan report">"#,
         scans[0]

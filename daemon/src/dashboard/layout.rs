@@ -55,7 +55,10 @@ pub fn css_url() -> &'static str {
 pub async fn favicon() -> Response {
     let mut resp = (StatusCode::OK, FAVICON).into_response();
     let h = resp.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("image/svg+xml"));
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("image/svg+xml"),
+    );
     h.insert(
         header::CACHE_CONTROL,
         HeaderValue::from_static("public, max-age=86400"),

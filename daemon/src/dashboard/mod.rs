@@ -10,9 +10,15 @@
 //! - [`layout`]: the page frame (landmarks, skip link, navigation, plan notice)
 //!   and shared pieces (field errors tied with `aria-describedby`, SVG charts).
 //! - [`keys`], [`sites`], [`scans`], [`webhooks`]: the page families.
-//! - `assets/`: the one CSS file and the one small JS file, embedded and
-//!   served from `/assets/` with long cache lifetimes (their URLs carry a
-//!   content hash).
+//! - `assets/`: the one CSS file, the one small JS file and the SVG icon,
+//!   embedded and served from `/assets/` with long cache lifetimes (their
+//!   URLs carry a content hash); the icon also answers `/favicon.ico`.
+//!
+//! Secrets shown once (a new API key, a new webhook's signing secret) follow
+//! post/redirect/get: the creating POST keeps the secret in the server-side
+//! session as a one-time flash (`Store::put_flash`) and answers 303; the page
+//! it leads to takes the flash (`Store::take_flash`) and shows it, so a
+//! reload shows it no more and re-sends no form.
 //!
 //! Every answer carries a strict Content-Security-Policy
 //! ([`CONTENT_SECURITY_POLICY`]: no inline script or style anywhere), plus

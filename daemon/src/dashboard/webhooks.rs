@@ -252,7 +252,12 @@ pub async fn created(
         }
         p { a href=(format!("/webhooks/{}", hook.id)) { "Go to the endpoint" } " · " a href="/webhooks" { "Back to webhooks" } }
     };
-    Ok(layout::page("Secret already shown", Some(me.nav(Section::Webhooks)), main).into_response())
+    Ok(layout::page(
+        "Secret already shown",
+        Some(me.nav(Section::Webhooks)),
+        main,
+    )
+    .into_response())
 }
 
 /// `GET /webhooks/{webhookId}`: the endpoint and its delivery log.

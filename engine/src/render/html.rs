@@ -14,9 +14,7 @@
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 use sitescan_rules::{BaselineState, Category, Finding, Impact, Outcome};
 
-use super::{
-    by_rule, count, findings_phrase, outcome_name, totals, wcag, worst_pages, RuleGroup,
-};
+use super::{by_rule, count, findings_phrase, outcome_name, totals, wcag, worst_pages, RuleGroup};
 use crate::report::Report;
 
 /// Findings shown at most per rule; the rest are counted (the JSON and CSV
