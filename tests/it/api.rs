@@ -1108,6 +1108,23 @@ impl sitescan_daemon::store::Store for BrokenStore {
     async fn delete_session(&self, _: &str) -> sitescan_daemon::Result<()> {
         broken()
     }
+    async fn put_flash(
+        &self,
+        _: &str,
+        _: &str,
+        _: &str,
+        _: chrono::DateTime<chrono::Utc>,
+    ) -> sitescan_daemon::Result<bool> {
+        broken()
+    }
+    async fn take_flash(
+        &self,
+        _: &str,
+        _: &str,
+        _: chrono::DateTime<chrono::Utc>,
+    ) -> sitescan_daemon::Result<Option<String>> {
+        broken()
+    }
 }
 
 async fn serve_broken(panics: bool) -> String {

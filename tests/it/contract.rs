@@ -817,8 +817,53 @@ pub async fn users_and_sessions(store: Arc<dyn Store>) {
             .last_seen_at,
         later
     );
+    // Flashes: kept in a live session, taken once, gone with the session.
+    assert!(store
+        .put_flash(&sh, "key:kid_1", "key_secret_1", later)
+        .await
+        .unwrap());
+    assert!(store
+        .put_flash(&sh, "key:kid_2", "key_secret_2", later)
+        .await
+        .unwrap());
+    assert_eq!(
+        store
+            .take_flash(&sh, "key:kid_1", now + chrono::Duration::hours(13))
+            .await
+            .unwrap(),
+        None,
+        "not from an expired session"
+    );
+    assert_eq!(
+        store.take_flash(&sh, "key:kid_1", later).await.unwrap(),
+        None,
+        "taken by the expired look"
+    );
+    assert_eq!(
+        store.take_flash(&sh, "key:kid_2", later).await.unwrap(),
+        Some("key_secret_2".to_string())
+    );
+    assert_eq!(
+        store.take_flash(&sh, "key:kid_2", later).await.unwrap(),
+        None,
+        "once"
+    );
+    assert!(
+        !store
+            .put_flash(&sh, "key:kid_3", "x", now + chrono::Duration::hours(13))
+            .await
+            .unwrap(),
+        "not into an expired session"
+    );
+    assert!(store.put_flash(&sh, "key:kid_4", "x", later).await.unwrap());
     store.delete_session(&sh).await.unwrap();
     assert_eq!(store.session(&sh, now).await.unwrap(), None);
+    assert_eq!(
+        store.take_flash(&sh, "key:kid_4", later).await.unwrap(),
+        None,
+        "gone with the session"
+    );
+    assert!(!store.put_flash(&sh, "key:kid_5", "x", later).await.unwrap());
     store.delete_session(&sh).await.unwrap();
     store.touch_session(&sh, later).await.unwrap();
     assert_eq!(

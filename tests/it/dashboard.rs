@@ -478,7 +478,15 @@ async fn a_key_is_shown_once_and_refused_by_the_api_once_revoked() {
             ],
         )
         .await;
-    assert_eq!(created.status, 201);
+    let key = api.store.list_keys(Some(&account)).await.unwrap().remove(0);
+    let shown_at = format!("/settings/keys/{}/created", key.id);
+    assert_eq!(
+        (created.status, created.location()),
+        (303, shown_at.as_str())
+    );
+    assert!(!created.body.contains("key_"), "{}", created.body);
+    let created = b.get(&shown_at).await;
+    assert_eq!(created.status, 200);
     assert_eq!(created.headers["cache-control"], "no-store");
     let at = created
         .body
@@ -508,7 +516,6 @@ async fn a_key_is_shown_once_and_refused_by_the_api_once_revoked() {
     assert_eq!(current["data"]["expires_at"], serde_json::Value::Null);
     assert_eq!(current["data"]["name"], "deploys");
 
-    let key = api.store.list_keys(Some(&account)).await.unwrap().remove(0);
     let confirm = b.get(&format!("/settings/keys/{}/revoke", key.id)).await;
     assert_eq!(confirm.status, 200);
     assert!(confirm.body.contains("This cannot be undone"));
@@ -537,6 +544,160 @@ async fn a_key_is_shown_once_and_refused_by_the_api_once_revoked() {
     assert_eq!(body["error"]["code"], "invalid_api_key");
     let after = b.get(&format!("/settings/keys?revoked={}", key.id)).await;
     assert!(after.body.contains("The key “deploys” is revoked"));
+    api.stop().await;
+}
+
+/// Post/redirect/get: the creating POST answers 303, the page it leads to
+/// shows the secret once (from the session, never from the URL or a cookie),
+/// and reloading that page shows no secret and creates nothing. Another
+/// session of the same user cannot take the secret either.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reloading_the_key_page_shows_no_key_and_creates_none() {
+    let api = TestApi::start().await;
+    let (account, email) = user(&api, Plan::Professional).await;
+    let mut b = sign_in(&api, &email).await;
+    let mut other = sign_in(&api, &email).await;
+
+    let posted = b
+        .submit(
+            "/settings/keys",
+            "/settings/keys",
+            &[("name", "reload-check"), ("expires", "90")],
+        )
+        .await;
+    let keys = api.store.list_keys(Some(&account)).await.unwrap();
+    assert_eq!(keys.len(), 1);
+    let key = &keys[0];
+    let shown_at = format!("/settings/keys/{}/created", key.id);
+    assert_eq!((posted.status, posted.location()), (303, shown_at.as_str()));
+    assert!(posted.set_cookie().is_none(), "no secret in a cookie");
+    assert!(!posted.location().contains("key_"), "no secret in the URL");
+
+    // The other session of the same user gets the "already shown" page and
+    // does not use up the flash of this one.
+    let elsewhere = other.get(&shown_at).await;
+    assert_eq!(elsewhere.status, 200);
+    assert!(!elsewhere.body.contains(r#"id="new-key""#));
+
+    let first = b.get(&shown_at).await;
+    assert_eq!(first.status, 200);
+    assert!(first.body.contains("<title>Key created · sitescan</title>"));
+    let at = first
+        .body
+        .find(r#"<code class="secret" id="new-key">"#)
+        .unwrap();
+    let secret = first.body[at..]
+        .split('>')
+        .nth(1)
+        .unwrap()
+        .split('<')
+        .next()
+        .unwrap()
+        .to_string();
+    assert!(
+        secret.starts_with(&key.prefix) && secret.len() == 52,
+        "{secret}"
+    );
+    assert!(first.body.contains(r#"id="key-warning""#));
+    assert!(first.body.contains(r#"id="copy-key""#));
+    assert!(first
+        .body
+        .contains(r#"<a href="/settings/keys">Done: back to API keys</a>"#));
+
+    // The reload: no secret, a message that it was shown once, nothing made.
+    let reload = b.get(&shown_at).await;
+    assert_eq!(reload.status, 200);
+    assert!(
+        !reload.body.contains(&secret),
+        "the key is nowhere in the page"
+    );
+    assert!(!reload.body.contains(r#"id="new-key""#));
+    assert!(reload
+        .body
+        .contains("<title>Key already shown · sitescan</title>"));
+    assert!(reload.body.contains(&format!(
+        "was shown only once, when it was created: sitescan keeps only its first characters, <code>{}…</code>",
+        key.prefix
+    )));
+    assert_eq!(api.store.list_keys(Some(&account)).await.unwrap().len(), 1);
+    let (status, _) = call(api.req(Method::GET, "/api/v1/keys/current", Some(&secret))).await;
+    assert_eq!(status, 200, "the key shown is the key made");
+
+    // Someone else's key: not found, as everywhere.
+    let (_, stranger) = user(&api, Plan::Professional).await;
+    let mut s = sign_in(&api, &stranger).await;
+    assert_eq!(s.get(&shown_at).await.status, 404);
+
+    // The webhook secret gets the same treatment.
+    let hook_post = b
+        .submit(
+            "/webhooks",
+            "/webhooks",
+            &[
+                ("url", "http://127.0.0.1:9/hook"),
+                ("events", "scan.completed"),
+            ],
+        )
+        .await;
+    let hook = api.store.list_webhooks(&account).await.unwrap().remove(0);
+    let hook_at = format!("/webhooks/{}/created", hook.id);
+    assert_eq!(
+        (hook_post.status, hook_post.location()),
+        (303, hook_at.as_str())
+    );
+    let shown = b.get(&hook_at).await;
+    assert_eq!(shown.status, 200);
+    assert!(shown.body.contains(&format!(
+        r#"<code class="secret" id="new-secret">{}</code>"#,
+        hook.secret
+    )));
+    let again = b.get(&hook_at).await;
+    assert_eq!(again.status, 200);
+    assert!(
+        !again.body.contains(&hook.secret),
+        "the secret is shown once"
+    );
+    assert!(again
+        .body
+        .contains("<title>Secret already shown · sitescan</title>"));
+    assert_eq!(api.store.list_webhooks(&account).await.unwrap().len(), 1);
+    api.stop().await;
+}
+
+/// Every page links our icon, and the conventional `/favicon.ico` answers
+/// with it (browsers that probe it get no 404).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_icon_is_ours_and_favicon_ico_answers() {
+    let api = TestApi::start().await;
+    let mut b = Browser::new(&api);
+    let login = b.get("/login").await;
+    let at = login
+        .body
+        .find(r#"<link rel="icon" type="image/svg+xml" href=""#)
+        .unwrap();
+    let href = login.body[at..].split('"').nth(5).unwrap().to_string();
+    assert!(href.starts_with("/assets/favicon.svg?v="), "{href}");
+    let svg = b.get(&href).await;
+    assert_eq!(svg.status, 200);
+    assert_eq!(svg.headers["content-type"], "image/svg+xml");
+    assert_eq!(
+        svg.headers["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
+    assert!(svg
+        .body
+        .starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    let ico = b.get("/favicon.ico").await;
+    assert_eq!(ico.status, 200);
+    assert_eq!(ico.headers["content-type"], "image/svg+xml");
+    assert_eq!(ico.headers["cache-control"], "public, max-age=86400");
+    assert_eq!(ico.body, svg.body);
+    let not_found = b.get("/assets/nothing.png").await;
+    assert_eq!(not_found.status, 404);
+    assert!(
+        not_found.body.contains(r#"rel="icon""#),
+        "error pages link it too"
+    );
     api.stop().await;
 }
 
@@ -677,6 +838,31 @@ async fn sites_are_validated_like_the_api_and_scans_follow_the_plan_quota() {
     }
     assert!(done, "the scan finished");
     let scan_page = b.get(&format!("/scans/{}", scans[0])).await;
+    // The summary line counts like the HTML report's header.
+    let summary = api
+        .store
+        .scan(&account, &scans[0])
+        .await
+        .unwrap()
+        .unwrap()
+        .summary
+        .unwrap();
+    let to_review: u64 = summary.categories.values().map(|c| c.cant_tell).sum();
+    let line = sitescan_engine::render::count(summary.pages_fetched, "page", "pages")
+        + " · "
+        + &sitescan_engine::render::findings_phrase(summary.findings - to_review, to_review);
+    assert!(
+        scan_page.body.contains(&format!("<p>{line}</p>")),
+        "{line}\n{}",
+        scan_page.body
+    );
+    let report_html = b
+        .get(&format!("/scans/{}/download?format=html", scans[0]))
+        .await;
+    assert!(
+        report_html.body.contains(&format!(" · {line}</p>")),
+        "{line}"
+    );
     assert!(scan_page.body.contains(&format!(
         r#"<iframe class="report" src="/scans/{}/report" title="The scan report">"#,
         scans[0]
@@ -883,7 +1069,12 @@ async fn every_page_passes_our_own_wcag_aa_and_header_rules() {
             &[("name", "ci"), ("expires", "30")],
         )
         .await;
-    pages.push(("POST /settings/keys".into(), key));
+    assert_eq!(key.status, 303);
+    pages.push((key.location().to_string(), b.get(key.location()).await));
+    pages.push((
+        format!("{} (again)", key.location()),
+        b.get(key.location()).await,
+    ));
     let k = api.store.list_keys(Some(&account)).await.unwrap().remove(0);
     api.store.record_key_use(&k.id, Utc::now()).await.unwrap();
     pages.push(("/settings/keys".into(), b.get("/settings/keys").await));
@@ -909,8 +1100,12 @@ async fn every_page_passes_our_own_wcag_aa_and_header_rules() {
             ],
         )
         .await;
-    assert_eq!(hook.status, 201, "{}", hook.body);
-    pages.push(("POST /webhooks".into(), hook));
+    assert_eq!(hook.status, 303, "{}", hook.body);
+    pages.push((hook.location().to_string(), b.get(hook.location()).await));
+    pages.push((
+        format!("{} (again)", hook.location()),
+        b.get(hook.location()).await,
+    ));
     let h = api.store.list_webhooks(&account).await.unwrap().remove(0);
     pages.push(("/webhooks".into(), b.get("/webhooks").await));
     pages.push((
@@ -1157,8 +1352,13 @@ async fn webhooks_are_managed_from_the_dashboard() {
             ],
         )
         .await;
-    assert_eq!(made.status, 201);
     let hook = api.store.list_webhooks(&account).await.unwrap().remove(0);
+    assert_eq!(
+        (made.status, made.location()),
+        (303, format!("/webhooks/{}/created", hook.id).as_str())
+    );
+    let made = b.get(made.location()).await;
+    assert_eq!(made.status, 200);
     assert_eq!(hook.events, vec!["scan.completed", "scan.failed"]);
     assert!(made.body.contains(&format!(
         r#"<code class="secret" id="new-secret">{}</code>"#,
@@ -1338,8 +1538,18 @@ async fn the_dashboard_works_on_the_redis_backend() {
             &[("name", "fleet"), ("expires", "30")],
         )
         .await;
-    assert_eq!(created.status, 201);
     let key = backend.list_keys(Some(&account)).await.unwrap().remove(0);
+    assert_eq!(
+        (created.status, created.location()),
+        (303, format!("/settings/keys/{}/created", key.id).as_str())
+    );
+    let created = b.get(created.location()).await;
+    assert_eq!(created.status, 200);
+    let again = b.get(&format!("/settings/keys/{}/created", key.id)).await;
+    assert!(
+        again.body.contains("Key already shown") && !again.body.contains("id=\"new-key\""),
+        "the Redis session's flash is taken once"
+    );
     assert_eq!(
         key.expires_at.unwrap() - key.created_at,
         chrono::Duration::days(30)

@@ -352,6 +352,9 @@ pub struct SignedIn {
     pub account: Account,
     /// The session's CSRF token, for the page's forms.
     pub csrf: String,
+    /// SHA-256 of the session id: where the session's one-time flashes are
+    /// kept (a new key's secret between the POST and the page showing it).
+    pub session_hash: String,
 }
 
 /// Sends a signed-out visitor to the sign-in page (303), remembering where
@@ -389,13 +392,14 @@ impl FromRequestParts<DashState> for SignedIn {
             .map_err(AuthRejection::Page)?;
         match visitor {
             Visitor {
-                session: Some((_, session)),
+                session: Some((session_hash, session)),
                 user: Some(user),
                 account: Some(account),
             } => Ok(SignedIn {
                 user,
                 account,
                 csrf: session.csrf_token,
+                session_hash,
             }),
             _ => {
                 let next = parts

@@ -225,7 +225,8 @@ pub async fn list(
     .into_response())
 }
 
-/// `POST /settings/keys`: creates the key and shows it, this once.
+/// `POST /settings/keys`: creates the key, then `303` to the page that shows
+/// it once ([`created`]).
 pub async fn create(State(state): State<DashState>, me: SignedIn, form: Form) -> PageResult {
     let draft = Draft {
         name: form.get("name").unwrap_or("").to_string(),
@@ -269,6 +270,29 @@ pub async fn create(State(state): State<DashState>, me: SignedIn, form: Form) ->
         }
         Err(e) => return Err(e.into()),
     };
+    // Post/redirect/get: the secret waits in the session (server-side, never
+    // in a URL or a cookie) for the one page view that shows it, so reloading
+    // that page neither re-sends this form nor shows the key again.
+    let kept = state
+        .app
+        .store
+        .put_flash(&me.session_hash, &flash_name(&key.id), &secret, Utc::now())
+        .await?;
+    if kept {
+        return Ok(Redirect::to(&format!("/settings/keys/{}/created", key.id)).into_response());
+    }
+    // The session ended in between: a reload of this answer would meet the
+    // sign-in page, not create a key, so showing the secret here is still once.
+    Ok((StatusCode::CREATED, created_page(&me, &key, &secret)).into_response())
+}
+
+/// The session flash holding the secret of the new key `id`.
+fn flash_name(id: &str) -> String {
+    format!("key:{id}")
+}
+
+/// The page showing a new key's secret, this once.
+fn created_page(me: &SignedIn, key: &ApiKey, secret: &str) -> Html<String> {
     let main = html! {
         (plan_notice(me.account.plan))
         p.warning role="status" id="key-warning" {
@@ -283,11 +307,36 @@ pub async fn create(State(state): State<DashState>, me: SignedIn, form: Form) ->
         p { "Use it as " code { "X-API-Key: " (key.prefix) "…" } " in your requests." }
         p { a href="/settings/keys" { "Done: back to API keys" } }
     };
-    Ok((
-        StatusCode::CREATED,
-        layout::page("Key created", Some(me.nav(Section::Keys)), main),
-    )
-        .into_response())
+    layout::page("Key created", Some(me.nav(Section::Keys)), main)
+}
+
+/// `GET /settings/keys/{keyId}/created`: where creating a key leads. Shows
+/// the secret the first time (taking it out of the session); any later
+/// visit, a reload included, says it was shown once and shows only the
+/// prefix. Creates nothing.
+pub async fn created(
+    State(state): State<DashState>,
+    me: SignedIn,
+    Path(id): Path<String>,
+) -> PageResult {
+    let key = own_key(&state, &me, &id).await?;
+    let secret = state
+        .app
+        .store
+        .take_flash(&me.session_hash, &flash_name(&key.id), Utc::now())
+        .await?
+        .filter(|s| s.starts_with(&key.prefix));
+    if let Some(secret) = secret {
+        return Ok(created_page(&me, &key, &secret).into_response());
+    }
+    let main = html! {
+        p role="status" id="key-shown" {
+            "The key “" (key.name) "” was shown only once, when it was created: sitescan keeps only its first characters, "
+            code { (key.prefix) "…" } ", and cannot show it again. If you did not copy it, revoke it and create a new one."
+        }
+        p { a href="/settings/keys" { "Back to API keys" } }
+    };
+    Ok(layout::page("Key already shown", Some(me.nav(Section::Keys)), main).into_response())
 }
 
 async fn own_key(state: &DashState, me: &SignedIn, id: &str) -> Result<ApiKey, PageError> {

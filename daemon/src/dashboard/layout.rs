@@ -25,6 +25,10 @@ pub const CSS: &str = include_str!("assets/app.css");
 /// The one script: progressive enhancement only (copy buttons, scan polling).
 pub const JS: &str = include_str!("assets/app.js");
 
+/// The site icon (a magnifier on the header's navy), linked from every page
+/// so browsers do not probe `/favicon.ico` and log a failed request.
+pub const FAVICON: &str = include_str!("assets/favicon.svg");
+
 /// `?v=` of the asset URLs: the first hex digits of the content's SHA-256, so
 /// a new build gets new URLs and assets can be cached for a year.
 static CSS_URL: LazyLock<String> =
@@ -32,16 +36,42 @@ static CSS_URL: LazyLock<String> =
 static JS_URL: LazyLock<String> =
     LazyLock::new(|| format!("/assets/app.js?v={}", &super::auth::sha256_hex(JS)[..12]));
 
+static FAVICON_URL: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "/assets/favicon.svg?v={}",
+        &super::auth::sha256_hex(FAVICON)[..12]
+    )
+});
+
 /// The URL of the stylesheet (with its content hash).
 pub fn css_url() -> &'static str {
     &CSS_URL
 }
 
-/// `GET /assets/{file}`: the embedded CSS and JS.
+/// `GET /favicon.ico`: the icon, for clients that ask the conventional
+/// address without reading the page's `<link rel="icon">` (the SVG itself:
+/// browsers go by the content type, not the name). Cached for a day, not a
+/// year: this URL does not change when the icon does.
+pub async fn favicon() -> Response {
+    let mut resp = (StatusCode::OK, FAVICON).into_response();
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("image/svg+xml"),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=86400"),
+    );
+    resp
+}
+
+/// `GET /assets/{file}`: the embedded CSS, JS and icon.
 pub async fn asset(Path(file): Path<String>) -> Response {
     let (body, kind) = match file.as_str() {
         "app.css" => (CSS, "text/css; charset=utf-8"),
         "app.js" => (JS, "text/javascript; charset=utf-8"),
+        "favicon.svg" => (FAVICON, "image/svg+xml"),
         _ => {
             return (
                 StatusCode::NOT_FOUND,
@@ -113,6 +143,7 @@ pub fn page(title: &str, nav: Option<Nav<'_>>, main: Markup) -> Html<String> {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 title { (title) " · sitescan" }
+                link rel="icon" type="image/svg+xml" href=(FAVICON_URL.as_str());
                 link rel="stylesheet" href=(css_url());
                 script src=(JS_URL.as_str()) defer {}
             }

@@ -10,9 +10,15 @@
 //! - [`layout`]: the page frame (landmarks, skip link, navigation, plan notice)
 //!   and shared pieces (field errors tied with `aria-describedby`, SVG charts).
 //! - [`keys`], [`sites`], [`scans`], [`webhooks`]: the page families.
-//! - `assets/`: the one CSS file and the one small JS file, embedded and
-//!   served from `/assets/` with long cache lifetimes (their URLs carry a
-//!   content hash).
+//! - `assets/`: the one CSS file, the one small JS file and the SVG icon,
+//!   embedded and served from `/assets/` with long cache lifetimes (their
+//!   URLs carry a content hash); the icon also answers `/favicon.ico`.
+//!
+//! Secrets shown once (a new API key, a new webhook's signing secret) follow
+//! post/redirect/get: the creating POST keeps the secret in the server-side
+//! session as a one-time flash (`Store::put_flash`) and answers 303; the page
+//! it leads to takes the flash (`Store::take_flash`) and shows it, so a
+//! reload shows it no more and re-sends no form.
 //!
 //! Every answer carries a strict Content-Security-Policy
 //! ([`CONTENT_SECURITY_POLICY`]: no inline script or style anywhere), plus
@@ -126,6 +132,7 @@ pub fn router(app: AppState, settings: DashboardSettings) -> Router {
             get(auth::set_password_page).post(auth::set_password),
         )
         .route("/settings/keys", get(keys::list).post(keys::create))
+        .route("/settings/keys/{keyId}/created", get(keys::created))
         .route(
             "/settings/keys/{keyId}/revoke",
             get(keys::revoke_confirm).post(keys::revoke),
@@ -144,6 +151,7 @@ pub fn router(app: AppState, settings: DashboardSettings) -> Router {
         .route("/scans/{scanId}/cancel", post(scans::cancel))
         .route("/webhooks", get(webhooks::list).post(webhooks::create))
         .route("/webhooks/{webhookId}", get(webhooks::show))
+        .route("/webhooks/{webhookId}/created", get(webhooks::created))
         .route("/webhooks/{webhookId}/enabled", post(webhooks::set_enabled))
         .route(
             "/webhooks/{webhookId}/delete",
@@ -154,6 +162,7 @@ pub fn router(app: AppState, settings: DashboardSettings) -> Router {
             post(webhooks::redeliver),
         )
         .route("/assets/{file}", get(layout::asset))
+        .route("/favicon.ico", get(layout::favicon))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             security_headers,

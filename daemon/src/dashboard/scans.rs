@@ -24,14 +24,14 @@ use base64_shim::encode_base64;
 use maud::html;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
-use sitescan_engine::render::{render, Format};
+use sitescan_engine::render::{count, findings_phrase, render, Format};
 
 use super::auth::{Form, SignedIn};
 use super::layout::{self, Section};
 use super::sites::status_badge;
 use super::{DashState, PageError, PageResult};
 use crate::api::reports::{load, rendered};
-use crate::store::{Scan, ScanStatus};
+use crate::store::{Scan, ScanStatus, ScanSummary};
 
 async fn own_scan(state: &DashState, me: &SignedIn, id: &str) -> Result<Scan, PageError> {
     state
@@ -84,7 +84,7 @@ pub async fn show(
         }
         @if let (ScanStatus::Completed, Some(summary)) = (scan.status, &scan.summary) {
             h2 id="summary-heading" { "Summary" }
-            p { (summary.pages_fetched) " pages · " (summary.findings) " findings"
+            p { (count(summary.pages_fetched, "page", "pages")) " · " (summary_findings(summary))
                 @if summary.truncated { " · stopped at the page limit" } }
             table aria-labelledby="summary-heading" id="summary" {
                 thead { tr {
@@ -117,6 +117,14 @@ pub async fn show(
         }
     };
     Ok(layout::page(&title, Some(me.nav(Section::Sites)), main).into_response())
+}
+
+/// The summary's findings in the words of the HTML report's header
+/// ([`findings_phrase`]): `findings` counts the failed ones and the ones to
+/// review together, the categories count those to review.
+fn summary_findings(summary: &ScanSummary) -> String {
+    let to_review: u64 = summary.categories.values().map(|c| c.cant_tell).sum();
+    findings_phrase(summary.findings.saturating_sub(to_review), to_review)
 }
 
 /// `GET /scans/{scanId}/status`: the live status as JSON, for the script.

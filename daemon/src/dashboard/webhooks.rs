@@ -8,6 +8,7 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect};
+use chrono::Utc;
 use maud::{html, Markup};
 
 use super::auth::{Form, SignedIn};
@@ -143,7 +144,8 @@ pub async fn list(State(state): State<DashState>, me: SignedIn) -> PageResult {
     )
 }
 
-/// `POST /webhooks`: registers the endpoint and shows its secret, this once.
+/// `POST /webhooks`: registers the endpoint, then `303` to the page that
+/// shows its signing secret once ([`created`]).
 pub async fn create(State(state): State<DashState>, me: SignedIn, form: Form) -> PageResult {
     let draft = HookDraft {
         url: form.get("url").unwrap_or("").trim().to_string(),
@@ -184,24 +186,78 @@ pub async fn create(State(state): State<DashState>, me: SignedIn, form: Form) ->
         }
         Err(e) => return Err(e.into()),
     };
+    // Post/redirect/get, as for API keys: the secret waits in the session
+    // for the one page view that shows it; a reload shows it no more and
+    // registers nothing.
+    let kept = state
+        .app
+        .store
+        .put_flash(
+            &me.session_hash,
+            &flash_name(&hook.id),
+            &hook.secret,
+            Utc::now(),
+        )
+        .await?;
+    if kept {
+        return Ok(Redirect::to(&format!("/webhooks/{}/created", hook.id)).into_response());
+    }
+    // The session ended in between: a reload would meet the sign-in page.
+    Ok((StatusCode::CREATED, created_page(&me, &hook, &hook.secret)).into_response())
+}
+
+/// The session flash holding the signing secret of the new endpoint `id`.
+fn flash_name(id: &str) -> String {
+    format!("webhook:{id}")
+}
+
+/// The page showing a new endpoint's signing secret, this once.
+fn created_page(me: &SignedIn, hook: &Webhook, secret: &str) -> Html<String> {
     let main = html! {
-        p.warning role="status" {
+        p.warning role="status" id="secret-warning" {
             strong { "Copy the signing secret now." } " It is shown only this once. Your receiver needs it to verify the "
             code { "Sitescan-Signature" } " header of each event."
         }
         p { "Endpoint " (hook.url) " receives: " (hook.events.join(", ")) "." }
-        code.secret id="new-secret" { (hook.secret) }
+        code.secret id="new-secret" { (secret) }
         div.actions {
             button type="button" data-copy="new-secret" id="copy-secret" hidden { "Copy secret" }
             span id="new-secret-copied" role="status" {}
         }
         p { a href="/webhooks" { "Done: back to webhooks" } }
     };
-    Ok((
-        StatusCode::CREATED,
-        layout::page("Endpoint added", Some(me.nav(Section::Webhooks)), main),
+    layout::page("Endpoint added", Some(me.nav(Section::Webhooks)), main)
+}
+
+/// `GET /webhooks/{webhookId}/created`: where adding an endpoint leads. Shows
+/// the signing secret the first time (taking it out of the session); later
+/// visits, a reload included, say it was shown once.
+pub async fn created(
+    State(state): State<DashState>,
+    me: SignedIn,
+    Path(id): Path<String>,
+) -> PageResult {
+    let hook = own_hook(&state, &me, &id).await?;
+    let secret = state
+        .app
+        .store
+        .take_flash(&me.session_hash, &flash_name(&hook.id), Utc::now())
+        .await?;
+    if let Some(secret) = secret {
+        return Ok(created_page(&me, &hook, &secret).into_response());
+    }
+    let main = html! {
+        p role="status" id="secret-shown" {
+            "The signing secret of " code { (hook.url) } " was shown only once, when the endpoint was added. If your receiver does not have it, delete the endpoint and add it again."
+        }
+        p { a href=(format!("/webhooks/{}", hook.id)) { "Go to the endpoint" } " · " a href="/webhooks" { "Back to webhooks" } }
+    };
+    Ok(layout::page(
+        "Secret already shown",
+        Some(me.nav(Section::Webhooks)),
+        main,
     )
-        .into_response())
+    .into_response())
 }
 
 /// `GET /webhooks/{webhookId}`: the endpoint and its delivery log.

@@ -68,6 +68,10 @@ pub(crate) const SESSIONS: TableDefinition<&str, &[u8]> = TableDefinition::new("
 pub(crate) const SESSION_EXPIRY: TableDefinition<&str, ()> = TableDefinition::new("session_expiry");
 /// `user/session hash` -> (): a user's signed-in sessions.
 pub(crate) const USER_SESSIONS: TableDefinition<&str, ()> = TableDefinition::new("user_sessions");
+/// `{session hash}/{name}` -> value: a session's one-time flashes (removed
+/// with the session).
+pub(crate) const SESSION_FLASHES: TableDefinition<&str, &str> =
+    TableDefinition::new("session_flashes");
 
 /// The embedded store and queue, over one redb database file.
 #[derive(Clone)]
@@ -124,6 +128,7 @@ impl Embedded {
             txn.open_table(ACCOUNT_USERS).map_err(Error::storage)?;
             txn.open_table(SESSION_EXPIRY).map_err(Error::storage)?;
             txn.open_table(USER_SESSIONS).map_err(Error::storage)?;
+            txn.open_table(SESSION_FLASHES).map_err(Error::storage)?;
         }
         txn.commit().map_err(Error::storage)?;
         Ok(Embedded {
@@ -1204,6 +1209,64 @@ impl Store for Embedded {
         })
         .await
     }
+
+    async fn put_flash(
+        &self,
+        session_hash: &str,
+        name: &str,
+        value: &str,
+        at: DateTime<Utc>,
+    ) -> Result<bool> {
+        let key = format!("{session_hash}/{name}");
+        let (session_hash, value) = (session_hash.to_string(), value.to_string());
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            let live = {
+                let sessions = txn.open_table(SESSIONS).map_err(Error::storage)?;
+                let session: Option<Session> = get(&sessions, &session_hash)?;
+                session.is_some_and(|s| s.expires_at > at)
+            };
+            if live {
+                let mut flashes = txn.open_table(SESSION_FLASHES).map_err(Error::storage)?;
+                flashes
+                    .insert(key.as_str(), value.as_str())
+                    .map_err(Error::storage)?;
+            }
+            txn.commit().map_err(Error::storage)?;
+            Ok(live)
+        })
+        .await
+    }
+
+    async fn take_flash(
+        &self,
+        session_hash: &str,
+        name: &str,
+        at: DateTime<Utc>,
+    ) -> Result<Option<String>> {
+        let key = format!("{session_hash}/{name}");
+        let session_hash = session_hash.to_string();
+        // One write transaction at a time: the read-and-remove is atomic.
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            let taken = {
+                let mut flashes = txn.open_table(SESSION_FLASHES).map_err(Error::storage)?;
+                let value = flashes
+                    .remove(key.as_str())
+                    .map_err(Error::storage)?
+                    .map(|v| v.value().to_string());
+                value
+            };
+            let live = {
+                let sessions = txn.open_table(SESSIONS).map_err(Error::storage)?;
+                let session: Option<Session> = get(&sessions, &session_hash)?;
+                session.is_some_and(|s| s.expires_at > at)
+            };
+            txn.commit().map_err(Error::storage)?;
+            Ok(taken.filter(|_| live))
+        })
+        .await
+    }
 }
 
 /// Removes a session and its index entries (no-op when gone).
@@ -1224,6 +1287,11 @@ fn remove_session(txn: &redb::WriteTransaction, hash: &str) -> Result<()> {
             .remove(format!("{user_id}/{hash}").as_str())
             .map_err(Error::storage)?;
     }
+    let mut flashes = txn.open_table(SESSION_FLASHES).map_err(Error::storage)?;
+    let (start, end) = (format!("{hash}/"), format!("{hash}0")); // '0' sorts right after '/'
+    flashes
+        .retain_in::<&str, _>(start.as_str()..end.as_str(), |_, _| false)
+        .map_err(Error::storage)?;
     Ok(())
 }
 

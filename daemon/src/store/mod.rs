@@ -627,8 +627,31 @@ pub trait Store: Send + Sync + 'static {
     async fn session(&self, session_hash: &str, at: DateTime<Utc>) -> Result<Option<Session>>;
     /// Records a request seen with the session (`last_seen_at`); no-op when gone.
     async fn touch_session(&self, session_hash: &str, at: DateTime<Utc>) -> Result<()>;
-    /// Removes a session (sign-out, rotation); no-op when gone.
+    /// Removes a session (sign-out, rotation) and its flashes; no-op when gone.
     async fn delete_session(&self, session_hash: &str) -> Result<()>;
+    /// Keeps `value` under `name` in a live session until one request takes
+    /// it ([`Store::take_flash`]): post/redirect/get of a secret that must be
+    /// shown exactly once (a new API key) without putting it in a URL or a
+    /// cookie. Replaces an earlier value of the same name. `false`, and
+    /// nothing kept, when the session is gone or expired at `at`. The value
+    /// lives at most as long as the session.
+    async fn put_flash(
+        &self,
+        session_hash: &str,
+        name: &str,
+        value: &str,
+        at: DateTime<Utc>,
+    ) -> Result<bool>;
+    /// Removes the session's value under `name` and returns it, atomically:
+    /// of two requests racing for it, one gets it. `None` when there is none
+    /// (never put, or already taken), or when the session is gone or expired
+    /// at `at` (an expired session's value is dropped all the same).
+    async fn take_flash(
+        &self,
+        session_hash: &str,
+        name: &str,
+        at: DateTime<Utc>,
+    ) -> Result<Option<String>>;
 }
 
 /// A fresh identifier: `prefix` + `_` + 14 hex digits of microseconds since

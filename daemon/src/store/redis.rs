@@ -29,6 +29,7 @@
 //! | `users`, `account:{id}:users` | sorted set (lex) | user ids |
 //! | `pwtoken:{sha256}` | string | the password-setting token (JSON), expiring with it |
 //! | `session:{sha256}` | string | the dashboard session (JSON), expiring with it |
+//! | `session:{sha256}:flash` | hash | the session's one-time flashes (name -> value), expiring with it |
 //! | `user:{id}:sessions` | set | hashes of the user's signed-in sessions (ended when a password is set) |
 //!
 //! Mutable scan fields are separate hash fields rather than one JSON value so
@@ -1458,7 +1459,11 @@ impl Store for RedisBackend {
         let key = self.k(&format!("session:{session_hash}"));
         let raw: Option<String> = conn.get(&key).await.map_err(redis_err)?;
         let mut pipe = redis::pipe();
-        pipe.atomic().del(&key).ignore();
+        pipe.atomic()
+            .del(&key)
+            .ignore()
+            .del(format!("{key}:flash"))
+            .ignore();
         if let Some(user_id) = raw
             .as_deref()
             .and_then(|r| parse::<Session>(r).ok())
@@ -1470,7 +1475,79 @@ impl Store for RedisBackend {
         let _: () = pipe.query_async(&mut conn).await.map_err(redis_err)?;
         Ok(())
     }
+
+    async fn put_flash(
+        &self,
+        session_hash: &str,
+        name: &str,
+        value: &str,
+        at: DateTime<Utc>,
+    ) -> Result<bool> {
+        let Some(session) = self.session(session_hash, at).await? else {
+            return Ok(false);
+        };
+        let key = self.k(&format!("session:{session_hash}"));
+        let mut conn = self.c();
+        let kept: i64 = PUT_FLASH
+            .key(&key)
+            .key(format!("{key}:flash"))
+            .arg(name)
+            .arg(value)
+            .arg(session.expires_at.timestamp_millis().max(1))
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        Ok(kept == 1)
+    }
+
+    async fn take_flash(
+        &self,
+        session_hash: &str,
+        name: &str,
+        at: DateTime<Utc>,
+    ) -> Result<Option<String>> {
+        let key = self.k(&format!("session:{session_hash}"));
+        let mut conn = self.c();
+        let (session, value): (Option<String>, Option<String>) = TAKE_FLASH
+            .key(&key)
+            .key(format!("{key}:flash"))
+            .arg(name)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        let Some(session) = session else {
+            return Ok(None);
+        };
+        let session: Session = parse(&session)?;
+        Ok(value.filter(|_| session.expires_at > at))
+    }
 }
+
+/// KEYS: session, its flash hash. ARGV: name, value, the session's expiry
+/// (ms since the epoch). Keeps the value only while the session exists (a
+/// sign-out between the read and this script wins); returns 1 when kept.
+static PUT_FLASH: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('PEXPIREAT', KEYS[2], ARGV[3])
+return 1
+",
+    )
+});
+
+/// KEYS: session, its flash hash. ARGV: name. Removes the flash and returns
+/// {session JSON or false, value or false}: one caller ever gets a value.
+static TAKE_FLASH: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local value = redis.call('HGET', KEYS[2], ARGV[1])
+if value then redis.call('HDEL', KEYS[2], ARGV[1]) end
+return {redis.call('GET', KEYS[1]), value}
+",
+    )
+});
 
 /// KEYS: account, user, e-mail index, all users, account users. ARGV: user
 /// id, account id, record JSON. Returns 0 without the account, -1 when the
@@ -1512,7 +1589,7 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
 if ARGV[2] ~= '1' or redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
 redis.call('HSET', KEYS[2], 'password_hash', ARGV[3], 'password_set_at', ARGV[4])
-for _, h in ipairs(redis.call('SMEMBERS', KEYS[3])) do redis.call('DEL', ARGV[5] .. h) end
+for _, h in ipairs(redis.call('SMEMBERS', KEYS[3])) do redis.call('DEL', ARGV[5] .. h, ARGV[5] .. h .. ':flash') end
 redis.call('DEL', KEYS[3])
 return 1
 ",

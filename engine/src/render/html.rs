@@ -14,7 +14,7 @@
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 use sitescan_rules::{BaselineState, Category, Finding, Impact, Outcome};
 
-use super::{by_rule, outcome_name, totals, wcag, worst_pages, RuleGroup};
+use super::{by_rule, count, findings_phrase, outcome_name, totals, wcag, worst_pages, RuleGroup};
 use crate::report::Report;
 
 /// Findings shown at most per rule; the rest are counted (the JSON and CSV
@@ -114,9 +114,8 @@ pub(super) fn render(report: &Report) -> String {
                         time datetime=(report.started_at.to_rfc3339()) {
                             (report.started_at.format("%Y-%m-%d %H:%M UTC"))
                         }
-                        " in " (duration) " s · " (report.stats.pages_fetched) " pages · "
-                        (failed) " findings"
-                        @if cant_tell > 0 { " · " (cant_tell) " to review by hand" }
+                        " in " (duration) " s · " (count(report.stats.pages_fetched, "page", "pages")) " · "
+                        (findings_phrase(failed, cant_tell))
                     }
                 }
                 main #main {
@@ -551,6 +550,18 @@ mod tests {
         assert_eq!(count("section.rule"), 7);
         assert_eq!(count("li.finding"), 9);
         assert_eq!(count("li.finding[data-outcome=cant-tell]"), 1);
+        // The header counts like the dashboard's scan page: failed findings,
+        // then the ones to review, singular or plural as the numbers say.
+        let header = doc
+            .select(&scraper::Selector::parse("header.top p").unwrap())
+            .nth(1)
+            .unwrap()
+            .text()
+            .collect::<String>();
+        assert!(
+            header.ends_with(" s · 5 pages · 8 findings, 1 to review"),
+            "{header}"
+        );
         assert_eq!(count("section[aria-labelledby=h-pages] tbody tr"), 3);
         assert_eq!(count(".filters input[type=checkbox]"), 4 + 5 + 2);
         let a11y = report.summary[&Category::Accessibility].score.unwrap();

@@ -329,6 +329,24 @@ pub(crate) fn totals(report: &Report) -> ([u64; 4], u64) {
     (by_impact, cant_tell)
 }
 
+/// `n` and the noun: `"1 page"`, `"2 pages"`, `"0 findings"`.
+pub fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// How many findings a scan has, in the one phrasing of the views for people
+/// (the HTML report's header and the dashboard's scan page): the failed
+/// findings, then the ones a person must review when there are any —
+/// `"0 findings"`, `"1 finding, 1 to review"`, `"3 findings, 2 to review"`.
+pub fn findings_phrase(failed: u64, to_review: u64) -> String {
+    let failed = count(failed, "finding", "findings");
+    if to_review == 0 {
+        failed
+    } else {
+        format!("{failed}, {to_review} to review")
+    }
+}
+
 /// `failed` or `cant-tell`, as on the wire.
 pub(crate) fn outcome_name(outcome: Outcome) -> &'static str {
     match outcome {
@@ -344,6 +362,17 @@ pub(crate) mod sample;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_are_phrased_with_the_right_number() {
+        assert_eq!(count(1, "page", "pages"), "1 page");
+        assert_eq!(count(0, "page", "pages"), "0 pages");
+        assert_eq!(findings_phrase(0, 0), "0 findings");
+        assert_eq!(findings_phrase(1, 0), "1 finding");
+        assert_eq!(findings_phrase(1, 1), "1 finding, 1 to review");
+        assert_eq!(findings_phrase(3, 2), "3 findings, 2 to review");
+        assert_eq!(findings_phrase(0, 1), "0 findings, 1 to review");
+    }
 
     #[test]
     fn format_names_parse_back_and_unknown_is_an_error() {

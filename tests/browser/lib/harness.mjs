@@ -364,12 +364,3 @@ export async function setPassword(page, stack, shots) {
   await page.click('#set-password');
   await page.waitForURL(`${stack.baseUrl}/login?password=set`);
 }
-
-/**
- * Requests the dashboard made that failed, minus Chromium's own
- * `/favicon.ico` probe: the layout links no icon yet (dashboard-issues.md #2),
- * so every page load asks for it and gets the 404 page.
- */
-export function pageFailures(shots) {
-  return shots.failed.filter((f) => f !== '404 /favicon.ico');
-}

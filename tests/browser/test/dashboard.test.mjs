@@ -10,7 +10,6 @@ import assert from 'node:assert/strict';
 
 import {
   launchBrowser,
-  pageFailures,
   PASSWORD,
   pathOf,
   setPassword,
@@ -201,9 +200,16 @@ test('sign in, create a key shown once, scan the fixture site, revoke the key', 
   assert.equal(report.scan_id, scanId);
   const pages = report.stats.pages_fetched;
   assert.ok(pages > 0, 'the scan fetched pages of the fixture site');
-  assert.match(
+  // Counted in the report's own words, singular or plural as the numbers say.
+  const failed = report.findings.filter((f) => f.outcome === 'failed').length;
+  const toReview = report.findings.filter((f) => f.outcome === 'cant-tell').length;
+  assert.equal(failed + toReview, report.findings.length);
+  const counted = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+  const line = `${counted(pages, 'page', 'pages')} · ${counted(failed, 'finding', 'findings')}`
+    + (toReview > 0 ? `, ${toReview} to review` : '');
+  assert.equal(
     await page.locator('#summary').locator('xpath=preceding-sibling::p[1]').innerText(),
-    new RegExp(`^${pages} pages · ${report.findings.length} findings$`),
+    line,
   );
   const summaryRows = await page.locator('#summary tbody tr').evaluateAll((trs) =>
     trs.map((tr) => [...tr.children].map((c) => c.textContent.trim())));
@@ -228,6 +234,8 @@ test('sign in, create a key shown once, scan the fixture site, revoke the key', 
   // The inline report is the HTML report of this scan.
   const frame = page.frameLocator('iframe.report');
   assert.equal(await frame.locator('h1').first().innerText(), 'sitescan report');
+  const header = await frame.locator('header.top p').nth(1).innerText();
+  assert.ok(header.endsWith(` s · ${line}`), `the report counts as the page does: ${header}`);
   assert.ok((await frame.locator('body').innerText()).includes(stack.siteUrl), 'the report names the site');
 
   await page.getByRole('link', { name: 'Open the report on its own page' }).click();
@@ -296,20 +304,16 @@ test('sign in, create a key shown once, scan the fixture site, revoke the key', 
   await shots.shot('login-again');
 
   assert.deepEqual(shots.unshot(), [], 'every page visited was photographed');
-  assert.deepEqual(pageFailures(shots), [], 'no request of the pages failed');
+  assert.deepEqual(shots.failed, [], 'no request of the pages failed (the icon included)');
   assert.deepEqual(shots.errors, [], 'no console errors (CSP violations included)');
   await page.close();
 });
 
 // Reloading the "Key created" page must neither show the key again nor make a
-// second one. Today the page is the answer to the creating POST, so a reload
-// sends the form again and a new key is created and shown: open in
-// dashboard-issues.md (#1, a redirect to a page that shows the key once is the
-// fix). Marked todo so the suite reports it without failing until then; drop
-// the `todo` when it passes.
-test('reloading the key page shows no key and creates none', {
-  todo: 'the key page is a POST answer: a reload creates and shows a second key',
-}, async () => {
+// second one: the creating POST answers with a redirect (post/redirect/get)
+// to a page that shows the key once, from the session, and then only says it
+// was shown.
+test('reloading the key page shows no key and creates none', async () => {
   const page = await browser.context.newPage();
   const shots = watch(page, 'reload');
   const base = stack.baseUrl;
@@ -327,13 +331,29 @@ test('reloading the key page shows no key and creates none', {
   const key = (await page.locator('#new-key').textContent()).trim();
   await shots.shot('key-created');
 
+  const shownAt = pathOf(page);
+  assert.match(shownAt, /^\/settings\/keys\/kid_[0-9a-z]+\/created$/, 'a page of its own, the key not in its URL');
+
   await page.reload();
   await shots.shot('key-created-reloaded');
+  assert.equal(pathOf(page), shownAt);
   assert.equal(await page.locator('#new-key').count(), 0, 'the reloaded page shows no key');
   assert.equal((await page.content()).includes(key), false, 'the key is nowhere in the reloaded page');
+  assert.equal(await page.locator('h1').textContent(), 'Key already shown');
+  assert.match(
+    await page.locator('#key-shown').innerText(),
+    new RegExp(`was shown only once, .* ${key.slice(0, 8)}…`),
+  );
 
-  await page.goto(`${base}/settings/keys`);
+  await page.getByRole('link', { name: 'Back to API keys' }).click();
+  await page.waitForURL(`${base}/settings/keys`);
   await shots.shot('keys-after');
   assert.equal(await page.locator('#keys tbody tr').count(), before + 1, 'one key more, not two');
+  const kid = shownAt.split('/')[3];
+  assert.equal(await page.locator(`#key-${kid} td`).first().innerText(), `${key.slice(0, 8)}…`);
+
+  assert.deepEqual(shots.unshot(), [], 'every page visited was photographed');
+  assert.deepEqual(shots.failed, [], 'no request of the pages failed');
+  assert.deepEqual(shots.errors, [], 'no console errors (CSP violations included)');
   await page.close();
 });
