@@ -222,10 +222,7 @@ pub const RULE_SETS: &[(&str, &str)] = &[
         "accessibility",
         "every accessibility rule (wcag-aa, best-practice and review)",
     ),
-    (
-        "seo",
-        "search engine optimisation rules, plus the accessibility rules search engines read too (heading-order, html-has-lang, html-lang-valid, image-alt)",
-    ),
+    ("seo", "search engine optimisation rules"),
     ("security", "security rules"),
     ("performance", "performance rules"),
     ("quality", "content quality rules"),
@@ -296,17 +293,6 @@ pub struct UnknownRule {
     pub known_sets: String,
 }
 
-/// Accessibility rules that the `seo` set runs too: issue #4's SEO list names heading
-/// order and a missing or invalid `<html lang>` (seonaut's `ERROR_NOT_VALID_HEADINGS`,
-/// `ERROR_NO_LANG`, `INVALID_LANG`) and Lighthouse's SEO category weighs `image-alt`.
-/// One rule each, so they are not duplicated; their findings keep their category.
-pub const SEO_SHARED: &[&str] = &[
-    "heading-order",
-    "html-has-lang",
-    "html-lang-valid",
-    "image-alt",
-];
-
 /// Whether a rule belongs to a named rule set.
 pub fn in_set(meta: &RuleMeta, set: &str) -> Option<bool> {
     let a11y = meta.category == Category::Accessibility;
@@ -318,7 +304,7 @@ pub fn in_set(meta: &RuleMeta, set: &str) -> Option<bool> {
         "review" => a11y && meta.manual_review,
         "best-practice" => a11y && meta.best_practice,
         "accessibility" => a11y,
-        "seo" => meta.category == Category::Seo || SEO_SHARED.contains(&meta.id),
+        "seo" => meta.category == Category::Seo,
         "security" => meta.category == Category::Security,
         "performance" => meta.category == Category::Performance,
         "quality" => meta.category == Category::Quality,
@@ -433,12 +419,15 @@ mod tests {
     fn sets_resolve_and_unknown_names_are_errors() {
         let all = select(&["all"]).unwrap();
         assert_eq!(all.page.len() + all.site.len(), all_meta().count());
-        let seo = select(&["seo"]).unwrap().ids();
-        for shared in SEO_SHARED {
-            assert!(seo.contains(shared), "{shared} not in the seo set");
-            assert_eq!(meta(shared).unwrap().category, Category::Accessibility);
-        }
-        assert!(!seo.contains(&"color-contrast"));
+        // Sets are category-pure: the API's type-specific endpoints restrict a
+        // scan to the set of their category.
+        let seo = select(&["seo"]).unwrap();
+        assert!(seo
+            .page
+            .iter()
+            .map(|r| r.meta())
+            .chain(seo.site.iter().map(|r| r.meta()))
+            .all(|m| m.category == Category::Seo));
         let one = select(&["document-title"]).unwrap();
         assert_eq!(one.ids(), vec!["document-title"]);
         let err = select(&["wcag-aa,nope"]).unwrap_err();
