@@ -11,7 +11,7 @@ use scraper::{ElementRef, Html};
 use serde::{Deserialize, Serialize};
 
 use crate::aria::tree::TreeFacts;
-use crate::css::{ComputedStyle, Styles};
+use crate::css::{ComputedStyle, Styles, Viewport};
 use crate::dom;
 use crate::meta::{Category, Impact, RuleMeta};
 use crate::page::Page;
@@ -137,6 +137,9 @@ pub struct PageContext<'p> {
     doc: Html,
     ids: OnceLock<HashMap<String, Vec<NodeId>>>,
     styles: OnceLock<Styles>,
+    /// Styles at 200% zoom ([`Viewport::ZOOMED`]); `None` when no `@media`
+    /// rule could differ from the desktop styles.
+    zoomed: OnceLock<Option<Styles>>,
     tree: OnceLock<TreeFacts>,
     referrers: OnceLock<FxHashMap<(&'static str, String), Vec<NodeId>>>,
     order: OnceLock<FxHashMap<NodeId, usize>>,
@@ -168,6 +171,7 @@ impl<'p> PageContext<'p> {
             doc: Html::parse_document(&page.body),
             ids: OnceLock::new(),
             styles: OnceLock::new(),
+            zoomed: OnceLock::new(),
             tree: OnceLock::new(),
             referrers: OnceLock::new(),
             order: OnceLock::new(),
@@ -221,6 +225,41 @@ impl<'p> PageContext<'p> {
     pub fn styles(&self) -> &Styles {
         self.styles
             .get_or_init(|| Styles::compute(&self.doc, &self.page.stylesheets))
+    }
+
+    /// Computed styles at 200% zoom: the `@media` rules evaluated for a 640×512
+    /// viewport ([`Viewport::ZOOMED`]). The same as [`PageContext::styles`] when no
+    /// stylesheet has an `@media` rule or a `media` attribute (nothing to differ),
+    /// so most pages pay no second cascade.
+    pub fn zoomed_styles(&self) -> &Styles {
+        let zoomed = self.zoomed.get_or_init(|| {
+            let inline_media = self
+                .root()
+                .descendants()
+                .filter_map(ElementRef::wrap)
+                .any(|el| {
+                    el.value().name() == "style"
+                        && (el.value().attr("media").is_some()
+                            || el.text().any(|t| t.contains("@media")))
+                });
+            let linked_media = self
+                .page
+                .stylesheets
+                .iter()
+                .any(|s| s.media.is_some() || s.text.contains("@media"));
+            (inline_media || linked_media)
+                .then(|| Styles::compute_at(&self.doc, &self.page.stylesheets, Viewport::ZOOMED))
+        });
+        zoomed.as_ref().unwrap_or_else(|| self.styles())
+    }
+
+    /// The computed style of an element at 200% zoom (see
+    /// [`PageContext::zoomed_styles`]).
+    pub fn zoomed_style(&self, el: ElementRef<'_>) -> &ComputedStyle {
+        static INITIAL: OnceLock<ComputedStyle> = OnceLock::new();
+        self.zoomed_styles()
+            .get(el.id())
+            .unwrap_or_else(|| INITIAL.get_or_init(ComputedStyle::initial))
     }
 
     /// The computed style of an element.

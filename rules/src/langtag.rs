@@ -176,6 +176,104 @@ pub fn guess(text: &str) -> Option<Guess> {
     })
 }
 
+/// What the detectors make of text declared to be in a language.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Assessment {
+    /// The declared language is one the text plausibly reads as.
+    Matches,
+    /// The text confidently reads as another language.
+    Differs {
+        /// IANA primary subtag of the language it reads as.
+        detected: String,
+        /// Confidence of that reading, 0 to 1.
+        confidence: f64,
+    },
+    /// Too little or too ambiguous text to tell.
+    Unsure,
+    /// Neither detector knows the declared language.
+    Unknown,
+}
+
+/// Most characters of text handed to the short-text detector: the verdict on a
+/// long passage is settled well before this, and the cost grows with length.
+const LINGUA_MAX_CHARS: usize = 2_000;
+
+/// The `lingua` detector over the languages compiled in (see `Cargo.toml`),
+/// built once. Its n-gram models load lazily, per language, on first use.
+fn lingua() -> &'static lingua::LanguageDetector {
+    static DETECTOR: std::sync::OnceLock<lingua::LanguageDetector> = std::sync::OnceLock::new();
+    DETECTOR.get_or_init(|| lingua::LanguageDetectorBuilder::from_all_languages().build())
+}
+
+/// IANA primary subtag of a `lingua` language.
+fn lingua_subtag(lang: lingua::Language) -> String {
+    lang.iso_code_639_1().to_string().to_ascii_lowercase()
+}
+
+/// Judges whether `text` is in the language `declared` names.
+///
+/// whatlang's letter trigrams decide when it deems its guess reliable (longer
+/// text), since they weigh the whole passage evenly. Otherwise, for languages
+/// `lingua` knows (the common Latin-script languages of the web), `lingua`
+/// decides: its n-gram models up to five letters stay accurate down to a few
+/// words. Its confidence values are relative (they sum to 1 over the known
+/// languages), so the verdict compares the declared language (with its close
+/// languages) against the best reading:
+/// - at least half as likely as the best reading: the text plausibly reads as the
+///   declared language (text valid in two languages passes, as ACT wants);
+/// - the best reading is another language with at least 0.3 and the declared one
+///   at most a quarter of it: the text is in another language;
+/// - anything between: unsure.
+pub fn assess(declared: &str, text: &str) -> Assessment {
+    let Some(primary) = primary_subtag(declared) else {
+        return Assessment::Unknown;
+    };
+    let by_lingua = lingua::Language::all()
+        .iter()
+        .any(|l| agrees(&primary, &lingua_subtag(*l)));
+    if !by_lingua && !detectable(declared) {
+        return Assessment::Unknown;
+    }
+    if detectable(declared) {
+        match guess(text) {
+            Some(g) if g.reliable && agrees(declared, g.primary) => return Assessment::Matches,
+            Some(g) if g.reliable => {
+                return Assessment::Differs {
+                    detected: g.primary.to_string(),
+                    confidence: g.confidence,
+                }
+            }
+            Some(g) if !by_lingua && agrees(declared, g.primary) => return Assessment::Matches,
+            _ => {}
+        }
+    }
+    if !by_lingua {
+        return Assessment::Unsure;
+    }
+    let sample: String = text.chars().take(LINGUA_MAX_CHARS).collect();
+    let values = lingua().compute_language_confidence_values(sample);
+    let Some((best, best_conf)) = values.first().map(|(l, c)| (lingua_subtag(*l), *c)) else {
+        return Assessment::Unsure;
+    };
+    let declared_conf: f64 = values
+        .iter()
+        .filter(|(l, _)| agrees(&primary, &lingua_subtag(*l)))
+        .map(|(_, c)| c)
+        .sum();
+    if best_conf <= 0.0 {
+        Assessment::Unsure
+    } else if declared_conf >= best_conf * 0.5 {
+        Assessment::Matches
+    } else if best_conf >= 0.3 && declared_conf <= best_conf * 0.25 {
+        Assessment::Differs {
+            detected: best,
+            confidence: best_conf,
+        }
+    } else {
+        Assessment::Unsure
+    }
+}
+
 /// Whether the detector knows the language of a declared tag at all.
 pub fn detectable(tag: &str) -> bool {
     primary_subtag(tag).is_some_and(|p| {
@@ -212,5 +310,41 @@ mod guess_tests {
         assert!(!agrees("en", "nl"));
         assert!(detectable("EN-us"));
         assert!(!detectable("lb"));
+    }
+
+    #[test]
+    fn assesses_short_text() {
+        assert_eq!(assess("fr", "Bonne année !"), Assessment::Matches);
+        assert_eq!(assess("en-GB", "Fireworks over Paris"), Assessment::Matches);
+        assert!(matches!(
+            assess("nl", "Bonne année !"),
+            Assessment::Differs { ref detected, .. } if detected == "fr"
+        ));
+        assert!(matches!(
+            assess("en", "Hij ging met de kippen op stok"),
+            Assessment::Differs { ref detected, .. } if detected == "nl"
+        ));
+        // Valid French and valid English: the declaration stands.
+        assert_eq!(
+            assess("en", "Paul put dire comment on tape"),
+            Assessment::Matches
+        );
+        // Norwegian declared, Danish read: close languages agree.
+        assert_eq!(
+            assess(
+                "no",
+                "Jeg har boet i København i mange år, og jeg elsker byen og dens mennesker."
+            ),
+            Assessment::Matches
+        );
+        // whatlang for languages lingua is not built with; unknown to both.
+        assert_eq!(
+            assess("lb", "Lëtzebuerg ass e Land an Europa."),
+            Assessment::Unknown
+        );
+        assert!(matches!(
+            assess("ru", "The Accessibility Conformance Testing Rules Format defines a format for writing accessibility test rules."),
+            Assessment::Differs { ref detected, .. } if detected == "en"
+        ));
     }
 }

@@ -142,6 +142,10 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::frame_focusable_content::FrameFocusableContent,
     &a11y::html_lang_matches_content::HtmlLangMatchesContent,
     &a11y::lang_matches_content::LangMatchesContent,
+    // Accessibility: more ACT rules (issue 3 follow-up).
+    &a11y::image_decorative::ImageDecorative,
+    &a11y::scrollable_region_focusable::ScrollableRegionFocusable,
+    &a11y::zoomed_text_clipped::ZoomedTextClipped,
     // Performance (issue 4).
     &performance::server_response_time::ServerResponseTime,
     &performance::download_time::DownloadTime,

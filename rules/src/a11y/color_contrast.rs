@@ -6,7 +6,8 @@
 //! Gradients are checked at every color stop. Anything the static cascade cannot
 //! know — background images, positioned content without its own opaque backdrop,
 //! text shadows that may be the real backdrop, blend modes and filters — gives a
-//! cant-tell, never a pass.
+//! cant-tell, never a pass; only an opaque text-shadow halo all round the glyphs,
+//! which is their backdrop whatever lies behind it, is measured instead.
 
 use scraper::ElementRef;
 use serde_json::json;
@@ -38,7 +39,9 @@ and `style` attributes, with alpha and `opacity` composited. Text of disabled
 controls and their labels is exempt, as is a lone symbol such as "X" or icon-font
 glyphs. Where the background cannot be known from CSS alone (images, gradients
 that straddle the threshold, positioned content, text shadows) the result is
-"needs review", never a pass. Findings carry `contrast_ratio`, `expected`, `fg` and `bg`.
+"needs review", never a pass, with one exception: text with an opaque halo all
+round it (a centred blurred `text-shadow`, or shadows in all four directions)
+whose contrast with the halo is enough passes whatever lies behind. Findings carry `contrast_ratio`, `expected`, `fg` and `bg`.
 
 ## Why it matters
 People with low vision or color deficiencies, and anyone reading in sunlight,
@@ -204,6 +207,49 @@ fn parse_shadows(value: &str) -> Vec<Shadow> {
     out
 }
 
+/// Whether shadows draw a halo around the whole glyph: one centred blurred
+/// shadow, or offsets in all four directions.
+fn surrounds(shadows: &[Shadow]) -> bool {
+    shadows
+        .iter()
+        .any(|s| s.x == 0.0 && s.y == 0.0 && s.blur > 0.0)
+        || (shadows.iter().any(|s| s.x > 0.0)
+            && shadows.iter().any(|s| s.x < 0.0)
+            && shadows.iter().any(|s| s.y > 0.0)
+            && shadows.iter().any(|s| s.y < 0.0))
+}
+
+/// The lowest contrast between opaque text and an opaque text-shadow halo that
+/// surrounds it, when both colors are known without the backdrop: nothing faded
+/// or blended above the text, and every shadow layer opaque. `None` otherwise.
+fn halo_contrast(cx: &PageContext<'_>, el: ElementRef<'_>, fg: Rgba) -> Option<f32> {
+    let style = cx.style(el);
+    let shadows = style.get("text-shadow").map(parse_shadows)?;
+    if shadows.is_empty() || !surrounds(&shadows) || !fg.is_opaque() {
+        return None;
+    }
+    let faded = std::iter::once(el)
+        .chain(el.ancestors().filter_map(ElementRef::wrap))
+        .any(|e| {
+            let s = cx.style(e);
+            s.opacity < 1.0
+                || s.get("mix-blend-mode").is_some_and(|v| v != "normal")
+                || s.get("filter").is_some_and(|v| v != "none")
+        });
+    if faded {
+        return None;
+    }
+    let colors: Option<Vec<Rgba>> = shadows.iter().map(|s| s.color.or(style.color)).collect();
+    let colors = colors?;
+    if !colors.iter().all(|c| c.is_opaque()) {
+        return None;
+    }
+    colors
+        .iter()
+        .map(|c| contrast_ratio(fg, *c))
+        .reduce(f32::min)
+}
+
 /// Whether the text is drawn with an icon font.
 fn icon_font(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
     std::iter::once(el)
@@ -331,7 +377,12 @@ impl Rule for ColorContrast {
         let bg = match backdrop(page, el) {
             Backdrop::Colors(c) => c,
             Backdrop::Unknown(why) => {
-                if !part_of_disabled_widget(page, el) {
+                // An opaque halo all round the glyphs is their backdrop, whatever
+                // the image or content behind it (WCAG's understanding of 1.4.3
+                // measures haloed text against the halo).
+                if halo_contrast(page, el, fg).is_some_and(|r| r >= expected) {
+                    cx.pass();
+                } else if !part_of_disabled_widget(page, el) {
                     cx.cant_tell(el, format!("Contrast needs review: {why}."));
                 }
                 return;
@@ -379,13 +430,7 @@ impl Rule for ColorContrast {
             .map(parse_shadows)
             .unwrap_or_default();
         if !shadows.is_empty() {
-            let surround = shadows
-                .iter()
-                .any(|s| s.x == 0.0 && s.y == 0.0 && s.blur > 0.0)
-                || (shadows.iter().any(|s| s.x > 0.0)
-                    && shadows.iter().any(|s| s.x < 0.0)
-                    && shadows.iter().any(|s| s.y > 0.0)
-                    && shadows.iter().any(|s| s.y < 0.0));
+            let surround = surrounds(&shadows);
             let colors: Option<Vec<Rgba>> =
                 shadows.iter().map(|s| s.color.or(style.color)).collect();
             let Some(colors) = colors else {
@@ -475,6 +520,7 @@ mod tests {
                 r##"<label style="color:#888;background:white">Name <input disabled></label>"##,
                 r##"<p style="color:#000;background:#737373;text-shadow:white 0 0 3px">Shadow</p>"##,
                 r##"<div style="background:url(hero.jpg)"><a href=/ style="background:#0b5fff;color:#fff">Opaque button over an image</a></div>"##,
+                r##"<p style="color:#ccc;background:#000 url(a.jpg);text-shadow:0 0 2px black">Haloed text over an image</p>"##,
             ])
             .fail(&[
                 r##"<p style="color:#aaa;background:white">Light text</p>"##,
@@ -487,6 +533,8 @@ mod tests {
             .cant_tell(&[
                 r##"<p style="color:#555;background:black url(a.jpg)">Image</p>"##,
                 r##"<div style="background:url(hero.jpg)"><p>Over an image</p></div>"##,
+                r##"<p style="color:#ccc;background:url(a.jpg);text-shadow:0 0 2px rgba(0,0,0,.5)">Translucent halo</p>"##,
+                r##"<p style="color:#ccc;background:url(a.jpg);text-shadow:2px 2px 2px black">One-sided shadow</p>"##,
                 r##"<p style="background:#fff;color:#666;text-shadow:#aaa 2px 2px 4px">Shadow</p>"##,
                 r##"<div style="background:#fff"><p style="position:absolute;top:0;color:#333">Positioned</p></div>"##,
                 r##"<p style="color:var(--x)">Custom property</p>"##,

@@ -4,7 +4,7 @@
 use ego_tree::NodeRef;
 use scraper::{ElementRef, Node};
 
-use crate::langtag;
+use crate::langtag::{self, Assessment};
 use crate::structure::{is_html_tag, page_is_html};
 use crate::{Category, Check, Impact, Level, PageContext, Rule, RuleMeta, Visits};
 
@@ -25,9 +25,12 @@ static META: RuleMeta = RuleMeta {
 For an HTML page whose `<html lang>` is a valid language tag: the text that takes
 its language from `<html>` (the title, visible or exposed text and text
 alternatives outside elements with their own `lang`) is written in that language.
-The language is guessed from letter-trigram statistics (the `whatlang` crate).
-A confident guess that differs fails; a guess that agrees passes; an unsure guess,
-too little text, or a declared language the detector does not know is reported for
+The language is guessed with the `lingua` crate (n-gram models of up to five
+letters, accurate down to a few words) for the common Latin-script languages of
+the web, and from letter-trigram statistics (the `whatlang` crate) for the others.
+Text that plausibly reads as the declared language passes (text valid in two
+languages included); text that confidently reads as another language fails; an
+unsure guess, or a declared language neither detector knows, is reported for
 review (*cannot tell*). Close languages (Croatian and Serbian, Danish and
 Norwegian, Indonesian and Malay, Czech and Slovak, …) are not told apart.
 
@@ -103,26 +106,28 @@ pub(crate) fn inherited_text(cx: &PageContext<'_>, owner: ElementRef<'_>) -> Str
 
 /// Records the outcome of comparing `declared` with the language of `text`.
 pub(crate) fn judge(cx: &mut Check<'_, '_>, el: ElementRef<'_>, declared: &str, text: &str) {
-    if !langtag::detectable(declared) {
-        cx.cant_tell(
-            el,
-            format!("Check that the text is in the language lang=\"{declared}\" names (it cannot be guessed automatically)."),
-        );
-        return;
-    }
-    match langtag::guess(text) {
-        Some(g) if langtag::agrees(declared, g.primary) => cx.pass(),
-        Some(g) if g.reliable => {
+    match langtag::assess(declared, text) {
+        Assessment::Matches => cx.pass(),
+        Assessment::Differs {
+            detected,
+            confidence,
+        } => {
             cx.fail(
                 el,
-                format!("lang=\"{declared}\" but the text reads as \"{}\" (confidence {:.2}).", g.primary, g.confidence),
+                format!("lang=\"{declared}\" but the text reads as \"{detected}\" (confidence {confidence:.2})."),
             )
-            .with_data(serde_json::json!({"declared": declared, "detected": g.primary, "confidence": g.confidence}));
+            .with_data(serde_json::json!({"declared": declared, "detected": detected, "confidence": confidence}));
         }
-        _ => {
+        Assessment::Unsure => {
             cx.cant_tell(
                 el,
                 format!("Check that the text is in the language lang=\"{declared}\" names (too little or ambiguous text to tell)."),
+            );
+        }
+        Assessment::Unknown => {
+            cx.cant_tell(
+                el,
+                format!("Check that the text is in the language lang=\"{declared}\" names (it cannot be guessed automatically)."),
             );
         }
     }

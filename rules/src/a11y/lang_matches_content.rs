@@ -24,10 +24,12 @@ static META: RuleMeta = RuleMeta {
     docs: r#"## What it checks
 On HTML pages, every HTML element inside `<body>` with a valid `lang` whose own text (visible or
 exposed text and text alternatives, outside descendants with their own `lang`) is
-not empty: that text is in the declared language. The language is guessed from
-letter-trigram statistics (the `whatlang` crate); a confident different guess
-fails, an agreeing guess passes, and short or ambiguous text, or a language the
-detector does not know, is reported for review (*cannot tell*).
+not empty: that text is in the declared language. The language is guessed as
+for `html-lang-matches-content` (`lingua` for the common Latin-script languages,
+accurate down to a few words; `whatlang` for the others): a confident different
+guess fails, a plausible reading as the declared language passes, and ambiguous
+text, or a language the detectors do not know, is reported for review (*cannot
+tell*).
 
 ## Why it matters
 Screen readers switch pronunciation at a `lang` attribute; a wrong one makes the

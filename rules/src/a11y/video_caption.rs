@@ -1,5 +1,6 @@
-//! `video-caption`: `<video>` elements have a captions track (WCAG 1.2.2, ACT
-//! f51b46 and eac66b).
+//! `video-caption`: `<video>` elements have captions (WCAG 1.2.2, ACT f51b46 and
+//! eac66b); always a review item, since the markup never shows whether a video has
+//! sound, burnt-in captions or a text alternative.
 
 use scraper::ElementRef;
 
@@ -20,12 +21,13 @@ static META: RuleMeta = RuleMeta {
     impact: Impact::Critical,
     act: &["f51b46", "eac66b"],
     docs: r#"## What it checks
-Every visible `<video>` has a `<track>` child
-with `kind="captions"`. When it has one, whether the captions are complete and
-correct cannot be judged from the markup: the outcome is *cannot tell* and a
-person should review it. Without one the video fails; a video that has no audio,
-or whose captions are burnt into the picture, is reported too and needs a
-person to dismiss it.
+Every visible `<video>` is reported for review (*cannot tell*), never
+failed: whether it passes depends on what it plays, which the markup does not
+show. With a `<track kind="captions">` a person checks that the captions are
+complete and correct. Without one the video still passes when its captions are
+burnt into the picture (open captions), when it has no sound at all, or when it
+is itself the media alternative of text on the page; the finding says which of
+these to check.
 
 ## Why it matters
 Deaf and hard-of-hearing people get the spoken content of a video only through
@@ -35,6 +37,7 @@ captions.
 ```html
 <video src="intro.mp4" controls></video>
 ```
+(reported for review: the video may have sound and no captions)
 
 ## Passing
 ```html
@@ -63,13 +66,19 @@ impl Rule for VideoCaption {
                     .attr("kind")
                     .is_some_and(|k| k.trim().eq_ignore_ascii_case("captions"))
         });
+        // Never a failure: a video without a track passes when it is silent, has
+        // open captions or is the media alternative of text next to it, and none
+        // of that is in the markup.
         if captions {
             cx.cant_tell(
                 el,
                 "The video has a captions track; check that it captions all of the audio.",
             );
         } else {
-            cx.fail(el, "The video has no captions track.");
+            cx.cant_tell(
+                el,
+                "The video has no captions track; check that it has no sound, shows captions in the picture, or is a media alternative for text on the page.",
+            );
         }
     }
 }
@@ -83,11 +92,13 @@ mod tests {
     fn examples() {
         RuleTester::new(&VideoCaption)
             .pass(&["<p>no video</p>", "<video hidden src=a.mp4></video>"])
-            .fail(&[
+            .cant_tell(&[
+                "<video src=a.mp4><track kind=Captions src=a.vtt></video>",
+                // No track: silent, open captions or a media alternative are all
+                // possible, so never a failure.
                 "<video src=a.mp4 controls></video>",
                 "<video><track kind=subtitles src=a.vtt></video>",
             ])
-            .cant_tell(&["<video src=a.mp4><track kind=Captions src=a.vtt></video>"])
             .run();
     }
 }

@@ -18,7 +18,9 @@ use ego_tree::NodeId;
 use scraper::{ElementRef, Html, Selector};
 
 use super::color::Rgba;
-use super::{media_applies, parse_declarations, parse_stylesheet, split_selector_list};
+use super::{
+    media_applies_at, parse_declarations, parse_stylesheet_at, split_selector_list, Viewport,
+};
 use crate::page::Stylesheet;
 
 /// The browser defaults rules depend on (from the HTML Standard §15 "Rendering").
@@ -96,6 +98,13 @@ const KEPT: &[&str] = &[
     "font-family",
     "white-space",
     "padding",
+    "padding-top",
+    "padding-right",
+    "padding-bottom",
+    "padding-left",
+    "max-width",
+    "max-height",
+    "text-overflow",
 ];
 
 /// An offset (`top`, `left`, `text-indent`) at or beyond which positioned content
@@ -373,8 +382,8 @@ fn key_of(selector: &str) -> Key {
 }
 
 impl RuleIndex {
-    fn add_sheet(&mut self, text: &str, origin: u8, order: &mut u32) {
-        for rule in parse_stylesheet(text) {
+    fn add_sheet(&mut self, text: &str, origin: u8, order: &mut u32, viewport: Viewport) {
+        for rule in parse_stylesheet_at(text, viewport) {
             let expanded: Vec<(String, String, bool)> = rule
                 .declarations
                 .iter()
@@ -455,13 +464,19 @@ impl Styles {
     /// Computes styles for `doc`: its `<style>` elements (in document order, honouring
     /// their `media`), then the engine-fetched `linked` sheets, then `style` attributes.
     pub fn compute(doc: &Html, linked: &[Stylesheet]) -> Styles {
+        Styles::compute_at(doc, linked, Viewport::DESKTOP)
+    }
+
+    /// [`Styles::compute`] with `@media` rules evaluated for `viewport` (the
+    /// user-agent sheet has none that depend on it).
+    pub fn compute_at(doc: &Html, linked: &[Stylesheet], viewport: Viewport) -> Styles {
         // The user-agent sheet is parsed once per process and copied (its selectors
         // are reference counted) into each page's index.
         static UA: OnceLock<(RuleIndex, u32)> = OnceLock::new();
         let (ua, ua_order) = UA.get_or_init(|| {
             let mut index = RuleIndex::default();
             let mut order = 0u32;
-            index.add_sheet(UA_SHEET, 0, &mut order);
+            index.add_sheet(UA_SHEET, 0, &mut order, Viewport::DESKTOP);
             (index, order)
         });
         let mut index = ua.clone();
@@ -472,15 +487,19 @@ impl Styles {
             .filter_map(ElementRef::wrap)
         {
             if el.value().name() == "style"
-                && crate::dom::attr(el, "media").is_none_or(media_applies)
+                && crate::dom::attr(el, "media").is_none_or(|m| media_applies_at(m, viewport))
             {
                 let text: String = el.text().collect();
-                index.add_sheet(&text, 1, &mut order);
+                index.add_sheet(&text, 1, &mut order, viewport);
             }
         }
         for sheet in linked {
-            if sheet.media.as_deref().is_none_or(media_applies) {
-                index.add_sheet(&sheet.text, 1, &mut order);
+            if sheet
+                .media
+                .as_deref()
+                .is_none_or(|m| media_applies_at(m, viewport))
+            {
+                index.add_sheet(&sheet.text, 1, &mut order, viewport);
             }
         }
 

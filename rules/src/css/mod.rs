@@ -13,6 +13,7 @@
 
 pub mod cascade;
 pub mod color;
+pub mod extent;
 
 pub use cascade::{ComputedStyle, Styles};
 pub use color::Rgba;
@@ -46,15 +47,44 @@ pub struct RawRule {
     pub media: Vec<String>,
 }
 
+/// The screen media queries are evaluated against, in CSS pixels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Viewport {
+    /// Width in CSS pixels.
+    pub width: f32,
+    /// Height in CSS pixels.
+    pub height: f32,
+}
+
+impl Viewport {
+    /// The desktop every rule assumes unless it says otherwise: 1280×1024.
+    pub const DESKTOP: Viewport = Viewport {
+        width: 1280.0,
+        height: 1024.0,
+    };
+    /// The desktop zoomed to 200% (WCAG 1.4.4 resize text): 640×512 CSS pixels,
+    /// where narrow-viewport `@media` rules take over.
+    pub const ZOOMED: Viewport = Viewport {
+        width: 640.0,
+        height: 512.0,
+    };
+}
+
 /// Parses a stylesheet into its style rules, flattening `@media` blocks that apply
 /// to a screen (see [`media_applies`]) and `@supports` / `@layer` blocks; other
 /// at-rules are skipped.
 pub fn parse_stylesheet(text: &str) -> Vec<RawRule> {
+    parse_stylesheet_at(text, Viewport::DESKTOP)
+}
+
+/// [`parse_stylesheet`] with `@media` blocks evaluated for `viewport`.
+pub fn parse_stylesheet_at(text: &str, viewport: Viewport) -> Vec<RawRule> {
     let mut parser = Parser::new(text);
     let mut out = Vec::new();
     let mut sheet = SheetParser {
         all_media: false,
         media: Vec::new(),
+        viewport,
     };
     collect_rules(&mut parser, &mut sheet, &mut out);
     out
@@ -69,6 +99,7 @@ pub fn parse_stylesheet_all_media(text: &str) -> Vec<RawRule> {
     let mut sheet = SheetParser {
         all_media: true,
         media: Vec::new(),
+        viewport: Viewport::DESKTOP,
     };
     collect_rules(&mut parser, &mut sheet, &mut out);
     out
@@ -93,14 +124,21 @@ pub fn parse_declarations(text: &str) -> Vec<Declaration> {
 /// Whether a media query list applies to a screen of 1280×1024 CSS pixels (the
 /// viewport rules assume). `print`, `speech` and other non-screen media don't.
 pub fn media_applies(media: &str) -> bool {
+    media_applies_at(media, Viewport::DESKTOP)
+}
+
+/// [`media_applies`] for another viewport (e.g. [`Viewport::ZOOMED`]).
+pub fn media_applies_at(media: &str, viewport: Viewport) -> bool {
     let media = media.trim();
     if media.is_empty() {
         return true;
     }
-    media.split(',').any(|query| query_applies(query.trim()))
+    media
+        .split(',')
+        .any(|query| query_applies(query.trim(), viewport))
 }
 
-fn query_applies(query: &str) -> bool {
+fn query_applies(query: &str, viewport: Viewport) -> bool {
     let lower = query.to_ascii_lowercase();
     let mut words = lower.split_whitespace().peekable();
     let mut negated = false;
@@ -118,7 +156,7 @@ fn query_applies(query: &str) -> bool {
         _ => ("all", rest.join(" ")),
     };
     let type_ok = matches!(media_type, "all" | "screen");
-    let features_ok = features_apply(&features);
+    let features_ok = features_apply(&features, viewport);
     (type_ok && features_ok) != negated
 }
 
@@ -126,7 +164,8 @@ fn query_applies(query: &str) -> bool {
 /// against a 1280×1024 landscape viewport, and user preference features
 /// (`prefers-color-scheme`, `forced-colors`, ...) as a default light-scheme desktop;
 /// other features are assumed to hold.
-fn features_apply(features: &str) -> bool {
+fn features_apply(features: &str, viewport: Viewport) -> bool {
+    let (w, h) = (viewport.width, viewport.height);
     for part in features.split("and") {
         let part = part.trim().trim_start_matches('(').trim_end_matches(')');
         let Some((name, value)) = part.split_once(':') else {
@@ -143,11 +182,11 @@ fn features_apply(features: &str) -> bool {
             }
         };
         let ok = match name.trim() {
-            "min-width" => px(value).is_none_or(|v| 1280.0 >= v),
-            "max-width" => px(value).is_none_or(|v| 1280.0 <= v),
-            "min-height" => px(value).is_none_or(|v| 1024.0 >= v),
-            "max-height" => px(value).is_none_or(|v| 1024.0 <= v),
-            "orientation" => value == "landscape",
+            "min-width" => px(value).is_none_or(|v| w >= v),
+            "max-width" => px(value).is_none_or(|v| w <= v),
+            "min-height" => px(value).is_none_or(|v| h >= v),
+            "max-height" => px(value).is_none_or(|v| h <= v),
+            "orientation" => value == if w >= h { "landscape" } else { "portrait" },
             // A default desktop: light scheme, no user preferences, no forced colors.
             "prefers-color-scheme" => value == "light",
             "prefers-reduced-motion" | "prefers-reduced-transparency" | "prefers-contrast" => {
@@ -169,6 +208,8 @@ struct SheetParser {
     all_media: bool,
     /// Media query lists of the enclosing `@media` blocks.
     media: Vec<String>,
+    /// The screen `@media` blocks are evaluated for.
+    viewport: Viewport,
 }
 
 enum AtPrelude {
@@ -228,7 +269,10 @@ impl<'i> AtRuleParser<'i> for SheetParser {
     ) -> Result<Self::Prelude, ParseError<Self::Error>> {
         let text = slice_rest(input);
         Ok(match name.to_ascii_lowercase().as_str() {
-            "media" => AtPrelude::Media(media_applies(text), text.trim().to_string()),
+            "media" => AtPrelude::Media(
+                media_applies_at(text, self.viewport),
+                text.trim().to_string(),
+            ),
             "supports" | "layer" | "container" | "scope" | "document" => AtPrelude::Block(true),
             _ => AtPrelude::Skip,
         })

@@ -1,0 +1,223 @@
+//! `zoomed-text-clipped`: text is not cut off by `overflow: hidden` when the
+//! page is zoomed to 200% (WCAG 1.4.4, ACT 59br37).
+
+use scraper::ElementRef;
+
+use crate::aria::html::is_html;
+use crate::css::extent::{content_extent, length, line_height, overflow, padding, Bounds};
+use crate::css::Viewport;
+use crate::{Category, Check, Impact, Level, PageContext, Rule, RuleMeta, Visits};
+
+/// Checks boxes that clip their overflow against the room their text needs at
+/// 200% zoom.
+pub struct ZoomedTextClipped;
+
+static META: RuleMeta = RuleMeta {
+    id: "zoomed-text-clipped",
+    category: Category::Accessibility,
+    title: "Text is not clipped when zoomed to 200%",
+    help: "Let the box grow with its text (min-height instead of height), let it scroll (overflow: auto), or end clipped lines with text-overflow: ellipsis and offer the full text.",
+    help_url: "https://www.w3.org/WAI/WCAG21/Understanding/resize-text.html",
+    wcag: &["1.4.4"],
+    level: Some(Level::AA),
+    impact: Impact::Serious,
+    act: &["59br37"],
+    docs: r#"## What it checks
+The page as a 1280×1024 desktop shows it at 200% zoom: a 640×512 CSS-pixel
+viewport, with the `@media` rules that apply there. Every visible element that
+clips its overflow (`overflow: hidden` or `clip` in an axis) and holds text:
+- vertically, with a fixed `height`/`max-height`, its text must fit, unless the
+  `line-height` equals the height (the text is deliberately one line);
+- horizontally, text kept on one line (`white-space: nowrap`) or words wider
+  than the box must fit, unless `text-overflow: ellipsis` marks the cut.
+Text size is estimated from the cascade (width bounded per character between
+narrow and wide common fonts, line height between 1.0 and 1.4 times the font
+size): text that cannot fit even at its smallest fails, text that fits even at
+its largest passes, anything between is reported for review (*cannot tell*).
+Boxes that scroll instead (`overflow: auto`) are fine.
+
+## Why it matters
+People with low vision zoom text; a fixed-size box that hides its overflow cuts
+the zoomed text off where nobody can reach it.
+
+## Failing
+```html
+<div style="overflow: hidden; height: 1.5em">Once upon a midnight dreary, while I pondered, weak and weary, over many a quaint and curious volume of forgotten lore, while I nodded, nearly napping, suddenly there came a tapping.</div>
+```
+
+## Passing
+```html
+<div style="overflow: hidden; min-height: 1.5em">Once upon a midnight dreary, while I pondered, weak and weary, over many a quaint and curious volume of forgotten lore, while I nodded, nearly napping, suddenly there came a tapping.</div>
+```
+"#,
+    ..RuleMeta::BASE
+};
+
+const VP: Viewport = Viewport::ZOOMED;
+
+/// A fixed size from `prop` or `max-prop` in the zoomed styles.
+fn fixed(cx: &PageContext<'_>, el: ElementRef<'_>, prop: &str) -> Option<f32> {
+    let style = cx.zoomed_style(el);
+    let fs = style.font_size;
+    style.get(prop).and_then(|v| length(v, fs, VP)).or_else(|| {
+        style
+            .get(&format!("max-{prop}"))
+            .and_then(|v| length(v, fs, VP))
+    })
+}
+
+/// Whether content of `need` is cut off by a box of `size` plus `pad` padding:
+/// `Some(true)` surely, `Some(false)` surely not, `None` in between.
+fn clipped(need: Bounds, size: f32, pad: f32) -> Option<bool> {
+    if need.lo > size + pad + 0.5 {
+        Some(true)
+    } else if need.hi <= size + pad {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+impl Rule for ZoomedTextClipped {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn visits(&self) -> Visits {
+        Visits::AllElements
+    }
+
+    fn check_element(&self, el: ElementRef<'_>, cx: &mut Check<'_, '_>) {
+        if !is_html(el) || matches!(el.value().name(), "html" | "body") {
+            return;
+        }
+        let page = cx.page();
+        let style = page.zoomed_style(el);
+        let clips = |axis| matches!(overflow(style, axis), "hidden" | "clip");
+        let (cx_, cy_) = (clips('x'), clips('y'));
+        if !(cx_ || cy_) {
+            return;
+        }
+        // Hidden at zoom: not rendered, or a visually-hidden clip pattern.
+        let zoom_hidden = |e: ElementRef<'_>| {
+            std::iter::once(e)
+                .chain(e.ancestors().filter_map(ElementRef::wrap))
+                .any(|a| {
+                    let s = page.zoomed_style(a);
+                    s.display == "none" || s.visibility_hidden || s.is_visually_clipped()
+                })
+        };
+        if !page.is_visible(el) || page.is_hidden(el) || zoom_hidden(el) {
+            return;
+        }
+        let visible = |e: ElementRef<'_>| page.is_visible(e) && !page.is_hidden(e);
+        let has_text = el.descendants().any(|n| {
+            n.value().as_text().is_some_and(|t| !t.trim().is_empty())
+                && n.parent()
+                    .and_then(ElementRef::wrap)
+                    .is_some_and(|p| visible(p) && !matches!(p.value().name(), "script" | "style"))
+        });
+        if !has_text {
+            return;
+        }
+        let pad = padding(style, VP);
+        let width = fixed(page, el, "width");
+        let avail = match width {
+            Some(w) => Bounds::exact(w),
+            // An auto width fills its container, taken at its widest: the
+            // nearest ancestor with a fixed width, or the viewport less the
+            // body margin.
+            None => Bounds::exact(
+                el.ancestors()
+                    .filter_map(ElementRef::wrap)
+                    .find_map(|a| fixed(page, a, "width"))
+                    .unwrap_or(VP.width - 16.0),
+            ),
+        };
+        let extent = content_extent(page.zoomed_styles(), el, avail, VP, &visible);
+
+        let y = if cy_ {
+            match fixed(page, el, "height") {
+                None => Some(false),
+                Some(h) => {
+                    let lh = line_height(style, VP);
+                    if lh.lo == lh.hi && (lh.lo - h).abs() < 0.5 {
+                        // One line by design: the height is the line height.
+                        Some(false)
+                    } else {
+                        clipped(extent.height, h, pad[0] + pad[2])
+                    }
+                }
+            }
+        } else {
+            Some(false)
+        };
+        let ellipsis = style
+            .get("text-overflow")
+            .is_some_and(|v| v.contains("ellipsis"));
+        let x = if cx_ && !ellipsis {
+            match width {
+                Some(w) => clipped(extent.width, w, pad[1] + pad[3]),
+                // An auto width fills its container: only content wider than
+                // the widest the container can be is surely cut.
+                None => Some(extent.width.lo > avail.hi + pad[1] + pad[3] + 0.5)
+                    .filter(|c| *c || extent.width.hi <= avail.hi),
+            }
+        } else {
+            Some(false)
+        };
+        match (x, y) {
+            (Some(true), _) | (_, Some(true)) => {
+                cx.fail(
+                    el,
+                    "At 200% zoom this box hides the overflow of text that does not fit in it.",
+                );
+            }
+            (Some(false), Some(false)) => cx.pass(),
+            _ => {
+                cx.cant_tell(
+                    el,
+                    "At 200% zoom this box may cut off its text (overflow hidden with a fixed size); check it zoomed.",
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::RuleTester;
+
+    const POEM: &str = "Once upon a midnight dreary, while I pondered, weak and weary, Over many a quaint and curious volume of forgotten lore. While I nodded, nearly napping, suddenly there came a tapping.";
+
+    #[test]
+    fn examples() {
+        let pass = [
+            format!("<div style='overflow:hidden'>{POEM}</div>"),
+            format!("<div style='overflow:auto;height:1.5em'>{POEM}</div>"),
+            format!("<div style='overflow:hidden;min-height:1.5em'>{POEM}</div>"),
+            format!("<div style='white-space:nowrap;overflow:hidden;text-overflow:ellipsis'>{POEM}</div>"),
+            format!("<div style='overflow:hidden;height:16px;line-height:16px;font-size:16px'>{POEM}</div>"),
+            format!("<div style='overflow:hidden;height:2em'><div style='overflow:auto;height:2em'>{POEM}</div></div>"),
+            "<div style='overflow:hidden;height:40px'>Short</div>".to_string(),
+            format!("<p style='display:none;overflow:hidden;height:1px'>{POEM}</p>"),
+            format!("<div style='overflow:hidden;height:1em' aria-hidden=true>{POEM}</div>"),
+        ];
+        let fail = [
+            format!("<div style='overflow:hidden;height:1.5em;font-size:16px'>{POEM}</div>"),
+            format!("<div style='overflow:hidden;height:16vh'>{POEM}<br>{POEM}<br>{POEM}<br>{POEM}<br>{POEM}<br>{POEM}</div>"),
+            format!("<style>@media screen and (max-width:640px){{.c{{height:1.5em;overflow:hidden}}}}</style><div class=c>{POEM}</div>"),
+            format!("<div style='overflow-y:hidden;height:10px;white-space:nowrap;text-overflow:ellipsis'>{POEM}</div>"),
+            format!("<div style='overflow-x:hidden;white-space:nowrap;width:50px;height:16px;line-height:16px'>{POEM}</div>"),
+        ];
+        let cant = [format!(
+            "<div style='overflow:hidden;height:60px;width:600px'>{POEM}</div>"
+        )];
+        RuleTester::new(&ZoomedTextClipped)
+            .pass(&pass.iter().map(String::as_str).collect::<Vec<_>>())
+            .fail(&fail.iter().map(String::as_str).collect::<Vec<_>>())
+            .cant_tell(&cant.iter().map(String::as_str).collect::<Vec<_>>())
+            .run();
+    }
+}
