@@ -88,5 +88,9 @@ fn main() {
             a.findings.len() + a.tallies.len()
         };
     }
-    println!("{} pages, {} rules, result {total}", pages.len(), rules.len());
+    println!(
+        "{} pages, {} rules, result {total}",
+        pages.len(),
+        rules.len()
+    );
 }
