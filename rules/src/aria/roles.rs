@@ -741,23 +741,40 @@ pub fn concrete_role(name: &str) -> Option<&'static RoleDef> {
 
 /// Whether `role` is `ancestor` or inherits from it through its superclass chain.
 pub fn is_a(role: &str, ancestor: &str) -> bool {
-    // Recursion over the static superclass table, depth-limited against bad data
-    // (the real chains are at most ~6 deep); no allocation, as rules call this for
-    // every ancestor of many elements.
-    fn inherits(role: &str, ancestor: &str, depth: u32) -> bool {
-        if role == ancestor {
-            return true;
-        }
+    // Rules ask this for every ancestor of many elements: each role's superclass
+    // chain is flattened once (depth-limited against bad data; the real chains are
+    // at most ~6 deep), so a query is one lookup and a scan of a few names.
+    static LINEAGE: OnceLock<FxHashMap<&'static str, Vec<&'static str>>> = OnceLock::new();
+    fn collect(role: &'static str, depth: u32, out: &mut Vec<&'static str>) {
         if depth > 16 {
-            return false;
+            return;
         }
-        role_def(role).is_some_and(|def| {
-            def.superclass
-                .iter()
-                .any(|s| inherits(s, ancestor, depth + 1))
-        })
+        if let Some(def) = role_def(role) {
+            for s in def.superclass {
+                if !out.contains(s) {
+                    out.push(s);
+                }
+                collect(s, depth + 1, out);
+            }
+        }
     }
-    inherits(role, ancestor, 0)
+    if role == ancestor {
+        return true;
+    }
+    LINEAGE
+        .get_or_init(|| {
+            let mut map = FxHashMap::default();
+            for r in ROLES {
+                map.entry(r.name).or_insert_with(|| {
+                    let mut out = Vec::new();
+                    collect(r.name, 0, &mut out);
+                    out
+                });
+            }
+            map
+        })
+        .get(role)
+        .is_some_and(|supers| supers.contains(&ancestor))
 }
 
 /// Whether `role` is a widget (interactive) role.
