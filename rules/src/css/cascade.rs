@@ -757,7 +757,16 @@ fn compute_one(
             }
         }
     }
-    let get = |name: &str| resolved.get(name).map(|(_, v)| v.as_ref());
+    // Called some fifty times per element: kept inline (the compiler's choice to
+    // outline a closure here showed as a tenth of the cascade in instruction counts).
+    #[inline(always)]
+    fn lookup<'a>(
+        resolved: &'a FxHashMap<Cow<'_, str>, (Precedence, Cow<'_, str>)>,
+        name: &str,
+    ) -> Option<&'a str> {
+        resolved.get(name).map(|(_, v)| v.as_ref())
+    }
+    let get = |name: &str| lookup(&resolved, name);
 
     let inherit = |v: Option<&str>| matches!(v, Some("inherit"));
     let mut s = ComputedStyle {
