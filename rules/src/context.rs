@@ -11,7 +11,7 @@ use scraper::{ElementRef, Html};
 use serde::{Deserialize, Serialize};
 
 use crate::aria::tree::TreeFacts;
-use crate::css::{ComputedStyle, Styles, Viewport};
+use crate::css::{media_applies_at, parse_stylesheet_all_media, ComputedStyle, Styles, Viewport};
 use crate::dom;
 use crate::meta::{Category, Impact, RuleMeta};
 use crate::page::Page;
@@ -140,6 +140,8 @@ pub struct PageContext<'p> {
     /// Styles at 200% zoom ([`Viewport::ZOOMED`]); `None` when no `@media`
     /// rule could differ from the desktop styles.
     zoomed: OnceLock<Option<Styles>>,
+    /// Whether any stylesheet or `style` attribute declares `overflow`.
+    overflow_declared: OnceLock<bool>,
     tree: OnceLock<TreeFacts>,
     referrers: OnceLock<FxHashMap<(&'static str, String), Vec<NodeId>>>,
     order: OnceLock<FxHashMap<NodeId, usize>>,
@@ -172,6 +174,7 @@ impl<'p> PageContext<'p> {
             ids: OnceLock::new(),
             styles: OnceLock::new(),
             zoomed: OnceLock::new(),
+            overflow_declared: OnceLock::new(),
             tree: OnceLock::new(),
             referrers: OnceLock::new(),
             order: OnceLock::new(),
@@ -229,28 +232,64 @@ impl<'p> PageContext<'p> {
 
     /// Computed styles at 200% zoom: the `@media` rules evaluated for a 640×512
     /// viewport ([`Viewport::ZOOMED`]). The same as [`PageContext::styles`] when no
-    /// stylesheet has an `@media` rule or a `media` attribute (nothing to differ),
-    /// so most pages pay no second cascade.
+    /// `@media` block or `media` attribute applies differently at the two
+    /// viewports, so such pages pay no second cascade.
     pub fn zoomed_styles(&self) -> &Styles {
         let zoomed = self.zoomed.get_or_init(|| {
-            let inline_media = self
+            // Only `@media` blocks (or `media` attributes) that hold at one
+            // viewport and not the other make the zoomed cascade differ; parsing
+            // the sheets to find them costs far less than a second cascade.
+            let differs = |media: &str| {
+                media_applies_at(media, Viewport::DESKTOP)
+                    != media_applies_at(media, Viewport::ZOOMED)
+            };
+            let sheet_differs = |text: &str| {
+                text.contains("@media")
+                    && parse_stylesheet_all_media(text)
+                        .iter()
+                        .any(|r| r.media.iter().any(|m| differs(m)))
+            };
+            let inline = self
                 .root()
                 .descendants()
                 .filter_map(ElementRef::wrap)
                 .any(|el| {
                     el.value().name() == "style"
-                        && (el.value().attr("media").is_some()
-                            || el.text().any(|t| t.contains("@media")))
+                        && (el.value().attr("media").is_some_and(differs)
+                            || sheet_differs(&el.text().collect::<String>()))
                 });
-            let linked_media = self
+            let linked = self
                 .page
                 .stylesheets
                 .iter()
-                .any(|s| s.media.is_some() || s.text.contains("@media"));
-            (inline_media || linked_media)
+                .any(|s| s.media.as_deref().is_some_and(differs) || sheet_differs(&s.text));
+            (inline || linked)
                 .then(|| Styles::compute_at(&self.doc, &self.page.stylesheets, Viewport::ZOOMED))
         });
         zoomed.as_ref().unwrap_or_else(|| self.styles())
+    }
+
+    /// Whether any `<style>`, linked stylesheet or `style` attribute mentions
+    /// `overflow`: without it no box clips or scrolls its content, and rules
+    /// about overflow can skip the page (and the zoomed cascade) at once.
+    pub fn overflow_declared(&self) -> bool {
+        *self.overflow_declared.get_or_init(|| {
+            self.page
+                .stylesheets
+                .iter()
+                .any(|s| s.text.contains("overflow"))
+                || self
+                    .root()
+                    .descendants()
+                    .filter_map(ElementRef::wrap)
+                    .any(|el| {
+                        el.value()
+                            .attr("style")
+                            .is_some_and(|v| v.contains("overflow"))
+                            || (el.value().name() == "style"
+                                && el.text().any(|t| t.contains("overflow")))
+                    })
+        })
     }
 
     /// The computed style of an element at 200% zoom (see
@@ -543,6 +582,25 @@ mod tests {
             .select(&Selector::parse(sel).unwrap())
             .next()
             .unwrap()
+    }
+
+    #[test]
+    fn zoomed_styles_apply_narrow_media_rules_only_when_they_differ() {
+        let html = "<html><head><style>@media (max-width: 640px) { .c { overflow: hidden } } @media print { .c { color: red } }</style></head><body><p class=c style='overflow-x:auto'>t</p></body></html>";
+        let page = Page::from_html("https://example.com/", html);
+        let cx = PageContext::parse(&page);
+        let p = first(&cx, "p");
+        assert!(cx.overflow_declared());
+        assert_eq!(cx.style(p).get("overflow-y"), None);
+        assert_eq!(cx.zoomed_style(p).get("overflow-y"), Some("hidden"));
+        assert!(!std::ptr::eq(cx.zoomed_styles(), cx.styles()));
+
+        // Print-only media: the zoomed cascade is the desktop one, not recomputed.
+        let html = "<html><head><style>@media print { p { color: red } }</style></head><body><p>t</p></body></html>";
+        let page = Page::from_html("https://example.com/", html);
+        let cx = PageContext::parse(&page);
+        assert!(std::ptr::eq(cx.zoomed_styles(), cx.styles()));
+        assert!(!cx.overflow_declared());
     }
 
     #[test]

@@ -146,6 +146,7 @@ static PAGE_RULES: &[&dyn Rule] = &[
     &a11y::image_decorative::ImageDecorative,
     &a11y::scrollable_region_focusable::ScrollableRegionFocusable,
     &a11y::zoomed_text_clipped::ZoomedTextClipped,
+    &a11y::label_descriptive::LabelDescriptive,
     // Performance (issue 4).
     &performance::server_response_time::ServerResponseTime,
     &performance::download_time::DownloadTime,

@@ -28,7 +28,7 @@ outermost `<svg>` that is hidden, presentational or has no accessible name, and
 a `<canvas>` on a page with scripts (without a script nothing is drawn on it)
 that is hidden, presentational or unnamed. Whether the picture carries
 information is a matter of looking at it, so each one is reported for review
-(*cannot tell*). Images without a `src`, and images inside a link or button
+(*cannot tell*). Images without a `src` or `srcset`, and images inside a link or button
 with a name (the control's name carries their meaning, checked by `link-name`
 and `button-name`) are left out.
 
@@ -104,7 +104,14 @@ impl Rule for ImageDecorative {
             return;
         }
         match kind {
-            "img" if el.value().attr("src").is_none_or(|s| s.trim().is_empty()) => return,
+            // An image with no source shows nothing.
+            "img"
+                if ["src", "srcset"]
+                    .iter()
+                    .all(|a| el.value().attr(a).is_none_or(|s| s.trim().is_empty())) =>
+            {
+                return
+            }
             "canvas" if !has_script(page) => return,
             _ => {}
         }
@@ -144,6 +151,7 @@ mod tests {
             ])
             .cant_tell(&[
                 r#"<img src="a.png" alt="">"#,
+                r#"<img srcset="a.png 1x, a@2x.png 2x" alt="">"#,
                 r#"<img src="a.png" alt="Logo" aria-hidden="true">"#,
                 r#"<img src="a.png" alt="Logo" role="none">"#,
                 r#"<svg><circle r="5"/></svg>"#,

@@ -55,6 +55,7 @@ pub mod input_button_name;
 pub mod input_image_alt;
 pub mod label;
 pub mod label_content_name_mismatch;
+pub mod label_descriptive;
 pub mod landmark_no_duplicate_banner;
 pub mod landmark_no_duplicate_contentinfo;
 pub mod landmark_no_duplicate_main;

@@ -101,23 +101,37 @@ impl Rule for ScrollableRegionFocusable {
             return;
         }
         let page = cx.page();
+        if !page.overflow_declared() {
+            return;
+        }
         let style = page.style(el);
         let scrolls = |axis| matches!(overflow(style, axis), "auto" | "scroll");
         let (sx, sy) = (scrolls('x'), scrolls('y'));
         if !(sx || sy) || !page.is_visible(el) {
             return;
         }
+        let focusable = page.in_tab_order(el)
+            || el
+                .descendants()
+                .filter_map(ElementRef::wrap)
+                .any(|d| page.in_tab_order(d));
+        if focusable {
+            cx.pass();
+            return;
+        }
         let pad = padding(style, Viewport::DESKTOP);
         let (pad_x, pad_y) = (pad[1] + pad[3], pad[0] + pad[2]);
         let width = fixed(page, el, "width", pad_x);
         let height = fixed(page, el, "height", pad_y);
+        // A box collapsed to nothing hides its content on purpose.
+        if height.is_some_and(|h| h <= 1.0) || width.is_some_and(|w| w <= 1.0) {
+            return;
+        }
         if !sx && height.is_none() {
             // Only vertical scrolling, and no fixed height: the box grows with
             // its content.
             return;
         }
-        // Without a fixed width the box is at most as wide as the nearest
-        // ancestor with a fixed width, or the viewport (less the body margin).
         let avail = match width {
             Some(w) => Bounds::exact(w),
             // An auto width fills its container, taken at its widest: the
@@ -138,15 +152,6 @@ impl Rule for ScrollableRegionFocusable {
             page.is_visible(e)
         });
         if !extent.has_content {
-            return;
-        }
-        let focusable = page.in_tab_order(el)
-            || el
-                .descendants()
-                .filter_map(ElementRef::wrap)
-                .any(|d| page.in_tab_order(d));
-        if focusable {
-            cx.pass();
             return;
         }
         let x = match (sx, width) {

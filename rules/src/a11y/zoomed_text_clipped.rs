@@ -92,6 +92,9 @@ impl Rule for ZoomedTextClipped {
             return;
         }
         let page = cx.page();
+        if !page.overflow_declared() {
+            return;
+        }
         let style = page.zoomed_style(el);
         let clips = |axis| matches!(overflow(style, axis), "hidden" | "clip");
         let (cx_, cy_) = (clips('x'), clips('y'));
@@ -122,6 +125,12 @@ impl Rule for ZoomedTextClipped {
         }
         let pad = padding(style, VP);
         let width = fixed(page, el, "width");
+        // A box collapsed to nothing (`max-height: 0` of a closed accordion
+        // panel, a 1px visually-hidden box) hides its text on purpose.
+        let collapsed = |size: Option<f32>| size.is_some_and(|s| s <= 1.0);
+        if (cy_ && collapsed(fixed(page, el, "height"))) || (cx_ && collapsed(width)) {
+            return;
+        }
         let avail = match width {
             Some(w) => Bounds::exact(w),
             // An auto width fills its container, taken at its widest: the
@@ -203,6 +212,7 @@ mod tests {
             "<div style='overflow:hidden;height:40px'>Short</div>".to_string(),
             format!("<p style='display:none;overflow:hidden;height:1px'>{POEM}</p>"),
             format!("<div style='overflow:hidden;height:1em' aria-hidden=true>{POEM}</div>"),
+            format!("<div style='overflow:hidden;max-height:0'>{POEM}</div>"),
         ];
         let fail = [
             format!("<div style='overflow:hidden;height:1.5em;font-size:16px'>{POEM}</div>"),

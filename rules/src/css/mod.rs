@@ -161,12 +161,15 @@ fn query_applies(query: &str, viewport: Viewport) -> bool {
 }
 
 /// Evaluates `(min-width: …)` / `(max-width: …)` / `(orientation: …)` features
-/// against a 1280×1024 landscape viewport, and user preference features
+/// against `viewport` (landscape when at least as wide as high), and user preference features
 /// (`prefers-color-scheme`, `forced-colors`, ...) as a default light-scheme desktop;
 /// other features are assumed to hold.
 fn features_apply(features: &str, viewport: Viewport) -> bool {
     let (w, h) = (viewport.width, viewport.height);
-    for part in features.split("and") {
+    // `and` is a word between features (CSS requires the spaces); splitting on
+    // the bare letters would cut `landscape` in two.
+    let padded = format!(" {features} ");
+    for part in padded.split(" and ") {
         let part = part.trim().trim_start_matches('(').trim_end_matches(')');
         let Some((name, value)) = part.split_once(':') else {
             continue;
@@ -596,5 +599,19 @@ mod tests {
         assert!(media_applies("(prefers-color-scheme: light)"));
         assert!(!media_applies("(forced-colors: active)"));
         assert!(media_applies("(prefers-reduced-motion: no-preference)"));
+        // At 200% zoom the narrow-viewport rules take over.
+        assert!(media_applies_at("(max-width: 640px)", Viewport::ZOOMED));
+        assert!(!media_applies_at("(max-width: 640px)", Viewport::DESKTOP));
+        assert!(!media_applies_at("(min-width: 1024px)", Viewport::ZOOMED));
+        assert!(media_applies_at(
+            "(orientation: landscape)",
+            Viewport::ZOOMED
+        ));
+        let zoomed = parse_stylesheet_at(
+            "@media (max-width: 640px) { .a { height: 1em } }",
+            Viewport::ZOOMED,
+        );
+        assert_eq!(zoomed.len(), 1);
+        assert!(parse_stylesheet("@media (max-width: 640px) { .a { height: 1em } }").is_empty());
     }
 }
