@@ -19,7 +19,7 @@ use url::Url;
 use crate::config::ScanConfig;
 use crate::crawl::fetch::retry_after;
 use crate::crawl::host_limits::HostPool;
-use crate::crawl::ssrf::{check_literal, GuardedResolver};
+use crate::crawl::ssrf::{check_literal, CachingResolver};
 use crate::error::{Error, Result};
 
 /// Statuses that count as working, after redirects (lychee's default accepts
@@ -67,9 +67,8 @@ impl LinkChecker {
             .user_agent(config.user_agent.clone())
             .connect_timeout(Duration::from_millis(config.connect_timeout_ms))
             .timeout(Duration::from_millis(config.timeout_ms));
-        if !allow_private {
-            builder = builder.dns_resolver(Arc::new(GuardedResolver));
-        }
+        // One lookup per host for the whole check (see `CachingResolver`).
+        builder = builder.dns_resolver(Arc::new(CachingResolver::new(!allow_private)));
         let client = builder.build().map_err(|e| Error::Client(e.to_string()))?;
         Ok(LinkChecker {
             client,
