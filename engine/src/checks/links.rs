@@ -40,6 +40,8 @@ pub struct LinkChecker {
     accept: Vec<RangeInclusive<u16>>,
     concurrency: usize,
     allow_private: bool,
+    /// The client's resolver, warmed with every host before the checks start.
+    resolver: Arc<CachingResolver>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -68,7 +70,8 @@ impl LinkChecker {
             .connect_timeout(Duration::from_millis(config.connect_timeout_ms))
             .timeout(Duration::from_millis(config.timeout_ms));
         // One lookup per host for the whole check (see `CachingResolver`).
-        builder = builder.dns_resolver(Arc::new(CachingResolver::new(!allow_private)));
+        let resolver = Arc::new(CachingResolver::new(!allow_private));
+        builder = builder.dns_resolver(Arc::clone(&resolver));
         let client = builder.build().map_err(|e| Error::Client(e.to_string()))?;
         Ok(LinkChecker {
             client,
@@ -77,6 +80,7 @@ impl LinkChecker {
             accept: vec![DEFAULT_ACCEPT],
             concurrency: config.concurrency.max(1),
             allow_private,
+            resolver,
         })
     }
 
@@ -119,6 +123,19 @@ impl LinkChecker {
                 todo.push(u);
             }
         }
+        // The host names the checks will resolve, looked up together first.
+        let hosts: std::collections::BTreeSet<String> = {
+            let cache = lock(&self.cache);
+            todo.iter()
+                .filter(|u| matches!(u.scheme(), "http" | "https"))
+                .filter(|u| !cache.contains_key(u.as_str()))
+                .filter_map(|u| match u.host() {
+                    Some(url::Host::Domain(d)) => Some(d.to_string()),
+                    _ => None,
+                })
+                .collect()
+        };
+        self.resolver.prefetch(hosts).await;
         let results: Vec<(String, LinkStatus)> = stream::iter(todo)
             .map(|u| async move { (u.to_string(), self.check(&u).await) })
             .buffer_unordered(self.concurrency)

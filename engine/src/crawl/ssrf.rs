@@ -138,6 +138,9 @@ impl Resolve for GuardedResolver {
     }
 }
 
+/// Host names resolved at once by [`CachingResolver::prefetch`].
+const PREFETCH_CONCURRENCY: usize = 64;
+
 /// An answer of the system resolver, kept for the other URLs of the same host.
 type Answer = Result<Vec<SocketAddr>, Arc<BoxError>>;
 
@@ -168,6 +171,20 @@ impl CachingResolver {
             answers: std::sync::Mutex::new(HashMap::new()),
             lookups: Arc::default(),
         }
+    }
+
+    /// Resolves `hosts` ahead of the requests that need them, many at a time: a
+    /// lookup the resolver answers only after its timeout (5 s here for a few
+    /// names) then overlaps the others instead of holding up a queue of requests
+    /// waiting for that one host.
+    pub async fn prefetch(&self, hosts: impl IntoIterator<Item = String>) {
+        use futures::stream::{self, StreamExt};
+        let names: Vec<Name> = hosts.into_iter().filter_map(|h| h.parse().ok()).collect();
+        stream::iter(names)
+            .map(|name| self.resolve(name))
+            .buffer_unordered(PREFETCH_CONCURRENCY)
+            .for_each(|_| async {})
+            .await;
     }
 
     /// How many times the system resolver was asked.
