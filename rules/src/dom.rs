@@ -94,8 +94,48 @@ pub fn snippet(el: ElementRef<'_>) -> String {
         tag.push('>');
         return truncate_chars(&tag, SNIPPET_MAX_CHARS);
     }
-    let html = el.html();
-    truncate_chars(&html, SNIPPET_MAX_CHARS)
+    truncate_chars(&bounded_html(el, SNIPPET_MAX_CHARS), SNIPPET_MAX_CHARS)
+}
+
+/// The element's outer HTML as [`ElementRef::html`] gives it, but serialization
+/// stops once more than `max_chars` characters are certain: a finding on a large
+/// container (`<main>`, a table) used to serialize the whole subtree to keep 240
+/// characters of it. Cut by [`truncate_chars`] the result is the same.
+fn bounded_html(el: ElementRef<'_>, max_chars: usize) -> String {
+    use html5ever::serialize::{serialize, SerializeOpts, TraversalScope};
+    /// Takes whole writes until `limit` bytes are in, then refuses the rest.
+    struct Capped {
+        buf: Vec<u8>,
+        limit: usize,
+    }
+    impl std::io::Write for Capped {
+        fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+            if self.buf.len() >= self.limit {
+                return Err(std::io::Error::other("snippet long enough"));
+            }
+            self.buf.extend_from_slice(data);
+            Ok(data.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    // A UTF-8 character is at most 4 bytes: this many bytes hold more than
+    // `max_chars` characters, so the cut text is decided.
+    let mut out = Capped {
+        buf: Vec::new(),
+        limit: 4 * (max_chars + 1),
+    };
+    let opts = SerializeOpts {
+        scripting_enabled: false,
+        traversal_scope: TraversalScope::IncludeNode,
+        create_missing_parent: false,
+    };
+    // An error only means the cap was reached; what was written is kept.
+    let _ = serialize(&mut out, &el, opts);
+    // The serializer writes whole strings, so the bytes end on a character
+    // boundary; a lossy decode keeps this total even if one did not.
+    String::from_utf8_lossy(&out.buf).into_owned()
 }
 
 /// Cuts `s` to at most `max` characters, marking the cut with `…`.
@@ -162,5 +202,27 @@ mod tests {
         let doc = Html::parse_fragment(&long);
         let p = doc.select(&Selector::parse("p").unwrap()).next().unwrap();
         assert_eq!(snippet(p).chars().count(), SNIPPET_MAX_CHARS);
+    }
+
+    #[test]
+    fn early_stop_snippet_equals_full_serialization_cut() {
+        let html = format!(
+            "<main id=m><h1 class=\"t\">Tïtle ✓</h1>{}<p>{}</p><table><tr><td>a&amp;b</td></tr></table></main><b>ok</b>",
+            "<p>é😀 x</p>".repeat(60),
+            "ü".repeat(300)
+        );
+        let doc = Html::parse_document(&html);
+        let all = Selector::parse("*").unwrap();
+        for el in doc.select(&all) {
+            if matches!(el.value().name(), "html" | "body") {
+                continue;
+            }
+            assert_eq!(
+                snippet(el),
+                truncate_chars(&el.html(), SNIPPET_MAX_CHARS),
+                "{}",
+                el.value().name()
+            );
+        }
     }
 }

@@ -33,7 +33,7 @@ use url::Url;
 use crate::config::{default_accept, ScanConfig, StatusRange};
 use crate::crawl::fetch::{retry_after, Fetched};
 use crate::crawl::host_limits::HostPool;
-use crate::crawl::ssrf::{check_literal, GuardedResolver};
+use crate::crawl::ssrf::{check_literal, CachingResolver};
 use crate::error::{Error, Result};
 
 /// Most URLs requested by link and resource checks in one scan; the rest are
@@ -67,6 +67,8 @@ pub struct LinkChecker {
     max_checks: usize,
     requested: AtomicUsize,
     over_budget: AtomicUsize,
+    /// The client's resolver, warmed with every host before the checks start.
+    resolver: Arc<CachingResolver>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -109,9 +111,9 @@ impl LinkChecker {
             .user_agent(config.user_agent.clone())
             .connect_timeout(Duration::from_millis(config.connect_timeout_ms))
             .timeout(Duration::from_millis(config.timeout_ms));
-        if !allow_private {
-            builder = builder.dns_resolver(Arc::new(GuardedResolver));
-        }
+        // One lookup per host for the whole check (see `CachingResolver`).
+        let resolver = Arc::new(CachingResolver::new(!allow_private));
+        builder = builder.dns_resolver(Arc::clone(&resolver));
         let client = builder.build().map_err(|e| Error::Client(e.to_string()))?;
         Ok(LinkChecker {
             client,
@@ -129,6 +131,7 @@ impl LinkChecker {
             max_checks: DEFAULT_MAX_LINK_CHECKS,
             requested: AtomicUsize::new(0),
             over_budget: AtomicUsize::new(0),
+            resolver,
         })
     }
 
@@ -234,8 +237,22 @@ impl LinkChecker {
     }
 
     /// Checks every URL, `concurrency` at a time overall and politely per host;
-    /// returns every URL's status (URLs beyond the budget are skipped).
+    /// returns every URL's status (URLs beyond the budget are skipped). The host
+    /// names are looked up together first, so slow DNS answers overlap instead of
+    /// holding each check in turn.
     pub async fn check_all(&self, urls: Vec<Url>) -> BTreeMap<String, LinkStatus> {
+        let hosts: std::collections::BTreeSet<String> = {
+            let cache = lock(&self.cache);
+            urls.iter()
+                .filter(|u| matches!(u.scheme(), "http" | "https"))
+                .filter(|u| !cache.contains_key(u.as_str()))
+                .filter_map(|u| match u.host() {
+                    Some(url::Host::Domain(d)) => Some(d.to_string()),
+                    _ => None,
+                })
+                .collect()
+        };
+        self.resolver.prefetch(hosts).await;
         stream::iter(urls)
             .map(|u| async move { (u.to_string(), self.check(&u).await) })
             .buffer_unordered(self.concurrency)

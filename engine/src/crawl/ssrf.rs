@@ -12,7 +12,9 @@
 //! fetcher checks literals itself with [`check_literal`] before every request and
 //! redirect hop.
 
+use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::Arc;
 
 use ipnet::{Ipv4Net, Ipv6Net};
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
@@ -109,21 +111,126 @@ pub fn check_literal(url: &Url) -> Result<(), PrivateAddressRefused> {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct GuardedResolver;
 
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Resolves `host` with the system resolver; with `guard`, keeps only allowed
+/// addresses (an answer with none left is [`PrivateAddressRefused`]).
+async fn lookup(host: String, guard: bool) -> Result<Vec<SocketAddr>, BoxError> {
+    let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+    if !guard {
+        return Ok(addrs);
+    }
+    let first_refused = addrs.iter().find(|a| is_forbidden(a.ip())).map(|a| a.ip());
+    let allowed: Vec<SocketAddr> = addrs
+        .into_iter()
+        .filter(|a| !is_forbidden(a.ip()))
+        .collect();
+    match (allowed.is_empty(), first_refused) {
+        (true, Some(addr)) => Err(Box::new(PrivateAddressRefused { host, addr })),
+        _ => Ok(allowed),
+    }
+}
+
 impl Resolve for GuardedResolver {
     fn resolve(&self, name: Name) -> Resolving {
         let host = name.as_str().to_string();
+        Box::pin(async move { Ok(Box::new(lookup(host, true).await?.into_iter()) as Addrs) })
+    }
+}
+
+/// Host names resolved at once by [`CachingResolver::prefetch`].
+const PREFETCH_CONCURRENCY: usize = 64;
+
+/// An answer of the system resolver, kept for the other URLs of the same host.
+type Answer = Result<Vec<SocketAddr>, Arc<BoxError>>;
+
+/// A resolver that asks the system resolver once per host name and answers every
+/// later request for that name from memory (guarded like [`GuardedResolver`] when
+/// private addresses are refused).
+///
+/// Link checks request many URLs of few hosts (2,000 URLs of a documentation site
+/// point to a few dozen), each with `HEAD` then `GET`: without it every request
+/// resolved its host again, and on a network whose DNS is slow or failing each
+/// lookup cost up to the connect timeout, so link checking took minutes after a
+/// crawl of seconds. The lookup runs in its own task, so a request that gives up
+/// (timeout) does not cancel the answer the next request waits for. An error is
+/// replayed with the same message and source chain.
+#[derive(Debug, Default)]
+pub struct CachingResolver {
+    guard: bool,
+    answers: std::sync::Mutex<HashMap<String, Arc<tokio::sync::OnceCell<Answer>>>>,
+    /// System resolver calls made (each host once), for tests.
+    lookups: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl CachingResolver {
+    /// A resolver for one scan; `guard` refuses private addresses.
+    pub fn new(guard: bool) -> CachingResolver {
+        CachingResolver {
+            guard,
+            answers: std::sync::Mutex::new(HashMap::new()),
+            lookups: Arc::default(),
+        }
+    }
+
+    /// Resolves `hosts` ahead of the requests that need them, many at a time: a
+    /// lookup the resolver answers only after its timeout (5 s here for a few
+    /// names) then overlaps the others instead of holding up a queue of requests
+    /// waiting for that one host.
+    pub async fn prefetch(&self, hosts: impl IntoIterator<Item = String>) {
+        use futures::stream::{self, StreamExt};
+        let names: Vec<Name> = hosts.into_iter().filter_map(|h| h.parse().ok()).collect();
+        stream::iter(names)
+            .map(|name| self.resolve(name))
+            .buffer_unordered(PREFETCH_CONCURRENCY)
+            .for_each(|_| async {})
+            .await;
+    }
+
+    /// How many times the system resolver was asked.
+    pub fn lookups(&self) -> usize {
+        self.lookups.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+/// A cached resolver error: displays and chains exactly as the original did.
+#[derive(Debug)]
+struct Replayed(Arc<BoxError>);
+
+impl std::fmt::Display for Replayed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for Replayed {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+impl Resolve for CachingResolver {
+    fn resolve(&self, name: Name) -> Resolving {
+        let host = name.as_str().to_string();
+        let cell = {
+            let mut answers = self.answers.lock().unwrap_or_else(|p| p.into_inner());
+            Arc::clone(answers.entry(host.clone()).or_default())
+        };
+        let guard = self.guard;
+        let lookups = Arc::clone(&self.lookups);
         Box::pin(async move {
-            let addrs: Vec<SocketAddr> =
-                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
-            let first_refused = addrs.iter().find(|a| is_forbidden(a.ip())).map(|a| a.ip());
-            let allowed: Vec<SocketAddr> = addrs
-                .into_iter()
-                .filter(|a| !is_forbidden(a.ip()))
-                .collect();
-            match (allowed.is_empty(), first_refused) {
-                (true, Some(addr)) => Err(Box::new(PrivateAddressRefused { host, addr })
-                    as Box<dyn std::error::Error + Send + Sync>),
-                _ => Ok(Box::new(allowed.into_iter()) as Addrs),
+            let answer = cell
+                .get_or_init(|| async move {
+                    lookups.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    match tokio::spawn(lookup(host, guard)).await {
+                        Ok(answer) => answer.map_err(Arc::new),
+                        Err(e) => Err(Arc::new(Box::new(e) as BoxError)),
+                    }
+                })
+                .await;
+            match answer {
+                Ok(addrs) => Ok(Box::new(addrs.clone().into_iter()) as Addrs),
+                Err(e) => Err(Box::new(Replayed(Arc::clone(e))) as BoxError),
             }
         })
     }
@@ -132,6 +239,51 @@ impl Resolve for GuardedResolver {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    async fn resolve_text(r: &CachingResolver, host: &str) -> Result<Vec<SocketAddr>, String> {
+        let name: Name = host.parse().map_err(|_| "bad name".to_string())?;
+        match r.resolve(name).await {
+            Ok(addrs) => Ok(addrs.collect()),
+            Err(e) => {
+                let mut text = e.to_string();
+                let mut src = e.source();
+                while let Some(inner) = src {
+                    text.push_str(&format!(": {inner}"));
+                    src = inner.source();
+                }
+                Err(text)
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn caching_resolver_asks_once_per_host_and_replays_errors() {
+        let r = CachingResolver::new(false);
+        let a = resolve_text(&r, "localhost").await;
+        let b = resolve_text(&r, "localhost").await;
+        assert!(a.as_ref().is_ok_and(|v| !v.is_empty()), "{a:?}");
+        assert_eq!(a, b);
+        assert_eq!(r.lookups(), 1);
+        let direct = tokio::net::lookup_host(("nonexistent.invalid", 0))
+            .await
+            .map(|_| ())
+            .map_err(|e| e.to_string());
+        let e1 = resolve_text(&r, "nonexistent.invalid").await;
+        let e2 = resolve_text(&r, "nonexistent.invalid").await;
+        assert_eq!(e1.clone().map(|_| ()), direct);
+        assert_eq!(e1, e2);
+        assert_eq!(r.lookups(), 2);
+
+        // Guarded: a private answer is refused, with the guard's own error.
+        let g = CachingResolver::new(true);
+        let refused = resolve_text(&g, "localhost").await;
+        assert!(
+            refused.as_ref().is_err_and(|e| e.contains("private")),
+            "{refused:?}"
+        );
+        assert_eq!(resolve_text(&g, "localhost").await, refused);
+        assert_eq!(g.lookups(), 1);
+    }
 
     #[test]
     fn refuses_private_and_local_ranges() {

@@ -151,7 +151,21 @@ pub static ATTRS: &[AttrDef] = &[
 
 /// Looks an attribute up by (lowercase) name.
 pub fn attr_def(name: &str) -> Option<&'static AttrDef> {
-    ATTRS.iter().find(|a| a.name == name)
+    // Asked for every attribute of every element: a name index rather than a
+    // linear scan.
+    static INDEX: std::sync::OnceLock<rustc_hash::FxHashMap<&'static str, &'static AttrDef>> =
+        std::sync::OnceLock::new();
+    INDEX
+        .get_or_init(|| {
+            // The first entry of a name wins, as a linear scan would find it.
+            let mut map = rustc_hash::FxHashMap::default();
+            for a in ATTRS {
+                map.entry(a.name).or_insert(a);
+            }
+            map
+        })
+        .get(name)
+        .copied()
 }
 
 /// Global attributes that WAI-ARIA 1.2 deprecates as global (they remain valid on

@@ -13,6 +13,10 @@
 //! (`aria-expanded` on generic section roles), it stays supported, as assistive
 //! technology still reads it.
 
+use std::sync::OnceLock;
+
+use rustc_hash::FxHashMap;
+
 /// Where a role's accessible name may come from (WAI-ARIA 1.2 §5.2.8.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NameFrom {
@@ -713,7 +717,21 @@ pub static ROLES: &[RoleDef] = &[
 
 /// Looks a role up by (lowercase) name, abstract roles included.
 pub fn role_def(name: &str) -> Option<&'static RoleDef> {
-    ROLES.iter().find(|r| r.name == name)
+    // Rules ask for role definitions for nearly every element of every page (and
+    // `is_a` walks superclass chains through here): a name index instead of a
+    // linear scan over ~90 string compares.
+    static INDEX: OnceLock<FxHashMap<&'static str, &'static RoleDef>> = OnceLock::new();
+    INDEX
+        .get_or_init(|| {
+            // The first entry of a name wins, as a linear scan would find it.
+            let mut map = FxHashMap::default();
+            for r in ROLES {
+                map.entry(r.name).or_insert(r);
+            }
+            map
+        })
+        .get(name)
+        .copied()
 }
 
 /// A concrete (non-abstract) role by name: what a `role` attribute token may name.
@@ -723,27 +741,40 @@ pub fn concrete_role(name: &str) -> Option<&'static RoleDef> {
 
 /// Whether `role` is `ancestor` or inherits from it through its superclass chain.
 pub fn is_a(role: &str, ancestor: &str) -> bool {
-    if role == ancestor {
-        return true;
-    }
-    // The chain is at most ~6 deep; an explicit stack avoids recursion on bad data.
-    let mut stack: Vec<&str> = vec![role];
-    let mut seen = 0;
-    while let Some(r) = stack.pop() {
-        seen += 1;
-        if seen > 64 {
-            return false;
+    // Rules ask this for every ancestor of many elements: each role's superclass
+    // chain is flattened once (depth-limited against bad data; the real chains are
+    // at most ~6 deep), so a query is one lookup and a scan of a few names.
+    static LINEAGE: OnceLock<FxHashMap<&'static str, Vec<&'static str>>> = OnceLock::new();
+    fn collect(role: &'static str, depth: u32, out: &mut Vec<&'static str>) {
+        if depth > 16 {
+            return;
         }
-        if let Some(def) = role_def(r) {
+        if let Some(def) = role_def(role) {
             for s in def.superclass {
-                if *s == ancestor {
-                    return true;
+                if !out.contains(s) {
+                    out.push(s);
                 }
-                stack.push(s);
+                collect(s, depth + 1, out);
             }
         }
     }
-    false
+    if role == ancestor {
+        return true;
+    }
+    LINEAGE
+        .get_or_init(|| {
+            let mut map = FxHashMap::default();
+            for r in ROLES {
+                map.entry(r.name).or_insert_with(|| {
+                    let mut out = Vec::new();
+                    collect(r.name, 0, &mut out);
+                    out
+                });
+            }
+            map
+        })
+        .get(role)
+        .is_some_and(|supers| supers.contains(&ancestor))
 }
 
 /// Whether `role` is a widget (interactive) role.

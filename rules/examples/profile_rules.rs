@@ -1,0 +1,96 @@
+//! A small driver for instruction-count profiles of the rule phase
+//! (`valgrind --tool=callgrind`): parses N pages of a directory of HTML files and,
+//! unless `parse` is given, runs every per-page rule of the registry on them.
+//!
+//! ```sh
+//! cargo build --release -p sitescan-rules --example profile_rules
+//! valgrind --tool=callgrind target/release/examples/profile_rules \
+//!     /usr/share/doc/python3.11/html 30 rules
+//! ```
+//!
+//! Instruction counts are repeatable on a loaded machine where wall-clock time is
+//! not, so `(parse + rules) / parse` can be read from two callgrind runs (`parse`
+//! and `rules` modes) over the same pages.
+
+use std::path::{Path, PathBuf};
+
+use sitescan_rules::{analyze, registry, Page, PageContext};
+
+fn html_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            html_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "html") {
+            out.push(path);
+        }
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let (Some(dir), Some(count)) = (args.get(1), args.get(2)) else {
+        eprintln!("usage: profile_rules DIR PAGES [parse|rules] [CSS-FILE...]");
+        std::process::exit(2);
+    };
+    let Ok(count) = count.parse::<usize>() else {
+        eprintln!("PAGES must be a number");
+        std::process::exit(2);
+    };
+    let mode = args.get(3).map(String::as_str).unwrap_or("rules");
+    // Linked stylesheets to attach to every page, as the engine does after fetching them.
+    let sheets: Vec<sitescan_rules::Stylesheet> = args
+        .iter()
+        .skip(4)
+        .filter_map(|p| {
+            Some(sitescan_rules::Stylesheet {
+                url: format!("http://corpus.test/{p}"),
+                text: std::fs::read_to_string(p).ok()?,
+                media: None,
+            })
+        })
+        .collect();
+    let mut files = Vec::new();
+    html_files(Path::new(dir), &mut files);
+    files.sort();
+    let step = (files.len() / count.max(1)).max(1);
+    let pages: Vec<Page> = files
+        .iter()
+        .step_by(step)
+        .take(count)
+        .filter_map(|f| {
+            let body = std::fs::read(f).ok()?;
+            let rel = f.strip_prefix(dir).ok()?;
+            let mut page = Page::from_html(
+                &format!("http://corpus.test/{}", rel.to_string_lossy()),
+                &String::from_utf8_lossy(&body),
+            );
+            page.stylesheets = sheets.clone();
+            Some(page)
+        })
+        .collect();
+    let rules = match registry::select(&["all"]) {
+        Ok(s) => s.page,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1);
+        }
+    };
+    let mut total = 0usize;
+    for page in &pages {
+        total += if mode == "parse" {
+            PageContext::parse(page).doc().tree.nodes().len()
+        } else {
+            let a = analyze(page, &rules);
+            a.findings.len() + a.tallies.len()
+        };
+    }
+    println!(
+        "{} pages, {} rules, result {total}",
+        pages.len(),
+        rules.len()
+    );
+}
