@@ -22,7 +22,8 @@ pub struct TestApi {
     pub store: Arc<Embedded>,
     stop: Option<oneshot::Sender<()>>,
     task: Option<tokio::task::JoinHandle<()>>,
-    _dir: tempfile::TempDir,
+    /// The database's directory when the harness made it (removed on drop).
+    _dir: Option<tempfile::TempDir>,
 }
 
 impl TestApi {
@@ -32,20 +33,51 @@ impl TestApi {
 
     pub async fn start_with(rate_per_minute: u32, workers: usize) -> TestApi {
         let dir = tempfile::tempdir().unwrap();
-        let store = Arc::new(Embedded::open(dir.path()).unwrap());
+        let mut api = Self::launch(
+            dir.path(),
+            rate_per_minute,
+            WorkerSettings {
+                workers,
+                allow_private: true,
+            },
+            sitescan_daemon::webhooks::DeliverySettings::new(true),
+        )
+        .await;
+        api._dir = Some(dir);
+        api
+    }
+
+    /// One worker on the database in `dir` (kept after a stop, so a second
+    /// service can start on it), delivering webhooks with `webhooks`.
+    pub async fn start_on(
+        dir: &std::path::Path,
+        allow_private: bool,
+        webhooks: sitescan_daemon::webhooks::DeliverySettings,
+    ) -> TestApi {
+        let workers = WorkerSettings {
+            workers: 1,
+            allow_private,
+        };
+        Self::launch(dir, 10_000, workers, webhooks).await
+    }
+
+    async fn launch(
+        dir: &std::path::Path,
+        rate_per_minute: u32,
+        workers: WorkerSettings,
+        webhooks: sitescan_daemon::webhooks::DeliverySettings,
+    ) -> TestApi {
+        let store = Arc::new(Embedded::open(dir).unwrap());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         let service = Service {
             store: store.clone(),
             queue: store.clone(),
             executor: Arc::new(EngineExecutor),
-            workers: WorkerSettings {
-                workers,
-                allow_private: true,
-            },
+            workers,
             rate_per_minute,
             grace: Duration::from_secs(2),
-            webhooks: sitescan_daemon::webhooks::DeliverySettings::new(true),
+            webhooks,
         };
         let (tx, rx) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
@@ -62,7 +94,7 @@ impl TestApi {
             store,
             stop: Some(tx),
             task: Some(task),
-            _dir: dir,
+            _dir: None,
         }
     }
 
@@ -73,6 +105,20 @@ impl TestApi {
         }
         if let Some(task) = self.task.take() {
             let _ = tokio::time::timeout(Duration::from_secs(10), task).await;
+        }
+    }
+
+    /// Stops the server and asserts that it stopped cleanly within 10 s, its
+    /// database file released.
+    pub async fn stop_cleanly(mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        if let Some(task) = self.task.take() {
+            tokio::time::timeout(Duration::from_secs(10), task)
+                .await
+                .unwrap()
+                .unwrap();
         }
     }
 
@@ -313,4 +359,129 @@ pub async fn slow_site(
         .await
         .unwrap();
     (dir, server)
+}
+
+/// The `sitescan` binary under test.
+pub fn sitescan() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_sitescan"))
+}
+
+/// Runs `sitescan admin --data-dir DIR ARGS...` (without a public URL from the
+/// environment, so links use the default); returns exit code, stdout JSON
+/// (`null` when it is not JSON) and stderr.
+pub fn admin(dir: &std::path::Path, args: &[&str]) -> (i32, Value, String) {
+    let out = sitescan()
+        .arg("admin")
+        .arg("--data-dir")
+        .arg(dir)
+        .args(args)
+        .env_remove("SITESCAN_PUBLIC_URL")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let value = serde_json::from_str(stdout.trim()).unwrap_or(Value::Null);
+    (
+        out.status.code().unwrap_or(-1),
+        value,
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+/// [`admin`] that must succeed: its JSON output.
+pub fn admin_ok(dir: &std::path::Path, args: &[&str]) -> Value {
+    let (code, value, stderr) = admin(dir, args);
+    assert_eq!(code, 0, "sitescan admin {args:?}: {stderr}");
+    value
+}
+
+/// A `sitescan serve` process on `dir` (one worker, private targets allowed,
+/// `extra` arguments appended) on 127.0.0.1:0; killed on drop.
+pub struct ServeProcess {
+    pub child: std::process::Child,
+    /// `http://127.0.0.1:PORT`, as the server printed it.
+    pub base: String,
+}
+
+impl ServeProcess {
+    pub fn start(dir: &std::path::Path, extra: &[&str]) -> ServeProcess {
+        use std::io::BufRead;
+        let mut child = sitescan()
+            .args([
+                "serve",
+                "--bind",
+                "127.0.0.1:0",
+                "--workers",
+                "1",
+                "--allow-private",
+            ])
+            .arg("--data-dir")
+            .arg(dir)
+            .args(extra)
+            .env("RUST_LOG", "warn")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"));
+        ServeProcess {
+            child,
+            base: v["listening"].as_str().unwrap().to_string(),
+        }
+    }
+}
+
+impl Drop for ServeProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Calls to an API at some base URL with an API key, for the harnesses that
+/// are not a [`TestApi`] (an in-process service with its own settings, a
+/// `sitescan serve` process).
+pub trait KeyedApi {
+    /// `http://127.0.0.1:PORT`.
+    fn base(&self) -> &str;
+
+    /// `method path` with `key` and an optional JSON body: status and JSON body.
+    async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        key: &str,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        let mut b = reqwest::Client::new()
+            .request(method, format!("{}{path}", self.base()))
+            .header("X-API-Key", key);
+        if let Some(body) = body {
+            b = b.json(&body);
+        }
+        call(b).await
+    }
+
+    async fn get(&self, path: &str, key: &str) -> (u16, Value) {
+        self.send(Method::GET, path, key, None).await
+    }
+
+    async fn post(&self, path: &str, key: &str, body: Value) -> (u16, Value) {
+        self.send(Method::POST, path, key, Some(body)).await
+    }
+}
+
+impl KeyedApi for TestApi {
+    fn base(&self) -> &str {
+        &self.base
+    }
+}
+
+impl KeyedApi for ServeProcess {
+    fn base(&self) -> &str {
+        &self.base
+    }
 }

@@ -16,7 +16,7 @@ use sitescan_fixtures::{site_dir, FixtureServer};
 use sitescan_rules::{registry, Outcome};
 use sitescan_rules::{Header, Page, Stylesheet};
 
-use crate::api_support::{call, TestApi};
+use crate::api_support::{admin, call, TestApi};
 
 const PASSWORD: &str = "correct horse battery staple";
 
@@ -40,6 +40,20 @@ impl Answer {
             .get(SET_COOKIE)
             .and_then(|v| v.to_str().ok())
             .map(str::to_string)
+    }
+
+    /// The new key's secret as the page shows it (once).
+    fn shown_key(&self) -> String {
+        let at = self
+            .body
+            .find(r#"<code class="secret" id="new-key">"#)
+            .unwrap_or_else(|| panic!("no new key in {}", self.body));
+        self.body[at..]
+            .split('>')
+            .nth(1)
+            .and_then(|rest| rest.split('<').next())
+            .unwrap()
+            .to_string()
     }
 
     /// The CSRF token of the page's (first) form.
@@ -109,6 +123,11 @@ impl Browser {
         self.send(Method::POST, path, Some(form)).await
     }
 
+    /// Posts a form back to the page it is on (with that page's CSRF token).
+    async fn fill(&mut self, path: &str, form: &[(&str, &str)]) -> Answer {
+        self.submit(path, path, form).await
+    }
+
     /// Posts a form with the CSRF token of the page at `page`.
     async fn submit(&mut self, page: &str, path: &str, form: &[(&str, &str)]) -> Answer {
         let csrf = self.get(page).await.csrf();
@@ -173,11 +192,7 @@ async fn sign_in(api: &TestApi, email: &str) -> Browser {
 async fn sign_in_at(base: &str, email: &str) -> Browser {
     let mut b = Browser::at(base);
     let login = b
-        .submit(
-            "/login",
-            "/login",
-            &[("email", email), ("password", PASSWORD)],
-        )
+        .fill("/login", &[("email", email), ("password", PASSWORD)])
         .await;
     assert_eq!(
         (login.status, login.location()),
@@ -453,11 +468,7 @@ async fn a_key_is_shown_once_and_refused_by_the_api_once_revoked() {
     let mut b = sign_in(&api, &email).await;
 
     let blank = b
-        .submit(
-            "/settings/keys",
-            "/settings/keys",
-            &[("name", " "), ("expires", "90")],
-        )
+        .fill("/settings/keys", &[("name", " "), ("expires", "90")])
         .await;
     assert_eq!(blank.status, 422);
     assert!(blank
@@ -468,8 +479,7 @@ async fn a_key_is_shown_once_and_refused_by_the_api_once_revoked() {
         .contains(r#"aria-invalid="true" aria-describedby="name-hint name-error""#));
 
     let created = b
-        .submit(
-            "/settings/keys",
+        .fill(
             "/settings/keys",
             &[
                 ("name", "deploys"),
@@ -488,18 +498,7 @@ async fn a_key_is_shown_once_and_refused_by_the_api_once_revoked() {
     let created = b.get(&shown_at).await;
     assert_eq!(created.status, 200);
     assert_eq!(created.headers["cache-control"], "no-store");
-    let at = created
-        .body
-        .find(r#"<code class="secret" id="new-key">"#)
-        .unwrap();
-    let secret: String = created.body[at..]
-        .split('>')
-        .nth(1)
-        .unwrap()
-        .split('<')
-        .next()
-        .unwrap()
-        .to_string();
+    let secret = created.shown_key();
     assert!(secret.starts_with("key_") && secret.len() == 52, "{secret}");
     assert!(created.body.contains("It is shown only this once"));
     assert!(created.body.contains(r#"data-copy="new-key""#));
@@ -559,8 +558,7 @@ async fn reloading_the_key_page_shows_no_key_and_creates_none() {
     let mut other = sign_in(&api, &email).await;
 
     let posted = b
-        .submit(
-            "/settings/keys",
+        .fill(
             "/settings/keys",
             &[("name", "reload-check"), ("expires", "90")],
         )
@@ -582,18 +580,7 @@ async fn reloading_the_key_page_shows_no_key_and_creates_none() {
     let first = b.get(&shown_at).await;
     assert_eq!(first.status, 200);
     assert!(first.body.contains("<title>Key created · sitescan</title>"));
-    let at = first
-        .body
-        .find(r#"<code class="secret" id="new-key">"#)
-        .unwrap();
-    let secret = first.body[at..]
-        .split('>')
-        .nth(1)
-        .unwrap()
-        .split('<')
-        .next()
-        .unwrap()
-        .to_string();
+    let secret = first.shown_key();
     assert!(
         secret.starts_with(&key.prefix) && secret.len() == 52,
         "{secret}"
@@ -630,8 +617,7 @@ async fn reloading_the_key_page_shows_no_key_and_creates_none() {
 
     // The webhook secret gets the same treatment.
     let hook_post = b
-        .submit(
-            "/webhooks",
+        .fill(
             "/webhooks",
             &[
                 ("url", "http://127.0.0.1:9/hook"),
@@ -712,8 +698,7 @@ async fn the_starter_plan_sees_what_it_lacks() {
         .contains("API access needs the Professional or Enterprise plan."));
     let sites = b.get("/sites").await;
     assert!(sites.body.contains("The Starter plan includes no scans."));
-    b.submit("/sites", "/sites", &[("url", "https://example.com/")])
-        .await;
+    b.fill("/sites", &[("url", "https://example.com/")]).await;
     let site = api.store.list_sites(&account).await.unwrap().remove(0);
     let page = format!("/sites/{}", site.id);
     assert!(b
@@ -742,9 +727,7 @@ async fn sites_are_validated_like_the_api_and_scans_follow_the_plan_quota() {
     let (account, email) = user(&api, Plan::Professional).await;
     let mut b = sign_in(&api, &email).await;
 
-    let bad = b
-        .submit("/sites", "/sites", &[("url", "ftp://example.com/")])
-        .await;
+    let bad = b.fill("/sites", &[("url", "ftp://example.com/")]).await;
     assert_eq!(bad.status, 422);
     assert!(bad
         .body
@@ -756,14 +739,14 @@ async fn sites_are_validated_like_the_api_and_scans_follow_the_plan_quota() {
         bad.body.contains(r#"value="ftp://example.com/""#),
         "the value is kept"
     );
-    let relative = b.submit("/sites", "/sites", &[("url", "/shop")]).await;
+    let relative = b.fill("/sites", &[("url", "/shop")]).await;
     assert_eq!(relative.status, 422);
     assert!(relative.body.contains("Not an absolute URL"));
     assert!(api.store.list_sites(&account).await.unwrap().is_empty());
 
     let url = fixture.url();
     let made = b
-        .submit("/sites", "/sites", &[("url", &url), ("name", "Fixture")])
+        .fill("/sites", &[("url", &url), ("name", "Fixture")])
         .await;
     assert_eq!(made.status, 303);
     let site = api.store.list_sites(&account).await.unwrap().remove(0);
@@ -1013,17 +996,13 @@ async fn every_page_passes_our_own_wcag_aa_and_header_rules() {
         anon.get("/set-password?token=abc").await,
     ));
     let wrong = anon
-        .submit(
-            "/login",
-            "/login",
-            &[("email", &email), ("password", "wrong")],
-        )
+        .fill("/login", &[("email", &email), ("password", "wrong")])
         .await;
     pages.push(("POST /login (error)".into(), wrong));
 
     // Signed in: every page family, with records to show.
     let url = fixture.url();
-    b.submit("/sites", "/sites", &[("url", &url)]).await;
+    b.fill("/sites", &[("url", &url)]).await;
     let site = api.store.list_sites(&account).await.unwrap().remove(0);
     let started = b
         .submit(
@@ -1060,14 +1039,10 @@ async fn every_page_passes_our_own_wcag_aa_and_header_rules() {
         format!("/sites/{}/remove", site.id),
         b.get(&format!("/sites/{}/remove", site.id)).await,
     ));
-    let bad_site = b.submit("/sites", "/sites", &[("url", "ftp://x/")]).await;
+    let bad_site = b.fill("/sites", &[("url", "ftp://x/")]).await;
     pages.push(("POST /sites (error)".into(), bad_site));
     let key = b
-        .submit(
-            "/settings/keys",
-            "/settings/keys",
-            &[("name", "ci"), ("expires", "30")],
-        )
+        .fill("/settings/keys", &[("name", "ci"), ("expires", "30")])
         .await;
     assert_eq!(key.status, 303);
     pages.push((key.location().to_string(), b.get(key.location()).await));
@@ -1083,16 +1058,11 @@ async fn every_page_passes_our_own_wcag_aa_and_header_rules() {
         b.get(&format!("/settings/keys/{}/revoke", k.id)).await,
     ));
     let bad_key = b
-        .submit(
-            "/settings/keys",
-            "/settings/keys",
-            &[("name", ""), ("expires", "90")],
-        )
+        .fill("/settings/keys", &[("name", ""), ("expires", "90")])
         .await;
     pages.push(("POST /settings/keys (error)".into(), bad_key));
     let hook = b
-        .submit(
-            "/webhooks",
+        .fill(
             "/webhooks",
             &[
                 ("url", &fixture.url_for("/hook")),
@@ -1116,9 +1086,7 @@ async fn every_page_passes_our_own_wcag_aa_and_header_rules() {
         format!("/webhooks/{}/delete", h.id),
         b.get(&format!("/webhooks/{}/delete", h.id)).await,
     ));
-    let bad_hook = b
-        .submit("/webhooks", "/webhooks", &[("url", "not a url")])
-        .await;
+    let bad_hook = b.fill("/webhooks", &[("url", "not a url")]).await;
     pages.push(("POST /webhooks (error)".into(), bad_hook));
     pages.push((
         "/sites/site_missing (404)".into(),
@@ -1173,24 +1141,6 @@ async fn every_page_passes_our_own_wcag_aa_and_header_rules() {
     api.stop().await;
 }
 
-fn admin(dir: &std::path::Path, args: &[&str]) -> (i32, serde_json::Value, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sitescan"))
-        .arg("admin")
-        .arg("--data-dir")
-        .arg(dir)
-        .args(args)
-        .env_remove("SITESCAN_PUBLIC_URL")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let json = serde_json::from_str(stdout.trim()).unwrap_or(serde_json::Value::Null);
-    (
-        out.status.code().unwrap_or(-1),
-        json,
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
-}
-
 #[test]
 fn admin_cli_creates_users_with_a_password_link() {
     let dir = tempfile::tempdir().unwrap();
@@ -1226,46 +1176,6 @@ fn admin_cli_creates_users_with_a_password_link() {
     );
     assert!(err.contains("open this link within 24 hours"));
 
-    let (code, _, err) = admin(
-        dir.path(),
-        &[
-            "user",
-            "create",
-            "--account",
-            &acc,
-            "--email",
-            "ann@example.com",
-        ],
-    );
-    assert_eq!(code, 2);
-    assert!(err.contains("already exists"), "{err}");
-    let (code, _, err) = admin(
-        dir.path(),
-        &[
-            "user",
-            "create",
-            "--account",
-            &acc,
-            "--email",
-            "not-an-email",
-        ],
-    );
-    assert_eq!(code, 2);
-    assert!(err.contains("is not an e-mail address"), "{err}");
-    let (code, _, err) = admin(
-        dir.path(),
-        &[
-            "user",
-            "create",
-            "--account",
-            "acc_missing",
-            "--email",
-            "b@example.com",
-        ],
-    );
-    assert_eq!(code, 2);
-    assert!(err.contains("no account `acc_missing`"), "{err}");
-
     let (code, list, _) = admin(dir.path(), &["user", "list", "--account", &acc]);
     assert_eq!(code, 0);
     assert_eq!(list.as_array().unwrap().len(), 1);
@@ -1280,13 +1190,6 @@ fn admin_cli_creates_users_with_a_password_link() {
         "{again}"
     );
     assert_ne!(again.split("token=").nth(1), link.split("token=").nth(1));
-    let (code, _, err) = admin(
-        dir.path(),
-        &["user", "reset-password", "nobody@example.com"],
-    );
-    assert_eq!(code, 2);
-    assert!(err.contains("no user `nobody@example.com`"), "{err}");
-
     let (code, key, _) = admin(
         dir.path(),
         &[
@@ -1302,12 +1205,38 @@ fn admin_cli_creates_users_with_a_password_link() {
     );
     assert_eq!(code, 0);
     assert_eq!(key["expires_at"], serde_json::Value::Null);
-    let (code, _, err) = admin(
-        dir.path(),
-        &["key", "create", "--account", &acc, "--name", " "],
+
+    // Refusals: exit code 2 and the reason, nothing created.
+    let refused = |args: &[&str], why: &str| {
+        let (code, _, err) = admin(dir.path(), args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(why), "{args:?}: {err}");
+    };
+    for (account, email, why) in [
+        (acc.as_str(), "ann@example.com", "already exists"),
+        (&acc, "not-an-email", "is not an e-mail address"),
+        ("acc_missing", "b@example.com", "no account `acc_missing`"),
+    ] {
+        refused(
+            &["user", "create", "--account", account, "--email", email],
+            why,
+        );
+    }
+    refused(
+        &["user", "reset-password", "nobody@example.com"],
+        "no user `nobody@example.com`",
     );
-    assert_eq!(code, 2);
-    assert!(err.contains("name: give 1 to 100 characters"), "{err}");
+    refused(
+        &["key", "create", "--account", &acc, "--name", " "],
+        "name: give 1 to 100 characters",
+    );
+    let (code, list, _) = admin(dir.path(), &["user", "list", "--account", &acc]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        list.as_array().unwrap().len(),
+        1,
+        "the refusals made no user"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1317,8 +1246,7 @@ async fn webhooks_are_managed_from_the_dashboard() {
     let mut b = sign_in(&api, &email).await;
 
     let http = b
-        .submit(
-            "/webhooks",
+        .fill(
             "/webhooks",
             &[
                 ("url", "ftp://hooks.example.com/"),
@@ -1331,18 +1259,13 @@ async fn webhooks_are_managed_from_the_dashboard() {
         .body
         .contains(r#"aria-describedby="url-hint url-error""#));
     let no_events = b
-        .submit(
-            "/webhooks",
-            "/webhooks",
-            &[("url", "http://127.0.0.1:9/hook")],
-        )
+        .fill("/webhooks", &[("url", "http://127.0.0.1:9/hook")])
         .await;
     assert_eq!(no_events.status, 422);
     assert!(no_events.body.contains(r#"id="events-error""#));
 
     let made = b
-        .submit(
-            "/webhooks",
+        .fill(
             "/webhooks",
             &[
                 ("url", "http://127.0.0.1:9/hook"),
@@ -1492,11 +1415,7 @@ async fn setting_a_new_password_signs_out_every_session() {
     );
     let mut fresh = Browser::new(&api);
     let old = fresh
-        .submit(
-            "/login",
-            "/login",
-            &[("email", &email), ("password", PASSWORD)],
-        )
+        .fill("/login", &[("email", &email), ("password", PASSWORD)])
         .await;
     assert_eq!(old.status, 401, "the old password is gone");
     api.stop().await;
@@ -1532,11 +1451,7 @@ async fn the_dashboard_works_on_the_redis_backend() {
     assert_eq!(sites.status, 200);
     assert!(sites.body.contains("Enterprise plan: no daily limit"));
     let created = b
-        .submit(
-            "/settings/keys",
-            "/settings/keys",
-            &[("name", "fleet"), ("expires", "30")],
-        )
+        .fill("/settings/keys", &[("name", "fleet"), ("expires", "30")])
         .await;
     let key = backend.list_keys(Some(&account)).await.unwrap().remove(0);
     assert_eq!(

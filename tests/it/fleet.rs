@@ -22,6 +22,7 @@ use sitescan_engine::Priority;
 use sitescan_fixtures::FixtureServer;
 
 use crate::contract;
+use crate::webhook_support::test_webhook;
 
 // ---- Redis servers and prefixes
 
@@ -629,26 +630,7 @@ async fn a_job_that_always_fails_is_dead_lettered_with_its_scan_failed() {
     let dead_url = format!("http://127.0.0.1:{}/", free_port());
     let (acc, site) = tenant(&store, &dead_url).await;
     // A webhook for every event: the failure path writes its events too.
-    let now = Utc::now();
-    let hook = sitescan_daemon::store::Webhook {
-        id: new_id("wh").unwrap(),
-        account_id: acc.id.clone(),
-        url: dead_url.clone(),
-        events: sitescan_daemon::webhooks::EVENT_TYPES
-            .iter()
-            .map(|e| e.to_string())
-            .collect(),
-        site_id: None,
-        description: None,
-        enabled: true,
-        disabled_reason: None,
-        secret: "whsec_test".into(),
-        previous_secret: None,
-        previous_secret_expires_at: None,
-        failing_since: None,
-        created_at: now,
-        updated_at: now,
-    };
+    let hook = test_webhook(&acc.id, &dead_url, sitescan_daemon::webhooks::EVENT_TYPES);
     store.create_webhook(hook.clone()).await.unwrap();
     let ids = submit(&store, &site, 1).await;
     let _w = Worker::start(
@@ -1224,9 +1206,8 @@ async fn canceling_a_running_scan_stops_the_worker_on_it() {
 /// gets the event a third time, logged with its answers.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn webhook_events_of_a_fleet_scan_arrive_signed_in_order_and_retried() {
-    use crate::webhooks::{events_of, eventually, own_hmac_matches, start_receiver};
+    use crate::webhook_support::{events_of, eventually, signed_event, start_receiver};
     use serde_json::{json, Value};
-    use sitescan_daemon::webhooks::verify_signature;
 
     let (url, _server) = shared_redis();
     let guard = PrefixGuard::new(&url);
@@ -1323,21 +1304,7 @@ async fn webhook_events_of_a_fleet_scan_arrive_signed_in_order_and_retried() {
     assert_eq!(events[2]["data"]["summary"]["pages_fetched"], 3);
     for (receiver, (_, hook_secret)) in [(&every, &hooks[0]), (&flaky, &hooks[1])] {
         for (headers, body) in receiver.got.lock().unwrap().iter() {
-            let sig = headers["sitescan-signature"].to_str().unwrap();
-            assert!(
-                own_hmac_matches(hook_secret, sig, body),
-                "bad signature {sig}"
-            );
-            verify_signature(
-                hook_secret,
-                sig,
-                body,
-                Utc::now().timestamp(),
-                Duration::from_secs(300),
-            )
-            .unwrap();
-            let event: Value = serde_json::from_slice(body).unwrap();
-            assert_eq!(headers["sitescan-event-id"].to_str().unwrap(), event["id"]);
+            let event = signed_event(hook_secret, headers, body);
             assert_eq!(
                 headers["sitescan-event-type"].to_str().unwrap(),
                 event["type"]

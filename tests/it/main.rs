@@ -39,4 +39,5 @@ mod serve;
 mod site_checks;
 mod siteinfo;
 mod subresources;
+mod webhook_support;
 mod webhooks;

@@ -2,88 +2,12 @@
 //! output contract, restart persistence (kill the server mid-scan, start it
 //! again, the scan completes) and graceful shutdown on SIGTERM.
 
-use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::json;
 
-use crate::api_support::slow_site;
-
-fn sitescan() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_sitescan"))
-}
-
-/// Runs `sitescan admin --data-dir DIR ARGS...`; returns exit code, stdout JSON, stderr.
-fn admin(dir: &Path, args: &[&str]) -> (i32, Value, String) {
-    let out = sitescan()
-        .arg("admin")
-        .arg("--data-dir")
-        .arg(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let value = serde_json::from_str(stdout.trim()).unwrap_or(Value::Null);
-    (
-        out.status.code().unwrap_or(-1),
-        value,
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
-}
-
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Server {
-    fn start(dir: &Path) -> Server {
-        let mut child = sitescan()
-            .args([
-                "serve",
-                "--bind",
-                "127.0.0.1:0",
-                "--workers",
-                "1",
-                "--allow-private",
-                "--data-dir",
-            ])
-            .arg(dir)
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"));
-        Server {
-            child,
-            base: v["listening"].as_str().unwrap().to_string(),
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-async fn get(base: &str, path: &str, key: &str) -> (u16, Value) {
-    let resp = reqwest::Client::new()
-        .get(format!("{base}{path}"))
-        .header("X-API-Key", key)
-        .send()
-        .await
-        .unwrap();
-    (resp.status().as_u16(), resp.json().await.unwrap())
-}
+use crate::api_support::{admin, slow_site, KeyedApi, ServeProcess};
 
 #[test]
 fn admin_creates_accounts_keys_and_sites_and_prints_one_json_object() {
@@ -191,22 +115,21 @@ async fn a_scan_interrupted_by_a_killed_server_completes_after_restart() {
     let (_, s, _) = admin(dir.path(), &["site", "add", "--account", &acc, &site.url()]);
     let site_id = s["id"].as_str().unwrap().to_string();
 
-    let server = Server::start(dir.path());
-    let resp = reqwest::Client::new()
-        .post(format!("{}/api/v1/sites/{site_id}/scans", server.base))
-        .header("X-API-Key", &key)
-        .json(&json!({"config": {"rules": ["wcag-aa"]}}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 202);
-    let body: Value = resp.json().await.unwrap();
+    let server = ServeProcess::start(dir.path(), &[]);
+    let (s, body) = server
+        .post(
+            &format!("/api/v1/sites/{site_id}/scans"),
+            &key,
+            json!({"config": {"rules": ["wcag-aa"]}}),
+        )
+        .await;
+    assert_eq!(s, 202, "{body}");
     let scan_id = body["data"]["id"].as_str().unwrap().to_string();
 
     // Wait until it is running with at least one page done, then kill -9.
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        let (_, b) = get(&server.base, &format!("/api/v1/scans/{scan_id}"), &key).await;
+        let (_, b) = server.get(&format!("/api/v1/scans/{scan_id}"), &key).await;
         if b["data"]["status"] == "running"
             && b["data"]["progress"]["pages_done"].as_u64().unwrap_or(0) >= 1
         {
@@ -221,10 +144,10 @@ async fn a_scan_interrupted_by_a_killed_server_completes_after_restart() {
     }
     drop(server);
 
-    let server = Server::start(dir.path());
+    let server = ServeProcess::start(dir.path(), &[]);
     let deadline = Instant::now() + Duration::from_secs(60);
     let done = loop {
-        let (s, b) = get(&server.base, &format!("/api/v1/scans/{scan_id}"), &key).await;
+        let (s, b) = server.get(&format!("/api/v1/scans/{scan_id}"), &key).await;
         assert_eq!(s, 200, "{b}");
         if b["data"]["status"] == "completed" {
             break b["data"].clone();
@@ -238,22 +161,19 @@ async fn a_scan_interrupted_by_a_killed_server_completes_after_restart() {
     };
     assert_eq!(done["attempts"], 2, "{done}");
     assert_eq!(done["summary"]["pages_fetched"], 6, "{done}");
-    let (s, report) = get(
-        &server.base,
-        &format!("/api/v1/scans/{scan_id}/report"),
-        &key,
-    )
-    .await;
+    let (s, report) = server
+        .get(&format!("/api/v1/scans/{scan_id}/report"), &key)
+        .await;
     assert_eq!(s, 200);
     assert_eq!(report["data"]["pages"].as_array().unwrap().len(), 6);
-    let (_, sites) = get(&server.base, "/api/v1/sites", &key).await;
+    let (_, sites) = server.get("/api/v1/sites", &key).await;
     assert_eq!(sites["data"][0]["id"], site_id.as_str());
 }
 
 #[test]
 fn serve_stops_gracefully_on_sigterm() {
     let dir = tempfile::tempdir().unwrap();
-    let mut server = Server::start(dir.path());
+    let mut server = ServeProcess::start(dir.path(), &[]);
     let pid = server.child.id().to_string();
     assert!(Command::new("kill")
         .args(["-TERM", &pid])
@@ -274,7 +194,7 @@ fn serve_stops_gracefully_on_sigterm() {
 #[test]
 fn admin_says_why_when_serve_holds_the_data_directory() {
     let dir = tempfile::tempdir().unwrap();
-    let _server = Server::start(dir.path());
+    let _server = ServeProcess::start(dir.path(), &[]);
     let (code, _, stderr) = admin(dir.path(), &["account", "create", "--plan", "enterprise"]);
     assert_eq!(code, 3, "{stderr}");
     assert!(stderr.contains("another sitescan process"), "{stderr}");

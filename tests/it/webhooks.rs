@@ -1,97 +1,23 @@
 //! Webhooks end to end: a real receiver (axum on 127.0.0.1:0) gets signed
 //! events of real scans; retries, restarts, 410 and registration rules.
 
-use std::collections::VecDeque;
-use std::path::Path;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
-use axum::body::{Body, Bytes};
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::Response;
-use axum::routing::post;
-use axum::Router;
 use chrono::Utc;
 use hmac::{Hmac, Mac};
 use reqwest::Method;
-use serde_json::{json, Value};
+use serde_json::json;
 use sha2::Sha256;
-use sitescan_daemon::api::auth::new_key;
-use sitescan_daemon::api::Service;
-use sitescan_daemon::executor::EngineExecutor;
 use sitescan_daemon::store::embedded::Embedded;
-use sitescan_daemon::store::{new_id, Account, Plan, Site, Store};
-use sitescan_daemon::webhooks::{verify_signature, DeliverySettings};
-use sitescan_daemon::worker::WorkerSettings;
+use sitescan_daemon::store::{new_id, Account, Plan, Store};
+use sitescan_daemon::webhooks::DeliverySettings;
 use sitescan_fixtures::{site_dir, FixtureServer};
-use tokio::sync::oneshot;
 
-use crate::api_support::{assert_error, call};
-
-/// What the receiver got: headers and body of each request.
-#[derive(Default)]
-pub(crate) struct Receiver {
-    pub(crate) got: Mutex<Vec<(HeaderMap, Bytes)>>,
-    /// Statuses to answer, in order; 200 once empty.
-    script: Mutex<VecDeque<u16>>,
-}
-
-async fn receive(
-    State(r): State<Arc<Receiver>>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> (StatusCode, [(&'static str, &'static str); 1], String) {
-    r.got.lock().unwrap().push((headers, body));
-    let code = r.script.lock().unwrap().pop_front().unwrap_or(200);
-    // A redirect points elsewhere (never followed); other answers are big
-    // (only the first 64 KiB are read).
-    (
-        StatusCode::from_u16(code).unwrap(),
-        [("location", "/elsewhere")],
-        "x".repeat(200 * 1024),
-    )
-}
-
-/// Answers 200 with a body that never ends.
-async fn endless(State(r): State<Arc<Receiver>>, headers: HeaderMap, body: Bytes) -> Response {
-    r.got.lock().unwrap().push((headers, body));
-    let chunk = Bytes::from(vec![b'x'; 8192]);
-    let stream =
-        futures::stream::repeat_with(move || Ok::<_, std::convert::Infallible>(chunk.clone()));
-    Response::new(Body::from_stream(stream))
-}
-
-/// Answers 200 after half a second.
-async fn slow(State(r): State<Arc<Receiver>>, headers: HeaderMap, body: Bytes) -> StatusCode {
-    r.got.lock().unwrap().push((headers, body));
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    StatusCode::OK
-}
-
-/// A receiver on 127.0.0.1:0 answering `script` then 200: its `/hook` URL.
-pub(crate) async fn start_receiver(script: &[u16]) -> (String, Arc<Receiver>) {
-    let r = Arc::new(Receiver::default());
-    r.script.lock().unwrap().extend(script.iter().copied());
-    let app = Router::new()
-        .route("/hook", post(receive))
-        .route("/endless", post(endless))
-        .route("/slow", post(slow))
-        .route("/elsewhere", post(receive))
-        .with_state(r.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/hook", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    (url, r)
-}
-
-struct Server {
-    base: String,
-    client: reqwest::Client,
-    store: Arc<Embedded>,
-    stop: Option<oneshot::Sender<()>>,
-    task: Option<tokio::task::JoinHandle<()>>,
-}
+use crate::api_support::{admin_ok, assert_error, KeyedApi, ServeProcess, TestApi};
+use crate::webhook_support::{
+    events_of, eventually, own_hmac_matches, signed_event, start_receiver, test_webhook, HookCalls,
+};
 
 fn settings(delays_ms: &[u64], allow_private: bool) -> DeliverySettings {
     let mut s = DeliverySettings::new(allow_private);
@@ -104,155 +30,13 @@ fn settings(delays_ms: &[u64], allow_private: bool) -> DeliverySettings {
     s
 }
 
-impl Server {
-    async fn start(dir: &Path, allow_private: bool, webhooks: DeliverySettings) -> Server {
-        let store = Arc::new(Embedded::open(dir).unwrap());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        let service = Service {
-            store: store.clone(),
-            queue: store.clone(),
-            executor: Arc::new(EngineExecutor),
-            workers: WorkerSettings {
-                workers: 1,
-                allow_private,
-            },
-            rate_per_minute: 10_000,
-            grace: Duration::from_secs(2),
-            webhooks,
-        };
-        let (tx, rx) = oneshot::channel::<()>();
-        let task = tokio::spawn(async move {
-            service
-                .run(listener, async {
-                    let _ = rx.await;
-                })
-                .await
-                .unwrap();
-        });
-        Server {
-            base,
-            client: reqwest::Client::new(),
-            store,
-            stop: Some(tx),
-            task: Some(task),
-        }
-    }
-
-    /// Stops the service and releases the database file.
-    async fn stop(mut self) {
-        if let Some(tx) = self.stop.take() {
-            let _ = tx.send(());
-        }
-        if let Some(task) = self.task.take() {
-            tokio::time::timeout(Duration::from_secs(10), task)
-                .await
-                .unwrap()
-                .unwrap();
-        }
-    }
-
-    async fn tenant(&self) -> (String, String) {
-        let acc = Account {
-            id: new_id("acc").unwrap(),
-            name: None,
-            plan: Plan::Enterprise,
-            created_at: Utc::now(),
-        };
-        let acc = self.store.create_account(acc).await.unwrap().id;
-        let (key, secret, hash) =
-            new_key(&acc, "test", None, chrono::Duration::days(1), Utc::now()).unwrap();
-        self.store.create_key(key, &hash).await.unwrap();
-        (acc, secret)
-    }
-
-    async fn site(&self, account: &str, url: &str) -> String {
-        let site = Site {
-            id: new_id("site").unwrap(),
-            account_id: account.into(),
-            url: url.into(),
-            name: "fixture".into(),
-            created_at: Utc::now(),
-        };
-        self.store.create_site(site).await.unwrap().id
-    }
-
-    async fn send(
-        &self,
-        method: Method,
-        path: &str,
-        key: &str,
-        body: Option<Value>,
-    ) -> (u16, Value) {
-        let mut b = self
-            .client
-            .request(method, format!("{}{path}", self.base))
-            .header("X-API-Key", key);
-        if let Some(body) = body {
-            b = b.json(&body);
-        }
-        call(b).await
-    }
-
-    async fn deliveries(&self, hook: &str, key: &str) -> Vec<Value> {
-        let (s, b) = self
-            .send(
-                Method::GET,
-                &format!("/api/v1/webhooks/{hook}/deliveries"),
-                key,
-                None,
-            )
-            .await;
-        assert_eq!(s, 200, "{b}");
-        b["data"].as_array().unwrap().clone()
-    }
-}
-
-/// Polls `f` every 20 ms until it is true, panicking after `secs`.
-pub(crate) async fn eventually<F, Fut>(secs: u64, what: &str, mut f: F)
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    while !f().await {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
-/// The test's own check of `Sitescan-Signature`, independent of the crate's.
-pub(crate) fn own_hmac_matches(secret: &str, header: &str, body: &[u8]) -> bool {
-    let t = header
-        .split(',')
-        .find_map(|p| p.strip_prefix("t="))
-        .expect("t=");
-    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
-    mac.update(format!("{t}.").as_bytes());
-    mac.update(body);
-    let want = hex::encode(mac.finalize().into_bytes());
-    header
-        .split(',')
-        .filter_map(|p| p.strip_prefix("v1="))
-        .any(|v| v == want)
-}
-
-pub(crate) fn events_of(r: &Receiver) -> Vec<Value> {
-    r.got
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|(_, b)| serde_json::from_slice(b).unwrap())
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_real_scan_sends_signed_events_for_every_state_change() {
     let fixture = FixtureServer::start(site_dir("basic")).await.unwrap();
     let (hook_url, receiver) = start_receiver(&[]).await;
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path(), true, settings(&[50], true)).await;
-    let (acc, key) = server.tenant().await;
+    let server = TestApi::start_on(dir.path(), true, settings(&[50], true)).await;
+    let (acc, key) = server.tenant(Plan::Enterprise).await;
     let site = server.site(&acc, &fixture.url()).await;
 
     let all = json!([
@@ -262,24 +46,17 @@ async fn a_real_scan_sends_signed_events_for_every_state_change() {
         "scan.failed",
         "scan.canceled"
     ]);
-    let (s, b) = server
-        .send(
-            Method::POST,
-            "/api/v1/webhooks",
+    let (hook, secret) = server
+        .create_hook(
             &key,
-            Some(json!({"url": hook_url, "events": all, "description": "test"})),
+            json!({"url": hook_url, "events": all, "description": "test"}),
         )
         .await;
-    assert_eq!(s, 201, "{b}");
-    let hook = b["data"]["id"].as_str().unwrap().to_string();
-    let secret = b["data"]["secret"].as_str().unwrap().to_string();
     assert!(
         secret.starts_with("whsec_") && secret.len() > 40,
         "{secret}"
     );
-    let (s, b) = server
-        .send(Method::GET, &format!("/api/v1/webhooks/{hook}"), &key, None)
-        .await;
+    let (s, b) = server.hook(&hook, &key).await;
     assert_eq!(s, 200);
     assert!(
         b["data"].get("secret").is_none(),
@@ -287,11 +64,10 @@ async fn a_real_scan_sends_signed_events_for_every_state_change() {
     );
 
     let (s, b) = server
-        .send(
-            Method::POST,
+        .post(
             &format!("/api/v1/sites/{site}/scans"),
             &key,
-            Some(json!({"config": {"rules": ["wcag-aa"], "max_pages": 3}})),
+            json!({"config": {"rules": ["wcag-aa"], "max_pages": 3}}),
         )
         .await;
     assert_eq!(s, 202, "{b}");
@@ -308,18 +84,7 @@ async fn a_real_scan_sends_signed_events_for_every_state_change() {
     let got = receiver.got.lock().unwrap().clone();
     let mut types: Vec<String> = Vec::new();
     for (headers, body) in &got {
-        let sig = headers["sitescan-signature"].to_str().unwrap();
-        assert!(own_hmac_matches(&secret, sig, body), "bad signature {sig}");
-        verify_signature(
-            &secret,
-            sig,
-            body,
-            Utc::now().timestamp(),
-            Duration::from_secs(300),
-        )
-        .unwrap();
-        let event: Value = serde_json::from_slice(body).unwrap();
-        assert_eq!(headers["sitescan-event-id"].to_str().unwrap(), event["id"]);
+        let event = signed_event(&secret, headers, body);
         assert!(event["id"].as_str().unwrap().starts_with("evt_"));
         assert!(event["created"].is_string());
         assert_eq!(event["data"]["id"], scan.as_str());
@@ -378,19 +143,16 @@ async fn a_real_scan_sends_signed_events_for_every_state_change() {
         until >= before + day && until <= after + day,
         "the old secret signs for 24 hours: {until}"
     );
-    let (_, b) = server
-        .send(Method::GET, &format!("/api/v1/webhooks/{hook}"), &key, None)
-        .await;
+    let (_, b) = server.hook(&hook, &key).await;
     assert!(b["data"].get("secret").is_none(), "shown once: {b}");
 
     // A cancel is an event too (queued, then canceled).
     receiver.got.lock().unwrap().clear();
     let (s, b) = server
-        .send(
-            Method::POST,
+        .post(
             &format!("/api/v1/sites/{site}/scans"),
             &key,
-            Some(json!({"config": {"rules": ["wcag-aa"]}})),
+            json!({"config": {"rules": ["wcag-aa"]}}),
         )
         .await;
     assert_eq!(s, 202, "{b}");
@@ -426,7 +188,7 @@ async fn a_real_scan_sends_signed_events_for_every_state_change() {
             assert!(d["next_attempt_at"].is_null());
         }
     }
-    server.stop().await;
+    server.stop_cleanly().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -434,28 +196,16 @@ async fn failures_are_retried_with_growing_gaps_and_redelivery_works() {
     let fixture = FixtureServer::start(site_dir("basic")).await.unwrap();
     let (hook_url, receiver) = start_receiver(&[500, 500]).await;
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path(), true, settings(&[200, 800, 800], true)).await;
-    let (acc, key) = server.tenant().await;
+    let server = TestApi::start_on(dir.path(), true, settings(&[200, 800, 800], true)).await;
+    let (acc, key) = server.tenant(Plan::Enterprise).await;
     let site = server.site(&acc, &fixture.url()).await;
-    let (s, b) = server
-        .send(
-            Method::POST,
-            "/api/v1/webhooks",
+    let (hook, _) = server
+        .create_hook(
             &key,
-            Some(json!({"url": hook_url, "events": ["scan.queued"], "site_id": site})),
+            json!({"url": hook_url, "events": ["scan.queued"], "site_id": site}),
         )
         .await;
-    assert_eq!(s, 201, "{b}");
-    let hook = b["data"]["id"].as_str().unwrap().to_string();
-    let (s, _) = server
-        .send(
-            Method::POST,
-            &format!("/api/v1/sites/{site}/scans"),
-            &key,
-            Some(json!({"config": {"rules": ["wcag-aa"], "max_pages": 1}})),
-        )
-        .await;
-    assert_eq!(s, 202);
+    server.scan_one_page(&key, &site).await;
     eventually(20, "the third attempt to succeed", || async {
         let log = server.deliveries(&hook, &key).await;
         log.len() == 1 && log[0]["status"] == "succeeded"
@@ -506,7 +256,7 @@ async fn failures_are_retried_with_growing_gaps_and_redelivery_works() {
         receiver.got.lock().unwrap().len() == 4
     })
     .await;
-    server.stop().await;
+    server.stop_cleanly().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -514,28 +264,13 @@ async fn a_restart_in_the_middle_of_retries_still_delivers() {
     let fixture = FixtureServer::start(site_dir("basic")).await.unwrap();
     let (hook_url, receiver) = start_receiver(&[503]).await;
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path(), true, settings(&[1500], true)).await;
-    let (acc, key) = server.tenant().await;
+    let server = TestApi::start_on(dir.path(), true, settings(&[1500], true)).await;
+    let (acc, key) = server.tenant(Plan::Enterprise).await;
     let site = server.site(&acc, &fixture.url()).await;
-    let (s, b) = server
-        .send(
-            Method::POST,
-            "/api/v1/webhooks",
-            &key,
-            Some(json!({"url": hook_url, "events": ["scan.queued"]})),
-        )
+    let (hook, _) = server
+        .create_hook(&key, json!({"url": hook_url, "events": ["scan.queued"]}))
         .await;
-    assert_eq!(s, 201, "{b}");
-    let hook = b["data"]["id"].as_str().unwrap().to_string();
-    let (s, _) = server
-        .send(
-            Method::POST,
-            &format!("/api/v1/sites/{site}/scans"),
-            &key,
-            Some(json!({"config": {"rules": ["wcag-aa"], "max_pages": 1}})),
-        )
-        .await;
-    assert_eq!(s, 202);
+    server.scan_one_page(&key, &site).await;
     eventually(10, "the first, failed attempt", || async {
         let log = server.deliveries(&hook, &key).await;
         log.len() == 1 && log[0]["attempts"] == 1
@@ -545,9 +280,9 @@ async fn a_restart_in_the_middle_of_retries_still_delivers() {
     assert_eq!(log[0]["status"], "pending");
     assert!(log[0]["next_attempt_at"].is_string());
     assert_eq!(log[0]["response_status"], 503);
-    server.stop().await;
+    server.stop_cleanly().await;
 
-    let server = Server::start(dir.path(), true, settings(&[1500], true)).await;
+    let server = TestApi::start_on(dir.path(), true, settings(&[1500], true)).await;
     eventually(20, "delivery after the restart", || async {
         let log = server.deliveries(&hook, &key).await;
         log.len() == 1 && log[0]["status"] == "succeeded"
@@ -556,7 +291,7 @@ async fn a_restart_in_the_middle_of_retries_still_delivers() {
     let log = server.deliveries(&hook, &key).await;
     assert_eq!(log[0]["attempts"], 2);
     assert_eq!(receiver.got.lock().unwrap().len(), 2);
-    server.stop().await;
+    server.stop_cleanly().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -564,36 +299,19 @@ async fn gone_disables_the_endpoint_with_its_reason() {
     let fixture = FixtureServer::start(site_dir("basic")).await.unwrap();
     let (hook_url, receiver) = start_receiver(&[410]).await;
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path(), true, settings(&[50, 50], true)).await;
-    let (acc, key) = server.tenant().await;
+    let server = TestApi::start_on(dir.path(), true, settings(&[50, 50], true)).await;
+    let (acc, key) = server.tenant(Plan::Enterprise).await;
     let site = server.site(&acc, &fixture.url()).await;
-    let (_, b) = server
-        .send(
-            Method::POST,
-            "/api/v1/webhooks",
-            &key,
-            Some(json!({"url": hook_url, "events": ["scan.queued"]})),
-        )
+    let (hook, _) = server
+        .create_hook(&key, json!({"url": hook_url, "events": ["scan.queued"]}))
         .await;
-    let hook = b["data"]["id"].as_str().unwrap().to_string();
-    server
-        .send(
-            Method::POST,
-            &format!("/api/v1/sites/{site}/scans"),
-            &key,
-            Some(json!({"config": {"rules": ["wcag-aa"], "max_pages": 1}})),
-        )
-        .await;
+    server.scan_one_page(&key, &site).await;
     eventually(10, "the endpoint to be disabled", || async {
-        let (_, b) = server
-            .send(Method::GET, &format!("/api/v1/webhooks/{hook}"), &key, None)
-            .await;
+        let (_, b) = server.hook(&hook, &key).await;
         b["data"]["enabled"] == false
     })
     .await;
-    let (_, b) = server
-        .send(Method::GET, &format!("/api/v1/webhooks/{hook}"), &key, None)
-        .await;
+    let (_, b) = server.hook(&hook, &key).await;
     assert!(
         b["data"]["disabled_reason"]
             .as_str()
@@ -602,15 +320,7 @@ async fn gone_disables_the_endpoint_with_its_reason() {
         "{b}"
     );
     // The 410 was the only request: nothing is sent to a disabled endpoint.
-    let (s, _) = server
-        .send(
-            Method::POST,
-            &format!("/api/v1/sites/{site}/scans"),
-            &key,
-            Some(json!({"config": {"rules": ["wcag-aa"], "max_pages": 1}})),
-        )
-        .await;
-    assert_eq!(s, 202);
+    server.scan_one_page(&key, &site).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(receiver.got.lock().unwrap().len(), 1);
     // Enabling clears the reason.
@@ -625,15 +335,15 @@ async fn gone_disables_the_endpoint_with_its_reason() {
     assert_eq!(s, 200, "{b}");
     assert_eq!(b["data"]["enabled"], true);
     assert!(b["data"]["disabled_reason"].is_null());
-    server.stop().await;
+    server.stop_cleanly().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn registration_refuses_private_targets_and_keeps_tenants_apart() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path(), false, settings(&[50], false)).await;
-    let (_, key) = server.tenant().await;
-    let (_, other) = server.tenant().await;
+    let server = TestApi::start_on(dir.path(), false, settings(&[50], false)).await;
+    let (_, key) = server.tenant(Plan::Enterprise).await;
+    let (_, other) = server.tenant(Plan::Enterprise).await;
     for url in [
         "https://127.0.0.1/hook",
         "https://10.1.2.3/hook",
@@ -643,36 +353,30 @@ async fn registration_refuses_private_targets_and_keeps_tenants_apart() {
         "not a url",
     ] {
         let (s, b) = server
-            .send(
-                Method::POST,
+            .post(
                 "/api/v1/webhooks",
                 &key,
-                Some(json!({"url": url, "events": ["scan.completed"]})),
+                json!({"url": url, "events": ["scan.completed"]}),
             )
             .await;
         assert_error(s, &b, 422, "validation_failed");
         assert_eq!(b["error"]["details"][0]["field"], "url", "{url}: {b}");
     }
     let (s, b) = server
-        .send(
-            Method::POST,
+        .post(
             "/api/v1/webhooks",
             &key,
-            Some(json!({"url": "https://hooks.example.com/x", "events": ["scan.done"]})),
+            json!({"url": "https://hooks.example.com/x", "events": ["scan.done"]}),
         )
         .await;
     assert_error(s, &b, 422, "validation_failed");
     assert_eq!(b["error"]["details"][0]["field"], "events[0]");
-    let (s, b) = server
-        .send(
-            Method::POST,
-            "/api/v1/webhooks",
+    let (hook, _) = server
+        .create_hook(
             &key,
-            Some(json!({"url": "https://hooks.example.com/x", "events": ["scan.completed"]})),
+            json!({"url": "https://hooks.example.com/x", "events": ["scan.completed"]}),
         )
         .await;
-    assert_eq!(s, 201, "{b}");
-    let hook = b["data"]["id"].as_str().unwrap().to_string();
     for (method, path) in [
         (Method::GET, format!("/api/v1/webhooks/{hook}")),
         (Method::DELETE, format!("/api/v1/webhooks/{hook}")),
@@ -685,9 +389,7 @@ async fn registration_refuses_private_targets_and_keeps_tenants_apart() {
         let (s, b) = server.send(method, &path, &other, None).await;
         assert_error(s, &b, 404, "webhook_not_found");
     }
-    let (s, b) = server
-        .send(Method::GET, "/api/v1/webhooks", &other, None)
-        .await;
+    let (s, b) = server.get("/api/v1/webhooks", &other).await;
     assert_eq!(s, 200);
     assert_eq!(b["data"], json!([]));
     let (s, b) = server
@@ -710,11 +412,9 @@ async fn registration_refuses_private_targets_and_keeps_tenants_apart() {
         )
         .await;
     assert_eq!(s, 200);
-    let (s, b) = server
-        .send(Method::GET, &format!("/api/v1/webhooks/{hook}"), &key, None)
-        .await;
+    let (s, b) = server.hook(&hook, &key).await;
     assert_error(s, &b, 404, "webhook_not_found");
-    server.stop().await;
+    server.stop_cleanly().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -724,26 +424,13 @@ async fn redirects_are_not_followed_and_an_endpoint_failing_too_long_is_disabled
     let dir = tempfile::tempdir().unwrap();
     let mut s = settings(&[50, 50], true);
     s.disable_after = Duration::ZERO;
-    let server = Server::start(dir.path(), true, s).await;
-    let (acc, key) = server.tenant().await;
+    let server = TestApi::start_on(dir.path(), true, s).await;
+    let (acc, key) = server.tenant(Plan::Enterprise).await;
     let site = server.site(&acc, &fixture.url()).await;
-    let (_, b) = server
-        .send(
-            Method::POST,
-            "/api/v1/webhooks",
-            &key,
-            Some(json!({"url": hook_url, "events": ["scan.queued"]})),
-        )
+    let (hook, _) = server
+        .create_hook(&key, json!({"url": hook_url, "events": ["scan.queued"]}))
         .await;
-    let hook = b["data"]["id"].as_str().unwrap().to_string();
-    server
-        .send(
-            Method::POST,
-            &format!("/api/v1/sites/{site}/scans"),
-            &key,
-            Some(json!({"config": {"rules": ["wcag-aa"], "max_pages": 1}})),
-        )
-        .await;
+    server.scan_one_page(&key, &site).await;
     eventually(10, "the delivery to fail", || async {
         let log = server.deliveries(&hook, &key).await;
         log.len() == 1 && log[0]["status"] == "failed"
@@ -756,9 +443,7 @@ async fn redirects_are_not_followed_and_an_endpoint_failing_too_long_is_disabled
     assert_eq!(kept.len(), 1024, "1 KiB of the answer is kept");
     // One request: the redirect to /elsewhere was not followed.
     assert_eq!(receiver.got.lock().unwrap().len(), 1);
-    let (_, b) = server
-        .send(Method::GET, &format!("/api/v1/webhooks/{hook}"), &key, None)
-        .await;
+    let (_, b) = server.hook(&hook, &key).await;
     assert_eq!(b["data"]["enabled"], false, "{b}");
     assert!(
         b["data"]["disabled_reason"]
@@ -767,7 +452,7 @@ async fn redirects_are_not_followed_and_an_endpoint_failing_too_long_is_disabled
             .contains("failed"),
         "{b}"
     );
-    server.stop().await;
+    server.stop_cleanly().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -777,28 +462,13 @@ async fn only_the_first_64_kib_of_an_answer_are_read() {
     let endless_url = hook_url.replace("/hook", "/endless");
     let dir = tempfile::tempdir().unwrap();
     // 2 s per attempt: reading the endless answer to its end would time out.
-    let server = Server::start(dir.path(), true, settings(&[50], true)).await;
-    let (acc, key) = server.tenant().await;
+    let server = TestApi::start_on(dir.path(), true, settings(&[50], true)).await;
+    let (acc, key) = server.tenant(Plan::Enterprise).await;
     let site = server.site(&acc, &fixture.url()).await;
-    let (s, b) = server
-        .send(
-            Method::POST,
-            "/api/v1/webhooks",
-            &key,
-            Some(json!({"url": endless_url, "events": ["scan.queued"]})),
-        )
+    let (hook, _) = server
+        .create_hook(&key, json!({"url": endless_url, "events": ["scan.queued"]}))
         .await;
-    assert_eq!(s, 201, "{b}");
-    let hook = b["data"]["id"].as_str().unwrap().to_string();
-    let (s, _) = server
-        .send(
-            Method::POST,
-            &format!("/api/v1/sites/{site}/scans"),
-            &key,
-            Some(json!({"config": {"rules": ["wcag-aa"], "max_pages": 1}})),
-        )
-        .await;
-    assert_eq!(s, 202);
+    server.scan_one_page(&key, &site).await;
     eventually(20, "the delivery to finish", || async {
         let log = server.deliveries(&hook, &key).await;
         log.len() == 1 && log[0]["status"] != "pending"
@@ -813,144 +483,31 @@ async fn only_the_first_64_kib_of_an_answer_are_read() {
     assert!(attempt["error"].is_null(), "{attempt}");
     assert_eq!(attempt["response_body"].as_str().unwrap().len(), 1024);
     assert_eq!(receiver.got.lock().unwrap().len(), 1);
-    server.stop().await;
+    server.stop_cleanly().await;
 }
 
 // ---- the `sitescan serve` binary, killed with SIGKILL in the middle of retries
-
-fn sitescan() -> std::process::Command {
-    std::process::Command::new(env!("CARGO_BIN_EXE_sitescan"))
-}
-
-/// `sitescan admin --data-dir DIR ARGS...`: its JSON output.
-fn admin(dir: &Path, args: &[&str]) -> Value {
-    let out = sitescan()
-        .arg("admin")
-        .arg("--data-dir")
-        .arg(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-/// A `sitescan serve` process on `dir`; killed on drop.
-struct ServeProcess {
-    child: std::process::Child,
-    base: String,
-}
-
-impl ServeProcess {
-    fn start(dir: &Path, extra: &[&str]) -> ServeProcess {
-        use std::io::BufRead;
-        let mut child = sitescan()
-            .args([
-                "serve",
-                "--bind",
-                "127.0.0.1:0",
-                "--workers",
-                "1",
-                "--allow-private",
-            ])
-            .arg("--data-dir")
-            .arg(dir)
-            .args(extra)
-            .env("RUST_LOG", "warn")
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        std::io::BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"));
-        ServeProcess {
-            child,
-            base: v["listening"].as_str().unwrap().to_string(),
-        }
-    }
-
-    async fn send(
-        &self,
-        method: Method,
-        path: &str,
-        key: &str,
-        body: Option<Value>,
-    ) -> (u16, Value) {
-        let mut b = reqwest::Client::new()
-            .request(method, format!("{}{path}", self.base))
-            .header("X-API-Key", key);
-        if let Some(body) = body {
-            b = b.json(&body);
-        }
-        call(b).await
-    }
-
-    async fn deliveries(&self, hook: &str, key: &str) -> Vec<Value> {
-        let (s, b) = self
-            .send(
-                Method::GET,
-                &format!("/api/v1/webhooks/{hook}/deliveries"),
-                key,
-                None,
-            )
-            .await;
-        assert_eq!(s, 200, "{b}");
-        b["data"].as_array().unwrap().clone()
-    }
-}
-
-impl Drop for ServeProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_killed_in_the_middle_of_retries_delivers_after_restart() {
     let fixture = FixtureServer::start(site_dir("basic")).await.unwrap();
     let (hook_url, receiver) = start_receiver(&[503]).await;
     let dir = tempfile::tempdir().unwrap();
-    let acc = admin(dir.path(), &["account", "create", "--plan", "enterprise"]);
-    let acc = acc["id"].as_str().unwrap().to_string();
-    let key = admin(
-        dir.path(),
-        &["key", "create", "--account", &acc, "--name", "ci"],
-    );
-    let key = key["key"].as_str().unwrap().to_string();
-    let site = admin(
-        dir.path(),
-        &["site", "add", "--account", &acc, &fixture.url()],
-    );
-    let site = site["id"].as_str().unwrap().to_string();
+    let admin = |args: &[&str], field: &str| {
+        admin_ok(dir.path(), args)[field]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let acc = admin(&["account", "create", "--plan", "enterprise"], "id");
+    let key = admin(&["key", "create", "--account", &acc, "--name", "ci"], "key");
+    let site = admin(&["site", "add", "--account", &acc, &fixture.url()], "id");
     let delays = ["--webhook-retry-delays", "2"];
     let mut server = ServeProcess::start(dir.path(), &delays);
-    let (s, b) = server
-        .send(
-            Method::POST,
-            "/api/v1/webhooks",
-            &key,
-            Some(json!({"url": hook_url, "events": ["scan.queued"]})),
-        )
+    let (hook, _) = server
+        .create_hook(&key, json!({"url": hook_url, "events": ["scan.queued"]}))
         .await;
-    assert_eq!(s, 201, "{b}");
-    let hook = b["data"]["id"].as_str().unwrap().to_string();
-    let (s, _) = server
-        .send(
-            Method::POST,
-            &format!("/api/v1/sites/{site}/scans"),
-            &key,
-            Some(json!({"config": {"rules": ["wcag-aa"], "max_pages": 1}})),
-        )
-        .await;
-    assert_eq!(s, 202);
+    server.scan_one_page(&key, &site).await;
     eventually(20, "the first, failed attempt", || async {
         let log = server.deliveries(&hook, &key).await;
         log.len() == 1 && log[0]["attempts"] == 1
@@ -1001,27 +558,20 @@ async fn the_readme_receiver_accepts_deliveries_and_refuses_replays() {
 
     let fixture = FixtureServer::start(site_dir("basic")).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path(), true, settings(&[200], true)).await;
-    let (acc, key) = server.tenant().await;
+    let server = TestApi::start_on(dir.path(), true, settings(&[200], true)).await;
+    let (acc, key) = server.tenant(Plan::Enterprise).await;
     let site = server.site(&acc, &fixture.url()).await;
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
-    let (s, b) = server
-        .send(
-            Method::POST,
-            "/api/v1/webhooks",
+    let (hook, secret) = server
+        .create_hook(
             &key,
-            Some(
-                json!({"url": format!("http://127.0.0.1:{port}/hook"), "events": ["scan.queued"]}),
-            ),
+            json!({"url": format!("http://127.0.0.1:{port}/hook"), "events": ["scan.queued"]}),
         )
         .await;
-    assert_eq!(s, 201, "{b}");
-    let hook = b["data"]["id"].as_str().unwrap().to_string();
-    let secret = b["data"]["secret"].as_str().unwrap().to_string();
     let script = code
         .replace(r#"b"whsec_...""#, &format!(r#"b"{secret}""#))
         .replace(r#"("0.0.0.0", 8000)"#, &format!(r#"("127.0.0.1", {port})"#));
@@ -1047,15 +597,7 @@ async fn the_readme_receiver_accepts_deliveries_and_refuses_replays() {
     .await;
 
     // A real delivery is accepted (204).
-    let (s, _) = server
-        .send(
-            Method::POST,
-            &format!("/api/v1/sites/{site}/scans"),
-            &key,
-            Some(json!({"config": {"rules": ["wcag-aa"], "max_pages": 1}})),
-        )
-        .await;
-    assert_eq!(s, 202);
+    server.scan_one_page(&key, &site).await;
     eventually(20, "the delivery to be accepted", || async {
         let log = server.deliveries(&hook, &key).await;
         log.len() == 1 && log[0]["status"] == "succeeded"
@@ -1104,14 +646,14 @@ async fn the_readme_receiver_accepts_deliveries_and_refuses_replays() {
         "a tampered body"
     );
     assert_eq!(post(None, body).await, 400, "no signature");
-    server.stop().await;
+    server.stop_cleanly().await;
 }
 
 /// On shutdown the delivery task finishes the attempt in hand and hands the
 /// rest of its batch back (due at once), rather than leaving it leased.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_hands_back_the_deliveries_not_yet_attempted() {
-    use sitescan_daemon::store::{Delivery, DeliveryStatus, Webhook};
+    use sitescan_daemon::store::{Delivery, DeliveryStatus};
     let (hook_url, receiver) = start_receiver(&[]).await;
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(Embedded::open(dir.path()).unwrap());
@@ -1125,22 +667,11 @@ async fn shutdown_hands_back_the_deliveries_not_yet_attempted() {
         })
         .await
         .unwrap();
-    let hook = Webhook {
-        id: new_id("wh").unwrap(),
-        account_id: acc.id.clone(),
-        url: hook_url.replace("/hook", "/slow"),
-        events: vec!["scan.queued".into()],
-        site_id: None,
-        description: None,
-        enabled: true,
-        disabled_reason: None,
-        secret: "whsec_test".into(),
-        previous_secret: None,
-        previous_secret_expires_at: None,
-        failing_since: None,
-        created_at: now,
-        updated_at: now,
-    };
+    let hook = test_webhook(
+        &acc.id,
+        &hook_url.replace("/hook", "/slow"),
+        &["scan.queued"],
+    );
     store.create_webhook(hook.clone()).await.unwrap();
     let delivery = |n: u8| Delivery {
         id: format!("dlv_{n:032x}"),

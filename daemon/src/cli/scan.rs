@@ -206,9 +206,9 @@ async fn scan(scanner: &Scanner, url: &str, interactive: bool) -> Result<Report,
         bar.finish_and_clear();
         if let Some(Ok(report)) = &result {
             eprintln!(
-                "{} pages scanned, {} findings{}",
-                report.pages.len(),
-                report.findings.len(),
+                "{} scanned, {}{}",
+                sitescan_engine::render::count(report.pages.len() as u64, "page", "pages"),
+                sitescan_engine::render::count(report.findings.len() as u64, "finding", "findings"),
                 if report.stats.truncated {
                     format!(
                         "; stopped at the page limit with {} URLs left",

@@ -154,7 +154,7 @@ fn scores(report: &Report) -> Markup {
                             br;
                             span.counts {
                                 @let n = s.critical + s.serious + s.moderate + s.minor;
-                                (n) @if n == 1 { " finding" } @else { " findings" }
+                                (count(n, "finding", "findings"))
                             }
                         }
                     }
@@ -361,7 +361,7 @@ fn rule_section(index: usize, g: &RuleGroup<'_>) -> Markup {
             p {
                 (g.failed()) " failed"
                 @if g.cant_tell() > 0 { ", " (g.cant_tell()) " to review" }
-                " on " (g.pages()) @if g.pages() == 1 { " page" } @else { " pages" }
+                " on " (count(g.pages() as u64, "page", "pages"))
                 " · " (category_name(g.rule.category))
             }
             @if !g.rule.help().is_empty() { p { (g.rule.help()) } }

@@ -15,7 +15,7 @@ use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
 use quick_xml::Writer;
 use sitescan_rules::{Category, Finding, Impact, Outcome};
 
-use super::{known_rules, outcome_name, RuleInfo};
+use super::{count, known_rules, outcome_name, RuleInfo};
 use crate::error::{Error, Result};
 use crate::report::Report;
 
@@ -82,7 +82,7 @@ pub(super) fn render(report: &Report) -> Result<Vec<u8>> {
         .filter(|(_, cases)| !cases.is_empty())
         .collect();
 
-    let count = |cases: &[Case<'_>]| {
+    let tally = |cases: &[Case<'_>]| {
         let failures = cases.iter().filter(|c| !c.failed().is_empty()).count();
         let skipped = cases.iter().filter(|c| c.skipped()).count();
         (cases.len(), failures, skipped)
@@ -112,7 +112,7 @@ pub(super) fn render(report: &Report) -> Result<Vec<u8>> {
     root.push_attribute(("time", format!("{seconds:.3}").as_str()));
     w.write_event(Event::Start(root)).map_err(err)?;
     for (category, cases) in &suites {
-        let (tests, failures, skipped) = count(cases);
+        let (tests, failures, skipped) = tally(cases);
         let mut suite = BytesStart::new("testsuite");
         suite.push_attribute(("name", category.as_str()));
         suite.push_attribute(("tests", tests.to_string().as_str()));
@@ -138,13 +138,8 @@ pub(super) fn render(report: &Report) -> Result<Vec<u8>> {
                 skip.push_attribute((
                     "message",
                     format!(
-                        "{} {} to review by hand",
-                        case.findings.len(),
-                        if case.findings.len() == 1 {
-                            "finding"
-                        } else {
-                            "findings"
-                        }
+                        "{} to review by hand",
+                        count(case.findings.len() as u64, "finding", "findings")
                     )
                     .as_str(),
                 ));
@@ -166,7 +161,10 @@ pub(super) fn render(report: &Report) -> Result<Vec<u8>> {
                 let message = if failed.len() == 1 {
                     first
                 } else {
-                    format!("{} findings; first: {first}", failed.len())
+                    format!(
+                        "{}; first: {first}",
+                        count(failed.len() as u64, "finding", "findings")
+                    )
                 };
                 let mut failure = BytesStart::new("failure");
                 failure.push_attribute(("message", message.as_str()));

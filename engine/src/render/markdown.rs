@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use sitescan_rules::{BaselineState, Category, Finding, Outcome};
 
-use super::{by_rule, totals, worst_pages};
+use super::{by_rule, count, totals, worst_pages};
 use crate::report::Report;
 
 /// Rules listed at most in "Top issues".
@@ -25,11 +25,10 @@ pub(super) fn render(report: &Report) -> String {
     let failed: u64 = by_impact.iter().sum();
     let _ = write!(
         out,
-        "{} pages scanned on {} · **{} {}**",
-        report.stats.pages_fetched,
+        "{} scanned on {} · **{}**",
+        count(report.stats.pages_fetched, "page", "pages"),
         report.started_at.format("%Y-%m-%d %H:%M UTC"),
-        failed,
-        plural(failed, "finding", "findings"),
+        count(failed, "finding", "findings"),
     );
     if failed > 0 {
         let _ = write!(
@@ -188,14 +187,6 @@ fn badge(score: u8) -> &'static str {
     }
 }
 
-fn plural<'a>(n: u64, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 {
-        one
-    } else {
-        many
-    }
-}
-
 fn title_case(s: &str) -> String {
     match s {
         "seo" => "SEO".into(),
@@ -296,7 +287,10 @@ mod tests {
     #[test]
     fn clean_report_says_so() {
         let md = render(&sample::empty_report());
-        assert!(md.contains("**0 findings**"), "{md}");
+        assert!(
+            md.contains("1 page scanned on 2026-11-21 09:00 UTC · **0 findings**"),
+            "{md}"
+        );
         assert!(md.contains("No findings."), "{md}");
         assert!(!md.contains("Top issues"), "{md}");
     }
