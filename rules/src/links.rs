@@ -238,22 +238,45 @@ pub struct StylesheetRef {
 /// which covers how stylesheets are linked in practice at a tiny fraction of a
 /// parse's cost.
 pub fn stylesheet_hrefs(html: &str, page_url: &Url) -> Vec<StylesheetRef> {
-    let mut out = Vec::new();
+    prepass(html, page_url, false).stylesheets
+}
+
+/// What the start-tag pre-pass found in a page: its stylesheet links and, when
+/// asked for, every subresource it loads. One pass gives both, so a scan that
+/// also checks subresources reads the raw HTML once, not once per list.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PrePass {
+    /// As [`stylesheet_hrefs`] returns them.
+    pub stylesheets: Vec<StylesheetRef>,
+    /// As [`subresource_refs`] returns them (empty unless asked for).
+    pub subresources: Vec<SubresourceRef>,
+}
+
+/// Runs the start-tag pre-pass once: the stylesheet links of [`stylesheet_hrefs`]
+/// and, with `with_subresources`, the subresources of [`subresource_refs`].
+pub fn prepass(html: &str, page_url: &Url, with_subresources: bool) -> PrePass {
+    let mut stylesheets = Vec::new();
+    let mut subresources = Subresources::default();
     scan_start_tags(html, page_url, |tag, base| {
-        if tag.name != "link" {
-            return;
-        }
-        let rel = tag.attr("rel").unwrap_or("");
-        if rel_tokens_have(rel, "stylesheet") && !rel_tokens_have(rel, "alternate") {
-            if let Some(url) = tag.attr("href").and_then(|h| resolve(base, h)) {
-                out.push(StylesheetRef {
-                    url,
-                    media: tag.attr("media").map(str::to_string),
-                });
+        if tag.name == "link" {
+            let rel = tag.attr("rel").unwrap_or("");
+            if rel_tokens_have(rel, "stylesheet") && !rel_tokens_have(rel, "alternate") {
+                if let Some(url) = tag.attr("href").and_then(|h| resolve(base, h)) {
+                    stylesheets.push(StylesheetRef {
+                        url,
+                        media: tag.attr("media").map(str::to_string),
+                    });
+                }
             }
         }
+        if with_subresources {
+            subresources.tag(tag, base);
+        }
     });
-    out
+    PrePass {
+        stylesheets,
+        subresources: subresources.finish(),
+    }
 }
 
 /// A subresource found by [`subresource_refs`].
@@ -275,34 +298,46 @@ pub struct SubresourceRef {
 /// `srcset` candidates are not listed (the browser picks one by viewport), nor
 /// are `<iframe>` documents (pages, not subresources).
 pub fn subresource_refs(html: &str, page_url: &Url) -> Vec<SubresourceRef> {
-    let mut out: Vec<SubresourceRef> = Vec::new();
-    let push = |out: &mut Vec<SubresourceRef>, url: Url, kind: ResourceKind| {
-        if !out.iter().any(|r| r.url == url) {
-            out.push(SubresourceRef { url, kind });
+    prepass(html, page_url, true).subresources
+}
+
+/// Collects [`subresource_refs`] tag by tag during the pre-pass.
+#[derive(Default)]
+struct Subresources {
+    out: Vec<SubresourceRef>,
+    fonts: Vec<Url>,
+}
+
+impl Subresources {
+    /// Adds a URL once, in document order.
+    fn push(&mut self, url: Url, kind: ResourceKind) {
+        if !self.out.iter().any(|r| r.url == url) {
+            self.out.push(SubresourceRef { url, kind });
         }
-    };
-    let mut fonts: Vec<Url> = Vec::new();
-    scan_start_tags(html, page_url, |tag, base| {
+    }
+
+    /// Records what one start tag loads.
+    fn tag(&mut self, tag: &StartTag, base: &Url) {
         let src = || tag.attr("src").and_then(|h| resolve(base, h));
         match tag.name.as_str() {
             "img" => {
                 if let Some(u) = src() {
-                    push(&mut out, u, ResourceKind::Image)
+                    self.push(u, ResourceKind::Image)
                 }
             }
             "script" => {
                 if let Some(u) = src() {
-                    push(&mut out, u, ResourceKind::Script)
+                    self.push(u, ResourceKind::Script)
                 }
             }
             "video" | "audio" | "source" => {
                 if let Some(u) = src() {
-                    push(&mut out, u, ResourceKind::Media)
+                    self.push(u, ResourceKind::Media)
                 }
             }
             "track" => {
                 if let Some(u) = src() {
-                    push(&mut out, u, ResourceKind::Other)
+                    self.push(u, ResourceKind::Other)
                 }
             }
             "link" => {
@@ -336,17 +371,21 @@ pub fn subresource_refs(html: &str, page_url: &Url) -> Vec<SubresourceRef> {
                 if let (Some(kind), Some(u)) =
                     (kind, tag.attr("href").and_then(|h| resolve(base, h)))
                 {
-                    push(&mut out, u, kind)
+                    self.push(u, kind)
                 }
             }
-            "style" => fonts.extend(font_face_urls(&tag.text, base)),
+            "style" => self.fonts.extend(font_face_urls(&tag.text, base)),
             _ => {}
         }
-    });
-    for u in fonts {
-        push(&mut out, u, ResourceKind::Font);
     }
-    out
+
+    /// The list: tags in document order, then the fonts of inline `@font-face`.
+    fn finish(mut self) -> Vec<SubresourceRef> {
+        for u in std::mem::take(&mut self.fonts) {
+            self.push(u, ResourceKind::Font);
+        }
+        self.out
+    }
 }
 
 /// The font each `@font-face` rule of a stylesheet makes the browser download:

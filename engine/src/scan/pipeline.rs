@@ -977,11 +977,11 @@ fn is_html(fetched: &Fetched) -> bool {
 /// The [`Page`] the rules see: the body decoded, the linked stylesheets fetched.
 async fn page_of(shared: &Arc<Shared>, fetched: Fetched, depth: u32) -> Page {
     let (body, _encoding) = decode_html(&fetched.body, fetched.charset().as_deref());
+    // One start-tag pre-pass for the linked stylesheets and, when a selected
+    // rule reads them, the subresources.
+    let refs = links::prepass(&body, &fetched.final_url, shared.subresources);
     let mut stylesheets = Vec::new();
-    for sheet in links::stylesheet_hrefs(&body, &fetched.final_url)
-        .into_iter()
-        .take(MAX_STYLESHEETS_PER_PAGE)
-    {
+    for sheet in refs.stylesheets.into_iter().take(MAX_STYLESHEETS_PER_PAGE) {
         if let Some(text) = stylesheet(shared, &sheet.url).await {
             stylesheets.push(Stylesheet {
                 url: sheet.url.to_string(),
@@ -991,7 +991,7 @@ async fn page_of(shared: &Arc<Shared>, fetched: Fetched, depth: u32) -> Page {
         }
     }
     let subresources = if shared.subresources {
-        subresources_of(shared, &body, &fetched.final_url, &stylesheets).await
+        subresources_of(shared, refs.subresources, &stylesheets).await
     } else {
         Vec::new()
     };
@@ -1021,18 +1021,14 @@ async fn page_of(shared: &Arc<Shared>, fetched: Fetched, depth: u32) -> Page {
 /// left out.
 async fn subresources_of(
     shared: &Arc<Shared>,
-    body: &str,
-    page_url: &Url,
+    found: Vec<links::SubresourceRef>,
     stylesheets: &[Stylesheet],
 ) -> Vec<Subresource> {
     use futures::stream::{self, StreamExt};
     let Some(checker) = shared.checker.as_deref() else {
         return Vec::new();
     };
-    let mut refs: Vec<(Url, ResourceKind)> = links::subresource_refs(body, page_url)
-        .into_iter()
-        .map(|r| (r.url, r.kind))
-        .collect();
+    let mut refs: Vec<(Url, ResourceKind)> = found.into_iter().map(|r| (r.url, r.kind)).collect();
     for sheet in stylesheets {
         if let Ok(sheet_url) = Url::parse(&sheet.url) {
             for font in links::font_face_urls(&sheet.text, &sheet_url) {
