@@ -31,7 +31,18 @@ async fn main() -> ExitCode {
     }
     let app = axum::Router::new()
         .fallback_service(ServeDir::new(&dir))
-        .layer(CompressionLayer::new().gzip(true));
+        // gzip only, said explicitly: reqwest's `brotli`/`zstd` features turn on
+        // tower-http's decompression of those, which makes the layer agree to
+        // `br`/`zstd` when a client offers them (browsers, reqwest, the link
+        // checker all do) and then answer uncompressed, since only gzip is
+        // compiled in. A gzip-only static host answers such clients with gzip.
+        .layer(
+            CompressionLayer::new()
+                .gzip(true)
+                .no_br()
+                .no_zstd()
+                .no_deflate(),
+        );
     let listener = match tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0))).await
     {
         Ok(l) => l,

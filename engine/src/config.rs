@@ -153,6 +153,65 @@ impl<'de> Deserialize<'de> for StatusRange {
     }
 }
 
+/// Which link and resource URLs a scan requests to check them (the
+/// `broken-links` and `broken-resources` statuses, and the subresource facts of
+/// the performance rules). Pages the crawl fetches and their stylesheets are
+/// fetched whatever this says, so broken pages of the site are always found.
+///
+/// URLs left out are not requested at all (no DNS look-up either), never count
+/// as passing, and are counted in the report's `stats.skipped.links`. Like
+/// lychee's `--offline`, `internal` keeps a pipeline's verdict independent of
+/// other people's servers.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum LinkScope {
+    /// Every link and resource URL found is checked, on any host (the default).
+    #[default]
+    All,
+    /// Only URLs on the scanned site (the crawl's hosts) are checked; links
+    /// and resources on other hosts are left unchecked.
+    Internal,
+    /// Nothing is requested beyond the crawl: only the statuses of the pages and
+    /// stylesheets it fetched anyway are known.
+    None,
+}
+
+/// The default [`LinkScope`] as written on the command line.
+pub const DEFAULT_LINKS: &str = "all";
+
+impl LinkScope {
+    /// The lowercase wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LinkScope::All => "all",
+            LinkScope::Internal => "internal",
+            LinkScope::None => "none",
+        }
+    }
+}
+
+impl std::fmt::Display for LinkScope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for LinkScope {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "all" => Ok(LinkScope::All),
+            "internal" => Ok(LinkScope::Internal),
+            "none" => Ok(LinkScope::None),
+            other => Err(format!(
+                "unknown link scope `{other}`: use all, internal or none"
+            )),
+        }
+    }
+}
+
 /// Queue priority of a scan in the service.
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
@@ -242,6 +301,9 @@ pub struct ScanConfig {
     /// Final statuses of link and resource checks that count as working
     /// (`broken-links`, `broken-resources`); default [`DEFAULT_ACCEPT`].
     pub accept: Vec<StatusRange>,
+    /// Which link and resource URLs are requested to check them (default
+    /// [`LinkScope::All`]).
+    pub links: LinkScope,
 }
 
 impl Default for ScanConfig {
@@ -267,6 +329,7 @@ impl Default for ScanConfig {
             tls_insecure: false,
             ca_certs: Vec::new(),
             accept: default_accept(),
+            links: LinkScope::All,
         }
     }
 }
@@ -314,5 +377,22 @@ mod tests {
         assert_eq!(default.accept, default_accept());
         let bad = serde_json::from_str::<ScanConfig>(r#"{"accept": ["2xx"]}"#).unwrap_err();
         assert!(bad.to_string().contains("`2xx` is not a number"), "{bad}");
+    }
+
+    #[test]
+    fn link_scope_reads_and_writes_its_lowercase_name() {
+        for scope in [LinkScope::All, LinkScope::Internal, LinkScope::None] {
+            assert_eq!(scope.as_str().parse::<LinkScope>(), Ok(scope));
+            assert_eq!(
+                serde_json::to_value(scope).unwrap(),
+                serde_json::json!(scope.as_str())
+            );
+        }
+        assert_eq!(DEFAULT_LINKS.parse::<LinkScope>(), Ok(LinkScope::default()));
+        let config: ScanConfig = serde_json::from_str(r#"{"links": "internal"}"#).unwrap();
+        assert_eq!(config.links, LinkScope::Internal);
+        assert_eq!(ScanConfig::default().links, LinkScope::All);
+        let bad = "external".parse::<LinkScope>().unwrap_err();
+        assert!(bad.contains("use all, internal or none"), "{bad}");
     }
 }

@@ -61,6 +61,15 @@ pub enum Error {
     /// A gate threshold does not parse.
     #[error("invalid threshold: {0}")]
     Threshold(String),
+    /// The temporary file that holds a scan's findings could not be created,
+    /// written or read back.
+    #[error("temporary file for the findings in {dir}: {reason}; set TMPDIR to a writable directory with free space")]
+    Spool {
+        /// The directory of the temporary file.
+        dir: String,
+        /// What failed.
+        reason: String,
+    },
     /// A report format name that does not exist.
     #[error("unknown report format `{0}`: use one of json, html, sarif, junit, csv, markdown")]
     UnknownFormat(String),

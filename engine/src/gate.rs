@@ -16,7 +16,7 @@
 use sitescan_rules::{BaselineState, Category, Impact, Outcome};
 
 use crate::error::{Error, Result};
-use crate::report::Report;
+use crate::report::{Report, ReportSource};
 
 /// The thresholds of a gate; the default passes every report.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -53,28 +53,39 @@ impl Gate {
 
     /// Evaluates the thresholds over a report.
     pub fn evaluate(&self, report: &Report) -> Verdict {
-        let failed = || {
-            report
-                .findings
-                .iter()
-                .filter(|f| f.outcome == Outcome::Failed)
-        };
+        let mut counts = Counts::default();
+        report.findings.iter().for_each(|f| counts.add(f));
+        self.verdict(report, &counts)
+    }
+
+    /// Evaluates the thresholds over a report in memory or spooled
+    /// ([`crate::SpooledReport`]), reading its findings once; fails only when
+    /// they cannot be read.
+    pub fn evaluate_source(&self, source: &dyn ReportSource) -> Result<Verdict> {
+        let mut counts = Counts::default();
+        source.for_each_finding(&mut |f| {
+            counts.add(f);
+            Ok(())
+        })?;
+        Ok(self.verdict(source.head(), &counts))
+    }
+
+    fn verdict(&self, report: &Report, counts: &Counts) -> Verdict {
         let mut reasons = Vec::new();
         if let Some(threshold) = self.fail_on {
-            let n = failed().filter(|f| f.impact >= threshold).count();
+            let at_or_above = counts.failed.at_or_above(threshold);
+            let n = total(&at_or_above);
             if n > 0 {
                 reasons.push(format!(
                     "{n} {} at or above {threshold} impact (--fail-on {threshold}){}",
                     plural(n, "finding", "findings"),
-                    breakdown(failed().filter(|f| f.impact >= threshold).map(|f| f.impact))
+                    breakdown(&at_or_above)
                 ));
             }
         }
         if let Some(threshold) = self.fail_on_new {
-            let is_new = |b: Option<BaselineState>| b != Some(BaselineState::Unchanged);
-            let n = failed()
-                .filter(|f| f.impact >= threshold && is_new(f.baseline))
-                .count();
+            let at_or_above = counts.new.at_or_above(threshold);
+            let n = total(&at_or_above);
             if n > 0 {
                 let note = if report.baseline.is_none() {
                     "; no baseline was given, so every finding counts as new"
@@ -84,16 +95,12 @@ impl Gate {
                 reasons.push(format!(
                     "{n} new {} at or above {threshold} impact (--fail-on-new {threshold}){}{note}",
                     plural(n, "finding", "findings"),
-                    breakdown(
-                        failed()
-                            .filter(|f| f.impact >= threshold && is_new(f.baseline))
-                            .map(|f| f.impact)
-                    )
+                    breakdown(&at_or_above)
                 ));
             }
         }
         if let Some(max) = self.max_findings {
-            let n = failed().count() as u64;
+            let n = total(&counts.failed.0);
             if n > max {
                 reasons.push(format!(
                     "{n} findings, more than the {max} allowed (--max-findings {max})"
@@ -154,7 +161,7 @@ pub fn parse_impact(s: &str) -> Result<Impact> {
     })
 }
 
-fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+fn plural<'a>(n: u64, one: &'a str, many: &'a str) -> &'a str {
     if n == 1 {
         one
     } else {
@@ -162,15 +169,53 @@ fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
     }
 }
 
-fn breakdown(impacts: impl Iterator<Item = Impact>) -> String {
-    let mut counts = [0usize; 4];
-    for i in impacts {
-        counts[crate::render::impact_index(i)] += 1;
+/// Failed findings per impact, in the order of [`Impact::ALL`].
+#[derive(Debug, Default)]
+struct ByImpact([u64; 4]);
+
+impl ByImpact {
+    /// The counts with those below `threshold` zeroed.
+    fn at_or_above(&self, threshold: Impact) -> [u64; 4] {
+        let mut out = self.0;
+        for (n, impact) in out.iter_mut().zip(Impact::ALL) {
+            if impact < threshold {
+                *n = 0;
+            }
+        }
+        out
     }
+}
+
+/// What the thresholds need of the findings: failed ones per impact, all and
+/// new only (not `unchanged` against a baseline).
+#[derive(Debug, Default)]
+struct Counts {
+    failed: ByImpact,
+    new: ByImpact,
+}
+
+impl Counts {
+    fn add(&mut self, f: &sitescan_rules::Finding) {
+        if f.outcome != Outcome::Failed {
+            return;
+        }
+        let i = crate::render::impact_index(f.impact);
+        self.failed.0[i] += 1;
+        if f.baseline != Some(BaselineState::Unchanged) {
+            self.new.0[i] += 1;
+        }
+    }
+}
+
+fn total(counts: &[u64; 4]) -> u64 {
+    counts.iter().sum()
+}
+
+fn breakdown(counts: &[u64; 4]) -> String {
     let parts: Vec<String> = Impact::ALL
         .iter()
         .zip(counts)
-        .filter(|(_, n)| *n > 0)
+        .filter(|(_, n)| **n > 0)
         .map(|(i, n)| format!("{n} {i}"))
         .collect();
     format!(": {}", parts.join(", "))

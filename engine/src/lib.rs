@@ -55,10 +55,11 @@ mod scan;
 mod scanner;
 pub mod spelling;
 
-pub use config::{Priority, ScanConfig};
+pub use config::{LinkScope, Priority, ScanConfig};
 pub use error::{Error, Result};
 pub use report::{
-    CategorySummary, CrawlStats, PageReport, Report, RuleSummary, Skipped, SCHEMA_VERSION,
+    CategorySummary, CrawlStats, PageReport, Report, ReportSource, RuleSummary, Skipped,
+    SpooledReport, SCHEMA_VERSION,
 };
 pub use scanner::{
     PageResult, Progress, ScanEvent, Scanner, ScannerBuilder, MAX_REDIRECTS_LIMIT, MAX_RETRIES,

@@ -1,7 +1,9 @@
 //! The library API: [`Scanner::builder`] -> [`ScannerBuilder::build`] ->
-//! [`Scanner::scan`] (a whole [`Report`]) or [`Scanner::scan_stream`] (page
-//! results as they come, then the report).
+//! [`Scanner::scan`] (a whole [`Report`]), [`Scanner::scan_stream`] (page
+//! results as they come, then the report) or [`Scanner::scan_spooled`] (the
+//! findings kept in a temporary file instead of memory, for large sites).
 
+use std::path::Path;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -15,8 +17,9 @@ use tracing::Instrument;
 use crate::config::ScanConfig;
 use crate::crawl::scope::compile_patterns;
 use crate::error::{Error, Result};
-use crate::report::{PageReport, Report};
-use crate::scan::pipeline;
+use crate::report::spool::FindingStore;
+use crate::report::{PageReport, Report, SpooledReport};
+use crate::scan::pipeline::{self, Observer};
 
 /// Most retries a configuration may ask for.
 pub const MAX_RETRIES: u32 = 10;
@@ -126,6 +129,13 @@ impl ScannerBuilder {
     /// Final statuses of link and resource checks that count as working.
     pub fn accept(mut self, ranges: Vec<crate::config::StatusRange>) -> Self {
         self.config.accept = ranges;
+        self
+    }
+    /// Which link and resource URLs are requested to check them (default
+    /// [`crate::config::LinkScope::All`]; `Internal` leaves other sites
+    /// unchecked, `None` requests nothing beyond the crawl).
+    pub fn links(mut self, scope: crate::config::LinkScope) -> Self {
+        self.config.links = scope;
         self
     }
 
@@ -263,9 +273,42 @@ impl Scanner {
     /// run at all (bad URL, unreachable or refused start host, robots.txt forbids
     /// the start page).
     pub async fn scan(&self, url: &str) -> Result<Report> {
-        pipeline::run(Arc::clone(&self.inner), url, None)
+        let (report, findings) = pipeline::run(
+            Arc::clone(&self.inner),
+            url,
+            Observer::default(),
+            FindingStore::memory(),
+        )
+        .instrument(tracing::info_span!("scan", site = url))
+        .await?;
+        SpooledReport::new(report, findings).into_report()
+    }
+
+    /// Crawls `url` like [`Scanner::scan`], but keeps the findings out of memory:
+    /// each page's findings go to an anonymous temporary file in `dir` as the page
+    /// finishes, so memory stays flat however many findings the site has. Render
+    /// the result with [`crate::render::render_to`] (it streams the findings back)
+    /// or load it with [`SpooledReport::into_report`]. `progress` hears of every
+    /// page done. The file has no name and goes away with the report, also when
+    /// the scan fails.
+    ///
+    /// `Err` as for [`Scanner::scan`], and [`Error::Spool`] when no temporary
+    /// file can be created in `dir` (checked before crawling) or written.
+    pub async fn scan_spooled(
+        &self,
+        url: &str,
+        dir: &Path,
+        progress: &(dyn Fn(Progress) + Send + Sync),
+    ) -> Result<SpooledReport> {
+        let store = FindingStore::file_in(dir)?;
+        let observer = Observer {
+            events: None,
+            progress: Some(progress),
+        };
+        let (report, findings) = pipeline::run(Arc::clone(&self.inner), url, observer, store)
             .instrument(tracing::info_span!("scan", site = url))
-            .await
+            .await?;
+        Ok(SpooledReport::new(report, findings))
     }
 
     /// Crawls `url`, yielding progress and each page as it is done, then
@@ -277,7 +320,14 @@ impl Scanner {
         let url = url.to_string();
         let fut = async move {
             let span = tracing::info_span!("scan", site = %url);
-            let result = pipeline::run(inner, &url, Some(&tx)).instrument(span).await;
+            let observer = Observer {
+                events: Some(&tx),
+                progress: None,
+            };
+            let result = pipeline::run(inner, &url, observer, FindingStore::memory())
+                .instrument(span)
+                .await
+                .and_then(|(report, findings)| SpooledReport::new(report, findings).into_report());
             let last = match result {
                 Ok(report) => ScanEvent::Finished(Box::new(report)),
                 Err(e) => ScanEvent::Failed(e),

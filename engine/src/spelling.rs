@@ -75,12 +75,25 @@ pub fn install_spelling_dictionary() -> DictionaryStatus {
 
 /// Installs the first `en_US.aff` + `en_US.dic` pair found in `dirs`.
 pub fn install_from(dirs: &[PathBuf]) -> DictionaryStatus {
+    if spelling::dictionary_installed() {
+        // Installed earlier in this process: don't read the files again.
+        if let Some((_, dic)) = dirs.iter().find_map(|d| pair_in(d)) {
+            return DictionaryStatus::Installed(dic);
+        }
+    }
+    load_with(dirs, spelling::install_dictionary)
+}
+
+/// Finds the first pair in `dirs`, reads it and hands its text to `install`.
+/// Separate from [`install_from`] so tests can load a dictionary without making
+/// it the process-wide one every other test's scans would then use.
+fn load_with(
+    dirs: &[PathBuf],
+    install: impl FnOnce(&str, &str) -> Result<(), String>,
+) -> DictionaryStatus {
     let Some((aff, dic)) = dirs.iter().find_map(|d| pair_in(d)) else {
         return DictionaryStatus::Missing(dirs.to_vec());
     };
-    if spelling::dictionary_installed() {
-        return DictionaryStatus::Installed(dic);
-    }
     let read = |p: &Path| {
         std::fs::read(p)
             .map(|b| String::from_utf8_lossy(&b).into_owned())
@@ -88,7 +101,7 @@ pub fn install_from(dirs: &[PathBuf]) -> DictionaryStatus {
     };
     let result = read(&aff)
         .and_then(|a| read(&dic).map(|d| (a, d)))
-        .and_then(|(a, d)| spelling::install_dictionary(&a, &d));
+        .and_then(|(a, d)| install(&a, &d));
     match result {
         Ok(()) => {
             tracing::debug!(dictionary = %dic.display(), "spelling dictionary installed");
@@ -124,10 +137,16 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("en_US.aff"), "SET UTF-8\n").unwrap();
         std::fs::write(dir.join("en_US.dic"), "2\nhello\nworld\n").unwrap();
-        let status = install_from(std::slice::from_ref(&dir));
+        // Parsed but not installed: this two-word dictionary must not become the
+        // one the other tests' scans in this process check spelling with.
+        let mut parsed = None;
+        let status = load_with(std::slice::from_ref(&dir), |a, d| {
+            parsed = Some(spelling::parse_dictionary(a, d)?.check("hello"));
+            Ok(())
+        });
         assert_eq!(status, DictionaryStatus::Installed(dir.join("en_US.dic")));
         assert!(status.note().is_none());
-        assert!(spelling::dictionary_installed());
+        assert_eq!(parsed, Some(true));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -11,10 +11,28 @@
 //! Instruction counts are repeatable on a loaded machine where wall-clock time is
 //! not, so `(parse + rules) / parse` can be read from two callgrind runs (`parse`
 //! and `rules` modes) over the same pages.
+//!
+//! The `split` mode runs the same rules but first computes the facts rules share
+//! (styles, zoomed styles, accessibility tree) in functions of their own, so an
+//! inclusive profile charges them to `shared_facts` instead of whichever rule
+//! happened to ask first.
+//!
+//! The `dump` mode prints every page's findings and tallies, and every element's
+//! computed style at both viewports, as text: run it before and after a change
+//! meant to save time only, and diff the two outputs.
 
 use std::path::{Path, PathBuf};
 
-use sitescan_rules::{analyze, registry, Page, PageContext};
+use sitescan_rules::{analyze, analyze_parsed, registry, Page, PageContext};
+
+/// The lazily computed facts many rules share, forced up front (`split` mode).
+#[inline(never)]
+fn shared_facts(cx: &PageContext<'_>) -> usize {
+    let root = cx.root();
+    usize::from(cx.styles().get(root.id()).is_some())
+        + usize::from(cx.zoomed_styles().get(root.id()).is_some())
+        + usize::from(cx.is_hidden(root))
+}
 
 fn html_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -30,10 +48,50 @@ fn html_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Prints what the rules and the cascade say about a page (`dump` mode).
+fn dump(page: &Page, rules: &[&'static dyn sitescan_rules::Rule]) -> usize {
+    let cx = PageContext::parse(page);
+    println!("page {}", page.url);
+    for el in cx
+        .root()
+        .descendants()
+        .filter_map(scraper::ElementRef::wrap)
+    {
+        // Custom properties sit in a hash map whose order varies between runs.
+        let style = |s: &sitescan_rules::css::ComputedStyle| {
+            let text = format!("{s:?}");
+            text.split(", vars: ")
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        };
+        println!(
+            "{} {}\n  {}",
+            el.value().name(),
+            style(cx.style(el)),
+            style(cx.zoomed_style(el))
+        );
+    }
+    let a = analyze_parsed(&cx, rules);
+    for t in &a.tallies {
+        println!(
+            "tally {} {} {} {}",
+            t.rule_id, t.passed, t.failed, t.cant_tell
+        );
+    }
+    for f in &a.findings {
+        println!("{}", serde_json::to_string(f).unwrap_or_default());
+    }
+    for e in &a.errors {
+        println!("error {} {}", e.rule_id, e.message);
+    }
+    a.findings.len()
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (Some(dir), Some(count)) = (args.get(1), args.get(2)) else {
-        eprintln!("usage: profile_rules DIR PAGES [parse|rules] [CSS-FILE...]");
+        eprintln!("usage: profile_rules DIR PAGES [parse|rules|split|dump] [CSS-FILE...]");
         std::process::exit(2);
     };
     let Ok(count) = count.parse::<usize>() else {
@@ -83,6 +141,13 @@ fn main() {
     for page in &pages {
         total += if mode == "parse" {
             PageContext::parse(page).doc().tree.nodes().len()
+        } else if mode == "dump" {
+            dump(page, &rules)
+        } else if mode == "split" {
+            let cx = PageContext::parse(page);
+            let facts = shared_facts(&cx);
+            let a = analyze_parsed(&cx, &rules);
+            facts + a.findings.len() + a.tallies.len()
         } else {
             let a = analyze(page, &rules);
             a.findings.len() + a.tallies.len()

@@ -11,7 +11,7 @@ use scraper::{ElementRef, Html};
 use serde::{Deserialize, Serialize};
 
 use crate::aria::tree::TreeFacts;
-use crate::css::{media_applies_at, parse_stylesheet_all_media, ComputedStyle, Styles, Viewport};
+use crate::css::{ComputedStyle, Styles, Viewport};
 use crate::dom;
 use crate::meta::{Category, Impact, RuleMeta};
 use crate::page::Page;
@@ -148,6 +148,7 @@ pub struct PageContext<'p> {
     names: Mutex<FxHashMap<NodeId, Arc<str>>>,
     layout: OnceLock<crate::repeated::Layout>,
     http_links: OnceLock<Vec<(NodeId, url::Url)>>,
+    by_name: OnceLock<FxHashMap<Box<str>, Vec<NodeId>>>,
 }
 
 /// Attributes that hold id references, indexed by [`PageContext::referrers`].
@@ -170,7 +171,7 @@ impl<'p> PageContext<'p> {
     pub fn parse(page: &'p Page) -> PageContext<'p> {
         PageContext {
             page,
-            doc: Html::parse_document(&page.body),
+            doc: dom::parse_document(&page.body),
             ids: OnceLock::new(),
             styles: OnceLock::new(),
             zoomed: OnceLock::new(),
@@ -181,6 +182,7 @@ impl<'p> PageContext<'p> {
             names: Mutex::new(FxHashMap::default()),
             layout: OnceLock::new(),
             http_links: OnceLock::new(),
+            by_name: OnceLock::new(),
         }
     }
 
@@ -236,35 +238,9 @@ impl<'p> PageContext<'p> {
     /// viewports, so such pages pay no second cascade.
     pub fn zoomed_styles(&self) -> &Styles {
         let zoomed = self.zoomed.get_or_init(|| {
-            // Only `@media` blocks (or `media` attributes) that hold at one
-            // viewport and not the other make the zoomed cascade differ; parsing
-            // the sheets to find them costs far less than a second cascade.
-            let differs = |media: &str| {
-                media_applies_at(media, Viewport::DESKTOP)
-                    != media_applies_at(media, Viewport::ZOOMED)
-            };
-            let sheet_differs = |text: &str| {
-                text.contains("@media")
-                    && parse_stylesheet_all_media(text)
-                        .iter()
-                        .any(|r| r.media.iter().any(|m| differs(m)))
-            };
-            let inline = self
-                .root()
-                .descendants()
-                .filter_map(ElementRef::wrap)
-                .any(|el| {
-                    el.value().name() == "style"
-                        && (el.value().attr("media").is_some_and(differs)
-                            || sheet_differs(&el.text().collect::<String>()))
-                });
-            let linked = self
-                .page
-                .stylesheets
-                .iter()
-                .any(|s| s.media.as_deref().is_some_and(differs) || sheet_differs(&s.text));
-            (inline || linked)
-                .then(|| Styles::compute_at(&self.doc, &self.page.stylesheets, Viewport::ZOOMED))
+            // Incremental: only elements matched by an `@media` rule that holds at
+            // one viewport and not the other (and their descendants) are restyled.
+            self.styles().restyle_at(&self.doc, Viewport::ZOOMED)
         });
         zoomed.as_ref().unwrap_or_else(|| self.styles())
     }
@@ -407,6 +383,30 @@ impl<'p> PageContext<'p> {
     /// per page: several SEO rules share them.
     pub(crate) fn http_links_cell(&self) -> &OnceLock<Vec<(NodeId, url::Url)>> {
         &self.http_links
+    }
+
+    /// The elements with this local name (exact, so lowercase for HTML), in the
+    /// order [`Html::select`] visits them: node creation order, attached
+    /// elements only. Indexed once per document on first use, so that rules
+    /// selecting `<meta>` or `<script>` elements do not each walk the document.
+    pub(crate) fn elements_named(&self, name: &str) -> &[NodeId] {
+        let index = self.by_name.get_or_init(|| {
+            let mut map: FxHashMap<Box<str>, Vec<NodeId>> = FxHashMap::default();
+            for node in self.doc.tree.nodes() {
+                if let Some(el) = ElementRef::wrap(node) {
+                    if el.parent().is_some() {
+                        match map.get_mut(el.value().name()) {
+                            Some(nodes) => nodes.push(el.id()),
+                            None => {
+                                map.insert(el.value().name().into(), vec![el.id()]);
+                            }
+                        }
+                    }
+                }
+            }
+            map
+        });
+        index.get(name).map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// Position of an element in document order (0 for the root element).

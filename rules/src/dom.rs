@@ -1,6 +1,8 @@
-//! DOM helpers shared by rules: unique selectors, snippets, text.
+//! DOM helpers shared by rules: the document as browsers build it, unique
+//! selectors, snippets, text.
 
-use scraper::ElementRef;
+use ego_tree::NodeId;
+use scraper::{ElementRef, Html};
 
 /// Longest snippet kept in a finding, in characters.
 pub const SNIPPET_MAX_CHARS: usize = 240;
@@ -162,6 +164,54 @@ pub fn normalized_text(el: ElementRef<'_>) -> String {
     out
 }
 
+/// Parses an HTML document into the tree a browser's DOM holds.
+///
+/// html5ever keeps a `<template>` element's contents in a document fragment
+/// under the element, so scraper's traversals, `select` and text walk into
+/// them. In a browser they are inert: not in the document tree, not rendered,
+/// not in the accessibility tree, not found by `getElementById` or
+/// `querySelector`. The fragments are detached here, once per parse, so every
+/// rule and every shared fact (ids, titles, names, landmarks, links) ignores
+/// them without each having to know.
+///
+/// A declarative shadow root (`<template shadowrootmode>`) is not attached by
+/// scraper either, so its contents are left out the same way: its ids live in
+/// their own scope in a browser, and checking the shadow tree would need the
+/// flat tree (slots filled with the host's children), which this DOM does not
+/// model.
+pub fn parse_document(html: &str) -> Html {
+    let mut doc = Html::parse_document(html);
+    detach_template_contents(&mut doc);
+    doc
+}
+
+/// Detaches every node of every `<template>`'s contents from the tree.
+///
+/// Each node is detached on its own, not only the fragment: scraper's
+/// `Html::select` walks the whole node arena and keeps any element that still
+/// has a parent, so a detached fragment alone would leave its elements
+/// selectable. Nested templates are inside an outer template's contents and
+/// go with them.
+fn detach_template_contents(doc: &mut Html) {
+    let inert: Vec<NodeId> = doc
+        .tree
+        .root()
+        .descendants()
+        .filter(|n| {
+            n.value().is_fragment()
+                && n.parent()
+                    .and_then(|p| p.value().as_element().map(|e| e.name() == "template"))
+                    .unwrap_or(false)
+        })
+        .flat_map(|fragment| fragment.descendants().map(|n| n.id()))
+        .collect();
+    for id in inert {
+        if let Some(mut node) = doc.tree.get_mut(id) {
+            node.detach();
+        }
+    }
+}
+
 /// Value of an attribute, by (lowercase) local name.
 ///
 /// Scans the element's few attributes instead of calling `Element::attr`, which
@@ -169,6 +219,17 @@ pub fn normalized_text(el: ElementRef<'_>) -> String {
 /// names such as `aria-disabled`); rules ask for attributes of every element.
 pub fn attr<'a>(el: ElementRef<'a>, name: &str) -> Option<&'a str> {
     el.value().attrs().find(|(n, _)| *n == name).map(|(_, v)| v)
+}
+
+/// Value of an attribute in no namespace, by (lowercase) local name: what
+/// `Element::attr` answers (`xml:lang` is not `lang`, `xlink:href` not `href`),
+/// without interning the queried name on every call.
+pub fn plain_attr<'a>(el: ElementRef<'a>, name: &str) -> Option<&'a str> {
+    el.value()
+        .attrs
+        .iter()
+        .find(|(q, _)| q.ns == html5ever::ns!() && &*q.local == name)
+        .map(|(_, v)| &**v)
 }
 
 #[cfg(test)]
@@ -193,6 +254,47 @@ mod tests {
         );
         for s in &got {
             assert_eq!(doc.select(&Selector::parse(s).unwrap()).count(), 1, "{s}");
+        }
+    }
+
+    #[test]
+    fn template_contents_are_inert() {
+        let doc = parse_document(
+            r#"<html><head><template><title>T</title></template></head><body>
+            <p id=a>Shown</p><template id=t><img id=a src=x.png><p>Hidden <b>text</b></p>
+            <template><a href=/in>nested</a></template></template></body></html>"#,
+        );
+        let names: Vec<&str> = doc
+            .root_element()
+            .descendants()
+            .filter_map(ElementRef::wrap)
+            .map(|e| e.value().name())
+            .collect();
+        assert_eq!(names, ["html", "head", "template", "body", "p", "template"]);
+        for sel in ["title", "img", "#a", "a", "b", "template p"] {
+            let found = doc.select(&Selector::parse(sel).unwrap()).count();
+            let want = usize::from(sel == "#a");
+            assert_eq!(found, want, "{sel}");
+        }
+        let body = doc
+            .select(&Selector::parse("body").unwrap())
+            .next()
+            .unwrap();
+        assert_eq!(normalized_text(body), "Shown");
+        let template = doc.select(&Selector::parse("#t").unwrap()).next().unwrap();
+        assert_eq!(snippet(template), r#"<template id="t"></template>"#);
+    }
+
+    #[test]
+    fn plain_attr_is_element_attr() {
+        let doc = Html::parse_document(
+            r#"<p lang=en title=t data-x=1>a</p><svg><a xlink:href=/s xml:lang=de href=/h>s</a></svg>"#,
+        );
+        let all = Selector::parse("*").unwrap();
+        for el in doc.select(&all) {
+            for name in ["lang", "title", "href", "data-x", "role"] {
+                assert_eq!(plain_attr(el, name), el.value().attr(name), "{name}");
+            }
         }
     }
 

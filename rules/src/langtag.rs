@@ -201,16 +201,164 @@ pub enum Assessment {
 /// measured with callgrind).
 const LINGUA_MAX_CHARS: usize = 160;
 
+/// How far the sample may run past [`LINGUA_MAX_CHARS`] to hold
+/// [`LINGUA_TRIGRAMS_ONLY_FROM`] letters. Text thick with punctuation, digits
+/// and symbols (an index page: `» 3.11.2 Documentation » Index – A A (in module
+/// re) A-LAW , [1] …`) has fewer than 120 letters in its first 160 characters;
+/// lingua then scores all one- to five-letter n-grams of every language, which
+/// walks (and keeps resident) nearly all 75 MB of its models within a few such
+/// pages. Reading on until 120 letters gives it a sample of the same letter
+/// length as plain prose, judged by trigrams (and by [`table_values`]).
+const LINGUA_MAX_CHARS_FOR_LETTERS: usize = 480;
+
+/// The start of `text` lingua judges: [`LINGUA_MAX_CHARS`] characters, or more
+/// (up to [`LINGUA_MAX_CHARS_FOR_LETTERS`]) until it holds
+/// [`LINGUA_TRIGRAMS_ONLY_FROM`] letters.
+fn lingua_sample(text: &str) -> &str {
+    let mut letters = 0;
+    for (n, (i, c)) in text.char_indices().enumerate() {
+        if n >= LINGUA_MAX_CHARS_FOR_LETTERS
+            || (n >= LINGUA_MAX_CHARS && letters >= LINGUA_TRIGRAMS_ONLY_FROM)
+        {
+            return &text[..i];
+        }
+        if c.is_alphabetic() {
+            letters += 1;
+        }
+    }
+    text
+}
+
 /// The `lingua` detector over the languages compiled in (see `Cargo.toml`),
-/// built once. Its n-gram models load lazily, per language, on first use.
+/// built once.
+///
+/// What its models cost: lingua 1.8 compiles each language's n-gram model into
+/// the binary as an FST (about 4.4 MB each, 75 MB for the 17) and "loads" one by
+/// wrapping those static bytes, so nothing is copied to the heap and preloading
+/// or low-accuracy mode change little. The resident memory comes from the FST
+/// walks: every call scores every candidate language, and each walk pages in
+/// the parts of the model it reads (with the kernel's read-around), so a scan
+/// that calls lingua on many different texts ends up with most of the 75 MB
+/// resident (about 95 MB of file-backed RSS on a 1,000-page synthetic scan).
+/// Hence the trigram table ([`table_values`]) for the text it covers, which
+/// never touches the FSTs; what is left here is short text (under 120 letters,
+/// where lingua's one- to five-letter n-grams are what keeps the ACT language
+/// rules consistent, so restricting candidates or low-accuracy mode would cost
+/// verdicts) and text with non-ASCII letters.
 fn lingua() -> &'static lingua::LanguageDetector {
     static DETECTOR: std::sync::OnceLock<lingua::LanguageDetector> = std::sync::OnceLock::new();
     DETECTOR.get_or_init(|| lingua::LanguageDetectorBuilder::from_all_languages().build())
 }
 
-/// IANA primary subtag of a `lingua` language.
-fn lingua_subtag(lang: lingua::Language) -> String {
-    lang.iso_code_639_1().to_string().to_ascii_lowercase()
+/// IANA primary subtag of a `lingua` language (its ISO 639-1 code), from
+/// [`TABLE_LANGUAGES`], which lists every language lingua is built with.
+fn lingua_subtag(lang: lingua::Language) -> &'static str {
+    TABLE_LANGUAGES
+        .iter()
+        .find(|(l, _)| *l == lang)
+        .map_or("", |(_, tag)| tag)
+}
+
+/// The languages lingua is built with and their IANA primary subtags, in the
+/// order of the columns of [`TRIGRAMS`] (`rules/build.rs` lists the same models
+/// in the same order; a test checks the set against `lingua::Language::all()`).
+const TABLE_LANGUAGES: [(lingua::Language, &str); 17] = {
+    use lingua::Language as L;
+    [
+        (L::English, "en"),
+        (L::Spanish, "es"),
+        (L::German, "de"),
+        (L::French, "fr"),
+        (L::Portuguese, "pt"),
+        (L::Italian, "it"),
+        (L::Dutch, "nl"),
+        (L::Polish, "pl"),
+        (L::Turkish, "tr"),
+        (L::Vietnamese, "vi"),
+        (L::Indonesian, "id"),
+        (L::Czech, "cs"),
+        (L::Swedish, "sv"),
+        (L::Romanian, "ro"),
+        (L::Danish, "da"),
+        (L::Finnish, "fi"),
+        (L::Bokmal, "nb"),
+    ]
+};
+
+/// lingua's letter-trigram log-probabilities for ASCII text, precomputed from
+/// its models at build time (`rules/build.rs`): `26^3` rows, one `f64` (little
+/// endian) per [`TABLE_LANGUAGES`] column.
+static TRIGRAMS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/lingua_trigrams.bin"));
+
+/// The fewest letters for which lingua scores text by trigrams alone (its
+/// high-accuracy mode uses one- to five-letter n-grams below this).
+const LINGUA_TRIGRAMS_ONLY_FROM: usize = 120;
+
+/// lingua's confidence values for `sample`, computed from [`TRIGRAMS`] when
+/// lingua would score it by trigrams alone: text whose letters are all ASCII
+/// (so none of lingua's rules on accented letters or other alphabets applies,
+/// and every candidate stays in), at least [`LINGUA_TRIGRAMS_ONLY_FROM`] of them. `None` for any
+/// other text, which lingua itself judges.
+///
+/// Why: lingua looks every distinct trigram up in every language's model FST
+/// on each call (two concurrent-map look-ups and an FST walk each, about 1,700
+/// per 160 characters), which was most of the rule phase on pages of plain
+/// English whatlang is unsure of; the table makes that about 1,700 array reads.
+/// It also spares memory: the models are compiled into the binary and each
+/// FST walk pages in parts of about 75 MB of model data, which stay resident.
+/// The result is lingua's own: the same sums over distinct trigrams (with its
+/// back-off to the two- and one-letter prefix), the same softmax, the same
+/// fallback when every exponent underflows, the same ordering (confidence,
+/// then language); only the order of the floating-point additions differs.
+fn table_values(sample: &str) -> Option<Vec<(lingua::Language, f64)>> {
+    // Only letters count for lingua (its words are runs of `\p{L}`, and its rules
+    // look at their letters), so other characters (`¶`, `’`, `—`, no-break
+    // spaces) may be anything; every `\p{L}` character is alphabetic.
+    if !sample.chars().all(|c| c.is_ascii() || !c.is_alphabetic()) {
+        return None;
+    }
+    let letters = sample.bytes().filter(u8::is_ascii_alphabetic).count();
+    if letters < LINGUA_TRIGRAMS_ONLY_FROM {
+        return None;
+    }
+    let mut rows: Vec<usize> = Vec::with_capacity(letters);
+    for word in sample.split(|c: char| !c.is_ascii_alphabetic()) {
+        let word = word.as_bytes();
+        for w in word.windows(3) {
+            let [a, b, c] = [w[0], w[1], w[2]].map(|x| usize::from(x.to_ascii_lowercase() - b'a'));
+            rows.push((a * 26 + b) * 26 + c);
+        }
+    }
+    // lingua counts each distinct trigram once.
+    rows.sort_unstable();
+    rows.dedup();
+    let n = TABLE_LANGUAGES.len();
+    let mut sums = [0.0f64; 17];
+    for row in rows {
+        let start = row * n * 8;
+        let cells = TRIGRAMS.get(start..start + n * 8)?;
+        for (sum, cell) in sums.iter_mut().zip(cells.chunks_exact(8)) {
+            let bytes: [u8; 8] = cell.try_into().ok()?;
+            *sum += f64::from_le_bytes(bytes);
+        }
+    }
+    let mut values: Vec<(lingua::Language, f64)> =
+        TABLE_LANGUAGES.iter().map(|(l, _)| (*l, 0.0)).collect();
+    // Languages none of whose trigrams (or prefixes) are known drop out, as in lingua.
+    let scored: Vec<usize> = (0..n).filter(|&i| sums[i] < 0.0).collect();
+    let denominator: f64 = scored.iter().map(|&i| sums[i].exp()).sum();
+    if denominator == 0.0 {
+        // Every exponent underflowed: lingua gives the likeliest language 1.0.
+        if let Some(&best) = scored.iter().max_by(|&&a, &&b| sums[a].total_cmp(&sums[b])) {
+            values[best].1 = 1.0;
+        }
+    } else {
+        for &i in &scored {
+            values[i].1 = sums[i].exp() / denominator;
+        }
+    }
+    values.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    Some(values)
 }
 
 /// Judges whether `text` is in the language `declared` names.
@@ -231,9 +379,9 @@ pub fn assess(declared: &str, text: &str) -> Assessment {
     let Some(primary) = primary_subtag(declared) else {
         return Assessment::Unknown;
     };
-    let by_lingua = lingua::Language::all()
+    let by_lingua = TABLE_LANGUAGES
         .iter()
-        .any(|l| agrees(&primary, &lingua_subtag(*l)));
+        .any(|(_, tag)| agrees_primary(&primary, tag));
     if !by_lingua && !detectable(declared) {
         return Assessment::Unknown;
     }
@@ -253,14 +401,15 @@ pub fn assess(declared: &str, text: &str) -> Assessment {
     if !by_lingua {
         return Assessment::Unsure;
     }
-    let sample: String = text.chars().take(LINGUA_MAX_CHARS).collect();
-    let values = lingua().compute_language_confidence_values(sample);
+    let sample = lingua_sample(text);
+    let values =
+        table_values(sample).unwrap_or_else(|| lingua().compute_language_confidence_values(sample));
     let Some((best, best_conf)) = values.first().map(|(l, c)| (lingua_subtag(*l), *c)) else {
         return Assessment::Unsure;
     };
     let declared_conf: f64 = values
         .iter()
-        .filter(|(l, _)| agrees(&primary, &lingua_subtag(*l)))
+        .filter(|(l, _)| agrees_primary(&primary, lingua_subtag(*l)))
         .map(|(_, c)| c)
         .sum();
     if best_conf <= 0.0 {
@@ -269,7 +418,7 @@ pub fn assess(declared: &str, text: &str) -> Assessment {
         Assessment::Matches
     } else if best_conf >= 0.3 && declared_conf <= best_conf * 0.25 {
         Assessment::Differs {
-            detected: best,
+            detected: best.to_string(),
             confidence: best_conf,
         }
     } else {
@@ -288,13 +437,15 @@ pub fn detectable(tag: &str) -> bool {
 /// Whether a guessed language agrees with a declared tag (same primary subtag,
 /// or both in one group of close languages).
 pub fn agrees(declared: &str, guessed: &str) -> bool {
-    let Some(declared) = primary_subtag(declared) else {
-        return false;
-    };
+    primary_subtag(declared).is_some_and(|p| agrees_primary(&p, guessed))
+}
+
+/// [`agrees`] for a primary subtag already lowercased.
+fn agrees_primary(declared: &str, guessed: &str) -> bool {
     declared == guessed
         || CLOSE
             .iter()
-            .any(|g| g.contains(&declared.as_str()) && g.contains(&guessed))
+            .any(|g| g.contains(&declared) && g.contains(&guessed))
 }
 
 #[cfg(test)]
@@ -313,6 +464,69 @@ mod guess_tests {
         assert!(!agrees("en", "nl"));
         assert!(detectable("EN-us"));
         assert!(!detectable("lb"));
+    }
+
+    #[test]
+    fn the_trigram_table_covers_every_language_lingua_is_built_with() {
+        let table: std::collections::HashSet<_> = TABLE_LANGUAGES.iter().map(|(l, _)| *l).collect();
+        assert_eq!(table, lingua::Language::all());
+        for (l, tag) in TABLE_LANGUAGES {
+            assert_eq!(tag, l.iso_code_639_1().to_string().to_ascii_lowercase());
+        }
+        assert_eq!(TRIGRAMS.len(), 26 * 26 * 26 * TABLE_LANGUAGES.len() * 8);
+    }
+
+    /// The table path gives lingua's own confidence values (up to the order of
+    /// floating-point additions) wherever it applies, and steps aside elsewhere.
+    #[test]
+    fn trigram_table_agrees_with_lingua() {
+        let salad = "Customer quality river (10) Section 2 Section 3. Accessible content service \
+            design team support quality release update account privacy policy report guide people.";
+        let texts = [
+            "The Accessibility Conformance Testing Rules Format defines a format for writing accessibility test rules. These rules can be used for developing automated testing tools.",
+            "Hij ging met de kippen op stok, want hij was erg moe van de lange dag en wilde vroeg slapen gaan.",
+            "Saya suka makan nasi goreng di pagi hari bersama keluarga saya di rumah yang besar dan nyaman sekali.",
+            "Jeg har boet i Kobenhavn i mange aar, og jeg elsker byen og dens mennesker meget, for de er venlige.",
+            "Il ragazzo mangia una pizza con gli amici nella piazza grande della citta vecchia ogni sabato sera tardi.",
+            "Paul put dire comment on tape, mais le chat est sur la table et le chien dort dans le jardin avec nous.",
+            "qzx vvq jjj xxq zzz qqq kkk wxy zyx qwv bvx pqz xjq zqj vqx jxz wqz xqv zvq jqx qzj xvz zjv vjq qvj",
+            salad,
+            "Built-in Functions \u{b6} The Python interpreter has a number of functions and types built into it that are always available \u{2014} they\u{2019}re listed here\u{a0}in alphabetical order.",
+        ];
+        let mut long = String::new();
+        while long.len() < 3000 {
+            long.push_str(texts[0]);
+            long.push(' ');
+        }
+        let mut compared = 0;
+        let doubled: Vec<String> = texts.iter().map(|t| format!("{t} {t}")).collect();
+        for text in texts
+            .iter()
+            .copied()
+            .chain(doubled.iter().map(String::as_str))
+            .chain([long.as_str()])
+        {
+            let letters = text.bytes().filter(u8::is_ascii_alphabetic).count();
+            let Some(ours) = table_values(text) else {
+                assert!(letters < LINGUA_TRIGRAMS_ONLY_FROM, "{text:?}");
+                continue;
+            };
+            let theirs = lingua().compute_language_confidence_values(text);
+            assert_eq!(ours.len(), theirs.len());
+            for (l, c) in &theirs {
+                let mine = ours.iter().find(|(m, _)| m == l).map(|(_, c)| *c);
+                assert!(
+                    mine.is_some_and(|m| (m - c).abs() < 1e-9),
+                    "{l:?}: lingua {c}, table {mine:?} on {text:?}"
+                );
+            }
+            assert_eq!(ours[0].0, theirs[0].0, "{text:?}");
+            compared += 1;
+        }
+        assert!(compared >= 10, "only {compared} texts took the table path");
+        // Short text, or text with letters beyond ASCII, is lingua's own to judge.
+        assert!(table_values("Bonne année ! Bonne année ! Bonne année ! Bonne année ! Bonne année ! Bonne année ! Bonne année ! Bonne année !").is_none());
+        assert!(table_values("Fireworks over Paris").is_none());
     }
 
     #[test]

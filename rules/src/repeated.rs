@@ -11,10 +11,13 @@
 //! after at least one repeated unit: the content a bypass mechanism must reach. A
 //! page with no repeated unit before its own content needs no bypass.
 
+use std::sync::OnceLock;
+
 use ego_tree::NodeId;
+use rustc_hash::FxHashMap;
 use scraper::{ElementRef, Node};
 
-use crate::structure::{ancestors, is_html};
+use crate::structure::{ancestors, is_html, AncestorMemo};
 use crate::PageContext;
 
 /// Landmark roles whose content counts as repeated.
@@ -70,22 +73,47 @@ pub struct Layout {
     /// Index in `units` of the main start (first non-repeated unit after a
     /// repeated one).
     pub main_start: Option<usize>,
+    /// Document-order positions of every node, made on first use.
+    order: OnceLock<FxHashMap<NodeId, usize>>,
+    /// The bypass mechanisms' answers: several rules ask each of them.
+    landmark: OnceLock<bool>,
+    heading: OnceLock<bool>,
+    skip_link: OnceLock<Option<NodeId>>,
+}
+
+impl Layout {
+    /// The document-order position of a node of the page (`None` for another
+    /// document's).
+    fn position(&self, cx: &PageContext<'_>, node: NodeId) -> Option<usize> {
+        let order = self.order.get_or_init(|| {
+            cx.root()
+                .descendants()
+                .enumerate()
+                .map(|(i, n)| (n.id(), i))
+                .collect()
+        });
+        order.get(&node).copied()
+    }
 }
 
 /// Whether `el` (or an ancestor) is a repeated-content landmark or a standalone link.
 pub fn in_repeated_block(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
     let mut chain = std::iter::once(el).chain(ancestors(el));
-    chain.any(|a| {
-        cx.role(a).is_some_and(|r| REPEATED_LANDMARKS.contains(&r))
-            || (is_html(a)
-                && a.value().name() == "a"
-                && a.value().attr("href").is_some()
-                && standalone_link(a))
-            || (is_html(a)
-                && a.value().name() == "a"
-                && a.value().attr("href").is_none()
-                && link_list_item(a))
-    })
+    chain.any(|a| repeats(cx, a))
+}
+
+/// Whether `a` itself is a repeated-content landmark or a standalone link (see
+/// [`in_repeated_block`]).
+fn repeats(cx: &PageContext<'_>, a: ElementRef<'_>) -> bool {
+    cx.role(a).is_some_and(|r| REPEATED_LANDMARKS.contains(&r))
+        || (is_html(a)
+            && a.value().name() == "a"
+            && crate::dom::attr(a, "href").is_some()
+            && standalone_link(a))
+        || (is_html(a)
+            && a.value().name() == "a"
+            && crate::dom::attr(a, "href").is_none()
+            && link_list_item(a))
 }
 
 /// A link that is not part of running text.
@@ -129,6 +157,8 @@ fn compute_layout(cx: &PageContext<'_>) -> Layout {
     else {
         return out;
     };
+    // Text units share most of their ancestors: each element is judged once.
+    let mut repeated_block = AncestorMemo::new(|a| repeats(cx, a));
     for node in body.descendants() {
         let (element, perceivable) = match node.value() {
             Node::Text(t) if !t.trim().is_empty() => {
@@ -155,7 +185,7 @@ fn compute_layout(cx: &PageContext<'_>) -> Layout {
         if !perceivable {
             continue;
         }
-        let repeated = in_repeated_block(cx, element);
+        let repeated = repeated_block.any(element);
         let index = out.units.len();
         out.units.push(Unit {
             node: node.id(),
@@ -190,74 +220,129 @@ pub fn needs_bypass(layout: &Layout) -> bool {
 /// Landmark mechanism (ACT b40fd1): an exposed landmark contains a non-repeated
 /// unit that comes after repeated content.
 pub fn landmark_reaches_main(cx: &PageContext<'_>, layout: &Layout) -> bool {
-    let Some(first) = layout.first_repeated else {
-        return true;
-    };
-    layout.units[first..]
-        .iter()
-        .filter(|u| !u.repeated)
-        .any(|u| {
-            cx.element(u.element).is_some_and(|el| {
-                std::iter::once(el).chain(ancestors(el)).any(|a| {
-                    cx.role(a).is_some_and(crate::aria::roles::is_landmark) && !cx.is_hidden(a)
-                })
-            })
-        })
+    *layout.landmark.get_or_init(|| {
+        let Some(first) = layout.first_repeated else {
+            return true;
+        };
+        let mut in_landmark = AncestorMemo::new(|a| {
+            cx.role(a).is_some_and(crate::aria::roles::is_landmark) && !cx.is_hidden(a)
+        });
+        layout.units[first..]
+            .iter()
+            .filter(|u| !u.repeated)
+            .any(|u| cx.element(u.element).is_some_and(|el| in_landmark.any(el)))
+    })
 }
 
 /// Heading mechanism (ACT 047fe0): a visible, exposed heading outside repeated
 /// content comes after the first repeated unit.
 pub fn heading_reaches_main(cx: &PageContext<'_>, layout: &Layout) -> bool {
-    let Some(first) = layout.first_repeated else {
-        return true;
-    };
-    let order = document_order(cx);
-    let first_pos = order.get(&layout.units[first].node).copied().unwrap_or(0);
-    cx.root()
-        .descendants()
-        .filter_map(ElementRef::wrap)
-        .any(|el| {
-            cx.role(el) == Some("heading")
-                && order.get(&el.id()).copied().unwrap_or(0) > first_pos
-                && cx.is_visible(el)
-                && !cx.is_hidden(el)
-                && !in_repeated_block(cx, el)
-        })
+    *layout.heading.get_or_init(|| {
+        let Some(first) = layout.first_repeated else {
+            return true;
+        };
+        let first_pos = layout.position(cx, layout.units[first].node).unwrap_or(0);
+        cx.root()
+            .descendants()
+            .filter_map(ElementRef::wrap)
+            .any(|el| {
+                cx.role(el) == Some("heading")
+                    && layout.position(cx, el.id()).unwrap_or(0) > first_pos
+                    && cx.is_visible(el)
+                    && !cx.is_hidden(el)
+                    && !in_repeated_block(cx, el)
+            })
+    })
 }
 
 /// Skip-link mechanism (ACT ye5d6e): a focusable same-page link before the main
 /// start whose target is just before the main start (the first unit at or after
 /// the target is the main start).
 pub fn skip_link_target<'a>(cx: &'a PageContext<'_>, layout: &Layout) -> Option<ElementRef<'a>> {
+    let link = layout.skip_link.get_or_init(|| {
+        let main = layout.main_start?;
+        let main_pos = layout.position(cx, layout.units[main].node)?;
+        let pos = |node: NodeId| layout.position(cx, node);
+        cx.root()
+            .descendants()
+            .filter_map(ElementRef::wrap)
+            .find(|link| {
+                if !(is_html(*link) && matches!(link.value().name(), "a" | "area")) {
+                    return false;
+                }
+                let Some(fragment) =
+                    crate::dom::attr(*link, "href").and_then(|h| h.strip_prefix('#'))
+                else {
+                    return false;
+                };
+                if fragment.is_empty() || pos(link.id()).unwrap_or(usize::MAX) > main_pos {
+                    return false;
+                }
+                if !cx.is_focusable(*link) {
+                    return false;
+                }
+                let Some(target) = cx.element_by_id(fragment) else {
+                    return false;
+                };
+                let target_pos = pos(target.id()).unwrap_or(usize::MAX);
+                let next = layout
+                    .units
+                    .iter()
+                    .position(|u| pos(u.node).unwrap_or(0) >= target_pos);
+                next == Some(main)
+            })
+            .map(|link| link.id())
+    });
+    link.and_then(|node| cx.element(node))
+}
+
+/// Event handler attributes through which activating a control (click, key or
+/// pointer) runs a script.
+const ACTIVATION_HANDLERS: &[&str] = &[
+    "onclick",
+    "onkeydown",
+    "onkeyup",
+    "onkeypress",
+    "onmousedown",
+    "onmouseup",
+    "onpointerdown",
+    "onpointerup",
+    "ontouchstart",
+    "ontouchend",
+];
+
+/// A scripted control that may be the bypass mechanism: a focusable element
+/// before the main start that runs a script when activated (an activation
+/// handler attribute such as `onclick`, or a `javascript:` link) and does not
+/// navigate to another page.
+///
+/// What the script does cannot be seen without running it: it may move focus to
+/// the content (`<button onclick="location.assign('#main')">`), or collapse the
+/// repeated block (ACT 3e12e1), both bypass mechanisms. A page whose only
+/// candidate is such a control needs a person, not a failure. A link to another
+/// page is left out: whatever its handler does (usually analytics), activating
+/// it leaves the page.
+pub fn scripted_control<'a>(cx: &'a PageContext<'_>, layout: &Layout) -> Option<ElementRef<'a>> {
     let main = layout.main_start?;
     let order = document_order(cx);
     let main_pos = order.get(&layout.units[main].node).copied()?;
     cx.root()
         .descendants()
         .filter_map(ElementRef::wrap)
-        .find(|link| {
-            if !(is_html(*link) && matches!(link.value().name(), "a" | "area")) {
-                return false;
-            }
-            let Some(fragment) = link.value().attr("href").and_then(|h| h.strip_prefix('#')) else {
-                return false;
-            };
-            if fragment.is_empty()
-                || order.get(&link.id()).copied().unwrap_or(usize::MAX) > main_pos
-            {
-                return false;
-            }
-            if !cx.is_focusable(*link) {
-                return false;
-            }
-            let Some(target) = cx.element_by_id(fragment) else {
-                return false;
-            };
-            let target_pos = order.get(&target.id()).copied().unwrap_or(usize::MAX);
-            let next = layout
-                .units
+        .take_while(|el| order.get(&el.id()).is_some_and(|p| *p < main_pos))
+        .find(|el| {
+            let href = el.value().attr("href").map(str::trim);
+            let javascript_url = href.is_some_and(|h| {
+                h.get(..11)
+                    .is_some_and(|s| s.eq_ignore_ascii_case("javascript:"))
+            });
+            let handler = ACTIVATION_HANDLERS
                 .iter()
-                .position(|u| order.get(&u.node).copied().unwrap_or(0) >= target_pos);
-            next == Some(main)
+                .any(|h| crate::dom::attr(*el, h).is_some_and(|v| !v.trim().is_empty()));
+            let navigates_away = is_html(*el)
+                && matches!(el.value().name(), "a" | "area")
+                && href.is_some_and(|h| !h.is_empty() && !h.starts_with('#'))
+                && !javascript_url;
+            (handler || javascript_url) && !navigates_away && cx.is_focusable(*el)
         })
 }

@@ -145,6 +145,62 @@ mod tests {
         }
     }
 
+    /// Template contents are inert (not in the document, not rendered, not in
+    /// the accessibility tree): adding a `<template>` full of what would be
+    /// findings, duplicate ids, a second title and landmarks changes no page
+    /// rule's outcome.
+    #[test]
+    fn template_contents_change_no_outcome() {
+        let page = |head: &str, body: &str| {
+            Page::from_html(
+                "https://example.com/",
+                &format!(
+                    "<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>Shop</title>{head}</head>\
+                     <body><nav><a href=/>Home</a> <a href=/a>About</a></nav><main id=m><h1>Shop</h1>\
+                     <p>Welcome.</p><label for=q>Search</label><input id=q></main>{body}</body></html>"
+                ),
+            )
+        };
+        let inert = r#"<template><img src=a.png><p id=q>1</p><input id=q>
+            <div aria-labelledby=q role=button></div><main></main><main></main><header></header>
+            <h1></h1><h5>Deep</h5><a href=/x></a><iframe src=/f></iframe><ul><div>x</div></ul>
+            <p style="color:#eee">Faint</p><div role=banana aria-bogus=1></div>
+            <a href=#m>Skip</a><span lang=zz-!!>x</span><video src=v.mp4></video>
+            <template><img src=b.png></template></template>"#;
+        let outcomes = |page: &Page| {
+            let analysis = analyze(page, crate::registry::page_rules());
+            let mut findings: Vec<String> = analysis
+                .findings
+                .iter()
+                .map(|f| format!("{} {:?} {} {}", f.rule_id, f.outcome, f.selector, f.message))
+                .collect();
+            findings.sort();
+            (findings, analysis.tallies, analysis.errors)
+        };
+        let plain = outcomes(&page("", ""));
+        assert!(plain.2.is_empty(), "{:?}", plain.2);
+        for (head, body) in [
+            (inert, ""),
+            ("", inert),
+            ("<template><title></title></template>", ""),
+        ] {
+            let with = outcomes(&page(head, body));
+            assert_eq!(with.0, plain.0, "findings differ with {head}{body}");
+            assert_eq!(with.1, plain.1, "tallies differ with {head}{body}");
+        }
+
+        // A title only inside a template is no title (ACT 2779a5 failed example 6).
+        let only_template = Page::from_html(
+            "https://example.com/",
+            "<html><body><template><title>Title</title></template></body></html>",
+        );
+        let analysis = analyze(
+            &only_template,
+            &[&crate::a11y::document_title::DocumentTitle],
+        );
+        assert_eq!(analysis.tallies[0].failed, 1);
+    }
+
     #[test]
     fn a_panicking_rule_becomes_an_error_entry() {
         let page = Page::from_html("https://example.com/", "<title>x</title><p>hi</p>");

@@ -20,8 +20,7 @@ pub fn is_html(el: ElementRef<'_>) -> bool {
 
 /// The explicit role tokens of `el`, lowercased, in order.
 pub fn role_tokens(el: ElementRef<'_>) -> Vec<String> {
-    el.value()
-        .attr("role")
+    crate::dom::plain_attr(el, "role")
         .map(|r| {
             r.split_ascii_whitespace()
                 .map(|t| t.to_ascii_lowercase())
@@ -32,9 +31,7 @@ pub fn role_tokens(el: ElementRef<'_>) -> Vec<String> {
 
 /// Whether `el` has a non-empty `role` attribute.
 pub fn has_explicit_role(el: ElementRef<'_>) -> bool {
-    el.value()
-        .attr("role")
-        .is_some_and(|r| !r.trim().is_empty())
+    crate::dom::plain_attr(el, "role").is_some_and(|r| !r.trim().is_empty())
 }
 
 /// The parent element, if any.
@@ -69,8 +66,7 @@ pub fn heading_level(el: ElementRef<'_>) -> Option<u32> {
     }
     .filter(|_| is_html(el));
     let aria_level = || {
-        el.value()
-            .attr("aria-level")
+        crate::dom::plain_attr(el, "aria-level")
             .and_then(|v| v.trim().parse::<u32>().ok())
             .filter(|n| *n >= 1)
     };
@@ -81,16 +77,53 @@ pub fn heading_level(el: ElementRef<'_>) -> Option<u32> {
     }
 }
 
-/// Exposed elements with a landmark role, in document order.
+/// Exposed elements with a landmark role, in document order (listed once per
+/// page with the accessibility tree facts).
 pub fn landmarks<'a>(cx: &'a crate::PageContext<'_>) -> Vec<(ElementRef<'a>, &'static str)> {
-    cx.root()
-        .descendants()
-        .filter_map(ElementRef::wrap)
-        .filter_map(|el| {
-            let role = cx.role(el)?;
-            (crate::aria::roles::is_landmark(role) && !cx.is_hidden(el)).then_some((el, role))
-        })
+    cx.tree()
+        .landmarks()
+        .iter()
+        .filter_map(|&(node, role)| Some((cx.element(node)?, role)))
         .collect()
+}
+
+/// "This element or one of its ancestors is such that...", remembered per
+/// element: rules that ask it of every text unit of a page would otherwise walk
+/// the same ancestors again and again.
+pub struct AncestorMemo<P> {
+    pred: P,
+    seen: rustc_hash::FxHashMap<ego_tree::NodeId, bool>,
+}
+
+impl<P: FnMut(ElementRef<'_>) -> bool> AncestorMemo<P> {
+    /// A memo of `pred` over elements and their [`ancestors`].
+    pub fn new(pred: P) -> Self {
+        AncestorMemo {
+            pred,
+            seen: rustc_hash::FxHashMap::default(),
+        }
+    }
+
+    /// Whether `pred` holds for `el` or any of its ancestors.
+    pub fn any(&mut self, el: ElementRef<'_>) -> bool {
+        let mut chain = Vec::new();
+        let mut found = false;
+        let mut next = Some(el);
+        while let Some(e) = next {
+            if let Some(&known) = self.seen.get(&e.id()) {
+                found = known;
+                break;
+            }
+            chain.push(e);
+            next = ancestors(e).next();
+        }
+        // Outermost first, so each element's answer covers its ancestors.
+        for e in chain.into_iter().rev() {
+            found = found || (self.pred)(e);
+            self.seen.insert(e.id(), found);
+        }
+        found
+    }
 }
 
 /// The shared check of the `landmark-no-duplicate-*` rules: passes a page with

@@ -289,3 +289,112 @@ async fn bad_inputs_exit_with_a_one_line_message_saying_what_to_do() {
     assert!(line.contains("--ignore-robots"), "{line}");
     assert!(out.stdout.is_empty(), "no report when the scan cannot run");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scan_keeps_findings_in_tmpdir_leaves_nothing_there_and_says_when_it_cannot() {
+    let server = FixtureServer::start(site_dir("basic")).await.unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let report = tmp.path().join("out");
+    std::fs::create_dir(&report).unwrap();
+    let spool = tmp.path().join("spool");
+    std::fs::create_dir(&spool).unwrap();
+    let scan = |tmpdir: String, format: &str| {
+        run(
+            args(&[
+                "scan",
+                &server.url(),
+                "--rate",
+                "100",
+                "--format",
+                format,
+                "--output",
+                &report.join(format).to_string_lossy(),
+            ]),
+            vec![("TMPDIR", tmpdir)],
+        )
+    };
+    for format in ["json", "csv", "sarif"] {
+        let out = scan(spool.to_string_lossy().into_owned(), format).await;
+        assert!(
+            out.status.code().is_some_and(|c| c <= 1),
+            "{}",
+            stderr(&out)
+        );
+        let written = std::fs::read(report.join(format)).unwrap();
+        assert!(written.len() > 100, "{format}");
+        assert_eq!(std::fs::read_dir(&spool).unwrap().count(), 0, "{format}");
+    }
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(report.join("json")).unwrap()).unwrap();
+    assert!(json["findings"].as_array().unwrap().len() > 5);
+
+    // An unusable temporary directory stops the scan before it starts, saying why.
+    let missing = tmp.path().join("no-such-dir");
+    let out = scan(missing.to_string_lossy().into_owned(), "json").await;
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let line = last_line(&out);
+    assert!(line.contains("temporary file"), "{line}");
+    assert!(line.contains("set TMPDIR"), "{line}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn links_flag_and_env_leave_other_hosts_unchecked_and_bad_values_are_usage_errors() {
+    // The fixture links to http://localhost:PORT/..., another host than the
+    // scanned 127.0.0.1 (the same server, so its log shows any request).
+    let server = FixtureServer::start(site_dir("links")).await.unwrap();
+    let scan = |flag: Option<&str>, env: Vec<(&'static str, String)>| {
+        let mut a = args(&[
+            "scan",
+            &server.url(),
+            "--rate",
+            "200",
+            "--rules",
+            "broken-links,broken-resources",
+        ]);
+        if let Some(f) = flag {
+            a.extend(args(&["--links", f]));
+        }
+        run(a, env)
+    };
+    let out = scan(Some("internal"), vec![]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["config"]["links"], "internal");
+    assert_eq!(report["stats"]["skipped"]["links"], 2);
+    assert_eq!(server.count("/external-gone"), 0);
+    assert_eq!(
+        server.count("/img/missing.webp"),
+        1,
+        "the site's own resources are checked"
+    );
+
+    server.clear();
+    let out = scan(None, vec![("SITESCAN_LINKS", "all".into())]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["stats"]["skipped"]["links"], 0);
+    assert_eq!(server.count("/external-gone"), 2, "HEAD, then GET");
+
+    server.clear();
+    let out = scan(None, vec![("SITESCAN_LINKS", "none".into())]).await;
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["config"]["links"], "none");
+    assert_eq!(
+        server.count("/external-gone") + server.count("/img/missing.webp"),
+        0
+    );
+
+    server.clear();
+    let bad = scan(Some("external"), vec![]).await;
+    assert_eq!(bad.status.code(), Some(2));
+    let err = stderr(&bad);
+    assert!(
+        err.contains("invalid value 'external' for '--links <SCOPE>'"),
+        "{err}"
+    );
+    assert!(err.contains("all, internal, none"), "{err}");
+    assert!(
+        server.requests().is_empty(),
+        "nothing fetched on a usage error"
+    );
+}

@@ -138,3 +138,103 @@ async fn timeouts_and_redirect_loops_are_unreachable_pages() {
         )]
     );
 }
+
+/// A site whose page links to, and loads an image from, another loopback server
+/// (`other`): the pages of a `links` scope test.
+fn site_linking_to(other: &FixtureServer) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let o = other.origin();
+    std::fs::write(
+        dir.path().join("index.html"),
+        format!(
+            r#"<!DOCTYPE html>
+<html lang="en"><head><title>Links scope</title></head><body>
+<p><a href="/here.html">A page of this site</a></p>
+<p><a href="{o}/ok.html">Another site's page</a></p>
+<p><a href="{o}/external-gone">Another site's missing page</a></p>
+<img src="{o}/img/logo.svg" alt="Logo" width="10" height="10">
+</body></html>"#
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("here.html"),
+        r#"<!DOCTYPE html><html lang="en"><head><title>Here</title></head><body><p><a href="/gone.html">gone</a></p></body></html>"#,
+    )
+    .unwrap();
+    dir
+}
+
+/// `links: internal` sends nothing to other hosts and says so in the stats and
+/// notes; `all` checks them; the site's own broken links are found either way.
+#[tokio::test]
+async fn the_links_setting_leaves_other_sites_unchecked_and_counts_them() {
+    use sitescan::LinkScope;
+    let other = FixtureServer::start(site_dir("links")).await.unwrap();
+    let dir = site_linking_to(&other);
+    let server = FixtureServer::start(dir.path()).await.unwrap();
+    let url = server.url();
+    let scan = |links: LinkScope| {
+        let scanner = Scanner::builder()
+            .allow_private(true)
+            .rate_per_host(200.0)
+            .rules(&["broken-links", "broken-resources", "total-byte-weight"])
+            .links(links)
+            .build()
+            .unwrap();
+        let url = url.clone();
+        async move { scanner.scan(&url).await }
+    };
+    let broken = |report: &sitescan::Report| -> Vec<String> {
+        let mut v: Vec<String> = report
+            .findings
+            .iter()
+            .filter(|f| f.rule_id.starts_with("broken-"))
+            .map(|f| f.message.clone())
+            .collect();
+        v.sort();
+        v
+    };
+    let o = other.origin();
+    let gone = format!(
+        "The link to {}/gone.html is broken: it answers 404.",
+        server.origin()
+    );
+
+    let report = scan(LinkScope::All).await.unwrap();
+    let mut expected = vec![
+        format!("The link to {o}/external-gone is broken: it answers 404."),
+        gone.clone(),
+    ];
+    expected.sort();
+    assert_eq!(broken(&report), expected);
+    assert_eq!(other.count("/ok.html"), 1, "HEAD");
+    assert_eq!(other.count("/img/logo.svg"), 1, "one GET for its facts");
+    assert_eq!(report.stats.skipped.links, 0);
+
+    other.clear();
+    let report = scan(LinkScope::Internal).await.unwrap();
+    assert_eq!(other.requests().len(), 0, "{:?}", other.paths());
+    assert_eq!(broken(&report), vec![gone.clone()]);
+    assert_eq!(report.stats.skipped.links, 3);
+    assert_eq!(report.config.links, LinkScope::Internal);
+    assert!(
+        report
+            .notes
+            .iter()
+            .any(|n| n == "3 link/resource URLs on other sites were not checked (links: internal)"),
+        "{:?}",
+        report.notes
+    );
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["stats"]["skipped"]["links"], 3);
+    assert_eq!(json["config"]["links"], "internal");
+
+    // `none`: the crawl's own 404 is still known; nothing else is requested.
+    server.clear();
+    let report = scan(LinkScope::None).await.unwrap();
+    assert_eq!(other.requests().len(), 0);
+    assert_eq!(broken(&report), vec![gone]);
+    assert_eq!(report.stats.skipped.links, 3);
+    assert_eq!(server.count("/gone.html"), 1, "fetched once, by the crawl");
+}

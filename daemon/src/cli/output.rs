@@ -5,16 +5,21 @@
 //! The format is `--format`, else guessed from the `--output` file's extension
 //! (`report.sarif` -> SARIF), else JSON. Gates only count failed findings;
 //! crossing one exits with 1 and says why on stderr.
+//!
+//! A scan's report arrives spooled (its findings in a temporary file, see
+//! `sitescan_engine::SpooledReport`) and is written through a buffer as it is
+//! read back, so writing a large report costs no memory per finding; with
+//! `--baseline` it is loaded whole, since the comparison matches every finding.
 
-use std::io::Write;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::Args as ClapArgs;
 use sitescan_engine::baseline::{apply_baseline, parse_report};
 use sitescan_engine::gate::{parse_impact, parse_min_score, Gate};
-use sitescan_engine::render::{render, Format};
-use sitescan_engine::Report;
+use sitescan_engine::render::{render_to, Format};
+use sitescan_engine::{Report, ReportSource, SpooledReport};
 use sitescan_rules::{Category, Impact};
 
 use super::{CliError, CliResult, EXIT_FINDINGS, EXIT_OK};
@@ -112,33 +117,49 @@ impl OutputArgs {
         if let Some(b) = baseline {
             apply_baseline(&mut report, b);
         }
+        self.write_and_gate(&report)
+    }
+
+    /// [`OutputArgs::finish`] for a spooled scan: streams the findings from
+    /// the temporary file unless a baseline needs them all in memory.
+    pub(crate) fn finish_spooled(
+        &self,
+        spooled: SpooledReport,
+        baseline: Option<&Report>,
+    ) -> CliResult {
+        match baseline {
+            Some(_) => {
+                let report = spooled.into_report().map_err(CliError::run)?;
+                self.finish(report, baseline)
+            }
+            None => self.write_and_gate(&spooled),
+        }
+    }
+
+    fn write_and_gate(&self, report: &dyn ReportSource) -> CliResult {
         let format = self.resolved_format();
-        let bytes = render(&report, format).map_err(CliError::run)?;
         match &self.output {
-            Some(path) => std::fs::write(path, &bytes)
-                .with_context(|| format!("cannot write the report to {}", path.display()))
-                .map_err(CliError::run)?,
+            Some(path) => write_file(path, report, format)?,
             None => {
-                let mut out = std::io::stdout().lock();
-                match out.write_all(&bytes).and_then(|_| out.flush()) {
-                    Ok(()) => {}
-                    // A closed pipe (`| head`) is the reader's choice, not a failure.
-                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-                    Err(e) => {
-                        return Err(CliError::run(
-                            anyhow::Error::new(e).context("cannot write the report to stdout"),
-                        ))
-                    }
-                }
+                let mut out = BufWriter::new(ClosedPipeIsFine::new(std::io::stdout().lock()));
+                render_to(report, format, &mut out)
+                    .and_then(|()| {
+                        out.flush().map_err(|e| sitescan_engine::Error::Render {
+                            format: format.name(),
+                            reason: e.to_string(),
+                        })
+                    })
+                    .context("cannot write the report to stdout")
+                    .map_err(CliError::run)?;
             }
         }
-        if let Some(b) = &report.baseline {
+        if let Some(b) = &report.head().baseline {
             eprintln!(
                 "sitescan: against the baseline: {} new, {} unchanged, {} fixed",
                 b.new, b.unchanged, b.fixed
             );
         }
-        let verdict = self.gate().evaluate(&report);
+        let verdict = self.gate().evaluate_source(report).map_err(CliError::run)?;
         if verdict.passed() {
             return Ok(EXIT_OK);
         }
@@ -146,6 +167,69 @@ impl OutputArgs {
             eprintln!("sitescan: gate failed: {reason}");
         }
         Ok(EXIT_FINDINGS)
+    }
+}
+
+/// Writes the report to `path`; a report cut short by an error is removed
+/// rather than left looking whole.
+fn write_file(path: &Path, report: &dyn ReportSource, format: Format) -> Result<(), CliError> {
+    let written = std::fs::File::create(path)
+        .map_err(anyhow::Error::from)
+        .and_then(|file| {
+            let mut out = BufWriter::new(file);
+            render_to(report, format, &mut out)?;
+            out.into_inner().map_err(|e| e.into_error())?;
+            Ok(())
+        });
+    written
+        .inspect_err(|_| {
+            let _ = std::fs::remove_file(path);
+        })
+        .with_context(|| format!("cannot write the report to {}", path.display()))
+        .map_err(CliError::run)
+}
+
+/// Stdout for the report: a closed pipe (`| head`) is the reader's choice, not a
+/// failure, so the rest of the report is dropped quietly.
+struct ClosedPipeIsFine<W> {
+    inner: W,
+    closed: bool,
+}
+
+impl<W: Write> ClosedPipeIsFine<W> {
+    fn new(inner: W) -> Self {
+        Self {
+            inner,
+            closed: false,
+        }
+    }
+}
+
+impl<W: Write> Write for ClosedPipeIsFine<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.closed {
+            return Ok(buf.len());
+        }
+        match self.inner.write(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(buf.len())
+            }
+            other => other,
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        match self.inner.flush() {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            other => other,
+        }
     }
 }
 

@@ -7,18 +7,21 @@
 //! an indicatif progress bar when stderr is a terminal, plain log lines otherwise
 //! (CI logs). As a person's own tool on their own machine, `scan` may fetch
 //! loopback and private addresses unless `--no-private`.
+//!
+//! The findings wait in an anonymous temporary file in the system's temporary
+//! directory (`TMPDIR`) until the report is written, so memory stays flat on
+//! large sites (`sitescan_engine::Scanner::scan_spooled`).
 
 use std::io::IsTerminal;
 use std::time::Duration;
 
 use clap::Args as ClapArgs;
-use futures::StreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
 use sitescan_engine::config::{
-    StatusRange, DEFAULT_ACCEPT, DEFAULT_CONCURRENCY, DEFAULT_MAX_DEPTH, DEFAULT_MAX_PAGES,
-    DEFAULT_RATE_PER_HOST, DEFAULT_USER_AGENT,
+    LinkScope, StatusRange, DEFAULT_ACCEPT, DEFAULT_CONCURRENCY, DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_PAGES, DEFAULT_RATE_PER_HOST, DEFAULT_USER_AGENT,
 };
-use sitescan_engine::{Error, Report, ScanConfig, ScanEvent, Scanner};
+use sitescan_engine::{Error, ReportSource, ScanConfig, Scanner, SpooledReport};
 
 use super::output::OutputArgs;
 use super::{CliError, CliResult};
@@ -100,9 +103,44 @@ pub(crate) struct Args {
     )]
     accept: AcceptList,
 
+    /// Which links and resources the scan requests to check them: all (any
+    /// host), internal (the scanned site only: flaky external sites cannot
+    /// fail the run) or none (only what the crawl fetches anyway). Unchecked
+    /// URLs never pass: they are counted in the report's stats.skipped.links.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "SCOPE",
+        default_value_t = LinksArg::All,
+        env = "SITESCAN_LINKS"
+    )]
+    links: LinksArg,
+
     /// Output format, file, baseline and gates.
     #[command(flatten)]
     output: OutputArgs,
+}
+
+/// The values of `--links` (clap's view of [`LinkScope`], so `--help` lists
+/// them and a wrong one is a usage error naming the choices).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum LinksArg {
+    /// Check links and resources on every host.
+    All,
+    /// Check only the scanned site's links and resources.
+    Internal,
+    /// Request nothing beyond the crawl's own pages and stylesheets.
+    None,
+}
+
+impl From<LinksArg> for LinkScope {
+    fn from(arg: LinksArg) -> LinkScope {
+        match arg {
+            LinksArg::All => LinkScope::All,
+            LinksArg::Internal => LinkScope::Internal,
+            LinksArg::None => LinkScope::None,
+        }
+    }
 }
 
 /// The parsed `--accept` list (a newtype so clap takes the whole list as one
@@ -141,6 +179,7 @@ impl Args {
             tls_insecure: self.insecure,
             ca_certs,
             accept: self.accept.0.clone(),
+            links: self.links.into(),
             ..ScanConfig::default()
         })
     }
@@ -170,14 +209,14 @@ pub(crate) fn run(args: Args) -> CliResult {
             CliError::run(anyhow::Error::from(e).context("could not start the runtime"))
         })?;
     let report = runtime.block_on(scan(&scanner, &args.url, interactive))?;
-    let code = args.output.finish(report, baseline.as_ref())?;
+    let code = args.output.finish_spooled(report, baseline.as_ref())?;
     if let Some(path) = &args.output.output {
         tracing::info!(path = %path.display(), "report written");
     }
     Ok(code)
 }
 
-async fn scan(scanner: &Scanner, url: &str, interactive: bool) -> Result<Report, CliError> {
+async fn scan(scanner: &Scanner, url: &str, interactive: bool) -> Result<SpooledReport, CliError> {
     let bar = interactive.then(|| {
         let bar = ProgressBar::new_spinner();
         bar.set_style(
@@ -187,32 +226,28 @@ async fn scan(scanner: &Scanner, url: &str, interactive: bool) -> Result<Report,
         bar.enable_steady_tick(Duration::from_millis(120));
         bar
     });
-    let mut events = Box::pin(scanner.scan_stream(url));
-    let mut result = None;
-    while let Some(event) = events.next().await {
-        match event {
-            ScanEvent::Progress(p) => {
-                if let Some(bar) = &bar {
-                    bar.set_position(p.pages_done);
-                    bar.set_message(format!("{} queued, {} errors", p.pages_queued, p.errors));
-                }
-            }
-            ScanEvent::Page(_) => {}
-            ScanEvent::Finished(report) => result = Some(Ok(*report)),
-            ScanEvent::Failed(e) => result = Some(Err(classify(e))),
+    let progress = |p: sitescan_engine::Progress| {
+        if let Some(bar) = &bar {
+            bar.set_position(p.pages_done);
+            bar.set_message(format!("{} queued, {} errors", p.pages_queued, p.errors));
         }
-    }
+    };
+    let result = scanner
+        .scan_spooled(url, &std::env::temp_dir(), &progress)
+        .await
+        .map_err(classify);
     if let Some(bar) = &bar {
         bar.finish_and_clear();
-        if let Some(Ok(report)) = &result {
+        if let Ok(report) = &result {
+            let head = report.head();
             eprintln!(
                 "{} scanned, {}{}",
-                sitescan_engine::render::count(report.pages.len() as u64, "page", "pages"),
-                sitescan_engine::render::count(report.findings.len() as u64, "finding", "findings"),
-                if report.stats.truncated {
+                sitescan_engine::render::count(head.pages.len() as u64, "page", "pages"),
+                sitescan_engine::render::count(report.finding_count(), "finding", "findings"),
+                if head.stats.truncated {
                     format!(
                         "; stopped at the page limit with {} URLs left",
-                        report.stats.urls_left
+                        head.stats.urls_left
                     )
                 } else {
                     String::new()
@@ -220,9 +255,5 @@ async fn scan(scanner: &Scanner, url: &str, interactive: bool) -> Result<Report,
             );
         }
     }
-    result.unwrap_or_else(|| {
-        Err(CliError::run(anyhow::anyhow!(
-            "the scan ended without a report; run again with RUST_LOG=debug to see why"
-        )))
-    })
+    result
 }

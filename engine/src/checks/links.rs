@@ -14,12 +14,14 @@
 //! private-address guard as the crawl. A `429` is retried once after its
 //! `Retry-After` (capped) and otherwise reported as rate limited, never as broken.
 //! At most a budget of URLs ([`DEFAULT_MAX_LINK_CHECKS`]) is requested per scan;
-//! the rest are skipped and counted ([`LinkChecker::over_budget`]).
+//! the rest are skipped and counted ([`LinkChecker::over_budget`]). URLs the
+//! scan's [`LinkScope`] leaves out (other sites, or everything) are never
+//! requested, not even resolved, and are counted too ([`LinkChecker::unchecked`]).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use futures::stream::{self, StreamExt};
@@ -30,9 +32,10 @@ use sitescan_rules::site::LinkStatus;
 use tokio::sync::OnceCell;
 use url::Url;
 
-use crate::config::{default_accept, ScanConfig, StatusRange};
+use crate::config::{default_accept, LinkScope, ScanConfig, StatusRange};
 use crate::crawl::fetch::{retry_after, Fetched};
 use crate::crawl::host_limits::HostPool;
+use crate::crawl::scope::Scope;
 use crate::crawl::ssrf::{check_literal, CachingResolver};
 use crate::error::{Error, Result};
 
@@ -69,6 +72,12 @@ pub struct LinkChecker {
     over_budget: AtomicUsize,
     /// The client's resolver, warmed with every host before the checks start.
     resolver: Arc<CachingResolver>,
+    /// Which URLs may be requested at all.
+    links: LinkScope,
+    /// The scanned site, for [`LinkScope::Internal`] (unset: no URL is internal).
+    site: RwLock<Option<Scope>>,
+    /// URLs left unchecked because of `links`.
+    unchecked: Mutex<HashSet<String>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -132,6 +141,9 @@ impl LinkChecker {
             requested: AtomicUsize::new(0),
             over_budget: AtomicUsize::new(0),
             resolver,
+            links: config.links,
+            site: RwLock::new(None),
+            unchecked: Mutex::new(HashSet::new()),
         })
     }
 
@@ -145,6 +157,36 @@ impl LinkChecker {
     pub fn with_max_checks(mut self, max: usize) -> LinkChecker {
         self.max_checks = max;
         self
+    }
+
+    /// The scanned site: what [`LinkScope::Internal`] checks (its hosts, as
+    /// [`Scope::host_in_scope`] says). Set again when the start page moves the
+    /// scan to another host.
+    pub fn set_site(&self, scope: &Scope) {
+        *self
+            .site
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(scope.clone());
+    }
+
+    /// How many distinct URLs were left unchecked because the scan's
+    /// [`LinkScope`] leaves them out.
+    pub fn unchecked(&self) -> usize {
+        lock(&self.unchecked).len()
+    }
+
+    /// Whether the scan's [`LinkScope`] lets this URL be requested.
+    fn in_link_scope(&self, url: &Url) -> bool {
+        match self.links {
+            LinkScope::All => true,
+            LinkScope::None => false,
+            LinkScope::Internal => self
+                .site
+                .read()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .as_ref()
+                .is_some_and(|site| site.host_in_scope(url)),
+        }
     }
 
     /// The budget of URLs requested at most.
@@ -208,10 +250,19 @@ impl LinkChecker {
         format!("more than {} URLs to check", self.max_checks)
     }
 
-    /// Why a URL may not be requested at all (scheme, private address).
+    /// Why a URL may not be requested at all (scheme, the scan's
+    /// [`LinkScope`], private address).
     fn refusal(&self, url: &Url) -> Option<LinkStatus> {
         if !matches!(url.scheme(), "http" | "https") {
             return Some(skipped(format!("scheme {} is not checked", url.scheme())));
+        }
+        if !self.in_link_scope(url) {
+            lock(&self.unchecked).insert(url.to_string());
+            let why = match self.links {
+                LinkScope::None => "link checks are off (links: none)",
+                _ => "on another site, and only the scanned site's links are checked (links: internal)",
+            };
+            return Some(skipped(why.to_string()));
         }
         if !self.allow_private {
             if let Err(refused) = check_literal(url) {
@@ -245,7 +296,7 @@ impl LinkChecker {
             let cache = lock(&self.cache);
             urls.iter()
                 .filter(|u| matches!(u.scheme(), "http" | "https"))
-                .filter(|u| !cache.contains_key(u.as_str()))
+                .filter(|u| !cache.contains_key(u.as_str()) && self.in_link_scope(u))
                 .filter_map(|u| match u.host() {
                     Some(url::Host::Domain(d)) => Some(d.to_string()),
                     _ => None,
@@ -673,6 +724,62 @@ mod tests {
             got[&format!("{base}/no-head")],
             LinkStatus::Skipped { .. }
         ));
+    }
+
+    #[tokio::test]
+    async fn the_link_scope_keeps_requests_on_the_site_and_counts_the_rest() {
+        let (site, site_hits) = server().await;
+        let (other, other_hits) = server().await;
+        let u = |base: &str, p: &str| Url::parse(&format!("{base}{p}")).unwrap();
+        let scoped = |links: LinkScope| {
+            let config = ScanConfig {
+                allow_private: true,
+                rate_per_host: 1000.0,
+                links,
+                ..ScanConfig::default()
+            };
+            let hosts = Arc::new(HostPool::new(config.rate_per_host, config.concurrency));
+            let c = LinkChecker::new(&config, hosts).unwrap();
+            c.set_site(&Scope::new(&u(&site, "/"), &config).unwrap());
+            c
+        };
+
+        let c = scoped(LinkScope::Internal);
+        let got = c
+            .check_all(vec![u(&site, "/ok"), u(&other, "/ok"), u(&other, "/gone")])
+            .await;
+        assert_eq!(got[&format!("{site}/ok")], LinkStatus::Ok { status: 200 });
+        assert!(matches!(
+            &got[&format!("{other}/ok")],
+            LinkStatus::Skipped { reason } if reason.contains("links: internal")
+        ));
+        assert!(c
+            .inspect(&u(&other, "/app.js"), ResourceKind::Script)
+            .await
+            .is_none());
+        assert!(c
+            .inspect(&u(&site, "/app.js"), ResourceKind::Script)
+            .await
+            .is_some());
+        assert_eq!(other_hits.load(Ordering::SeqCst), 0, "never contacted");
+        assert_eq!(c.unchecked(), 3);
+        assert_eq!(c.over_budget(), 0, "left-out URLs take no budget");
+
+        let before = site_hits.load(Ordering::SeqCst);
+        let c = scoped(LinkScope::None);
+        assert!(matches!(
+            c.check(&u(&site, "/ok")).await,
+            LinkStatus::Skipped { reason } if reason.contains("links: none")
+        ));
+        assert_eq!(site_hits.load(Ordering::SeqCst), before);
+        assert_eq!(c.unchecked(), 1);
+
+        let c = scoped(LinkScope::All);
+        assert_eq!(
+            c.check(&u(&other, "/ok")).await,
+            LinkStatus::Ok { status: 200 }
+        );
+        assert_eq!(c.unchecked(), 0);
     }
 
     #[tokio::test]

@@ -3,7 +3,7 @@
 //! compact JSON.
 
 use crate::error::{Error, Result};
-use crate::report::Report;
+use crate::report::ReportSource;
 
 use super::outcome_name;
 
@@ -13,14 +13,14 @@ pub(crate) const HEADER: [&str; 11] = [
     "wcag", "baseline", "data",
 ];
 
-pub(super) fn render(report: &Report) -> Result<Vec<u8>> {
+pub(super) fn write(source: &dyn ReportSource, out: &mut dyn std::io::Write) -> Result<()> {
     let err = |e: ::csv::Error| Error::Render {
         format: "csv",
         reason: e.to_string(),
     };
-    let mut w = ::csv::Writer::from_writer(Vec::new());
+    let mut w = ::csv::Writer::from_writer(out);
     w.write_record(HEADER).map_err(err)?;
-    for f in &report.findings {
+    source.for_each_finding(&mut |f| {
         let baseline = match f.baseline {
             Some(sitescan_rules::BaselineState::New) => "new",
             Some(sitescan_rules::BaselineState::Unchanged) => "unchanged",
@@ -40,12 +40,19 @@ pub(super) fn render(report: &Report) -> Result<Vec<u8>> {
             baseline,
             &data,
         ])
-        .map_err(err)?;
-    }
-    w.into_inner().map_err(|e| Error::Render {
+        .map_err(err)
+    })?;
+    w.flush().map_err(|e| Error::Render {
         format: "csv",
         reason: e.to_string(),
     })
+}
+
+#[cfg(test)]
+fn render(report: &crate::report::Report) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    write(report, &mut out)?;
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -427,6 +427,7 @@ fn crawl(report: &Report) -> Markup {
         ("depth limit", s.skipped.depth),
         ("not HTML", s.skipped.content_type),
         ("private address", s.skipped.private),
+        ("links left unchecked", s.skipped.links),
     ];
     html! {
         section aria-labelledby="h-crawl" {

@@ -1,15 +1,128 @@
 //! The canonical JSON report, pretty-printed (DESIGN.md, "The JSON report"; its
 //! JSON Schema is `schema/report.schema.json` at the repository root).
+//!
+//! Written field by field as `Report`'s derived `Serialize` writes it (same
+//! fields, same order, same skipped empties: a test holds the two byte for byte),
+//! except that the findings come from [`ReportSource::for_each_finding`], one at
+//! a time, so a spooled report is written without loading its findings.
+
+use std::cell::RefCell;
+
+use serde::ser::{Error as _, SerializeSeq, SerializeStruct};
+use serde::{Serialize, Serializer};
 
 use crate::error::{Error, Result};
-use crate::report::Report;
+use crate::report::{Report, ReportSource};
 
-pub(super) fn render(report: &Report) -> Result<Vec<u8>> {
-    let mut out = serde_json::to_vec_pretty(report).map_err(|e| Error::Render {
+pub(super) fn write(source: &dyn ReportSource, out: &mut dyn std::io::Write) -> Result<()> {
+    let streamed = Streamed {
+        source,
+        failed: RefCell::new(None),
+    };
+    let mut ser = serde_json::Serializer::pretty(&mut *out);
+    if let Err(e) = streamed.serialize(&mut ser) {
+        // A finding that could not be read back is that error, not a JSON one.
+        return Err(streamed.failed.into_inner().unwrap_or(Error::Render {
+            format: "json",
+            reason: e.to_string(),
+        }));
+    }
+    out.write_all(b"\n").map_err(|e| Error::Render {
         format: "json",
         reason: e.to_string(),
-    })?;
-    out.push(b'\n');
+    })
+}
+
+/// The report with its findings streamed from the source.
+struct Streamed<'s> {
+    source: &'s dyn ReportSource,
+    /// The source's error, when reading the findings failed.
+    failed: RefCell<Option<Error>>,
+}
+
+/// The findings array.
+struct Findings<'a, 's>(&'a Streamed<'s>);
+
+impl Serialize for Findings<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let source = self.0.source;
+        let len = usize::try_from(source.finding_count()).ok();
+        let mut seq = serializer.serialize_seq(len)?;
+        let mut ser_error = None;
+        let read = source.for_each_finding(&mut |f| {
+            seq.serialize_element(f).map_err(|e| {
+                let reason = e.to_string();
+                ser_error = Some(e);
+                Error::Render {
+                    format: "json",
+                    reason,
+                }
+            })
+        });
+        if let Some(e) = ser_error {
+            return Err(e);
+        }
+        if let Err(e) = read {
+            let reason = e.to_string();
+            *self.0.failed.borrow_mut() = Some(e);
+            return Err(S::Error::custom(reason));
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for Streamed<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Destructured without `..`: a new field of `Report` does not compile
+        // until it is written here too.
+        let Report {
+            schema_version,
+            scan_id,
+            site,
+            started_at,
+            finished_at,
+            config,
+            stats,
+            summary,
+            pages,
+            findings: _,
+            rules,
+            notes,
+            fixed,
+            baseline,
+        } = self.source.head();
+        let mut st = serializer.serialize_struct("Report", 14)?;
+        st.serialize_field("schema_version", schema_version)?;
+        match scan_id {
+            Some(id) => st.serialize_field("scan_id", id)?,
+            None => st.skip_field("scan_id")?,
+        }
+        st.serialize_field("site", site)?;
+        st.serialize_field("started_at", started_at)?;
+        st.serialize_field("finished_at", finished_at)?;
+        st.serialize_field("config", config)?;
+        st.serialize_field("stats", stats)?;
+        st.serialize_field("summary", summary)?;
+        st.serialize_field("pages", pages)?;
+        st.serialize_field("findings", &Findings(self))?;
+        st.serialize_field("rules", rules)?;
+        st.serialize_field("notes", notes)?;
+        match fixed {
+            Some(fixed) => st.serialize_field("fixed", fixed)?,
+            None => st.skip_field("fixed")?,
+        }
+        match baseline {
+            Some(b) => st.serialize_field("baseline", b)?,
+            None => st.skip_field("baseline")?,
+        }
+        st.end()
+    }
+}
+
+#[cfg(test)]
+fn render(report: &Report) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    write(report, &mut out)?;
     Ok(out)
 }
 
@@ -17,6 +130,21 @@ pub(super) fn render(report: &Report) -> Result<Vec<u8>> {
 mod tests {
     use super::super::sample;
     use super::*;
+
+    #[test]
+    fn streamed_json_is_byte_for_byte_the_derived_serialization() {
+        let mut compared = sample::report();
+        crate::baseline::apply_baseline(&mut compared, &sample::empty_report());
+        compared.scan_id = Some("scan_1".into());
+        for report in [sample::report(), sample::empty_report(), compared] {
+            let mut derived = serde_json::to_vec_pretty(&report).unwrap();
+            derived.push(b'\n');
+            assert_eq!(
+                String::from_utf8(render(&report).unwrap()).unwrap(),
+                String::from_utf8(derived).unwrap()
+            );
+        }
+    }
 
     #[test]
     fn round_trips_and_keeps_the_contract_fields() {

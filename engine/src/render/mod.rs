@@ -1,5 +1,11 @@
 //! Renderers: one module per output format, every one fed by the same [`Report`].
 //!
+//! [`render_to`] reads any [`ReportSource`]: a [`Report`] in memory or a
+//! [`crate::SpooledReport`] whose findings wait in a temporary file. JSON and CSV
+//! stream the findings through one at a time, so writing a large scan's report
+//! costs no memory per finding; the other formats group findings (by rule, by
+//! page) and load the whole report first.
+//!
 //! The JSON report is the canonical form (DESIGN.md, "The JSON report"); the other
 //! formats are views of it for people (HTML, Markdown), for code-scanning
 //! dashboards (SARIF 2.1.0), for CI test tabs (JUnit XML) and for spreadsheets
@@ -20,7 +26,7 @@ use std::collections::BTreeMap;
 use sitescan_rules::{registry, Category, Finding, Impact, Outcome, RuleMeta};
 
 use crate::error::{Error, Result};
-use crate::report::Report;
+use crate::report::{Report, ReportSource};
 
 mod csv;
 mod html;
@@ -121,23 +127,39 @@ impl std::str::FromStr for Format {
 
 /// Renders a report in a format.
 pub fn render(report: &Report, format: Format) -> Result<Vec<u8>> {
-    match format {
-        Format::Json => json::render(report),
-        Format::Html => Ok(html::render(report).into_bytes()),
-        Format::Sarif => sarif::render(report),
-        Format::Junit => junit::render(report),
-        Format::Csv => csv::render(report),
-        Format::Markdown => Ok(markdown::render(report).into_bytes()),
-    }
+    let mut out = Vec::new();
+    render_to(report, format, &mut out)?;
+    Ok(out)
 }
 
-/// Renders a report into a writer (a file, stdout, an HTTP body).
-pub fn render_to(report: &Report, format: Format, out: &mut dyn std::io::Write) -> Result<()> {
-    let bytes = render(report, format)?;
-    out.write_all(&bytes).map_err(|e| Error::Render {
+/// Renders a report — in memory, or spooled ([`crate::SpooledReport`]) — into a
+/// writer (a file, stdout, an HTTP body). JSON and CSV stream the findings;
+/// give a buffered writer.
+pub fn render_to(
+    source: &dyn ReportSource,
+    format: Format,
+    out: &mut dyn std::io::Write,
+) -> Result<()> {
+    let write_err = |e: std::io::Error| Error::Render {
         format: format.name(),
         reason: e.to_string(),
-    })
+    };
+    match format {
+        Format::Json => json::write(source, out),
+        Format::Csv => csv::write(source, out),
+        Format::Html => out
+            .write_all(html::render(&*source.to_report()?).as_bytes())
+            .map_err(write_err),
+        Format::Sarif => out
+            .write_all(&sarif::render(&*source.to_report()?)?)
+            .map_err(write_err),
+        Format::Junit => out
+            .write_all(&junit::render(&*source.to_report()?)?)
+            .map_err(write_err),
+        Format::Markdown => out
+            .write_all(markdown::render(&*source.to_report()?).as_bytes())
+            .map_err(write_err),
+    }
 }
 
 /// What the renderers know of a rule: its registry metadata when this build has

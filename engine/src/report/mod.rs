@@ -1,7 +1,10 @@
 //! The report of a scan: the model every renderer reads ([`model`]) and the
-//! category scores ([`score`]).
+//! category scores ([`score`]), and where a running scan keeps its findings
+//! ([`spool`]).
 
 pub mod model;
 pub mod score;
+pub mod spool;
 
 pub use model::*;
+pub use spool::{CategoryCounts, FindingCounts, ReportSource, SpooledReport};

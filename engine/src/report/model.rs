@@ -97,6 +97,10 @@ pub struct Skipped {
     pub content_type: u64,
     /// Refused by the private-address guard.
     pub private: u64,
+    /// Link and resource URLs not checked because the scan's `links` setting
+    /// leaves them out (`internal`: other sites; `none`: all).
+    #[serde(default)]
+    pub links: u64,
 }
 
 /// Score and counts of one category.

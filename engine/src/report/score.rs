@@ -12,14 +12,24 @@
 
 use std::collections::BTreeMap;
 
-use sitescan_rules::{registry, Category, Finding, Impact, Outcome};
+use sitescan_rules::{registry, Category, Finding, Impact};
 
 use super::model::{CategorySummary, RuleSummary};
+use super::spool::FindingCounts;
 
 /// Summary per category of the given rule summaries and findings.
 pub fn summarize(
     rules: &[RuleSummary],
     findings: &[Finding],
+) -> BTreeMap<Category, CategorySummary> {
+    summarize_counts(rules, &FindingCounts::of(findings))
+}
+
+/// Summary per category of the given rule summaries and counts of findings
+/// (what a scan keeps in memory instead of the findings themselves).
+pub fn summarize_counts(
+    rules: &[RuleSummary],
+    counts: &FindingCounts,
 ) -> BTreeMap<Category, CategorySummary> {
     let mut out: BTreeMap<Category, CategorySummary> = Category::ALL
         .iter()
@@ -55,20 +65,16 @@ pub fn summarize(
             }
         }
     }
-    for f in findings {
-        let Some(summary) = out.get_mut(&f.category) else {
+    for (category, c) in &counts.by_category {
+        let Some(summary) = out.get_mut(category) else {
             continue;
         };
-        match f.outcome {
-            Outcome::CantTell => summary.cant_tell += 1,
-            Outcome::Failed => match f.impact {
-                Impact::Critical => summary.critical += 1,
-                Impact::Serious => summary.serious += 1,
-                Impact::Moderate => summary.moderate += 1,
-                Impact::Minor => summary.minor += 1,
-            },
-            Outcome::Passed => {}
-        }
+        let [critical, serious, moderate, minor] = c.failed;
+        summary.critical += critical;
+        summary.serious += serious;
+        summary.moderate += moderate;
+        summary.minor += minor;
+        summary.cant_tell += c.cant_tell;
     }
     out
 }

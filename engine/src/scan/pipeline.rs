@@ -40,6 +40,7 @@ use crate::crawl::robots::{agent_token, robots_url, Robots};
 use crate::crawl::scope::{normalize, parse_start_url, OutOfScope, Scope};
 use crate::crawl::sitemap;
 use crate::error::{Error, Result};
+use crate::report::spool::{FindingStore, SpooledFindings};
 use crate::report::{score, CrawlStats, PageReport, Report, RuleSummary};
 use crate::scanner::{Inner, PageResult, Progress, ScanEvent};
 
@@ -107,12 +108,24 @@ struct PageDone {
     truncated: bool,
 }
 
-/// Runs one scan; page events go to `events` when given.
+/// Who hears of a running scan: page and progress events go to `events`, progress
+/// alone to `progress`, when given.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Observer<'a> {
+    /// Every page result and progress event (the library's stream).
+    pub(crate) events: Option<&'a mpsc::UnboundedSender<ScanEvent>>,
+    /// Progress only (the CLI's progress bar), without copies of the findings.
+    pub(crate) progress: Option<&'a (dyn Fn(Progress) + Send + Sync)>,
+}
+
+/// Runs one scan, its findings going to `store`; returns the report without its
+/// findings, and the findings in report order.
 pub(crate) async fn run(
     inner: Arc<Inner>,
     start: &str,
-    events: Option<&mpsc::UnboundedSender<ScanEvent>>,
-) -> Result<Report> {
+    observer: Observer<'_>,
+    store: FindingStore,
+) -> Result<(Report, SpooledFindings)> {
     let started_at = Utc::now();
     let config = inner.config.clone();
     let start_url = parse_start_url(start)?;
@@ -129,6 +142,14 @@ pub(crate) async fn run(
         .chain(inner.selection.site.iter().map(|r| r.meta()))
         .any(|m| m.subresources);
     let mut early_notes = Vec::new();
+    // The spelling rule needs a dictionary from the system. Pages are checked while
+    // the crawl runs, so it must be in place before the first page arrives (else the
+    // first scan of a process would silently skip spelling); say so when missing.
+    if ids.contains(&"spelling") {
+        // Blocking, but only the first scan of a process reads and parses the files
+        // (tens of milliseconds); later calls find the dictionary installed.
+        early_notes.extend(crate::spelling::install_spelling_dictionary().note());
+    }
     let checker = if subresources || ids.contains(&"broken-links") {
         match LinkChecker::new(&config, hosts) {
             Ok(c) => Some(Arc::new(c)),
@@ -140,6 +161,9 @@ pub(crate) async fn run(
     } else {
         None
     };
+    if let Some(c) = &checker {
+        c.set_site(&scope);
+    }
     let shared = Arc::new(Shared {
         dispatcher: Dispatcher::new(capacity, inner.selection.page.clone()),
         fetcher,
@@ -160,7 +184,7 @@ pub(crate) async fn run(
         rejected: HashSet::new(),
         stats: CrawlStats::default(),
         pages: Vec::new(),
-        findings: Vec::new(),
+        store,
         tallies: HashMap::new(),
         summaries: Vec::new(),
         notes: early_notes,
@@ -227,13 +251,16 @@ pub(crate) async fn run(
         if final_url.host_str() != start_url.host_str() || final_url.port() != start_url.port() {
             tracing::info!(from = %start_url, to = %final_url, "start page redirected; scanning the new host");
             scope.rebase(&final_url);
+            if let Some(c) = &shared.checker {
+                c.set_site(&scope);
+            }
             if config.respect_robots {
                 let _ = ensure_robots(&shared, &final_url).await;
             }
         }
     }
     let scope = Arc::new(scope);
-    crawl.take(done, &scope, events, 0);
+    crawl.take(done, &scope, observer, 0)?;
 
     // Sitemaps: robots.txt `Sitemap:` lines plus /sitemap.xml.
     let site_root = crawl
@@ -320,7 +347,7 @@ pub(crate) async fn run(
             break;
         };
         match joined {
-            Ok(done) => crawl.take(done, &scope, events, in_flight.len()),
+            Ok(done) => crawl.take(done, &scope, observer, in_flight.len())?,
             Err(e) => {
                 crawl.notes.push(format!("a fetch task failed: {e}"));
                 crawl.error_count += 1;
@@ -339,13 +366,6 @@ pub(crate) async fn run(
         ));
     }
 
-    // The spelling rule needs a dictionary from the system; say so when missing.
-    if inner.selection.ids().contains(&"spelling") {
-        if let Some(note) = crate::spelling::install_spelling_dictionary().note() {
-            crawl.notes.push(note);
-        }
-    }
-
     // Readability judges English text only; say which pages it skipped.
     if inner.selection.ids().contains(&"readability") {
         if let Some(note) = sitescan_rules::quality::readability::skipped_note(&crawl.summaries) {
@@ -357,6 +377,12 @@ pub(crate) async fn run(
     let link_status = check_links(&shared, &scope, &inner.selection, &crawl.summaries).await;
     if let Some(note) = shared.checker.as_deref().and_then(budget_note) {
         crawl.notes.push(note);
+    }
+    if let Some(checker) = shared.checker.as_deref() {
+        crawl.stats.skipped.links = checker.unchecked() as u64;
+        if let Some(note) = unchecked_note(checker.unchecked(), config.links) {
+            crawl.notes.push(note);
+        }
     }
 
     // Site rules over the summaries.
@@ -385,7 +411,7 @@ pub(crate) async fn run(
                 entry.cant_tell += u64::from(tally.cant_tell);
                 entry.pages_applicable += u64::from(tally.passed + tally.failed);
                 entry.pages_failed += u64::from(tally.failed);
-                crawl.findings.extend(findings);
+                crawl.store.push(findings)?;
             }
             Err(_) => crawl.notes.push(format!(
                 "site rule {} crashed and was skipped",
@@ -418,15 +444,12 @@ pub(crate) async fn run(
         .flat_map(|(i, p)| [(p.url.as_str(), i), (p.final_url.as_str(), i)])
         .rev()
         .collect();
-    let mut findings = std::mem::take(&mut crawl.findings);
-    findings.sort_by_key(|f| {
-        position
-            .get(f.page_url.as_str())
-            .copied()
-            .unwrap_or(usize::MAX)
-    });
-    crawl.findings = findings;
-    let mut summary = score::summarize(&rules, &crawl.findings);
+    let mut summary = score::summarize_counts(&rules, crawl.store.counts());
+    let finding_count = crawl.store.len();
+    let findings = crawl
+        .store
+        .finish(|url| position.get(url).copied().unwrap_or(usize::MAX))?;
+    drop(position);
     // The Observatory-scale security grade of the site, when security rules ran.
     if let Some(security) = summary
         .get_mut(&sitescan_rules::Category::Security)
@@ -439,11 +462,11 @@ pub(crate) async fn run(
     }
     tracing::info!(
         pages = crawl.pages.len(),
-        findings = crawl.findings.len(),
+        findings = finding_count,
         truncated = crawl.stats.truncated,
         "scan finished"
     );
-    Ok(Report {
+    let report = Report {
         schema_version: crate::report::SCHEMA_VERSION,
         scan_id: None,
         site: start_url.to_string(),
@@ -453,12 +476,13 @@ pub(crate) async fn run(
         stats: crawl.stats,
         summary,
         pages: crawl.pages,
-        findings: crawl.findings,
+        findings: Vec::new(),
         rules,
         notes: crawl.notes,
         fixed: None,
         baseline: None,
-    })
+    };
+    Ok((report, findings))
 }
 
 /// Network statuses of the links and resources of the crawled pages, for the
@@ -560,6 +584,16 @@ fn budget_note(checker: &LinkChecker) -> Option<String> {
     })
 }
 
+/// The note for a report whose `links` setting left link/resource URLs unchecked.
+fn unchecked_note(unchecked: usize, links: crate::config::LinkScope) -> Option<String> {
+    let which = match links {
+        crate::config::LinkScope::Internal => "on other sites ",
+        _ => "",
+    };
+    (unchecked > 0)
+        .then(|| format!("{unchecked} link/resource URLs {which}were not checked (links: {links})"))
+}
+
 /// The coordinator's bookkeeping.
 struct Crawl {
     shared: Arc<Shared>,
@@ -568,7 +602,8 @@ struct Crawl {
     rejected: HashSet<String>,
     stats: CrawlStats,
     pages: Vec<PageReport>,
-    findings: Vec<Finding>,
+    /// Findings, out of memory when the scan spools them.
+    store: FindingStore,
     tallies: HashMap<String, RuleSummary>,
     summaries: Vec<PageSummary>,
     notes: Vec<String>,
@@ -580,11 +615,16 @@ impl Crawl {
         self.tallies.entry(id.to_string()).or_default()
     }
 
+    /// Whether this normalized URL string was claimed or rejected already.
+    fn known(&self, key: &str) -> bool {
+        self.rejected.contains(key) || lock(&self.shared.seen).contains(key)
+    }
+
     /// Queues a URL found at `depth` unless claimed, out of scope or too deep.
     fn enqueue(&mut self, url: &Url, depth: u32, scope: &Scope) {
         let url = normalize(url);
         let key = url.to_string();
-        if self.rejected.contains(&key) || lock(&self.shared.seen).contains(&key) {
+        if self.known(&key) {
             return;
         }
         if let Err(why) = scope.check(&url) {
@@ -609,14 +649,15 @@ impl Crawl {
         self.frontier.push_back((url, depth));
     }
 
-    /// Records a finished page and queues its links.
+    /// Records a finished page and queues its links; fails only when its
+    /// findings cannot be stored.
     fn take(
         &mut self,
         done: PageDone,
         scope: &Scope,
-        events: Option<&mpsc::UnboundedSender<ScanEvent>>,
+        observer: Observer<'_>,
         in_flight: usize,
-    ) {
+    ) -> Result<()> {
         self.stats.pages_fetched += 1;
         if done.non_html {
             self.stats.skipped.content_type += 1;
@@ -666,27 +707,38 @@ impl Crawl {
                 if link.nofollow && self.shared.config.respect_robots {
                     continue;
                 }
+                // Most links repeat what earlier pages linked to (navigation):
+                // a link spelled as an already claimed or rejected key is
+                // that URL, so it is skipped before parsing and normalizing.
+                if self.known(&link.url) {
+                    continue;
+                }
                 if let Ok(url) = Url::parse(&link.url) {
                     self.enqueue(&url, done.report.depth + 1, scope);
                 }
             }
         }
-        if let Some(tx) = events {
+        if let Some(tx) = observer.events {
             let _ = tx.send(ScanEvent::Page(PageResult {
                 page: done.report.clone(),
                 findings: done.findings.clone(),
             }));
         }
         self.pages.push(done.report);
-        self.findings.extend(done.findings);
+        self.store.push(done.findings)?;
         self.summaries.push(done.summary);
-        if let Some(tx) = events {
-            let _ = tx.send(ScanEvent::Progress(Progress {
-                pages_done: self.pages.len() as u64,
-                pages_queued: (self.frontier.len() + in_flight) as u64,
-                errors: self.error_count,
-            }));
+        let progress = Progress {
+            pages_done: self.pages.len() as u64,
+            pages_queued: (self.frontier.len() + in_flight) as u64,
+            errors: self.error_count,
+        };
+        if let Some(tx) = observer.events {
+            let _ = tx.send(ScanEvent::Progress(progress));
         }
+        if let Some(report) = observer.progress {
+            report(progress);
+        }
+        Ok(())
     }
 }
 

@@ -52,7 +52,7 @@ impl Rule for Accesskeys {
         let mut seen: HashMap<String, usize> = HashMap::new();
         let mut elements = Vec::new();
         for el in page.root().descendants().filter_map(ElementRef::wrap) {
-            if let Some(key) = el.value().attr("accesskey") {
+            if let Some(key) = crate::dom::plain_attr(el, "accesskey") {
                 let key = key.trim().to_lowercase();
                 if key.is_empty() {
                     continue;

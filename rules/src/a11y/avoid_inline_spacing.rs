@@ -149,7 +149,7 @@ impl Rule for AvoidInlineSpacing {
     }
 
     fn check_element(&self, el: ElementRef<'_>, cx: &mut Check<'_, '_>) {
-        let Some(style) = el.value().attr("style") else {
+        let Some(style) = crate::dom::plain_attr(el, "style") else {
             return;
         };
         if !is_html(el) || !has_visible_text(el) || !cx.page().is_visible(el) {

@@ -171,17 +171,46 @@ pub fn rotation(property: &str, value: &str) -> Option<f64> {
     total
 }
 
-fn sheet_texts(cx: &Check<'_, '_>) -> Vec<String> {
-    let page = cx.page();
-    let mut texts: Vec<String> = page
+/// The texts of the page's `<style>` elements.
+fn inline_texts(cx: &Check<'_, '_>) -> Vec<String> {
+    cx.page()
         .root()
         .descendants()
         .filter_map(ElementRef::wrap)
         .filter(|e| e.value().name() == "style")
         .map(|e| e.text().collect())
-        .collect();
-    texts.extend(page.page().stylesheets.iter().map(|s| s.text.clone()));
-    texts
+        .collect()
+}
+
+/// The rotations of one sheet under `@media` blocks that test `orientation`:
+/// (media prelude, selectors, degrees, the same selectors' rotation outside any
+/// media block).
+struct OrientationRotations(Vec<(String, String, f64, f64)>);
+
+fn orientation_rotations(css: &str) -> OrientationRotations {
+    let blocks = media_blocks(css);
+    // Rotations outside media queries, by selector text.
+    let mut base_css = strip_comments(css);
+    for (_, body) in &blocks {
+        base_css = base_css.replace(body.as_str(), "");
+    }
+    let base = rotations_of(&base_css);
+    let mut out = Vec::new();
+    for (prelude, body) in blocks {
+        if !prelude.contains("orientation") {
+            continue;
+        }
+        for (selectors, degrees) in rotations_of(&body) {
+            let base_deg = base
+                .iter()
+                .rev()
+                .find(|(s, _)| *s == selectors)
+                .map(|(_, d)| *d)
+                .unwrap_or(0.0);
+            out.push((prelude.clone(), selectors, degrees, base_deg));
+        }
+    }
+    OrientationRotations(out)
 }
 
 fn rotations_of(css: &str) -> Vec<(String, f64)> {
@@ -211,50 +240,38 @@ impl Rule for CssOrientationLock {
         if !cx.page().page().is_html() {
             return;
         }
-        for css in sheet_texts(cx) {
-            let blocks = media_blocks(&css);
-            // Rotations outside media queries, by selector text.
-            let mut base_css = strip_comments(&css);
-            for (_, body) in &blocks {
-                base_css = base_css.replace(body.as_str(), "");
-            }
-            let base = rotations_of(&base_css);
-            for (prelude, body) in blocks {
-                if !prelude.contains("orientation") {
+        let page = cx.page();
+        let inline = inline_texts(cx);
+        let texts = inline
+            .iter()
+            .map(String::as_str)
+            .chain(page.page().stylesheets.iter().map(|s| s.text.as_str()));
+        for css in texts {
+            // Derived once per sheet text, not once per page.
+            let locks = crate::css::sheet_facts(css, orientation_rotations);
+            for (prelude, selectors, degrees, base_deg) in &locks.0 {
+                let (prelude, degrees, base_deg) = (prelude.as_str(), *degrees, *base_deg);
+                let Ok(selector) = Selector::parse(selectors) else {
+                    continue;
+                };
+                let targets: Vec<ElementRef<'_>> = page
+                    .doc()
+                    .select(&selector)
+                    .filter(|el| page.is_visible(*el) && el.text().any(|t| !t.trim().is_empty()))
+                    .collect();
+                if targets.is_empty() {
                     continue;
                 }
-                for (selectors, degrees) in rotations_of(&body) {
-                    let Ok(selector) = Selector::parse(&selectors) else {
-                        continue;
-                    };
-                    let page = cx.page();
-                    let targets: Vec<ElementRef<'_>> = page
-                        .doc()
-                        .select(&selector)
-                        .filter(|el| {
-                            page.is_visible(*el) && el.text().any(|t| !t.trim().is_empty())
-                        })
-                        .collect();
-                    if targets.is_empty() {
-                        continue;
-                    }
-                    let base_deg = base
-                        .iter()
-                        .rev()
-                        .find(|(s, _)| *s == selectors)
-                        .map(|(_, d)| *d)
-                        .unwrap_or(0.0);
-                    let relative = (degrees - base_deg).rem_euclid(180.0);
-                    let quarter = (relative - 90.0).abs() <= 0.5;
-                    for el in targets {
-                        if quarter {
-                            cx.fail(
+                let relative = (degrees - base_deg).rem_euclid(180.0);
+                let quarter = (relative - 90.0).abs() <= 0.5;
+                for el in targets {
+                    if quarter {
+                        cx.fail(
                                 el,
                                 format!("Under @media {prelude} this element is rotated by {:.1}°, locking the content to one orientation.", degrees - base_deg),
                             );
-                        } else {
-                            cx.pass();
-                        }
+                    } else {
+                        cx.pass();
                     }
                 }
             }

@@ -2,6 +2,8 @@
 //! CSS does not remove the browser's focus outline without replacing it (WCAG 2.4.7,
 //! ACT oj04fd).
 
+use std::sync::Arc;
+
 use scraper::{ElementRef, Selector};
 
 use crate::aria::html::is_html;
@@ -116,36 +118,38 @@ fn strip_focus(selector: &str) -> Option<String> {
     )
 }
 
-fn focus_rules(sheets: &[String]) -> Vec<FocusRule> {
+/// The focus rules of one stylesheet (cached per sheet text, see
+/// [`crate::css::sheet_facts`]).
+struct FocusRules(Vec<FocusRule>);
+
+fn focus_rules(sheet: &str) -> FocusRules {
     let mut out = Vec::new();
-    for sheet in sheets {
-        for rule in parse_stylesheet(sheet) {
-            let removes = rule.declarations.iter().any(removes_outline);
-            let draws = rule.declarations.iter().any(indicates);
-            if !removes && !draws {
+    for rule in parse_stylesheet(sheet) {
+        let removes = rule.declarations.iter().any(removes_outline);
+        let draws = rule.declarations.iter().any(indicates);
+        if !removes && !draws {
+            continue;
+        }
+        for part in split_selector_list(&rule.selectors) {
+            let (text, on_focus) = match strip_focus(part) {
+                Some(s) => (s, true),
+                None => (part.to_string(), false),
+            };
+            // Only outline removals matter outside focus rules.
+            if !on_focus && !removes {
                 continue;
             }
-            for part in split_selector_list(&rule.selectors) {
-                let (text, on_focus) = match strip_focus(part) {
-                    Some(s) => (s, true),
-                    None => (part.to_string(), false),
-                };
-                // Only outline removals matter outside focus rules.
-                if !on_focus && !removes {
-                    continue;
-                }
-                if let Ok(selector) = Selector::parse(&text) {
-                    out.push(FocusRule {
-                        selector,
-                        on_focus,
-                        removes_outline: removes,
-                        indicates: on_focus && draws,
-                    });
-                }
+            if let Ok(selector) = Selector::parse(&text) {
+                out.push(FocusRule {
+                    selector,
+                    on_focus,
+                    removes_outline: removes,
+                    indicates: on_focus && draws,
+                });
             }
         }
     }
-    out
+    FocusRules(out)
 }
 
 impl Rule for FocusVisible {
@@ -159,21 +163,29 @@ impl Rule for FocusVisible {
 
     fn check_document(&self, cx: &mut Check<'_, '_>) {
         let page = cx.page();
-        let mut sheets: Vec<String> = page
+        let inline: Vec<String> = page
             .root()
             .descendants()
             .filter_map(ElementRef::wrap)
             .filter(|e| is_html(*e) && e.value().name() == "style")
             .map(|e| e.text().collect())
             .collect();
-        sheets.extend(page.page().stylesheets.iter().map(|s| s.text.clone()));
-        let rules = focus_rules(&sheets);
+        let sheets: Vec<Arc<FocusRules>> = inline
+            .iter()
+            .map(String::as_str)
+            .chain(page.page().stylesheets.iter().map(|s| s.text.as_str()))
+            .map(|text| crate::css::sheet_facts(text, focus_rules))
+            .collect();
+        let rules: Vec<&FocusRule> = sheets.iter().flat_map(|s| s.0.iter()).collect();
         for el in page.root().descendants().filter_map(ElementRef::wrap) {
             if !page.in_tab_order(el) || !page.is_visible(el) {
                 continue;
             }
-            let matching: Vec<&FocusRule> =
-                rules.iter().filter(|r| r.selector.matches(&el)).collect();
+            let matching: Vec<&FocusRule> = rules
+                .iter()
+                .copied()
+                .filter(|r| r.selector.matches(&el))
+                .collect();
             let removed = matching.iter().any(|r| r.removes_outline);
             let replaced = matching.iter().any(|r| r.on_focus && r.indicates);
             let inline_removed = crate::dom::attr(el, "style").is_some_and(|s| {

@@ -126,7 +126,7 @@ fn nested_frames(base: &url::Url, srcdoc: &str, depth: u32, found: &mut dyn FnMu
     if depth > 3 {
         return;
     }
-    let doc = scraper::Html::parse_document(srcdoc);
+    let doc = crate::dom::parse_document(srcdoc);
     for el in doc
         .root_element()
         .descendants()

@@ -82,13 +82,22 @@ pub(crate) fn inherited_text(cx: &PageContext<'_>, owner: ElementRef<'_>) -> Str
                     let Some(el) = ElementRef::wrap(child) else {
                         continue;
                     };
-                    if el.id() != owner.id() && e.attr("lang").is_some_and(|l| !l.trim().is_empty())
-                    {
+                    // One pass over the attributes: looking four names up with
+                    // `attr` interns each name again on every element.
+                    let (mut own_lang, mut named) = (false, false);
+                    for (name, value) in e.attrs.iter() {
+                        if name.prefix.is_some() || name.ns != html5ever::ns!() {
+                            continue;
+                        }
+                        match &*name.local {
+                            "lang" => own_lang = !value.trim().is_empty(),
+                            "alt" | "aria-label" | "aria-labelledby" => named = true,
+                            _ => {}
+                        }
+                    }
+                    if el.id() != owner.id() && own_lang {
                         continue;
                     }
-                    let named = ["alt", "aria-label", "aria-labelledby"]
-                        .iter()
-                        .any(|a| e.attr(a).is_some());
                     if named && !cx.is_hidden(el) {
                         out.push(' ');
                         out.push_str(cx.accessible_name(el).trim());

@@ -52,56 +52,74 @@ struct StateCues {
 }
 
 fn state_cues(cx: &PageContext<'_>) -> StateCues {
-    let mut sheets: Vec<String> = cx
+    let inline: Vec<String> = cx
         .root()
         .descendants()
         .filter_map(ElementRef::wrap)
         .filter(|e| is_html(*e) && e.value().name() == "style")
         .map(|e| e.text().collect())
         .collect();
-    sheets.extend(cx.page().stylesheets.iter().map(|s| s.text.clone()));
     let mut cues = StateCues {
         hover: Vec::new(),
         focus: Vec::new(),
         no_outline: Vec::new(),
     };
-    for sheet in &sheets {
-        for rule in parse_stylesheet(sheet) {
-            let cue = rule.declarations.iter().any(|d| {
-                let v = d.value.to_ascii_lowercase();
-                (d.name.starts_with("text-decoration") && v.contains("underline"))
-                    || (d.name.starts_with("border") && !v.contains("none") && v != "0")
-                    || (d.name.starts_with("outline") && !v.contains("none") && v != "0")
-                    || d.name == "box-shadow" && v != "none"
-                    || d.name.starts_with("background")
-                    || d.name == "font-weight"
-            });
-            let removes_outline = rule.declarations.iter().any(|d| {
-                let v = d.value.trim().to_ascii_lowercase();
-                d.name == "outline" && (v == "none" || v == "0" || v == "0px")
-                    || d.name == "outline-style" && v == "none"
-            });
-            for part in split_selector_list(&rule.selectors) {
-                let hover = part.contains(":hover");
-                let focus = part.contains(":focus") && !part.contains(":focus-within");
-                let plain = part
-                    .replace(":hover", "")
-                    .replace(":focus-visible", "")
-                    .replace(":focus", "")
-                    .replace(":any-link", "[href]")
-                    .replace(":link", "[href]");
-                let Ok(sel) = Selector::parse(plain.trim()) else {
-                    continue;
-                };
-                if removes_outline && (focus || !hover) {
-                    cues.no_outline.push(sel.clone());
-                }
-                if cue && hover {
-                    cues.hover.push(sel.clone());
-                }
-                if cue && focus {
-                    cues.focus.push(sel);
-                }
+    let sheets = inline
+        .iter()
+        .map(String::as_str)
+        .chain(cx.page().stylesheets.iter().map(|s| s.text.as_str()));
+    for sheet in sheets {
+        // Parsed once per sheet text, not once per page.
+        let one = crate::css::sheet_facts(sheet, sheet_cues);
+        cues.hover.extend(one.hover.iter().cloned());
+        cues.focus.extend(one.focus.iter().cloned());
+        cues.no_outline.extend(one.no_outline.iter().cloned());
+    }
+    cues
+}
+
+/// The state cues of one stylesheet.
+fn sheet_cues(sheet: &str) -> StateCues {
+    let mut cues = StateCues {
+        hover: Vec::new(),
+        focus: Vec::new(),
+        no_outline: Vec::new(),
+    };
+    for rule in parse_stylesheet(sheet) {
+        let cue = rule.declarations.iter().any(|d| {
+            let v = d.value.to_ascii_lowercase();
+            (d.name.starts_with("text-decoration") && v.contains("underline"))
+                || (d.name.starts_with("border") && !v.contains("none") && v != "0")
+                || (d.name.starts_with("outline") && !v.contains("none") && v != "0")
+                || d.name == "box-shadow" && v != "none"
+                || d.name.starts_with("background")
+                || d.name == "font-weight"
+        });
+        let removes_outline = rule.declarations.iter().any(|d| {
+            let v = d.value.trim().to_ascii_lowercase();
+            d.name == "outline" && (v == "none" || v == "0" || v == "0px")
+                || d.name == "outline-style" && v == "none"
+        });
+        for part in split_selector_list(&rule.selectors) {
+            let hover = part.contains(":hover");
+            let focus = part.contains(":focus") && !part.contains(":focus-within");
+            let plain = part
+                .replace(":hover", "")
+                .replace(":focus-visible", "")
+                .replace(":focus", "")
+                .replace(":any-link", "[href]")
+                .replace(":link", "[href]");
+            let Ok(sel) = Selector::parse(plain.trim()) else {
+                continue;
+            };
+            if removes_outline && (focus || !hover) {
+                cues.no_outline.push(sel.clone());
+            }
+            if cue && hover {
+                cues.hover.push(sel.clone());
+            }
+            if cue && focus {
+                cues.focus.push(sel);
             }
         }
     }

@@ -3,7 +3,7 @@
 use scraper::ElementRef;
 
 use crate::repeated::layout;
-use crate::structure::{ancestors, is_html_tag, page_is_html};
+use crate::structure::{ancestors, is_html_tag, page_is_html, AncestorMemo};
 use crate::{Category, Check, Impact, Rule, RuleMeta, Visits};
 
 /// All content is inside landmarks.
@@ -65,24 +65,25 @@ impl Rule for Region {
         let l = layout(page);
         let mut reported: Vec<ego_tree::NodeId> = Vec::new();
         let mut any = false;
+        // Units share most of their ancestors: each element is judged once.
+        let mut in_landmark = AncestorMemo::new(|a| {
+            page.role(a).is_some_and(crate::aria::roles::is_landmark) && !page.is_hidden(a)
+        });
+        let mut in_skip_link = AncestorMemo::new(|a| {
+            a.value().name() == "a"
+                && a.value()
+                    .attr("href")
+                    .is_some_and(|h| h.starts_with('#') && h.len() > 1)
+        });
         for unit in &l.units {
             let Some(el) = page.element(unit.element) else {
                 continue;
             };
             any = true;
-            let chain: Vec<ElementRef<'_>> = std::iter::once(el).chain(ancestors(el)).collect();
-            let in_landmark = chain.iter().any(|a| {
-                page.role(*a).is_some_and(crate::aria::roles::is_landmark) && !page.is_hidden(*a)
-            });
-            let skip_link = chain.iter().any(|a| {
-                a.value().name() == "a"
-                    && a.value()
-                        .attr("href")
-                        .is_some_and(|h| h.starts_with('#') && h.len() > 1)
-            });
-            if in_landmark || skip_link {
+            if in_landmark.any(el) || in_skip_link.any(el) {
                 continue;
             }
+            let chain: Vec<ElementRef<'_>> = std::iter::once(el).chain(ancestors(el)).collect();
             // Report the outermost block below <body>.
             let top = chain
                 .iter()

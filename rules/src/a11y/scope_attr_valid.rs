@@ -48,7 +48,7 @@ impl Rule for ScopeAttrValid {
     }
 
     fn check_element(&self, el: ElementRef<'_>, cx: &mut Check<'_, '_>) {
-        let Some(scope) = el.value().attr("scope") else {
+        let Some(scope) = crate::dom::plain_attr(el, "scope") else {
             return;
         };
         if !is_html(el) {

@@ -1,7 +1,8 @@
 //! `skip-link`: a skip link reaches the page's own content.
 
 use crate::repeated::{
-    heading_reaches_main, landmark_reaches_main, layout, needs_bypass, skip_link_target,
+    heading_reaches_main, landmark_reaches_main, layout, needs_bypass, scripted_control,
+    skip_link_target,
 };
 use crate::structure::page_is_html;
 use crate::{Category, Check, Impact, Rule, RuleMeta, Visits};
@@ -29,6 +30,10 @@ content points to an element that exists and is just before it: the first
 perceivable content at or after the target is the page's own content. One of
 the ways to meet WCAG 2.4.1 (see `bypass`). When a landmark or a heading
 already leads to the content, a page without a working skip link is not reported.
+A focusable control before the content that runs a script when activated
+(`onclick` and the like, or a `javascript:` link) without leaving the page may
+move focus to the content (`<button onclick="location.assign('#main')">`): when
+no link does, the outcome is *cannot tell*.
 
 ## Why it matters
 Keyboard users reach a skip link with one Tab and jump past the navigation; a
@@ -67,6 +72,11 @@ impl Rule for SkipLink {
         } else if landmark_reaches_main(page, l) || heading_reaches_main(page, l) {
             // A landmark or heading already lets people bypass the blocks: a skip
             // link would be a nicety, not a finding.
+        } else if let Some(control) = scripted_control(page, l) {
+            cx.cant_tell(
+                control,
+                "No same-page link before the content points just before the page's own content; check whether this scripted control moves focus there.",
+            );
         } else {
             cx.fail_page("No focusable same-page link before the content points just before the page's own content, and no landmark or heading leads there either.");
         }
@@ -84,6 +94,11 @@ mod tests {
             .pass(&[r#"<a href=#m>Skip</a><nav><a href=/>Home</a></nav><div id=m><p>Welcome</p></div>"#, r#"<a href=#j>Skip</a><aside><p>About</p><span id=j></span></aside><div><p>Welcome</p></div>"#, r#"<p>Only content</p>"#])
             .pass(&["<nav><a href=/>Home</a></nav><main><p>Welcome</p></main>"])
             .fail(&[r#"<a href=#nope>Skip</a><nav><a href=/>Home</a></nav><div id=m><p>Welcome</p></div>"#, r#"<a href=#b>Skip</a><a href=/2>Next</a><aside><p id=b>About</p></aside><div><p>Welcome</p></div>"#, r#"<a href=/2>Next</a><aside><p>About</p></aside><div><p>Welcome</p></div>"#])
+            .fail(&[r#"<a href=/2 onclick="track()">Next</a><aside><p>About</p></aside><div><p>Welcome</p></div>"#])
+            .cant_tell(&[
+                r#"<div role=link onclick="location.assign('#main')" tabindex=0>Skip to main content</div><aside><p>About</p></aside><div id=main><p>Welcome</p></div>"#,
+                r#"<button onclick="location.assign('#main')">Skip</button><aside><p>About</p></aside><div id=main><p>Welcome</p></div>"#,
+            ])
             .run();
     }
 }

@@ -63,7 +63,7 @@ impl Rule for Tabindex {
     }
 
     fn check_element(&self, el: ElementRef<'_>, cx: &mut Check<'_, '_>) {
-        let Some(value) = el.value().attr("tabindex") else {
+        let Some(value) = crate::dom::plain_attr(el, "tabindex") else {
             return;
         };
         match parse_tabindex(value) {

@@ -20,6 +20,8 @@ use crate::css::Styles;
 /// Per-element facts for a whole document.
 pub struct TreeFacts {
     nodes: FxHashMap<NodeId, Facts>,
+    /// Exposed elements with a landmark role, in document order.
+    landmarks: Vec<(NodeId, &'static str)>,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -141,7 +143,9 @@ impl TreeFacts {
     /// Computes the facts for every element of the document rooted at `root`.
     pub fn compute(root: ElementRef<'_>, styles: &Styles) -> TreeFacts {
         let mut nodes: FxHashMap<NodeId, Facts> = FxHashMap::default();
+        let mut landmarks = Vec::new();
         let mut stack: Vec<ElementRef<'_>> = vec![root];
+        // Pre-order: elements come in document order.
         while let Some(el) = stack.pop() {
             let parent = el
                 .parent()
@@ -149,13 +153,18 @@ impl TreeFacts {
                 .and_then(|p| nodes.get(&p.id()).copied())
                 .unwrap_or_default();
             let facts = Self::facts_for(el, &parent, styles);
+            if let Some(role) = facts.role {
+                if !facts.hidden && super::roles::is_landmark(role) {
+                    landmarks.push((el.id(), role));
+                }
+            }
             nodes.insert(el.id(), facts);
             let mut kids: Vec<ElementRef<'_>> =
                 el.children().filter_map(ElementRef::wrap).collect();
             kids.reverse();
             stack.extend(kids);
         }
-        TreeFacts { nodes }
+        TreeFacts { nodes, landmarks }
     }
 
     fn facts_for(el: ElementRef<'_>, parent: &Facts, styles: &Styles) -> Facts {
@@ -267,6 +276,11 @@ impl TreeFacts {
     /// Inside an element whose role has presentational children (e.g. a `button`).
     pub fn is_presentational_child(&self, node: NodeId) -> bool {
         self.get(node).presentational_child
+    }
+
+    /// Exposed elements with a landmark role, and the role, in document order.
+    pub fn landmarks(&self) -> &[(NodeId, &'static str)] {
+        &self.landmarks
     }
 
     /// The computed role (explicit, else implicit, after conflict resolution).

@@ -8,18 +8,18 @@
 //! Rules are bucketed by the id / class / tag of their rightmost compound so an
 //! element is matched only against rules that can apply to it.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 
 use rustc_hash::FxHashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use ego_tree::iter::Edge;
 use ego_tree::NodeId;
 use scraper::{ElementRef, Html, Selector};
 
 use super::color::Rgba;
 use super::{
-    media_applies_at, parse_declarations, parse_stylesheet_at, split_selector_list, Viewport,
+    media_applies_at, parse_declarations, parse_stylesheet_all_media, split_selector_list, Viewport,
 };
 use crate::page::Stylesheet;
 
@@ -139,7 +139,8 @@ pub struct ComputedStyle {
     pub underline: bool,
     /// `text-decoration` line-through or overline drawn on the text.
     pub other_decoration: bool,
-    extra: Vec<(&'static str, String)>,
+    /// The kept properties ([`KEPT`]) the element declares, in that order.
+    extra: Vec<(&'static str, Arc<str>)>,
     /// Custom properties (`--name`), inherited.
     vars: Arc<HashMap<String, String>>,
 }
@@ -169,7 +170,7 @@ impl ComputedStyle {
         self.extra
             .iter()
             .find(|(n, _)| *n == name)
-            .map(|(_, v)| v.as_str())
+            .map(|(_, v)| &**v)
     }
 
     /// `font-weight` at least 700.
@@ -232,22 +233,156 @@ struct Precedence {
     order: u32,
 }
 
-#[derive(Clone)]
-struct CompiledRule {
-    selector: Selector,
-    /// `#id` / `.class` an ancestor must carry for the selector to match (from its
-    /// descendant and child compounds): a cheap pre-check before full matching,
-    /// like the ancestor Bloom filter browsers use.
-    /// Each a [`hint_hash`] of `<tag`, `#id` or `.class`: hashed so that entering
-    /// and leaving elements during the cascade allocates nothing. A collision can
-    /// only let a rule through to full matching, never skip a rule that matches.
-    hints: Vec<u64>,
-    precedence: Precedence,
-    /// Declarations with shorthands already expanded to longhands.
-    declarations: std::sync::Arc<Vec<(String, String, bool)>>,
+/// The modelled properties [`compute_one`] reads that are not in [`KEPT`].
+///
+/// The cascade resolves only these and the kept ones, each by a small id
+/// ([`prop`]): the kept ones first, in [`KEPT`] order, so an element's kept values
+/// come out in that order by walking the ids. Declarations of other properties are
+/// dropped when a sheet is compiled: nothing reads them.
+const MODELLED: &[&str] = &[
+    "font-size",
+    "font-weight",
+    "color",
+    "background-color",
+    "display",
+    "visibility",
+    "opacity",
+    "content-visibility",
+    "text-decoration-line",
+];
+
+/// Number of property ids.
+const PROPS: usize = KEPT.len() + MODELLED.len();
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
-/// Ancestor ids and classes a selector requires (see [`CompiledRule::hints`]).
+/// The id of a resolved property, at compile time (an unknown name does not build).
+const fn prop(name: &str) -> usize {
+    let mut i = 0;
+    while i < KEPT.len() {
+        if str_eq(KEPT[i], name) {
+            return i;
+        }
+        i += 1;
+    }
+    let mut j = 0;
+    while j < MODELLED.len() {
+        if str_eq(MODELLED[j], name) {
+            return KEPT.len() + j;
+        }
+        j += 1;
+    }
+    panic!("not a resolved property")
+}
+
+const FONT_SIZE: usize = prop("font-size");
+const FONT_WEIGHT: usize = prop("font-weight");
+const COLOR: usize = prop("color");
+const BACKGROUND_COLOR: usize = prop("background-color");
+const BACKGROUND_IMAGE: usize = prop("background-image");
+const DISPLAY: usize = prop("display");
+const VISIBILITY: usize = prop("visibility");
+const OPACITY: usize = prop("opacity");
+const CONTENT_VISIBILITY: usize = prop("content-visibility");
+const TEXT_DECORATION_LINE: usize = prop("text-decoration-line");
+
+/// The name of a property id.
+fn prop_name(id: usize) -> &'static str {
+    if id < KEPT.len() {
+        KEPT[id]
+    } else {
+        MODELLED[id - KEPT.len()]
+    }
+}
+
+/// The id of a resolved property, or `None` for one nothing reads.
+fn prop_id(name: &str) -> Option<usize> {
+    static INDEX: OnceLock<FxHashMap<&'static str, usize>> = OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let mut map = FxHashMap::default();
+        for id in 0..PROPS {
+            map.entry(prop_name(id)).or_insert(id);
+        }
+        map
+    });
+    index.get(name).copied()
+}
+
+/// Shorthands whose `var()` declarations expand to resolved properties only after
+/// substitution; other unresolved names expand to themselves.
+const VAR_SHORTHANDS: &[&str] = &["background", "font", "text-decoration"];
+
+/// One compiled declaration, shorthands expanded to longhands.
+#[derive(Debug)]
+enum Decl {
+    /// A resolved property, by id. `deferred` when its value uses `var()`: it is
+    /// substituted and expanded once the element's custom properties are known.
+    Prop {
+        id: usize,
+        value: Arc<str>,
+        important: bool,
+        deferred: bool,
+    },
+    /// A custom property (`--name`), or a `var()` declaration of a shorthand in
+    /// [`VAR_SHORTHANDS`]; these compete by name.
+    Named {
+        name: Box<str>,
+        value: Arc<str>,
+        important: bool,
+        custom: bool,
+    },
+}
+
+/// Compiles declarations: expands shorthands and keeps what the cascade resolves.
+fn compile_declarations(decls: &[super::Declaration]) -> Vec<Decl> {
+    let mut out = Vec::new();
+    for d in decls {
+        for (name, value) in expand(&d.name, &d.value) {
+            let important = d.important;
+            if name.starts_with("--") {
+                out.push(Decl::Named {
+                    name: name.into(),
+                    value: value.into(),
+                    important,
+                    custom: true,
+                });
+                continue;
+            }
+            let deferred = value.contains("var(");
+            if let Some(id) = prop_id(&name) {
+                out.push(Decl::Prop {
+                    id,
+                    value: value.into(),
+                    important,
+                    deferred,
+                });
+            } else if deferred && VAR_SHORTHANDS.contains(&name.as_str()) {
+                out.push(Decl::Named {
+                    name: name.into(),
+                    value: value.into(),
+                    important,
+                    custom: false,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Ancestor ids and classes a selector requires (see [`SheetRule::hints`]).
 fn ancestor_hints(selector: &str) -> Vec<u64> {
     // Split into compounds and combinators at top level.
     let bytes = selector.as_bytes();
@@ -323,31 +458,59 @@ fn hint_hash(marker: u8, name: &str) -> u64 {
     h.finish()
 }
 
-/// One selector of a parsed stylesheet, ready to join a page's [`RuleIndex`]:
+/// One selector of a compiled stylesheet, ready to join a page's [`RuleIndex`]:
 /// everything but its source order, which depends on the sheets before it.
 struct SheetRule {
     selector: Selector,
-    hints: Vec<u64>,
+    /// `#id` / `.class` / `<tag` an ancestor must carry for the selector to match
+    /// (from its descendant and child compounds): a cheap pre-check before full
+    /// matching, like the ancestor Bloom filter browsers use. Each a [`hint_hash`],
+    /// so that entering and leaving elements during the cascade allocates nothing.
+    /// A collision can only let a rule through to full matching, never skip a rule
+    /// that matches.
+    hints: Box<[u64]>,
     specificity: u32,
     key: Key,
-    declarations: Arc<Vec<(String, String, bool)>>,
+    declarations: Arc<[Decl]>,
+    /// Index into [`CompiledSheet::media`]: the `@media` conditions around the rule.
+    media: usize,
+    /// See [`positional`].
+    positional: bool,
 }
 
-/// Parses and compiles a stylesheet for `viewport`: the selector parsing and
-/// shorthand expansion that are the same for every page linking the sheet.
-fn compile_sheet(text: &str, viewport: Viewport) -> Vec<SheetRule> {
-    let mut out = Vec::new();
-    for rule in parse_stylesheet_at(text, viewport) {
-        let expanded: Vec<(String, String, bool)> = rule
-            .declarations
+/// A parsed and compiled stylesheet, for every viewport: each rule keeps the
+/// `@media` conditions around it, evaluated when a page's index is built.
+struct CompiledSheet {
+    rules: Vec<SheetRule>,
+    /// Distinct lists of enclosing `@media` query lists, outermost first; entry 0
+    /// is the empty list (rules outside any `@media`).
+    media: Vec<Vec<String>>,
+}
+
+impl CompiledSheet {
+    /// Which media lists hold at `viewport` (a rule applies when all of its do).
+    fn media_at(&self, viewport: Viewport) -> Vec<bool> {
+        self.media
             .iter()
-            .flat_map(|d| {
-                expand(&d.name, &d.value)
-                    .into_iter()
-                    .map(move |(n, v)| (n, v, d.important))
-            })
-            .collect();
-        let declarations = Arc::new(expanded);
+            .map(|list| list.iter().all(|m| media_applies_at(m, viewport)))
+            .collect()
+    }
+}
+
+/// Parses and compiles a stylesheet: the selector parsing and shorthand
+/// expansion that are the same for every page (and viewport) using the sheet.
+fn compile_sheet(text: &str) -> CompiledSheet {
+    let mut rules = Vec::new();
+    let mut media: Vec<Vec<String>> = vec![Vec::new()];
+    for rule in parse_stylesheet_all_media(text) {
+        let media_index = match media.iter().position(|m| *m == rule.media) {
+            Some(i) => i,
+            None => {
+                media.push(rule.media.clone());
+                media.len() - 1
+            }
+        };
+        let declarations: Arc<[Decl]> = compile_declarations(&rule.declarations).into();
         for original in split_selector_list(&rule.selectors) {
             // The selectors engine knows no link state: every link is an
             // unvisited link here (`:link`, `:any-link`); `:visited`, `:hover`,
@@ -360,16 +523,18 @@ fn compile_sheet(text: &str, viewport: Viewport) -> Vec<SheetRule> {
             let Ok(selector) = Selector::parse(part) else {
                 continue;
             };
-            out.push(SheetRule {
+            rules.push(SheetRule {
                 selector,
-                hints: ancestor_hints(part),
+                hints: ancestor_hints(part).into(),
                 specificity: super::specificity(part),
                 key: key_of(part),
                 declarations: declarations.clone(),
+                media: media_index,
+                positional: positional(part),
             });
         }
     }
-    out
+    CompiledSheet { rules, media }
 }
 
 /// Stylesheet texts up to this size are kept compiled across pages.
@@ -377,7 +542,7 @@ const SHEET_CACHE_MAX_TEXT: usize = 1024 * 1024;
 /// Total text bytes of the compiled-sheet cache; it is emptied when full.
 const SHEET_CACHE_MAX_BYTES: usize = 16 * 1024 * 1024;
 
-/// Compiled stylesheets by (text, viewport), shared by all pages of the process.
+/// Compiled stylesheets by text, shared by all pages of the process.
 ///
 /// The pages of a site link the same few sheets (and often repeat the same inline
 /// `<style>`): parsing them and compiling their selectors for every page cost more
@@ -385,32 +550,27 @@ const SHEET_CACHE_MAX_BYTES: usize = 16 * 1024 * 1024;
 /// different entry, and bounded in bytes.
 #[derive(Default)]
 struct SheetCache {
-    map: FxHashMap<(Arc<str>, u32, u32), Arc<Vec<SheetRule>>>,
+    map: FxHashMap<Arc<str>, Arc<CompiledSheet>>,
     bytes: usize,
 }
 
-fn compiled_sheet(text: &str, viewport: Viewport) -> Arc<Vec<SheetRule>> {
+fn compiled_sheet(text: &str) -> Arc<CompiledSheet> {
     static CACHE: OnceLock<Mutex<SheetCache>> = OnceLock::new();
     if text.len() > SHEET_CACHE_MAX_TEXT {
-        return Arc::new(compile_sheet(text, viewport));
+        return Arc::new(compile_sheet(text));
     }
     let cache = CACHE.get_or_init(Default::default);
-    let key = (
-        Arc::<str>::from(text),
-        viewport.width.to_bits(),
-        viewport.height.to_bits(),
-    );
-    if let Some(hit) = lock_cache(cache).map.get(&key) {
+    if let Some(hit) = lock_cache(cache).map.get(text) {
         return Arc::clone(hit);
     }
-    let compiled = Arc::new(compile_sheet(text, viewport));
+    let compiled = Arc::new(compile_sheet(text));
     let mut guard = lock_cache(cache);
     if guard.bytes + text.len() > SHEET_CACHE_MAX_BYTES {
         guard.map.clear();
         guard.bytes = 0;
     }
     guard.bytes += text.len();
-    guard.map.insert(key, Arc::clone(&compiled));
+    guard.map.insert(Arc::from(text), Arc::clone(&compiled));
     compiled
 }
 
@@ -419,19 +579,91 @@ fn lock_cache(cache: &Mutex<SheetCache>) -> std::sync::MutexGuard<'_, SheetCache
     cache.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-#[derive(Default, Clone)]
+/// One sheet of a page, in cascade order: the user-agent sheet, then `<style>`
+/// elements in document order, then the engine-fetched linked sheets.
+struct Source {
+    sheet: Arc<CompiledSheet>,
+    origin: u8,
+    /// The `media` attribute of the `<style>` or `<link>`, if any.
+    media: Option<String>,
+}
+
+/// The sheets of a page ([`Source`]), compiled (or taken from the cache).
+fn sources(doc: &Html, linked: &[Stylesheet]) -> Vec<Source> {
+    static UA: OnceLock<Arc<CompiledSheet>> = OnceLock::new();
+    let mut out = vec![Source {
+        sheet: Arc::clone(UA.get_or_init(|| Arc::new(compile_sheet(UA_SHEET)))),
+        origin: 0,
+        media: None,
+    }];
+    for el in doc
+        .root_element()
+        .descendants()
+        .filter_map(ElementRef::wrap)
+    {
+        if el.value().name() == "style" {
+            let text: String = el.text().collect();
+            out.push(Source {
+                sheet: compiled_sheet(&text),
+                origin: 1,
+                media: crate::dom::attr(el, "media").map(str::to_string),
+            });
+        }
+    }
+    for sheet in linked {
+        out.push(Source {
+            sheet: compiled_sheet(&sheet.text),
+            origin: 1,
+            media: sheet.media.clone(),
+        });
+    }
+    out
+}
+
+/// Which rules of each source apply at `viewport`: one flag per rule.
+fn applicable(sources: &[Source], viewport: Viewport) -> Vec<Vec<bool>> {
+    sources
+        .iter()
+        .map(|s| {
+            let sheet_applies = s
+                .media
+                .as_deref()
+                .is_none_or(|m| media_applies_at(m, viewport));
+            if !sheet_applies {
+                return vec![false; s.sheet.rules.len()];
+            }
+            let media = s.sheet.media_at(viewport);
+            s.sheet.rules.iter().map(|r| media[r.media]).collect()
+        })
+        .collect()
+}
+
+/// A rule of a page's index: where it comes from and how it ranks.
+#[derive(Clone, Copy)]
+struct IndexedRule {
+    source: u32,
+    rule: u32,
+    precedence: Precedence,
+}
+
+/// A page's rules, for every viewport, bucketed by the id, class or tag of their
+/// rightmost compound so an element is matched only against rules that can apply
+/// to it. Which of them apply at a viewport is a separate filter
+/// ([`RuleIndex::applies_at`]), so one matching serves every viewport.
+#[derive(Default)]
 struct RuleIndex {
-    rules: Vec<CompiledRule>,
-    by_id: HashMap<String, Vec<usize>>,
-    by_class: HashMap<String, Vec<usize>>,
-    by_tag: HashMap<String, Vec<usize>>,
-    universal: Vec<usize>,
+    sources: Vec<Source>,
+    rules: Vec<IndexedRule>,
+    by_id: FxHashMap<Arc<str>, Vec<u32>>,
+    by_class: FxHashMap<Arc<str>, Vec<u32>>,
+    by_tag: FxHashMap<Arc<str>, Vec<u32>>,
+    universal: Vec<u32>,
 }
 
 enum Key {
-    Id(String),
-    Class(String),
-    Tag(String),
+    Id(Arc<str>),
+    Class(Arc<str>),
+    Tag(Arc<str>),
     Any,
 }
 
@@ -473,76 +705,257 @@ fn key_of(selector: &str) -> Key {
     if let Some(i) = flat.find('#') {
         let id = ident_after(&flat, i + 1);
         if !id.is_empty() && !flat.contains('\\') {
-            return Key::Id(id);
+            return Key::Id(id.into());
         }
     }
     if let Some(i) = flat.find('.') {
         let class = ident_after(&flat, i + 1);
         if !class.is_empty() && !flat.contains('\\') {
-            return Key::Class(class);
+            return Key::Class(class.into());
         }
     }
     let tag = ident_after(&flat, 0);
     if !tag.is_empty() {
-        return Key::Tag(tag.to_ascii_lowercase());
+        return Key::Tag(tag.to_ascii_lowercase().into());
     }
     Key::Any
 }
 
+/// Whether whether a selector matches can depend on more than the element's
+/// name and attributes and its ancestors: its siblings (`+`, `~`, `:nth-child`,
+/// `:first-of-type`...) or its content (`:empty`, `:has`). Read from the text,
+/// so an attribute value holding `+` counts too; that only costs sharing.
+fn positional(selector: &str) -> bool {
+    let lower = selector.to_ascii_lowercase();
+    lower.contains(['+', '~'])
+        || [":nth", ":first", ":last", ":only", ":empty", ":has"]
+            .iter()
+            .any(|p| lower.contains(p))
+}
+
 impl RuleIndex {
-    fn add_sheet(&mut self, text: &str, origin: u8, order: &mut u32, viewport: Viewport) {
-        for rule in compiled_sheet(text, viewport).iter() {
-            *order += 1;
-            let idx = self.rules.len();
-            self.rules.push(CompiledRule {
-                selector: rule.selector.clone(),
-                hints: rule.hints.clone(),
-                precedence: Precedence {
-                    important: false,
-                    origin,
-                    specificity: rule.specificity,
-                    order: *order,
-                },
-                declarations: rule.declarations.clone(),
-            });
-            match &rule.key {
-                Key::Id(id) => self.by_id.entry(id.clone()).or_default().push(idx),
-                Key::Class(c) => self.by_class.entry(c.clone()).or_default().push(idx),
-                Key::Tag(t) => self.by_tag.entry(t.clone()).or_default().push(idx),
-                Key::Any => self.universal.push(idx),
+    /// Every rule of `sources`, numbered in cascade order.
+    fn build(sources: Vec<Source>) -> RuleIndex {
+        let mut index = RuleIndex::default();
+        let mut order = 0u32;
+        for (s, source) in sources.iter().enumerate() {
+            for (r, rule) in source.sheet.rules.iter().enumerate() {
+                order += 1;
+                let idx = index.rules.len() as u32;
+                index.rules.push(IndexedRule {
+                    source: s as u32,
+                    rule: r as u32,
+                    precedence: Precedence {
+                        important: false,
+                        origin: source.origin,
+                        specificity: rule.specificity,
+                        order,
+                    },
+                });
+                let bucket = match &rule.key {
+                    Key::Id(id) => index.by_id.entry(Arc::clone(id)).or_default(),
+                    Key::Class(c) => index.by_class.entry(Arc::clone(c)).or_default(),
+                    Key::Tag(t) => index.by_tag.entry(Arc::clone(t)).or_default(),
+                    Key::Any => &mut index.universal,
+                };
+                bucket.push(idx);
             }
         }
+        index.sources = sources;
+        index
     }
 
-    fn matching(&self, el: ElementRef<'_>, ancestors: &FxHashMap<u64, u32>) -> Vec<usize> {
-        let mut cands: Vec<usize> = Vec::with_capacity(self.universal.len() + 16);
-        cands.extend_from_slice(&self.universal);
+    /// Which rules apply at `viewport`, by rule number.
+    fn applies_at(&self, viewport: Viewport) -> Vec<bool> {
+        let per_source = applicable(&self.sources, viewport);
+        self.rules
+            .iter()
+            .map(|r| per_source[r.source as usize][r.rule as usize])
+            .collect()
+    }
+
+    fn rule(&self, i: u32) -> (&SheetRule, Precedence) {
+        let r = &self.rules[i as usize];
+        (
+            &self.sources[r.source as usize].sheet.rules[r.rule as usize],
+            r.precedence,
+        )
+    }
+
+    /// The rules that may match `el` by its buckets, in cascade order.
+    fn candidates(&self, el: ElementRef<'_>, out: &mut Vec<u32>) {
+        out.clear();
+        out.extend_from_slice(&self.universal);
         if let Some(id) = el.value().id() {
             if let Some(v) = self.by_id.get(id) {
-                cands.extend(v);
+                out.extend_from_slice(v);
             }
         }
         for class in el.value().classes() {
             if let Some(v) = self.by_class.get(class) {
-                cands.extend(v);
+                out.extend_from_slice(v);
             }
         }
         if let Some(v) = self.by_tag.get(el.value().name()) {
-            cands.extend(v);
+            out.extend_from_slice(v);
         }
-        cands.sort_unstable();
-        cands.dedup();
-        cands.retain(|&i| {
-            let rule = &self.rules[i];
-            rule.hints.iter().all(|h| ancestors.contains_key(h)) && rule.selector.matches(&el)
-        });
-        cands
+        out.sort_unstable();
+        out.dedup();
+    }
+
+    fn matches(&self, i: u32, el: ElementRef<'_>, ancestors: &FxHashMap<u64, u32>) -> bool {
+        let (rule, _) = self.rule(i);
+        rule.hints.iter().all(|h| ancestors.contains_key(h)) && rule.selector.matches(&el)
     }
 }
 
+/// What an element's match left for its later siblings: an element with the
+/// same name and attributes under the same parent matches the same
+/// non-[`positional`] rules, and is tested against the positional candidates only.
+struct SiblingMatch<'a> {
+    el: ElementRef<'a>,
+    /// The non-positional rules it matched.
+    fixed: Vec<u32>,
+    /// Its positional candidates.
+    positional: Vec<u32>,
+}
+
+/// Shapes of children remembered per open element.
+const SIBLING_SHAPES: usize = 8;
+
+/// The rules every element matched (at any viewport), in document order: the
+/// cascade at another viewport filters these instead of matching again.
+struct MatchLog {
+    index: RuleIndex,
+    /// Where each element's rules start in `rules` (one entry per element, plus
+    /// the end).
+    starts: Vec<u32>,
+    rules: Vec<u32>,
+}
+
+impl MatchLog {
+    fn matched(&self, element: usize) -> &[u32] {
+        let (Some(&a), Some(&b)) = (self.starts.get(element), self.starts.get(element + 1)) else {
+            return &[];
+        };
+        &self.rules[a as usize..b as usize]
+    }
+}
+
+type StyleMap = FxHashMap<NodeId, Arc<ComputedStyle>>;
+
 /// Computed styles for every element of a document, computed in one top-down pass.
 pub struct Styles {
-    map: FxHashMap<NodeId, ComputedStyle>,
+    map: Arc<StyleMap>,
+    /// For styles restyled at another viewport ([`Styles::restyle_at`]): the
+    /// styles they were derived from, for every element `map` does not hold.
+    base: Option<Arc<StyleMap>>,
+    viewport: Viewport,
+    log: Arc<MatchLog>,
+}
+
+/// Reuses one computed style for siblings and cousins that match the same rules
+/// under the same parent style (a browser's style sharing): most elements of a
+/// page repeat a few shapes, and resolving a style costs more than looking it up.
+#[derive(Default)]
+struct ShareCache {
+    /// By the address of the parent's style: matched rules and the style they gave.
+    by_parent: FxHashMap<usize, Vec<SharedStyle>>,
+}
+
+/// The rules some elements matched and the style they resolved to.
+type SharedStyle = (Box<[u32]>, Arc<ComputedStyle>);
+
+/// Entries kept per parent style; past it, new shapes are computed unshared.
+const SHARE_PER_PARENT: usize = 16;
+
+impl ShareCache {
+    fn get(&self, parent: &Arc<ComputedStyle>, matched: &[u32]) -> Option<Arc<ComputedStyle>> {
+        let key = Arc::as_ptr(parent) as usize;
+        self.by_parent
+            .get(&key)?
+            .iter()
+            .find(|(m, _)| **m == *matched)
+            .map(|(_, s)| Arc::clone(s))
+    }
+
+    fn put(&mut self, parent: &Arc<ComputedStyle>, matched: &[u32], style: &Arc<ComputedStyle>) {
+        // Every parent style stays alive (in the style map or the pass's stack)
+        // until the pass ends, so its address names the same style throughout.
+        let list = self
+            .by_parent
+            .entry(Arc::as_ptr(parent) as usize)
+            .or_default();
+        if list.len() < SHARE_PER_PARENT {
+            list.push((matched.into(), Arc::clone(style)));
+        }
+    }
+}
+
+/// Resolves styles from matched rules at one viewport, sharing equal results.
+struct Resolver<'i> {
+    index: &'i RuleIndex,
+    /// Which rules apply at the viewport.
+    applies: Vec<bool>,
+    share: ShareCache,
+    here: Vec<u32>,
+    root_size: f32,
+}
+
+impl<'i> Resolver<'i> {
+    fn new(index: &'i RuleIndex, viewport: Viewport) -> Self {
+        Resolver {
+            index,
+            applies: index.applies_at(viewport),
+            share: ShareCache::default(),
+            here: Vec::new(),
+            root_size: 16.0,
+        }
+    }
+
+    /// The style of `el`, which matched the rules `matched` (at any viewport).
+    fn style(
+        &mut self,
+        el: ElementRef<'_>,
+        matched: &[u32],
+        parent: &Arc<ComputedStyle>,
+    ) -> Arc<ComputedStyle> {
+        self.here.clear();
+        self.here.extend(
+            matched
+                .iter()
+                .copied()
+                .filter(|&i| self.applies[i as usize]),
+        );
+        let inline = crate::dom::attr(el, "style");
+        // An element's style depends on its matched rules, its `style` attribute,
+        // its parent's style and the root font size only.
+        if inline.is_none() {
+            if let Some(shared) = self.share.get(parent, &self.here) {
+                return shared;
+            }
+        }
+        let style = Arc::new(compute_one(
+            self.index,
+            &self.here,
+            inline,
+            parent,
+            self.root_size,
+        ));
+        if inline.is_none() {
+            self.share.put(parent, &self.here, &style);
+        }
+        style
+    }
+}
+
+/// One open element of a cascade pass.
+struct Open<'a> {
+    style: Arc<ComputedStyle>,
+    /// Whether its style differs from the base styles (restyle only).
+    differs: bool,
+    /// Its children's shapes so far (first pass only).
+    kids: Vec<SiblingMatch<'a>>,
 }
 
 impl Styles {
@@ -555,94 +968,211 @@ impl Styles {
     /// [`Styles::compute`] with `@media` rules evaluated for `viewport` (the
     /// user-agent sheet has none that depend on it).
     pub fn compute_at(doc: &Html, linked: &[Stylesheet], viewport: Viewport) -> Styles {
-        // The user-agent sheet is parsed once per process and copied (its selectors
-        // are reference counted) into each page's index.
-        static UA: OnceLock<(RuleIndex, u32)> = OnceLock::new();
-        let (ua, ua_order) = UA.get_or_init(|| {
-            let mut index = RuleIndex::default();
-            let mut order = 0u32;
-            index.add_sheet(UA_SHEET, 0, &mut order, Viewport::DESKTOP);
-            (index, order)
-        });
-        let mut index = ua.clone();
-        let mut order = *ua_order;
-        for el in doc
-            .root_element()
-            .descendants()
-            .filter_map(ElementRef::wrap)
-        {
-            if el.value().name() == "style"
-                && crate::dom::attr(el, "media").is_none_or(|m| media_applies_at(m, viewport))
-            {
-                let text: String = el.text().collect();
-                index.add_sheet(&text, 1, &mut order, viewport);
-            }
-        }
-        for sheet in linked {
-            if sheet
-                .media
-                .as_deref()
-                .is_none_or(|m| media_applies_at(m, viewport))
-            {
-                index.add_sheet(&sheet.text, 1, &mut order, viewport);
-            }
-        }
-
-        let mut map = FxHashMap::default();
-        let root = doc.root_element();
-        let base = ComputedStyle::initial();
+        let index = RuleIndex::build(sources(doc, linked));
+        let mut resolver = Resolver::new(&index, viewport);
+        let mut map: StyleMap =
+            FxHashMap::with_capacity_and_hasher(doc.tree.nodes().len(), Default::default());
+        let mut starts: Vec<u32> = vec![0];
+        let mut log: Vec<u32> = Vec::new();
+        let initial = Arc::new(ComputedStyle::initial());
         let mut ancestors: FxHashMap<u64, u32> = FxHashMap::default();
-        let root_size = {
-            let s = compute_one(&index, root, &base, 16.0, &ancestors);
-            let size = s.font_size;
-            map.insert(root.id(), s);
-            size
-        };
-        enter(&mut ancestors, root);
-        // Iterative DFS (so deep documents cannot overflow the stack) that keeps the
-        // ids and classes of the open ancestors for the rules' hints.
-        enum Step<'a> {
-            Enter(ElementRef<'a>),
-            Exit(ElementRef<'a>),
-        }
-        let mut stack: Vec<Step<'_>> = root
-            .children()
-            .filter_map(ElementRef::wrap)
-            .map(Step::Enter)
-            .collect();
-        stack.reverse();
-        while let Some(step) = stack.pop() {
-            let el = match step {
-                Step::Exit(el) => {
-                    leave(&mut ancestors, el);
-                    continue;
+        let mut cands: Vec<u32> = Vec::new();
+        let mut open: Vec<Open<'_>> = Vec::new();
+        for edge in doc.root_element().traverse() {
+            match edge {
+                Edge::Open(node) => {
+                    let Some(el) = ElementRef::wrap(node) else {
+                        continue;
+                    };
+                    let from = log.len();
+                    let kids = open.last_mut().map(|o| &mut o.kids);
+                    match_element(&index, el, &ancestors, kids, &mut cands, &mut log);
+                    starts.push(log.len() as u32);
+                    let parent = open.last().map(|o| &o.style).unwrap_or(&initial);
+                    let style = resolver.style(el, &log[from..], parent);
+                    if open.is_empty() {
+                        resolver.root_size = style.font_size;
+                    }
+                    enter(&mut ancestors, el);
+                    map.insert(el.id(), Arc::clone(&style));
+                    open.push(Open {
+                        style,
+                        differs: false,
+                        kids: Vec::new(),
+                    });
                 }
-                Step::Enter(el) => el,
-            };
-            let parent = el
-                .parent()
-                .and_then(ElementRef::wrap)
-                .and_then(|p| map.get(&p.id()))
-                .unwrap_or(&base);
-            let style = compute_one(&index, el, parent, root_size, &ancestors);
-            map.insert(el.id(), style);
-            enter(&mut ancestors, el);
-            stack.push(Step::Exit(el));
-            let mut kids: Vec<Step<'_>> = el
-                .children()
-                .filter_map(ElementRef::wrap)
-                .map(Step::Enter)
-                .collect();
-            kids.reverse();
-            stack.extend(kids);
+                Edge::Close(node) => {
+                    if let Some(el) = ElementRef::wrap(node) {
+                        leave(&mut ancestors, el);
+                        open.pop();
+                    }
+                }
+            }
         }
-        Styles { map }
+        drop(resolver);
+        Styles {
+            map: Arc::new(map),
+            base: None,
+            viewport,
+            log: Arc::new(MatchLog {
+                index,
+                starts,
+                rules: log,
+            }),
+        }
+    }
+
+    /// The styles of the same document (`doc`, which these styles were computed
+    /// for) at another viewport, or `None` when no `@media` rule (or `media`
+    /// attribute) applies differently there.
+    ///
+    /// Incremental: no selector is matched again (the rules each element matched
+    /// at any viewport were kept), and only elements matched by a rule that
+    /// applies at one viewport and not the other, and descendants whose parent's
+    /// style changed, are restyled; every other element's style is the same at
+    /// both viewports and is shared.
+    pub fn restyle_at(&self, doc: &Html, viewport: Viewport) -> Option<Styles> {
+        let index = &self.log.index;
+        let here = index.applies_at(self.viewport);
+        let there = index.applies_at(viewport);
+        let changed: Vec<bool> = here.iter().zip(&there).map(|(a, b)| a != b).collect();
+        if !changed.contains(&true) {
+            return None;
+        }
+        // Styles that are themselves derived hold only their differences from
+        // their base: restyle every element, against the base.
+        let full = self.base.as_ref().unwrap_or(&self.map);
+        let mut all = self.base.is_some();
+        let mut resolver = Resolver::new(index, viewport);
+        let initial = Arc::new(ComputedStyle::initial());
+        let mut own: StyleMap = FxHashMap::default();
+        let mut open: Vec<Open<'_>> = Vec::new();
+        let mut element = 0usize;
+        for edge in doc.root_element().traverse() {
+            match edge {
+                Edge::Open(node) => {
+                    let Some(el) = ElementRef::wrap(node) else {
+                        continue;
+                    };
+                    let matched = self.log.matched(element);
+                    element += 1;
+                    let old = full.get(&el.id());
+                    let parent_differs = open.last().is_some_and(|o| o.differs);
+                    let dirty = all
+                        || parent_differs
+                        || old.is_none()
+                        || matched.iter().any(|&i| changed[i as usize]);
+                    let (style, differs) = match old {
+                        Some(old) if !dirty => (Arc::clone(old), false),
+                        old => {
+                            let parent = open.last().map(|o| &o.style).unwrap_or(&initial);
+                            let new = resolver.style(el, matched, parent);
+                            match old {
+                                Some(old) if **old == *new => (Arc::clone(old), false),
+                                _ => {
+                                    own.insert(el.id(), Arc::clone(&new));
+                                    (new, true)
+                                }
+                            }
+                        }
+                    };
+                    if open.is_empty() {
+                        resolver.root_size = style.font_size;
+                        // Every `rem` is the root's font size.
+                        all |= differs;
+                    }
+                    open.push(Open {
+                        style,
+                        differs,
+                        kids: Vec::new(),
+                    });
+                }
+                Edge::Close(node) => {
+                    if ElementRef::wrap(node).is_some() {
+                        open.pop();
+                    }
+                }
+            }
+        }
+        Some(Styles {
+            map: Arc::new(own),
+            base: Some(Arc::clone(full)),
+            viewport,
+            log: Arc::clone(&self.log),
+        })
     }
 
     /// The computed style of an element of the document these styles were computed for.
     pub fn get(&self, node: NodeId) -> Option<&ComputedStyle> {
-        self.map.get(&node)
+        match self.map.get(&node) {
+            Some(style) => Some(style),
+            None => self.base.as_ref()?.get(&node).map(|s| &**s),
+        }
     }
+}
+
+/// Appends the rules `el` matches (at any viewport), in cascade order, to `out`;
+/// `kids` are the shapes of its earlier siblings, reused when one is the same.
+fn match_element<'a>(
+    index: &RuleIndex,
+    el: ElementRef<'a>,
+    ancestors: &FxHashMap<u64, u32>,
+    kids: Option<&mut Vec<SiblingMatch<'a>>>,
+    cands: &mut Vec<u32>,
+    out: &mut Vec<u32>,
+) {
+    let same_shape = |other: &ElementRef<'_>| {
+        other.value().name == el.value().name && other.value().attrs == el.value().attrs
+    };
+    let is_positional = |i: u32| index.rule(i).0.positional;
+    if let Some(kids) = kids {
+        if let Some(prev) = kids.iter().find(|k| same_shape(&k.el)) {
+            // Merge the sibling's fixed matches with this element's own
+            // positional ones, keeping cascade order.
+            cands.clear();
+            cands.extend(
+                prev.positional
+                    .iter()
+                    .copied()
+                    .filter(|&i| index.matches(i, el, ancestors)),
+            );
+            cands.extend_from_slice(&prev.fixed);
+            cands.sort_unstable();
+            out.extend_from_slice(cands);
+            return;
+        }
+        index.candidates(el, cands);
+        let start = out.len();
+        let mut positional = Vec::new();
+        for &i in cands.iter() {
+            if is_positional(i) {
+                positional.push(i);
+            }
+            if index.matches(i, el, ancestors) {
+                out.push(i);
+            }
+        }
+        if kids.len() < SIBLING_SHAPES {
+            let fixed = out[start..]
+                .iter()
+                .copied()
+                .filter(|&i| !is_positional(i))
+                .collect();
+            kids.push(SiblingMatch {
+                el,
+                fixed,
+                positional,
+            });
+        }
+        return;
+    }
+    index.candidates(el, cands);
+    out.extend(
+        cands
+            .iter()
+            .copied()
+            .filter(|&i| index.matches(i, el, ancestors)),
+    );
 }
 
 fn hint_keys(el: ElementRef<'_>) -> impl Iterator<Item = u64> + '_ {
@@ -668,105 +1198,171 @@ fn leave(ancestors: &mut FxHashMap<u64, u32>, el: ElementRef<'_>) {
     }
 }
 
-fn compute_one(
-    index: &RuleIndex,
-    el: ElementRef<'_>,
-    parent: &ComputedStyle,
-    root_size: f32,
-    ancestors: &FxHashMap<u64, u32>,
-) -> ComputedStyle {
-    let inline: Vec<(String, String, bool)> = crate::dom::attr(el, "style")
-        .map(|style| {
-            parse_declarations(style)
-                .iter()
-                .flat_map(|d| {
-                    expand(&d.name, &d.value)
-                        .into_iter()
-                        .map(move |(n, v)| (n, v, d.important))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut winners: FxHashMap<&str, (Precedence, &str)> = FxHashMap::default();
-    let matched = index.matching(el, ancestors);
-    for i in &matched {
-        let rule = &index.rules[*i];
-        for (name, value, important) in rule.declarations.iter() {
+/// A declared value in the cascade: a compiled sheet's, or one made for this
+/// element (`style` attribute, `var()` substitution).
+enum Val<'a> {
+    Shared(&'a Arc<str>),
+    Owned(Arc<str>),
+}
+
+impl Val<'_> {
+    fn as_str(&self) -> &str {
+        match self {
+            Val::Shared(v) => v,
+            Val::Owned(v) => v,
+        }
+    }
+
+    fn to_arc(&self) -> Arc<str> {
+        match self {
+            Val::Shared(v) => Arc::clone(v),
+            Val::Owned(v) => Arc::clone(v),
+        }
+    }
+}
+
+/// The winning declaration of one property so far.
+struct Slot<'a> {
+    precedence: Precedence,
+    value: Val<'a>,
+    deferred: bool,
+}
+
+/// A winning custom property or `var()` shorthand, by name.
+struct NamedSlot<'a> {
+    name: &'a str,
+    precedence: Precedence,
+    value: &'a str,
+    custom: bool,
+}
+
+/// Declarations compete per property: the higher precedence wins, and of equal
+/// precedence (one rule) the later one.
+fn offer<'a>(
+    slots: &mut [Option<Slot<'a>>; PROPS],
+    named: &mut Vec<NamedSlot<'a>>,
+    decl: &'a Decl,
+    precedence: Precedence,
+) {
+    match decl {
+        Decl::Prop {
+            id,
+            value,
+            important,
+            deferred,
+        } => {
             let p = Precedence {
                 important: *important,
-                ..rule.precedence
+                ..precedence
             };
-            match winners.get(name.as_str()) {
-                Some((q, _)) if *q > p => {}
+            match &slots[*id] {
+                Some(q) if q.precedence > p => {}
                 _ => {
-                    winners.insert(name, (p, value));
+                    slots[*id] = Some(Slot {
+                        precedence: p,
+                        value: Val::Shared(value),
+                        deferred: *deferred,
+                    });
                 }
             }
         }
+        Decl::Named {
+            name,
+            value,
+            important,
+            custom,
+        } => {
+            let p = Precedence {
+                important: *important,
+                ..precedence
+            };
+            let slot = NamedSlot {
+                name,
+                precedence: p,
+                value,
+                custom: *custom,
+            };
+            match named.iter_mut().find(|n| n.name == &**name) {
+                Some(q) if q.precedence > p => {}
+                Some(q) => *q = slot,
+                None => named.push(slot),
+            }
+        }
     }
-    for (n, (name, value, important)) in inline.iter().enumerate() {
-        let p = Precedence {
-            important: *important,
+}
+
+fn compute_one(
+    index: &RuleIndex,
+    matched: &[u32],
+    inline: Option<&str>,
+    parent: &ComputedStyle,
+    root_size: f32,
+) -> ComputedStyle {
+    let inline: Vec<Decl> = inline
+        .map(|style| compile_declarations(&parse_declarations(style)))
+        .unwrap_or_default();
+    let mut slots: [Option<Slot<'_>>; PROPS] = [const { None }; PROPS];
+    let mut named: Vec<NamedSlot<'_>> = Vec::new();
+    for &i in matched {
+        let (rule, precedence) = index.rule(i);
+        for decl in rule.declarations.iter() {
+            offer(&mut slots, &mut named, decl, precedence);
+        }
+    }
+    for (n, decl) in inline.iter().enumerate() {
+        let precedence = Precedence {
+            important: false,
             origin: 2,
             specificity: 0,
             order: n as u32,
         };
-        match winners.get(name.as_str()) {
-            Some((q, _)) if *q > p => {}
-            _ => {
-                winners.insert(name, (p, value));
-            }
-        }
+        offer(&mut slots, &mut named, decl, precedence);
     }
     // Custom properties: inherited, overridden by this element's winners.
-    let mut vars = parent.vars.clone();
-    let custom: Vec<(&str, &str)> = winners
-        .iter()
-        .filter(|(k, _)| k.starts_with("--"))
-        .map(|(k, (_, v))| (*k, *v))
-        .collect();
-    if !custom.is_empty() {
+    let mut vars = Arc::clone(&parent.vars);
+    if named.iter().any(|n| n.custom) {
         let mut map: HashMap<String, String> = (*vars).clone();
-        for (k, v) in custom {
-            map.insert(k.to_string(), v.to_string());
+        for n in named.iter().filter(|n| n.custom) {
+            map.insert(n.name.to_string(), n.value.to_string());
         }
         vars = Arc::new(map);
     }
     // Declarations that use var(): substitute, then expand their shorthands and let
     // the longhands compete by precedence.
-    let mut resolved: FxHashMap<Cow<'_, str>, (Precedence, Cow<'_, str>)> = winners
-        .iter()
-        .filter(|(k, (_, v))| !k.starts_with("--") && !v.contains("var("))
-        .map(|(k, (p, v))| (Cow::Borrowed(*k), (*p, Cow::Borrowed(*v))))
-        .collect();
-    for (k, (p, v)) in winners
-        .iter()
-        .filter(|(k, (_, v))| !k.starts_with("--") && v.contains("var("))
-    {
-        // An unresolvable var() makes the declaration invalid at computed-value time:
-        // the property is then unknown (`unset`).
-        let substituted =
-            substitute_vars(v, &vars, 0).unwrap_or_else(|| "unset-unknown".to_string());
-        for (n, val) in expand(k, &substituted) {
-            let wins = match resolved.get(n.as_str()) {
-                Some((q, _)) => *q <= *p,
-                None => true,
-            };
-            if wins {
-                resolved.insert(Cow::Owned(n), (*p, Cow::Owned(val)));
+    let mut deferred: Vec<(&str, Precedence, Arc<str>)> = Vec::new();
+    for (id, slot) in slots.iter_mut().enumerate() {
+        if slot.as_ref().is_some_and(|s| s.deferred) {
+            if let Some(s) = slot.take() {
+                deferred.push((prop_name(id), s.precedence, s.value.to_arc()));
             }
         }
     }
-    // Called some fifty times per element: kept inline (the compiler's choice to
-    // outline a closure here showed as a tenth of the cascade in instruction counts).
-    #[inline(always)]
-    fn lookup<'a>(
-        resolved: &'a FxHashMap<Cow<'_, str>, (Precedence, Cow<'_, str>)>,
-        name: &str,
-    ) -> Option<&'a str> {
-        resolved.get(name).map(|(_, v)| v.as_ref())
+    for n in named.iter().filter(|n| !n.custom) {
+        deferred.push((n.name, n.precedence, Arc::from(n.value)));
     }
-    let get = |name: &str| lookup(&resolved, name);
+    for (name, p, value) in &deferred {
+        // An unresolvable var() makes the declaration invalid at computed-value time:
+        // the property is then unknown (`unset`).
+        let substituted =
+            substitute_vars(value, &vars, 0).unwrap_or_else(|| "unset-unknown".to_string());
+        for (n, val) in expand(name, &substituted) {
+            let Some(id) = prop_id(&n) else {
+                continue;
+            };
+            let wins = match &slots[id] {
+                Some(q) => q.precedence <= *p,
+                None => true,
+            };
+            if wins {
+                slots[id] = Some(Slot {
+                    precedence: *p,
+                    value: Val::Owned(val.into()),
+                    deferred: false,
+                });
+            }
+        }
+    }
+    let get = |id: usize| slots[id].as_ref().map(|s| s.value.as_str());
 
     let inherit = |v: Option<&str>| matches!(v, Some("inherit"));
     let mut s = ComputedStyle {
@@ -782,43 +1378,43 @@ fn compute_one(
         underline: false,
         other_decoration: false,
         extra: Vec::new(),
-        vars: vars.clone(),
+        vars,
     };
 
-    if let Some(v) = get("font-size") {
+    if let Some(v) = get(FONT_SIZE) {
         s.font_size = font_size(v, parent.font_size, root_size).unwrap_or(parent.font_size);
     }
-    if let Some(v) = get("font-weight") {
+    if let Some(v) = get(FONT_WEIGHT) {
         s.font_weight = font_weight(v, parent.font_weight);
     }
-    match get("color") {
+    match get(COLOR) {
         Some("inherit" | "currentcolor" | "unset") | None => {}
         Some("initial") => s.color = Some(Rgba::BLACK),
         Some(v) => s.color = Rgba::parse(v),
     }
-    match get("background-color") {
+    match get(BACKGROUND_COLOR) {
         None | Some("initial" | "unset") => {}
         Some("inherit") => s.background_color = parent.background_color,
         Some("currentcolor") => s.background_color = s.color,
         Some(v) => s.background_color = Rgba::parse(v),
     }
-    if let Some(v) = get("background-image") {
+    if let Some(v) = get(BACKGROUND_IMAGE) {
         s.background_image = !matches!(v, "none" | "initial" | "unset" | "");
     }
-    match get("display") {
+    match get(DISPLAY) {
         Some(v) if !inherit(Some(v)) => s.display = v.to_string(),
         Some(_) => s.display = parent.display.clone(),
         None => {}
     }
-    match get("visibility") {
+    match get(VISIBILITY) {
         Some("hidden" | "collapse") => s.visibility_hidden = true,
         Some("visible") => s.visibility_hidden = false,
         _ => {}
     }
-    if let Some(v) = get("opacity") {
+    if let Some(v) = get(OPACITY) {
         s.opacity = parse_opacity(v).unwrap_or(1.0);
     }
-    s.content_visibility_hidden = get("content-visibility") == Some("hidden");
+    s.content_visibility_hidden = get(CONTENT_VISIBILITY) == Some("hidden");
 
     // Text decorations propagate from inline ancestors to their text.
     let parent_inline = !matches!(
@@ -827,7 +1423,8 @@ fn compute_one(
     );
     let inherited_underline = parent.underline && parent_inline;
     let inherited_other = parent.other_decoration && parent_inline;
-    let decoration = get("text-decoration-line").or(get("text-decoration"));
+    // (`text-decoration` itself is always expanded to `text-decoration-line`.)
+    let decoration = get(TEXT_DECORATION_LINE);
     match decoration {
         Some(v) => {
             s.underline = v.contains("underline") || (inherited_underline && !v.contains("none"));
@@ -843,32 +1440,14 @@ fn compute_one(
         s.underline = true;
     }
 
-    // The kept properties among this element's few resolved declarations, in
-    // `KEPT` order: one index lookup per declaration instead of a map lookup for
-    // each of the ~40 kept names on every element.
-    static KEPT_INDEX: OnceLock<FxHashMap<&'static str, usize>> = OnceLock::new();
-    let kept_index = KEPT_INDEX.get_or_init(|| {
-        let mut map = FxHashMap::default();
-        for (i, name) in KEPT.iter().enumerate() {
-            map.entry(*name).or_insert(i);
-        }
-        map
-    });
-    let mut kept: Vec<(usize, &'static str, &str)> = resolved
+    // The kept properties, in `KEPT` order (their ids).
+    s.extra = slots[..KEPT.len()]
         .iter()
-        .filter_map(|(name, (_, value))| {
-            let (&kept_name, &i) = kept_index.get_key_value(name.as_ref())?;
-            Some((i, kept_name, value.as_ref()))
-        })
-        .collect();
-    kept.sort_unstable_by_key(|(i, _, _)| *i);
-    s.extra = kept
-        .into_iter()
-        .map(|(_, name, value)| (name, value.to_string()))
+        .enumerate()
+        .filter_map(|(id, slot)| Some((KEPT[id], slot.as_ref()?.value.to_arc())))
         .collect();
     s
 }
-
 /// Replaces each `var(--name[, fallback])` in `value` with the custom property's
 /// value (or the fallback); `None` when one can't be resolved.
 fn substitute_vars(value: &str, vars: &HashMap<String, String>, depth: u32) -> Option<String> {

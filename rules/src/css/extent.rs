@@ -181,7 +181,10 @@ pub fn padding(style: &ComputedStyle, viewport: Viewport) -> [f32; 4] {
 /// becomes `hidden`) when the other axis is neither `visible` nor `clip`.
 pub fn overflow(style: &ComputedStyle, axis: char) -> &'static str {
     let word = |name: &str, last: bool| -> &'static str {
-        let v = style.get(name).unwrap_or("visible");
+        // Most elements declare no overflow: answer them without parsing.
+        let Some(v) = style.get(name) else {
+            return "visible";
+        };
         let w = if last {
             v.split_whitespace().last()
         } else {

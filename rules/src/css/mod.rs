@@ -18,10 +18,75 @@ pub mod extent;
 pub use cascade::{ComputedStyle, Styles};
 pub use color::Rgba;
 
+use std::any::{Any, TypeId};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rustc_hash::FxHashMap;
+
 use cssparser::{
     AtRuleParser, CowRcStr, DeclarationParser, ParseError, Parser, ParserState,
     QualifiedRuleParser, RuleBodyItemParser, RuleBodyParser, StyleSheetParser,
 };
+
+/// Stylesheet texts up to this size have their derived facts cached.
+const FACTS_MAX_TEXT: usize = 1024 * 1024;
+/// Total text bytes the facts cache holds; it is emptied when full.
+const FACTS_MAX_BYTES: usize = 16 * 1024 * 1024;
+
+type FactsByType = Vec<(TypeId, Arc<dyn Any + Send + Sync>)>;
+
+/// Facts a rule derives from one stylesheet's text (the rules that remove focus
+/// outlines, the rotations under orientation queries...), computed once per
+/// text and kind of fact in the process and shared.
+///
+/// The pages of a site link the same sheets, and parsing them again for every
+/// page cost several rules more than their checks. `T` names the kind of fact:
+/// each caller uses a type of its own. Keyed by the full text, bounded in bytes.
+pub fn sheet_facts<T: Send + Sync + 'static>(text: &str, derive: impl FnOnce(&str) -> T) -> Arc<T> {
+    #[derive(Default)]
+    struct Cache {
+        map: FxHashMap<Arc<str>, FactsByType>,
+        bytes: usize,
+    }
+    static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
+    if text.len() > FACTS_MAX_TEXT {
+        return Arc::new(derive(text));
+    }
+    let cache = CACHE.get_or_init(Default::default);
+    // A panic while holding the lock leaves a consistent map (inserts are atomic).
+    let lock = || cache.lock().unwrap_or_else(|p| p.into_inner());
+    let kind = TypeId::of::<T>();
+    let hit = lock().map.get(text).and_then(|facts| {
+        facts
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map(|(_, f)| Arc::clone(f))
+    });
+    if let Some(facts) = hit.and_then(|f| f.downcast::<T>().ok()) {
+        return facts;
+    }
+    let facts = Arc::new(derive(text));
+    let mut guard = lock();
+    if !guard.map.contains_key(text) {
+        if guard.bytes + text.len() > FACTS_MAX_BYTES {
+            guard.map.clear();
+            guard.bytes = 0;
+        }
+        guard.bytes += text.len();
+    }
+    let list = guard.map.entry(Arc::from(text)).or_default();
+    // Another thread may have derived the same facts meanwhile: keep one.
+    if let Some(existing) = list
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .and_then(|(_, f)| Arc::clone(f).downcast::<T>().ok())
+    {
+        return existing;
+    }
+    let shared: Arc<dyn Any + Send + Sync> = facts.clone();
+    list.push((kind, shared));
+    facts
+}
 
 /// One declaration: `name: value [!important]`.
 #[derive(Debug, Clone, PartialEq)]
@@ -560,6 +625,18 @@ mod tests {
             ]
         );
         assert_eq!(parse_stylesheet("@media print { p { x: y } }").len(), 0);
+    }
+
+    #[test]
+    fn sheet_facts_are_derived_once_per_text_and_kind() {
+        struct Count(usize);
+        struct Len(usize);
+        let a = sheet_facts("p { color: red }", |t| Count(t.matches('{').count()));
+        let b = sheet_facts("p { color: red }", |_| Count(99));
+        assert!(Arc::ptr_eq(&a, &b));
+        assert_eq!(b.0, 1);
+        // Another kind of fact of the same text is derived on its own.
+        assert_eq!(sheet_facts("p { color: red }", |t| Len(t.len())).0, 16);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! `long-paragraphs`: paragraphs are not walls of text.
 
-use crate::support::text::words;
+use crate::support::text::word_count;
 use crate::support::{select, selector};
 use crate::{Category, Check, Impact, Rule, RuleMeta};
 
@@ -47,7 +47,7 @@ impl Rule for LongParagraphs {
         let pcx = cx.page();
         for p in select(pcx, selector!("p")) {
             let text = crate::dom::normalized_text(p);
-            let n = words(&text).len();
+            let n = word_count(&text);
             if n == 0 {
                 continue;
             }

@@ -1,6 +1,6 @@
 //! `long-sentences`: sentences are not overly long.
 
-use crate::support::text::{sentences, words};
+use crate::support::text::{sentences, word_count};
 use crate::support::{select, selector};
 use crate::{Category, Check, Impact, Rule, RuleMeta};
 
@@ -62,7 +62,7 @@ impl Rule for LongSentences {
             }
             let longest = sentences(&text)
                 .into_iter()
-                .map(|s| (words(s).len(), s))
+                .map(|s| (word_count(s), s))
                 .max_by_key(|(n, _)| *n);
             match longest {
                 Some((n, s)) if n > MAX_WORDS => {

@@ -30,9 +30,16 @@ pub fn install_dictionary(aff: &str, dic: &str) -> Result<(), String> {
     if DICTIONARY.get().is_some() {
         return Ok(());
     }
-    let dict = Dictionary::new(aff, dic).map_err(|e| e.to_string())?;
-    let _ = DICTIONARY.set(dict);
+    let _ = DICTIONARY.set(parse_dictionary(aff, dic)?);
     Ok(())
+}
+
+/// Parses a Hunspell dictionary without installing it.
+///
+/// # Errors
+/// The dictionary does not parse.
+pub fn parse_dictionary(aff: &str, dic: &str) -> Result<Dictionary, String> {
+    Dictionary::new(aff, dic).map_err(|e| e.to_string())
 }
 
 /// Whether a dictionary is installed (the rule runs only then).

@@ -111,13 +111,15 @@ pub fn combine(modifiers: impl IntoIterator<Item = i32>) -> u32 {
     score.max(0) as u32
 }
 
-/// One test result as a page summary keeps it, for the site grade.
+/// One test result as a page summary keeps it, for the site grade. The names
+/// borrow the static tables' strings (a summary of every page is kept until the
+/// site rules run: no allocation per test and page).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KeptResult {
     /// Observatory test name.
-    pub test: String,
+    pub test: std::borrow::Cow<'static, str>,
     /// Observatory result id.
-    pub result: String,
+    pub result: std::borrow::Cow<'static, str>,
     /// Its score modifier.
     pub modifier: i32,
 }
@@ -125,8 +127,8 @@ pub struct KeptResult {
 impl From<&TestResult> for KeptResult {
     fn from(t: &TestResult) -> Self {
         KeptResult {
-            test: t.test.to_string(),
-            result: t.result.to_string(),
+            test: std::borrow::Cow::Borrowed(t.test),
+            result: std::borrow::Cow::Borrowed(t.result),
             modifier: t.modifier,
         }
     }
@@ -168,7 +170,7 @@ pub fn site_grade_of(site: &crate::site::SiteInput) -> Option<(u32, &'static str
             return Some(score);
         }
         Some(combine(p.security_tests.iter().map(
-            |t| match t.test.as_str() {
+            |t| match t.test.as_ref() {
                 "strict-transport-security" if on_bad_cert => -20,
                 "redirection" if on_bad_cert && t.result != "redirection-not-tested" => -20,
                 "redirection" if t.result == "redirection-not-tested" => {

@@ -1,6 +1,6 @@
 //! `near-duplicate-content`: no two pages are almost the same.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use super::{duplicate_candidates, SiteCheck, SiteInput, SiteRule};
 use crate::support::text::{resemblance, MINHASH_SIZE};
@@ -141,25 +141,48 @@ pub const ROWS: usize = MINHASH_SIZE / BANDS;
 
 /// For each signature, the others that resemble it by [`MIN_RESEMBLANCE`] or more,
 /// with the resemblance, found through [`BANDS`] × [`ROWS`] banding.
+///
+/// Memory stays small at any site size (issue 9: a map of every band of every
+/// signature plus a set of compared pairs took 25 MB at 10,000 pages): bands are
+/// bucketed one at a time by sorting `(hash of the band, signature)` entries, so
+/// equal bands are neighbours; a pair is compared only when the band is really
+/// equal (not just its hash) and no earlier band was, which compares each
+/// candidate pair exactly once without remembering it.
 fn near_pairs(signatures: &[&[u64]]) -> Vec<Vec<(usize, f64)>> {
-    let mut buckets: HashMap<(usize, &[u64]), Vec<usize>> = HashMap::new();
-    for (i, sig) in signatures.iter().enumerate() {
-        for (band, rows) in sig.chunks(ROWS).enumerate() {
-            buckets.entry((band, rows)).or_default().push(i);
-        }
+    use std::hash::{Hash, Hasher};
+    fn band_of(sig: &[u64], band: usize) -> Option<&[u64]> {
+        sig.chunks(ROWS).nth(band)
     }
     let mut near: Vec<Vec<(usize, f64)>> = vec![Vec::new(); signatures.len()];
-    let mut compared: HashSet<(usize, usize)> = HashSet::new();
-    for members in buckets.values().filter(|m| m.len() > 1) {
-        for (k, &a) in members.iter().enumerate() {
-            for &b in &members[k + 1..] {
-                if !compared.insert((a, b)) {
-                    continue;
-                }
-                let r = resemblance(signatures[a], signatures[b]);
-                if r >= MIN_RESEMBLANCE {
-                    near[a].push((b, r));
-                    near[b].push((a, r));
+    let mut entries: Vec<(u64, usize)> = Vec::with_capacity(signatures.len());
+    for band in 0..BANDS {
+        entries.clear();
+        for (i, sig) in signatures.iter().enumerate() {
+            if let Some(rows) = band_of(sig, band) {
+                let mut h = std::hash::DefaultHasher::new();
+                rows.hash(&mut h);
+                entries.push((h.finish(), i));
+            }
+        }
+        entries.sort_unstable();
+        for run in entries.chunk_by(|x, y| x.0 == y.0) {
+            for (k, &(_, a)) in run.iter().enumerate() {
+                for &(_, b) in &run[k + 1..] {
+                    let (sa, sb) = (signatures[a], signatures[b]);
+                    let same_band = band_of(sa, band) == band_of(sb, band);
+                    let met_before = sa
+                        .chunks(ROWS)
+                        .zip(sb.chunks(ROWS))
+                        .take(band)
+                        .any(|(x, y)| x == y);
+                    if !same_band || met_before {
+                        continue;
+                    }
+                    let r = resemblance(sa, sb);
+                    if r >= MIN_RESEMBLANCE {
+                        near[a].push((b, r));
+                        near[b].push((a, r));
+                    }
                 }
             }
         }

@@ -4,25 +4,38 @@
 /// Words of a text: runs of letters, digits, apostrophes and hyphens that hold at
 /// least one letter.
 pub fn words(text: &str) -> Vec<&str> {
+    word_iter(text).collect()
+}
+
+/// How many [`words`] a text has, without collecting them.
+pub fn word_count(text: &str) -> usize {
+    word_iter(text).count()
+}
+
+/// The words of [`words`], lazily.
+fn word_iter(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’' || c == '-'))
         .map(|w| w.trim_matches(|c: char| c == '\'' || c == '’' || c == '-'))
         .filter(|w| w.chars().any(char::is_alphabetic))
-        .collect()
 }
 
 /// Sentences of a text: split after `.`, `!` or `?` followed by white space or the
 /// end. Abbreviations split too; readability formulas accept that noise.
 pub fn sentences(text: &str) -> Vec<&str> {
+    // A piece has a word exactly when it has a letter: letters are never split
+    // or trimmed off. Checking that directly spares a word list per sentence,
+    // which `readability` and `long-sentences` built on every page.
+    let has_word = |s: &str| s.chars().any(char::is_alphabetic);
     let mut out = Vec::new();
     let mut start = 0;
-    let bytes: Vec<(usize, char)> = text.char_indices().collect();
-    for (i, &(pos, c)) in bytes.iter().enumerate() {
+    let mut chars = text.char_indices().peekable();
+    while let Some((pos, c)) = chars.next() {
         if matches!(c, '.' | '!' | '?') {
-            let next = bytes.get(i + 1).map(|&(_, n)| n);
+            let next = chars.peek().map(|&(_, n)| n);
             if next.is_none_or(char::is_whitespace) {
                 let end = pos + c.len_utf8();
                 let s = text[start..end].trim();
-                if !words(s).is_empty() {
+                if has_word(s) {
                     out.push(s);
                 }
                 start = end;
@@ -30,7 +43,7 @@ pub fn sentences(text: &str) -> Vec<&str> {
         }
     }
     let rest = text[start..].trim();
-    if !words(rest).is_empty() {
+    if has_word(rest) {
         out.push(rest);
     }
     out
@@ -39,28 +52,43 @@ pub fn sentences(text: &str) -> Vec<&str> {
 /// English syllables of a word by vowel groups, a silent final `e` dropped
 /// (the usual heuristic behind automated Flesch scores); at least one.
 pub fn syllables(word: &str) -> u32 {
-    let w: Vec<char> = word
-        .to_lowercase()
-        .chars()
-        .filter(char::is_ascii_alphabetic)
-        .collect();
-    if w.is_empty() {
-        return 1;
-    }
     let vowel = |c: char| matches!(c, 'a' | 'e' | 'i' | 'o' | 'u' | 'y');
+    // The word's lowercase ASCII letters, streamed (no string per word): the
+    // vowel groups and the last three letters are all the rule needs.
     let mut count = 0u32;
     let mut prev = false;
-    for &c in &w {
+    let mut n = 0usize;
+    let mut last = ['\0'; 3];
+    let mut letter = |c: char| {
         let v = vowel(c);
         if v && !prev {
             count += 1;
         }
         prev = v;
+        n += 1;
+        last = [last[1], last[2], c];
+    };
+    for c in word.chars() {
+        if c.is_ascii() {
+            // Without `char::to_lowercase`'s table search, which cost more
+            // than the rest of the function.
+            if c.is_ascii_alphabetic() {
+                letter(c.to_ascii_lowercase());
+            }
+        } else {
+            // A few non-ASCII letters lowercase to ASCII ones (the Kelvin sign to `k`).
+            c.to_lowercase()
+                .filter(char::is_ascii_alphabetic)
+                .for_each(&mut letter);
+        }
     }
-    let n = w.len();
+    if n == 0 {
+        return 1;
+    }
+    let [third, second, first] = last;
     // A final "e" after a consonant is silent, except in "-le" after a consonant
     // ("table").
-    if n > 2 && w[n - 1] == 'e' && !vowel(w[n - 2]) && (w[n - 2] != 'l' || vowel(w[n - 3])) {
+    if n > 2 && first == 'e' && !vowel(second) && (second != 'l' || vowel(third)) {
         count = count.saturating_sub(1);
     }
     count.max(1)
@@ -81,16 +109,19 @@ pub struct Readability {
 
 /// Readability of a text; `None` without words.
 pub fn readability(text: &str) -> Option<Readability> {
-    let ws = words(text);
-    if ws.is_empty() {
+    let (mut count, mut syl) = (0usize, 0u32);
+    for w in word_iter(text) {
+        count += 1;
+        syl += syllables(w);
+    }
+    if count == 0 {
         return None;
     }
     let sentences = sentences(text).len().max(1);
-    let syl: u32 = ws.iter().map(|w| syllables(w)).sum();
-    let wps = ws.len() as f64 / sentences as f64;
-    let spw = f64::from(syl) / ws.len() as f64;
+    let wps = count as f64 / sentences as f64;
+    let spw = f64::from(syl) / count as f64;
     Some(Readability {
-        words: ws.len(),
+        words: count,
         sentences,
         reading_ease: 206.835 - 1.015 * wps - 84.6 * spw,
         grade: 0.39 * wps + 11.8 * spw - 15.59,
@@ -167,6 +198,18 @@ mod tests {
         assert_eq!(syllables("table"), 2);
         assert_eq!(syllables("make"), 1);
         assert_eq!(syllables("readability"), 5);
+        assert_eq!(syllables("Able"), 2);
+        assert_eq!(syllables("Bale"), 1);
+        assert_eq!(syllables("idle"), 2);
+        assert_eq!(syllables("be"), 1);
+        assert_eq!(syllables("42"), 1);
+        assert_eq!(syllables("Café"), 1);
+        assert_eq!(syllables("\u{212A}ite"), 1);
+        assert_eq!(word_count("It's a well-known fact, 42 times."), 5);
+        assert_eq!(
+            sentences("Wait... what? -- . Yes!"),
+            vec!["Wait...", "what?", "Yes!"]
+        );
     }
 
     #[test]
