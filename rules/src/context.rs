@@ -149,6 +149,8 @@ pub struct PageContext<'p> {
     layout: OnceLock<crate::repeated::Layout>,
     http_links: OnceLock<Vec<(NodeId, url::Url)>>,
     by_name: OnceLock<FxHashMap<Box<str>, Vec<NodeId>>>,
+    body_text: OnceLock<String>,
+    text_blocks: OnceLock<Vec<crate::support::blocks::TextBlock>>,
 }
 
 /// Attributes that hold id references, indexed by [`PageContext::referrers`].
@@ -183,6 +185,8 @@ impl<'p> PageContext<'p> {
             layout: OnceLock::new(),
             http_links: OnceLock::new(),
             by_name: OnceLock::new(),
+            body_text: OnceLock::new(),
+            text_blocks: OnceLock::new(),
         }
     }
 
@@ -194,6 +198,25 @@ impl<'p> PageContext<'p> {
     /// The parsed document.
     pub fn doc(&self) -> &Html {
         &self.doc
+    }
+
+    /// The innermost blocks of running text with their texts, made once
+    /// ([`crate::support::blocks`]).
+    pub fn text_blocks(&self) -> &[crate::support::blocks::TextBlock] {
+        self.text_blocks
+            .get_or_init(|| crate::support::blocks::innermost_text_blocks(self))
+    }
+
+    /// The visible text of the first `<body>` ([`crate::site::visible_text`]:
+    /// no script, style, template or noscript text; white space folded), made
+    /// once: several rules and the site summary read it.
+    pub fn body_text(&self) -> &str {
+        self.body_text.get_or_init(|| {
+            crate::support::select(self, crate::support::selector!("body"))
+                .next()
+                .map(crate::site::visible_text)
+                .unwrap_or_default()
+        })
     }
 
     /// The `<html>` element.

@@ -161,9 +161,60 @@ const CLOSE: &[&[&str]] = &[
     &["id", "in"],
 ];
 
+/// Most bytes of text whatlang judges. Its trigram counts settle long before
+/// this (its reliability flag is set from a few hundred characters of prose),
+/// while its cost grows with the text: the whole text of a long documentation
+/// page cost more than parsing the page. Longer text is sampled by
+/// [`whatlang_sample`].
+const WHATLANG_MAX_BYTES: usize = 4096;
+
+/// Pieces a long text's sample is made of, spread evenly over the text so that
+/// a page whose opening is in one language and whose bulk is in another is
+/// judged by its bulk.
+const WHATLANG_PIECES: usize = 4;
+
+/// `text` itself when short, else [`WHATLANG_PIECES`] stretches of it, evenly
+/// spread, each cut at white space, joined with spaces: about
+/// [`WHATLANG_MAX_BYTES`] in all.
+fn whatlang_sample(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.len() <= WHATLANG_MAX_BYTES {
+        return text.into();
+    }
+    let piece = WHATLANG_MAX_BYTES / WHATLANG_PIECES;
+    let stride = text.len() / WHATLANG_PIECES;
+    let boundary = |mut i: usize| {
+        while !text.is_char_boundary(i) {
+            i += 1;
+        }
+        i
+    };
+    let mut out = String::with_capacity(WHATLANG_MAX_BYTES + WHATLANG_PIECES);
+    for k in 0..WHATLANG_PIECES {
+        let start = boundary(k * stride);
+        let end = boundary((start + piece).min(text.len()));
+        let mut chunk = &text[start..end];
+        // Whole words only: drop the partial words at both cut ends.
+        if start > 0 {
+            chunk = chunk
+                .split_once(char::is_whitespace)
+                .map_or("", |(_, rest)| rest);
+        }
+        if end < text.len() {
+            chunk = chunk
+                .rsplit_once(char::is_whitespace)
+                .map_or("", |(head, _)| head);
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(chunk);
+    }
+    out.into()
+}
+
 /// Guesses the language of `text`; `None` when the text is too short to guess.
 pub fn guess(text: &str) -> Option<Guess> {
-    let info = whatlang::detect(text)?;
+    let info = whatlang::detect(&whatlang_sample(text))?;
     let code = info.lang().code();
     let primary = WHATLANG_TO_IANA
         .iter()
@@ -451,6 +502,30 @@ fn agrees_primary(declared: &str, guessed: &str) -> bool {
 #[cfg(test)]
 mod guess_tests {
     use super::*;
+
+    #[test]
+    fn long_text_is_sampled_evenly_in_whole_words() {
+        let short = "Ein kurzer Satz.";
+        assert_eq!(whatlang_sample(short), short);
+        // An English opening, then a long German body: the sample is mostly German.
+        let text = format!(
+            "Skip to content. Home. About us. {}",
+            "Die Katze schläft auf dem warmen Fensterbrett, während draußen der Regen fällt. "
+                .repeat(200)
+        );
+        let sample = whatlang_sample(&text);
+        assert!(
+            sample.len() <= WHATLANG_MAX_BYTES + WHATLANG_PIECES,
+            "{}",
+            sample.len()
+        );
+        assert!(sample.len() > WHATLANG_MAX_BYTES - 200, "{}", sample.len());
+        let words: std::collections::HashSet<&str> = text.split_whitespace().collect();
+        for word in sample.split_whitespace() {
+            assert!(words.contains(word), "cut word {word:?}");
+        }
+        assert_eq!(guess(&text).map(|g| g.primary), Some("de"));
+    }
 
     #[test]
     fn guesses_common_languages() {

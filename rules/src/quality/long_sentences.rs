@@ -1,7 +1,6 @@
 //! `long-sentences`: sentences are not overly long.
 
 use crate::support::text::{sentences, word_count};
-use crate::support::{select, selector};
 use crate::{Category, Check, Impact, Rule, RuleMeta};
 
 /// Fails text blocks holding a sentence of more than [`MAX_WORDS`] words.
@@ -48,19 +47,12 @@ impl Rule for LongSentences {
 
     fn check_document(&self, cx: &mut Check<'_, '_>) {
         let pcx = cx.page();
-        for block in select(pcx, selector!("p, li, dd, blockquote, td, figcaption")) {
-            if block
-                .select(selector!("p, li, dd, blockquote, td, figcaption"))
-                .next()
-                .is_some()
-            {
+        for block in pcx.text_blocks() {
+            let Some(el) = pcx.element(block.node) else {
                 continue;
-            }
-            let text = crate::dom::normalized_text(block);
-            if text.is_empty() {
-                continue;
-            }
-            let longest = sentences(&text)
+            };
+            let text = &block.text;
+            let longest = sentences(text)
                 .into_iter()
                 .map(|s| (word_count(s), s))
                 .max_by_key(|(n, _)| *n);
@@ -68,7 +60,7 @@ impl Rule for LongSentences {
                 Some((n, s)) if n > MAX_WORDS => {
                     let start: String = s.split_whitespace().take(8).collect::<Vec<_>>().join(" ");
                     cx.fail(
-                        block,
+                        el,
                         format!("A sentence has {n} words (more than {MAX_WORDS}): \"{start} …\"."),
                     )
                     .with_data(serde_json::json!({"words": n, "max": MAX_WORDS}));

@@ -5,8 +5,6 @@ use std::sync::OnceLock;
 use chrono::Datelike;
 use regex::Regex;
 
-use crate::site::visible_text;
-use crate::support::{select, selector};
 use crate::{Category, Check, Impact, Rule, RuleMeta};
 
 /// Fails copyright notices whose latest year is behind the current year.
@@ -87,10 +85,7 @@ impl Rule for OutdatedCopyright {
         if !pcx.page().is_html() {
             return;
         }
-        let Some(body) = select(pcx, selector!("body")).next() else {
-            return;
-        };
-        let Some(year) = latest_year(&visible_text(body)) else {
+        let Some(year) = latest_year(pcx.body_text()) else {
             return;
         };
         let now = today(pcx.page());

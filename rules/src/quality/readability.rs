@@ -63,21 +63,15 @@ pub fn prose(cx: &crate::PageContext<'_>) -> String {
         return String::new();
     };
     let mut out = String::new();
-    for block in scope.select(selector!("p, li, dd, blockquote, td, figcaption")) {
-        // Nested blocks (a <p> in an <li>) are counted once, at the innermost level.
-        if block
-            .select(selector!("p, li, dd, blockquote, td, figcaption"))
-            .next()
-            .is_some()
-        {
+    for block in cx.text_blocks() {
+        let inside = cx
+            .element(block.node)
+            .is_some_and(|b| b.ancestors().any(|a| a.id() == scope.id()));
+        if !inside {
             continue;
         }
-        let text = crate::dom::normalized_text(block);
-        if text.is_empty() {
-            continue;
-        }
-        out.push_str(&text);
-        if !text.ends_with(['.', '!', '?']) {
+        out.push_str(&block.text);
+        if !block.text.ends_with(['.', '!', '?']) {
             out.push('.');
         }
         out.push(' ');

@@ -1,7 +1,5 @@
 //! `thin-content`: pages carry enough text to be worth indexing.
 
-use crate::site::visible_text;
-use crate::support::{select, selector};
 use crate::{Category, Check, Impact, Rule, RuleMeta};
 
 /// Fails HTML pages with fewer than [`MIN_WORDS`] words of visible text.
@@ -49,10 +47,7 @@ impl Rule for ThinContent {
         if !pcx.page().is_html() || !(200..300).contains(&pcx.page().status) {
             return;
         }
-        let words = select(pcx, selector!("body"))
-            .next()
-            .map(|b| visible_text(b).split_whitespace().count())
-            .unwrap_or(0);
+        let words = pcx.body_text().split_whitespace().count();
         if words < MIN_WORDS {
             cx.fail_page(format!(
                 "The page has {words} words of text (fewer than {MIN_WORDS})."

@@ -228,7 +228,7 @@ pub fn analyze_site(
 impl PageSummary {
     /// Builds the summary of a parsed page.
     pub fn of(cx: &PageContext<'_>) -> PageSummary {
-        use scraper::{ElementRef, Selector};
+        use scraper::Selector;
         use sha2::{Digest, Sha256};
 
         let page = cx.page();
@@ -290,13 +290,10 @@ impl PageSummary {
                     .collect()
             })
             .unwrap_or_default();
-        let body_text = sel("body")
-            .and_then(|s| doc.select(&s).next())
-            .map(|b: ElementRef<'_>| visible_text(b))
-            .unwrap_or_default();
+        let body_text = cx.body_text();
         let word_count = body_text.split_whitespace().count() as u32;
         let text_hash = hex::encode(Sha256::digest(body_text.as_bytes()));
-        let minhash = crate::support::text::minhash(&body_text);
+        let minhash = crate::support::text::minhash(body_text);
         let lang = cx
             .root()
             .value()
@@ -383,23 +380,35 @@ impl PageSummary {
 /// Text of an element without `<script>`, `<style>`, `<template>` and `<noscript>`,
 /// white space folded.
 pub fn visible_text(el: scraper::ElementRef<'_>) -> String {
+    use ego_tree::iter::Edge;
+    let unrendered = |n: &ego_tree::NodeRef<'_, scraper::Node>| {
+        n.value()
+            .as_element()
+            .is_some_and(|e| matches!(e.name(), "script" | "style" | "template" | "noscript"))
+    };
+    if el.ancestors().any(|a| unrendered(&a)) {
+        return String::new();
+    }
+    // One walk that counts the unrendered elements it is inside, rather than
+    // looking up every text node's ancestors.
     let mut out = String::new();
-    for node in el.descendants() {
-        if let Some(text) = node.value().as_text() {
-            let hidden = node.ancestors().any(|a| {
-                a.value().as_element().is_some_and(|e| {
-                    matches!(e.name(), "script" | "style" | "template" | "noscript")
-                })
-            });
-            if hidden {
-                continue;
-            }
-            for word in text.split_whitespace() {
-                if !out.is_empty() {
-                    out.push(' ');
+    let mut inside_unrendered = 0usize;
+    for edge in el.traverse() {
+        match edge {
+            Edge::Open(n) if unrendered(&n) => inside_unrendered += 1,
+            Edge::Close(n) if unrendered(&n) => inside_unrendered -= 1,
+            Edge::Open(n) if inside_unrendered == 0 => {
+                let Some(text) = n.value().as_text() else {
+                    continue;
+                };
+                for word in text.split_whitespace() {
+                    if !out.is_empty() {
+                        out.push(' ');
+                    }
+                    out.push_str(word);
                 }
-                out.push_str(word);
             }
+            _ => {}
         }
     }
     out

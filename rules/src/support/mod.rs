@@ -4,6 +4,7 @@
 //!
 //! Nothing here is a rule; rules live one per file in their category folders.
 
+pub mod blocks;
 pub mod cookies;
 pub mod csp;
 pub mod js_libs;
