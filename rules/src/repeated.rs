@@ -202,15 +202,6 @@ fn compute_layout(cx: &PageContext<'_>) -> Layout {
     out
 }
 
-/// Document-order position of every node (for "comes after" comparisons).
-pub fn document_order(cx: &PageContext<'_>) -> std::collections::HashMap<NodeId, usize> {
-    cx.root()
-        .descendants()
-        .enumerate()
-        .map(|(i, n)| (n.id(), i))
-        .collect()
-}
-
 /// Whether a bypass is needed: some of the page's own content comes after
 /// repeated content.
 pub fn needs_bypass(layout: &Layout) -> bool {
@@ -263,6 +254,14 @@ pub fn skip_link_target<'a>(cx: &'a PageContext<'_>, layout: &Layout) -> Option<
         let main = layout.main_start?;
         let main_pos = layout.position(cx, layout.units[main].node)?;
         let pos = |node: NodeId| layout.position(cx, node);
+        // Units come in document order, so their positions ascend: the first unit
+        // at or after a target is a binary search away (a scan of every unit per
+        // candidate link was most of this rule's time on long pages).
+        let unit_positions: Vec<usize> = layout
+            .units
+            .iter()
+            .map(|u| pos(u.node).unwrap_or(0))
+            .collect();
         cx.root()
             .descendants()
             .filter_map(ElementRef::wrap)
@@ -285,11 +284,7 @@ pub fn skip_link_target<'a>(cx: &'a PageContext<'_>, layout: &Layout) -> Option<
                     return false;
                 };
                 let target_pos = pos(target.id()).unwrap_or(usize::MAX);
-                let next = layout
-                    .units
-                    .iter()
-                    .position(|u| pos(u.node).unwrap_or(0) >= target_pos);
-                next == Some(main)
+                unit_positions.partition_point(|p| *p < target_pos) == main
             })
             .map(|link| link.id())
     });
@@ -324,12 +319,11 @@ const ACTIVATION_HANDLERS: &[&str] = &[
 /// it leaves the page.
 pub fn scripted_control<'a>(cx: &'a PageContext<'_>, layout: &Layout) -> Option<ElementRef<'a>> {
     let main = layout.main_start?;
-    let order = document_order(cx);
-    let main_pos = order.get(&layout.units[main].node).copied()?;
+    let main_pos = layout.position(cx, layout.units[main].node)?;
     cx.root()
         .descendants()
         .filter_map(ElementRef::wrap)
-        .take_while(|el| order.get(&el.id()).is_some_and(|p| *p < main_pos))
+        .take_while(|el| layout.position(cx, el.id()).is_some_and(|p| p < main_pos))
         .find(|el| {
             let href = el.value().attr("href").map(str::trim);
             let javascript_url = href.is_some_and(|h| {
