@@ -161,26 +161,33 @@ const CLOSE: &[&[&str]] = &[
     &["id", "in"],
 ];
 
-/// Most bytes of text whatlang judges. Its trigram counts settle long before
-/// this (its reliability flag is set from a few hundred characters of prose),
-/// while its cost grows with the text: the whole text of a long documentation
-/// page cost more than parsing the page. Longer text is sampled by
-/// [`whatlang_sample`].
-const WHATLANG_MAX_BYTES: usize = 4096;
+/// Most bytes of text whatlang judges first. Its trigram counts settle long
+/// before this on prose (its reliability flag is set from a few hundred
+/// characters), while its cost grows with the text, about 300 instructions a
+/// byte: the whole text of a long documentation page cost more than parsing the
+/// page, and 4 KB still cost a small page's parse ten times over. Longer text
+/// is sampled by [`whatlang_sample`].
+const WHATLANG_MAX_BYTES: usize = 2048;
+
+/// Most bytes judged again before a sample's verdict against the declared
+/// language stands. A sample can mislead where the whole text does not (lists of
+/// nouns shared by English and French, say); a finding is worth the second look,
+/// which pages in their declared language, nearly all of them, never pay for.
+const WHATLANG_CONFIRM_BYTES: usize = 16 * 1024;
 
 /// Pieces a long text's sample is made of, spread evenly over the text so that
 /// a page whose opening is in one language and whose bulk is in another is
 /// judged by its bulk.
 const WHATLANG_PIECES: usize = 4;
 
-/// `text` itself when short, else [`WHATLANG_PIECES`] stretches of it, evenly
-/// spread, each cut at white space, joined with spaces: about
-/// [`WHATLANG_MAX_BYTES`] in all.
-fn whatlang_sample(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.len() <= WHATLANG_MAX_BYTES {
+/// `text` itself when at most `max` bytes long, else [`WHATLANG_PIECES`]
+/// stretches of it, evenly spread, each cut at white space, joined with spaces:
+/// about `max` bytes in all.
+fn whatlang_sample(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= max {
         return text.into();
     }
-    let piece = WHATLANG_MAX_BYTES / WHATLANG_PIECES;
+    let piece = max / WHATLANG_PIECES;
     let stride = text.len() / WHATLANG_PIECES;
     let boundary = |mut i: usize| {
         while !text.is_char_boundary(i) {
@@ -188,7 +195,7 @@ fn whatlang_sample(text: &str) -> std::borrow::Cow<'_, str> {
         }
         i
     };
-    let mut out = String::with_capacity(WHATLANG_MAX_BYTES + WHATLANG_PIECES);
+    let mut out = String::with_capacity(max + WHATLANG_PIECES);
     for k in 0..WHATLANG_PIECES {
         let start = boundary(k * stride);
         let end = boundary((start + piece).min(text.len()));
@@ -212,9 +219,15 @@ fn whatlang_sample(text: &str) -> std::borrow::Cow<'_, str> {
     out.into()
 }
 
-/// Guesses the language of `text`; `None` when the text is too short to guess.
+/// Guesses the language of `text` (a sample of it when long); `None` when the
+/// text is too short to guess.
 pub fn guess(text: &str) -> Option<Guess> {
-    let info = whatlang::detect(&whatlang_sample(text))?;
+    guess_within(text, WHATLANG_MAX_BYTES)
+}
+
+/// [`guess`] on at most about `max` bytes of the text.
+fn guess_within(text: &str, max: usize) -> Option<Guess> {
+    let info = whatlang::detect(&whatlang_sample(text, max))?;
     let code = info.lang().code();
     let primary = WHATLANG_TO_IANA
         .iter()
@@ -437,7 +450,14 @@ pub fn assess(declared: &str, text: &str) -> Assessment {
         return Assessment::Unknown;
     }
     if detectable(declared) {
-        match guess(text) {
+        let mut guessed = guess(text);
+        let agreed = guessed
+            .as_ref()
+            .is_some_and(|g| g.reliable && agrees(declared, g.primary));
+        if !agreed && text.len() > WHATLANG_MAX_BYTES {
+            guessed = guess_within(text, WHATLANG_CONFIRM_BYTES);
+        }
+        match guessed {
             Some(g) if g.reliable && agrees(declared, g.primary) => return Assessment::Matches,
             Some(g) if g.reliable => {
                 return Assessment::Differs {
@@ -506,14 +526,14 @@ mod guess_tests {
     #[test]
     fn long_text_is_sampled_evenly_in_whole_words() {
         let short = "Ein kurzer Satz.";
-        assert_eq!(whatlang_sample(short), short);
+        assert_eq!(whatlang_sample(short, WHATLANG_MAX_BYTES), short);
         // An English opening, then a long German body: the sample is mostly German.
         let text = format!(
             "Skip to content. Home. About us. {}",
             "Die Katze schläft auf dem warmen Fensterbrett, während draußen der Regen fällt. "
                 .repeat(200)
         );
-        let sample = whatlang_sample(&text);
+        let sample = whatlang_sample(&text, WHATLANG_MAX_BYTES);
         assert!(
             sample.len() <= WHATLANG_MAX_BYTES + WHATLANG_PIECES,
             "{}",
