@@ -180,11 +180,13 @@ const WHATLANG_CONFIRM_BYTES: usize = 16 * 1024;
 /// judged by its bulk.
 const WHATLANG_PIECES: usize = 4;
 
-/// `text` itself when at most `max` bytes long, else [`WHATLANG_PIECES`]
+/// `text` itself when at most twice `max` bytes long, else [`WHATLANG_PIECES`]
 /// stretches of it, evenly spread, each cut at white space, joined with spaces:
-/// about `max` bytes in all.
+/// about `max` bytes in all. Text a little over `max` is judged whole: a sample
+/// of it saves little, and when a sample is not conclusive, [`assess`] would
+/// judge the text again in full.
 fn whatlang_sample(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
-    if text.len() <= max {
+    if text.len() <= 2 * max {
         return text.into();
     }
     let piece = max / WHATLANG_PIECES;
@@ -454,7 +456,7 @@ pub fn assess(declared: &str, text: &str) -> Assessment {
         let agreed = guessed
             .as_ref()
             .is_some_and(|g| g.reliable && agrees(declared, g.primary));
-        if !agreed && text.len() > WHATLANG_MAX_BYTES {
+        if !agreed && text.len() > 2 * WHATLANG_MAX_BYTES {
             guessed = guess_within(text, WHATLANG_CONFIRM_BYTES);
         }
         match guessed {
