@@ -61,31 +61,28 @@ cannot read low-contrast text.
 };
 
 /// Whether `el` has text of its own (not only white space or a lone symbol).
-fn own_text(el: ElementRef<'_>) -> Option<String> {
-    // Most elements hold only white space or no text: answer those without
-    // allocating (this runs on every element).
-    if !el
+fn has_own_text(el: ElementRef<'_>) -> bool {
+    // This runs on every element: look at the characters, build nothing.
+    let mut visible = el
         .children()
-        .any(|c| c.value().as_text().is_some_and(|t| !t.trim().is_empty()))
-    {
-        return None;
+        .filter_map(|c| c.value().as_text())
+        .flat_map(|t| t.chars())
+        .filter(|c| !c.is_whitespace());
+    match (visible.next(), visible.next()) {
+        (None, _) => false,
+        // A lone letter or symbol ("X", "»") conveys no human language.
+        (Some(c), None) => c.is_numeric(),
+        _ => true,
     }
+}
+
+/// The element's own text, white space folded (for messages).
+fn own_text(el: ElementRef<'_>) -> String {
     let text: String = el
         .children()
         .filter_map(|c| c.value().as_text().map(|t| t.to_string()))
         .collect();
-    let trimmed = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if trimmed.is_empty() {
-        return None;
-    }
-    // A lone letter or symbol ("X", "»") conveys no human language.
-    let mut chars = trimmed.chars();
-    if let (Some(c), None) = (chars.next(), chars.next()) {
-        if !c.is_numeric() {
-            return None;
-        }
-    }
-    Some(trimmed)
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Text inside a disabled widget, or labelling one, is exempt.
@@ -356,9 +353,9 @@ impl Rule for ColorContrast {
         {
             return;
         }
-        let Some(text) = own_text(el) else {
+        if !has_own_text(el) {
             return;
-        };
+        }
         let page = cx.page();
         if !page.is_visible(el) || icon_font(page, el) {
             return;
@@ -472,7 +469,7 @@ impl Rule for ColorContrast {
         if part_of_disabled_widget(page, el) {
             return;
         }
-        let snippet: String = text.chars().take(40).collect();
+        let snippet: String = own_text(el).chars().take(40).collect();
         if max >= expected {
             cx.cant_tell(
                 el,
