@@ -1,8 +1,8 @@
 //! DOM helpers shared by rules: the document as browsers build it, unique
 //! selectors, snippets, text.
 
-use ego_tree::NodeId;
-use scraper::{ElementRef, Html};
+use ego_tree::{NodeId, NodeRef};
+use scraper::{ElementRef, Html, Node};
 
 /// Longest snippet kept in a finding, in characters.
 pub const SNIPPET_MAX_CHARS: usize = 240;
@@ -147,6 +147,37 @@ pub fn truncate_chars(s: &str, max: usize) -> String {
     }
     let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
     out.push('…');
+    out
+}
+
+/// The text nodes of `el` that are rendered, in document order: none inside a
+/// `<script>`, `<style>`, `<template>` or `<noscript>` (nor any when `el` is in
+/// one). One walk that counts the unrendered elements it is inside, rather than
+/// looking up every text node's ancestors.
+pub fn rendered_text_nodes(el: ElementRef<'_>) -> Vec<(NodeRef<'_, Node>, &str)> {
+    use ego_tree::iter::Edge;
+    let unrendered = |n: &NodeRef<'_, Node>| {
+        n.value()
+            .as_element()
+            .is_some_and(|e| matches!(e.name(), "script" | "style" | "template" | "noscript"))
+    };
+    let mut out = Vec::new();
+    if el.ancestors().any(|a| unrendered(&a)) {
+        return out;
+    }
+    let mut inside = 0usize;
+    for edge in el.traverse() {
+        match edge {
+            Edge::Open(n) if unrendered(&n) => inside += 1,
+            Edge::Close(n) if unrendered(&n) => inside -= 1,
+            Edge::Open(n) if inside == 0 => {
+                if let Some(text) = n.value().as_text() {
+                    out.push((n, &**text));
+                }
+            }
+            _ => {}
+        }
+    }
     out
 }
 

@@ -68,35 +68,6 @@ fn patterns() -> Option<&'static Patterns> {
     .as_ref()
 }
 
-/// The document's rendered text nodes that are not white space, in document
-/// order: one walk that counts the script, style, template and noscript
-/// elements it is inside.
-fn text_nodes<'a>(root: ElementRef<'a>) -> Vec<(ego_tree::NodeRef<'a, scraper::Node>, &'a str)> {
-    use ego_tree::iter::Edge;
-    let unrendered = |n: &ego_tree::NodeRef<'_, scraper::Node>| {
-        n.value()
-            .as_element()
-            .is_some_and(|e| matches!(e.name(), "script" | "style" | "template" | "noscript"))
-    };
-    let mut out = Vec::new();
-    let mut inside = 0usize;
-    for edge in root.traverse() {
-        match edge {
-            Edge::Open(n) if unrendered(&n) => inside += 1,
-            Edge::Close(n) if unrendered(&n) => inside -= 1,
-            Edge::Open(n) if inside == 0 => {
-                if let Some(text) = n.value().as_text() {
-                    if !text.trim().is_empty() {
-                        out.push((n, &**text));
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
 impl Rule for PlaceholderText {
     fn meta(&self) -> &'static RuleMeta {
         &META
@@ -115,7 +86,10 @@ impl Rule for PlaceholderText {
         else {
             return;
         };
-        let nodes = text_nodes(pcx.root());
+        let nodes: Vec<_> = crate::dom::rendered_text_nodes(pcx.root())
+            .into_iter()
+            .filter(|(_, t)| !t.trim().is_empty())
+            .collect();
         if nodes.is_empty() {
             return;
         }

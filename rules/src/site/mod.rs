@@ -380,35 +380,13 @@ impl PageSummary {
 /// Text of an element without `<script>`, `<style>`, `<template>` and `<noscript>`,
 /// white space folded.
 pub fn visible_text(el: scraper::ElementRef<'_>) -> String {
-    use ego_tree::iter::Edge;
-    let unrendered = |n: &ego_tree::NodeRef<'_, scraper::Node>| {
-        n.value()
-            .as_element()
-            .is_some_and(|e| matches!(e.name(), "script" | "style" | "template" | "noscript"))
-    };
-    if el.ancestors().any(|a| unrendered(&a)) {
-        return String::new();
-    }
-    // One walk that counts the unrendered elements it is inside, rather than
-    // looking up every text node's ancestors.
     let mut out = String::new();
-    let mut inside_unrendered = 0usize;
-    for edge in el.traverse() {
-        match edge {
-            Edge::Open(n) if unrendered(&n) => inside_unrendered += 1,
-            Edge::Close(n) if unrendered(&n) => inside_unrendered -= 1,
-            Edge::Open(n) if inside_unrendered == 0 => {
-                let Some(text) = n.value().as_text() else {
-                    continue;
-                };
-                for word in text.split_whitespace() {
-                    if !out.is_empty() {
-                        out.push(' ');
-                    }
-                    out.push_str(word);
-                }
+    for (_, text) in dom::rendered_text_nodes(el) {
+        for word in text.split_whitespace() {
+            if !out.is_empty() {
+                out.push(' ');
             }
-            _ => {}
+            out.push_str(word);
         }
     }
     out
