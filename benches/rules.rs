@@ -426,6 +426,11 @@ fn main() {
         Err(e) => panic!("the `all` rule set must resolve: {e}"),
     };
     let rules = selection.page;
+    // `spelling` is one of the per-page rules: load the dictionary a scan loads, so
+    // the bench pays for it too (without one the rule does nothing).
+    if let Some(note) = sitescan_engine::spelling::install_spelling_dictionary().note() {
+        eprintln!("rules bench: {note}");
+    }
 
     let mut corpora = Vec::new();
     match load_dir(

@@ -98,6 +98,20 @@ fn main() {
         eprintln!("PAGES must be a number");
         std::process::exit(2);
     };
+    // The `spelling` rule runs only with a dictionary, as in a scan: load Debian's
+    // hunspell-en-us when it is there.
+    let dictionary = ["aff", "dic"]
+        .map(|ext| std::fs::read_to_string(format!("/usr/share/hunspell/en_US.{ext}")));
+    match dictionary {
+        [Ok(aff), Ok(dic)] => {
+            if let Err(e) = sitescan_rules::quality::spelling::install_dictionary(&aff, &dic) {
+                eprintln!("profile_rules: the spelling dictionary does not load: {e}");
+            }
+        }
+        _ => eprintln!(
+            "profile_rules: no /usr/share/hunspell/en_US dictionary: spelling does not run"
+        ),
+    }
     let mode = args.get(3).map(String::as_str).unwrap_or("rules");
     // Linked stylesheets to attach to every page, as the engine does after fetching them.
     let sheets: Vec<sitescan_rules::Stylesheet> = args

@@ -9,8 +9,13 @@ use std::sync::OnceLock;
 
 use spellbook::Dictionary;
 
-use crate::support::text::words;
-use crate::support::{select, selector};
+use std::borrow::Cow;
+
+use rustc_hash::FxHashMap;
+
+use crate::support::blocks::innermost;
+use crate::support::selector;
+use crate::support::text::word_iter;
 use crate::{Category, Check, Impact, Rule, RuleMeta};
 
 /// Checks the words of English prose against the installed Hunspell dictionary.
@@ -92,24 +97,34 @@ fn checkable(w: &str) -> bool {
         && w.chars().any(char::is_alphabetic)
 }
 
-/// The block's text without links and code.
+/// The block's text without links and code: one walk that counts the skipped
+/// elements it is inside.
 fn prose_text(el: scraper::ElementRef<'_>) -> String {
+    use ego_tree::iter::Edge;
+    let skipped = |n: &ego_tree::NodeRef<'_, scraper::Node>| {
+        n.value().as_element().is_some_and(|e| {
+            matches!(
+                e.name(),
+                "a" | "code" | "pre" | "kbd" | "samp" | "script" | "style"
+            )
+        })
+    };
     let mut out = String::new();
-    for node in el.descendants() {
-        let Some(t) = node.value().as_text() else {
-            continue;
-        };
-        let skipped = node.ancestors().any(|a| {
-            a.value().as_element().is_some_and(|e| {
-                matches!(
-                    e.name(),
-                    "a" | "code" | "pre" | "kbd" | "samp" | "script" | "style"
-                )
-            })
-        });
-        if !skipped {
-            out.push_str(t);
-            out.push(' ');
+    if el.ancestors().any(|a| skipped(&a)) {
+        return out;
+    }
+    let mut inside = 0usize;
+    for edge in el.traverse() {
+        match edge {
+            Edge::Open(n) if skipped(&n) => inside += 1,
+            Edge::Close(n) if skipped(&n) => inside -= 1,
+            Edge::Open(n) if inside == 0 => {
+                if let Some(t) = n.value().as_text() {
+                    out.push_str(t);
+                    out.push(' ');
+                }
+            }
+            _ => {}
         }
     }
     out
@@ -139,21 +154,32 @@ impl Rule for Spelling {
             return;
         }
         let blocks = selector!("p, li, dd, blockquote, td, figcaption, h1, h2, h3, h4, h5, h6");
-        for block in select(pcx, blocks) {
-            if block.select(blocks).next().is_some() {
-                continue;
-            }
+        // A page repeats most of its words: each is looked up once.
+        let mut known: FxHashMap<String, bool> = FxHashMap::default();
+        for block in innermost(pcx, blocks) {
             let text = prose_text(block);
             let mut wrong: Vec<String> = Vec::new();
             let mut checked = 0;
-            for w in words(&text) {
+            for w in word_iter(&text) {
                 if !checkable(w) {
                     continue;
                 }
                 checked += 1;
-                let w = w.replace('’', "'");
-                if !dict.check(&w) && !wrong.contains(&w) {
-                    wrong.push(w);
+                let w: Cow<'_, str> = if w.contains('’') {
+                    w.replace('’', "'").into()
+                } else {
+                    w.into()
+                };
+                let correct = match known.get(&*w) {
+                    Some(c) => *c,
+                    None => {
+                        let c = dict.check(&w);
+                        known.insert(w.to_string(), c);
+                        c
+                    }
+                };
+                if !correct && !wrong.iter().any(|x| *x == *w) {
+                    wrong.push(w.into_owned());
                 }
             }
             if checked == 0 {

@@ -7,6 +7,7 @@
 //! whole subtree; the outer blocks of a long list or table made that quadratic.
 //! Here every block marks its block ancestors instead (a walk up, stopped at
 //! the first ancestor already marked), and the texts are made once per page.
+//! `spelling` finds its own innermost blocks (headings included) the same way.
 
 use ego_tree::NodeId;
 use rustc_hash::FxHashSet;
@@ -23,15 +24,19 @@ pub struct TextBlock {
     pub text: String,
 }
 
-/// The innermost text blocks of the page with any text, in document order.
-pub(crate) fn innermost_text_blocks(cx: &PageContext<'_>) -> Vec<TextBlock> {
-    let blocks: Vec<_> = select(cx, selector!("p, li, dd, blockquote, td, figcaption")).collect();
+/// The elements matching `sel` that have no matching element below them, in
+/// document order.
+pub(crate) fn innermost<'a>(
+    cx: &'a PageContext<'_>,
+    sel: &'static scraper::Selector,
+) -> Vec<scraper::ElementRef<'a>> {
+    let blocks: Vec<_> = select(cx, sel).collect();
     let ids: FxHashSet<NodeId> = blocks.iter().map(|b| b.id()).collect();
     let mut outer: FxHashSet<NodeId> = FxHashSet::default();
     for block in &blocks {
         for ancestor in block.ancestors() {
             if ids.contains(&ancestor.id()) && !outer.insert(ancestor.id()) {
-                // Marked before, and so were its block ancestors.
+                // Marked before, and so were its matching ancestors.
                 break;
             }
         }
@@ -39,6 +44,13 @@ pub(crate) fn innermost_text_blocks(cx: &PageContext<'_>) -> Vec<TextBlock> {
     blocks
         .into_iter()
         .filter(|b| !outer.contains(&b.id()))
+        .collect()
+}
+
+/// The innermost text blocks of the page with any text, in document order.
+pub(crate) fn innermost_text_blocks(cx: &PageContext<'_>) -> Vec<TextBlock> {
+    innermost(cx, selector!("p, li, dd, blockquote, td, figcaption"))
+        .into_iter()
         .filter_map(|b| {
             let text = crate::dom::normalized_text(b);
             (!text.is_empty()).then_some(TextBlock { node: b.id(), text })

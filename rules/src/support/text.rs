@@ -13,7 +13,7 @@ pub fn word_count(text: &str) -> usize {
 }
 
 /// The words of [`words`], lazily.
-fn word_iter(text: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn word_iter(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’' || c == '-'))
         .map(|w| w.trim_matches(|c: char| c == '\'' || c == '’' || c == '-'))
         .filter(|w| w.chars().any(char::is_alphabetic))
