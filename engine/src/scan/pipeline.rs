@@ -32,6 +32,7 @@ use tracing::Instrument;
 use url::Url;
 
 use super::dispatch::Dispatcher;
+use super::intern::Interner;
 use crate::checks::links::{facts_from_fetched, LinkChecker};
 use crate::config::ScanConfig;
 use crate::crawl::fetch::{decode_html, BodyPolicy, FetchError, Fetched, Fetcher, HopStop};
@@ -187,6 +188,7 @@ pub(crate) async fn run(
         store,
         tallies: HashMap::new(),
         summaries: Vec::new(),
+        urls: Interner::default(),
         notes: early_notes,
         error_count: 0,
     };
@@ -355,6 +357,8 @@ pub(crate) async fn run(
         }
     }
 
+    // The summaries hold the shared URLs now; the lookup table is not needed.
+    drop(std::mem::take(&mut crawl.urls));
     let left = crawl.frontier.len() as u64;
     if left > 0 {
         crawl.stats.truncated = true;
@@ -523,13 +527,13 @@ async fn check_links(
     let mut seen = HashSet::new();
     let mut urls = Vec::new();
     for p in summaries {
-        let lists: [(bool, &[String]); 2] = [
+        let lists: [(bool, &[Arc<str>]); 2] = [
             (false, if links { &p.links } else { &[] }),
             (true, if resources { &p.resources } else { &[] }),
         ];
         for (is_resource, list) in lists {
             for u in list {
-                if !seen.insert(u.clone()) {
+                if !seen.insert(Arc::clone(u)) {
                     continue;
                 }
                 let Ok(url) = Url::parse(u) else {
@@ -606,6 +610,8 @@ struct Crawl {
     store: FindingStore,
     tallies: HashMap<String, RuleSummary>,
     summaries: Vec<PageSummary>,
+    /// The summaries' link and resource URLs, one copy each (see [`Interner`]).
+    urls: Interner,
     notes: Vec<String>,
     error_count: u64,
 }
@@ -726,7 +732,10 @@ impl Crawl {
         }
         self.pages.push(done.report);
         self.store.push(done.findings)?;
-        self.summaries.push(done.summary);
+        let mut summary = done.summary;
+        self.urls.intern_all(&mut summary.links);
+        self.urls.intern_all(&mut summary.resources);
+        self.summaries.push(summary);
         let progress = Progress {
             pages_done: self.pages.len() as u64,
             pages_queued: (self.frontier.len() + in_flight) as u64,

@@ -26,6 +26,8 @@ pub mod tls_certificate;
 pub mod tls_version;
 pub mod unreachable_page;
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use crate::context::{Finding, Outcome, RuleTally};
@@ -62,7 +64,9 @@ pub struct PageSummary {
     /// Whether a meta robots tag or `X-Robots-Tag` says `noindex`.
     pub noindex: bool,
     /// Absolute URLs of `<a href>` links on the page (fragment removed), in order.
-    pub links: Vec<String>,
+    /// Shared strings: the scan keeps one copy of each URL for all the pages that
+    /// link to it (the engine interns them; most links repeat navigation).
+    pub links: Vec<Arc<str>>,
     /// Count of words of visible body text.
     pub word_count: u32,
     /// SHA-256 of the folded body text, for exact duplicates; hex on the wire (as
@@ -96,8 +100,9 @@ pub struct PageSummary {
     /// Absolute `http(s)` URLs of the subresources the page loads (`<img>`,
     /// `<script>`, stylesheet and icon `<link>`, `<iframe>`, `<video>`, `<audio>`,
     /// `<source>`, `<track>`), fragment removed, each once, in document order.
+    /// Shared strings, as [`Self::links`].
     #[serde(default)]
-    pub resources: Vec<String>,
+    pub resources: Vec<Arc<str>>,
 }
 
 /// (De)serializes a digest as a lowercase hex string, the wire form of
@@ -298,7 +303,7 @@ impl PageSummary {
                 .split(',')
                 .any(|t| matches!(t.trim(), "noindex" | "none"))
         });
-        let mut links: Vec<String> = sel("a[href]")
+        let mut links: Vec<Arc<str>> = sel("a[href]")
             .map(|s| {
                 doc.select(&s)
                     .filter_map(|a| a.value().attr("href"))
@@ -306,7 +311,7 @@ impl PageSummary {
                     .filter(|u| matches!(u.scheme(), "http" | "https"))
                     .map(|mut u| {
                         u.set_fragment(None);
-                        u.to_string()
+                        Arc::from(u.as_str())
                     })
                     .collect()
             })
@@ -343,7 +348,7 @@ impl PageSummary {
         let security_tests = security
             .as_ref()
             .map(|s| crate::security::grade::KeptResults::of(&s.tests));
-        let mut resources: Vec<String> = Vec::new();
+        let mut resources: Vec<Arc<str>> = Vec::new();
         if let Some(s) = sel("img[src], script[src], link[href], iframe[src], video[src], audio[src], source[src], track[src]") {
             for el in doc.select(&s) {
                 let v = el.value();
@@ -369,9 +374,8 @@ impl PageSummary {
                     continue;
                 }
                 u.set_fragment(None);
-                let u = u.to_string();
-                if !resources.contains(&u) {
-                    resources.push(u);
+                if !resources.iter().any(|r| **r == *u.as_str()) {
+                    resources.push(Arc::from(u.as_str()));
                 }
             }
         }
@@ -611,7 +615,7 @@ pub(crate) fn report_link_statuses(
     site: &SiteInput,
     out: &mut SiteCheck,
     what: &str,
-    urls: impl Fn(&PageSummary) -> &[String],
+    urls: impl Fn(&PageSummary) -> &[Arc<str>],
 ) {
     let mut seen_pages = std::collections::HashSet::new();
     for p in &site.pages {
@@ -619,7 +623,7 @@ pub(crate) fn report_link_statuses(
             continue;
         }
         for u in urls(p) {
-            match site.link_status.get(u) {
+            match site.link_status.get(&**u) {
                 None | Some(LinkStatus::Skipped { .. }) => {}
                 Some(LinkStatus::Ok { .. }) => out.pass(),
                 Some(LinkStatus::Broken { status }) => {
