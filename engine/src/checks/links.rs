@@ -218,6 +218,13 @@ impl LinkChecker {
         lock(&self.cache).entry(url.to_string()).or_insert(status);
     }
 
+    /// Forgets the subresource facts kept for pages still to come (the crawl is
+    /// over: nothing asks [`Self::inspect`] again), keeping every URL's status.
+    /// They were the largest per-subresource state of a scan.
+    pub fn forget_facts(&self) {
+        *lock(&self.facts) = HashMap::new();
+    }
+
     /// Records the facts of a resource fetched by someone else (a stylesheet the
     /// crawl fetched for the CSS rules), so [`Self::inspect`] and the status
     /// checks reuse them instead of requesting it again.
@@ -842,6 +849,11 @@ mod tests {
         let before = hits.load(Ordering::SeqCst);
         let facts = c.inspect(&gone, ResourceKind::Image).await.unwrap();
         assert_eq!(facts.status, 404);
+        assert_eq!(c.check(&gone).await, LinkStatus::Broken { status: 404 });
+        assert_eq!(hits.load(Ordering::SeqCst), before + 1);
+
+        // Forgotten facts leave the statuses: no request for the link checks.
+        c.forget_facts();
         assert_eq!(c.check(&gone).await, LinkStatus::Broken { status: 404 });
         assert_eq!(hits.load(Ordering::SeqCst), before + 1);
     }

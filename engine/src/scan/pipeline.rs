@@ -369,6 +369,13 @@ pub(crate) async fn run(
             config.max_pages
         ));
     }
+    // What only the crawl needed goes before the link checks and site rules
+    // allocate theirs: the emptied frontier's buffer (it held the widest level of
+    // the breadth-first crawl) and the subresource facts.
+    crawl.frontier = VecDeque::new();
+    if let Some(checker) = shared.checker.as_deref() {
+        checker.forget_facts();
+    }
 
     // Readability judges English text only; say which pages it skipped.
     if inner.selection.ids().contains(&"readability") {
