@@ -213,6 +213,12 @@ impl LinkChecker {
         }
     }
 
+    /// The status known for this URL without a request (seeded, or checked
+    /// before), as [`Self::check`] would answer it from its cache.
+    pub fn cached(&self, url: &str) -> Option<LinkStatus> {
+        lock(&self.cache).get(url).cloned()
+    }
+
     /// Records a status known from elsewhere (a page the crawl fetched).
     pub fn seed(&self, url: &str, status: LinkStatus) {
         lock(&self.cache).entry(url.to_string()).or_insert(status);
@@ -854,6 +860,11 @@ mod tests {
 
         // Forgotten facts leave the statuses: no request for the link checks.
         c.forget_facts();
+        assert_eq!(
+            c.cached(gone.as_str()),
+            Some(LinkStatus::Broken { status: 404 })
+        );
+        assert_eq!(c.cached(u("/never-seen").as_str()), None);
         assert_eq!(c.check(&gone).await, LinkStatus::Broken { status: 404 });
         assert_eq!(hits.load(Ordering::SeqCst), before + 1);
     }

@@ -532,7 +532,12 @@ async fn check_links(
         checker.seed(&p.final_url, status);
     }
     let mut seen = HashSet::new();
+    // Only URLs without a known status are kept as `Url`s for the network
+    // checks; the others (most: the crawled pages themselves) go straight to
+    // the answer. Holding a parsed `Url` for every link of the site was most of
+    // this step's memory.
     let mut urls = Vec::new();
+    let mut statuses = std::collections::BTreeMap::new();
     for p in summaries {
         let lists: [(bool, &[Arc<str>]); 2] = [
             (false, if links { &p.links } else { &[] }),
@@ -560,27 +565,28 @@ async fn check_links(
                         );
                     }
                 }
-                urls.push(url);
+                // Politeness holds for link checks too: a URL robots.txt
+                // disallows is not requested, not even with HEAD.
+                if !shared.robots_allow(&url) {
+                    statuses.insert(
+                        url.to_string(),
+                        LinkStatus::Skipped {
+                            reason: "disallowed by robots.txt".into(),
+                        },
+                    );
+                    continue;
+                }
+                match checker.cached(url.as_str()) {
+                    Some(status) => {
+                        statuses.insert(url.to_string(), status);
+                    }
+                    None => urls.push(url),
+                }
             }
         }
     }
-    // Politeness holds for link checks too: a URL robots.txt disallows is not
-    // requested, not even with HEAD.
-    let mut disallowed = std::collections::BTreeMap::new();
-    urls.retain(|u| {
-        let allowed = shared.robots_allow(u);
-        if !allowed {
-            disallowed.insert(
-                u.to_string(),
-                LinkStatus::Skipped {
-                    reason: "disallowed by robots.txt".into(),
-                },
-            );
-        }
-        allowed
-    });
-    let mut statuses = checker.check_all(urls).await;
-    statuses.extend(disallowed);
+    drop(seen);
+    statuses.extend(checker.check_all(urls).await);
     statuses
 }
 
