@@ -213,9 +213,22 @@ impl LinkChecker {
         }
     }
 
+    /// The status known for this URL without a request (seeded, or checked
+    /// before), as [`Self::check`] would answer it from its cache.
+    pub fn cached(&self, url: &str) -> Option<LinkStatus> {
+        lock(&self.cache).get(url).cloned()
+    }
+
     /// Records a status known from elsewhere (a page the crawl fetched).
     pub fn seed(&self, url: &str, status: LinkStatus) {
         lock(&self.cache).entry(url.to_string()).or_insert(status);
+    }
+
+    /// Forgets the subresource facts kept for pages still to come (the crawl is
+    /// over: nothing asks [`Self::inspect`] again), keeping every URL's status.
+    /// They were the largest per-subresource state of a scan.
+    pub fn forget_facts(&self) {
+        *lock(&self.facts) = HashMap::new();
     }
 
     /// Records the facts of a resource fetched by someone else (a stylesheet the
@@ -842,6 +855,16 @@ mod tests {
         let before = hits.load(Ordering::SeqCst);
         let facts = c.inspect(&gone, ResourceKind::Image).await.unwrap();
         assert_eq!(facts.status, 404);
+        assert_eq!(c.check(&gone).await, LinkStatus::Broken { status: 404 });
+        assert_eq!(hits.load(Ordering::SeqCst), before + 1);
+
+        // Forgotten facts leave the statuses: no request for the link checks.
+        c.forget_facts();
+        assert_eq!(
+            c.cached(gone.as_str()),
+            Some(LinkStatus::Broken { status: 404 })
+        );
+        assert_eq!(c.cached(u("/never-seen").as_str()), None);
         assert_eq!(c.check(&gone).await, LinkStatus::Broken { status: 404 });
         assert_eq!(hits.load(Ordering::SeqCst), before + 1);
     }

@@ -4,4 +4,5 @@
 //! ([`dispatch`]).
 
 pub(crate) mod dispatch;
+pub(crate) mod intern;
 pub(crate) mod pipeline;

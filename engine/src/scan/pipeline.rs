@@ -32,6 +32,7 @@ use tracing::Instrument;
 use url::Url;
 
 use super::dispatch::Dispatcher;
+use super::intern::Interner;
 use crate::checks::links::{facts_from_fetched, LinkChecker};
 use crate::config::ScanConfig;
 use crate::crawl::fetch::{decode_html, BodyPolicy, FetchError, Fetched, Fetcher, HopStop};
@@ -187,6 +188,7 @@ pub(crate) async fn run(
         store,
         tallies: HashMap::new(),
         summaries: Vec::new(),
+        urls: Interner::default(),
         notes: early_notes,
         error_count: 0,
     };
@@ -355,6 +357,8 @@ pub(crate) async fn run(
         }
     }
 
+    // The summaries hold the shared URLs now; the lookup table is not needed.
+    drop(std::mem::take(&mut crawl.urls));
     let left = crawl.frontier.len() as u64;
     if left > 0 {
         crawl.stats.truncated = true;
@@ -364,6 +368,13 @@ pub(crate) async fn run(
             "stopped at max_pages = {}; {left} more URLs were found but not fetched",
             config.max_pages
         ));
+    }
+    // What only the crawl needed goes before the link checks and site rules
+    // allocate theirs: the emptied frontier's buffer (it held the widest level of
+    // the breadth-first crawl) and the subresource facts.
+    crawl.frontier = VecDeque::new();
+    if let Some(checker) = shared.checker.as_deref() {
+        checker.forget_facts();
     }
 
     // Readability judges English text only; say which pages it skipped.
@@ -521,15 +532,20 @@ async fn check_links(
         checker.seed(&p.final_url, status);
     }
     let mut seen = HashSet::new();
+    // Only URLs without a known status are kept as `Url`s for the network
+    // checks; the others (most: the crawled pages themselves) go straight to
+    // the answer. Holding a parsed `Url` for every link of the site was most of
+    // this step's memory.
     let mut urls = Vec::new();
+    let mut statuses = std::collections::BTreeMap::new();
     for p in summaries {
-        let lists: [(bool, &[String]); 2] = [
+        let lists: [(bool, &[Arc<str>]); 2] = [
             (false, if links { &p.links } else { &[] }),
             (true, if resources { &p.resources } else { &[] }),
         ];
         for (is_resource, list) in lists {
             for u in list {
-                if !seen.insert(u.clone()) {
+                if !seen.insert(Arc::clone(u)) {
                     continue;
                 }
                 let Ok(url) = Url::parse(u) else {
@@ -549,27 +565,28 @@ async fn check_links(
                         );
                     }
                 }
-                urls.push(url);
+                // Politeness holds for link checks too: a URL robots.txt
+                // disallows is not requested, not even with HEAD.
+                if !shared.robots_allow(&url) {
+                    statuses.insert(
+                        url.to_string(),
+                        LinkStatus::Skipped {
+                            reason: "disallowed by robots.txt".into(),
+                        },
+                    );
+                    continue;
+                }
+                match checker.cached(url.as_str()) {
+                    Some(status) => {
+                        statuses.insert(url.to_string(), status);
+                    }
+                    None => urls.push(url),
+                }
             }
         }
     }
-    // Politeness holds for link checks too: a URL robots.txt disallows is not
-    // requested, not even with HEAD.
-    let mut disallowed = std::collections::BTreeMap::new();
-    urls.retain(|u| {
-        let allowed = shared.robots_allow(u);
-        if !allowed {
-            disallowed.insert(
-                u.to_string(),
-                LinkStatus::Skipped {
-                    reason: "disallowed by robots.txt".into(),
-                },
-            );
-        }
-        allowed
-    });
-    let mut statuses = checker.check_all(urls).await;
-    statuses.extend(disallowed);
+    drop(seen);
+    statuses.extend(checker.check_all(urls).await);
     statuses
 }
 
@@ -606,6 +623,8 @@ struct Crawl {
     store: FindingStore,
     tallies: HashMap<String, RuleSummary>,
     summaries: Vec<PageSummary>,
+    /// The summaries' link and resource URLs, one copy each (see [`Interner`]).
+    urls: Interner,
     notes: Vec<String>,
     error_count: u64,
 }
@@ -726,7 +745,10 @@ impl Crawl {
         }
         self.pages.push(done.report);
         self.store.push(done.findings)?;
-        self.summaries.push(done.summary);
+        let mut summary = done.summary;
+        self.urls.intern_all(&mut summary.links);
+        self.urls.intern_all(&mut summary.resources);
+        self.summaries.push(summary);
         let progress = Progress {
             pages_done: self.pages.len() as u64,
             pages_queued: (self.frontier.len() + in_flight) as u64,

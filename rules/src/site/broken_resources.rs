@@ -71,7 +71,11 @@ mod tests {
             ),
         )]);
         assert_eq!(
-            input.pages[0].resources,
+            input.pages[0]
+                .resources
+                .iter()
+                .map(|r| &**r)
+                .collect::<Vec<_>>(),
             vec![
                 "https://example.com/a.webp",
                 "https://example.com/b.webp",

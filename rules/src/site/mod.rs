@@ -26,6 +26,8 @@ pub mod tls_certificate;
 pub mod tls_version;
 pub mod unreachable_page;
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use crate::context::{Finding, Outcome, RuleTally};
@@ -62,11 +64,16 @@ pub struct PageSummary {
     /// Whether a meta robots tag or `X-Robots-Tag` says `noindex`.
     pub noindex: bool,
     /// Absolute URLs of `<a href>` links on the page (fragment removed), in order.
-    pub links: Vec<String>,
+    /// Shared strings: the scan keeps one copy of each URL for all the pages that
+    /// link to it (the engine interns them; most links repeat navigation).
+    pub links: Vec<Arc<str>>,
     /// Count of words of visible body text.
     pub word_count: u32,
-    /// SHA-256 (hex) of the folded body text, for exact duplicates.
-    pub text_hash: String,
+    /// SHA-256 of the folded body text, for exact duplicates; hex on the wire (as
+    /// when it was a `String`), 32 bytes in memory rather than a 64-byte string
+    /// allocated per page.
+    #[serde(with = "hex_digest")]
+    pub text_hash: [u8; 32],
     /// MinHash signature of the body text's word 3-shingles, for near-duplicates
     /// (see [`crate::support::text::minhash`]); empty for very short texts.
     #[serde(default)]
@@ -85,15 +92,34 @@ pub struct PageSummary {
     /// The page's security score on the Observatory scale (HTML pages only).
     #[serde(default)]
     pub security_score: Option<u32>,
-    /// The Observatory test results behind `security_score`, so the site grade can
-    /// apply site facts (an invalid certificate, a reflected `Origin`) to them.
+    /// What the site grade needs of the Observatory test results behind
+    /// `security_score`, so it can apply site facts (an invalid certificate, a
+    /// reflected `Origin`) to them; `None` when the page was not scored.
     #[serde(default)]
-    pub security_tests: Vec<crate::security::grade::KeptResult>,
+    pub security_tests: Option<crate::security::grade::KeptResults>,
     /// Absolute `http(s)` URLs of the subresources the page loads (`<img>`,
     /// `<script>`, stylesheet and icon `<link>`, `<iframe>`, `<video>`, `<audio>`,
     /// `<source>`, `<track>`), fragment removed, each once, in document order.
+    /// Shared strings, as [`Self::links`].
     #[serde(default)]
-    pub resources: Vec<String>,
+    pub resources: Vec<Arc<str>>,
+}
+
+/// (De)serializes a digest as a lowercase hex string, the wire form of
+/// [`PageSummary::text_hash`].
+mod hex_digest {
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(digest: &[u8; 32], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&hex::encode(digest))
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[u8; 32], D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        let mut digest = [0u8; 32];
+        hex::decode_to_slice(text.as_bytes(), &mut digest).map_err(D::Error::custom)?;
+        Ok(digest)
+    }
 }
 
 /// What checking one URL over the network found (filled in by the engine for the
@@ -277,7 +303,7 @@ impl PageSummary {
                 .split(',')
                 .any(|t| matches!(t.trim(), "noindex" | "none"))
         });
-        let links = sel("a[href]")
+        let mut links: Vec<Arc<str>> = sel("a[href]")
             .map(|s| {
                 doc.select(&s)
                     .filter_map(|a| a.value().attr("href"))
@@ -285,14 +311,17 @@ impl PageSummary {
                     .filter(|u| matches!(u.scheme(), "http" | "https"))
                     .map(|mut u| {
                         u.set_fragment(None);
-                        u.to_string()
+                        Arc::from(u.as_str())
                     })
                     .collect()
             })
             .unwrap_or_default();
+        // Summaries stay until the crawl ends: no spare capacity (collected
+        // through a filter, the vector grew by doubling).
+        links.shrink_to_fit();
         let body_text = cx.body_text();
         let word_count = body_text.split_whitespace().count() as u32;
-        let text_hash = hex::encode(Sha256::digest(body_text.as_bytes()));
+        let text_hash: [u8; 32] = Sha256::digest(body_text.as_bytes()).into();
         let minhash = crate::support::text::minhash(body_text);
         let lang = cx
             .root()
@@ -317,9 +346,9 @@ impl PageSummary {
             .then(|| crate::security::grade::page_score(cx));
         let security_score = security.as_ref().map(|s| s.score);
         let security_tests = security
-            .map(|s| s.tests.iter().map(Into::into).collect())
-            .unwrap_or_default();
-        let mut resources: Vec<String> = Vec::new();
+            .as_ref()
+            .map(|s| crate::security::grade::KeptResults::of(&s.tests));
+        let mut resources: Vec<Arc<str>> = Vec::new();
         if let Some(s) = sel("img[src], script[src], link[href], iframe[src], video[src], audio[src], source[src], track[src]") {
             for el in doc.select(&s) {
                 let v = el.value();
@@ -345,12 +374,13 @@ impl PageSummary {
                     continue;
                 }
                 u.set_fragment(None);
-                let u = u.to_string();
-                if !resources.contains(&u) {
-                    resources.push(u);
+                if !resources.iter().any(|r| **r == *u.as_str()) {
+                    resources.push(Arc::from(u.as_str()));
                 }
             }
         }
+
+        resources.shrink_to_fit();
 
         PageSummary {
             url: page.url.to_string(),
@@ -563,7 +593,7 @@ pub(crate) fn report_link_statuses(
     site: &SiteInput,
     out: &mut SiteCheck,
     what: &str,
-    urls: impl Fn(&PageSummary) -> &[String],
+    urls: impl Fn(&PageSummary) -> &[Arc<str>],
 ) {
     let mut seen_pages = std::collections::HashSet::new();
     for p in &site.pages {
@@ -571,7 +601,7 @@ pub(crate) fn report_link_statuses(
             continue;
         }
         for u in urls(p) {
-            match site.link_status.get(u) {
+            match site.link_status.get(&**u) {
                 None | Some(LinkStatus::Skipped { .. }) => {}
                 Some(LinkStatus::Ok { .. }) => out.pass(),
                 Some(LinkStatus::Broken { status }) => {
@@ -597,6 +627,34 @@ pub(crate) fn report_link_statuses(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::summary;
+    use super::PageSummary;
+
+    /// A summary travels between processes (fleet workers) as JSON: the text hash
+    /// stays a hex string there, and everything comes back equal.
+    #[test]
+    fn summaries_round_trip_with_a_hex_text_hash() {
+        let s = summary(
+            "https://example.com/a",
+            "<html><head><title>A</title></head><body><h1>A</h1><p>Some text here.</p><a href=/b>b</a></body></html>",
+        );
+        let json = serde_json::to_value(&s).unwrap();
+        assert_eq!(
+            json["text_hash"].as_str(),
+            Some(hex::encode(s.text_hash).as_str())
+        );
+        assert_eq!(json["text_hash"].as_str().map(str::len), Some(64));
+        let back: PageSummary = serde_json::from_value(json).unwrap();
+        assert_eq!(back, s);
+        assert!(s.security_tests.is_some());
+        let mut bad = serde_json::to_value(&s).unwrap();
+        bad["text_hash"] = "not hex".into();
+        assert!(serde_json::from_value::<PageSummary>(bad).is_err());
     }
 }
 

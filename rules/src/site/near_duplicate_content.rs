@@ -71,20 +71,18 @@ impl SiteRule for NearDuplicateContent {
             .collect();
         // Pages with equal text have equal signatures and are `duplicate-content`'s:
         // compare each distinct text once, then expand back to its pages.
-        let mut group_of_text: HashMap<&str, usize> = HashMap::new();
+        let mut group_of_text: HashMap<&[u8; 32], usize> = HashMap::new();
         let mut groups: Vec<Vec<usize>> = Vec::new();
         let mut signatures: Vec<&[u64]> = Vec::new();
         let page_group: Vec<usize> = pages
             .iter()
             .enumerate()
             .map(|(i, p)| {
-                let g = *group_of_text
-                    .entry(p.text_hash.as_str())
-                    .or_insert_with(|| {
-                        groups.push(Vec::new());
-                        signatures.push(&p.minhash);
-                        groups.len() - 1
-                    });
+                let g = *group_of_text.entry(&p.text_hash).or_insert_with(|| {
+                    groups.push(Vec::new());
+                    signatures.push(&p.minhash);
+                    groups.len() - 1
+                });
                 groups[g].push(i);
                 g
             })
