@@ -152,24 +152,34 @@ pub fn truncate_chars(s: &str, max: usize) -> String {
 
 /// The text nodes of `el` that are rendered, in document order: none inside a
 /// `<script>`, `<style>`, `<template>` or `<noscript>` (nor any when `el` is in
-/// one). One walk that counts the unrendered elements it is inside, rather than
-/// looking up every text node's ancestors.
+/// one).
 pub fn rendered_text_nodes(el: ElementRef<'_>) -> Vec<(NodeRef<'_, Node>, &str)> {
+    text_nodes_outside(el, &["script", "style", "template", "noscript"])
+}
+
+/// The text nodes of `el` in document order, leaving out those inside an element
+/// named in `skipped` (all of them when `el` is inside one). One walk that counts
+/// the skipped elements it is inside, rather than looking up every text node's
+/// ancestors.
+pub fn text_nodes_outside<'a>(
+    el: ElementRef<'a>,
+    skipped: &[&str],
+) -> Vec<(NodeRef<'a, Node>, &'a str)> {
     use ego_tree::iter::Edge;
-    let unrendered = |n: &NodeRef<'_, Node>| {
+    let skip = |n: &NodeRef<'_, Node>| {
         n.value()
             .as_element()
-            .is_some_and(|e| matches!(e.name(), "script" | "style" | "template" | "noscript"))
+            .is_some_and(|e| skipped.contains(&e.name()))
     };
     let mut out = Vec::new();
-    if el.ancestors().any(|a| unrendered(&a)) {
+    if el.ancestors().any(|a| skip(&a)) {
         return out;
     }
     let mut inside = 0usize;
     for edge in el.traverse() {
         match edge {
-            Edge::Open(n) if unrendered(&n) => inside += 1,
-            Edge::Close(n) if unrendered(&n) => inside -= 1,
+            Edge::Open(n) if skip(&n) => inside += 1,
+            Edge::Close(n) if skip(&n) => inside -= 1,
             Edge::Open(n) if inside == 0 => {
                 if let Some(text) = n.value().as_text() {
                     out.push((n, &**text));

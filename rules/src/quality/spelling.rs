@@ -97,35 +97,13 @@ fn checkable(w: &str) -> bool {
         && w.chars().any(char::is_alphabetic)
 }
 
-/// The block's text without links and code: one walk that counts the skipped
-/// elements it is inside.
+/// The block's text without links and code.
 fn prose_text(el: scraper::ElementRef<'_>) -> String {
-    use ego_tree::iter::Edge;
-    let skipped = |n: &ego_tree::NodeRef<'_, scraper::Node>| {
-        n.value().as_element().is_some_and(|e| {
-            matches!(
-                e.name(),
-                "a" | "code" | "pre" | "kbd" | "samp" | "script" | "style"
-            )
-        })
-    };
     let mut out = String::new();
-    if el.ancestors().any(|a| skipped(&a)) {
-        return out;
-    }
-    let mut inside = 0usize;
-    for edge in el.traverse() {
-        match edge {
-            Edge::Open(n) if skipped(&n) => inside += 1,
-            Edge::Close(n) if skipped(&n) => inside -= 1,
-            Edge::Open(n) if inside == 0 => {
-                if let Some(t) = n.value().as_text() {
-                    out.push_str(t);
-                    out.push(' ');
-                }
-            }
-            _ => {}
-        }
+    let skipped = ["a", "code", "pre", "kbd", "samp", "script", "style"];
+    for (_, t) in crate::dom::text_nodes_outside(el, &skipped) {
+        out.push_str(t);
+        out.push(' ');
     }
     out
 }
