@@ -111,8 +111,8 @@ fn seo_site_has_exactly_the_expected_site_findings() {
     for p in &site.pages {
         let Some(file) = &p.file else {
             input.pages.push(PageSummary {
-                url: p.url.clone(),
-                final_url: p.url.clone(),
+                url: p.url.as_str().into(),
+                final_url: p.url.as_str().into(),
                 depth: p.depth,
                 fetch_error: p.error.clone(),
                 ..PageSummary::default()

@@ -69,7 +69,9 @@ pub struct LinkChecker {
     max_body: u64,
     max_checks: usize,
     requested: AtomicUsize,
-    over_budget: AtomicUsize,
+    /// URLs turned away because the budget was spent. Not cached one by one:
+    /// their status is always the same, and on a large site they are most URLs.
+    over_budget: Mutex<UrlSet>,
     /// The client's resolver, warmed with every host before the checks start.
     resolver: Arc<CachingResolver>,
     /// Which URLs may be requested at all.
@@ -77,7 +79,42 @@ pub struct LinkChecker {
     /// The scanned site, for [`LinkScope::Internal`] (unset: no URL is internal).
     site: RwLock<Option<Scope>>,
     /// URLs left unchecked because of `links`.
-    unchecked: Mutex<HashSet<String>>,
+    unchecked: Mutex<UrlSet>,
+}
+
+/// A set of URLs kept as 64-bit fingerprints, for counting distinct URLs and
+/// recognising them again without holding their strings.
+///
+/// A scan of a large site meets far more URLs than it checks (every page's own
+/// images, links to other sites); kept as strings, the ones only counted were a
+/// few hundred bytes per page of a scan's peak memory. Two distinct URLs share a
+/// fingerprint with probability 2⁻⁶⁴ per pair, which at worst makes a note's
+/// count one lower.
+#[derive(Debug, Default)]
+struct UrlSet(HashSet<u64>);
+
+impl UrlSet {
+    /// SipHash with fixed keys (`DefaultHasher::new`): the same URL always gets
+    /// the same fingerprint.
+    fn fingerprint(url: &str) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::hash::DefaultHasher::new();
+        url.hash(&mut h);
+        h.finish()
+    }
+
+    /// Adds the URL; false when it was there already.
+    fn insert(&mut self, url: &str) -> bool {
+        self.0.insert(Self::fingerprint(url))
+    }
+
+    fn contains(&self, url: &str) -> bool {
+        self.0.contains(&Self::fingerprint(url))
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -139,11 +176,11 @@ impl LinkChecker {
             max_body: config.max_body_bytes.max(1),
             max_checks: DEFAULT_MAX_LINK_CHECKS,
             requested: AtomicUsize::new(0),
-            over_budget: AtomicUsize::new(0),
+            over_budget: Mutex::new(UrlSet::default()),
             resolver,
             links: config.links,
             site: RwLock::new(None),
-            unchecked: Mutex::new(HashSet::new()),
+            unchecked: Mutex::new(UrlSet::default()),
         })
     }
 
@@ -196,7 +233,7 @@ impl LinkChecker {
 
     /// How many URLs were left unchecked because the budget was spent.
     pub fn over_budget(&self) -> usize {
-        self.over_budget.load(Ordering::SeqCst)
+        lock(&self.over_budget).len()
     }
 
     /// Whether a final status counts as working.
@@ -216,7 +253,12 @@ impl LinkChecker {
     /// The status known for this URL without a request (seeded, or checked
     /// before), as [`Self::check`] would answer it from its cache.
     pub fn cached(&self, url: &str) -> Option<LinkStatus> {
-        lock(&self.cache).get(url).cloned()
+        if let Some(status) = lock(&self.cache).get(url) {
+            return Some(status.clone());
+        }
+        lock(&self.over_budget)
+            .contains(url)
+            .then(|| skipped(self.budget_note()))
     }
 
     /// Records a status known from elsewhere (a page the crawl fetched).
@@ -229,6 +271,12 @@ impl LinkChecker {
     /// They were the largest per-subresource state of a scan.
     pub fn forget_facts(&self) {
         *lock(&self.facts) = HashMap::new();
+    }
+
+    /// Forgets every URL's status (the link checks are over and their answers
+    /// were handed out). Asked again, a URL would be checked again.
+    pub fn forget_statuses(&self) {
+        *lock(&self.cache) = HashMap::new();
     }
 
     /// Records the facts of a resource fetched by someone else (a stylesheet the
@@ -249,12 +297,16 @@ impl LinkChecker {
         )
     }
 
-    /// Takes one request from the budget; false (and counted) when spent.
-    fn take_budget(&self) -> bool {
+    /// Takes one request from the budget for `url`; false (and the URL
+    /// remembered as over budget) when it is spent.
+    fn take_budget(&self, url: &Url) -> bool {
+        if lock(&self.over_budget).contains(url.as_str()) {
+            return false;
+        }
         if self.requested.fetch_add(1, Ordering::SeqCst) < self.max_checks {
             true
         } else {
-            self.over_budget.fetch_add(1, Ordering::SeqCst);
+            lock(&self.over_budget).insert(url.as_str());
             false
         }
     }
@@ -270,7 +322,7 @@ impl LinkChecker {
             return Some(skipped(format!("scheme {} is not checked", url.scheme())));
         }
         if !self.in_link_scope(url) {
-            lock(&self.unchecked).insert(url.to_string());
+            lock(&self.unchecked).insert(url.as_str());
             let why = match self.links {
                 LinkScope::None => "link checks are off (links: none)",
                 _ => "on another site, and only the scanned site's links are checked (links: internal)",
@@ -293,7 +345,8 @@ impl LinkChecker {
         }
         let status = match self.refusal(url) {
             Some(refused) => refused,
-            None if !self.take_budget() => skipped(self.budget_note()),
+            // Not cached: the budget set remembers it (see `over_budget`).
+            None if !self.take_budget(url) => return skipped(self.budget_note()),
             None => self.fetch_status(url).await,
         };
         lock(&self.cache).insert(key, status.clone());
@@ -329,26 +382,34 @@ impl LinkChecker {
     /// requested: not `http(s)`, a private address, or the budget spent (its
     /// status says which).
     pub async fn inspect(&self, url: &Url, kind: ResourceKind) -> Option<Arc<ResourceFacts>> {
+        if lock(&self.over_budget).contains(url.as_str()) {
+            return None;
+        }
         let cell = self.cell(url);
-        cell.get_or_init(|| async {
-            if let Some(refused) = self.refusal(url) {
-                self.seed(url.as_str(), refused);
-                return None;
-            }
-            if !self.take_budget() {
-                self.seed(url.as_str(), skipped(self.budget_note()));
-                return None;
-            }
-            let facts = self.fetch_facts(url, kind).await;
-            let status = match &facts.error {
-                Some(e) if e.contains("private address") => skipped(e.clone()),
-                _ => self.status_from_facts(&facts),
-            };
-            lock(&self.cache).insert(url.to_string(), status);
-            Some(Arc::new(facts))
-        })
-        .await
-        .clone()
+        let facts = cell
+            .get_or_init(|| async {
+                if let Some(refused) = self.refusal(url) {
+                    self.seed(url.as_str(), refused);
+                    return None;
+                }
+                if !self.take_budget(url) {
+                    return None;
+                }
+                let facts = self.fetch_facts(url, kind).await;
+                let status = match &facts.error {
+                    Some(e) if e.contains("private address") => skipped(e.clone()),
+                    _ => self.status_from_facts(&facts),
+                };
+                lock(&self.cache).insert(url.to_string(), status);
+                Some(Arc::new(facts))
+            })
+            .await
+            .clone();
+        if facts.is_none() && lock(&self.over_budget).contains(url.as_str()) {
+            // Turned away for the budget: the budget set answers from now on.
+            lock(&self.facts).remove(url.as_str());
+        }
+        facts
     }
 
     fn status_from_facts(&self, facts: &ResourceFacts) -> LinkStatus {
@@ -710,6 +771,40 @@ mod tests {
         assert_eq!(hits.load(Ordering::SeqCst), 5);
         assert_eq!(c.check(&u("/moved")).await, LinkStatus::Ok { status: 200 });
         assert_eq!(c.check(&u("/busy")).await, LinkStatus::RateLimited);
+    }
+
+    #[tokio::test]
+    async fn a_url_over_the_budget_is_counted_once_and_never_requested() {
+        let (base, hits) = server().await;
+        let c = checker(true).with_max_checks(1);
+        let ok = Url::parse(&format!("{base}/ok")).unwrap();
+        let gone = Url::parse(&format!("{base}/gone")).unwrap();
+        assert_eq!(c.check(&ok).await, LinkStatus::Ok { status: 200 });
+        let requests = hits.load(Ordering::SeqCst);
+        // Asked as a subresource, then as a link, then again: one URL over budget.
+        assert!(c.inspect(&gone, ResourceKind::Script).await.is_none());
+        assert!(matches!(c.check(&gone).await, LinkStatus::Skipped { .. }));
+        assert!(matches!(
+            c.cached(gone.as_str()),
+            Some(LinkStatus::Skipped { .. })
+        ));
+        assert!(c.inspect(&gone, ResourceKind::Script).await.is_none());
+        let got = c.check_all(vec![gone.clone(), ok.clone()]).await;
+        assert!(matches!(got[gone.as_str()], LinkStatus::Skipped { .. }));
+        assert_eq!(got[ok.as_str()], LinkStatus::Ok { status: 200 });
+        assert_eq!(c.over_budget(), 1);
+        assert_eq!(
+            hits.load(Ordering::SeqCst),
+            requests,
+            "nothing more was requested"
+        );
+        // Answers handed out, statuses forgotten: the budget still answers for it.
+        c.forget_statuses();
+        assert_eq!(c.cached(ok.as_str()), None);
+        assert!(matches!(
+            c.cached(gone.as_str()),
+            Some(LinkStatus::Skipped { .. })
+        ));
     }
 
     #[tokio::test]

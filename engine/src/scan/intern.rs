@@ -6,7 +6,8 @@
 //! and link they made the scan's memory grow by about a kilobyte per page. The
 //! crawl hands each finished page's URLs to an [`Interner`], which swaps them for
 //! the copy it already holds: the summaries then share one allocation per
-//! distinct URL.
+//! distinct URL. A page's own URL is nearly always the target of a link some
+//! earlier page had, so it is interned too.
 
 use std::collections::HashSet;
 use std::sync::Arc;

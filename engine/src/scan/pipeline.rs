@@ -372,7 +372,12 @@ pub(crate) async fn run(
     // What only the crawl needed goes before the link checks and site rules
     // allocate theirs: the emptied frontier's buffer (it held the widest level of
     // the breadth-first crawl) and the subresource facts.
+    // So do the crawl's sets of claimed and rejected URLs and the stylesheet
+    // texts: a string per URL the site links to.
     crawl.frontier = VecDeque::new();
+    crawl.rejected = HashSet::new();
+    *lock(&shared.seen) = HashSet::new();
+    *lock(&shared.styles) = HashMap::new();
     if let Some(checker) = shared.checker.as_deref() {
         checker.forget_facts();
     }
@@ -394,6 +399,8 @@ pub(crate) async fn run(
         if let Some(note) = unchecked_note(checker.unchecked(), config.links) {
             crawl.notes.push(note);
         }
+        // `link_status` holds every answer the site rules read.
+        checker.forget_statuses();
     }
 
     // Site rules over the summaries.
@@ -500,8 +507,9 @@ pub(crate) async fn run(
 /// `broken-links` / `broken-resources` rules (empty when neither is selected).
 /// Crawled pages keep the status the crawl saw. Other URLs on the scanned site are
 /// never requested (the crawl's page limit, depth, robots.txt and nofollow decided
-/// not to fetch them) and are reported as skipped; URLs on other sites are checked
-/// by [`LinkChecker`] under the crawl's host pool. Subresources the page phase
+/// not to fetch them) and are left out, as is every other URL not checked
+/// (budget, link scope, robots.txt); URLs on other sites are checked by
+/// [`LinkChecker`] under the crawl's host pool. Subresources the page phase
 /// already fetched (see [`page_of`]) keep that fetch's status: nothing is
 /// requested twice.
 async fn check_links(
@@ -522,14 +530,19 @@ async fn check_links(
     let Some(checker) = shared.checker.as_deref() else {
         return Default::default();
     };
+    // What the crawl knows already: the status of every page it fetched, under
+    // the URL it requested and the one it ended at. Borrowed from the summaries
+    // (copied into the checker's cache, these strings were a good part of a large
+    // scan's memory at its peak, which is this step and the site rules).
+    let mut crawled: HashMap<&str, LinkStatus> = HashMap::new();
     for p in summaries.iter().filter(|p| p.status > 0) {
         let status = match checker.status_of(p.status) {
             // A crawled page's own 429 was retried by the crawl already.
             LinkStatus::RateLimited => LinkStatus::Broken { status: 429 },
             s => s,
         };
-        checker.seed(&p.url, status.clone());
-        checker.seed(&p.final_url, status);
+        crawled.entry(&p.url).or_insert_with(|| status.clone());
+        crawled.entry(&p.final_url).or_insert(status);
     }
     let mut seen = HashSet::new();
     // Only URLs without a known status are kept as `Url`s for the network
@@ -551,42 +564,39 @@ async fn check_links(
                 let Ok(url) = Url::parse(u) else {
                     continue;
                 };
-                if scope.host_in_scope(&url) {
-                    // Pages of the site are the crawl's business: what it did not
-                    // fetch (limits, robots.txt, nofollow) is not fetched here
-                    // either. Resources (images, scripts) are checked when
-                    // robots.txt allows them.
-                    if !(is_resource && shared.robots_allow(&url)) {
-                        checker.seed(
-                            u,
-                            LinkStatus::Skipped {
-                                reason: "on the scanned site but not crawled".to_string(),
-                            },
-                        );
-                    }
-                }
                 // Politeness holds for link checks too: a URL robots.txt
                 // disallows is not requested, not even with HEAD.
                 if !shared.robots_allow(&url) {
-                    statuses.insert(
-                        url.to_string(),
-                        LinkStatus::Skipped {
-                            reason: "disallowed by robots.txt".into(),
-                        },
-                    );
                     continue;
                 }
-                match checker.cached(url.as_str()) {
+                let known = crawled
+                    .get(url.as_str())
+                    .cloned()
+                    .or_else(|| checker.cached(url.as_str()));
+                match known {
+                    // Not checked (budget, link scope, private address): left
+                    // out, as the rules pass over such URLs.
+                    Some(LinkStatus::Skipped { .. }) => {}
                     Some(status) => {
                         statuses.insert(url.to_string(), status);
                     }
+                    // Pages of the site are the crawl's business: what it did
+                    // not fetch (limits, nofollow) is not fetched here either.
+                    // Resources (images, scripts) are checked.
+                    None if !is_resource && scope.host_in_scope(&url) => {}
                     None => urls.push(url),
                 }
             }
         }
     }
     drop(seen);
-    statuses.extend(checker.check_all(urls).await);
+    statuses.extend(
+        checker
+            .check_all(urls)
+            .await
+            .into_iter()
+            .filter(|(_, status)| !matches!(status, LinkStatus::Skipped { .. })),
+    );
     statuses
 }
 
@@ -746,6 +756,8 @@ impl Crawl {
         self.pages.push(done.report);
         self.store.push(done.findings)?;
         let mut summary = done.summary;
+        summary.url = self.urls.intern(&summary.url);
+        summary.final_url = self.urls.intern(&summary.final_url);
         self.urls.intern_all(&mut summary.links);
         self.urls.intern_all(&mut summary.resources);
         self.summaries.push(summary);
@@ -1206,8 +1218,8 @@ async fn fetch_page(
         .filter(|e| !matches!(e, FetchError::Private(_)))
         .map(ToString::to_string);
     let blank_summary = |r: &PageReport| PageSummary {
-        url: r.url.clone(),
-        final_url: r.final_url.clone(),
+        url: r.url.as_str().into(),
+        final_url: r.final_url.as_str().into(),
         status: r.status,
         depth,
         fetch_error: fetch_error.clone(),

@@ -46,7 +46,7 @@ impl SiteRule for DuplicateContent {
 
     fn check_site(&self, site: &SiteInput, out: &mut SiteCheck) {
         report_duplicates(site, out, "text content", |p| {
-            (p.word_count > 0).then(|| hex::encode(p.text_hash))
+            (p.word_count > 0).then_some(p.text_hash)
         });
     }
 }

@@ -42,12 +42,15 @@ impl SiteRule for DuplicateH1 {
     }
 
     fn check_site(&self, site: &SiteInput, out: &mut SiteCheck) {
-        report_duplicates(site, out, "main heading (<h1>)", |p| {
-            p.h1.first()
-                .filter(|h| !h.is_empty())
-                .map(|h| h.to_lowercase())
-        });
+        report_duplicates(site, out, "main heading (<h1>)", |p| p.h1_key);
     }
+}
+
+/// The first `<h1>`'s text as this rule compares it (its white space already
+/// folded by the summary): case-insensitive; `None` when empty. The summary
+/// keeps only its [`super::TextKey`].
+pub(crate) fn fold(heading: &str) -> Option<String> {
+    (!heading.is_empty()).then(|| heading.to_lowercase())
 }
 
 #[cfg(test)]

@@ -44,18 +44,20 @@ impl SiteRule for DuplicateMetaDescription {
     }
 
     fn check_site(&self, site: &SiteInput, out: &mut SiteCheck) {
-        report_duplicates(site, out, "meta description", |p| {
-            p.meta_description
-                .as_deref()
-                .map(|d| {
-                    d.split_whitespace()
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                        .to_lowercase()
-                })
-                .filter(|d| !d.is_empty())
-        });
+        report_duplicates(site, out, "meta description", |p| p.meta_description_key);
     }
+}
+
+/// The description as this rule compares it: white space folded,
+/// case-insensitive; `None` when empty. The summary keeps only its
+/// [`super::TextKey`].
+pub(crate) fn fold(description: &str) -> Option<String> {
+    let folded = description
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
+    (!folded.is_empty()).then_some(folded)
 }
 
 #[cfg(test)]

@@ -45,13 +45,15 @@ impl SiteRule for DuplicateTitle {
     }
 
     fn check_site(&self, site: &SiteInput, out: &mut SiteCheck) {
-        report_duplicates(site, out, "title", |p| {
-            p.title
-                .as_deref()
-                .filter(|t| !t.is_empty())
-                .map(str::to_lowercase)
-        });
+        report_duplicates(site, out, "title", |p| p.title_key);
     }
+}
+
+/// The title text as this rule compares it (its white space already folded by
+/// the summary): case-insensitive; `None` when empty. The summary keeps only
+/// its [`super::TextKey`].
+pub(crate) fn fold(title: &str) -> Option<String> {
+    (!title.is_empty()).then(|| title.to_lowercase())
 }
 
 #[cfg(test)]

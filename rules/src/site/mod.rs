@@ -26,6 +26,7 @@ pub mod tls_certificate;
 pub mod tls_version;
 pub mod unreachable_page;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -43,22 +44,29 @@ pub use facts::{
 /// What site rules need to know about one page; built while its DOM is alive.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PageSummary {
-    /// URL as requested.
-    pub url: String,
-    /// URL after redirects.
-    pub final_url: String,
+    /// URL as requested. Shared: the crawl keeps one copy of each URL for the
+    /// summaries that name it (as a page or as a link).
+    pub url: Arc<str>,
+    /// URL after redirects; the same shared string as `url` when there were none.
+    pub final_url: Arc<str>,
     /// HTTP status.
     pub status: u16,
     /// Link depth from the start page.
     pub depth: u32,
     /// Whether the body was HTML.
     pub html: bool,
-    /// `<title>` text, folded.
-    pub title: Option<String>,
-    /// `<meta name=description>` content.
-    pub meta_description: Option<String>,
-    /// Text of each `<h1>`.
-    pub h1: Vec<String>,
+    /// Fingerprint of the `<title>` text as `duplicate-title` compares it (see
+    /// [`TextKey`]); `None` without a non-empty title.
+    #[serde(default)]
+    pub title_key: Option<TextKey>,
+    /// Fingerprint of the `<meta name=description>` content as
+    /// `duplicate-meta-description` compares it; `None` without a non-empty one.
+    #[serde(default)]
+    pub meta_description_key: Option<TextKey>,
+    /// Fingerprint of the first `<h1>`'s text as `duplicate-h1` compares it;
+    /// `None` without a non-empty first `<h1>`.
+    #[serde(default)]
+    pub h1_key: Option<TextKey>,
     /// `<link rel=canonical>` href, resolved.
     pub canonical: Option<String>,
     /// Whether a meta robots tag or `X-Robots-Tag` says `noindex`.
@@ -77,7 +85,7 @@ pub struct PageSummary {
     /// MinHash signature of the body text's word 3-shingles, for near-duplicates
     /// (see [`crate::support::text::minhash`]); empty for very short texts.
     #[serde(default)]
-    pub minhash: Vec<u64>,
+    pub minhash: Vec<crate::support::text::MinHashValue>,
     /// Why the fetch ended without an answer to analyse (timeout, redirect loop,
     /// connection failure), as the report's `pages[].error` says it; `None` when
     /// the URL answered.
@@ -119,6 +127,46 @@ mod hex_digest {
         let mut digest = [0u8; 32];
         hex::decode_to_slice(text.as_bytes(), &mut digest).map_err(D::Error::custom)?;
         Ok(digest)
+    }
+}
+
+/// A fingerprint of a short text (a title, a description, a heading) for telling
+/// pages with equal texts apart from the others: the first 128 bits of the
+/// text's SHA-256.
+///
+/// Site rules compare such texts across every page of a scan, so each page's
+/// summary keeps them until the crawl ends. Kept as strings they were a good
+/// part of a summary's memory (a description alone is often 150 bytes); the
+/// duplicate rules only ever ask whether two texts are equal, and their messages
+/// name the other pages, not the text. Two different texts get the same key with
+/// probability about 2⁻¹²⁸ per pair: never, in practice, on any site.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TextKey([u8; 16]);
+
+impl TextKey {
+    /// The key of `text`, exactly as given (fold it first).
+    pub fn of(text: &str) -> TextKey {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(text.as_bytes());
+        let mut key = [0u8; 16];
+        key.copy_from_slice(&digest[..16]);
+        TextKey(key)
+    }
+}
+
+/// Hex on the wire, as [`PageSummary::text_hash`].
+impl Serialize for TextKey {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&hex::encode(self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for TextKey {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<TextKey, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        let mut key = [0u8; 16];
+        hex::decode_to_slice(text.as_bytes(), &mut key).map_err(serde::de::Error::custom)?;
+        Ok(TextKey(key))
     }
 }
 
@@ -193,7 +241,9 @@ pub fn same_url(a: &str, b: &str) -> bool {
 
 /// Pages of a site looked up by requested or final URL.
 pub struct SiteIndex<'s> {
-    by_url: std::collections::HashMap<String, &'s PageSummary>,
+    /// Keys borrow the summaries' own URL strings where they are already in
+    /// normal form (see [`key`]).
+    by_url: std::collections::HashMap<Cow<'s, str>, &'s PageSummary>,
 }
 
 impl<'s> SiteIndex<'s> {
@@ -212,14 +262,22 @@ impl<'s> SiteIndex<'s> {
 
     /// The page fetched at (or redirected to) this URL.
     pub fn get(&self, url: &str) -> Option<&'s PageSummary> {
-        key(url).and_then(|k| self.by_url.get(&k).copied())
+        key(url).and_then(|k| self.by_url.get(&*k).copied())
     }
 }
 
-fn key(u: &str) -> Option<String> {
-    url::Url::parse(u).ok().map(|mut u| {
-        u.set_fragment(None);
-        u.to_string()
+/// The URL without its fragment, as the parser writes it: how site rules compare
+/// page URLs.
+fn key(u: &str) -> Option<Cow<'_, str>> {
+    url::Url::parse(u).ok().map(|mut url| {
+        url.set_fragment(None);
+        // Most URLs are written the way the parser writes them: keep the page's
+        // own string rather than a copy per page.
+        if url.as_str() == u {
+            Cow::Borrowed(u)
+        } else {
+            Cow::Owned(url.into())
+        }
     })
 }
 
@@ -262,19 +320,26 @@ impl PageSummary {
         let sel = |s: &str| Selector::parse(s).ok();
         let doc = cx.doc();
 
-        let title = sel("title").and_then(|s| doc.select(&s).next().map(dom::normalized_text));
-        let meta_description = sel("meta[name]").and_then(|s| {
-            doc.select(&s)
-                .find(|m| {
-                    m.value()
-                        .attr("name")
-                        .is_some_and(|n| n.eq_ignore_ascii_case("description"))
-                })
-                .and_then(|m| m.value().attr("content").map(|c| c.trim().to_string()))
-        });
-        let h1 = sel("h1")
-            .map(|s| doc.select(&s).map(dom::normalized_text).collect())
-            .unwrap_or_default();
+        let title_key = sel("title")
+            .and_then(|s| doc.select(&s).next().map(dom::normalized_text))
+            .and_then(|t| duplicate_title::fold(&t))
+            .map(|t| TextKey::of(&t));
+        let meta_description_key = sel("meta[name]")
+            .and_then(|s| {
+                doc.select(&s)
+                    .find(|m| {
+                        m.value()
+                            .attr("name")
+                            .is_some_and(|n| n.eq_ignore_ascii_case("description"))
+                    })
+                    .and_then(|m| m.value().attr("content"))
+                    .and_then(duplicate_meta_description::fold)
+            })
+            .map(|d| TextKey::of(&d));
+        let h1_key = sel("h1")
+            .and_then(|s| doc.select(&s).next().map(dom::normalized_text))
+            .and_then(|h| duplicate_h1::fold(&h))
+            .map(|h| TextKey::of(&h));
         let canonical = sel("link[rel][href]").and_then(|s| {
             doc.select(&s)
                 .find(|l| {
@@ -382,15 +447,21 @@ impl PageSummary {
 
         resources.shrink_to_fit();
 
+        let url: Arc<str> = Arc::from(page.url.as_str());
+        let final_url = if page.final_url == page.url {
+            Arc::clone(&url)
+        } else {
+            Arc::from(page.final_url.as_str())
+        };
         PageSummary {
-            url: page.url.to_string(),
-            final_url: page.final_url.to_string(),
+            url,
+            final_url,
             status: page.status,
             depth: page.depth,
             html: page.is_html(),
-            title,
-            meta_description,
-            h1,
+            title_key,
+            meta_description_key,
+            h1_key,
             canonical,
             noindex: meta_noindex || header_noindex,
             links,
@@ -433,6 +504,9 @@ pub struct SiteInput {
     pub sitemap_urls: Vec<String>,
     /// Network status of link and resource URLs (fragment removed), for the
     /// `broken-links` and `broken-resources` rules; empty when nothing was checked.
+    /// The scan leaves out URLs it did not check ([`LinkStatus::Skipped`]: the
+    /// rules pass over them, and the report's notes and `stats.skipped.links`
+    /// count them), so a URL missing here was not checked.
     #[serde(default)]
     pub link_status: std::collections::BTreeMap<String, LinkStatus>,
     /// robots.txt of the site's origin (fetched for these facts even when the
@@ -543,28 +617,34 @@ pub(crate) fn duplicate_candidates(site: &SiteInput) -> impl Iterator<Item = &Pa
     site.pages
         .iter()
         .filter(|p| p.indexable() && p.self_canonical())
-        .filter(move |p| seen.insert(key(&p.final_url).unwrap_or_else(|| p.final_url.clone())))
+        .filter(move |p| seen.insert(key(&p.final_url).unwrap_or(Cow::Borrowed(&p.final_url))))
 }
 
 /// Reports every page whose `key` (when `Some`) is shared with another candidate
 /// page; passes the others. `what` names the key in messages ("title").
-pub(crate) fn report_duplicates(
+pub(crate) fn report_duplicates<K: std::hash::Hash + Eq>(
     site: &SiteInput,
     out: &mut SiteCheck,
     what: &str,
-    key: impl Fn(&PageSummary) -> Option<String>,
+    key: impl Fn(&PageSummary) -> Option<K>,
 ) {
-    let mut groups: std::collections::BTreeMap<String, Vec<&PageSummary>> =
-        std::collections::BTreeMap::new();
-    let mut order: Vec<(String, &PageSummary)> = Vec::new();
+    // Pages by key, and each candidate page with its group, in page order.
+    let mut group_of: std::collections::HashMap<K, usize> = std::collections::HashMap::new();
+    let mut groups: Vec<Vec<&PageSummary>> = Vec::new();
+    let mut order: Vec<(usize, &PageSummary)> = Vec::new();
     for p in duplicate_candidates(site) {
         if let Some(k) = key(p) {
-            groups.entry(k.clone()).or_default().push(p);
-            order.push((k, p));
+            let g = *group_of.entry(k).or_insert_with(|| {
+                groups.push(Vec::new());
+                groups.len() - 1
+            });
+            groups[g].push(p);
+            order.push((g, p));
         }
     }
-    for (k, p) in order {
-        let group = &groups[&k];
+    drop(group_of);
+    for (g, p) in order {
+        let group = &groups[g];
         if group.len() < 2 {
             out.pass();
             continue;
@@ -572,7 +652,7 @@ pub(crate) fn report_duplicates(
         let others: Vec<&str> = group
             .iter()
             .filter(|o| o.final_url != p.final_url)
-            .map(|o| o.final_url.as_str())
+            .map(|o| &*o.final_url)
             .collect();
         out.fail_with(
             &p.final_url,
@@ -597,7 +677,7 @@ pub(crate) fn report_link_statuses(
 ) {
     let mut seen_pages = std::collections::HashSet::new();
     for p in &site.pages {
-        if !seen_pages.insert(p.final_url.as_str()) {
+        if !seen_pages.insert(&*p.final_url) {
             continue;
         }
         for u in urls(p) {
@@ -649,12 +729,31 @@ mod tests {
             Some(hex::encode(s.text_hash).as_str())
         );
         assert_eq!(json["text_hash"].as_str().map(str::len), Some(64));
+        // The duplicate rules' fingerprints: 128 bits, hex too.
+        assert_eq!(s.title_key, Some(super::TextKey::of("a")));
+        assert_eq!(json["title_key"].as_str().map(str::len), Some(32));
+        assert_eq!(s.h1_key, Some(super::TextKey::of("a")));
+        assert_eq!(json["meta_description_key"], serde_json::Value::Null);
         let back: PageSummary = serde_json::from_value(json).unwrap();
         assert_eq!(back, s);
         assert!(s.security_tests.is_some());
         let mut bad = serde_json::to_value(&s).unwrap();
         bad["text_hash"] = "not hex".into();
         assert!(serde_json::from_value::<PageSummary>(bad).is_err());
+        let mut bad = serde_json::to_value(&s).unwrap();
+        bad["title_key"] = "abcd".into();
+        assert!(serde_json::from_value::<PageSummary>(bad).is_err());
+    }
+
+    #[test]
+    fn text_keys_tell_texts_apart() {
+        use super::TextKey;
+        assert_eq!(TextKey::of("hand-made mugs"), TextKey::of("hand-made mugs"));
+        assert_ne!(
+            TextKey::of("hand-made mugs"),
+            TextKey::of("hand-made bowls")
+        );
+        assert_ne!(TextKey::of(""), TextKey::of(" "));
     }
 }
 

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use super::{duplicate_candidates, SiteCheck, SiteInput, SiteRule};
-use crate::support::text::{resemblance, MINHASH_SIZE};
+use crate::support::text::{resemblance, MinHashValue, MINHASH_SIZE};
 use crate::{Category, Impact, RuleMeta};
 
 /// Fails pages whose text resembles another page's by [`MIN_RESEMBLANCE`] or more.
@@ -28,8 +28,9 @@ static META: RuleMeta = RuleMeta {
 Each indexable HTML page that is its own canonical and has at least 100 words gets
 a MinHash signature (Broder) of its visible text: the text is lowercased and cut into
 overlapping 3-word shingles, and for each of 64 seeded hash functions (FNV-1a mixed
-with SplitMix64) the smallest shingle hash is kept. The share of equal positions of
-two signatures estimates the Jaccard resemblance of the two shingle sets (standard
+with SplitMix64) the smallest shingle hash is kept (its high 32 bits). The share of
+equal positions of two signatures estimates the Jaccard resemblance of the two
+shingle sets (standard
 error at most 0.0625, about 0.04 near the threshold). Two pages resembling each other
 by **0.8 or more** are near duplicates, unless their text is exactly equal (that is
 `duplicate-content`'s). Each page of a near-duplicate pair fails, listing the others
@@ -73,7 +74,7 @@ impl SiteRule for NearDuplicateContent {
         // compare each distinct text once, then expand back to its pages.
         let mut group_of_text: HashMap<&[u8; 32], usize> = HashMap::new();
         let mut groups: Vec<Vec<usize>> = Vec::new();
-        let mut signatures: Vec<&[u64]> = Vec::new();
+        let mut signatures: Vec<&[MinHashValue]> = Vec::new();
         let page_group: Vec<usize> = pages
             .iter()
             .enumerate()
@@ -96,7 +97,7 @@ impl SiteRule for NearDuplicateContent {
             near.sort_by_key(|&(j, _)| j);
             let near: Vec<(&str, f64)> = near
                 .into_iter()
-                .map(|(j, r)| (pages[j].final_url.as_str(), r))
+                .map(|(j, r)| (&*pages[j].final_url, r))
                 .collect();
             if near.is_empty() {
                 out.pass();
@@ -146,9 +147,9 @@ pub const ROWS: usize = MINHASH_SIZE / BANDS;
 /// equal bands are neighbours; a pair is compared only when the band is really
 /// equal (not just its hash) and no earlier band was, which compares each
 /// candidate pair exactly once without remembering it.
-fn near_pairs(signatures: &[&[u64]]) -> Vec<Vec<(usize, f64)>> {
+fn near_pairs(signatures: &[&[MinHashValue]]) -> Vec<Vec<(usize, f64)>> {
     use std::hash::{Hash, Hasher};
-    fn band_of(sig: &[u64], band: usize) -> Option<&[u64]> {
+    fn band_of(sig: &[MinHashValue], band: usize) -> Option<&[MinHashValue]> {
         sig.chunks(ROWS).nth(band)
     }
     let mut near: Vec<Vec<(usize, f64)>> = vec![Vec::new(); signatures.len()];
@@ -239,24 +240,25 @@ mod tests {
             z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
             z ^ (z >> 31)
         };
-        let mut sigs: Vec<Vec<u64>> = Vec::new();
+        let mut sigs: Vec<Vec<MinHashValue>> = Vec::new();
         for _ in 0..6 {
-            let base: Vec<u64> = (0..MINHASH_SIZE).map(|_| next()).collect();
+            let base: Vec<MinHashValue> =
+                (0..MINHASH_SIZE).map(|_| next() as MinHashValue).collect();
             // Variants differing in 0..=24 positions, spread at pseudo-random places:
             // resemblance from 1.0 down to 0.625, across the threshold.
             for changed in 0..=24usize {
                 let mut v = base.clone();
                 for _ in 0..changed {
                     let pos = (next() % MINHASH_SIZE as u64) as usize;
-                    v[pos] = next();
+                    v[pos] = next() as MinHashValue;
                 }
                 sigs.push(v);
             }
         }
         for _ in 0..40 {
-            sigs.push((0..MINHASH_SIZE).map(|_| next()).collect());
+            sigs.push((0..MINHASH_SIZE).map(|_| next() as MinHashValue).collect());
         }
-        let refs: Vec<&[u64]> = sigs.iter().map(|s| s.as_slice()).collect();
+        let refs: Vec<&[MinHashValue]> = sigs.iter().map(|s| s.as_slice()).collect();
         let mut got = near_pairs(&refs);
         for list in &mut got {
             list.sort_by_key(|&(j, _)| j);

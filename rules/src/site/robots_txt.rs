@@ -242,7 +242,7 @@ impl SiteRule for RobotsTxt {
         let start = site
             .pages
             .first()
-            .map(|p| p.final_url.as_str())
+            .map(|p| &*p.final_url)
             .unwrap_or(site.start_url.as_str());
         let same_origin = match (url::Url::parse(start), url::Url::parse(at)) {
             (Ok(s), Ok(r)) => s.origin() == r.origin(),
