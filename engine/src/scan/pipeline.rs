@@ -72,7 +72,8 @@ struct Shared {
     fetcher: Fetcher,
     dispatcher: Dispatcher,
     /// Normalized URLs claimed for fetching (queued, fetched, or redirect targets).
-    seen: Mutex<HashSet<String>>,
+    /// The frontier queues the same shared strings.
+    seen: Mutex<HashSet<Arc<str>>>,
     /// robots.txt per origin, once loaded.
     robots: Mutex<HashMap<String, Arc<Robots>>>,
     /// robots.txt as fetched per origin, for the site rules.
@@ -232,7 +233,7 @@ pub(crate) async fn run(
     }
 
     // The start page, alone: it may fail the scan, or move it to another host.
-    lock(&shared.seen).insert(start_url.to_string());
+    lock(&shared.seen).insert(start_url.as_str().into());
     let done = fetch_page(Arc::clone(&shared), start_url.clone(), 0, None).await;
     match &done.error {
         Some(FetchError::Private(p)) => {
@@ -327,8 +328,12 @@ pub(crate) async fn run(
     let mut dispatched: usize = 1;
     loop {
         while in_flight.len() < config.concurrency && dispatched < config.max_pages {
-            let Some((url, depth)) = crawl.frontier.pop_front() else {
+            let Some((queued, depth)) = crawl.frontier.pop_front() else {
                 break;
+            };
+            // Queued as the serialization of a parsed URL: parses again.
+            let Ok(url) = Url::parse(&queued) else {
+                continue;
             };
             if config.respect_robots {
                 let robots = ensure_robots(&shared, &url).await;
@@ -624,7 +629,10 @@ fn unchecked_note(unchecked: usize, links: crate::config::LinkScope) -> Option<S
 /// The coordinator's bookkeeping.
 struct Crawl {
     shared: Arc<Shared>,
-    frontier: VecDeque<(Url, u32)>,
+    /// URLs to fetch with their depth, breadth-first. Kept as the strings the
+    /// `seen` set holds rather than parsed `Url`s (about 90 bytes more each):
+    /// on a large site the widest level of the crawl is thousands of URLs.
+    frontier: VecDeque<(Arc<str>, u32)>,
     /// URLs counted as out of scope or too deep (each counted once).
     rejected: HashSet<String>,
     stats: CrawlStats,
@@ -672,10 +680,11 @@ impl Crawl {
         }
         // Claim atomically: a fetch task may have claimed it as a redirect
         // target since the check above.
-        if !lock(&self.shared.seen).insert(key) {
+        let key: Arc<str> = key.into();
+        if !lock(&self.shared.seen).insert(Arc::clone(&key)) {
             return;
         }
-        self.frontier.push_back((url, depth));
+        self.frontier.push_back((key, depth));
     }
 
     /// Records a finished page and queues its links; fails only when its
@@ -1160,7 +1169,7 @@ async fn fetch_page(
         if !hop_shared.robots_allow(target) {
             return Some(HopStop::Robots);
         }
-        if !lock(&hop_shared.seen).insert(target.to_string()) {
+        if !lock(&hop_shared.seen).insert(target.as_str().into()) {
             return Some(HopStop::AlreadySeen);
         }
         None
