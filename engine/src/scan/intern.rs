@@ -7,7 +7,8 @@
 //! crawl hands each finished page's URLs to an [`Interner`], which swaps them for
 //! the copy it already holds: the summaries then share one allocation per
 //! distinct URL. A page's own URL is nearly always the target of a link some
-//! earlier page had, so it is interned too.
+//! earlier page had, so it is interned too, as are its canonical URL (most pages
+//! name themselves) and its declared language (one or a few per site).
 
 use std::collections::HashSet;
 use std::sync::Arc;

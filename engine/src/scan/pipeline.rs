@@ -641,7 +641,8 @@ struct Crawl {
     store: FindingStore,
     tallies: HashMap<String, RuleSummary>,
     summaries: Vec<PageSummary>,
-    /// The summaries' link and resource URLs, one copy each (see [`Interner`]).
+    /// The summaries' shared strings (link, resource, page and canonical URLs,
+    /// languages), one copy each (see [`Interner`]).
     urls: Interner,
     notes: Vec<String>,
     error_count: u64,
@@ -767,6 +768,12 @@ impl Crawl {
         let mut summary = done.summary;
         summary.url = self.urls.intern(&summary.url);
         summary.final_url = self.urls.intern(&summary.final_url);
+        for shared in [&mut summary.canonical, &mut summary.lang]
+            .into_iter()
+            .flatten()
+        {
+            *shared = self.urls.intern(shared);
+        }
         self.urls.intern_all(&mut summary.links);
         self.urls.intern_all(&mut summary.resources);
         self.summaries.push(summary);

@@ -179,7 +179,7 @@ mod tests {
             final_url: url.into(),
             status: 200,
             html: true,
-            lang: lang.map(str::to_string),
+            lang: lang.map(Into::into),
             ..PageSummary::default()
         };
         assert_eq!(

@@ -67,8 +67,9 @@ pub struct PageSummary {
     /// `None` without a non-empty first `<h1>`.
     #[serde(default)]
     pub h1_key: Option<TextKey>,
-    /// `<link rel=canonical>` href, resolved.
-    pub canonical: Option<String>,
+    /// `<link rel=canonical>` href, resolved. Shared like `url` (most pages name
+    /// themselves).
+    pub canonical: Option<Arc<str>>,
     /// Whether a meta robots tag or `X-Robots-Tag` says `noindex`.
     pub noindex: bool,
     /// Absolute URLs of `<a href>` links on the page (fragment removed), in order.
@@ -91,9 +92,10 @@ pub struct PageSummary {
     /// the URL answered.
     #[serde(default)]
     pub fetch_error: Option<String>,
-    /// `<html lang>` (else `xml:lang`), trimmed.
+    /// `<html lang>` (else `xml:lang`), trimmed. Shared: a site's pages mostly
+    /// declare one language, and the crawl keeps one copy of it.
     #[serde(default)]
-    pub lang: Option<String>,
+    pub lang: Option<Arc<str>>,
     /// Hreflang alternates (HTML and `Link` header), URLs resolved.
     #[serde(default)]
     pub hreflang: Vec<HreflangLink>,
@@ -350,7 +352,7 @@ impl PageSummary {
                 })
                 .and_then(|l| l.value().attr("href"))
                 .and_then(|h| base.join(h.trim()).ok())
-                .map(|u| u.to_string())
+                .map(|u| Arc::from(u.as_str()))
         });
         let meta_noindex = sel("meta[name][content]").is_some_and(|s| {
             doc.select(&s).any(|m| {
@@ -393,8 +395,9 @@ impl PageSummary {
             .value()
             .attr("lang")
             .or_else(|| cx.root().value().attr("xml:lang"))
-            .map(|l| l.trim().to_string())
-            .filter(|l| !l.is_empty());
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(Arc::from);
         let hreflang = crate::seo::hreflang::alternates(cx)
             .into_iter()
             .filter_map(|(lang, href)| {
