@@ -274,7 +274,8 @@ impl LinkChecker {
     }
 
     /// Forgets every URL's status (the link checks are over and their answers
-    /// were handed out). Asked again, a URL would be checked again.
+    /// were handed out). Asked again, a URL would be checked again, unless it
+    /// was over the budget (the budget set still answers for it).
     pub fn forget_statuses(&self) {
         *lock(&self.cache) = HashMap::new();
     }

@@ -661,12 +661,12 @@ impl Crawl {
     /// Queues a URL found at `depth` unless claimed, out of scope or too deep.
     fn enqueue(&mut self, url: &Url, depth: u32, scope: &Scope) {
         let url = normalize(url);
-        let key = url.to_string();
-        if self.known(&key) {
+        let key = url.as_str();
+        if self.known(key) {
             return;
         }
         if let Err(why) = scope.check(&url) {
-            self.rejected.insert(key);
+            self.rejected.insert(key.to_string());
             match why {
                 OutOfScope::Host | OutOfScope::NotIncluded | OutOfScope::Excluded => {
                     self.stats.skipped.scope += 1
@@ -675,13 +675,13 @@ impl Crawl {
             return;
         }
         if depth > self.shared.config.max_depth {
-            self.rejected.insert(key);
+            self.rejected.insert(key.to_string());
             self.stats.skipped.depth += 1;
             return;
         }
         // Claim atomically: a fetch task may have claimed it as a redirect
         // target since the check above.
-        let key: Arc<str> = key.into();
+        let key: Arc<str> = Arc::from(key);
         if !lock(&self.shared.seen).insert(Arc::clone(&key)) {
             return;
         }

@@ -115,18 +115,23 @@ pub struct PageSummary {
     pub resources: Vec<Arc<str>>,
 }
 
-/// (De)serializes a digest as a lowercase hex string, the wire form of
-/// [`PageSummary::text_hash`].
+/// (De)serializes a digest of any length as a lowercase hex string, the wire form
+/// of [`PageSummary::text_hash`] and [`TextKey`].
 mod hex_digest {
     use serde::{de::Error, Deserialize, Deserializer, Serializer};
 
-    pub(super) fn serialize<S: Serializer>(digest: &[u8; 32], s: S) -> Result<S::Ok, S::Error> {
+    pub(super) fn serialize<S: Serializer, const N: usize>(
+        digest: &[u8; N],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
         s.serialize_str(&hex::encode(digest))
     }
 
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[u8; 32], D::Error> {
+    pub(super) fn deserialize<'de, D: Deserializer<'de>, const N: usize>(
+        d: D,
+    ) -> Result<[u8; N], D::Error> {
         let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        let mut digest = [0u8; 32];
+        let mut digest = [0u8; N];
         hex::decode_to_slice(text.as_bytes(), &mut digest).map_err(D::Error::custom)?;
         Ok(digest)
     }
@@ -142,8 +147,13 @@ mod hex_digest {
 /// duplicate rules only ever ask whether two texts are equal, and their messages
 /// name the other pages, not the text. Two different texts get the same key with
 /// probability about 2⁻¹²⁸ per pair: never, in practice, on any site.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct TextKey([u8; 16]);
+///
+/// Hex on the wire, as [`PageSummary::text_hash`].
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(transparent)]
+pub struct TextKey(#[serde(with = "hex_digest")] [u8; 16]);
 
 impl TextKey {
     /// The key of `text`, exactly as given (fold it first).
@@ -153,22 +163,6 @@ impl TextKey {
         let mut key = [0u8; 16];
         key.copy_from_slice(&digest[..16]);
         TextKey(key)
-    }
-}
-
-/// Hex on the wire, as [`PageSummary::text_hash`].
-impl Serialize for TextKey {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&hex::encode(self.0))
-    }
-}
-
-impl<'de> Deserialize<'de> for TextKey {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<TextKey, D::Error> {
-        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        let mut key = [0u8; 16];
-        hex::decode_to_slice(text.as_bytes(), &mut key).map_err(serde::de::Error::custom)?;
-        Ok(TextKey(key))
     }
 }
 
