@@ -7,8 +7,10 @@
 //! 1. take it (`dequeue`: reclaimed jobs of dead workers first, then weighted
 //!    priority rounds); past `max_attempts` deliveries it is not run again but
 //!    dead-lettered and its scan marked `failed` with the reason;
-//! 2. `start_scan` (queued/running -> running), run the engine, heartbeat every
-//!    third of the visibility timeout so no one reclaims it;
+//! 2. `start_scan` (queued/running -> running; a reclaimed job's crash is
+//!    charged first, see `worker::begin`: a page in analysis at two crashes
+//!    fails the scan, naming it), run the engine, heartbeat every third of the
+//!    visibility timeout so no one reclaims it;
 //! 3. completed: `finish_scan` (idempotent: a reclaimed job finishing twice
 //!    writes one result) then `ack`; failed: the job goes back to the end of
 //!    its stream for another attempt, or to the dead-letter stream after the
@@ -40,7 +42,7 @@ use tracing::{info, warn, Instrument};
 use crate::queue::{Delivery, Queue};
 use crate::store::redis::RedisBackend;
 use crate::store::{ScanOutcome, Store};
-use crate::worker::{execute, ScanExecutor};
+use crate::worker::{begin, clear_analysis, execute, Begin, ScanExecutor};
 
 /// Settings of one worker daemon.
 #[derive(Debug, Clone)]
@@ -188,11 +190,15 @@ async fn run_job(
         .await;
         return;
     }
-    let scan = match backend.start_scan(&id, Utc::now()).await {
-        Ok(Some(scan)) => scan,
-        Ok(None) => {
+    let scan = match begin(backend, &id).await {
+        Ok(Begin::Run(scan)) => scan,
+        Ok(Begin::Gone) => {
             info!("scan is canceled or gone; dropping the job");
             let _ = backend.ack(&id).await;
+            return;
+        }
+        Ok(Begin::Stop(reason)) => {
+            give_up(backend, &id, reason).await;
             return;
         }
         Err(e) => {
@@ -234,6 +240,8 @@ async fn run_job(
             }
             _ = grace_over => {
                 info!("grace period over: handing the job back");
+                // No crash: nothing may be charged to the pages left in analysis.
+                clear_analysis(backend, &id).await;
                 if let Err(e) = backend.requeue_scan(&id).await {
                     warn!(error = %e, "could not mark the scan queued again");
                 }
@@ -244,6 +252,7 @@ async fn run_job(
             }
         }
     };
+    clear_analysis(backend, &id).await;
     let give_up_after = backend
         .settings()
         .visibility_timeout

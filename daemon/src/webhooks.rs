@@ -317,8 +317,7 @@ pub fn check_target(raw: &str, allow_private: bool) -> std::result::Result<url::
         return Err("the URL has no host".to_string());
     };
     if !allow_private {
-        let h = host.trim_end_matches('.').to_ascii_lowercase();
-        if h == "localhost" || h.ends_with(".localhost") {
+        if sitescan_engine::crawl::ssrf::is_local_name(host) {
             return Err("loopback, private and link-local addresses are refused".to_string());
         }
         sitescan_engine::crawl::ssrf::check_literal(&url)
@@ -327,10 +326,16 @@ pub fn check_target(raw: &str, allow_private: bool) -> std::result::Result<url::
     Ok(url)
 }
 
-/// The HTTP client of deliveries: no redirects, the attempt timeout, and the
-/// SSRF guard as resolver unless private targets are allowed.
+/// The HTTP client of deliveries: no redirects, the attempt timeout, the SSRF
+/// guard as resolver unless private targets are allowed, and no proxy.
+///
+/// Proxy environment variables (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`) are
+/// ignored: through a proxy the target name is resolved by the proxy, so the
+/// guard (a resolver here) would never see the address a webhook reaches, and
+/// a target resolving to a private address would be tunnelled to it.
 pub fn client(settings: &DeliverySettings) -> Result<reqwest::Client> {
     let mut b = reqwest::Client::builder()
+        .no_proxy()
         .redirect(reqwest::redirect::Policy::none())
         .timeout(settings.timeout)
         .user_agent(concat!("sitescan-webhooks/", env!("CARGO_PKG_VERSION")));

@@ -28,10 +28,20 @@ use crate::store::{
 
 /// How often a running scan checks for a cancel when no progress comes.
 pub const CANCEL_POLL: Duration = Duration::from_millis(500);
-/// A scan started this many times without finishing (each start after a crash
-/// or restart counts) is failed instead of run again: a scan that kills its
-/// worker must not kill every restart.
-pub const MAX_ATTEMPTS: u32 = 5;
+/// A scan charged this many attempts is failed at the next start instead of run
+/// again: the first start counts, and so does each restart after a crash that
+/// happened while one of its pages was in analysis. Restarts after a crash of
+/// another scan's page, or after a shutdown, do not count.
+pub const MAX_ATTEMPTS: u32 = 3;
+/// A page in analysis at this many crashes stops its scan (the scan is failed,
+/// naming the page): a page that aborts the process must not abort every
+/// restart, nor interrupt every other tenant's scan again and again.
+pub const MAX_PAGE_CRASHES: u32 = 2;
+/// A scan interrupted this many times with none of its pages in analysis is
+/// failed too: the safety net for a crash outside page analysis (while
+/// fetching, or in the site-wide rules), which cannot be told from another
+/// scan's crash and must not loop forever either.
+pub const MAX_UNATTRIBUTED_INTERRUPTIONS: u32 = 10;
 /// Progress is written to the store at most this often.
 pub const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 
@@ -40,6 +50,16 @@ pub const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 pub enum ExecEvent {
     /// Pages done and queued so far.
     Progress(Progress),
+    /// The page `url` is about to be analysed; its analysis waits until `ready`
+    /// is sent or dropped (after the page is recorded as in analysis).
+    Analyzing {
+        /// The page.
+        url: String,
+        /// Answer (or drop) to let the analysis run.
+        ready: tokio::sync::oneshot::Sender<()>,
+    },
+    /// The analysis of the page ended.
+    Analyzed(String),
     /// The scan finished with this report.
     Finished(Box<Report>),
     /// The scan could not run; the message is for the caller.
@@ -167,10 +187,23 @@ async fn run_job(
     mut shutdown: watch::Receiver<bool>,
 ) {
     let id = delivery.job.scan_id.clone();
-    let scan = match store.start_scan(&id, Utc::now()).await {
-        Ok(Some(scan)) => scan,
-        Ok(None) => {
+    let scan = match begin(store, &id).await {
+        Ok(Begin::Run(scan)) => scan,
+        Ok(Begin::Gone) => {
             info!("scan is canceled or gone; dropping the job");
+            let _ = queue.ack(&id).await;
+            return;
+        }
+        Ok(Begin::Stop(error)) => {
+            warn!(%error, "giving up on the scan");
+            // The store writes the `scan.failed` event with the status.
+            if let Err(e) = store
+                .finish_scan(&id, ScanOutcome::Failed { error }, Utc::now())
+                .await
+            {
+                warn!(error = %e, "could not fail the scan");
+                return;
+            }
             let _ = queue.ack(&id).await;
             return;
         }
@@ -179,34 +212,20 @@ async fn run_job(
             return;
         }
     };
-    if scan.attempts > MAX_ATTEMPTS {
-        let error = format!(
-            "the scan was interrupted {} times (worker crash or restart) and is not retried again",
-            scan.attempts - 1
-        );
-        warn!(attempts = scan.attempts, "giving up on the scan");
-        // The store writes the `scan.failed` event with the status.
-        if let Err(e) = store
-            .finish_scan(&id, ScanOutcome::Failed { error }, Utc::now())
-            .await
-        {
-            warn!(error = %e, "could not fail the scan");
-            return;
-        }
-        let _ = queue.ack(&id).await;
-        return;
-    }
     info!(url = %scan.url, attempt = delivery.attempt, "scan started");
     let outcome = tokio::select! {
         o = execute(store, queue, executor, &scan, allow_private) => o,
         _ = wait_true(&mut shutdown) => {
             info!("shutting down: the scan goes back to the queue and runs again after restart");
+            // No crash: nothing may be charged to the pages left in analysis.
+            clear_analysis(store, &id).await;
             if let Err(e) = queue.release(&id).await {
                 warn!(error = %e, "could not release the job; it is recovered at the next start");
             }
             return;
         }
     };
+    clear_analysis(store, &id).await;
     match outcome {
         Some(outcome) => match store.finish_scan(&id, outcome, Utc::now()).await {
             Ok(done) => info!(status = done.status.as_str(), "scan finished"),
@@ -219,6 +238,72 @@ async fn run_job(
     }
     if let Err(e) = queue.ack(&id).await {
         warn!(error = %e, "could not acknowledge the job");
+    }
+}
+
+/// How a worker may go on with a delivered job.
+#[derive(Debug)]
+pub(crate) enum Begin {
+    /// Run the scan (now `running`).
+    Run(Scan),
+    /// Fail the scan with this error instead of running it.
+    Stop(String),
+    /// The scan is terminal or gone: drop the job.
+    Gone,
+}
+
+/// Takes a delivered scan: a scan that was `running` was interrupted (its
+/// process died, or shut down), and the interruption is charged first
+/// ([`Store::charge_interruption`]): to the scan whose pages were in analysis
+/// (an attempt, and a crash per page; a page at [`MAX_PAGE_CRASHES`] stops the
+/// scan, naming it), and not to the scans merely interrupted (resumed with
+/// their attempts unchanged, up to [`MAX_UNATTRIBUTED_INTERRUPTIONS`]). Past
+/// [`MAX_ATTEMPTS`] the scan is stopped too.
+pub(crate) async fn begin(store: &dyn Store, id: &str) -> crate::Result<Begin> {
+    let Some(before) = store.scan_by_id(id).await? else {
+        return Ok(Begin::Gone);
+    };
+    if before.status.is_terminal() {
+        return Ok(Begin::Gone);
+    }
+    let started = if before.status == ScanStatus::Running {
+        let charge = store.charge_interruption(id).await?;
+        if let Some((page, _)) = charge.pages.iter().find(|(_, n)| *n >= MAX_PAGE_CRASHES) {
+            return Ok(Begin::Stop(format!(
+                "the page {page} crashed the scanner {MAX_PAGE_CRASHES} times (the process died \
+                 while analysing it); the scan was stopped"
+            )));
+        }
+        if charge.pages.is_empty() {
+            if charge.unattributed >= MAX_UNATTRIBUTED_INTERRUPTIONS {
+                return Ok(Begin::Stop(format!(
+                    "the scan was interrupted {} times outside page analysis (worker crash or \
+                     restart) and is not retried again",
+                    charge.unattributed
+                )));
+            }
+            store.resume_scan(id, Utc::now()).await?
+        } else {
+            store.start_scan(id, Utc::now()).await?
+        }
+    } else {
+        store.start_scan(id, Utc::now()).await?
+    };
+    match started {
+        None => Ok(Begin::Gone),
+        Some(scan) if scan.attempts > MAX_ATTEMPTS => Ok(Begin::Stop(format!(
+            "the scan was interrupted {} times while analysing its pages (worker crash) and is \
+             not retried again",
+            scan.attempts - 1
+        ))),
+        Some(scan) => Ok(Begin::Run(scan)),
+    }
+}
+
+/// Forgets the pages of scan `id` in analysis (the scan stopped without a crash).
+pub(crate) async fn clear_analysis(store: &dyn Store, id: &str) {
+    if let Err(e) = store.set_pages_in_analysis(id, &[]).await {
+        warn!(error = %e, "could not clear the pages in analysis");
     }
 }
 
@@ -244,6 +329,8 @@ pub async fn execute(
     let mut last_write = tokio::time::Instant::now() - PROGRESS_EVERY;
     let mut poll = tokio::time::interval(CANCEL_POLL);
     let mut beat = tokio::time::interval(HEARTBEAT_EVERY);
+    // Pages in analysis now, as last recorded in the store.
+    let mut analysing: Vec<String> = Vec::new();
     loop {
         let event = tokio::select! {
             e = events.next() => e,
@@ -266,6 +353,24 @@ pub async fn execute(
                     last_write = tokio::time::Instant::now();
                     if let Ok(ScanStatus::Canceled) = store.update_progress(&scan.id, p).await {
                         return None;
+                    }
+                }
+            }
+            Some(ExecEvent::Analyzing { url, ready }) => {
+                analysing.push(url);
+                // Recorded before the page's rules run (they wait for `ready`):
+                // if the page takes the process down, the restart knows which
+                // scan to charge.
+                if let Err(e) = store.set_pages_in_analysis(&scan.id, &analysing).await {
+                    warn!(error = %e, "could not record the page in analysis");
+                }
+                let _ = ready.send(());
+            }
+            Some(ExecEvent::Analyzed(url)) => {
+                if let Some(i) = analysing.iter().position(|u| *u == url) {
+                    analysing.swap_remove(i);
+                    if let Err(e) = store.set_pages_in_analysis(&scan.id, &analysing).await {
+                        warn!(error = %e, "could not record the end of a page's analysis");
                     }
                 }
             }
@@ -489,10 +594,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let backend = Arc::new(Embedded::open(dir.path()).unwrap());
         let scan = queued_scan(&backend).await;
-        // Three earlier starts that never finished (crashes).
-        for _ in 0..MAX_ATTEMPTS {
-            backend.start_scan(&scan.id, Utc::now()).await.unwrap();
+        // The first start, then crashes each while a different page of this
+        // scan was in analysis: each restart is charged an attempt.
+        assert!(matches!(begin(&*backend, &scan.id).await.unwrap(), Begin::Run(_)));
+        for n in 1..MAX_ATTEMPTS {
+            let page = vec![format!("https://example.com/{n}")];
+            backend.set_pages_in_analysis(&scan.id, &page).await.unwrap();
+            match begin(&*backend, &scan.id).await.unwrap() {
+                Begin::Run(s) => assert_eq!(s.attempts, n + 1),
+                other => panic!("{other:?}"),
+            }
         }
+        let last = vec!["https://example.com/last".to_string()];
+        backend.set_pages_in_analysis(&scan.id, &last).await.unwrap();
         let dropped = Arc::new(AtomicBool::new(false));
         let (_stop, _set) = pool(
             &backend,
@@ -510,9 +624,72 @@ mod tests {
             done = status(&backend, &scan.id).await;
         }
         assert_eq!(done.status, ScanStatus::Failed);
-        let want = format!("interrupted {MAX_ATTEMPTS} times");
-        assert!(done.error.unwrap().contains(&want));
+        assert_eq!(
+            done.error.as_deref(),
+            Some(
+                "the scan was interrupted 3 times while analysing its pages (worker crash) \
+                 and is not retried again"
+            )
+        );
         assert!(!dropped.load(Ordering::SeqCst), "never executed");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_page_in_analysis_at_two_crashes_stops_its_scan() {
+        let dir = tempfile::tempdir().unwrap();
+        let backend = Arc::new(Embedded::open(dir.path()).unwrap());
+        let scan = queued_scan(&backend).await;
+        assert!(matches!(begin(&*backend, &scan.id).await.unwrap(), Begin::Run(_)));
+        let pages = vec![
+            "https://example.com/fine".to_string(),
+            "https://example.com/deep".to_string(),
+        ];
+        backend.set_pages_in_analysis(&scan.id, &pages).await.unwrap();
+        match begin(&*backend, &scan.id).await.unwrap() {
+            Begin::Run(s) => assert_eq!(s.attempts, 2),
+            other => panic!("{other:?}"),
+        }
+        backend
+            .set_pages_in_analysis(&scan.id, &pages[1..])
+            .await
+            .unwrap();
+        match begin(&*backend, &scan.id).await.unwrap() {
+            Begin::Stop(error) => assert_eq!(
+                error,
+                "the page https://example.com/deep crashed the scanner 2 times (the process \
+                 died while analysing it); the scan was stopped"
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_scan_merely_interrupted_keeps_its_attempts() {
+        let dir = tempfile::tempdir().unwrap();
+        let backend = Arc::new(Embedded::open(dir.path()).unwrap());
+        let scan = queued_scan(&backend).await;
+        assert!(matches!(begin(&*backend, &scan.id).await.unwrap(), Begin::Run(_)));
+        // Analysis ended before the crash: nothing is left to charge.
+        let page = vec!["https://example.com/".to_string()];
+        backend.set_pages_in_analysis(&scan.id, &page).await.unwrap();
+        backend.set_pages_in_analysis(&scan.id, &[]).await.unwrap();
+        for n in 1..MAX_UNATTRIBUTED_INTERRUPTIONS {
+            match begin(&*backend, &scan.id).await.unwrap() {
+                Begin::Run(s) => {
+                    assert_eq!(s.attempts, 1, "interruption {n}");
+                    assert_eq!(s.status, ScanStatus::Running);
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        match begin(&*backend, &scan.id).await.unwrap() {
+            Begin::Stop(error) => assert_eq!(
+                error,
+                "the scan was interrupted 10 times outside page analysis (worker crash or \
+                 restart) and is not retried again"
+            ),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

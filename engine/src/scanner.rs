@@ -32,12 +32,33 @@ pub const MAX_REDIRECTS_LIMIT: u32 = 50;
 #[must_use]
 pub struct ScannerBuilder {
     config: ScanConfig,
+    watch: Option<Arc<dyn AnalysisWatch>>,
+}
+
+/// Told when each page's analysis starts and ends, so a service can record
+/// durably which pages a scan is analysing: a page that aborts the process
+/// (stack overflow, out-of-memory kill) is then known at the restart, and only
+/// its scan is charged for the crash.
+///
+/// Analysis of the page waits for the future [`AnalysisWatch::starting`]
+/// returns, so what it records is in place before any rule runs.
+pub trait AnalysisWatch: Send + Sync + std::fmt::Debug + 'static {
+    /// The page `url` (as in [`PageReport::url`]) is about to be analysed.
+    fn starting(&self, url: &str) -> futures::future::BoxFuture<'static, ()>;
+    /// The analysis of `url` ended (with or without findings, within budget or
+    /// not). Not called when the scan is dropped meanwhile.
+    fn finished(&self, url: &str);
 }
 
 impl ScannerBuilder {
     /// Replaces the whole configuration.
     pub fn config(mut self, config: ScanConfig) -> Self {
         self.config = config;
+        self
+    }
+    /// Tells `watch` when each page's analysis starts and ends (none by default).
+    pub fn analysis_watch(mut self, watch: Arc<dyn AnalysisWatch>) -> Self {
+        self.watch = Some(watch);
         self
     }
     /// Rule sets and rule ids (default `all`).
@@ -197,6 +218,7 @@ impl ScannerBuilder {
             inner: Arc::new(Inner {
                 config: self.config,
                 selection,
+                watch: self.watch,
             }),
         })
     }
@@ -205,6 +227,7 @@ impl ScannerBuilder {
 pub(crate) struct Inner {
     pub(crate) config: ScanConfig,
     pub(crate) selection: Selection,
+    pub(crate) watch: Option<Arc<dyn AnalysisWatch>>,
 }
 
 /// A configured scanner. Cheap to clone (an `Arc` inside), `Send + Sync`, and

@@ -950,6 +950,22 @@ impl sitescan_daemon::store::Store for BrokenStore {
     ) -> sitescan_daemon::Result<Option<sitescan_daemon::store::Scan>> {
         broken()
     }
+    async fn resume_scan(
+        &self,
+        _: &str,
+        _: chrono::DateTime<chrono::Utc>,
+    ) -> sitescan_daemon::Result<Option<sitescan_daemon::store::Scan>> {
+        broken()
+    }
+    async fn set_pages_in_analysis(&self, _: &str, _: &[String]) -> sitescan_daemon::Result<()> {
+        broken()
+    }
+    async fn charge_interruption(
+        &self,
+        _: &str,
+    ) -> sitescan_daemon::Result<sitescan_daemon::store::Interruption> {
+        broken()
+    }
     async fn update_progress(
         &self,
         _: &str,

@@ -265,6 +265,53 @@ pub async fn scan_lifecycle(store: Arc<dyn Store>) {
             .attempts,
         2
     );
+    // Resumed after someone else's crash: running again, attempts unchanged.
+    let resumed = store
+        .resume_scan(&first.id, Utc::now())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((resumed.status, resumed.attempts), (ScanStatus::Running, 2));
+    assert_eq!(
+        store.scan_by_id(&first.id).await.unwrap().unwrap().attempts,
+        2
+    );
+
+    // Crash bookkeeping: the pages in analysis at each interruption.
+    let (a_page, b_page) = (
+        "https://example.com/a?x=1#f".to_string(),
+        "https://example.com/b c".to_string(),
+    );
+    store
+        .set_pages_in_analysis(&first.id, &[a_page.clone(), b_page.clone()])
+        .await
+        .unwrap();
+    store
+        .set_pages_in_analysis(&first.id, std::slice::from_ref(&b_page))
+        .await
+        .unwrap();
+    let charged = store.charge_interruption(&first.id).await.unwrap();
+    assert_eq!(charged.pages, vec![(b_page.clone(), 1)]);
+    assert_eq!(charged.unattributed, 0);
+    // Charged once: the record is gone, so the next restart finds no page.
+    let merely = store.charge_interruption(&first.id).await.unwrap();
+    assert_eq!((merely.pages.len(), merely.unattributed), (0, 1));
+    store
+        .set_pages_in_analysis(&first.id, &[b_page.clone(), a_page.clone()])
+        .await
+        .unwrap();
+    let mut again = store.charge_interruption(&first.id).await.unwrap();
+    again.pages.sort();
+    assert_eq!(again.pages, vec![(a_page.clone(), 1), (b_page.clone(), 2)]);
+    assert_eq!(again.unattributed, 1);
+    // Cleared (the scan stopped without a crash): nothing to charge.
+    store
+        .set_pages_in_analysis(&first.id, std::slice::from_ref(&a_page))
+        .await
+        .unwrap();
+    store.set_pages_in_analysis(&first.id, &[]).await.unwrap();
+    let cleared = store.charge_interruption(&first.id).await.unwrap();
+    assert_eq!((cleared.pages.len(), cleared.unattributed), (0, 2));
     assert!(store
         .unfinished_scans()
         .await

@@ -1484,3 +1484,61 @@ async fn the_dashboard_works_on_the_redis_backend() {
     let _ = tx.send(());
     let _ = server.await;
 }
+
+/// `next=` after sign-in is a same-origin path or the default page: tabs,
+/// newlines and backslashes (which browsers drop or read as `/`), `//`, encoded
+/// forms and absolute URLs all fall back to `/sites`; the sign-in form and the
+/// signed-in visit to `/login` agree.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sign_in_redirects_only_to_same_origin_paths() {
+    let api = TestApi::start().await;
+    let (_, email) = user(&api, Plan::Professional).await;
+    let hostile = [
+        "/\t/evil.example/",
+        "/\n/evil.example/",
+        "/\r\n/evil.example/",
+        "\t//evil.example/",
+        "/\\evil.example/",
+        "\\\\evil.example/",
+        "/\\/evil.example/",
+        "//evil.example/",
+        "///evil.example/",
+        "/.//evil.example/",
+        "/%2F/evil.example/",
+        "/%5C/evil.example/",
+        "https://evil.example/",
+        "http:evil.example",
+        "javascript:alert(1)",
+        "evil.example",
+    ];
+    // The reported case, through the sign-in form: `next=/%09/evil.example/`.
+    let mut b = Browser::new(&api);
+    let login = b
+        .fill(
+            "/login?next=/%09/evil.example/",
+            &[
+                ("email", &email),
+                ("password", PASSWORD),
+                ("next", "/\t/evil.example/"),
+            ],
+        )
+        .await;
+    assert_eq!((login.status, login.location()), (303, "/sites"));
+    // Signed in, `/login?next=...` redirects at once: same rule.
+    for next in hostile {
+        let q: String = url::form_urlencoded::byte_serialize(next.as_bytes()).collect();
+        let a = b.get(&format!("/login?next={q}")).await;
+        assert_eq!((a.status, a.location()), (303, "/sites"), "next={next:?}");
+    }
+    let a = b.get("/login?next=%2Fscans%3Fpage%3D2").await;
+    assert_eq!((a.status, a.location()), (303, "/scans?page=2"));
+    // A fresh sign-in with a good `next` goes there.
+    let mut fresh = Browser::new(&api);
+    let login = fresh
+        .fill(
+            "/login",
+            &[("email", &email), ("password", PASSWORD), ("next", "/keys")],
+        )
+        .await;
+    assert_eq!((login.status, login.location()), (303, "/keys"));
+}

@@ -16,6 +16,8 @@
 //!   (loopback HTTPS servers with rcgen certificates).
 //! - `subresources`: subresource facts fetched once per scan, the rules over them,
 //!   accepted statuses.
+//! - `ssrf_and_limits`: IPv6 transition forms and credentials at registration, JSON
+//!   with trailing garbage, key lifetimes out of range.
 //! - `webhooks`: signed scan events to a real receiver, retries, restart, 410, registration.
 
 #![allow(
@@ -38,6 +40,7 @@ mod reports;
 mod serve;
 mod site_checks;
 mod siteinfo;
+mod ssrf_and_limits;
 mod subresources;
 mod webhook_support;
 mod webhooks;

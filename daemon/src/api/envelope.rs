@@ -193,8 +193,16 @@ fn is_json_media_type(value: &str) -> bool {
 /// (`validation_failed` with the path of the field).
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let de = &mut serde_json::Deserializer::from_slice(bytes);
-    match serde_path_to_error::deserialize::<_, T>(de) {
-        Ok(v) => Ok(v),
+    match serde_path_to_error::deserialize::<_, T>(&mut *de) {
+        // One JSON value and nothing after it but whitespace: `{...} xyz` or
+        // two concatenated objects are malformed, not "the first object".
+        Ok(v) => match de.end() {
+            Ok(()) => Ok(v),
+            Err(e) => Err(ApiError::new(
+                ErrorCode::InvalidJson,
+                format!("the body is not well-formed JSON: {e}"),
+            )),
+        },
         Err(e) => {
             let path = e.path().to_string();
             let inner = e.into_inner();

@@ -7,6 +7,7 @@ use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 use chrono::Utc;
+use sitescan_engine::crawl::ssrf;
 
 use super::auth::Auth;
 use super::envelope::{reply, ApiJson, ApiPath, Meta, RequestId};
@@ -167,9 +168,18 @@ pub(crate) async fn remove_site(
     Ok(())
 }
 
-/// An absolute http(s) URL with a host; loopback, private, link-local and
-/// unspecified IP literals (and `localhost`) are refused unless allowed. Host
-/// names are checked again by the crawler's guard after DNS, at scan time.
+/// What a site URL with `user:password@` is told: where credentials would belong,
+/// and that there is no such place yet. The URL itself is never echoed.
+pub const CREDENTIALS_REFUSED: &str = "the URL carries credentials (user:password@); \
+URLs are stored and shown in plain text, so credentials never belong in one. \
+sitescan cannot sign in to a site yet (there is no credentials setting): \
+register the URL without them";
+
+/// An absolute http(s) URL with a host and no credentials; unless private
+/// addresses are allowed, `localhost` names and IP literals the SSRF guard
+/// refuses ([`sitescan_engine::crawl::ssrf::is_forbidden`], the one predicate
+/// of the service) are refused too. Host names are checked again by the
+/// crawler's guard after DNS, at scan time.
 pub fn validate_site_url(raw: &str, allow_private: bool) -> Result<url::Url, ApiError> {
     if raw.len() > MAX_URL_LEN {
         return Err(ApiError::validation(
@@ -185,50 +195,29 @@ pub fn validate_site_url(raw: &str, allow_private: bool) -> Result<url::Url, Api
             "the scheme must be http or https",
         ));
     }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(ApiError::validation("url", CREDENTIALS_REFUSED));
+    }
     let Some(host) = url.host() else {
         return Err(ApiError::validation("url", "the URL has no host"));
     };
     if !allow_private {
         let private = match host {
-            url::Host::Domain(d) => {
-                let d = d.trim_end_matches('.').to_ascii_lowercase();
-                d == "localhost" || d.ends_with(".localhost")
-            }
-            url::Host::Ipv4(ip) => is_private(IpAddr::V4(ip)),
-            url::Host::Ipv6(ip) => is_private(IpAddr::V6(ip)),
+            url::Host::Domain(d) => ssrf::is_local_name(d),
+            url::Host::Ipv4(ip) => ssrf::is_forbidden(IpAddr::V4(ip)),
+            url::Host::Ipv6(ip) => ssrf::is_forbidden(IpAddr::V6(ip)),
         };
         if private {
-            return Err(ApiError::validation(
-                "url",
-                "loopback, private and link-local addresses are refused by this service",
-            ));
+            return Err(ApiError::validation("url", PRIVATE_REFUSED));
         }
     }
     Ok(url)
 }
 
-/// Loopback, private, link-local, unspecified, CGNAT or unique-local.
-pub fn is_private(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => {
-            v4.is_loopback()
-                || v4.is_private()
-                || v4.is_link_local()
-                || v4.is_unspecified()
-                || v4.is_broadcast()
-                || (v4.octets()[0] == 100 && (v4.octets()[1] & 0xc0) == 64)
-        }
-        IpAddr::V6(v6) => {
-            v6.is_loopback()
-                || v6.is_unspecified()
-                || (v6.segments()[0] & 0xfe00) == 0xfc00
-                || (v6.segments()[0] & 0xffc0) == 0xfe80
-                || v6
-                    .to_ipv4_mapped()
-                    .is_some_and(|v4| is_private(IpAddr::V4(v4)))
-        }
-    }
-}
+/// What a refused private, loopback or otherwise local address is told.
+pub const PRIVATE_REFUSED: &str = "loopback, private and link-local addresses (and IPv6 forms \
+that embed one, such as ::ffff:10.0.0.1, 64:ff9b::/96, 2002::/16 or Teredo) are refused by \
+this service";
 
 #[cfg(test)]
 mod tests {
@@ -250,5 +239,12 @@ mod tests {
         assert!(validate_site_url("https://example.com/", false).is_ok());
         assert!(validate_site_url("ftp://example.com/", true).is_err());
         assert!(validate_site_url("/relative", true).is_err());
+        for url in [
+            "https://user:pass@example.com/",
+            "https://user@example.com/",
+            "https://:pass@example.com/",
+        ] {
+            assert!(validate_site_url(url, true).is_err(), "{url}");
+        }
     }
 }

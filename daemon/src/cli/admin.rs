@@ -161,7 +161,12 @@ enum SiteCommand {
     },
 }
 
-/// Parses `90d`, `12h`, `30m`, `45s`, a bare number of days, or `never`.
+/// The longest key lifetime `--expires-in` accepts: ten years. Longer is
+/// refused (with `never` suggested) instead of overflowing the expiry date.
+pub(crate) const MAX_LIFETIME_DAYS: i64 = 3650;
+
+/// Parses `90d`, `12h`, `30m`, `45s`, a bare number of days, or `never`; a
+/// lifetime is 1 second to [`MAX_LIFETIME_DAYS`] days.
 pub(crate) fn parse_lifetime(s: &str) -> Result<KeyLifetime, String> {
     let s = s.trim();
     if s.eq_ignore_ascii_case("never") {
@@ -171,20 +176,30 @@ pub(crate) fn parse_lifetime(s: &str) -> Result<KeyLifetime, String> {
         Some((i, c)) if c.is_ascii_alphabetic() => (&s[..i], c),
         _ => (s, 'd'),
     };
+    let not_a_lifetime =
+        || format!("`{s}` is not a lifetime: use e.g. 90d, 12h, 30m, 45s or never");
     let n: i64 = num
         .parse()
         .ok()
-        .filter(|n| *n > 0 && *n <= 3650 * 86_400)
-        .ok_or_else(|| format!("`{s}` is not a lifetime: use e.g. 90d, 12h, 30m, 45s or never"))?;
-    let d = match unit {
-        'd' => chrono::Duration::try_days(n),
-        'h' => chrono::Duration::try_hours(n),
-        'm' => chrono::Duration::try_minutes(n),
-        's' => chrono::Duration::try_seconds(n),
-        _ => None,
+        .filter(|n| *n > 0)
+        .ok_or_else(not_a_lifetime)?;
+    let seconds_per_unit: i64 = match unit {
+        'd' => 86_400,
+        'h' => 3_600,
+        'm' => 60,
+        's' => 1,
+        _ => return Err(not_a_lifetime()),
     };
-    d.map(KeyLifetime::For)
-        .ok_or_else(|| format!("`{s}` is not a lifetime: use e.g. 90d, 12h, 30m or 45s"))
+    let max_seconds = MAX_LIFETIME_DAYS * 86_400;
+    match n.checked_mul(seconds_per_unit) {
+        Some(secs) if secs <= max_seconds => chrono::Duration::try_seconds(secs)
+            .map(KeyLifetime::For)
+            .ok_or_else(not_a_lifetime),
+        _ => Err(format!(
+            "`{s}` is longer than the longest key lifetime, {MAX_LIFETIME_DAYS}d (ten years): \
+             give a shorter one, or `never` for a key that does not expire"
+        )),
+    }
 }
 
 /// Runs `sitescan admin`.
@@ -392,5 +407,14 @@ mod tests {
         assert!(parse_lifetime("0d").is_err());
         assert!(parse_lifetime("soon").is_err());
         assert!(parse_lifetime("5w").is_err());
+        assert_eq!(
+            parse_lifetime("3650d").unwrap(),
+            f(chrono::Duration::days(3650))
+        );
+        for too_long in ["3651d", "315360000d", "87601h", "9223372036854775807s", "99999999999999999999d"] {
+            let e = parse_lifetime(too_long).unwrap_err();
+            assert!(e.contains("not a lifetime") || e.contains("longest key lifetime"), "{too_long}: {e}");
+        }
+        assert!(parse_lifetime("315360000d").unwrap_err().contains("3650d (ten years)"));
     }
 }

@@ -560,12 +560,54 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientIp {
     }
 }
 
-/// Where to go after signing in: a local path only (never `//host` or a URL).
+/// Where to go after signing in when `next` is missing or not a same-origin path.
+const DEFAULT_NEXT: &str = "/sites";
+
+/// Where to go after signing in: a path of this site only, never another origin.
+///
+/// `next` is resolved as a browser would resolve a `Location` header, against a
+/// stand-in base URL, and kept only when the result has the base's origin.
+/// Browsers drop tabs and newlines inside URLs and read `\` as `/`, so
+/// `/\t/evil.example/` and `/\\evil.example` are `//evil.example/` to them:
+/// resolution does the same here, and such values fall back to
+/// [`DEFAULT_NEXT`]. What is returned is the resolved path, query and
+/// fragment (never the raw text), so the checked value is the one sent. A path
+/// that would still begin with `//` after dot-segment removal (`/.//evil`) or
+/// whose percent-decoding begins with `//` or `/\` is refused too: a
+/// `Location` of `//host` is protocol-relative.
 fn safe_next(next: Option<&str>) -> String {
-    match next {
-        Some(n) if n.starts_with('/') && !n.starts_with("//") && !n.contains('\\') => n.to_string(),
-        _ => "/sites".to_string(),
+    next.and_then(same_origin_path)
+        .unwrap_or_else(|| DEFAULT_NEXT.to_string())
+}
+
+fn same_origin_path(next: &str) -> Option<String> {
+    // Only a path: not a scheme-relative or absolute URL, and nothing a browser
+    // would silently rewrite.
+    if !next.starts_with('/') || next.chars().any(|c| c.is_control() || c == '\\') {
+        return None;
     }
+    let base = url::Url::parse("http://sitescan.invalid/").ok()?;
+    let resolved = base.join(next).ok()?;
+    if resolved.origin() != base.origin() {
+        return None;
+    }
+    let path = resolved.path();
+    // `/%2F...` and `/%5C...` decode to `//` and `/\`: refused for whoever
+    // decodes before redirecting (a proxy, a framework down the line).
+    let lower = path.to_ascii_lowercase();
+    if path.starts_with("//") || lower.starts_with("/%2f") || lower.starts_with("/%5c") {
+        return None;
+    }
+    let mut out = path.to_string();
+    if let Some(q) = resolved.query() {
+        out.push('?');
+        out.push_str(q);
+    }
+    if let Some(f) = resolved.fragment() {
+        out.push('#');
+        out.push_str(f);
+    }
+    Some(out)
 }
 
 /// Query of the sign-in page.
@@ -865,6 +907,32 @@ mod tests {
         assert_eq!(safe_next(Some("//evil.example/")), "/sites");
         assert_eq!(safe_next(Some("https://evil.example/")), "/sites");
         assert_eq!(safe_next(None), "/sites");
+        assert_eq!(
+            safe_next(Some("/scans/scan_1?tab=findings#top")),
+            "/scans/scan_1?tab=findings#top"
+        );
+        for hostile in [
+            "/\t/evil.example/",
+            "/\n/evil.example/",
+            "/\r\n/evil.example/",
+            "\t//evil.example/",
+            "/\\evil.example/",
+            "\\\\evil.example/",
+            "/\\/evil.example/",
+            "//evil.example",
+            "///evil.example/",
+            "/.//evil.example/",
+            "/%2F/evil.example/",
+            "/%2f%2fevil.example/",
+            "/%5Cevil.example/",
+            "https://evil.example/",
+            "http:evil.example",
+            "javascript:alert(1)",
+            "evil.example",
+            "",
+        ] {
+            assert_eq!(safe_next(Some(hostile)), "/sites", "{hostile:?}");
+        }
     }
 
     #[test]

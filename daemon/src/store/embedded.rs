@@ -7,7 +7,7 @@
 //! Records are stored as JSON values keyed by id; secondary indexes are
 //! composite string keys `parent/child` (ids never contain `/`), scanned by range.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -18,8 +18,8 @@ use serde::Serialize;
 use tokio::sync::Notify;
 
 use super::{
-    day_key, new_id, Account, ApiKey, Delivery, DeliveryStatus, Page, Progress, Scan, ScanOutcome,
-    ScanStatus, Site, Store, Webhook,
+    day_key, new_id, Account, ApiKey, Delivery, DeliveryStatus, Interruption, Page, Progress, Scan,
+    ScanOutcome, ScanStatus, Site, Store, Webhook,
 };
 use super::{PasswordToken, Session, User};
 use crate::error::{Error, Result};
@@ -72,11 +72,30 @@ pub(crate) const USER_SESSIONS: TableDefinition<&str, ()> = TableDefinition::new
 /// with the session).
 pub(crate) const SESSION_FLASHES: TableDefinition<&str, &str> =
     TableDefinition::new("session_flashes");
+/// Scan id -> JSON [`CrashRecord`]: the interruptions charged to its pages.
+pub(crate) const CRASHES: TableDefinition<&str, &[u8]> = TableDefinition::new("crashes");
+
+/// The interruptions of one scan, as [`Store::charge_interruption`] counts them.
+#[derive(Debug, Default, Serialize, serde::Deserialize)]
+struct CrashRecord {
+    /// Page URL -> interruptions it was in analysis at.
+    pages: std::collections::BTreeMap<String, u32>,
+    /// Interruptions with no page in analysis.
+    unattributed: u32,
+}
 
 /// The embedded store and queue, over one redb database file.
+///
+/// The pages each scan is analysing are recorded beside it, one small file per
+/// running scan in `<data-dir>/analysis/`, not in the database: they change
+/// twice per page, and a redb commit syncs to disk (milliseconds) where
+/// a rename into place costs microseconds. What matters is surviving the
+/// process being killed (the OS keeps the file), not a power loss.
 #[derive(Clone)]
 pub struct Embedded {
     pub(crate) db: Arc<Database>,
+    /// `<data-dir>/analysis`: the pages in analysis per running scan.
+    analysis_dir: Arc<PathBuf>,
     /// Wakes a waiting `dequeue` when a job is enqueued.
     pub(crate) wake: Arc<Notify>,
 }
@@ -129,10 +148,14 @@ impl Embedded {
             txn.open_table(SESSION_EXPIRY).map_err(Error::storage)?;
             txn.open_table(USER_SESSIONS).map_err(Error::storage)?;
             txn.open_table(SESSION_FLASHES).map_err(Error::storage)?;
+            txn.open_table(CRASHES).map_err(Error::storage)?;
         }
         txn.commit().map_err(Error::storage)?;
+        let analysis_dir = data_dir.join("analysis");
+        std::fs::create_dir_all(&analysis_dir)?;
         Ok(Embedded {
             db: Arc::new(db),
+            analysis_dir: Arc::new(analysis_dir),
             wake: Arc::new(Notify::new()),
         })
     }
@@ -147,6 +170,49 @@ impl Embedded {
         tokio::task::spawn_blocking(move || f(&db))
             .await
             .map_err(|e| Error::Storage(format!("storage task failed: {e}")))?
+    }
+
+    /// The file recording the pages of scan `id` in analysis.
+    fn analysis_file(&self, id: &str) -> Result<PathBuf> {
+        // Ids are ours (`new_id`), but a path is built from this one: refuse
+        // anything that is not a plain file name.
+        if id.is_empty() || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        {
+            return Err(not_found("scan", id));
+        }
+        Ok(self.analysis_dir.join(id))
+    }
+
+    /// Starts (`count`: attempts + 1) or resumes a scan that is not terminal.
+    async fn start_or_resume(&self, id: &str, at: DateTime<Utc>, count: bool) -> Result<Option<Scan>> {
+        let id = id.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            let started = {
+                let mut t = txn.open_table(SCANS).map_err(Error::storage)?;
+                let scan: Option<Scan> = get(&t, &id)?;
+                match scan {
+                    Some(mut scan) if !scan.status.is_terminal() => {
+                        scan.status = ScanStatus::Running;
+                        if count {
+                            scan.attempts += 1;
+                        }
+                        scan.started_at = Some(at);
+                        scan.progress = Some(Progress::default());
+                        t.insert(id.as_str(), encode(&scan)?.as_slice())
+                            .map_err(Error::storage)?;
+                        Some(scan)
+                    }
+                    _ => None,
+                }
+            };
+            if let Some(scan) = &started {
+                write_event(&txn, scan, at)?;
+            }
+            txn.commit().map_err(Error::storage)?;
+            Ok(started)
+        })
+        .await
     }
 }
 
@@ -605,30 +671,69 @@ impl Store for Embedded {
     }
 
     async fn start_scan(&self, id: &str, at: DateTime<Utc>) -> Result<Option<Scan>> {
+        self.start_or_resume(id, at, true).await
+    }
+
+    async fn resume_scan(&self, id: &str, at: DateTime<Utc>) -> Result<Option<Scan>> {
+        self.start_or_resume(id, at, false).await
+    }
+
+    async fn set_pages_in_analysis(&self, id: &str, pages: &[String]) -> Result<()> {
+        let path = self.analysis_file(id)?;
+        let text: String = pages.iter().flat_map(|p| [p.as_str(), "\n"]).collect();
+        tokio::task::spawn_blocking(move || -> Result<()> {
+            if text.is_empty() {
+                return match std::fs::remove_file(&path) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e.into()),
+                    _ => Ok(()),
+                };
+            }
+            // Written aside, then renamed into place: a kill mid-write leaves
+            // the previous record whole, never an empty or torn one.
+            let tmp = path.with_extension("tmp");
+            std::fs::write(&tmp, text)?;
+            std::fs::rename(&tmp, &path)?;
+            Ok(())
+        })
+        .await
+        .map_err(|e| Error::Storage(format!("storage task failed: {e}")))?
+    }
+
+    async fn charge_interruption(&self, id: &str) -> Result<Interruption> {
+        let path = self.analysis_file(id)?;
         let id = id.to_string();
         self.blocking(move |db| {
-            let txn = db.begin_write().map_err(Error::storage)?;
-            let started = {
-                let mut t = txn.open_table(SCANS).map_err(Error::storage)?;
-                let scan: Option<Scan> = get(&t, &id)?;
-                match scan {
-                    Some(mut scan) if !scan.status.is_terminal() => {
-                        scan.status = ScanStatus::Running;
-                        scan.attempts += 1;
-                        scan.started_at = Some(at);
-                        scan.progress = Some(Progress::default());
-                        t.insert(id.as_str(), encode(&scan)?.as_slice())
-                            .map_err(Error::storage)?;
-                        Some(scan)
-                    }
-                    _ => None,
-                }
+            let pages: Vec<String> = match std::fs::read_to_string(&path) {
+                Ok(text) => text.lines().filter(|l| !l.is_empty()).map(str::to_string).collect(),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+                Err(e) => return Err(e.into()),
             };
-            if let Some(scan) = &started {
-                write_event(&txn, scan, at)?;
-            }
+            let txn = db.begin_write().map_err(Error::storage)?;
+            let out = {
+                let mut t = txn.open_table(CRASHES).map_err(Error::storage)?;
+                let mut record: CrashRecord = get(&t, &id)?.unwrap_or_default();
+                let mut out = Interruption::default();
+                if pages.is_empty() {
+                    record.unattributed += 1;
+                }
+                for page in pages {
+                    let n = record.pages.entry(page.clone()).or_insert(0);
+                    *n += 1;
+                    out.pages.push((page, *n));
+                }
+                out.unattributed = record.unattributed;
+                t.insert(id.as_str(), encode(&record)?.as_slice())
+                    .map_err(Error::storage)?;
+                out
+            };
             txn.commit().map_err(Error::storage)?;
-            Ok(started)
+            // After the commit: a kill in between charges this crash again at
+            // the next start, which errs towards stopping a crash loop.
+            match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
+                _ => {}
+            }
+            Ok(out)
         })
         .await
     }

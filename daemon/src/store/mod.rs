@@ -282,6 +282,17 @@ pub struct Scan {
     pub summary: Option<ScanSummary>,
 }
 
+/// What [`Store::charge_interruption`] found about a scan's last interruption.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Interruption {
+    /// The pages that were in analysis when the process died, each with the
+    /// number of interruptions it was in analysis at (this one included).
+    /// Empty when none was: the scan was merely interrupted.
+    pub pages: Vec<(String, u32)>,
+    /// Interruptions so far with no page of this scan in analysis.
+    pub unattributed: u32,
+}
+
 /// How a worker's run of a scan ended.
 #[derive(Debug, Clone)]
 pub enum ScanOutcome {
@@ -547,6 +558,20 @@ pub trait Store: Send + Sync + 'static {
     /// crash) becomes `running`, attempts + 1. `None` when the scan is terminal
     /// (e.g. canceled while queued) or gone: the worker drops the job.
     async fn start_scan(&self, id: &str, at: DateTime<Utc>) -> Result<Option<Scan>>;
+    /// Like [`Store::start_scan`] for a scan interrupted through no fault of its
+    /// own (another scan's page crashed the process, or a restart): `running`
+    /// again, attempts unchanged.
+    async fn resume_scan(&self, id: &str, at: DateTime<Utc>) -> Result<Option<Scan>>;
+    /// Records the pages of scan `id` in analysis now (empty: none), replacing
+    /// the previous record. Kept so that it survives the process being killed
+    /// (not necessarily a power loss): it is written before each page's rules
+    /// run, so it must be cheap.
+    async fn set_pages_in_analysis(&self, id: &str, pages: &[String]) -> Result<()>;
+    /// At the restart of an interrupted scan: charges the crash to the pages
+    /// that were in analysis (each page's crash count + 1) and clears the
+    /// record, or, with none in analysis, counts an unattributed interruption.
+    /// Returns the counts now (see [`Interruption`]).
+    async fn charge_interruption(&self, id: &str) -> Result<Interruption>;
     /// Saves progress of a running scan and returns the scan's status now, so
     /// the worker sees a cancel.
     async fn update_progress(&self, id: &str, progress: Progress) -> Result<ScanStatus>;

@@ -14,6 +14,8 @@
 //! | `site:{id}` | hash | `json`, `account_id` |
 //! | `account:{id}:sites` | sorted set (lex) | site ids |
 //! | `scan:{id}` | hash | `json` (the scan as created), `account_id`, `status`, `attempts`, `started_at`, `finished_at`, `error`, `summary`, `p_done`/`p_queued`/`p_errors` |
+//! | `scan:{id}:analysis` | set | URLs of the scan's pages in analysis now (a crash is charged to them) |
+//! | `scan:{id}:crashes` | hash | `p:{url}` -> interruptions the page was in analysis at, `unattributed` -> those with none |
 //! | `site:{id}:scans` | sorted set (lex) | scan ids (they sort by creation time) |
 //! | `quota:{account}:{day}` | string | scans created that UTC day |
 //! | `unfinished`, `running` | set | scan ids queued or running / running |
@@ -51,8 +53,8 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::{
-    day_key, new_id, Account, ApiKey, Delivery, DeliveryStatus, Page, Progress, Scan, ScanOutcome,
-    ScanStatus, Site, Store, Webhook,
+    day_key, new_id, Account, ApiKey, Delivery, DeliveryStatus, Interruption, Page, Progress, Scan,
+    ScanOutcome, ScanStatus, Site, Store, Webhook,
 };
 use super::{PasswordToken, Session, User};
 use crate::error::{Error, Result};
@@ -136,6 +138,26 @@ pub(crate) fn redis_err(e: redis::RedisError) -> Error {
 }
 
 impl RedisBackend {
+    /// Starts (`count`: attempts + 1) or resumes a queued or running scan.
+    async fn start_or_resume(&self, id: &str, at: DateTime<Utc>, count: bool) -> Result<Option<Scan>> {
+        let event = self.event_args(at)?;
+        let mut conn = self.c();
+        let fields: Option<Vec<String>> = START_SCAN
+            .key(self.k(&format!("scan:{id}")))
+            .key(self.k("running"))
+            .arg(id)
+            .arg(json(&at)?)
+            .arg(&event.prefix)
+            .arg(&event.digits)
+            .arg(&event.at)
+            .arg(event.at_us)
+            .arg(if count { "1" } else { "0" })
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        fields.map(|f| scan_from_fields(&f)).transpose()
+    }
+
     /// Connects (waiting up to a few seconds for the first connection) and
     /// creates the queue's consumer group if it does not exist yet.
     pub async fn connect(settings: RedisSettings) -> Result<Self> {
@@ -430,17 +452,49 @@ return used + 1
 });
 
 /// KEYS: scan, running. ARGV: scan id, started_at JSON, then the
-/// [`EventArgs`] (3..6).
+/// [`EventArgs`] (3..6), then `1` to count an attempt or `0` (a resume).
 static START_SCAN: LazyLock<Script> = LazyLock::new(|| {
     transition(
         r"
 local st = redis.call('HGET', KEYS[1], 'status')
 if not st or (st ~= 'queued' and st ~= 'running') then return false end
 redis.call('HSET', KEYS[1], 'status', 'running', 'started_at', ARGV[2], 'p_done', '0', 'p_queued', '0', 'p_errors', '0')
-redis.call('HINCRBY', KEYS[1], 'attempts', 1)
+if ARGV[7] == '1' then redis.call('HINCRBY', KEYS[1], 'attempts', 1) end
 redis.call('SADD', KEYS[2], ARGV[1])
 emit_event(KEYS[1], 'scan.started', 3)
 return redis.call('HGETALL', KEYS[1])
+",
+    )
+});
+
+/// KEYS: the scan's analysis set. ARGV: the pages in analysis now (none: clear).
+static SET_ANALYSIS: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+redis.call('DEL', KEYS[1])
+if #ARGV > 0 then redis.call('SADD', KEYS[1], unpack(ARGV)) end
+return 1
+",
+    )
+});
+
+/// KEYS: the scan's analysis set, its crashes hash. Charges the pages in
+/// analysis (clearing the set) or, with none, an unattributed interruption.
+/// Returns {unattributed, page, count, page, count, ...}.
+static CHARGE_INTERRUPTION: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local pages = redis.call('SMEMBERS', KEYS[1])
+if #pages == 0 then
+  return {tostring(redis.call('HINCRBY', KEYS[2], 'unattributed', 1))}
+end
+redis.call('DEL', KEYS[1])
+local out = {redis.call('HGET', KEYS[2], 'unattributed') or '0'}
+for _, p in ipairs(pages) do
+  table.insert(out, p)
+  table.insert(out, tostring(redis.call('HINCRBY', KEYS[2], 'p:' .. p, 1)))
+end
+return out
 ",
     )
 });
@@ -986,21 +1040,49 @@ impl Store for RedisBackend {
     }
 
     async fn start_scan(&self, id: &str, at: DateTime<Utc>) -> Result<Option<Scan>> {
-        let event = self.event_args(at)?;
+        self.start_or_resume(id, at, true).await
+    }
+
+    async fn resume_scan(&self, id: &str, at: DateTime<Utc>) -> Result<Option<Scan>> {
+        self.start_or_resume(id, at, false).await
+    }
+
+    async fn set_pages_in_analysis(&self, id: &str, pages: &[String]) -> Result<()> {
         let mut conn = self.c();
-        let fields: Option<Vec<String>> = START_SCAN
-            .key(self.k(&format!("scan:{id}")))
-            .key(self.k("running"))
-            .arg(id)
-            .arg(json(&at)?)
-            .arg(&event.prefix)
-            .arg(&event.digits)
-            .arg(&event.at)
-            .arg(event.at_us)
+        let mut script = SET_ANALYSIS.prepare_invoke();
+        script.key(self.k(&format!("scan:{id}:analysis")));
+        for p in pages {
+            script.arg(p);
+        }
+        let _: i64 = script.invoke_async(&mut conn).await.map_err(redis_err)?;
+        Ok(())
+    }
+
+    async fn charge_interruption(&self, id: &str) -> Result<Interruption> {
+        let mut conn = self.c();
+        let out: Vec<String> = CHARGE_INTERRUPTION
+            .key(self.k(&format!("scan:{id}:analysis")))
+            .key(self.k(&format!("scan:{id}:crashes")))
             .invoke_async(&mut conn)
             .await
             .map_err(redis_err)?;
-        fields.map(|f| scan_from_fields(&f)).transpose()
+        let number = |s: &str| {
+            s.parse::<u32>()
+                .map_err(|_| Error::Corrupt(format!("scan {id}: crash count `{s}`")))
+        };
+        let mut it = out.iter();
+        let unattributed = match it.next() {
+            Some(u) => number(u)?,
+            None => 0,
+        };
+        let mut pages = Vec::new();
+        while let (Some(page), Some(n)) = (it.next(), it.next()) {
+            pages.push((page.clone(), number(n)?));
+        }
+        Ok(Interruption {
+            pages,
+            unattributed,
+        })
     }
 
     async fn update_progress(&self, id: &str, progress: Progress) -> Result<ScanStatus> {

@@ -3,7 +3,8 @@
 //! Refused unless private addresses are allowed: loopback, private (RFC 1918,
 //! ULA `fc00::/7`), link-local (`169.254/16` including the cloud metadata address
 //! `169.254.169.254`, `fe80::/10`), CGNAT `100.64/10`, multicast, unspecified,
-//! broadcast and documentation ranges, and IPv4-mapped / NAT64 IPv6 forms of those.
+//! broadcast and documentation ranges, and the IPv6 forms that embed an IPv4
+//! address of those (mapped, translated, compatible, NAT64, 6to4, Teredo).
 //!
 //! Host names are checked in [`GuardedResolver`], installed as reqwest's DNS
 //! resolver: it drops refused addresses from the answer, so the connection goes
@@ -21,29 +22,84 @@ use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use url::{Host, Url};
 
 /// Whether connecting to `ip` is refused when private addresses are not allowed.
+///
+/// The one predicate of the service: site registration, the crawler, link
+/// checks, probes and webhook delivery all ask it. IPv6 forms that carry an
+/// IPv4 address (mapped, translated, compatible, NAT64, 6to4, Teredo) are
+/// judged by the IPv4 address they reach, so `64:ff9b::a00:1` is refused like
+/// `10.0.0.1` and `2002:808:808::` is allowed like `8.8.8.8`.
 pub fn is_forbidden(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => v4_forbidden(v4),
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return v4_forbidden(v4);
-            }
-            // NAT64 well-known prefix 64:ff9b::/96 embeds an IPv4 address.
-            let seg = v6.segments();
-            if seg[0] == 0x64 && seg[1] == 0xff9b && seg[2..6] == [0, 0, 0, 0] {
-                let o = v6.octets();
-                return v4_forbidden(Ipv4Addr::new(o[12], o[13], o[14], o[15]));
-            }
-            v6.is_loopback()
-                || v6.is_unspecified()
-                || v6.is_multicast()
-                || in6(v6, "fc00::/7")
-                || in6(v6, "fe80::/10")
-                || in6(v6, "fec0::/10")
-                || in6(v6, "2001:db8::/32")
-                || in6(v6, "::/96")
-        }
+        IpAddr::V6(v6) => v6_forbidden(v6),
     }
+}
+
+/// The IPv4 address an IPv6 transition form leads to, if `ip` is one:
+/// `Some(Ok(v4s))` with every embedded address to judge, `Some(Err(()))` for a
+/// prefix whose embedding cannot be decoded unambiguously (refused whole),
+/// `None` for an ordinary IPv6 address.
+fn embedded_v4(ip: Ipv6Addr) -> Option<Result<Vec<Ipv4Addr>, ()>> {
+    let seg = ip.segments();
+    let o = ip.octets();
+    let last32 = Ipv4Addr::new(o[12], o[13], o[14], o[15]);
+    // IPv4-mapped `::ffff:0:0/96` (RFC 4291).
+    if seg[..6] == [0, 0, 0, 0, 0, 0xffff] {
+        return Some(Ok(vec![last32]));
+    }
+    // IPv4-translated (SIIT) `::ffff:0:0:0/96` (RFC 2765).
+    if seg[..6] == [0, 0, 0, 0, 0xffff, 0] {
+        return Some(Ok(vec![last32]));
+    }
+    // IPv4-compatible `::a.b.c.d` (RFC 4291, deprecated); `::` and `::1` are
+    // judged as IPv6 below (their "embedded" 0.0.0.0/0.0.0.1 are refused too).
+    if seg[..6] == [0, 0, 0, 0, 0, 0] {
+        return Some(Ok(vec![last32]));
+    }
+    // NAT64 well-known prefix `64:ff9b::/96` (RFC 6052): IPv4 in the last 32 bits.
+    if seg[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+        return Some(Ok(vec![last32]));
+    }
+    // Local-use NAT64 `64:ff9b:1::/48` (RFC 8215): the operator picks the prefix
+    // length (/48 to /96), and with it where the IPv4 address sits (RFC 6052
+    // §2.2 has six layouts). From the address alone the embedding is
+    // ambiguous, and a translator of this range is by definition inside some
+    // operator's network: refused whole.
+    if seg[0] == 0x64 && seg[1] == 0xff9b && seg[2] == 1 {
+        return Some(Err(()));
+    }
+    // 6to4 `2002::/16` (RFC 3056): the relay's IPv4 address in bits 16-47.
+    if seg[0] == 0x2002 {
+        let v4 = (u32::from(seg[1]) << 16) | u32::from(seg[2]);
+        return Some(Ok(vec![Ipv4Addr::from(v4)]));
+    }
+    // Teredo `2001::/32` (RFC 4380): the server's IPv4 address in bits 32-63,
+    // the client's in the last 32 bits, inverted. Either one private is refused:
+    // packets go through the server to the client.
+    if seg[0] == 0x2001 && seg[1] == 0 {
+        let server = (u32::from(seg[2]) << 16) | u32::from(seg[3]);
+        let client = u32::from(last32) ^ 0xffff_ffff;
+        return Some(Ok(vec![Ipv4Addr::from(server), Ipv4Addr::from(client)]));
+    }
+    None
+}
+
+fn v6_forbidden(v6: Ipv6Addr) -> bool {
+    if v6.is_loopback() || v6.is_unspecified() {
+        return true;
+    }
+    match embedded_v4(v6) {
+        Some(Ok(v4s)) => return v4s.into_iter().any(v4_forbidden),
+        Some(Err(())) => return true,
+        None => {}
+    }
+    v6.is_multicast()
+        || in6(v6, "fc00::/7")
+        || in6(v6, "fe80::/10")
+        || in6(v6, "fec0::/10")
+        || in6(v6, "2001:db8::/32")
+        // Discard-only (RFC 6666): never a web server.
+        || in6(v6, "100::/64")
 }
 
 fn v4_forbidden(ip: Ipv4Addr) -> bool {
@@ -89,6 +145,14 @@ impl std::fmt::Display for PrivateAddressRefused {
 }
 
 impl std::error::Error for PrivateAddressRefused {}
+
+/// Whether `host` is a name that means this machine whatever DNS says
+/// (`localhost` and names under `.localhost`, RFC 6761): refused up front,
+/// where a URL is registered, before any resolver is asked.
+pub fn is_local_name(host: &str) -> bool {
+    let h = host.trim_end_matches('.').to_ascii_lowercase();
+    h == "localhost" || h.ends_with(".localhost")
+}
 
 /// Checks an IP-literal host (which reqwest connects to without resolving).
 pub fn check_literal(url: &Url) -> Result<(), PrivateAddressRefused> {
@@ -317,6 +381,69 @@ mod tests {
             "100.128.0.1",
         ] {
             assert!(!is_forbidden(ip.parse().unwrap()), "{ip} should be allowed");
+        }
+    }
+
+    /// Each IPv6 transition form, once around a private IPv4 address (refused)
+    /// and once around a public one (allowed), except where the embedding is
+    /// ambiguous and the prefix is refused whole.
+    #[test]
+    fn transition_forms_are_judged_by_their_ipv4_address() {
+        let refused = [
+            // IPv4-mapped, SIIT translated, compatible.
+            "::ffff:10.0.0.1",
+            "::ffff:0:10.0.0.1",
+            "::ffff:0:127.0.0.1",
+            "::10.0.0.1",
+            "::169.254.169.254",
+            // NAT64 well-known prefix.
+            "64:ff9b::10.0.0.1",
+            "64:ff9b::127.0.0.1",
+            // Local-use NAT64: refused whole, public IPv4 or not.
+            "64:ff9b:1::8.8.8.8",
+            "64:ff9b:1:808:808::",
+            "64:ff9b:1::a00:1",
+            // 6to4 of 10.0.0.1, 127.0.0.1, 169.254.169.254, 192.168.1.1.
+            "2002:a00:1::1",
+            "2002:7f00:1::",
+            "2002:a9fe:a9fe::1",
+            "2002:c0a8:101:1::1",
+            // Teredo: server 10.0.0.1, client public (8.8.8.8 inverted).
+            "2001:0:a00:1::f7f7:f7f7",
+            // Teredo: server public (8.8.8.8), client 10.0.0.1 (inverted: f5ff:fffe).
+            "2001:0:808:808::f5ff:fffe",
+            // Teredo: client 127.0.0.1 (inverted 80ff:fffe).
+            "2001:0:808:808:0:0:80ff:fffe",
+        ];
+        for ip in refused {
+            let parsed: IpAddr = ip.parse().unwrap();
+            assert!(is_forbidden(parsed), "{ip} should be refused");
+        }
+        let allowed = [
+            "::ffff:8.8.8.8",
+            "::ffff:0:8.8.8.8",
+            "::8.8.8.8",
+            "64:ff9b::8.8.8.8",
+            "2002:808:808::1",
+            // Teredo: server 8.8.8.8, client 1.1.1.1 (inverted fefe:fefe).
+            "2001:0:808:808::fefe:fefe",
+            // Ordinary global addresses next to the transition prefixes.
+            "2001:4860:4860::8888",
+            "64:ff9b:2::1",
+        ];
+        for ip in allowed {
+            let parsed: IpAddr = ip.parse().unwrap();
+            assert!(!is_forbidden(parsed), "{ip} should be allowed");
+        }
+    }
+
+    #[test]
+    fn local_names_are_recognised() {
+        for h in ["localhost", "LOCALHOST.", "a.b.localhost", "x.localhost."] {
+            assert!(is_local_name(h), "{h}");
+        }
+        for h in ["localhost.example", "example.com", "notlocalhost"] {
+            assert!(!is_local_name(h), "{h}");
         }
     }
 

@@ -86,6 +86,8 @@ struct Shared {
     /// A selected rule reads subresource facts: fetch each page's subresources
     /// before its rules run (see `sitescan_rules::resources`).
     subresources: bool,
+    /// Told when each page's analysis starts and ends.
+    watch: Option<Arc<dyn crate::scanner::AnalysisWatch>>,
 }
 
 impl Shared {
@@ -176,6 +178,7 @@ pub(crate) async fn run(
         subresources: subresources && checker.is_some(),
         checker,
         config,
+        watch: inner.watch.clone(),
     });
     let config = &shared.config;
     tracing::info!(site = %start_url, max_pages = config.max_pages, "scan started");
@@ -1265,7 +1268,14 @@ async fn fetch_page(
 
     let truncated = fetched.truncated;
     let page = page_of(&shared, fetched, depth).await;
-    match shared.dispatcher.analyze(page).await {
+    if let Some(watch) = &shared.watch {
+        watch.starting(&report.url).await;
+    }
+    let analyzed = shared.dispatcher.analyze(page).await;
+    if let Some(watch) = &shared.watch {
+        watch.finished(&report.url);
+    }
+    match analyzed {
         Ok(analyzed) => {
             let failed = analyzed
                 .analysis
@@ -1322,6 +1332,7 @@ mod tests {
             checker: None,
             subresources: false,
             config,
+            watch: None,
         })
     }
 
