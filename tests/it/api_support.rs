@@ -404,24 +404,29 @@ pub struct ServeProcess {
 
 impl ServeProcess {
     pub fn start(dir: &std::path::Path, extra: &[&str]) -> ServeProcess {
+        let mut cmd = sitescan();
+        cmd.args([
+            "serve",
+            "--bind",
+            "127.0.0.1:0",
+            "--workers",
+            "1",
+            "--allow-private",
+        ])
+        .arg("--data-dir")
+        .arg(dir)
+        .args(extra)
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+        Self::spawn(cmd)
+    }
+
+    /// Runs `cmd` (a `sitescan serve` with its stdout piped) and reads the
+    /// address it listens on.
+    pub fn spawn(mut cmd: std::process::Command) -> ServeProcess {
         use std::io::BufRead;
-        let mut child = sitescan()
-            .args([
-                "serve",
-                "--bind",
-                "127.0.0.1:0",
-                "--workers",
-                "1",
-                "--allow-private",
-            ])
-            .arg("--data-dir")
-            .arg(dir)
-            .args(extra)
-            .env("RUST_LOG", "warn")
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = cmd.spawn().unwrap();
         let mut line = String::new();
         std::io::BufReader::new(child.stdout.take().unwrap())
             .read_line(&mut line)

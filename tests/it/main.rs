@@ -4,6 +4,8 @@
 //! - `api`: the REST API over real HTTP against fixture sites (`api_support`: the
 //!   in-process server and helpers); `serve`: the `serve`/`admin` binaries, restart.
 //! - `contract`: the Store and Queue contract, run on the embedded backend.
+//! - `crash_loop`: `serve` killed while a page is in analysis: that scan is failed
+//!   after two kills, the others keep their attempts.
 //! - `fleet`: the Redis backend (same contract), `sitescan worker` processes under faults.
 //! - `crawl`: the crawler over real HTTP against the fixture server (politeness,
 //!   limits, redirects, SSRF guard, sitemaps, the library API).
@@ -32,6 +34,7 @@ mod api_support;
 mod cli;
 mod conformance;
 mod contract;
+mod crash_loop;
 mod crawl;
 mod dashboard;
 mod fleet;

@@ -727,3 +727,79 @@ async fn shutdown_hands_back_the_deliveries_not_yet_attempted() {
     assert!(due <= Utc::now(), "handed back, not leased until {due}");
     assert_eq!(receiver.got.lock().unwrap().len(), 1);
 }
+
+/// With `HTTPS_PROXY`, `HTTP_PROXY` and `ALL_PROXY` (both cases) pointing at a
+/// listening "proxy", `sitescan serve` still delivers directly: through a
+/// proxy the target name would be resolved past the SSRF guard. The proxy
+/// accepts no connection at all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deliveries_ignore_proxy_environment_variables() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let proxy = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let proxy_url = format!("http://{}", proxy.local_addr().unwrap());
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let counter = accepted.clone();
+    tokio::spawn(async move {
+        while let Ok((conn, _)) = proxy.accept().await {
+            counter.fetch_add(1, Ordering::SeqCst);
+            drop(conn);
+        }
+    });
+    let (hook_url, receiver) = start_receiver(&[]).await;
+
+    let dir = tempfile::tempdir().unwrap();
+    let acc = admin_ok(dir.path(), &["account", "create", "--plan", "enterprise"]);
+    let acc = acc["id"].as_str().unwrap().to_string();
+    let key = admin_ok(dir.path(), &["key", "create", "--account", &acc, "--name", "ci"]);
+    let key = key["key"].as_str().unwrap().to_string();
+    let site = admin_ok(
+        dir.path(),
+        &["site", "add", "--account", &acc, "http://127.0.0.1:9/"],
+    );
+    let site = site["id"].as_str().unwrap().to_string();
+
+    let mut cmd = crate::api_support::sitescan();
+    cmd.args(["serve", "--bind", "127.0.0.1:0", "--workers", "1", "--allow-private"])
+        .arg("--data-dir")
+        .arg(dir.path())
+        .env("RUST_LOG", "warn")
+        .env_remove("NO_PROXY")
+        .env_remove("no_proxy")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    for var in ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"] {
+        cmd.env(var, &proxy_url);
+    }
+    let server = ServeProcess::spawn(cmd);
+
+    let (s, b) = server
+        .post(
+            "/api/v1/webhooks",
+            &key,
+            json!({"url": hook_url, "events": ["scan.queued", "scan.started", "scan.failed"]}),
+        )
+        .await;
+    assert_eq!(s, 201, "{b}");
+    let (s, b) = server
+        .post(&format!("/api/v1/sites/{site}/scans"), &key, json!({"config": {"rules": ["wcag-aa"]}}))
+        .await;
+    assert_eq!(s, 202, "{b}");
+    eventually(30, "the three events, delivered directly", || async {
+        receiver.got.lock().unwrap().len() >= 3
+    })
+    .await;
+    let mut types: Vec<String> = events_of(&receiver)
+        .iter()
+        .map(|e| e["type"].as_str().unwrap().to_string())
+        .collect();
+    types.sort();
+    assert_eq!(types, ["scan.failed", "scan.queued", "scan.started"]);
+    assert_eq!(accepted.load(Ordering::SeqCst), 0, "the proxy saw a connection");
+    let (_, hooks) = server.get("/api/v1/webhooks", &key).await;
+    let hook = hooks["data"][0]["id"].as_str().unwrap().to_string();
+    let (_, log) = server.get(&format!("/api/v1/webhooks/{hook}/deliveries"), &key).await;
+    for d in log["data"].as_array().unwrap() {
+        assert_eq!(d["status"], "succeeded", "{d}");
+        assert_eq!(d["response_status"], 200, "{d}");
+    }
+}
