@@ -549,7 +549,9 @@ async fn killed_worker_scan_is_completed_by_another_after_the_visibility_timeout
         killed_at.elapsed() >= Duration::from_millis(1500),
         "reclaimed before the visibility timeout"
     );
-    assert_eq!(scans[0].attempts, 2);
+    // Killed while fetching (pages answer after 700 ms), no page in analysis:
+    // the crash is not the scan's, so it resumes with its attempt uncharged.
+    assert_eq!(scans[0].attempts, 1);
     assert_eq!(store.stats().await.unwrap().completed, 1);
 }
 
@@ -1133,15 +1135,21 @@ async fn a_frozen_worker_and_its_replacement_write_one_result() {
         s.status == ScanStatus::Running
     })
     .await;
+    let first_start = statuses(&store, &ids).await[0].started_at;
     signal(frozen.child.id(), "STOP");
     let _other = Worker::start(&url, &guard.prefix, &opts, &tmp.path().join("b.log"));
-    wait_scans(&store, &ids, Duration::from_secs(20), |s| s.attempts == 2).await;
+    // Taken over: started again. Frozen while fetching (pages answer after
+    // 600 ms), no page in analysis: the attempt is not charged.
+    wait_scans(&store, &ids, Duration::from_secs(20), |s| {
+        s.started_at != first_start
+    })
+    .await;
     signal(frozen.child.id(), "CONT");
     let scans = wait_scans(&store, &ids, Duration::from_secs(30), |s| {
         s.status == ScanStatus::Completed
     })
     .await;
-    assert_eq!(scans[0].attempts, 2);
+    assert_eq!(scans[0].attempts, 1);
     // Both may have finished it; one result is written, the job is gone.
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
