@@ -75,9 +75,12 @@ impl ScanExecutor for EngineExecutor {
         // analysis starts (the scan waits for those answers). The scan's own
         // stream ends the merged one: its last event is `Finished` or `Failed`,
         // and the watch's sender lives as long as the scan does.
-        stream::select(scan.map(Some).chain(stream::once(async { None })), watch.map(Some))
-            .take_while(|e| futures::future::ready(e.is_some()))
-            .filter_map(futures::future::ready)
-            .boxed()
+        stream::select(
+            scan.map(Some).chain(stream::once(async { None })),
+            watch.map(Some),
+        )
+        .take_while(|e| futures::future::ready(e.is_some()))
+        .filter_map(futures::future::ready)
+        .boxed()
     }
 }

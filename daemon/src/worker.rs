@@ -596,17 +596,26 @@ mod tests {
         let scan = queued_scan(&backend).await;
         // The first start, then crashes each while a different page of this
         // scan was in analysis: each restart is charged an attempt.
-        assert!(matches!(begin(&*backend, &scan.id).await.unwrap(), Begin::Run(_)));
+        assert!(matches!(
+            begin(&*backend, &scan.id).await.unwrap(),
+            Begin::Run(_)
+        ));
         for n in 1..MAX_ATTEMPTS {
             let page = vec![format!("https://example.com/{n}")];
-            backend.set_pages_in_analysis(&scan.id, &page).await.unwrap();
+            backend
+                .set_pages_in_analysis(&scan.id, &page)
+                .await
+                .unwrap();
             match begin(&*backend, &scan.id).await.unwrap() {
                 Begin::Run(s) => assert_eq!(s.attempts, n + 1),
                 other => panic!("{other:?}"),
             }
         }
         let last = vec!["https://example.com/last".to_string()];
-        backend.set_pages_in_analysis(&scan.id, &last).await.unwrap();
+        backend
+            .set_pages_in_analysis(&scan.id, &last)
+            .await
+            .unwrap();
         let dropped = Arc::new(AtomicBool::new(false));
         let (_stop, _set) = pool(
             &backend,
@@ -639,12 +648,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let backend = Arc::new(Embedded::open(dir.path()).unwrap());
         let scan = queued_scan(&backend).await;
-        assert!(matches!(begin(&*backend, &scan.id).await.unwrap(), Begin::Run(_)));
+        assert!(matches!(
+            begin(&*backend, &scan.id).await.unwrap(),
+            Begin::Run(_)
+        ));
         let pages = vec![
             "https://example.com/fine".to_string(),
             "https://example.com/deep".to_string(),
         ];
-        backend.set_pages_in_analysis(&scan.id, &pages).await.unwrap();
+        backend
+            .set_pages_in_analysis(&scan.id, &pages)
+            .await
+            .unwrap();
         match begin(&*backend, &scan.id).await.unwrap() {
             Begin::Run(s) => assert_eq!(s.attempts, 2),
             other => panic!("{other:?}"),
@@ -668,10 +683,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let backend = Arc::new(Embedded::open(dir.path()).unwrap());
         let scan = queued_scan(&backend).await;
-        assert!(matches!(begin(&*backend, &scan.id).await.unwrap(), Begin::Run(_)));
+        assert!(matches!(
+            begin(&*backend, &scan.id).await.unwrap(),
+            Begin::Run(_)
+        ));
         // Analysis ended before the crash: nothing is left to charge.
         let page = vec!["https://example.com/".to_string()];
-        backend.set_pages_in_analysis(&scan.id, &page).await.unwrap();
+        backend
+            .set_pages_in_analysis(&scan.id, &page)
+            .await
+            .unwrap();
         backend.set_pages_in_analysis(&scan.id, &[]).await.unwrap();
         for n in 1..MAX_UNATTRIBUTED_INTERRUPTIONS {
             match begin(&*backend, &scan.id).await.unwrap() {

@@ -26,7 +26,14 @@ impl Serve {
     fn start(dir: &Path) -> Serve {
         use std::io::BufRead;
         let mut child = sitescan()
-            .args(["serve", "--bind", "127.0.0.1:0", "--workers", "2", "--allow-private"])
+            .args([
+                "serve",
+                "--bind",
+                "127.0.0.1:0",
+                "--workers",
+                "2",
+                "--allow-private",
+            ])
             .arg("--data-dir")
             .arg(dir)
             .env("RUST_LOG", "warn")
@@ -175,7 +182,10 @@ async fn a_page_that_kills_the_process_twice_fails_its_scan_and_spares_the_other
     let key = admin_ok(data, &["key", "create", "--account", &acc, "--name", "ci"]);
     let key = key["key"].as_str().unwrap().to_string();
     let bad_site = admin_ok(data, &["site", "add", "--account", &acc, &slow.url()]);
-    let good_site = admin_ok(data, &["site", "add", "--account", &acc, &format!("{held_base}/")]);
+    let good_site = admin_ok(
+        data,
+        &["site", "add", "--account", &acc, &format!("{held_base}/")],
+    );
 
     let server = Serve::start(data);
     let mut ids = Vec::new();
@@ -237,7 +247,10 @@ async fn a_page_that_kills_the_process_twice_fails_its_scan_and_spares_the_other
 
     // The other scan was interrupted twice but charged nothing: released, it
     // completes with its first attempt.
-    until("the other scan's third wait", 60, || held.load(Ordering::SeqCst) == 3).await;
+    until("the other scan's third wait", 60, || {
+        held.load(Ordering::SeqCst) == 3
+    })
+    .await;
     release.send(true).unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     let done = loop {

@@ -32,7 +32,11 @@ async fn site_registration_judges_ipv6_transition_forms_by_their_ipv4_address() 
         ("mapped", "[::ffff:10.0.0.1]", Some("[::ffff:8.8.8.8]")),
         ("SIIT", "[::ffff:0:10.0.0.1]", Some("[::ffff:0:8.8.8.8]")),
         ("compatible", "[::127.0.0.1]", Some("[::8.8.8.8]")),
-        ("NAT64", "[64:ff9b::169.254.169.254]", Some("[64:ff9b::8.8.8.8]")),
+        (
+            "NAT64",
+            "[64:ff9b::169.254.169.254]",
+            Some("[64:ff9b::8.8.8.8]"),
+        ),
         ("local NAT64", "[64:ff9b:1::a00:1]", None),
         ("local NAT64 (public inside)", "[64:ff9b:1:808:808::]", None),
         ("6to4", "[2002:a00:1::1]", Some("[2002:808:808::1]")),
@@ -48,7 +52,11 @@ async fn site_registration_judges_ipv6_transition_forms_by_their_ipv4_address() 
     for (form, private, public) in cases {
         let url = format!("http://{private}/");
         let (s, b) = api.post("/api/v1/sites", &key, json!({ "url": url })).await;
-        assert_eq!((s, &b), (422, &refused_url(PRIVATE_REFUSED)), "{form}: {url}");
+        assert_eq!(
+            (s, &b),
+            (422, &refused_url(PRIVATE_REFUSED)),
+            "{form}: {url}"
+        );
         if let Some(public) = public {
             let url = format!("http://{public}/");
             let (s, b) = api.post("/api/v1/sites", &key, json!({ "url": url })).await;
@@ -87,7 +95,13 @@ async fn credentials_in_a_site_url_are_refused_and_never_echoed() {
     let acc = acc["id"].as_str().unwrap();
     let (code, out, stderr) = admin(
         dir.path(),
-        &["site", "add", "--account", acc, "https://alice:s3cret-pw@example.com/"],
+        &[
+            "site",
+            "add",
+            "--account",
+            acc,
+            "https://alice:s3cret-pw@example.com/",
+        ],
     );
     assert_eq!((code, out), (2, Value::Null), "{stderr}");
     assert!(stderr.contains(CREDENTIALS_REFUSED), "{stderr}");
@@ -113,14 +127,26 @@ async fn json_bodies_with_trailing_garbage_are_invalid_json() {
     let hook = hook["data"]["id"].as_str().unwrap().to_string();
     let scans = format!("/api/v1/sites/{site}/scans");
     let endpoints = [
-        (Method::POST, "/api/v1/sites".to_string(), r#"{"url": "https://example.org/"}"#),
-        (Method::POST, scans.clone(), r#"{"config": {"rules": ["wcag-aa"]}}"#),
+        (
+            Method::POST,
+            "/api/v1/sites".to_string(),
+            r#"{"url": "https://example.org/"}"#,
+        ),
+        (
+            Method::POST,
+            scans.clone(),
+            r#"{"config": {"rules": ["wcag-aa"]}}"#,
+        ),
         (
             Method::POST,
             "/api/v1/webhooks".to_string(),
             r#"{"url": "http://127.0.0.1:9/other", "events": ["scan.failed"]}"#,
         ),
-        (Method::PATCH, format!("/api/v1/webhooks/{hook}"), r#"{"enabled": false}"#),
+        (
+            Method::PATCH,
+            format!("/api/v1/webhooks/{hook}"),
+            r#"{"enabled": false}"#,
+        ),
     ];
     for (method, path, good) in &endpoints {
         for tail in [" xyz", "{}", " {\"url\": 1}", "]", "\u{0}"] {
@@ -132,7 +158,10 @@ async fn json_bodies_with_trailing_garbage_are_invalid_json() {
             .await;
             assert_error(s, &b, 400, "invalid_json");
             assert!(
-                b["error"]["message"].as_str().unwrap().contains("trailing characters"),
+                b["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("trailing characters"),
                 "{method} {path} + {tail:?}: {b}"
             );
         }
@@ -165,7 +194,16 @@ fn key_lifetimes_out_of_range_are_usage_errors() {
     for lifetime in ["315360000d", "3651d", "87601h", "9223372036854775807s"] {
         let (code, out, stderr) = admin(
             dir.path(),
-            &["key", "create", "--account", acc, "--name", "ci", "--expires-in", lifetime],
+            &[
+                "key",
+                "create",
+                "--account",
+                acc,
+                "--name",
+                "ci",
+                "--expires-in",
+                lifetime,
+            ],
         );
         assert_eq!((code, out), (2, Value::Null), "{lifetime}: {stderr}");
         assert!(
@@ -176,13 +214,31 @@ fn key_lifetimes_out_of_range_are_usage_errors() {
     }
     let (code, _, stderr) = admin(
         dir.path(),
-        &["key", "create", "--account", acc, "--name", "ci", "--expires-in", "99999999999999999999d"],
+        &[
+            "key",
+            "create",
+            "--account",
+            acc,
+            "--name",
+            "ci",
+            "--expires-in",
+            "99999999999999999999d",
+        ],
     );
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("is not a lifetime"), "{stderr}");
     let ok = admin_ok(
         dir.path(),
-        &["key", "create", "--account", acc, "--name", "ci", "--expires-in", "3650d"],
+        &[
+            "key",
+            "create",
+            "--account",
+            acc,
+            "--name",
+            "ci",
+            "--expires-in",
+            "3650d",
+        ],
     );
     assert!(ok["key"].as_str().unwrap().starts_with("key_"));
     let listed = admin_ok(dir.path(), &["key", "list", "--account", acc]);

@@ -750,7 +750,10 @@ async fn deliveries_ignore_proxy_environment_variables() {
     let dir = tempfile::tempdir().unwrap();
     let acc = admin_ok(dir.path(), &["account", "create", "--plan", "enterprise"]);
     let acc = acc["id"].as_str().unwrap().to_string();
-    let key = admin_ok(dir.path(), &["key", "create", "--account", &acc, "--name", "ci"]);
+    let key = admin_ok(
+        dir.path(),
+        &["key", "create", "--account", &acc, "--name", "ci"],
+    );
     let key = key["key"].as_str().unwrap().to_string();
     let site = admin_ok(
         dir.path(),
@@ -759,15 +762,29 @@ async fn deliveries_ignore_proxy_environment_variables() {
     let site = site["id"].as_str().unwrap().to_string();
 
     let mut cmd = crate::api_support::sitescan();
-    cmd.args(["serve", "--bind", "127.0.0.1:0", "--workers", "1", "--allow-private"])
-        .arg("--data-dir")
-        .arg(dir.path())
-        .env("RUST_LOG", "warn")
-        .env_remove("NO_PROXY")
-        .env_remove("no_proxy")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null());
-    for var in ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"] {
+    cmd.args([
+        "serve",
+        "--bind",
+        "127.0.0.1:0",
+        "--workers",
+        "1",
+        "--allow-private",
+    ])
+    .arg("--data-dir")
+    .arg(dir.path())
+    .env("RUST_LOG", "warn")
+    .env_remove("NO_PROXY")
+    .env_remove("no_proxy")
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::null());
+    for var in [
+        "HTTPS_PROXY",
+        "https_proxy",
+        "HTTP_PROXY",
+        "http_proxy",
+        "ALL_PROXY",
+        "all_proxy",
+    ] {
         cmd.env(var, &proxy_url);
     }
     let server = ServeProcess::spawn(cmd);
@@ -781,7 +798,11 @@ async fn deliveries_ignore_proxy_environment_variables() {
         .await;
     assert_eq!(s, 201, "{b}");
     let (s, b) = server
-        .post(&format!("/api/v1/sites/{site}/scans"), &key, json!({"config": {"rules": ["wcag-aa"]}}))
+        .post(
+            &format!("/api/v1/sites/{site}/scans"),
+            &key,
+            json!({"config": {"rules": ["wcag-aa"]}}),
+        )
         .await;
     assert_eq!(s, 202, "{b}");
     eventually(30, "the three events, delivered directly", || async {
@@ -794,10 +815,16 @@ async fn deliveries_ignore_proxy_environment_variables() {
         .collect();
     types.sort();
     assert_eq!(types, ["scan.failed", "scan.queued", "scan.started"]);
-    assert_eq!(accepted.load(Ordering::SeqCst), 0, "the proxy saw a connection");
+    assert_eq!(
+        accepted.load(Ordering::SeqCst),
+        0,
+        "the proxy saw a connection"
+    );
     let (_, hooks) = server.get("/api/v1/webhooks", &key).await;
     let hook = hooks["data"][0]["id"].as_str().unwrap().to_string();
-    let (_, log) = server.get(&format!("/api/v1/webhooks/{hook}/deliveries"), &key).await;
+    let (_, log) = server
+        .get(&format!("/api/v1/webhooks/{hook}/deliveries"), &key)
+        .await;
     for d in log["data"].as_array().unwrap() {
         assert_eq!(d["status"], "succeeded", "{d}");
         assert_eq!(d["response_status"], 200, "{d}");

@@ -411,10 +411,21 @@ mod tests {
             parse_lifetime("3650d").unwrap(),
             f(chrono::Duration::days(3650))
         );
-        for too_long in ["3651d", "315360000d", "87601h", "9223372036854775807s", "99999999999999999999d"] {
+        for too_long in [
+            "3651d",
+            "315360000d",
+            "87601h",
+            "9223372036854775807s",
+            "99999999999999999999d",
+        ] {
             let e = parse_lifetime(too_long).unwrap_err();
-            assert!(e.contains("not a lifetime") || e.contains("longest key lifetime"), "{too_long}: {e}");
+            assert!(
+                e.contains("not a lifetime") || e.contains("longest key lifetime"),
+                "{too_long}: {e}"
+            );
         }
-        assert!(parse_lifetime("315360000d").unwrap_err().contains("3650d (ten years)"));
+        assert!(parse_lifetime("315360000d")
+            .unwrap_err()
+            .contains("3650d (ten years)"));
     }
 }

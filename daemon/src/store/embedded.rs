@@ -176,7 +176,10 @@ impl Embedded {
     fn analysis_file(&self, id: &str) -> Result<PathBuf> {
         // Ids are ours (`new_id`), but a path is built from this one: refuse
         // anything that is not a plain file name.
-        if id.is_empty() || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        if id.is_empty()
+            || !id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
         {
             return Err(not_found("scan", id));
         }
@@ -184,7 +187,12 @@ impl Embedded {
     }
 
     /// Starts (`count`: attempts + 1) or resumes a scan that is not terminal.
-    async fn start_or_resume(&self, id: &str, at: DateTime<Utc>, count: bool) -> Result<Option<Scan>> {
+    async fn start_or_resume(
+        &self,
+        id: &str,
+        at: DateTime<Utc>,
+        count: bool,
+    ) -> Result<Option<Scan>> {
         let id = id.to_string();
         self.blocking(move |db| {
             let txn = db.begin_write().map_err(Error::storage)?;
@@ -704,7 +712,11 @@ impl Store for Embedded {
         let id = id.to_string();
         self.blocking(move |db| {
             let pages: Vec<String> = match std::fs::read_to_string(&path) {
-                Ok(text) => text.lines().filter(|l| !l.is_empty()).map(str::to_string).collect(),
+                Ok(text) => text
+                    .lines()
+                    .filter(|l| !l.is_empty())
+                    .map(str::to_string)
+                    .collect(),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
                 Err(e) => return Err(e.into()),
             };

@@ -139,7 +139,12 @@ pub(crate) fn redis_err(e: redis::RedisError) -> Error {
 
 impl RedisBackend {
     /// Starts (`count`: attempts + 1) or resumes a queued or running scan.
-    async fn start_or_resume(&self, id: &str, at: DateTime<Utc>, count: bool) -> Result<Option<Scan>> {
+    async fn start_or_resume(
+        &self,
+        id: &str,
+        at: DateTime<Utc>,
+        count: bool,
+    ) -> Result<Option<Scan>> {
         let event = self.event_args(at)?;
         let mut conn = self.c();
         let fields: Option<Vec<String>> = START_SCAN
