@@ -191,7 +191,7 @@ async fn run_job(
         return;
     }
     let scan = match begin(backend, &id).await {
-        Ok(Begin::Run(scan)) => scan,
+        Ok(Begin::Run(scan)) => *scan,
         Ok(Begin::Gone) => {
             info!("scan is canceled or gone; dropping the job");
             let _ = backend.ack(&id).await;

@@ -188,7 +188,7 @@ async fn run_job(
 ) {
     let id = delivery.job.scan_id.clone();
     let scan = match begin(store, &id).await {
-        Ok(Begin::Run(scan)) => scan,
+        Ok(Begin::Run(scan)) => *scan,
         Ok(Begin::Gone) => {
             info!("scan is canceled or gone; dropping the job");
             let _ = queue.ack(&id).await;
@@ -245,7 +245,7 @@ async fn run_job(
 #[derive(Debug)]
 pub(crate) enum Begin {
     /// Run the scan (now `running`).
-    Run(Scan),
+    Run(Box<Scan>),
     /// Fail the scan with this error instead of running it.
     Stop(String),
     /// The scan is terminal or gone: drop the job.
@@ -296,7 +296,7 @@ pub(crate) async fn begin(store: &dyn Store, id: &str) -> crate::Result<Begin> {
              not retried again",
             scan.attempts - 1
         ))),
-        Some(scan) => Ok(Begin::Run(scan)),
+        Some(scan) => Ok(Begin::Run(Box::new(scan))),
     }
 }
 
