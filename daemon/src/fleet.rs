@@ -5,8 +5,9 @@
 //!
 //! A worker slot's life with a job:
 //! 1. take it (`dequeue`: reclaimed jobs of dead workers first, then weighted
-//!    priority rounds); past `max_attempts` deliveries it is not run again but
-//!    dead-lettered and its scan marked `failed` with the reason;
+//!    priority rounds); a scan past `max_attempts` of its own (failed runs,
+//!    crashes while one of its pages was in analysis; see `worker::begin`) is
+//!    not run again but dead-lettered and marked `failed` with the reason;
 //! 2. `start_scan` (queued/running -> running; a reclaimed job's crash is
 //!    charged first, see `worker::begin`: a page in analysis at two crashes
 //!    fails the scan, naming it), run the engine, heartbeat every third of the
@@ -173,25 +174,30 @@ async fn run_job(
 ) {
     let id = delivery.job.scan_id.clone();
     let max = backend.settings().max_attempts;
-    if delivery.attempt > max {
-        let last = backend
-            .last_failure(&id)
-            .await
-            .ok()
-            .flatten()
-            .unwrap_or_else(|| {
-                "its worker stopped before finishing it (crashed, killed or lost Redis)".to_string()
-            });
-        give_up(
-            backend,
-            &id,
-            format!("gave up after {max} attempts: {last}"),
-        )
-        .await;
-        return;
-    }
-    let scan = match begin(backend, &id).await {
+    // Attempts are the scan's own (`worker::begin`): failed runs and crashes
+    // while one of its pages was in analysis. A job reclaimed from a worker
+    // that died on another scan's page was delivered again, but costs its
+    // scan nothing.
+    let scan = match begin(backend, &id, max).await {
         Ok(Begin::Run(scan)) => *scan,
+        Ok(Begin::Exhausted(_)) => {
+            let last = backend
+                .last_failure(&id)
+                .await
+                .ok()
+                .flatten()
+                .unwrap_or_else(|| {
+                    "its worker stopped while analysing a page (crashed, killed or lost Redis)"
+                        .to_string()
+                });
+            give_up(
+                backend,
+                &id,
+                format!("gave up after {max} attempts: {last}"),
+            )
+            .await;
+            return;
+        }
         Ok(Begin::Gone) => {
             info!("scan is canceled or gone; dropping the job");
             let _ = backend.ack(&id).await;
@@ -258,7 +264,7 @@ async fn run_job(
         .visibility_timeout
         .max(Duration::from_secs(30));
     match outcome {
-        Some(ScanOutcome::Failed { error }) if delivery.attempt < max => {
+        Some(ScanOutcome::Failed { error }) if scan.attempts < max => {
             warn!(%error, "attempt failed; the job goes back to the queue");
             persist("marking the scan queued again", give_up_after, || {
                 backend.requeue_scan(&id)

@@ -187,14 +187,21 @@ async fn run_job(
     mut shutdown: watch::Receiver<bool>,
 ) {
     let id = delivery.job.scan_id.clone();
-    let scan = match begin(store, &id).await {
+    let scan = match begin(store, &id, MAX_ATTEMPTS).await {
         Ok(Begin::Run(scan)) => *scan,
         Ok(Begin::Gone) => {
             info!("scan is canceled or gone; dropping the job");
             let _ = queue.ack(&id).await;
             return;
         }
-        Ok(Begin::Stop(error)) => {
+        Ok(stop @ (Begin::Stop(_) | Begin::Exhausted(_))) => {
+            let error = match stop {
+                Begin::Stop(error) => error,
+                _ => format!(
+                    "the scan was interrupted {MAX_ATTEMPTS} times while analysing its pages \
+                     (worker crash) and is not retried again"
+                ),
+            };
             warn!(%error, "giving up on the scan");
             // The store writes the `scan.failed` event with the status.
             if let Err(e) = store
@@ -248,6 +255,8 @@ pub(crate) enum Begin {
     Run(Box<Scan>),
     /// Fail the scan with this error instead of running it.
     Stop(String),
+    /// The scan has used its attempts (this many, over the limit): fail it.
+    Exhausted(u32),
     /// The scan is terminal or gone: drop the job.
     Gone,
 }
@@ -258,8 +267,12 @@ pub(crate) enum Begin {
 /// (an attempt, and a crash per page; a page at [`MAX_PAGE_CRASHES`] stops the
 /// scan, naming it), and not to the scans merely interrupted (resumed with
 /// their attempts unchanged, up to [`MAX_UNATTRIBUTED_INTERRUPTIONS`]). Past
-/// [`MAX_ATTEMPTS`] the scan is stopped too.
-pub(crate) async fn begin(store: &dyn Store, id: &str) -> crate::Result<Begin> {
+/// `max_attempts` the scan is [`Begin::Exhausted`].
+///
+/// On the embedded service a crash restarts every scan of the process; on
+/// Redis only the dead worker's jobs are reclaimed. Either way the record of
+/// pages in analysis tells the scan that crashed from the ones interrupted.
+pub(crate) async fn begin(store: &dyn Store, id: &str, max_attempts: u32) -> crate::Result<Begin> {
     let Some(before) = store.scan_by_id(id).await? else {
         return Ok(Begin::Gone);
     };
@@ -291,11 +304,7 @@ pub(crate) async fn begin(store: &dyn Store, id: &str) -> crate::Result<Begin> {
     };
     match started {
         None => Ok(Begin::Gone),
-        Some(scan) if scan.attempts > MAX_ATTEMPTS => Ok(Begin::Stop(format!(
-            "the scan was interrupted {} times while analysing its pages (worker crash) and is \
-             not retried again",
-            scan.attempts - 1
-        ))),
+        Some(scan) if scan.attempts > max_attempts => Ok(Begin::Exhausted(scan.attempts)),
         Some(scan) => Ok(Begin::Run(Box::new(scan))),
     }
 }
@@ -597,7 +606,7 @@ mod tests {
         // The first start, then crashes each while a different page of this
         // scan was in analysis: each restart is charged an attempt.
         assert!(matches!(
-            begin(&*backend, &scan.id).await.unwrap(),
+            begin(&*backend, &scan.id, MAX_ATTEMPTS).await.unwrap(),
             Begin::Run(_)
         ));
         for n in 1..MAX_ATTEMPTS {
@@ -606,7 +615,7 @@ mod tests {
                 .set_pages_in_analysis(&scan.id, &page)
                 .await
                 .unwrap();
-            match begin(&*backend, &scan.id).await.unwrap() {
+            match begin(&*backend, &scan.id, MAX_ATTEMPTS).await.unwrap() {
                 Begin::Run(s) => assert_eq!(s.attempts, n + 1),
                 other => panic!("{other:?}"),
             }
@@ -649,7 +658,7 @@ mod tests {
         let backend = Arc::new(Embedded::open(dir.path()).unwrap());
         let scan = queued_scan(&backend).await;
         assert!(matches!(
-            begin(&*backend, &scan.id).await.unwrap(),
+            begin(&*backend, &scan.id, MAX_ATTEMPTS).await.unwrap(),
             Begin::Run(_)
         ));
         let pages = vec![
@@ -660,7 +669,7 @@ mod tests {
             .set_pages_in_analysis(&scan.id, &pages)
             .await
             .unwrap();
-        match begin(&*backend, &scan.id).await.unwrap() {
+        match begin(&*backend, &scan.id, MAX_ATTEMPTS).await.unwrap() {
             Begin::Run(s) => assert_eq!(s.attempts, 2),
             other => panic!("{other:?}"),
         }
@@ -668,7 +677,7 @@ mod tests {
             .set_pages_in_analysis(&scan.id, &pages[1..])
             .await
             .unwrap();
-        match begin(&*backend, &scan.id).await.unwrap() {
+        match begin(&*backend, &scan.id, MAX_ATTEMPTS).await.unwrap() {
             Begin::Stop(error) => assert_eq!(
                 error,
                 "the page https://example.com/deep crashed the scanner 2 times (the process \
@@ -684,7 +693,7 @@ mod tests {
         let backend = Arc::new(Embedded::open(dir.path()).unwrap());
         let scan = queued_scan(&backend).await;
         assert!(matches!(
-            begin(&*backend, &scan.id).await.unwrap(),
+            begin(&*backend, &scan.id, MAX_ATTEMPTS).await.unwrap(),
             Begin::Run(_)
         ));
         // Analysis ended before the crash: nothing is left to charge.
@@ -695,7 +704,7 @@ mod tests {
             .unwrap();
         backend.set_pages_in_analysis(&scan.id, &[]).await.unwrap();
         for n in 1..MAX_UNATTRIBUTED_INTERRUPTIONS {
-            match begin(&*backend, &scan.id).await.unwrap() {
+            match begin(&*backend, &scan.id, MAX_ATTEMPTS).await.unwrap() {
                 Begin::Run(s) => {
                     assert_eq!(s.attempts, 1, "interruption {n}");
                     assert_eq!(s.status, ScanStatus::Running);
@@ -703,7 +712,7 @@ mod tests {
                 other => panic!("{other:?}"),
             }
         }
-        match begin(&*backend, &scan.id).await.unwrap() {
+        match begin(&*backend, &scan.id, MAX_ATTEMPTS).await.unwrap() {
             Begin::Stop(error) => assert_eq!(
                 error,
                 "the scan was interrupted 10 times outside page analysis (worker crash or \

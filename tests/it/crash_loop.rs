@@ -124,7 +124,7 @@ async fn held_site(release: watch::Receiver<bool>) -> (String, Arc<AtomicUsize>)
 
 /// A page slow to analyse (long, many elements each rule looks at), served
 /// as a site's only page.
-fn slow_page_site() -> tempfile::TempDir {
+pub(crate) fn slow_page_site() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let mut body = String::from(
         "<!doctype html><html lang=\"en\"><head><title>Long</title></head><body><main><h1>Long</h1>",

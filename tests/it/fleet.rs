@@ -1419,3 +1419,74 @@ async fn a_corrupt_webhook_record_does_not_break_a_transition_script() {
     assert_eq!(log[0].event_type, "scan.queued");
     assert!(store.list_deliveries(&bad.id, 10).await.unwrap().is_empty());
 }
+
+/// On Redis a crash takes down one worker, and its jobs are reclaimed: a page
+/// in analysis when its worker was killed, twice, fails its scan naming the
+/// page (dead-lettered with that reason), without a third run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_that_kills_its_worker_twice_fails_its_scan() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let tmp = tempfile::tempdir().unwrap();
+    let slow_dir = crate::crash_loop::slow_page_site();
+    let fixture = FixtureServer::start(slow_dir.path()).await.unwrap();
+    let store = backend(&url, &guard.prefix, Duration::from_secs(1), 3).await;
+    let (_acc, site) = tenant(&store, &fixture.url()).await;
+    let mut scan: Scan = contract::scan(&site);
+    scan.config.rules = vec!["wcag-aa".into()];
+    let scan = store
+        .create_scan_if_quota(scan, Utc::now().date_naive(), None)
+        .await
+        .unwrap();
+    store
+        .enqueue(Job {
+            scan_id: scan.id.clone(),
+            priority: Priority::Normal,
+        })
+        .await
+        .unwrap();
+    let page = fixture.url();
+    let client = redis::Client::open(url.as_str()).unwrap();
+    let mut conn = client.get_connection().unwrap();
+    let analysis_key = format!("{}:scan:{}:analysis", guard.prefix, scan.id);
+    let opts = ["--visibility-timeout", "1", "--concurrency", "1"];
+    for kill in 1..=2usize {
+        let mut w = Worker::start(
+            &url,
+            &guard.prefix,
+            &opts,
+            &tmp.path().join(format!("w{kill}.log")),
+        );
+        // Fetched at this attempt and recorded as in analysis: kill -9.
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let members: Vec<String> = redis::cmd("SMEMBERS")
+                .arg(&analysis_key)
+                .query(&mut conn)
+                .unwrap();
+            if fixture.count("/") == kill && members == [page.clone()] {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the slow page never in analysis");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        w.child.kill().unwrap();
+        w.child.wait().unwrap();
+    }
+    let _last = Worker::start(&url, &guard.prefix, &opts, &tmp.path().join("w3.log"));
+    let ids = [scan.id.clone()];
+    let done = wait_scans(&store, &ids, Duration::from_secs(60), |s| {
+        s.status == ScanStatus::Failed
+    })
+    .await;
+    let want = format!(
+        "the page {page} crashed the scanner 2 times (the process died while analysing it); \
+         the scan was stopped"
+    );
+    assert_eq!(done[0].error.as_deref(), Some(want.as_str()));
+    assert_eq!(done[0].attempts, 2);
+    assert_eq!(fixture.count("/"), 2, "not run a third time");
+    let dead = store.dead_jobs().await.unwrap();
+    assert_eq!(dead.len(), 1);
+    assert_eq!(dead[0].reason, want);
+}
