@@ -26,6 +26,7 @@ mod run;
 
 pub mod a11y;
 pub mod aria;
+pub mod budget;
 pub mod css;
 pub mod docs;
 pub mod dom;
@@ -49,6 +50,7 @@ pub use context::{
 };
 pub use meta::{Category, Impact, Level, RuleMeta};
 pub use page::{Header, Hop, Page, Stylesheet};
-pub use run::{analyze, analyze_parsed, Rule, Visits};
+pub use budget::{Cancel, Limit, Overrun, PageBudget};
+pub use run::{analyze, analyze_parsed, analyze_with, Rule, Visits};
 
 pub use context::BaselineState;
