@@ -1980,7 +1980,7 @@ mod tests {
     fn the_page_caps_on_sheets_rules_and_selectors_cut_in_cascade_order() {
         use crate::budget::{Limit, PageBudget};
         let doc = Html::parse_document(
-            "<style>p { color: red } .a, .b { color: green }</style><style>p { color: blue }</style><p class=a>x</p>",
+            "<style>p { color: red } .a, .b { color: green }</style><style>p.a { color: blue }</style><p class=a>x</p>",
         );
         let p = |styles: &Styles| {
             let el = doc.select(&Selector::parse("p").unwrap()).next().unwrap();
@@ -1989,28 +1989,28 @@ mod tests {
         let run = |budget: PageBudget| Styles::compute_within(&doc, &[], &budget, &|| false);
         let (whole, hit) = run(PageBudget::DEFAULT);
         assert!(hit.is_empty());
-        assert_eq!(p(&whole), Rgba::parse("blue").unwrap());
-        // Two sheets allowed... one: the second sheet is not applied.
+        assert_eq!(p(&whole), Rgba::parse("blue"));
+        // One sheet: the second is not applied.
         let (styles, hit) = run(PageBudget {
             max_stylesheets: 1,
             ..PageBudget::DEFAULT
         });
         assert_eq!(hit, vec![Limit::Stylesheets]);
-        assert_eq!(p(&styles), Rgba::parse("green").unwrap());
+        assert_eq!(p(&styles), Rgba::parse("green"));
         // One style rule: `.a, .b` and the second sheet are cut.
         let (styles, hit) = run(PageBudget {
             max_css_rules: 1,
             ..PageBudget::DEFAULT
         });
         assert_eq!(hit, vec![Limit::CssRules]);
-        assert_eq!(p(&styles), Rgba::parse("red").unwrap());
+        assert_eq!(p(&styles), Rgba::parse("red"));
         // Two selectors: `.b` and the second sheet's `p` are cut.
         let (styles, hit) = run(PageBudget {
             max_selectors: 2,
             ..PageBudget::DEFAULT
         });
         assert_eq!(hit, vec![Limit::Selectors]);
-        assert_eq!(p(&styles), Rgba::parse("green").unwrap());
+        assert_eq!(p(&styles), Rgba::parse("green"));
         // Exactly enough for everything: nothing is hit.
         let (_, hit) = run(PageBudget {
             max_stylesheets: 2,
@@ -2019,9 +2019,16 @@ mod tests {
             ..PageBudget::DEFAULT
         });
         assert!(hit.is_empty(), "{hit:?}");
-        // A stop at once leaves elements unstyled (callers stop too).
-        let (stopped, _) = Styles::compute_within(&doc, &[], &PageBudget::DEFAULT, &|| true);
-        assert!(stopped.get(doc.root_element().id()).is_some());
+        // A stop ends the pass at its next check: later elements are left
+        // unstyled (their callers stop too).
+        let many = Html::parse_document(&"<p>x</p>".repeat(200));
+        let (stopped, _) = Styles::compute_within(&many, &[], &PageBudget::DEFAULT, &|| true);
+        let styled = many
+            .root_element()
+            .descendants()
+            .filter(|n| stopped.get(n.id()).is_some())
+            .count();
+        assert_eq!(styled, usize::try_from(STOP_EVERY).unwrap() - 1);
     }
 
     #[test]
