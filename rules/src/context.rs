@@ -461,6 +461,11 @@ impl<'p> PageContext<'p> {
 
     /// The accessible name (accname 1.2), cached per element.
     pub fn accessible_name(&self, el: ElementRef<'_>) -> Arc<str> {
+        // Past the page's budget no rule's result is kept: skip the work (and
+        // keep the empty answer out of the cache).
+        if self.should_stop() {
+            return Arc::from("");
+        }
         if let Ok(cache) = self.names.lock() {
             if let Some(n) = cache.get(&el.id()) {
                 return n.clone();
