@@ -91,7 +91,15 @@ fn incomplete(report: &Report) -> Vec<&sitescan::rules::Finding> {
 /// other pages' findings are the same in both scans.
 async fn over_one_limit(heavy: &str, tight: ScannerBuilder) -> String {
     let (_dir, server) = site(heavy).await;
-    let control = scanner().build().unwrap().scan(&server.url()).await.unwrap();
+    // The control has time enough for the heavy page in a debug build on a
+    // loaded machine.
+    let control = scanner()
+        .page_time(Duration::from_secs(600))
+        .build()
+        .unwrap()
+        .scan(&server.url())
+        .await
+        .unwrap();
     assert!(incomplete(&control).is_empty(), "{:?}", incomplete(&control));
     let report = tight.build().unwrap().scan(&server.url()).await.unwrap();
     assert_eq!(report.pages.len(), 3);
@@ -165,7 +173,7 @@ async fn a_page_over_its_css_caps_is_noted_and_the_others_are_not() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_over_its_time_stops_and_the_next_is_analyzed_in_full() {
-    let heavy = css_heavy_page(3000, 600);
+    let heavy = css_heavy_page(2000, 400);
     let tight = scanner().page_time(Duration::from_secs(1));
     let message = over_one_limit(&heavy, tight).await;
     let rules = scanner().build().unwrap().config().rules.clone();
@@ -395,13 +403,16 @@ async fn a_canceled_scan_stops_burning_cpu_in_the_page_it_was_analyzing() {
         assert!(Instant::now() < deadline, "the page was never fetched");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    // The machine may be shared (and the other tests run alongside): a busy
+    // thread gets what the scheduler gives it, so "busy" is a tenth of a core
+    // (a loaded 2-core machine gave it a fifth), and "idle" a tenth of that.
     let hz = ticks_per_second();
     let before = cpu_ticks(pid);
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
     let busy = cpu_ticks(pid) - before;
     assert!(
-        busy >= hz,
-        "the page should keep a core busy: {busy} ticks in 2 s (at {hz}/s)"
+        busy * 10 >= hz * 3,
+        "the page should keep the server busy: {busy} ticks in 3 s (at {hz}/s)"
     );
     let (_, b) = serve.get(&format!("/api/v1/scans/{scan_id}"), &key).await;
     assert_eq!(b["data"]["status"], "running", "{b}");
@@ -424,8 +435,8 @@ async fn a_canceled_scan_stops_burning_cpu_in_the_page_it_was_analyzing() {
     tokio::time::sleep(Duration::from_secs(3)).await;
     let idle = cpu_ticks(pid) - after_cancel;
     assert!(
-        idle < hz / 2,
-        "still burning CPU after the cancel: {idle} ticks in 3 s (at {hz}/s)"
+        idle * 10 <= busy,
+        "still burning CPU after the cancel: {idle} ticks in 3 s, {busy} before it (at {hz}/s)"
     );
     let (_, b) = serve.get(&format!("/api/v1/scans/{scan_id}"), &key).await;
     assert_eq!(b["data"]["status"], "canceled", "{b}");
