@@ -26,7 +26,9 @@ fn pages(scale: usize) -> Vec<(&'static str, Page)> {
     let rules: String = (0..scale / 4)
         .map(|i| format!("div:not(#x{i}) {{ color: #{:06x} }}\n", i * 97 % 0xffffff))
         .collect();
-    let divs: String = (0..scale).map(|i| format!("<div id=d{i}>t{i}</div>")).collect();
+    let divs: String = (0..scale)
+        .map(|i| format!("<div id=d{i}>t{i}</div>"))
+        .collect();
     let mut page = Page::from_html("https://example.com/css", &doc(divs));
     page.stylesheets.push(Stylesheet {
         url: "https://example.com/s.css".into(),
@@ -44,7 +46,12 @@ fn pages(scale: usize) -> Vec<(&'static str, Page)> {
     ));
 
     let labelled: String = (0..scale / 4)
-        .map(|i| format!("<span id=l{i}>label {i}</span><button aria-labelledby=\"l{i} l{}\">b</button>", i / 2))
+        .map(|i| {
+            format!(
+                "<span id=l{i}>label {i}</span><button aria-labelledby=\"l{i} l{}\">b</button>",
+                i / 2
+            )
+        })
         .collect();
     out.push((
         "labelled buttons",
@@ -66,7 +73,9 @@ fn main() {
     let budget_ms: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(200);
     let scale: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(8000);
     let measure_whole = args.next().is_some_and(|a| a == "whole");
-    let rules = registry::select(&["all"]).map(|s| s.page).unwrap_or_default();
+    let rules = registry::select(&["all"])
+        .map(|s| s.page)
+        .unwrap_or_default();
     for (name, page) in pages(scale) {
         let unbounded = PageBudget {
             time: Duration::MAX,

@@ -352,12 +352,10 @@ impl<'p> PageContext<'p> {
     /// attributes), computed on first use.
     pub fn styles(&self) -> &Styles {
         self.styles.get_or_init(|| {
-            let (styles, capped) = Styles::compute_within(
-                &self.doc,
-                &self.page.stylesheets,
-                &self.budget,
-                &|| self.should_stop(),
-            );
+            let (styles, capped) =
+                Styles::compute_within(&self.doc, &self.page.stylesheets, &self.budget, &|| {
+                    self.should_stop()
+                });
             for limit in capped {
                 self.overrun(Overrun { limit, count: 0 });
             }

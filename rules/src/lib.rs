@@ -45,12 +45,12 @@ pub mod support;
 pub mod table;
 pub mod testing;
 
+pub use budget::{Cancel, Limit, Overrun, PageBudget};
 pub use context::{
     Check, Finding, Outcome, PageAnalysis, PageContext, RuleError, RuleTally, IDREF_ATTRS,
 };
 pub use meta::{Category, Impact, Level, RuleMeta};
 pub use page::{Header, Hop, Page, Stylesheet};
-pub use budget::{Cancel, Limit, Overrun, PageBudget};
 pub use run::{analyze, analyze_parsed, analyze_with, Rule, Visits};
 
 pub use context::BaselineState;

@@ -115,7 +115,12 @@ pub fn analyze_parsed(cx: &PageContext<'_>, rules: &[&'static dyn Rule]) -> Page
 
     let mut traversed = !cx.should_stop();
     if traversed && !visiting.is_empty() {
-        for (n, el) in cx.root().descendants().filter_map(ElementRef::wrap).enumerate() {
+        for (n, el) in cx
+            .root()
+            .descendants()
+            .filter_map(ElementRef::wrap)
+            .enumerate()
+        {
             if n % STOP_EVERY == 0 && cx.should_stop() {
                 traversed = false;
                 break;
@@ -201,10 +206,12 @@ pub fn analyze_parsed(cx: &PageContext<'_>, rules: &[&'static dyn Rule]) -> Page
             })
             .collect();
         let mut check = Check::new(cx, own);
-        check.cant_tell_page(message.clone()).with_data(serde_json::json!({
-            "limits": limits,
-            "rules_not_run": not_run,
-        }));
+        check
+            .cant_tell_page(message.clone())
+            .with_data(serde_json::json!({
+                "limits": limits,
+                "rules_not_run": not_run,
+            }));
         let (tally, findings) = check.finish();
         analysis.tallies.push(tally);
         analysis.findings.extend(findings);

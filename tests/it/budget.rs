@@ -22,7 +22,9 @@ fn css_heavy_page(divs: usize, rules: usize) -> String {
     let sheet: String = (0..rules)
         .map(|i| format!("div:not(#x{i}) {{ color: #{:06x} }}\n", i * 7919 % 0xffffff))
         .collect();
-    let body: String = (0..divs).map(|i| format!("<div id=d{i}>Text {i}</div>")).collect();
+    let body: String = (0..divs)
+        .map(|i| format!("<div id=d{i}>Text {i}</div>"))
+        .collect();
     page("Heavy", &format!("<style>{sheet}</style>"), &body)
 }
 
@@ -100,7 +102,11 @@ async fn over_one_limit(heavy: &str, tight: ScannerBuilder) -> String {
         .scan(&server.url())
         .await
         .unwrap();
-    assert!(incomplete(&control).is_empty(), "{:?}", incomplete(&control));
+    assert!(
+        incomplete(&control).is_empty(),
+        "{:?}",
+        incomplete(&control)
+    );
     let report = tight.build().unwrap().scan(&server.url()).await.unwrap();
     assert_eq!(report.pages.len(), 3);
     let heavy_url = server.url_for("/heavy.html");
@@ -109,7 +115,10 @@ async fn over_one_limit(heavy: &str, tight: ScannerBuilder) -> String {
     assert_eq!(own[0].page_url, heavy_url);
     assert_eq!(own[0].outcome, Outcome::CantTell);
     let heavy_page = report.pages.iter().find(|p| p.url == heavy_url).unwrap();
-    assert_eq!(heavy_page.incomplete.as_deref(), Some(own[0].message.as_str()));
+    assert_eq!(
+        heavy_page.incomplete.as_deref(),
+        Some(own[0].message.as_str())
+    );
     assert!(
         report
             .notes
@@ -119,7 +128,11 @@ async fn over_one_limit(heavy: &str, tight: ScannerBuilder) -> String {
     );
     for path in ["/", "/light.html"] {
         let url = server.url_for(path);
-        assert_eq!(findings_of(&report, &url), findings_of(&control, &url), "{path}");
+        assert_eq!(
+            findings_of(&report, &url),
+            findings_of(&control, &url),
+            "{path}"
+        );
         assert!(!findings_of(&report, &url).is_empty() || path == "/");
     }
     own[0].message.clone()
@@ -177,9 +190,14 @@ async fn a_page_over_its_time_stops_and_the_next_is_analyzed_in_full() {
     let tight = scanner().page_time(Duration::from_secs(1));
     let message = over_one_limit(&heavy, tight).await;
     let rules = scanner().build().unwrap().config().rules.clone();
-    let selected = sitescan::rules::registry::select(&rules).unwrap().page.len();
+    let selected = sitescan::rules::registry::select(&rules)
+        .unwrap()
+        .page
+        .len();
     assert!(
-        message.starts_with("Analysis stopped after 1 s (the page budget, --page-time or config budget.time_ms): "),
+        message.starts_with(
+            "Analysis stopped after 1 s (the page budget, --page-time or config budget.time_ms): "
+        ),
         "{message}"
     );
     assert!(
@@ -263,14 +281,19 @@ async fn the_cli_takes_the_budget_from_flags_and_the_environment() {
                     .output()
                     .unwrap();
                 let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-                let report: Value = serde_json::from_slice(&out.stdout)
-                    .unwrap_or_else(|e| panic!("{e}: {stderr}"));
+                let report: Value =
+                    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
                 report["findings"]
                     .as_array()
                     .unwrap()
                     .iter()
                     .filter(|f| f["rule_id"] == "analysis-incomplete")
-                    .map(|f| (f["page_url"].as_str().unwrap().to_string(), f["message"].as_str().unwrap().to_string()))
+                    .map(|f| {
+                        (
+                            f["page_url"].as_str().unwrap().to_string(),
+                            f["message"].as_str().unwrap().to_string(),
+                        )
+                    })
                     .collect::<Vec<_>>()
             })
             .await
@@ -281,10 +304,18 @@ async fn the_cli_takes_the_budget_from_flags_and_the_environment() {
     let by_flag = run(&["--max-css-rules", "2"], &[]).await;
     assert_eq!(by_flag.len(), 1, "{by_flag:?}");
     assert_eq!(by_flag[0].0, heavy_url);
-    assert!(by_flag[0].1.contains("more than 2 style rules"), "{by_flag:?}");
+    assert!(
+        by_flag[0].1.contains("more than 2 style rules"),
+        "{by_flag:?}"
+    );
     let by_env = run(&[], &[("SITESCAN_MAX_STYLESHEETS", "1")]).await;
     assert_eq!(by_env.len(), 1, "{by_env:?}");
-    assert!(by_env[0].1.starts_with("The page has more than 1 stylesheets"), "{by_env:?}");
+    assert!(
+        by_env[0]
+            .1
+            .starts_with("The page has more than 1 stylesheets"),
+        "{by_env:?}"
+    );
     assert!(run(&[], &[]).await.is_empty());
 }
 
@@ -298,21 +329,39 @@ async fn the_api_holds_a_scans_budget_under_the_service_ceiling() {
 
     // The ceiling is the defaults here: more time is refused, naming the field.
     let (status, body) = api
-        .post(&path, &key, json!({"config": {"rules": ["seo"], "budget": {"time_ms": 60000}}}))
+        .post(
+            &path,
+            &key,
+            json!({"config": {"rules": ["seo"], "budget": {"time_ms": 60000}}}),
+        )
         .await;
     assert_error(status, &body, 422, "validation_failed");
-    assert_eq!(body["error"]["details"][0]["field"], "config.budget.time_ms");
+    assert_eq!(
+        body["error"]["details"][0]["field"],
+        "config.budget.time_ms"
+    );
     assert_eq!(
         body["error"]["details"][0]["problem"],
         "give 0 to 5000 (this service's ceiling)"
     );
     let (status, body) = api
-        .post(&path, &key, json!({"config": {"rules": ["seo"], "budget": {"max_nodes": 0}}}))
+        .post(
+            &path,
+            &key,
+            json!({"config": {"rules": ["seo"], "budget": {"max_nodes": 0}}}),
+        )
         .await;
     assert_error(status, &body, 422, "validation_failed");
-    assert_eq!(body["error"]["details"][0]["field"], "config.budget.max_nodes");
+    assert_eq!(
+        body["error"]["details"][0]["field"],
+        "config.budget.max_nodes"
+    );
     let (status, body) = api
-        .post(&path, &key, json!({"config": {"rules": ["seo"], "budget": {"max_link": 3}}}))
+        .post(
+            &path,
+            &key,
+            json!({"config": {"rules": ["seo"], "budget": {"max_link": 3}}}),
+        )
         .await;
     assert_error(status, &body, 422, "validation_failed");
 
@@ -379,9 +428,15 @@ async fn a_canceled_scan_stops_burning_cpu_in_the_page_it_was_analyzing() {
     let data = tempfile::tempdir().unwrap();
     let (_, acc, _) = admin(data.path(), &["account", "create", "--plan", "enterprise"]);
     let acc = acc["id"].as_str().unwrap().to_string();
-    let (_, key, _) = admin(data.path(), &["key", "create", "--account", &acc, "--name", "ci"]);
+    let (_, key, _) = admin(
+        data.path(),
+        &["key", "create", "--account", &acc, "--name", "ci"],
+    );
     let key = key["key"].as_str().unwrap().to_string();
-    let (_, s, _) = admin(data.path(), &["site", "add", "--account", &acc, &server.url()]);
+    let (_, s, _) = admin(
+        data.path(),
+        &["site", "add", "--account", &acc, &server.url()],
+    );
     let site_id = s["id"].as_str().unwrap().to_string();
 
     let serve = ServeProcess::start(data.path(), &["--page-time", "60"]);
@@ -440,6 +495,8 @@ async fn a_canceled_scan_stops_burning_cpu_in_the_page_it_was_analyzing() {
     );
     let (_, b) = serve.get(&format!("/api/v1/scans/{scan_id}"), &key).await;
     assert_eq!(b["data"]["status"], "canceled", "{b}");
-    let health = reqwest::get(format!("{}/healthz", serve.base)).await.unwrap();
+    let health = reqwest::get(format!("{}/healthz", serve.base))
+        .await
+        .unwrap();
     assert_eq!(health.status(), 200);
 }

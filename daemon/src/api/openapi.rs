@@ -14,8 +14,8 @@ use super::error::{ErrorBody, ErrorCode, ErrorDetail, ErrorObject};
 
 use super::reports::CompareEnvelope;
 use super::views::{
-    AccountView, CreateSite, KeyView, BudgetParam, PriorityParam, ScanLinks, ScanRequest, ScanRequestConfig,
-    ScanView, SiteDeleted,
+    AccountView, BudgetParam, CreateSite, KeyView, PriorityParam, ScanLinks, ScanRequest,
+    ScanRequestConfig, ScanView, SiteDeleted,
 };
 use super::webhooks::{CreateWebhook, DeliveryView, UpdateWebhook, WebhookDeleted, WebhookView};
 use super::{keys, reports, scans, sites, webhooks};

@@ -324,15 +324,13 @@ pub(crate) struct NewScan {
 /// each limit not given is the default held under it.
 fn apply_budget(asked: BudgetParam, ceiling: &PageBudget) -> Result<PageBudget, ApiError> {
     let defaults = PageBudget::DEFAULT.min(ceiling);
-    let limit = |value: Option<u64>, key: &str, least: u64, most: u64, default: u64| {
-        match value {
-            None => Ok(default),
-            Some(n) if n < least || n > most => Err(ApiError::validation(
-                format!("config.budget.{key}"),
-                format!("give {least} to {most} (this service's ceiling)"),
-            )),
-            Some(n) => Ok(n),
-        }
+    let limit = |value: Option<u64>, key: &str, least: u64, most: u64, default: u64| match value {
+        None => Ok(default),
+        Some(n) if n < least || n > most => Err(ApiError::validation(
+            format!("config.budget.{key}"),
+            format!("give {least} to {most} (this service's ceiling)"),
+        )),
+        Some(n) => Ok(n),
     };
     let size = |value: Option<u64>, key: &str, least: u64, most: usize, default: usize| {
         let most = u64::try_from(most).unwrap_or(u64::MAX);
@@ -348,9 +346,27 @@ fn apply_budget(asked: BudgetParam, ceiling: &PageBudget) -> Result<PageBudget, 
             ms(ceiling.time),
             ms(defaults.time),
         )?),
-        max_nodes: size(asked.max_nodes, "max_nodes", 1, ceiling.max_nodes, defaults.max_nodes)?,
-        max_depth: size(asked.max_depth, "max_depth", 1, ceiling.max_depth, defaults.max_depth)?,
-        max_links: size(asked.max_links, "max_links", 0, ceiling.max_links, defaults.max_links)?,
+        max_nodes: size(
+            asked.max_nodes,
+            "max_nodes",
+            1,
+            ceiling.max_nodes,
+            defaults.max_nodes,
+        )?,
+        max_depth: size(
+            asked.max_depth,
+            "max_depth",
+            1,
+            ceiling.max_depth,
+            defaults.max_depth,
+        )?,
+        max_links: size(
+            asked.max_links,
+            "max_links",
+            0,
+            ceiling.max_links,
+            defaults.max_links,
+        )?,
         max_css_rules: size(
             asked.max_css_rules,
             "max_css_rules",

@@ -689,7 +689,8 @@ impl SheetBudget {
 /// user-agent sheet is not counted); also the caps that were hit.
 fn sources(doc: &Html, linked: &[Stylesheet], budget: &PageBudget) -> (Vec<Source>, Vec<Limit>) {
     static UA: OnceLock<Arc<CompiledSheet>> = OnceLock::new();
-    let ua = Arc::clone(UA.get_or_init(|| Arc::new(compile_sheet(UA_SHEET, usize::MAX, usize::MAX))));
+    let ua =
+        Arc::clone(UA.get_or_init(|| Arc::new(compile_sheet(UA_SHEET, usize::MAX, usize::MAX))));
     let mut out = vec![Source {
         take: ua.rules.len(),
         sheet: ua,

@@ -78,7 +78,9 @@ mod tests {
     use crate::{analyze_parsed, registry, Outcome, Page, PageContext};
 
     fn links(n: usize) -> Page {
-        let body: String = (0..n).map(|i| format!("<a href=/p{i}>Page {i}</a> ")).collect();
+        let body: String = (0..n)
+            .map(|i| format!("<a href=/p{i}>Page {i}</a> "))
+            .collect();
         Page::from_html(
             "https://example.com/",
             &format!("<html lang=en><head><title>Links</title></head><body><main><h1>Links</h1><p>{body}</p></main></body></html>"),
