@@ -309,6 +309,67 @@ mod tests {
         assert_eq!(analysis.tallies[0].failed, 1);
     }
 
+    /// The token [`CancelsMidway`] trips while it runs, as a cancel arriving
+    /// during a rule would.
+    static MIDWAY: std::sync::OnceLock<Cancel> = std::sync::OnceLock::new();
+
+    struct CancelsMidway;
+    static CANCELS_MIDWAY: RuleMeta = RuleMeta {
+        id: "test-cancels-midway",
+        ..RuleMeta::BASE
+    };
+    impl Rule for CancelsMidway {
+        fn meta(&self) -> &'static RuleMeta {
+            &CANCELS_MIDWAY
+        }
+        fn check_document(&self, cx: &mut Check<'_, '_>) {
+            cx.pass();
+            if let Some(cancel) = MIDWAY.get() {
+                cancel.cancel();
+            }
+            cx.pass();
+        }
+    }
+
+    #[test]
+    fn a_rule_cut_short_and_the_rules_after_it_leave_no_result() {
+        let cancel = MIDWAY.get_or_init(Cancel::new).clone();
+        let page = Page::from_html("https://example.com/", "<p>no title, no lang</p>");
+        let rules: Vec<&'static dyn Rule> = vec![
+            &crate::a11y::document_title::DocumentTitle,
+            &CancelsMidway,
+            &crate::a11y::html_has_lang::HtmlHasLang,
+        ];
+        let analysis = analyze_with(&page, &rules, PageBudget::DEFAULT, cancel);
+        let ids: Vec<&str> = analysis
+            .tallies
+            .iter()
+            .map(|t| t.rule_id.as_str())
+            .collect();
+        assert_eq!(ids, ["document-title", "analysis-incomplete"]);
+        let findings: Vec<(&str, &str)> = analysis
+            .findings
+            .iter()
+            .map(|f| (f.rule_id.as_str(), f.message.as_str()))
+            .collect();
+        assert_eq!(findings.len(), 2, "{findings:?}");
+        assert_eq!(findings[0].0, "document-title");
+        assert_eq!(
+            findings[1],
+            (
+                "analysis-incomplete",
+                "Analysis stopped because the scan was canceled: 2 of 3 rules did not run; their results for this page are missing"
+            )
+        );
+        assert_eq!(
+            analysis.findings[1].data,
+            Some(serde_json::json!({
+                "limits": [{"limit": "canceled", "value": null, "count": 0}],
+                "rules_not_run": ["test-cancels-midway", "html-has-lang"],
+            }))
+        );
+    }
+
     #[test]
     fn a_panicking_rule_becomes_an_error_entry() {
         let page = Page::from_html("https://example.com/", "<title>x</title><p>hi</p>");
