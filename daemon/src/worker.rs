@@ -450,6 +450,38 @@ mod tests {
         (tx, set)
     }
 
+    #[test]
+    fn a_scans_budget_is_held_under_the_workers_ceiling() {
+        let applied = AppliedConfig {
+            rules: vec!["seo".into()],
+            priority: sitescan_engine::Priority::Normal,
+            max_pages: 5,
+            max_depth: 2,
+            plan_max_pages: None,
+            accept: None,
+            budget: PageBudget {
+                time: Duration::from_secs(60),
+                max_links: 10,
+                ..PageBudget::DEFAULT
+            },
+        };
+        let ceiling = PageBudget {
+            time: Duration::from_secs(2),
+            max_links: 500,
+            ..PageBudget::DEFAULT
+        };
+        let config = engine_config(
+            &applied,
+            ScanLimits {
+                allow_private: false,
+                page_budget: ceiling,
+            },
+        );
+        assert_eq!(config.budget.time, Duration::from_secs(2));
+        assert_eq!(config.budget.max_links, 10);
+        assert_eq!(config.budget.max_nodes, PageBudget::DEFAULT.max_nodes);
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_cancel_drops_the_running_scan_and_acknowledges_the_job() {
         let dir = tempfile::tempdir().unwrap();

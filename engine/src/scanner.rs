@@ -366,7 +366,10 @@ impl Scanner {
 
     /// Crawls `url`, yielding progress and each page as it is done, then
     /// [`ScanEvent::Finished`] or [`ScanEvent::Failed`]. The scan runs while the
-    /// stream is polled (inside a tokio runtime); dropping the stream cancels it.
+    /// stream is polled (inside a tokio runtime); dropping the stream cancels it,
+    /// and a page in analysis then stops within about a second (the scan's
+    /// cancel token is tripped; the same holds for a dropped [`Scanner::scan`]
+    /// future).
     pub fn scan_stream(&self, url: &str) -> impl Stream<Item = ScanEvent> + Send + 'static {
         let (tx, rx) = mpsc::unbounded_channel();
         let inner = Arc::clone(&self.inner);

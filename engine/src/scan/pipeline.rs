@@ -1112,7 +1112,9 @@ async fn page_of(shared: &Arc<Shared>, fetched: Fetched, depth: u32) -> Page {
     // rule reads them, the subresources.
     let refs = links::prepass(&body, &fetched.final_url, shared.subresources);
     let mut stylesheets = Vec::new();
-    for sheet in refs.stylesheets.into_iter().take(MAX_STYLESHEETS_PER_PAGE) {
+    // The page budget's cap on stylesheets, when lower, saves the fetches too.
+    let most = MAX_STYLESHEETS_PER_PAGE.min(shared.config.budget.max_stylesheets);
+    for sheet in refs.stylesheets.into_iter().take(most) {
         if let Some(text) = stylesheet(shared, &sheet.url).await {
             stylesheets.push(Stylesheet {
                 url: sheet.url.to_string(),
