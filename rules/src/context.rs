@@ -205,6 +205,19 @@ impl<'p> PageContext<'p> {
     pub fn parse_with(page: &'p Page, budget: PageBudget, cancel: Cancel) -> PageContext<'p> {
         let deadline = Instant::now().checked_add(budget.time);
         let (doc, capped) = dom::parse_document_with(&page.body, &budget.parse_limits());
+        PageContext::of_parsed(page, doc, capped, budget, cancel, deadline)
+    }
+
+    /// A context over a document parsed within `budget`, noting what the
+    /// parser cut.
+    fn of_parsed(
+        page: &'p Page,
+        doc: Html,
+        capped: dom::ParseCapped,
+        budget: PageBudget,
+        cancel: Cancel,
+        deadline: Option<Instant>,
+    ) -> PageContext<'p> {
         let mut overruns = Vec::new();
         if capped.nodes_dropped {
             overruns.push(Overrun {
@@ -768,6 +781,36 @@ mod tests {
         let l1 = first(&cx, "#l1");
         let r = first(&cx, "div.r");
         assert!(cx.document_position(l1) < cx.document_position(r));
+    }
+
+    #[test]
+    fn what_the_parser_cut_is_named_in_the_pages_finding() {
+        let page = Page::from_html(
+            "https://example.com/",
+            "<html lang=en><title>T</title><p>x</p></html>",
+        );
+        let capped = dom::ParseCapped {
+            depth_flattened: 3,
+            nodes_dropped: true,
+        };
+        let cx = PageContext::of_parsed(
+            &page,
+            dom::parse_document(&page.body),
+            capped,
+            PageBudget::DEFAULT,
+            Cancel::new(),
+            None,
+        );
+        let analysis = crate::analyze_parsed(&cx, &[&crate::a11y::document_title::DocumentTitle]);
+        assert_eq!(analysis.findings.len(), 1);
+        assert_eq!(
+            analysis.findings[0].message,
+            "The page has more than 500000 nodes (the page budget, --max-page-nodes or config budget.max_nodes): nodes past the first 500000 were dropped and not analyzed; \
+             3 elements are nested deeper than 512 levels (the page budget, --max-page-depth or config budget.max_depth): they were analyzed as children of the element at that depth, as browsers flatten them"
+        );
+        // Input cut, not time: the rule ran and keeps its result.
+        assert_eq!(analysis.tallies[0].rule_id, "document-title");
+        assert_eq!(analysis.tallies[0].passed, 1);
     }
 
     #[test]
