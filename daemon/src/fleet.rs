@@ -52,6 +52,8 @@ pub struct FleetSettings {
     pub concurrency: usize,
     /// Allow scanning loopback and private addresses (tests, development).
     pub allow_private: bool,
+    /// The most a scan's page budget may be (`worker`'s budget flags).
+    pub page_budget: sitescan_engine::PageBudget,
     /// On SIGTERM, how long a scan in hand may still run before it is handed back.
     pub grace: Duration,
     /// How this process's webhook delivery task sends events.
@@ -218,7 +220,11 @@ async fn run_job(
         (backend.settings().visibility_timeout / 3).max(Duration::from_millis(100));
     let mut beat = tokio::time::interval(heartbeat_every);
     beat.tick().await;
-    let run = execute(backend, backend, executor, &scan, settings.allow_private);
+    let limits = crate::worker::ScanLimits {
+        allow_private: settings.allow_private,
+        page_budget: settings.page_budget,
+    };
+    let run = execute(backend, backend, executor, &scan, limits);
     tokio::pin!(run);
     let mut deadline: Option<tokio::time::Instant> = None;
     let outcome = loop {
@@ -455,6 +461,7 @@ pub async fn serve_api(
     listener: tokio::net::TcpListener,
     rate_per_minute: u32,
     allow_private: bool,
+    page_budget: sitescan_engine::PageBudget,
     dashboard: crate::dashboard::DashboardSettings,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> crate::Result<()> {
@@ -463,7 +470,10 @@ pub async fn serve_api(
         store: Arc::new(backend.clone()),
         queue: Arc::new(backend.clone()),
         rate_limit: auth::RateLimit::per_minute(auth::non_zero(rate_per_minute)),
-        settings: ApiSettings { allow_private },
+        settings: ApiSettings {
+            allow_private,
+            page_budget,
+        },
     };
     let app = metrics_router(backend).merge(app(state, dashboard));
     axum::serve(

@@ -16,7 +16,7 @@ use chrono::Utc;
 use futures::stream::BoxStream;
 use futures::StreamExt;
 use sitescan_engine::config::StatusRange;
-use sitescan_engine::{Report, ScanConfig};
+use sitescan_engine::{PageBudget, Report, ScanConfig};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tracing::{info, warn, Instrument};
@@ -79,10 +79,35 @@ pub struct WorkerSettings {
     pub workers: usize,
     /// Allow scanning loopback and private addresses (tests, development).
     pub allow_private: bool,
+    /// The most a scan's page budget may be (`serve`'s budget flags): a scan's
+    /// applied budget is held under it again when it runs.
+    pub page_budget: PageBudget,
 }
 
-/// The engine configuration for a scan as applied by the API.
-pub fn engine_config(applied: &AppliedConfig, allow_private: bool) -> ScanConfig {
+impl WorkerSettings {
+    /// What a scan run by these workers is held to.
+    pub fn limits(&self) -> ScanLimits {
+        ScanLimits {
+            allow_private: self.allow_private,
+            page_budget: self.page_budget,
+        }
+    }
+}
+
+/// What the operator holds every scan of a worker to, whatever it asked.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScanLimits {
+    /// Allow scanning loopback and private addresses (tests, development).
+    pub allow_private: bool,
+    /// The most each limit of a scan's page budget may be.
+    pub page_budget: PageBudget,
+}
+
+/// The engine configuration for a scan as applied by the API, held under the
+/// worker's limits (a worker may be started with a lower page budget ceiling
+/// than the API that accepted the scan).
+pub fn engine_config(applied: &AppliedConfig, limits: ScanLimits) -> ScanConfig {
+    let allow_private = limits.allow_private;
     let defaults = ScanConfig::default();
     // The API validated `accept`; a stored value that no longer parses falls
     // back to the default rather than failing the scan.
@@ -106,6 +131,7 @@ pub fn engine_config(applied: &AppliedConfig, allow_private: bool) -> ScanConfig
         max_depth: applied.max_depth,
         allow_private,
         accept,
+        budget: applied.budget.min(&limits.page_budget),
         ..defaults
     }
 }
@@ -149,7 +175,7 @@ pub fn spawn_pool(
     for n in 0..settings.workers.max(1) {
         let (store, queue, executor) = (store.clone(), queue.clone(), executor.clone());
         let mut shutdown = shutdown.clone();
-        let allow_private = settings.allow_private;
+        let limits = settings.limits();
         set.spawn(async move {
             loop {
                 if *shutdown.borrow() {
@@ -162,7 +188,7 @@ pub fn spawn_pool(
                 match delivery {
                     Ok(Some(delivery)) => {
                         let span = tracing::info_span!("scan", scan_id = %delivery.job.scan_id, worker = n);
-                        let run = run_job(&*store, &*queue, &*executor, delivery, allow_private, shutdown.clone());
+                        let run = run_job(&*store, &*queue, &*executor, delivery, limits, shutdown.clone());
                         run.instrument(span).await;
                     }
                     Ok(None) => {}
@@ -183,7 +209,7 @@ async fn run_job(
     queue: &dyn Queue,
     executor: &dyn ScanExecutor,
     delivery: Delivery,
-    allow_private: bool,
+    limits: ScanLimits,
     mut shutdown: watch::Receiver<bool>,
 ) {
     let id = delivery.job.scan_id.clone();
@@ -223,7 +249,7 @@ async fn run_job(
     };
     info!(url = %scan.url, attempt = delivery.attempt, "scan started");
     let outcome = tokio::select! {
-        o = execute(store, queue, executor, &scan, allow_private) => o,
+        o = execute(store, queue, executor, &scan, limits) => o,
         _ = wait_true(&mut shutdown) => {
             info!("shutting down: the scan goes back to the queue and runs again after restart");
             // No crash: nothing may be charged to the pages left in analysis.
@@ -335,9 +361,9 @@ pub async fn execute(
     queue: &dyn Queue,
     executor: &dyn ScanExecutor,
     scan: &Scan,
-    allow_private: bool,
+    limits: ScanLimits,
 ) -> Option<ScanOutcome> {
-    let config = engine_config(&scan.config, allow_private);
+    let config = engine_config(&scan.config, limits);
     let mut events = executor.execute(&scan.url, config);
     let mut last_write = tokio::time::Instant::now() - PROGRESS_EVERY;
     let mut poll = tokio::time::interval(CANCEL_POLL);
@@ -487,6 +513,7 @@ mod tests {
                 max_depth: 2,
                 plan_max_pages: None,
                 accept: None,
+                budget: Default::default(),
             },
             progress: None,
             error: None,
@@ -534,10 +561,43 @@ mod tests {
             WorkerSettings {
                 workers: 1,
                 allow_private: false,
+                page_budget: PageBudget::DEFAULT,
             },
             rx,
         );
         (tx, set)
+    }
+
+    #[test]
+    fn a_scans_budget_is_held_under_the_workers_ceiling() {
+        let applied = AppliedConfig {
+            rules: vec!["seo".into()],
+            priority: sitescan_engine::Priority::Normal,
+            max_pages: 5,
+            max_depth: 2,
+            plan_max_pages: None,
+            accept: None,
+            budget: PageBudget {
+                time: Duration::from_secs(60),
+                max_links: 10,
+                ..PageBudget::DEFAULT
+            },
+        };
+        let ceiling = PageBudget {
+            time: Duration::from_secs(2),
+            max_links: 500,
+            ..PageBudget::DEFAULT
+        };
+        let config = engine_config(
+            &applied,
+            ScanLimits {
+                allow_private: false,
+                page_budget: ceiling,
+            },
+        );
+        assert_eq!(config.budget.time, Duration::from_secs(2));
+        assert_eq!(config.budget.max_links, 10);
+        assert_eq!(config.budget.max_nodes, PageBudget::DEFAULT.max_nodes);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -5,6 +5,11 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use sitescan_rules::budget::{
+    PageBudget, DEFAULT_MAX_CSS_RULES, DEFAULT_MAX_LINKS, DEFAULT_MAX_SELECTORS,
+    DEFAULT_MAX_STYLESHEETS, DEFAULT_PAGE_TIME,
+};
+
 /// Pages fetched at most when nothing else is said.
 pub const DEFAULT_MAX_PAGES: usize = 100;
 /// Link depth from the start page followed at most.
@@ -304,6 +309,11 @@ pub struct ScanConfig {
     /// Which link and resource URLs are requested to check them (default
     /// [`LinkScope::All`]).
     pub links: LinkScope,
+    /// What each page's analysis may spend: wall time (`time_ms`), nodes,
+    /// nesting depth, links, CSS rules, selectors and stylesheets (defaults
+    /// [`PageBudget::DEFAULT`]). A page over any of them gets an
+    /// `analysis-incomplete` finding naming it; the scan goes on.
+    pub budget: PageBudget,
 }
 
 impl Default for ScanConfig {
@@ -330,6 +340,7 @@ impl Default for ScanConfig {
             ca_certs: Vec::new(),
             accept: default_accept(),
             links: LinkScope::All,
+            budget: PageBudget::DEFAULT,
         }
     }
 }

@@ -55,7 +55,7 @@ mod scan;
 mod scanner;
 pub mod spelling;
 
-pub use config::{LinkScope, Priority, ScanConfig};
+pub use config::{LinkScope, PageBudget, Priority, ScanConfig};
 pub use error::{Error, Result};
 pub use report::{
     CategorySummary, CrawlStats, PageReport, Report, ReportSource, RuleSummary, Skipped,

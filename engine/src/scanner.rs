@@ -14,7 +14,7 @@ use sitescan_rules::Finding;
 use tokio::sync::mpsc;
 use tracing::Instrument;
 
-use crate::config::ScanConfig;
+use crate::config::{PageBudget, ScanConfig};
 use crate::crawl::scope::compile_patterns;
 use crate::error::{Error, Result};
 use crate::report::spool::FindingStore;
@@ -160,6 +160,55 @@ impl ScannerBuilder {
         self
     }
 
+    /// Replaces the whole page budget (default [`PageBudget::DEFAULT`]).
+    pub fn page_budget(mut self, budget: PageBudget) -> Self {
+        self.config.budget = budget;
+        self
+    }
+    /// Wall time each page's analysis may take (default
+    /// [`crate::config::DEFAULT_PAGE_TIME`]); a page over it gets an
+    /// `analysis-incomplete` finding and the rules that did not run leave no
+    /// results for it. Zero stops every page's analysis at once.
+    pub fn page_time(mut self, time: std::time::Duration) -> Self {
+        self.config.budget.time = time;
+        self
+    }
+    /// Nodes the parser keeps per page (default 500,000).
+    pub fn max_page_nodes(mut self, n: usize) -> Self {
+        self.config.budget.max_nodes = n;
+        self
+    }
+    /// Nesting depth the parser keeps per page; deeper elements are flattened
+    /// (default 512).
+    pub fn max_page_depth(mut self, n: usize) -> Self {
+        self.config.budget.max_depth = n;
+        self
+    }
+    /// Links a page contributes to the crawl and the link checks (default
+    /// [`crate::config::DEFAULT_MAX_LINKS`]).
+    pub fn max_page_links(mut self, n: usize) -> Self {
+        self.config.budget.max_links = n;
+        self
+    }
+    /// Style rules parsed per page over all its stylesheets (default
+    /// [`crate::config::DEFAULT_MAX_CSS_RULES`]).
+    pub fn max_css_rules(mut self, n: usize) -> Self {
+        self.config.budget.max_css_rules = n;
+        self
+    }
+    /// Selectors compiled per page over all its stylesheets (default
+    /// [`crate::config::DEFAULT_MAX_SELECTORS`]).
+    pub fn max_selectors(mut self, n: usize) -> Self {
+        self.config.budget.max_selectors = n;
+        self
+    }
+    /// Stylesheets applied per page (default
+    /// [`crate::config::DEFAULT_MAX_STYLESHEETS`]).
+    pub fn max_stylesheets(mut self, n: usize) -> Self {
+        self.config.budget.max_stylesheets = n;
+        self
+    }
+
     /// Validates the configuration (rule names, patterns, limits) and builds the
     /// scanner.
     pub fn build(self) -> Result<Scanner> {
@@ -188,6 +237,10 @@ impl ScannerBuilder {
         positive(c.max_body_bytes > 0, "max_body_bytes")?;
         positive(c.timeout_ms > 0, "timeout_ms")?;
         positive(c.connect_timeout_ms > 0, "connect_timeout_ms")?;
+        // A page needs its root to be analyzed at all; the other caps may be
+        // zero (no links followed, no author styles applied).
+        positive(c.budget.max_nodes > 0, "budget.max_nodes")?;
+        positive(c.budget.max_depth > 0, "budget.max_depth")?;
         if c.retries > MAX_RETRIES {
             return Err(Error::Config(format!(
                 "retries must be at most {MAX_RETRIES}"
@@ -336,7 +389,10 @@ impl Scanner {
 
     /// Crawls `url`, yielding progress and each page as it is done, then
     /// [`ScanEvent::Finished`] or [`ScanEvent::Failed`]. The scan runs while the
-    /// stream is polled (inside a tokio runtime); dropping the stream cancels it.
+    /// stream is polled (inside a tokio runtime); dropping the stream cancels it,
+    /// and a page in analysis then stops within about a second (the scan's
+    /// cancel token is tripped; the same holds for a dropped [`Scanner::scan`]
+    /// future).
     pub fn scan_stream(&self, url: &str) -> impl Stream<Item = ScanEvent> + Send + 'static {
         let (tx, rx) = mpsc::unbounded_channel();
         let inner = Arc::clone(&self.inner);

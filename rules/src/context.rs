@@ -2,7 +2,9 @@
 //! behind ([`Finding`], [`RuleTally`], [`PageAnalysis`]).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use rustc_hash::FxHashMap;
 
@@ -11,6 +13,7 @@ use scraper::{ElementRef, Html};
 use serde::{Deserialize, Serialize};
 
 use crate::aria::tree::TreeFacts;
+use crate::budget::{Cancel, Limit, Overrun, PageBudget};
 use crate::css::{ComputedStyle, Styles, Viewport};
 use crate::dom;
 use crate::meta::{Category, Impact, RuleMeta};
@@ -126,6 +129,13 @@ pub struct PageAnalysis {
     pub tallies: Vec<RuleTally>,
     /// Rules that crashed on this page.
     pub errors: Vec<RuleError>,
+    /// The page's note when its analysis went over its budget or was canceled
+    /// (the `analysis-incomplete` finding's message); `None` when complete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<String>,
+    /// The limits the page went over, in the order they were hit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub overruns: Vec<Overrun>,
 }
 
 /// A parsed page plus the facts many rules share, computed once on demand.
@@ -151,6 +161,15 @@ pub struct PageContext<'p> {
     by_name: OnceLock<FxHashMap<Box<str>, Vec<NodeId>>>,
     body_text: OnceLock<String>,
     text_blocks: OnceLock<Vec<crate::support::blocks::TextBlock>>,
+    budget: PageBudget,
+    cancel: Cancel,
+    /// When the time budget runs out; `None` when it lies past what `Instant`
+    /// can hold (an effectively unlimited budget).
+    deadline: Option<Instant>,
+    /// Set once [`PageContext::should_stop`] said yes: it says yes from then on.
+    stopped: AtomicBool,
+    /// The limits the page went over so far.
+    overruns: Mutex<Vec<Overrun>>,
 }
 
 /// Attributes that hold id references, indexed by [`PageContext::referrers`].
@@ -169,11 +188,57 @@ pub const IDREF_ATTRS: &[&str] = &[
 ];
 
 impl<'p> PageContext<'p> {
-    /// Parses the page body (html5ever, via scraper).
+    /// Parses the page body (html5ever, via scraper) within the default caps of
+    /// [`PageBudget`] but with no time limit and no cancel: for callers that run
+    /// a page's rules themselves (tests, tools). The engine uses
+    /// [`PageContext::parse_with`].
     pub fn parse(page: &'p Page) -> PageContext<'p> {
+        let budget = PageBudget {
+            time: Duration::MAX,
+            ..PageBudget::DEFAULT
+        };
+        PageContext::parse_with(page, budget, Cancel::new())
+    }
+
+    /// Parses the page body within `budget`, whose time starts now (parsing
+    /// counts), and stops early once `cancel` is tripped.
+    pub fn parse_with(page: &'p Page, budget: PageBudget, cancel: Cancel) -> PageContext<'p> {
+        let deadline = Instant::now().checked_add(budget.time);
+        let (doc, capped) = dom::parse_document_with(&page.body, &budget.parse_limits());
+        PageContext::of_parsed(page, doc, capped, budget, cancel, deadline)
+    }
+
+    /// A context over a document parsed within `budget`, noting what the
+    /// parser cut.
+    fn of_parsed(
+        page: &'p Page,
+        doc: Html,
+        capped: dom::ParseCapped,
+        budget: PageBudget,
+        cancel: Cancel,
+        deadline: Option<Instant>,
+    ) -> PageContext<'p> {
+        let mut overruns = Vec::new();
+        if capped.nodes_dropped {
+            overruns.push(Overrun {
+                limit: Limit::Nodes,
+                count: 0,
+            });
+        }
+        if capped.depth_flattened > 0 {
+            overruns.push(Overrun {
+                limit: Limit::Depth,
+                count: u64::try_from(capped.depth_flattened).unwrap_or(u64::MAX),
+            });
+        }
         PageContext {
             page,
-            doc: dom::parse_document(&page.body),
+            doc,
+            budget,
+            cancel,
+            deadline,
+            stopped: AtomicBool::new(false),
+            overruns: Mutex::new(overruns),
             ids: OnceLock::new(),
             styles: OnceLock::new(),
             zoomed: OnceLock::new(),
@@ -193,6 +258,54 @@ impl<'p> PageContext<'p> {
     /// The page as fetched.
     pub fn page(&self) -> &'p Page {
         self.page
+    }
+
+    /// The page's budget.
+    pub fn budget(&self) -> &PageBudget {
+        &self.budget
+    }
+
+    /// Whether the analysis must stop now: its time budget ran out or its scan
+    /// was canceled. Cheap (an atomic load and a clock read): long loops over
+    /// what a page sends call it every element or so, and return what they
+    /// have. Once it said yes it says yes for good, and the page's
+    /// `analysis-incomplete` finding names why.
+    pub fn should_stop(&self) -> bool {
+        if self.stopped.load(Ordering::Relaxed) {
+            return true;
+        }
+        let why = if self.cancel.is_canceled() {
+            Limit::Canceled
+        } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            Limit::Time
+        } else {
+            return false;
+        };
+        if !self.stopped.swap(true, Ordering::Relaxed) {
+            self.overrun(Overrun {
+                limit: why,
+                count: 0,
+            });
+        }
+        true
+    }
+
+    /// Records a limit the page went over (once per limit: a second report
+    /// of the same limit keeps the larger count).
+    pub fn overrun(&self, overrun: Overrun) {
+        let mut list = self.overruns.lock().unwrap_or_else(|p| p.into_inner());
+        match list.iter_mut().find(|o| o.limit == overrun.limit) {
+            Some(seen) => seen.count = seen.count.max(overrun.count),
+            None => list.push(overrun),
+        }
+    }
+
+    /// The limits the page went over so far, in the order they were hit.
+    pub fn overruns(&self) -> Vec<Overrun> {
+        self.overruns
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// The parsed document.
@@ -251,8 +364,16 @@ impl<'p> PageContext<'p> {
     /// Computed styles of every element (`<style>`, linked sheets, `style`
     /// attributes), computed on first use.
     pub fn styles(&self) -> &Styles {
-        self.styles
-            .get_or_init(|| Styles::compute(&self.doc, &self.page.stylesheets))
+        self.styles.get_or_init(|| {
+            let (styles, capped) =
+                Styles::compute_within(&self.doc, &self.page.stylesheets, &self.budget, &|| {
+                    self.should_stop()
+                });
+            for limit in capped {
+                self.overrun(Overrun { limit, count: 0 });
+            }
+            styles
+        })
     }
 
     /// Computed styles at 200% zoom: the `@media` rules evaluated for a 640×512
@@ -263,7 +384,8 @@ impl<'p> PageContext<'p> {
         let zoomed = self.zoomed.get_or_init(|| {
             // Incremental: only elements matched by an `@media` rule that holds at
             // one viewport and not the other (and their descendants) are restyled.
-            self.styles().restyle_at(&self.doc, Viewport::ZOOMED)
+            self.styles()
+                .restyle_within(&self.doc, Viewport::ZOOMED, &|| self.should_stop())
         });
         zoomed.as_ref().unwrap_or_else(|| self.styles())
     }
@@ -350,6 +472,11 @@ impl<'p> PageContext<'p> {
 
     /// The accessible name (accname 1.2), cached per element.
     pub fn accessible_name(&self, el: ElementRef<'_>) -> Arc<str> {
+        // Past the page's budget no rule's result is kept: skip the work (and
+        // keep the empty answer out of the cache).
+        if self.should_stop() {
+            return Arc::from("");
+        }
         if let Ok(cache) = self.names.lock() {
             if let Some(n) = cache.get(&el.id()) {
                 return n.clone();
@@ -654,6 +781,36 @@ mod tests {
         let l1 = first(&cx, "#l1");
         let r = first(&cx, "div.r");
         assert!(cx.document_position(l1) < cx.document_position(r));
+    }
+
+    #[test]
+    fn what_the_parser_cut_is_named_in_the_pages_finding() {
+        let page = Page::from_html(
+            "https://example.com/",
+            "<html lang=en><title>T</title><p>x</p></html>",
+        );
+        let capped = dom::ParseCapped {
+            depth_flattened: 3,
+            nodes_dropped: true,
+        };
+        let cx = PageContext::of_parsed(
+            &page,
+            dom::parse_document(&page.body),
+            capped,
+            PageBudget::DEFAULT,
+            Cancel::new(),
+            None,
+        );
+        let analysis = crate::analyze_parsed(&cx, &[&crate::a11y::document_title::DocumentTitle]);
+        assert_eq!(analysis.findings.len(), 1);
+        assert_eq!(
+            analysis.findings[0].message,
+            "The page has more than 500000 nodes (the page budget, --max-page-nodes or config budget.max_nodes): nodes past the first 500000 were dropped and not analyzed; \
+             3 elements are nested deeper than 512 levels (the page budget, --max-page-depth or config budget.max_depth): they were analyzed as children of the element at that depth, as browsers flatten them"
+        );
+        // Input cut, not time: the rule ran and keeps its result.
+        assert_eq!(analysis.tallies[0].rule_id, "document-title");
+        assert_eq!(analysis.tallies[0].passed, 1);
     }
 
     #[test]

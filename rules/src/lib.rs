@@ -26,6 +26,7 @@ mod run;
 
 pub mod a11y;
 pub mod aria;
+pub mod budget;
 pub mod css;
 pub mod docs;
 pub mod dom;
@@ -44,11 +45,12 @@ pub mod support;
 pub mod table;
 pub mod testing;
 
+pub use budget::{Cancel, Limit, Overrun, PageBudget};
 pub use context::{
     Check, Finding, Outcome, PageAnalysis, PageContext, RuleError, RuleTally, IDREF_ATTRS,
 };
 pub use meta::{Category, Impact, Level, RuleMeta};
 pub use page::{Header, Hop, Page, Stylesheet};
-pub use run::{analyze, analyze_parsed, Rule, Visits};
+pub use run::{analyze, analyze_parsed, analyze_with, Rule, Visits};
 
 pub use context::BaselineState;

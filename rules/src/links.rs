@@ -134,12 +134,15 @@ fn rel_has(el: ElementRef<'_>, token: &str) -> bool {
 }
 
 /// The links, resources and robots directives of a parsed page. Relative URLs are
-/// resolved against the first `<base href>`, else the page's final URL.
+/// resolved against the first `<base href>`, else the page's final URL. Links past the
+/// page budget's `max_links` are counted, not kept, and recorded as an overrun.
 pub fn extract(cx: &PageContext<'_>) -> PageLinks {
     let page_url = &cx.page().final_url;
     let mut base = page_url.clone();
     let mut out = PageLinks::default();
     let mut base_seen = false;
+    let max_links = cx.budget().max_links;
+    let mut found: u64 = 0;
     for el in cx.root().descendants().filter_map(ElementRef::wrap) {
         let v = el.value();
         let name = v.name();
@@ -153,6 +156,12 @@ pub fn extract(cx: &PageContext<'_>) -> PageLinks {
             }
             "a" | "area" => {
                 if let Some(url) = href_url("href") {
+                    // Past the page's cap links are counted, not kept: each
+                    // kept one may cost a queued URL and a request.
+                    found += 1;
+                    if out.links.len() >= max_links {
+                        continue;
+                    }
                     out.links.push(Link {
                         url: url.to_string(),
                         kind: if name == "a" {
@@ -167,6 +176,10 @@ pub fn extract(cx: &PageContext<'_>) -> PageLinks {
             "link" => {
                 if let Some(url) = href_url("href") {
                     if rel_has(el, "next") {
+                        found += 1;
+                        if out.links.len() >= max_links {
+                            continue;
+                        }
                         out.links.push(Link {
                             url: url.to_string(),
                             kind: LinkKind::Next,
@@ -213,6 +226,12 @@ pub fn extract(cx: &PageContext<'_>) -> PageLinks {
             }
             _ => {}
         }
+    }
+    if out.links.len() as u64 != found {
+        cx.overrun(crate::budget::Overrun {
+            limit: crate::budget::Limit::Links,
+            count: found,
+        });
     }
     out
 }

@@ -6,9 +6,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use scraper::ElementRef;
 
+use crate::budget::{Cancel, PageBudget};
 use crate::context::{Check, PageAnalysis, PageContext, RuleError};
 use crate::meta::RuleMeta;
 use crate::page::Page;
+use crate::quality::analysis_incomplete::AnalysisIncomplete;
 
 /// Which elements a rule wants to see during the single traversal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,36 +44,87 @@ pub trait Rule: Send + Sync + 'static {
     fn check_document(&self, _cx: &mut Check<'_, '_>) {}
 }
 
-/// Parses `page` and runs `rules` over it.
+/// Parses `page` and runs `rules` over it, with the default caps of
+/// [`PageBudget`] and no time limit (see [`PageContext::parse`]).
 pub fn analyze(page: &Page, rules: &[&'static dyn Rule]) -> PageAnalysis {
     let cx = PageContext::parse(page);
     analyze_parsed(&cx, rules)
 }
 
+/// Parses `page` within `budget` and runs `rules` over it, stopping when the
+/// budget's time runs out or `cancel` is tripped (see [`analyze_parsed`]).
+pub fn analyze_with(
+    page: &Page,
+    rules: &[&'static dyn Rule],
+    budget: PageBudget,
+    cancel: Cancel,
+) -> PageAnalysis {
+    let cx = PageContext::parse_with(page, budget, cancel);
+    analyze_parsed(&cx, rules)
+}
+
+/// Elements visited between two checks of [`PageContext::should_stop`] in the
+/// traversal: a check is a clock read, an element's rules cost far more.
+const STOP_EVERY: usize = 8;
+
 /// Runs `rules` over an already parsed page: one traversal, dispatch by tag.
 ///
 /// A rule that panics loses its outcomes for this page and is reported in
 /// [`PageAnalysis::errors`]; the other rules are unaffected.
+///
+/// The page's budget is checked between rules and every few elements of the
+/// traversal (and inside the long loops of the shared facts): once its time
+/// runs out or its scan is canceled, no further rule runs, and the rules that
+/// did not finish leave nothing, neither findings nor a tally (they did not
+/// pass). A page that went over any limit of its budget (time, cancel, or a
+/// cap on what was parsed, recorded before or during the analysis) gets one
+/// `analysis-incomplete` finding naming each limit, whatever `rules` holds,
+/// and [`PageAnalysis::incomplete`] says the same.
 pub fn analyze_parsed(cx: &PageContext<'_>, rules: &[&'static dyn Rule]) -> PageAnalysis {
+    // The runner reports `analysis-incomplete` itself; as a selected rule it has
+    // nothing to check.
+    let own = AnalysisIncomplete.meta();
+    let rules: Vec<&'static dyn Rule> = rules
+        .iter()
+        .copied()
+        .filter(|r| !std::ptr::eq(r.meta(), own))
+        .collect();
     let mut by_tag: HashMap<&'static str, Vec<usize>> = HashMap::new();
     let mut every: Vec<usize> = Vec::new();
+    let mut visiting: Vec<usize> = Vec::new();
     for (i, rule) in rules.iter().enumerate() {
         match rule.visits() {
             Visits::Document => {}
             Visits::Tags(tags) => {
+                visiting.push(i);
                 for tag in tags {
                     by_tag.entry(tag).or_default().push(i);
                 }
             }
-            Visits::AllElements => every.push(i),
+            Visits::AllElements => {
+                visiting.push(i);
+                every.push(i);
+            }
         }
     }
 
     let mut checks: Vec<Check<'_, '_>> = rules.iter().map(|r| Check::new(cx, r.meta())).collect();
     let mut crashed: Vec<Option<String>> = vec![None; rules.len()];
+    // Whether each rule ran to its end (or crashed) before the analysis stopped.
+    let mut finished = vec![false; rules.len()];
 
-    if !by_tag.is_empty() || !every.is_empty() {
-        for el in cx.root().descendants().filter_map(ElementRef::wrap) {
+    let mut traversed = !cx.should_stop();
+    if traversed && !visiting.is_empty() {
+        for (n, el) in cx
+            .root()
+            .descendants()
+            .filter_map(ElementRef::wrap)
+            .enumerate()
+        {
+            if n % STOP_EVERY == 0 && cx.should_stop() {
+                traversed = false;
+                break;
+            }
             let tagged = by_tag
                 .get(el.value().name())
                 .map(Vec::as_slice)
@@ -90,13 +143,36 @@ pub fn analyze_parsed(cx: &PageContext<'_>, rules: &[&'static dyn Rule]) -> Page
         }
     }
 
-    let mut analysis = PageAnalysis::default();
-    for (i, mut check) in checks.into_iter().enumerate() {
-        let rule = rules[i];
-        if crashed[i].is_none() {
-            if let Err(panic) = catch_unwind(AssertUnwindSafe(|| rule.check_document(&mut check))) {
-                crashed[i] = Some(panic_message(panic));
+    if traversed {
+        for (i, check) in checks.iter_mut().enumerate() {
+            if cx.should_stop() {
+                break;
             }
+            let rule = rules[i];
+            if crashed[i].is_none() {
+                if let Err(panic) = catch_unwind(AssertUnwindSafe(|| rule.check_document(check))) {
+                    crashed[i] = Some(panic_message(panic));
+                }
+            }
+            // A rule during which the budget ran out may have been cut short
+            // by a shared fact that stopped early: it did not finish.
+            finished[i] = crashed[i].is_some() || !cx.should_stop();
+        }
+    }
+    // A rule that crashed during an interrupted traversal still crashed.
+    for (i, crash) in crashed.iter().enumerate() {
+        if crash.is_some() {
+            finished[i] = true;
+        }
+    }
+
+    let mut analysis = PageAnalysis::default();
+    let mut not_run: Vec<&'static str> = Vec::new();
+    for (i, check) in checks.into_iter().enumerate() {
+        let rule = rules[i];
+        if !finished[i] {
+            not_run.push(rule.meta().id);
+            continue;
         }
         match crashed[i].take() {
             Some(message) => analysis.errors.push(RuleError {
@@ -109,6 +185,38 @@ pub fn analyze_parsed(cx: &PageContext<'_>, rules: &[&'static dyn Rule]) -> Page
                 analysis.findings.extend(findings);
             }
         }
+    }
+
+    let overruns = cx.overruns();
+    if !overruns.is_empty() {
+        let budget = cx.budget();
+        let message = overruns
+            .iter()
+            .map(|o| o.describe(budget, not_run.len(), rules.len()))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let limits: Vec<serde_json::Value> = overruns
+            .iter()
+            .map(|o| {
+                serde_json::json!({
+                    "limit": o.limit,
+                    "value": budget.value(o.limit),
+                    "count": o.count,
+                })
+            })
+            .collect();
+        let mut check = Check::new(cx, own);
+        check
+            .cant_tell_page(message.clone())
+            .with_data(serde_json::json!({
+                "limits": limits,
+                "rules_not_run": not_run,
+            }));
+        let (tally, findings) = check.finish();
+        analysis.tallies.push(tally);
+        analysis.findings.extend(findings);
+        analysis.incomplete = Some(message);
+        analysis.overruns = overruns;
     }
     analysis
 }
@@ -199,6 +307,67 @@ mod tests {
             &[&crate::a11y::document_title::DocumentTitle],
         );
         assert_eq!(analysis.tallies[0].failed, 1);
+    }
+
+    /// The token [`CancelsMidway`] trips while it runs, as a cancel arriving
+    /// during a rule would.
+    static MIDWAY: std::sync::OnceLock<Cancel> = std::sync::OnceLock::new();
+
+    struct CancelsMidway;
+    static CANCELS_MIDWAY: RuleMeta = RuleMeta {
+        id: "test-cancels-midway",
+        ..RuleMeta::BASE
+    };
+    impl Rule for CancelsMidway {
+        fn meta(&self) -> &'static RuleMeta {
+            &CANCELS_MIDWAY
+        }
+        fn check_document(&self, cx: &mut Check<'_, '_>) {
+            cx.pass();
+            if let Some(cancel) = MIDWAY.get() {
+                cancel.cancel();
+            }
+            cx.pass();
+        }
+    }
+
+    #[test]
+    fn a_rule_cut_short_and_the_rules_after_it_leave_no_result() {
+        let cancel = MIDWAY.get_or_init(Cancel::new).clone();
+        let page = Page::from_html("https://example.com/", "<p>no title, no lang</p>");
+        let rules: Vec<&'static dyn Rule> = vec![
+            &crate::a11y::document_title::DocumentTitle,
+            &CancelsMidway,
+            &crate::a11y::html_has_lang::HtmlHasLang,
+        ];
+        let analysis = analyze_with(&page, &rules, PageBudget::DEFAULT, cancel);
+        let ids: Vec<&str> = analysis
+            .tallies
+            .iter()
+            .map(|t| t.rule_id.as_str())
+            .collect();
+        assert_eq!(ids, ["document-title", "analysis-incomplete"]);
+        let findings: Vec<(&str, &str)> = analysis
+            .findings
+            .iter()
+            .map(|f| (f.rule_id.as_str(), f.message.as_str()))
+            .collect();
+        assert_eq!(findings.len(), 2, "{findings:?}");
+        assert_eq!(findings[0].0, "document-title");
+        assert_eq!(
+            findings[1],
+            (
+                "analysis-incomplete",
+                "Analysis stopped because the scan was canceled: 2 of 3 rules did not run; their results for this page are missing"
+            )
+        );
+        assert_eq!(
+            analysis.findings[1].data,
+            Some(serde_json::json!({
+                "limits": [{"limit": "canceled", "value": null, "count": 0}],
+                "rules_not_run": ["test-cancels-midway", "html-has-lang"],
+            }))
+        );
     }
 
     #[test]

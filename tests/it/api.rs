@@ -1153,6 +1153,7 @@ async fn serve_broken(panics: bool) -> String {
         rate_limit: auth::RateLimit::per_minute(auth::non_zero(100)),
         settings: ApiSettings {
             allow_private: true,
+            page_budget: sitescan::PageBudget::DEFAULT,
         },
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

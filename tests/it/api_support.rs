@@ -39,6 +39,7 @@ impl TestApi {
             WorkerSettings {
                 workers,
                 allow_private: true,
+                page_budget: sitescan::PageBudget::DEFAULT,
             },
             sitescan_daemon::webhooks::DeliverySettings::new(true),
         )
@@ -57,6 +58,7 @@ impl TestApi {
         let workers = WorkerSettings {
             workers: 1,
             allow_private,
+            page_budget: sitescan::PageBudget::DEFAULT,
         };
         Self::launch(dir, 10_000, workers, webhooks).await
     }

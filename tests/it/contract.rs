@@ -53,6 +53,7 @@ pub fn scan(site: &Site) -> Scan {
             max_depth: 3,
             plan_max_pages: Some(100),
             accept: None,
+            budget: Default::default(),
         },
         progress: None,
         error: None,

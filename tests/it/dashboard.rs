@@ -1440,6 +1440,7 @@ async fn the_dashboard_works_on_the_redis_backend() {
         listener,
         600,
         true,
+        sitescan::PageBudget::DEFAULT,
         DashboardSettings::new(addr, None),
         async {
             let _ = rx.await;

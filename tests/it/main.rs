@@ -1,6 +1,7 @@
 //! End-to-end tests, all in one binary (as ripgrep and omniqueue do).
 //!
 //! - `cli`: the `sitescan` binary's commands, exit codes and messages.
+//! - `budget`: the page budget (library, CLI, API ceiling) and a cancel that stops CPU.
 //! - `api`: the REST API over real HTTP against fixture sites (`api_support`: the
 //!   in-process server and helpers); `serve`: the `serve`/`admin` binaries, restart.
 //! - `contract`: the Store and Queue contract, run on the embedded backend.
@@ -31,6 +32,7 @@
 
 mod api;
 mod api_support;
+mod budget;
 mod cli;
 mod conformance;
 mod contract;

@@ -51,6 +51,9 @@ pub const DEFAULT_RATE_PER_MINUTE: u32 = 600;
 pub struct ApiSettings {
     /// Accept sites on loopback and private addresses (tests, development).
     pub allow_private: bool,
+    /// The most each limit of a scan's page budget may be (`serve`'s budget
+    /// flags); a scan's `config.budget` may only lower them.
+    pub page_budget: sitescan_engine::PageBudget,
 }
 
 /// What every handler can reach.
@@ -280,6 +283,7 @@ impl Service {
             rate_limit,
             settings: ApiSettings {
                 allow_private: self.workers.allow_private,
+                page_budget: self.workers.page_budget,
             },
         };
         let app = app(state, dashboard).into_make_service_with_connect_info::<SocketAddr>();

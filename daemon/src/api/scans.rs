@@ -6,14 +6,17 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
+use std::time::Duration;
+
 use chrono::Utc;
 use sitescan_engine::config::{StatusRange, DEFAULT_MAX_DEPTH, DEFAULT_MAX_PAGES};
+use sitescan_engine::PageBudget;
 use sitescan_rules::{registry, Category};
 
 use super::auth::Auth;
 use super::envelope::{reply, ApiPath, Meta, OptionalJson, RequestId};
 use super::error::{ApiError, ErrorCode};
-use super::views::{ScanRequest, ScanRequestConfig, ScanView};
+use super::views::{BudgetParam, ScanRequest, ScanRequestConfig, ScanView};
 use super::AppState;
 use crate::queue::Job;
 use crate::store::{new_id, AppliedConfig, Scan, ScanStatus};
@@ -285,6 +288,7 @@ async fn start(
         max_depth: config.max_depth,
         category,
         accept: config.accept,
+        budget: config.budget,
     };
     let scan = start_scan(&state, &auth.account, &site_id, request).await?;
     let view = ScanView::from(scan);
@@ -311,6 +315,80 @@ pub(crate) struct NewScan {
     /// Final statuses of link checks that count as working, as asked
     /// (`config.accept`); `None`: the default.
     pub(crate) accept: Option<Vec<String>>,
+    /// The page budget asked for (`config.budget`); `None`: the defaults.
+    pub(crate) budget: Option<BudgetParam>,
+}
+
+/// The page budget a scan asked for, held under the service's `ceiling`: each
+/// limit given must lie within it (else 422 naming the field and the range),
+/// each limit not given is the default held under it.
+fn apply_budget(asked: BudgetParam, ceiling: &PageBudget) -> Result<PageBudget, ApiError> {
+    let defaults = PageBudget::DEFAULT.min(ceiling);
+    let limit = |value: Option<u64>, key: &str, least: u64, most: u64, default: u64| match value {
+        None => Ok(default),
+        Some(n) if n < least || n > most => Err(ApiError::validation(
+            format!("config.budget.{key}"),
+            format!("give {least} to {most} (this service's ceiling)"),
+        )),
+        Some(n) => Ok(n),
+    };
+    let size = |value: Option<u64>, key: &str, least: u64, most: usize, default: usize| {
+        let most = u64::try_from(most).unwrap_or(u64::MAX);
+        let default = u64::try_from(default).unwrap_or(u64::MAX);
+        limit(value, key, least, most, default).map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+    };
+    let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+    Ok(PageBudget {
+        time: Duration::from_millis(limit(
+            asked.time_ms,
+            "time_ms",
+            0,
+            ms(ceiling.time),
+            ms(defaults.time),
+        )?),
+        max_nodes: size(
+            asked.max_nodes,
+            "max_nodes",
+            1,
+            ceiling.max_nodes,
+            defaults.max_nodes,
+        )?,
+        max_depth: size(
+            asked.max_depth,
+            "max_depth",
+            1,
+            ceiling.max_depth,
+            defaults.max_depth,
+        )?,
+        max_links: size(
+            asked.max_links,
+            "max_links",
+            0,
+            ceiling.max_links,
+            defaults.max_links,
+        )?,
+        max_css_rules: size(
+            asked.max_css_rules,
+            "max_css_rules",
+            0,
+            ceiling.max_css_rules,
+            defaults.max_css_rules,
+        )?,
+        max_selectors: size(
+            asked.max_selectors,
+            "max_selectors",
+            0,
+            ceiling.max_selectors,
+            defaults.max_selectors,
+        )?,
+        max_stylesheets: size(
+            asked.max_stylesheets,
+            "max_stylesheets",
+            0,
+            ceiling.max_stylesheets,
+            defaults.max_stylesheets,
+        )?,
+    })
 }
 
 /// Validates a scan request, applies the plan's page cap and quota, saves the
@@ -330,6 +408,7 @@ pub(crate) async fn start_scan(
         max_depth,
         category,
         accept,
+        budget,
     } = request;
     validate_rules(&rules, category)?;
     let requested_pages = match max_pages {
@@ -356,6 +435,7 @@ pub(crate) async fn start_scan(
         None => None,
         Some(list) => Some(parse_accept(&list)?),
     };
+    let budget = apply_budget(budget.unwrap_or_default(), &state.settings.page_budget)?;
     let plan = account.plan;
     let site = state
         .store
@@ -370,6 +450,7 @@ pub(crate) async fn start_scan(
         max_depth,
         plan_max_pages,
         accept,
+        budget,
     };
     let now = Utc::now();
     let scan = Scan {

@@ -222,6 +222,49 @@ pub struct ScanRequestConfig {
     #[serde(default)]
     #[schema(min_items = 1, max_items = 50, example = json!(["200..=299", "403"]))]
     pub accept: Option<Vec<String>>,
+    /// Each page's analysis budget. Every limit may be lowered from the
+    /// service's ceiling (its operator's `serve`/`worker` budget flags; the
+    /// defaults unless raised), never raised past it; limits not given take
+    /// the default held under the ceiling. A page over any limit gets an
+    /// `analysis-incomplete` finding naming it, and the scan goes on.
+    #[serde(default)]
+    pub budget: Option<BudgetParam>,
+}
+
+/// `config.budget` of a scan request, and the budget a scan record shows as
+/// applied.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetParam {
+    /// Wall time of one page's analysis, milliseconds (default 5000; 0 stops
+    /// every page's analysis at once).
+    #[serde(default)]
+    #[schema(minimum = 0, example = 5000)]
+    pub time_ms: Option<u64>,
+    /// Nodes kept per page (default 500000).
+    #[serde(default)]
+    #[schema(minimum = 1, example = 500000)]
+    pub max_nodes: Option<u64>,
+    /// Nesting depth kept per page; deeper elements are flattened (default 512).
+    #[serde(default)]
+    #[schema(minimum = 1, example = 512)]
+    pub max_depth: Option<u64>,
+    /// Links one page contributes to the crawl and link checks (default 10000).
+    #[serde(default)]
+    #[schema(minimum = 0, example = 10000)]
+    pub max_links: Option<u64>,
+    /// Style rules parsed per page over all its stylesheets (default 20000).
+    #[serde(default)]
+    #[schema(minimum = 0, example = 20000)]
+    pub max_css_rules: Option<u64>,
+    /// Selectors compiled per page over all its stylesheets (default 50000).
+    #[serde(default)]
+    #[schema(minimum = 0, example = 50000)]
+    pub max_selectors: Option<u64>,
+    /// Stylesheets applied per page (default 100).
+    #[serde(default)]
+    #[schema(minimum = 0, example = 100)]
+    pub max_stylesheets: Option<u64>,
 }
 
 /// Body of the scan endpoints.

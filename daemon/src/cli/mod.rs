@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod admin;
+mod budget;
 mod conformance;
 mod output;
 mod remote;

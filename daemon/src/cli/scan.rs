@@ -116,6 +116,10 @@ pub(crate) struct Args {
     )]
     links: LinksArg,
 
+    /// The page budget: what one page's analysis may spend.
+    #[command(flatten)]
+    budget: super::budget::BudgetArgs,
+
     /// Output format, file, baseline and gates.
     #[command(flatten)]
     output: OutputArgs,
@@ -180,6 +184,7 @@ impl Args {
             ca_certs,
             accept: self.accept.0.clone(),
             links: self.links.into(),
+            budget: self.budget.budget(),
             ..ScanConfig::default()
         })
     }

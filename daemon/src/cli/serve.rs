@@ -58,6 +58,11 @@ pub(crate) struct Args {
     public_url: Option<url::Url>,
     #[command(flatten)]
     webhook_args: WebhookArgs,
+    /// The most a scan's page budget may be: a scan's `config.budget` may
+    /// lower each limit, never raise it; one that says nothing gets the
+    /// defaults held under these.
+    #[command(flatten)]
+    budget: super::budget::BudgetArgs,
 }
 
 /// Webhook delivery options shared by `serve` and `worker` (the processes that
@@ -148,7 +153,7 @@ pub(crate) fn run(args: Args) -> CliResult {
                 let _ = writeln!(out, "{}", serde_json::json!({ "listening": format!("http://{addr}") }));
                 let _ = out.flush();
             }
-            crate::fleet::serve_api(backend, listener, args.rate_limit, args.allow_private, dashboard, shutdown)
+            crate::fleet::serve_api(backend, listener, args.rate_limit, args.allow_private, args.budget.budget(), dashboard, shutdown)
                 .await
                 .map_err(CliError::run)?;
             return Ok(EXIT_OK);
@@ -165,6 +170,7 @@ pub(crate) fn run(args: Args) -> CliResult {
             workers: WorkerSettings {
                 workers: args.workers,
                 allow_private: args.allow_private,
+                page_budget: args.budget.budget(),
             },
             rate_per_minute: args.rate_limit,
             grace: Duration::from_secs(10),

@@ -77,6 +77,10 @@ pub(crate) struct Args {
     allow_private: bool,
     #[command(flatten)]
     webhook_args: super::serve::WebhookArgs,
+    /// The most a scan's page budget may be: a scan's `config.budget` is held
+    /// under these when it runs here.
+    #[command(flatten)]
+    budget: super::budget::BudgetArgs,
 }
 
 /// Runs `sitescan worker` until SIGTERM/SIGINT.
@@ -142,6 +146,7 @@ pub(crate) fn run(args: Args) -> CliResult {
         let settings = FleetSettings {
             concurrency: args.concurrency,
             allow_private: args.allow_private,
+            page_budget: args.budget.budget(),
             grace: Duration::from_secs_f64(args.grace_period),
             webhooks,
         };

@@ -379,6 +379,7 @@ pub async fn scan_now(
             max_depth: None,
             category: None,
             accept: None,
+            budget: None,
         };
         match start_scan(&state.app, &me.account, &site.id, request).await {
             Ok(scan) => return Ok(Redirect::to(&format!("/scans/{}", scan.id)).into_response()),

@@ -1536,6 +1536,7 @@ mod tests {
                 max_depth: 0,
                 plan_max_pages: None,
                 accept: None,
+                budget: Default::default(),
             },
             progress: None,
             error: None,

@@ -201,6 +201,12 @@ pub struct AppliedConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(example = json!(["200..=299", "403"]))]
     pub accept: Option<Vec<String>>,
+    /// Each page's analysis budget as applied: what was asked, each limit held
+    /// under the service's ceiling, defaults for the rest. Scans stored before
+    /// budgets existed read as the defaults.
+    #[serde(default)]
+    #[schema(value_type = Object, example = json!({"time_ms": 5000, "max_nodes": 500000, "max_depth": 512, "max_links": 10000, "max_css_rules": 20000, "max_selectors": 50000, "max_stylesheets": 100}))]
+    pub budget: sitescan_engine::PageBudget,
 }
 
 /// How far a running scan is.

@@ -1741,6 +1741,7 @@ mod tests {
                 max_depth: 2,
                 plan_max_pages: None,
                 accept: None,
+                budget: Default::default(),
             },
             progress: None,
             error: None,

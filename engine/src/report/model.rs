@@ -166,6 +166,10 @@ pub struct PageReport {
     /// Rules that crashed on this page.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rule_errors: Vec<RuleError>,
+    /// Set when the page went over its analysis budget: what was hit and what
+    /// is missing (the message of its `analysis-incomplete` finding).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<String>,
     /// `<meta name=robots>` content, when the page has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub meta_robots: Option<String>,

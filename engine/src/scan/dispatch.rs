@@ -7,13 +7,17 @@
 //! ([`PageContext::parse`]), the selected page rules run over that one DOM
 //! ([`analyze_parsed`]), the site-rule summary and the links are taken from it,
 //! and the DOM is dropped before the result travels back.
+//!
+//! Every page is analyzed within the scan's [`PageBudget`] and sees the scan's
+//! [`Cancel`] token: a page over its time, or in analysis when the scan is
+//! canceled, stops within a moment and frees its worker.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use sitescan_rules::links::{self, PageLinks};
 use sitescan_rules::site::PageSummary;
-use sitescan_rules::{analyze_parsed, Page, PageAnalysis, PageContext, Rule};
+use sitescan_rules::{analyze_parsed, Cancel, Page, PageAnalysis, PageBudget, PageContext, Rule};
 use tokio::sync::{oneshot, Semaphore};
 
 /// What the rayon worker hands back for one page.
@@ -28,14 +32,24 @@ pub(crate) struct Analyzed {
 pub(crate) struct Dispatcher {
     slots: Arc<Semaphore>,
     rules: Arc<Vec<&'static dyn Rule>>,
+    budget: PageBudget,
+    cancel: Cancel,
 }
 
 impl Dispatcher {
-    /// At most `capacity` pages queued or in analysis at once.
-    pub(crate) fn new(capacity: usize, rules: Vec<&'static dyn Rule>) -> Dispatcher {
+    /// At most `capacity` pages queued or in analysis at once, each within
+    /// `budget` and stopped by `cancel`.
+    pub(crate) fn new(
+        capacity: usize,
+        rules: Vec<&'static dyn Rule>,
+        budget: PageBudget,
+        cancel: Cancel,
+    ) -> Dispatcher {
         Dispatcher {
             slots: Arc::new(Semaphore::new(capacity.max(1))),
             rules: Arc::new(rules),
+            budget,
+            cancel,
         }
     }
 
@@ -46,13 +60,16 @@ impl Dispatcher {
     pub(crate) async fn analyze(&self, page: Page) -> Result<Analyzed, String> {
         let _slot = self.slots.acquire().await.map_err(|e| e.to_string())?;
         let rules = Arc::clone(&self.rules);
+        let (budget, cancel) = (self.budget, self.cancel.clone());
         let (tx, rx) = oneshot::channel();
         rayon::spawn(move || {
             let result = catch_unwind(AssertUnwindSafe(|| {
-                let cx = PageContext::parse(&page);
+                let cx = PageContext::parse_with(&page, budget, cancel);
+                // Links first: a page over the links cap is noted in the
+                // analysis's `analysis-incomplete` finding.
+                let links = links::extract(&cx);
                 let analysis = analyze_parsed(&cx, &rules);
                 let summary = PageSummary::of(&cx);
-                let links = links::extract(&cx);
                 drop(cx);
                 Analyzed {
                     analysis,

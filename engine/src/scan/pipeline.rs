@@ -100,6 +100,16 @@ impl Shared {
     }
 }
 
+/// Trips its token when dropped, also when the scan's future is dropped
+/// midway.
+struct CancelOnDrop(sitescan_rules::Cancel);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
 /// What a fetch task hands back.
 struct PageDone {
     report: PageReport,
@@ -168,8 +178,16 @@ pub(crate) async fn run(
     if let Some(c) = &checker {
         c.set_site(&scope);
     }
+    // Tripped when this scan ends or is dropped (the service cancels a scan by
+    // dropping it): pages still in analysis on the rayon pool stop then.
+    let cancel = CancelOnDrop(sitescan_rules::Cancel::new());
     let shared = Arc::new(Shared {
-        dispatcher: Dispatcher::new(capacity, inner.selection.page.clone()),
+        dispatcher: Dispatcher::new(
+            capacity,
+            inner.selection.page.clone(),
+            config.budget,
+            cancel.0.clone(),
+        ),
         fetcher,
         seen: Mutex::new(HashSet::new()),
         robots: Mutex::new(HashMap::new()),
@@ -388,6 +406,17 @@ pub(crate) async fn run(
     *lock(&shared.styles) = HashMap::new();
     if let Some(checker) = shared.checker.as_deref() {
         checker.forget_facts();
+    }
+
+    let incomplete = crawl
+        .pages
+        .iter()
+        .filter(|p| p.incomplete.is_some())
+        .count();
+    if incomplete > 0 {
+        crawl.notes.push(format!(
+            "{incomplete} page(s) went over the page budget and were analyzed in part: see their analysis-incomplete findings"
+        ));
     }
 
     // Readability judges English text only; say which pages it skipped.
@@ -1086,7 +1115,9 @@ async fn page_of(shared: &Arc<Shared>, fetched: Fetched, depth: u32) -> Page {
     // rule reads them, the subresources.
     let refs = links::prepass(&body, &fetched.final_url, shared.subresources);
     let mut stylesheets = Vec::new();
-    for sheet in refs.stylesheets.into_iter().take(MAX_STYLESHEETS_PER_PAGE) {
+    // The page budget's cap on stylesheets, when lower, saves the fetches too.
+    let most = MAX_STYLESHEETS_PER_PAGE.min(shared.config.budget.max_stylesheets);
+    for sheet in refs.stylesheets.into_iter().take(most) {
         if let Some(text) = stylesheet(shared, &sheet.url).await {
             stylesheets.push(Stylesheet {
                 url: sheet.url.to_string(),
@@ -1211,6 +1242,7 @@ async fn fetch_page(
         error: None,
         findings: 0,
         rule_errors: Vec::new(),
+        incomplete: None,
         meta_robots: None,
         nofollow_links: 0,
     };
@@ -1285,6 +1317,7 @@ async fn fetch_page(
                 .count();
             report.findings = failed as u64;
             report.rule_errors = analyzed.analysis.errors;
+            report.incomplete = analyzed.analysis.incomplete;
             report.meta_robots = analyzed.links.meta_robots.clone();
             report.nofollow_links =
                 analyzed.links.links.iter().filter(|l| l.nofollow).count() as u64;
@@ -1324,7 +1357,12 @@ mod tests {
         let hosts = Arc::new(HostPool::new(config.rate_per_host, config.concurrency));
         Arc::new(Shared {
             fetcher: Fetcher::new(&config, hosts).unwrap(),
-            dispatcher: Dispatcher::new(2, Vec::new()),
+            dispatcher: Dispatcher::new(
+                2,
+                Vec::new(),
+                sitescan_rules::PageBudget::DEFAULT,
+                sitescan_rules::Cancel::new(),
+            ),
             seen: Mutex::new(HashSet::new()),
             robots: Mutex::new(HashMap::new()),
             robots_facts: Mutex::new(HashMap::new()),

@@ -19,9 +19,15 @@ use scraper::{ElementRef, Html, Selector};
 
 use super::color::Rgba;
 use super::{
-    media_applies_at, parse_declarations, parse_stylesheet_all_media, split_selector_list, Viewport,
+    media_applies_at, parse_declarations, parse_stylesheet_all_media_upto, split_selector_list,
+    Viewport,
 };
+use crate::budget::{Limit, PageBudget};
 use crate::page::Stylesheet;
+
+/// Elements styled between two checks of the stop flag in a cascade pass: a
+/// check is a clock read, an element's matching far more.
+const STOP_EVERY: u32 = 64;
 
 /// The browser defaults rules depend on (from the HTML Standard §15 "Rendering").
 const UA_SHEET: &str = r#"
@@ -476,6 +482,9 @@ struct SheetRule {
     media: usize,
     /// See [`positional`].
     positional: bool,
+    /// Which style rule of its sheet it comes from (0-based), for the page's
+    /// cap on style rules.
+    rule_no: u32,
 }
 
 /// A parsed and compiled stylesheet, for every viewport: each rule keeps the
@@ -485,6 +494,10 @@ struct CompiledSheet {
     /// Distinct lists of enclosing `@media` query lists, outermost first; entry 0
     /// is the empty list (rules outside any `@media`).
     media: Vec<Vec<String>>,
+    /// Style rules parsed.
+    style_rules: usize,
+    /// The cap that stopped parsing before the end of the text, if one did.
+    cut: Option<Limit>,
 }
 
 impl CompiledSheet {
@@ -499,10 +512,16 @@ impl CompiledSheet {
 
 /// Parses and compiles a stylesheet: the selector parsing and shorthand
 /// expansion that are the same for every page (and viewport) using the sheet.
-fn compile_sheet(text: &str) -> CompiledSheet {
+/// Parsing stops after `max_rules` style rules or `max_selectors` selectors
+/// (see [`CompiledSheet::cut`]).
+fn compile_sheet(text: &str, max_rules: usize, max_selectors: usize) -> CompiledSheet {
     let mut rules = Vec::new();
     let mut media: Vec<Vec<String>> = vec![Vec::new()];
-    for rule in parse_stylesheet_all_media(text) {
+    let (parsed, rules_cut) = parse_stylesheet_all_media_upto(text, max_rules);
+    let style_rules = parsed.len();
+    let mut cut = rules_cut.then_some(Limit::CssRules);
+    let mut selectors = 0usize;
+    'rules: for (rule_no, rule) in parsed.into_iter().enumerate() {
         let media_index = match media.iter().position(|m| *m == rule.media) {
             Some(i) => i,
             None => {
@@ -512,6 +531,12 @@ fn compile_sheet(text: &str) -> CompiledSheet {
         };
         let declarations: Arc<[Decl]> = compile_declarations(&rule.declarations).into();
         for original in split_selector_list(&rule.selectors) {
+            // Every selector costs its parse, matched or not.
+            if selectors == max_selectors {
+                cut = Some(Limit::Selectors);
+                break 'rules;
+            }
+            selectors += 1;
             // The selectors engine knows no link state: every link is an
             // unvisited link here (`:link`, `:any-link`); `:visited`, `:hover`,
             // `:focus` and the like never match a page at rest, and their
@@ -531,10 +556,16 @@ fn compile_sheet(text: &str) -> CompiledSheet {
                 declarations: declarations.clone(),
                 media: media_index,
                 positional: positional(part),
+                rule_no: u32::try_from(rule_no).unwrap_or(u32::MAX),
             });
         }
     }
-    CompiledSheet { rules, media }
+    CompiledSheet {
+        rules,
+        media,
+        style_rules,
+        cut,
+    }
 }
 
 /// Stylesheet texts up to this size are kept compiled across pages.
@@ -554,16 +585,23 @@ struct SheetCache {
     bytes: usize,
 }
 
-fn compiled_sheet(text: &str) -> Arc<CompiledSheet> {
+///
+/// A sheet is compiled within what is left of the page's caps; only a sheet
+/// compiled whole is cached (a cut one would be wrong for a page with more
+/// room), and a cached one longer than what is left is cut by the caller.
+fn compiled_sheet(text: &str, max_rules: usize, max_selectors: usize) -> Arc<CompiledSheet> {
     static CACHE: OnceLock<Mutex<SheetCache>> = OnceLock::new();
     if text.len() > SHEET_CACHE_MAX_TEXT {
-        return Arc::new(compile_sheet(text));
+        return Arc::new(compile_sheet(text, max_rules, max_selectors));
     }
     let cache = CACHE.get_or_init(Default::default);
     if let Some(hit) = lock_cache(cache).map.get(text) {
         return Arc::clone(hit);
     }
-    let compiled = Arc::new(compile_sheet(text));
+    let compiled = Arc::new(compile_sheet(text, max_rules, max_selectors));
+    if compiled.cut.is_some() {
+        return compiled;
+    }
     let mut guard = lock_cache(cache);
     if guard.bytes + text.len() > SHEET_CACHE_MAX_BYTES {
         guard.map.clear();
@@ -583,19 +621,88 @@ fn lock_cache(cache: &Mutex<SheetCache>) -> std::sync::MutexGuard<'_, SheetCache
 /// elements in document order, then the engine-fetched linked sheets.
 struct Source {
     sheet: Arc<CompiledSheet>,
+    /// How many of the sheet's rules the page uses: all, unless the page's caps
+    /// on style rules or selectors ran out inside this sheet.
+    take: usize,
     origin: u8,
     /// The `media` attribute of the `<style>` or `<link>`, if any.
     media: Option<String>,
 }
 
-/// The sheets of a page ([`Source`]), compiled (or taken from the cache).
-fn sources(doc: &Html, linked: &[Stylesheet]) -> Vec<Source> {
+impl Source {
+    fn rules(&self) -> &[SheetRule] {
+        &self.sheet.rules[..self.take.min(self.sheet.rules.len())]
+    }
+}
+
+/// What is left of a page's CSS caps while its sheets are gathered.
+struct SheetBudget {
+    sheets: usize,
+    rules: usize,
+    selectors: usize,
+    /// The caps hit, in the order hit.
+    hit: Vec<Limit>,
+}
+
+impl SheetBudget {
+    fn hit(&mut self, limit: Limit) {
+        if !self.hit.contains(&limit) {
+            self.hit.push(limit);
+        }
+    }
+
+    /// Compiles (or takes from the cache) one more sheet of the page, within
+    /// what is left; `None` once the page has its most sheets.
+    fn source(&mut self, text: &str, media: Option<String>) -> Option<Source> {
+        if self.sheets == 0 {
+            self.hit(Limit::Stylesheets);
+            return None;
+        }
+        self.sheets -= 1;
+        let sheet = compiled_sheet(text, self.rules, self.selectors);
+        if let Some(limit) = sheet.cut {
+            self.hit(limit);
+        }
+        let mut take = sheet
+            .rules
+            .partition_point(|r| (r.rule_no as usize) < self.rules);
+        if take < sheet.rules.len() || sheet.style_rules > self.rules {
+            self.hit(Limit::CssRules);
+        }
+        if take > self.selectors {
+            take = self.selectors;
+            self.hit(Limit::Selectors);
+        }
+        self.rules -= sheet.style_rules.min(self.rules);
+        self.selectors -= take;
+        Some(Source {
+            sheet,
+            take,
+            origin: 1,
+            media,
+        })
+    }
+}
+
+/// The sheets of a page ([`Source`]), compiled (or taken from the cache),
+/// within the page's caps on stylesheets, style rules and selectors (the
+/// user-agent sheet is not counted); also the caps that were hit.
+fn sources(doc: &Html, linked: &[Stylesheet], budget: &PageBudget) -> (Vec<Source>, Vec<Limit>) {
     static UA: OnceLock<Arc<CompiledSheet>> = OnceLock::new();
+    let ua =
+        Arc::clone(UA.get_or_init(|| Arc::new(compile_sheet(UA_SHEET, usize::MAX, usize::MAX))));
     let mut out = vec![Source {
-        sheet: Arc::clone(UA.get_or_init(|| Arc::new(compile_sheet(UA_SHEET)))),
+        take: ua.rules.len(),
+        sheet: ua,
         origin: 0,
         media: None,
     }];
+    let mut left = SheetBudget {
+        sheets: budget.max_stylesheets,
+        rules: budget.max_css_rules,
+        selectors: budget.max_selectors,
+        hit: Vec::new(),
+    };
     for el in doc
         .root_element()
         .descendants()
@@ -603,21 +710,20 @@ fn sources(doc: &Html, linked: &[Stylesheet]) -> Vec<Source> {
     {
         if el.value().name() == "style" {
             let text: String = el.text().collect();
-            out.push(Source {
-                sheet: compiled_sheet(&text),
-                origin: 1,
-                media: crate::dom::attr(el, "media").map(str::to_string),
-            });
+            let media = crate::dom::attr(el, "media").map(str::to_string);
+            match left.source(&text, media) {
+                Some(source) => out.push(source),
+                None => break,
+            }
         }
     }
     for sheet in linked {
-        out.push(Source {
-            sheet: compiled_sheet(&sheet.text),
-            origin: 1,
-            media: sheet.media.clone(),
-        });
+        match left.source(&sheet.text, sheet.media.clone()) {
+            Some(source) => out.push(source),
+            None => break,
+        }
     }
-    out
+    (out, left.hit)
 }
 
 /// Which rules of each source apply at `viewport`: one flag per rule.
@@ -630,10 +736,10 @@ fn applicable(sources: &[Source], viewport: Viewport) -> Vec<Vec<bool>> {
                 .as_deref()
                 .is_none_or(|m| media_applies_at(m, viewport));
             if !sheet_applies {
-                return vec![false; s.sheet.rules.len()];
+                return vec![false; s.rules().len()];
             }
             let media = s.sheet.media_at(viewport);
-            s.sheet.rules.iter().map(|r| media[r.media]).collect()
+            s.rules().iter().map(|r| media[r.media]).collect()
         })
         .collect()
 }
@@ -739,7 +845,7 @@ impl RuleIndex {
         let mut index = RuleIndex::default();
         let mut order = 0u32;
         for (s, source) in sources.iter().enumerate() {
-            for (r, rule) in source.sheet.rules.iter().enumerate() {
+            for (r, rule) in source.rules().iter().enumerate() {
                 order += 1;
                 let idx = index.rules.len() as u32;
                 index.rules.push(IndexedRule {
@@ -968,7 +1074,31 @@ impl Styles {
     /// [`Styles::compute`] with `@media` rules evaluated for `viewport` (the
     /// user-agent sheet has none that depend on it).
     pub fn compute_at(doc: &Html, linked: &[Stylesheet], viewport: Viewport) -> Styles {
-        let index = RuleIndex::build(sources(doc, linked));
+        Styles::compute_full(doc, linked, viewport, &PageBudget::DEFAULT, &|| false).0
+    }
+
+    /// [`Styles::compute`] within the page's caps on stylesheets, style rules
+    /// and selectors (also returned: the caps that were hit), stopping early
+    /// when `stop` says so (elements not reached then have no style: callers
+    /// stop too).
+    pub fn compute_within(
+        doc: &Html,
+        linked: &[Stylesheet],
+        budget: &PageBudget,
+        stop: &dyn Fn() -> bool,
+    ) -> (Styles, Vec<Limit>) {
+        Styles::compute_full(doc, linked, Viewport::DESKTOP, budget, stop)
+    }
+
+    fn compute_full(
+        doc: &Html,
+        linked: &[Stylesheet],
+        viewport: Viewport,
+        budget: &PageBudget,
+        stop: &dyn Fn() -> bool,
+    ) -> (Styles, Vec<Limit>) {
+        let (sources, capped) = sources(doc, linked, budget);
+        let index = RuleIndex::build(sources);
         let mut resolver = Resolver::new(&index, viewport);
         let mut map: StyleMap =
             FxHashMap::with_capacity_and_hasher(doc.tree.nodes().len(), Default::default());
@@ -978,12 +1108,20 @@ impl Styles {
         let mut ancestors: FxHashMap<u64, u32> = FxHashMap::default();
         let mut cands: Vec<u32> = Vec::new();
         let mut open: Vec<Open<'_>> = Vec::new();
+        let mut until_check = STOP_EVERY;
         for edge in doc.root_element().traverse() {
             match edge {
                 Edge::Open(node) => {
                     let Some(el) = ElementRef::wrap(node) else {
                         continue;
                     };
+                    until_check -= 1;
+                    if until_check == 0 {
+                        until_check = STOP_EVERY;
+                        if stop() {
+                            break;
+                        }
+                    }
                     let from = log.len();
                     let kids = open.last_mut().map(|o| &mut o.kids);
                     match_element(&index, el, &ancestors, kids, &mut cands, &mut log);
@@ -1010,7 +1148,7 @@ impl Styles {
             }
         }
         drop(resolver);
-        Styles {
+        let styles = Styles {
             map: Arc::new(map),
             base: None,
             viewport,
@@ -1019,7 +1157,8 @@ impl Styles {
                 starts,
                 rules: log,
             }),
-        }
+        };
+        (styles, capped)
     }
 
     /// The styles of the same document (`doc`, which these styles were computed
@@ -1032,6 +1171,17 @@ impl Styles {
     /// style changed, are restyled; every other element's style is the same at
     /// both viewports and is shared.
     pub fn restyle_at(&self, doc: &Html, viewport: Viewport) -> Option<Styles> {
+        self.restyle_within(doc, viewport, &|| false)
+    }
+
+    /// [`Styles::restyle_at`], stopping early when `stop` says so (elements not
+    /// reached then keep their style at this styles' viewport).
+    pub fn restyle_within(
+        &self,
+        doc: &Html,
+        viewport: Viewport,
+        stop: &dyn Fn() -> bool,
+    ) -> Option<Styles> {
         let index = &self.log.index;
         let here = index.applies_at(self.viewport);
         let there = index.applies_at(viewport);
@@ -1048,12 +1198,20 @@ impl Styles {
         let mut own: StyleMap = FxHashMap::default();
         let mut open: Vec<Open<'_>> = Vec::new();
         let mut element = 0usize;
+        let mut until_check = STOP_EVERY;
         for edge in doc.root_element().traverse() {
             match edge {
                 Edge::Open(node) => {
                     let Some(el) = ElementRef::wrap(node) else {
                         continue;
                     };
+                    until_check -= 1;
+                    if until_check == 0 {
+                        until_check = STOP_EVERY;
+                        if stop() {
+                            break;
+                        }
+                    }
                     let matched = self.log.matched(element);
                     element += 1;
                     let old = full.get(&el.id());
@@ -1817,6 +1975,61 @@ mod tests {
         let st = Styles::compute(&doc, &[]);
         assert_eq!(style_of(&doc, &st, "#l").color.unwrap().to_hex(), "#20609f");
         assert_eq!(style_of(&doc, &st, "#n").color.unwrap().to_hex(), "#000000");
+    }
+
+    #[test]
+    fn the_page_caps_on_sheets_rules_and_selectors_cut_in_cascade_order() {
+        use crate::budget::{Limit, PageBudget};
+        let doc = Html::parse_document(
+            "<style>p { color: red } .a, .b { color: green }</style><style>p.a { color: blue }</style><p class=a>x</p>",
+        );
+        let p = |styles: &Styles| {
+            let el = doc.select(&Selector::parse("p").unwrap()).next().unwrap();
+            styles.get(el.id()).unwrap().color
+        };
+        let run = |budget: PageBudget| Styles::compute_within(&doc, &[], &budget, &|| false);
+        let (whole, hit) = run(PageBudget::DEFAULT);
+        assert!(hit.is_empty());
+        assert_eq!(p(&whole), Rgba::parse("blue"));
+        // One sheet: the second is not applied.
+        let (styles, hit) = run(PageBudget {
+            max_stylesheets: 1,
+            ..PageBudget::DEFAULT
+        });
+        assert_eq!(hit, vec![Limit::Stylesheets]);
+        assert_eq!(p(&styles), Rgba::parse("green"));
+        // One style rule: `.a, .b` and the second sheet are cut.
+        let (styles, hit) = run(PageBudget {
+            max_css_rules: 1,
+            ..PageBudget::DEFAULT
+        });
+        assert_eq!(hit, vec![Limit::CssRules]);
+        assert_eq!(p(&styles), Rgba::parse("red"));
+        // Two selectors: `.b` and the second sheet's `p` are cut.
+        let (styles, hit) = run(PageBudget {
+            max_selectors: 2,
+            ..PageBudget::DEFAULT
+        });
+        assert_eq!(hit, vec![Limit::Selectors]);
+        assert_eq!(p(&styles), Rgba::parse("green"));
+        // Exactly enough for everything: nothing is hit.
+        let (_, hit) = run(PageBudget {
+            max_stylesheets: 2,
+            max_css_rules: 3,
+            max_selectors: 4,
+            ..PageBudget::DEFAULT
+        });
+        assert!(hit.is_empty(), "{hit:?}");
+        // A stop ends the pass at its next check: later elements are left
+        // unstyled (their callers stop too).
+        let many = Html::parse_document(&"<p>x</p>".repeat(200));
+        let (stopped, _) = Styles::compute_within(&many, &[], &PageBudget::DEFAULT, &|| true);
+        let styled = many
+            .root_element()
+            .descendants()
+            .filter(|n| stopped.get(n.id()).is_some())
+            .count();
+        assert_eq!(styled, usize::try_from(STOP_EVERY).unwrap() - 1);
     }
 
     #[test]

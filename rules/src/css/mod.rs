@@ -170,6 +170,34 @@ pub fn parse_stylesheet_all_media(text: &str) -> Vec<RawRule> {
     out
 }
 
+/// [`parse_stylesheet_all_media`] that stops after `max_rules` style rules;
+/// the flag says whether rules were left unparsed.
+///
+/// The page budget caps what one page's stylesheets may make the cascade hold
+/// and match (`PageBudget::max_css_rules`): parsing stops at the cap instead of
+/// reading the rest of a hostile sheet.
+pub fn parse_stylesheet_all_media_upto(text: &str, max_rules: usize) -> (Vec<RawRule>, bool) {
+    let mut parser = Parser::new(text);
+    let mut out = Vec::new();
+    let mut sheet = SheetParser {
+        all_media: true,
+        media: Vec::new(),
+        viewport: Viewport::DESKTOP,
+    };
+    let mut cut = false;
+    for rules in StyleSheetParser::new(&mut parser, &mut sheet).flatten() {
+        // One top-level item may be an `@media` block of many rules.
+        let room = max_rules - out.len();
+        if rules.len() > room {
+            out.extend(rules.into_iter().take(room));
+            cut = true;
+            break;
+        }
+        out.extend(rules);
+    }
+    (out, cut)
+}
+
 fn collect_rules(parser: &mut Parser<'_>, sheet: &mut SheetParser, out: &mut Vec<RawRule>) {
     for rules in StyleSheetParser::new(parser, sheet).flatten() {
         out.extend(rules);

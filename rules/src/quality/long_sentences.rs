@@ -48,6 +48,9 @@ impl Rule for LongSentences {
     fn check_document(&self, cx: &mut Check<'_, '_>) {
         let pcx = cx.page();
         for block in pcx.text_blocks() {
+            if pcx.should_stop() {
+                return;
+            }
             let Some(el) = pcx.element(block.node) else {
                 continue;
             };

@@ -1,6 +1,7 @@
 //! Content-quality rules: placeholders, empty controls, readability, long text,
 //! stale notices, contact links. One file per rule, named for its id.
 
+pub mod analysis_incomplete;
 pub mod contact_links;
 pub mod empty_button;
 pub mod empty_link;

@@ -64,6 +64,9 @@ pub fn prose(cx: &crate::PageContext<'_>) -> String {
     };
     let mut out = String::new();
     for block in cx.text_blocks() {
+        if cx.should_stop() {
+            return out;
+        }
         let inside = cx
             .element(block.node)
             .is_some_and(|b| b.ancestors().any(|a| a.id() == scope.id()));

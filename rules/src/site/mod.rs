@@ -374,6 +374,8 @@ impl PageSummary {
                         u.set_fragment(None);
                         Arc::from(u.as_str())
                     })
+                    // The page budget's cap (see `links::extract`).
+                    .take(cx.budget().max_links)
                     .collect()
             })
             .unwrap_or_default();

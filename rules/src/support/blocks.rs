@@ -34,6 +34,9 @@ pub(crate) fn innermost<'a>(
     let ids: FxHashSet<NodeId> = blocks.iter().map(|b| b.id()).collect();
     let mut outer: FxHashSet<NodeId> = FxHashSet::default();
     for block in &blocks {
+        if cx.should_stop() {
+            break;
+        }
         for ancestor in block.ancestors() {
             if ids.contains(&ancestor.id()) && !outer.insert(ancestor.id()) {
                 // Marked before, and so were its matching ancestors.
@@ -51,6 +54,8 @@ pub(crate) fn innermost<'a>(
 pub(crate) fn innermost_text_blocks(cx: &PageContext<'_>) -> Vec<TextBlock> {
     innermost(cx, selector!("p, li, dd, blockquote, td, figcaption"))
         .into_iter()
+        // Past the page's budget the rest is not needed: no rule runs then.
+        .take_while(|_| !cx.should_stop())
         .filter_map(|b| {
             let text = crate::dom::normalized_text(b);
             (!text.is_empty()).then_some(TextBlock { node: b.id(), text })
