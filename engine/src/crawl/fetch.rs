@@ -880,11 +880,8 @@ mod tests {
     }
 
     fn streamed(chunks: Vec<std::io::Result<&'static [u8]>>) -> reqwest::Response {
-        let stream = futures::stream::iter(
-            chunks
-                .into_iter()
-                .map(|c| c.map(bytes::Bytes::from_static)),
-        );
+        let stream =
+            futures::stream::iter(chunks.into_iter().map(|c| c.map(bytes::Bytes::from_static)));
         let body = reqwest::Body::wrap_stream(stream);
         reqwest::Response::from(axum::http::Response::builder().body(body).unwrap())
     }

@@ -369,7 +369,12 @@ mod tests {
     }
 
     fn ok(r: &Robots, path: &str) -> bool {
-        r.allowed(&Url::parse("https://example.com/").unwrap().join(path).unwrap())
+        r.allowed(
+            &Url::parse("https://example.com/")
+                .unwrap()
+                .join(path)
+                .unwrap(),
+        )
     }
 
     fn kept(r: &Robots) -> usize {
@@ -415,14 +420,20 @@ mod tests {
 
     #[test]
     fn files_without_groups_empty_rules_and_encoding() {
-        let r = rules("sitescan", "Crawl-delay: 3\nDisallow: /private\nSitemap: https://e.com/s.xml\n");
+        let r = rules(
+            "sitescan",
+            "Crawl-delay: 3\nDisallow: /private\nSitemap: https://e.com/s.xml\n",
+        );
         assert!(!ok(&r, "/private/x"));
         assert_eq!(r.crawl_delay, Some(3.0));
         assert_eq!(r.sitemaps.len(), 1);
         let open = rules("sitescan", "User-agent: *\nDisallow:\n");
         assert!(ok(&open, "/anything"));
         assert_eq!(kept(&open), 0);
-        let accents = rules("sitescan", "User-agent: *\nDisallow: /caf\u{e9}\nDissallow: /typo # comment\n");
+        let accents = rules(
+            "sitescan",
+            "User-agent: *\nDisallow: /caf\u{e9}\nDissallow: /typo # comment\n",
+        );
         assert!(!ok(&accents, "/caf\u{e9}/menu"));
         assert!(!ok(&accents, "/typo"));
         assert!(ok(&accents, "/cafe"));

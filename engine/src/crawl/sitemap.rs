@@ -200,11 +200,13 @@ fn parse_xml(
     let mut text = String::new();
     let mut overlong = false;
     let mut depth = 0usize;
-    let xml_error = |reader: &Reader<Source<'_>>, e: &dyn std::fmt::Display| {
-        match &reader.get_ref().get_ref().broken {
-            Some(g) => format!("the gzip stream is broken ({g})"),
-            None => format!("XML error at byte {}: {e}", reader.buffer_position()),
-        }
+    let xml_error = |reader: &Reader<Source<'_>>, e: &dyn std::fmt::Display| match &reader
+        .get_ref()
+        .get_ref()
+        .broken
+    {
+        Some(g) => format!("the gzip stream is broken ({g})"),
+        None => format!("XML error at byte {}: {e}", reader.buffer_position()),
     };
     loop {
         match reader.read_event_into(&mut buf) {
@@ -451,7 +453,9 @@ mod tests {
         assert_eq!(got.bytes, MAX_SITEMAP_BYTES + 1);
         assert_eq!(
             got.error.as_deref(),
-            Some("line 1 is neither XML nor an absolute URL (a text sitemap lists one URL per line)")
+            Some(
+                "line 1 is neither XML nor an absolute URL (a text sitemap lists one URL per line)"
+            )
         );
     }
 
@@ -459,7 +463,9 @@ mod tests {
     fn entries_stream_to_the_caller_who_keeps_what_it_wants() {
         let mut big = String::from("<sitemapindex>");
         for i in 0..3 {
-            big.push_str(&format!("<sitemap><loc>https://e.com/s{i}.xml</loc></sitemap>"));
+            big.push_str(&format!(
+                "<sitemap><loc>https://e.com/s{i}.xml</loc></sitemap>"
+            ));
         }
         big.push_str("</sitemapindex>");
         let mut children = Vec::new();
@@ -469,13 +475,19 @@ mod tests {
             }
         });
         assert_eq!(children.len(), 3);
-        assert_eq!((got.loc_count, got.urls.len(), got.kind), (3, 0, Some("sitemapindex")));
+        assert_eq!(
+            (got.loc_count, got.urls.len(), got.kind),
+            (3, 0, Some("sitemapindex"))
+        );
 
         let mut set = String::from("<urlset>");
         for i in 0..10_000 {
             set.push_str(&format!("<url><loc>https://e.com/{i}</loc></url>"));
         }
-        set.push_str(&format!("<url><loc>https://e.com/{}</loc></url></urlset>", "x".repeat(MAX_LOC_BYTES)));
+        set.push_str(&format!(
+            "<url><loc>https://e.com/{}</loc></url></urlset>",
+            "x".repeat(MAX_LOC_BYTES)
+        ));
         let mut kept = Vec::new();
         let mut seen = 0u64;
         let got = parse_each(set.as_bytes(), &mut |e| {
@@ -486,7 +498,10 @@ mod tests {
         });
         assert_eq!((seen, got.loc_count, kept.len()), (10_000, 10_001, 5));
         assert_eq!(got.bytes, set.len() as u64);
-        let text = format!("https://e.com/a\nhttps://e.com/{}\n", "y".repeat(2 * MAX_LOC_BYTES));
+        let text = format!(
+            "https://e.com/a\nhttps://e.com/{}\n",
+            "y".repeat(2 * MAX_LOC_BYTES)
+        );
         let got = parse(text.as_bytes());
         assert_eq!((got.urls.len(), got.loc_count, got.error), (1, 2, None));
     }

@@ -22,8 +22,8 @@ use chrono::Utc;
 use sitescan_rules::links::{self, PageLinks};
 use sitescan_rules::resources::{ResourceKind, Subresource};
 use sitescan_rules::site::{
-    inside_sitemap_scope, CorsProbe, HttpProbe, PageSummary, RobotsFacts, SiteCheck, SiteInput,
-    SitemapFile, SitemapSource, TlsFacts,
+    CorsProbe, HttpProbe, PageSummary, RobotsFacts, SiteCheck, SiteInput, SitemapFile,
+    SitemapSource, TlsFacts,
 };
 use sitescan_rules::{Finding, Page, RuleTally, Stylesheet};
 use tokio::sync::{mpsc, OnceCell};
@@ -867,6 +867,30 @@ async fn ensure_robots(shared: &Arc<Shared>, url: &Url) -> Arc<Robots> {
     robots
 }
 
+/// What a sitemap may list ([`sitescan_rules::site::inside_sitemap_scope`]'s rule), its own URL
+/// parsed once: a file of 50,000 entries is checked with one parse per entry.
+struct SitemapFolder {
+    origin: url::Origin,
+    folder: String,
+}
+
+impl SitemapFolder {
+    fn of(sitemap: &Url) -> SitemapFolder {
+        let path = sitemap.path();
+        let folder = path.rfind('/').map_or("/", |i| &path[..=i]).to_string();
+        SitemapFolder {
+            origin: sitemap.origin(),
+            folder,
+        }
+    }
+
+    /// Same scheme, host and port, and a path inside the sitemap's folder.
+    fn contains(&self, loc: &str) -> bool {
+        Url::parse(loc)
+            .is_ok_and(|u| u.origin() == self.origin && u.path().starts_with(&self.folder))
+    }
+}
+
 /// Most entries outside a sitemap's scope kept as examples per file.
 const MAX_OUTSIDE_EXAMPLES: usize = 5;
 
@@ -966,7 +990,7 @@ async fn collect_sitemaps(
             files.push(file);
             continue;
         }
-        let location = got.final_url.as_str();
+        let location = SitemapFolder::of(&got.final_url);
         let mut children: Vec<String> = Vec::new();
         let room_for_children = if depth < MAX_SITEMAP_DEPTH {
             MAX_SITEMAP_FILES.saturating_sub(fetched_files.len() + queue.len())
@@ -977,7 +1001,7 @@ async fn collect_sitemaps(
             let loc = match entry {
                 sitemap::Entry::Page(loc) | sitemap::Entry::Child(loc) => loc,
             };
-            if !inside_sitemap_scope(location, loc) {
+            if !location.contains(loc) {
                 file.outside_count += 1;
                 if file.outside.len() < MAX_OUTSIDE_EXAMPLES {
                     file.outside.push(loc.to_string());
