@@ -2,6 +2,14 @@
 //! guard and the caller's scope), bounded retries with backoff, `Retry-After`
 //! honored, the body streamed in under a size cap, charset decoding.
 //!
+//! The cap holds for what a body inflates to, counted as it inflates: a gzip
+//! bomb costs the cap, not its ratio (see [`CappedSink`]). A body over the cap is
+//! kept up to it and flagged [`Fetched::truncated`] (we chose to stop); a body
+//! that stops before its end (connection closed or failed, `Content-Length` not
+//! reached, the timeout while reading) is a failed fetch
+//! ([`FetchError::BodyIncomplete`], [`FetchError::BodyTimeout`]) and its
+//! fragment is dropped, so no rule ever judges half a page as the page.
+//!
 //! A failed fetch is a value ([`Fetched::error`]), not an `Err`: the crawl records
 //! it on the page and goes on (lychee's habit).
 
@@ -245,8 +253,12 @@ impl Fetcher {
     /// guarded DNS resolver unless private addresses are allowed.
     pub fn new(config: &ScanConfig, hosts: Arc<HostPool>) -> Result<Fetcher> {
         // Decompression is ours, not reqwest's: reqwest would strip
-        // `Content-Encoding` (which rules check) and hide the bytes on the wire
-        // (which the report counts). We offer the encodings flate2 decodes.
+        // `Content-Encoding` (which rules check), hide the bytes on the wire
+        // (which the report counts), and hand over whatever one poll inflated,
+        // so a cap could only be checked after a bomb went off. Ours counts every
+        // 32 KiB it inflates (`read_capped`). We offer the encodings flate2
+        // decodes; brotli and zstd would need decoders of their own for no gain
+        // in what the rules see.
         let mut defaults = HeaderMap::new();
         defaults.insert(ACCEPT_ENCODING, HeaderValue::from_static("gzip, deflate"));
         let mut builder = reqwest::Client::builder()

@@ -16,7 +16,7 @@ use memchr::memmem;
 use url::Url;
 /// What robots.txt allows on one host.
 pub enum Policy {
-    /// No usable robots.txt (4xx, or a file that does not parse): everything.
+    /// No usable robots.txt (4xx): everything.
     AllowAll,
     /// 5xx or unreachable: nothing (RFC 9309 2.3.1.4).
     DisallowAll,

@@ -872,20 +872,38 @@ async fn ensure_robots(shared: &Arc<Shared>, url: &Url) -> Arc<Robots> {
 struct SitemapFolder {
     origin: url::Origin,
     folder: String,
+    /// `scheme://host[:port]` + folder, as the URL parser writes it: an entry
+    /// spelled so (nearly all) is inside without being parsed.
+    prefix: String,
 }
 
 impl SitemapFolder {
     fn of(sitemap: &Url) -> SitemapFolder {
         let path = sitemap.path();
         let folder = path.rfind('/').map_or("/", |i| &path[..=i]).to_string();
+        let origin = sitemap.origin();
         SitemapFolder {
-            origin: sitemap.origin(),
+            prefix: format!("{}{folder}", origin.ascii_serialization()),
+            origin,
             folder,
         }
     }
 
     /// Same scheme, host and port, and a path inside the sitemap's folder.
     fn contains(&self, loc: &str) -> bool {
+        // The fast path only where parsing could not move the path out of
+        // the folder: no dot segments (plain or escaped), backslashes or
+        // whitespace after the prefix.
+        if let Some(rest) = loc.strip_prefix(&self.prefix) {
+            let movable = rest.starts_with('.')
+                || rest.contains("/.")
+                || rest.contains("%2e")
+                || rest.contains("%2E")
+                || rest.contains(['\\', '\t', '\n', '\r']);
+            if !movable {
+                return true;
+            }
+        }
         Url::parse(loc)
             .is_ok_and(|u| u.origin() == self.origin && u.path().starts_with(&self.folder))
     }
@@ -1463,6 +1481,33 @@ mod tests {
                 .await;
             let page = page_of(&shared, fetched, 0).await;
             assert!(page.body.contains(title), "{path}: {}", page.body);
+        }
+    }
+
+    #[test]
+    fn sitemap_folders_take_the_fast_path_only_where_parsing_agrees() {
+        let folder = SitemapFolder::of(&Url::parse("https://e.com/shop/sitemap.xml").unwrap());
+        let inside = |loc: &str| folder.contains(loc);
+        assert!(inside("https://e.com/shop/a.html"));
+        assert!(inside("HTTPS://E.COM:443/shop/a.html"));
+        assert!(!inside("https://e.com/shop/../admin.html"));
+        assert!(!inside("https://e.com/shop/%2e%2e/admin.html"));
+        assert!(!inside("https://e.com/shop\\..\\admin.html"));
+        assert!(!inside("https://e.com/other/a.html"));
+        assert!(!inside("http://e.com/shop/a.html"));
+        assert!(!inside("https://e.com.evil.net/shop/a.html"));
+        assert!(!inside("https://e.com:8443/shop/a.html"));
+        for loc in [
+            "https://e.com/shop/a.html",
+            "https://e.com/shop/./b/../c",
+            "https://e.com/shop/%2E%2E/x",
+            "not a url",
+        ] {
+            assert_eq!(
+                inside(loc),
+                sitescan_rules::site::inside_sitemap_scope("https://e.com/shop/sitemap.xml", loc),
+                "{loc}"
+            );
         }
     }
 
