@@ -11,6 +11,9 @@
 //! - `crawl`: the crawler over real HTTP against the fixture server (politeness,
 //!   limits, redirects, SSRF guard, sitemaps, the library API).
 //! - `conformance`: the ACT conformance floor (`conformance/floor.json`).
+//! - `hostile_fetch`: the crawler against a hostile server (decompression bombs
+//!   as page, sitemap, robots.txt and stylesheet; a huge sitemap index; bodies cut
+//!   short or stalled).
 //! - `reports`: report formats, baselines and gates (`sitescan report`).
 //! - `site_checks`: link/resource checks over the network and the security grade.
 //! - `dashboard`: the dashboard's pages over HTTP: sign-in, sessions, CSRF, keys,
@@ -40,6 +43,7 @@ mod crash_loop;
 mod crawl;
 mod dashboard;
 mod fleet;
+mod hostile_fetch;
 mod remote;
 mod reports;
 mod serve;

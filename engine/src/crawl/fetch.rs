@@ -2,6 +2,14 @@
 //! guard and the caller's scope), bounded retries with backoff, `Retry-After`
 //! honored, the body streamed in under a size cap, charset decoding.
 //!
+//! The cap holds for what a body inflates to, counted as it inflates: a gzip
+//! bomb costs the cap, not its ratio (see [`CappedSink`]). A body over the cap is
+//! kept up to it and flagged [`Fetched::truncated`] (we chose to stop); a body
+//! that stops before its end (connection closed or failed, `Content-Length` not
+//! reached, the timeout while reading) is a failed fetch
+//! ([`FetchError::BodyIncomplete`], [`FetchError::BodyTimeout`]) and its
+//! fragment is dropped, so no rule ever judges half a page as the page.
+//!
 //! A failed fetch is a value ([`Fetched::error`]), not an `Err`: the crawl records
 //! it on the page and goes on (lychee's habit).
 
@@ -47,6 +55,25 @@ pub enum FetchError {
     BadRedirect(String),
     /// Anything else reqwest reported.
     Http(String),
+    /// The body stopped before its end: the connection failed or closed
+    /// mid-body, or fewer bytes came than `Content-Length` announced. What came
+    /// is a fragment, never analyzed as the page.
+    BodyIncomplete {
+        /// Body bytes received on the wire before it stopped.
+        received: u64,
+        /// `Content-Length`, when the server announced one.
+        expected: Option<u64>,
+        /// What the transport reported.
+        cause: String,
+    },
+    /// The request timeout passed while the body was still arriving (a stalled
+    /// or trickling body).
+    BodyTimeout {
+        /// Body bytes received on the wire before the timeout.
+        received: u64,
+        /// `Content-Length`, when the server announced one.
+        expected: Option<u64>,
+    },
 }
 
 impl FetchError {
@@ -60,6 +87,8 @@ impl FetchError {
             FetchError::TooManyRedirects => "too_many_redirects",
             FetchError::BadRedirect(_) => "bad_redirect",
             FetchError::Http(_) => "http",
+            FetchError::BodyIncomplete { .. } => "body_incomplete",
+            FetchError::BodyTimeout { .. } => "timeout",
         }
     }
 }
@@ -74,6 +103,24 @@ impl std::fmt::Display for FetchError {
             FetchError::TooManyRedirects => f.write_str("too many redirects"),
             FetchError::BadRedirect(e) => write!(f, "bad redirect: {e}"),
             FetchError::Http(e) => write!(f, "request failed: {e}"),
+            FetchError::BodyIncomplete {
+                received,
+                expected,
+                cause,
+            } => {
+                write!(f, "body cut short after {received} bytes")?;
+                if let Some(n) = expected {
+                    write!(f, " of the {n} announced by Content-Length")?;
+                }
+                write!(f, " ({cause})")
+            }
+            FetchError::BodyTimeout { received, expected } => {
+                write!(f, "timed out reading the body after {received} bytes")?;
+                if let Some(n) = expected {
+                    write!(f, " of the {n} announced by Content-Length")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -206,8 +253,12 @@ impl Fetcher {
     /// guarded DNS resolver unless private addresses are allowed.
     pub fn new(config: &ScanConfig, hosts: Arc<HostPool>) -> Result<Fetcher> {
         // Decompression is ours, not reqwest's: reqwest would strip
-        // `Content-Encoding` (which rules check) and hide the bytes on the wire
-        // (which the report counts). We offer the encodings flate2 decodes.
+        // `Content-Encoding` (which rules check), hide the bytes on the wire
+        // (which the report counts), and hand over whatever one poll inflated,
+        // so a cap could only be checked after a bomb went off. Ours counts every
+        // 32 KiB it inflates (`read_capped`). We offer the encodings flate2
+        // decodes; brotli and zstd would need decoders of their own for no gain
+        // in what the rules see.
         let mut defaults = HeaderMap::new();
         defaults.insert(ACCEPT_ENCODING, HeaderValue::from_static("gzip, deflate"));
         let mut builder = reqwest::Client::builder()
@@ -478,110 +529,215 @@ struct Body {
     wire_bytes: u64,
 }
 
-/// The decoder for a `Content-Encoding`, writing into a growing buffer.
+/// Where decoded bytes go: a buffer that takes at most `cap` bytes and refuses
+/// the next one with an error. The decoders write into it 32 KiB at a time
+/// (flate2's write-side buffer), so that error stops inflation within 32 KiB of
+/// the cap however much a chunk would inflate to; memory is the cap, not the
+/// compression ratio.
+struct CappedSink {
+    buf: Vec<u8>,
+    cap: usize,
+    /// A byte past the cap was offered: the body is longer than the cap.
+    over: bool,
+}
+
+impl CappedSink {
+    fn new(cap: usize) -> CappedSink {
+        CappedSink {
+            buf: Vec::new(),
+            cap,
+            over: false,
+        }
+    }
+}
+
+impl Write for CappedSink {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        if data.is_empty() {
+            return Ok(0);
+        }
+        let room = self.cap - self.buf.len();
+        if room == 0 || self.over {
+            self.over = true;
+            return Err(std::io::Error::other("body cap reached"));
+        }
+        let take = data.len().min(room);
+        // Grow by doubling, but never past the cap: a body at the cap holds the
+        // cap, not the next power of two above it.
+        let needed = self.buf.len() + take;
+        if needed > self.buf.capacity() {
+            let target = (self.buf.capacity() * 2).max(needed).min(self.cap);
+            self.buf.reserve_exact(target - self.buf.len());
+        }
+        self.buf.extend_from_slice(&data[..take]);
+        Ok(take)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The decoder for a `Content-Encoding`, writing into a [`CappedSink`].
+///
+/// reqwest's own decompression is off on the crawler's client (see
+/// [`Fetcher::new`]): besides hiding `Content-Encoding` and the wire size, its
+/// decoder yields whatever one poll inflates and the cap could only be checked
+/// after it. Here every 32 KiB of output passes the sink's count.
 enum Decoder {
-    Identity(Vec<u8>),
-    Gzip(flate2::write::MultiGzDecoder<Vec<u8>>),
-    Deflate(flate2::write::ZlibDecoder<Vec<u8>>),
+    Identity(CappedSink),
+    Gzip(flate2::write::MultiGzDecoder<CappedSink>),
+    Deflate(flate2::write::ZlibDecoder<CappedSink>),
+}
+
+/// What writing one chunk to a [`Decoder`] came to.
+enum Fed {
+    /// Taken whole; more may come.
+    More,
+    /// The decoded body reached the cap; stop reading.
+    Full,
 }
 
 impl Decoder {
-    fn for_encoding(encoding: Option<&str>) -> Result<Decoder, FetchError> {
+    fn for_encoding(encoding: Option<&str>, cap: usize) -> Result<Decoder, FetchError> {
+        let sink = CappedSink::new(cap);
         match encoding.map(|e| e.trim().to_ascii_lowercase()).as_deref() {
-            None | Some("") | Some("identity") => Ok(Decoder::Identity(Vec::new())),
-            Some("gzip") | Some("x-gzip") => Ok(Decoder::Gzip(flate2::write::MultiGzDecoder::new(
-                Vec::new(),
-            ))),
-            Some("deflate") => Ok(Decoder::Deflate(
-                flate2::write::ZlibDecoder::new(Vec::new()),
-            )),
+            None | Some("") | Some("identity") => Ok(Decoder::Identity(sink)),
+            Some("gzip") | Some("x-gzip") => {
+                Ok(Decoder::Gzip(flate2::write::MultiGzDecoder::new(sink)))
+            }
+            Some("deflate") => Ok(Decoder::Deflate(flate2::write::ZlibDecoder::new(sink))),
             Some(other) => Err(FetchError::Http(format!(
                 "the server sent Content-Encoding `{other}`, which was not asked for"
             ))),
         }
     }
 
-    fn write(&mut self, chunk: &[u8]) -> std::io::Result<()> {
+    fn sink(&mut self) -> &mut CappedSink {
         match self {
-            Decoder::Identity(v) => {
-                v.extend_from_slice(chunk);
-                Ok(())
-            }
+            Decoder::Identity(s) => s,
+            Decoder::Gzip(d) => d.get_mut(),
+            Decoder::Deflate(d) => d.get_mut(),
+        }
+    }
+
+    /// Feeds one chunk; an error is a body that does not decode.
+    fn feed(&mut self, chunk: &[u8]) -> Result<Fed, FetchError> {
+        let result = match self {
+            Decoder::Identity(s) => s.write_all(chunk),
             Decoder::Gzip(d) => d.write_all(chunk),
             Decoder::Deflate(d) => d.write_all(chunk),
+        };
+        self.settle(result)
+    }
+
+    /// Flushes what the decoder still holds (and checks the stream's end).
+    fn finish(&mut self) -> Result<Fed, FetchError> {
+        let result = match self {
+            Decoder::Identity(_) => Ok(()),
+            Decoder::Gzip(d) => d.try_finish(),
+            Decoder::Deflate(d) => d.try_finish(),
+        };
+        self.settle(result)
+    }
+
+    fn settle(&mut self, result: std::io::Result<()>) -> Result<Fed, FetchError> {
+        match result {
+            _ if self.sink().over => Ok(Fed::Full),
+            Ok(()) => Ok(Fed::More),
+            Err(e) => Err(FetchError::Http(format!("undecodable body: {e}"))),
         }
     }
 
-    fn len(&self) -> usize {
-        match self {
-            Decoder::Identity(v) => v.len(),
-            Decoder::Gzip(d) => d.get_ref().len(),
-            Decoder::Deflate(d) => d.get_ref().len(),
-        }
-    }
-
-    fn finish(self) -> std::io::Result<Vec<u8>> {
-        match self {
-            Decoder::Identity(v) => Ok(v),
-            Decoder::Gzip(d) => d.finish(),
-            Decoder::Deflate(d) => d.finish(),
-        }
+    /// The decoded bytes, moved out (no copy). The decoder is spent: its sink
+    /// refuses anything more, so dropping it (flate2 finishes on drop) cannot
+    /// inflate further.
+    fn take(&mut self) -> Vec<u8> {
+        let sink = self.sink();
+        sink.cap = sink.buf.len();
+        sink.over = true;
+        std::mem::take(&mut sink.buf)
     }
 }
 
 /// Reads the body chunk by chunk, decoding `Content-Encoding` as it comes and
-/// stopping once the decoded body reaches `max` bytes (which also stops
-/// decompression bombs).
+/// stopping once the decoded body would pass `max` bytes (which also stops
+/// decompression bombs: see [`CappedSink`]).
+///
+/// Over the cap is a choice, not a failure: the body is cut at `max` bytes and
+/// `truncated` set. A body that stops early is a failure: a transport error
+/// mid-body, the request timeout, or fewer bytes than `Content-Length` gives
+/// [`FetchError::BodyIncomplete`] / [`FetchError::BodyTimeout`], and the
+/// fragment is dropped.
 async fn read_capped(mut resp: reqwest::Response, max: u64) -> Result<Body, FetchError> {
     let max = usize::try_from(max).unwrap_or(usize::MAX);
+    let expected = resp.content_length();
     let encoding = resp
         .headers()
         .get(CONTENT_ENCODING)
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
-    let mut decoder = Decoder::for_encoding(encoding.as_deref())?;
+    let mut decoder = Decoder::for_encoding(encoding.as_deref(), max)?;
     let mut wire_bytes = 0u64;
-    let mut truncated = false;
+    let mut fed = Fed::More;
     loop {
         match resp.chunk().await {
             Ok(Some(chunk)) => {
                 wire_bytes += chunk.len() as u64;
-                decoder
-                    .write(&chunk)
-                    .map_err(|e| FetchError::Http(format!("undecodable body: {e}")))?;
-                if decoder.len() > max {
-                    truncated = true;
+                fed = decoder.feed(&chunk)?;
+                if matches!(fed, Fed::Full) {
                     break;
                 }
             }
             Ok(None) => break,
             Err(e) => {
-                tracing::debug!(error = %e, "body read ended early");
-                break;
+                tracing::debug!(error = %e, received = wire_bytes, "body read ended early");
+                return Err(if e.is_timeout() {
+                    FetchError::BodyTimeout {
+                        received: wire_bytes,
+                        expected,
+                    }
+                } else {
+                    FetchError::BodyIncomplete {
+                        received: wire_bytes,
+                        expected,
+                        cause: root_cause(&e),
+                    }
+                });
             }
         }
     }
-    let mut bytes = if truncated {
-        // A cut compressed stream cannot be finished; keep what was decoded.
-        match decoder {
-            Decoder::Identity(v) => v,
-            Decoder::Gzip(d) => d.get_ref().clone(),
-            Decoder::Deflate(d) => d.get_ref().clone(),
+    if matches!(fed, Fed::More) {
+        // The transport said the body ended; hyper checks `Content-Length`
+        // itself, this is the same check where it cannot (a body it was not
+        // told the length of is complete at the connection's end).
+        if let Some(n) = expected.filter(|n| wire_bytes < *n) {
+            return Err(FetchError::BodyIncomplete {
+                received: wire_bytes,
+                expected: Some(n),
+                cause: "the connection closed early".into(),
+            });
         }
-    } else {
-        decoder
-            .finish()
-            .map_err(|e| FetchError::Http(format!("undecodable body: {e}")))?
-    };
-    if bytes.len() > max {
-        bytes.truncate(max);
-        truncated = true;
+        fed = decoder.finish()?;
     }
     Ok(Body {
-        bytes,
-        truncated,
+        bytes: decoder.take(),
+        truncated: matches!(fed, Fed::Full),
         wire_bytes,
     })
+}
+
+/// The innermost message of an error's source chain (hyper's "end of file
+/// before message length reached" rather than reqwest's "error decoding
+/// response body").
+fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut root = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        root = s.to_string();
+        source = s.source();
+    }
+    root
 }
 
 /// Decodes an HTML body: BOM first, then the `Content-Type` charset, then a
@@ -633,6 +789,46 @@ fn meta_charset(bytes: &[u8]) -> Option<&'static encoding_rs::Encoding> {
     None
 }
 
+/// A gzip stream that inflates to about `len` zero bytes (within 258), built by hand in
+/// `len / 258 * 13` bits (one literal, then `<length 258, distance 1>` copies
+/// in a fixed-Huffman block), so tests need not compress gigabytes. Its
+/// trailer's CRC is left zero: every reader under test stops at a cap first.
+#[cfg(test)]
+pub(crate) fn gzip_bomb(len: u64) -> Vec<u8> {
+    let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
+    let (mut acc, mut nbits) = (0u32, 0u32);
+    let mut put = |out: &mut Vec<u8>, value: u32, bits: u32, msb_first: bool| {
+        for i in 0..bits {
+            let bit = if msb_first {
+                (value >> (bits - 1 - i)) & 1
+            } else {
+                (value >> i) & 1
+            };
+            acc |= bit << nbits;
+            nbits += 1;
+            if nbits == 8 {
+                out.push(acc as u8);
+                acc = 0;
+                nbits = 0;
+            }
+        }
+    };
+    put(&mut out, 1, 1, false); // BFINAL
+    put(&mut out, 1, 2, false); // BTYPE = fixed Huffman
+    put(&mut out, 0x30, 8, true); // literal 0
+    for _ in 0..len.saturating_sub(1) / 258 {
+        put(&mut out, 0b1100_0101, 8, true); // length 258 (code 285)
+        put(&mut out, 0, 5, true); // distance 1
+    }
+    put(&mut out, 0, 7, true); // end of block
+    if nbits > 0 {
+        out.push(acc as u8);
+    }
+    out.extend_from_slice(&[0; 4]); // CRC (unchecked, see above)
+    out.extend_from_slice(&(len as u32).to_le_bytes());
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -659,6 +855,75 @@ mod tests {
             b = b.header("content-encoding", e);
         }
         reqwest::Response::from(b.body(body).unwrap())
+    }
+
+    #[test]
+    fn the_hand_built_bomb_inflates_to_zeros() {
+        let bomb = gzip_bomb(1 << 20);
+        let mut got = Vec::new();
+        let err = std::io::Read::read_to_end(
+            &mut flate2::read::GzDecoder::new(bomb.as_slice()),
+            &mut got,
+        );
+        // All data comes out; only the (deliberately zero) CRC is refused.
+        assert!(err.is_err());
+        assert_eq!(got.len(), 1 + (((1 << 20) - 1) / 258) * 258);
+        assert!(got.iter().all(|b| *b == 0));
+        assert!(bomb.len() < 8 * 1024, "{}", bomb.len());
+    }
+
+    #[tokio::test]
+    async fn a_bomb_in_one_chunk_stops_at_the_cap_without_spare_capacity() {
+        // 1 GiB in one 5 MB chunk: inflation stops within 32 KiB of the cap
+        // (it would take seconds and a gigabyte otherwise), and the buffer is
+        // the cap, not the next power of two.
+        let cap = 10 * 1024 * 1024 + 7;
+        let got = read_capped(response(Some("gzip"), gzip_bomb(1 << 30)), cap)
+            .await
+            .unwrap();
+        assert_eq!((got.bytes.len() as u64, got.truncated), (cap, true));
+        assert_eq!(got.bytes.capacity() as u64, cap);
+        // Exactly at the cap is whole, not truncated.
+        let exact = b"x".repeat(100);
+        let got = read_capped(response(Some("gzip"), gzip(&exact)), 100)
+            .await
+            .unwrap();
+        assert_eq!((got.bytes, got.truncated), (exact, false));
+    }
+
+    fn streamed(chunks: Vec<std::io::Result<&'static [u8]>>) -> reqwest::Response {
+        let stream =
+            futures::stream::iter(chunks.into_iter().map(|c| c.map(bytes::Bytes::from_static)));
+        let body = reqwest::Body::wrap_stream(stream);
+        reqwest::Response::from(axum::http::Response::builder().body(body).unwrap())
+    }
+
+    #[tokio::test]
+    async fn a_body_that_breaks_off_is_an_error_not_a_fragment() {
+        let cut = read_capped(
+            streamed(vec![
+                Ok(b"<html><body>half a pa".as_slice()),
+                Err(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    "connection reset",
+                )),
+            ]),
+            1 << 20,
+        )
+        .await;
+        let Err(e) = cut else {
+            panic!("a cut body was read as whole");
+        };
+        assert_eq!(e.kind(), "body_incomplete");
+        assert!(
+            e.to_string().starts_with("body cut short after 21 bytes ("),
+            "{e}"
+        );
+        assert!(e.to_string().contains("connection reset"), "{e}");
+        let whole = read_capped(streamed(vec![Ok(b"<p>a</p>".as_slice())]), 1 << 20)
+            .await
+            .unwrap();
+        assert_eq!(whole.bytes, b"<p>a</p>");
     }
 
     fn gzip(data: &[u8]) -> Vec<u8> {

@@ -22,8 +22,8 @@ use chrono::Utc;
 use sitescan_rules::links::{self, PageLinks};
 use sitescan_rules::resources::{ResourceKind, Subresource};
 use sitescan_rules::site::{
-    inside_sitemap_scope, CorsProbe, HttpProbe, PageSummary, RobotsFacts, SiteCheck, SiteInput,
-    SitemapFile, SitemapSource, TlsFacts,
+    CorsProbe, HttpProbe, PageSummary, RobotsFacts, SiteCheck, SiteInput, SitemapFile,
+    SitemapSource, TlsFacts,
 };
 use sitescan_rules::{Finding, Page, RuleTally, Stylesheet};
 use tokio::sync::{mpsc, OnceCell};
@@ -45,15 +45,24 @@ use crate::report::spool::{FindingStore, SpooledFindings};
 use crate::report::{score, CrawlStats, PageReport, Report, RuleSummary};
 use crate::scanner::{Inner, PageResult, Progress, ScanEvent};
 
-/// Largest robots.txt read (Google reads 500 KiB).
-const MAX_ROBOTS_BYTES: u64 = 512 * 1024;
-/// Sitemap files fetched at most per scan (indexes included).
+/// Largest robots.txt read, decoded (Google reads 500 KiB and ignores the
+/// rest); a longer file is read up to its last whole line within the cap.
+const MAX_ROBOTS_BYTES: u64 = 500 * 1024;
+/// Sitemap files fetched at most per scan (indexes included); children of an
+/// index past it are counted in a note, not queued.
 const MAX_SITEMAP_FILES: usize = 50;
 /// Nesting of sitemap indexes followed.
 const MAX_SITEMAP_DEPTH: u32 = 3;
+/// Sitemap page URLs kept beyond `max_pages`: some turn out to be duplicates,
+/// out of scope or disallowed. Past `max_pages` plus this (or twice
+/// `max_pages`, when larger) entries are counted, not kept: the crawl could not
+/// fetch them anyway.
+const SITEMAP_URL_SLACK: usize = 1000;
 /// Linked stylesheets fetched at most per page.
 const MAX_STYLESHEETS_PER_PAGE: usize = 20;
-/// Size cap of one stylesheet.
+/// Size cap of one stylesheet, decoded (a decompression bomb stops here). A
+/// longer stylesheet is used up to the cap, as pages are; one cut short by the
+/// network is not used at all.
 const MAX_STYLESHEET_BYTES: u64 = 2 * 1024 * 1024;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -304,7 +313,9 @@ pub(crate) async fn run(
     }
     let (sitemap_urls, sitemap_files) = if config.max_pages > 1 || !inner.selection.site.is_empty()
     {
-        collect_sitemaps(&shared, &scope, &site_root).await
+        let (urls, files, notes) = collect_sitemaps(&shared, &scope, &site_root).await;
+        crawl.notes.extend(notes);
+        (urls, files)
     } else {
         (Vec::new(), Vec::new())
     };
@@ -835,6 +846,18 @@ async fn load_robots(shared: &Shared, url: &Url) -> std::result::Result<Robots, 
             None
         })
         .await;
+    // Over the cap: the rest is ignored, as search engines do, and so is the
+    // line the cap cut through (half a `Disallow: /private` is `/priv`).
+    let body = if fetched.truncated {
+        let end = fetched
+            .body
+            .iter()
+            .rposition(|b| matches!(b, b'\n' | b'\r'))
+            .map_or(0, |i| i + 1);
+        &fetched.body[..end]
+    } else {
+        &fetched.body[..]
+    };
     let origin = origin_key(url);
     lock(&shared.robots_facts)
         .entry(origin)
@@ -842,7 +865,7 @@ async fn load_robots(shared: &Shared, url: &Url) -> std::result::Result<Robots, 
             url: robots.to_string(),
             status: fetched.status,
             error: fetched.error.as_ref().map(|e| e.to_string()),
-            body: String::from_utf8_lossy(&fetched.body).into_owned(),
+            body: String::from_utf8_lossy(body).into_owned(),
         });
     let agent = agent_token(&shared.config.user_agent);
     let parsed = match fetched.error {
@@ -852,7 +875,7 @@ async fn load_robots(shared: &Shared, url: &Url) -> std::result::Result<Robots, 
             FetchError::RedirectLoop | FetchError::TooManyRedirects | FetchError::BadRedirect(_),
         ) => Robots::allow_all(fetched.status),
         Some(e) => return Err(e),
-        None => Robots::from_response(&agent, &robots, fetched.status, &fetched.body),
+        None => Robots::from_response(&agent, &robots, fetched.status, body),
     };
     if let Some(delay) = parsed.crawl_delay.filter(|_| shared.config.respect_robots) {
         shared.fetcher.hosts().set_crawl_delay(url, delay);
@@ -876,17 +899,72 @@ async fn ensure_robots(shared: &Arc<Shared>, url: &Url) -> Arc<Robots> {
     robots
 }
 
+/// What a sitemap may list ([`sitescan_rules::site::inside_sitemap_scope`]'s rule), its own URL
+/// parsed once: a file of 50,000 entries is checked with one parse per entry.
+struct SitemapFolder {
+    origin: url::Origin,
+    folder: String,
+    /// `scheme://host[:port]` + folder, as the URL parser writes it: an entry
+    /// spelled so (nearly all) is inside without being parsed.
+    prefix: String,
+}
+
+impl SitemapFolder {
+    fn of(sitemap: &Url) -> SitemapFolder {
+        let path = sitemap.path();
+        let folder = path.rfind('/').map_or("/", |i| &path[..=i]).to_string();
+        let origin = sitemap.origin();
+        SitemapFolder {
+            prefix: format!("{}{folder}", origin.ascii_serialization()),
+            origin,
+            folder,
+        }
+    }
+
+    /// Same scheme, host and port, and a path inside the sitemap's folder.
+    fn contains(&self, loc: &str) -> bool {
+        // The fast path only where parsing could not move the path out of
+        // the folder: no dot segments (plain or escaped), backslashes or
+        // whitespace after the prefix.
+        if let Some(rest) = loc.strip_prefix(&self.prefix) {
+            let movable = rest.starts_with('.')
+                || rest.contains("/.")
+                || rest.contains("%2e")
+                || rest.contains("%2E")
+                || rest.contains(['\\', '\t', '\n', '\r']);
+            if !movable {
+                return true;
+            }
+        }
+        Url::parse(loc)
+            .is_ok_and(|u| u.origin() == self.origin && u.path().starts_with(&self.folder))
+    }
+}
+
 /// Most entries outside a sitemap's scope kept as examples per file.
 const MAX_OUTSIDE_EXAMPLES: usize = 5;
 
 /// Page URLs of the site's sitemaps (robots.txt `Sitemap:` lines, then
-/// `/sitemap.xml` of the site root), in scope, in file order, deduplicated; and
-/// what was found about each file, for the sitemap rules.
+/// `/sitemap.xml` of the site root), in scope, in file order, deduplicated; what
+/// was found about each file, for the sitemap rules; and notes on what was
+/// counted but not kept.
+///
+/// Bounded whatever the site lists: at most [`MAX_SITEMAP_FILES`] files, index
+/// nesting [`MAX_SITEMAP_DEPTH`] (a queue, no recursion), each file parsed as a
+/// stream of entries, and at most `max_pages` plus [`SITEMAP_URL_SLACK`] page
+/// URLs kept for the whole scan (the crawl cannot fetch more); entries past that
+/// are counted.
 async fn collect_sitemaps(
     shared: &Arc<Shared>,
     scope: &Scope,
     site_root: &Url,
-) -> (Vec<String>, Vec<SitemapFile>) {
+) -> (Vec<String>, Vec<SitemapFile>, Vec<String>) {
+    let max_pages = shared.config.max_pages;
+    let keep = max_pages
+        .saturating_mul(2)
+        .max(max_pages.saturating_add(SITEMAP_URL_SLACK));
+    let mut not_kept: u64 = 0;
+    let mut children_dropped: u64 = 0;
     let mut queue: VecDeque<(Url, u32, SitemapSource, Option<String>)> = VecDeque::new();
     if let Some(robots) = shared.robots_for(site_root) {
         queue.extend(
@@ -962,7 +1040,42 @@ async fn collect_sitemaps(
             files.push(file);
             continue;
         }
-        let map = sitemap::parse(&got.body);
+        let location = SitemapFolder::of(&got.final_url);
+        let mut children: Vec<String> = Vec::new();
+        let room_for_children = if depth < MAX_SITEMAP_DEPTH {
+            MAX_SITEMAP_FILES.saturating_sub(fetched_files.len() + queue.len())
+        } else {
+            0
+        };
+        let map = sitemap::parse_each(&got.body, &mut |entry| {
+            let loc = match entry {
+                sitemap::Entry::Page(loc) | sitemap::Entry::Child(loc) => loc,
+            };
+            if !location.contains(loc) {
+                file.outside_count += 1;
+                if file.outside.len() < MAX_OUTSIDE_EXAMPLES {
+                    file.outside.push(loc.to_string());
+                }
+            }
+            match entry {
+                sitemap::Entry::Child(_) if children.len() < room_for_children => {
+                    children.push(loc.to_string())
+                }
+                // Deeper than followed: not fetched, not counted as dropped.
+                sitemap::Entry::Child(_) if depth >= MAX_SITEMAP_DEPTH => {}
+                sitemap::Entry::Child(_) => children_dropped += 1,
+                sitemap::Entry::Page(_) if urls.len() >= keep => not_kept += 1,
+                sitemap::Entry::Page(loc) => {
+                    if let Ok(parsed) = url.join(loc) {
+                        let n = normalize(&parsed).to_string();
+                        if !seen_urls.contains(&n) {
+                            seen_urls.insert(n.clone());
+                            urls.push(n);
+                        }
+                    }
+                }
+            }
+        });
         file.kind = map.kind.map(str::to_string);
         file.loc_count = map.loc_count;
         file.bytes = if got.truncated {
@@ -974,33 +1087,25 @@ async fn collect_sitemaps(
         if let Some(e) = &map.error {
             tracing::warn!(url = %url, error = %e, "sitemap is not valid");
         }
-        let location = got.final_url.as_str();
-        for loc in map.urls.iter().chain(map.sitemaps.iter()) {
-            if !inside_sitemap_scope(location, loc) {
-                file.outside_count += 1;
-                if file.outside.len() < MAX_OUTSIDE_EXAMPLES {
-                    file.outside.push(loc.clone());
-                }
-            }
-        }
-        if depth < MAX_SITEMAP_DEPTH {
-            for child in &map.sitemaps {
-                if let Ok(c) = url.join(child) {
-                    queue.push_back((c, depth + 1, SitemapSource::Index, Some(url.to_string())));
-                }
-            }
-        }
-        for u in map.urls {
-            if let Ok(parsed) = url.join(&u) {
-                let n = normalize(&parsed).to_string();
-                if seen_urls.insert(n.clone()) {
-                    urls.push(n);
-                }
+        for child in children {
+            if let Ok(c) = url.join(&child) {
+                queue.push_back((c, depth + 1, SitemapSource::Index, Some(url.to_string())));
             }
         }
         files.push(file);
     }
-    (urls, files)
+    let mut notes = Vec::new();
+    if not_kept > 0 {
+        notes.push(format!(
+            "{not_kept} sitemap URLs were counted but not kept: with max_pages = {max_pages} the scan keeps the first {keep} (the crawl could not fetch more)"
+        ));
+    }
+    if children_dropped > 0 {
+        notes.push(format!(
+            "{children_dropped} sitemaps listed by sitemap indexes were not fetched: the scan reads at most {MAX_SITEMAP_FILES} sitemap files"
+        ));
+    }
+    (urls, files, notes)
 }
 
 /// The TLS handshake of the site's https origin: the start page's final URL
@@ -1109,8 +1214,12 @@ fn is_html(fetched: &Fetched) -> bool {
 }
 
 /// The [`Page`] the rules see: the body decoded, the linked stylesheets fetched.
-async fn page_of(shared: &Arc<Shared>, fetched: Fetched, depth: u32) -> Page {
-    let (body, _encoding) = decode_html(&fetched.body, fetched.charset().as_deref());
+async fn page_of(shared: &Arc<Shared>, mut fetched: Fetched, depth: u32) -> Page {
+    // The raw bytes go as soon as they are decoded: a page at the body cap is
+    // not held twice while its stylesheets are fetched and its rules run.
+    let raw = std::mem::take(&mut fetched.body);
+    let (body, _encoding) = decode_html(&raw, fetched.charset().as_deref());
+    drop(raw);
     // One start-tag pre-pass for the linked stylesheets and, when a selected
     // rule reads them, the subresources.
     let refs = links::prepass(&body, &fetched.final_url, shared.subresources);
@@ -1421,6 +1530,33 @@ mod tests {
                 .await;
             let page = page_of(&shared, fetched, 0).await;
             assert!(page.body.contains(title), "{path}: {}", page.body);
+        }
+    }
+
+    #[test]
+    fn sitemap_folders_take_the_fast_path_only_where_parsing_agrees() {
+        let folder = SitemapFolder::of(&Url::parse("https://e.com/shop/sitemap.xml").unwrap());
+        let inside = |loc: &str| folder.contains(loc);
+        assert!(inside("https://e.com/shop/a.html"));
+        assert!(inside("HTTPS://E.COM:443/shop/a.html"));
+        assert!(!inside("https://e.com/shop/../admin.html"));
+        assert!(!inside("https://e.com/shop/%2e%2e/admin.html"));
+        assert!(!inside("https://e.com/shop\\..\\admin.html"));
+        assert!(!inside("https://e.com/other/a.html"));
+        assert!(!inside("http://e.com/shop/a.html"));
+        assert!(!inside("https://e.com.evil.net/shop/a.html"));
+        assert!(!inside("https://e.com:8443/shop/a.html"));
+        for loc in [
+            "https://e.com/shop/a.html",
+            "https://e.com/shop/./b/../c",
+            "https://e.com/shop/%2E%2E/x",
+            "not a url",
+        ] {
+            assert_eq!(
+                inside(loc),
+                sitescan_rules::site::inside_sitemap_scope("https://e.com/shop/sitemap.xml", loc),
+                "{loc}"
+            );
         }
     }
 
