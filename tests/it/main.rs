@@ -17,6 +17,9 @@
 //! - `subresources`: subresource facts fetched once per scan, the rules over them,
 //!   accepted statuses.
 //! - `webhooks`: signed scan events to a real receiver, retries, restart, 410, registration.
+//! - `hostile`: the hostile corpus (fixtures::hostile) scanned by the CLI and through
+//!   `serve` beside another tenant: every scan finishes, over-limit pages say so.
+//! - `fuzz_corpus`: the fuzz targets' saved corpus replayed without the fuzzer.
 
 #![allow(
     clippy::unwrap_used,
@@ -33,6 +36,8 @@ mod contract;
 mod crawl;
 mod dashboard;
 mod fleet;
+mod fuzz_corpus;
+mod hostile;
 mod remote;
 mod reports;
 mod serve;
