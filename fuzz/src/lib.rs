@@ -106,7 +106,10 @@ pub fn css_cascade(data: &[u8]) {
     }
     // The same text inline, through the rules that read styles (contrast,
     // text spacing, reflow, ...).
-    let inline = DOC.replace("<title>t</title>", &format!("<title>t</title><style>{text}</style>"));
+    let inline = DOC.replace(
+        "<title>t</title>",
+        &format!("<title>t</title><style>{text}</style>"),
+    );
     if let Some(page) = page(&inline) {
         run_rules(&page, registry::page_rules());
     }

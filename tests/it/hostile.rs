@@ -120,7 +120,11 @@ async fn cli_scan(url: String) -> Value {
             std::thread::sleep(Duration::from_millis(100));
         };
         let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
-        assert_eq!(status.code(), Some(0), "sitescan scan {url}: {status}\n{stderr}");
+        assert_eq!(
+            status.code(),
+            Some(0),
+            "sitescan scan {url}: {status}\n{stderr}"
+        );
         let stdout = std::fs::read(&out_path).unwrap();
         serde_json::from_slice(&stdout)
             .unwrap_or_else(|e| panic!("report of {url} is not JSON ({e}): {stderr}"))
@@ -403,7 +407,11 @@ impl Serve {
 
     async fn site(&self, key: &str, url: &str) -> String {
         let (s, body) = self
-            .post("/api/v1/sites", key, json!({"url": url, "name": "hostile corpus"}))
+            .post(
+                "/api/v1/sites",
+                key,
+                json!({"url": url, "name": "hostile corpus"}),
+            )
             .await;
         assert_eq!(s, 201, "{body}");
         body["data"]["id"].as_str().unwrap().to_string()
