@@ -29,12 +29,18 @@ const HANG_GUARD: Duration = Duration::from_secs(90);
 /// One finding, without its page URL: rule, outcome, selector, message.
 type Key = (String, String, String, String);
 
-/// Ids of the page rules (site rules judge the whole crawl, so their findings
-/// on the normal page may rightly change with a hostile neighbour).
+/// Page rules that judge how fast the server answered: their findings depend
+/// on the machine's load (a hostile page next door is load), not on the page.
+const TIMING_RULES: &[&str] = &["server-response-time", "download-time"];
+
+/// Ids of the page rules but the timing ones (site rules judge the whole
+/// crawl, so their findings on the normal page may rightly change with a
+/// hostile neighbour).
 fn page_rule_ids() -> BTreeSet<&'static str> {
     sitescan::rules::registry::page_rules()
         .iter()
         .map(|r| r.meta().id)
+        .filter(|id| !TIMING_RULES.contains(id))
         .collect()
 }
 
@@ -213,14 +219,18 @@ fn check_report(case: &Case, server: &HostileServer, report: &Value) {
                 .iter()
                 .filter(|f| f.0 == "analysis-incomplete")
                 .collect();
-            assert_eq!(
-                incomplete.len(),
-                1,
-                "{}: one analysis-incomplete finding on the hostile page: {found:?}",
+            assert!(
+                !incomplete.is_empty(),
+                "{}: no analysis-incomplete finding on the hostile page: {found:?}",
                 case.name
             );
-            assert_eq!(incomplete[0].1, "cant-tell", "{incomplete:?}");
-            assert!(!incomplete[0].2.is_empty(), "{incomplete:?}");
+            for f in &incomplete {
+                assert_eq!(f.1, "cant-tell", "{incomplete:?}");
+                assert!(
+                    !f.2.is_empty(),
+                    "the finding names no limit: {incomplete:?}"
+                );
+            }
         }
         Expect::BodyCapped => {
             let noted = page["error"]
