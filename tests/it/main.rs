@@ -25,6 +25,9 @@
 //! - `ssrf_and_limits`: IPv6 transition forms and credentials at registration, JSON
 //!   with trailing garbage, key lifetimes out of range.
 //! - `webhooks`: signed scan events to a real receiver, retries, restart, 410, registration.
+//! - `hostile`: the hostile corpus (fixtures::hostile) scanned by the CLI and through
+//!   `serve` beside another tenant: every scan finishes, over-limit pages say so.
+//! - `fuzz_corpus`: the fuzz targets' saved corpus replayed without the fuzzer.
 
 #![allow(
     clippy::unwrap_used,
@@ -43,6 +46,8 @@ mod crash_loop;
 mod crawl;
 mod dashboard;
 mod fleet;
+mod fuzz_corpus;
+mod hostile;
 mod hostile_fetch;
 mod remote;
 mod reports;
