@@ -206,7 +206,7 @@ pub fn srcset(data: &[u8]) {
 /// compare pages. The crawl frontier keeps normalized URLs as strings and
 /// parses them again when it dequeues them, so a normalized URL must survive
 /// that round trip unchanged (or the crawl would fetch another URL than the
-/// one it deduplicated).
+/// one it deduplicated), and normalizing it again must change nothing.
 pub fn url_normalize(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let Ok(base) = Url::parse(PAGE_URL) else {
@@ -220,6 +220,13 @@ pub fn url_normalize(data: &[u8]) {
             reparsed.as_deref(),
             Ok(normalized.as_str()),
             "the normalized form of {url} does not parse back to itself"
+        );
+        // The same URL must get the same key however often it is normalized.
+        let again = scope::normalize(&normalized);
+        assert_eq!(
+            again.as_str(),
+            normalized.as_str(),
+            "normalizing {url} twice changed it"
         );
     }
     let _ = scope::parse_start_url(&text);

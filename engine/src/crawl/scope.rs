@@ -45,7 +45,9 @@ fn normalize_escapes(s: &str) -> String {
             let hex = &s[i + 1..i + 3];
             if let Ok(v) = u8::from_str_radix(hex, 16) {
                 let c = v as char;
-                if c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~') {
+                if (c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~'))
+                    && !(c.is_ascii_hexdigit() && ends_in_stray_percent(&out))
+                {
                     out.push(c);
                 } else {
                     out.push('%');
@@ -61,6 +63,22 @@ fn normalize_escapes(s: &str) -> String {
         i += ch_len;
     }
     out
+}
+
+/// Whether `out` ends with a `%` that starts no escape: `%` or `%` and one hex
+/// digit (a kept escape is always pushed whole, `%XX`).
+///
+/// A hex digit decoded right after it would join it into a new escape
+/// (`%4%41` -> `%4A`), which a second normalization would decode again (`J`):
+/// the frontier stores normalized URLs and must get the same key back, so such a
+/// digit stays escaped.
+fn ends_in_stray_percent(out: &str) -> bool {
+    let b = out.as_bytes();
+    match b {
+        [.., b'%'] => true,
+        [.., b'%', d] => d.is_ascii_hexdigit(),
+        _ => false,
+    }
 }
 
 /// Parses and checks a start URL: absolute, http(s), with a host.
@@ -211,6 +229,18 @@ mod tests {
             "https://example.com/caf%C3%A9"
         );
         assert_eq!(n("https://example.com/100%"), "https://example.com/100%");
+        // Decoding never makes a new escape out of a stray `%`: normalizing
+        // twice changes nothing (found by the url_normalize fuzz target).
+        for raw in [
+            "https://example.com/%4%41",
+            "https://example.com/%%41B",
+            "https://example.com/%%34%31",
+            "https://example.com/a%2%46?x=%%36%36",
+        ] {
+            let once = n(raw);
+            assert_eq!(n(&once), once, "{raw}");
+        }
+        assert_eq!(n("https://example.com/%4%41"), "https://example.com/%4%41");
     }
 
     #[test]
