@@ -37,7 +37,8 @@ use crate::meta::RuleMeta;
 use crate::PageContext;
 
 pub use facts::{
-    inside_sitemap_scope, CertInfo, ChainTrust, CorsProbe, HttpProbe, RobotsFacts, SitemapFile,
+    inside_sitemap_scope, CertInfo, ChainTrust, CorsProbe, HttpProbe, RobotsFacts, SearchAccess,
+    SitemapFile,
     SitemapSource, TlsFacts,
 };
 
