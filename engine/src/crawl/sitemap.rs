@@ -455,15 +455,24 @@ mod tests {
     fn huge_text_is_skipped_and_a_huge_loc_counted_plain_or_gzip() {
         // Plain bytes are parsed in place, gzip through the reader's buffer:
         // both read the same file the same way.
-        let mut xml = b"\xef\xbb\xbf \n<urlset><url><loc>https://e.com/a?x=1&amp;y=2</loc></url>".to_vec();
+        let mut xml =
+            b"\xef\xbb\xbf \n<urlset><url><loc>https://e.com/a?x=1&amp;y=2</loc></url>".to_vec();
         xml.extend(std::iter::repeat_n(b'x', 4 << 20));
         xml.extend_from_slice(b"<url><loc>https://e.com/");
         xml.extend(std::iter::repeat_n(b'y', MAX_RAW_LOC_BYTES));
         xml.extend_from_slice(b"&amp;</loc></url><url><loc>https://e.com/b</loc></url></urlset>");
         let plain = parse(&xml);
-        assert_eq!(plain.urls, vec!["https://e.com/a?x=1&y=2", "https://e.com/b"]);
         assert_eq!(
-            (plain.kind, plain.loc_count, plain.bytes, plain.error.clone()),
+            plain.urls,
+            vec!["https://e.com/a?x=1&y=2", "https://e.com/b"]
+        );
+        assert_eq!(
+            (
+                plain.kind,
+                plain.loc_count,
+                plain.bytes,
+                plain.error.clone()
+            ),
             (Some("urlset"), 3, xml.len() as u64, None)
         );
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
@@ -476,7 +485,10 @@ mod tests {
         gz.write_all(bad).unwrap();
         assert_eq!(parse(&gz.finish().unwrap()).error, plain.error);
         assert!(
-            plain.error.as_deref().is_some_and(|e| e.starts_with("XML error at byte ")),
+            plain
+                .error
+                .as_deref()
+                .is_some_and(|e| e.starts_with("XML error at byte ")),
             "{:?}",
             plain.error
         );

@@ -38,8 +38,7 @@ use crate::PageContext;
 
 pub use facts::{
     inside_sitemap_scope, CertInfo, ChainTrust, CorsProbe, HttpProbe, RobotsFacts, SearchAccess,
-    SitemapFile,
-    SitemapSource, TlsFacts,
+    SitemapFile, SitemapSource, TlsFacts,
 };
 
 /// What site rules need to know about one page; built while its DOM is alive.

@@ -269,7 +269,11 @@ impl SiteRule for RobotsTxt {
         // wins): a 500 KiB file can hold tens of thousands of `Sitemap:` lines,
         // and comparing each with every fetched file was their product.
         let mut fetched: HashMap<Cow<'_, str>, &SitemapFile> = HashMap::new();
-        for f in site.sitemaps.iter().filter(|f| f.source == SitemapSource::Robots) {
+        for f in site
+            .sitemaps
+            .iter()
+            .filter(|f| f.source == SitemapSource::Robots)
+        {
             fetched
                 .entry(key(&f.url).unwrap_or(Cow::Borrowed(&f.url)))
                 .or_insert(f);

@@ -134,6 +134,38 @@ mod tests {
     }
 
     #[test]
+    fn an_entry_listed_twice_is_judged_once() {
+        let mut input = site(vec![summary("https://example.com/mugs", &doc("Mugs", ""))]);
+        // The same URL as written three ways (fragment, host case, default
+        // port), and one that does not parse, twice.
+        input.sitemap_urls = vec![
+            "https://example.com/private/a".into(),
+            "https://example.com/private/a#top".into(),
+            "https://EXAMPLE.com:443/private/a".into(),
+            "https://example.com/mugs".into(),
+            "/private/b".into(),
+            "/private/b".into(),
+        ];
+        input.robots = Some(RobotsFacts {
+            url: "https://example.com/robots.txt".into(),
+            status: 200,
+            error: None,
+            body: "User-agent: *\nDisallow: /private/\n".into(),
+        });
+        let blocked = "The sitemap lists this URL, but robots.txt disallows it for googlebot.";
+        assert_eq!(
+            run(&SitemapNonIndexable, &input),
+            vec![
+                (
+                    "https://example.com/private/a".to_string(),
+                    blocked.to_string()
+                ),
+                ("/private/b".to_string(), blocked.to_string()),
+            ]
+        );
+    }
+
+    #[test]
     fn non_indexable_entries() {
         let noindex = doc("Cart", "").replace(
             "</title>",

@@ -265,7 +265,10 @@ mod tests {
 
     #[test]
     fn urls_as_text_are_read_like_parsed_ones() {
-        let r = rules("googlebot", "User-agent: *\nDisallow: /caf\u{e9}\nDisallow: /q?x=1$\n");
+        let r = rules(
+            "googlebot",
+            "User-agent: *\nDisallow: /caf\u{e9}\nDisallow: /q?x=1$\n",
+        );
         assert!(!r.rules.allowed_str("https://example.com/caf\u{e9}/menu"));
         assert!(!r.rules.allowed_str("/caf%C3%A9"));
         assert!(!r.rules.allowed_str("https://example.com/q?x=1"));
