@@ -8,7 +8,7 @@
 //! the rules agree on every file (and both stay bounded by its size). Here the
 //! HTTP answer the pipeline fetched becomes the crawler's [`Policy`].
 
-use sitescan_rules::support::robots::{RobotsTxt, RuleSet};
+use sitescan_rules::support::robots::{ParsedRobots, RuleSet};
 use url::Url;
 
 /// What robots.txt allows on one host.
@@ -81,7 +81,7 @@ impl Robots {
     pub fn from_response(agent: &str, robots_url: &Url, status: u16, body: &[u8]) -> Robots {
         match status {
             200..=299 => {
-                let parsed = RobotsTxt::parse(agent, body);
+                let parsed = ParsedRobots::parse(agent, body);
                 Robots {
                     crawl_delay: parsed.crawl_delay,
                     sitemaps: parsed

@@ -10,7 +10,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::support::robots::{RobotsTxt, RuleSet};
+use crate::support::robots::{ParsedRobots, RuleSet};
 
 /// The product tokens whose robots.txt groups decide what search engines may
 /// crawl: Google's and Bing's (each falls back to the `*` group when the file has
@@ -53,7 +53,7 @@ impl RobotsFacts {
         match self.access() {
             Access::All => false,
             Access::Nothing => true,
-            Access::Rules => !RobotsTxt::parse(agent, self.body.as_bytes())
+            Access::Rules => !ParsedRobots::parse(agent, self.body.as_bytes())
                 .rules
                 .allowed_str(url),
         }
@@ -68,17 +68,23 @@ impl RobotsFacts {
     /// robots.txt read once for every agent of [`SEARCH_AGENTS`], to ask about
     /// many URLs (a sitemap's) without reading the file per URL.
     pub fn search_access(&self) -> SearchAccess {
-        let rules = match self.access() {
-            Access::Rules => SEARCH_AGENTS
-                .iter()
-                .map(|agent| (*agent, RobotsTxt::parse(agent, self.body.as_bytes()).rules))
-                .collect(),
-            _ => Vec::new(),
+        let (all_blocked, rules) = match self.access() {
+            Access::All => (false, Vec::new()),
+            Access::Nothing => (true, Vec::new()),
+            Access::Rules => (
+                false,
+                SEARCH_AGENTS
+                    .iter()
+                    .map(|agent| {
+                        (
+                            *agent,
+                            ParsedRobots::parse(agent, self.body.as_bytes()).rules,
+                        )
+                    })
+                    .collect(),
+            ),
         };
-        SearchAccess {
-            all_blocked: matches!(self.access(), Access::Nothing),
-            rules,
-        }
+        SearchAccess { all_blocked, rules }
     }
 
     /// What the fetch's outcome alone says (RFC 9309 2.3.1).

@@ -29,7 +29,7 @@ pub struct RuleSet {
 
 /// What one agent reads from a robots.txt file.
 #[derive(Debug, Default)]
-pub struct RobotsTxt {
+pub struct ParsedRobots {
     /// The Allow/Disallow rules of the groups that apply to the agent.
     pub rules: RuleSet,
     /// `Crawl-delay` of those groups (or one above every group), seconds.
@@ -124,12 +124,12 @@ fn pattern_matches(pattern: &[u8], path: &[u8]) -> bool {
     true
 }
 
-impl RobotsTxt {
+impl ParsedRobots {
     /// Reads the groups of `body` that apply to `agent` (a lowercase product
     /// token such as `sitescan` or `googlebot`): those naming it, else those of
     /// `*`. Rules before any `User-agent` line apply only when the file has
     /// none at all. Never fails: lines it does not understand are skipped.
-    pub fn parse(agent: &str, body: &[u8]) -> RobotsTxt {
+    pub fn parse(agent: &str, body: &[u8]) -> ParsedRobots {
         let body = body.strip_prefix(b"\xef\xbb\xbf").unwrap_or(body);
         let lines = || {
             body.split(|b| matches!(b, b'\n' | b'\r' | 0))
@@ -145,7 +145,7 @@ impl RobotsTxt {
         }
         let wanted: &[u8] = if named { agent.as_bytes() } else { b"*" };
         // Pass 2: keep the rules of the wanted groups only.
-        let mut out = RobotsTxt::default();
+        let mut out = ParsedRobots::default();
         let mut early_delay = None;
         let mut capturing = !any_agent;
         let mut in_agents = false;
@@ -246,11 +246,11 @@ impl RuleSet {
 mod tests {
     use super::*;
 
-    fn rules(agent: &str, txt: &str) -> RobotsTxt {
-        RobotsTxt::parse(agent, txt.as_bytes())
+    fn rules(agent: &str, txt: &str) -> ParsedRobots {
+        ParsedRobots::parse(agent, txt.as_bytes())
     }
 
-    fn ok(r: &RobotsTxt, path: &str) -> bool {
+    fn ok(r: &ParsedRobots, path: &str) -> bool {
         r.rules.allowed(
             &Url::parse("https://example.com/")
                 .unwrap()
@@ -259,7 +259,7 @@ mod tests {
         )
     }
 
-    fn kept(r: &RobotsTxt) -> usize {
+    fn kept(r: &ParsedRobots) -> usize {
         r.rules.len()
     }
 
