@@ -411,6 +411,75 @@ async fn a_robots_txt_of_anchored_rules_decides_by_its_last_rule() {
 }
 
 #[tokio::test]
+async fn the_site_rules_read_a_512_kib_robots_txt_of_anchored_rules() {
+    // With every rule on, `robots-txt` and `sitemap-non-indexable` read this
+    // file too: through texting_robots, once per URL checked, that scan peaked
+    // at 322 MB and took two minutes (debug). Bingbot has a group of its own
+    // that blocks the start page; Googlebot reads the 512 KiB `*` group, which
+    // blocks `/x7` but not `/x7?v=1`.
+    let mut txt = String::from("User-agent: bingbot\nDisallow: /$\n\nUser-agent: *\n");
+    let mut i = 0;
+    while txt.len() < 512 * 1024 {
+        txt.push_str(&format!("Disallow: /x{i}$\n"));
+        i += 1;
+    }
+    let txt = Arc::new(txt.into_bytes());
+    let server = Hostile::start(move |base, path| match path {
+        "/robots.txt" => Reply::Full(200, vec![("content-type", "text/plain".into())], Arc::clone(&txt)),
+        "/sitemap.xml" => {
+            let locs: String = ["/", "/page.html", "/page.html#top", "/x7", "/x7?v=1"]
+                .iter()
+                .map(|u| format!("<url><loc>{base}{u}</loc></url>"))
+                .collect();
+            Reply::Full(
+                200,
+                vec![("content-type", "application/xml".into())],
+                Arc::new(format!("<urlset>{locs}</urlset>").into_bytes()),
+            )
+        }
+        "/" => html(
+            "<!doctype html><html lang=en><title>Home</title><a href=/page.html>p</a><a href=/x7>x</a>",
+        ),
+        "/page.html" => html("<!doctype html><html lang=en><title>Page</title><p>x"),
+        _ => not_found(),
+    })
+    .await;
+    let report = scanner()
+        .build()
+        .unwrap()
+        .scan(&server.url("/"))
+        .await
+        .unwrap();
+    assert_eq!(
+        findings(&report, "robots-txt"),
+        vec![(
+            server.url("/robots.txt"),
+            format!(
+                "robots.txt disallows the start page {} for bingbot: search engines cannot crawl the site from it.",
+                server.url("/")
+            )
+        )]
+    );
+    let mut listed = findings(&report, "sitemap-non-indexable");
+    listed.sort();
+    let disallows = "The sitemap lists this URL, but robots.txt disallows it for";
+    assert_eq!(
+        listed,
+        vec![
+            (server.url("/"), format!("{disallows} bingbot.")),
+            (server.url("/x7"), format!("{disallows} googlebot.")),
+            (
+                server.url("/x7?v=1"),
+                "The sitemap lists this URL, but it answers 404.".to_string()
+            ),
+        ]
+    );
+    // The crawler read the same file: `/x7` was never asked for.
+    assert_eq!(server.count("/x7"), 0, "{:?}", server.paths());
+    assert_eq!(server.count("/x7?v=1"), 1, "{:?}", server.paths());
+}
+
+#[tokio::test]
 async fn a_stylesheet_bomb_is_fetched_once_under_its_cap() {
     let bomb = gzip_bomb(b"p { color: red }\n", GIB);
     let server = Hostile::start(move |_, path| match path {

@@ -5,7 +5,9 @@
 //! (never more than [`MAX_SITEMAP_BYTES`] + 1, however small the file), and
 //! entries are handed one by one to the caller ([`parse_each`]), who keeps what
 //! it can use and counts the rest. Nothing here grows with the number of
-//! entries.
+//! entries. A plain file is read in place: its events borrow the body, so a
+//! body that is one 50 MB text node is held once, not copied into the reader's
+//! buffer (and a `<loc>` text is only unescaped when it could fit).
 
 use std::io::{BufRead, BufReader, Read};
 
@@ -21,6 +23,11 @@ pub const MAX_SITEMAP_URLS: usize = sitescan_rules::site::facts::SITEMAP_MAX_URL
 /// Longest `<loc>` handed out, bytes (sitemaps.org: under 2,048 characters);
 /// a longer one is counted, not kept, so one entry cannot hold the file.
 pub const MAX_LOC_BYTES: usize = 8 * 1024;
+/// Longest raw `<loc>` text unescaped: entities shrink text, so a raw text a
+/// little over [`MAX_LOC_BYTES`] may still fit, but not one this long (only
+/// padded numeric references, `&#0000…65;`, could), and unescaping a huge one
+/// would copy it.
+const MAX_RAW_LOC_BYTES: usize = 64 * MAX_LOC_BYTES;
 
 /// What one sitemap file holds, and what is wrong with it. Parsing never fails:
 /// a broken file is a fact the `sitemap-valid` rule reports, with the entries read
@@ -106,6 +113,18 @@ type Source<'a> = BufReader<Counted<Box<dyn Read + 'a>>>;
 pub fn parse_each(body: &[u8], on_entry: &mut dyn FnMut(Entry<'_>)) -> Sitemap {
     let mut out = Sitemap::default();
     let gzip = body.starts_with(&[0x1f, 0x8b]);
+    if !gzip {
+        // XML in plain bytes is parsed where it lies (see the module doc); the
+        // offsets in XML errors count from the first `<`, as when streamed.
+        let start = body.strip_prefix(b"\xef\xbb\xbf").unwrap_or(body);
+        let start = start.trim_ascii_start();
+        if start.first() == Some(&b'<') {
+            let mut reader = Reader::from_reader(start);
+            parse_xml(&mut reader, &mut out, on_entry);
+            out.bytes = body.len() as u64;
+            return out;
+        }
+    }
     let inner: Box<dyn Read + '_> = if gzip {
         Box::new(flate2::read::GzDecoder::new(body).take(MAX_SITEMAP_BYTES + 1))
     } else {
@@ -188,11 +207,42 @@ fn skip_blank(source: &mut Source<'_>) -> std::io::Result<Option<u8>> {
     }
 }
 
-fn parse_xml(
-    reader: &mut Reader<Source<'_>>,
-    out: &mut Sitemap,
-    on_entry: &mut dyn FnMut(Entry<'_>),
-) {
+/// Where [`parse_xml`] reads its events from: a plain body in place, or the
+/// (inflated) stream through a buffer.
+trait XmlEvents {
+    /// The next event; it may borrow `buf` or the body.
+    fn next_event<'b>(&'b mut self, buf: &'b mut Vec<u8>) -> quick_xml::Result<Event<'b>>;
+    /// The `error` of a file that broke at the current position.
+    fn error_here(&self, e: &str) -> String;
+}
+
+impl XmlEvents for Reader<&[u8]> {
+    fn next_event<'b>(&'b mut self, _buf: &'b mut Vec<u8>) -> quick_xml::Result<Event<'b>> {
+        self.read_event()
+    }
+
+    fn error_here(&self, e: &str) -> String {
+        format!("XML error at byte {}: {e}", self.buffer_position())
+    }
+}
+
+impl XmlEvents for Reader<Source<'_>> {
+    fn next_event<'b>(&'b mut self, buf: &'b mut Vec<u8>) -> quick_xml::Result<Event<'b>> {
+        self.read_event_into(buf)
+    }
+
+    fn error_here(&self, e: &str) -> String {
+        match &self.get_ref().get_ref().broken {
+            Some(g) => format!("the gzip stream is broken ({g})"),
+            None => format!("XML error at byte {}: {e}", self.buffer_position()),
+        }
+    }
+}
+
+fn parse_xml<R>(reader: &mut Reader<R>, out: &mut Sitemap, on_entry: &mut dyn FnMut(Entry<'_>))
+where
+    Reader<R>: XmlEvents,
+{
     reader.config_mut().trim_text(true);
     let mut buf = Vec::new();
     let mut child = false;
@@ -200,16 +250,11 @@ fn parse_xml(
     let mut text = String::new();
     let mut overlong = false;
     let mut depth = 0usize;
-    let xml_error = |reader: &Reader<Source<'_>>, e: &dyn std::fmt::Display| match &reader
-        .get_ref()
-        .get_ref()
-        .broken
-    {
-        Some(g) => format!("the gzip stream is broken ({g})"),
-        None => format!("XML error at byte {}: {e}", reader.buffer_position()),
-    };
     loop {
-        match reader.read_event_into(&mut buf) {
+        // An error is noted inside the match (the event borrows the reader)
+        // and turned into the file's `error` after it.
+        let mut failed: Option<String> = None;
+        match reader.next_event(&mut buf) {
             Ok(Event::Start(e)) => {
                 // Compared without lowercasing a copy: three tags per entry,
                 // millions of entries.
@@ -247,15 +292,22 @@ fn parse_xml(
                 ));
                 return;
             }
-            Ok(Event::Text(t)) if in_loc => match t.unescape() {
-                Ok(s) => push_capped(&mut text, &s, &mut overlong),
-                Err(e) => {
-                    out.error = Some(xml_error(reader, &e));
-                    return;
+            Ok(Event::Text(t)) if in_loc => {
+                if t.len() > MAX_RAW_LOC_BYTES || overlong {
+                    overlong = true;
+                } else {
+                    match t.unescape() {
+                        Ok(s) => push_capped(&mut text, &s, &mut overlong),
+                        Err(e) => failed = Some(e.to_string()),
+                    }
                 }
-            },
+            }
             Ok(Event::CData(t)) if in_loc => {
-                push_capped(&mut text, &String::from_utf8_lossy(&t), &mut overlong);
+                if t.len() > MAX_LOC_BYTES || overlong {
+                    overlong = true;
+                } else {
+                    push_capped(&mut text, &String::from_utf8_lossy(&t), &mut overlong);
+                }
             }
             Ok(Event::End(e)) => {
                 depth = depth.saturating_sub(1);
@@ -288,10 +340,11 @@ fn parse_xml(
                 return;
             }
             Ok(_) => {}
-            Err(e) => {
-                out.error = Some(xml_error(reader, &e));
-                return;
-            }
+            Err(e) => failed = Some(e.to_string()),
+        }
+        if let Some(e) = failed {
+            out.error = Some(reader.error_here(&e));
+            return;
         }
         buf.clear();
     }
@@ -396,6 +449,49 @@ mod tests {
         gz.write_all(set).unwrap();
         let got = parse(&gz.finish().unwrap());
         assert_eq!((got.urls.len(), got.bytes), (2, set.len() as u64));
+    }
+
+    #[test]
+    fn huge_text_is_skipped_and_a_huge_loc_counted_plain_or_gzip() {
+        // Plain bytes are parsed in place, gzip through the reader's buffer:
+        // both read the same file the same way.
+        let mut xml =
+            b"\xef\xbb\xbf \n<urlset><url><loc>https://e.com/a?x=1&amp;y=2</loc></url>".to_vec();
+        xml.extend(std::iter::repeat_n(b'x', 4 << 20));
+        xml.extend_from_slice(b"<url><loc>https://e.com/");
+        xml.extend(std::iter::repeat_n(b'y', MAX_RAW_LOC_BYTES));
+        xml.extend_from_slice(b"&amp;</loc></url><url><loc>https://e.com/b</loc></url></urlset>");
+        let plain = parse(&xml);
+        assert_eq!(
+            plain.urls,
+            vec!["https://e.com/a?x=1&y=2", "https://e.com/b"]
+        );
+        assert_eq!(
+            (
+                plain.kind,
+                plain.loc_count,
+                plain.bytes,
+                plain.error.clone()
+            ),
+            (Some("urlset"), 3, xml.len() as u64, None)
+        );
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(&xml).unwrap();
+        assert_eq!(parse(&gz.finish().unwrap()), plain);
+        // Errors name the same byte either way (counted from the first `<`).
+        let bad = b"  <urlset><url><loc>a &bogus; b</loc></url></urlset>";
+        let plain = parse(bad);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(bad).unwrap();
+        assert_eq!(parse(&gz.finish().unwrap()).error, plain.error);
+        assert!(
+            plain
+                .error
+                .as_deref()
+                .is_some_and(|e| e.starts_with("XML error at byte ")),
+            "{:?}",
+            plain.error
+        );
     }
 
     #[test]

@@ -10,6 +10,8 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::support::robots::{ParsedRobots, RuleSet};
+
 /// The product tokens whose robots.txt groups decide what search engines may
 /// crawl: Google's and Bing's (each falls back to the `*` group when the file has
 /// no group of its own for it).
@@ -43,28 +45,90 @@ impl RobotsFacts {
 
     /// Whether robots.txt keeps `agent` (a product token such as `googlebot`) off
     /// `url`, as crawlers read it (RFC 9309): a 4xx file allows everything, a 5xx
-    /// or unreachable one disallows everything, a 2xx file's rules decide (a file
-    /// that does not parse allows everything).
+    /// or unreachable one disallows everything, a 2xx file's rules decide.
+    ///
+    /// Reads the file for this one question; a rule asking about many URLs
+    /// reads it once with [`RobotsFacts::search_access`].
     pub fn disallows(&self, agent: &str, url: &str) -> bool {
-        if self.error.is_some() || self.status == 0 || self.status >= 500 {
-            return true;
-        }
-        if !(200..300).contains(&self.status) {
-            return false;
-        }
-        match texting_robots::Robot::new(agent, self.body.as_bytes()) {
-            Ok(robot) => !robot.allowed(url),
-            Err(_) => false,
+        match self.access() {
+            Access::All => false,
+            Access::Nothing => true,
+            Access::Rules => !ParsedRobots::parse(agent, self.body.as_bytes())
+                .rules
+                .allowed_str(url),
         }
     }
 
     /// The first search engine agent of [`SEARCH_AGENTS`] that robots.txt keeps
     /// off `url`, if any.
     pub fn blocks_search(&self, url: &str) -> Option<&'static str> {
-        SEARCH_AGENTS
+        self.search_access().blocks(url)
+    }
+
+    /// robots.txt read once for every agent of [`SEARCH_AGENTS`], to ask about
+    /// many URLs (a sitemap's) without reading the file per URL.
+    pub fn search_access(&self) -> SearchAccess {
+        let (all_blocked, rules) = match self.access() {
+            Access::All => (false, Vec::new()),
+            Access::Nothing => (true, Vec::new()),
+            Access::Rules => (
+                false,
+                SEARCH_AGENTS
+                    .iter()
+                    .map(|agent| {
+                        (
+                            *agent,
+                            ParsedRobots::parse(agent, self.body.as_bytes()).rules,
+                        )
+                    })
+                    .collect(),
+            ),
+        };
+        SearchAccess { all_blocked, rules }
+    }
+
+    /// What the fetch's outcome alone says (RFC 9309 2.3.1).
+    fn access(&self) -> Access {
+        if self.error.is_some() || self.status == 0 || self.status >= 500 {
+            Access::Nothing
+        } else if (200..300).contains(&self.status) {
+            Access::Rules
+        } else {
+            Access::All
+        }
+    }
+}
+
+/// What a robots.txt fetch's outcome says before its rules are read.
+enum Access {
+    /// 4xx (and 1xx/3xx left over): everything is allowed.
+    All,
+    /// 5xx or no answer: nothing is.
+    Nothing,
+    /// 2xx: the file's rules decide.
+    Rules,
+}
+
+/// robots.txt as each search engine of [`SEARCH_AGENTS`] reads it, parsed once
+/// (see [`RobotsFacts::search_access`]).
+#[derive(Debug)]
+pub struct SearchAccess {
+    /// 5xx or unreachable robots.txt: every URL is blocked for every agent.
+    all_blocked: bool,
+    /// The rules each agent follows (empty unless robots.txt answered 2xx).
+    rules: Vec<(&'static str, RuleSet)>,
+}
+
+impl SearchAccess {
+    /// The first search engine agent robots.txt keeps off `url`, if any.
+    pub fn blocks(&self, url: &str) -> Option<&'static str> {
+        if self.all_blocked {
+            return SEARCH_AGENTS.first().copied();
+        }
+        self.rules
             .iter()
-            .copied()
-            .find(|agent| self.disallows(agent, url))
+            .find(|(_, rules)| !rules.allowed_str(url))
+            .map(|(agent, _)| *agent)
     }
 }
 

@@ -37,8 +37,8 @@ use crate::meta::RuleMeta;
 use crate::PageContext;
 
 pub use facts::{
-    inside_sitemap_scope, CertInfo, ChainTrust, CorsProbe, HttpProbe, RobotsFacts, SitemapFile,
-    SitemapSource, TlsFacts,
+    inside_sitemap_scope, CertInfo, ChainTrust, CorsProbe, HttpProbe, RobotsFacts, SearchAccess,
+    SitemapFile, SitemapSource, TlsFacts,
 };
 
 /// What site rules need to know about one page; built while its DOM is alive.

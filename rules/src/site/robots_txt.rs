@@ -1,7 +1,10 @@
 //! `robots-txt`: the site has a robots.txt that crawlers understand, that lets
 //! them reach the start page, and whose sitemaps exist.
 
-use super::{same_url, SiteCheck, SiteInput, SiteRule, SitemapSource};
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use super::{key, SiteCheck, SiteInput, SiteRule, SitemapFile, SitemapSource};
 use crate::{Category, Impact, RuleMeta};
 
 /// Invalid lines reported one by one; past this many, one finding sums up the rest.
@@ -262,11 +265,23 @@ impl SiteRule for RobotsTxt {
             }
         }
 
+        // The fetched files robots.txt announced, by normal URL (first one
+        // wins): a 500 KiB file can hold tens of thousands of `Sitemap:` lines,
+        // and comparing each with every fetched file was their product.
+        let mut fetched: HashMap<Cow<'_, str>, &SitemapFile> = HashMap::new();
+        for f in site
+            .sitemaps
+            .iter()
+            .filter(|f| f.source == SitemapSource::Robots)
+        {
+            fetched
+                .entry(key(&f.url).unwrap_or(Cow::Borrowed(&f.url)))
+                .or_insert(f);
+        }
         for listed in sitemap_lines(&robots.body) {
-            let Some(file) = site
-                .sitemaps
-                .iter()
-                .find(|f| f.source == SitemapSource::Robots && same_url(&f.url, &listed))
+            let Some(file) = fetched
+                .get(&*key(&listed).unwrap_or(Cow::Borrowed(&listed)))
+                .copied()
             else {
                 continue;
             };

@@ -1,6 +1,9 @@
 //! `sitemap-non-indexable`: the sitemap lists only indexable, canonical pages.
 
-use super::{same_url, SiteCheck, SiteIndex, SiteInput, SiteRule};
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+use super::{key, same_url, SiteCheck, SiteIndex, SiteInput, SiteRule};
 use crate::{Category, Impact, RuleMeta};
 
 /// Fails sitemap URLs that redirect, error, are noindex or not canonical.
@@ -48,17 +51,22 @@ impl SiteRule for SitemapNonIndexable {
 
     fn check_site(&self, site: &SiteInput, out: &mut SiteCheck) {
         let index = SiteIndex::new(site);
-        let mut seen: Vec<&str> = Vec::new();
+        // robots.txt is read once here, not per URL: a sitemap lists up to
+        // 50,000 URLs per file.
+        let robots = site
+            .robots
+            .as_ref()
+            .filter(|r| r.found())
+            .map(|r| r.search_access());
+        // Entries are deduplicated by their normal form (what `same_url`
+        // compares), in a set: comparing each with every earlier one was
+        // quadratic in the sitemap's size.
+        let mut seen: HashSet<Cow<'_, str>> = HashSet::with_capacity(site.sitemap_urls.len());
         for u in &site.sitemap_urls {
-            if seen.iter().any(|s| same_url(s, u)) {
+            if !seen.insert(key(u).unwrap_or(Cow::Borrowed(u))) {
                 continue;
             }
-            seen.push(u);
-            let blocked = site
-                .robots
-                .as_ref()
-                .filter(|r| r.found())
-                .and_then(|r| r.blocks_search(u));
+            let blocked = robots.as_ref().and_then(|r| r.blocks(u));
             if let Some(agent) = blocked {
                 out.fail(
                     u,
@@ -123,6 +131,38 @@ mod tests {
         // A robots.txt that answers 5xx is robots-txt's finding, not one per entry.
         input.robots.as_mut().unwrap().status = 503;
         assert!(run(&SitemapNonIndexable, &input).is_empty());
+    }
+
+    #[test]
+    fn an_entry_listed_twice_is_judged_once() {
+        let mut input = site(vec![summary("https://example.com/mugs", &doc("Mugs", ""))]);
+        // The same URL as written three ways (fragment, host case, default
+        // port), and one that does not parse, twice.
+        input.sitemap_urls = vec![
+            "https://example.com/private/a".into(),
+            "https://example.com/private/a#top".into(),
+            "https://EXAMPLE.com:443/private/a".into(),
+            "https://example.com/mugs".into(),
+            "/private/b".into(),
+            "/private/b".into(),
+        ];
+        input.robots = Some(RobotsFacts {
+            url: "https://example.com/robots.txt".into(),
+            status: 200,
+            error: None,
+            body: "User-agent: *\nDisallow: /private/\n".into(),
+        });
+        let blocked = "The sitemap lists this URL, but robots.txt disallows it for googlebot.";
+        assert_eq!(
+            run(&SitemapNonIndexable, &input),
+            vec![
+                (
+                    "https://example.com/private/a".to_string(),
+                    blocked.to_string()
+                ),
+                ("/private/b".to_string(), blocked.to_string()),
+            ]
+        );
     }
 
     #[test]

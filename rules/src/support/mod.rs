@@ -8,6 +8,7 @@ pub mod blocks;
 pub mod cookies;
 pub mod csp;
 pub mod js_libs;
+pub mod robots;
 pub mod text;
 
 use scraper::ElementRef;
