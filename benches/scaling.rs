@@ -191,7 +191,11 @@ const SHAPES: &[Shape] = &[
         page: |n| {
             let mut css = String::from("<style>");
             for i in 0..n {
-                let _ = write!(css, ".c{i} p > a:hover, #x{i} {{ color: #{:03x}; }}", i % 0x1000);
+                let _ = write!(
+                    css,
+                    ".c{i} p > a:hover, #x{i} {{ color: #{:03x}; }}",
+                    i % 0x1000
+                );
             }
             css.push_str("</style>");
             let mut body = String::new();
@@ -210,7 +214,10 @@ const SHAPES: &[Shape] = &[
                 let _ = write!(css, "--v{i}: var(--v{}); ", i - 1);
             }
             let _ = write!(css, "}} p {{ color: var(--v{}); }}</style>", n - 1);
-            wrap(&css, "<p>Text coloured through a chain of custom properties.</p>")
+            wrap(
+                &css,
+                "<p>Text coloured through a chain of custom properties.</p>",
+            )
         },
     },
 ];

@@ -341,10 +341,7 @@ pub fn parse_document_with(html: &str, limits: &ParseLimits) -> (Html, ParseCapp
 
     let sink = capped::CappedSink::new(scraper::HtmlTreeSink::new(Html::new_document()), limits);
     let builder = TreeBuilder::new(sink, TreeBuilderOpts::default());
-    let tokenizer = Tokenizer::new(
-        capped::CappedTokens::new(builder),
-        TokenizerOpts::default(),
-    );
+    let tokenizer = Tokenizer::new(capped::CappedTokens::new(builder), TokenizerOpts::default());
     let input = BufferQueue::default();
     input.push_back(StrTendril::from_slice(html));
     // A script end tag suspends the tokenizer for the script to run; there is
@@ -382,8 +379,8 @@ mod capped {
     /// Elements the tree builder never keeps open: no end tag may be sent for
     /// them (`</br>` is read as `<br>`).
     const VOID: &[&str] = &[
-        "area", "base", "basefont", "bgsound", "br", "col", "embed", "frame", "hr", "image",
-        "img", "input", "keygen", "link", "meta", "param", "source", "track", "wbr",
+        "area", "base", "basefont", "bgsound", "br", "col", "embed", "frame", "hr", "image", "img",
+        "input", "keygen", "link", "meta", "param", "source", "track", "wbr",
     ];
 
     /// scraper's sink, counting the nodes it builds and refusing those past
@@ -484,7 +481,11 @@ mod capped {
             let html = self.inner.0.borrow();
             html.tree
                 .get(el)
-                .and_then(|n| n.value().as_element().map(|e| e.name.ns == html5ever::ns!(html)))
+                .and_then(|n| {
+                    n.value()
+                        .as_element()
+                        .map(|e| e.name.ns == html5ever::ns!(html))
+                })
                 .unwrap_or(false)
         }
 
@@ -638,7 +639,8 @@ mod capped {
             self.inner.reparent_children(node, new_parent);
         }
         fn is_mathml_annotation_xml_integration_point(&self, handle: &NodeId) -> bool {
-            self.inner.is_mathml_annotation_xml_integration_point(handle)
+            self.inner
+                .is_mathml_annotation_xml_integration_point(handle)
         }
         fn set_current_line(&self, line_number: u64) {
             self.inner.set_current_line(line_number);
@@ -656,7 +658,8 @@ mod capped {
                 .attach_declarative_shadow(location, template, attrs)
         }
         fn maybe_clone_an_option_into_selectedcontent(&self, option: &NodeId) {
-            self.inner.maybe_clone_an_option_into_selectedcontent(option);
+            self.inner
+                .maybe_clone_an_option_into_selectedcontent(option);
         }
     }
 
@@ -968,10 +971,18 @@ mod tests {
             ("<svg><g>", "</g></svg>"),
             ("<blockquote>", "</blockquote>"),
         ] {
-            let html = format!("{}x{}<p id=end>end</p>", open.repeat(300), close.repeat(300));
+            let html = format!(
+                "{}x{}<p id=end>end</p>",
+                open.repeat(300),
+                close.repeat(300)
+            );
             let (doc, capped) = parse_document_with(&html, &limits);
             // Elements past the cap are leaves in the element at the cap.
-            for el in doc.root_element().descendants().filter_map(ElementRef::wrap) {
+            for el in doc
+                .root_element()
+                .descendants()
+                .filter_map(ElementRef::wrap)
+            {
                 let depth = el.ancestors().filter(|a| a.value().is_element()).count() + 1;
                 assert!(depth <= limits.max_depth + 1, "{open}: depth {depth}");
                 if depth > limits.max_depth {
@@ -979,10 +990,17 @@ mod tests {
                 }
             }
             // (`<a>` inside `<a>` closes the outer one: those do not nest.)
-            assert_eq!(capped.depth_flattened > 0, !open.starts_with("<a"), "{open}");
+            assert_eq!(
+                capped.depth_flattened > 0,
+                !open.starts_with("<a"),
+                "{open}"
+            );
             assert!(!capped.nodes_dropped, "{open}");
             // Every end tag was matched: what follows is back at the body.
-            let end = doc.select(&Selector::parse("#end").unwrap()).next().unwrap();
+            let end = doc
+                .select(&Selector::parse("#end").unwrap())
+                .next()
+                .unwrap();
             let parent = end.parent().and_then(ElementRef::wrap).unwrap();
             assert_eq!(parent.value().name(), "body", "{open}");
         }

@@ -58,7 +58,10 @@ fn pages() -> Vec<(&'static str, String)> {
         ("span", nested("<span>", "</span>")),
         ("div", nested("<div>", "</div>")),
         ("ul-li", nested("<ul><li>", "</li></ul>")),
-        ("ol-li-a", nested("<ol><li><a href=/i>item</a>", "</li></ol>")),
+        (
+            "ol-li-a",
+            nested("<ol><li><a href=/i>item</a>", "</li></ol>"),
+        ),
         ("table", nested("<table><tr><td>", "</td></tr></table>")),
         ("svg-g", nested("<svg><g>", "</g></svg>")),
         ("a-span", nested("<a href=/a><span>", "</span></a>")),
@@ -133,7 +136,11 @@ fn pages() -> Vec<(&'static str, String)> {
     out.push(("css-vars", page("<p style='color: var(--v9)'>x</p>", &vars)));
     let mut wide = String::from("<style>:root { --a0: x; ");
     for i in 1..40 {
-        let _ = write!(wide, "--a{i}: var(--a{p}) var(--a{p}) var(--a{p}); ", p = i - 1);
+        let _ = write!(
+            wide,
+            "--a{i}: var(--a{p}) var(--a{p}) var(--a{p}); ",
+            p = i - 1
+        );
     }
     wide.push_str("} p { color: var(--a39) }</style>");
     out.push(("css-var-bomb", page("<p>x</p>", &wide)));
@@ -148,11 +155,7 @@ fn every_page_rule_survives_deep_pages_on_a_small_stack() {
             let page = Page::from_html("http://deep.test/", &html);
             let start = std::time::Instant::now();
             let analysis = analyze(&page, registry::page_rules());
-            let errors: Vec<String> = analysis
-                .errors
-                .iter()
-                .map(|e| format!("{e:?}"))
-                .collect();
+            let errors: Vec<String> = analysis.errors.iter().map(|e| format!("{e:?}")).collect();
             assert!(errors.is_empty(), "{name}: rules failed: {errors:?}");
             assert!(!analysis.tallies.is_empty(), "{name}: no rule ran");
             eprintln!("deep page {name}: {:?}", start.elapsed());
@@ -180,7 +183,10 @@ fn deep_pages_are_parsed_to_the_cap() {
             .unwrap_or(0);
         // Past the cap only leaves, and the table sections (`tbody`, `tr`) the
         // parser implies around a cell.
-        assert!(deepest <= ParseLimits::DEFAULT.max_depth + 3, "{name}: {deepest}");
+        assert!(
+            deepest <= ParseLimits::DEFAULT.max_depth + 3,
+            "{name}: {deepest}"
+        );
     }
 }
 
@@ -200,10 +206,7 @@ fn dom_helpers_walk_an_uncapped_tree_on_a_small_stack() {
             .filter_map(ElementRef::wrap)
             .find(|e| e.value().name() == "body")
             .expect("a body");
-        assert_eq!(
-            dom::normalized_text(body),
-            "Deep text a link"
-        );
+        assert_eq!(dom::normalized_text(body), "Deep text a link");
         assert_eq!(dom::rendered_text_nodes(body).len(), 3);
         let img = doc
             .root_element()
@@ -219,10 +222,7 @@ fn dom_helpers_walk_an_uncapped_tree_on_a_small_stack() {
             .filter_map(ElementRef::wrap)
             .next()
             .expect("a span");
-        assert_eq!(
-            dom::snippet(outer).chars().count(),
-            dom::SNIPPET_MAX_CHARS
-        );
+        assert_eq!(dom::snippet(outer).chars().count(), dom::SNIPPET_MAX_CHARS);
     });
 }
 
@@ -252,4 +252,39 @@ fn a_recursive_walk_does_not_fit() {
         let mut out = Vec::new();
         walk(*doc.root_element(), &mut out)
     });
+}
+
+/// A page nesting 100,000 `<div>`, `<span>` or `<li>` (500 KB or more) used to
+/// take 46 s to parse alone: with the depth cap it parses, and every rule runs
+/// on it. The times are printed (measured, not asserted).
+#[test]
+fn hundred_thousand_levels_parse_and_scan() {
+    const LEVELS: usize = 100_000;
+    for (open, close) in [
+        ("<div>", "</div>"),
+        ("<span>", "</span>"),
+        ("<ul><li>", "</li></ul>"),
+    ] {
+        let html = page(
+            &format!("{}x{}", open.repeat(LEVELS), close.repeat(LEVELS)),
+            "",
+        );
+        let start = std::time::Instant::now();
+        let (doc, capped) = dom::parse_document_with(&html, &ParseLimits::DEFAULT);
+        let parsed = start.elapsed();
+        assert!(
+            capped.depth_flattened >= LEVELS - ParseLimits::DEFAULT.max_depth,
+            "{open}"
+        );
+        drop(doc);
+        let page = Page::from_html("http://deep.test/", &html);
+        let start = std::time::Instant::now();
+        let analysis = analyze(&page, registry::page_rules());
+        assert!(analysis.errors.is_empty(), "{open}: {:?}", analysis.errors);
+        println!(
+            "{open} x {LEVELS} ({} bytes): parse {parsed:?}, parse + all rules {:?}",
+            html.len(),
+            start.elapsed()
+        );
+    }
 }

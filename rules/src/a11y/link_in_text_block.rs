@@ -141,7 +141,10 @@ fn is_block(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
 /// One walk over the document, keeping the open blocks on a stack and counting
 /// the links open inside the innermost one: asking this of every link apart
 /// walked the whole block again per link (quadratic in a paragraph of links).
-fn text_blocks<'a>(cx: &PageContext<'_>, root: ElementRef<'a>) -> FxHashMap<NodeId, ElementRef<'a>> {
+fn text_blocks<'a>(
+    cx: &PageContext<'_>,
+    root: ElementRef<'a>,
+) -> FxHashMap<NodeId, ElementRef<'a>> {
     use ego_tree::iter::Edge;
     /// An open block: the element, and how many links are open inside it.
     struct Open<'a> {
