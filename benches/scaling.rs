@@ -9,9 +9,10 @@
 //! once. Nesting is capped by the parse ([`sitescan::rules::dom::ParseLimits`],
 //! 512 levels as in Chromium), so a deep page costs what a flat one does.
 //!
-//! `cargo bench --bench scaling` measures every shape at every size (a few
-//! minutes). Under `cargo test --benches` (criterion's test mode) only the
-//! 1,000-unit pages run, once each. `SITESCAN_SCALING_SIZES=1000,10000` and
+//! `cargo bench --bench scaling` measures links, nodes and nesting at every size
+//! and the other shapes up to 10,000 units (a few minutes). Under
+//! `cargo test --benches` (criterion's test mode) only 500-unit pages run, once
+//! each. `SITESCAN_SCALING_SIZES=1000,10000` and
 //! `SITESCAN_SCALING_SHAPES=links,nesting` choose what runs;
 //! `SITESCAN_SCALING_PER_RULE=1` adds each rule's own time on every page (after
 //! the facts rules share are computed), to find the rule that grows.
@@ -30,12 +31,18 @@ use sitescan::rules::{analyze, analyze_parsed, registry, Page, PageContext, Rule
 
 /// Page sizes of a full run, in units of the shape.
 const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
+/// Largest page of the shapes beyond links, nodes and nesting in a full run:
+/// some cost a lot per unit (language detection per `lang` element), and
+/// 100,000 of them would make the run take many minutes.
+const EXTRA_MAX: usize = 10_000;
 /// Page size in test mode.
-const QUICK_SIZE: usize = 1_000;
+const QUICK_SIZE: usize = 500;
 
 /// A generated page shape: name, what one unit is, and the page of `n` units.
 struct Shape {
     name: &'static str,
+    /// Measured at every size (links, nodes, nesting); the others up to [`EXTRA_MAX`].
+    core: bool,
     unit: &'static str,
     page: fn(usize) -> String,
 }
@@ -50,6 +57,7 @@ fn wrap(head: &str, body: &str) -> String {
 const SHAPES: &[Shape] = &[
     Shape {
         name: "links",
+        core: true,
         unit: "link",
         page: |n| {
             let mut body = String::from("<p>Text before the links ");
@@ -62,6 +70,7 @@ const SHAPES: &[Shape] = &[
     },
     Shape {
         name: "nodes",
+        core: true,
         unit: "element",
         page: |n| {
             let mut body = String::new();
@@ -73,6 +82,7 @@ const SHAPES: &[Shape] = &[
     },
     Shape {
         name: "nesting",
+        core: true,
         unit: "level",
         page: |n| {
             let body = format!("{}deep text{}", "<div>".repeat(n), "</div>".repeat(n));
@@ -81,6 +91,7 @@ const SHAPES: &[Shape] = &[
     },
     Shape {
         name: "nesting-span",
+        core: false,
         unit: "level",
         page: |n| {
             let body = format!(
@@ -93,6 +104,7 @@ const SHAPES: &[Shape] = &[
     },
     Shape {
         name: "nesting-list",
+        core: false,
         unit: "level",
         page: |n| {
             let body = format!(
@@ -105,6 +117,7 @@ const SHAPES: &[Shape] = &[
     },
     Shape {
         name: "idrefs",
+        core: false,
         unit: "id+reference",
         page: |n| {
             let mut body = String::new();
@@ -119,6 +132,7 @@ const SHAPES: &[Shape] = &[
     },
     Shape {
         name: "headings",
+        core: false,
         unit: "heading",
         page: |n| {
             let mut body = String::new();
@@ -130,6 +144,7 @@ const SHAPES: &[Shape] = &[
     },
     Shape {
         name: "table-cells",
+        core: false,
         unit: "cell",
         page: |n| {
             let mut body = String::from("<table><tr><th>A</th><th>B</th><th>C</th><th>D</th></tr>");
@@ -145,6 +160,7 @@ const SHAPES: &[Shape] = &[
     },
     Shape {
         name: "form-fields",
+        core: false,
         unit: "field",
         page: |n| {
             let mut body = String::from("<form action=/f>");
@@ -160,6 +176,7 @@ const SHAPES: &[Shape] = &[
     },
     Shape {
         name: "lang",
+        core: false,
         unit: "lang attribute",
         page: |n| {
             let mut body = String::new();
@@ -172,6 +189,7 @@ const SHAPES: &[Shape] = &[
     },
     Shape {
         name: "style-attrs",
+        core: false,
         unit: "style attribute",
         page: |n| {
             let mut body = String::new();
@@ -187,6 +205,7 @@ const SHAPES: &[Shape] = &[
     },
     Shape {
         name: "css-rules",
+        core: false,
         unit: "stylesheet rule",
         page: |n| {
             let mut css = String::from("<style>");
@@ -207,6 +226,7 @@ const SHAPES: &[Shape] = &[
     },
     Shape {
         name: "css-vars",
+        core: false,
         unit: "custom property",
         page: |n| {
             let mut css = String::from("<style>:root { --v0: #123456; ");
@@ -290,6 +310,7 @@ fn main() {
     // Criterion's own rule: without `--bench` (as under `cargo test --benches`) each
     // benchmark runs once as a test.
     let quick = !args.iter().any(|a| a == "--bench") || args.iter().any(|a| a == "--test");
+    let sizes_given = std::env::var("SITESCAN_SCALING_SIZES").is_ok();
     let sizes: Vec<usize> = match list_env("SITESCAN_SCALING_SIZES") {
         Some(v) => v.iter().filter_map(|s| s.parse().ok()).collect(),
         None if quick => vec![QUICK_SIZE],
@@ -312,6 +333,9 @@ fn main() {
             .sample_size(10)
             .warm_up_time(Duration::from_millis(500));
         for &n in &sizes {
+            if !shape.core && n > EXTRA_MAX && !sizes_given {
+                continue;
+            }
             let page = Page::from_html("http://scaling.test/", &(shape.page)(n));
             group.throughput(Throughput::Elements(n as u64));
             group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, &n| {
