@@ -263,7 +263,7 @@ fn per_rule(page: &Page, rules: &[&'static dyn Rule]) -> Vec<(&'static str, Dura
             (rule.meta().id, start.elapsed())
         })
         .collect();
-    out.sort_by(|a, b| b.1.cmp(&a.1));
+    out.sort_by_key(|r| std::cmp::Reverse(r.1));
     out
 }
 
