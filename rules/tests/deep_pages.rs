@@ -288,3 +288,58 @@ fn hundred_thousand_levels_parse_and_scan() {
         );
     }
 }
+
+/// Real pages (the fixture sites and the ACT test cases, when present) parse
+/// exactly as scraper parses them: the caps change nothing below them.
+#[test]
+fn pages_under_the_caps_parse_as_before() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut dirs = vec![
+        root.join("fixtures/sites"),
+        root.join("../shared/conformance/act"),
+    ];
+    let mut checked = 0usize;
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "html") {
+                continue;
+            }
+            let Ok(html) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            let (doc, capped) = dom::parse_document_with(&html, &ParseLimits::DEFAULT);
+            assert_eq!(capped, dom::ParseCapped::default(), "{}", path.display());
+            let reference = scraper::Html::parse_document(&html);
+            // Template contents are detached by both routes' callers alike; the
+            // serialization of the document without them must match.
+            let mut reference = reference;
+            let inert: Vec<ego_tree::NodeId> = reference
+                .tree
+                .nodes()
+                .filter(|n| {
+                    n.value().is_fragment()
+                        && n.parent()
+                            .and_then(|p| p.value().as_element().map(|e| e.name() == "template"))
+                            .unwrap_or(false)
+                })
+                .flat_map(|f| f.descendants().map(|n| n.id()).collect::<Vec<_>>())
+                .collect();
+            for id in inert {
+                if let Some(mut n) = reference.tree.get_mut(id) {
+                    n.detach();
+                }
+            }
+            assert_eq!(doc.html(), reference.html(), "{}", path.display());
+            checked += 1;
+        }
+    }
+    assert!(checked >= 80, "only {checked} pages found");
+}
