@@ -230,6 +230,23 @@ pub fn assigned_headers(cx: &PageContext<'_>, grid: &Grid<'_>) -> Vec<HashSet<No
         })
         .collect();
     let in_grid: HashSet<NodeId> = grid.cells.iter().map(|c| c.el.id()).collect();
+    // The header slots of each column, top to bottom, and of each row, left to
+    // right, listed once: scanning every row above and every slot to the left
+    // per cell was quadratic in a tall or wide table.
+    let mut column_heads: Vec<Vec<(usize, usize)>> = vec![Vec::new(); grid.width];
+    let mut row_heads: Vec<Vec<(usize, usize)>> = vec![Vec::new(); grid.height];
+    for (y, row) in slot.iter().enumerate() {
+        for (x, s) in row.iter().enumerate() {
+            let Some(j) = *s else {
+                continue;
+            };
+            match kinds[j] {
+                HeaderKind::Column => column_heads[x].push((y, j)),
+                HeaderKind::Row => row_heads[y].push((x, j)),
+                _ => {}
+            }
+        }
+    }
     grid.cells
         .iter()
         .enumerate()
@@ -245,21 +262,19 @@ pub fn assigned_headers(cx: &PageContext<'_>, grid: &Grid<'_>) -> Vec<HashSet<No
                 }
                 return set;
             }
-            for x in c.x..c.x + c.width {
-                for row in slot.iter().take(c.y).rev() {
-                    if let Some(j) = row.get(x).copied().flatten() {
-                        if j != i && kinds[j] == HeaderKind::Column {
-                            set.insert(grid.cells[j].el.id());
-                        }
+            for heads in column_heads.iter().skip(c.x).take(c.width) {
+                let above = heads.partition_point(|&(y, _)| y < c.y);
+                for &(_, j) in &heads[..above] {
+                    if j != i {
+                        set.insert(grid.cells[j].el.id());
                     }
                 }
             }
-            for row in slot.iter().skip(c.y).take(c.height) {
-                for s in row.iter().take(c.x).rev() {
-                    if let Some(j) = *s {
-                        if j != i && kinds[j] == HeaderKind::Row {
-                            set.insert(grid.cells[j].el.id());
-                        }
+            for heads in row_heads.iter().skip(c.y).take(c.height) {
+                let left = heads.partition_point(|&(x, _)| x < c.x);
+                for &(_, j) in &heads[..left] {
+                    if j != i {
+                        set.insert(grid.cells[j].el.id());
                     }
                 }
             }

@@ -86,9 +86,17 @@ fn first_foreign<'a>(
     el: ElementRef<'a>,
     required: &[&str],
     extra: &[&str],
-    depth: usize,
 ) -> Option<(ElementRef<'a>, Option<&'static str>)> {
-    for o in owned(cx, el) {
+    // Groups nested deeper than this are not looked into.
+    const MAX_GROUP_DEPTH: usize = 8;
+    // An explicit stack of the owned elements left to look at, per group level.
+    let mut stack = vec![(owned(cx, el).into_iter(), 0usize)];
+    while let Some((rest, depth)) = stack.last_mut() {
+        let depth = *depth;
+        let Some(o) = rest.next() else {
+            stack.pop();
+            continue;
+        };
         let role = cx.role(o);
         let Some(r) = role else {
             return Some((o, None));
@@ -97,10 +105,8 @@ fn first_foreign<'a>(
         if !ok {
             return Some((o, role));
         }
-        if r == "group" && depth < 8 {
-            if let Some(bad) = first_foreign(cx, o, required, extra, depth + 1) {
-                return Some(bad);
-            }
+        if r == "group" && depth < MAX_GROUP_DEPTH {
+            stack.push((owned(cx, o).into_iter(), depth + 1));
         }
     }
     None
@@ -129,7 +135,7 @@ impl Rule for AriaRequiredChildren {
         if crate::dom::attr(el, "aria-busy").is_some_and(|v| v.trim() == "true") {
             return;
         }
-        match first_foreign(page, el, def.required_owned, also_allowed(role), 0) {
+        match first_foreign(page, el, def.required_owned, also_allowed(role)) {
             None => cx.pass(),
             Some((child, child_role)) => {
                 let what =

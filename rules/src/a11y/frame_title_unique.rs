@@ -123,18 +123,33 @@ fn target(base: &url::Url, el: ElementRef<'_>) -> String {
 /// Frames inside a `srcdoc` document (recursively, a few levels deep), named by
 /// `aria-label` or `title`.
 fn nested_frames(base: &url::Url, srcdoc: &str, depth: u32, found: &mut dyn FnMut(String, String)) {
-    if depth > 3 {
-        return;
+    /// A parsed `srcdoc` document, its iframes left to visit, and its level.
+    type Level = (scraper::Html, std::vec::IntoIter<ego_tree::NodeId>, u32);
+    fn open(srcdoc: &str, depth: u32) -> Level {
+        let doc = crate::dom::parse_document(srcdoc);
+        let frames: Vec<ego_tree::NodeId> = doc
+            .root_element()
+            .descendants()
+            .filter_map(ElementRef::wrap)
+            .filter(|el| el.value().name() == "iframe")
+            .map(|el| el.id())
+            .collect();
+        (doc, frames.into_iter(), depth)
     }
-    let doc = crate::dom::parse_document(srcdoc);
-    for el in doc
-        .root_element()
-        .descendants()
-        .filter_map(ElementRef::wrap)
-    {
-        if el.value().name() != "iframe" {
+    // An explicit stack of open documents, not recursion, in the same order.
+    let mut stack: Vec<Level> = Vec::new();
+    if depth <= 3 {
+        stack.push(open(srcdoc, depth));
+    }
+    while let Some((doc, frames, depth)) = stack.last_mut() {
+        let depth = *depth;
+        let Some(id) = frames.next() else {
+            stack.pop();
             continue;
-        }
+        };
+        let Some(el) = doc.tree.get(id).and_then(ElementRef::wrap) else {
+            continue;
+        };
         let name = ["aria-label", "title"]
             .iter()
             .filter_map(|a| el.value().attr(a))
@@ -143,8 +158,11 @@ fn nested_frames(base: &url::Url, srcdoc: &str, depth: u32, found: &mut dyn FnMu
         if let Some(name) = name {
             found(name, target(base, el));
         }
-        if let Some(inner) = el.value().attr("srcdoc") {
-            nested_frames(base, inner, depth + 1, found);
+        let inner = el.value().attr("srcdoc").map(str::to_string);
+        if let Some(inner) = inner {
+            if depth < 3 {
+                stack.push(open(&inner, depth + 1));
+            }
         }
     }
 }

@@ -1,7 +1,6 @@
 //! `html-lang-matches-content`: the page's `lang` names the language its text is
 //! written in (WCAG 3.1.1, ACT ucwvc8).
 
-use ego_tree::NodeRef;
 use scraper::{ElementRef, Node};
 
 use crate::langtag::{self, Assessment};
@@ -55,61 +54,60 @@ language; text in another language becomes unintelligible.
 /// exposed) and the accessible names of elements named by attributes, outside
 /// descendants with a `lang` of their own.
 pub(crate) fn inherited_text(cx: &PageContext<'_>, owner: ElementRef<'_>) -> String {
-    fn walk(
-        cx: &PageContext<'_>,
-        node: NodeRef<'_, Node>,
-        owner: ElementRef<'_>,
-        out: &mut String,
-    ) {
-        for child in node.children() {
-            match child.value() {
-                Node::Text(t) if !t.trim().is_empty() => {
-                    let Some(parent) = child.parent().and_then(ElementRef::wrap) else {
-                        continue;
-                    };
-                    if matches!(
-                        parent.value().name(),
-                        "script" | "style" | "template" | "noscript"
-                    ) {
-                        continue;
-                    }
-                    if cx.is_visible(parent) || !cx.is_hidden(parent) {
-                        out.push(' ');
-                        out.push_str(t.trim());
-                    }
+    // An explicit stack of child iterators, not recursion: the walk follows the
+    // page's nesting, which a hostile page makes as deep as it likes.
+    let mut out = String::new();
+    let mut stack = vec![owner.children()];
+    while let Some(children) = stack.last_mut() {
+        let Some(child) = children.next() else {
+            stack.pop();
+            continue;
+        };
+        match child.value() {
+            Node::Text(t) if !t.trim().is_empty() => {
+                let Some(parent) = child.parent().and_then(ElementRef::wrap) else {
+                    continue;
+                };
+                if matches!(
+                    parent.value().name(),
+                    "script" | "style" | "template" | "noscript"
+                ) {
+                    continue;
                 }
-                Node::Element(e) => {
-                    let Some(el) = ElementRef::wrap(child) else {
-                        continue;
-                    };
-                    // One pass over the attributes: looking four names up with
-                    // `attr` interns each name again on every element.
-                    let (mut own_lang, mut named) = (false, false);
-                    for (name, value) in e.attrs.iter() {
-                        if name.prefix.is_some() || name.ns != html5ever::ns!() {
-                            continue;
-                        }
-                        match &*name.local {
-                            "lang" => own_lang = !value.trim().is_empty(),
-                            "alt" | "aria-label" | "aria-labelledby" => named = true,
-                            _ => {}
-                        }
-                    }
-                    if el.id() != owner.id() && own_lang {
-                        continue;
-                    }
-                    if named && !cx.is_hidden(el) {
-                        out.push(' ');
-                        out.push_str(cx.accessible_name(el).trim());
-                    }
-                    walk(cx, child, owner, out);
+                if cx.is_visible(parent) || !cx.is_hidden(parent) {
+                    out.push(' ');
+                    out.push_str(t.trim());
                 }
-                _ => {}
             }
+            Node::Element(e) => {
+                let Some(el) = ElementRef::wrap(child) else {
+                    continue;
+                };
+                // One pass over the attributes: looking four names up with
+                // `attr` interns each name again on every element.
+                let (mut own_lang, mut named) = (false, false);
+                for (name, value) in e.attrs.iter() {
+                    if name.prefix.is_some() || name.ns != html5ever::ns!() {
+                        continue;
+                    }
+                    match &*name.local {
+                        "lang" => own_lang = !value.trim().is_empty(),
+                        "alt" | "aria-label" | "aria-labelledby" => named = true,
+                        _ => {}
+                    }
+                }
+                if el.id() != owner.id() && own_lang {
+                    continue;
+                }
+                if named && !cx.is_hidden(el) {
+                    out.push(' ');
+                    out.push_str(cx.accessible_name(el).trim());
+                }
+                stack.push(child.children());
+            }
+            _ => {}
         }
     }
-    let mut out = String::new();
-    walk(cx, *owner, owner, &mut out);
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 

@@ -81,14 +81,33 @@ fn contained(name: &[(String, bool)], visible: &[(String, bool)]) -> bool {
 
 /// The element's visible inner text: text of visible elements, with spaces between
 /// block-level boxes and none between inline ones.
-fn visible_text(cx: &PageContext<'_>, el: ElementRef<'_>, out: &mut String, depth: u16) {
-    // Bounded so absurdly deep markup cannot exhaust the stack.
-    if depth > 200 {
-        return;
+fn visible_text(cx: &PageContext<'_>, el: ElementRef<'_>, out: &mut String) {
+    /// An element whose children are being read, and whether it is a block
+    /// (a space follows it).
+    struct Frame<'a> {
+        el: ElementRef<'a>,
+        children: ego_tree::iter::Children<'a, scraper::Node>,
+        block: bool,
     }
-    for child in el.children() {
+    // Elements more than this far below `el` add nothing (a bound kept from the
+    // recursive walk this replaced).
+    const MAX_DEPTH: usize = 200;
+    // An explicit stack, not recursion: the page decides how deep it goes.
+    let mut stack = vec![Frame {
+        el,
+        children: el.children(),
+        block: false,
+    }];
+    while let Some(frame) = stack.last_mut() {
+        let parent = frame.el;
+        let Some(child) = frame.children.next() else {
+            if stack.pop().is_some_and(|f| f.block) {
+                out.push(' ');
+            }
+            continue;
+        };
         if let Some(text) = child.value().as_text() {
-            if cx.is_visible(el) {
+            if cx.is_visible(parent) {
                 out.push_str(text);
             }
             continue;
@@ -104,10 +123,17 @@ fn visible_text(cx: &PageContext<'_>, el: ElementRef<'_>, out: &mut String, dept
         if block {
             out.push(' ');
         }
-        visible_text(cx, c, out, depth + 1);
-        if block {
-            out.push(' ');
+        if stack.len() > MAX_DEPTH {
+            if block {
+                out.push(' ');
+            }
+            continue;
         }
+        stack.push(Frame {
+            el: c,
+            children: c.children(),
+            block,
+        });
     }
 }
 
@@ -144,7 +170,7 @@ impl Rule for LabelContentNameMismatch {
             return;
         }
         let mut raw = String::new();
-        visible_text(page, el, &mut raw, 0);
+        visible_text(page, el, &mut raw);
         let visible = tokens(&raw);
         // A lone letter (an "X" close glyph) or an icon font is non-text content:
         // nothing to match. A lone digit is text.

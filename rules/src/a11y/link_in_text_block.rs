@@ -1,5 +1,7 @@
 //! `link-in-text-block`: links inside text are distinguishable without relying on color.
 
+use ego_tree::NodeId;
+use rustc_hash::{FxHashMap, FxHashSet};
 use scraper::ElementRef;
 
 use scraper::Selector;
@@ -132,41 +134,92 @@ fn is_block(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
     !d.starts_with("inline") && d != "contents"
 }
 
-/// The nearest block-level ancestor of `link`, when that block has visible text of
-/// its own inline formatting context outside any link (text in nested blocks is
-/// not next to the link).
-fn text_block<'a>(cx: &PageContext<'_>, link: ElementRef<'a>) -> Option<ElementRef<'a>> {
-    let block = link
-        .ancestors()
-        .filter_map(ElementRef::wrap)
-        .find(|a| is_block(cx, *a))?;
-    let mut outside = String::new();
-    for node in block.descendants() {
-        let Some(t) = node.value().as_text() else {
-            continue;
-        };
-        let Some(parent) = node.parent().and_then(ElementRef::wrap) else {
-            continue;
-        };
-        if !cx.is_visible(parent) {
-            continue;
-        }
-        // The text's own block must be `block` itself.
-        let own_block = std::iter::once(parent)
-            .chain(parent.ancestors().filter_map(ElementRef::wrap))
-            .find(|a| is_block(cx, *a));
-        if own_block.is_none_or(|b| b.id() != block.id()) {
-            continue;
-        }
-        let in_link = std::iter::once(parent)
-            .chain(parent.ancestors().filter_map(ElementRef::wrap))
-            .take_while(|a| a.id() != block.id())
-            .any(|a| a.value().name() == "a" && crate::dom::attr(a, "href").is_some());
-        if !in_link {
-            outside.push_str(t);
+/// For every link (`a[href]`), its nearest block-level ancestor, when that block
+/// has visible text of its own inline formatting context outside any link (text
+/// in nested blocks is not next to the link).
+///
+/// One walk over the document, keeping the open blocks on a stack and counting
+/// the links open inside the innermost one: asking this of every link apart
+/// walked the whole block again per link (quadratic in a paragraph of links).
+fn text_blocks<'a>(
+    cx: &PageContext<'_>,
+    root: ElementRef<'a>,
+) -> FxHashMap<NodeId, ElementRef<'a>> {
+    use ego_tree::iter::Edge;
+    /// An open block: the element, and how many links are open inside it.
+    struct Open<'a> {
+        block: ElementRef<'a>,
+        links: usize,
+    }
+    /// What opening an element pushed, undone when it closes.
+    enum Pushed {
+        Block,
+        Link,
+        Nothing,
+    }
+    let mut blocks: Vec<Open<'a>> = Vec::new();
+    let mut pushed: Vec<Pushed> = Vec::new();
+    let mut block_of: Vec<(NodeId, ElementRef<'a>)> = Vec::new();
+    let mut with_text: FxHashSet<NodeId> = FxHashSet::default();
+    for edge in root.traverse() {
+        match edge {
+            Edge::Open(node) => {
+                if let Some(el) = ElementRef::wrap(node) {
+                    let link = el.value().name() == "a" && crate::dom::attr(el, "href").is_some();
+                    if link {
+                        if let Some(open) = blocks.last() {
+                            block_of.push((el.id(), open.block));
+                        }
+                    }
+                    if is_block(cx, el) {
+                        blocks.push(Open {
+                            block: el,
+                            links: 0,
+                        });
+                        pushed.push(Pushed::Block);
+                    } else if let (true, Some(open)) = (link, blocks.last_mut()) {
+                        open.links += 1;
+                        pushed.push(Pushed::Link);
+                    } else {
+                        pushed.push(Pushed::Nothing);
+                    }
+                } else if let Some(t) = node.value().as_text() {
+                    let Some(open) = blocks.last() else {
+                        continue;
+                    };
+                    if open.links > 0 || with_text.contains(&open.block.id()) {
+                        continue;
+                    }
+                    let visible = node
+                        .parent()
+                        .and_then(ElementRef::wrap)
+                        .is_some_and(|p| cx.is_visible(p));
+                    if visible && t.chars().any(char::is_alphanumeric) {
+                        with_text.insert(open.block.id());
+                    }
+                }
+            }
+            Edge::Close(node) => {
+                if node.value().is_element() {
+                    match pushed.pop() {
+                        Some(Pushed::Block) => {
+                            blocks.pop();
+                        }
+                        Some(Pushed::Link) => {
+                            if let Some(open) = blocks.last_mut() {
+                                open.links -= 1;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
         }
     }
-    outside.chars().any(char::is_alphanumeric).then_some(block)
+    block_of
+        .into_iter()
+        .filter(|(_, block)| with_text.contains(&block.id()))
+        .collect()
 }
 
 /// Whether the link shows visible text of its own.
@@ -214,6 +267,7 @@ impl Rule for LinkInTextBlock {
     fn check_document(&self, cx: &mut Check<'_, '_>) {
         let page = cx.page();
         let mut cues: Option<StateCues> = None;
+        let blocks = text_blocks(page, page.root());
         for el in page.root().descendants().filter_map(ElementRef::wrap) {
             if !is_html(el) || el.value().name() != "a" || crate::dom::attr(el, "href").is_none() {
                 continue;
@@ -224,7 +278,7 @@ impl Rule for LinkInTextBlock {
             if !has_visible_text(page, el) {
                 continue;
             }
-            let Some(block) = text_block(page, el) else {
+            let Some(&block) = blocks.get(&el.id()) else {
                 continue;
             };
             if has_non_color_cue(page, el, block) {

@@ -1,7 +1,6 @@
 //! `valid-lang`: `lang` attributes inside the body are valid language tags
 //! (WCAG 3.1.2, ACT de46e4).
 
-use ego_tree::NodeRef;
 use scraper::{ElementRef, Node};
 
 use crate::langtag;
@@ -47,45 +46,46 @@ the language tag is one they know.
 
 /// Whether some content inherits its language from `el` and is perceivable.
 fn carries_text(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
-    fn walk(cx: &PageContext<'_>, node: NodeRef<'_, Node>, owner: ElementRef<'_>) -> bool {
-        for child in node.children() {
-            match child.value() {
-                Node::Text(t) if !t.trim().is_empty() => {
-                    if let Some(parent) = child.parent().and_then(ElementRef::wrap) {
-                        if cx.is_visible(parent) || !cx.is_hidden(parent) {
-                            return true;
-                        }
-                    }
-                }
-                Node::Element(e) => {
-                    let Some(child_el) = ElementRef::wrap(child) else {
-                        continue;
-                    };
-                    // A descendant with its own language is a boundary.
-                    if child_el.id() != owner.id()
-                        && e.attr("lang").is_some_and(|l| !l.trim().is_empty())
-                    {
-                        continue;
-                    }
-                    let names_itself = ["alt", "aria-label", "title"]
-                        .iter()
-                        .any(|a| e.attr(a).is_some_and(|v| !v.trim().is_empty()));
-                    if names_itself
-                        && !cx.is_hidden(child_el)
-                        && !cx.accessible_name(child_el).trim().is_empty()
-                    {
-                        return true;
-                    }
-                    if walk(cx, child, owner) {
+    // An explicit stack of child iterators, not recursion: the walk follows the
+    // page's nesting, which a hostile page makes as deep as it likes.
+    let mut stack = vec![el.children()];
+    while let Some(children) = stack.last_mut() {
+        let Some(child) = children.next() else {
+            stack.pop();
+            continue;
+        };
+        match child.value() {
+            Node::Text(t) if !t.trim().is_empty() => {
+                if let Some(parent) = child.parent().and_then(ElementRef::wrap) {
+                    if cx.is_visible(parent) || !cx.is_hidden(parent) {
                         return true;
                     }
                 }
-                _ => {}
             }
+            Node::Element(e) => {
+                let Some(child_el) = ElementRef::wrap(child) else {
+                    continue;
+                };
+                // A descendant with its own language is a boundary.
+                if child_el.id() != el.id() && e.attr("lang").is_some_and(|l| !l.trim().is_empty())
+                {
+                    continue;
+                }
+                let names_itself = ["alt", "aria-label", "title"]
+                    .iter()
+                    .any(|a| e.attr(a).is_some_and(|v| !v.trim().is_empty()));
+                if names_itself
+                    && !cx.is_hidden(child_el)
+                    && !cx.accessible_name(child_el).trim().is_empty()
+                {
+                    return true;
+                }
+                stack.push(child.children());
+            }
+            _ => {}
         }
-        false
     }
-    walk(cx, *el, el)
+    false
 }
 
 impl Rule for ValidLang {

@@ -38,8 +38,12 @@ struct Mode {
     depth: u16,
 }
 
-/// Deepest element nesting the name computation descends into.
-const MAX_DEPTH: u16 = 200;
+/// Deepest element nesting the name computation descends into. The computation
+/// recurses (name of an element -> text of its content -> name of each child,
+/// and through labels and references), one level per element: this bound keeps
+/// it to a small, fixed share of a rayon thread's stack however deep the page.
+/// Text nested deeper below a named element than this is not part of its name.
+const MAX_DEPTH: u16 = 64;
 
 /// The accessible name of `el` (white space collapsed, trimmed).
 pub fn compute_name(cx: &PageContext<'_>, el: ElementRef<'_>) -> String {

@@ -1502,7 +1502,7 @@ fn compute_one(
         // An unresolvable var() makes the declaration invalid at computed-value time:
         // the property is then unknown (`unset`).
         let substituted =
-            substitute_vars(value, &vars, 0).unwrap_or_else(|| "unset-unknown".to_string());
+            substitute_vars(value, &vars).unwrap_or_else(|| "unset-unknown".to_string());
         for (n, val) in expand(name, &substituted) {
             let Some(id) = prop_id(&n) else {
                 continue;
@@ -1606,16 +1606,56 @@ fn compute_one(
         .collect();
     s
 }
+/// Deepest chain of `var()` references followed (a longer chain is unresolvable).
+const MAX_VAR_DEPTH: usize = 16;
+/// Most `var()` references substituted for one value, and the longest value a
+/// substitution may build (in bytes): past either the value is unresolvable, as
+/// browsers treat values that blow up (`--a: var(--b) var(--b)`, `--b: var(--c)
+/// var(--c)`, … doubles at every level).
+const MAX_VAR_SUBSTITUTIONS: usize = 1024;
+const MAX_SUBSTITUTED_LEN: usize = 64 * 1024;
+
 /// Replaces each `var(--name[, fallback])` in `value` with the custom property's
 /// value (or the fallback); `None` when one can't be resolved.
-fn substitute_vars(value: &str, vars: &HashMap<String, String>, depth: u32) -> Option<String> {
-    if depth > 16 {
-        return None;
+///
+/// Each substituted value is itself substituted, trimmed and lowercased before it
+/// is put in place. An explicit stack of the values being substituted, not
+/// recursion, and a budget on substitutions and length: a page's custom
+/// properties decide how deep and how wide the expansion goes.
+fn substitute_vars(value: &str, vars: &HashMap<String, String>) -> Option<String> {
+    /// A value being substituted: what is done, what is left.
+    struct Frame<'a> {
+        out: String,
+        rest: &'a str,
     }
-    let mut out = String::new();
-    let mut rest = value;
-    while let Some(start) = rest.find("var(") {
-        out.push_str(&rest[..start]);
+    let mut substitutions = 0usize;
+    let mut built = 0usize;
+    let mut stack = vec![Frame {
+        out: String::new(),
+        rest: value,
+    }];
+    loop {
+        let frame = stack.last_mut()?;
+        let Some(start) = frame.rest.find("var(") else {
+            // This value is done: it takes its place in the one that referred to it.
+            let done = stack.pop()?;
+            let mut text = done.out;
+            text.push_str(done.rest);
+            let text = text.trim().to_ascii_lowercase();
+            match stack.last_mut() {
+                Some(parent) => {
+                    built += text.len();
+                    if built > MAX_SUBSTITUTED_LEN {
+                        return None;
+                    }
+                    parent.out.push_str(&text);
+                    continue;
+                }
+                None => return Some(text),
+            }
+        };
+        let rest = frame.rest;
+        frame.out.push_str(&rest[..start]);
         let inner_start = start + 4;
         let mut level = 1;
         let mut end = None;
@@ -1634,19 +1674,24 @@ fn substitute_vars(value: &str, vars: &HashMap<String, String>, depth: u32) -> O
         }
         let end = end?;
         let inner = &rest[inner_start..end];
+        frame.rest = &rest[end + 1..];
         let (name, fallback) = match inner.split_once(',') {
             Some((n, f)) => (n.trim(), Some(f.trim())),
             None => (inner.trim(), None),
         };
-        let replacement = match vars.get(name).filter(|v| !v.trim().is_empty()) {
-            Some(v) => substitute_vars(v, vars, depth + 1)?,
-            None => substitute_vars(fallback?, vars, depth + 1)?,
+        let replacement: &str = match vars.get(name).filter(|v| !v.trim().is_empty()) {
+            Some(v) => v,
+            None => fallback?,
         };
-        out.push_str(&replacement);
-        rest = &rest[end + 1..];
+        substitutions += 1;
+        if stack.len() > MAX_VAR_DEPTH || substitutions > MAX_VAR_SUBSTITUTIONS {
+            return None;
+        }
+        stack.push(Frame {
+            out: String::new(),
+            rest: replacement,
+        });
     }
-    out.push_str(rest);
-    Some(out.trim().to_ascii_lowercase())
 }
 
 /// Expands the shorthands rules care about into longhands; other properties pass

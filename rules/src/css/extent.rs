@@ -411,15 +411,39 @@ enum Event<'a> {
     },
 }
 
+/// One element being walked: its remaining children, the width they may use,
+/// and whether a block ends when they are done.
+struct Frame<'a> {
+    el: ElementRef<'a>,
+    children: ego_tree::iter::Children<'a, Node>,
+    avail: Bounds,
+    break_after: bool,
+}
+
 fn walk<'a>(
     styles: &'a Styles,
-    el: ElementRef<'a>,
+    root: ElementRef<'a>,
     avail: Bounds,
     viewport: Viewport,
     visible: &dyn Fn(ElementRef<'_>) -> bool,
     emit: &mut dyn FnMut(Event<'a>),
 ) {
-    for child in el.children() {
+    // An explicit stack, not recursion: the walk follows the page's nesting,
+    // which a hostile page makes as deep as it likes.
+    let mut stack = vec![Frame {
+        el: root,
+        children: root.children(),
+        avail,
+        break_after: false,
+    }];
+    while let Some(frame) = stack.last_mut() {
+        let (el, avail) = (frame.el, frame.avail);
+        let Some(child) = frame.children.next() else {
+            if stack.pop().is_some_and(|done| done.break_after) {
+                emit(Event::Break);
+            }
+            continue;
+        };
         match child.value() {
             Node::Text(t) if !t.trim().is_empty() => {
                 if let Some(style) = styles.get(el.id()) {
@@ -541,10 +565,19 @@ fn walk<'a>(
                         margin_hi: ua_margin_hi(tag, fs),
                         width: css_w,
                     });
-                    walk(styles, kid, inner, viewport, visible, emit);
-                    emit(Event::Break);
+                    stack.push(Frame {
+                        el: kid,
+                        children: kid.children(),
+                        avail: inner,
+                        break_after: true,
+                    });
                 } else {
-                    walk(styles, kid, avail, viewport, visible, emit);
+                    stack.push(Frame {
+                        el: kid,
+                        children: kid.children(),
+                        avail,
+                        break_after: false,
+                    });
                 }
             }
             _ => {}

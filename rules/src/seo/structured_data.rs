@@ -37,30 +37,34 @@ is, so rich results (ratings, prices, breadcrumbs, FAQs) silently disappear.
     ..RuleMeta::BASE
 };
 
-fn item_problems(v: &serde_json::Value, context_above: bool, out: &mut Vec<String>) {
-    match v {
-        serde_json::Value::Array(items) => {
-            for i in items {
-                item_problems(i, context_above, out);
+/// The problems of the items in `root`, in document order. An explicit stack,
+/// not recursion: serde_json bounds the nesting it parses, but this walk must not
+/// depend on that.
+fn item_problems(root: &serde_json::Value, out: &mut Vec<String>) {
+    let mut stack: Vec<(&serde_json::Value, bool)> = vec![(root, false)];
+    while let Some((v, context_above)) = stack.pop() {
+        match v {
+            serde_json::Value::Array(items) => {
+                stack.extend(items.iter().rev().map(|i| (i, context_above)));
             }
-        }
-        serde_json::Value::Object(map) => {
-            let ctx = context_above || map.contains_key("@context");
-            if let Some(graph) = map.get("@graph") {
-                if !ctx {
-                    out.push("the @graph has no @context".into());
+            serde_json::Value::Object(map) => {
+                let ctx = context_above || map.contains_key("@context");
+                if let Some(graph) = map.get("@graph") {
+                    if !ctx {
+                        out.push("the @graph has no @context".into());
+                    }
+                    stack.push((graph, true));
+                    continue;
                 }
-                item_problems(graph, true, out);
-                return;
+                if !ctx {
+                    out.push("an item has no @context".into());
+                }
+                if !map.contains_key("@type") {
+                    out.push("an item has no @type".into());
+                }
             }
-            if !ctx {
-                out.push("an item has no @context".into());
-            }
-            if !map.contains_key("@type") {
-                out.push("an item has no @type".into());
-            }
+            _ => out.push("the block is not a JSON object or array".into()),
         }
-        _ => out.push("the block is not a JSON object or array".into()),
     }
 }
 
@@ -88,7 +92,7 @@ impl Rule for StructuredData {
                 }
                 Ok(v) => {
                     let mut problems = Vec::new();
-                    item_problems(&v, false, &mut problems);
+                    item_problems(&v, &mut problems);
                     problems.dedup();
                     if problems.is_empty() {
                         cx.pass();
