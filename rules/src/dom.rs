@@ -506,9 +506,10 @@ mod capped {
         fn finish(self) -> (Html, bool) {
             self.finish_capped()
         }
-        fn parse_error(&self, msg: Cow<'static, str>) {
-            self.inner.parse_error(msg);
-        }
+        /// Dropped: no rule reads parse errors, and html5ever reports one
+        /// per offending character (a 10 MiB body of NUL bytes made scraper's
+        /// `Html` hold ten million messages, about 1 GB).
+        fn parse_error(&self, _msg: Cow<'static, str>) {}
         fn get_document(&self) -> NodeId {
             self.inner.get_document()
         }
@@ -784,44 +785,6 @@ mod capped {
                 .adjusted_current_node_present_but_not_in_html_namespace()
         }
     }
-}
-
-/// Caps on the tree a page may make the parser build (part of the page budget).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct ParseLimits {
-    /// Elements nested deeper than this are flattened into their ancestor at this depth.
-    pub max_depth: usize,
-    /// Nodes past this many are dropped.
-    pub max_nodes: usize,
-}
-
-impl ParseLimits {
-    /// The defaults: 512 levels (browsers flatten past a similar fixed depth), 500,000 nodes.
-    pub const DEFAULT: ParseLimits = ParseLimits {
-        max_depth: 512,
-        max_nodes: 500_000,
-    };
-}
-
-impl Default for ParseLimits {
-    fn default() -> Self {
-        ParseLimits::DEFAULT
-    }
-}
-
-/// What [`parse_document_with`] cut to stay within its [`ParseLimits`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ParseCapped {
-    /// Elements that were nested past the depth cap and flattened.
-    pub depth_flattened: usize,
-    /// Whether nodes were dropped at the node cap.
-    pub nodes_dropped: bool,
-}
-
-/// [`parse_document`] within `limits`, reporting what was cut.
-pub fn parse_document_with(html: &str, limits: &ParseLimits) -> (Html, ParseCapped) {
-    let _ = limits;
-    (parse_document(html), ParseCapped::default())
 }
 
 /// Detaches every node of every `<template>`'s contents from the tree.
