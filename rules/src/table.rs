@@ -47,7 +47,19 @@ pub struct Grid<'a> {
     pub width: usize,
     /// Number of rows.
     pub height: usize,
+    /// The table's slots (columns × rows) would be more than
+    /// [`MAX_GRID_SLOTS`]: the cells are all listed, but from the first cell
+    /// past the limit on their positions ignore the slots taken by row spans,
+    /// and [`assigned_headers`] assigns nothing. Rules that need the layout
+    /// report such a table as cannot-tell.
+    pub oversized: bool,
 }
+
+/// The most slots (columns × rows) a table is laid out on: a thousand by a
+/// thousand. Larger tables exist only to hurt: `colspan` goes to 1000, so a
+/// 30 KB table of a thousand rows under one row of wide cells would ask for a
+/// billion slots.
+pub const MAX_GRID_SLOTS: usize = 1 << 20;
 
 fn span(el: ElementRef<'_>, name: &str, default: usize, max: usize) -> usize {
     el.value()
@@ -85,6 +97,8 @@ pub fn html_grid(table: ElementRef<'_>) -> Grid<'_> {
     let rows = html_rows(table);
     let height = rows.len();
     let mut occupied: Vec<Vec<bool>> = vec![Vec::new(); height];
+    // The widest extent of any cell: the grid's width.
+    let mut wide = 0;
     let mut grid = Grid {
         height,
         ..Grid::default()
@@ -96,7 +110,7 @@ pub fn html_grid(table: ElementRef<'_>) -> Grid<'_> {
             .filter_map(ElementRef::wrap)
             .filter(|c| is_html_tag(*c, "td") || is_html_tag(*c, "th"))
         {
-            while occupied[y].get(x).copied().unwrap_or(false) {
+            while !grid.oversized && occupied[y].get(x).copied().unwrap_or(false) {
                 x += 1;
             }
             let width = span(cell, "colspan", 1, 1000).max(1);
@@ -107,6 +121,12 @@ pub fn html_grid(table: ElementRef<'_>) -> Grid<'_> {
                 rowspan.min(height - y)
             }
             .max(1);
+            wide = wide.max(x + width);
+            if !grid.oversized && wide.saturating_mul(height) > MAX_GRID_SLOTS {
+                grid.oversized = true;
+                // What was marked is no longer needed: free it now.
+                occupied = Vec::new();
+            }
             for row_slots in occupied.iter_mut().skip(y).take(cell_height) {
                 if row_slots.len() < x + width {
                     row_slots.resize(x + width, false);
@@ -125,7 +145,7 @@ pub fn html_grid(table: ElementRef<'_>) -> Grid<'_> {
             x += width;
         }
     }
-    grid.width = occupied.iter().map(Vec::len).max().unwrap_or(0);
+    grid.width = wide;
     grid
 }
 
@@ -210,6 +230,9 @@ pub fn owning_table<'a>(cx: &PageContext<'_>, el: ElementRef<'a>) -> Option<Elem
 /// headers to their left (header cells included, as HTML assigns headers to
 /// header cells too). Hidden header cells are skipped.
 pub fn assigned_headers(cx: &PageContext<'_>, grid: &Grid<'_>) -> Vec<HashSet<NodeId>> {
+    if grid.oversized {
+        return vec![HashSet::new(); grid.cells.len()];
+    }
     let mut slot: Vec<Vec<Option<usize>>> = vec![vec![None; grid.width]; grid.height];
     for (i, c) in grid.cells.iter().enumerate() {
         for row in slot.iter_mut().skip(c.y).take(c.height) {
@@ -312,5 +335,45 @@ mod tests {
             vec![(0, 0, 1, 2), (1, 0, 2, 1), (1, 1, 1, 1), (2, 1, 1, 1)]
         );
         assert_eq!((g.width, g.height), (3, 2));
+    }
+
+    /// A 30 KB table asking for a billion slots (a thousand rows under a row
+    /// of a thousand cells each 1000 columns wide, one spanning every row) is
+    /// listed whole but not laid out: nothing near the slots is allocated,
+    /// and th-has-data-cells says it cannot tell.
+    #[test]
+    fn a_table_of_a_billion_slots_is_not_laid_out() {
+        let mut html = String::from("<table><tr><th rowspan=0>h</th>");
+        html.push_str(&"<td colspan=1000>x</td>".repeat(1000));
+        html.push_str("</tr>");
+        html.push_str(&"<tr><td>y</td></tr>".repeat(999));
+        html.push_str("</table>");
+        let page = Page::from_html("https://x.test/", &html);
+        let cx = PageContext::parse(&page);
+        let table = cx
+            .root()
+            .descendants()
+            .filter_map(ElementRef::wrap)
+            .find(|e| e.value().name() == "table")
+            .unwrap();
+        let g = html_grid(table);
+        assert!(g.oversized);
+        assert_eq!(g.height, 1000);
+        assert_eq!(g.cells.len(), 1 + 1000 + 999);
+        assert!(assigned_headers(&cx, &g).iter().all(HashSet::is_empty));
+
+        let analysis = crate::analyze(&page, &[&crate::a11y::th_has_data_cells::ThHasDataCells]);
+        let outcomes: Vec<_> = analysis
+            .findings
+            .iter()
+            .map(|f| (f.outcome, f.selector.as_str()))
+            .collect();
+        assert_eq!(
+            outcomes,
+            [(
+                crate::Outcome::CantTell,
+                "html > body > table > tbody > tr:nth-child(1) > th"
+            )]
+        );
     }
 }

@@ -63,6 +63,9 @@ impl Rule for TdHeadersAttr {
             return;
         }
         let g = grid(page, table);
+        // Looked up per `headers` token: a scan of every cell each time was
+        // quadratic in the table's size.
+        let cell_ids: std::collections::HashSet<_> = g.cells.iter().map(|c| c.el.id()).collect();
         for cell in &g.cells {
             let Some(headers) = cell.el.value().attr("headers") else {
                 continue;
@@ -75,7 +78,7 @@ impl Rule for TdHeadersAttr {
                         problems.push(format!("\"{id}\" is the cell itself"))
                     }
                     Some(target) => {
-                        let is_cell = g.cells.iter().any(|c| c.el.id() == target.id());
+                        let is_cell = cell_ids.contains(&target.id());
                         let same_table =
                             owning_table(page, target).is_some_and(|t| t.id() == table.id());
                         if !is_cell || !same_table {

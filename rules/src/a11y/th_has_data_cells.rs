@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use ego_tree::NodeId;
 use scraper::ElementRef;
 
-use crate::table::{assigned_headers, grid, header_kind, HeaderKind};
+use crate::table::{assigned_headers, grid, header_kind, HeaderKind, MAX_GRID_SLOTS};
 use crate::{Category, Check, Impact, Level, Rule, RuleMeta, Visits};
 
 /// Checks that column and row headers have cells assigned to them.
@@ -63,6 +63,20 @@ impl Rule for ThHasDataCells {
             return;
         }
         let g = grid(page, table);
+        if g.oversized {
+            for cell in &g.cells {
+                if header_kind(page, cell.el) != HeaderKind::None && !page.is_hidden(cell.el) {
+                    cx.cant_tell(
+                        cell.el,
+                        format!(
+                            "This table is too large to lay out (over {MAX_GRID_SLOTS} slots), \
+                             so whether this header is assigned to a cell was not checked."
+                        ),
+                    );
+                }
+            }
+            return;
+        }
         let assigned = assigned_headers(page, &g);
         let used: HashSet<NodeId> = assigned.iter().flatten().copied().collect();
         for cell in &g.cells {
