@@ -161,6 +161,9 @@ pub struct PageContext<'p> {
     by_name: OnceLock<FxHashMap<Box<str>, Vec<NodeId>>>,
     body_text: OnceLock<String>,
     text_blocks: OnceLock<Vec<crate::support::blocks::TextBlock>>,
+    /// Each element's position among its siblings, for findings' selectors
+    /// (counting siblings per finding made many findings quadratic).
+    siblings: OnceLock<dom::SiblingIndex>,
     budget: PageBudget,
     cancel: Cancel,
     /// When the time budget runs out; `None` when it lies past what `Instant`
@@ -252,6 +255,7 @@ impl<'p> PageContext<'p> {
             by_name: OnceLock::new(),
             body_text: OnceLock::new(),
             text_blocks: OnceLock::new(),
+            siblings: OnceLock::new(),
         }
     }
 
@@ -693,9 +697,15 @@ impl<'c, 'p> Check<'c, 'p> {
         let (selector, snippet) = match el {
             Some(el) => {
                 let ids = self.cx.ids();
-                let selector = dom::unique_selector_with(el, |_, id| {
-                    ids.get(id).is_some_and(|nodes| nodes.len() == 1)
-                });
+                let siblings = self
+                    .cx
+                    .siblings
+                    .get_or_init(|| dom::SiblingIndex::new(&self.cx.doc));
+                let selector = dom::unique_selector_indexed(
+                    el,
+                    |_, id| ids.get(id).is_some_and(|nodes| nodes.len() == 1),
+                    siblings,
+                );
                 (selector, dom::snippet(el))
             }
             None => (String::new(), String::new()),
