@@ -186,7 +186,10 @@ async fn a_page_over_its_css_caps_is_noted_and_the_others_are_not() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_over_its_time_stops_and_the_next_is_analyzed_in_full() {
-    let heavy = css_heavy_page(2000, 400);
+    // 8,000 elements under 1,600 rules: 12.8 million selector matches, far
+    // more than one second's work in a debug build (2,000 x 400 was not, once
+    // findings' selectors stopped counting siblings).
+    let heavy = css_heavy_page(8000, 1600);
     let tight = scanner().page_time(Duration::from_secs(1));
     let message = over_one_limit(&heavy, tight).await;
     let rules = scanner().build().unwrap().config().rules.clone();

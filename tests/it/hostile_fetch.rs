@@ -249,6 +249,9 @@ async fn a_gzip_bomb_page_is_read_up_to_the_body_cap_and_no_further() {
     let report = scanner()
         .rules(&["html-size"])
         .max_pages(1)
+        // This test is about the body cap: time enough to parse 10 MiB in a
+        // debug build (the page budget's default of 5 s is not).
+        .page_time(std::time::Duration::from_secs(600))
         .build()
         .unwrap()
         .scan(&server.url("/"))
