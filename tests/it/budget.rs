@@ -148,6 +148,31 @@ async fn a_page_over_its_links_cap_is_noted_and_the_others_are_not() {
     );
 }
 
+/// The parser's caps, end to end: nesting past the depth cap is flattened and
+/// counted, nodes past the node cap are dropped; either is the page's one
+/// `analysis-incomplete` finding, and the other pages are judged as before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_over_its_parse_caps_is_noted_and_the_others_are_not() {
+    // html 1, body 2, main 3, then 20 divs: the 5th is at depth 8, 15 deeper.
+    let deep = page(
+        "Deep",
+        "",
+        &format!("{}Text{}", "<div>".repeat(20), "</div>".repeat(20)),
+    );
+    let message = over_one_limit(&deep, scanner().max_page_depth(8)).await;
+    assert_eq!(
+        message,
+        "15 elements are nested deeper than 8 levels (the page budget, --max-page-depth or config budget.max_depth): they were analyzed as children of the element at that depth, as browsers flatten them"
+    );
+
+    let wide = page("Wide", "", &"<p>Text</p>".repeat(100));
+    let message = over_one_limit(&wide, scanner().max_page_nodes(60)).await;
+    assert_eq!(
+        message,
+        "The page has more than 60 nodes (the page budget, --max-page-nodes or config budget.max_nodes): nodes past the first 60 were dropped and not analyzed"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_over_its_css_caps_is_noted_and_the_others_are_not() {
     let rules = page(
