@@ -27,7 +27,10 @@ pub const DEFAULT_USER_AGENT: &str = concat!(
 /// Connect timeout, milliseconds.
 pub const DEFAULT_CONNECT_TIMEOUT_MS: u64 = 10_000;
 /// Whole-request timeout including the body, milliseconds.
-pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+///
+/// 20 s, as lychee: a page still trickling in after that is a failed fetch
+/// (`timeout`), and a trickling page cannot hold a scan longer than this.
+pub const DEFAULT_TIMEOUT_MS: u64 = 20_000;
 /// Bodies are cut at this many bytes while streaming.
 pub const DEFAULT_MAX_BODY_BYTES: u64 = 10 * 1024 * 1024;
 /// Redirect hops followed at most.

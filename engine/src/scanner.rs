@@ -173,7 +173,7 @@ impl ScannerBuilder {
         self.config.budget.time = time;
         self
     }
-    /// Nodes the parser keeps per page (default 500,000).
+    /// Nodes the parser keeps per page (default 200,000).
     pub fn max_page_nodes(mut self, n: usize) -> Self {
         self.config.budget.max_nodes = n;
         self

@@ -320,7 +320,7 @@ mod tests {
         let json = serde_json::to_value(PageBudget::default()).unwrap();
         assert_eq!(
             json,
-            serde_json::json!({"time_ms": 5000, "max_nodes": 500000, "max_depth": 512,
+            serde_json::json!({"time_ms": 5000, "max_nodes": 200000, "max_depth": 512,
                 "max_links": 10000, "max_css_rules": 20000, "max_selectors": 50000,
                 "max_stylesheets": 100})
         );

@@ -815,7 +815,7 @@ mod tests {
         assert_eq!(analysis.findings.len(), 1);
         assert_eq!(
             analysis.findings[0].message,
-            "The page has more than 500000 nodes (the page budget, --max-page-nodes or config budget.max_nodes): nodes past the first 500000 were dropped and not analyzed; \
+            "The page has more than 200000 nodes (the page budget, --max-page-nodes or config budget.max_nodes): nodes past the first 200000 were dropped and not analyzed; \
              3 elements are nested deeper than 512 levels (the page budget, --max-page-depth or config budget.max_depth): they were analyzed as children of the element at that depth, as browsers flatten them"
         );
         // Input cut, not time: the rule ran and keeps its result.

@@ -311,6 +311,14 @@ mod tests {
     use super::*;
     use crate::Page;
 
+    fn first_table<'a>(cx: &'a PageContext<'_>) -> ElementRef<'a> {
+        cx.root()
+            .descendants()
+            .filter_map(ElementRef::wrap)
+            .find(|e| e.value().name() == "table")
+            .unwrap()
+    }
+
     #[test]
     fn spans_are_laid_out() {
         let page = Page::from_html(
@@ -318,12 +326,7 @@ mod tests {
             "<table><tr><td rowspan=2>a</td><td colspan=2>b</td></tr><tr><td>c</td><td>d</td></tr></table>",
         );
         let cx = PageContext::parse(&page);
-        let table = cx
-            .root()
-            .descendants()
-            .filter_map(ElementRef::wrap)
-            .find(|e| e.value().name() == "table")
-            .unwrap();
+        let table = first_table(&cx);
         let g = html_grid(table);
         let pos: Vec<(usize, usize, usize, usize)> = g
             .cells
@@ -350,12 +353,7 @@ mod tests {
         html.push_str("</table>");
         let page = Page::from_html("https://x.test/", &html);
         let cx = PageContext::parse(&page);
-        let table = cx
-            .root()
-            .descendants()
-            .filter_map(ElementRef::wrap)
-            .find(|e| e.value().name() == "table")
-            .unwrap();
+        let table = first_table(&cx);
         let g = html_grid(table);
         assert!(g.oversized);
         assert_eq!(g.height, 1000);

@@ -404,7 +404,7 @@ async fn the_api_holds_a_scans_budget_under_the_service_ceiling() {
     assert_eq!(status, 202, "{body}");
     assert_eq!(
         body["data"]["config"]["budget"],
-        json!({"time_ms": 2500, "max_nodes": 500000, "max_depth": 512, "max_links": 1,
+        json!({"time_ms": 2500, "max_nodes": 200000, "max_depth": 512, "max_links": 1,
                "max_css_rules": 20000, "max_selectors": 50000, "max_stylesheets": 100})
     );
     let id = body["data"]["id"].as_str().unwrap().to_string();

@@ -241,9 +241,9 @@ pub struct BudgetParam {
     #[serde(default)]
     #[schema(minimum = 0, example = 5000)]
     pub time_ms: Option<u64>,
-    /// Nodes kept per page (default 500000).
+    /// Nodes kept per page (default 200000).
     #[serde(default)]
-    #[schema(minimum = 1, example = 500000)]
+    #[schema(minimum = 1, example = 200000)]
     pub max_nodes: Option<u64>,
     /// Nesting depth kept per page; deeper elements are flattened (default 512).
     #[serde(default)]

@@ -205,7 +205,7 @@ pub struct AppliedConfig {
     /// under the service's ceiling, defaults for the rest. Scans stored before
     /// budgets existed read as the defaults.
     #[serde(default)]
-    #[schema(value_type = Object, example = json!({"time_ms": 5000, "max_nodes": 500000, "max_depth": 512, "max_links": 10000, "max_css_rules": 20000, "max_selectors": 50000, "max_stylesheets": 100}))]
+    #[schema(value_type = Object, example = json!({"time_ms": 5000, "max_nodes": 200000, "max_depth": 512, "max_links": 10000, "max_css_rules": 20000, "max_selectors": 50000, "max_stylesheets": 100}))]
     pub budget: sitescan_engine::PageBudget,
 }
 

@@ -26,7 +26,7 @@ static META: RuleMeta = RuleMeta {
     impact: Impact::Moderate,
     docs: r#"## What it checks
 Every page's analysis has a budget: wall time (default 5 s, `--page-time`), nodes
-(500,000, `--max-page-nodes`), nesting depth (512, deeper elements are flattened as
+(200,000, `--max-page-nodes`), nesting depth (512, deeper elements are flattened as
 browsers do, `--max-page-depth`), links contributed to the crawl and link checks
 (10,000, `--max-page-links`), style rules (20,000, `--max-css-rules`), selectors
 (50,000, `--max-selectors`) and stylesheets (100, `--max-stylesheets`), over all the
