@@ -739,6 +739,14 @@ async fn sites_are_validated_like_the_api_and_scans_follow_the_plan_quota() {
         bad.body.contains(r#"value="ftp://example.com/""#),
         "the value is kept"
     );
+    // Credentials are refused and never echoed back into the form.
+    let secret = b
+        .fill("/sites", &[("url", "https://ann:hunter2@example.com/shop")])
+        .await;
+    assert_eq!(secret.status, 422);
+    assert!(!secret.body.contains("hunter2"), "the password is echoed");
+    assert!(!secret.body.contains("ann:"), "the user name is echoed");
+    assert!(secret.body.contains(r#"value="https://example.com/shop""#));
     let relative = b.fill("/sites", &[("url", "/shop")]).await;
     assert_eq!(relative.status, 422);
     assert!(relative.body.contains("Not an absolute URL"));

@@ -150,10 +150,31 @@ pub async fn create(State(state): State<DashState>, me: SignedIn, form: Form) ->
         Ok(site) => Ok(Redirect::to(&format!("/sites/{}", site.id)).into_response()),
         Err(e) if e.code == ErrorCode::ValidationFailed => {
             let errors = FieldErrors::from_api(&e, &[("url", "url"), ("name", "name")], "url");
+            let draft = SiteDraft {
+                url: without_credentials(&draft.url),
+                ..draft
+            };
             let page = render_list(&state, &me, &draft, &errors, None).await?;
             Ok((StatusCode::UNPROCESSABLE_ENTITY, page).into_response())
         }
         Err(e) => Err(e.into()),
+    }
+}
+
+/// The typed URL to show again in the form, without any `user:pass@` part:
+/// credentials are refused, never stored, and never echoed into a page (or a
+/// browser's history of it). An unparsable value with an `@` is not shown at all.
+fn without_credentials(raw: &str) -> String {
+    match url::Url::parse(raw) {
+        Ok(mut url) if !url.username().is_empty() || url.password().is_some() => {
+            // Both setters fail only on URLs that cannot have credentials.
+            let _ = url.set_username("");
+            let _ = url.set_password(None);
+            url.to_string()
+        }
+        Ok(_) => raw.to_string(),
+        Err(_) if raw.contains('@') => String::new(),
+        Err(_) => raw.to_string(),
     }
 }
 
