@@ -235,6 +235,17 @@ fn findings(report: &Report, rule: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Scans the server's start page with `rules` and the tests' scanner settings.
+async fn scan_start(server: &Hostile, rules: &[&str]) -> Report {
+    scanner()
+        .rules(rules)
+        .build()
+        .unwrap()
+        .scan(&server.url("/"))
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
 async fn a_gzip_bomb_page_is_read_up_to_the_body_cap_and_no_further() {
     let bomb = gzip_bomb(
@@ -367,13 +378,7 @@ async fn a_robots_txt_bomb_is_read_up_to_500_kib_and_still_obeyed() {
         _ => not_found(),
     })
     .await;
-    let report = scanner()
-        .rules(&["document-title"])
-        .build()
-        .unwrap()
-        .scan(&server.url("/"))
-        .await
-        .unwrap();
+    let report = scan_start(&server, &["document-title"]).await;
     assert_eq!(
         server.paths(),
         vec!["/robots.txt", "/", "/sitemap.xml", "/public.html"]
@@ -493,13 +498,7 @@ async fn a_stylesheet_bomb_is_fetched_once_under_its_cap() {
         _ => not_found(),
     })
     .await;
-    let report = scanner()
-        .rules(&["document-title"])
-        .build()
-        .unwrap()
-        .scan(&server.url("/"))
-        .await
-        .unwrap();
+    let report = scan_start(&server, &["document-title"]).await;
     assert_eq!(server.count("/bomb.css"), 1, "{:?}", server.paths());
     for p in ["/", "/two.html"] {
         assert_eq!(page(&report, &server.url(p)).error, None);
@@ -592,13 +591,7 @@ async fn a_body_cut_short_is_an_unreachable_page_and_no_rule_runs_on_it() {
         _ => not_found(),
     })
     .await;
-    let report = scanner()
-        .rules(&["document-title", "unreachable-page"])
-        .build()
-        .unwrap()
-        .scan(&server.url("/"))
-        .await
-        .unwrap();
+    let report = scan_start(&server, &["document-title", "unreachable-page"]).await;
     let cut = page(&report, &server.url("/cut.html"));
     assert_eq!(cut.status, 200);
     let error = cut.error.clone().expect("a cut body is an error");
@@ -644,13 +637,7 @@ async fn a_cut_short_sitemap_is_not_used_and_a_cut_short_robots_txt_stops_the_sc
         _ => html("<!doctype html><title>t</title>"),
     })
     .await;
-    let report = scanner()
-        .rules(&["sitemap-valid"])
-        .build()
-        .unwrap()
-        .scan(&server.url("/"))
-        .await
-        .unwrap();
+    let report = scan_start(&server, &["sitemap-valid"]).await;
     assert_eq!(server.count("/listed.html"), 0, "{:?}", server.paths());
     assert_eq!(server.count("/ok.html"), 1, "{:?}", server.paths());
     let valid = findings(&report, "sitemap-valid");
