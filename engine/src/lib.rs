@@ -62,6 +62,6 @@ pub use report::{
     SpooledReport, SCHEMA_VERSION,
 };
 pub use scanner::{
-    AnalysisWatch, PageResult, Progress, ScanEvent, Scanner, ScannerBuilder, MAX_REDIRECTS_LIMIT,
-    MAX_RETRIES,
+    AnalysisWatch, PageResult, Phase, Progress, ScanEvent, Scanner, ScannerBuilder,
+    MAX_REDIRECTS_LIMIT, MAX_RETRIES,
 };

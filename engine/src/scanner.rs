@@ -317,6 +317,27 @@ pub struct Progress {
     pub pages_queued: u64,
     /// Fetch errors so far.
     pub errors: u64,
+    /// What the scan is doing now.
+    pub phase: Phase,
+    /// Link and resource URLs checked so far (the link phase).
+    pub links_checked: u64,
+    /// Link and resource URLs the link phase will check in all.
+    pub links_total: u64,
+}
+
+/// The phase a running scan is in, for progress displays.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Fetching and analysing pages.
+    #[default]
+    Crawl,
+    /// Checking the status of links and resources found on the pages.
+    Links,
+    /// Site-level rules and the report.
+    Finish,
 }
 
 /// What [`Scanner::scan_stream`] yields.

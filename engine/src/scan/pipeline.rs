@@ -824,6 +824,7 @@ impl Crawl {
             pages_done: self.pages.len() as u64,
             pages_queued: (self.frontier.len() + in_flight) as u64,
             errors: self.error_count,
+            ..Progress::default()
         };
         if let Some(tx) = observer.events {
             let _ = tx.send(ScanEvent::Progress(progress));
