@@ -53,6 +53,8 @@ fn report(seed: usize) -> Report {
                 wcag: m.wcag.iter().map(|s| s.to_string()).collect(),
                 data: None,
                 baseline: None,
+                occurrences: Vec::new(),
+                occurrences_total: None,
             });
         }
         pages.push(PageReport {

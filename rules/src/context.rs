@@ -63,6 +63,37 @@ pub struct Finding {
     /// with; absent when no baseline was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineState>,
+    /// Every place the same problem shows, when one finding stands for many (a
+    /// missing header of a whole host, a broken link target linked from several
+    /// pages). `page_url`, `selector` and `snippet` above are the first of them.
+    /// Empty (and absent from JSON) for a finding about one place.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub occurrences: Vec<Occurrence>,
+    /// How many places in all, when `occurrences` was cut to its cap
+    /// ([`MAX_OCCURRENCES`]); absent when every place is listed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub occurrences_total: Option<u64>,
+}
+
+/// The most places one finding lists in [`Finding::occurrences`]; beyond it only
+/// [`Finding::occurrences_total`] counts them, so one problem on 100,000 pages
+/// cannot grow a report without bound.
+pub const MAX_OCCURRENCES: usize = 100;
+
+/// One place where a grouped finding's problem shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Occurrence {
+    /// URL of the page (final URL after redirects).
+    pub page_url: String,
+    /// CSS selector unique in that page; empty for page- or header-level places.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub selector: String,
+    /// Short HTML (or header) excerpt at that place.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub snippet: String,
+    /// The link text or other label a person finds the place by, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }
 
 /// Where a finding stands against a baseline report (set by the engine's baseline
@@ -722,6 +753,8 @@ impl<'c, 'p> Check<'c, 'p> {
             wcag: self.meta.wcag.iter().map(|s| s.to_string()).collect(),
             data: None,
             baseline: None,
+            occurrences: Vec::new(),
+            occurrences_total: None,
         });
         let last = self.findings.len() - 1;
         &mut self.findings[last]

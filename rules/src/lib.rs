@@ -47,7 +47,8 @@ pub mod testing;
 
 pub use budget::{Cancel, Limit, Overrun, PageBudget};
 pub use context::{
-    Check, Finding, Outcome, PageAnalysis, PageContext, RuleError, RuleTally, IDREF_ATTRS,
+    Check, Finding, Occurrence, Outcome, PageAnalysis, PageContext, RuleError, RuleTally,
+    IDREF_ATTRS, MAX_OCCURRENCES,
 };
 pub use meta::{Category, Impact, Level, RuleMeta};
 pub use page::{Header, Hop, Page, Stylesheet};

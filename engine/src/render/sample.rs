@@ -40,6 +40,8 @@ pub(crate) fn finding(
         wcag: wcag.iter().map(|s| s.to_string()).collect(),
         data: None,
         baseline: None,
+        occurrences: Vec::new(),
+        occurrences_total: None,
     }
 }
 
@@ -238,6 +240,8 @@ pub(crate) fn report() -> Report {
         notes: vec!["rule `spelling` skipped: no dictionary for lang=\"de\"".into()],
         fixed: None,
         baseline: None,
+        occurrences: Vec::new(),
+        occurrences_total: None,
     }
 }
 

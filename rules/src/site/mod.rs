@@ -597,6 +597,8 @@ impl SiteCheck {
             wcag: self.meta.wcag.iter().map(|s| s.to_string()).collect(),
             data: None,
             baseline: None,
+            occurrences: Vec::new(),
+            occurrences_total: None,
         });
         let last = self.findings.len() - 1;
         &mut self.findings[last]
