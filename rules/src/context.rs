@@ -1,6 +1,7 @@
 //! What a rule sees while it runs ([`PageContext`], [`Check`]) and what it leaves
 //! behind ([`Finding`], [`RuleTally`], [`PageAnalysis`]).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -14,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::aria::tree::TreeFacts;
 use crate::budget::{Cancel, Limit, Overrun, PageBudget};
-use crate::css::{ComputedStyle, Styles, Viewport};
+use crate::css::{ComputedStyle, SheetCaps, Styles, Viewport};
 use crate::dom;
 use crate::meta::{Category, Impact, RuleMeta};
 use crate::page::Page;
@@ -259,6 +260,12 @@ impl<'p> PageContext<'p> {
                 count: 0,
             });
         }
+        if page.stylesheets_skipped > 0 {
+            overruns.push(Overrun {
+                limit: Limit::Stylesheets,
+                count: u64::try_from(page.stylesheets_skipped).unwrap_or(u64::MAX),
+            });
+        }
         if capped.depth_flattened > 0 {
             overruns.push(Overrun {
                 limit: Limit::Depth,
@@ -409,6 +416,30 @@ impl<'p> PageContext<'p> {
             }
             styles
         })
+    }
+
+    /// The page's author stylesheets as the cascade reads them: the text of each
+    /// `<style>` element in document order, then each linked sheet's, with
+    /// what was left of the page's caps on style rules and selectors when it
+    /// was read. Sheets past the page's cap on stylesheets are left out.
+    ///
+    /// For rules that read stylesheets themselves: parsing within these caps
+    /// ([`crate::css::sheet_facts`]) keeps a hostile sheet from costing them
+    /// more than it costs the cascade, whose overruns the page already reports.
+    pub fn author_sheets(&self) -> Vec<(Cow<'_, str>, SheetCaps)> {
+        let admitted = self.styles().admitted_sheets();
+        let inline = self
+            .root()
+            .descendants()
+            .filter_map(ElementRef::wrap)
+            .filter(|e| e.value().name() == "style")
+            .map(|e| Cow::Owned(e.text().collect::<String>()));
+        let linked = self
+            .page
+            .stylesheets
+            .iter()
+            .map(|s| Cow::Borrowed(s.text.as_str()));
+        inline.chain(linked).zip(admitted.iter().copied()).collect()
     }
 
     /// Computed styles at 200% zoom: the `@media` rules evaluated for a 640×512

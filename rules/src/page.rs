@@ -73,6 +73,11 @@ pub struct Page {
     /// rule needs them (see [`crate::resources`]).
     #[serde(default)]
     pub subresources: Vec<Subresource>,
+    /// Linked stylesheets the engine did not fetch because the page links more
+    /// than it fetches per page: the analysis reports them as an overrun of
+    /// [`crate::PageBudget::max_stylesheets`] (the page is styled without them).
+    #[serde(default)]
+    pub stylesheets_skipped: usize,
 }
 
 impl Page {
@@ -102,6 +107,7 @@ impl Page {
             body: html.to_string(),
             stylesheets: Vec::new(),
             subresources: Vec::new(),
+            stylesheets_skipped: 0,
         }
     }
 

@@ -209,6 +209,45 @@ async fn a_page_over_its_css_caps_is_noted_and_the_others_are_not() {
     );
 }
 
+/// The fetcher's own bound on linked stylesheets per page: the first 20 are
+/// fetched (the server sees exactly those), the rest are named with their
+/// count in the page's one `analysis-incomplete` finding.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn linked_stylesheets_past_the_fetchers_bound_are_not_fetched_and_are_counted() {
+    let links: String = (0..23)
+        .map(|i| format!("<link rel=stylesheet href=\"/s{i}.css\">"))
+        .collect();
+    let heavy = page("Sheets", &links, "<p>Text</p>");
+    let (dir, server) = site(&heavy).await;
+    for i in 0..23 {
+        std::fs::write(dir.path().join(format!("s{i}.css")), "p { color: #222 }").unwrap();
+    }
+    let report = scanner()
+        .build()
+        .unwrap()
+        .scan(&server.url())
+        .await
+        .unwrap();
+    let mut sheets: Vec<String> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.ends_with(".css"))
+        .map(|r| r.path)
+        .collect();
+    sheets.sort();
+    sheets.dedup();
+    let mut expected: Vec<String> = (0..20).map(|i| format!("/s{i}.css")).collect();
+    expected.sort();
+    assert_eq!(sheets, expected);
+    let own = incomplete(&report);
+    assert_eq!(own.len(), 1, "{own:?}");
+    assert_eq!(own[0].page_url, server.url_for("/heavy.html"));
+    assert_eq!(
+        own[0].message,
+        "The page links 3 stylesheets more than the 20 a scan fetches per page: they were not fetched or applied, so styles (contrast, visibility, sizes) may be judged wrongly"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_over_its_time_stops_and_the_next_is_analyzed_in_full() {
     // 8,000 elements under 1,600 rules: 12.8 million selector matches, far

@@ -16,6 +16,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use chrono::Utc;
@@ -58,8 +59,12 @@ const MAX_SITEMAP_DEPTH: u32 = 3;
 /// `max_pages`, when larger) entries are counted, not kept: the crawl could not
 /// fetch them anyway.
 const SITEMAP_URL_SLACK: usize = 1000;
-/// Linked stylesheets fetched at most per page.
-const MAX_STYLESHEETS_PER_PAGE: usize = 20;
+/// Stylesheet text a scan keeps for its later pages, in all. A site's pages
+/// share a few sheets, kept once; a site that gives every page sheets of their
+/// own (or cache-busting URLs) would otherwise make a scan hold them all. Past
+/// it a sheet serves the pages waiting for it and is then let go (a later page
+/// linking it fetches it again).
+const MAX_KEPT_STYLESHEET_BYTES: usize = 64 * 1024 * 1024;
 /// Size cap of one stylesheet, decoded (a decompression bomb stops here). A
 /// longer stylesheet is used up to the cap, as pages are; one cut short by the
 /// network is not used at all.
@@ -89,6 +94,8 @@ struct Shared {
     robots_facts: Mutex<HashMap<String, RobotsFacts>>,
     /// Stylesheet texts per URL (`None`: could not be fetched).
     styles: Mutex<HashMap<String, StyleCell>>,
+    /// Bytes of stylesheet text `styles` holds (see [`MAX_KEPT_STYLESHEET_BYTES`]).
+    styles_bytes: AtomicUsize,
     /// Link and resource checks (statuses and subresource facts, once per URL
     /// per scan); `None` when no selected rule needs the network beyond pages.
     checker: Option<Arc<LinkChecker>>,
@@ -202,6 +209,7 @@ pub(crate) async fn run(
         robots: Mutex::new(HashMap::new()),
         robots_facts: Mutex::new(HashMap::new()),
         styles: Mutex::new(HashMap::new()),
+        styles_bytes: AtomicUsize::new(0),
         subresources: subresources && checker.is_some(),
         checker,
         config,
@@ -1179,26 +1187,38 @@ async fn stylesheet(shared: &Arc<Shared>, url: &Url) -> Option<Arc<String>> {
             .entry(url.to_string())
             .or_insert_with(|| Arc::new(OnceCell::new())),
     );
-    cell.get_or_init(|| async {
-        if !shared.robots_allow(url) {
-            return None;
-        }
-        let got = shared
-            .fetcher
-            .get(url, BodyPolicy::Always, MAX_STYLESHEET_BYTES, &|_: &Url| {
-                None
-            })
-            .await;
-        // The one fetch of this URL in the scan: its facts serve the
-        // subresource rules and broken-resources too.
-        if let Some(checker) = &shared.checker {
-            checker.seed_facts(url, facts_from_fetched(&got)).await;
-        }
-        (got.error.is_none() && (200..300).contains(&got.status))
-            .then(|| Arc::new(String::from_utf8_lossy(&got.body).into_owned()))
-    })
-    .await
-    .clone()
+    let let_go = AtomicBool::new(false);
+    let text = cell
+        .get_or_init(|| async {
+            if !shared.robots_allow(url) {
+                return None;
+            }
+            let got = shared
+                .fetcher
+                .get(url, BodyPolicy::Always, MAX_STYLESHEET_BYTES, &|_: &Url| {
+                    None
+                })
+                .await;
+            // The one fetch of this URL in the scan: its facts serve the
+            // subresource rules and broken-resources too.
+            if let Some(checker) = &shared.checker {
+                checker.seed_facts(url, facts_from_fetched(&got)).await;
+            }
+            let text = (got.error.is_none() && (200..300).contains(&got.status))
+                .then(|| Arc::new(String::from_utf8_lossy(&got.body).into_owned()))?;
+            let kept = shared.styles_bytes.fetch_add(text.len(), Ordering::Relaxed) + text.len();
+            if kept > MAX_KEPT_STYLESHEET_BYTES {
+                shared.styles_bytes.fetch_sub(text.len(), Ordering::Relaxed);
+                let_go.store(true, Ordering::Relaxed);
+            }
+            Some(text)
+        })
+        .await
+        .clone();
+    if let_go.load(Ordering::Relaxed) {
+        lock(&shared.styles).remove(url.as_str());
+    }
+    text
 }
 
 fn is_html(fetched: &Fetched) -> bool {
@@ -1226,7 +1246,11 @@ async fn page_of(shared: &Arc<Shared>, mut fetched: Fetched, depth: u32) -> Page
     let refs = links::prepass(&body, &fetched.final_url, shared.subresources);
     let mut stylesheets = Vec::new();
     // The page budget's cap on stylesheets, when lower, saves the fetches too.
-    let most = MAX_STYLESHEETS_PER_PAGE.min(shared.config.budget.max_stylesheets);
+    let most =
+        sitescan_rules::budget::MAX_LINKED_STYLESHEETS.min(shared.config.budget.max_stylesheets);
+    // The ones left out are named in the page's `analysis-incomplete` finding:
+    // its styles are computed without them.
+    let stylesheets_skipped = refs.stylesheets.len().saturating_sub(most);
     for sheet in refs.stylesheets.into_iter().take(most) {
         if let Some(text) = stylesheet(shared, &sheet.url).await {
             stylesheets.push(Stylesheet {
@@ -1256,6 +1280,7 @@ async fn page_of(shared: &Arc<Shared>, mut fetched: Fetched, depth: u32) -> Page
         body,
         stylesheets,
         subresources,
+        stylesheets_skipped,
     }
 }
 
@@ -1477,6 +1502,7 @@ mod tests {
             robots: Mutex::new(HashMap::new()),
             robots_facts: Mutex::new(HashMap::new()),
             styles: Mutex::new(HashMap::new()),
+            styles_bytes: AtomicUsize::new(0),
             checker: None,
             subresources: false,
             config,

@@ -3,7 +3,7 @@
 
 use scraper::{ElementRef, Selector};
 
-use crate::css::parse_stylesheet;
+use crate::css::{RawRule, SheetCaps};
 use crate::{Category, Check, Impact, Level, Rule, RuleMeta, Visits};
 
 /// Checks rotations applied under `(orientation: …)` media queries.
@@ -44,62 +44,6 @@ orientation shows sideways text to them.
 "#,
     ..RuleMeta::BASE
 };
-
-/// Removes `/* … */` comments.
-fn strip_comments(css: &str) -> String {
-    let mut out = String::with_capacity(css.len());
-    let mut rest = css;
-    while let Some(start) = rest.find("/*") {
-        out.push_str(&rest[..start]);
-        match rest[start + 2..].find("*/") {
-            Some(end) => rest = &rest[start + 2 + end + 2..],
-            None => return out,
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-/// Top-level `@media` blocks as (prelude, body).
-fn media_blocks(css: &str) -> Vec<(String, String)> {
-    let css = strip_comments(css);
-    let bytes = css.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while let Some(pos) = css[i..].find("@media") {
-        let start = i + pos;
-        let Some(open_rel) = css[start..].find('{') else {
-            break;
-        };
-        let open = start + open_rel;
-        let mut depth = 0usize;
-        let mut close = None;
-        for (j, b) in bytes.iter().enumerate().skip(open) {
-            match b {
-                b'{' => depth += 1,
-                b'}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        close = Some(j);
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-        let Some(close) = close else {
-            break;
-        };
-        out.push((
-            css[start + "@media".len()..open]
-                .trim()
-                .to_ascii_lowercase(),
-            css[open + 1..close].to_string(),
-        ));
-        i = close + 1;
-    }
-    out
-}
 
 /// An angle in degrees (`deg`, `rad`, `grad`, `turn`).
 fn angle(value: &str) -> Option<f64> {
@@ -171,60 +115,44 @@ pub fn rotation(property: &str, value: &str) -> Option<f64> {
     total
 }
 
-/// The texts of the page's `<style>` elements.
-fn inline_texts(cx: &Check<'_, '_>) -> Vec<String> {
-    cx.page()
-        .root()
-        .descendants()
-        .filter_map(ElementRef::wrap)
-        .filter(|e| e.value().name() == "style")
-        .map(|e| e.text().collect())
-        .collect()
-}
-
 /// The rotations of one sheet under `@media` blocks that test `orientation`:
 /// (media prelude, selectors, degrees, the same selectors' rotation outside any
 /// media block).
 struct OrientationRotations(Vec<(String, String, f64, f64)>);
 
-fn orientation_rotations(css: &str) -> OrientationRotations {
-    let blocks = media_blocks(css);
-    // Rotations outside media queries, by selector text.
-    let mut base_css = strip_comments(css);
-    for (_, body) in &blocks {
-        base_css = base_css.replace(body.as_str(), "");
+fn orientation_rotations(css: &str, caps: &mut SheetCaps) -> OrientationRotations {
+    let rules = caps.parse_all_media(css);
+    let rotations = |rule: &RawRule| -> Vec<f64> {
+        rule.declarations
+            .iter()
+            .filter(|d| d.name == "transform" || d.name == "rotate")
+            .filter_map(|d| rotation(&d.name, &d.value))
+            .collect()
+    };
+    // Rotations outside media queries, by selector text (the last one wins).
+    let mut base: Vec<(&str, f64)> = Vec::new();
+    for rule in rules.iter().filter(|r| r.media.is_empty()) {
+        for degrees in rotations(rule) {
+            base.push((rule.selectors.as_str(), degrees));
+        }
     }
-    let base = rotations_of(&base_css);
     let mut out = Vec::new();
-    for (prelude, body) in blocks {
+    for rule in &rules {
+        let prelude = rule.media.join(" and ").to_ascii_lowercase();
         if !prelude.contains("orientation") {
             continue;
         }
-        for (selectors, degrees) in rotations_of(&body) {
+        for degrees in rotations(rule) {
             let base_deg = base
                 .iter()
                 .rev()
-                .find(|(s, _)| *s == selectors)
+                .find(|(s, _)| *s == rule.selectors)
                 .map(|(_, d)| *d)
                 .unwrap_or(0.0);
-            out.push((prelude.clone(), selectors, degrees, base_deg));
+            out.push((prelude.clone(), rule.selectors.clone(), degrees, base_deg));
         }
     }
     OrientationRotations(out)
-}
-
-fn rotations_of(css: &str) -> Vec<(String, f64)> {
-    parse_stylesheet(css)
-        .into_iter()
-        .flat_map(|rule| {
-            rule.declarations
-                .iter()
-                .filter(|d| d.name == "transform" || d.name == "rotate")
-                .filter_map(|d| rotation(&d.name, &d.value))
-                .map(|r| (rule.selectors.clone(), r))
-                .collect::<Vec<_>>()
-        })
-        .collect()
 }
 
 impl Rule for CssOrientationLock {
@@ -241,14 +169,9 @@ impl Rule for CssOrientationLock {
             return;
         }
         let page = cx.page();
-        let inline = inline_texts(cx);
-        let texts = inline
-            .iter()
-            .map(String::as_str)
-            .chain(page.page().stylesheets.iter().map(|s| s.text.as_str()));
-        for css in texts {
+        for (css, caps) in page.author_sheets() {
             // Derived once per sheet text, not once per page.
-            let locks = crate::css::sheet_facts(css, orientation_rotations);
+            let locks = crate::css::sheet_facts(&css, caps, orientation_rotations);
             for (prelude, selectors, degrees, base_deg) in &locks.0 {
                 let (prelude, degrees, base_deg) = (prelude.as_str(), *degrees, *base_deg);
                 let Ok(selector) = Selector::parse(selectors) else {

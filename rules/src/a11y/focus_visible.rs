@@ -6,8 +6,7 @@ use std::sync::Arc;
 
 use scraper::{ElementRef, Selector};
 
-use crate::aria::html::is_html;
-use crate::css::{parse_stylesheet, split_selector_list, Declaration};
+use crate::css::{split_selector_list, Declaration, SheetCaps};
 use crate::{Category, Check, Impact, Level, Rule, RuleMeta, Visits};
 
 /// Checks that no element in sequential focus navigation loses its focus outline
@@ -122,15 +121,18 @@ fn strip_focus(selector: &str) -> Option<String> {
 /// [`crate::css::sheet_facts`]).
 struct FocusRules(Vec<FocusRule>);
 
-fn focus_rules(sheet: &str) -> FocusRules {
+fn focus_rules(sheet: &str, caps: &mut SheetCaps) -> FocusRules {
     let mut out = Vec::new();
-    for rule in parse_stylesheet(sheet) {
+    for rule in caps.parse(sheet) {
         let removes = rule.declarations.iter().any(removes_outline);
         let draws = rule.declarations.iter().any(indicates);
         if !removes && !draws {
             continue;
         }
         for part in split_selector_list(&rule.selectors) {
+            if !caps.take_selector() {
+                return FocusRules(out);
+            }
             let (text, on_focus) = match strip_focus(part) {
                 Some(s) => (s, true),
                 None => (part.to_string(), false),
@@ -163,18 +165,10 @@ impl Rule for FocusVisible {
 
     fn check_document(&self, cx: &mut Check<'_, '_>) {
         let page = cx.page();
-        let inline: Vec<String> = page
-            .root()
-            .descendants()
-            .filter_map(ElementRef::wrap)
-            .filter(|e| is_html(*e) && e.value().name() == "style")
-            .map(|e| e.text().collect())
-            .collect();
-        let sheets: Vec<Arc<FocusRules>> = inline
-            .iter()
-            .map(String::as_str)
-            .chain(page.page().stylesheets.iter().map(|s| s.text.as_str()))
-            .map(|text| crate::css::sheet_facts(text, focus_rules))
+        let sheets: Vec<Arc<FocusRules>> = page
+            .author_sheets()
+            .into_iter()
+            .map(|(text, caps)| crate::css::sheet_facts(&text, caps, focus_rules))
             .collect();
         let rules: Vec<&FocusRule> = sheets.iter().flat_map(|s| s.0.iter()).collect();
         for el in page.root().descendants().filter_map(ElementRef::wrap) {
@@ -239,5 +233,47 @@ mod tests {
                 r##"<style>a:focus { outline: none }</style><a href="/" onfocus="mark(this)">Home</a>"##,
             ])
             .run();
+    }
+
+    /// The rule reads stylesheets itself; it reads them within what is left of
+    /// the page's caps, as the cascade does, so a sheet past the caps costs it
+    /// nothing and the page says its analysis is incomplete.
+    #[test]
+    fn stylesheets_are_read_within_the_page_caps() {
+        use crate::budget::{Cancel, Limit, PageBudget};
+        let rules: &[&'static dyn Rule] = &[&FocusVisible];
+        let failed = |html: &str, budget: PageBudget| {
+            let page = crate::Page::from_html("https://example.com/", html);
+            let analysis = crate::run::analyze_with(&page, rules, budget, Cancel::new());
+            let failed = analysis
+                .findings
+                .iter()
+                .filter(|f| f.rule_id == "focus-visible")
+                .count();
+            let limits: Vec<Limit> = analysis.overruns.iter().map(|o| o.limit).collect();
+            (failed, limits)
+        };
+        let by_rules = "<style>p { color: red }</style><style>a:focus { outline: none }</style><a href=/>Home</a>";
+        assert_eq!(failed(by_rules, PageBudget::DEFAULT), (1, vec![]));
+        let one_rule = PageBudget {
+            max_css_rules: 1,
+            ..PageBudget::DEFAULT
+        };
+        assert_eq!(failed(by_rules, one_rule), (0, vec![Limit::CssRules]));
+        let by_selectors = "<style>p, em, a:focus { outline: none }</style><a href=/>Home</a>";
+        assert_eq!(failed(by_selectors, PageBudget::DEFAULT), (1, vec![]));
+        let two_selectors = PageBudget {
+            max_selectors: 2,
+            ..PageBudget::DEFAULT
+        };
+        assert_eq!(
+            failed(by_selectors, two_selectors),
+            (0, vec![Limit::Selectors])
+        );
+        let one_sheet = PageBudget {
+            max_stylesheets: 1,
+            ..PageBudget::DEFAULT
+        };
+        assert_eq!(failed(by_rules, one_sheet), (0, vec![Limit::Stylesheets]));
     }
 }

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::aria::html::is_html;
 use crate::css::color::contrast_ratio;
-use crate::css::{parse_stylesheet, split_selector_list, Rgba};
+use crate::css::{split_selector_list, Rgba, SheetCaps};
 use crate::PageContext;
 use crate::{Category, Check, Impact, Level, Rule, RuleMeta, Visits};
 
@@ -54,25 +54,14 @@ struct StateCues {
 }
 
 fn state_cues(cx: &PageContext<'_>) -> StateCues {
-    let inline: Vec<String> = cx
-        .root()
-        .descendants()
-        .filter_map(ElementRef::wrap)
-        .filter(|e| is_html(*e) && e.value().name() == "style")
-        .map(|e| e.text().collect())
-        .collect();
     let mut cues = StateCues {
         hover: Vec::new(),
         focus: Vec::new(),
         no_outline: Vec::new(),
     };
-    let sheets = inline
-        .iter()
-        .map(String::as_str)
-        .chain(cx.page().stylesheets.iter().map(|s| s.text.as_str()));
-    for sheet in sheets {
+    for (sheet, caps) in cx.author_sheets() {
         // Parsed once per sheet text, not once per page.
-        let one = crate::css::sheet_facts(sheet, sheet_cues);
+        let one = crate::css::sheet_facts(&sheet, caps, sheet_cues);
         cues.hover.extend(one.hover.iter().cloned());
         cues.focus.extend(one.focus.iter().cloned());
         cues.no_outline.extend(one.no_outline.iter().cloned());
@@ -80,14 +69,14 @@ fn state_cues(cx: &PageContext<'_>) -> StateCues {
     cues
 }
 
-/// The state cues of one stylesheet.
-fn sheet_cues(sheet: &str) -> StateCues {
+/// The state cues of one stylesheet, read within what is left of the page's caps.
+fn sheet_cues(sheet: &str, caps: &mut SheetCaps) -> StateCues {
     let mut cues = StateCues {
         hover: Vec::new(),
         focus: Vec::new(),
         no_outline: Vec::new(),
     };
-    for rule in parse_stylesheet(sheet) {
+    for rule in caps.parse(sheet) {
         let cue = rule.declarations.iter().any(|d| {
             let v = d.value.to_ascii_lowercase();
             (d.name.starts_with("text-decoration") && v.contains("underline"))
@@ -103,6 +92,9 @@ fn sheet_cues(sheet: &str) -> StateCues {
                 || d.name == "outline-style" && v == "none"
         });
         for part in split_selector_list(&rule.selectors) {
+            if !caps.take_selector() {
+                return cues;
+            }
             let hover = part.contains(":hover");
             let focus = part.contains(":focus") && !part.contains(":focus-within");
             let plain = part

@@ -20,7 +20,7 @@ use scraper::{ElementRef, Html, Selector};
 use super::color::Rgba;
 use super::{
     media_applies_at, parse_declarations, parse_stylesheet_all_media_upto, split_selector_list,
-    Viewport,
+    SheetCaps, Viewport,
 };
 use crate::budget::{Limit, PageBudget};
 use crate::page::Stylesheet;
@@ -485,6 +485,9 @@ struct SheetRule {
     /// Which style rule of its sheet it comes from (0-based), for the page's
     /// cap on style rules.
     rule_no: u32,
+    /// Which selector of its sheet it is (0-based, counting those that failed
+    /// to parse), for the page's cap on selectors.
+    selector_no: u32,
 }
 
 /// A parsed and compiled stylesheet, for every viewport: each rule keeps the
@@ -496,6 +499,8 @@ struct CompiledSheet {
     media: Vec<Vec<String>>,
     /// Style rules parsed.
     style_rules: usize,
+    /// Selectors parsed, compiled or not.
+    selectors: usize,
     /// The cap that stopped parsing before the end of the text, if one did.
     cut: Option<Limit>,
 }
@@ -557,6 +562,7 @@ fn compile_sheet(text: &str, max_rules: usize, max_selectors: usize) -> Compiled
                 media: media_index,
                 positional: positional(part),
                 rule_no: u32::try_from(rule_no).unwrap_or(u32::MAX),
+                selector_no: u32::try_from(selectors - 1).unwrap_or(u32::MAX),
             });
         }
     }
@@ -564,6 +570,7 @@ fn compile_sheet(text: &str, max_rules: usize, max_selectors: usize) -> Compiled
         rules,
         media,
         style_rules,
+        selectors,
         cut,
     }
 }
@@ -642,6 +649,8 @@ struct SheetBudget {
     selectors: usize,
     /// The caps hit, in the order hit.
     hit: Vec<Limit>,
+    /// What was left when each admitted sheet was read, in cascade order.
+    admitted: Vec<SheetCaps>,
 }
 
 impl SheetBudget {
@@ -659,22 +668,28 @@ impl SheetBudget {
             return None;
         }
         self.sheets -= 1;
+        self.admitted.push(SheetCaps {
+            rules: self.rules,
+            selectors: self.selectors,
+            cut: false,
+        });
         let sheet = compiled_sheet(text, self.rules, self.selectors);
         if let Some(limit) = sheet.cut {
             self.hit(limit);
         }
-        let mut take = sheet
-            .rules
-            .partition_point(|r| (r.rule_no as usize) < self.rules);
-        if take < sheet.rules.len() || sheet.style_rules > self.rules {
+        // A sheet from the cache was compiled whole: the page takes the part
+        // its caps leave room for (selectors count whether they compiled or not).
+        let take = sheet.rules.partition_point(|r| {
+            (r.rule_no as usize) < self.rules && (r.selector_no as usize) < self.selectors
+        });
+        if sheet.style_rules > self.rules {
             self.hit(Limit::CssRules);
         }
-        if take > self.selectors {
-            take = self.selectors;
+        if sheet.selectors > self.selectors {
             self.hit(Limit::Selectors);
         }
         self.rules -= sheet.style_rules.min(self.rules);
-        self.selectors -= take;
+        self.selectors -= sheet.selectors.min(self.selectors);
         Some(Source {
             sheet,
             take,
@@ -686,8 +701,13 @@ impl SheetBudget {
 
 /// The sheets of a page ([`Source`]), compiled (or taken from the cache),
 /// within the page's caps on stylesheets, style rules and selectors (the
-/// user-agent sheet is not counted); also the caps that were hit.
-fn sources(doc: &Html, linked: &[Stylesheet], budget: &PageBudget) -> (Vec<Source>, Vec<Limit>) {
+/// user-agent sheet is not counted); also the caps that were hit and what was
+/// left of them at each author sheet.
+fn sources(
+    doc: &Html,
+    linked: &[Stylesheet],
+    budget: &PageBudget,
+) -> (Vec<Source>, Vec<Limit>, Vec<SheetCaps>) {
     static UA: OnceLock<Arc<CompiledSheet>> = OnceLock::new();
     let ua =
         Arc::clone(UA.get_or_init(|| Arc::new(compile_sheet(UA_SHEET, usize::MAX, usize::MAX))));
@@ -702,6 +722,7 @@ fn sources(doc: &Html, linked: &[Stylesheet], budget: &PageBudget) -> (Vec<Sourc
         rules: budget.max_css_rules,
         selectors: budget.max_selectors,
         hit: Vec::new(),
+        admitted: Vec::new(),
     };
     for el in doc
         .root_element()
@@ -723,7 +744,7 @@ fn sources(doc: &Html, linked: &[Stylesheet], budget: &PageBudget) -> (Vec<Sourc
             None => break,
         }
     }
-    (out, left.hit)
+    (out, left.hit, left.admitted)
 }
 
 /// Which rules of each source apply at `viewport`: one flag per rule.
@@ -957,6 +978,10 @@ pub struct Styles {
     /// styles they were derived from, for every element `map` does not hold.
     base: Option<Arc<StyleMap>>,
     viewport: Viewport,
+    /// What was left of the page's caps at each author sheet the cascade read
+    /// (`<style>` elements in document order, then linked sheets); sheets past
+    /// the page's most have no entry.
+    admitted: Arc<[SheetCaps]>,
     log: Arc<MatchLog>,
 }
 
@@ -1097,7 +1122,7 @@ impl Styles {
         budget: &PageBudget,
         stop: &dyn Fn() -> bool,
     ) -> (Styles, Vec<Limit>) {
-        let (sources, capped) = sources(doc, linked, budget);
+        let (sources, capped, admitted) = sources(doc, linked, budget);
         let index = RuleIndex::build(sources);
         let mut resolver = Resolver::new(&index, viewport);
         let mut map: StyleMap =
@@ -1152,6 +1177,7 @@ impl Styles {
             map: Arc::new(map),
             base: None,
             viewport,
+            admitted: admitted.into(),
             log: Arc::new(MatchLog {
                 index,
                 starts,
@@ -1256,8 +1282,17 @@ impl Styles {
             map: Arc::new(own),
             base: Some(Arc::clone(full)),
             viewport,
+            admitted: Arc::clone(&self.admitted),
             log: Arc::clone(&self.log),
         })
+    }
+
+    /// What was left of the page's caps on style rules and selectors at each
+    /// author stylesheet the cascade read, in cascade order (`<style>` elements
+    /// in document order, then linked sheets); sheets past the page's cap on
+    /// stylesheets have no entry.
+    pub fn admitted_sheets(&self) -> &[SheetCaps] {
+        &self.admitted
     }
 
     /// The computed style of an element of the document these styles were computed for.

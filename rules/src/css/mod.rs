@@ -33,7 +33,71 @@ const FACTS_MAX_TEXT: usize = 1024 * 1024;
 /// Total text bytes the facts cache holds; it is emptied when full.
 const FACTS_MAX_BYTES: usize = 16 * 1024 * 1024;
 
-type FactsByType = Vec<(TypeId, Arc<dyn Any + Send + Sync>)>;
+/// Per kind of fact: the facts, and the style rules and selectors reading the
+/// whole sheet took (a page with less room left must not get them).
+type FactsByType = Vec<(TypeId, Arc<dyn Any + Send + Sync>, Needs)>;
+
+/// Style rules and selectors a whole sheet's reading took.
+#[derive(Clone, Copy)]
+struct Needs {
+    rules: usize,
+    selectors: usize,
+}
+
+/// What is left of a page's caps on style rules and selectors
+/// ([`crate::PageBudget::max_css_rules`], [`crate::PageBudget::max_selectors`])
+/// when one of its stylesheets is read; see [`crate::PageContext::author_sheets`].
+///
+/// Rules that read stylesheets themselves (rather than through the cascade)
+/// parse within it, so a hostile sheet costs them no more than it costs the
+/// cascade.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SheetCaps {
+    /// Style rules that may still be parsed.
+    pub rules: usize,
+    /// Selectors that may still be parsed.
+    pub selectors: usize,
+    /// Set when a cap stopped the reading before the end of the sheet.
+    pub cut: bool,
+}
+
+impl SheetCaps {
+    /// No caps: for tests and callers that read a known sheet.
+    pub const UNLIMITED: SheetCaps = SheetCaps {
+        rules: usize::MAX,
+        selectors: usize::MAX,
+        cut: false,
+    };
+
+    /// The style rules of `text` (`@media` evaluated for the desktop, as
+    /// [`parse_stylesheet`]) up to the rules left, which it uses up.
+    pub fn parse(&mut self, text: &str) -> Vec<RawRule> {
+        let (rules, cut) = parse_stylesheet_upto(text, Viewport::DESKTOP, self.rules);
+        self.rules -= rules.len().min(self.rules);
+        self.cut |= cut;
+        rules
+    }
+
+    /// [`SheetCaps::parse`] keeping every `@media` block's rules with their
+    /// conditions (as [`parse_stylesheet_all_media`]).
+    pub fn parse_all_media(&mut self, text: &str) -> Vec<RawRule> {
+        let (rules, cut) = parse_stylesheet_all_media_upto(text, self.rules);
+        self.rules -= rules.len().min(self.rules);
+        self.cut |= cut;
+        rules
+    }
+
+    /// Takes one selector from what is left: false (and the sheet is marked
+    /// cut) when none is.
+    pub fn take_selector(&mut self) -> bool {
+        if self.selectors == 0 {
+            self.cut = true;
+            return false;
+        }
+        self.selectors -= 1;
+        true
+    }
+}
 
 /// Facts a rule derives from one stylesheet's text (the rules that remove focus
 /// outlines, the rotations under orientation queries...), computed once per
@@ -42,15 +106,26 @@ type FactsByType = Vec<(TypeId, Arc<dyn Any + Send + Sync>)>;
 /// The pages of a site link the same sheets, and parsing them again for every
 /// page cost several rules more than their checks. `T` names the kind of fact:
 /// each caller uses a type of its own. Keyed by the full text, bounded in bytes.
-pub fn sheet_facts<T: Send + Sync + 'static>(text: &str, derive: impl FnOnce(&str) -> T) -> Arc<T> {
+///
+/// `derive` reads the sheet within `caps` (what is left of the page's caps).
+/// Facts derived from a sheet read whole are cached, with what the reading
+/// took, and serve every page with that much room left; a page with less gets
+/// the facts of the part its caps allow, derived again and not cached. So a
+/// page's result never depends on which page of the scan came first.
+pub fn sheet_facts<T: Send + Sync + 'static>(
+    text: &str,
+    caps: SheetCaps,
+    derive: impl FnOnce(&str, &mut SheetCaps) -> T,
+) -> Arc<T> {
     #[derive(Default)]
     struct Cache {
         map: FxHashMap<Arc<str>, FactsByType>,
         bytes: usize,
     }
     static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
+    let mut caps = caps;
     if text.len() > FACTS_MAX_TEXT {
-        return Arc::new(derive(text));
+        return Arc::new(derive(text, &mut caps));
     }
     let cache = CACHE.get_or_init(Default::default);
     // A panic while holding the lock leaves a consistent map (inserts are atomic).
@@ -59,13 +134,27 @@ pub fn sheet_facts<T: Send + Sync + 'static>(text: &str, derive: impl FnOnce(&st
     let hit = lock().map.get(text).and_then(|facts| {
         facts
             .iter()
-            .find(|(k, _)| *k == kind)
-            .map(|(_, f)| Arc::clone(f))
+            .find(|(k, _, _)| *k == kind)
+            .map(|(_, f, needs)| (Arc::clone(f), *needs))
     });
-    if let Some(facts) = hit.and_then(|f| f.downcast::<T>().ok()) {
+    if let Some((facts, needs)) = hit {
+        if needs.rules <= caps.rules && needs.selectors <= caps.selectors {
+            if let Ok(facts) = facts.downcast::<T>() {
+                return facts;
+            }
+        } else {
+            return Arc::new(derive(text, &mut caps));
+        }
+    }
+    let before = caps;
+    let facts = Arc::new(derive(text, &mut caps));
+    if caps.cut {
         return facts;
     }
-    let facts = Arc::new(derive(text));
+    let needs = Needs {
+        rules: before.rules - caps.rules,
+        selectors: before.selectors - caps.selectors,
+    };
     let mut guard = lock();
     if !guard.map.contains_key(text) {
         if guard.bytes + text.len() > FACTS_MAX_BYTES {
@@ -78,13 +167,13 @@ pub fn sheet_facts<T: Send + Sync + 'static>(text: &str, derive: impl FnOnce(&st
     // Another thread may have derived the same facts meanwhile: keep one.
     if let Some(existing) = list
         .iter()
-        .find(|(k, _)| *k == kind)
-        .and_then(|(_, f)| Arc::clone(f).downcast::<T>().ok())
+        .find(|(k, _, _)| *k == kind)
+        .and_then(|(_, f, _)| Arc::clone(f).downcast::<T>().ok())
     {
         return existing;
     }
     let shared: Arc<dyn Any + Send + Sync> = facts.clone();
-    list.push((kind, shared));
+    list.push((kind, shared, needs));
     facts
 }
 
@@ -177,15 +266,34 @@ pub fn parse_stylesheet_all_media(text: &str) -> Vec<RawRule> {
 /// and match (`PageBudget::max_css_rules`): parsing stops at the cap instead of
 /// reading the rest of a hostile sheet.
 pub fn parse_stylesheet_all_media_upto(text: &str, max_rules: usize) -> (Vec<RawRule>, bool) {
-    let mut parser = Parser::new(text);
-    let mut out = Vec::new();
     let mut sheet = SheetParser {
         all_media: true,
         media: Vec::new(),
         viewport: Viewport::DESKTOP,
     };
+    collect_upto(text, &mut sheet, max_rules)
+}
+
+/// [`parse_stylesheet_at`] that stops after `max_rules` style rules; the flag
+/// says whether rules were left unparsed.
+pub fn parse_stylesheet_upto(
+    text: &str,
+    viewport: Viewport,
+    max_rules: usize,
+) -> (Vec<RawRule>, bool) {
+    let mut sheet = SheetParser {
+        all_media: false,
+        media: Vec::new(),
+        viewport,
+    };
+    collect_upto(text, &mut sheet, max_rules)
+}
+
+fn collect_upto(text: &str, sheet: &mut SheetParser, max_rules: usize) -> (Vec<RawRule>, bool) {
+    let mut parser = Parser::new(text);
+    let mut out = Vec::new();
     let mut cut = false;
-    for rules in StyleSheetParser::new(&mut parser, &mut sheet).flatten() {
+    for rules in StyleSheetParser::new(&mut parser, sheet).flatten() {
         // One top-level item may be an `@media` block of many rules.
         let room = max_rules - out.len();
         if rules.len() > room {
@@ -659,12 +767,54 @@ mod tests {
     fn sheet_facts_are_derived_once_per_text_and_kind() {
         struct Count(usize);
         struct Len(usize);
-        let a = sheet_facts("p { color: red }", |t| Count(t.matches('{').count()));
-        let b = sheet_facts("p { color: red }", |_| Count(99));
+        let all = SheetCaps::UNLIMITED;
+        let a = sheet_facts("p { color: red }", all, |t, _| {
+            Count(t.matches('{').count())
+        });
+        let b = sheet_facts("p { color: red }", all, |_, _| Count(99));
         assert!(Arc::ptr_eq(&a, &b));
         assert_eq!(b.0, 1);
         // Another kind of fact of the same text is derived on its own.
-        assert_eq!(sheet_facts("p { color: red }", |t| Len(t.len())).0, 16);
+        assert_eq!(
+            sheet_facts("p { color: red }", all, |t, _| Len(t.len())).0,
+            16
+        );
+    }
+
+    #[test]
+    fn sheet_facts_read_within_the_caps_and_cache_only_whole_sheets() {
+        struct Rules(usize);
+        let text = "a { color: red } b { color: red } i { color: red } /* caps */";
+        let two = SheetCaps {
+            rules: 2,
+            selectors: usize::MAX,
+            cut: false,
+        };
+        let cut = sheet_facts(text, two, |t, caps| Rules(caps.parse(t).len()));
+        assert_eq!(cut.0, 2);
+        // The cut facts were not kept: a page with room reads the whole sheet.
+        let whole = sheet_facts(text, SheetCaps::UNLIMITED, |t, caps| {
+            Rules(caps.parse(t).len())
+        });
+        assert_eq!(whole.0, 3);
+        // Whole facts do not serve a page with less room: it gets its part.
+        let again = sheet_facts(text, two, |t, caps| Rules(caps.parse(t).len()));
+        assert_eq!(again.0, 2);
+        let room = SheetCaps { rules: 3, ..two };
+        assert!(Arc::ptr_eq(
+            &whole,
+            &sheet_facts(text, room, |_, _| Rules(0))
+        ));
+        let mut caps = SheetCaps {
+            rules: 5,
+            selectors: 1,
+            cut: false,
+        };
+        assert_eq!(caps.parse_all_media("@media print { a {} } b {}").len(), 2);
+        assert_eq!((caps.rules, caps.cut), (3, false));
+        assert!(caps.take_selector());
+        assert!(!caps.take_selector());
+        assert!(caps.cut);
     }
 
     #[test]
