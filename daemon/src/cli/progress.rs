@@ -1,0 +1,291 @@
+//! How far a running `scan` is, on stderr: an indicatif bar per phase when
+//! stderr is a terminal, plain log lines otherwise (CI logs).
+//!
+//! The engine reports [`Progress`] after every page and, in the link phase,
+//! as links are checked. The bar shows the phase, done / total, the rate and
+//! the time left:
+//!
+//! ```text
+//! ⠙ crawl [=========>------------------]  30/519 pages (2 errors) · 4.1/s · ETA 2m
+//! ⠹ links [===================>--------]  1204/1996 links · 52.3/s · ETA 15s
+//! ⠸ finish site checks and the report · 3s
+//! ```
+//!
+//! The crawl's total is the pages known so far (done plus queued), capped by
+//! `--max-pages`: the limit alone would promise an hour's ETA on a site of
+//! forty pages. Without a terminal the engine logs every page; this module
+//! adds a line when a phase starts and, in the link phase, one every
+//! [`LOG_EVERY`] so a long link check does not look frozen.
+
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use sitescan_engine::{Phase, Progress};
+
+/// How often the link phase logs its counts when stderr is not a terminal.
+const LOG_EVERY: Duration = Duration::from_secs(10);
+
+/// The progress display of one scan.
+#[derive(Debug)]
+pub(crate) struct ScanProgress {
+    bar: Option<ProgressBar>,
+    max_pages: u64,
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// The phase shown now; `None` before the first event.
+    shown: Option<Shown>,
+    last_log: Option<Instant>,
+}
+
+/// What the bar is drawn as: a bar needs a total, a spinner does not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shown {
+    Bar(Phase),
+    Spinner(Phase),
+}
+
+/// One frame's numbers, independent of indicatif (tested on their own).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Frame {
+    /// `crawl`, `links` or `finish`.
+    pub(crate) label: &'static str,
+    /// Done so far, and the total when one is known (else a spinner).
+    pub(crate) done: u64,
+    /// The total, when known.
+    pub(crate) total: Option<u64>,
+    /// What follows the numbers: the unit and any errors, e.g. `pages (2 errors)`.
+    pub(crate) what: String,
+}
+
+/// The frame a progress event shows.
+pub(crate) fn frame(p: &Progress, max_pages: u64) -> Frame {
+    match p.phase {
+        Phase::Crawl => {
+            let known = p.pages_done.saturating_add(p.pages_queued);
+            let total = known.min(max_pages).max(p.pages_done);
+            let what = match p.errors {
+                0 => "pages".to_string(),
+                1 => "pages (1 error)".to_string(),
+                n => format!("pages ({n} errors)"),
+            };
+            Frame {
+                label: "crawl",
+                done: p.pages_done,
+                total: Some(total),
+                what,
+            }
+        }
+        Phase::Links if p.links_total > 0 => Frame {
+            label: "links",
+            done: p.links_checked.min(p.links_total),
+            total: Some(p.links_total),
+            what: "links".to_string(),
+        },
+        Phase::Links => Frame {
+            label: "links",
+            done: 0,
+            total: None,
+            what: "checking links and resources".to_string(),
+        },
+        Phase::Finish => Frame {
+            label: "finish",
+            done: 0,
+            total: None,
+            what: "site checks and the report".to_string(),
+        },
+    }
+}
+
+fn bar_style() -> ProgressStyle {
+    ProgressStyle::with_template(
+        "{spinner:.cyan} {prefix:.bold} [{bar:28.cyan/blue}] {pos}/{len} {msg} · {per_sec:.1} · ETA {eta}",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_bar())
+    .progress_chars("=> ")
+}
+
+fn spinner_style() -> ProgressStyle {
+    ProgressStyle::with_template("{spinner:.cyan} {prefix:.bold} {msg} · {elapsed}")
+        .unwrap_or_else(|_| ProgressStyle::default_spinner())
+}
+
+impl ScanProgress {
+    /// A display for a scan of at most `max_pages` pages; a bar when
+    /// `interactive` (stderr is a terminal), log lines otherwise.
+    pub(crate) fn new(interactive: bool, max_pages: usize) -> Self {
+        let bar = interactive.then(|| {
+            let bar = ProgressBar::new(0);
+            bar.set_style(spinner_style());
+            bar.set_prefix("crawl");
+            bar.set_message("fetching the start page");
+            bar.enable_steady_tick(Duration::from_millis(120));
+            bar
+        });
+        ScanProgress {
+            bar,
+            max_pages: max_pages as u64,
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    /// Shows one progress event.
+    pub(crate) fn update(&self, p: Progress) {
+        let f = frame(&p, self.max_pages);
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let shown = match f.total {
+            Some(_) => Shown::Bar(p.phase),
+            None => Shown::Spinner(p.phase),
+        };
+        let phase_changed = state.shown.map(phase_of) != Some(p.phase);
+        match &self.bar {
+            Some(bar) => {
+                if state.shown != Some(shown) {
+                    // A new phase starts its own clock and rate.
+                    if phase_changed {
+                        bar.reset();
+                    }
+                    bar.set_style(match shown {
+                        Shown::Bar(_) => bar_style(),
+                        Shown::Spinner(_) => spinner_style(),
+                    });
+                    bar.set_prefix(f.label);
+                }
+                if let Some(total) = f.total {
+                    bar.set_length(total);
+                }
+                bar.set_position(f.done);
+                bar.set_message(f.what.clone());
+            }
+            None => log(&p, phase_changed, &mut state.last_log),
+        }
+        state.shown = Some(shown);
+    }
+
+    /// Removes the bar (the summary or the messages come next).
+    pub(crate) fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+fn phase_of(shown: Shown) -> Phase {
+    match shown {
+        Shown::Bar(p) | Shown::Spinner(p) => p,
+    }
+}
+
+/// Log lines for a stderr that is no terminal: each phase's start, and the
+/// link phase's counts every [`LOG_EVERY`].
+fn log(p: &Progress, phase_changed: bool, last: &mut Option<Instant>) {
+    let now = Instant::now();
+    match p.phase {
+        Phase::Crawl => {}
+        Phase::Links if phase_changed => {
+            tracing::info!(
+                pages = p.pages_done,
+                links = p.links_total,
+                "crawl done; checking links and resources"
+            );
+            *last = Some(now);
+        }
+        Phase::Links => {
+            if last.is_none_or(|t| now.duration_since(t) >= LOG_EVERY) {
+                tracing::info!(
+                    checked = p.links_checked,
+                    total = p.links_total,
+                    "checking links and resources"
+                );
+                *last = Some(now);
+            }
+        }
+        Phase::Finish if phase_changed => {
+            tracing::info!(
+                pages = p.pages_done,
+                links = p.links_checked,
+                "running the site checks"
+            );
+        }
+        Phase::Finish => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn progress(phase: Phase, done: u64, queued: u64, errors: u64) -> Progress {
+        Progress {
+            pages_done: done,
+            pages_queued: queued,
+            errors,
+            phase,
+            ..Progress::default()
+        }
+    }
+
+    #[test]
+    fn crawl_counts_pages_against_the_known_urls_capped_by_the_limit() {
+        let f = frame(&progress(Phase::Crawl, 30, 489, 0), 1000);
+        assert_eq!(
+            f,
+            Frame {
+                label: "crawl",
+                done: 30,
+                total: Some(519),
+                what: "pages".into()
+            }
+        );
+        let f = frame(&progress(Phase::Crawl, 30, 4890, 1), 500);
+        assert_eq!(f.total, Some(500));
+        assert_eq!(f.what, "pages (1 error)");
+        assert_eq!(
+            frame(&progress(Phase::Crawl, 3, 0, 2), 500).what,
+            "pages (2 errors)"
+        );
+        // Never a total below what is done.
+        assert_eq!(frame(&progress(Phase::Crawl, 7, 0, 0), 5).total, Some(7));
+    }
+
+    #[test]
+    fn links_show_checked_of_total_or_a_spinner_until_the_total_is_known() {
+        let mut p = progress(Phase::Links, 30, 0, 0);
+        assert_eq!(frame(&p, 100).total, None);
+        assert_eq!(frame(&p, 100).what, "checking links and resources");
+        p.links_total = 1996;
+        p.links_checked = 1204;
+        let f = frame(&p, 100);
+        assert_eq!((f.label, f.done, f.total), ("links", 1204, Some(1996)));
+        assert_eq!(f.what, "links");
+        let f = frame(&progress(Phase::Finish, 30, 0, 0), 100);
+        assert_eq!((f.label, f.total), ("finish", None));
+    }
+
+    #[test]
+    fn no_frame_ends_in_dangling_punctuation() {
+        let phases = [Phase::Crawl, Phase::Links, Phase::Finish];
+        for phase in phases {
+            for errors in [0, 1, 5] {
+                let mut p = progress(phase, 3, 4, errors);
+                p.links_total = 10;
+                let f = frame(&p, 100);
+                let last = f.what.chars().last().unwrap();
+                assert!(last.is_alphanumeric() || last == ')', "{f:?}");
+                assert!(!f.what.contains(", ,") && !f.what.contains("  "), "{f:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn templates_parse() {
+        ProgressStyle::with_template(
+            "{spinner:.cyan} {prefix:.bold} [{bar:28.cyan/blue}] {pos}/{len} {msg} · {per_sec:.1} · ETA {eta}",
+        )
+        .unwrap();
+        ProgressStyle::with_template("{spinner:.cyan} {prefix:.bold} {msg} · {elapsed}").unwrap();
+    }
+}
