@@ -410,7 +410,8 @@ fn fill_file(
 /// under `set -o pipefail` a cut-off report must not pass for a complete one.
 struct Stdout<W: Write> {
     inner: BufWriter<W>,
-    failed: Option<std::io::ErrorKind>,
+    /// The first write error.
+    failed: Option<std::io::Error>,
 }
 
 impl<W: Write> Stdout<W> {
@@ -423,18 +424,21 @@ impl<W: Write> Stdout<W> {
 
     fn note<T>(&mut self, r: std::io::Result<T>) -> std::io::Result<T> {
         if let Err(e) = &r {
-            self.failed.get_or_insert(e.kind());
+            if self.failed.is_none() {
+                self.failed = Some(std::io::Error::new(e.kind(), e.to_string()));
+            }
         }
         r
     }
 
     /// The error to report when writing `what` failed with `e`.
     fn error(&self, what: &str, e: sitescan_engine::Error) -> CliError {
-        CliError::run(match self.failed {
-            Some(std::io::ErrorKind::BrokenPipe) => anyhow::anyhow!(
+        CliError::run(match &self.failed {
+            Some(io) if io.kind() == std::io::ErrorKind::BrokenPipe => anyhow::anyhow!(
                 "cannot write {what} to stdout: the reader closed the pipe before all of it was written"
             ),
-            _ => anyhow::Error::from(e).context(format!("cannot write {what} to stdout")),
+            Some(io) => anyhow::anyhow!("cannot write {what} to stdout: {io}"),
+            None => anyhow::Error::from(e).context(format!("cannot write {what} to stdout")),
         })
     }
 }

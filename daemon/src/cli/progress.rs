@@ -29,15 +29,17 @@ const LOG_EVERY: Duration = Duration::from_secs(10);
 /// The progress display of one scan.
 #[derive(Debug)]
 pub(crate) struct ScanProgress {
-    bar: Option<ProgressBar>,
+    interactive: bool,
     max_pages: u64,
     state: Mutex<State>,
 }
 
 #[derive(Debug, Default)]
 struct State {
-    /// The phase shown now; `None` before the first event.
+    /// What is shown now; `None` before the first event.
     shown: Option<Shown>,
+    /// The bar (on a terminal only).
+    bar: Option<ProgressBar>,
     last_log: Option<Instant>,
 }
 
@@ -100,35 +102,58 @@ pub(crate) fn frame(p: &Progress, max_pages: u64) -> Frame {
     }
 }
 
+/// A phase with a total. `{per_sec:1}`: one decimal (indicatif reads the
+/// width of `per_sec` as its precision).
+const BAR_TEMPLATE: &str =
+    "{spinner:.cyan} {prefix:.bold} [{bar:28.cyan/blue}] {pos}/{len} {msg} · {per_sec:1} · ETA {eta}";
+/// A phase without a total (yet).
+const SPINNER_TEMPLATE: &str = "{spinner:.cyan} {prefix:.bold} {msg} · {elapsed}";
+
 fn bar_style() -> ProgressStyle {
-    ProgressStyle::with_template(
-        "{spinner:.cyan} {prefix:.bold} [{bar:28.cyan/blue}] {pos}/{len} {msg} · {per_sec:.1} · ETA {eta}",
-    )
-    .unwrap_or_else(|_| ProgressStyle::default_bar())
-    .progress_chars("=> ")
+    ProgressStyle::with_template(BAR_TEMPLATE)
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> ")
 }
 
 fn spinner_style() -> ProgressStyle {
-    ProgressStyle::with_template("{spinner:.cyan} {prefix:.bold} {msg} · {elapsed}")
+    ProgressStyle::with_template(SPINNER_TEMPLATE)
         .unwrap_or_else(|_| ProgressStyle::default_spinner())
+}
+
+/// A bar (or spinner) for `shown`, built whole before its first frame is
+/// drawn: changing the style of a live bar draws frames that mix the old
+/// phase's style with the new numbers.
+fn make_bar(shown: Shown, f: &Frame) -> ProgressBar {
+    let bar = match (shown, f.total) {
+        (Shown::Bar(_), Some(total)) => ProgressBar::new(total)
+            .with_style(bar_style())
+            .with_position(f.done),
+        _ => ProgressBar::new_spinner().with_style(spinner_style()),
+    }
+    .with_prefix(f.label)
+    .with_message(f.what.clone());
+    bar.enable_steady_tick(Duration::from_millis(120));
+    bar
 }
 
 impl ScanProgress {
     /// A display for a scan of at most `max_pages` pages; a bar when
     /// `interactive` (stderr is a terminal), log lines otherwise.
     pub(crate) fn new(interactive: bool, max_pages: usize) -> Self {
-        let bar = interactive.then(|| {
-            let bar = ProgressBar::new(0);
-            bar.set_style(spinner_style());
-            bar.set_prefix("crawl");
-            bar.set_message("fetching the start page");
-            bar.enable_steady_tick(Duration::from_millis(120));
-            bar
-        });
+        let mut state = State::default();
+        if interactive {
+            let start = Frame {
+                label: "crawl",
+                done: 0,
+                total: None,
+                what: "fetching the start page".to_string(),
+            };
+            state.bar = Some(make_bar(Shown::Spinner(Phase::Crawl), &start));
+        }
         ScanProgress {
-            bar,
+            interactive,
             max_pages: max_pages as u64,
-            state: Mutex::new(State::default()),
+            state: Mutex::new(state),
         }
     }
 
@@ -141,33 +166,29 @@ impl ScanProgress {
             None => Shown::Spinner(p.phase),
         };
         let phase_changed = state.shown.map(phase_of) != Some(p.phase);
-        match &self.bar {
-            Some(bar) => {
-                if state.shown != Some(shown) {
-                    // A new phase starts its own clock and rate.
-                    if phase_changed {
-                        bar.reset();
-                    }
-                    bar.set_style(match shown {
-                        Shown::Bar(_) => bar_style(),
-                        Shown::Spinner(_) => spinner_style(),
-                    });
-                    bar.set_prefix(f.label);
-                }
-                if let Some(total) = f.total {
-                    bar.set_length(total);
-                }
-                bar.set_position(f.done);
-                bar.set_message(f.what.clone());
+        if !self.interactive {
+            log(&p, phase_changed, &mut state.last_log);
+        } else if state.shown != Some(shown) {
+            // A new phase (or its total became known): a new bar, with its
+            // own clock and rate.
+            if let Some(old) = state.bar.take() {
+                old.finish_and_clear();
             }
-            None => log(&p, phase_changed, &mut state.last_log),
+            state.bar = Some(make_bar(shown, &f));
+        } else if let Some(bar) = &state.bar {
+            if let Some(total) = f.total {
+                bar.set_length(total);
+            }
+            bar.set_position(f.done);
+            bar.set_message(f.what.clone());
         }
         state.shown = Some(shown);
     }
 
     /// Removes the bar (the summary or the messages come next).
     pub(crate) fn finish(&self) {
-        if let Some(bar) = &self.bar {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(bar) = state.bar.take() {
             bar.finish_and_clear();
         }
     }
@@ -282,10 +303,7 @@ mod tests {
 
     #[test]
     fn templates_parse() {
-        ProgressStyle::with_template(
-            "{spinner:.cyan} {prefix:.bold} [{bar:28.cyan/blue}] {pos}/{len} {msg} · {per_sec:.1} · ETA {eta}",
-        )
-        .unwrap();
-        ProgressStyle::with_template("{spinner:.cyan} {prefix:.bold} {msg} · {elapsed}").unwrap();
+        ProgressStyle::with_template(BAR_TEMPLATE).unwrap();
+        ProgressStyle::with_template(SPINNER_TEMPLATE).unwrap();
     }
 }

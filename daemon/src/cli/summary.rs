@@ -402,6 +402,17 @@ pub(crate) fn render(s: &Summary, delivered: &Delivered, color: bool) -> String 
             ))
         );
         for (category, c) in &s.categories {
+            let counted = c.critical + c.serious + c.moderate + c.minor + c.cant_tell;
+            if c.score.is_none() && counted == 0 {
+                let _ = writeln!(
+                    out,
+                    "{:<14}{:>7}  {}",
+                    category_name(*category),
+                    "—",
+                    p.dim.apply_to("not checked: no rule of the category ran")
+                );
+                continue;
+            }
             let score = match (c.score, &c.grade) {
                 (Some(n), Some(g)) => {
                     let text = format!("{n} {g}");
@@ -420,14 +431,6 @@ pub(crate) fn render(s: &Summary, delivered: &Delivered, color: bool) -> String 
                 c.moderate,
                 c.minor,
                 c.cant_tell
-            );
-        }
-        if s.categories.iter().any(|(_, c)| c.score.is_none()) {
-            let _ = writeln!(
-                out,
-                "{}",
-                p.dim
-                    .apply_to("— no rule of the category ran (see --rules)")
             );
         }
     }
@@ -452,14 +455,13 @@ pub(crate) fn render(s: &Summary, delivered: &Delivered, color: bool) -> String 
             } else {
                 count(issue.pages, "page", "pages")
             };
-            let _ = writeln!(out, "           {what} on {pages}");
             let e = &issue.example;
             let place = if e.selector.is_empty() {
                 e.page_url.clone()
             } else {
                 format!("{} {}", e.page_url, e.selector)
             };
-            let _ = writeln!(out, "           e.g. {place}");
+            let _ = writeln!(out, "           {what} on {pages} · e.g. {place}");
             if !e.message.is_empty() {
                 let _ = writeln!(
                     out,
@@ -614,21 +616,17 @@ sitescan http://127.0.0.1:4000/
 Category        Score  Critical  Serious  Moderate  Minor  To review
 Accessibility      72         2        1         0      0          1
 Security         95 B         0        0         0      1          0
-Performance         —         0        0         0      0          0
-— no rule of the category ran (see --rules)
+Performance         —  not checked: no rule of the category ran
 
 Top issues
   critical image-alt  Images have alternative text
-           2 findings on 2 pages
-           e.g. http://127.0.0.1:4000/ img.hero
+           2 findings on 2 pages · e.g. http://127.0.0.1:4000/ img.hero
            Image has no text alternative
   serious  document-title  Page has a title
-           1 finding on 1 page
-           e.g. http://127.0.0.1:4000/ html
+           1 finding on 1 page · e.g. http://127.0.0.1:4000/ html
            The page has no <title> element; screen readers announce the URL instead, which tells nobody what…
   minor    x-content-type-options  Responses forbid MIME sniffing
-           1 finding at 3 places on 3 pages
-           e.g. http://127.0.0.1:4000/
+           1 finding at 3 places on 3 pages · e.g. http://127.0.0.1:4000/
            No X-Content-Type-Options header
 
 To review by hand: color-contrast (1)
