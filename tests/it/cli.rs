@@ -602,12 +602,26 @@ async fn run_on_terminal(
     cwd: std::path::PathBuf,
     env: Vec<(&'static str, String)>,
 ) -> (String, Option<i32>) {
+    run_on_terminal_to(args, cwd, env, None).await
+}
+
+/// [`run_on_terminal`], stdout sent to `stdout_to` when given (stderr stays
+/// on the terminal).
+async fn run_on_terminal_to(
+    args: Vec<String>,
+    cwd: std::path::PathBuf,
+    env: Vec<(&'static str, String)>,
+    stdout_to: Option<std::path::PathBuf>,
+) -> (String, Option<i32>) {
     tokio::task::spawn_blocking(move || {
-        let line = std::iter::once(env!("CARGO_BIN_EXE_sitescan").to_string())
+        let mut line = std::iter::once(env!("CARGO_BIN_EXE_sitescan").to_string())
             .chain(args)
             .map(|a| sh_quote(&a))
             .collect::<Vec<_>>()
             .join(" ");
+        if let Some(path) = stdout_to {
+            line = format!("{line} > {}", sh_quote(&path.to_string_lossy()));
+        }
         let mut cmd = Command::new("script");
         cmd.args(["-q", "-e", "-c", &line, "/dev/null"])
             .current_dir(&cwd)
@@ -750,6 +764,34 @@ async fn on_a_terminal_scan_prints_a_summary_saves_the_report_and_opens_it() {
         2,
         "no new files"
     );
+
+    // The report to a file, the terminal on stderr: the JSON in the file, one
+    // line with the counts and scores on the terminal.
+    let out = tools.path().join("report.json");
+    let (text, code) = run_on_terminal_to(
+        args(&[
+            "scan",
+            &server.url(),
+            "--rate",
+            "100",
+            "--rules",
+            "document-title,broken-links",
+        ]),
+        cwd.path().to_path_buf(),
+        vec![],
+        Some(out.clone()),
+    )
+    .await;
+    assert_eq!(code, Some(0), "{text}");
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(report["stats"]["pages_fetched"], 6);
+    assert!(
+        text.ends_with(
+            "sitescan: 6 pages scanned, 4 findings; scores: accessibility 80, quality 75\n"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("Top issues"), "{text}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

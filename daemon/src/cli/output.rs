@@ -222,21 +222,31 @@ impl OutputArgs {
             .map_err(CliError::run)?;
         let dir = report_dir();
         let json = save_copy(report, Format::Json, &dir)?;
-        let html = save_copy(report, Format::Html, &dir)?;
-        let opened = self.open && open_in_browser(&html);
-        let delivered = Delivered {
-            files: vec![
-                Saved {
-                    label: "JSON",
-                    path: json,
-                },
-                Saved {
-                    label: "HTML",
-                    path: html,
-                },
-            ],
-            opened,
+        let mut delivered = Delivered {
+            files: vec![Saved {
+                label: "JSON",
+                path: json,
+            }],
+            opened: false,
+            html_skipped: None,
         };
+        // The HTML view groups findings, so it holds the whole report in
+        // memory; past a size that memory is the scan's own promise broken.
+        if report.finding_count() <= HTML_MAX_FINDINGS {
+            let html = save_copy(report, Format::Html, &dir)?;
+            delivered.opened = self.open && open_in_browser(&html);
+            delivered.files.push(Saved {
+                label: "HTML",
+                path: html,
+            });
+        } else {
+            delivered.html_skipped = Some(report.finding_count());
+            if self.open {
+                eprintln!(
+                    "sitescan: --open: no HTML report to open (too many findings for one page)"
+                );
+            }
+        }
         let text = summary::render(&summary, &delivered, color);
         let mut out = Stdout::new(std::io::stdout().lock());
         if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
@@ -251,6 +261,11 @@ impl OutputArgs {
         Ok(())
     }
 }
+
+/// Findings above which the summary saves no HTML report: the HTML view
+/// loads every finding at once (about 1 KB each), while the rest of a scan
+/// keeps them on disk.
+pub(crate) const HTML_MAX_FINDINGS: u64 = 100_000;
 
 /// How a finished report reaches its reader.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

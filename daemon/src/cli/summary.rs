@@ -105,6 +105,9 @@ pub(crate) struct Delivered {
     pub(crate) files: Vec<Saved>,
     /// True when the HTML report was handed to the browser (`--open`).
     pub(crate) opened: bool,
+    /// Set (to the number of findings) when the report was too large for an
+    /// HTML file.
+    pub(crate) html_skipped: Option<u64>,
 }
 
 /// Per rule, while the findings stream past.
@@ -509,6 +512,18 @@ pub(crate) fn render(s: &Summary, delivered: &Delivered, color: bool) -> String 
         for f in &delivered.files {
             let _ = writeln!(out, "  {:<5} {}", f.label, f.path.display());
         }
+        if let Some(n) = delivered.html_skipped {
+            let json = delivered
+                .files
+                .first()
+                .map(|f| f.path.display().to_string());
+            let _ = writeln!(
+                out,
+                "  HTML  not written: {n} findings are more than one page holds well \
+                 (`sitescan report {} --format html --output report.html` writes it anyway)",
+                json.unwrap_or_else(|| "REPORT.json".into())
+            );
+        }
         if delivered.files.iter().any(|f| f.label == "HTML") {
             if delivered.opened {
                 let _ = writeln!(out, "  The HTML report was opened in your browser.");
@@ -602,6 +617,7 @@ mod tests {
                 },
             ],
             opened: false,
+            html_skipped: None,
         }
     }
 
@@ -710,6 +726,20 @@ Full report
             !text.contains("Full report"),
             "nothing written, nothing said"
         );
+    }
+
+    #[test]
+    fn a_report_too_large_for_html_says_how_to_get_it_anyway() {
+        let summary = Summary::of(&report()).unwrap();
+        let mut d = delivered();
+        d.files.truncate(1);
+        d.html_skipped = Some(250_000);
+        let text = render(&summary, &d, false);
+        assert!(text.ends_with(
+            "\nFull report\n  JSON  /home/me/sitescan-127.0.0.1-4000-20261126-060000.json\n  \
+             HTML  not written: 250000 findings are more than one page holds well \
+             (`sitescan report /home/me/sitescan-127.0.0.1-4000-20261126-060000.json --format html --output report.html` writes it anyway)\n"
+        ), "{text}");
     }
 
     #[test]
