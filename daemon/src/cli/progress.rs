@@ -167,7 +167,7 @@ impl ScanProgress {
         };
         let phase_changed = state.shown.map(phase_of) != Some(p.phase);
         if !self.interactive {
-            log(&p, phase_changed, &mut state.last_log);
+            log(&p, phase_changed, &mut state.last_log, Instant::now());
         } else if state.shown != Some(shown) {
             // A new phase (or its total became known): a new bar, with its
             // own clock and rate.
@@ -202,8 +202,7 @@ fn phase_of(shown: Shown) -> Phase {
 
 /// Log lines for a stderr that is no terminal: each phase's start, and the
 /// link phase's counts every [`LOG_EVERY`].
-fn log(p: &Progress, phase_changed: bool, last: &mut Option<Instant>) {
-    let now = Instant::now();
+fn log(p: &Progress, phase_changed: bool, last: &mut Option<Instant>, now: Instant) {
     match p.phase {
         Phase::Crawl => {}
         Phase::Links if phase_changed => {
@@ -299,6 +298,60 @@ mod tests {
                 assert!(!f.what.contains(", ,") && !f.what.contains("  "), "{f:?}");
             }
         }
+    }
+
+    /// Log lines written while `f` runs, as text.
+    fn logged(f: impl FnOnce()) -> String {
+        #[derive(Clone, Default)]
+        struct Buf(std::sync::Arc<Mutex<Vec<u8>>>);
+        impl std::io::Write for Buf {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let buf = Buf::default();
+        let writer = buf.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .without_time()
+            .with_target(false)
+            .finish();
+        tracing::subscriber::with_default(subscriber, f);
+        let bytes = buf.0.lock().unwrap().clone();
+        String::from_utf8(bytes).unwrap()
+    }
+
+    #[test]
+    fn without_a_terminal_each_phase_logs_once_and_links_every_ten_seconds() {
+        let t0 = Instant::now();
+        let mut last = None;
+        let mut links = progress(Phase::Links, 30, 0, 0);
+        links.links_total = 1996;
+        let text = logged(|| {
+            log(&progress(Phase::Crawl, 1, 5, 0), true, &mut last, t0);
+            log(&progress(Phase::Crawl, 2, 5, 0), false, &mut last, t0);
+            log(&links, true, &mut last, t0);
+            links.links_checked = 500;
+            log(&links, false, &mut last, t0 + Duration::from_secs(9));
+            links.links_checked = 1204;
+            log(&links, false, &mut last, t0 + Duration::from_secs(10));
+            log(&links, false, &mut last, t0 + Duration::from_secs(15));
+            let mut finish = links;
+            finish.phase = Phase::Finish;
+            log(&finish, true, &mut last, t0 + Duration::from_secs(16));
+            log(&finish, false, &mut last, t0 + Duration::from_secs(17));
+        });
+        assert_eq!(
+            text,
+            " INFO crawl done; checking links and resources pages=30 links=1996\n \
+             INFO checking links and resources checked=1204 total=1996\n \
+             INFO running the site checks pages=30 links=1204\n"
+        );
     }
 
     #[test]
