@@ -398,3 +398,449 @@ async fn links_flag_and_env_leave_other_hosts_unchecked_and_bad_values_are_usage
         "nothing fetched on a usage error"
     );
 }
+
+// ---- the start page decides whether the scan ran ----
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_start_url_that_is_no_2xx_html_page_exits_3_without_a_report() {
+    let server = FixtureServer::start(site_dir("start-page")).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let origin = server.url_for("");
+    let origin = origin.trim_end_matches('/');
+    let cases = [
+        (
+            "/missing",
+            format!("error: the start URL {origin}/missing answered HTTP 404 Not Found: check the URL (the scan needs a start page that answers 2xx)"),
+        ),
+        (
+            "/moved",
+            format!("error: the start URL {origin}/moved (redirected to {origin}/gone) answered HTTP 404 Not Found: check the URL (the scan needs a start page that answers 2xx)"),
+        ),
+        (
+            "/down",
+            format!("error: the start URL {origin}/down answered HTTP 503 Service Unavailable: the site has a problem; try again later (the scan needs a start page that answers 2xx)"),
+        ),
+        (
+            "/guide.pdf",
+            format!("error: the start URL {origin}/guide.pdf answered with application/pdf, not an HTML page: give the URL of a web page"),
+        ),
+    ];
+    for (path, message) in cases {
+        let file = dir.path().join("report.json");
+        let out = run(
+            args(&[
+                "scan",
+                &server.url_for(path),
+                "--rate",
+                "100",
+                "--rules",
+                "document-title",
+                "--output",
+                file.to_str().unwrap(),
+            ]),
+            vec![],
+        )
+        .await;
+        assert_eq!(out.status.code(), Some(3), "{path}: {}", stderr(&out));
+        assert_eq!(last_line(&out), message, "{path}");
+        assert!(
+            !file.exists(),
+            "{path}: no report when the scan could not run"
+        );
+        assert!(out.stdout.is_empty(), "{path}");
+    }
+
+    // A redirect loop ends on no page at all.
+    let out = run(
+        args(&[
+            "scan",
+            &server.url_for("/loop"),
+            "--rate",
+            "100",
+            "--rules",
+            "document-title",
+        ]),
+        vec![],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let line = last_line(&out);
+    assert_eq!(
+        line,
+        format!("error: the start URL {origin}/loop could not be read: redirect loop; check the URL and that the site is up")
+    );
+    assert!(out.stdout.is_empty());
+
+    // The same site's home page answers 200 with HTML: a normal run.
+    let out = run(
+        args(&[
+            "scan",
+            &server.url(),
+            "--rate",
+            "100",
+            "--rules",
+            "document-title",
+        ]),
+        vec![],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["pages"][0]["status"], 200);
+}
+
+// ---- a stdout that cannot take the report ----
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_disk_or_a_closed_pipe_on_stdout_exits_3_saying_which() {
+    let server = FixtureServer::start(site_dir("basic")).await.unwrap();
+    let url = server.url();
+    let scan = move |stdout: std::process::Stdio, close: bool| {
+        let url = url.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut child = sitescan()
+                .args(["scan", &url, "--rate", "100", "--rules", "document-title"])
+                .env_remove("RUST_LOG")
+                .stdout(stdout)
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            if close {
+                // The reader goes away before the scan writes a byte.
+                drop(child.stdout.take());
+            }
+            child.wait_with_output().unwrap()
+        })
+    };
+
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = scan(full.into(), false).await.unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_eq!(
+        last_line(&out),
+        "error: cannot write the report to stdout: No space left on device (os error 28)"
+    );
+    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+
+    let out = scan(std::process::Stdio::piped(), true).await.unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_eq!(
+        last_line(&out),
+        "error: cannot write the report to stdout: the reader closed the pipe before all of it was written"
+    );
+    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+}
+
+// ---- a person at a terminal ----
+
+/// Quotes `s` for `sh -c`.
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// Drops ANSI escape sequences and carriage returns from terminal output.
+fn strip_terminal(raw: &[u8]) -> String {
+    let text = String::from_utf8_lossy(raw);
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => {
+                if chars.peek() == Some(&'[') {
+                    chars.next();
+                    // Parameters, then one final byte in @..~.
+                    for c in chars.by_ref() {
+                        if ('@'..='~').contains(&c) {
+                            break;
+                        }
+                    }
+                }
+            }
+            '\r' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A `$BROWSER` that records what it was asked to open in `marker`.
+fn fake_browser(dir: &std::path::Path, marker: &std::path::Path) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join("browser.sh");
+    std::fs::write(
+        &path,
+        format!(
+            "#!/bin/sh\nprintf '%s' \"$1\" > {}\n",
+            sh_quote(&marker.to_string_lossy())
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// Waits (bounded) for the detached browser to write its marker.
+fn wait_for_marker(marker: &std::path::Path) -> String {
+    for _ in 0..200 {
+        if let Ok(s) = std::fs::read_to_string(marker) {
+            if !s.is_empty() {
+                return s;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("the browser was never started with the report");
+}
+
+/// Runs `sitescan` under a pseudo-terminal (util-linux `script`), in `cwd`;
+/// returns the terminal's text and the exit code.
+async fn run_on_terminal(
+    args: Vec<String>,
+    cwd: std::path::PathBuf,
+    env: Vec<(&'static str, String)>,
+) -> (String, Option<i32>) {
+    run_on_terminal_to(args, cwd, env, None).await
+}
+
+/// [`run_on_terminal`], stdout sent to `stdout_to` when given (stderr stays
+/// on the terminal).
+async fn run_on_terminal_to(
+    args: Vec<String>,
+    cwd: std::path::PathBuf,
+    env: Vec<(&'static str, String)>,
+    stdout_to: Option<std::path::PathBuf>,
+) -> (String, Option<i32>) {
+    tokio::task::spawn_blocking(move || {
+        let mut line = std::iter::once(env!("CARGO_BIN_EXE_sitescan").to_string())
+            .chain(args)
+            .map(|a| sh_quote(&a))
+            .collect::<Vec<_>>()
+            .join(" ");
+        if let Some(path) = stdout_to {
+            line = format!("{line} > {}", sh_quote(&path.to_string_lossy()));
+        }
+        let mut cmd = Command::new("script");
+        cmd.args(["-q", "-e", "-c", &line, "/dev/null"])
+            .current_dir(&cwd)
+            .env_remove("RUST_LOG")
+            .env("TERM", "xterm-256color")
+            .stdin(std::process::Stdio::null());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd
+            .output()
+            .expect("`script` (util-linux) runs the terminal tests");
+        (strip_terminal(&out.stdout), out.status.code())
+    })
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_terminal_scan_prints_a_summary_saves_the_report_and_opens_it() {
+    let server = FixtureServer::start(site_dir("basic")).await.unwrap();
+    let cwd = tempfile::tempdir().unwrap();
+    let tools = tempfile::tempdir().unwrap();
+    let marker = tools.path().join("opened");
+    let browser = fake_browser(tools.path(), &marker);
+    let (text, code) = run_on_terminal(
+        args(&[
+            "scan",
+            &server.url(),
+            "--rate",
+            "100",
+            "--rules",
+            "document-title,broken-links",
+            "--open",
+        ]),
+        cwd.path().to_path_buf(),
+        vec![("BROWSER", browser.to_string_lossy().into_owned())],
+    )
+    .await;
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        !text.contains("\"schema_version\""),
+        "no JSON on the terminal:\n{text}"
+    );
+    assert!(!text.contains("\"findings\""), "{text}");
+
+    // The summary: header, scores, top issues with an example page, where the
+    // report went.
+    assert!(
+        text.contains(&format!("sitescan {}\n", server.url())),
+        "{text}"
+    );
+    assert!(text.contains("6 pages scanned in "), "{text}");
+    assert!(
+        text.contains("Category        Score  Critical  Serious  Moderate  Minor  To review\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nSEO                 —  not checked: no rule of the category ran\n"),
+        "{text}"
+    );
+    assert!(text.contains("\nTop issues\n"), "{text}");
+    assert!(
+        text.contains("  serious  broken-links  Links are not broken\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "  serious  document-title  Page has a title\n           1 finding on 1 page · e.g. {}\n           The page has no <title> element.\n",
+            server.url_for("/contact.html")
+        )),
+        "{text}"
+    );
+
+    // The files it names exist, whole, in the working directory.
+    let mut saved: Vec<std::path::PathBuf> = std::fs::read_dir(cwd.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    saved.sort();
+    assert_eq!(saved.len(), 2, "{saved:?}");
+    let (html, json) = (&saved[0], &saved[1]);
+    assert!(html.extension().is_some_and(|e| e == "html"), "{saved:?}");
+    let name = json.file_name().unwrap().to_string_lossy().into_owned();
+    let port = server
+        .url()
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches('/')
+        .to_string();
+    assert!(
+        name.starts_with(&format!("sitescan-127.0.0.1-{port}-")) && name.ends_with(".json"),
+        "{name}"
+    );
+    assert!(
+        text.contains(&format!("  JSON  {}\n", json.display())),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("  HTML  {}\n", html.display())),
+        "{text}"
+    );
+    assert!(
+        text.contains("The HTML report was opened in your browser."),
+        "{text}"
+    );
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
+    assert_eq!(report["schema_version"], 1);
+    assert_eq!(report["stats"]["pages_fetched"], 6);
+    let page = std::fs::read_to_string(html).unwrap();
+    assert!(
+        page.starts_with("<!DOCTYPE html>"),
+        "{}",
+        &page[..50.min(page.len())]
+    );
+
+    // --open handed exactly that HTML file to the browser.
+    assert_eq!(wait_for_marker(&marker), html.to_string_lossy());
+
+    // Asking for a format on the terminal gets that format, as before.
+    let (text, code) = run_on_terminal(
+        args(&[
+            "scan",
+            &server.url(),
+            "--rate",
+            "100",
+            "--rules",
+            "document-title",
+        ]),
+        cwd.path().to_path_buf(),
+        vec![("SITESCAN_FORMAT", "json".into())],
+    )
+    .await;
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("\"schema_version\": 1"), "{text}");
+    assert!(!text.contains("Top issues"), "{text}");
+    assert_eq!(
+        std::fs::read_dir(cwd.path()).unwrap().count(),
+        2,
+        "no new files"
+    );
+
+    // The report to a file, the terminal on stderr: the JSON in the file, one
+    // line with the counts and scores on the terminal.
+    let out = tools.path().join("report.json");
+    let (text, code) = run_on_terminal_to(
+        args(&[
+            "scan",
+            &server.url(),
+            "--rate",
+            "100",
+            "--rules",
+            "document-title,broken-links",
+        ]),
+        cwd.path().to_path_buf(),
+        vec![],
+        Some(out.clone()),
+    )
+    .await;
+    assert_eq!(code, Some(0), "{text}");
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(report["stats"]["pages_fetched"], 6);
+    assert!(
+        text.ends_with(
+            "sitescan: 6 pages scanned, 4 findings; scores: accessibility 80, quality 75\n"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("Top issues"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_with_a_json_output_writes_an_html_copy_to_the_temporary_directory() {
+    let server = FixtureServer::start(site_dir("basic")).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let marker = dir.path().join("opened");
+    let browser = fake_browser(dir.path(), &marker);
+    let file = dir.path().join("report.json");
+    let out = run(
+        args(&[
+            "scan",
+            &server.url(),
+            "--rate",
+            "100",
+            "--rules",
+            "document-title",
+            "--output",
+            file.to_str().unwrap(),
+        ]),
+        vec![
+            ("SITESCAN_OPEN", "true".into()),
+            ("BROWSER", browser.to_string_lossy().into_owned()),
+            ("TMPDIR", tmp.to_string_lossy().into_owned()),
+        ],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let copies: Vec<_> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(copies.len(), 1, "{copies:?}");
+    let html = &copies[0];
+    assert!(html.extension().is_some_and(|e| e == "html"));
+    assert!(
+        stderr(&out).contains(&format!(
+            "sitescan: HTML report written to {}\n",
+            html.display()
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(wait_for_marker(&marker), html.to_string_lossy());
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(
+        report["schema_version"], 1,
+        "the JSON report is still written"
+    );
+}

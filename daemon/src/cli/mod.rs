@@ -10,11 +10,13 @@ mod admin;
 mod budget;
 mod conformance;
 mod output;
+mod progress;
 mod remote;
 mod report;
 mod rules;
 mod scan;
 mod serve;
+mod summary;
 mod worker;
 
 /// Exit code: clean.
@@ -77,7 +79,8 @@ enum Command {
     Admin(admin::Args),
     /// Run the W3C ACT test cases and print per ACT rule how consistent the rules are.
     Conformance(conformance::Args),
-    /// Crawl a site and report what the rules found (JSON on stdout).
+    /// Crawl a site and report what the rules found (a summary on a terminal,
+    /// else the JSON report on stdout).
     Scan(Box<scan::Args>),
     /// Re-render a saved JSON report, compare it with a baseline and apply gates.
     Report(report::Args),

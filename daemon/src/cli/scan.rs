@@ -3,27 +3,33 @@
 //! The report goes to stdout (or `--output`) in any format of
 //! `sitescan_engine::render`, compared with `--baseline` and gated by
 //! `--fail-on`, `--fail-on-new`, `--max-findings` and `--min-score` (see
-//! [`super::output`]); progress and messages go to stderr:
-//! an indicatif progress bar when stderr is a terminal, plain log lines otherwise
-//! (CI logs). As a person's own tool on their own machine, `scan` may fetch
-//! loopback and private addresses unless `--no-private`.
+//! [`super::output`]). On a terminal with neither `--format` nor `--output`,
+//! a person reads it: a summary instead, the full report saved as files
+//! ([`super::summary`]). Progress and messages go to stderr: a progress bar
+//! per phase when stderr is a terminal, plain log lines otherwise (CI logs;
+//! [`super::progress`]). As a person's own tool on their own machine, `scan`
+//! may fetch loopback and private addresses unless `--no-private`.
+//!
+//! Exit 3 ("could not run") also when the start URL does not end on a 2xx
+//! HTML page ([`start_page_problem`]): no report is written then.
 //!
 //! The findings wait in an anonymous temporary file in the system's temporary
 //! directory (`TMPDIR`) until the report is written, so memory stays flat on
 //! large sites (`sitescan_engine::Scanner::scan_spooled`).
 
 use std::io::IsTerminal;
-use std::time::Duration;
 
 use clap::Args as ClapArgs;
-use indicatif::{ProgressBar, ProgressStyle};
 use sitescan_engine::config::{
     LinkScope, StatusRange, DEFAULT_ACCEPT, DEFAULT_CONCURRENCY, DEFAULT_MAX_DEPTH,
     DEFAULT_MAX_PAGES, DEFAULT_RATE_PER_HOST, DEFAULT_USER_AGENT,
 };
-use sitescan_engine::{Error, ReportSource, ScanConfig, Scanner, SpooledReport};
+use sitescan_engine::render::count;
+use sitescan_engine::{Error, Report, ReportSource, ScanConfig, Scanner, SpooledReport};
+use sitescan_rules::Category;
 
-use super::output::OutputArgs;
+use super::output::{Delivery, OutputArgs};
+use super::progress::ScanProgress;
 use super::{CliError, CliResult};
 
 /// Arguments of `sitescan scan`.
@@ -200,6 +206,7 @@ fn classify(e: Error) -> CliError {
 /// Runs a scan.
 pub(crate) fn run(args: Args) -> CliResult {
     let interactive = std::io::stderr().is_terminal();
+    let delivery = Delivery::choose(&args.output, std::io::stdout().is_terminal());
     crate::telemetry::init_cli(interactive);
     // A wrong baseline file fails now, not after the crawl.
     let baseline = args.output.load_baseline()?;
@@ -213,52 +220,106 @@ pub(crate) fn run(args: Args) -> CliResult {
         .map_err(|e| {
             CliError::run(anyhow::Error::from(e).context("could not start the runtime"))
         })?;
-    let report = runtime.block_on(scan(&scanner, &args.url, interactive))?;
-    let code = args.output.finish_spooled(report, baseline.as_ref())?;
+    let progress = ScanProgress::new(interactive, args.max_pages);
+    let result = runtime.block_on(async {
+        scanner
+            .scan_spooled(&args.url, &std::env::temp_dir(), &|p| progress.update(p))
+            .await
+            .map_err(classify)
+    });
+    progress.finish();
+    let report = result?;
+    if let Some(problem) = start_page_problem(report.head()) {
+        return Err(CliError::run(anyhow::anyhow!(problem)));
+    }
+    if interactive && delivery == Delivery::Report {
+        eprintln!("{}", one_line(&report));
+    }
+    let code = args
+        .output
+        .finish_spooled(report, baseline.as_ref(), delivery)?;
     if let Some(path) = &args.output.output {
         tracing::info!(path = %path.display(), "report written");
     }
     Ok(code)
 }
 
-async fn scan(scanner: &Scanner, url: &str, interactive: bool) -> Result<SpooledReport, CliError> {
-    let bar = interactive.then(|| {
-        let bar = ProgressBar::new_spinner();
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} {elapsed} {pos} pages done, {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-        );
-        bar.enable_steady_tick(Duration::from_millis(120));
-        bar
-    });
-    let progress = |p: sitescan_engine::Progress| {
-        if let Some(bar) = &bar {
-            bar.set_position(p.pages_done);
-            bar.set_message(format!("{} queued, {} errors", p.pages_queued, p.errors));
-        }
-    };
-    let result = scanner
-        .scan_spooled(url, &std::env::temp_dir(), &progress)
-        .await
-        .map_err(classify);
-    if let Some(bar) = &bar {
-        bar.finish_and_clear();
-        if let Ok(report) = &result {
-            let head = report.head();
-            eprintln!(
-                "{} scanned, {}{}",
-                sitescan_engine::render::count(head.pages.len() as u64, "page", "pages"),
-                sitescan_engine::render::count(report.finding_count(), "finding", "findings"),
-                if head.stats.truncated {
-                    format!(
-                        "; stopped at the page limit with {} URLs left",
-                        head.stats.urls_left
-                    )
-                } else {
-                    String::new()
-                }
-            );
-        }
+/// The line a person at a terminal sees when the report itself went to a
+/// file or a pipe: pages, findings, scores, and why the crawl stopped early.
+fn one_line(report: &SpooledReport) -> String {
+    let head = report.head();
+    let mut line = format!(
+        "sitescan: {} scanned, {}",
+        count(head.pages.len() as u64, "page", "pages"),
+        count(report.finding_count(), "finding", "findings"),
+    );
+    let scores: Vec<String> = Category::ALL
+        .into_iter()
+        .filter_map(|c| {
+            let s = head.summary.get(&c)?;
+            let score = s.score?;
+            Some(match &s.grade {
+                Some(g) => format!("{c} {score} ({g})"),
+                None => format!("{c} {score}"),
+            })
+        })
+        .collect();
+    if !scores.is_empty() {
+        line.push_str("; scores: ");
+        line.push_str(&scores.join(", "));
     }
-    result
+    if head.stats.truncated {
+        line.push_str(&format!(
+            "; stopped at the page limit with {} URLs left",
+            head.stats.urls_left
+        ));
+    }
+    line
+}
+
+/// Why a finished scan counts as one that could not run, judged by its start
+/// page: the scan needs a start URL that ends, after redirects, on a 2xx
+/// answer with an HTML page. A start URL that answers 404 or 500, redirects to
+/// one, never stops redirecting or answers a PDF means a wrong URL or a site
+/// that is down; a report of it would pass for a scan of the site.
+///
+/// A start page without a `Content-Type` passes (the crawler then judges the
+/// body by its first bytes, as browsers do).
+pub(crate) fn start_page_problem(head: &Report) -> Option<String> {
+    let page = head.pages.iter().find(|p| p.depth == 0)?;
+    let via = if page.final_url.is_empty() || page.final_url == page.url {
+        String::new()
+    } else {
+        format!(" (redirected to {})", page.final_url)
+    };
+    if let Some(error) = &page.error {
+        return Some(format!(
+            "the start URL {}{via} could not be read: {error}; check the URL and that the site is up",
+            page.url
+        ));
+    }
+    if !(200..300).contains(&page.status) {
+        let reason = reqwest::StatusCode::from_u16(page.status)
+            .ok()
+            .and_then(|s| s.canonical_reason())
+            .map(|r| format!(" {r}"))
+            .unwrap_or_default();
+        let hint = match page.status {
+            300..=399 => "the redirect was not followed to a page",
+            401 | 403 => "the site refuses the scanner; scan a page it serves without signing in",
+            400..=499 => "check the URL",
+            _ => "the site has a problem; try again later",
+        };
+        return Some(format!(
+            "the start URL {}{via} answered HTTP {}{reason}: {hint} (the scan needs a start page that answers 2xx)",
+            page.url, page.status
+        ));
+    }
+    match page.content_type.as_deref() {
+        None | Some("text/html") | Some("application/xhtml+xml") => None,
+        Some(other) => Some(format!(
+            "the start URL {}{via} answered with {other}, not an HTML page: give the URL of a web page",
+            page.url
+        )),
+    }
 }
