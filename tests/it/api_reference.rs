@@ -32,15 +32,29 @@ fn schema_name(reference: &str) -> &str {
     reference.rsplit('/').next().unwrap_or(reference)
 }
 
-fn schema_link(name: &str) -> String {
-    format!("[`{name}`](#{})", heading_id(name))
+/// The names of the document's schemas: a `$ref` to any other is dangling.
+type Known = std::collections::BTreeSet<String>;
+
+fn known_schemas(doc: &Value) -> Known {
+    doc["components"]["schemas"]
+        .as_object()
+        .map(|s| s.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+fn schema_link(name: &str, known: &Known) -> String {
+    if known.contains(name) {
+        format!("[`{name}`](#{})", heading_id(name))
+    } else {
+        format!("`{name}` (not described in the document)")
+    }
 }
 
 /// A schema's type in a few words, with links to named schemas.
-fn type_of(schema: &Value) -> String {
+fn type_of(schema: &Value, known: &Known) -> String {
     let nullable = schema["nullable"].as_bool().unwrap_or(false);
     let base = if let Some(r) = schema["$ref"].as_str() {
-        schema_link(schema_name(r))
+        schema_link(schema_name(r), known)
     } else if let Some(parts) = schema["allOf"]
         .as_array()
         .or_else(|| schema["oneOf"].as_array())
@@ -51,7 +65,7 @@ fn type_of(schema: &Value) -> String {
         } else {
             " or "
         };
-        parts.iter().map(type_of).collect::<Vec<_>>().join(joiner)
+        parts.iter().map(|p| type_of(p, known)).collect::<Vec<_>>().join(joiner)
     } else if let Some(values) = schema["enum"].as_array() {
         values
             .iter()
@@ -65,12 +79,12 @@ fn type_of(schema: &Value) -> String {
             .join(", ")
     } else {
         match schema["type"].as_str() {
-            Some("array") => format!("array of {}", type_of(&schema["items"])),
+            Some("array") => format!("array of {}", type_of(&schema["items"], known)),
             Some("object") => match &schema["additionalProperties"] {
                 Value::Object(_) => {
                     format!(
                         "map of string to {}",
-                        type_of(&schema["additionalProperties"])
+                        type_of(&schema["additionalProperties"], known)
                     )
                 }
                 _ => "object".to_string(),
@@ -93,12 +107,51 @@ fn type_of(schema: &Value) -> String {
     format!("{base}{range}{null}")
 }
 
+/// Text from the document made to stand on its own in the book: a few doc
+/// comments of the daemon still name the project's internal design notes,
+/// which a reader does not have.
+fn clean(text: &str) -> String {
+    text.replace(
+        "DESIGN.md's JSON report",
+        "the [JSON report](../json-report.md)",
+    )
+    .replace(
+        "(DESIGN.md, \"The JSON report\")",
+        "(see [The JSON report](../json-report.md))",
+    )
+}
+
 /// Summary and description of an operation, as one text (utoipa cuts a doc
 /// comment's first line off as the summary, mid-sentence when it wraps).
-fn operation_text(op: &Value) -> String {
+fn operation_text(path: &str, op: &Value) -> String {
     let summary = op["summary"].as_str().unwrap_or("");
     let description = op["description"].as_str().unwrap_or("");
-    format!("{summary} {description}").trim().to_string()
+    let text = format!("{summary} {description}").trim().to_string();
+    if !text.is_empty() {
+        return clean(&text);
+    }
+    // utoipa 4 drops a doc comment built with `concat!`, as the macro of the
+    // typed scan endpoints (`/sites/{siteId}/<type>/scans`) writes theirs: say
+    // here what it says.
+    match path
+        .strip_prefix("/sites/{siteId}/")
+        .and_then(|p| p.strip_suffix("/scans"))
+    {
+        Some(kind) if !kind.contains('/') => format!(
+            "Starts a scan of type `{kind}`; `config` is optional, its rules default to the \
+             type (`wcag-aa` for accessibility) and must stay within it."
+        ),
+        _ => String::new(),
+    }
+}
+
+/// The first sentence of a text, for a table cell.
+fn first_sentence(text: &str) -> String {
+    let one_line = cell(text);
+    match one_line.find(". ") {
+        Some(end) => one_line[..=end].to_string(),
+        None => one_line,
+    }
 }
 
 /// Every operation as (tag index, path below BASE, method, operation).
@@ -130,10 +183,10 @@ fn operations(doc: &Value) -> Vec<(usize, String, &'static str, &Value)> {
     out
 }
 
-fn response_schema(response: &Value) -> String {
+fn response_schema(response: &Value, known: &Known) -> String {
     let content = &response["content"];
     match content.as_object().and_then(|c| c.iter().next()) {
-        Some((media, body)) if media == "application/json" => type_of(&body["schema"]),
+        Some((media, body)) if media == "application/json" => type_of(&body["schema"], known),
         Some((media, _)) => format!("`{media}`"),
         None => "—".to_string(),
     }
@@ -141,6 +194,8 @@ fn response_schema(response: &Value) -> String {
 
 /// The generated section, markers included.
 fn render(doc: &Value) -> String {
+    let known = known_schemas(doc);
+    let known = &known;
     let mut out = String::new();
     out.push_str(START);
     out.push_str("\n\n## Endpoints\n\n");
@@ -163,13 +218,13 @@ fn render(doc: &Value) -> String {
         out.push_str(&format!(
             "| [`{title}`](#{}) | {} | {} |\n",
             heading_id(&title),
-            cell(op["summary"].as_str().unwrap_or("")),
+            first_sentence(&operation_text(path, op)),
             success.join(", ")
         ));
     }
     for (_, path, method, op) in &ops {
         let title = format!("{} {path}", method.to_uppercase());
-        out.push_str(&format!("\n### `{title}`\n\n{}\n", operation_text(op)));
+        out.push_str(&format!("\n### `{title}`\n\n{}\n", operation_text(path, op)));
         if op["security"].as_array().is_some_and(|s| s.is_empty()) || op.get("security").is_none() {
             out.push_str("\nNo API key needed.\n");
         }
@@ -182,7 +237,7 @@ fn render(doc: &Value) -> String {
                     "| `{}` | {} | {} | {} | {} |\n",
                     p["name"].as_str().unwrap_or(""),
                     p["in"].as_str().unwrap_or(""),
-                    type_of(&p["schema"]),
+                    type_of(&p["schema"], known),
                     if p["required"].as_bool().unwrap_or(false) {
                         "yes"
                     } else {
@@ -201,20 +256,20 @@ fn render(doc: &Value) -> String {
             };
             out.push_str(&format!(
                 "\nBody ({required}, `Content-Type: application/json`): {}\n",
-                response_schema(body)
+                response_schema(body, known)
             ));
         }
         out.push_str("\n| Status | When | Body |\n|---|---|---|\n");
         if let Some(responses) = op["responses"].as_object() {
             for (status, response) in responses {
-                let mut when = cell(response["description"].as_str().unwrap_or(""));
+                let mut when = cell(&clean(response["description"].as_str().unwrap_or("")));
                 if let Some(headers) = response["headers"].as_object() {
                     let names: Vec<String> = headers.keys().map(|h| format!("`{h}`")).collect();
                     when.push_str(&format!(" (header {})", names.join(", ")));
                 }
                 out.push_str(&format!(
                     "| {status} | {when} | {} |\n",
-                    response_schema(response)
+                    response_schema(response, known)
                 ));
             }
         }
@@ -238,21 +293,18 @@ fn render(doc: &Value) -> String {
     for (name, schema) in doc["components"]["schemas"].as_object().expect("schemas") {
         out.push_str(&format!("\n### `{name}`\n\n"));
         if let Some(d) = schema["description"].as_str() {
-            out.push_str(&format!("{}\n\n", d.trim()));
+            out.push_str(&format!("{}\n\n", clean(d.trim())));
         }
         if let Some(values) = schema["enum"].as_array() {
-            out.push_str(&format!(
-                "One of {}.\n",
-                type_of(&Value::Object({
-                    let mut m = serde_json::Map::new();
-                    m.insert("enum".into(), Value::Array(values.clone()));
-                    m
-                }))
-            ));
+            let values: Vec<String> = values
+                .iter()
+                .map(|v| format!("`{}`", v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+                .collect();
+            out.push_str(&format!("One of {}.\n", values.join(", ")));
             continue;
         }
         let Some(props) = schema["properties"].as_object() else {
-            out.push_str(&format!("Type: {}.\n", type_of(schema)));
+            out.push_str(&format!("Type: {}.\n", type_of(schema, known)));
             continue;
         };
         let required: Vec<&str> = schema["required"]
@@ -261,13 +313,13 @@ fn render(doc: &Value) -> String {
             .unwrap_or_default();
         out.push_str("| Field | Type | Required | Meaning |\n|---|---|---|---|\n");
         for (field, prop) in props {
-            let mut meaning = cell(prop["description"].as_str().unwrap_or(""));
+            let mut meaning = cell(&clean(prop["description"].as_str().unwrap_or("")));
             if let Some(example) = prop.get("example") {
                 meaning.push_str(&format!(" Example: `{example}`."));
             }
             out.push_str(&format!(
                 "| `{field}` | {} | {} | {} |\n",
-                type_of(prop),
+                type_of(prop, known),
                 if required.contains(&field.as_str()) {
                     "yes"
                 } else {
