@@ -22,7 +22,7 @@ fn check_spliced(rel: &str, splice: fn(&str) -> Option<String>) {
     let want =
         splice(&text).unwrap_or_else(|| panic!("{rel} lacks the generated section's marker lines"));
     if bless() {
-        std::fs::write(&path, want).unwrap();
+        std::fs::write(&path, want).unwrap_or_else(|e| panic!("{rel}: {e}"));
         return;
     }
     assert!(

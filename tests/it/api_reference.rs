@@ -65,7 +65,11 @@ fn type_of(schema: &Value, known: &Known) -> String {
         } else {
             " or "
         };
-        parts.iter().map(|p| type_of(p, known)).collect::<Vec<_>>().join(joiner)
+        parts
+            .iter()
+            .map(|p| type_of(p, known))
+            .collect::<Vec<_>>()
+            .join(joiner)
     } else if let Some(values) = schema["enum"].as_array() {
         values
             .iter()
@@ -224,7 +228,10 @@ fn render(doc: &Value) -> String {
     }
     for (_, path, method, op) in &ops {
         let title = format!("{} {path}", method.to_uppercase());
-        out.push_str(&format!("\n### `{title}`\n\n{}\n", operation_text(path, op)));
+        out.push_str(&format!(
+            "\n### `{title}`\n\n{}\n",
+            operation_text(path, op)
+        ));
         if op["security"].as_array().is_some_and(|s| s.is_empty()) || op.get("security").is_none() {
             out.push_str("\nNo API key needed.\n");
         }
@@ -298,7 +305,12 @@ fn render(doc: &Value) -> String {
         if let Some(values) = schema["enum"].as_array() {
             let values: Vec<String> = values
                 .iter()
-                .map(|v| format!("`{}`", v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+                .map(|v| {
+                    format!(
+                        "`{}`",
+                        v.as_str().map_or_else(|| v.to_string(), str::to_string)
+                    )
+                })
                 .collect();
             out.push_str(&format!("One of {}.\n", values.join(", ")));
             continue;

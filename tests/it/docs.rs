@@ -24,22 +24,26 @@ pub(crate) fn read(rel: &str) -> String {
     std::fs::read_to_string(repo_root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 
-/// `README.md` and every Markdown file under `docs/` but the rendered book
-/// (`docs/book/`), as paths relative to the root, sorted.
+/// Every Markdown file of the repository (`README.md`, the book under `docs/`,
+/// `schema/README.md`, ...) but build output (`target/`, `docs/book/`,
+/// `node_modules/`), as paths relative to the root, sorted.
 fn markdown_files() -> Vec<PathBuf> {
     let root = repo_root();
-    let mut out = vec![PathBuf::from("README.md")];
+    let mut out = Vec::new();
     // An explicit stack, not recursion: the tree is ours, but the habit is cheap.
-    let mut dirs = vec![PathBuf::from("docs")];
+    let mut dirs = vec![PathBuf::new()];
     while let Some(dir) = dirs.pop() {
-        if dir == Path::new("docs/book") {
-            continue;
-        }
         for entry in std::fs::read_dir(root.join(&dir)).unwrap() {
             let entry = entry.unwrap();
             let rel = dir.join(entry.file_name());
             if entry.file_type().unwrap().is_dir() {
-                dirs.push(rel);
+                let skip = rel == Path::new("docs/book")
+                    || ["target", "node_modules", ".git"]
+                        .iter()
+                        .any(|d| entry.file_name() == *d);
+                if !skip {
+                    dirs.push(rel);
+                }
             } else if rel.extension().is_some_and(|e| e == "md") {
                 out.push(rel);
             }

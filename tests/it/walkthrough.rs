@@ -43,14 +43,15 @@ impl Drop for Group {
     }
 }
 
-/// Runs the script in a process group of its own; returns (stdout, stderr).
+/// Runs the script in a process group of its own; returns its stdout, its
+/// stderr, and whether anything it started was still running once it ended.
 fn run_bash(
     script: &str,
     dir: &Path,
     path_dir: &Path,
     site_port: u16,
     api_port: u16,
-) -> (String, String) {
+) -> (String, String, bool) {
     let mut cmd = Command::new("bash");
     cmd.arg("-c")
         .arg(script)
@@ -107,9 +108,15 @@ fn run_bash(
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    // bash is done; its background jobs must be too (the page stops them).
+    // bash is done; its background jobs must be too (the page stops them):
+    // `kill -0` on the group succeeds while any of them is alive.
+    let leftovers = Command::new("kill")
+        .args(["-0", "--", &format!("-{}", child.id())])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
     drop(_group);
-    (out.join().unwrap(), err.join().unwrap())
+    (out.join().unwrap(), err.join().unwrap(), leftovers)
 }
 
 fn json(line: &str) -> serde_json::Value {
@@ -150,8 +157,14 @@ fn walkthrough_runs_as_printed() {
 
     let dir = tempfile::tempdir().unwrap();
     let bin = Path::new(env!("CARGO_BIN_EXE_sitescan"));
-    let (site_port, api_port) = (free_port(), free_port());
-    let (stdout, stderr) = run_bash(
+    let site_port = free_port();
+    let api_port = loop {
+        let port = free_port();
+        if port != site_port {
+            break port;
+        }
+    };
+    let (stdout, stderr, leftovers) = run_bash(
         &script,
         dir.path(),
         bin.parent().unwrap(),
@@ -159,6 +172,10 @@ fn walkthrough_runs_as_printed() {
         api_port,
     );
     let context = format!("--- stdout\n{stdout}\n--- stderr\n{stderr}");
+    assert!(
+        !leftovers,
+        "the walkthrough left a process running (serve or the demo site)\n{context}"
+    );
 
     // Split the output by step.
     let mut steps: Vec<Vec<&str>> = vec![Vec::new(); blocks.len() + 1];
