@@ -1,9 +1,10 @@
 //! The documentation as a newcomer meets it: `README.md` and the book under
 //! `docs/` (mdBook: `docs/book.toml`, `docs/src/SUMMARY.md`). Every link to a
 //! local file resolves (its `#anchor` too), every page of the book is in its
-//! table of contents, and no page points at files a user of the project does not
-//! have. Also the Markdown helpers the other doc tests use (`walkthrough`,
-//! `api_reference`). mdBook itself is not needed.
+//! table of contents, every flag of the command line is documented, and no page
+//! points at files a user of the project does not have. Also the Markdown
+//! helpers the other doc tests use (`walkthrough`, `api_reference`). mdBook
+//! itself is not needed.
 
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
@@ -331,4 +332,81 @@ fn the_readme_is_a_landing_page_into_the_book() {
             "README.md does not link to {page}"
         );
     }
+}
+
+/// The long flags `sitescan <args> --help` lists (`--help` itself left out).
+fn flags_of(args: &[&str]) -> Vec<String> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sitescan"))
+        .args(args)
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "sitescan {args:?} --help failed");
+    let help = String::from_utf8(out.stdout).unwrap();
+    let mut flags = Vec::new();
+    for line in help.lines() {
+        // Option lines start with spaces, then `-x, --long` or `--long`.
+        let trimmed = line.trim_start();
+        let long = trimmed
+            .strip_prefix("--")
+            .or_else(|| trimmed.split_once(", --").map(|(_, rest)| rest));
+        if let Some(rest) = long.filter(|_| line.starts_with(' ')) {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_lowercase() || *c == '-')
+                .collect();
+            if !name.is_empty() && name != "help" && name != "version" {
+                flags.push(format!("--{name}"));
+            }
+        }
+    }
+    flags
+}
+
+/// Whether `text` names `flag` itself (not a longer flag it begins).
+fn mentions(text: &str, flag: &str) -> bool {
+    text.match_indices(flag).any(|(at, _)| {
+        !text[at + flag.len()..].starts_with(|c: char| c.is_ascii_lowercase() || c == '-')
+    })
+}
+
+#[test]
+fn every_flag_of_the_command_line_is_documented() {
+    let cases: [(&[&str], &[&str]); 11] = [
+        (&["scan"], &["docs/src/cli.md"]),
+        (&["report"], &["docs/src/cli.md"]),
+        (&["rules"], &["docs/src/cli.md"]),
+        (&["conformance"], &["docs/src/conformance.md"]),
+        (&["remote", "scan"], &["docs/src/ci.md"]),
+        (&["serve"], &["docs/src/service/serve.md"]),
+        (&["worker"], &["docs/src/service/fleet.md"]),
+        (
+            &["admin", "account", "create"],
+            &["docs/src/service/serve.md"],
+        ),
+        (&["admin", "key", "create"], &["docs/src/service/serve.md"]),
+        (&["admin", "site", "add"], &["docs/src/service/serve.md"]),
+        (&["admin", "user", "create"], &["docs/src/service/serve.md"]),
+    ];
+    let mut missing = Vec::new();
+    for (args, pages) in cases {
+        let flags = flags_of(args);
+        assert!(
+            !flags.is_empty(),
+            "no flags read from `sitescan {args:?} --help`"
+        );
+        let text: String = pages.iter().map(|p| read(p)).collect();
+        for flag in flags {
+            if !mentions(&text, &flag) {
+                missing.push(format!("sitescan {} {flag} (in {pages:?})", args.join(" ")));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "flags the docs do not mention:\n{}",
+        missing.join("\n")
+    );
+    assert!(mentions("`--fail-on IMPACT`", "--fail-on"));
+    assert!(!mentions("`--fail-on-new IMPACT`", "--fail-on"));
 }

@@ -29,7 +29,8 @@
 //!   `serve` beside another tenant: every scan finishes, over-limit pages say so.
 //! - `fuzz_corpus`: the fuzz targets' saved corpus replayed without the fuzzer.
 //! - `docs`: the README and the book under `docs/`: local links and anchors
-//!   resolve, every page is in the table of contents, nothing points outside.
+//!   resolve, every page is in the table of contents, every `--help` flag is
+//!   documented, nothing points outside the repository.
 //! - `api_reference`: the API reference's sections generated from the OpenAPI
 //!   document are current (`SITESCAN_BLESS=1` rewrites them).
 //! - `walkthrough`: the book's curl walkthrough, run as printed.
