@@ -1,6 +1,9 @@
-//! Rule documentation generated from the registry: one Markdown page per rule
-//! (`docs/rules/<id>.md`) and the rule index in the README, between
-//! [`README_START`] and [`README_END`].
+//! Rule documentation generated from the registry, for the book under `docs/`:
+//! one Markdown page per rule ([`RULE_DOCS_DIR`]`/<id>.md`), the rule index in
+//! [`INDEX_PATH`] between [`INDEX_START`] and [`INDEX_END`], and the rules'
+//! entries of the book's table of contents ([`SUMMARY_PATH`]) between
+//! [`SUMMARY_START`] and [`SUMMARY_END`] (mdBook renders only the pages its
+//! `SUMMARY.md` lists).
 //!
 //! The test `rules/tests/docs.rs` fails when the checked-in files differ from what
 //! this module generates, so the docs cannot drift from the code; regenerate with
@@ -9,17 +12,26 @@
 use crate::registry;
 use crate::{Category, RuleMeta};
 
-/// Marker line opening the generated section of the README.
-pub const README_START: &str = "<!-- rules:start (generated from the registry; SITESCAN_BLESS=1 cargo test -p sitescan-rules --test docs) -->";
+/// Marker line opening the generated part of the rule index.
+pub const INDEX_START: &str = "<!-- rules:start (generated from the registry; SITESCAN_BLESS=1 cargo test -p sitescan-rules --test docs) -->";
 /// Marker line closing it.
-pub const README_END: &str = "<!-- rules:end -->";
+pub const INDEX_END: &str = "<!-- rules:end -->";
+/// Marker line opening the generated rule entries of the table of contents.
+pub const SUMMARY_START: &str = "<!-- rules-summary:start (generated: SITESCAN_BLESS=1 cargo test -p sitescan-rules --test docs) -->";
+/// Marker line closing them.
+pub const SUMMARY_END: &str = "<!-- rules-summary:end -->";
 
 /// Folder of the per-rule pages, relative to the repository root.
-pub const RULE_DOCS_DIR: &str = "docs/rules";
+pub const RULE_DOCS_DIR: &str = "docs/src/rules";
+/// The rule index page, relative to the repository root (beside [`RULE_DOCS_DIR`],
+/// so its links are `rules/<id>.md`).
+pub const INDEX_PATH: &str = "docs/src/rules.md";
+/// The book's table of contents, relative to the repository root.
+pub const SUMMARY_PATH: &str = "docs/src/SUMMARY.md";
 
 /// The Markdown page of one rule.
 pub fn rule_page(m: &RuleMeta) -> String {
-    let mut out = format!("# `{}` — {}\n\n", m.id, m.title);
+    let mut out = format!("# `{}` — {}\n\n", m.id, md_text(m.title));
     out.push_str(&format!(
         "| | |\n|---|---|\n| Category | {} |\n| Impact | {} |\n",
         m.category, m.impact
@@ -48,6 +60,12 @@ pub fn rule_page(m: &RuleMeta) -> String {
     out
 }
 
+/// Plain text made safe for Markdown: a `<` would open an HTML tag (a title
+/// such as "No render-blocking scripts in <head>").
+fn md_text(text: &str) -> String {
+    text.replace('<', "\\<")
+}
+
 fn category_heading(c: Category) -> &'static str {
     match c {
         Category::Accessibility => "Accessibility",
@@ -58,20 +76,25 @@ fn category_heading(c: Category) -> &'static str {
     }
 }
 
-/// The README's rule index: per category a table of every rule (page rules, then
-/// site rules) with a link to its page.
-pub fn readme_section() -> String {
+/// Every rule of a category, in registry order (page rules, then site rules).
+fn rules_of(c: Category) -> Vec<&'static RuleMeta> {
+    registry::all_meta().filter(|m| m.category == c).collect()
+}
+
+/// The rule index's generated part: per category a table of every rule (page
+/// rules, then site rules) with a link to its page.
+pub fn index_section() -> String {
     let mut out = String::new();
-    out.push_str(README_START);
+    out.push_str(INDEX_START);
     out.push('\n');
     let page_ids: Vec<&str> = registry::page_rules().iter().map(|r| r.meta().id).collect();
     for c in Category::ALL {
-        let metas: Vec<&RuleMeta> = registry::all_meta().filter(|m| m.category == c).collect();
+        let metas = rules_of(c);
         if metas.is_empty() {
             continue;
         }
         out.push_str(&format!(
-            "\n### {} ({} rules)\n\n| Rule | Checks | Impact | Scope |\n|---|---|---|---|\n",
+            "\n## {} ({} rules)\n\n| Rule | Checks | Impact | Scope |\n|---|---|---|---|\n",
             category_heading(c),
             metas.len()
         ));
@@ -87,32 +110,60 @@ pub fn readme_section() -> String {
                 format!(" (WCAG {})", m.wcag.join(", "))
             };
             out.push_str(&format!(
-                "| [`{id}`]({dir}/{id}.md) | {title}{wcag} | {impact} | {scope} |\n",
+                "| [`{id}`](rules/{id}.md) | {title}{wcag} | {impact} | {scope} |\n",
                 id = m.id,
-                dir = RULE_DOCS_DIR,
-                title = m.title.replace('|', "\\|"),
+                title = md_text(m.title).replace('|', "\\|"),
                 impact = m.impact,
             ));
         }
     }
     out.push('\n');
-    out.push_str(README_END);
+    out.push_str(INDEX_END);
     out
 }
 
-/// Replaces the generated section of a README text (appending it, under a
-/// "## Rules" heading, when the markers are missing).
-pub fn splice_readme(readme: &str) -> String {
-    let section = readme_section();
-    match (readme.find(README_START), readme.find(README_END)) {
-        (Some(a), Some(b)) if b > a => {
-            format!(
-                "{}{}{}",
-                &readme[..a],
-                section,
-                &readme[b + README_END.len()..]
-            )
+/// The rules' entries of the book's table of contents: one unlinked entry per
+/// category (an mdBook draft chapter) holding a link to each of its rule pages,
+/// indented to sit under the index's own entry.
+pub fn summary_section() -> String {
+    let mut out = String::new();
+    out.push_str(SUMMARY_START);
+    out.push('\n');
+    for c in Category::ALL {
+        let metas = rules_of(c);
+        if metas.is_empty() {
+            continue;
         }
-        _ => format!("{}\n## Rules\n\n{}\n", readme.trim_end(), section),
+        out.push_str(&format!("  - [{}]()\n", category_heading(c)));
+        for m in metas {
+            out.push_str(&format!("    - [`{id}`](rules/{id}.md)\n", id = m.id));
+        }
     }
+    out.push_str(SUMMARY_END);
+    out
+}
+
+/// Replaces the text between `start` and `end` (markers included) with
+/// `section`, or `None` when the markers are missing or out of order.
+fn splice(text: &str, start: &str, end: &str, section: &str) -> Option<String> {
+    let a = text.find(start)?;
+    let b = text[a..].find(end)? + a;
+    Some(format!(
+        "{}{}{}",
+        &text[..a],
+        section,
+        &text[b + end.len()..]
+    ))
+}
+
+/// The rule index page with its generated part replaced, or `None` when it
+/// lacks the markers.
+pub fn splice_index(index: &str) -> Option<String> {
+    splice(index, INDEX_START, INDEX_END, &index_section())
+}
+
+/// The table of contents with its generated rule entries replaced, or `None`
+/// when it lacks the markers.
+pub fn splice_summary(summary: &str) -> Option<String> {
+    splice(summary, SUMMARY_START, SUMMARY_END, &summary_section())
 }

@@ -1,5 +1,6 @@
-//! The README's rule index and `docs/rules/*.md` are generated from the registry;
-//! this test fails when they are stale. Regenerate with
+//! The book's rule index (`docs/src/rules.md`), its table-of-contents entries
+//! (`docs/src/SUMMARY.md`) and `docs/src/rules/*.md` are generated from the
+//! registry; this test fails when they are stale. Regenerate with
 //! `SITESCAN_BLESS=1 cargo test -p sitescan-rules --test docs`.
 
 use std::path::{Path, PathBuf};
@@ -14,19 +15,30 @@ fn bless() -> bool {
     std::env::var_os("SITESCAN_BLESS").is_some()
 }
 
-#[test]
-fn readme_rule_index_is_current() {
-    let path = root().join("README.md");
-    let readme = std::fs::read_to_string(&path).unwrap();
-    let want = docs::splice_readme(&readme);
+/// Checks (or, blessing, rewrites) the generated part of one hand-written page.
+fn check_spliced(rel: &str, splice: fn(&str) -> Option<String>) {
+    let path = root().join(rel);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    let want =
+        splice(&text).unwrap_or_else(|| panic!("{rel} lacks the generated section's marker lines"));
     if bless() {
-        std::fs::write(&path, want).unwrap();
+        std::fs::write(&path, want).unwrap_or_else(|e| panic!("{rel}: {e}"));
         return;
     }
     assert!(
-        readme == want,
-        "README.md's rule index is stale: run `SITESCAN_BLESS=1 cargo test -p sitescan-rules --test docs`"
+        text == want,
+        "{rel}'s generated rule section is stale: run `SITESCAN_BLESS=1 cargo test -p sitescan-rules --test docs`"
     );
+}
+
+#[test]
+fn rule_index_is_current() {
+    check_spliced(docs::INDEX_PATH, docs::splice_index);
+}
+
+#[test]
+fn table_of_contents_lists_every_rule_page() {
+    check_spliced(docs::SUMMARY_PATH, docs::splice_summary);
 }
 
 #[test]

@@ -1203,11 +1203,14 @@ async fn a_panicking_handler_is_a_500_internal_error_and_the_server_lives_on() {
 }
 
 #[test]
-fn the_readme_documents_every_error_code_with_its_status() {
-    let readme = include_str!("../../README.md");
+fn the_api_reference_documents_every_error_code_with_its_status() {
+    let page = include_str!("../../docs/src/service/api.md");
     for code in sitescan_daemon::api::error::ErrorCode::ALL {
         let row = format!("| `{}` | {} |", code.as_str(), code.status().as_u16());
-        assert!(readme.contains(&row), "README lacks the row {row}");
+        assert!(
+            page.contains(&row),
+            "docs/src/service/api.md lacks the row {row}"
+        );
     }
 }
 

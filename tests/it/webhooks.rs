@@ -533,7 +533,7 @@ async fn a_server_killed_in_the_middle_of_retries_delivers_after_restart() {
     assert_eq!(got[0].1, got[1].1, "the same body on the retry");
 }
 
-/// Kills the README receiver when the test ends.
+/// Kills the docs' receiver when the test ends.
 struct KillOnDrop(std::process::Child);
 
 impl Drop for KillOnDrop {
@@ -543,16 +543,19 @@ impl Drop for KillOnDrop {
     }
 }
 
-/// The README's Python receiver, run as printed (only its secret and port
+/// The Python receiver of the book's Webhooks page, run as printed (only its secret and port
 /// filled in): it accepts real deliveries, and refuses a replay older than 5
 /// minutes, a tampered body and a missing signature.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_readme_receiver_accepts_deliveries_and_refuses_replays() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+async fn the_docs_receiver_accepts_deliveries_and_refuses_replays() {
+    let readme = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/src/service/webhooks.md"
+    ))
+    .unwrap();
     let from = readme
         .find("A receiver that verifies the signature")
-        .expect("the README's receiver example");
+        .expect("the Webhooks page's receiver example");
     let code_start = from + readme[from..].find("```python\n").unwrap() + "```python\n".len();
     let code = &readme[code_start..code_start + readme[code_start..].find("```").unwrap()];
 
@@ -587,7 +590,7 @@ async fn the_readme_receiver_accepts_deliveries_and_refuses_replays() {
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
-            .expect("python3 runs the README's receiver example"),
+            .expect("python3 runs the docs' receiver example"),
     );
     eventually(20, "the Python receiver to listen", || async {
         tokio::net::TcpStream::connect(("127.0.0.1", port))
