@@ -1,9 +1,16 @@
 //! Comparing a report with an earlier one (a baseline) so pipelines fail only on
 //! what got worse.
 //!
-//! Each finding has a stable [`fingerprint`]: the rule id, the page URL
-//! normalized ([`normalize_url`]), the element's selector and a hash of its
-//! snippet. The order of findings in either report does not matter: they are
+//! Each finding has a stable [`fingerprint`] that never holds a measured value
+//! (a time, a size, a count: those live in `message` and `data`, which are left
+//! out): for a finding about one page, the rule id, the page URL normalized
+//! ([`normalize_url`]), the element's selector and a hash of its snippet (no
+//! snippet for rules that judge a measurement); for a finding about a whole
+//! host (scope `host`), the rule id, the origin and the message (host messages
+//! name the header or setting, never a page's numbers); for a finding about a
+//! subresource (scope `resource`), the rule id and the resource URL. Grouped
+//! findings are so recognised whichever page happens to be their first
+//! occurrence. The order of findings in either report does not matter: they are
 //! matched as multisets. Matching runs in two passes:
 //!
 //! 1. equal fingerprints (same rule, page, selector and snippet);
@@ -12,6 +19,15 @@
 //!    still "unchanged". Findings without a snippet never match in this pass: a
 //!    page-level finding has no content to recognise it by.
 //!
+//! Then measurements get hysteresis: rules that judge a timing
+//! ([`sitescan_rules::RuleMeta::measured`]: `download-time`,
+//! `server-response-time`) are noisy, so a finding of theirs left new is
+//! `unchanged` when the baseline scanned its page and its value is within the
+//! rule's noise margin over the limit (e.g. up to 1.5 × the limit); its data
+//! gets `"noise": true`. Likewise a baseline timing finding that went away is
+//! not `fixed` while the page still measures within the margin under the limit
+//! (above limit ÷ 1.5). Only a clear change is new or fixed.
+//!
 //! [`apply_baseline`] marks every finding of the report `new` or `unchanged`,
 //! lists the baseline's findings that are gone under `fixed`, and records the
 //! counts in the summary (per category and in total).
@@ -19,31 +35,89 @@
 use std::collections::HashMap;
 
 use sha2::{Digest, Sha256};
-use sitescan_rules::{BaselineState, Finding, Outcome};
+use sitescan_rules::{registry, BaselineState, Finding, Outcome, Scope};
 use url::Url;
 
 use crate::error::{Error, Result};
-use crate::report::{BaselineSummary, Report, SCHEMA_VERSION};
+use crate::report::{BaselineSummary, PageReport, Report, SCHEMA_VERSION};
 
-/// The stable identity of a finding across scans: 32 hex digits.
+/// The stable identity of a finding across scans: 32 hex digits (see the
+/// module doc for what it holds).
 pub fn fingerprint(finding: &Finding) -> String {
+    let meta = registry::meta(&finding.rule_id);
+    let (scope, subject) = subject_of(finding);
+    let parts: [String; 4] = match scope {
+        Scope::Host => [
+            finding.rule_id.clone(),
+            "host".into(),
+            subject,
+            finding
+                .message
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
+        ],
+        Scope::Resource => [
+            finding.rule_id.clone(),
+            "resource".into(),
+            subject,
+            String::new(),
+        ],
+        Scope::Page => [
+            finding.rule_id.clone(),
+            subject,
+            finding.selector.trim().to_string(),
+            if meta.is_some_and(|m| m.measured.is_some()) {
+                String::new()
+            } else {
+                snippet_hash(&finding.snippet)
+            },
+        ],
+    };
     let mut h = Sha256::new();
-    for part in [
-        finding.rule_id.as_str(),
-        &normalize_url(&finding.page_url),
-        finding.selector.trim(),
-        &snippet_hash(&finding.snippet),
-    ] {
+    for part in &parts {
         h.update(part.as_bytes());
         h.update([0u8]);
     }
     hex::encode(&h.finalize()[..16])
 }
 
+/// What a finding is about, for its fingerprint: the origin of its page for a
+/// rule about whole hosts (also for reports written before findings carried a
+/// scope: a host rule's finding is about its host whatever it says), the
+/// resource URL for a finding about a subresource (`resource`, or the `url`
+/// of its data in older reports), else the normalized page URL.
+fn subject_of(finding: &Finding) -> (Scope, String) {
+    let host_rule = finding.scope == Scope::Host
+        || registry::meta(&finding.rule_id).is_some_and(|m| m.scope == Scope::Host);
+    if host_rule {
+        if let Ok(url) = Url::parse(finding.page_url.trim()) {
+            return (Scope::Host, url.origin().ascii_serialization());
+        }
+    }
+    let resource = finding.resource.clone().or_else(|| {
+        (finding.scope == Scope::Resource)
+            .then(|| {
+                finding
+                    .data
+                    .as_ref()
+                    .and_then(|d| d.get("url"))
+                    .and_then(|u| u.as_str())
+                    .map(str::to_string)
+            })
+            .flatten()
+    });
+    match resource {
+        Some(r) => (Scope::Resource, normalize_url(&r)),
+        None => (Scope::Page, normalize_url(&finding.page_url)),
+    }
+}
+
 /// The looser identity used in the second matching pass: rule, page and snippet,
-/// without the selector. `None` for findings without a snippet.
+/// without the selector. `None` for findings without a snippet, and for host
+/// and resource findings (their fingerprint has no selector to move).
 fn moved_key(finding: &Finding) -> Option<String> {
-    if finding.snippet.trim().is_empty() {
+    if finding.snippet.trim().is_empty() || subject_of(finding).0 != Scope::Page {
         return None;
     }
     Some(format!(
@@ -146,6 +220,40 @@ pub fn apply_baseline(report: &mut Report, baseline: &Report) {
         }
     }
 
+    // Pass 3: measurements within their noise margin (see the module doc).
+    let scanned_before = pages_by_url(&baseline.pages);
+    for (i, f) in report.findings.iter_mut().enumerate() {
+        if state[i] == BaselineState::Unchanged {
+            continue;
+        }
+        let Some(m) = registry::meta(&f.rule_id).and_then(|m| m.measured) else {
+            continue;
+        };
+        let Some((value, limit)) = m.of(f.data.as_ref()) else {
+            continue;
+        };
+        if m.within_noise(value, limit) && scanned_before.contains_key(&normalize_url(&f.page_url))
+        {
+            state[i] = BaselineState::Unchanged;
+            if let Some(serde_json::Value::Object(data)) = f.data.as_mut() {
+                data.insert("noise".into(), serde_json::Value::Bool(true));
+            }
+        }
+    }
+    let scanned_now = pages_by_url(&report.pages);
+    let still_near_limit = |f: &Finding| -> bool {
+        let Some(m) = registry::meta(&f.rule_id).and_then(|m| m.measured) else {
+            return false;
+        };
+        let Some((_, limit)) = m.of(f.data.as_ref()) else {
+            return false;
+        };
+        scanned_now
+            .get(&normalize_url(&f.page_url))
+            .and_then(|p| page_measure(p, m.value))
+            .is_some_and(|now| now * (1.0 + m.margin) > limit)
+    };
+
     for (f, s) in report.findings.iter_mut().zip(&state) {
         f.baseline = Some(*s);
     }
@@ -154,8 +262,9 @@ pub fn apply_baseline(report: &mut Report, baseline: &Report) {
         .iter()
         .zip(&matched)
         // A review item (cant-tell) that went away was not fixed by anyone: it
-        // may simply no longer apply. Only failures count as fixed.
-        .filter(|(f, m)| !**m && f.outcome == Outcome::Failed)
+        // may simply no longer apply. Only failures count as fixed, and a
+        // measurement that only moved within its noise is not a fix.
+        .filter(|(f, m)| !**m && f.outcome == Outcome::Failed && !still_near_limit(f))
         .map(|(f, _)| Finding {
             baseline: None,
             ..f.clone()
@@ -181,6 +290,26 @@ pub fn apply_baseline(report: &mut Report, baseline: &Report) {
         fixed: fixed.len() as u64,
     });
     report.fixed = Some(fixed);
+}
+
+/// A report's pages by normalized URL (requested and final).
+fn pages_by_url(pages: &[PageReport]) -> HashMap<String, &PageReport> {
+    let mut out = HashMap::new();
+    for p in pages {
+        out.insert(normalize_url(&p.final_url), p);
+        out.entry(normalize_url(&p.url)).or_insert(p);
+    }
+    out
+}
+
+/// A page's own measurement named as a measured rule names its value
+/// (`total_ms`, `ttfb_ms`).
+fn page_measure(page: &PageReport, key: &str) -> Option<f64> {
+    match key {
+        "total_ms" => Some(page.total_ms as f64),
+        "ttfb_ms" => Some(page.ttfb_ms as f64),
+        _ => None,
+    }
 }
 
 /// Takes the first baseline index of the list not matched yet. Lists are kept in

@@ -162,14 +162,20 @@ fn changes(out: &mut String, heading: &str, findings: &[&Finding]) {
         } else {
             format!(" `{}`", code(&f.selector))
         };
+        let elsewhere = if f.occurrence_count() > 1 {
+            format!(" (and {} more)", f.occurrence_count() - 1)
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "- **{}** `{}`{} on {}{}: {}",
+            "- **{}** `{}`{} on {}{}{}: {}",
             f.impact,
             f.rule_id,
             review,
             link(&f.page_url),
             at,
+            elsewhere,
             text(&f.message)
         );
     }

@@ -205,11 +205,25 @@ impl RuleGroup<'_> {
             .filter(|f| f.outcome == Outcome::CantTell)
             .count()
     }
+    /// Pages the rule's findings show on, their occurrences included (places
+    /// past a finding's listed occurrences count as pages of their own).
     pub(crate) fn pages(&self) -> usize {
-        let mut pages: Vec<&str> = self.findings.iter().map(|f| f.page_url.as_str()).collect();
+        let mut pages: Vec<&str> = self
+            .findings
+            .iter()
+            .flat_map(|f| {
+                std::iter::once(f.page_url.as_str())
+                    .chain(f.occurrences.iter().map(|o| o.page_url.as_str()))
+            })
+            .collect();
         pages.sort_unstable();
         pages.dedup();
-        pages.len()
+        let unlisted: u64 = self
+            .findings
+            .iter()
+            .map(|f| f.occurrence_count() - (f.occurrences.len() as u64).max(1))
+            .sum();
+        pages.len() + usize::try_from(unlisted).unwrap_or(usize::MAX)
     }
 }
 
@@ -305,10 +319,12 @@ impl PageTally<'_> {
     }
 }
 
-/// The `limit` pages with the heaviest failed findings (impact-weighted), worst first.
+/// The `limit` pages with the heaviest failed findings (impact-weighted), worst
+/// first. Findings about a whole host or one resource are left out: they are
+/// fixed once, at the server or in the file, not page by page.
 pub(crate) fn worst_pages(report: &Report, limit: usize) -> Vec<PageTally<'_>> {
     let mut pages: BTreeMap<&str, PageTally<'_>> = BTreeMap::new();
-    for f in &report.findings {
+    for f in report.findings.iter().filter(|f| f.scope.is_page()) {
         let t = pages.entry(f.page_url.as_str()).or_insert(PageTally {
             url: f.page_url.as_str(),
             by_impact: [0; 4],

@@ -42,6 +42,8 @@ pub(crate) fn finding(
         baseline: None,
         occurrences: Vec::new(),
         occurrences_total: None,
+        scope: Default::default(),
+        resource: None,
     }
 }
 
@@ -240,8 +242,6 @@ pub(crate) fn report() -> Report {
         notes: vec!["rule `spelling` skipped: no dictionary for lang=\"de\"".into()],
         fixed: None,
         baseline: None,
-        occurrences: Vec::new(),
-        occurrences_total: None,
     }
 }
 

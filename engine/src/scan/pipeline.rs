@@ -41,6 +41,7 @@ use crate::crawl::robots::{agent_token, robots_url, Robots};
 use crate::crawl::scope::{normalize, parse_start_url, OutOfScope, Scope};
 use crate::crawl::sitemap;
 use crate::error::{Error, Result};
+use crate::report::group::Grouper;
 use crate::report::spool::{FindingStore, SpooledFindings};
 use crate::report::{score, CrawlStats, PageReport, Report, RuleSummary};
 use crate::scanner::{Inner, PageResult, Progress, ScanEvent};
@@ -217,6 +218,7 @@ pub(crate) async fn run(
         stats: CrawlStats::default(),
         pages: Vec::new(),
         store,
+        grouper: Grouper::default(),
         tallies: HashMap::new(),
         summaries: Vec::new(),
         urls: Interner::default(),
@@ -396,6 +398,10 @@ pub(crate) async fn run(
 
     // The summaries hold the shared URLs now; the lookup table is not needed.
     drop(std::mem::take(&mut crawl.urls));
+    // Every page is in: the merged host and resource findings join the others
+    // (the store places them with the page of their first occurrence).
+    let merged = std::mem::take(&mut crawl.grouper).finish();
+    crawl.store.push(merged)?;
     let left = crawl.frontier.len() as u64;
     if left > 0 {
         crawl.stats.truncated = true;
@@ -471,12 +477,14 @@ pub(crate) async fn run(
         })) {
             Ok(()) => {
                 let (tally, findings) = check.finish();
+                let (applicable, failed) =
+                    site_rule_pages(rule.meta(), &tally, &findings, site_input.pages.len());
                 let entry = crawl.rule_entry(&tally.rule_id);
                 entry.passed += u64::from(tally.passed);
                 entry.failed += u64::from(tally.failed);
                 entry.cant_tell += u64::from(tally.cant_tell);
-                entry.pages_applicable += u64::from(tally.passed + tally.failed);
-                entry.pages_failed += u64::from(tally.failed);
+                entry.pages_applicable += applicable;
+                entry.pages_failed += failed;
                 crawl.store.push(findings)?;
             }
             Err(_) => crawl.notes.push(format!(
@@ -549,6 +557,45 @@ pub(crate) async fn run(
         baseline: None,
     };
     Ok((report, findings))
+}
+
+/// How many pages a site rule applied to and failed on, for the scores (which
+/// count pages, as they do for page rules, never links or other items): a
+/// rule that checked anything applied to every analyzed page of the site; it
+/// failed on every page when its failure is a fact of the whole site (scope
+/// `host`: a TLS certificate, robots.txt), else on the distinct pages its
+/// failed findings name (their occurrences included; a capped list counts its
+/// unlisted places as pages of their own).
+fn site_rule_pages(
+    meta: &sitescan_rules::RuleMeta,
+    tally: &RuleTally,
+    findings: &[Finding],
+    pages: usize,
+) -> (u64, u64) {
+    if tally.passed == 0 && tally.failed == 0 {
+        return (0, 0);
+    }
+    let pages = pages.max(1) as u64;
+    if tally.failed == 0 {
+        return (pages, 0);
+    }
+    if meta.scope == sitescan_rules::Scope::Host {
+        return (pages, pages);
+    }
+    let mut failed: HashSet<&str> = HashSet::new();
+    let mut unlisted: u64 = 0;
+    for f in findings
+        .iter()
+        .filter(|f| f.outcome == sitescan_rules::Outcome::Failed)
+    {
+        failed.insert(f.page_url.as_str());
+        failed.extend(f.occurrences.iter().map(|o| o.page_url.as_str()));
+        unlisted += f
+            .occurrences_total
+            .unwrap_or(0)
+            .saturating_sub(f.occurrences.len() as u64);
+    }
+    (pages, (failed.len() as u64 + unlisted).clamp(1, pages))
 }
 
 /// Network statuses of the links and resources of the crawled pages, for the
@@ -682,6 +729,9 @@ struct Crawl {
     pages: Vec<PageReport>,
     /// Findings, out of memory when the scan spools them.
     store: FindingStore,
+    /// Host and resource findings, merged into one finding per problem until
+    /// the crawl ends (see [`crate::report::group`]).
+    grouper: Grouper,
     tallies: HashMap<String, RuleSummary>,
     summaries: Vec<PageSummary>,
     /// The summaries' shared strings (link, resource, page and canonical URLs,
@@ -806,8 +856,11 @@ impl Crawl {
                 findings: done.findings.clone(),
             }));
         }
+        let own = self
+            .grouper
+            .take(done.report.depth, &done.report.url, done.findings);
         self.pages.push(done.report);
-        self.store.push(done.findings)?;
+        self.store.push(own)?;
         let mut summary = done.summary;
         summary.url = self.urls.intern(&summary.url);
         summary.final_url = self.urls.intern(&summary.final_url);

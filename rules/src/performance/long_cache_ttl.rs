@@ -110,9 +110,11 @@ impl Rule for LongCacheTtl {
                 "last_modified": f.last_modified,
             });
             match resources::element_for(pcx, &sub.url) {
-                Some(el) => cx.fail(el, message).with_data(data),
-                None => cx.fail_page(message).with_data(data),
-            };
+                Some(el) => cx.fail(el, message),
+                None => cx.fail_page(message),
+            }
+            .with_data(data)
+            .on_resource(sub.url.as_str());
         }
     }
 }

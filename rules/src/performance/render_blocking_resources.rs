@@ -80,10 +80,16 @@ impl Rule for RenderBlockingResources {
                 if v.attr("async").is_some() || v.attr("defer").is_some() || module {
                     cx.pass();
                 } else {
-                    cx.fail(
+                    let url = v
+                        .attr("src")
+                        .and_then(|src| crate::support::resource_url(cx.page(), src));
+                    let f = cx.fail(
                         el,
                         "This script in <head> blocks parsing and rendering; add defer or async.",
                     );
+                    if let Some(url) = url {
+                        f.on_resource(url);
+                    }
                 }
             }
             _ => {
@@ -96,7 +102,13 @@ impl Rule for RenderBlockingResources {
                     Some(_) => false,
                 };
                 if blocks {
-                    cx.fail(el, "This stylesheet blocks the first render; inline critical CSS and load the rest later.");
+                    let url = v
+                        .attr("href")
+                        .and_then(|href| crate::support::resource_url(cx.page(), href));
+                    let f = cx.fail(el, "This stylesheet blocks the first render; inline critical CSS and load the rest later.");
+                    if let Some(url) = url {
+                        f.on_resource(url);
+                    }
                 } else {
                     cx.pass();
                 }

@@ -66,6 +66,7 @@ text takes several times longer to download on slow connections.
 <html lang="en"><head><title>Mugs</title><script src="/app.js" defer></script></head><body>…</body></html>
 ```
 "#,
+    scope: crate::Scope::Host,
     ..RuleMeta::BASE
 };
 
@@ -110,10 +111,9 @@ impl Rule for TextCompression {
             if encodings.iter().any(|e| ENCODINGS.contains(&e.as_str())) {
                 cx.pass();
             } else {
-                let f = cx.fail_page(format!(
-                    "The {}-byte HTML response is not compressed.",
-                    page.body.len()
-                ));
+                // No size in the message: it is the host-wide fact the engine
+                // groups pages on (each page's size stays in its data).
+                let f = cx.fail_page("The server sends HTML responses uncompressed.");
                 f.with_data(serde_json::json!({"bytes": page.body.len()}));
                 if let Some(v) = page.header("content-encoding") {
                     f.with_snippet(header_snippet("Content-Encoding", v));
@@ -157,9 +157,11 @@ impl Rule for TextCompression {
                 "gzip_bytes": f.gzip_bytes,
             });
             match resources::element_for(pcx, &sub.url) {
-                Some(el) => cx.fail(el, message).with_data(data),
-                None => cx.fail_page(message).with_data(data),
-            };
+                Some(el) => cx.fail(el, message),
+                None => cx.fail_page(message),
+            }
+            .with_data(data)
+            .on_resource(sub.url.as_str());
         }
     }
 }
