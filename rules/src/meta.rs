@@ -165,8 +165,9 @@ pub struct RuleMeta {
     pub scope: Scope,
     /// Rules that own the same mistake on the same element: when one of them
     /// reports the element on the page, this rule's finding on it is dropped
-    /// (and not counted), so one problem is reported once. Applies to element
-    /// findings only (a non-empty selector), and only when the owner ran.
+    /// (and not counted), so one problem is reported once. A page-level
+    /// finding (no selector) is dropped when the owner has a page-level
+    /// finding too. Applies only when the owner ran on the page.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub defers_to: &'static [&'static str],
     /// For rules that judge a measurement that varies from run to run (a

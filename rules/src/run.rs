@@ -223,10 +223,11 @@ pub fn analyze_parsed(cx: &PageContext<'_>, rules: &[&'static dyn Rule]) -> Page
     analysis
 }
 
-/// Drops the element findings of rules that defer to another rule
-/// ([`RuleMeta::defers_to`]) on elements that rule reported on this page, and
-/// takes them out of the deferring rule's tally: the same mistake on the same
-/// element is one problem, reported by its owner.
+/// Drops the findings of rules that defer to another rule
+/// ([`RuleMeta::defers_to`]) on elements that rule reported on this page (or
+/// on the page itself, for page-level findings: an empty selector), and takes
+/// them out of the deferring rule's tally: the same mistake on the same element
+/// is one problem, reported by its owner.
 fn drop_deferred(analysis: &mut PageAnalysis, rules: &[&'static dyn Rule]) {
     let deferring: Vec<&'static RuleMeta> = rules
         .iter()
@@ -240,7 +241,6 @@ fn drop_deferred(analysis: &mut PageAnalysis, rules: &[&'static dyn Rule]) {
     let owned: std::collections::HashSet<(String, String)> = analysis
         .findings
         .iter()
-        .filter(|f| !f.selector.is_empty())
         .filter(|f| {
             deferring
                 .iter()
@@ -254,13 +254,12 @@ fn drop_deferred(analysis: &mut PageAnalysis, rules: &[&'static dyn Rule]) {
     let mut dropped: Vec<(String, crate::Outcome)> = Vec::new();
     let mut kept = Vec::with_capacity(analysis.findings.len());
     for f in std::mem::take(&mut analysis.findings) {
-        let owner_reported = !f.selector.is_empty()
-            && deferring.iter().any(|m| {
-                m.id == f.rule_id
-                    && m.defers_to
-                        .iter()
-                        .any(|owner| owned.contains(&((*owner).to_string(), f.selector.clone())))
-            });
+        let owner_reported = deferring.iter().any(|m| {
+            m.id == f.rule_id
+                && m.defers_to
+                    .iter()
+                    .any(|owner| owned.contains(&((*owner).to_string(), f.selector.clone())))
+        });
         if owner_reported {
             dropped.push((f.rule_id.clone(), f.outcome));
         } else {

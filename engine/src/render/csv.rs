@@ -114,7 +114,7 @@ mod tests {
         let bytes = render(&sample::empty_report()).unwrap();
         assert_eq!(
             String::from_utf8(bytes).unwrap(),
-            "rule_id,category,outcome,impact,page_url,selector,snippet,message,wcag,baseline,data\n"
+            "rule_id,category,outcome,impact,page_url,selector,snippet,message,wcag,baseline,data,scope,resource,occurrences,pages\n"
         );
     }
 }

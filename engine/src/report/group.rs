@@ -260,3 +260,97 @@ mod tests {
         assert_eq!(f.occurrence_count(), 250);
     }
 }
+
+/// Whole scans of the `grouping` fixture site: three pages on one host sharing
+/// one stylesheet and one script, none of them sending security headers.
+#[cfg(test)]
+mod scans {
+    use sitescan_fixtures::{site_dir, FixtureServer};
+    use sitescan_rules::{Category, Finding, Scope};
+
+    use crate::report::Report;
+    use crate::Scanner;
+
+    async fn scan(rules: &[&str]) -> (Report, String) {
+        let server = FixtureServer::start(site_dir("grouping")).await.unwrap();
+        let report = Scanner::builder()
+            .allow_private(true)
+            .rate_per_host(1000.0)
+            .rules(rules)
+            .build()
+            .unwrap()
+            .scan(&server.url())
+            .await
+            .unwrap();
+        (report, server.url().trim_end_matches('/').to_string())
+    }
+
+    /// `rule path [occurrence paths]` of every finding, paths relative to the site.
+    fn lines(report: &Report, origin: &str) -> Vec<String> {
+        let path = |u: &str| u.strip_prefix(origin).unwrap_or(u).to_string();
+        report
+            .findings
+            .iter()
+            .map(|f: &Finding| {
+                let mut line = format!("{} {}", f.rule_id, path(&f.page_url));
+                if !f.scope.is_page() {
+                    line.push_str(&format!(" {:?}", f.scope).to_lowercase());
+                }
+                if let Some(r) = &f.resource {
+                    line.push_str(&format!(" {}", path(r)));
+                }
+                if !f.occurrences.is_empty() {
+                    let pages: Vec<String> =
+                        f.occurrences.iter().map(|o| path(&o.page_url)).collect();
+                    line.push_str(&format!(" [{}]", pages.join(" ")));
+                }
+                line
+            })
+            .collect()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn explore() {
+        let (report, origin) = scan(&["all"]).await;
+        for l in lines(&report, &origin) {
+            println!("{l}");
+        }
+        println!("{:#?}", report.summary);
+        let _ = (Category::Quality, Scope::Host);
+        for site in [
+            "basic",
+            "seo-site",
+            "resources",
+            "links",
+            "siteinfo",
+            "errors",
+            "redirects",
+        ] {
+            let server = FixtureServer::start(site_dir(site)).await.unwrap();
+            let report = Scanner::builder()
+                .allow_private(true)
+                .rate_per_host(1000.0)
+                .rules(&["all"])
+                .build()
+                .unwrap()
+                .scan(&server.url())
+                .await
+                .unwrap();
+            let mut by_el: std::collections::BTreeMap<(String, String), Vec<String>> =
+                Default::default();
+            for f in &report.findings {
+                if !f.selector.is_empty() {
+                    by_el
+                        .entry((f.page_url.clone(), f.selector.clone()))
+                        .or_default()
+                        .push(f.rule_id.clone());
+                }
+            }
+            for ((p, sel), rules) in by_el {
+                if rules.len() > 1 {
+                    println!("OVERLAP {site} {p} {sel}: {rules:?}");
+                }
+            }
+        }
+    }
+}
