@@ -328,7 +328,7 @@ fn take_unmatched(candidates: Option<&mut Vec<usize>>, matched: &[bool]) -> Opti
 mod tests {
     use super::*;
     use crate::render::sample;
-    use sitescan_rules::Category;
+    use sitescan_rules::{Category, Scope};
 
     #[test]
     fn urls_normalize_to_the_page_they_name() {
@@ -439,5 +439,175 @@ mod tests {
         assert!(err.contains("schema_version 99"), "{err}");
         let err = parse_report(b"not json").unwrap_err().to_string();
         assert!(err.contains("not a usable sitescan report"), "{err}");
+    }
+
+    fn measured(rule: &str, page: &str, key: &str, value: u64, max: u64) -> Finding {
+        let mut f = sample::finding(
+            rule,
+            Category::Performance,
+            Outcome::Failed,
+            sitescan_rules::Impact::Moderate,
+            page,
+            "",
+            "",
+            &format!("The page took {value} ms (more than {max} ms)."),
+            &[],
+        );
+        f.with_data(serde_json::json!({ key: value, "max": max }));
+        f
+    }
+
+    fn grouped(rule: &str, scope: Scope, pages: &[&str], message: &str) -> Finding {
+        let mut f = sample::finding(
+            rule,
+            Category::Security,
+            Outcome::Failed,
+            sitescan_rules::Impact::Serious,
+            pages[0],
+            if scope == Scope::Resource {
+                "html > head > link"
+            } else {
+                ""
+            },
+            "",
+            message,
+            &[],
+        );
+        f.scope = scope;
+        if scope == Scope::Resource {
+            f.resource = Some("https://shop.example/site.css".into());
+        }
+        f.occurrences = pages
+            .iter()
+            .map(|p| sitescan_rules::Occurrence {
+                page_url: format!("https://shop.example{p}"),
+                selector: f.selector.clone(),
+                snippet: String::new(),
+                text: None,
+            })
+            .collect();
+        f
+    }
+
+    fn set_timing(report: &mut Report, path: &str, total_ms: u64, ttfb_ms: u64) {
+        let url = format!("https://shop.example{path}");
+        let page = report.pages.iter_mut().find(|p| p.url == url).unwrap();
+        page.total_ms = total_ms;
+        page.ttfb_ms = ttfb_ms;
+    }
+
+    #[test]
+    fn two_scans_that_differ_only_in_measured_noise_have_nothing_new() {
+        let mut baseline = sample::report();
+        set_timing(&mut baseline, "/", 1900, 300);
+        set_timing(&mut baseline, "/about", 2300, 650);
+        baseline.findings.extend([
+            // "/" passed download-time at 1900 ms: no finding.
+            measured("server-response-time", "/about", "ttfb_ms", 650, 600),
+            measured("download-time", "/about", "total_ms", 2300, 2000),
+            grouped(
+                "content-security-policy",
+                Scope::Host,
+                &["/", "/about"],
+                "The page has no Content-Security-Policy.",
+            ),
+            grouped(
+                "long-cache-ttl",
+                Scope::Resource,
+                &["/about"],
+                "The stylesheet https://shop.example/site.css is cached for only 10 minutes.",
+            ),
+        ]);
+
+        let mut current = sample::report();
+        set_timing(&mut current, "/", 2100, 300);
+        set_timing(&mut current, "/about", 1950, 700);
+        current.findings.extend([
+            // Over the limit now, but within its noise (≤ 1.5 × 2000 ms).
+            measured("download-time", "/", "total_ms", 2100, 2000),
+            // Failing in both, with another value: the same finding.
+            measured("server-response-time", "/about", "ttfb_ms", 700, 600),
+            // A host fact whose first page is another one this time.
+            grouped(
+                "content-security-policy",
+                Scope::Host,
+                &["/products?id=3&sort=asc", "/", "/about"],
+                "The page has no Content-Security-Policy.",
+            ),
+            // A resource seen from another page first, its measured words changed.
+            grouped(
+                "long-cache-ttl",
+                Scope::Resource,
+                &["/", "/about"],
+                "The stylesheet https://shop.example/site.css is cached for only 11 minutes.",
+            ),
+        ]);
+        // /about's download-time finding is gone at 1950 ms: within the noise
+        // under the limit (> 2000 / 1.5), so not a fix either.
+
+        let mut compared = current.clone();
+        apply_baseline(&mut compared, &baseline);
+        let new: Vec<&str> = compared
+            .findings
+            .iter()
+            .filter(|f| f.baseline == Some(BaselineState::New))
+            .map(|f| f.rule_id.as_str())
+            .collect();
+        assert!(new.is_empty(), "{new:?}");
+        assert_eq!(compared.fixed.as_ref().map(Vec::len), Some(0));
+        let b = compared.baseline.as_ref().unwrap();
+        assert_eq!((b.new, b.unchanged, b.fixed), (0, 13, 0));
+        let noisy = compared
+            .findings
+            .iter()
+            .find(|f| f.rule_id == "download-time")
+            .unwrap();
+        assert_eq!(noisy.data.as_ref().unwrap()["noise"], true);
+
+        // A clear change is still news: 3500 ms is past the margin, and a
+        // page that now answers in 1200 ms is a fix.
+        let mut slow = current.clone();
+        set_timing(&mut slow, "/", 3500, 300);
+        set_timing(&mut slow, "/about", 1200, 700);
+        slow.findings.retain(|f| f.rule_id != "download-time");
+        slow.findings
+            .push(measured("download-time", "/", "total_ms", 3500, 2000));
+        apply_baseline(&mut slow, &baseline);
+        let b = slow.baseline.as_ref().unwrap();
+        assert_eq!((b.new, b.fixed), (1, 1));
+        assert_eq!(slow.fixed.as_ref().unwrap()[0].rule_id, "download-time");
+    }
+
+    #[test]
+    fn fingerprints_hold_no_measured_values_nor_the_first_page_of_a_group() {
+        let a = measured("download-time", "/", "total_ms", 2100, 2000);
+        let mut b = measured("download-time", "/", "total_ms", 2900, 2000);
+        b.snippet = "Content-Length: 81234".into();
+        assert_eq!(fingerprint(&a), fingerprint(&b));
+        let host = |pages: &[&str]| {
+            grouped(
+                "content-security-policy",
+                Scope::Host,
+                pages,
+                "The page has no Content-Security-Policy.",
+            )
+        };
+        assert_eq!(
+            fingerprint(&host(&["/"])),
+            fingerprint(&host(&["/about", "/"]))
+        );
+        // A report written before findings had a scope: the host rule's
+        // finding is still about its host.
+        let mut old = host(&["/about"]);
+        old.scope = Scope::Page;
+        old.occurrences.clear();
+        assert_eq!(fingerprint(&old), fingerprint(&host(&["/"])));
+        let other = grouped(
+            "content-security-policy",
+            Scope::Host,
+            &["/"],
+            "Content-Security-Policy allows 'unsafe-inline' scripts.",
+        );
+        assert_ne!(fingerprint(&other), fingerprint(&host(&["/"])));
     }
 }

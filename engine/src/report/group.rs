@@ -356,9 +356,7 @@ mod scans {
         ];
         // The empty links are link-name's (empty-link defers to it); XXX and
         // TODO in <pre>, <code>, <kbd>, <samp> and <var> on / are no filler.
-        expected.extend(
-            ["link-name /a", "link-name /a", "placeholder-text /b"].map(String::from),
-        );
+        expected.extend(["link-name /a", "link-name /a", "placeholder-text /b"].map(String::from));
         assert_eq!(lines(&report, &origin), expected);
 
         let https = report
@@ -388,7 +386,12 @@ mod scans {
         // Counts are problems: 8 host facts + 6 resource problems, not 42.
         let security = &report.summary[&Category::Security];
         assert_eq!(
-            (security.critical, security.serious, security.moderate, security.minor),
+            (
+                security.critical,
+                security.serious,
+                security.moderate,
+                security.minor
+            ),
             (1, 2, 1, 2)
         );
         let performance = &report.summary[&Category::Performance];
@@ -409,7 +412,10 @@ mod scans {
             .iter()
             .find(|r| r.rule_id == "empty-link")
             .unwrap();
-        assert_eq!((empty_link.pages_applicable, empty_link.pages_failed), (3, 0));
+        assert_eq!(
+            (empty_link.pages_applicable, empty_link.pages_failed),
+            (3, 0)
+        );
         assert_eq!(report.summary[&Category::Quality].score, Some(82));
         // The per-page counts still say what each page shows.
         let per_page: Vec<u64> = report.pages.iter().map(|p| p.findings).collect();

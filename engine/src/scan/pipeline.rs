@@ -1516,6 +1516,81 @@ mod tests {
     use super::*;
     use sitescan_fixtures::{site_dir, FixtureServer};
 
+    /// The Python documentation scan: 4,641 broken links among about
+    /// 58,000 checked, on all 100 pages. Counted per link, quality scored
+    /// `round(100 × (1 − 4641/58000))` = 92; counted per page, as page rules
+    /// are, broken-links (serious) fails on 100 of 100 pages, and quality
+    /// scores ⌊100 × (1 − 0.3 × √1)⌋ = 70 however many other rules passed.
+    #[test]
+    fn site_rules_count_pages_not_links() {
+        let meta = sitescan_rules::registry::meta("broken-links").unwrap();
+        let tally = RuleTally {
+            rule_id: "broken-links".into(),
+            passed: 58_000 - 4_641,
+            failed: 4_641,
+            cant_tell: 0,
+        };
+        let findings: Vec<Finding> = (0..4_641)
+            .map(|i| Finding {
+                page_url: format!("https://docs.example/{}.html", i % 100),
+                ..crate::render::sample::finding(
+                    "broken-links",
+                    sitescan_rules::Category::Quality,
+                    sitescan_rules::Outcome::Failed,
+                    sitescan_rules::Impact::Serious,
+                    "/",
+                    "",
+                    "",
+                    "m",
+                    &[],
+                )
+            })
+            .collect();
+        assert_eq!(site_rule_pages(meta, &tally, &findings, 100), (100, 100));
+        let old = (100.0 * (1.0 - 4_641.0 / 58_000.0_f64)).round();
+        assert_eq!(old, 92.0);
+        let mut rules = vec![RuleSummary {
+            rule_id: "broken-links".into(),
+            category: Some(sitescan_rules::Category::Quality),
+            pages_applicable: 100,
+            pages_failed: 100,
+            ..RuleSummary::default()
+        }];
+        for id in ["placeholder-text", "empty-link", "spelling", "readability"] {
+            rules.push(RuleSummary {
+                rule_id: id.into(),
+                category: Some(sitescan_rules::Category::Quality),
+                pages_applicable: 100,
+                ..RuleSummary::default()
+            });
+        }
+        let summary = score::summarize(&rules, &findings);
+        let quality = &summary[&sitescan_rules::Category::Quality];
+        assert_eq!((quality.score, quality.serious), (Some(70), 4_641));
+
+        // Broken links on 4 of the 100 pages: ⌊100 × (1 − 0.3 × √0.04)⌋.
+        let few: Vec<Finding> = findings.iter().take(4).cloned().collect();
+        assert_eq!(site_rule_pages(meta, &tally, &few, 100), (100, 4));
+        // A fact of the whole site (scope host) fails every page.
+        let tls = sitescan_rules::registry::meta("tls-certificate").unwrap();
+        assert_eq!(site_rule_pages(tls, &tally, &few[..1], 100), (100, 100));
+        // A capped list of occurrences counts its unlisted places.
+        let mut grouped = findings[0].clone();
+        grouped.occurrences = (0..3)
+            .map(|i| sitescan_rules::Occurrence {
+                page_url: format!("https://docs.example/{i}.html"),
+                selector: String::new(),
+                snippet: String::new(),
+                text: None,
+            })
+            .collect();
+        grouped.occurrences_total = Some(10);
+        assert_eq!(site_rule_pages(meta, &tally, &[grouped], 100), (100, 10));
+        // Inapplicable, or applicable without failure.
+        let none = RuleTally::default();
+        assert_eq!(site_rule_pages(meta, &none, &[], 100), (0, 0));
+    }
+
     fn shared(config: ScanConfig) -> Arc<Shared> {
         let hosts = Arc::new(HostPool::new(config.rate_per_host, config.concurrency));
         Arc::new(Shared {
