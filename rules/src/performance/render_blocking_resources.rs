@@ -24,7 +24,8 @@ In `<head>`:
   `media` of `all` / `screen` — and is not `disabled` fails (stylesheets for `print`
   or a media query do not block the first render).
 
-One finding per resource. Scripts of a non-JavaScript `type` (JSON, templates) are
+One finding per resource and scan (the pages whose `<head>` loads it so are listed
+as its occurrences). Scripts of a non-JavaScript `type` (JSON, templates) are
 ignored. This follows Lighthouse's `render-blocking-resources` without timing data:
 every such resource counts, however small.
 

@@ -48,7 +48,9 @@ gzips the body it read to measure what compression would save, and — as
 Lighthouse's `uses-text-compression` does — reports it when the saving is at least
 1,400 bytes and either at least 20,000 bytes or at least 5 % of the resource. A
 body too large to read whole is reported when its size is at least 1,400 bytes.
-One finding per page and resource, on the element that loads it.
+One finding per resource and scan, on the element that loads it on the first
+page, the other pages listed as its occurrences; the uncompressed document is a
+fact of the server: one finding per host, its pages listed as occurrences.
 
 ## Why it matters
 HTML, JavaScript and CSS compress to a fifth of their size or less. Uncompressed
