@@ -266,7 +266,7 @@ mod tests {
 #[cfg(test)]
 mod scans {
     use sitescan_fixtures::{site_dir, FixtureServer};
-    use sitescan_rules::{Category, Finding, Scope};
+    use sitescan_rules::{Category, Finding};
 
     use crate::report::Report;
     use crate::Scanner;
