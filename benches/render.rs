@@ -55,6 +55,8 @@ fn report(seed: usize) -> Report {
                 baseline: None,
                 occurrences: Vec::new(),
                 occurrences_total: None,
+                scope: Default::default(),
+                resource: None,
             });
         }
         pages.push(PageReport {

@@ -1,9 +1,16 @@
 //! Comparing a report with an earlier one (a baseline) so pipelines fail only on
 //! what got worse.
 //!
-//! Each finding has a stable [`fingerprint`]: the rule id, the page URL
-//! normalized ([`normalize_url`]), the element's selector and a hash of its
-//! snippet. The order of findings in either report does not matter: they are
+//! Each finding has a stable [`fingerprint`] that never holds a measured value
+//! (a time, a size, a count: those live in `message` and `data`, which are left
+//! out): for a finding about one page, the rule id, the page URL normalized
+//! ([`normalize_url`]), the element's selector and a hash of its snippet (no
+//! snippet for rules that judge a measurement); for a finding about a whole
+//! host (scope `host`), the rule id, the origin and the message (host messages
+//! name the header or setting, never a page's numbers); for a finding about a
+//! subresource (scope `resource`), the rule id and the resource URL. Grouped
+//! findings are so recognised whichever page happens to be their first
+//! occurrence. The order of findings in either report does not matter: they are
 //! matched as multisets. Matching runs in two passes:
 //!
 //! 1. equal fingerprints (same rule, page, selector and snippet);
@@ -12,6 +19,15 @@
 //!    still "unchanged". Findings without a snippet never match in this pass: a
 //!    page-level finding has no content to recognise it by.
 //!
+//! Then measurements get hysteresis: rules that judge a timing
+//! ([`sitescan_rules::RuleMeta::measured`]: `download-time`,
+//! `server-response-time`) are noisy, so a finding of theirs left new is
+//! `unchanged` when the baseline scanned its page and its value is within the
+//! rule's noise margin over the limit (e.g. up to 1.5 × the limit); its data
+//! gets `"noise": true`. Likewise a baseline timing finding that went away is
+//! not `fixed` while the page still measures within the margin under the limit
+//! (above limit ÷ 1.5). Only a clear change is new or fixed.
+//!
 //! [`apply_baseline`] marks every finding of the report `new` or `unchanged`,
 //! lists the baseline's findings that are gone under `fixed`, and records the
 //! counts in the summary (per category and in total).
@@ -19,31 +35,89 @@
 use std::collections::HashMap;
 
 use sha2::{Digest, Sha256};
-use sitescan_rules::{BaselineState, Finding, Outcome};
+use sitescan_rules::{registry, BaselineState, Finding, Outcome, Scope};
 use url::Url;
 
 use crate::error::{Error, Result};
-use crate::report::{BaselineSummary, Report, SCHEMA_VERSION};
+use crate::report::{BaselineSummary, PageReport, Report, SCHEMA_VERSION};
 
-/// The stable identity of a finding across scans: 32 hex digits.
+/// The stable identity of a finding across scans: 32 hex digits (see the
+/// module doc for what it holds).
 pub fn fingerprint(finding: &Finding) -> String {
+    let meta = registry::meta(&finding.rule_id);
+    let (scope, subject) = subject_of(finding);
+    let parts: [String; 4] = match scope {
+        Scope::Host => [
+            finding.rule_id.clone(),
+            "host".into(),
+            subject,
+            finding
+                .message
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
+        ],
+        Scope::Resource => [
+            finding.rule_id.clone(),
+            "resource".into(),
+            subject,
+            String::new(),
+        ],
+        Scope::Page => [
+            finding.rule_id.clone(),
+            subject,
+            finding.selector.trim().to_string(),
+            if meta.is_some_and(|m| m.measured.is_some()) {
+                String::new()
+            } else {
+                snippet_hash(&finding.snippet)
+            },
+        ],
+    };
     let mut h = Sha256::new();
-    for part in [
-        finding.rule_id.as_str(),
-        &normalize_url(&finding.page_url),
-        finding.selector.trim(),
-        &snippet_hash(&finding.snippet),
-    ] {
+    for part in &parts {
         h.update(part.as_bytes());
         h.update([0u8]);
     }
     hex::encode(&h.finalize()[..16])
 }
 
+/// What a finding is about, for its fingerprint: the origin of its page for a
+/// rule about whole hosts (also for reports written before findings carried a
+/// scope: a host rule's finding is about its host whatever it says), the
+/// resource URL for a finding about a subresource (`resource`, or the `url`
+/// of its data in older reports), else the normalized page URL.
+fn subject_of(finding: &Finding) -> (Scope, String) {
+    let host_rule = finding.scope == Scope::Host
+        || registry::meta(&finding.rule_id).is_some_and(|m| m.scope == Scope::Host);
+    if host_rule {
+        if let Ok(url) = Url::parse(finding.page_url.trim()) {
+            return (Scope::Host, url.origin().ascii_serialization());
+        }
+    }
+    let resource = finding.resource.clone().or_else(|| {
+        (finding.scope == Scope::Resource)
+            .then(|| {
+                finding
+                    .data
+                    .as_ref()
+                    .and_then(|d| d.get("url"))
+                    .and_then(|u| u.as_str())
+                    .map(str::to_string)
+            })
+            .flatten()
+    });
+    match resource {
+        Some(r) => (Scope::Resource, normalize_url(&r)),
+        None => (Scope::Page, normalize_url(&finding.page_url)),
+    }
+}
+
 /// The looser identity used in the second matching pass: rule, page and snippet,
-/// without the selector. `None` for findings without a snippet.
+/// without the selector. `None` for findings without a snippet, and for host
+/// and resource findings (their fingerprint has no selector to move).
 fn moved_key(finding: &Finding) -> Option<String> {
-    if finding.snippet.trim().is_empty() {
+    if finding.snippet.trim().is_empty() || subject_of(finding).0 != Scope::Page {
         return None;
     }
     Some(format!(
@@ -146,6 +220,40 @@ pub fn apply_baseline(report: &mut Report, baseline: &Report) {
         }
     }
 
+    // Pass 3: measurements within their noise margin (see the module doc).
+    let scanned_before = pages_by_url(&baseline.pages);
+    for (i, f) in report.findings.iter_mut().enumerate() {
+        if state[i] == BaselineState::Unchanged {
+            continue;
+        }
+        let Some(m) = registry::meta(&f.rule_id).and_then(|m| m.measured) else {
+            continue;
+        };
+        let Some((value, limit)) = m.of(f.data.as_ref()) else {
+            continue;
+        };
+        if m.within_noise(value, limit) && scanned_before.contains_key(&normalize_url(&f.page_url))
+        {
+            state[i] = BaselineState::Unchanged;
+            if let Some(serde_json::Value::Object(data)) = f.data.as_mut() {
+                data.insert("noise".into(), serde_json::Value::Bool(true));
+            }
+        }
+    }
+    let scanned_now = pages_by_url(&report.pages);
+    let still_near_limit = |f: &Finding| -> bool {
+        let Some(m) = registry::meta(&f.rule_id).and_then(|m| m.measured) else {
+            return false;
+        };
+        let Some((_, limit)) = m.of(f.data.as_ref()) else {
+            return false;
+        };
+        scanned_now
+            .get(&normalize_url(&f.page_url))
+            .and_then(|p| page_measure(p, m.value))
+            .is_some_and(|now| now * (1.0 + m.margin) > limit)
+    };
+
     for (f, s) in report.findings.iter_mut().zip(&state) {
         f.baseline = Some(*s);
     }
@@ -154,8 +262,9 @@ pub fn apply_baseline(report: &mut Report, baseline: &Report) {
         .iter()
         .zip(&matched)
         // A review item (cant-tell) that went away was not fixed by anyone: it
-        // may simply no longer apply. Only failures count as fixed.
-        .filter(|(f, m)| !**m && f.outcome == Outcome::Failed)
+        // may simply no longer apply. Only failures count as fixed, and a
+        // measurement that only moved within its noise is not a fix.
+        .filter(|(f, m)| !**m && f.outcome == Outcome::Failed && !still_near_limit(f))
         .map(|(f, _)| Finding {
             baseline: None,
             ..f.clone()
@@ -183,6 +292,26 @@ pub fn apply_baseline(report: &mut Report, baseline: &Report) {
     report.fixed = Some(fixed);
 }
 
+/// A report's pages by normalized URL (requested and final).
+fn pages_by_url(pages: &[PageReport]) -> HashMap<String, &PageReport> {
+    let mut out = HashMap::new();
+    for p in pages {
+        out.insert(normalize_url(&p.final_url), p);
+        out.entry(normalize_url(&p.url)).or_insert(p);
+    }
+    out
+}
+
+/// A page's own measurement named as a measured rule names its value
+/// (`total_ms`, `ttfb_ms`).
+fn page_measure(page: &PageReport, key: &str) -> Option<f64> {
+    match key {
+        "total_ms" => Some(page.total_ms as f64),
+        "ttfb_ms" => Some(page.ttfb_ms as f64),
+        _ => None,
+    }
+}
+
 /// Takes the first baseline index of the list not matched yet. Lists are kept in
 /// reverse baseline order so taking from the end is O(1) and matches in order.
 fn take_unmatched(candidates: Option<&mut Vec<usize>>, matched: &[bool]) -> Option<usize> {
@@ -199,7 +328,7 @@ fn take_unmatched(candidates: Option<&mut Vec<usize>>, matched: &[bool]) -> Opti
 mod tests {
     use super::*;
     use crate::render::sample;
-    use sitescan_rules::Category;
+    use sitescan_rules::{Category, Scope};
 
     #[test]
     fn urls_normalize_to_the_page_they_name() {
@@ -310,5 +439,175 @@ mod tests {
         assert!(err.contains("schema_version 99"), "{err}");
         let err = parse_report(b"not json").unwrap_err().to_string();
         assert!(err.contains("not a usable sitescan report"), "{err}");
+    }
+
+    fn measured(rule: &str, page: &str, key: &str, value: u64, max: u64) -> Finding {
+        let mut f = sample::finding(
+            rule,
+            Category::Performance,
+            Outcome::Failed,
+            sitescan_rules::Impact::Moderate,
+            page,
+            "",
+            "",
+            &format!("The page took {value} ms (more than {max} ms)."),
+            &[],
+        );
+        f.with_data(serde_json::json!({ key: value, "max": max }));
+        f
+    }
+
+    fn grouped(rule: &str, scope: Scope, pages: &[&str], message: &str) -> Finding {
+        let mut f = sample::finding(
+            rule,
+            Category::Security,
+            Outcome::Failed,
+            sitescan_rules::Impact::Serious,
+            pages[0],
+            if scope == Scope::Resource {
+                "html > head > link"
+            } else {
+                ""
+            },
+            "",
+            message,
+            &[],
+        );
+        f.scope = scope;
+        if scope == Scope::Resource {
+            f.resource = Some("https://shop.example/site.css".into());
+        }
+        f.occurrences = pages
+            .iter()
+            .map(|p| sitescan_rules::Occurrence {
+                page_url: format!("https://shop.example{p}"),
+                selector: f.selector.clone(),
+                snippet: String::new(),
+                text: None,
+            })
+            .collect();
+        f
+    }
+
+    fn set_timing(report: &mut Report, path: &str, total_ms: u64, ttfb_ms: u64) {
+        let url = format!("https://shop.example{path}");
+        let page = report.pages.iter_mut().find(|p| p.url == url).unwrap();
+        page.total_ms = total_ms;
+        page.ttfb_ms = ttfb_ms;
+    }
+
+    #[test]
+    fn two_scans_that_differ_only_in_measured_noise_have_nothing_new() {
+        let mut baseline = sample::report();
+        set_timing(&mut baseline, "/", 1900, 300);
+        set_timing(&mut baseline, "/about", 2300, 650);
+        baseline.findings.extend([
+            // "/" passed download-time at 1900 ms: no finding.
+            measured("server-response-time", "/about", "ttfb_ms", 650, 600),
+            measured("download-time", "/about", "total_ms", 2300, 2000),
+            grouped(
+                "content-security-policy",
+                Scope::Host,
+                &["/", "/about"],
+                "The page has no Content-Security-Policy.",
+            ),
+            grouped(
+                "long-cache-ttl",
+                Scope::Resource,
+                &["/about"],
+                "The stylesheet https://shop.example/site.css is cached for only 10 minutes.",
+            ),
+        ]);
+
+        let mut current = sample::report();
+        set_timing(&mut current, "/", 2100, 300);
+        set_timing(&mut current, "/about", 1950, 700);
+        current.findings.extend([
+            // Over the limit now, but within its noise (≤ 1.5 × 2000 ms).
+            measured("download-time", "/", "total_ms", 2100, 2000),
+            // Failing in both, with another value: the same finding.
+            measured("server-response-time", "/about", "ttfb_ms", 700, 600),
+            // A host fact whose first page is another one this time.
+            grouped(
+                "content-security-policy",
+                Scope::Host,
+                &["/products?id=3&sort=asc", "/", "/about"],
+                "The page has no Content-Security-Policy.",
+            ),
+            // A resource seen from another page first, its measured words changed.
+            grouped(
+                "long-cache-ttl",
+                Scope::Resource,
+                &["/", "/about"],
+                "The stylesheet https://shop.example/site.css is cached for only 11 minutes.",
+            ),
+        ]);
+        // /about's download-time finding is gone at 1950 ms: within the noise
+        // under the limit (> 2000 / 1.5), so not a fix either.
+
+        let mut compared = current.clone();
+        apply_baseline(&mut compared, &baseline);
+        let new: Vec<&str> = compared
+            .findings
+            .iter()
+            .filter(|f| f.baseline == Some(BaselineState::New))
+            .map(|f| f.rule_id.as_str())
+            .collect();
+        assert!(new.is_empty(), "{new:?}");
+        assert_eq!(compared.fixed.as_ref().map(Vec::len), Some(0));
+        let b = compared.baseline.as_ref().unwrap();
+        assert_eq!((b.new, b.unchanged, b.fixed), (0, 13, 0));
+        let noisy = compared
+            .findings
+            .iter()
+            .find(|f| f.rule_id == "download-time")
+            .unwrap();
+        assert_eq!(noisy.data.as_ref().unwrap()["noise"], true);
+
+        // A clear change is still news: 3500 ms is past the margin, and a
+        // page that now answers in 1200 ms is a fix.
+        let mut slow = current.clone();
+        set_timing(&mut slow, "/", 3500, 300);
+        set_timing(&mut slow, "/about", 1200, 700);
+        slow.findings.retain(|f| f.rule_id != "download-time");
+        slow.findings
+            .push(measured("download-time", "/", "total_ms", 3500, 2000));
+        apply_baseline(&mut slow, &baseline);
+        let b = slow.baseline.as_ref().unwrap();
+        assert_eq!((b.new, b.fixed), (1, 1));
+        assert_eq!(slow.fixed.as_ref().unwrap()[0].rule_id, "download-time");
+    }
+
+    #[test]
+    fn fingerprints_hold_no_measured_values_nor_the_first_page_of_a_group() {
+        let a = measured("download-time", "/", "total_ms", 2100, 2000);
+        let mut b = measured("download-time", "/", "total_ms", 2900, 2000);
+        b.snippet = "Content-Length: 81234".into();
+        assert_eq!(fingerprint(&a), fingerprint(&b));
+        let host = |pages: &[&str]| {
+            grouped(
+                "content-security-policy",
+                Scope::Host,
+                pages,
+                "The page has no Content-Security-Policy.",
+            )
+        };
+        assert_eq!(
+            fingerprint(&host(&["/"])),
+            fingerprint(&host(&["/about", "/"]))
+        );
+        // A report written before findings had a scope: the host rule's
+        // finding is still about its host.
+        let mut old = host(&["/about"]);
+        old.scope = Scope::Page;
+        old.occurrences.clear();
+        assert_eq!(fingerprint(&old), fingerprint(&host(&["/"])));
+        let other = grouped(
+            "content-security-policy",
+            Scope::Host,
+            &["/"],
+            "Content-Security-Policy allows 'unsafe-inline' scripts.",
+        );
+        assert_ne!(fingerprint(&other), fingerprint(&host(&["/"])));
     }
 }

@@ -17,7 +17,7 @@ use crate::aria::tree::TreeFacts;
 use crate::budget::{Cancel, Limit, Overrun, PageBudget};
 use crate::css::{ComputedStyle, SheetCaps, Styles, Viewport};
 use crate::dom;
-use crate::meta::{Category, Impact, RuleMeta};
+use crate::meta::{Category, Impact, RuleMeta, Scope};
 use crate::page::Page;
 
 /// The outcome of one rule for one element (or page), as ACT defines them.
@@ -74,6 +74,16 @@ pub struct Finding {
     /// ([`MAX_OCCURRENCES`]); absent when every place is listed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub occurrences_total: Option<u64>,
+    /// What the finding is about: `page` (absent from JSON; an element or the
+    /// page itself), `host` (a fact of the whole host: one finding per host,
+    /// its pages in `occurrences`) or `resource` (a subresource named by
+    /// `resource`: one finding per resource, the pages loading it in
+    /// `occurrences`).
+    #[serde(default, skip_serializing_if = "Scope::is_page")]
+    pub scope: Scope,
+    /// URL of the subresource the finding is about (scope `resource`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
 }
 
 /// The most places one finding lists in [`Finding::occurrences`]; beyond it only
@@ -119,6 +129,23 @@ impl Finding {
     pub fn with_snippet(&mut self, snippet: impl Into<String>) -> &mut Self {
         self.snippet = snippet.into();
         self
+    }
+
+    /// Marks the finding as about one subresource (scope `resource`): the
+    /// engine reports it once per scan with the pages that load it as
+    /// occurrences.
+    pub fn on_resource(&mut self, url: impl Into<String>) -> &mut Self {
+        self.scope = Scope::Resource;
+        self.resource = Some(url.into());
+        self
+    }
+
+    /// How many places the finding stands for: `occurrences_total`, else the
+    /// occurrences listed, else one.
+    pub fn occurrence_count(&self) -> u64 {
+        self.occurrences_total
+            .unwrap_or(self.occurrences.len() as u64)
+            .max(1)
     }
 }
 
@@ -786,6 +813,8 @@ impl<'c, 'p> Check<'c, 'p> {
             baseline: None,
             occurrences: Vec::new(),
             occurrences_total: None,
+            scope: self.meta.scope,
+            resource: None,
         });
         let last = self.findings.len() - 1;
         &mut self.findings[last]

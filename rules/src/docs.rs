@@ -52,6 +52,16 @@ pub fn rule_page(m: &RuleMeta) -> String {
     if m.manual_review {
         out.push_str("| Review only | yes: every applicable element is for a person to judge; rule set `review`, not in `wcag-a`/`wcag-aa` |\n");
     }
+    if m.scope == crate::Scope::Host {
+        out.push_str("| Reported | once per host: a fact of the whole server, its pages listed as occurrences |\n");
+    }
+    if !m.defers_to.is_empty() {
+        let owners: Vec<String> = m.defers_to.iter().map(|o| format!("`{o}`")).collect();
+        out.push_str(&format!(
+            "| Owned by | {}: where it reports the same element, this rule's finding is dropped |\n",
+            owners.join(", ")
+        ));
+    }
     out.push_str(&format!("| Reference | <{}> |\n\n", m.help_url));
     out.push_str(&format!("**How to fix:** {}\n\n", m.help));
     // Rule docs use `##` sections; keep them as they are.

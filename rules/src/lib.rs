@@ -50,7 +50,7 @@ pub use context::{
     Check, Finding, Occurrence, Outcome, PageAnalysis, PageContext, RuleError, RuleTally,
     IDREF_ATTRS, MAX_OCCURRENCES,
 };
-pub use meta::{Category, Impact, Level, RuleMeta};
+pub use meta::{Category, Impact, Level, Measured, RuleMeta, Scope};
 pub use page::{Header, Hop, Page, Stylesheet};
 pub use run::{analyze, analyze_parsed, analyze_with, Rule, Visits};
 

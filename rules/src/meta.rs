@@ -158,10 +158,91 @@ pub struct RuleMeta {
     /// fetches them only when a selected rule says so.
     #[serde(skip)]
     pub subresources: bool,
+    /// What the rule's findings are about, by default: one page (an element of
+    /// it or the page as a whole), or a fact of the whole host that the engine
+    /// reports once per host (see [`Scope`]). A finding about a subresource says
+    /// so itself ([`crate::Finding::on_resource`]).
+    pub scope: Scope,
+    /// Rules that own the same mistake on the same element: when one of them
+    /// reports the element on the page, this rule's finding on it is dropped
+    /// (and not counted), so one problem is reported once. A page-level
+    /// finding (no selector) is dropped when the owner has a page-level
+    /// finding too. Applies only when the owner ran on the page.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub defers_to: &'static [&'static str],
+    /// For rules that judge a measurement that varies from run to run (a
+    /// download time, a time to first byte): where the finding's `data` holds
+    /// the measured value and the limit, and how far over the limit a value may
+    /// be and still count as noise when a scan is compared with a baseline
+    /// (see `sitescan_engine::baseline`).
+    #[serde(skip)]
+    pub measured: Option<Measured>,
     /// Markdown docs: "What it checks", "Why it matters", "Failing" and "Passing"
     /// examples in fenced `html` blocks.
     #[serde(skip)]
     pub docs: &'static str,
+}
+
+/// What a finding is about, which decides how the engine groups findings that
+/// say the same thing (one problem, one finding; the places it shows listed in
+/// [`crate::Finding::occurrences`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// One page: an element of it, or the page as a whole. Never grouped.
+    #[default]
+    Page,
+    /// A fact of the whole host (a response header the server sends, the
+    /// protocol, the transport): the engine keeps one finding per rule, host
+    /// (origin) and message, listing the pages as occurrences.
+    Host,
+    /// One subresource (a script, stylesheet, image, font) named by
+    /// [`crate::Finding::resource`]: the engine keeps one finding per rule and
+    /// resource URL per scan, listing the pages that load it as occurrences.
+    Resource,
+}
+
+impl Scope {
+    /// True for [`Scope::Page`] (left out of JSON: the default).
+    pub fn is_page(&self) -> bool {
+        *self == Scope::Page
+    }
+}
+
+/// Where a measured finding keeps its value and limit (keys of its `data`), and
+/// the noise margin of the measurement (see [`RuleMeta::measured`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Measured {
+    /// Key of the measured value in the finding's `data` (a number).
+    pub value: &'static str,
+    /// Key of the limit in the finding's `data` (a number).
+    pub limit: &'static str,
+    /// Share of the limit a measurement may exceed it by and still be noise:
+    /// `0.5` treats values up to 1.5 × the limit as noise against a baseline
+    /// in which the page passed.
+    pub margin: f64,
+}
+
+impl Measured {
+    /// The noise margin of timings taken by the crawler: a page measured at up
+    /// to 1.5 × a timing limit may have been slowed by the network or by the
+    /// machine running the scan rather than by the site.
+    pub const TIMING_MARGIN: f64 = 0.5;
+
+    /// The measured value and limit of a finding of this rule, when its data
+    /// holds both as numbers.
+    pub fn of(&self, data: Option<&serde_json::Value>) -> Option<(f64, f64)> {
+        let data = data?;
+        Some((
+            data.get(self.value)?.as_f64()?,
+            data.get(self.limit)?.as_f64()?,
+        ))
+    }
+
+    /// Whether `value` is over `limit` by no more than the noise margin.
+    pub fn within_noise(&self, value: f64, limit: f64) -> bool {
+        value <= limit * (1.0 + self.margin)
+    }
 }
 
 impl RuleMeta {
@@ -180,6 +261,9 @@ impl RuleMeta {
         best_practice: false,
         manual_review: false,
         subresources: false,
+        scope: Scope::Page,
+        defers_to: &[],
+        measured: None,
         docs: "",
     };
 }

@@ -187,6 +187,8 @@ pub fn analyze_parsed(cx: &PageContext<'_>, rules: &[&'static dyn Rule]) -> Page
         }
     }
 
+    drop_deferred(&mut analysis, &rules);
+
     let overruns = cx.overruns();
     if !overruns.is_empty() {
         let budget = cx.budget();
@@ -219,6 +221,61 @@ pub fn analyze_parsed(cx: &PageContext<'_>, rules: &[&'static dyn Rule]) -> Page
         analysis.overruns = overruns;
     }
     analysis
+}
+
+/// Drops the findings of rules that defer to another rule
+/// ([`RuleMeta::defers_to`]) on elements that rule reported on this page (or
+/// on the page itself, for page-level findings: an empty selector), and takes
+/// them out of the deferring rule's tally: the same mistake on the same element
+/// is one problem, reported by its owner.
+fn drop_deferred(analysis: &mut PageAnalysis, rules: &[&'static dyn Rule]) {
+    let deferring: Vec<&'static RuleMeta> = rules
+        .iter()
+        .map(|r| r.meta())
+        .filter(|m| !m.defers_to.is_empty())
+        .collect();
+    if deferring.is_empty() {
+        return;
+    }
+    // Elements each owner reported, by (owner id, selector).
+    let owned: std::collections::HashSet<(String, String)> = analysis
+        .findings
+        .iter()
+        .filter(|f| {
+            deferring
+                .iter()
+                .any(|m| m.defers_to.contains(&f.rule_id.as_str()))
+        })
+        .map(|f| (f.rule_id.clone(), f.selector.clone()))
+        .collect();
+    if owned.is_empty() {
+        return;
+    }
+    let mut dropped: Vec<(String, crate::Outcome)> = Vec::new();
+    let mut kept = Vec::with_capacity(analysis.findings.len());
+    for f in std::mem::take(&mut analysis.findings) {
+        let owner_reported = deferring.iter().any(|m| {
+            m.id == f.rule_id
+                && m.defers_to
+                    .iter()
+                    .any(|owner| owned.contains(&((*owner).to_string(), f.selector.clone())))
+        });
+        if owner_reported {
+            dropped.push((f.rule_id.clone(), f.outcome));
+        } else {
+            kept.push(f);
+        }
+    }
+    analysis.findings = kept;
+    for (rule_id, outcome) in dropped {
+        if let Some(t) = analysis.tallies.iter_mut().find(|t| t.rule_id == rule_id) {
+            match outcome {
+                crate::Outcome::Failed => t.failed = t.failed.saturating_sub(1),
+                crate::Outcome::CantTell => t.cant_tell = t.cant_tell.saturating_sub(1),
+                crate::Outcome::Passed => {}
+            }
+        }
+    }
 }
 
 fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {

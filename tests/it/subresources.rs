@@ -128,8 +128,8 @@ async fn subresources_are_fetched_once_and_judged_on_every_page() {
             "broken-links".into(),
             format!("The link to {o}/members is broken: it answers 403."),
         ),
-        css_finding("/gallery.html"),
-        no_policy("/gallery.html"),
+        // site.css and logo.png on /gallery.html and /blog.html are the same
+        // files: one finding each, those pages listed as occurrences (below).
         (
             "/gallery.html".into(),
             "long-cache-ttl".into(),
@@ -141,7 +141,6 @@ async fn subresources_are_fetched_once_and_judged_on_every_page() {
             format!("The image {o}/img/huge.png weighs 3,000,000 bytes, more than 500,000."),
         ),
         ("/gallery.html".into(), "total-byte-weight".into(), weight_message),
-        css_finding("/blog.html"),
         (
             "/blog.html".into(),
             "broken-resources".into(),
@@ -150,6 +149,28 @@ async fn subresources_are_fetched_once_and_judged_on_every_page() {
     ];
     expected.sort();
     assert_eq!(findings(&report, &o), expected);
+    let pages = |rule: &str, resource: &str| -> Vec<String> {
+        let f = report
+            .findings
+            .iter()
+            .find(|f| f.rule_id == rule && f.resource.as_deref() == Some(resource))
+            .unwrap_or_else(|| panic!("no {rule} finding on {resource}"));
+        assert_eq!(f.scope, sitescan::rules::Scope::Resource);
+        assert_eq!(f.occurrences_total, None);
+        f.occurrences
+            .iter()
+            .map(|oc| oc.page_url.trim_start_matches(&o).to_string())
+            .collect()
+    };
+    // Report order: the start page, then depth 1 by URL.
+    assert_eq!(
+        pages("text-compression", &format!("{o}/css/site.css")),
+        ["/", "/blog.html", "/gallery.html"]
+    );
+    assert_eq!(
+        pages("long-cache-ttl", &format!("{o}/img/logo.png")),
+        ["/", "/gallery.html"]
+    );
 
     // The clean page loads compressed, long-cached, well-sized resources.
     assert!(

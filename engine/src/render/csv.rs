@@ -1,6 +1,8 @@
 //! CSV: one row per finding, for spreadsheets and ad-hoc scripts. The columns are
-//! [`HEADER`]; list fields (WCAG criteria) are joined with spaces, measured data is
-//! compact JSON.
+//! [`HEADER`]; list fields (WCAG criteria, the pages of a grouped finding) are
+//! joined with spaces, measured data is compact JSON. A finding about a whole
+//! host or one resource is one row: `occurrences` counts its places and `pages`
+//! lists the pages of those listed (`page_url` is the first).
 
 use crate::error::{Error, Result};
 use crate::report::ReportSource;
@@ -8,9 +10,22 @@ use crate::report::ReportSource;
 use super::outcome_name;
 
 /// The header row.
-pub(crate) const HEADER: [&str; 11] = [
-    "rule_id", "category", "outcome", "impact", "page_url", "selector", "snippet", "message",
-    "wcag", "baseline", "data",
+pub(crate) const HEADER: [&str; 15] = [
+    "rule_id",
+    "category",
+    "outcome",
+    "impact",
+    "page_url",
+    "selector",
+    "snippet",
+    "message",
+    "wcag",
+    "baseline",
+    "data",
+    "scope",
+    "resource",
+    "occurrences",
+    "pages",
 ];
 
 pub(super) fn write(source: &dyn ReportSource, out: &mut dyn std::io::Write) -> Result<()> {
@@ -27,6 +42,12 @@ pub(super) fn write(source: &dyn ReportSource, out: &mut dyn std::io::Write) -> 
             None => "",
         };
         let data = f.data.as_ref().map(|d| d.to_string()).unwrap_or_default();
+        let scope = serde_json::to_value(f.scope)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        let mut pages: Vec<&str> = f.occurrences.iter().map(|o| o.page_url.as_str()).collect();
+        pages.dedup();
         w.write_record([
             f.rule_id.as_str(),
             f.category.as_str(),
@@ -39,6 +60,10 @@ pub(super) fn write(source: &dyn ReportSource, out: &mut dyn std::io::Write) -> 
             &f.wcag.join(" "),
             baseline,
             &data,
+            &scope,
+            f.resource.as_deref().unwrap_or(""),
+            &f.occurrence_count().to_string(),
+            &pages.join(" "),
         ])
         .map_err(err)
     })?;
@@ -89,7 +114,7 @@ mod tests {
         let bytes = render(&sample::empty_report()).unwrap();
         assert_eq!(
             String::from_utf8(bytes).unwrap(),
-            "rule_id,category,outcome,impact,page_url,selector,snippet,message,wcag,baseline,data\n"
+            "rule_id,category,outcome,impact,page_url,selector,snippet,message,wcag,baseline,data,scope,resource,occurrences,pages\n"
         );
     }
 }

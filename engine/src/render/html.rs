@@ -12,7 +12,7 @@
 //! Chromium by the tests.
 
 use maud::{html, Markup, PreEscaped, DOCTYPE};
-use sitescan_rules::{BaselineState, Category, Finding, Impact, Outcome};
+use sitescan_rules::{BaselineState, Category, Finding, Impact, Outcome, Scope};
 
 use super::{by_rule, count, findings_phrase, outcome_name, totals, wcag, worst_pages, RuleGroup};
 use crate::report::Report;
@@ -404,9 +404,33 @@ fn finding(f: &Finding) -> Markup {
                 span.msg { (f.message) }
             }
             dl {
+                @match f.scope {
+                    Scope::Host => { dt { "Whole host" } dd { "Every page below gets this from the server: fix it once." } }
+                    Scope::Resource => { dt { "Resource" } dd { (link(f.resource.as_deref().unwrap_or(&f.page_url), f.resource.as_deref().unwrap_or(&f.page_url))) } }
+                    Scope::Page => {}
+                }
                 dt { "Page" } dd { (link(&f.page_url, &f.page_url)) }
                 @if !f.selector.is_empty() { dt { "Element" } dd { code { (f.selector) } } }
                 @if !f.snippet.is_empty() { dt { "Snippet" } dd { pre { code { (f.snippet) } } } }
+                @if f.occurrences.len() > 1 {
+                    dt { "Pages" }
+                    dd {
+                        details {
+                            summary { (count(f.occurrence_count(), "place", "places")) }
+                            ul {
+                                @for o in &f.occurrences {
+                                    li {
+                                        (link(&o.page_url, &o.page_url))
+                                        @if !o.selector.is_empty() { " " code { (o.selector) } }
+                                    }
+                                }
+                                @if f.occurrence_count() > f.occurrences.len() as u64 {
+                                    li { "…and " (f.occurrence_count() - f.occurrences.len() as u64) " more" }
+                                }
+                            }
+                        }
+                    }
+                }
                 @if let Some(serde_json::Value::Object(data)) = &f.data {
                     @for (k, v) in data {
                         dt { (k.replace('_', " ")) }

@@ -7,13 +7,18 @@
 //! body lists every finding; one with only cant-tell findings is `skipped` (it
 //! needs a person); the others passed. Pages that could not be fetched are not
 //! test cases: no rule ran on them.
+//!
+//! A finding about a whole host or one subresource (one problem shown on many
+//! pages) is one testcase of its own, named by its host (`host
+//! https://example.com`) or resource URL, whose body lists the pages; it fails
+//! none of the per-page testcases, so failures count problems.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
 use quick_xml::Writer;
-use sitescan_rules::{Category, Finding, Impact, Outcome};
+use sitescan_rules::{Category, Finding, Impact, Outcome, Scope};
 
 use super::{count, known_rules, outcome_name, RuleInfo};
 use crate::error::{Error, Result};
@@ -21,8 +26,23 @@ use crate::report::Report;
 
 struct Case<'r> {
     classname: String,
-    page: &'r str,
+    page: std::borrow::Cow<'r, str>,
     findings: Vec<&'r Finding>,
+}
+
+/// The testcase name of a finding about a host or a resource; `None` for a
+/// finding about one page.
+fn subject(f: &Finding) -> Option<String> {
+    match f.scope {
+        Scope::Page => None,
+        Scope::Host => Some(format!(
+            "host {}",
+            url::Url::parse(&f.page_url)
+                .map(|u| u.origin().ascii_serialization())
+                .unwrap_or_else(|_| f.page_url.clone())
+        )),
+        Scope::Resource => Some(f.resource.clone().unwrap_or_else(|| f.page_url.clone())),
+    }
 }
 
 impl Case<'_> {
@@ -50,17 +70,24 @@ pub(super) fn render(report: &Report) -> Result<Vec<u8>> {
         .filter(|p| p.error.is_none())
         .map(|p| p.final_url.as_str())
         .collect();
-    for f in &report.findings {
+    for f in report.findings.iter().filter(|f| f.scope.is_page()) {
         if !pages.contains(&f.page_url.as_str()) {
             pages.push(f.page_url.as_str());
         }
     }
     let mut by_key: BTreeMap<(&str, &str), Vec<&Finding>> = BTreeMap::new();
+    let mut grouped: BTreeMap<(&str, String), Vec<&Finding>> = BTreeMap::new();
     for f in &report.findings {
-        by_key
-            .entry((f.rule_id.as_str(), f.page_url.as_str()))
-            .or_default()
-            .push(f);
+        match subject(f) {
+            None => by_key
+                .entry((f.rule_id.as_str(), f.page_url.as_str()))
+                .or_default()
+                .push(f),
+            Some(name) => grouped
+                .entry((f.rule_id.as_str(), name))
+                .or_default()
+                .push(f),
+        }
     }
     let rules = known_rules(report);
     let suites: Vec<(Category, Vec<Case<'_>>)> = Category::ALL
@@ -70,11 +97,20 @@ pub(super) fn render(report: &Report) -> Result<Vec<u8>> {
                 .iter()
                 .filter(|r| r.category == category)
                 .flat_map(|r: &RuleInfo<'_>| {
-                    pages.iter().map(|page| Case {
+                    let per_page = pages.iter().map(|page| Case {
                         classname: format!("{}.{}", category, r.id),
-                        page,
+                        page: std::borrow::Cow::Borrowed(*page),
                         findings: by_key.get(&(r.id, *page)).cloned().unwrap_or_default(),
-                    })
+                    });
+                    let per_problem = grouped
+                        .range((r.id, String::new())..)
+                        .take_while(|((id, _), _)| *id == r.id)
+                        .map(|((_, name), findings)| Case {
+                            classname: format!("{}.{}", category, r.id),
+                            page: std::borrow::Cow::Owned(name.clone()),
+                            findings: findings.clone(),
+                        });
+                    per_page.chain(per_problem).collect::<Vec<_>>()
                 })
                 .collect::<Vec<_>>();
             (category, cases)
@@ -125,7 +161,7 @@ pub(super) fn render(report: &Report) -> Result<Vec<u8>> {
         for case in cases {
             let mut tc = BytesStart::new("testcase");
             tc.push_attribute(("classname", xml_safe(&case.classname).as_str()));
-            tc.push_attribute(("name", xml_safe(case.page).as_str()));
+            tc.push_attribute(("name", xml_safe(&case.page).as_str()));
             tc.push_attribute(("time", "0"));
             let failed = case.failed();
             if case.findings.is_empty() {
@@ -209,6 +245,21 @@ fn details(findings: &[&Finding]) -> String {
         }
         if !f.wcag.is_empty() {
             let _ = writeln!(out, "  WCAG: {}", f.wcag.join(", "));
+        }
+        if !f.occurrences.is_empty() {
+            let _ = writeln!(
+                out,
+                "  {} (listed: {}):",
+                count(f.occurrence_count(), "place", "places"),
+                f.occurrences.len()
+            );
+            for o in &f.occurrences {
+                if o.selector.is_empty() {
+                    let _ = writeln!(out, "    {}", o.page_url);
+                } else {
+                    let _ = writeln!(out, "    {} at {}", o.page_url, o.selector);
+                }
+            }
         }
     }
     out

@@ -162,14 +162,20 @@ fn changes(out: &mut String, heading: &str, findings: &[&Finding]) {
         } else {
             format!(" `{}`", code(&f.selector))
         };
+        let elsewhere = if f.occurrence_count() > 1 {
+            format!(" (and {} more)", f.occurrence_count() - 1)
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "- **{}** `{}`{} on {}{}: {}",
+            "- **{}** `{}`{} on {}{}{}: {}",
             f.impact,
             f.rule_id,
             review,
             link(&f.page_url),
             at,
+            elsewhere,
             text(&f.message)
         );
     }
@@ -250,7 +256,8 @@ mod tests {
         );
         assert!(md.contains("5 pages scanned on 2026-11-21 09:00 UTC · **8 findings** (2 critical, 3 serious, 2 moderate, 1 minor) · 1 to review by hand"), "{md}");
         assert!(md.contains("| Accessibility | "), "{md}");
-        assert!(md.contains("| SEO | 🟠 "), "{md}");
+        // meta-description (moderate) fails 1 of 4 pages: ⌊100 × (1 − 0.15 × √¼)⌋.
+        assert!(md.contains("| SEO | 🟢 92 | 0 | 0 | 1 | 0 | 0 |"), "{md}");
         let row = format!(
             "| critical | `image-alt` {} (WCAG 1.1.1) | 2 | 0 | 2 |",
             text(sample::title("image-alt"))

@@ -205,11 +205,25 @@ impl RuleGroup<'_> {
             .filter(|f| f.outcome == Outcome::CantTell)
             .count()
     }
+    /// Pages the rule's findings show on, their occurrences included (places
+    /// past a finding's listed occurrences count as pages of their own).
     pub(crate) fn pages(&self) -> usize {
-        let mut pages: Vec<&str> = self.findings.iter().map(|f| f.page_url.as_str()).collect();
+        let mut pages: Vec<&str> = self
+            .findings
+            .iter()
+            .flat_map(|f| {
+                std::iter::once(f.page_url.as_str())
+                    .chain(f.occurrences.iter().map(|o| o.page_url.as_str()))
+            })
+            .collect();
         pages.sort_unstable();
         pages.dedup();
-        pages.len()
+        let unlisted: u64 = self
+            .findings
+            .iter()
+            .map(|f| f.occurrence_count() - (f.occurrences.len() as u64).max(1))
+            .sum();
+        pages.len() + usize::try_from(unlisted).unwrap_or(usize::MAX)
     }
 }
 
@@ -305,10 +319,12 @@ impl PageTally<'_> {
     }
 }
 
-/// The `limit` pages with the heaviest failed findings (impact-weighted), worst first.
+/// The `limit` pages with the heaviest failed findings (impact-weighted), worst
+/// first. Findings about a whole host or one resource are left out: they are
+/// fixed once, at the server or in the file, not page by page.
 pub(crate) fn worst_pages(report: &Report, limit: usize) -> Vec<PageTally<'_>> {
     let mut pages: BTreeMap<&str, PageTally<'_>> = BTreeMap::new();
-    for f in &report.findings {
+    for f in report.findings.iter().filter(|f| f.scope.is_page()) {
         let t = pages.entry(f.page_url.as_str()).or_insert(PageTally {
             url: f.page_url.as_str(),
             by_impact: [0; 4],
@@ -384,6 +400,85 @@ pub(crate) mod sample;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The sample report with its `hsts` finding made one fact of the whole
+    /// host shown on three pages, two of them listed.
+    fn grouped_report() -> Report {
+        let mut report = sample::report();
+        let f = report
+            .findings
+            .iter_mut()
+            .find(|f| f.rule_id == "hsts")
+            .unwrap();
+        f.scope = sitescan_rules::Scope::Host;
+        f.occurrences = ["/", "/about"]
+            .iter()
+            .map(|p| sitescan_rules::Occurrence {
+                page_url: format!("https://shop.example{p}"),
+                selector: String::new(),
+                snippet: String::new(),
+                text: None,
+            })
+            .collect();
+        f.occurrences_total = Some(3);
+        report
+    }
+
+    #[test]
+    fn every_format_shows_a_grouped_finding_once_with_its_places() {
+        let report = grouped_report();
+        let text = |format| String::from_utf8(render(&report, format).unwrap()).unwrap();
+
+        let sarif: serde_json::Value = serde_json::from_str(&text(Format::Sarif)).unwrap();
+        let results = sarif["runs"][0]["results"].as_array().unwrap();
+        assert_eq!(results.len(), report.findings.len());
+        let hsts = results.iter().find(|r| r["ruleId"] == "hsts").unwrap();
+        assert_eq!(hsts["properties"]["scope"], "host");
+        assert_eq!(hsts["properties"]["occurrences"], 3);
+        assert_eq!(
+            hsts["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            "https://shop.example/about"
+        );
+        assert_eq!(hsts["relatedLocations"].as_array().unwrap().len(), 1);
+
+        let csv = text(Format::Csv);
+        let row = csv.lines().find(|l| l.starts_with("hsts,")).unwrap();
+        assert!(
+            row.ends_with(",host,,3,https://shop.example/ https://shop.example/about"),
+            "{row}"
+        );
+
+        let junit = text(Format::Junit);
+        assert!(
+            junit.contains(
+                r#"<testcase classname="security.hsts" name="host https://shop.example" time="0">"#
+            ),
+            "{junit}"
+        );
+        assert!(junit.contains("3 places (listed: 2):"), "{junit}");
+        // The host's testcase fails, none of the per-page hsts testcases do.
+        assert_eq!(junit.matches(r#"classname="security.hsts""#).count(), 5);
+        let plain = String::from_utf8(render(&sample::report(), Format::Junit).unwrap()).unwrap();
+        assert_eq!(
+            junit.matches("<failure").count(),
+            plain.matches("<failure").count()
+        );
+        assert!(
+            junit.contains(
+                r#"<testcase classname="security.hsts" name="https://shop.example/" time="0"/>"#
+            ),
+            "{junit}"
+        );
+
+        let md = text(Format::Markdown);
+        // One finding, three pages: the Pages column counts the places.
+        assert!(md.contains("| serious | `hsts` hsts | 1 | 0 | 3 |"), "{md}");
+
+        let html = text(Format::Html);
+        assert!(html.contains("Whole host"), "whole host not shown");
+        assert!(html.contains("3 places"), "places not counted");
+        assert!(html.contains("…and 1 more"), "unlisted place not counted");
+    }
 
     #[test]
     fn counts_are_phrased_with_the_right_number() {

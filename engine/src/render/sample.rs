@@ -42,6 +42,8 @@ pub(crate) fn finding(
         baseline: None,
         occurrences: Vec::new(),
         occurrences_total: None,
+        scope: Default::default(),
+        resource: None,
     }
 }
 

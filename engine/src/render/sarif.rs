@@ -40,19 +40,7 @@ pub(super) fn render(report: &Report) -> Result<Vec<u8>> {
             if f.message.trim().is_empty() {
                 text = format!("{} failed", f.rule_id);
             }
-            let mut physical = Map::new();
-            physical.insert("artifactLocation".into(), json!({ "uri": f.page_url }));
-            if !f.snippet.is_empty() {
-                physical.insert("region".into(), json!({ "snippet": { "text": f.snippet } }));
-            }
-            let mut location = Map::new();
-            location.insert("physicalLocation".into(), Value::Object(physical));
-            if !f.selector.is_empty() {
-                location.insert(
-                    "logicalLocations".into(),
-                    json!([{ "fullyQualifiedName": f.selector, "kind": "element" }]),
-                );
-            }
+            let first_place = location(&f.page_url, &f.selector, &f.snippet);
             let mut properties = json!({
                 "category": f.category.as_str(),
                 "impact": f.impact.as_str(),
@@ -64,17 +52,43 @@ pub(super) fn render(report: &Report) -> Result<Vec<u8>> {
             if let Some(data) = &f.data {
                 properties["data"] = data.clone();
             }
+            if !f.scope.is_page() {
+                properties["scope"] = json!(f.scope);
+            }
+            if let Some(resource) = &f.resource {
+                properties["resource"] = json!(resource);
+            }
+            if !f.occurrences.is_empty() {
+                properties["occurrences"] = json!(f.occurrence_count());
+            }
             let mut result = json!({
                 "ruleId": f.rule_id,
                 "kind": kind,
                 "level": level,
                 "message": { "text": text },
-                "locations": [Value::Object(location)],
+                "locations": [first_place],
                 "partialFingerprints": { "sitescanFingerprint/v1": fingerprint(f) },
                 "properties": properties,
             });
             if let Some(i) = index {
                 result["ruleIndex"] = json!(i);
+            }
+            // One problem in many places (a host's missing header, a
+            // resource many pages load): the first place is the result's
+            // location, the others are related locations.
+            let related: Vec<Value> = f
+                .occurrences
+                .iter()
+                .skip(1)
+                .enumerate()
+                .map(|(n, o)| {
+                    let mut l = location(&o.page_url, &o.selector, &o.snippet);
+                    l["id"] = json!(n + 1);
+                    l
+                })
+                .collect();
+            if !related.is_empty() {
+                result["relatedLocations"] = json!(related);
             }
             if let Some(state) = f.baseline {
                 result["baselineState"] = json!(match state {
@@ -125,6 +139,25 @@ pub(super) fn render(report: &Report) -> Result<Vec<u8>> {
     })?;
     out.push(b'\n');
     Ok(out)
+}
+
+/// A SARIF location: the page, the snippet as its region, the selector as a
+/// logical location.
+fn location(uri: &str, selector: &str, snippet: &str) -> Value {
+    let mut physical = Map::new();
+    physical.insert("artifactLocation".into(), json!({ "uri": uri }));
+    if !snippet.is_empty() {
+        physical.insert("region".into(), json!({ "snippet": { "text": snippet } }));
+    }
+    let mut location = Map::new();
+    location.insert("physicalLocation".into(), Value::Object(physical));
+    if !selector.is_empty() {
+        location.insert(
+            "logicalLocations".into(),
+            json!([{ "fullyQualifiedName": selector, "kind": "element" }]),
+        );
+    }
+    Value::Object(location)
 }
 
 fn level(impact: Impact) -> &'static str {

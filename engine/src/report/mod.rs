@@ -1,7 +1,9 @@
 //! The report of a scan: the model every renderer reads ([`model`]) and the
 //! category scores ([`score`]), and where a running scan keeps its findings
-//! ([`spool`]).
+//! ([`spool`]), and how findings about a whole host or one subresource become one
+//! finding per problem ([`group`]).
 
+pub(crate) mod group;
 pub mod model;
 pub mod score;
 pub mod spool;

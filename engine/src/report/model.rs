@@ -161,7 +161,9 @@ pub struct PageReport {
     /// Why the fetch failed, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// Failed findings on this page.
+    /// Failed findings on this page, as its rules reported them: a fact of the
+    /// whole host or a shared resource counts on every page it shows on, though
+    /// the report lists it once (see `Finding::occurrences`).
     pub findings: u64,
     /// Rules that crashed on this page.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -21,6 +21,7 @@ static META: RuleMeta = RuleMeta {
     level: Some(Level::A),
     impact: Impact::Moderate,
     act: &["e88epe"],
+    defers_to: &["image-alt", "svg-img-alt", "role-img-alt"],
     docs: r#"## What it checks
 Every visible image that assistive technologies ignore: an `<img>` with
 `alt=""`, `role="none"`/`"presentation"` or inside `aria-hidden` content, an
@@ -31,6 +32,11 @@ information is a matter of looking at it, so each one is reported for review
 (*cannot tell*). Images without a `src` or `srcset`, and images inside a link or button
 with a name (the control's name carries their meaning, checked by `link-name`
 and `button-name`) are left out.
+
+**Ownership:** an image that has no text alternative at all where one is
+required is owned by `image-alt`, `svg-img-alt` and `role-img-alt` (a
+failure, not a review item): when one of them reports the element, this rule's
+review item on it is dropped.
 
 ## Why it matters
 Hiding an informative image (a chart, a logo that is the only label of

@@ -23,6 +23,9 @@ static META: RuleMeta = RuleMeta {
     best_practice: true,
     manual_review: false,
     subresources: false,
+    scope: crate::Scope::Page,
+    defers_to: &[],
+    measured: None,
     docs: r##"## What it checks
 On an HTML page where some of the page's own content comes after a block of
 repeated content, a focusable same-page link (`href="#id"`) placed before that

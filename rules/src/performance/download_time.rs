@@ -20,6 +20,11 @@ The total time of each page's final response — request sent to last byte of th
 received, as measured by the crawler — is at most 2000 ms. The measured time is in
 the finding's data. Like TTFB it depends on where the scanner runs.
 
+Timings vary from run to run, so against a baseline (`--baseline`) a page that
+passed there and now takes up to 1.5 × the limit (3000 ms) is not a *new*
+finding: it is listed as `unchanged`, with `"noise": true` in its data. Only a
+page more than 50 % over the limit, or one the baseline did not scan, is new.
+
 ## Why it matters
 The browser cannot finish parsing, discover all subresources or fire
 `DOMContentLoaded` before the whole document arrived. A slow download usually means a
@@ -37,6 +42,11 @@ huge document, no compression, or a server that streams slowly.
 <html lang="en"><head><title>Mugs</title></head><body></body></html>
 ```
 "#,
+    measured: Some(crate::Measured {
+        value: "total_ms",
+        limit: "max",
+        margin: crate::Measured::TIMING_MARGIN,
+    }),
     ..RuleMeta::BASE
 };
 

@@ -96,7 +96,11 @@ impl Rule for FontDisplay {
                 .iter()
                 .map(|s| (s.url.clone(), s.text.clone())),
         );
-        for (source, css) in sheets {
+        let inline_sheets = sheets.len() - pcx.page().stylesheets.len();
+        for (n, (source, css)) in sheets.into_iter().enumerate() {
+            // A linked stylesheet is one file whatever page links it: its
+            // findings are reported once per scan.
+            let linked = n >= inline_sheets;
             for block in font_face_blocks(&css) {
                 let family = declaration(&block, "font-family")
                     .unwrap_or("(unnamed)")
@@ -106,11 +110,14 @@ impl Rule for FontDisplay {
                 match display.as_deref() {
                     Some("swap") | Some("fallback") | Some("optional") => cx.pass(),
                     other => {
-                        cx.fail_page(format!(
+                        let f = cx.fail_page(format!(
                             "@font-face for {family} in {source} has {}; text is invisible while it loads.",
                             other.map_or("no font-display".to_string(), |d| format!("font-display: {d}"))
                         ))
                         .with_snippet(crate::dom::truncate_chars(&format!("@font-face {{{}}}", block.trim()), crate::dom::SNIPPET_MAX_CHARS));
+                        if linked {
+                            f.on_resource(source.as_str());
+                        }
                     }
                 }
             }

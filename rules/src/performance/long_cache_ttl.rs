@@ -31,8 +31,9 @@ neither has **no cache policy** and fails, whatever its `ETag` or `Last-Modified
 (those only allow revalidation, still a round trip). Resources that turn caching
 off on purpose are left alone: `no-cache`, `no-store`, `must-revalidate` or
 `private` in `Cache-Control`, `Pragma: no-cache` without `Cache-Control`, or a
-lifetime of zero or less. One finding per page and resource, on the element that
-loads it.
+lifetime of zero or less. One finding per resource and scan, on the element that
+loads it on the first page; the other pages that load it are listed as its
+occurrences.
 
 ## Why it matters
 A long cache lifetime lets repeat visits and other pages of the site reuse files
@@ -110,9 +111,11 @@ impl Rule for LongCacheTtl {
                 "last_modified": f.last_modified,
             });
             match resources::element_for(pcx, &sub.url) {
-                Some(el) => cx.fail(el, message).with_data(data),
-                None => cx.fail_page(message).with_data(data),
-            };
+                Some(el) => cx.fail(el, message),
+                None => cx.fail_page(message),
+            }
+            .with_data(data)
+            .on_resource(sub.url.as_str());
         }
     }
 }

@@ -35,6 +35,7 @@ rest, which slows pages with many resources.
 <html lang="en"><head><title>Mugs</title></head><body></body></html>
 ```
 "#,
+    scope: crate::Scope::Host,
     ..RuleMeta::BASE
 };
 

@@ -95,10 +95,14 @@ impl Rule for ModernImageFormats {
         if in_modern_picture {
             cx.pass();
         } else {
-            cx.fail(
+            let url = crate::support::resource_url(cx.page(), src);
+            let f = cx.fail(
                 el,
                 format!("The image is a .{ext}; serve it as AVIF or WebP."),
             );
+            if let Some(url) = url {
+                f.on_resource(url);
+            }
         }
     }
 }

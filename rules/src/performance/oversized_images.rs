@@ -139,7 +139,8 @@ impl Rule for OversizedImages {
                     img,
                     format!("The image {} {}.", sub.url, problems.join(", and ")),
                 )
-                .with_data(data);
+                .with_data(data)
+                .on_resource(sub.url.as_str());
             }
         }
     }

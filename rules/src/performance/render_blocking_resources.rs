@@ -24,7 +24,8 @@ In `<head>`:
   `media` of `all` / `screen` — and is not `disabled` fails (stylesheets for `print`
   or a media query do not block the first render).
 
-One finding per resource. Scripts of a non-JavaScript `type` (JSON, templates) are
+One finding per resource and scan (the pages whose `<head>` loads it so are listed
+as its occurrences). Scripts of a non-JavaScript `type` (JSON, templates) are
 ignored. This follows Lighthouse's `render-blocking-resources` without timing data:
 every such resource counts, however small.
 
@@ -80,10 +81,16 @@ impl Rule for RenderBlockingResources {
                 if v.attr("async").is_some() || v.attr("defer").is_some() || module {
                     cx.pass();
                 } else {
-                    cx.fail(
+                    let url = v
+                        .attr("src")
+                        .and_then(|src| crate::support::resource_url(cx.page(), src));
+                    let f = cx.fail(
                         el,
                         "This script in <head> blocks parsing and rendering; add defer or async.",
                     );
+                    if let Some(url) = url {
+                        f.on_resource(url);
+                    }
                 }
             }
             _ => {
@@ -96,7 +103,13 @@ impl Rule for RenderBlockingResources {
                     Some(_) => false,
                 };
                 if blocks {
-                    cx.fail(el, "This stylesheet blocks the first render; inline critical CSS and load the rest later.");
+                    let url = v
+                        .attr("href")
+                        .and_then(|href| crate::support::resource_url(cx.page(), href));
+                    let f = cx.fail(el, "This stylesheet blocks the first render; inline critical CSS and load the rest later.");
+                    if let Some(url) = url {
+                        f.on_resource(url);
+                    }
                 } else {
                     cx.pass();
                 }

@@ -22,6 +22,10 @@ The time to first byte of each page's final response, as measured by the crawler
 time is in the finding's data. The number depends on the network between scanner
 and server, so compare scans made from the same place.
 
+Timings vary from run to run, so against a baseline (`--baseline`) a page that
+passed there and now answers within 1.5 × the limit (900 ms) is not a *new*
+finding: it is listed as `unchanged`, with `"noise": true` in its data.
+
 ## Why it matters
 Nothing can render before the first byte arrives; a slow server delays every other
 metric (FCP, LCP) by the same amount.
@@ -38,6 +42,11 @@ metric (FCP, LCP) by the same amount.
 <html lang="en"><head><title>Mugs</title></head><body></body></html>
 ```
 "#,
+    measured: Some(crate::Measured {
+        value: "ttfb_ms",
+        limit: "max",
+        margin: crate::Measured::TIMING_MARGIN,
+    }),
     ..RuleMeta::BASE
 };
 

@@ -48,7 +48,9 @@ gzips the body it read to measure what compression would save, and — as
 Lighthouse's `uses-text-compression` does — reports it when the saving is at least
 1,400 bytes and either at least 20,000 bytes or at least 5 % of the resource. A
 body too large to read whole is reported when its size is at least 1,400 bytes.
-One finding per page and resource, on the element that loads it.
+One finding per resource and scan, on the element that loads it on the first
+page, the other pages listed as its occurrences; the uncompressed document is a
+fact of the server: one finding per host, its pages listed as occurrences.
 
 ## Why it matters
 HTML, JavaScript and CSS compress to a fifth of their size or less. Uncompressed
@@ -66,6 +68,7 @@ text takes several times longer to download on slow connections.
 <html lang="en"><head><title>Mugs</title><script src="/app.js" defer></script></head><body>…</body></html>
 ```
 "#,
+    scope: crate::Scope::Host,
     ..RuleMeta::BASE
 };
 
@@ -110,10 +113,9 @@ impl Rule for TextCompression {
             if encodings.iter().any(|e| ENCODINGS.contains(&e.as_str())) {
                 cx.pass();
             } else {
-                let f = cx.fail_page(format!(
-                    "The {}-byte HTML response is not compressed.",
-                    page.body.len()
-                ));
+                // No size in the message: it is the host-wide fact the engine
+                // groups pages on (each page's size stays in its data).
+                let f = cx.fail_page("The server sends HTML responses uncompressed.");
                 f.with_data(serde_json::json!({"bytes": page.body.len()}));
                 if let Some(v) = page.header("content-encoding") {
                     f.with_snippet(header_snippet("Content-Encoding", v));
@@ -157,9 +159,11 @@ impl Rule for TextCompression {
                 "gzip_bytes": f.gzip_bytes,
             });
             match resources::element_for(pcx, &sub.url) {
-                Some(el) => cx.fail(el, message).with_data(data),
-                None => cx.fail_page(message).with_data(data),
-            };
+                Some(el) => cx.fail(el, message),
+                None => cx.fail_page(message),
+            }
+            .with_data(data)
+            .on_resource(sub.url.as_str());
         }
     }
 }

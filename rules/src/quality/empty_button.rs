@@ -15,12 +15,18 @@ static META: RuleMeta = RuleMeta {
     help: "Put text in every button, or give icon buttons an aria-label.",
     help_url: "https://webaim.org/techniques/forms/controls#button",
     impact: Impact::Moderate,
+    defers_to: &["button-name", "input-button-name"],
     docs: r#"## What it checks
 Each `<button>` has text, an image with `alt`, an `<svg>` with a `<title>`, or a
 non-empty `aria-label`, `aria-labelledby` or `title`; each `<input type="button">`
 has a non-empty `value` (or one of those attributes). `<input type="submit">` and
 `type="reset"` are fine without a value, since browsers show a default label.
-(The accessibility rule `button-name` judges the full accessible name.)
+
+**Ownership:** an empty button is one problem, owned by the accessibility rules
+`button-name` (for `<button>`) and `input-button-name` (for `<input>` buttons),
+which judge the full accessible name. When they run and report the element,
+this rule's finding on it is dropped; it reports empty buttons on its own when
+they are not selected (e.g. `--rules quality`).
 
 ## Why it matters
 An empty button does something nobody can predict; it looks broken and cannot be

@@ -15,13 +15,17 @@ static META: RuleMeta = RuleMeta {
     help: "Put text in every link, or give icon links an aria-label (or an <img> with alt text).",
     help_url: "https://webaim.org/techniques/hypertext/link_text#empty",
     impact: Impact::Moderate,
+    defers_to: &["link-name"],
     docs: r#"## What it checks
 Each `<a href>` has content a person can perceive: text (white space does not count),
 an `<img>` / `<input type=image>` with non-empty `alt`, an `<svg>` with a `<title>`,
 or a non-empty `aria-label`, `aria-labelledby` or `title` on the link. Links with
 none of these are empty — usually a leftover from a template or an icon font glyph.
-(The accessibility rule `link-name` judges the full accessible name; this is the
-content-quality view of the same mistake.)
+
+**Ownership:** an empty link is one problem, owned by the accessibility rule
+`link-name` (which judges the full accessible name). When `link-name` runs and
+reports the link, this rule's finding on it is dropped; it reports empty links
+on its own when `link-name` is not selected (e.g. `--rules quality`).
 
 ## Why it matters
 An empty link is invisible or meaningless to visitors and screen readers, yet

@@ -24,6 +24,10 @@ templates and `<noscript>`) is searched for filler: "lorem ipsum" (and the usual
 text here", "sample text", "placeholder text", and the markers `TODO`, `FIXME`,
 `TBD` and `XXX` as uppercase whole words. One finding per element holding filler.
 
+Text inside `<pre>`, `<code>`, `<kbd>`, `<samp>`, `<var>` and `<tt>` is left
+alone: it is code, sample output or keyboard input, where `XXX` and `TODO` are
+part of what is shown (a naming pattern, a program's own comment), not filler.
+
 ## Why it matters
 Filler tells visitors the site is unfinished or abandoned, and search engines treat
 such pages as low quality.
@@ -68,6 +72,14 @@ fn patterns() -> Option<&'static Patterns> {
     .as_ref()
 }
 
+/// Elements whose text is left alone: not rendered (`script`, `style`,
+/// `template`, `noscript`, as [`crate::dom::rendered_text_nodes`]), or code,
+/// program output and keyboard input, where `XXX` and `TODO` are what is
+/// shown rather than filler.
+const SKIPPED: &[&str] = &[
+    "script", "style", "template", "noscript", "pre", "code", "kbd", "samp", "var", "tt",
+];
+
 impl Rule for PlaceholderText {
     fn meta(&self) -> &'static RuleMeta {
         &META
@@ -86,7 +98,7 @@ impl Rule for PlaceholderText {
         else {
             return;
         };
-        let nodes: Vec<_> = crate::dom::rendered_text_nodes(pcx.root())
+        let nodes: Vec<_> = crate::dom::text_nodes_outside(pcx.root(), SKIPPED)
             .into_iter()
             .filter(|(_, t)| !t.trim().is_empty())
             .collect();

@@ -37,6 +37,7 @@ buttons they cannot see (clickjacking): buying, deleting, granting permissions.
 <html lang="en"><head><title>Account</title></head><body><button>Delete</button></body></html>
 ```
 "#,
+    scope: crate::Scope::Host,
     ..RuleMeta::BASE
 };
 

@@ -64,6 +64,7 @@ allow. Allowlist policies with `'unsafe-inline'` or wide sources stop almost not
 <html lang="en"><head><title>Shop</title></head><body></body></html>
 ```
 "#,
+    scope: crate::Scope::Host,
     ..RuleMeta::BASE
 };
 

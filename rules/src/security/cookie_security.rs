@@ -46,6 +46,7 @@ session cookie readable by scripts is stolen by the first XSS; an invalid
 <html lang="en"><head><title>Account</title></head><body></body></html>
 ```
 "#,
+    scope: crate::Scope::Host,
     ..RuleMeta::BASE
 };
 

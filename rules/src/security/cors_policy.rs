@@ -46,6 +46,7 @@ responses — account data, tokens — with the victim's cookies.
 <html lang="en"><head><title>Public data</title></head><body></body></html>
 ```
 "#,
+    scope: crate::Scope::Host,
     ..RuleMeta::BASE
 };
 

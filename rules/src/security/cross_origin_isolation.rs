@@ -49,6 +49,7 @@ browsers, so the protection the developer intended is silently missing.
 <html lang="en"><head><title>Shop</title></head><body></body></html>
 ```
 "#,
+    scope: crate::Scope::Host,
     ..RuleMeta::BASE
 };
 

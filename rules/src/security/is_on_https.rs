@@ -33,6 +33,7 @@ many features (service workers, geolocation, HSTS) need a secure context.
 <html lang="en"><head><title>Shop</title></head><body></body></html>
 ```
 "#,
+    scope: crate::Scope::Host,
     ..RuleMeta::BASE
 };
 
@@ -46,9 +47,11 @@ impl Rule for IsOnHttps {
         if is_https(page) {
             cx.pass();
         } else {
-            let url = page.final_url.to_string();
-            cx.fail_page(format!("The page is served over plain HTTP ({url})."))
-                .with_snippet(url);
+            // The origin, not the page: the message names the host-wide fact
+            // the engine groups on (the pages are its occurrences).
+            let origin = page.final_url.origin().ascii_serialization();
+            cx.fail_page(format!("The site is served over plain HTTP ({origin})."))
+                .with_snippet(page.final_url.to_string());
         }
     }
 }

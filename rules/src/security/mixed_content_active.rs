@@ -87,7 +87,8 @@ impl Rule for MixedContentActive {
                     el.value().name(),
                     url.trim()
                 ),
-            );
+            )
+            .on_resource(url.trim());
         } else {
             cx.pass();
         }

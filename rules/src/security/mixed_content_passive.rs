@@ -76,7 +76,8 @@ impl Rule for MixedContentPassive {
                         v.name(),
                         u.trim()
                     ),
-                );
+                )
+                .on_resource(u.trim());
             }
             None => cx.pass(),
         }

@@ -36,6 +36,7 @@ cannot ask for them.
 <html lang="en"><head><title>Shop</title></head><body></body></html>
 ```
 "#,
+    scope: crate::Scope::Host,
     ..RuleMeta::BASE
 };
 

@@ -53,6 +53,7 @@ account ids. A leaky policy hands them to every third-party resource and link ta
 <html lang="en"><head><title>Reset password</title></head><body></body></html>
 ```
 "#,
+    scope: crate::Scope::Host,
     ..RuleMeta::BASE
 };
 

@@ -43,6 +43,7 @@ can strip the redirect to HTTPS and keep the victim on an insecure connection.
 <html lang="en"><head><title>Shop</title></head><body></body></html>
 ```
 "#,
+    scope: crate::Scope::Host,
     ..RuleMeta::BASE
 };
 

@@ -74,7 +74,8 @@ impl Rule for SubresourceIntegrity {
                 cx.fail(
                     el,
                     format!("{url} is loaded from another origin without an integrity hash."),
-                );
+                )
+                .on_resource(url.as_str());
             }
         }
     }

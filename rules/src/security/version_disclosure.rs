@@ -48,6 +48,7 @@ scanners pick the site out of millions.
 <html lang="en"><head><title>Shop</title></head><body></body></html>
 ```
 "#,
+    scope: crate::Scope::Host,
     ..RuleMeta::BASE
 };
 

@@ -42,7 +42,12 @@ CVE-2020-11022: XSS through HTML passed to DOM methods) that attackers scan for.
     ..RuleMeta::BASE
 };
 
-fn report(cx: &mut Check<'_, '_>, el: scraper::ElementRef<'_>, d: &Detection<'_>) {
+fn report(
+    cx: &mut Check<'_, '_>,
+    el: scraper::ElementRef<'_>,
+    d: &Detection<'_>,
+    resource: Option<String>,
+) {
     if d.vulnerabilities.is_empty() {
         cx.pass();
         return;
@@ -53,20 +58,26 @@ fn report(cx: &mut Check<'_, '_>, el: scraper::ElementRef<'_>, d: &Detection<'_>
         .iter()
         .map(|v| serde_json::json!({"id": v.id, "summary": v.summary, "source": v.source}))
         .collect();
-    cx.fail(
-        el,
-        format!(
-            "{} {} has known vulnerabilities: {}.",
-            d.library,
-            d.version,
-            ids.join(", ")
-        ),
-    )
-    .with_data(serde_json::json!({
-        "library": d.library,
-        "version": d.version,
-        "vulnerabilities": data,
-    }));
+    let f = cx
+        .fail(
+            el,
+            format!(
+                "{} {} has known vulnerabilities: {}.",
+                d.library,
+                d.version,
+                ids.join(", ")
+            ),
+        )
+        .with_data(serde_json::json!({
+            "library": d.library,
+            "version": d.version,
+            "vulnerabilities": data,
+        }));
+    // A script file is one problem however many pages load it; an inline
+    // copy stays a finding of its page.
+    if let Some(url) = resource {
+        f.on_resource(url);
+    }
 }
 
 impl Rule for VulnerableJsLibrary {
@@ -91,7 +102,11 @@ impl Rule for VulnerableJsLibrary {
                 None => table.detect_banner(&el.text().collect::<String>()),
             };
             if let Some(d) = detection {
-                report(cx, el, &d);
+                let resource = el
+                    .value()
+                    .attr("src")
+                    .and_then(|src| crate::support::resource_url(pcx, src));
+                report(cx, el, &d, resource);
             }
         }
     }

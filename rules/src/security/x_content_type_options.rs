@@ -33,6 +33,7 @@ uploaded "image" or a JSON response can be executed as a script or stylesheet.
 <html lang="en"><head><title>Shop</title></head><body></body></html>
 ```
 "#,
+    scope: crate::Scope::Host,
     ..RuleMeta::BASE
 };
 

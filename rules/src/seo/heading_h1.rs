@@ -14,10 +14,16 @@ static META: RuleMeta = RuleMeta {
     help: "Give each page exactly one <h1> that states its topic.",
     help_url: "https://developers.google.com/search/docs/appearance/title-link#page-titles",
     impact: Impact::Moderate,
+    defers_to: &["page-has-heading-one", "empty-heading"],
     docs: r#"## What it checks
 HTML pages (2xx) have exactly one `<h1>` and its text (or, for an `<h1>` holding
 only images, their `alt`) is not empty. Missing, empty and repeated `<h1>` fail
 (seonaut's `ERROR_NO_H1`; Screaming Frog's "Multiple" H1 filter).
+
+**Ownership:** a missing `<h1>` is owned by the accessibility rule
+`page-has-heading-one` and an empty one by `empty-heading`: when they run and
+report the page (or the heading), this rule's finding is dropped, so the
+problem is reported once. Repeated `<h1>` stay this rule's own.
 
 ## Why it matters
 The main heading is a strong signal of the page's topic for search engines and

@@ -53,6 +53,7 @@ CSRF tokens or API answers of its visitors.
      Access-Control-Allow-Origin (or with a fixed, trusted origin) -->
 ```
 "#,
+    scope: crate::Scope::Host,
     ..RuleMeta::BASE
 };
 

@@ -599,6 +599,8 @@ impl SiteCheck {
             baseline: None,
             occurrences: Vec::new(),
             occurrences_total: None,
+            scope: self.meta.scope,
+            resource: None,
         });
         let last = self.findings.len() - 1;
         &mut self.findings[last]

@@ -46,6 +46,7 @@ see the HSTS header that would keep them on HTTPS.
 <!-- http://shop.example/ answers 301, Location: https://shop.example/ -->
 ```
 "#,
+    scope: crate::Scope::Host,
     ..RuleMeta::BASE
 };
 

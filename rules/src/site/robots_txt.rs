@@ -81,6 +81,7 @@ Disallow: /admin/
 Sitemap: https://example.com/sitemap.xml
 ```
 "#,
+    scope: crate::Scope::Host,
     ..RuleMeta::BASE
 };
 

@@ -57,6 +57,7 @@ chance.
 </urlset>
 ```
 "#,
+    scope: crate::Scope::Host,
     ..RuleMeta::BASE
 };
 

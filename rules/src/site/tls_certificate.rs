@@ -68,6 +68,7 @@ interception. An expired certificate is the most common cause of such outages.
      valid for another 60 days, ECDSA P-256 key, sha256 signature -->
 ```
 "#,
+    scope: crate::Scope::Host,
     ..RuleMeta::BASE
 };
 

@@ -45,6 +45,7 @@ Keeping them enabled only helps attackers force a weaker connection.
 <!-- nginx: ssl_protocols TLSv1.2 TLSv1.3; -->
 ```
 "#,
+    scope: crate::Scope::Host,
     ..RuleMeta::BASE
 };
 

@@ -129,6 +129,13 @@ pub(crate) fn base_url(cx: &PageContext<'_>) -> Url {
         .unwrap_or_else(|| page.final_url.clone())
 }
 
+/// The absolute `http(s)` URL a subresource attribute (`src`, `href`) names,
+/// for a finding's [`crate::Finding::on_resource`]: the engine reports one
+/// finding per resource and scan. `None` for `data:` URLs and the like.
+pub(crate) fn resource_url(cx: &PageContext<'_>, raw: &str) -> Option<String> {
+    crate::links::resolve(&base_url(cx), raw).map(String::from)
+}
+
 /// Resolves an attribute value against the page's base URL.
 pub(crate) fn resolve(base: &Url, href: &str) -> Option<Url> {
     base.join(href.trim()).ok()
