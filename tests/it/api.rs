@@ -222,7 +222,9 @@ async fn type_specific_endpoints_default_and_restrict_their_rules() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_error_code_is_produced_for_real() {
-    let api = TestApi::start().await;
+    // No workers: the scans stay queued (a scan of the closed port that
+    // failed would be given back to the quota).
+    let api = TestApi::start_with(10_000, 0).await;
     let (acc, key) = api.tenant(Plan::Professional).await;
     let site = api.site(&acc, "http://127.0.0.1:9/").await;
 
@@ -410,7 +412,8 @@ async fn a_key_is_rate_limited_with_headers() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn twenty_racing_scan_requests_on_a_fresh_professional_account_make_exactly_two_scans() {
-    let api = Arc::new(TestApi::start().await);
+    // No workers: a failed scan would be given back to the quota mid-race.
+    let api = Arc::new(TestApi::start_with(10_000, 0).await);
     let (acc, key) = api.tenant(Plan::Professional).await;
     let site = api.site(&acc, "http://127.0.0.1:9/").await;
     let calls = (0..20).map(|_| {
@@ -1141,6 +1144,26 @@ impl sitescan_daemon::store::Store for BrokenStore {
     ) -> sitescan_daemon::Result<Option<String>> {
         broken()
     }
+    async fn claim_idempotency_key(
+        &self,
+        _: &str,
+        _: &str,
+        _: sitescan_daemon::store::IdempotencyRecord,
+        _: chrono::DateTime<chrono::Utc>,
+    ) -> sitescan_daemon::Result<sitescan_daemon::store::IdempotencyClaim> {
+        broken()
+    }
+    async fn complete_idempotency_key(
+        &self,
+        _: &str,
+        _: &str,
+        _: sitescan_daemon::store::IdempotencyRecord,
+    ) -> sitescan_daemon::Result<()> {
+        broken()
+    }
+    async fn release_idempotency_key(&self, _: &str, _: &str) -> sitescan_daemon::Result<()> {
+        broken()
+    }
 }
 
 async fn serve_broken(panics: bool) -> String {
@@ -1154,6 +1177,7 @@ async fn serve_broken(panics: bool) -> String {
         settings: ApiSettings {
             allow_private: true,
             page_budget: sitescan::PageBudget::DEFAULT,
+            public_url: None,
         },
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

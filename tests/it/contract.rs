@@ -54,6 +54,9 @@ pub fn scan(site: &Site) -> Scan {
             plan_max_pages: Some(100),
             accept: None,
             budget: Default::default(),
+            links: Default::default(),
+            include: Vec::new(),
+            exclude: Vec::new(),
         },
         progress: None,
         error: None,
@@ -62,6 +65,7 @@ pub fn scan(site: &Site) -> Scan {
         started_at: None,
         finished_at: None,
         summary: None,
+        quota_refunded: false,
     }
 }
 
@@ -247,6 +251,9 @@ pub async fn scan_lifecycle(store: Arc<dyn Store>) {
         pages_done: 3,
         pages_queued: 4,
         errors: 0,
+        phase: sitescan::Phase::Links,
+        links_checked: 17,
+        links_total: 40,
     };
     assert_eq!(
         store.update_progress(&first.id, progress).await.unwrap(),
