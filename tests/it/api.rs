@@ -80,7 +80,7 @@ async fn a_scan_runs_from_post_to_report_with_the_real_engine() {
     assert_eq!(status, 202, "{body}");
     let scan = &body["data"];
     let id = scan["id"].as_str().unwrap().to_string();
-    assert_eq!(location, format!("/api/v1/scans/{id}"));
+    assert_eq!(location, format!("{}/api/v1/scans/{id}", api.base));
     assert_eq!(scan["status"], "queued");
     assert_eq!(scan["site_id"], site.as_str());
     assert_eq!(scan["config"]["rules"], json!(["wcag-aa"]));
@@ -222,11 +222,13 @@ async fn type_specific_endpoints_default_and_restrict_their_rules() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_error_code_is_produced_for_real() {
-    // No workers: the scans stay queued (a scan of the closed port that
-    // failed would be given back to the quota).
-    let api = TestApi::start_with(10_000, 0).await;
+    let api = TestApi::start().await;
     let (acc, key) = api.tenant(Plan::Professional).await;
-    let site = api.site(&acc, "http://127.0.0.1:9/").await;
+    // A site that answers after 30 s: its scans neither finish nor fail
+    // during the test (a scan that failed before its first page would be
+    // given back to the quota).
+    let (_dir, stalled) = slow_site(1, 30_000).await;
+    let site = api.site(&acc, &stalled.url()).await;
 
     let (s, b) = call(api.req(Method::GET, "/api/v1/sites", None)).await;
     assert_error(s, &b, 401, "missing_api_key");
@@ -412,10 +414,12 @@ async fn a_key_is_rate_limited_with_headers() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn twenty_racing_scan_requests_on_a_fresh_professional_account_make_exactly_two_scans() {
-    // No workers: a failed scan would be given back to the quota mid-race.
-    let api = Arc::new(TestApi::start_with(10_000, 0).await);
+    let api = Arc::new(TestApi::start().await);
     let (acc, key) = api.tenant(Plan::Professional).await;
-    let site = api.site(&acc, "http://127.0.0.1:9/").await;
+    // Scans of it never fail during the test (a failed one would be given
+    // back to the quota mid-race).
+    let (_dir, stalled) = slow_site(1, 30_000).await;
+    let site = api.site(&acc, &stalled.url()).await;
     let calls = (0..20).map(|_| {
         let (api, key, site) = (api.clone(), key.clone(), site.clone());
         async move {

@@ -259,7 +259,7 @@ pub struct ScanRequestConfig {
     /// defaults unless raised), never raised past it; limits not given take
     /// the default held under the ceiling. A page over any limit gets an
     /// `analysis-incomplete` finding naming it, and the scan goes on.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "object_only")]
     pub budget: Option<BudgetParam>,
     /// Which link and resource URLs are requested to check them
     /// (`broken-links`, `broken-resources`): `all` (default), `internal` or
@@ -324,6 +324,35 @@ pub struct BudgetParam {
 #[serde(deny_unknown_fields)]
 pub struct ScanRequest {
     /// What to scan and how.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "object_only")]
     pub config: Option<ScanRequestConfig>,
+}
+
+/// An optional struct read from a JSON object (or `null`) only: serde's
+/// derive would also take an array of the fields in declaration order, so
+/// `"config": []` would silently mean "all defaults". The object's members
+/// are read through the same `MapAccess`, so a problem inside still names
+/// its full path.
+fn object_only<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    struct ObjectVisitor<T>(std::marker::PhantomData<T>);
+    impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for ObjectVisitor<T> {
+        type Value = Option<T>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            T::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Some)
+        }
+    }
+    d.deserialize_any(ObjectVisitor(std::marker::PhantomData))
 }

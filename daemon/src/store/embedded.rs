@@ -1199,16 +1199,24 @@ impl Store for Embedded {
                 }
                 let cutoff = (at - IDEMPOTENCY_TTL).timestamp_micros();
                 let expired = kept.iter().take_while(|(_, us)| *us < cutoff).count();
-                // Room for one more under the cap once the expired are gone.
-                let over = (kept.len() - expired + 1).saturating_sub(MAX_IDEMPOTENCY_KEYS);
-                for (k, _) in kept.iter().take(expired + over) {
-                    order.remove(k.as_str()).map_err(Error::storage)?;
+                fn forget(
+                    order: &mut redb::Table<&str, ()>,
+                    records: &mut redb::Table<&str, &[u8]>,
+                    account_id: &str,
+                    k: &str,
+                ) -> Result<()> {
+                    order.remove(k).map_err(Error::storage)?;
                     if let Some(hash) = k.rsplit('/').next() {
                         records
                             .remove(format!("{account_id}/{hash}").as_str())
                             .map_err(Error::storage)?;
                     }
+                    Ok(())
                 }
+                for (k, _) in &kept[..expired] {
+                    forget(&mut order, &mut records, &account_id, k)?;
+                }
+                let kept = &kept[expired..];
                 let id = format!("{account_id}/{key_hash}");
                 let existing: Option<IdempotencyRecord> = get(&records, &id)?;
                 match existing {
@@ -1216,10 +1224,20 @@ impl Store for Embedded {
                         IdempotencyClaim::Existing(r)
                     }
                     stale => {
-                        if let Some(r) = stale {
-                            order
-                                .remove(idempotency_order_key(&account_id, &key_hash, &r).as_str())
-                                .map_err(Error::storage)?;
+                        let stale_key = stale
+                            .map(|r| idempotency_order_key(&account_id, &key_hash, &r));
+                        let others: Vec<&String> = kept
+                            .iter()
+                            .map(|(k, _)| k)
+                            .filter(|k| Some(*k) != stale_key.as_ref())
+                            .collect();
+                        if let Some(k) = &stale_key {
+                            forget(&mut order, &mut records, &account_id, k)?;
+                        }
+                        // Room for this one under the cap: the oldest go.
+                        let over = (others.len() + 1).saturating_sub(MAX_IDEMPOTENCY_KEYS);
+                        for k in others.iter().take(over) {
+                            forget(&mut order, &mut records, &account_id, k)?;
                         }
                         records
                             .insert(id.as_str(), encode(&record)?.as_slice())
