@@ -10,9 +10,7 @@ use chrono::Utc;
 use reqwest::Method;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
-use sitescan_daemon::store::{
-    IdempotencyRecord, Plan, Progress, Store, IDEMPOTENCY_LEASE,
-};
+use sitescan_daemon::store::{IdempotencyRecord, Plan, Progress, Store, IDEMPOTENCY_LEASE};
 use sitescan_fixtures::{site_dir, FixtureServer};
 
 use crate::api_support::{assert_error, call, json_of, slow_site, TestApi};
@@ -119,8 +117,14 @@ async fn every_validation_problem_is_reported_at_once() {
     let problem = |field: &str| got.iter().find(|(f, _)| f == field).unwrap().1.clone();
     assert_eq!(problem("config.max_pages"), "give 1 to 100000");
     assert_eq!(problem("config.max_depth"), "give 0 to 50");
-    assert_eq!(problem("config.budget.max_nodes"), "give 1 to 200000 (this service's ceiling)");
-    assert_eq!(problem("config.exclude[0]"), "give a regular expression of 1 to 500 characters");
+    assert_eq!(
+        problem("config.budget.max_nodes"),
+        "give 1 to 200000 (this service's ceiling)"
+    );
+    assert_eq!(
+        problem("config.exclude[0]"),
+        "give a regular expression of 1 to 500 characters"
+    );
     assert!(problem("config.include[0]").contains("is not a valid regular expression"));
     assert!(problem("config.rules[0]").contains("wcag-aaa"));
     assert!(problem("config.accept[0]").contains("`2xx` is not a number"));
@@ -146,13 +150,41 @@ async fn a_body_of_the_wrong_shape_is_named_in_json_terms() {
     let site = api.site(&acc, "http://127.0.0.1:9/").await;
     let scans = format!("/api/v1/sites/{site}/scans");
     for (body, field, problem) in [
-        (json!([]), "body", "must be a JSON object (`{...}`), not an array"),
-        (json!("wcag-aa"), "body", "must be a JSON object (`{...}`), not a string"),
-        (json!(42), "body", "must be a JSON object (`{...}`), not a number"),
-        (json!({"config": []}), "config", "invalid type: array, expected an object"),
-        (json!({"config": {"budget": 5}}), "config.budget", "invalid type: integer `5`, expected an object"),
-        (json!({"config": {"rules": [1]}}), "config.rules[0]", "invalid type: integer `1`, expected a string"),
-        (json!({"config": {"max_depth": "ten"}}), "config.max_depth", "invalid type: string \"ten\", expected a whole number (0 or more)"),
+        (
+            json!([]),
+            "body",
+            "must be a JSON object (`{...}`), not an array",
+        ),
+        (
+            json!("wcag-aa"),
+            "body",
+            "must be a JSON object (`{...}`), not a string",
+        ),
+        (
+            json!(42),
+            "body",
+            "must be a JSON object (`{...}`), not a number",
+        ),
+        (
+            json!({"config": []}),
+            "config",
+            "invalid type: array, expected an object",
+        ),
+        (
+            json!({"config": {"budget": 5}}),
+            "config.budget",
+            "invalid type: integer `5`, expected an object",
+        ),
+        (
+            json!({"config": {"rules": [1]}}),
+            "config.rules[0]",
+            "invalid type: integer `1`, expected a string",
+        ),
+        (
+            json!({"config": {"max_depth": "ten"}}),
+            "config.max_depth",
+            "invalid type: string \"ten\", expected a whole number (0 or more)",
+        ),
     ] {
         let (s, b) = api.post(&scans, &key, body.clone()).await;
         assert_error(s, &b, 422, "validation_failed");
@@ -162,12 +194,29 @@ async fn a_body_of_the_wrong_shape_is_named_in_json_terms() {
             assert!(!text.contains(rust), "{rust} in {text}");
         }
     }
-    let (s, b) = api.post("/api/v1/sites", &key, json!([{"url": "https://example.com/"}])).await;
+    let (s, b) = api
+        .post(
+            "/api/v1/sites",
+            &key,
+            json!([{"url": "https://example.com/"}]),
+        )
+        .await;
     assert_error(s, &b, 422, "validation_failed");
     assert_eq!(
         details(&b),
         pairs(&[("body", "must be a JSON object (`{...}`), not an array")])
     );
+    // Two problems with a site: both named.
+    let (s, b) = api
+        .post(
+            "/api/v1/sites",
+            &key,
+            json!({"url": "ftp://example.com/", "name": ""}),
+        )
+        .await;
+    assert_error(s, &b, 422, "validation_failed");
+    let fields: Vec<String> = details(&b).into_iter().map(|(f, _)| f).collect();
+    assert_eq!(fields, ["name", "url"]);
     // A missing required member is named by its path.
     let (s, b) = api.post("/api/v1/sites", &key, json!({"name": "x"})).await;
     assert_error(s, &b, 422, "validation_failed");
@@ -192,7 +241,11 @@ async fn a_cursor_this_endpoint_did_not_return_is_422() {
         ids.push(b["data"]["id"].as_str().unwrap().to_string());
     }
     let (st, b) = api
-        .post(&format!("/api/v1/sites/{foreign_site}/seo/scans"), &other_key, json!({}))
+        .post(
+            &format!("/api/v1/sites/{foreign_site}/seo/scans"),
+            &other_key,
+            json!({}),
+        )
         .await;
     assert_eq!(st, 202, "{b}");
     let foreign_scan = b["data"]["id"].as_str().unwrap().to_string();
@@ -202,17 +255,19 @@ async fn a_cursor_this_endpoint_did_not_return_is_422() {
     assert_eq!(s, 200, "{b}");
     let next = b["meta"]["next_cursor"].as_str().unwrap().to_string();
     assert_eq!(next, ids[1]);
-    let (s, b) = api.get(&format!("{list}?limit=2&cursor={next}"), &key).await;
+    let (s, b) = api
+        .get(&format!("{list}?limit=2&cursor={next}"), &key)
+        .await;
     assert_eq!(s, 200, "{b}");
     assert_eq!(b["data"][0]["id"], ids[0].as_str());
     assert!(b["meta"]["next_cursor"].is_null());
 
     let problem = "not a cursor this endpoint returned for this site; pass meta.next_cursor of the previous page, or leave cursor out for the first page";
     for bad in [
-        "scan_zzzz".to_string(),    // no such scan (once read as "from the start")
+        "scan_zzzz".to_string(), // no such scan (once read as "from the start")
         "garbage".to_string(),
-        ids[3].clone(),             // a scan of another site
-        foreign_scan.clone(),       // a scan of another account
+        ids[3].clone(),       // a scan of another site
+        foreign_scan.clone(), // a scan of another account
         "a/b".to_string(),
     ] {
         let (s, b) = api.get(&format!("{list}?cursor={bad}"), &key).await;
@@ -224,7 +279,10 @@ async fn a_cursor_this_endpoint_did_not_return_is_422() {
     assert_error(s, &b, 422, "validation_failed");
     assert_eq!(
         details(&b),
-        pairs(&[("cursor", problem), ("limit", "give a number from 1 to 100")])
+        pairs(&[
+            ("cursor", problem),
+            ("limit", "give a number from 1 to 100")
+        ])
     );
     api.stop().await;
 }
@@ -286,7 +344,10 @@ async fn a_bearer_key_is_checked_like_x_api_key() {
     let (s, b) = call(bearer(&format!("Bearer {expired}"))).await;
     assert_error(s, &b, 401, "api_key_expired");
     let resp = bearer(&format!("Basic {key}")).send().await.unwrap();
-    assert_eq!(resp.headers()["www-authenticate"], "Bearer realm=\"sitescan\"");
+    assert_eq!(
+        resp.headers()["www-authenticate"],
+        "Bearer realm=\"sitescan\""
+    );
     let (s, b) = json_of(resp).await;
     assert_error(s, &b, 401, "invalid_api_key");
     assert_eq!(
@@ -298,8 +359,16 @@ async fn a_bearer_key_is_checked_like_x_api_key() {
     assert_eq!(s, 200);
     let (s, b) = call(bearer(&format!("Bearer {key}")).header("x-api-key", &other)).await;
     assert_error(s, &b, 400, "conflicting_api_keys");
-    let resp = api.client.get(format!("{}/api/v1/sites", api.base)).send().await.unwrap();
-    assert_eq!(resp.headers()["www-authenticate"], "Bearer realm=\"sitescan\"");
+    let resp = api
+        .client
+        .get(format!("{}/api/v1/sites", api.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        resp.headers()["www-authenticate"],
+        "Bearer realm=\"sitescan\""
+    );
     let (s, b) = json_of(resp).await;
     assert_error(s, &b, 401, "missing_api_key");
     api.stop().await;
@@ -332,7 +401,11 @@ async fn an_idempotency_key_replays_the_first_answer_without_a_second_scan() {
         assert_eq!(again.headers()["idempotent-replayed"], "true");
         assert_eq!(again.headers()["location"], location.as_str());
         assert!(again.headers().contains_key("ratelimit-remaining"));
-        assert_eq!(again.text().await.unwrap(), first_body, "replayed byte for byte");
+        assert_eq!(
+            again.text().await.unwrap(),
+            first_body,
+            "replayed byte for byte"
+        );
     }
     let (_, list) = api.get(&scans, &key).await;
     assert_eq!(list["data"].as_array().unwrap().len(), 1, "one scan");
@@ -342,7 +415,12 @@ async fn an_idempotency_key_replays_the_first_answer_without_a_second_scan() {
     // The same key with another body or path: refused, nothing created.
     let (s, b) = call(post(&scans, "retry-1", r#"{"config": {"rules": ["seo"]}}"#)).await;
     assert_error(s, &b, 422, "idempotency_key_reused");
-    let (s, b) = call(post(&format!("/api/v1/sites/{site}/seo/scans"), "retry-1", body)).await;
+    let (s, b) = call(post(
+        &format!("/api/v1/sites/{site}/seo/scans"),
+        "retry-1",
+        body,
+    ))
+    .await;
     assert_error(s, &b, 422, "idempotency_key_reused");
     // Another key is another request: the day's second scan, then the quota.
     let (s, _) = call(post(&scans, "retry-2", body)).await;
@@ -358,7 +436,11 @@ async fn an_idempotency_key_replays_the_first_answer_without_a_second_scan() {
     let (acc2, key2) = api.tenant(Plan::Professional).await;
     let site2 = api.site(&acc2, &stalled.url()).await;
     let resp = api
-        .req(Method::POST, &format!("/api/v1/sites/{site2}/scans"), Some(&key2))
+        .req(
+            Method::POST,
+            &format!("/api/v1/sites/{site2}/scans"),
+            Some(&key2),
+        )
         .header("content-type", "application/json")
         .header("idempotency-key", "retry-1")
         .body(body)
@@ -408,7 +490,11 @@ async fn scans_that_did_no_work_are_given_back_to_the_quota() {
     let (acc, key) = api.tenant(Plan::Professional).await;
     let closed = api.site(&acc, "http://127.0.0.1:9/").await;
     let (s, b) = api
-        .post(&format!("/api/v1/sites/{closed}/seo/scans"), &key, json!({}))
+        .post(
+            &format!("/api/v1/sites/{closed}/seo/scans"),
+            &key,
+            json!({}),
+        )
         .await;
     assert_eq!(s, 202, "{b}");
     assert_eq!(b["data"]["quota_refunded"], false);
@@ -423,7 +509,11 @@ async fn scans_that_did_no_work_are_given_back_to_the_quota() {
     let (_dir, slow) = slow_site(5, 400).await;
     let slow_site_id = api.site(&acc, &slow.url()).await;
     let (s, b) = api
-        .post(&format!("/api/v1/sites/{slow_site_id}/seo/scans"), &key, json!({}))
+        .post(
+            &format!("/api/v1/sites/{slow_site_id}/seo/scans"),
+            &key,
+            json!({}),
+        )
         .await;
     assert_eq!(s, 202, "{b}");
     let running = b["data"]["id"].as_str().unwrap().to_string();
@@ -488,7 +578,13 @@ async fn scans_that_did_no_work_are_given_back_to_the_quota() {
 }
 
 /// A server on `router` with a public URL configured (as `serve --public-url`).
-async fn serve_with_public_url(public_url: &str) -> (String, Arc<sitescan_daemon::store::embedded::Embedded>, tempfile::TempDir) {
+async fn serve_with_public_url(
+    public_url: &str,
+) -> (
+    String,
+    Arc<sitescan_daemon::store::embedded::Embedded>,
+    tempfile::TempDir,
+) {
     use sitescan_daemon::api::{auth, router, ApiSettings, AppState};
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(sitescan_daemon::store::embedded::Embedded::open(dir.path()).unwrap());
@@ -515,16 +611,31 @@ async fn location_and_doc_url_are_absolute_on_the_public_url_or_the_host() {
     let (acc, key) = api.tenant(Plan::Enterprise).await;
     let site = api.site(&acc, "http://127.0.0.1:9/").await;
     let resp = api
-        .req(Method::POST, &format!("/api/v1/sites/{site}/seo/scans"), Some(&key))
+        .req(
+            Method::POST,
+            &format!("/api/v1/sites/{site}/seo/scans"),
+            Some(&key),
+        )
         .send()
         .await
         .unwrap();
     let location = resp.headers()["location"].to_str().unwrap().to_string();
     let (s, b) = json_of(resp).await;
     assert_eq!(s, 202);
-    assert_eq!(location, format!("{}/api/v1/scans/{}", api.base, b["data"]["id"].as_str().unwrap()));
+    assert_eq!(
+        location,
+        format!(
+            "{}/api/v1/scans/{}",
+            api.base,
+            b["data"]["id"].as_str().unwrap()
+        )
+    );
     let resp = api
-        .req(Method::POST, &format!("/api/v1/sites/{site}/seo/scans"), Some(&key))
+        .req(
+            Method::POST,
+            &format!("/api/v1/sites/{site}/seo/scans"),
+            Some(&key),
+        )
         .header("host", "scanner.internal:8080")
         .send()
         .await
@@ -535,7 +646,11 @@ async fn location_and_doc_url_are_absolute_on_the_public_url_or_the_host() {
         .starts_with("http://scanner.internal:8080/api/v1/scans/scan_"));
 
     // Errors carry the request id and their code's documentation.
-    let resp = api.req(Method::GET, "/api/v1/scans/scan_nope", Some(&key)).send().await.unwrap();
+    let resp = api
+        .req(Method::GET, "/api/v1/scans/scan_nope", Some(&key))
+        .send()
+        .await
+        .unwrap();
     let request_id = resp.headers()["x-request-id"].to_str().unwrap().to_string();
     let (s, b) = json_of(resp).await;
     assert_error(s, &b, 404, "scan_not_found");
@@ -551,15 +666,32 @@ async fn location_and_doc_url_are_absolute_on_the_public_url_or_the_host() {
     );
     // Unauthenticated errors and unknown routes too.
     let (_, b) = call(api.req(Method::GET, "/api/v1/sites", None)).await;
-    assert_eq!(b["error"]["doc_url"], format!("{}/docs/errors#missing_api_key", api.base));
-    assert!(b["error"]["request_id"].as_str().unwrap().starts_with("req_"));
+    assert_eq!(
+        b["error"]["doc_url"],
+        format!("{}/docs/errors#missing_api_key", api.base)
+    );
+    assert!(b["error"]["request_id"]
+        .as_str()
+        .unwrap()
+        .starts_with("req_"));
     let (_, b) = call(api.req(Method::GET, "/api/v1/nowhere", Some(&key))).await;
-    assert_eq!(b["error"]["doc_url"], format!("{}/docs/errors#not_found", api.base));
+    assert_eq!(
+        b["error"]["doc_url"],
+        format!("{}/docs/errors#not_found", api.base)
+    );
 
     // The page doc_url points at: one anchor per code, open to anyone.
-    let resp = api.client.get(format!("{}/docs/errors", api.base)).send().await.unwrap();
+    let resp = api
+        .client
+        .get(format!("{}/docs/errors", api.base))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(resp.status(), 200);
-    assert!(resp.headers()["content-type"].to_str().unwrap().starts_with("text/html"));
+    assert!(resp.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/html"));
     let page = resp.text().await.unwrap();
     for code in sitescan_daemon::api::error::ErrorCode::ALL {
         let row = format!(
@@ -581,7 +713,8 @@ async fn location_and_doc_url_are_absolute_on_the_public_url_or_the_host() {
     };
     let acc = store.create_account(acc).await.unwrap().id;
     let (k, secret, hash) =
-        sitescan_daemon::api::auth::new_key(&acc, "t", None, chrono::Duration::days(1), Utc::now()).unwrap();
+        sitescan_daemon::api::auth::new_key(&acc, "t", None, chrono::Duration::days(1), Utc::now())
+            .unwrap();
     store.create_key(k, &hash).await.unwrap();
     let client = reqwest::Client::new();
     let (s, b) = call(
@@ -605,7 +738,12 @@ async fn location_and_doc_url_are_absolute_on_the_public_url_or_the_host() {
         .to_str()
         .unwrap()
         .starts_with("https://scan.example.com/sitescan/api/v1/scans/scan_"));
-    let (_, b) = call(client.get(format!("{base}/api/v1/scans/nope")).header("x-api-key", &secret)).await;
+    let (_, b) = call(
+        client
+            .get(format!("{base}/api/v1/scans/nope"))
+            .header("x-api-key", &secret),
+    )
+    .await;
     assert_eq!(
         b["error"]["doc_url"],
         "https://scan.example.com/sitescan/docs/errors#scan_not_found"
@@ -632,7 +770,10 @@ async fn link_options_are_applied_and_the_link_phase_shows_in_progress() {
     assert_eq!(s, 202, "{b}");
     let config = &b["data"]["config"];
     assert_eq!(config["links"], "internal");
-    assert_eq!(config["include"], json!(["^http://127\\.0\\.0\\.1:9/docs/"]));
+    assert_eq!(
+        config["include"],
+        json!(["^http://127\\.0\\.0\\.1:9/docs/"])
+    );
     assert_eq!(config["exclude"], json!(["\\.pdf$", "/archive/"]));
     let id = b["data"]["id"].as_str().unwrap().to_string();
     // The defaults, as applied.
@@ -642,13 +783,21 @@ async fn link_options_are_applied_and_the_link_phase_shows_in_progress() {
     assert_eq!(d["data"]["config"]["links"], "all");
     assert_eq!(d["data"]["config"]["include"], json!([]));
     let (_, n) = api
-        .post(&format!("/api/v1/sites/{site}/seo/scans"), &key, json!({"config": {"links": "none"}}))
+        .post(
+            &format!("/api/v1/sites/{site}/seo/scans"),
+            &key,
+            json!({"config": {"links": "none"}}),
+        )
         .await;
     assert_eq!(n["data"]["config"]["links"], "none");
 
     // A worker's progress in the link phase, as the store keeps it, is what
     // the API shows.
-    api.store.start_scan(&id, Utc::now()).await.unwrap().unwrap();
+    api.store
+        .start_scan(&id, Utc::now())
+        .await
+        .unwrap()
+        .unwrap();
     api.store
         .update_progress(
             &id,
@@ -693,6 +842,10 @@ async fn links_none_checks_nothing_beyond_the_crawl() {
     assert_eq!(done["progress"]["links_checked"], 0, "{done}");
     let (s, report) = api.get(&format!("/api/v1/scans/{id}/report"), &key).await;
     assert_eq!(s, 200);
-    assert_eq!(report["data"]["config"]["links"], "none", "{}", report["data"]["config"]);
+    assert_eq!(
+        report["data"]["config"]["links"], "none",
+        "{}",
+        report["data"]["config"]
+    );
     api.stop().await;
 }

@@ -1275,7 +1275,10 @@ pub async fn quota_refunds(store: Arc<dyn Store>) {
         errors: 1,
         ..Progress::default()
     };
-    store.update_progress(&unreachable.id, no_pages).await.unwrap();
+    store
+        .update_progress(&unreachable.id, no_pages)
+        .await
+        .unwrap();
     let done = store
         .finish_scan(&unreachable.id, failed("connection refused"), Utc::now())
         .await
@@ -1329,8 +1332,7 @@ pub async fn quota_refunds(store: Arc<dyn Store>) {
 /// and past the per-account cap (the oldest first), separate per account.
 pub async fn idempotency_keys(store: Arc<dyn Store>) {
     use sitescan_daemon::store::{
-        IdempotencyClaim, IdempotencyRecord, KeptResponse, IDEMPOTENCY_LEASE,
-        MAX_IDEMPOTENCY_KEYS,
+        IdempotencyClaim, IdempotencyRecord, KeptResponse, IDEMPOTENCY_LEASE, MAX_IDEMPOTENCY_KEYS,
     };
     let a = store
         .create_account(account(Plan::Enterprise))
@@ -1359,7 +1361,10 @@ pub async fn idempotency_keys(store: Arc<dyn Store>) {
         }
     };
 
-    assert_eq!(claim(&a, "k1", rec("f1", t0), t0).await, IdempotencyClaim::Claimed);
+    assert_eq!(
+        claim(&a, "k1", rec("f1", t0), t0).await,
+        IdempotencyClaim::Claimed
+    );
     assert_eq!(
         claim(&a, "k1", rec("f1", t0), t0).await,
         IdempotencyClaim::Existing(rec("f1", t0)),
@@ -1390,9 +1395,15 @@ pub async fn idempotency_keys(store: Arc<dyn Store>) {
     );
 
     // Released: free again at once.
-    assert_eq!(claim(&a, "k2", rec("f", t0), t0).await, IdempotencyClaim::Claimed);
+    assert_eq!(
+        claim(&a, "k2", rec("f", t0), t0).await,
+        IdempotencyClaim::Claimed
+    );
     store.release_idempotency_key(&a, "k2").await.unwrap();
-    assert_eq!(claim(&a, "k2", rec("g", t0), t0).await, IdempotencyClaim::Claimed);
+    assert_eq!(
+        claim(&a, "k2", rec("g", t0), t0).await,
+        IdempotencyClaim::Claimed
+    );
     // Unfinished past its lease (its process died): free again; the late
     // answer of the dead claim does not overwrite the new one.
     let after_lease = t0 + IDEMPOTENCY_LEASE + chrono::Duration::seconds(1);

@@ -87,8 +87,7 @@ fn is_plain_authority(h: &str) -> bool {
         && h.len() <= 255
         && !h.contains('@')
         && h.parse::<axum::http::uri::Authority>().is_ok()
-        && h
-            .bytes()
+        && h.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b".-:[]_".contains(&b))
 }
 

@@ -64,15 +64,13 @@ pub async fn idempotency(State(state): State<AppState>, req: Request, next: Next
     };
     let key = match raw.to_str() {
         Ok(k) if valid_key(k) => k.to_string(),
-        _ => {
-            return ApiError::validation(
-                "Idempotency-Key",
-                format!(
-                    "give 1 to {MAX_KEY_CHARS} visible ASCII characters (a UUID v4 is a good choice)"
-                ),
-            )
-            .into_response()
-        }
+        _ => return ApiError::validation(
+            "Idempotency-Key",
+            format!(
+                "give 1 to {MAX_KEY_CHARS} visible ASCII characters (a UUID v4 is a good choice)"
+            ),
+        )
+        .into_response(),
     };
     let Some(auth) = req.extensions().get::<Auth>().cloned() else {
         return ApiError::internal("idempotency layer outside authentication").into_response();
@@ -189,7 +187,10 @@ fn replay(kept: KeptResponse) -> Response {
     let status = StatusCode::from_u16(kept.status).unwrap_or(StatusCode::OK);
     let mut resp = (
         status,
-        [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
         kept.body,
     )
         .into_response();

@@ -88,7 +88,9 @@ impl Modify for Security {
             SecurityScheme::Http(
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
-                    .description(Some("The same key as `X-API-Key`, as `Authorization: Bearer key_...`."))
+                    .description(Some(
+                        "The same key as `X-API-Key`, as `Authorization: Bearer key_...`.",
+                    ))
                     .build(),
             ),
         );
@@ -138,8 +140,11 @@ fn shared_behaviour(openapi: &mut utoipa::openapi::OpenApi) {
                 .build(),
         )
     };
-    let mention = |responses: &mut utoipa::openapi::Responses, status: &str, what: &str| {
-        match responses.responses.get_mut(status) {
+    let mention =
+        |responses: &mut utoipa::openapi::Responses, status: &str, what: &str| match responses
+            .responses
+            .get_mut(status)
+        {
             Some(RefOr::T(r)) => {
                 if !r.description.contains(what) {
                     r.description = format!("{} or {what}", r.description);
@@ -151,14 +156,10 @@ fn shared_behaviour(openapi: &mut utoipa::openapi::OpenApi) {
                     .responses
                     .insert(status.to_string(), error_response(what));
             }
-        }
-    };
+        };
     for (_, item) in openapi.paths.paths.iter_mut() {
         for (kind, op) in item.operations.iter_mut() {
-            let authenticated = op
-                .security
-                .as_ref()
-                .is_some_and(|s| !s.is_empty());
+            let authenticated = op.security.as_ref().is_some_and(|s| !s.is_empty());
             if authenticated {
                 if let Some(security) = op.security.as_mut() {
                     security.push(SecurityRequirement::new("bearer", Vec::<String>::new()));

@@ -572,7 +572,11 @@ pub(crate) async fn list_scans(
     let mut problems = Problems::default();
     for (k, v) in url::form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
         match k.as_ref() {
-            "limit" => match v.parse::<usize>().ok().filter(|n| (1..=LIST_MAX).contains(n)) {
+            "limit" => match v
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=LIST_MAX).contains(n))
+            {
                 Some(n) => limit = n,
                 None => problems.add("limit", format!("give a number from 1 to {LIST_MAX}")),
             },

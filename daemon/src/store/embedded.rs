@@ -1224,8 +1224,8 @@ impl Store for Embedded {
                         IdempotencyClaim::Existing(r)
                     }
                     stale => {
-                        let stale_key = stale
-                            .map(|r| idempotency_order_key(&account_id, &key_hash, &r));
+                        let stale_key =
+                            stale.map(|r| idempotency_order_key(&account_id, &key_hash, &r));
                         let others: Vec<&String> = kept
                             .iter()
                             .map(|(k, _)| k)
