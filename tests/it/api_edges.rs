@@ -140,6 +140,18 @@ async fn every_validation_problem_is_reported_at_once() {
     // Nothing was created by any of them.
     let (_, list) = api.get(&scans, &key).await;
     assert_eq!(list["data"], json!([]));
+
+    // A webhook with three bad fields: all three named.
+    let (s, b) = api
+        .post(
+            "/api/v1/webhooks",
+            &key,
+            json!({"url": "ftp://example.com/hook", "events": ["scan.completed", "scan.exploded", "nope"], "description": "d".repeat(501)}),
+        )
+        .await;
+    assert_error(s, &b, 422, "validation_failed");
+    let fields: Vec<String> = details(&b).into_iter().map(|(f, _)| f).collect();
+    assert_eq!(fields, ["description", "events[1]", "events[2]", "url"]);
     api.stop().await;
 }
 
@@ -847,5 +859,72 @@ async fn links_none_checks_nothing_beyond_the_crawl() {
         "{}",
         report["data"]["config"]
     );
+    api.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_reference_in_the_openapi_document_resolves() {
+    let api = TestApi::start().await;
+    let (s, doc) = call(api.req(Method::GET, "/api/v1/openapi.json", None)).await;
+    assert_eq!(s, 200);
+    // Walked with a stack, not recursion.
+    let mut stack = vec![&doc];
+    let mut refs = 0;
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(map) => {
+                if let Some(Value::String(r)) = map.get("$ref") {
+                    let name = r.trim_start_matches("#/components/schemas/");
+                    assert!(
+                        doc["components"]["schemas"][name].is_object(),
+                        "dangling {r}"
+                    );
+                    refs += 1;
+                }
+                stack.extend(map.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    assert!(refs > 50, "{refs}");
+    // What every POST shares: Idempotency-Key, its 409 and 422, and Bearer.
+    let post = &doc["paths"]["/api/v1/sites/{siteId}/scans"]["post"];
+    let param = post["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "Idempotency-Key")
+        .unwrap();
+    assert_eq!(
+        (&param["in"], &param["required"]),
+        (&json!("header"), &json!(false))
+    );
+    assert_eq!(param["schema"]["maxLength"], 255);
+    for status in ["400", "409", "422"] {
+        assert!(post["responses"][status].is_object(), "{status}");
+    }
+    assert!(post["responses"]["409"]["description"]
+        .as_str()
+        .unwrap()
+        .contains("idempotency_key_in_use"));
+    assert_eq!(post["security"], json!([{"api_key": []}, {"bearer": []}]));
+    assert_eq!(
+        doc["components"]["securitySchemes"]["bearer"],
+        json!({"type": "http", "scheme": "bearer", "description": "The same key as `X-API-Key`, as `Authorization: Bearer key_...`."})
+    );
+    assert!(doc["paths"]["/api/v1/scans/{scanId}"]["get"]["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|p| p["name"] != "Idempotency-Key"));
+    assert_eq!(
+        doc["components"]["schemas"]["LinksParam"]["enum"],
+        json!(["all", "internal", "none"])
+    );
+    let progress = &doc["components"]["schemas"]["Progress"]["properties"];
+    for field in ["phase", "links_checked", "links_total"] {
+        assert!(progress[field].is_object(), "{field}");
+    }
     api.stop().await;
 }

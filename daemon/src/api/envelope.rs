@@ -300,6 +300,7 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         ));
     }
     let mut problems = Problems::default();
+    let mut set_aside_names: Vec<String> = Vec::new();
     for _ in 0..MAX_BODY_PROBLEMS {
         let err = match serde_path_to_error::deserialize::<_, T>(&value) {
             Ok(v) if problems.is_empty() => return Ok(v),
@@ -320,13 +321,27 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
                 };
             }
         }
-        problems.add(
-            if field.is_empty() { "body" } else { &field },
-            json_wording(&message),
-        );
-        // A missing field cannot be set aside: what follows it in the same
-        // object was read already, so stop here.
-        if missing.is_some() || !set_aside(&mut value, &path, unknown) {
+        let field = if field.is_empty() { "body" } else { &field };
+        // A member set aside (for its own problem, or because a member of it
+        // was missing) then reads as missing: it is named once, for what was
+        // wrong with it.
+        let known = problems.names(field) || set_aside_names.iter().any(|f| f == field);
+        if missing.is_none() || !known {
+            problems.add(field, json_wording(&message));
+        }
+        // What was wrong is set aside and the rest read again. For a missing
+        // member that is the object lacking it (it cannot be read whole), so
+        // its siblings still get checked; at the top level nothing is left.
+        let aside = match missing {
+            Some(_) => None,
+            None => unknown,
+        };
+        if let Some(i) = path.iter().rposition(|s| matches!(s, Segment::Map { .. })) {
+            if aside.is_none() {
+                set_aside_names.push(field_name(&path[..=i]));
+            }
+        }
+        if !set_aside(&mut value, &path, aside) {
             break;
         }
     }
@@ -503,4 +518,116 @@ pub struct ReportEnvelope {
     pub data: serde_json::Value,
     /// Request metadata.
     pub meta: Meta,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Inner {
+        n: u64,
+        #[serde(default)]
+        tags: Vec<String>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Outer {
+        name: String,
+        inner: Inner,
+        #[serde(default)]
+        flag: bool,
+    }
+
+    fn problems(body: &str) -> Vec<(String, String)> {
+        let err = parse_json::<Outer>(body.as_bytes()).unwrap_err();
+        assert_eq!(err.code, ErrorCode::ValidationFailed, "{}", err.message);
+        let mut out: Vec<(String, String)> = err
+            .details
+            .into_iter()
+            .map(|d| (d.field, d.problem))
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn every_field_problem_is_found_in_one_parse() {
+        let got = problems(
+            r#"{"name": 5, "inner": {"n": "x", "tags": [1], "odd": 1}, "flag": "yes", "extra": null}"#,
+        );
+        let want = [
+            (
+                "extra",
+                "unknown field `extra`, expected one of `name`, `inner`, `flag`",
+            ),
+            ("flag", "invalid type: string \"yes\", expected a boolean"),
+            (
+                "inner.n",
+                "invalid type: string \"x\", expected a whole number (0 or more)",
+            ),
+            ("inner.odd", "unknown field `odd`, expected `n` or `tags`"),
+            (
+                "inner.tags[0]",
+                "invalid type: integer `1`, expected a string",
+            ),
+            ("name", "invalid type: integer `5`, expected a string"),
+        ];
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|(f, p)| (f.to_string(), p.to_string()))
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn missing_members_and_wrong_shapes_are_named() {
+        assert_eq!(
+            problems(r#"{"inner": {"n": 1}}"#),
+            [("name".to_string(), "missing field `name`".to_string())]
+        );
+        assert_eq!(
+            problems("[1, 2]"),
+            [(
+                "body".to_string(),
+                "must be a JSON object (`{...}`), not an array".to_string()
+            )]
+        );
+        let syntax = parse_json::<Outer>(b"{\"name\": ").unwrap_err();
+        assert_eq!(syntax.code, ErrorCode::InvalidJson);
+        let trailing = parse_json::<Outer>(br#"{"name": "a", "inner": {"n": 1}} x"#).unwrap_err();
+        assert_eq!(trailing.code, ErrorCode::InvalidJson);
+    }
+
+    #[test]
+    fn the_public_base_is_the_configured_url_else_a_plain_host() {
+        let parts = |host: Option<&str>| {
+            let mut b = axum::http::Request::builder().uri("/api/v1/sites");
+            if let Some(h) = host {
+                b = b.header(header::HOST, h);
+            }
+            b.body(()).unwrap().into_parts().0
+        };
+        let public: url::Url = "https://scan.example.com/sitescan/".parse().unwrap();
+        assert_eq!(
+            public_base(Some(&public), &parts(Some("evil.example"))),
+            "https://scan.example.com/sitescan"
+        );
+        assert_eq!(
+            public_base(None, &parts(Some("127.0.0.1:8080"))),
+            "http://127.0.0.1:8080"
+        );
+        assert_eq!(
+            public_base(None, &parts(Some("[::1]:80"))),
+            "http://[::1]:80"
+        );
+        for bad in ["user@evil.example", "evil.example/path", "a b", ""] {
+            assert_eq!(public_base(None, &parts(Some(bad))), "", "{bad}");
+        }
+        assert_eq!(public_base(None, &parts(None)), "");
+    }
 }

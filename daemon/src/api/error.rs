@@ -312,6 +312,11 @@ impl Problems {
         }
     }
 
+    /// Whether a problem with `field` was found.
+    pub fn names(&self, field: &str) -> bool {
+        self.0.iter().any(|d| d.field == field)
+    }
+
     /// Whether none was found.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()

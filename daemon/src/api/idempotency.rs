@@ -64,13 +64,15 @@ pub async fn idempotency(State(state): State<AppState>, req: Request, next: Next
     };
     let key = match raw.to_str() {
         Ok(k) if valid_key(k) => k.to_string(),
-        _ => return ApiError::validation(
-            "Idempotency-Key",
-            format!(
+        _ => {
+            return ApiError::validation(
+                "Idempotency-Key",
+                format!(
                 "give 1 to {MAX_KEY_CHARS} visible ASCII characters (a UUID v4 is a good choice)"
             ),
-        )
-        .into_response(),
+            )
+            .into_response()
+        }
     };
     let Some(auth) = req.extensions().get::<Auth>().cloned() else {
         return ApiError::internal("idempotency layer outside authentication").into_response();

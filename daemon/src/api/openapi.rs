@@ -19,8 +19,8 @@ use super::error::{ErrorBody, ErrorCode, ErrorDetail, ErrorObject};
 
 use super::reports::CompareEnvelope;
 use super::views::{
-    AccountView, BudgetParam, CreateSite, KeyView, PriorityParam, ScanLinks, ScanRequest,
-    ScanRequestConfig, ScanView, SiteDeleted,
+    AccountView, BudgetParam, CreateSite, KeyView, LinksParam, PriorityParam, ScanLinks,
+    ScanRequest, ScanRequestConfig, ScanView, SiteDeleted,
 };
 use super::webhooks::{CreateWebhook, DeliveryView, UpdateWebhook, WebhookDeleted, WebhookView};
 use super::{keys, reports, scans, sites, webhooks};
@@ -52,7 +52,7 @@ use crate::webhooks::EventPayload;
     components(schemas(
         Meta, ErrorBody, ErrorObject, ErrorDetail,
         Site, SiteEnvelope, SiteListEnvelope, SiteDeleted, SiteDeletedEnvelope, CreateSite,
-        ScanView, ScanLinks, ScanEnvelope, ScanListEnvelope, ScanRequest, ScanRequestConfig, BudgetParam, PriorityParam,
+        ScanView, ScanLinks, ScanEnvelope, ScanListEnvelope, ScanRequest, ScanRequestConfig, BudgetParam, PriorityParam, LinksParam,
         AppliedConfig, Progress, ScanSummary, CategoryResult, ScanStatus,
         ReportEnvelope, KeyView, AccountView, KeyEnvelope, Plan,
         CompareEnvelope,
