@@ -20,7 +20,7 @@ use super::error::{ErrorBody, ErrorCode, ErrorDetail, ErrorObject};
 use super::reports::CompareEnvelope;
 use super::views::{
     AccountView, BudgetParam, CreateSite, KeyView, LinksParam, PriorityParam, ScanLinks,
-    ScanRequest, ScanRequestConfig, ScanView, SiteDeleted,
+    ScanRequest, ScanRequestConfig, ScanView, SiteDeleted, Status,
 };
 use super::webhooks::{CreateWebhook, DeliveryView, UpdateWebhook, WebhookDeleted, WebhookView};
 use super::{keys, reports, scans, sites, webhooks};
@@ -52,7 +52,7 @@ use crate::webhooks::EventPayload;
     components(schemas(
         Meta, ErrorBody, ErrorObject, ErrorDetail,
         Site, SiteEnvelope, SiteListEnvelope, SiteDeleted, SiteDeletedEnvelope, CreateSite,
-        ScanView, ScanLinks, ScanEnvelope, ScanListEnvelope, ScanRequest, ScanRequestConfig, BudgetParam, PriorityParam, LinksParam,
+        ScanView, ScanLinks, ScanEnvelope, ScanListEnvelope, ScanRequest, ScanRequestConfig, BudgetParam, PriorityParam, LinksParam, Status,
         AppliedConfig, Progress, ScanSummary, CategoryResult, ScanStatus,
         ReportEnvelope, KeyView, AccountView, KeyEnvelope, Plan,
         CompareEnvelope,
@@ -203,4 +203,35 @@ const IDEMPOTENCY_DOC: &str = "Makes a retry safe (a timeout, a dropped connecti
 /// The document as JSON.
 pub fn document() -> utoipa::openapi::OpenApi {
     ApiDoc::openapi()
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every `$ref` names a schema of the document (walked with a stack).
+    #[test]
+    fn every_reference_resolves() {
+        let doc = serde_json::to_value(super::document()).unwrap();
+        let mut stack = vec![("".to_string(), &doc)];
+        while let Some((at, v)) = stack.pop() {
+            match v {
+                serde_json::Value::Object(map) => {
+                    if let Some(serde_json::Value::String(r)) = map.get("$ref") {
+                        let name = r.trim_start_matches("#/components/schemas/");
+                        assert!(
+                            doc["components"]["schemas"][name].is_object(),
+                            "dangling {r} at {at}"
+                        );
+                    }
+                    stack.extend(map.iter().map(|(k, v)| (format!("{at}/{k}"), v)));
+                }
+                serde_json::Value::Array(items) => stack.extend(
+                    items
+                        .iter()
+                        .enumerate()
+                        .map(|(i, v)| (format!("{at}/{i}"), v)),
+                ),
+                _ => {}
+            }
+        }
+    }
 }
