@@ -220,6 +220,8 @@ async fn redis_backend_meets_the_store_and_queue_contract() {
     contract::webhooks_and_outbox(b.clone()).await;
     contract::users_and_sessions(b.clone()).await;
     contract::transitions_write_their_events(b.clone()).await;
+    contract::quota_refunds(b.clone()).await;
+    contract::idempotency_keys(b.clone()).await;
     // Everything lives under the prefix, and the guard's clean-up finds it.
     assert!(b.delete_all().await.unwrap() > 0);
 }

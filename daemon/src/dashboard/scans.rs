@@ -31,7 +31,8 @@ use super::layout::{self, Section};
 use super::sites::status_badge;
 use super::{DashState, PageError, PageResult};
 use crate::api::reports::{load, rendered};
-use crate::store::{Scan, ScanStatus, ScanSummary};
+use crate::store::{Progress, Scan, ScanStatus, ScanSummary};
+use sitescan_engine::Phase;
 
 async fn own_scan(state: &DashState, me: &SignedIn, id: &str) -> Result<Scan, PageError> {
     state
@@ -68,9 +69,15 @@ pub async fn show(
             h2 id="status-heading" { "Status" }
             p { "Status: " span id="scan-status" role="status" { (status_badge(scan.status)) } }
             @if live {
+                @let (bar_value, bar_max) = progress_bar(&progress);
+                p { "Phase: " span id="scan-phase" { (phase_label(progress.phase)) } }
                 p { "Pages checked: " span id="scan-pages" { (progress.pages_done) } }
-                progress id="scan-progress" max=((progress.pages_done + progress.pages_queued).max(1)) value=(progress.pages_done) aria-label="Scan progress" {
-                    (progress.pages_done) " pages"
+                p id="scan-links-line" hidden[progress.phase != Phase::Links] {
+                    "Links checked: " span id="scan-links" { (progress.links_checked) }
+                    " of " span id="scan-links-total" { (progress.links_total) }
+                }
+                progress id="scan-progress" max=(bar_max) value=(bar_value) aria-label="Scan progress" {
+                    (bar_value) " of " (bar_max)
                 }
                 div.actions {
                     a href=(format!("/scans/{}", scan.id)) id="refresh" { "Refresh" }
@@ -127,6 +134,25 @@ fn summary_findings(summary: &ScanSummary) -> String {
     findings_phrase(summary.findings.saturating_sub(to_review), to_review)
 }
 
+/// What a scan is doing, in words.
+pub fn phase_label(phase: Phase) -> &'static str {
+    match phase {
+        Phase::Crawl => "checking pages",
+        Phase::Links => "checking links",
+        Phase::Finish => "writing the report",
+    }
+}
+
+/// The progress bar's (value, max) in the scan's phase: pages while
+/// crawling, links while checking them, full while finishing.
+pub fn progress_bar(p: &Progress) -> (u64, u64) {
+    match p.phase {
+        Phase::Crawl => (p.pages_done, (p.pages_done + p.pages_queued).max(1)),
+        Phase::Links => (p.links_checked.min(p.links_total), p.links_total.max(1)),
+        Phase::Finish => (1, 1),
+    }
+}
+
 /// `GET /scans/{scanId}/status`: the live status as JSON, for the script.
 pub async fn status(
     State(state): State<DashState>,
@@ -142,6 +168,10 @@ pub async fn status(
         "pages_done": p.pages_done,
         "pages_queued": p.pages_queued,
         "errors": p.errors,
+        "phase": p.phase,
+        "phase_label": phase_label(p.phase),
+        "links_checked": p.links_checked,
+        "links_total": p.links_total,
     }))
     .into_response())
 }
