@@ -196,6 +196,8 @@ mod tests {
         let pass = [
             format!("<section style='height:100px;width:500px;overflow:scroll' tabindex=0><p>{LONG}</p></section>"),
             format!("<section style='height:100px;width:500px;overflow:auto'><a href=/>Top</a><p>{LONG}</p></section>"),
+        ];
+        let pass_inapplicable = [
             format!("<section style='height:100px;width:500px'><p>{LONG}</p></section>"),
             format!("<section style='height:100px;width:500px;overflow:hidden'><p>{LONG}</p></section>"),
             "<section style='height:95px;width:500px;overflow:auto'><p>Short text</p></section>".to_string(),
@@ -211,9 +213,10 @@ mod tests {
             "<section style='height:210px;width:530px;overflow:scroll;padding:30px 0 30px 30px'><div>{LONG} {LONG}</div></section>"
         )];
         RuleTester::new(&ScrollableRegionFocusable)
-            .pass(&pass.iter().map(String::as_str).collect::<Vec<_>>())
-            .fail(&fail.iter().map(String::as_str).collect::<Vec<_>>())
-            .cant_tell(&cant.iter().map(String::as_str).collect::<Vec<_>>())
+            .pass(&pass.iter().map(|h| ("section", h.as_str())).collect::<Vec<_>>())
+        .inapplicable(&pass_inapplicable.iter().map(String::as_str).collect::<Vec<_>>())
+            .fail(&fail.iter().map(|h| ("section", h.as_str())).collect::<Vec<_>>())
+            .cant_tell(&cant.iter().map(|h| ("section", h.as_str())).collect::<Vec<_>>())
             .run();
     }
 }

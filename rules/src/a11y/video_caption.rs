@@ -91,13 +91,13 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&VideoCaption)
-            .pass(&["<p>no video</p>", "<video hidden src=a.mp4></video>"])
+            .inapplicable(&["<p>no video</p>", "<video hidden src=a.mp4></video>"])
             .cant_tell(&[
-                "<video src=a.mp4><track kind=Captions src=a.vtt></video>",
+                ("video", "<video src=a.mp4><track kind=Captions src=a.vtt></video>"),
                 // No track: silent, open captions or a media alternative are all
                 // possible, so never a failure.
-                "<video src=a.mp4 controls></video>",
-                "<video><track kind=subtitles src=a.vtt></video>",
+                ("video", "<video src=a.mp4 controls></video>"),
+                ("video", "<video><track kind=subtitles src=a.vtt></video>"),
             ])
             .run();
     }

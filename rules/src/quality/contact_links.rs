@@ -152,18 +152,18 @@ mod tests {
     fn examples() {
         RuleTester::new(&ContactLinks)
             .pass(&[
-                r#"<a href="mailto:info@example.com">Mail</a>"#,
-                r#"<a href="MAILTO:a@example.com,b@example.org?subject=Hi">Mail</a>"#,
-                r#"<a href="mailto:?to=a@example.com">Mail</a>"#,
-                r#"<a href="tel:+44 (0)20 7946-0958">Call</a>"#,
-                r#"<a href="tel:%2B4930123456;ext=12">Call</a>"#,
+                ("a", r#"<a href="mailto:info@example.com">Mail</a>"#),
+                ("a", r#"<a href="MAILTO:a@example.com,b@example.org?subject=Hi">Mail</a>"#),
+                ("a", r#"<a href="mailto:?to=a@example.com">Mail</a>"#),
+                ("a", r#"<a href="tel:+44 (0)20 7946-0958">Call</a>"#),
+                ("a", r#"<a href="tel:%2B4930123456;ext=12">Call</a>"#),
             ])
             .fail(&[
-                r#"<a href="mailto:info@example">Mail</a>"#,
-                r#"<a href="mailto:">Mail</a>"#,
-                r#"<a href="mailto:info at example.com">Mail</a>"#,
-                r#"<a href="tel:call-us-now">Call</a>"#,
-                r#"<a href="tel:12">Call</a>"#,
+                ("a", r#"<a href="mailto:info@example">Mail</a>"#),
+                ("a", r#"<a href="mailto:">Mail</a>"#),
+                ("a", r#"<a href="mailto:info at example.com">Mail</a>"#),
+                ("a", r#"<a href="tel:call-us-now">Call</a>"#),
+                ("a", r#"<a href="tel:12">Call</a>"#),
             ])
             .run();
     }
