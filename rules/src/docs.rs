@@ -203,6 +203,9 @@ pub fn example_page(example: &str) -> Result<crate::Page, Described> {
     let html = rest;
     let body = if html.contains("<html") || html.to_ascii_lowercase().contains("<!doctype") {
         html.to_string()
+    } else if html.starts_with("<head") || html.starts_with("<body") {
+        // A fragment that shows the head (or body) element itself.
+        format!("<!DOCTYPE html><html lang=\"en\">{html}</html>")
     } else {
         format!("<!DOCTYPE html><html lang=\"en\"><head><title>Example</title></head><body>{html}</body></html>")
     };

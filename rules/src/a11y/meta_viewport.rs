@@ -37,7 +37,7 @@ zoom below 200% leaves them unable to read the text.
 
 ## Passing
 ```html
-<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="viewport" content="width=device-width, initial-scale=1, maximum-scale=5">
 ```
 "#,
     ..RuleMeta::BASE

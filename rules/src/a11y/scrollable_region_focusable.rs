@@ -39,14 +39,14 @@ its hidden content is out of reach for people who cannot use a mouse.
 
 ## Failing
 ```html
-<section style="height: 100px; overflow-y: scroll">
+<section style="width: 200px; height: 50px; overflow-y: scroll">
   <p>A long abstract: Web Content Accessibility Guidelines (WCAG) 2.1 covers a wide range of recommendations for making Web content more accessible. Following these guidelines will make content more accessible to a wider range of people with disabilities, including accommodations for blindness and low vision, deafness and hearing loss, and limited movement.</p>
 </section>
 ```
 
 ## Passing
 ```html
-<section style="height: 100px; overflow-y: scroll" tabindex="0" aria-label="Abstract">
+<section style="width: 200px; height: 50px; overflow-y: scroll" tabindex="0" aria-label="Abstract">
   <p>A long abstract: Web Content Accessibility Guidelines (WCAG) 2.1 covers a wide range of recommendations for making Web content more accessible. Following these guidelines will make content more accessible to a wider range of people with disabilities, including accommodations for blindness and low vision, deafness and hearing loss, and limited movement.</p>
 </section>
 ```

@@ -39,6 +39,7 @@ other.
 
 ## Passing
 ```html
+<!-- https://example.com/mugs -->
 <head><link rel="canonical" href="https://example.com/mugs"></head>
 ```
 "#,
