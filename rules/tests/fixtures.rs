@@ -16,27 +16,17 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/sites")
 }
 
-/// Parses a Netlify-style `_headers` file: a path line, then indented
-/// `Name: value` lines for it.
+/// The headers the fixture server sends for `path`, read from the site's
+/// `_headers` by the server's own parser (status and directives such as
+/// `Delay-Ms` are the server's business, not headers).
 fn headers_for(dir: &Path, path: &str) -> Vec<(String, String)> {
     let Ok(text) = std::fs::read_to_string(dir.join("_headers")) else {
         return Vec::new();
     };
-    let mut current: Option<String> = None;
-    let mut out = Vec::new();
-    for line in text.lines() {
-        if line.trim().is_empty() || line.trim_start().starts_with('#') {
-            continue;
-        }
-        if !line.starts_with(char::is_whitespace) {
-            current = Some(line.trim().to_string());
-        } else if current.as_deref() == Some(path) {
-            if let Some((k, v)) = line.trim().split_once(':') {
-                out.push((k.trim().to_string(), v.trim().to_string()));
-            }
-        }
-    }
-    out
+    let file = sitescan_fixtures::headers::HeadersFile::parse(&text).expect("a valid _headers");
+    file.rule_for(path)
+        .map(|rule| rule.headers.clone())
+        .unwrap_or_default()
 }
 
 #[test]

@@ -70,7 +70,7 @@ pub fn latest_year(text: &str) -> Option<i32> {
 /// The reference date: the response's `Date` header, else now.
 fn today(page: &crate::Page) -> chrono::NaiveDate {
     page.header("date")
-        .and_then(|d| chrono::DateTime::parse_from_rfc2822(d.trim()).ok())
+        .and_then(crate::support::http_date)
         .map(|d| d.date_naive())
         .unwrap_or_else(|| chrono::Utc::now().date_naive())
 }

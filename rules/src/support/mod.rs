@@ -475,3 +475,11 @@ mod tests {
         assert_eq!(site_of(&u("http://127.0.0.1:8080/")), "127.0.0.1");
     }
 }
+
+/// Parses an HTTP date (`Date`, `Expires`, `Last-Modified`) in any of the three
+/// forms RFC 9110 accepts: IMF-fixdate, RFC 850 and asctime.
+pub fn http_date(value: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+    httpdate::parse_http_date(value.trim())
+        .ok()
+        .map(chrono::DateTime::<chrono::Utc>::from)
+}
