@@ -20,7 +20,7 @@ use std::collections::BTreeSet;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
-use base64_shim::encode_base64;
+use base64::Engine as _;
 use maud::html;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
@@ -178,7 +178,12 @@ pub async fn status(
 
 /// The CSP of a report document: its exact inline CSS allowed by hash, nothing else.
 pub fn report_policy(html: &str) -> String {
-    let hash = |s: &str| format!("'sha256-{}'", encode_base64(&Sha256::digest(s.as_bytes())));
+    let hash = |s: &str| {
+        format!(
+            "'sha256-{}'",
+            base64::engine::general_purpose::STANDARD.encode(Sha256::digest(s.as_bytes()))
+        )
+    };
     let mut sources: BTreeSet<String> = BTreeSet::new();
     let mut rest = html;
     while let Some(start) = rest.find("<style>") {
@@ -289,44 +294,6 @@ pub async fn cancel(
 ) -> PageResult {
     crate::api::scans::cancel(&state.app, &me.account.id, &id).await?;
     Ok(Redirect::to(&format!("/scans/{id}")).into_response())
-}
-
-/// Standard base64 (for CSP hashes). Hand-written: a dozen lines, not worth
-/// a dependency for one use.
-mod base64_shim {
-    const TABLE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-    pub(super) fn encode_base64(bytes: &[u8]) -> String {
-        let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-        for chunk in bytes.chunks(3) {
-            let b = [
-                chunk[0],
-                chunk.get(1).copied().unwrap_or(0),
-                chunk.get(2).copied().unwrap_or(0),
-            ];
-            let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-            for i in 0..4 {
-                if i <= chunk.len() {
-                    out.push(char::from(TABLE[((n >> (18 - 6 * i)) & 63) as usize]));
-                } else {
-                    out.push('=');
-                }
-            }
-        }
-        out
-    }
-
-    #[cfg(test)]
-    mod tests {
-        #[test]
-        fn encodes() {
-            assert_eq!(super::encode_base64(b""), "");
-            assert_eq!(super::encode_base64(b"f"), "Zg==");
-            assert_eq!(super::encode_base64(b"fo"), "Zm8=");
-            assert_eq!(super::encode_base64(b"foo"), "Zm9v");
-            assert_eq!(super::encode_base64(b"foobar"), "Zm9vYmFy");
-        }
-    }
 }
 
 #[cfg(test)]
