@@ -59,11 +59,7 @@ impl ScanExecutor for EngineExecutor {
             .scan_stream(url)
             .filter_map(|event| async move {
                 match event {
-                    ScanEvent::Progress(p) => Some(ExecEvent::Progress(Progress {
-                        pages_done: p.pages_done,
-                        pages_queued: p.pages_queued,
-                        errors: p.errors,
-                    })),
+                    ScanEvent::Progress(p) => Some(ExecEvent::Progress(Progress::from(p))),
                     ScanEvent::Page(_) => None,
                     ScanEvent::Finished(report) => Some(ExecEvent::Finished(report)),
                     ScanEvent::Failed(e) => Some(ExecEvent::Failed(e.to_string())),

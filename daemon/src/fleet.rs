@@ -473,6 +473,7 @@ pub async fn serve_api(
         settings: ApiSettings {
             allow_private,
             page_budget,
+            public_url: dashboard.public_url.clone(),
         },
     };
     let app = metrics_router(backend).merge(app(state, dashboard));

@@ -706,6 +706,9 @@ mod tests {
                 plan_max_pages: None,
                 accept: None,
                 budget: Default::default(),
+                links: Default::default(),
+                include: Vec::new(),
+                exclude: Vec::new(),
             },
             progress: None,
             error: None,
@@ -714,6 +717,7 @@ mod tests {
             started_at: None,
             finished_at: None,
             summary: None,
+            quota_refunded: false,
         };
         let mut foreign = hook("wh_f", &["scan.queued"], None, true);
         foreign.account_id = "acc_2".into();

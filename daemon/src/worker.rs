@@ -132,6 +132,9 @@ pub fn engine_config(applied: &AppliedConfig, limits: ScanLimits) -> ScanConfig 
         allow_private,
         accept,
         budget: applied.budget.min(&limits.page_budget),
+        links: applied.links,
+        include: applied.include.clone(),
+        exclude: applied.exclude.clone(),
         ..defaults
     }
 }
@@ -366,6 +369,9 @@ pub async fn execute(
     let config = engine_config(&scan.config, limits);
     let mut events = executor.execute(&scan.url, config);
     let mut last_write = tokio::time::Instant::now() - PROGRESS_EVERY;
+    // A change of phase is written at once, whatever the interval: a poller
+    // must not miss the start of the link phase (or see `crawl` at 100 %).
+    let mut last_phase = None;
     let mut poll = tokio::time::interval(CANCEL_POLL);
     let mut beat = tokio::time::interval(HEARTBEAT_EVERY);
     // Pages in analysis now, as last recorded in the store.
@@ -388,8 +394,9 @@ pub async fn execute(
         };
         match event {
             Some(ExecEvent::Progress(p)) => {
-                if last_write.elapsed() >= PROGRESS_EVERY {
+                if last_write.elapsed() >= PROGRESS_EVERY || last_phase != Some(p.phase) {
                     last_write = tokio::time::Instant::now();
+                    last_phase = Some(p.phase);
                     if let Ok(ScanStatus::Canceled) = store.update_progress(&scan.id, p).await {
                         return None;
                     }
@@ -472,7 +479,7 @@ mod tests {
                 let p = Progress {
                     pages_done: n,
                     pages_queued: 5,
-                    errors: 0,
+                    ..Progress::default()
                 };
                 Some((ExecEvent::Progress(p), (guard, n + 1)))
             })
@@ -514,6 +521,9 @@ mod tests {
                 plan_max_pages: None,
                 accept: None,
                 budget: Default::default(),
+                links: Default::default(),
+                include: Vec::new(),
+                exclude: Vec::new(),
             },
             progress: None,
             error: None,
@@ -522,6 +532,7 @@ mod tests {
             started_at: None,
             finished_at: None,
             summary: None,
+            quota_refunded: false,
         };
         let scan = backend
             .create_scan_if_quota(scan, Utc::now().date_naive(), None)
@@ -582,6 +593,9 @@ mod tests {
                 max_links: 10,
                 ..PageBudget::DEFAULT
             },
+            links: Default::default(),
+            include: Vec::new(),
+            exclude: Vec::new(),
         };
         let ceiling = PageBudget {
             time: Duration::from_secs(2),

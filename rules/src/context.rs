@@ -728,7 +728,18 @@ pub struct Check<'c, 'p> {
     meta: &'static RuleMeta,
     tally: RuleTally,
     findings: Vec<Finding>,
+    /// The element [`Rule::check_element`](crate::Rule::check_element) is
+    /// visiting, so [`Check::pass`] knows which element passed; `None` in
+    /// [`Rule::check_document`](crate::Rule::check_document).
+    pub(crate) current: Option<NodeId>,
+    /// Where each outcome was recorded (`None`: the page as a whole), kept only
+    /// when the rule runs under [`RuleTester`](crate::testing::RuleTester),
+    /// which checks that an example's outcome lands on the element it names.
+    trace: Option<Vec<Traced>>,
 }
+
+/// One outcome and where a rule recorded it (`None`: the page as a whole).
+pub(crate) type Traced = (Outcome, Option<NodeId>);
 
 impl<'c, 'p> Check<'c, 'p> {
     pub(crate) fn new(cx: &'c PageContext<'p>, meta: &'static RuleMeta) -> Self {
@@ -740,6 +751,20 @@ impl<'c, 'p> Check<'c, 'p> {
                 ..RuleTally::default()
             },
             findings: Vec::new(),
+            current: None,
+            trace: None,
+        }
+    }
+
+    /// Keeps where each outcome is recorded (see [`Check::finish_traced`]).
+    pub(crate) fn traced(mut self) -> Self {
+        self.trace = Some(Vec::new());
+        self
+    }
+
+    fn note(&mut self, outcome: Outcome, node: Option<NodeId>) {
+        if let Some(trace) = &mut self.trace {
+            trace.push((outcome, node));
         }
     }
 
@@ -748,32 +773,48 @@ impl<'c, 'p> Check<'c, 'p> {
         self.cx
     }
 
-    /// Records one element (or page-level requirement) that passed.
+    /// Records one requirement that passed: on the element being visited when
+    /// called from [`Rule::check_element`](crate::Rule::check_element), on the
+    /// page as a whole when called from
+    /// [`Rule::check_document`](crate::Rule::check_document) (use
+    /// [`Check::pass_on`] there to name the element).
     pub fn pass(&mut self) {
         self.tally.passed += 1;
+        self.note(Outcome::Passed, self.current);
+    }
+
+    /// Records that `el` passed (for rules that walk elements themselves in
+    /// [`Rule::check_document`](crate::Rule::check_document)).
+    pub fn pass_on(&mut self, el: ElementRef<'_>) {
+        self.tally.passed += 1;
+        self.note(Outcome::Passed, Some(el.id()));
     }
 
     /// Records a failure on an element.
     pub fn fail(&mut self, el: ElementRef<'_>, message: impl Into<String>) -> &mut Finding {
         self.tally.failed += 1;
+        self.note(Outcome::Failed, Some(el.id()));
         self.push(Outcome::Failed, Some(el), message.into())
     }
 
     /// Records an element that needs a person's review.
     pub fn cant_tell(&mut self, el: ElementRef<'_>, message: impl Into<String>) -> &mut Finding {
         self.tally.cant_tell += 1;
+        self.note(Outcome::CantTell, Some(el.id()));
         self.push(Outcome::CantTell, Some(el), message.into())
     }
 
     /// Records a failure of the page as a whole (a header, a missing element).
     pub fn fail_page(&mut self, message: impl Into<String>) -> &mut Finding {
         self.tally.failed += 1;
+        self.note(Outcome::Failed, None);
         self.push(Outcome::Failed, None, message.into())
     }
 
     /// Records a page-level item that needs review.
     pub fn cant_tell_page(&mut self, message: impl Into<String>) -> &mut Finding {
         self.tally.cant_tell += 1;
+        self.note(Outcome::CantTell, None);
         self.push(Outcome::CantTell, None, message.into())
     }
 
@@ -822,6 +863,12 @@ impl<'c, 'p> Check<'c, 'p> {
 
     pub(crate) fn finish(self) -> (RuleTally, Vec<Finding>) {
         (self.tally, self.findings)
+    }
+
+    /// [`Check::finish`] plus where each outcome was recorded (empty unless
+    /// [`Check::traced`]).
+    pub(crate) fn finish_traced(self) -> (RuleTally, Vec<Finding>, Vec<Traced>) {
+        (self.tally, self.findings, self.trace.unwrap_or_default())
     }
 }
 

@@ -177,3 +177,111 @@ pub fn splice_index(index: &str) -> Option<String> {
 pub fn splice_summary(summary: &str) -> Option<String> {
     splice(summary, SUMMARY_START, SUMMARY_END, &summary_section())
 }
+
+/// The code blocks of one `## <heading>` section of a rule's docs (`Failing`,
+/// `Passing`), in order.
+pub fn examples<'d>(docs: &'d str, heading: &str) -> Vec<&'d str> {
+    let marker = format!("## {heading}\n");
+    let Some(start) = docs.find(&marker) else {
+        return Vec::new();
+    };
+    let section = &docs[start + marker.len()..];
+    let section = section.find("\n## ").map_or(section, |end| &section[..end]);
+    let mut blocks = Vec::new();
+    let mut rest = section;
+    while let Some(open) = rest.find("```") {
+        let after = &rest[open + 3..];
+        let Some(line_end) = after.find('\n') else {
+            break;
+        };
+        let body = &after[line_end + 1..];
+        let Some(close) = body.find("```") else {
+            break;
+        };
+        blocks.push(&body[..close]);
+        rest = &body[close + 3..];
+    }
+    blocks
+}
+
+/// Why a doc example cannot be run as a single page: its context is prose.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Described(pub String);
+
+/// The page a rule's doc example shows, so the example can be run.
+///
+/// The example is the page's HTML, optionally led by comments that state the
+/// response, one fact a line:
+///
+/// - `HTTP/2 200` or `HTTP/1.1 404 Not Found`: version and status;
+/// - `https://example.com/path` or `fetched from http://example.com/`: the URL;
+/// - `Name: value`: a response header (repeatable, e.g. `Set-Cookie`).
+///
+/// Any other comment line describes context a page cannot hold (timings, a
+/// crawl path, other resources): the example is [`Described`], not runnable.
+pub fn example_page(example: &str) -> Result<crate::Page, Described> {
+    let mut url = "https://example.com/".to_string();
+    let mut status = None;
+    let mut version = None;
+    let mut headers: Vec<(String, String)> = Vec::new();
+    let mut rest = example.trim_start();
+    while let Some(comment) = rest.strip_prefix("<!--") {
+        let Some(end) = comment.find("-->") else {
+            break;
+        };
+        for line in comment[..end]
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+        {
+            let fetched = line.strip_prefix("fetched from ").unwrap_or(line);
+            let first = fetched.split_whitespace().next().unwrap_or("");
+            if let Some(v) = line.strip_prefix("HTTP/") {
+                let mut parts = v.split_whitespace();
+                version = parts.next().map(|v| format!("HTTP/{v}"));
+                status = parts.next().and_then(|s| s.parse::<u16>().ok());
+                if status.is_none() {
+                    return Err(Described(line.to_string()));
+                }
+            } else if (first.starts_with("https://") || first.starts_with("http://"))
+                && (fetched == first || fetched == format!("{first} and not redirected"))
+            {
+                url = first.to_string();
+            } else if line.starts_with("no ") && !line.contains(": ") {
+                // An absence ("no X-Frame-Options"): the page has none to add.
+            } else if let Some((name, value)) = line.split_once(": ").filter(|(n, _)| {
+                !n.is_empty()
+                    && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+                    && n.starts_with(|c: char| c.is_ascii_alphabetic())
+            }) {
+                headers.push((name.to_string(), value.to_string()));
+            } else {
+                return Err(Described(line.to_string()));
+            }
+        }
+        rest = comment[end + 3..].trim_start();
+    }
+    let html = rest;
+    let body = if html.contains("<html") || html.to_ascii_lowercase().contains("<!doctype") {
+        html.to_string()
+    } else if html.starts_with("<head") || html.starts_with("<body") {
+        // A fragment that shows the head (or body) element itself.
+        format!("<!DOCTYPE html><html lang=\"en\">{html}</html>")
+    } else {
+        format!("<!DOCTYPE html><html lang=\"en\"><head><title>Example</title></head><body>{html}</body></html>")
+    };
+    if url::Url::parse(&url).is_err() {
+        return Err(Described(url));
+    }
+    let mut page = crate::Page::from_html(&url, &body);
+    if let Some(status) = status {
+        page.status = status;
+    }
+    if let Some(version) = version {
+        page.http_version = version;
+    }
+    for (name, value) in headers {
+        page = page.with_header(&name, &value);
+    }
+    Ok(page)
+}

@@ -19,6 +19,24 @@
 //! ```
 #![deny(missing_docs)]
 
+/// Declares each rule's module and lists its rule in the category's `RULES`, so
+/// a rule is named in one place: `rule_modules! { page: file_name::TypeName, … }`
+/// in the category's `mod.rs` (`site:` for site rules). The registry chains the
+/// categories' lists.
+macro_rules! rule_modules {
+    (page: $($module:ident :: $rule:ident),* $(,)?) => {
+        $(pub mod $module;)*
+        /// Every page rule of this category, in report order.
+        pub(crate) static RULES: &[&dyn $crate::Rule] = &[$(&$module::$rule),*];
+    };
+    (site: $($module:ident :: $rule:ident),* $(,)?) => {
+        $(pub mod $module;)*
+        /// Every site rule of this category, in report order.
+        pub(crate) static RULES: &[&dyn $crate::site::SiteRule] = &[$(&$module::$rule),*];
+    };
+}
+pub(crate) use rule_modules;
+
 mod context;
 mod meta;
 mod page;

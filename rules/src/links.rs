@@ -7,6 +7,7 @@
 //! alive and keeps only these plain values. [`stylesheet_hrefs`] is the cheap
 //! pre-pass the engine runs on the raw HTML before the one full parse.
 
+use std::cell::{Cell, RefCell};
 use std::sync::OnceLock;
 
 use regex::Regex;
@@ -251,11 +252,10 @@ pub struct StylesheetRef {
 /// run on the one full parse of the page on a rayon worker. Parsing twice (once
 /// on the async side for the hrefs) would double the parse cost, and scraper's
 /// `Html` is not `Send`, so the DOM cannot travel back and forth. This pre-pass
-/// instead scans start tags with a regular expression (see [`scan_start_tags`]):
-/// it skips comments and the text of `<script>`, `<style>` and other raw-text
-/// elements, honors the first `<base href>` and reads attributes quoted or not,
-/// which covers how stylesheets are linked in practice at a tiny fraction of a
-/// parse's cost.
+/// instead runs html5ever's tokenizer alone (see [`scan_start_tags`]), with no
+/// tree to build: it skips comments and the text of `<script>`, `<style>` and
+/// other raw-text elements, honors the first `<base href>` and reads attributes
+/// as the parse will.
 pub fn stylesheet_hrefs(html: &str, page_url: &Url) -> Vec<StylesheetRef> {
     prepass(html, page_url, false).stylesheets
 }
@@ -488,80 +488,162 @@ impl StartTag {
     }
 }
 
-/// Elements whose content is text, not markup: tags inside them are not tags.
-/// `<noscript>` is among them because the engine (like a browser with scripting
-/// on, and like the DOM the rules see) does not load what it holds.
-const RAW_TEXT: &[&str] = &[
-    "script", "style", "template", "textarea", "title", "noscript", "xmp",
-];
-
 /// Calls `each` with every start tag of a resource-loading element (`link`,
 /// `script`, `img`, `video`, `audio`, `source`, `track`, `style`) outside
-/// comments and raw-text content, with the base URL in force (the first
-/// `<base href>`, else `page_url`).
+/// comments, raw-text content and `<template>` contents, with the base URL in
+/// force (the first `<base href>`, else `page_url`).
 ///
-/// A regular-expression scan, not an HTML parser: the engine's pre-pass before
-/// the one full parse (see [`stylesheet_hrefs`] for why).
+/// html5ever's tokenizer, without its tree builder: the engine's pre-pass before
+/// the one full parse (see [`stylesheet_hrefs`] for why it cannot share that
+/// parse). The tokenizer reads comments, CDATA, quoted attribute values holding
+/// `>` and character references the way the parse will; the sink switches it to
+/// the raw-text states as the tree builder would for `script`, `style` and the
+/// like, so markup in their text is not read as tags.
 pub fn scan_start_tags(html: &str, page_url: &Url, mut each: impl FnMut(&StartTag, &Url)) {
-    static COMMENT: OnceLock<Option<Regex>> = OnceLock::new();
-    static TAG: OnceLock<Option<Regex>> = OnceLock::new();
-    static ATTR: OnceLock<Option<Regex>> = OnceLock::new();
-    let comment = COMMENT.get_or_init(|| Regex::new(r"(?s)<!--.*?(-->|$)").ok());
-    let tag = TAG.get_or_init(|| {
-        Regex::new(r"(?i)<(link|base|script|img|video|audio|source|track|style|template|textarea|title|noscript|xmp)\b([^>]*)>").ok()
-    });
-    let attr = ATTR.get_or_init(|| {
-        Regex::new(r#"(?i)([a-z-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))"#).ok()
-    });
-    let (Some(comment), Some(tag), Some(attr)) = (comment, tag, attr) else {
-        return;
+    use html5ever::buffer_queue::BufferQueue;
+    use html5ever::tendril::StrTendril;
+    use html5ever::tokenizer::{Tokenizer, TokenizerOpts};
+    use html5ever::TokenizerResult;
+
+    let sink = prepass_sink::StartTags {
+        each: RefCell::new(&mut each),
+        page_url,
+        base: RefCell::new(None),
+        style: RefCell::new(None),
+        template_depth: Cell::new(0),
     };
-    let text = comment.replace_all(html, "");
-    let lower = text.to_ascii_lowercase();
-    let mut base = page_url.clone();
-    let mut base_seen = false;
-    let mut pos = 0;
-    while let Some(cap) = tag.captures_at(&text, pos) {
-        let (Some(whole), Some(name), Some(attrs)) = (cap.get(0), cap.get(1), cap.get(2)) else {
-            break;
-        };
-        pos = whole.end();
-        let name = name.as_str().to_ascii_lowercase();
-        let attrs: Vec<(String, String)> = attr
-            .captures_iter(attrs.as_str())
-            .filter_map(|a| {
-                let key = a.get(1)?.as_str().to_ascii_lowercase();
-                let value = a.get(2).or_else(|| a.get(3)).or_else(|| a.get(4))?;
-                Some((key, value.as_str().to_string()))
-            })
-            .collect();
-        let mut start = StartTag {
-            name,
-            attrs,
-            text: String::new(),
-        };
-        if RAW_TEXT.contains(&start.name.as_str()) {
-            // Skip to the end tag; a missing one runs to the end of the text.
-            let close = format!("</{}", start.name);
-            let end = lower[pos..].find(&close).map_or(text.len(), |i| pos + i);
-            if start.name == "style" {
-                start.text = text[pos..end].to_string();
-            }
-            pos = end;
+    let tokenizer = Tokenizer::new(sink, TokenizerOpts::default());
+    let input = BufferQueue::default();
+    input.push_back(StrTendril::from_slice(html));
+    // A script end tag suspends the tokenizer for the script to run; there is
+    // none to run, so it goes on.
+    while !matches!(tokenizer.feed(&input), TokenizerResult::Done) {}
+    tokenizer.end();
+}
+
+/// The token sink of [`scan_start_tags`].
+mod prepass_sink {
+    use std::cell::{Cell, RefCell};
+
+    use html5ever::tokenizer::states::RawKind;
+    use html5ever::tokenizer::{TagKind, Token, TokenSink, TokenSinkResult};
+    use url::Url;
+
+    use super::StartTag;
+
+    /// Elements reported to the callback (besides `base`, which sets the base).
+    const REPORTED: &[&str] = &[
+        "link", "script", "img", "video", "audio", "source", "track", "style", "textarea", "title",
+        "noscript", "xmp",
+    ];
+
+    /// The callback is called from `process_token`, which takes `&self`.
+    type Each<'e> = RefCell<&'e mut dyn FnMut(&StartTag, &Url)>;
+
+    pub(super) struct StartTags<'e, 'u> {
+        pub(super) each: Each<'e>,
+        pub(super) page_url: &'u Url,
+        /// The first `<base href>`'s URL, once seen.
+        pub(super) base: RefCell<Option<Url>>,
+        /// The `<style>` whose text is being read, reported at its end tag.
+        pub(super) style: RefCell<Option<StartTag>>,
+        /// How many `<template>`s are open: their contents load nothing.
+        pub(super) template_depth: Cell<usize>,
+    }
+
+    impl StartTags<'_, '_> {
+        fn report(&self, tag: &StartTag) {
+            let base = self.base.borrow();
+            let base = base.as_ref().unwrap_or(self.page_url);
+            (self.each.borrow_mut())(tag, base);
         }
-        if start.name == "base" {
-            if !base_seen {
-                base_seen = true;
-                if let Some(u) = start
-                    .attr("href")
-                    .and_then(|h| page_url.join(h.trim()).ok())
-                {
-                    base = u;
+    }
+
+    impl TokenSink for StartTags<'_, '_> {
+        type Handle = ();
+
+        fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+            match token {
+                Token::CharacterTokens(text) => {
+                    if let Some(style) = self.style.borrow_mut().as_mut() {
+                        style.text.push_str(&text);
+                    }
                 }
+                Token::TagToken(tag) if tag.kind == TagKind::EndTag => {
+                    let name = &*tag.name;
+                    if name == "template" {
+                        self.template_depth
+                            .set(self.template_depth.get().saturating_sub(1));
+                    } else if name == "style" {
+                        let style = self.style.borrow_mut().take();
+                        if let Some(style) = style {
+                            self.report(&style);
+                        }
+                    }
+                }
+                Token::TagToken(tag) => {
+                    let name = tag.name.to_string();
+                    if name == "template" {
+                        if !tag.self_closing {
+                            self.template_depth.set(self.template_depth.get() + 1);
+                        }
+                        return TokenSinkResult::Continue;
+                    }
+                    // Raw-text elements switch the tokenizer whether or not
+                    // they are reported, as the tree builder does. `<noscript>`
+                    // among them: the engine (like a browser with scripting on,
+                    // and like the DOM the rules see) does not load what it holds.
+                    let raw = match name.as_str() {
+                        "script" => Some(RawKind::ScriptData),
+                        "style" | "xmp" | "noscript" | "iframe" | "noembed" | "noframes" => {
+                            Some(RawKind::Rawtext)
+                        }
+                        "textarea" | "title" => Some(RawKind::Rcdata),
+                        _ => None,
+                    };
+                    if self.template_depth.get() > 0 {
+                        return raw.map_or(TokenSinkResult::Continue, TokenSinkResult::RawData);
+                    }
+                    let start = StartTag {
+                        attrs: tag
+                            .attrs
+                            .iter()
+                            .map(|a| (a.name.local.to_string(), a.value.to_string()))
+                            .collect(),
+                        name,
+                        text: String::new(),
+                    };
+                    if start.name == "base" {
+                        let mut base = self.base.borrow_mut();
+                        if base.is_none() {
+                            // Only the first <base> counts, even without href.
+                            *base = Some(
+                                start
+                                    .attr("href")
+                                    .and_then(|h| self.page_url.join(h.trim()).ok())
+                                    .unwrap_or_else(|| self.page_url.clone()),
+                            );
+                        }
+                    } else if start.name == "style" {
+                        // Reported with its text at `</style>` (or the end).
+                        *self.style.borrow_mut() = Some(start);
+                    } else if REPORTED.contains(&start.name.as_str()) {
+                        self.report(&start);
+                    }
+                    if let Some(kind) = raw {
+                        return TokenSinkResult::RawData(kind);
+                    }
+                }
+                Token::EOFToken => {
+                    let style = self.style.borrow_mut().take();
+                    if let Some(style) = style {
+                        self.report(&style);
+                    }
+                }
+                _ => {}
             }
-            continue;
+            TokenSinkResult::Continue
         }
-        each(&start, &base);
     }
 }
 
@@ -691,6 +773,37 @@ mod tests {
                 e("/a.woff2", ResourceKind::Font),
             ]
         );
+    }
+
+    /// What a regular expression over the text got wrong: a `>` inside a
+    /// quoted attribute value, a comment closed by `--!>`, markup inside a
+    /// CDATA section of HTML content (a bogus comment up to the first `>`),
+    /// character references in URLs, and `<template>` contents.
+    #[test]
+    fn prepass_tokenizes_like_the_parser() {
+        let url = Url::parse("https://example.com/").unwrap();
+        let html = r#"<img alt="a > b" src="/quoted.png">
+            <!-- x --!><img src="/after-comment.png">
+            <![CDATA[ x ]]><img src="/after-cdata.png">
+            <img src="/a.png?x=1&amp;y=2">
+            <template><img src="/inert.png"><style>@font-face { src: url(/inert.woff) }</style></template>
+            <script>if (a < b) { x = "<img src='/in-script.png'>" }</script><img src="/last.png">"#;
+        let got: Vec<String> = subresource_refs(html, &url)
+            .into_iter()
+            .map(|r| r.url.path().to_string() + r.url.query().map_or("", |_| "?q"))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "/quoted.png",
+                "/after-comment.png",
+                "/after-cdata.png",
+                "/a.png?q",
+                "/last.png"
+            ]
+        );
+        let amp = subresource_refs(r#"<img src="/a.png?x=1&amp;y=2">"#, &url);
+        assert_eq!(amp[0].url.as_str(), "https://example.com/a.png?x=1&y=2");
     }
 
     #[test]

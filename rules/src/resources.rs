@@ -174,7 +174,7 @@ impl ResourceFacts {
             return CacheLifetime::Seconds(v.and_then(|v| v.parse::<i64>().ok()).unwrap_or(0));
         }
         if let Some(expires) = &self.expires {
-            let parse = |s: &str| chrono::DateTime::parse_from_rfc2822(s.trim()).ok();
+            let parse = |s: &str| crate::support::http_date(s);
             return match (parse(expires), self.date.as_deref().and_then(parse)) {
                 (Some(e), Some(d)) => CacheLifetime::Seconds((e - d).num_seconds()),
                 (Some(_), None) => CacheLifetime::Unspecified,

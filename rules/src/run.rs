@@ -7,7 +7,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use scraper::ElementRef;
 
 use crate::budget::{Cancel, PageBudget};
-use crate::context::{Check, PageAnalysis, PageContext, RuleError};
+use crate::context::{Check, PageAnalysis, PageContext, RuleError, Traced};
 use crate::meta::RuleMeta;
 use crate::page::Page;
 use crate::quality::analysis_incomplete::AnalysisIncomplete;
@@ -81,6 +81,24 @@ const STOP_EVERY: usize = 8;
 /// `analysis-incomplete` finding naming each limit, whatever `rules` holds,
 /// and [`PageAnalysis::incomplete`] says the same.
 pub fn analyze_parsed(cx: &PageContext<'_>, rules: &[&'static dyn Rule]) -> PageAnalysis {
+    analyze_inner(cx, rules, false).0
+}
+
+/// [`analyze_parsed`] keeping, for each rule that finished, where each of its
+/// outcomes was recorded: what [`RuleTester`](crate::testing::RuleTester)
+/// checks examples against.
+pub(crate) fn analyze_traced(
+    cx: &PageContext<'_>,
+    rules: &[&'static dyn Rule],
+) -> (PageAnalysis, Vec<Vec<Traced>>) {
+    analyze_inner(cx, rules, true)
+}
+
+fn analyze_inner(
+    cx: &PageContext<'_>,
+    rules: &[&'static dyn Rule],
+    traced: bool,
+) -> (PageAnalysis, Vec<Vec<Traced>>) {
     // The runner reports `analysis-incomplete` itself; as a selected rule it has
     // nothing to check.
     let own = AnalysisIncomplete.meta();
@@ -108,7 +126,17 @@ pub fn analyze_parsed(cx: &PageContext<'_>, rules: &[&'static dyn Rule]) -> Page
         }
     }
 
-    let mut checks: Vec<Check<'_, '_>> = rules.iter().map(|r| Check::new(cx, r.meta())).collect();
+    let mut checks: Vec<Check<'_, '_>> = rules
+        .iter()
+        .map(|r| {
+            let check = Check::new(cx, r.meta());
+            if traced {
+                check.traced()
+            } else {
+                check
+            }
+        })
+        .collect();
     let mut crashed: Vec<Option<String>> = vec![None; rules.len()];
     // Whether each rule ran to its end (or crashed) before the analysis stopped.
     let mut finished = vec![false; rules.len()];
@@ -135,10 +163,12 @@ pub fn analyze_parsed(cx: &PageContext<'_>, rules: &[&'static dyn Rule]) -> Page
                 }
                 let rule = rules[i];
                 let check = &mut checks[i];
+                check.current = Some(el.id());
                 if let Err(panic) = catch_unwind(AssertUnwindSafe(|| rule.check_element(el, check)))
                 {
                     crashed[i] = Some(panic_message(panic));
                 }
+                check.current = None;
             }
         }
     }
@@ -167,6 +197,7 @@ pub fn analyze_parsed(cx: &PageContext<'_>, rules: &[&'static dyn Rule]) -> Page
     }
 
     let mut analysis = PageAnalysis::default();
+    let mut traces = Vec::new();
     let mut not_run: Vec<&'static str> = Vec::new();
     for (i, check) in checks.into_iter().enumerate() {
         let rule = rules[i];
@@ -180,9 +211,10 @@ pub fn analyze_parsed(cx: &PageContext<'_>, rules: &[&'static dyn Rule]) -> Page
                 message,
             }),
             None => {
-                let (tally, findings) = check.finish();
+                let (tally, findings, trace) = check.finish_traced();
                 analysis.tallies.push(tally);
                 analysis.findings.extend(findings);
+                traces.push(trace);
             }
         }
     }
@@ -220,7 +252,7 @@ pub fn analyze_parsed(cx: &PageContext<'_>, rules: &[&'static dyn Rule]) -> Page
         analysis.incomplete = Some(message);
         analysis.overruns = overruns;
     }
-    analysis
+    (analysis, traces)
 }
 
 /// Drops the findings of rules that defer to another rule

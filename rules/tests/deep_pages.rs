@@ -226,14 +226,31 @@ fn dom_helpers_walk_an_uncapped_tree_on_a_small_stack() {
     });
 }
 
+/// Set in the child process of [`a_recursive_walk_does_not_fit`].
+const OVERFLOW_CHILD: &str = "SITESCAN_TEST_OVERFLOW_CHILD";
+
 /// The stack is small enough to catch a recursive walk over the capped depth:
 /// a walk shaped like the ones rules had (one call per element, a few locals)
-/// does not fit in it over 512 levels, so this overflows when run. It is
-/// ignored because an overflow aborts the test binary; run it with
-/// `cargo test -p sitescan-rules --test deep_pages -- --ignored` to see it.
+/// does not fit in it over 512 levels. An overflow aborts the whole test binary,
+/// so the walk runs in a child process (this test binary, running only this
+/// test, with [`OVERFLOW_CHILD`] set), and the parent asserts that the child
+/// died of a stack overflow.
 #[test]
-#[ignore = "aborts the process by design"]
 fn a_recursive_walk_does_not_fit() {
+    if std::env::var_os(OVERFLOW_CHILD).is_none() {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "a_recursive_walk_does_not_fit", "--nocapture"])
+            .env(OVERFLOW_CHILD, "1")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && stderr.contains("has overflowed its stack"),
+            "the recursive walk should overflow the small stack: {:?}\n{stderr}",
+            out.status
+        );
+        return;
+    }
     fn walk(node: ego_tree::NodeRef<'_, scraper::Node>, out: &mut Vec<String>) -> usize {
         let mut local = [0u8; 512];
         local[0] = 1;

@@ -80,7 +80,7 @@ async fn a_scan_runs_from_post_to_report_with_the_real_engine() {
     assert_eq!(status, 202, "{body}");
     let scan = &body["data"];
     let id = scan["id"].as_str().unwrap().to_string();
-    assert_eq!(location, format!("/api/v1/scans/{id}"));
+    assert_eq!(location, format!("{}/api/v1/scans/{id}", api.base));
     assert_eq!(scan["status"], "queued");
     assert_eq!(scan["site_id"], site.as_str());
     assert_eq!(scan["config"]["rules"], json!(["wcag-aa"]));
@@ -224,7 +224,11 @@ async fn type_specific_endpoints_default_and_restrict_their_rules() {
 async fn every_error_code_is_produced_for_real() {
     let api = TestApi::start().await;
     let (acc, key) = api.tenant(Plan::Professional).await;
-    let site = api.site(&acc, "http://127.0.0.1:9/").await;
+    // A site that answers after 30 s: its scans neither finish nor fail
+    // during the test (a scan that failed before its first page would be
+    // given back to the quota).
+    let (_dir, stalled) = slow_site(1, 30_000).await;
+    let site = api.site(&acc, &stalled.url()).await;
 
     let (s, b) = call(api.req(Method::GET, "/api/v1/sites", None)).await;
     assert_error(s, &b, 401, "missing_api_key");
@@ -412,7 +416,10 @@ async fn a_key_is_rate_limited_with_headers() {
 async fn twenty_racing_scan_requests_on_a_fresh_professional_account_make_exactly_two_scans() {
     let api = Arc::new(TestApi::start().await);
     let (acc, key) = api.tenant(Plan::Professional).await;
-    let site = api.site(&acc, "http://127.0.0.1:9/").await;
+    // Scans of it never fail during the test (a failed one would be given
+    // back to the quota mid-race).
+    let (_dir, stalled) = slow_site(1, 30_000).await;
+    let site = api.site(&acc, &stalled.url()).await;
     let calls = (0..20).map(|_| {
         let (api, key, site) = (api.clone(), key.clone(), site.clone());
         async move {
@@ -1141,6 +1148,26 @@ impl sitescan_daemon::store::Store for BrokenStore {
     ) -> sitescan_daemon::Result<Option<String>> {
         broken()
     }
+    async fn claim_idempotency_key(
+        &self,
+        _: &str,
+        _: &str,
+        _: sitescan_daemon::store::IdempotencyRecord,
+        _: chrono::DateTime<chrono::Utc>,
+    ) -> sitescan_daemon::Result<sitescan_daemon::store::IdempotencyClaim> {
+        broken()
+    }
+    async fn complete_idempotency_key(
+        &self,
+        _: &str,
+        _: &str,
+        _: sitescan_daemon::store::IdempotencyRecord,
+    ) -> sitescan_daemon::Result<()> {
+        broken()
+    }
+    async fn release_idempotency_key(&self, _: &str, _: &str) -> sitescan_daemon::Result<()> {
+        broken()
+    }
 }
 
 async fn serve_broken(panics: bool) -> String {
@@ -1154,6 +1181,7 @@ async fn serve_broken(panics: bool) -> String {
         settings: ApiSettings {
             allow_private: true,
             page_budget: sitescan::PageBudget::DEFAULT,
+            public_url: None,
         },
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

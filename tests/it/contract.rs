@@ -54,6 +54,9 @@ pub fn scan(site: &Site) -> Scan {
             plan_max_pages: Some(100),
             accept: None,
             budget: Default::default(),
+            links: Default::default(),
+            include: Vec::new(),
+            exclude: Vec::new(),
         },
         progress: None,
         error: None,
@@ -62,6 +65,7 @@ pub fn scan(site: &Site) -> Scan {
         started_at: None,
         finished_at: None,
         summary: None,
+        quota_refunded: false,
     }
 }
 
@@ -247,6 +251,9 @@ pub async fn scan_lifecycle(store: Arc<dyn Store>) {
         pages_done: 3,
         pages_queued: 4,
         errors: 0,
+        phase: sitescan::Phase::Links,
+        links_checked: 17,
+        links_total: 40,
     };
     assert_eq!(
         store.update_progress(&first.id, progress).await.unwrap(),
@@ -1217,6 +1224,257 @@ pub async fn transitions_write_their_events(store: Arc<dyn Store>) {
     watcher.await.unwrap();
 }
 
+/// Quota refunds: a scan canceled while queued, or failed before its first
+/// page, is given back to its day's count (once); one that worked is not.
+pub async fn quota_refunds(store: Arc<dyn Store>) {
+    use sitescan_daemon::store::ScanOutcome;
+    let a = store
+        .create_account(account(Plan::Professional))
+        .await
+        .unwrap();
+    let s = store.create_site(site(&a.id)).await.unwrap();
+    let day = Utc::now().date_naive();
+    let used = || {
+        let store = store.clone();
+        let id = a.id.clone();
+        async move { store.scans_created_on(&id, day).await.unwrap() }
+    };
+    let create = || {
+        let store = store.clone();
+        let scan = scan(&s);
+        async move { store.create_scan_if_quota(scan, day, Some(2)).await }
+    };
+    let failed = |error: &str| ScanOutcome::Failed {
+        error: error.to_string(),
+    };
+
+    // Canceled while queued: given back, once.
+    let queued = create().await.unwrap();
+    assert_eq!(used().await, 1);
+    let canceled = store
+        .cancel_scan(&a.id, &queued.id, Utc::now())
+        .await
+        .unwrap();
+    assert!(canceled.quota_refunded);
+    assert_eq!(used().await, 0);
+    let again = store
+        .cancel_scan(&a.id, &queued.id, Utc::now())
+        .await
+        .unwrap();
+    assert!(again.quota_refunded);
+    assert_eq!(used().await, 0, "a second cancel gives nothing back");
+
+    // Failed before its first page: given back.
+    let unreachable = create().await.unwrap();
+    store
+        .start_scan(&unreachable.id, Utc::now())
+        .await
+        .unwrap()
+        .unwrap();
+    let no_pages = Progress {
+        errors: 1,
+        ..Progress::default()
+    };
+    store
+        .update_progress(&unreachable.id, no_pages)
+        .await
+        .unwrap();
+    let done = store
+        .finish_scan(&unreachable.id, failed("connection refused"), Utc::now())
+        .await
+        .unwrap();
+    assert_eq!(done.status, ScanStatus::Failed);
+    assert!(done.quota_refunded);
+    assert_eq!(used().await, 0);
+
+    // Failed after checking a page: counts.
+    let worked = create().await.unwrap();
+    store.start_scan(&worked.id, Utc::now()).await.unwrap();
+    let one_page = Progress {
+        pages_done: 1,
+        ..Progress::default()
+    };
+    store.update_progress(&worked.id, one_page).await.unwrap();
+    let done = store
+        .finish_scan(&worked.id, failed("crash loop"), Utc::now())
+        .await
+        .unwrap();
+    assert!(!done.quota_refunded);
+    assert_eq!(used().await, 1);
+
+    // Canceled while running: counts; the quota is then used up.
+    let running = create().await.unwrap();
+    store.start_scan(&running.id, Utc::now()).await.unwrap();
+    let canceled = store
+        .cancel_scan(&a.id, &running.id, Utc::now())
+        .await
+        .unwrap();
+    assert!(!canceled.quota_refunded);
+    assert_eq!(used().await, 2);
+    assert!(matches!(
+        create().await,
+        Err(Error::QuotaExceeded { limit: 2 })
+    ));
+    // The flags are stored, not only returned.
+    for (id, refunded) in [
+        (&queued.id, true),
+        (&unreachable.id, true),
+        (&worked.id, false),
+        (&running.id, false),
+    ] {
+        let s = store.scan_by_id(id).await.unwrap().unwrap();
+        assert_eq!(s.quota_refunded, refunded, "{id}");
+    }
+}
+
+/// `Idempotency-Key` records: claimed once, held while unfinished, kept once
+/// answered, freed on release or when the lease passes, forgotten after 24 h
+/// and past the per-account cap (the oldest first), separate per account.
+pub async fn idempotency_keys(store: Arc<dyn Store>) {
+    use sitescan_daemon::store::{
+        IdempotencyClaim, IdempotencyRecord, KeptResponse, IDEMPOTENCY_LEASE, MAX_IDEMPOTENCY_KEYS,
+    };
+    let a = store
+        .create_account(account(Plan::Enterprise))
+        .await
+        .unwrap()
+        .id;
+    let b = store
+        .create_account(account(Plan::Enterprise))
+        .await
+        .unwrap()
+        .id;
+    let t0 = Utc::now();
+    let rec = |fingerprint: &str, at: chrono::DateTime<Utc>| IdempotencyRecord {
+        fingerprint: fingerprint.to_string(),
+        created_at: at,
+        lease_until: at + IDEMPOTENCY_LEASE,
+        response: None,
+    };
+    let claim = |account: &str, key: &str, record: IdempotencyRecord, at| {
+        let (store, account, key) = (store.clone(), account.to_string(), key.to_string());
+        async move {
+            store
+                .claim_idempotency_key(&account, &key, record, at)
+                .await
+                .unwrap()
+        }
+    };
+
+    assert_eq!(
+        claim(&a, "k1", rec("f1", t0), t0).await,
+        IdempotencyClaim::Claimed
+    );
+    assert_eq!(
+        claim(&a, "k1", rec("f1", t0), t0).await,
+        IdempotencyClaim::Existing(rec("f1", t0)),
+        "held while unfinished"
+    );
+    assert_eq!(
+        claim(&b, "k1", rec("other", t0), t0).await,
+        IdempotencyClaim::Claimed,
+        "keys are per account"
+    );
+    let answered = IdempotencyRecord {
+        response: Some(KeptResponse {
+            status: 202,
+            location: Some("http://127.0.0.1/api/v1/scans/scan_1".into()),
+            body: r#"{"data":{"id":"scan_1"}}"#.into(),
+        }),
+        ..rec("f1", t0)
+    };
+    store
+        .complete_idempotency_key(&a, "k1", answered.clone())
+        .await
+        .unwrap();
+    let later = t0 + chrono::Duration::hours(1);
+    assert_eq!(
+        claim(&a, "k1", rec("f2", later), later).await,
+        IdempotencyClaim::Existing(answered.clone()),
+        "kept once answered, whatever the lease"
+    );
+
+    // Released: free again at once.
+    assert_eq!(
+        claim(&a, "k2", rec("f", t0), t0).await,
+        IdempotencyClaim::Claimed
+    );
+    store.release_idempotency_key(&a, "k2").await.unwrap();
+    assert_eq!(
+        claim(&a, "k2", rec("g", t0), t0).await,
+        IdempotencyClaim::Claimed
+    );
+    // Unfinished past its lease (its process died): free again; the late
+    // answer of the dead claim does not overwrite the new one.
+    let after_lease = t0 + IDEMPOTENCY_LEASE + chrono::Duration::seconds(1);
+    assert_eq!(
+        claim(&a, "k2", rec("h", after_lease), after_lease).await,
+        IdempotencyClaim::Claimed
+    );
+    store
+        .complete_idempotency_key(
+            &a,
+            "k2",
+            IdempotencyRecord {
+                response: answered.response.clone(),
+                ..rec("g", t0)
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        claim(&a, "k2", rec("h", after_lease), after_lease).await,
+        IdempotencyClaim::Existing(rec("h", after_lease))
+    );
+
+    // Forgotten 24 h after the first use.
+    let next_day = t0 + chrono::Duration::hours(25);
+    assert_eq!(
+        claim(&a, "k1", rec("f3", next_day), next_day).await,
+        IdempotencyClaim::Claimed
+    );
+
+    // The cap: the oldest keys go first; the account's other keys stay.
+    let c = store
+        .create_account(account(Plan::Enterprise))
+        .await
+        .unwrap()
+        .id;
+    let at = |i: usize| t0 + chrono::Duration::milliseconds(i as i64);
+    for i in 0..MAX_IDEMPOTENCY_KEYS + 5 {
+        let key = format!("c{i}");
+        assert_eq!(
+            claim(&c, &key, rec(&key, at(i)), at(i)).await,
+            IdempotencyClaim::Claimed
+        );
+    }
+    let now = at(MAX_IDEMPOTENCY_KEYS + 5);
+    let newest = format!("c{}", MAX_IDEMPOTENCY_KEYS + 4);
+    assert_eq!(
+        claim(&c, &newest, rec("x", now), now).await,
+        IdempotencyClaim::Existing(rec(&newest, at(MAX_IDEMPOTENCY_KEYS + 4)))
+    );
+    assert_eq!(
+        claim(&c, "c4", rec("x", now), now).await,
+        IdempotencyClaim::Claimed,
+        "c0..c4 were forgotten"
+    );
+    assert_eq!(
+        claim(&c, "c6", rec("x", now), now).await,
+        IdempotencyClaim::Existing(rec("c6", at(6)))
+    );
+    assert_eq!(
+        claim(&c, "c5", rec("x", now), now).await,
+        IdempotencyClaim::Claimed,
+        "claiming c4 again made room by forgetting c5"
+    );
+    assert_eq!(
+        claim(&b, "k1", rec("other", t0), t0).await,
+        IdempotencyClaim::Existing(rec("other", t0)),
+        "another account's keys are untouched"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn embedded_backend_meets_the_store_and_queue_contract() {
     let dir = tempfile::tempdir().unwrap();
@@ -1229,6 +1487,8 @@ async fn embedded_backend_meets_the_store_and_queue_contract() {
     webhooks_and_outbox(backend.clone()).await;
     users_and_sessions(backend.clone()).await;
     transitions_write_their_events(backend.clone()).await;
+    quota_refunds(backend.clone()).await;
+    idempotency_keys(backend.clone()).await;
 }
 
 #[tokio::test]

@@ -1551,3 +1551,82 @@ async fn sign_in_redirects_only_to_same_origin_paths() {
         .await;
     assert_eq!((login.status, login.location()), (303, "/keys"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_scan_page_shows_the_link_phase() {
+    use sitescan_daemon::store::{Progress, Site};
+    let api = TestApi::start().await;
+    let (account, email) = user(&api, Plan::Enterprise).await;
+    let mut b = sign_in(&api, &email).await;
+    let site = api
+        .store
+        .create_site(Site {
+            id: sitescan_daemon::store::new_id("site").unwrap(),
+            account_id: account.clone(),
+            url: "https://example.com/".into(),
+            name: "Example".into(),
+            created_at: Utc::now(),
+        })
+        .await
+        .unwrap();
+    // A running scan as a worker records it (no job queued: no worker takes it).
+    let scan = crate::contract::scan(&site);
+    let scan = api
+        .store
+        .create_scan_if_quota(scan, Utc::now().date_naive(), None)
+        .await
+        .unwrap();
+    api.store.start_scan(&scan.id, Utc::now()).await.unwrap();
+    let in_links = Progress {
+        pages_done: 12,
+        pages_queued: 0,
+        errors: 0,
+        phase: sitescan::Phase::Links,
+        links_checked: 17,
+        links_total: 40,
+    };
+    api.store.update_progress(&scan.id, in_links).await.unwrap();
+
+    let page = b.get(&format!("/scans/{}", scan.id)).await;
+    assert_eq!(page.status, 200);
+    for want in [
+        r#"Phase: <span id="scan-phase">checking links</span>"#,
+        r#"<p id="scan-links-line">Links checked: <span id="scan-links">17</span> of <span id="scan-links-total">40</span></p>"#,
+        r#"<progress id="scan-progress" max="40" value="17""#,
+    ] {
+        assert!(page.body.contains(want), "no {want} in {}", page.body);
+    }
+    let s = b.get(&format!("/scans/{}/status", scan.id)).await;
+    let v: serde_json::Value = serde_json::from_str(&s.body).unwrap();
+    assert_eq!(
+        (
+            &v["phase"],
+            &v["phase_label"],
+            &v["links_checked"],
+            &v["links_total"]
+        ),
+        (
+            &serde_json::json!("links"),
+            &serde_json::json!("checking links"),
+            &serde_json::json!(17),
+            &serde_json::json!(40)
+        )
+    );
+
+    // While crawling: pages on the bar, the links line hidden.
+    let crawling = Progress {
+        pages_done: 3,
+        pages_queued: 5,
+        ..Progress::default()
+    };
+    api.store.update_progress(&scan.id, crawling).await.unwrap();
+    let page = b.get(&format!("/scans/{}", scan.id)).await;
+    for want in [
+        r#"Phase: <span id="scan-phase">checking pages</span>"#,
+        r#"<p id="scan-links-line" hidden>"#,
+        r#"<progress id="scan-progress" max="8" value="3""#,
+    ] {
+        assert!(page.body.contains(want), "no {want} in {}", page.body);
+    }
+    api.stop().await;
+}

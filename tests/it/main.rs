@@ -3,7 +3,9 @@
 //! - `cli`: the `sitescan` binary's commands, exit codes and messages.
 //! - `budget`: the page budget (library, CLI, API ceiling) and a cancel that stops CPU.
 //! - `api`: the REST API over real HTTP against fixture sites (`api_support`: the
-//!   in-process server and helpers); `serve`: the `serve`/`admin` binaries, restart.
+//!   in-process server and helpers); `api_edges`: what Stripe/GitHub users expect
+//!   (all validation problems, Bearer, Idempotency-Key, quota refunds, absolute
+//!   URLs, RateLimit headers, link options and link-phase progress); `serve`: the `serve`/`admin` binaries, restart.
 //! - `contract`: the Store and Queue contract, run on the embedded backend.
 //! - `crash_loop`: `serve` killed while a page is in analysis: that scan is failed
 //!   after two kills, the others keep their attempts.
@@ -43,6 +45,7 @@
 )]
 
 mod api;
+mod api_edges;
 mod api_reference;
 mod api_support;
 mod budget;

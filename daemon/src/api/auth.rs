@@ -1,8 +1,9 @@
 //! Authentication and the per-key request rate limit.
 //!
 //! [`authenticate`] is a middleware on every `/api/v1` route but the OpenAPI
-//! document: it checks `X-API-Key` (missing, unknown or revoked, expired, plan
-//! without API access), applies the key's token bucket (governor, keyed by key
+//! document: it checks the key of `X-API-Key` or `Authorization: Bearer`
+//! ([`presented_key`]; missing, unknown or revoked, expired, plan without API
+//! access), applies the key's token bucket (governor, keyed by key
 //! id), records the use, puts an [`Auth`] in the request and adds the
 //! `RateLimit-*` headers to the answer. Handlers take [`Auth`] as an extractor,
 //! so none can forget it.
@@ -170,33 +171,44 @@ pub fn new_key(
 
 /// The middleware: see the module docs.
 pub async fn authenticate(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
-    let header = req.headers().get(API_KEY_HEADER).cloned();
-    let auth = match check_key(&state, header).await {
+    let secret = match presented_key(req.headers()) {
+        Ok(secret) => secret,
+        Err(e) => return e.into_response(),
+    };
+    let auth = match check_key(&state, secret).await {
         Ok(auth) => auth,
         Err(e) => return e.into_response(),
     };
     let limit = &state.rate_limit;
+    let per_minute = limit.per_minute;
+    // The bucket holds `per_minute` requests and gains one back every
+    // 60/`per_minute` s (governor's GCRA). The headers say exactly that:
+    // `RateLimit-Remaining` requests may be sent now, and after
+    // `RateLimit-Reset` seconds the bucket is full again (`Limit` remaining)
+    // if none is sent meanwhile. `Retry-After` (429 only) is the wait for the
+    // next single request, which is shorter.
     let headers = match limit.limiter.check_key(&auth.key.id) {
         Ok(snapshot) => {
-            let remaining = snapshot.remaining_burst_capacity();
-            let reset = (limit.replenish() * (limit.per_minute - remaining))
-                .as_secs_f64()
-                .ceil() as u64;
-            [limit.per_minute as u64, remaining as u64, reset]
+            let remaining = snapshot.remaining_burst_capacity().min(per_minute);
+            let to_full = limit.replenish() * (per_minute - remaining);
+            [per_minute as u64, remaining as u64, ceil_secs(to_full)]
         }
         Err(not_until) => {
             let wait = not_until.wait_time_from(DefaultClock::default().now());
-            let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
+            let secs = ceil_secs(wait).max(1);
+            let to_full = wait + limit.replenish() * (per_minute - 1);
             let mut resp = ApiError::new(
                 ErrorCode::RateLimited,
                 format!(
-                    "more than {} requests a minute with this key; retry in {secs} s",
-                    limit.per_minute
+                    "more than {per_minute} requests a minute with this key; retry in {secs} s"
                 ),
             )
             .retry_after(secs)
             .into_response();
-            set_rate_headers(&mut resp, [limit.per_minute as u64, 0, secs]);
+            set_rate_headers(
+                &mut resp,
+                [per_minute as u64, 0, ceil_secs(to_full).max(secs)],
+            );
             return resp;
         }
     };
@@ -209,27 +221,77 @@ pub async fn authenticate(State(state): State<AppState>, mut req: Request, next:
     resp
 }
 
+/// Whole seconds, rounded up (a client that waits that long is never early).
+fn ceil_secs(d: Duration) -> u64 {
+    d.as_secs() + u64::from(d.subsec_nanos() > 0)
+}
+
 fn set_rate_headers(resp: &mut Response, [limit, remaining, reset]: [u64; 3]) {
     let h = resp.headers_mut();
     h.insert("ratelimit-limit", HeaderValue::from(limit));
     h.insert("ratelimit-remaining", HeaderValue::from(remaining));
     h.insert("ratelimit-reset", HeaderValue::from(reset));
+    // draft-ietf-httpapi-ratelimit-headers: `limit` requests per 60 s window.
+    if let Ok(v) = HeaderValue::from_str(&format!("{limit};w=60")) {
+        h.insert("ratelimit-policy", v);
+    }
 }
 
-async fn check_key(state: &AppState, header: Option<HeaderValue>) -> Result<Auth, ApiError> {
-    let Some(value) = header else {
-        return Err(ApiError::new(
-            ErrorCode::MissingApiKey,
-            "send your API key in the X-API-Key header",
-        ));
+/// The key the request presents: `X-API-Key: key_...` or `Authorization:
+/// Bearer key_...` (RFC 6750; the scheme is case-insensitive). Both may be
+/// sent if they carry the same key; two different keys are refused with 400
+/// `conflicting_api_keys` rather than picking one, since a client sending
+/// both has a bug worth seeing. `Authorization` with another scheme (Basic)
+/// is `invalid_api_key`, saying to use Bearer.
+pub fn presented_key(headers: &axum::http::HeaderMap) -> Result<String, ApiError> {
+    let invalid = |why: &str| ApiError::new(ErrorCode::InvalidApiKey, why.to_string());
+    let header_key = match headers.get(API_KEY_HEADER) {
+        None => None,
+        Some(v) => Some(
+            v.to_str()
+                .map_err(|_| invalid("the API key is not valid (unknown or revoked)"))?
+                .trim()
+                .to_string(),
+        ),
     };
+    let bearer = match headers.get(axum::http::header::AUTHORIZATION) {
+        None => None,
+        Some(v) => {
+            let v = v
+                .to_str()
+                .map_err(|_| invalid("the Authorization header is not valid text"))?
+                .trim();
+            let (scheme, token) = v.split_once(' ').unwrap_or((v, ""));
+            if !scheme.eq_ignore_ascii_case("bearer") {
+                return Err(invalid(
+                    "the Authorization header must be `Bearer key_...` (or send the key in X-API-Key)",
+                ));
+            }
+            Some(token.trim().to_string())
+        }
+    };
+    match (header_key, bearer) {
+        (None, None) => Err(ApiError::new(
+            ErrorCode::MissingApiKey,
+            "send your API key in the X-API-Key header or as Authorization: Bearer <key>",
+        )),
+        (Some(k), None) | (None, Some(k)) => Ok(k),
+        (Some(a), Some(b)) if a == b => Ok(a),
+        (Some(_), Some(_)) => Err(ApiError::new(
+            ErrorCode::ConflictingApiKeys,
+            "X-API-Key and Authorization: Bearer carry different keys; send one key, in either header",
+        )),
+    }
+}
+
+async fn check_key(state: &AppState, secret: String) -> Result<Auth, ApiError> {
     let invalid = || {
         ApiError::new(
             ErrorCode::InvalidApiKey,
             "the API key is not valid (unknown or revoked)",
         )
     };
-    let secret = value.to_str().map_err(|_| invalid())?.trim();
+    let secret = secret.as_str();
     if !secret.starts_with(KEY_PREFIX) {
         return Err(invalid());
     }

@@ -14,11 +14,82 @@ use serde::{Deserialize, Serialize};
 use tracing::Instrument;
 use utoipa::ToSchema;
 
-use super::error::{ApiError, ErrorCode, LoggedError};
+use serde_path_to_error::Segment;
+
+use super::error::{ApiError, ErrorCode, LoggedError, Problems};
 
 /// The id of the request being served (a request extension).
 #[derive(Debug, Clone)]
 pub struct RequestId(pub String);
+
+/// What every answer to one request may need to know about it: its id and
+/// the service's public base URL (scheme and authority, and the path prefix
+/// of `--public-url` if it has one; no trailing slash). Set by
+/// [`request_id`] for the whole request (a task-local, so an error made
+/// anywhere in the request's handling carries it).
+#[derive(Debug, Clone)]
+pub struct RequestContext {
+    /// The request id (`req_...`).
+    pub id: String,
+    /// `https://scan.example.com` (the configured public URL) or
+    /// `http://<Host header>`; empty when neither is known (URLs then stay
+    /// relative).
+    pub base: String,
+}
+
+tokio::task_local! {
+    static CONTEXT: RequestContext;
+}
+
+impl RequestContext {
+    /// The context of the request being served, if any.
+    pub fn current() -> Option<RequestContext> {
+        CONTEXT.try_with(Clone::clone).ok()
+    }
+
+    /// `path` (starting with `/`) as an absolute URL on the service's public
+    /// base (see [`public_base`]).
+    pub fn absolute(path: &str) -> String {
+        match RequestContext::current() {
+            Some(c) => format!("{}{path}", c.base),
+            None => path.to_string(),
+        }
+    }
+}
+
+/// The base of the absolute URLs the API sends (`Location`, `doc_url`):
+/// - the service's public URL (`serve --public-url`) when it has one: behind
+///   a proxy only the operator knows the address clients use;
+/// - else `http://` and the request's `Host` (or HTTP/2 `:authority`): the
+///   server itself speaks plain HTTP, and the client reached it at that name.
+///   A `Host` that is not a plain `host[:port]` is ignored (URLs then stay
+///   relative). `Forwarded`/`X-Forwarded-*` are not trusted: any client can
+///   send them; a proxy's operator sets `--public-url` instead.
+pub fn public_base(public_url: Option<&url::Url>, parts: &Parts) -> String {
+    if let Some(u) = public_url {
+        return u.as_str().trim_end_matches('/').to_string();
+    }
+    let host = parts
+        .headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(str::to_string)
+        .or_else(|| parts.uri.authority().map(|a| a.as_str().to_string()));
+    match host {
+        Some(h) if is_plain_authority(&h) => format!("http://{h}"),
+        _ => String::new(),
+    }
+}
+
+/// `host[:port]` with nothing else (no user info, path, spaces).
+fn is_plain_authority(h: &str) -> bool {
+    !h.is_empty()
+        && h.len() <= 255
+        && !h.contains('@')
+        && h.parse::<axum::http::uri::Authority>().is_ok()
+        && h.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b".-:[]_".contains(&b))
+}
 
 /// Request metadata sent with every success.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -102,13 +173,24 @@ impl<S: Send + Sync> FromRequestParts<S> for RequestId {
     }
 }
 
-/// Names the request, runs it inside a `request` span and logs its outcome.
-pub async fn request_id(mut req: Request, next: Next) -> Response {
+/// Names the request, runs it inside a `request` span (and its
+/// [`RequestContext`]) and logs its outcome.
+pub async fn request_id(
+    axum::extract::State(state): axum::extract::State<super::AppState>,
+    req: Request,
+    next: Next,
+) -> Response {
     let mut random = [0u8; 8];
     let id = match getrandom::getrandom(&mut random) {
         Ok(()) => format!("req_{}", hex::encode(random)),
         Err(_) => format!("req_{:016x}", Utc::now().timestamp_nanos_opt().unwrap_or(0)),
     };
+    let (parts, body) = req.into_parts();
+    let ctx = RequestContext {
+        id: id.clone(),
+        base: public_base(state.settings.public_url.as_ref(), &parts),
+    };
+    let mut req = Request::from_parts(parts, body);
     req.extensions_mut().insert(RequestId(id.clone()));
     let span = tracing::info_span!(
         "request",
@@ -118,7 +200,7 @@ pub async fn request_id(mut req: Request, next: Next) -> Response {
     );
     let started = std::time::Instant::now();
     async move {
-        let mut resp = next.run(req).await;
+        let mut resp = CONTEXT.scope(ctx, next.run(req)).await;
         if let Ok(v) = HeaderValue::from_str(&id) {
             resp.headers_mut().insert("x-request-id", v);
         }
@@ -189,42 +271,194 @@ fn is_json_media_type(value: &str) -> bool {
         || (essence.starts_with("application/") && essence.ends_with("+json"))
 }
 
-/// Parses JSON, telling syntax errors (`invalid_json`) from wrong data
-/// (`validation_failed` with the path of the field).
+/// Most field problems one body is checked for (each costs one more pass
+/// of deserialization over at most 64 KiB).
+const MAX_BODY_PROBLEMS: usize = 20;
+
+/// Parses a JSON object body, telling syntax errors (`invalid_json`) from
+/// wrong data (`validation_failed`). Wrong data is reported field by field,
+/// every problem at once: after each problem the offending member is set
+/// aside and the rest is checked again (up to [`MAX_BODY_PROBLEMS`]). Serde's
+/// wording, which names Rust types (`u64`, `struct ScanRequest`), is put in
+/// JSON terms.
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    let de = &mut serde_json::Deserializer::from_slice(bytes);
-    match serde_path_to_error::deserialize::<_, T>(&mut *de) {
-        // One JSON value and nothing after it but whitespace: `{...} xyz` or
-        // two concatenated objects are malformed, not "the first object".
-        Ok(v) => match de.end() {
-            Ok(()) => Ok(v),
-            Err(e) => Err(ApiError::new(
-                ErrorCode::InvalidJson,
-                format!("the body is not well-formed JSON: {e}"),
-            )),
-        },
-        Err(e) => {
-            let path = e.path().to_string();
-            let inner = e.into_inner();
-            match inner.classify() {
-                serde_json::error::Category::Data => {
-                    let field = if path == "." {
-                        "body".to_string()
-                    } else {
-                        path
-                    };
-                    Err(ApiError::validation(
-                        field,
-                        strip_position(&inner.to_string()),
-                    ))
+    // One JSON value and nothing after it but whitespace: `{...} xyz` or two
+    // concatenated objects are malformed, not "the first object".
+    let mut value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+        ApiError::new(
+            ErrorCode::InvalidJson,
+            format!("the body is not well-formed JSON: {e}"),
+        )
+    })?;
+    if !value.is_object() {
+        return Err(ApiError::validation(
+            "body",
+            format!(
+                "must be a JSON object (`{{...}}`), not {}",
+                json_kind(&value)
+            ),
+        ));
+    }
+    let mut problems = Problems::default();
+    let mut set_aside_names: Vec<String> = Vec::new();
+    for _ in 0..MAX_BODY_PROBLEMS {
+        let err = match serde_path_to_error::deserialize::<_, T>(&value) {
+            Ok(v) if problems.is_empty() => return Ok(v),
+            Ok(_) => break,
+            Err(e) => e,
+        };
+        let path: Vec<Segment> = err.path().iter().cloned().collect();
+        let message = strip_position(&err.into_inner().to_string());
+        let unknown = quoted_after(&message, "unknown field `");
+        let missing = quoted_after(&message, "missing field `");
+        let mut field = field_name(&path);
+        if let Some(key) = missing.or(unknown) {
+            if !field.ends_with(&format!(".{key}")) && field != key {
+                field = if field.is_empty() {
+                    key.to_string()
+                } else {
+                    format!("{field}.{key}")
+                };
+            }
+        }
+        let field = if field.is_empty() { "body" } else { &field };
+        // A member set aside (for its own problem, or because a member of it
+        // was missing) then reads as missing: it is named once, for what was
+        // wrong with it.
+        let known = problems.names(field) || set_aside_names.iter().any(|f| f == field);
+        if missing.is_none() || !known {
+            problems.add(field, json_wording(&message));
+        }
+        // What was wrong is set aside and the rest read again. For a missing
+        // member that is the object lacking it (it cannot be read whole), so
+        // its siblings still get checked; at the top level nothing is left.
+        let aside = match missing {
+            Some(_) => None,
+            None => unknown,
+        };
+        if let Some(i) = path.iter().rposition(|s| matches!(s, Segment::Map { .. })) {
+            if aside.is_none() {
+                set_aside_names.push(field_name(&path[..=i]));
+            }
+        }
+        if !set_aside(&mut value, &path, aside) {
+            break;
+        }
+    }
+    match problems.finish() {
+        Err(e) => Err(e),
+        Ok(()) => Err(ApiError::internal("body problems vanished")),
+    }
+}
+
+/// "an array", "a string", ... for messages.
+fn json_kind(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
+/// The text between `prefix` and the next backtick in `message`.
+fn quoted_after<'a>(message: &'a str, prefix: &str) -> Option<&'a str> {
+    let rest = &message[message.find(prefix)? + prefix.len()..];
+    rest.split('`').next()
+}
+
+/// `config.rules[0]` from a path (empty for the root).
+fn field_name(path: &[Segment]) -> String {
+    let mut out = String::new();
+    for seg in path {
+        match seg {
+            Segment::Map { key } => {
+                if !out.is_empty() {
+                    out.push('.');
                 }
-                _ => Err(ApiError::new(
-                    ErrorCode::InvalidJson,
-                    format!("the body is not well-formed JSON: {inner}"),
-                )),
+                out.push_str(key);
+            }
+            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
+            Segment::Enum { .. } | Segment::Unknown => {}
+        }
+    }
+    out
+}
+
+/// Removes what the problem at `path` was about, so the next pass checks the
+/// rest: the unknown member `unknown`, else the innermost object member on
+/// the path (a whole array when one element is wrong). False when nothing
+/// could be removed.
+fn set_aside(value: &mut serde_json::Value, path: &[Segment], unknown: Option<&str>) -> bool {
+    fn at<'v>(
+        mut v: &'v mut serde_json::Value,
+        path: &[Segment],
+    ) -> Option<&'v mut serde_json::Value> {
+        for seg in path {
+            v = match seg {
+                Segment::Map { key } => v.get_mut(key.as_str())?,
+                Segment::Seq { index } => v.get_mut(*index)?,
+                Segment::Enum { .. } | Segment::Unknown => v,
+            };
+        }
+        Some(v)
+    }
+    if let Some(key) = unknown {
+        for end in [path.len(), path.len().saturating_sub(1)] {
+            if let Some(obj) = at(value, &path[..end]).and_then(|v| v.as_object_mut()) {
+                if obj.remove(key).is_some() {
+                    return true;
+                }
             }
         }
     }
+    let Some(i) = path.iter().rposition(|s| matches!(s, Segment::Map { .. })) else {
+        return false;
+    };
+    let Segment::Map { key } = &path[i] else {
+        return false;
+    };
+    at(value, &path[..i])
+        .and_then(|v| v.as_object_mut())
+        .is_some_and(|o| o.remove(key.as_str()).is_some())
+}
+
+/// Serde's words for Rust types, said in JSON terms.
+fn json_wording(message: &str) -> String {
+    let mut out = message.to_string();
+    // `expected struct ScanRequestConfig`, `expected enum PriorityParam`
+    for (prefix, said) in [
+        ("expected struct ", "expected an object"),
+        ("expected enum ", "expected one of the documented values"),
+    ] {
+        if let Some(i) = out.find(prefix) {
+            let rest = &out[i + prefix.len()..];
+            let name_len = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            out = format!("{}{said}{}", &out[..i], &rest[name_len..]);
+        }
+    }
+    for (from, to) in [
+        ("expected a sequence", "expected an array"),
+        ("expected a map", "expected an object"),
+        ("invalid type: sequence", "invalid type: array"),
+        ("invalid type: map", "invalid type: object"),
+        ("invalid type: unit value", "invalid type: null"),
+        ("expected usize", "expected a whole number (0 or more)"),
+        ("expected u64", "expected a whole number (0 or more)"),
+        ("expected u32", "expected a whole number (0 or more)"),
+        ("expected u16", "expected a whole number (0 or more)"),
+        ("expected u8", "expected a whole number (0 or more)"),
+        ("expected i64", "expected a whole number"),
+        ("expected i32", "expected a whole number"),
+        ("expected f64", "expected a number"),
+    ] {
+        out = out.replace(from, to);
+    }
+    out
 }
 
 /// serde_json appends " at line 1 column 12"; the field path says more.
@@ -284,4 +518,116 @@ pub struct ReportEnvelope {
     pub data: serde_json::Value,
     /// Request metadata.
     pub meta: Meta,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Inner {
+        n: u64,
+        #[serde(default)]
+        tags: Vec<String>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Outer {
+        name: String,
+        inner: Inner,
+        #[serde(default)]
+        flag: bool,
+    }
+
+    fn problems(body: &str) -> Vec<(String, String)> {
+        let err = parse_json::<Outer>(body.as_bytes()).unwrap_err();
+        assert_eq!(err.code, ErrorCode::ValidationFailed, "{}", err.message);
+        let mut out: Vec<(String, String)> = err
+            .details
+            .into_iter()
+            .map(|d| (d.field, d.problem))
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn every_field_problem_is_found_in_one_parse() {
+        let got = problems(
+            r#"{"name": 5, "inner": {"n": "x", "tags": [1], "odd": 1}, "flag": "yes", "extra": null}"#,
+        );
+        let want = [
+            (
+                "extra",
+                "unknown field `extra`, expected one of `name`, `inner`, `flag`",
+            ),
+            ("flag", "invalid type: string \"yes\", expected a boolean"),
+            (
+                "inner.n",
+                "invalid type: string \"x\", expected a whole number (0 or more)",
+            ),
+            ("inner.odd", "unknown field `odd`, expected `n` or `tags`"),
+            (
+                "inner.tags[0]",
+                "invalid type: integer `1`, expected a string",
+            ),
+            ("name", "invalid type: integer `5`, expected a string"),
+        ];
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|(f, p)| (f.to_string(), p.to_string()))
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn missing_members_and_wrong_shapes_are_named() {
+        assert_eq!(
+            problems(r#"{"inner": {"n": 1}}"#),
+            [("name".to_string(), "missing field `name`".to_string())]
+        );
+        assert_eq!(
+            problems("[1, 2]"),
+            [(
+                "body".to_string(),
+                "must be a JSON object (`{...}`), not an array".to_string()
+            )]
+        );
+        let syntax = parse_json::<Outer>(b"{\"name\": ").unwrap_err();
+        assert_eq!(syntax.code, ErrorCode::InvalidJson);
+        let trailing = parse_json::<Outer>(br#"{"name": "a", "inner": {"n": 1}} x"#).unwrap_err();
+        assert_eq!(trailing.code, ErrorCode::InvalidJson);
+    }
+
+    #[test]
+    fn the_public_base_is_the_configured_url_else_a_plain_host() {
+        let parts = |host: Option<&str>| {
+            let mut b = axum::http::Request::builder().uri("/api/v1/sites");
+            if let Some(h) = host {
+                b = b.header(header::HOST, h);
+            }
+            b.body(()).unwrap().into_parts().0
+        };
+        let public: url::Url = "https://scan.example.com/sitescan/".parse().unwrap();
+        assert_eq!(
+            public_base(Some(&public), &parts(Some("evil.example"))),
+            "https://scan.example.com/sitescan"
+        );
+        assert_eq!(
+            public_base(None, &parts(Some("127.0.0.1:8080"))),
+            "http://127.0.0.1:8080"
+        );
+        assert_eq!(
+            public_base(None, &parts(Some("[::1]:80"))),
+            "http://[::1]:80"
+        );
+        for bad in ["user@evil.example", "evil.example/path", "a b", ""] {
+            assert_eq!(public_base(None, &parts(Some(bad))), "", "{bad}");
+        }
+        assert_eq!(public_base(None, &parts(None)), "");
+    }
 }

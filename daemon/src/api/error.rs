@@ -44,10 +44,12 @@ macro_rules! codes {
 }
 
 codes! {
-    /// No `X-API-Key` header.
-    MissingApiKey = ("missing_api_key", UNAUTHORIZED, "The X-API-Key header is missing."),
+    /// No `X-API-Key` (or `Authorization: Bearer`) header.
+    MissingApiKey = ("missing_api_key", UNAUTHORIZED, "Neither X-API-Key nor Authorization: Bearer carries a key."),
     /// The key is unknown or revoked.
-    InvalidApiKey = ("invalid_api_key", UNAUTHORIZED, "The key is unknown or was revoked."),
+    InvalidApiKey = ("invalid_api_key", UNAUTHORIZED, "The key is unknown or was revoked (or Authorization uses a scheme other than Bearer)."),
+    /// `X-API-Key` and `Authorization: Bearer` name two different keys.
+    ConflictingApiKeys = ("conflicting_api_keys", BAD_REQUEST, "X-API-Key and Authorization: Bearer carry different keys; send one."),
     /// The key is past its expiry.
     ApiKeyExpired = ("api_key_expired", UNAUTHORIZED, "The key is past its expiry date; create a new one."),
     /// The account's plan has no API access.
@@ -76,6 +78,10 @@ codes! {
     UnsupportedMediaType = ("unsupported_media_type", UNSUPPORTED_MEDIA_TYPE, "A body was sent without Content-Type: application/json."),
     /// Well-formed input with wrong fields or values.
     ValidationFailed = ("validation_failed", UNPROCESSABLE_ENTITY, "A field is missing, unknown or has a wrong value; details name each."),
+    /// An `Idempotency-Key` was used before with a different request.
+    IdempotencyKeyReused = ("idempotency_key_reused", UNPROCESSABLE_ENTITY, "This Idempotency-Key was used in the last 24 hours with a different method, path or body; use a new key."),
+    /// A request with the same `Idempotency-Key` is still being served.
+    IdempotencyKeyInUse = ("idempotency_key_in_use", CONFLICT, "A request with this Idempotency-Key is still in progress; retry after Retry-After seconds."),
     /// The plan's scans for today are used up.
     ScanLimitExceeded = ("scan_limit_exceeded", TOO_MANY_REQUESTS, "The plan's scans for this UTC day are used up; Retry-After gives the seconds to the next UTC midnight."),
     /// Too many requests with this key.
@@ -102,8 +108,18 @@ pub struct ErrorObject {
     pub code: String,
     /// What went wrong, for a person.
     pub message: String,
-    /// Problems with single fields (may be empty).
+    /// Problems with single fields, every one found (may be empty).
     pub details: Vec<ErrorDetail>,
+    /// The request's id, the same as the `x-request-id` header: quote it
+    /// when asking about an error (the server's logs carry it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(example = "req_5f0c2a1b9e8d7c6a")]
+    pub request_id: Option<String>,
+    /// Where this code is documented: the service's error reference
+    /// (`GET /docs/errors`, one anchor per code), on the service's public URL
+    /// when it has one, else on the host the request was sent to.
+    #[schema(example = "https://scan.example.com/docs/errors#validation_failed")]
+    pub doc_url: String,
 }
 
 /// Every error response: `{"error": {...}}`.
@@ -146,6 +162,30 @@ impl ApiError {
             details: Vec::new(),
             retry_after: None,
             internal: None,
+        }
+    }
+
+    /// `validation_failed` naming every problem in `details`, or `None` when
+    /// there is none.
+    pub fn validations(details: Vec<ErrorDetail>) -> Option<Self> {
+        match details.len() {
+            0 => None,
+            1 => {
+                let d = &details[0];
+                Some(ApiError::validation(d.field.clone(), d.problem.clone()))
+            }
+            n => {
+                let fields: Vec<&str> = details.iter().map(|d| d.field.as_str()).collect();
+                let mut e = ApiError::new(
+                    ErrorCode::ValidationFailed,
+                    format!(
+                        "invalid request: {n} problems ({}); details names each",
+                        fields.join(", ")
+                    ),
+                );
+                e.details = details;
+                Some(e)
+            }
         }
     }
 
@@ -240,19 +280,93 @@ pub fn seconds_to_next_utc_midnight(now: chrono::DateTime<chrono::Utc>) -> u64 {
         .unwrap_or(86_400)
 }
 
+/// Every validation problem of one request, gathered so that the answer names
+/// them all at once (a client fixes its request in one round trip, not one
+/// per field).
+#[derive(Debug, Default)]
+pub struct Problems(Vec<ErrorDetail>);
+
+impl Problems {
+    /// Adds a problem with `field`.
+    pub fn add(&mut self, field: impl Into<String>, problem: impl Into<String>) {
+        self.0.push(ErrorDetail {
+            field: field.into(),
+            problem: problem.into(),
+        });
+    }
+
+    /// The value of `result`, or `None` after keeping its problems: a
+    /// `validation_failed` error's details; any other error is kept as one
+    /// problem of `field`.
+    pub fn take<T>(&mut self, field: &str, result: Result<T, ApiError>) -> Option<T> {
+        match result {
+            Ok(v) => Some(v),
+            Err(e) if e.code == ErrorCode::ValidationFailed && !e.details.is_empty() => {
+                self.0.extend(e.details);
+                None
+            }
+            Err(e) => {
+                self.add(field, e.message);
+                None
+            }
+        }
+    }
+
+    /// Whether a problem with `field` was found.
+    pub fn names(&self, field: &str) -> bool {
+        self.0.iter().any(|d| d.field == field)
+    }
+
+    /// Whether none was found.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// `Ok` when none was found, else `validation_failed` naming them all.
+    pub fn finish(self) -> Result<(), ApiError> {
+        match ApiError::validations(self.0) {
+            None => Ok(()),
+            Some(e) => Err(e),
+        }
+    }
+}
+
+/// The base of `doc_url`s: the service's public URL, without a trailing
+/// slash (see [`crate::api::envelope::RequestContext`]).
+pub fn doc_url(base: &str, code: ErrorCode) -> String {
+    format!("{base}{ERRORS_PAGE}#{}", code.as_str())
+}
+
+/// Where the service serves its error reference (one anchor per code).
+pub const ERRORS_PAGE: &str = "/docs/errors";
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        // The request's id and public base come from the request middleware
+        // (a task-local, so every error made anywhere in the request carries
+        // them); outside a request the URL is relative.
+        let ctx = super::envelope::RequestContext::current();
+        let base = ctx.as_ref().map(|c| c.base.as_str()).unwrap_or("");
         let body = ErrorBody {
             error: ErrorObject {
                 code: self.code.as_str().to_string(),
                 message: self.message,
                 details: self.details,
+                request_id: ctx.as_ref().map(|c| c.id.clone()),
+                doc_url: doc_url(base, self.code),
             },
         };
         let mut resp = (self.code.status(), axum::Json(body)).into_response();
         if let Some(secs) = self.retry_after {
             resp.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        if self.code.status() == StatusCode::UNAUTHORIZED {
+            // RFC 6750 / RFC 9110: a 401 names the scheme that would work.
+            resp.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"sitescan\""),
+            );
         }
         resp.extensions_mut().insert(LoggedError {
             code: self.code.as_str(),

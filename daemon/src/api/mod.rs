@@ -29,6 +29,7 @@ use crate::worker::{spawn_pool, ScanExecutor, WorkerSettings};
 pub mod auth;
 pub mod envelope;
 pub mod error;
+pub mod idempotency;
 pub mod keys;
 pub mod openapi;
 pub mod reports;
@@ -54,6 +55,10 @@ pub struct ApiSettings {
     /// The most each limit of a scan's page budget may be (`serve`'s budget
     /// flags); a scan's `config.budget` may only lower them.
     pub page_budget: sitescan_engine::PageBudget,
+    /// The address clients reach the service at (`serve --public-url`), the
+    /// base of absolute URLs (`Location`, `doc_url`); `None`: the request's
+    /// `Host` (see [`envelope::public_base`]).
+    pub public_url: Option<url::Url>,
 }
 
 /// What every handler can reach.
@@ -86,6 +91,12 @@ pub fn router(state: AppState) -> Router {
         .merge(reports::router())
         .merge(keys::router())
         .merge(webhooks::router())
+        // Inside authentication (the later `route_layer` runs first): the
+        // idempotency layer needs the caller's account.
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            idempotency::idempotency,
+        ))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             auth::authenticate,
@@ -93,6 +104,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .merge(authenticated)
         .route("/api/v1/openapi.json", get(openapi_json))
+        .route(error::ERRORS_PAGE, get(errors_page))
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .fallback(not_found)
@@ -101,7 +113,10 @@ pub fn router(state: AppState) -> Router {
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(
             panic_response,
         ))
-        .layer(axum::middleware::from_fn(envelope::request_id))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            envelope::request_id,
+        ))
         .with_state(state)
 }
 
@@ -157,6 +172,13 @@ impl openapi::ApiDoc {
     pub fn openapi_doc() -> utoipa::openapi::OpenApi {
         openapi::document()
     }
+}
+
+/// `GET /docs/errors`: every error code with its status and meaning, one
+/// anchor (`#<code>`) per code; what `doc_url` points at. Served from the
+/// code table itself, so it always matches this build.
+async fn errors_page() -> Response {
+    crate::dashboard::errors_page()
 }
 
 async fn healthz(id: RequestId) -> Response {
@@ -284,6 +306,7 @@ impl Service {
             settings: ApiSettings {
                 allow_private: self.workers.allow_private,
                 page_budget: self.workers.page_budget,
+                public_url: dashboard.public_url.clone(),
             },
         };
         let app = app(state, dashboard).into_make_service_with_connect_info::<SocketAddr>();

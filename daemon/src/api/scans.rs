@@ -14,8 +14,8 @@ use sitescan_engine::PageBudget;
 use sitescan_rules::{registry, Category};
 
 use super::auth::Auth;
-use super::envelope::{reply, ApiPath, Meta, OptionalJson, RequestId};
-use super::error::{ApiError, ErrorCode};
+use super::envelope::{reply, ApiPath, Meta, OptionalJson, RequestContext, RequestId};
+use super::error::{ApiError, ErrorCode, Problems};
 use super::views::{BudgetParam, ScanRequest, ScanRequestConfig, ScanView};
 use super::AppState;
 use crate::queue::Job;
@@ -68,7 +68,7 @@ pub(crate) fn router() -> Router<AppState> {
     request_body = ScanRequest,
     responses(
         (status = 202, description = "The scan, queued; Location names it", body = ScanEnvelope,
-            headers(("Location" = String, description = "URL of the scan"))),
+            headers(("Location" = String, description = "Absolute URL of the scan (on the public URL, else the request's Host)"))),
         (status = 400, description = "invalid_json", body = ErrorBody),
         (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
         (status = 403, description = "plan_not_allowed", body = ErrorBody),
@@ -98,7 +98,7 @@ macro_rules! typed_scan_endpoint {
             request_body(content = Option<ScanRequest>, description = "Optional; rules default to the type"),
             responses(
                 (status = 202, description = "The scan, queued; Location names it", body = ScanEnvelope,
-                    headers(("Location" = String, description = "URL of the scan"))),
+                    headers(("Location" = String, description = "Absolute URL of the scan (on the public URL, else the request's Host)"))),
                 (status = 400, description = "invalid_json", body = ErrorBody),
                 (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
                 (status = 403, description = "plan_not_allowed", body = ErrorBody),
@@ -271,15 +271,12 @@ async fn start(
             ))
         }
     };
+    // Missing rules on the generic endpoint are one problem among the
+    // others (`validate_rules` names an empty list), not an early return.
     let rules = match (config.rules, category) {
         (Some(r), _) => r,
         (None, Some(cat)) => default_rules(cat),
-        (None, None) => {
-            return Err(ApiError::validation(
-                "config.rules",
-                "required: name rule sets or rule ids, e.g. [\"wcag-aa\"]",
-            ))
-        }
+        (None, None) => Vec::new(),
     };
     let request = NewScan {
         rules,
@@ -289,14 +286,48 @@ async fn start(
         category,
         accept: config.accept,
         budget: config.budget,
+        links: config.links.map(Into::into).unwrap_or_default(),
+        include: config.include.unwrap_or_default(),
+        exclude: config.exclude.unwrap_or_default(),
     };
     let scan = start_scan(&state, &auth.account, &site_id, request).await?;
     let view = ScanView::from(scan);
     let mut resp = reply(StatusCode::ACCEPTED, Meta::new(&id), &view);
-    if let Ok(v) = HeaderValue::from_str(&view.links.self_) {
+    // Absolute (RFC 9110 allows relative, but clients and proxies handle an
+    // absolute one everywhere): see `envelope::public_base` for the base.
+    if let Ok(v) = HeaderValue::from_str(&RequestContext::absolute(&view.links.self_)) {
         resp.headers_mut().insert(header::LOCATION, v);
     }
     Ok(resp)
+}
+
+/// Most patterns in `config.include` or `config.exclude`.
+pub const MAX_PATTERNS: usize = 20;
+/// Longest pattern accepted, in characters.
+pub const MAX_PATTERN_CHARS: usize = 500;
+
+/// Checks URL patterns (`config.include`, `config.exclude`) the way the crawl
+/// will use them: each must compile as a regular expression (the engine's
+/// own compiler, so what passes here cannot fail the scan later). Every bad
+/// entry is named.
+fn validate_patterns(field: &str, patterns: &[String], problems: &mut Problems) {
+    if patterns.len() > MAX_PATTERNS {
+        problems.add(field, format!("at most {MAX_PATTERNS} patterns"));
+        return;
+    }
+    for (i, p) in patterns.iter().enumerate() {
+        let at = format!("{field}[{i}]");
+        if p.is_empty() || p.chars().count() > MAX_PATTERN_CHARS {
+            problems.add(
+                at,
+                format!("give a regular expression of 1 to {MAX_PATTERN_CHARS} characters"),
+            );
+        } else if let Err(e) =
+            sitescan_engine::crawl::scope::compile_patterns(std::slice::from_ref(p), "this")
+        {
+            problems.add(at, e.to_string());
+        }
+    }
 }
 
 /// What a scan request asks for, once its body is read.
@@ -317,6 +348,12 @@ pub(crate) struct NewScan {
     pub(crate) accept: Option<Vec<String>>,
     /// The page budget asked for (`config.budget`); `None`: the defaults.
     pub(crate) budget: Option<BudgetParam>,
+    /// Which link and resource URLs are checked (`config.links`).
+    pub(crate) links: sitescan_engine::LinkScope,
+    /// Only URLs matching one of these are crawled (`config.include`).
+    pub(crate) include: Vec<String>,
+    /// URLs matching any of these are not crawled (`config.exclude`).
+    pub(crate) exclude: Vec<String>,
 }
 
 /// The page budget a scan asked for, held under the service's `ceiling`: each
@@ -324,12 +361,18 @@ pub(crate) struct NewScan {
 /// each limit not given is the default held under it.
 fn apply_budget(asked: BudgetParam, ceiling: &PageBudget) -> Result<PageBudget, ApiError> {
     let defaults = PageBudget::DEFAULT.min(ceiling);
+    // Every limit is checked (each bad one named), then the problems, if
+    // any, are the answer.
+    let problems = std::cell::RefCell::new(Problems::default());
     let limit = |value: Option<u64>, key: &str, least: u64, most: u64, default: u64| match value {
-        None => Ok(default),
-        Some(n) if n < least || n > most => Err(ApiError::validation(
-            format!("config.budget.{key}"),
-            format!("give {least} to {most} (this service's ceiling)"),
-        )),
+        None => Ok::<u64, ApiError>(default),
+        Some(n) if n < least || n > most => {
+            problems.borrow_mut().add(
+                format!("config.budget.{key}"),
+                format!("give {least} to {most} (this service's ceiling)"),
+            );
+            Ok(default)
+        }
         Some(n) => Ok(n),
     };
     let size = |value: Option<u64>, key: &str, least: u64, most: usize, default: usize| {
@@ -338,7 +381,7 @@ fn apply_budget(asked: BudgetParam, ceiling: &PageBudget) -> Result<PageBudget, 
         limit(value, key, least, most, default).map(|n| usize::try_from(n).unwrap_or(usize::MAX))
     };
     let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
-    Ok(PageBudget {
+    let budget = PageBudget {
         time: Duration::from_millis(limit(
             asked.time_ms,
             "time_ms",
@@ -388,7 +431,8 @@ fn apply_budget(asked: BudgetParam, ceiling: &PageBudget) -> Result<PageBudget, 
             ceiling.max_stylesheets,
             defaults.max_stylesheets,
         )?,
-    })
+    };
+    problems.into_inner().finish().map(|()| budget)
 }
 
 /// Validates a scan request, applies the plan's page cap and quota, saves the
@@ -409,33 +453,41 @@ pub(crate) async fn start_scan(
         category,
         accept,
         budget,
+        links,
+        include,
+        exclude,
     } = request;
-    validate_rules(&rules, category)?;
+    // Every problem of the request is gathered and answered at once.
+    let mut problems = Problems::default();
+    problems.take("config.rules", validate_rules(&rules, category));
     let requested_pages = match max_pages {
         Some(n) if n == 0 || n > MAX_PAGES_LIMIT => {
-            return Err(ApiError::validation(
-                "config.max_pages",
-                format!("give 1 to {MAX_PAGES_LIMIT}"),
-            ))
+            problems.add("config.max_pages", format!("give 1 to {MAX_PAGES_LIMIT}"));
+            DEFAULT_MAX_PAGES
         }
         Some(n) => n as usize,
         None => DEFAULT_MAX_PAGES,
     };
     let max_depth = match max_depth {
         Some(n) if n > MAX_DEPTH_LIMIT => {
-            return Err(ApiError::validation(
-                "config.max_depth",
-                format!("give 0 to {MAX_DEPTH_LIMIT}"),
-            ))
+            problems.add("config.max_depth", format!("give 0 to {MAX_DEPTH_LIMIT}"));
+            DEFAULT_MAX_DEPTH
         }
         Some(n) => n as u32,
         None => DEFAULT_MAX_DEPTH,
     };
     let accept = match accept {
         None => None,
-        Some(list) => Some(parse_accept(&list)?),
+        Some(list) => problems.take("config.accept", parse_accept(&list)),
     };
-    let budget = apply_budget(budget.unwrap_or_default(), &state.settings.page_budget)?;
+    let budget = problems.take(
+        "config.budget",
+        apply_budget(budget.unwrap_or_default(), &state.settings.page_budget),
+    );
+    validate_patterns("config.include", &include, &mut problems);
+    validate_patterns("config.exclude", &exclude, &mut problems);
+    problems.finish()?;
+    let budget = budget.unwrap_or(PageBudget::DEFAULT);
     let plan = account.plan;
     let site = state
         .store
@@ -451,6 +503,9 @@ pub(crate) async fn start_scan(
         plan_max_pages,
         accept,
         budget,
+        links,
+        include,
+        exclude,
     };
     let now = Utc::now();
     let scan = Scan {
@@ -467,6 +522,7 @@ pub(crate) async fn start_scan(
         started_at: None,
         finished_at: None,
         summary: None,
+        quota_refunded: false,
     };
     let scan = state
         .store
@@ -481,6 +537,10 @@ pub(crate) async fn start_scan(
         .await?;
     Ok(scan)
 }
+
+/// The problem of a `cursor` this endpoint did not return.
+const BAD_CURSOR: &str =
+    "not a cursor this endpoint returned for this site; pass meta.next_cursor of the previous page, or leave cursor out for the first page";
 
 /// A site's scans, newest first, `limit` (1..=100, default 20) per page; pass
 /// `meta.next_cursor` back as `cursor` for the next page.
@@ -509,34 +569,46 @@ pub(crate) async fn list_scans(
 ) -> Result<Response, ApiError> {
     let mut limit = LIST_DEFAULT;
     let mut cursor = None;
+    let mut problems = Problems::default();
     for (k, v) in url::form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
         match k.as_ref() {
-            "limit" => {
-                limit = v
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|n| (1..=LIST_MAX).contains(n))
-                    .ok_or_else(|| {
-                        ApiError::validation("limit", format!("give a number from 1 to {LIST_MAX}"))
-                    })?
-            }
+            "limit" => match v
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=LIST_MAX).contains(n))
+            {
+                Some(n) => limit = n,
+                None => problems.add("limit", format!("give a number from 1 to {LIST_MAX}")),
+            },
             "cursor" => {
                 if v.is_empty() || v.len() > 100 || v.contains('/') {
-                    return Err(ApiError::validation(
-                        "cursor",
-                        "not a cursor returned by this endpoint",
-                    ));
+                    problems.add("cursor", BAD_CURSOR);
+                } else {
+                    cursor = Some(v.into_owned());
                 }
-                cursor = Some(v.into_owned());
             }
             _ => {}
         }
     }
+    problems.finish()?;
     state
         .store
         .site(&auth.account.id, &site_id)
         .await?
         .ok_or_else(|| ApiError::site_not_found(&site_id))?;
+    // A cursor is the id of the last scan of a page this endpoint returned:
+    // a scan of this site in this account. Anything else is refused rather
+    // than read as "from the start", which would silently repeat page one.
+    if let Some(c) = &cursor {
+        let known = state
+            .store
+            .scan(&auth.account.id, c)
+            .await?
+            .is_some_and(|s| s.site_id == site_id);
+        if !known {
+            return Err(ApiError::validation("cursor", BAD_CURSOR));
+        }
+    }
     let page = state
         .store
         .list_scans(&auth.account.id, &site_id, cursor.as_deref(), limit)
@@ -548,7 +620,8 @@ pub(crate) async fn list_scans(
     Ok(reply(StatusCode::OK, meta, items))
 }
 
-/// A scan: status, progress while running, summary when completed.
+/// A scan: status, progress while running (its `phase`: `crawl`, `links`
+/// with `links_checked` of `links_total`, `finish`), summary when completed.
 #[utoipa::path(get, path = "/api/v1/scans/{scanId}", tag = "scans",
     security(("api_key" = [])),
     params(("scanId" = String, Path, description = "Scan id")),
@@ -574,7 +647,9 @@ pub(crate) async fn get_scan(
     Ok(reply(StatusCode::OK, Meta::new(&id), ScanView::from(scan)))
 }
 
-/// Cancels a queued or running scan (a canceled one stays canceled).
+/// Cancels a queued or running scan (a canceled one stays canceled). A scan
+/// canceled while still queued is given back to the day's quota
+/// (`quota_refunded: true`); one canceled while running still counts.
 #[utoipa::path(post, path = "/api/v1/scans/{scanId}/cancel", tag = "scans",
     security(("api_key" = [])),
     params(("scanId" = String, Path, description = "Scan id")),

@@ -11,7 +11,7 @@ use sitescan_engine::crawl::ssrf;
 
 use super::auth::Auth;
 use super::envelope::{reply, ApiJson, ApiPath, Meta, RequestId};
-use super::error::ApiError;
+use super::error::{ApiError, Problems};
 use super::views::{CreateSite, SiteDeleted};
 use super::AppState;
 use crate::store::{new_id, Site};
@@ -82,14 +82,24 @@ pub(crate) async fn register_site(
     raw_url: &str,
     name: Option<String>,
 ) -> Result<Site, ApiError> {
-    let url = validate_site_url(raw_url, state.settings.allow_private)?;
-    let name = match name {
-        Some(n) if n.trim().is_empty() || n.len() > 200 => {
-            return Err(ApiError::validation("name", "give 1 to 200 characters"))
-        }
-        Some(n) => n,
-        None => url.host_str().unwrap_or_default().to_string(),
+    // Both fields are checked before answering, so a request with two
+    // problems learns of both.
+    let mut problems = Problems::default();
+    let url = problems.take(
+        "url",
+        validate_site_url(raw_url, state.settings.allow_private),
+    );
+    if name
+        .as_ref()
+        .is_some_and(|n| n.trim().is_empty() || n.len() > 200)
+    {
+        problems.add("name", "give 1 to 200 characters");
+    }
+    problems.finish()?;
+    let Some(url) = url else {
+        return Err(ApiError::internal("site URL vanished after validation"));
     };
+    let name = name.unwrap_or_else(|| url.host_str().unwrap_or_default().to_string());
     let site = Site {
         id: new_id("site")?,
         account_id: account_id.to_string(),

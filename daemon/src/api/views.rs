@@ -38,7 +38,8 @@ pub struct ScanView {
     pub status: ScanStatus,
     /// Configuration as applied, plan caps included.
     pub config: AppliedConfig,
-    /// Pages done and queued (while running; the last values once finished).
+    /// Where the scan is (while running; the last values once finished):
+    /// its phase, pages done and queued, links checked of links to check.
     pub progress: Option<Progress>,
     /// Why it failed.
     pub error: Option<String>,
@@ -52,6 +53,12 @@ pub struct ScanView {
     pub finished_at: Option<DateTime<Utc>>,
     /// Counts by category and impact and scores, once completed.
     pub summary: Option<ScanSummary>,
+    /// True when this scan no longer counts against the day's quota: it was
+    /// canceled while still queued, or failed before its first page was
+    /// checked (the site unreachable, its address refused, ...). A scan that
+    /// checked a page, completed, or was canceled while running keeps
+    /// counting.
+    pub quota_refunded: bool,
     /// Where to go next.
     pub links: ScanLinks,
 }
@@ -78,6 +85,7 @@ impl From<Scan> for ScanView {
             started_at: s.started_at,
             finished_at: s.finished_at,
             summary: s.summary,
+            quota_refunded: s.quota_refunded,
         }
     }
 }
@@ -194,6 +202,30 @@ impl From<PriorityParam> for Priority {
     }
 }
 
+/// Which link and resource URLs a scan requests to check their status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LinksParam {
+    /// Every link and resource, on any host (the default).
+    All,
+    /// Only those on the scanned site's hosts; others are left unchecked
+    /// (a verdict that does not depend on other people's servers).
+    Internal,
+    /// Nothing beyond what the crawl fetches anyway.
+    #[serde(rename = "none")]
+    Off,
+}
+
+impl From<LinksParam> for sitescan_engine::LinkScope {
+    fn from(p: LinksParam) -> Self {
+        match p {
+            LinksParam::All => sitescan_engine::LinkScope::All,
+            LinksParam::Internal => sitescan_engine::LinkScope::Internal,
+            LinksParam::Off => sitescan_engine::LinkScope::None,
+        }
+    }
+}
+
 /// `config` of a scan request.
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -227,8 +259,28 @@ pub struct ScanRequestConfig {
     /// defaults unless raised), never raised past it; limits not given take
     /// the default held under the ceiling. A page over any limit gets an
     /// `analysis-incomplete` finding naming it, and the scan goes on.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "object_only")]
     pub budget: Option<BudgetParam>,
+    /// Which link and resource URLs are requested to check them
+    /// (`broken-links`, `broken-resources`): `all` (default), `internal` or
+    /// `none`; the CLI's `--links`. The scan's `progress` shows the link
+    /// phase (`phase: "links"`, `links_checked` of `links_total`).
+    #[serde(default)]
+    pub links: Option<LinksParam>,
+    /// Only URLs matching at least one of these regular expressions are
+    /// crawled (the CLI's `--include`): Rust `regex` syntax, matched against
+    /// the whole absolute URL, anywhere in it unless anchored with `^`/`$`.
+    /// At most 20 patterns of 1 to 500 characters. Default: every URL of the
+    /// site.
+    #[serde(default)]
+    #[schema(max_items = 20, example = json!(["^https://example\\.com/docs/"]))]
+    pub include: Option<Vec<String>>,
+    /// URLs matching any of these regular expressions are not crawled (the
+    /// CLI's `--exclude`); same syntax and limits as `include`. Exclusion
+    /// wins over inclusion.
+    #[serde(default)]
+    #[schema(max_items = 20, example = json!(["/archive/", "\\.pdf$"]))]
+    pub exclude: Option<Vec<String>>,
 }
 
 /// `config.budget` of a scan request, and the budget a scan record shows as
@@ -272,6 +324,35 @@ pub struct BudgetParam {
 #[serde(deny_unknown_fields)]
 pub struct ScanRequest {
     /// What to scan and how.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "object_only")]
     pub config: Option<ScanRequestConfig>,
+}
+
+/// An optional struct read from a JSON object (or `null`) only: serde's
+/// derive would also take an array of the fields in declaration order, so
+/// `"config": []` would silently mean "all defaults". The object's members
+/// are read through the same `MapAccess`, so a problem inside still names
+/// its full path.
+fn object_only<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    struct ObjectVisitor<T>(std::marker::PhantomData<T>);
+    impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for ObjectVisitor<T> {
+        type Value = Option<T>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            T::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Some)
+        }
+    }
+    d.deserialize_any(ObjectVisitor(std::marker::PhantomData))
 }

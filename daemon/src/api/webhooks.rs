@@ -13,7 +13,7 @@ use utoipa::ToSchema;
 
 use super::auth::Auth;
 use super::envelope::{reply, ApiJson, ApiPath, Meta, RequestId};
-use super::error::{ApiError, ErrorCode};
+use super::error::{ApiError, ErrorCode, Problems};
 use super::AppState;
 use crate::store::{new_id, Delivery, DeliveryAttempt, DeliveryStatus, Webhook};
 use crate::webhooks::{check_target, new_secret, EVENT_TYPES, ROTATION_OVERLAP};
@@ -205,18 +205,18 @@ fn validate_events(events: &[String]) -> Result<Vec<String>, ApiError> {
         ));
     }
     let mut out: Vec<String> = Vec::new();
+    let mut problems = Problems::default();
     for (i, e) in events.iter().enumerate() {
         if !EVENT_TYPES.contains(&e.as_str()) {
-            return Err(ApiError::validation(
+            problems.add(
                 format!("events[{i}]"),
                 format!("unknown event `{e}`; use {}", EVENT_TYPES.join(", ")),
-            ));
-        }
-        if !out.contains(e) {
+            );
+        } else if !out.contains(e) {
             out.push(e.clone());
         }
     }
-    Ok(out)
+    problems.finish().map(|()| out)
 }
 
 fn validate_description(d: Option<String>) -> Result<Option<String>, ApiError> {
@@ -505,9 +505,17 @@ pub(crate) async fn register_webhook(
     account_id: &str,
     body: CreateWebhook,
 ) -> Result<Webhook, ApiError> {
-    let url = validate_url(&body.url, state.settings.allow_private)?;
-    let events = validate_events(&body.events)?;
-    let description = validate_description(body.description)?;
+    // Every field is checked before answering: all problems at once.
+    let mut problems = Problems::default();
+    let url = problems.take("url", validate_url(&body.url, state.settings.allow_private));
+    let events = problems.take("events", validate_events(&body.events));
+    let description = problems.take("description", validate_description(body.description));
+    problems.finish()?;
+    let (Some(url), Some(events), Some(description)) = (url, events, description) else {
+        return Err(ApiError::internal(
+            "webhook fields vanished after validation",
+        ));
+    };
     if let Some(site_id) = &body.site_id {
         state
             .store
@@ -554,15 +562,23 @@ pub(crate) async fn change_webhook(
         .webhook(account_id, hook_id)
         .await?
         .ok_or_else(|| webhook_not_found(hook_id))?;
+    let mut problems = Problems::default();
     if let Some(url) = &body.url {
-        hook.url = validate_url(url, state.settings.allow_private)?;
+        if let Some(url) = problems.take("url", validate_url(url, state.settings.allow_private)) {
+            hook.url = url;
+        }
     }
     if let Some(events) = &body.events {
-        hook.events = validate_events(events)?;
+        if let Some(events) = problems.take("events", validate_events(events)) {
+            hook.events = events;
+        }
     }
     if body.description.is_some() {
-        hook.description = validate_description(body.description)?;
+        if let Some(d) = problems.take("description", validate_description(body.description)) {
+            hook.description = d;
+        }
     }
+    problems.finish()?;
     if let Some(enabled) = body.enabled {
         if enabled && !hook.enabled {
             hook.disabled_reason = None;

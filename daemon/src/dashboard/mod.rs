@@ -71,6 +71,9 @@ pub struct DashboardSettings {
     pub secure_cookies: bool,
     /// Send `Strict-Transport-Security`.
     pub hsts: bool,
+    /// The public URL given (`serve --public-url`): also the base of the
+    /// API's absolute URLs.
+    pub public_url: Option<url::Url>,
 }
 
 impl DashboardSettings {
@@ -87,11 +90,13 @@ impl DashboardSettings {
                 DashboardSettings {
                     secure_cookies: https,
                     hsts: https,
+                    public_url: Some(u.clone()),
                 }
             }
             None => DashboardSettings {
                 secure_cookies: !bind.ip().is_loopback(),
                 hsts: false,
+                public_url: None,
             },
         }
     }
@@ -188,6 +193,36 @@ pub fn not_found_page() -> Response {
     )
         .into_response();
     set_security_headers(resp.headers_mut(), false, true);
+    resp
+}
+
+/// The error reference every API error's `doc_url` points into: one table
+/// row per code, each row's `id` the code, so `#<code>` lands on it. Made
+/// from [`crate::api::error::ErrorCode::ALL`], so it always matches this
+/// build; open without signing in (an API client's user follows the link).
+pub fn errors_page() -> Response {
+    let main = maud::html! {
+        p { "Every error of the API is a JSON object "
+            code { "{\"error\": {\"code\", \"message\", \"details\", \"request_id\", \"doc_url\"}}" }
+            ". Branch on " code { "code" } " (stable); show " code { "message" } " to a person; "
+            code { "details" } " names every field with a problem; quote " code { "request_id" }
+            " when asking about an error." }
+        table aria-labelledby="codes-heading" {
+            caption id="codes-heading" { "Error codes" }
+            thead { tr { th scope="col" { "Code" } th scope="col" class="n" { "HTTP status" } th scope="col" { "When" } } }
+            tbody {
+                @for c in ErrorCode::ALL {
+                    tr id=(c.as_str()) {
+                        th scope="row" { code { (c.as_str()) } }
+                        td.n { (c.status().as_u16()) }
+                        td { (c.summary()) }
+                    }
+                }
+            }
+        }
+    };
+    let mut resp = layout::page("API error codes", None, main).into_response();
+    set_security_headers(resp.headers_mut(), false, false);
     resp
 }
 

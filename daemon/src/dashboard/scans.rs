@@ -20,7 +20,7 @@ use std::collections::BTreeSet;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
-use base64_shim::encode_base64;
+use base64::Engine as _;
 use maud::html;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
@@ -31,7 +31,8 @@ use super::layout::{self, Section};
 use super::sites::status_badge;
 use super::{DashState, PageError, PageResult};
 use crate::api::reports::{load, rendered};
-use crate::store::{Scan, ScanStatus, ScanSummary};
+use crate::store::{Progress, Scan, ScanStatus, ScanSummary};
+use sitescan_engine::Phase;
 
 async fn own_scan(state: &DashState, me: &SignedIn, id: &str) -> Result<Scan, PageError> {
     state
@@ -68,9 +69,15 @@ pub async fn show(
             h2 id="status-heading" { "Status" }
             p { "Status: " span id="scan-status" role="status" { (status_badge(scan.status)) } }
             @if live {
+                @let (bar_value, bar_max) = progress_bar(&progress);
+                p { "Phase: " span id="scan-phase" { (phase_label(progress.phase)) } }
                 p { "Pages checked: " span id="scan-pages" { (progress.pages_done) } }
-                progress id="scan-progress" max=((progress.pages_done + progress.pages_queued).max(1)) value=(progress.pages_done) aria-label="Scan progress" {
-                    (progress.pages_done) " pages"
+                p id="scan-links-line" hidden[progress.phase != Phase::Links] {
+                    "Links checked: " span id="scan-links" { (progress.links_checked) }
+                    " of " span id="scan-links-total" { (progress.links_total) }
+                }
+                progress id="scan-progress" max=(bar_max) value=(bar_value) aria-label="Scan progress" {
+                    (bar_value) " of " (bar_max)
                 }
                 div.actions {
                     a href=(format!("/scans/{}", scan.id)) id="refresh" { "Refresh" }
@@ -127,6 +134,25 @@ fn summary_findings(summary: &ScanSummary) -> String {
     findings_phrase(summary.findings.saturating_sub(to_review), to_review)
 }
 
+/// What a scan is doing, in words.
+pub fn phase_label(phase: Phase) -> &'static str {
+    match phase {
+        Phase::Crawl => "checking pages",
+        Phase::Links => "checking links",
+        Phase::Finish => "writing the report",
+    }
+}
+
+/// The progress bar's (value, max) in the scan's phase: pages while
+/// crawling, links while checking them, full while finishing.
+pub fn progress_bar(p: &Progress) -> (u64, u64) {
+    match p.phase {
+        Phase::Crawl => (p.pages_done, (p.pages_done + p.pages_queued).max(1)),
+        Phase::Links => (p.links_checked.min(p.links_total), p.links_total.max(1)),
+        Phase::Finish => (1, 1),
+    }
+}
+
 /// `GET /scans/{scanId}/status`: the live status as JSON, for the script.
 pub async fn status(
     State(state): State<DashState>,
@@ -142,13 +168,22 @@ pub async fn status(
         "pages_done": p.pages_done,
         "pages_queued": p.pages_queued,
         "errors": p.errors,
+        "phase": p.phase,
+        "phase_label": phase_label(p.phase),
+        "links_checked": p.links_checked,
+        "links_total": p.links_total,
     }))
     .into_response())
 }
 
 /// The CSP of a report document: its exact inline CSS allowed by hash, nothing else.
 pub fn report_policy(html: &str) -> String {
-    let hash = |s: &str| format!("'sha256-{}'", encode_base64(&Sha256::digest(s.as_bytes())));
+    let hash = |s: &str| {
+        format!(
+            "'sha256-{}'",
+            base64::engine::general_purpose::STANDARD.encode(Sha256::digest(s.as_bytes()))
+        )
+    };
     let mut sources: BTreeSet<String> = BTreeSet::new();
     let mut rest = html;
     while let Some(start) = rest.find("<style>") {
@@ -259,44 +294,6 @@ pub async fn cancel(
 ) -> PageResult {
     crate::api::scans::cancel(&state.app, &me.account.id, &id).await?;
     Ok(Redirect::to(&format!("/scans/{id}")).into_response())
-}
-
-/// Standard base64 (for CSP hashes). Hand-written: a dozen lines, not worth
-/// a dependency for one use.
-mod base64_shim {
-    const TABLE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-    pub(super) fn encode_base64(bytes: &[u8]) -> String {
-        let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-        for chunk in bytes.chunks(3) {
-            let b = [
-                chunk[0],
-                chunk.get(1).copied().unwrap_or(0),
-                chunk.get(2).copied().unwrap_or(0),
-            ];
-            let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-            for i in 0..4 {
-                if i <= chunk.len() {
-                    out.push(char::from(TABLE[((n >> (18 - 6 * i)) & 63) as usize]));
-                } else {
-                    out.push('=');
-                }
-            }
-        }
-        out
-    }
-
-    #[cfg(test)]
-    mod tests {
-        #[test]
-        fn encodes() {
-            assert_eq!(super::encode_base64(b""), "");
-            assert_eq!(super::encode_base64(b"f"), "Zg==");
-            assert_eq!(super::encode_base64(b"fo"), "Zm8=");
-            assert_eq!(super::encode_base64(b"foo"), "Zm9v");
-            assert_eq!(super::encode_base64(b"foobar"), "Zm9vYmFy");
-        }
-    }
 }
 
 #[cfg(test)]

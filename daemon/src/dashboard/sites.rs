@@ -401,6 +401,9 @@ pub async fn scan_now(
             category: None,
             accept: None,
             budget: None,
+            links: Default::default(),
+            include: Vec::new(),
+            exclude: Vec::new(),
         };
         match start_scan(&state.app, &me.account, &site.id, request).await {
             Ok(scan) => return Ok(Redirect::to(&format!("/scans/{}", scan.id)).into_response()),

@@ -21,6 +21,7 @@ use super::{
     day_key, new_id, Account, ApiKey, Delivery, DeliveryStatus, Interruption, Page, Progress, Scan,
     ScanOutcome, ScanStatus, Site, Store, Webhook,
 };
+use super::{IdempotencyClaim, IdempotencyRecord, IDEMPOTENCY_TTL, MAX_IDEMPOTENCY_KEYS};
 use super::{PasswordToken, Session, User};
 use crate::error::{Error, Result};
 
@@ -74,6 +75,12 @@ pub(crate) const SESSION_FLASHES: TableDefinition<&str, &str> =
     TableDefinition::new("session_flashes");
 /// Scan id -> JSON [`CrashRecord`]: the interruptions charged to its pages.
 pub(crate) const CRASHES: TableDefinition<&str, &[u8]> = TableDefinition::new("crashes");
+/// `{account}/{key hash}` -> [`IdempotencyRecord`] (JSON).
+pub(crate) const IDEMPOTENCY: TableDefinition<&str, &[u8]> = TableDefinition::new("idempotency");
+/// `{account}/{created µs, 16 hex}/{key hash}`: an account's keys oldest
+/// first, to forget expired ones and the oldest past the cap.
+pub(crate) const IDEMPOTENCY_ORDER: TableDefinition<&str, ()> =
+    TableDefinition::new("idempotency_order");
 
 /// The interruptions of one scan, as [`Store::charge_interruption`] counts them.
 #[derive(Debug, Default, Serialize, serde::Deserialize)]
@@ -183,6 +190,8 @@ impl Embedded {
             txn.open_table(USER_SESSIONS).map_err(Error::storage)?;
             txn.open_table(SESSION_FLASHES).map_err(Error::storage)?;
             txn.open_table(CRASHES).map_err(Error::storage)?;
+            txn.open_table(IDEMPOTENCY).map_err(Error::storage)?;
+            txn.open_table(IDEMPOTENCY_ORDER).map_err(Error::storage)?;
         }
         txn.commit().map_err(Error::storage)?;
         let analysis_dir = data_dir.join("analysis");
@@ -380,6 +389,39 @@ fn write_event(txn: &redb::WriteTransaction, scan: &Scan, at: DateTime<Utc>) -> 
     let event_id = new_id("evt")?;
     let deliveries = crate::webhooks::event_deliveries(&hooks, scan, &event_id, at)?;
     put_deliveries(txn, &deliveries)
+}
+
+/// The [`IDEMPOTENCY_ORDER`] key of a record.
+fn idempotency_order_key(account_id: &str, key_hash: &str, record: &IdempotencyRecord) -> String {
+    let us = record.created_at.timestamp_micros().max(0) as u64;
+    format!("{account_id}/{us:016x}/{key_hash}")
+}
+
+/// Gives a scan back to its account's quota of the day it was created (in
+/// the caller's transaction): canceled while queued, or failed before its
+/// first page. Marks it so that it is never given back twice.
+fn refund_quota(txn: &redb::WriteTransaction, scan: &mut Scan) -> Result<()> {
+    if scan.quota_refunded {
+        return Ok(());
+    }
+    let key = format!(
+        "{}/{}",
+        scan.account_id,
+        scan.created_at.date_naive().format("%Y-%m-%d")
+    );
+    let mut quotas = txn.open_table(QUOTAS).map_err(Error::storage)?;
+    let used = quotas
+        .get(key.as_str())
+        .map_err(Error::storage)?
+        .map(|v| v.value())
+        .unwrap_or(0);
+    if used > 0 {
+        quotas
+            .insert(key.as_str(), used - 1)
+            .map_err(Error::storage)?;
+    }
+    scan.quota_refunded = true;
+    Ok(())
 }
 
 fn not_found(kind: &'static str, id: &str) -> Error {
@@ -844,6 +886,9 @@ impl Store for Embedded {
                         ScanOutcome::Failed { error } => {
                             scan.status = ScanStatus::Failed;
                             scan.error = Some(error);
+                            if scan.progress.is_none_or(|p| p.pages_done == 0) {
+                                refund_quota(&txn, &mut scan)?;
+                            }
                         }
                     }
                     scan.finished_at = Some(at);
@@ -873,6 +918,9 @@ impl Store for Embedded {
                 let changed = matches!(scan.status, ScanStatus::Queued | ScanStatus::Running);
                 match scan.status {
                     ScanStatus::Queued | ScanStatus::Running => {
+                        if scan.status == ScanStatus::Queued {
+                            refund_quota(&txn, &mut scan)?;
+                        }
                         scan.status = ScanStatus::Canceled;
                         scan.finished_at = Some(at);
                         t.insert(id.as_str(), encode(&scan)?.as_slice())
@@ -1116,6 +1164,144 @@ impl Store for Embedded {
             }
             txn.commit().map_err(Error::storage)?;
             Ok(claimed)
+        })
+        .await
+    }
+
+    async fn claim_idempotency_key(
+        &self,
+        account_id: &str,
+        key_hash: &str,
+        record: IdempotencyRecord,
+        at: DateTime<Utc>,
+    ) -> Result<IdempotencyClaim> {
+        let (account_id, key_hash) = (account_id.to_string(), key_hash.to_string());
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            let claim = {
+                let mut records = txn.open_table(IDEMPOTENCY).map_err(Error::storage)?;
+                let mut order = txn.open_table(IDEMPOTENCY_ORDER).map_err(Error::storage)?;
+                // The account's keys, oldest first (at most the cap plus one).
+                let (start, end) = (format!("{account_id}/"), format!("{account_id}0"));
+                let mut kept: Vec<(String, i64)> = Vec::new();
+                for entry in order
+                    .range::<&str>(start.as_str()..end.as_str())
+                    .map_err(Error::storage)?
+                {
+                    let (k, _) = entry.map_err(Error::storage)?;
+                    let k = k.value().to_string();
+                    let us = k
+                        .split('/')
+                        .nth(1)
+                        .and_then(|h| i64::from_str_radix(h, 16).ok())
+                        .unwrap_or(0);
+                    kept.push((k, us));
+                }
+                let cutoff = (at - IDEMPOTENCY_TTL).timestamp_micros();
+                let expired = kept.iter().take_while(|(_, us)| *us < cutoff).count();
+                fn forget(
+                    order: &mut redb::Table<&str, ()>,
+                    records: &mut redb::Table<&str, &[u8]>,
+                    account_id: &str,
+                    k: &str,
+                ) -> Result<()> {
+                    order.remove(k).map_err(Error::storage)?;
+                    if let Some(hash) = k.rsplit('/').next() {
+                        records
+                            .remove(format!("{account_id}/{hash}").as_str())
+                            .map_err(Error::storage)?;
+                    }
+                    Ok(())
+                }
+                for (k, _) in &kept[..expired] {
+                    forget(&mut order, &mut records, &account_id, k)?;
+                }
+                let kept = &kept[expired..];
+                let id = format!("{account_id}/{key_hash}");
+                let existing: Option<IdempotencyRecord> = get(&records, &id)?;
+                match existing {
+                    Some(r) if r.response.is_some() || r.lease_until > at => {
+                        IdempotencyClaim::Existing(r)
+                    }
+                    stale => {
+                        let stale_key =
+                            stale.map(|r| idempotency_order_key(&account_id, &key_hash, &r));
+                        let others: Vec<&String> = kept
+                            .iter()
+                            .map(|(k, _)| k)
+                            .filter(|k| Some(*k) != stale_key.as_ref())
+                            .collect();
+                        if let Some(k) = &stale_key {
+                            forget(&mut order, &mut records, &account_id, k)?;
+                        }
+                        // Room for this one under the cap: the oldest go.
+                        let over = (others.len() + 1).saturating_sub(MAX_IDEMPOTENCY_KEYS);
+                        for k in others.iter().take(over) {
+                            forget(&mut order, &mut records, &account_id, k)?;
+                        }
+                        records
+                            .insert(id.as_str(), encode(&record)?.as_slice())
+                            .map_err(Error::storage)?;
+                        order
+                            .insert(
+                                idempotency_order_key(&account_id, &key_hash, &record).as_str(),
+                                (),
+                            )
+                            .map_err(Error::storage)?;
+                        IdempotencyClaim::Claimed
+                    }
+                }
+            };
+            txn.commit().map_err(Error::storage)?;
+            Ok(claim)
+        })
+        .await
+    }
+
+    async fn complete_idempotency_key(
+        &self,
+        account_id: &str,
+        key_hash: &str,
+        record: IdempotencyRecord,
+    ) -> Result<()> {
+        let id = format!("{account_id}/{key_hash}");
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            {
+                let mut records = txn.open_table(IDEMPOTENCY).map_err(Error::storage)?;
+                let held: Option<IdempotencyRecord> = get(&records, &id)?;
+                // Only the claim it answers (same first use), never one that
+                // replaced it after the lease passed.
+                if held.is_some_and(|h| h.created_at == record.created_at) {
+                    records
+                        .insert(id.as_str(), encode(&record)?.as_slice())
+                        .map_err(Error::storage)?;
+                }
+            }
+            txn.commit().map_err(Error::storage)?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn release_idempotency_key(&self, account_id: &str, key_hash: &str) -> Result<()> {
+        let (account_id, key_hash) = (account_id.to_string(), key_hash.to_string());
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            {
+                let mut records = txn.open_table(IDEMPOTENCY).map_err(Error::storage)?;
+                let id = format!("{account_id}/{key_hash}");
+                let held: Option<IdempotencyRecord> = get(&records, &id)?;
+                if let Some(r) = held {
+                    records.remove(id.as_str()).map_err(Error::storage)?;
+                    let mut order = txn.open_table(IDEMPOTENCY_ORDER).map_err(Error::storage)?;
+                    order
+                        .remove(idempotency_order_key(&account_id, &key_hash, &r).as_str())
+                        .map_err(Error::storage)?;
+                }
+            }
+            txn.commit().map_err(Error::storage)?;
+            Ok(())
         })
         .await
     }
@@ -1537,6 +1723,9 @@ mod tests {
                 plan_max_pages: None,
                 accept: None,
                 budget: Default::default(),
+                links: Default::default(),
+                include: Vec::new(),
+                exclude: Vec::new(),
             },
             progress: None,
             error: None,
@@ -1545,6 +1734,7 @@ mod tests {
             started_at: None,
             finished_at: None,
             summary: None,
+            quota_refunded: false,
         };
         let created = store
             .create_scan_if_quota(scan, now.date_naive(), None)

@@ -207,6 +207,22 @@ pub struct AppliedConfig {
     #[serde(default)]
     #[schema(value_type = Object, example = json!({"time_ms": 5000, "max_nodes": 200000, "max_depth": 512, "max_links": 10000, "max_css_rules": 20000, "max_selectors": 50000, "max_stylesheets": 100}))]
     pub budget: sitescan_engine::PageBudget,
+    /// Which link and resource URLs are requested to check them: `all`
+    /// (default), `internal` (only the scanned site's hosts) or `none`
+    /// (nothing beyond what the crawl fetches). Scans stored before this
+    /// option existed read as `all`.
+    #[serde(default)]
+    #[schema(value_type = String, example = "internal")]
+    pub links: sitescan_engine::LinkScope,
+    /// Only URLs matching one of these regular expressions were crawled
+    /// (empty: all within the site).
+    #[serde(default)]
+    #[schema(example = json!(["^https://example\\.com/docs/"]))]
+    pub include: Vec<String>,
+    /// URLs matching any of these regular expressions were not crawled.
+    #[serde(default)]
+    #[schema(example = json!(["/archive/", "\\.pdf$"]))]
+    pub exclude: Vec<String>,
 }
 
 /// How far a running scan is.
@@ -218,6 +234,33 @@ pub struct Progress {
     pub pages_queued: u64,
     /// Pages that failed to fetch.
     pub errors: u64,
+    /// What the scan is doing: `crawl` (fetching and checking pages), `links`
+    /// (checking the status of the links and resources the pages name) or
+    /// `finish` (site-wide rules and the report). Records written before
+    /// phases existed read as `crawl`.
+    #[serde(default)]
+    #[schema(value_type = String, example = "links")]
+    pub phase: sitescan_engine::Phase,
+    /// Link and resource URLs checked so far in the `links` phase.
+    #[serde(default)]
+    pub links_checked: u64,
+    /// Link and resource URLs the `links` phase checks in all (0 until it
+    /// starts, and with `config.links: "none"`).
+    #[serde(default)]
+    pub links_total: u64,
+}
+
+impl From<sitescan_engine::Progress> for Progress {
+    fn from(p: sitescan_engine::Progress) -> Self {
+        Progress {
+            pages_done: p.pages_done,
+            pages_queued: p.pages_queued,
+            errors: p.errors,
+            phase: p.phase,
+            links_checked: p.links_checked,
+            links_total: p.links_total,
+        }
+    }
 }
 
 /// Score and failure counts of one category in a finished scan.
@@ -286,6 +329,11 @@ pub struct Scan {
     /// What it found, once completed.
     #[serde(default)]
     pub summary: Option<ScanSummary>,
+    /// True when the scan was given back to the day's quota: canceled while
+    /// still queued, or failed before its first page was checked. Set by the
+    /// same atomic write as the status.
+    #[serde(default)]
+    pub quota_refunded: bool,
 }
 
 /// What [`Store::charge_interruption`] found about a scan's last interruption.
@@ -482,6 +530,53 @@ pub struct Session {
     pub last_seen_at: DateTime<Utc>,
 }
 
+/// How long an `Idempotency-Key` is remembered after its first use.
+pub const IDEMPOTENCY_TTL: chrono::Duration = chrono::Duration::hours(24);
+/// How long an unfinished request holds its `Idempotency-Key` (a process that
+/// dies while serving it leaves the key free again after this).
+pub const IDEMPOTENCY_LEASE: chrono::Duration = chrono::Duration::seconds(60);
+/// `Idempotency-Key`s remembered per account at most: past it, the oldest is
+/// forgotten first, so one account cannot fill the store.
+pub const MAX_IDEMPOTENCY_KEYS: usize = 1000;
+
+/// The answer kept for an `Idempotency-Key`, replayed byte for byte.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeptResponse {
+    /// HTTP status.
+    pub status: u16,
+    /// The `Location` header, if it had one.
+    #[serde(default)]
+    pub location: Option<String>,
+    /// The JSON body.
+    pub body: String,
+}
+
+/// What the store keeps for one `Idempotency-Key` of an account.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IdempotencyRecord {
+    /// SHA-256 (hex) of the request's method, path and body: a reuse of the
+    /// key with another request is refused.
+    pub fingerprint: String,
+    /// When the key was first used; forgotten [`IDEMPOTENCY_TTL`] later.
+    pub created_at: DateTime<Utc>,
+    /// Until when an unfinished request holds the key.
+    pub lease_until: DateTime<Utc>,
+    /// The answer, once the first request finished with a success; `None`
+    /// while it is being served.
+    #[serde(default)]
+    pub response: Option<KeptResponse>,
+}
+
+/// What [`Store::claim_idempotency_key`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IdempotencyClaim {
+    /// The key was free (new, forgotten, or its holder's lease had passed):
+    /// it is now held by this request.
+    Claimed,
+    /// The key is held: answered already, or still being served.
+    Existing(IdempotencyRecord),
+}
+
 /// A page of a list, newest first.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Page<T> {
@@ -626,6 +721,33 @@ pub trait Store: Send + Sync + 'static {
         lease_until: DateTime<Utc>,
         limit: usize,
     ) -> Result<Vec<Delivery>>;
+
+    // ---- idempotency keys (the API's `Idempotency-Key` header)
+
+    /// Atomically: forgets the account's keys older than
+    /// [`IDEMPOTENCY_TTL`] at `at` (and the oldest past
+    /// [`MAX_IDEMPOTENCY_KEYS`]), then returns the record of `key_hash` when
+    /// it is live (answered, or unfinished with its lease not passed at
+    /// `at`), else saves `record` under it and returns `Claimed`. Of two
+    /// requests racing with the same key, one claims it.
+    async fn claim_idempotency_key(
+        &self,
+        account_id: &str,
+        key_hash: &str,
+        record: IdempotencyRecord,
+        at: DateTime<Utc>,
+    ) -> Result<IdempotencyClaim>;
+    /// Saves the answer of a claimed key (no-op when it was forgotten
+    /// meanwhile).
+    async fn complete_idempotency_key(
+        &self,
+        account_id: &str,
+        key_hash: &str,
+        record: IdempotencyRecord,
+    ) -> Result<()>;
+    /// Frees a claimed key (the request failed: it may be retried with the
+    /// same key); no-op when gone.
+    async fn release_idempotency_key(&self, account_id: &str, key_hash: &str) -> Result<()>;
 
     // ---- users and sessions (the dashboard)
 

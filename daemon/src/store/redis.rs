@@ -13,7 +13,7 @@
 //! | `keys`, `account:{id}:keys` | sorted set (lex) | key ids |
 //! | `site:{id}` | hash | `json`, `account_id` |
 //! | `account:{id}:sites` | sorted set (lex) | site ids |
-//! | `scan:{id}` | hash | `json` (the scan as created), `account_id`, `status`, `attempts`, `started_at`, `finished_at`, `error`, `summary`, `p_done`/`p_queued`/`p_errors` |
+//! | `scan:{id}` | hash | `json` (the scan as created), `account_id`, `status`, `attempts`, `started_at`, `finished_at`, `error`, `summary`, `refunded`, `p_done`/`p_queued`/`p_errors`/`p_phase`/`p_links_checked`/`p_links_total` |
 //! | `scan:{id}:analysis` | set | URLs of the scan's pages in analysis now (a crash is charged to them) |
 //! | `scan:{id}:crashes` | hash | `p:{url}` -> interruptions the page was in analysis at, `unattributed` -> those with none |
 //! | `site:{id}:scans` | sorted set (lex) | scan ids (they sort by creation time) |
@@ -33,6 +33,8 @@
 //! | `session:{sha256}` | string | the dashboard session (JSON), expiring with it |
 //! | `session:{sha256}:flash` | hash | the session's one-time flashes (name -> value), expiring with it |
 //! | `user:{id}:sessions` | set | hashes of the user's signed-in sessions (ended when a password is set) |
+//! | `idem:{account}` | sorted set | the account's `Idempotency-Key` hashes scored by first use (µs), expiring with the newest |
+//! | `idem:{account}:{sha256}` | hash | `record` (JSON), `done` (0/1), `lease` (µs): one key, expiring 24 h after its first use |
 //!
 //! Mutable scan fields are separate hash fields rather than one JSON value so
 //! that each transition is a small Lua script comparing and setting plain
@@ -51,11 +53,13 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{AsyncCommands, Script};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use sitescan_engine::Phase;
 
 use super::{
     day_key, new_id, Account, ApiKey, Delivery, DeliveryStatus, Interruption, Page, Progress, Scan,
     ScanOutcome, ScanStatus, Site, Store, Webhook,
 };
+use super::{IdempotencyClaim, IdempotencyRecord, IDEMPOTENCY_TTL, MAX_IDEMPOTENCY_KEYS};
 use super::{PasswordToken, Session, User};
 use crate::error::{Error, Result};
 
@@ -300,6 +304,15 @@ fn status_from(s: &str) -> Result<ScanStatus> {
     })
 }
 
+/// The `p_phase` field's value (the phase's wire name).
+fn phase_name(phase: Phase) -> &'static str {
+    match phase {
+        Phase::Crawl => "crawl",
+        Phase::Links => "links",
+        Phase::Finish => "finish",
+    }
+}
+
 /// Rebuilds a scan from the flat field/value list of its hash.
 fn scan_from_fields(fields: &[String]) -> Result<Scan> {
     let get = |name: &str| {
@@ -331,6 +344,9 @@ fn scan_from_fields(fields: &[String]) -> Result<Scan> {
     if let Some(s) = get("summary") {
         scan.summary = Some(parse(s)?);
     }
+    if get("refunded").is_some_and(|r| r == "1") {
+        scan.quota_refunded = true;
+    }
     if let Some(done) = get("p_done") {
         let num = |name: &str| -> Result<u64> {
             get(name)
@@ -341,12 +357,21 @@ fn scan_from_fields(fields: &[String]) -> Result<Scan> {
                 .transpose()
                 .map(|v| v.unwrap_or(0))
         };
+        let phase = match get("p_phase").map(String::as_str) {
+            None | Some("crawl") => Phase::Crawl,
+            Some("links") => Phase::Links,
+            Some("finish") => Phase::Finish,
+            Some(other) => return Err(Error::Corrupt(format!("bad p_phase `{other}`"))),
+        };
         scan.progress = Some(Progress {
             pages_done: done
                 .parse()
                 .map_err(|_| Error::Corrupt(format!("bad p_done `{done}`")))?,
             pages_queued: num("p_queued")?,
             errors: num("p_errors")?,
+            phase,
+            links_checked: num("p_links_checked")?,
+            links_total: num("p_links_total")?,
         });
     }
     Ok(scan)
@@ -463,7 +488,8 @@ static START_SCAN: LazyLock<Script> = LazyLock::new(|| {
         r"
 local st = redis.call('HGET', KEYS[1], 'status')
 if not st or (st ~= 'queued' and st ~= 'running') then return false end
-redis.call('HSET', KEYS[1], 'status', 'running', 'started_at', ARGV[2], 'p_done', '0', 'p_queued', '0', 'p_errors', '0')
+redis.call('HSET', KEYS[1], 'status', 'running', 'started_at', ARGV[2], 'p_done', '0', 'p_queued', '0', 'p_errors', '0',
+  'p_phase', 'crawl', 'p_links_checked', '0', 'p_links_total', '0')
 if ARGV[7] == '1' then redis.call('HINCRBY', KEYS[1], 'attempts', 1) end
 redis.call('SADD', KEYS[2], ARGV[1])
 emit_event(KEYS[1], 'scan.started', 3)
@@ -504,26 +530,41 @@ return out
     )
 });
 
-/// KEYS: scan. ARGV: done, queued, errors. Returns the status (false: no scan).
+/// KEYS: scan. ARGV: done, queued, errors, phase, links checked, links
+/// total. Returns the status (false: no scan).
 static PROGRESS: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
 local st = redis.call('HGET', KEYS[1], 'status')
 if not st then return false end
 if st == 'running' then
-  redis.call('HSET', KEYS[1], 'p_done', ARGV[1], 'p_queued', ARGV[2], 'p_errors', ARGV[3])
+  redis.call('HSET', KEYS[1], 'p_done', ARGV[1], 'p_queued', ARGV[2], 'p_errors', ARGV[3],
+    'p_phase', ARGV[4], 'p_links_checked', ARGV[5], 'p_links_total', ARGV[6])
 end
 return st
 ",
     )
 });
 
-/// KEYS: scan, report, running, unfinished, stats. ARGV: scan id, kind
-/// (`completed`|`failed`), finished_at JSON, summary JSON or error, pages,
-/// the [`EventArgs`] (6..9), report chunks (10..). Returns the scan's fields
-/// (false: no scan).
+/// Lua: gives scan `KEYS[scan]` back to the quota counter `qkey` (of the
+/// day it was created), once; `refunded` marks it.
+const REFUND_LUA: &str = r"
+local function refund(scan, qkey)
+  if redis.call('HGET', scan, 'refunded') == '1' then return end
+  local used = tonumber(redis.call('GET', qkey) or '0')
+  if used and used > 0 then redis.call('DECR', qkey) end
+  redis.call('HSET', scan, 'refunded', '1')
+end
+";
+
+/// KEYS: scan, report, running, unfinished, stats, quota of the scan's day.
+/// ARGV: scan id, kind (`completed`|`failed`), finished_at JSON, summary JSON
+/// or error, pages, the [`EventArgs`] (6..9), report chunks (10..). A scan
+/// failed before its first page is given back to the quota. Returns the
+/// scan's fields (false: no scan).
 static FINISH_SCAN: LazyLock<Script> = LazyLock::new(|| {
-    transition(
+    transition(&format!(
+        "{REFUND_LUA}{}",
         r"
 local st = redis.call('HGET', KEYS[1], 'status')
 if not st then return false end
@@ -542,24 +583,29 @@ if ARGV[2] == 'completed' then
 else
   redis.call('HSET', KEYS[1], 'status', 'failed', 'error', ARGV[4])
   redis.call('HINCRBY', KEYS[5], 'failed', 1)
+  local done = redis.call('HGET', KEYS[1], 'p_done')
+  if not done or done == '0' then refund(KEYS[1], KEYS[6]) end
 end
 redis.call('HSET', KEYS[1], 'finished_at', ARGV[3])
 redis.call('SREM', KEYS[3], ARGV[1])
 redis.call('SREM', KEYS[4], ARGV[1])
 emit_event(KEYS[1], 'scan.' .. ARGV[2], 6)
 return redis.call('HGETALL', KEYS[1])
-",
-    )
+"
+    ))
 });
 
-/// KEYS: scan, running, unfinished, stats. ARGV: scan id, account id,
-/// finished_at JSON, then the [`EventArgs`] (4..7). Returns {tag, fields...}:
-/// tag `ok`, `notfound` or `conflict` (then the status).
+/// KEYS: scan, running, unfinished, stats, quota of the scan's day. ARGV:
+/// scan id, account id, finished_at JSON, then the [`EventArgs`] (4..7). A
+/// scan canceled while queued is given back to the quota. Returns {tag,
+/// fields...}: tag `ok`, `notfound` or `conflict` (then the status).
 static CANCEL_SCAN: LazyLock<Script> = LazyLock::new(|| {
-    transition(
+    transition(&format!(
+        "{REFUND_LUA}{}",
         r"
 local st = redis.call('HGET', KEYS[1], 'status')
 if not st or redis.call('HGET', KEYS[1], 'account_id') ~= ARGV[2] then return {'notfound'} end
+if st == 'queued' then refund(KEYS[1], KEYS[5]) end
 if st == 'queued' or st == 'running' then
   redis.call('HSET', KEYS[1], 'status', 'canceled', 'finished_at', ARGV[3])
   redis.call('SREM', KEYS[2], ARGV[1])
@@ -572,8 +618,8 @@ end
 local out = {'ok'}
 for _, v in ipairs(redis.call('HGETALL', KEYS[1])) do table.insert(out, v) end
 return out
-",
-    )
+"
+    ))
 });
 
 /// KEYS: account, key, key hash, all keys, account keys. ARGV: key id,
@@ -653,7 +699,64 @@ return 1
     )
 });
 
+/// KEYS: the account's key index, the key's record. ARGV: now µs, TTL µs,
+/// the cap, the record JSON, the key hash, TTL ms, the record keys' prefix
+/// (`…idem:{account}:`), lease end µs, first use (JSON). Forgets expired keys and the oldest
+/// past the cap; returns the live record's JSON, or false after claiming.
+static CLAIM_IDEMPOTENCY: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local cutoff = tonumber(ARGV[1]) - tonumber(ARGV[2])
+for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. cutoff)) do
+  redis.call('DEL', ARGV[7] .. m)
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. cutoff)
+local cur = redis.call('HMGET', KEYS[2], 'record', 'done', 'lease')
+if cur[1] and (cur[2] == '1' or tonumber(cur[3] or '0') > tonumber(ARGV[1])) then
+  return cur[1]
+end
+redis.call('ZREM', KEYS[1], ARGV[5])
+local n = redis.call('ZCARD', KEYS[1])
+local cap = tonumber(ARGV[3])
+if n >= cap then
+  for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, n - cap)) do
+    redis.call('DEL', ARGV[7] .. m)
+  end
+  redis.call('ZREMRANGEBYRANK', KEYS[1], 0, n - cap)
+end
+redis.call('DEL', KEYS[2])
+redis.call('HSET', KEYS[2], 'record', ARGV[4], 'done', '0', 'lease', ARGV[8], 'created', ARGV[9])
+redis.call('PEXPIRE', KEYS[2], ARGV[6])
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[5])
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
+return false
+",
+    )
+});
+
+/// KEYS: the key's record. ARGV: the answered record JSON, the first use's
+/// `created_at` as stored. Saves it only over the claim it answers.
+static COMPLETE_IDEMPOTENCY: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('HGET', KEYS[1], 'created') ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'record', ARGV[1], 'done', '1')
+return 1
+",
+    )
+});
+
 impl RedisBackend {
+    /// The index and record keys of an account's idempotency key.
+    fn idempotency_keys(&self, account_id: &str, key_hash: &str) -> (String, String, String) {
+        let prefix = self.k(&format!("idem:{account_id}:"));
+        (
+            self.k(&format!("idem:{account_id}")),
+            format!("{prefix}{key_hash}"),
+            prefix,
+        )
+    }
+
     /// Marks a running scan `queued` again (its job was handed back to the
     /// queue). Returns false when it was not running (finished, canceled).
     pub async fn requeue_scan(&self, id: &str) -> Result<bool> {
@@ -1097,6 +1200,9 @@ impl Store for RedisBackend {
             .arg(progress.pages_done)
             .arg(progress.pages_queued)
             .arg(progress.errors)
+            .arg(phase_name(progress.phase))
+            .arg(progress.links_checked)
+            .arg(progress.links_total)
             .invoke_async(&mut conn)
             .await
             .map_err(redis_err)?;
@@ -1104,6 +1210,13 @@ impl Store for RedisBackend {
     }
 
     async fn finish_scan(&self, id: &str, outcome: ScanOutcome, at: DateTime<Utc>) -> Result<Scan> {
+        // The quota counter of the day the scan was created (its creation
+        // time never changes, so reading it apart from the script is safe).
+        let scan = self
+            .scan_by_id(id)
+            .await?
+            .ok_or_else(|| not_found("scan", id))?;
+        let quota = self.quota_key(&scan.account_id, scan.created_at.date_naive());
         let mut conn = self.c();
         let mut script = FINISH_SCAN.prepare_invoke();
         script
@@ -1112,6 +1225,7 @@ impl Store for RedisBackend {
             .key(self.k("running"))
             .key(self.k("unfinished"))
             .key(self.k("stats"))
+            .key(quota)
             .arg(id);
         let event = self.event_args(at)?;
         let event_args = |script: &mut redis::ScriptInvocation<'_>| {
@@ -1144,6 +1258,10 @@ impl Store for RedisBackend {
     }
 
     async fn cancel_scan(&self, account_id: &str, id: &str, at: DateTime<Utc>) -> Result<Scan> {
+        let Some(scan) = self.scan(account_id, id).await? else {
+            return Err(not_found("scan", id));
+        };
+        let quota = self.quota_key(account_id, scan.created_at.date_naive());
         let event = self.event_args(at)?;
         let mut conn = self.c();
         let reply: Vec<String> = CANCEL_SCAN
@@ -1151,6 +1269,7 @@ impl Store for RedisBackend {
             .key(self.k("running"))
             .key(self.k("unfinished"))
             .key(self.k("stats"))
+            .key(quota)
             .arg(id)
             .arg(account_id)
             .arg(json(&at)?)
@@ -1375,6 +1494,70 @@ impl Store for RedisBackend {
     }
 
     // ---- users and sessions (the dashboard)
+
+    async fn claim_idempotency_key(
+        &self,
+        account_id: &str,
+        key_hash: &str,
+        record: IdempotencyRecord,
+        at: DateTime<Utc>,
+    ) -> Result<IdempotencyClaim> {
+        let (index, key, prefix) = self.idempotency_keys(account_id, key_hash);
+        let ttl = IDEMPOTENCY_TTL;
+        let mut conn = self.c();
+        let found: Option<String> = CLAIM_IDEMPOTENCY
+            .key(index)
+            .key(key)
+            .arg(at.timestamp_micros())
+            .arg(ttl.num_microseconds().unwrap_or(i64::MAX))
+            .arg(MAX_IDEMPOTENCY_KEYS)
+            .arg(json(&record)?)
+            .arg(key_hash)
+            .arg(ttl.num_milliseconds())
+            .arg(prefix)
+            .arg(record.lease_until.timestamp_micros())
+            .arg(json(&record.created_at)?)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        match found {
+            Some(raw) => Ok(IdempotencyClaim::Existing(parse(&raw)?)),
+            None => Ok(IdempotencyClaim::Claimed),
+        }
+    }
+
+    async fn complete_idempotency_key(
+        &self,
+        account_id: &str,
+        key_hash: &str,
+        record: IdempotencyRecord,
+    ) -> Result<()> {
+        let (_, key, _) = self.idempotency_keys(account_id, key_hash);
+        let mut conn = self.c();
+        let _: i64 = COMPLETE_IDEMPOTENCY
+            .key(key)
+            .arg(json(&record)?)
+            .arg(json(&record.created_at)?)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        Ok(())
+    }
+
+    async fn release_idempotency_key(&self, account_id: &str, key_hash: &str) -> Result<()> {
+        let (index, key, _) = self.idempotency_keys(account_id, key_hash);
+        let mut conn = self.c();
+        let _: () = redis::pipe()
+            .atomic()
+            .del(&key)
+            .ignore()
+            .zrem(&index, key_hash)
+            .ignore()
+            .query_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        Ok(())
+    }
 
     async fn create_user(&self, user: User) -> Result<User> {
         let mut conn = self.c();
@@ -1742,6 +1925,9 @@ mod tests {
                 plan_max_pages: None,
                 accept: None,
                 budget: Default::default(),
+                links: Default::default(),
+                include: Vec::new(),
+                exclude: Vec::new(),
             },
             progress: None,
             error: None,
@@ -1750,6 +1936,7 @@ mod tests {
             started_at: None,
             finished_at: None,
             summary: None,
+            quota_refunded: false,
         };
         let queued = scan_from_fields(&fields(&[("json", json(&base).unwrap())])).unwrap();
         assert_eq!(queued, base);
@@ -1778,7 +1965,8 @@ mod tests {
             Some(Progress {
                 pages_done: 4,
                 pages_queued: 0,
-                errors: 1
+                errors: 1,
+                ..Progress::default()
             })
         );
     }

@@ -349,9 +349,15 @@ impl TlsCheck {
     }
 }
 
-/// Bytes for the ClientHello random: they need to be unpredictable enough for a
-/// server not to reject them, not secret (the handshake is never finished).
+/// Bytes for the ClientHello random, from the OS RNG. Should the OS refuse
+/// (no entropy source at all), a hash of the clock and the host still differs
+/// per probe: the random must look fresh to the server, not stay secret (the
+/// handshake is never finished).
 fn random_bytes(seed: &str) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    if getrandom::getrandom(&mut out).is_ok() {
+        return out;
+    }
     use sha2::{Digest, Sha256};
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -489,9 +489,12 @@ pub fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     if let Ok(secs) = value.parse::<u64>() {
         return Some(Duration::from_secs(secs));
     }
-    let when = chrono::DateTime::parse_from_rfc2822(value).ok()?;
-    let delta = when.with_timezone(&chrono::Utc) - chrono::Utc::now();
-    Some(delta.to_std().unwrap_or(Duration::ZERO))
+    // All three HTTP-date forms (IMF-fixdate, RFC 850, asctime), as RFC 9110 asks.
+    let when = httpdate::parse_http_date(value).ok()?;
+    Some(
+        when.duration_since(std::time::SystemTime::now())
+            .unwrap_or(Duration::ZERO),
+    )
 }
 
 fn classify(e: &reqwest::Error) -> FetchError {

@@ -693,7 +693,11 @@ mod tests {
     #[test]
     fn renders_in_headless_chromium_without_console_errors_or_requests() {
         let Some(browser) = chromium() else {
-            eprintln!("SKIPPED renders_in_headless_chromium: no chromium found (install Debian's `chromium`, or set SITESCAN_CHROMIUM)");
+            sitescan_fixtures::missing(
+                "renders_in_headless_chromium",
+                "a Chromium browser",
+                "install Debian's `chromium`, or set SITESCAN_CHROMIUM to its path",
+            );
             return;
         };
         let dir = std::env::temp_dir().join(format!("sitescan-html-report-{}", std::process::id()));

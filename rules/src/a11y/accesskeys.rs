@@ -82,8 +82,8 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&Accesskeys)
-            .pass(&["<a href=/ accesskey=h>Home</a><a href=/x accesskey=x>X</a>"])
-            .fail(&["<a href=/ accesskey=h>Home</a><a href=/x accesskey=' H'>X</a>"])
+            .pass(&[("(page)", "<a href=/ accesskey=h>Home</a><a href=/x accesskey=x>X</a>")])
+            .fail(&[("a", "<a href=/ accesskey=h>Home</a><a href=/x accesskey=' H'>X</a>")])
             .run();
     }
 }

@@ -69,13 +69,15 @@ mod tests {
     fn examples() {
         RuleTester::new(&AreaAlt)
             .pass(&[
-                r##"<map name=m><area href=/a alt="North"></map>"##,
-                r##"<map name=m><area href=/a aria-label="North"></map>"##,
+                ("area", r##"<map name=m><area href=/a alt="North"></map>"##),
+                ("area", r##"<map name=m><area href=/a aria-label="North"></map>"##),
+            ])
+            .inapplicable(&[
                 r##"<map name=m><area alt=""></map>"##,
             ])
             .fail(&[
-                r##"<map name=m><area href=/a></map>"##,
-                r##"<map name=m><area href=/a alt=""></map>"##,
+                ("area", r##"<map name=m><area href=/a></map>"##),
+                ("area", r##"<map name=m><area href=/a alt=""></map>"##),
             ])
             .run();
     }

@@ -102,20 +102,22 @@ mod tests {
     fn examples() {
         RuleTester::new(&AriaAllowedAttr)
             .pass(&[
-                r##"<button aria-pressed=false>x</button>"##,
-                r##"<div role=button aria-pressed=true>x</div>"##,
-                r##"<div aria-busy=true>x</div>"##,
-                r##"<div role=checkbox aria-checked=true>x</div>"##,
-                r##"<input type=password aria-required=true>"##,
-                r##"<input type=file aria-required=true>"##,
-                r##"<div role=switch aria-required=true aria-checked=false>x</div>"##,
+                ("button", r##"<button aria-pressed=false>x</button>"##),
+                ("div", r##"<div role=button aria-pressed=true>x</div>"##),
+                ("div", r##"<div aria-busy=true>x</div>"##),
+                ("div", r##"<div role=checkbox aria-checked=true>x</div>"##),
+                ("input", r##"<input type=password aria-required=true>"##),
+                ("input", r##"<input type=file aria-required=true>"##),
+                ("div", r##"<div role=switch aria-required=true aria-checked=false>x</div>"##),
+                ("button", r##"<button role=none aria-pressed=true>x</button>"##),
+            ])
+            .inapplicable(&[
                 r##"<div aria-hidden=true aria-checked=true>x</div>"##,
-                r##"<button role=none aria-pressed=true>x</button>"##,
             ])
             .fail(&[
-                r##"<button aria-sort="">x</button>"##,
-                r##"<a href=x aria-checked=true>x</a>"##,
-                r##"<audio src=a.mp3 controls aria-orientation=horizontal></audio>"##,
+                ("button", r##"<button aria-sort="">x</button>"##),
+                ("a", r##"<a href=x aria-checked=true>x</a>"##),
+                ("audio", r##"<audio src=a.mp3 controls aria-orientation=horizontal></audio>"##),
             ])
             .run();
     }

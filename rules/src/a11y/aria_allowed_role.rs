@@ -78,16 +78,16 @@ mod tests {
     fn examples() {
         RuleTester::new(&AriaAllowedRole)
             .pass(&[
-                r##"<button role=tab>x</button>"##,
-                r##"<div role=button>x</div>"##,
-                r##"<ul role=menu><li role=menuitem>x</li></ul>"##,
-                r##"<img src=a.png alt="" role=presentation>"##,
-                r##"<nav role=navigation>x</nav>"##,
+                ("button", r##"<button role=tab>x</button>"##),
+                ("div", r##"<div role=button>x</div>"##),
+                ("ul", r##"<ul role=menu><li role=menuitem>x</li></ul>"##),
+                ("img", r##"<img src=a.png alt="" role=presentation>"##),
+                ("nav", r##"<nav role=navigation>x</nav>"##),
             ])
             .fail(&[
-                r##"<h2 role=button>x</h2>"##,
-                r##"<textarea role=button></textarea>"##,
-                r##"<a href=x role=heading>x</a>"##,
+                ("h2", r##"<h2 role=button>x</h2>"##),
+                ("textarea", r##"<textarea role=button></textarea>"##),
+                ("a", r##"<a href=x role=heading>x</a>"##),
             ])
             .run();
     }

@@ -63,15 +63,17 @@ mod tests {
     fn examples() {
         RuleTester::new(&AriaCommandName)
             .pass(&[
-                r##"<div role=button>Save</div>"##,
-                r##"<span role=link aria-label="Home"></span>"##,
-                r##"<ul role=menu><li role=menuitem>Open</li></ul>"##,
+                ("div", r##"<div role=button>Save</div>"##),
+                ("span", r##"<span role=link aria-label="Home"></span>"##),
+                ("li", r##"<ul role=menu><li role=menuitem>Open</li></ul>"##),
+            ])
+            .inapplicable(&[
                 r##"<div role=button hidden></div>"##,
             ])
             .fail(&[
-                r##"<span role=button></span>"##,
-                r##"<div role=link tabindex=0></div>"##,
-                r##"<ul role=menu><li role=menuitem></li></ul>"##,
+                ("span", r##"<span role=button></span>"##),
+                ("div", r##"<div role=link tabindex=0></div>"##),
+                ("li", r##"<ul role=menu><li role=menuitem></li></ul>"##),
             ])
             .run();
     }

@@ -71,12 +71,12 @@ mod tests {
     fn examples() {
         RuleTester::new(&AriaDeprecatedRole)
             .pass(&[
-                r##"<ul role=list><li>x</li></ul>"##,
-                r##"<div role=button>x</div>"##,
+                ("ul", r##"<ul role=list><li>x</li></ul>"##),
+                ("div", r##"<div role=button>x</div>"##),
             ])
             .fail(&[
-                r##"<ul role=directory><li>x</li></ul>"##,
-                r##"<ol><li role=doc-endnote>x</li></ol>"##,
+                ("ul", r##"<ul role=directory><li>x</li></ul>"##),
+                ("li", r##"<ol><li role=doc-endnote>x</li></ol>"##),
             ])
             .run();
     }

@@ -61,12 +61,12 @@ mod tests {
     fn examples() {
         RuleTester::new(&AriaDialogName)
             .pass(&[
-                r##"<div role=dialog aria-label="Settings"><p>x</p></div>"##,
-                r##"<div role=alertdialog aria-labelledby=t><h2 id=t>Delete?</h2></div>"##,
+                ("div", r##"<div role=dialog aria-label="Settings"><p>x</p></div>"##),
+                ("div", r##"<div role=alertdialog aria-labelledby=t><h2 id=t>Delete?</h2></div>"##),
             ])
             .fail(&[
-                r##"<div role=dialog><p>x</p></div>"##,
-                r##"<div role=alertdialog aria-labelledby=missing><p>x</p></div>"##,
+                ("div", r##"<div role=dialog><p>x</p></div>"##),
+                ("div", r##"<div role=alertdialog aria-labelledby=missing><p>x</p></div>"##),
             ])
             .run();
     }

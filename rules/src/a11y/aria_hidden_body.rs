@@ -64,10 +64,11 @@ mod tests {
     fn examples() {
         RuleTester::new(&AriaHiddenBody)
             .pass(&[
-                r##"<html><body><p>x</p></body></html>"##,
-                r##"<html><body aria-hidden=false><p>x</p></body></html>"##,
+                ("body", r##"<html><body><p>x</p></body></html>"##),
+                ("body", r##"<html><body aria-hidden=false><p>x</p></body></html>"##),
             ])
-            .fail(&[r##"<html><body aria-hidden=true><p>x</p></body></html>"##])
+            .fail(&[("body", r##"<html><body aria-hidden=true><p>x</p></body></html>"##),
+            ])
             .run();
     }
 }

@@ -113,21 +113,21 @@ mod tests {
     fn examples() {
         RuleTester::new(&AriaHiddenFocus)
             .pass(&[
-                r##"<p aria-hidden=true>x</p>"##,
-                r##"<div aria-hidden=true><a href=/ style="display:none">x</a></div>"##,
-                r##"<input disabled aria-hidden=true>"##,
-                r##"<div aria-hidden=true><button tabindex=-1>x</button></div>"##,
-                r##"<a href=x><svg aria-hidden=true></svg>x</a>"##,
+                ("p", r##"<p aria-hidden=true>x</p>"##),
+                ("div", r##"<div aria-hidden=true><a href=/ style="display:none">x</a></div>"##),
+                ("input", r##"<input disabled aria-hidden=true>"##),
+                ("div", r##"<div aria-hidden=true><button tabindex=-1>x</button></div>"##),
+                ("svg", r##"<a href=x><svg aria-hidden=true></svg>x</a>"##),
             ])
             .fail(&[
-                r##"<div aria-hidden=true><a href=/ style="position:absolute;top:-999em">x</a></div>"##,
-                r##"<div aria-hidden=true><input aria-disabled=true></div>"##,
-                r##"<div aria-hidden=true><div aria-hidden=false><button>x</button></div></div>"##,
-                r##"<p tabindex=0 aria-hidden=true>x</p>"##,
-                r##"<details aria-hidden=true><summary>x</summary><p>y</p></details>"##,
+                ("div", r##"<div aria-hidden=true><a href=/ style="position:absolute;top:-999em">x</a></div>"##),
+                ("div", r##"<div aria-hidden=true><input aria-disabled=true></div>"##),
+                ("div", r##"<div aria-hidden=true><div aria-hidden=false><button>x</button></div></div>"##),
+                ("p", r##"<p tabindex=0 aria-hidden=true>x</p>"##),
+                ("details", r##"<details aria-hidden=true><summary>x</summary><p>y</p></details>"##),
             ])
             .cant_tell(&[
-                r##"<div aria-hidden=true><a href=/ onfocus="document.body.focus()">x</a></div>"##,
+                ("div", r##"<div aria-hidden=true><a href=/ onfocus="document.body.focus()">x</a></div>"##),
             ])
             .run();
     }

@@ -79,14 +79,16 @@ mod tests {
     fn examples() {
         RuleTester::new(&AriaInputFieldName)
             .pass(&[
-                r##"<div role=textbox aria-label="Notes"></div>"##,
-                r##"<div role=listbox aria-labelledby=l></div><p id=l>Fruit</p>"##,
+                ("div", r##"<div role=textbox aria-label="Notes"></div>"##),
+                ("div", r##"<div role=listbox aria-labelledby=l></div><p id=l>Fruit</p>"##),
+            ])
+            .inapplicable(&[
                 r##"<div role=textbox style="display:none"></div>"##,
             ])
             .fail(&[
-                r##"<div role=textbox>first name</div>"##,
-                r##"<label>first name <div role=textbox></div></label>"##,
-                r##"<label for=f>first name</label><div role=textbox id=f></div>"##,
+                ("div", r##"<div role=textbox>first name</div>"##),
+                ("div", r##"<label>first name <div role=textbox></div></label>"##),
+                ("div", r##"<label for=f>first name</label><div role=textbox id=f></div>"##),
             ])
             .run();
     }

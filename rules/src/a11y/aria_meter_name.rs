@@ -62,12 +62,12 @@ mod tests {
     fn examples() {
         RuleTester::new(&AriaMeterName)
             .pass(&[
-                r##"<div role=meter aria-valuenow=3 aria-label="Battery"></div>"##,
-                r##"<div role=meter aria-valuenow=3 title="Battery"></div>"##,
+                ("div", r##"<div role=meter aria-valuenow=3 aria-label="Battery"></div>"##),
+                ("div", r##"<div role=meter aria-valuenow=3 title="Battery"></div>"##),
             ])
             .fail(&[
-                r##"<div role=meter aria-valuenow=3></div>"##,
-                r##"<div role=meter aria-valuenow=3>30%</div>"##,
+                ("div", r##"<div role=meter aria-valuenow=3></div>"##),
+                ("div", r##"<div role=meter aria-valuenow=3>30%</div>"##),
             ])
             .run();
     }

@@ -62,12 +62,12 @@ mod tests {
     fn examples() {
         RuleTester::new(&AriaProgressbarName)
             .pass(&[
-                r##"<div role=progressbar aria-label="Upload"></div>"##,
-                r##"<div role=progressbar aria-labelledby=l></div><p id=l>Upload</p>"##,
+                ("div", r##"<div role=progressbar aria-label="Upload"></div>"##),
+                ("div", r##"<div role=progressbar aria-labelledby=l></div><p id=l>Upload</p>"##),
             ])
             .fail(&[
-                r##"<div role=progressbar aria-valuenow=40></div>"##,
-                r##"<div role=progressbar aria-label=""></div>"##,
+                ("div", r##"<div role=progressbar aria-valuenow=40></div>"##),
+                ("div", r##"<div role=progressbar aria-label=""></div>"##),
             ])
             .run();
     }

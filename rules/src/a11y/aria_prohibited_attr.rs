@@ -83,18 +83,20 @@ mod tests {
     fn examples() {
         RuleTester::new(&AriaProhibitedAttr)
             .pass(&[
-                r##"<div aria-live=polite>x</div>"##,
-                r##"<a href=x aria-label="Home">x</a>"##,
-                r##"<div role=heading aria-level=2 aria-braillelabel="x">x</div>"##,
+                ("div", r##"<div aria-live=polite>x</div>"##),
+                ("a", r##"<a href=x aria-label="Home">x</a>"##),
+                ("div", r##"<div role=heading aria-level=2 aria-braillelabel="x">x</div>"##),
+                ("section", r##"<section aria-label="News">x</section>"##),
+            ])
+            .inapplicable(&[
                 r##"<div aria-label=x hidden></div>"##,
-                r##"<section aria-label="News">x</section>"##,
             ])
             .fail(&[
-                r##"<div aria-label="x">x</div>"##,
-                r##"<p aria-labelledby=h>x</p><h1 id=h>t</h1>"##,
-                r##"<p aria-braillelabel="x">x</p>"##,
-                r##"<div aria-roledescription="x">x</div>"##,
-                r##"<h1 role=none aria-brailleroledescription="x">x</h1>"##,
+                ("div", r##"<div aria-label="x">x</div>"##),
+                ("p", r##"<p aria-labelledby=h>x</p><h1 id=h>t</h1>"##),
+                ("p", r##"<p aria-braillelabel="x">x</p>"##),
+                ("div", r##"<div aria-roledescription="x">x</div>"##),
+                ("h1", r##"<h1 role=none aria-brailleroledescription="x">x</h1>"##),
             ])
             .run();
     }

@@ -93,21 +93,23 @@ mod tests {
     fn examples() {
         RuleTester::new(&AriaRequiredAttr)
             .pass(&[
-                r##"<div role=checkbox aria-checked=false>x</div>"##,
-                r##"<div role=heading aria-level=1>x</div>"##,
+                ("div", r##"<div role=checkbox aria-checked=false>x</div>"##),
+                ("div", r##"<div role=heading aria-level=1>x</div>"##),
+                ("div", r##"<div role=combobox aria-expanded=false aria-controls=l></div>"##),
+            ])
+            .inapplicable(&[
                 r##"<div role=option>x</div>"##,
                 r##"<hr role=separator>"##,
                 r##"<div role=separator></div>"##,
                 r##"<input type=checkbox role=checkbox>"##,
-                r##"<div role=combobox aria-expanded=false aria-controls=l></div>"##,
                 r##"<div role=switch style="display:none"></div>"##,
             ])
             .fail(&[
-                r##"<div role=heading>x</div>"##,
-                r##"<div role=switch>x</div>"##,
-                r##"<div role=separator tabindex=0></div>"##,
-                r##"<div role=combobox aria-controls=l></div>"##,
-                r##"<div role=slider aria-valuenow="">x</div>"##,
+                ("div", r##"<div role=heading>x</div>"##),
+                ("div", r##"<div role=switch>x</div>"##),
+                ("div", r##"<div role=separator tabindex=0></div>"##),
+                ("div", r##"<div role=combobox aria-controls=l></div>"##),
+                ("div", r##"<div role=slider aria-valuenow="">x</div>"##),
             ])
             .run();
     }

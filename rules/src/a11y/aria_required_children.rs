@@ -162,25 +162,27 @@ mod tests {
     fn examples() {
         RuleTester::new(&AriaRequiredChildren)
             .pass(&[
-                r##"<div role=list><span role=listitem>a</span></div>"##,
-                r##"<ul><li>a</li></ul>"##,
-                r##"<table><tr><td>a</td></tr></table>"##,
-                r##"<div role=menu><div role=none></div><div role=menuitem>a</div></div>"##,
-                r##"<ul role=tablist><li role=none><span role=tab>a</span></li></ul>"##,
-                r##"<div role=list aria-owns=i></div><div id=i role=listitem>a</div>"##,
-                r##"<div role=menu><div role=group><span role=menuitem>a</span></div></div>"##,
-                r##"<select multiple><option>a</option></select>"##,
+                ("div", r##"<div role=list><span role=listitem>a</span></div>"##),
+                ("ul", r##"<ul><li>a</li></ul>"##),
+                ("table", r##"<table><tr><td>a</td></tr></table>"##),
+                ("div", r##"<div role=menu><div role=none></div><div role=menuitem>a</div></div>"##),
+                ("ul", r##"<ul role=tablist><li role=none><span role=tab>a</span></li></ul>"##),
+                ("div", r##"<div role=list aria-owns=i></div><div id=i role=listitem>a</div>"##),
+                ("div", r##"<div role=menu><div role=group><span role=menuitem>a</span></div></div>"##),
+                ("select", r##"<select multiple><option>a</option></select>"##),
+                ("table", r##"<table><caption>t</caption><tr><td>a</td></tr></table>"##),
+                ("ul", r##"<ul></ul>"##),
+            ])
+            .inapplicable(&[
                 r##"<ul role=menu aria-busy=true>Loading</ul>"##,
-                r##"<table><caption>t</caption><tr><td>a</td></tr></table>"##,
-                r##"<ul></ul>"##,
             ])
             .fail(&[
-                r##"<div role=list><span>a</span></div>"##,
-                r##"<ol role=tablist><li role=listitem>a</li></ol>"##,
-                r##"<div role=grid><div role=row><span>a</span></div></div>"##,
-                r##"<div role=menu><div role=group><span role=treeitem>a</span></div></div>"##,
-                r##"<ul><div></div></ul>"##,
-                r##"<div role=list><div role=group><span role=listitem>a</span></div></div>"##,
+                ("div", r##"<div role=list><span>a</span></div>"##),
+                ("ol", r##"<ol role=tablist><li role=listitem>a</li></ol>"##),
+                ("html > body > div > div", r##"<div role=grid><div role=row><span>a</span></div></div>"##),
+                ("div", r##"<div role=menu><div role=group><span role=treeitem>a</span></div></div>"##),
+                ("ul", r##"<ul><div></div></ul>"##),
+                ("div", r##"<div role=list><div role=group><span role=listitem>a</span></div></div>"##),
             ])
             .run();
     }

@@ -108,19 +108,21 @@ mod tests {
     fn examples() {
         RuleTester::new(&AriaRequiredParent)
             .pass(&[
-                r##"<div role=list><div role=listitem>a</div></div>"##,
-                r##"<ul><div role=listitem>a</div></ul>"##,
-                r##"<div role=list><div role=presentation><div role=listitem>a</div></div></div>"##,
-                r##"<div role=list aria-owns="i1"></div><div id=i1 role=listitem>a</div>"##,
-                r##"<div role=tablist><div><span role=tab>a</span></div></div>"##,
+                ("html > body > div > div", r##"<div role=list><div role=listitem>a</div></div>"##),
+                ("div", r##"<ul><div role=listitem>a</div></ul>"##),
+                ("html > body > div > div > div", r##"<div role=list><div role=presentation><div role=listitem>a</div></div></div>"##),
+                ("#i1", r##"<div role=list aria-owns="i1"></div><div id=i1 role=listitem>a</div>"##),
+                ("span", r##"<div role=tablist><div><span role=tab>a</span></div></div>"##),
+            ])
+            .inapplicable(&[
                 r##"<ul><li role=listitem>a</li></ul>"##,
                 r##"<div role=listitem style="display:none">a</div>"##,
             ])
             .fail(&[
-                r##"<div role=listitem>a</div>"##,
-                r##"<div role=list><div role=tabpanel><div role=listitem>a</div></div></div>"##,
-                r##"<div role=list><div aria-live=polite><div role=listitem>a</div></div></div>"##,
-                r##"<span role=tab>a</span>"##,
+                ("div", r##"<div role=listitem>a</div>"##),
+                ("html > body > div > div > div", r##"<div role=list><div role=tabpanel><div role=listitem>a</div></div></div>"##),
+                ("html > body > div > div > div", r##"<div role=list><div aria-live=polite><div role=listitem>a</div></div></div>"##),
+                ("span", r##"<span role=tab>a</span>"##),
             ])
             .run();
     }

@@ -76,17 +76,19 @@ mod tests {
     fn examples() {
         RuleTester::new(&AriaRoles)
             .pass(&[
-                r##"<div role=button>x</div>"##,
-                r##"<div role="searchfield searchbox">x</div>"##,
-                r##"<div role="doc-biblioref link">x</div>"##,
+                ("div", r##"<div role=button>x</div>"##),
+                ("div", r##"<div role="searchfield searchbox">x</div>"##),
+                ("div", r##"<div role="doc-biblioref link">x</div>"##),
+            ])
+            .inapplicable(&[
                 r##"<div role="">x</div>"##,
                 r##"<div role=" ">x</div>"##,
                 r##"<div aria-hidden=true role=bogus>x</div>"##,
             ])
             .fail(&[
-                r##"<div role=lnik>x</div>"##,
-                r##"<div role="bibliographic-reference lnik">x</div>"##,
-                r##"<div role=widget>x</div>"##,
+                ("div", r##"<div role=lnik>x</div>"##),
+                ("div", r##"<div role="bibliographic-reference lnik">x</div>"##),
+                ("div", r##"<div role=widget>x</div>"##),
             ])
             .run();
     }

@@ -79,13 +79,13 @@ mod tests {
     fn examples() {
         RuleTester::new(&AriaToggleFieldName)
             .pass(&[
-                r##"<div role=checkbox aria-checked=false>Subscribe</div>"##,
-                r##"<div role=switch aria-checked=true aria-label="Wi-Fi"></div>"##,
-                r##"<div role=listbox aria-label=x><div role=option>Apple</div></div>"##,
+                ("div", r##"<div role=checkbox aria-checked=false>Subscribe</div>"##),
+                ("div", r##"<div role=switch aria-checked=true aria-label="Wi-Fi"></div>"##),
+                ("html > body > div > div", r##"<div role=listbox aria-label=x><div role=option>Apple</div></div>"##),
             ])
             .fail(&[
-                r##"<div role=checkbox aria-checked=false></div>"##,
-                r##"<div role=radio aria-checked=false> </div>"##,
+                ("div", r##"<div role=checkbox aria-checked=false></div>"##),
+                ("div", r##"<div role=radio aria-checked=false> </div>"##),
             ])
             .run();
     }

@@ -62,12 +62,12 @@ mod tests {
     fn examples() {
         RuleTester::new(&AriaTooltipName)
             .pass(&[
-                r##"<div role=tooltip>Help text</div>"##,
-                r##"<div role=tooltip aria-label="Help"></div>"##,
+                ("div", r##"<div role=tooltip>Help text</div>"##),
+                ("div", r##"<div role=tooltip aria-label="Help"></div>"##),
             ])
             .fail(&[
-                r##"<div role=tooltip></div>"##,
-                r##"<div role=tooltip><span aria-hidden=true>?</span></div>"##,
+                ("div", r##"<div role=tooltip></div>"##),
+                ("div", r##"<div role=tooltip><span aria-hidden=true>?</span></div>"##),
             ])
             .run();
     }

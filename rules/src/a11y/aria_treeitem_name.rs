@@ -60,8 +60,8 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&AriaTreeitemName)
-            .pass(&[r##"<ul role=tree aria-label=t><li role=treeitem>Docs</li></ul>"##])
-            .fail(&[r##"<ul role=tree aria-label=t><li role=treeitem></li></ul>"##])
+            .pass(&[("li", r##"<ul role=tree aria-label=t><li role=treeitem>Docs</li></ul>"##)])
+            .fail(&[("li", r##"<ul role=tree aria-label=t><li role=treeitem></li></ul>"##)])
             .run();
     }
 }

@@ -69,13 +69,15 @@ mod tests {
     fn examples() {
         RuleTester::new(&AriaValidAttr)
             .pass(&[
-                r##"<div aria-label="x">x</div>"##,
-                r##"<div role=checkbox aria-checked=false>x</div>"##,
+                ("div", r##"<div aria-label="x">x</div>"##),
+                ("div", r##"<div role=checkbox aria-checked=false>x</div>"##),
+            ])
+            .inapplicable(&[
                 r##"<p>no aria</p>"##,
             ])
             .fail(&[
-                r##"<div aria-labeledby="x">x</div>"##,
-                r##"<div role=checkbox aria-not-checked=true>x</div>"##,
+                ("div", r##"<div aria-labeledby="x">x</div>"##),
+                ("div", r##"<div role=checkbox aria-not-checked=true>x</div>"##),
             ])
             .run();
     }

@@ -75,19 +75,21 @@ mod tests {
     fn examples() {
         RuleTester::new(&AriaValidAttrValue)
             .pass(&[
-                r##"<button aria-expanded=false>x</button>"##,
-                r##"<div role=checkbox aria-checked=mixed>x</div>"##,
+                ("button", r##"<button aria-expanded=false>x</button>"##),
+                ("div", r##"<div role=checkbox aria-checked=mixed>x</div>"##),
+                ("div", r##"<div role=slider aria-valuenow="2.5">x</div>"##),
+                ("div", r##"<div aria-relevant="text removals">x</div>"##),
+                ("div", r##"<div aria-errormessage=anything>x</div>"##),
+            ])
+            .inapplicable(&[
                 r##"<div aria-live="">x</div>"##,
-                r##"<div role=slider aria-valuenow="2.5">x</div>"##,
-                r##"<div aria-relevant="text removals">x</div>"##,
-                r##"<div aria-errormessage=anything>x</div>"##,
             ])
             .fail(&[
-                r##"<button aria-expanded=collapsed>x</button>"##,
-                r##"<div role=row aria-rowindex=2.5>x</div>"##,
-                r##"<div aria-live=page>x</div>"##,
-                r##"<div aria-relevant="text always">x</div>"##,
-                r##"<div role=slider aria-valuenow=high>x</div>"##,
+                ("button", r##"<button aria-expanded=collapsed>x</button>"##),
+                ("div", r##"<div role=row aria-rowindex=2.5>x</div>"##),
+                ("div", r##"<div aria-live=page>x</div>"##),
+                ("div", r##"<div aria-relevant="text always">x</div>"##),
+                ("div", r##"<div role=slider aria-valuenow=high>x</div>"##),
             ])
             .run();
     }

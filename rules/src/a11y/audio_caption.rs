@@ -78,13 +78,13 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&AudioCaption)
-            .pass(&[
+            .inapplicable(&[
                 "<audio src=a.mp3></audio>",
                 "<audio hidden controls src=a.mp3></audio>",
             ])
             .cant_tell(&[
-                "<audio src=a.mp3 controls></audio>",
-                "<audio src=a.mp3 autoplay></audio>",
+                ("audio", "<audio src=a.mp3 controls></audio>"),
+                ("audio", "<audio src=a.mp3 autoplay></audio>"),
             ])
             .run();
     }

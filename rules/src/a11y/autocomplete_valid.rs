@@ -225,26 +225,28 @@ mod tests {
     fn examples() {
         RuleTester::new(&AutocompleteValid)
             .pass(&[
-                "<input autocomplete=username>",
-                "<select autocomplete=bday-month><option>1</option></select>",
-                "<textarea autocomplete=Street-Address></textarea>",
-                "<input autocomplete='work email'>",
-                "<input autocomplete='section-primary shipping work email'>",
-                "<input type=password autocomplete='current-password webauthn'>",
+                ("input", "<input autocomplete=username>"),
+                ("select", "<select autocomplete=bday-month><option>1</option></select>"),
+                ("textarea", "<textarea autocomplete=Street-Address></textarea>"),
+                ("input", "<input autocomplete='work email'>"),
+                ("input", "<input autocomplete='section-primary shipping work email'>"),
+                ("input", "<input type=password autocomplete='current-password webauthn'>"),
+            ])
+            .inapplicable(&[
                 "<input autocomplete=off>",
                 "<input autocomplete=badname disabled>",
                 "<input autocomplete=badname style='display: none'>",
                 "<input type=submit autocomplete=email>",
             ])
             .fail(&[
-                "<input autocomplete=badname>",
-                "<input autocomplete='work photo'>",
-                "<input autocomplete='work shipping email'>",
-                "<input autocomplete='work,email'>",
-                "<input autocomplete=shipping>",
-                "<input autocomplete='address-line1 address-line2'>",
-                "<input autocomplete='current-password webauthn invalid'>",
-                "<input autocomplete='email invalid'>",
+                ("input", "<input autocomplete=badname>"),
+                ("input", "<input autocomplete='work photo'>"),
+                ("input", "<input autocomplete='work shipping email'>"),
+                ("input", "<input autocomplete='work,email'>"),
+                ("input", "<input autocomplete=shipping>"),
+                ("input", "<input autocomplete='address-line1 address-line2'>"),
+                ("input", "<input autocomplete='current-password webauthn invalid'>"),
+                ("input", "<input autocomplete='email invalid'>"),
             ])
             .run();
     }

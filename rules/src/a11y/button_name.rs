@@ -64,19 +64,21 @@ mod tests {
     fn examples() {
         RuleTester::new(&ButtonName)
             .pass(&[
-                r##"<button>Save</button>"##,
-                r##"<button aria-label="Save"></button>"##,
-                r##"<button title="Save"></button>"##,
-                r##"<button><img src=a.png alt="Save"></button>"##,
+                ("button", r##"<button>Save</button>"##),
+                ("button", r##"<button aria-label="Save"></button>"##),
+                ("button", r##"<button title="Save"></button>"##),
+                ("button", r##"<button><img src=a.png alt="Save"></button>"##),
+                ("button", r##"<button aria-labelledby=l></button><span id=l>Go</span>"##),
+            ])
+            .inapplicable(&[
                 r##"<button style="display:none"></button>"##,
                 r##"<button role=link></button>"##,
-                r##"<button aria-labelledby=l></button><span id=l>Go</span>"##,
             ])
             .fail(&[
-                r##"<button></button>"##,
-                r##"<button> <span aria-hidden=true>x</span></button>"##,
-                r##"<button role=presentation></button>"##,
-                r##"<button aria-labelledby=missing></button>"##,
+                ("button", r##"<button></button>"##),
+                ("button", r##"<button> <span aria-hidden=true>x</span></button>"##),
+                ("button", r##"<button role=presentation></button>"##),
+                ("button", r##"<button aria-labelledby=missing></button>"##),
             ])
             .run();
     }

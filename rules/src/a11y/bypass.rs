@@ -98,20 +98,20 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&Bypass)
-            .pass(&[r#"<nav><a href=/>Home</a> <a href=/s>Shop</a></nav><main><p>Welcome</p></main>"#, r#"<nav><a href=/>Home</a> <a href=/s>Shop</a></nav><div><h1>Shop</h1><p>Welcome</p></div>"#, r#"<a href=#m>Skip</a><nav><a href=/>Home</a></nav><div id=m><p>Welcome</p></div>"#, r#"<p>Only content, <a href=/x>with a link</a> inside text.</p>"#])
-            .fail(&[r#"<nav><a href=/>Home</a> <a href=/s>Shop</a></nav><div><p>Welcome</p></div>"#, r#"<a href=/x>Read chapter 2</a><aside>About</aside><div><strong>Title</strong><p>Text</p></div>"#])
+            .pass(&[("(page)", r#"<nav><a href=/>Home</a> <a href=/s>Shop</a></nav><main><p>Welcome</p></main>"#), ("(page)", r#"<nav><a href=/>Home</a> <a href=/s>Shop</a></nav><div><h1>Shop</h1><p>Welcome</p></div>"#), ("(page)", r#"<a href=#m>Skip</a><nav><a href=/>Home</a></nav><div id=m><p>Welcome</p></div>"#), ("(page)", r#"<p>Only content, <a href=/x>with a link</a> inside text.</p>"#)])
+            .fail(&[("(page)", r#"<nav><a href=/>Home</a> <a href=/s>Shop</a></nav><div><p>Welcome</p></div>"#), ("(page)", r#"<a href=/x>Read chapter 2</a><aside>About</aside><div><strong>Title</strong><p>Text</p></div>"#)])
             // Scripted controls that do not leave the page, or that no one can
             // reach, are no mechanism.
             .fail(&[
-                r#"<a href=/ onclick="track()">Home</a><aside>About</aside><div><p>Welcome</p></div>"#,
-                r#"<button onclick="go()" disabled>Skip</button><aside>About</aside><div><p>Welcome</p></div>"#,
-                r#"<aside>About</aside><div><p>Welcome</p><button onclick="go()">Later</button></div>"#,
+                ("(page)", r#"<a href=/ onclick="track()">Home</a><aside>About</aside><div><p>Welcome</p></div>"#),
+                ("(page)", r#"<button onclick="go()" disabled>Skip</button><aside>About</aside><div><p>Welcome</p></div>"#),
+                ("(page)", r#"<aside>About</aside><div><p>Welcome</p><button onclick="go()">Later</button></div>"#),
             ])
             .cant_tell(&[
-                r#"<button onclick="location.assign('#main')">Skip to main content</button><aside><p>About</p></aside><div id=main><p>Welcome</p></div>"#,
-                r##"<a href="#" onclick="toggleHidden('nav')">Toggle menu</a><nav id=nav><a href=/>Home</a></nav><div><p>Welcome</p></div>"##,
-                r#"<div role=link tabindex=0 onkeyup="skip(event)">Skip</div><aside><p>About</p></aside><div><p>Welcome</p></div>"#,
-                r#"<a href="javascript:skip()">Skip</a><aside><p>About</p></aside><div><p>Welcome</p></div>"#,
+                ("button", r#"<button onclick="location.assign('#main')">Skip to main content</button><aside><p>About</p></aside><div id=main><p>Welcome</p></div>"#),
+                ("a", r##"<a href="#" onclick="toggleHidden('nav')">Toggle menu</a><nav id=nav><a href=/>Home</a></nav><div><p>Welcome</p></div>"##),
+                ("div", r#"<div role=link tabindex=0 onkeyup="skip(event)">Skip</div><aside><p>About</p></aside><div><p>Welcome</p></div>"#),
+                ("a", r#"<a href="javascript:skip()">Skip</a><aside><p>About</p></aside><div><p>Welcome</p></div>"#),
             ])
             .run();
     }

@@ -78,8 +78,8 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&BypassHeading)
-            .pass(&[r#"<nav><a href=/>Home</a></nav><div><h1>Shoes</h1><p>Range</p></div>"#, r#"<nav><a href=/>Home</a></nav><div><div role=heading aria-level=1>Shoes</div><p>Range</p></div>"#, r#"<p>Only content</p>"#])
-            .fail(&[r#"<nav><a href=/>Home</a></nav><div><strong>Shoes</strong><p>Range</p></div>"#, r#"<nav><h1>Menu</h1><a href=/>Home</a></nav><div><p>Range</p></div>"#, r#"<nav><a href=/>Home</a></nav><div><h1 aria-hidden=true>Shoes</h1><p>Range</p></div>"#])
+            .pass(&[("(page)", r#"<nav><a href=/>Home</a></nav><div><h1>Shoes</h1><p>Range</p></div>"#), ("(page)", r#"<nav><a href=/>Home</a></nav><div><div role=heading aria-level=1>Shoes</div><p>Range</p></div>"#), ("(page)", r#"<p>Only content</p>"#)])
+            .fail(&[("(page)", r#"<nav><a href=/>Home</a></nav><div><strong>Shoes</strong><p>Range</p></div>"#), ("(page)", r#"<nav><h1>Menu</h1><a href=/>Home</a></nav><div><p>Range</p></div>"#), ("(page)", r#"<nav><a href=/>Home</a></nav><div><h1 aria-hidden=true>Shoes</h1><p>Range</p></div>"#)])
             .run();
     }
 }

@@ -78,8 +78,8 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&BypassLandmark)
-            .pass(&[r#"<nav><a href=/>Home</a> <a href=/s>Shop</a></nav><main><p>Welcome</p></main>"#, r#"<nav><a href=/>Home</a></nav><div role=main><p>Welcome</p></div>"#, r#"<p>Only content</p>"#])
-            .fail(&[r#"<nav><a href=/>Home</a> <a href=/s>Shop</a></nav><p>Welcome</p>"#, r#"<nav><a href=/>Home</a></nav><main aria-hidden=true><p>Welcome</p></main>"#, r#"<div><ol><li><a>One</a></li><li><a href=/2>Two</a></li></ol></div><p>Welcome</p>"#])
+            .pass(&[("(page)", r#"<nav><a href=/>Home</a> <a href=/s>Shop</a></nav><main><p>Welcome</p></main>"#), ("(page)", r#"<nav><a href=/>Home</a></nav><div role=main><p>Welcome</p></div>"#), ("(page)", r#"<p>Only content</p>"#)])
+            .fail(&[("(page)", r#"<nav><a href=/>Home</a> <a href=/s>Shop</a></nav><p>Welcome</p>"#), ("(page)", r#"<nav><a href=/>Home</a></nav><main aria-hidden=true><p>Welcome</p></main>"#), ("(page)", r#"<div><ol><li><a>One</a></li><li><a href=/2>Two</a></li></ol></div><p>Welcome</p>"#)])
             .run();
     }
 }

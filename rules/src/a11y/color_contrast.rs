@@ -498,38 +498,40 @@ mod tests {
     fn examples() {
         RuleTester::new(&ColorContrast)
             .pass(&[
-                r##"<p style="color:#333;background:#fff">Some text</p>"##,
-                r##"<p>Default colors</p>"##,
-                r##"<a href="/">Default link</a>"##,
-                r##"<p style="color:#000;font-size:18pt;background:#666">Large text</p>"##,
-                r##"<p style="color:#000;font-size:14pt;font-weight:700;background:#666">Large bold</p>"##,
-                r##"<p style="color:#333;background:linear-gradient(to right,#fff,#eee)">Gradient</p>"##,
+                ("p", r##"<p style="color:#333;background:#fff">Some text</p>"##),
+                ("p", r##"<p>Default colors</p>"##),
+                ("a", r##"<a href="/">Default link</a>"##),
+                ("p", r##"<p style="color:#000;font-size:18pt;background:#666">Large text</p>"##),
+                ("p", r##"<p style="color:#000;font-size:14pt;font-weight:700;background:#666">Large bold</p>"##),
+                ("p", r##"<p style="color:#333;background:linear-gradient(to right,#fff,#eee)">Gradient</p>"##),
+                ("p", r##"<p style="color:#000;background:#737373;text-shadow:white 0 0 3px">Shadow</p>"##),
+                ("a", r##"<div style="background:url(hero.jpg)"><a href=/ style="background:#0b5fff;color:#fff">Opaque button over an image</a></div>"##),
+                ("p", r##"<p style="color:#ccc;background:#000 url(a.jpg);text-shadow:0 0 2px black">Haloed text over an image</p>"##),
+            ])
+            .inapplicable(&[
                 r##"<button style="color:#666;background:#000" aria-label="Close">X</button>"##,
                 r##"<p style="display:none;color:#eee">Hidden</p>"##,
                 r##"<p style="color:white;background:white">Same color</p>"##,
                 r##"<button style="color:#777;background:#eee" disabled>Disabled</button>"##,
                 r##"<label style="color:#888;background:white">Name <input disabled></label>"##,
-                r##"<p style="color:#000;background:#737373;text-shadow:white 0 0 3px">Shadow</p>"##,
-                r##"<div style="background:url(hero.jpg)"><a href=/ style="background:#0b5fff;color:#fff">Opaque button over an image</a></div>"##,
-                r##"<p style="color:#ccc;background:#000 url(a.jpg);text-shadow:0 0 2px black">Haloed text over an image</p>"##,
             ])
             .fail(&[
-                r##"<p style="color:#aaa;background:white">Light text</p>"##,
-                r##"<p style="color:rgba(0,0,0,.3);background:#fff">Alpha text</p>"##,
-                r##"<div style="background:#fff"><p style="color:#000;opacity:.3">Faded</p></div>"##,
-                r##"<style>.b{color:#777;background:#eee}</style><button class=b>Button</button>"##,
-                r##"<p style="color:#aaa;background:linear-gradient(to right,#fff,#00f)">Gradient</p>"##,
-                r##"<p style="background:#fff;color:#666;text-shadow:#aaa 2px 2px 4px,#aaa -2px 2px 4px,#aaa 2px -2px 4px,#aaa -2px -2px 4px">Surrounded</p>"##,
+                ("p", r##"<p style="color:#aaa;background:white">Light text</p>"##),
+                ("p", r##"<p style="color:rgba(0,0,0,.3);background:#fff">Alpha text</p>"##),
+                ("p", r##"<div style="background:#fff"><p style="color:#000;opacity:.3">Faded</p></div>"##),
+                ("button", r##"<style>.b{color:#777;background:#eee}</style><button class=b>Button</button>"##),
+                ("p", r##"<p style="color:#aaa;background:linear-gradient(to right,#fff,#00f)">Gradient</p>"##),
+                ("p", r##"<p style="background:#fff;color:#666;text-shadow:#aaa 2px 2px 4px,#aaa -2px 2px 4px,#aaa 2px -2px 4px,#aaa -2px -2px 4px">Surrounded</p>"##),
             ])
             .cant_tell(&[
-                r##"<p style="color:#555;background:black url(a.jpg)">Image</p>"##,
-                r##"<div style="background:url(hero.jpg)"><p>Over an image</p></div>"##,
-                r##"<p style="color:#ccc;background:url(a.jpg);text-shadow:0 0 2px rgba(0,0,0,.5)">Translucent halo</p>"##,
-                r##"<p style="color:#ccc;background:url(a.jpg);text-shadow:2px 2px 2px black">One-sided shadow</p>"##,
-                r##"<p style="background:#fff;color:#666;text-shadow:#aaa 2px 2px 4px">Shadow</p>"##,
-                r##"<div style="background:#fff"><p style="position:absolute;top:0;color:#333">Positioned</p></div>"##,
-                r##"<p style="color:var(--x)">Custom property</p>"##,
-                r##"<p style="color:#333;background:linear-gradient(to right,#fff,#00f)">Gradient</p>"##,
+                ("p", r##"<p style="color:#555;background:black url(a.jpg)">Image</p>"##),
+                ("p", r##"<div style="background:url(hero.jpg)"><p>Over an image</p></div>"##),
+                ("p", r##"<p style="color:#ccc;background:url(a.jpg);text-shadow:0 0 2px rgba(0,0,0,.5)">Translucent halo</p>"##),
+                ("p", r##"<p style="color:#ccc;background:url(a.jpg);text-shadow:2px 2px 2px black">One-sided shadow</p>"##),
+                ("p", r##"<p style="background:#fff;color:#666;text-shadow:#aaa 2px 2px 4px">Shadow</p>"##),
+                ("p", r##"<div style="background:#fff"><p style="position:absolute;top:0;color:#333">Positioned</p></div>"##),
+                ("p", r##"<p style="color:var(--x)">Custom property</p>"##),
+                ("p", r##"<p style="color:#333;background:linear-gradient(to right,#fff,#00f)">Gradient</p>"##),
             ])
             .run();
     }

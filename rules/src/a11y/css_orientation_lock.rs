@@ -217,10 +217,11 @@ mod tests {
             "@media (orientation: portrait) { html { transform: rotateZ(1turn); } }",
             "@media (orientation: portrait) { html { transform: matrix(1, -1.22465e-15, 1.22465e-15, 1, 0, 0); } }",
             "@media (orientation: portrait) { html { rotate: 0turn; } }",
+        ].map(page);
+        let pass_inapplicable = [
             "body { transform: rotate(90deg); }",
             "@media (orientation: portrait) { body { transform: translateX(100px); } }",
-        ]
-        .map(page);
+        ].map(page);
         let fail = [
             "@media (orientation: portrait) { html { transform: rotate(1.5708rad); } }",
             "@media (orientation: landscape) { body { transform: matrix3d(0, -1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1); } }",
@@ -229,8 +230,9 @@ mod tests {
         ]
         .map(page);
         RuleTester::new(&CssOrientationLock)
-            .pass(&pass.iter().map(String::as_str).collect::<Vec<_>>())
-            .fail(&fail.iter().map(String::as_str).collect::<Vec<_>>())
+            .pass(&pass.iter().map(|h| ("(page)", h.as_str())).collect::<Vec<_>>())
+        .inapplicable(&pass_inapplicable.iter().map(String::as_str).collect::<Vec<_>>())
+            .fail(&["html", "body", "body", "html"].into_iter().zip(&fail).map(|(t, h)| (t, h.as_str())).collect::<Vec<_>>())
             .run();
     }
 

@@ -87,15 +87,17 @@ mod tests {
     fn examples() {
         RuleTester::new(&DefinitionList)
             .pass(&[
-                "<dl><dt>a</dt><dd>b</dd></dl>",
-                "<dl><div><dt>a</dt><dd>b</dd></div><script></script></dl>",
+                ("dl", "<dl><dt>a</dt><dd>b</dd></dl>"),
+                ("dl", "<dl><div><dt>a</dt><dd>b</dd></div><script></script></dl>"),
+            ])
+            .inapplicable(&[
                 "<dl role=list><li>x</li></dl>",
             ])
             .fail(&[
-                "<dl><dt>a</dt><p>b</p></dl>",
-                "<dl>loose text<dd>b</dd></dl>",
-                "<dl><div><p>a</p></div></dl>",
-                "<dl><dt role=button>a</dt></dl>",
+                ("dl", "<dl><dt>a</dt><p>b</p></dl>"),
+                ("dl", "<dl>loose text<dd>b</dd></dl>"),
+                ("dl", "<dl><div><p>a</p></div></dl>"),
+                ("dl", "<dl><dt role=button>a</dt></dl>"),
             ])
             .run();
     }

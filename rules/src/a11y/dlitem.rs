@@ -79,13 +79,13 @@ mod tests {
     fn examples() {
         RuleTester::new(&Dlitem)
             .pass(&[
-                "<dl><dt>a</dt><dd>b</dd></dl>",
-                "<dl><div><dt>a</dt><dd>b</dd></div></dl>",
+                ("dt", "<dl><dt>a</dt><dd>b</dd></dl>"),
+                ("dt", "<dl><div><dt>a</dt><dd>b</dd></div></dl>"),
             ])
             .fail(&[
-                "<div><dt>a</dt></div>",
-                "<dl role=list><dd>b</dd></dl>",
-                "<section><div><dd>b</dd></div></section>",
+                ("dt", "<div><dt>a</dt></div>"),
+                ("dd", "<dl role=list><dd>b</dd></dl>"),
+                ("dd", "<section><div><dd>b</dd></div></section>"),
             ])
             .run();
     }

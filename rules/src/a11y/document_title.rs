@@ -82,13 +82,13 @@ mod tests {
     fn examples() {
         RuleTester::new(&DocumentTitle)
             .pass(&[
-                "<html><head><title>Shop</title></head><body></body></html>",
-                "<html><head><title>A</title><title></title></head></html>",
+                ("(page)", "<html><head><title>Shop</title></head><body></body></html>"),
+                ("(page)", "<html><head><title>A</title><title></title></head></html>"),
             ])
             .fail(&[
-                "<html><head></head><body><p>x</p></body></html>",
-                "<html><head><title>  </title></head></html>",
-                "<html><body><svg><title>Only SVG</title></svg></body></html>",
+                ("(page)", "<html><head></head><body><p>x</p></body></html>"),
+                ("title", "<html><head><title>  </title></head></html>"),
+                ("(page)", "<html><body><svg><title>Only SVG</title></svg></body></html>"),
             ])
             .run();
     }

@@ -108,12 +108,14 @@ mod tests {
     fn examples() {
         RuleTester::new(&DuplicateIdAria)
             .pass(&[
-                "<label for=a>A</label><input id=a><input id=b>",
+                ("(page)", "<label for=a>A</label><input id=a><input id=b>"),
+            ])
+            .inapplicable(&[
                 "<p id=x>1</p><p id=x>2</p>",
             ])
             .fail(&[
-                "<label for=a>A</label><input id=a><input id=a>",
-                "<div aria-labelledby='t x'>d</div><span id=t>1</span><span id=t>2</span>",
+                ("html > body > input:nth-child(3)", "<label for=a>A</label><input id=a><input id=a>"),
+                ("html > body > span:nth-child(3)", "<div aria-labelledby='t x'>d</div><span id=t>1</span><span id=t>2</span>"),
             ])
             .run();
     }

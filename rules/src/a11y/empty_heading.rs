@@ -69,15 +69,17 @@ mod tests {
     fn examples() {
         RuleTester::new(&EmptyHeading)
             .pass(&[
-                "<h2>Hours</h2>",
-                "<h1><img src=a.png alt=Logo></h1>",
-                "<div role=heading aria-label=Hours></div>",
+                ("h2", "<h2>Hours</h2>"),
+                ("h1", "<h1><img src=a.png alt=Logo></h1>"),
+                ("div", "<div role=heading aria-label=Hours></div>"),
+            ])
+            .inapplicable(&[
                 "<h2 hidden></h2>",
             ])
             .fail(&[
-                "<h2></h2>",
-                "<h3> <span></span> </h3>",
-                "<div role=heading aria-level=2></div>",
+                ("h2", "<h2></h2>"),
+                ("h3", "<h3> <span></span> </h3>"),
+                ("div", "<div role=heading aria-level=2></div>"),
             ])
             .run();
     }

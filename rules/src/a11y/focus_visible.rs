@@ -215,22 +215,24 @@ mod tests {
     fn examples() {
         RuleTester::new(&FocusVisible)
             .pass(&[
-                r##"<a href="/">Home</a>"##,
-                r##"<span tabindex="0">Act</span>"##,
-                r##"<style>a:focus { outline: none; box-shadow: 0 0 0 3px blue }</style><a href="/">Home</a>"##,
-                r##"<style>a { outline: 0 } a:focus-visible { outline: 2px solid }</style><a href="/">Home</a>"##,
-                r##"<style>.x:focus { outline: none }</style><a href="/">Home</a>"##,
+                ("(page)", r##"<a href="/">Home</a>"##),
+                ("(page)", r##"<span tabindex="0">Act</span>"##),
+                ("(page)", r##"<style>a:focus { outline: none; box-shadow: 0 0 0 3px blue }</style><a href="/">Home</a>"##),
+                ("(page)", r##"<style>a { outline: 0 } a:focus-visible { outline: 2px solid }</style><a href="/">Home</a>"##),
+                ("(page)", r##"<style>.x:focus { outline: none }</style><a href="/">Home</a>"##),
+                ("(page)", r##"<style>details>summary{outline:none}details>summary:focus-visible::before{outline:1px dotted #000}</style><details><summary>More</summary>x</details>"##),
+            ])
+            .inapplicable(&[
                 r##"<style>a:focus { outline: none }</style><a href="/" tabindex="-1">Home</a>"##,
-                r##"<style>details>summary{outline:none}details>summary:focus-visible::before{outline:1px dotted #000}</style><details><summary>More</summary>x</details>"##,
             ])
             .fail(&[
-                r##"<style>.no-focus:focus { outline: none; }</style><a class="no-focus" href="/">Home</a>"##,
-                r##"<style>*:focus { outline: 0 }</style><button>Go</button>"##,
-                r##"<style>button { outline-style: none }</style><button>Go</button>"##,
-                r##"<a href="/" style="outline: none">Home</a>"##,
+                ("a", r##"<style>.no-focus:focus { outline: none; }</style><a class="no-focus" href="/">Home</a>"##),
+                ("button", r##"<style>*:focus { outline: 0 }</style><button>Go</button>"##),
+                ("button", r##"<style>button { outline-style: none }</style><button>Go</button>"##),
+                ("a", r##"<a href="/" style="outline: none">Home</a>"##),
             ])
             .cant_tell(&[
-                r##"<style>a:focus { outline: none }</style><a href="/" onfocus="mark(this)">Home</a>"##,
+                ("a", r##"<style>a:focus { outline: none }</style><a href="/" onfocus="mark(this)">Home</a>"##),
             ])
             .run();
     }

@@ -67,13 +67,15 @@ mod tests {
     fn examples() {
         RuleTester::new(&FormFieldMultipleLabels)
             .pass(&[
-                r##"<label for=e>Email</label><input id=e>"##,
-                r##"<label>Email <input></label>"##,
+                ("input", r##"<label for=e>Email</label><input id=e>"##),
+                ("input", r##"<label>Email <input></label>"##),
+            ])
+            .inapplicable(&[
                 r##"<input aria-label=x>"##,
             ])
             .fail(&[
-                r##"<label for=e>Email</label><label for=e>Required</label><input id=e>"##,
-                r##"<label for=e>Email <input id=e></label><label for=e>again</label>"##,
+                ("input", r##"<label for=e>Email</label><label for=e>Required</label><input id=e>"##),
+                ("input", r##"<label for=e>Email <input id=e></label><label for=e>again</label>"##),
             ])
             .run();
     }

@@ -99,7 +99,7 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&FrameFocusableContent)
-            .pass(&[
+            .inapplicable(&[
                 r#"<iframe srcdoc="<a href='/'>Home</a>"></iframe>"#,
                 r#"<iframe tabindex="-1" srcdoc="<h1>Hello</h1>"></iframe>"#,
                 r#"<iframe tabindex="-1" hidden srcdoc="<a href='/'>Home</a>"></iframe>"#,
@@ -107,8 +107,10 @@ mod tests {
                 r#"<iframe tabindex="-1" srcdoc="<a href='/' tabindex='-1'>Home</a>"></iframe>"#,
                 r#"<iframe tabindex="-1" inert srcdoc="<a href='/'>Home</a>"></iframe>"#,
             ])
-            .fail(&[r#"<iframe tabindex="-1" srcdoc="<a href='/'>Home</a>"></iframe>"#])
-            .cant_tell(&[r#"<iframe tabindex="-1" src="/widget.html"></iframe>"#])
+            .fail(&[("iframe", r#"<iframe tabindex="-1" srcdoc="<a href='/'>Home</a>"></iframe>"#),
+            ])
+            .cant_tell(&[("iframe", r#"<iframe tabindex="-1" src="/widget.html"></iframe>"#),
+            ])
             .run();
     }
 }

@@ -73,15 +73,17 @@ mod tests {
     fn examples() {
         RuleTester::new(&FrameTitle)
             .pass(&[
-                r##"<iframe src=a.html title="Map"></iframe>"##,
-                r##"<iframe src=a.html aria-label="Map"></iframe>"##,
+                ("iframe", r##"<iframe src=a.html title="Map"></iframe>"##),
+                ("iframe", r##"<iframe src=a.html aria-label="Map"></iframe>"##),
+            ])
+            .inapplicable(&[
                 r##"<iframe src=a.html hidden></iframe>"##,
                 r##"<iframe src=a.html tabindex=-1></iframe>"##,
                 r##"<iframe src=a.html role=none></iframe>"##,
             ])
             .fail(&[
-                r##"<iframe src=a.html></iframe>"##,
-                r##"<iframe src=a.html title=" "></iframe>"##,
+                ("iframe", r##"<iframe src=a.html></iframe>"##),
+                ("iframe", r##"<iframe src=a.html title=" "></iframe>"##),
             ])
             .run();
     }

@@ -176,13 +176,15 @@ mod tests {
     fn examples() {
         RuleTester::new(&FrameTitleUnique)
             .pass(&[
-                "<iframe title=Map src=/a></iframe><iframe title=map src=/a/></iframe>",
+                ("(page)", "<iframe title=Map src=/a></iframe><iframe title=map src=/a/></iframe>"),
+            ])
+            .inapplicable(&[
                 "<iframe title='Map of Paris' src=/p></iframe><iframe title='Map of Rome' src=/r></iframe>",
                 "<iframe title=Map src=/a></iframe><iframe title=Map src=/b style='display:none'></iframe>",
             ])
             .cant_tell(&[
-                "<iframe title=Map src=/a></iframe><iframe title=Map src=/b></iframe>",
-                r#"<iframe title=Map src=/a></iframe><iframe title=Box srcdoc="<iframe title='Map' src='/b'></iframe>"></iframe>"#,
+                ("iframe", "<iframe title=Map src=/a></iframe><iframe title=Map src=/b></iframe>"),
+                ("iframe", r#"<iframe title=Map src=/a></iframe><iframe title=Box srcdoc="<iframe title='Map' src='/b'></iframe>"></iframe>"#),
             ])
             .run();
     }

@@ -81,15 +81,15 @@ mod tests {
     fn examples() {
         RuleTester::new(&HeadingOrder)
             .pass(&[
-                "<h1>a</h1><h2>b</h2><h3>c</h3><h2>d</h2>",
-                "<h2>a</h2><h1>b</h1>",
-                "<h1>a</h1><h3 hidden>x</h3><h2>b</h2>",
-                "<h1>a</h1><h4 style='display:none'>x</h4><h2>b</h2>",
-                "<h1>a</h1><div role=heading>b</div>",
+                ("(page)", "<h1>a</h1><h2>b</h2><h3>c</h3><h2>d</h2>"),
+                ("(page)", "<h2>a</h2><h1>b</h1>"),
+                ("(page)", "<h1>a</h1><h3 hidden>x</h3><h2>b</h2>"),
+                ("(page)", "<h1>a</h1><h4 style='display:none'>x</h4><h2>b</h2>"),
+                ("(page)", "<h1>a</h1><div role=heading>b</div>"),
             ])
             .fail(&[
-                "<h1>a</h1><h3>b</h3>",
-                "<h1>a</h1><div role=heading aria-level=4>b</div>",
+                ("h3", "<h1>a</h1><h3>b</h3>"),
+                ("div", "<h1>a</h1><div role=heading aria-level=4>b</div>"),
             ])
             .run();
     }

@@ -78,14 +78,14 @@ mod tests {
     fn examples() {
         RuleTester::new(&HtmlHasLang)
             .pass(&[
-                "<html lang=en><body>x</body></html>",
-                "<html lang='fr-CA'><body>x</body></html>",
+                ("(page)", "<html lang=en><body>x</body></html>"),
+                ("(page)", "<html lang='fr-CA'><body>x</body></html>"),
             ])
             .fail(&[
-                "<html><body>x</body></html>",
-                "<html lang=''><body>x</body></html>",
-                "<html lang='  '><body>x</body></html>",
-                "<html xml:lang='en'><body>x</body></html>",
+                ("html", "<html><body>x</body></html>"),
+                ("html", "<html lang=''><body>x</body></html>"),
+                ("html", "<html lang='  '><body>x</body></html>"),
+                ("html", "<html xml:lang='en'><body>x</body></html>"),
             ])
             .run();
     }

@@ -183,6 +183,8 @@ mod tests {
         let pass = [
             format!("<html lang=en><head><title>ACT</title></head><body><p>{EN}</p></body></html>"),
             format!("<html lang=EN-gb><body><p>{EN}</p></body></html>"),
+        ];
+        let pass_inapplicable = [
             format!("<html lang=nl><head><title>Met de kippen op stok</title></head><body><p lang=en>{EN}</p></body></html>"),
             "<html lang=en></html>".to_string(),
             format!("<html lang=eng><body><p>{EN}</p></body></html>"),
@@ -192,10 +194,11 @@ mod tests {
             format!("<html lang=nl><body><p>{EN}</p></body></html>"),
         ];
         RuleTester::new(&HtmlLangMatchesContent)
-            .pass(&pass.iter().map(String::as_str).collect::<Vec<_>>())
-            .fail(&fail.iter().map(String::as_str).collect::<Vec<_>>())
+            .pass(&pass.iter().map(|h| ("(page)", h.as_str())).collect::<Vec<_>>())
+        .inapplicable(&pass_inapplicable.iter().map(String::as_str).collect::<Vec<_>>())
+            .fail(&fail.iter().map(|h| ("html", h.as_str())).collect::<Vec<_>>())
             .cant_tell(&[
-                "<html lang=lb><body><p>Lëtzebuerg ass e Land an Europa.</p></body></html>",
+                ("html", "<html lang=lb><body><p>Lëtzebuerg ass e Land an Europa.</p></body></html>"),
             ])
             .run();
     }

@@ -84,16 +84,18 @@ mod tests {
     fn examples() {
         RuleTester::new(&HtmlLangValid)
             .pass(&[
-                "<html lang=FR></html>",
-                "<html lang='en-US-GB'></html>",
+                ("(page)", "<html lang=FR></html>"),
+                ("(page)", "<html lang='en-US-GB'></html>"),
+            ])
+            .inapplicable(&[
                 "<html></html>",
                 "<html lang=''></html>",
             ])
             .fail(&[
-                "<html lang='em-US'></html>",
-                "<html lang='#1'></html>",
-                "<html lang='eng'></html>",
-                "<html lang='i-lux'></html>",
+                ("html", "<html lang='em-US'></html>"),
+                ("html", "<html lang='#1'></html>"),
+                ("html", "<html lang='eng'></html>"),
+                ("html", "<html lang='i-lux'></html>"),
             ])
             .run();
     }

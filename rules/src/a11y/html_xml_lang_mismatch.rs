@@ -85,11 +85,14 @@ mod tests {
     fn examples() {
         RuleTester::new(&HtmlXmlLangMismatch)
             .pass(&[
-                "<html lang='en-US' xml:lang='en-GB'></html>",
+                ("(page)", "<html lang='en-US' xml:lang='en-GB'></html>"),
+            ])
+            .inapplicable(&[
                 "<html lang='en'></html>",
                 "<html lang='en' xml:lang='bogus-tag'></html>",
             ])
-            .fail(&["<html lang='en' xml:lang='fr'></html>"])
+            .fail(&[("html", "<html lang='en' xml:lang='fr'></html>"),
+            ])
             .run();
     }
 }

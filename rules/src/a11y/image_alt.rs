@@ -68,20 +68,22 @@ mod tests {
     fn examples() {
         RuleTester::new(&ImageAlt)
             .pass(&[
-                r##"<img src=a.png alt="Logo">"##,
-                r##"<img src=a.png alt="">"##,
-                r##"<img src=a.png role=presentation>"##,
-                r##"<img src=a.png aria-label="Logo">"##,
-                r##"<img src=a.png title="Logo">"##,
+                ("img", r##"<img src=a.png alt="Logo">"##),
+                ("img", r##"<img src=a.png alt="">"##),
+                ("img", r##"<img src=a.png role=presentation>"##),
+                ("img", r##"<img src=a.png aria-label="Logo">"##),
+                ("img", r##"<img src=a.png title="Logo">"##),
+            ])
+            .inapplicable(&[
                 r##"<img src=a.png hidden>"##,
                 r##"<div aria-hidden=true><img src=a.png></div>"##,
                 r##"<button><img src=a.png></button>"##,
             ])
             .fail(&[
-                r##"<img src=a.png>"##,
-                r##"<img src=a.png alt=" ">"##,
-                r##"<img src=a.png alt="" tabindex=0>"##,
-                r##"<img src=a.png aria-labelledby=nothing>"##,
+                ("img", r##"<img src=a.png>"##),
+                ("img", r##"<img src=a.png alt=" ">"##),
+                ("img", r##"<img src=a.png alt="" tabindex=0>"##),
+                ("img", r##"<img src=a.png aria-labelledby=nothing>"##),
             ])
             .run();
     }

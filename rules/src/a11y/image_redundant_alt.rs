@@ -89,13 +89,15 @@ mod tests {
     fn examples() {
         RuleTester::new(&ImageRedundantAlt)
             .pass(&[
+                ("img", r##"<a href=/><img src=a.png alt="Logo"> Home</a>"##),
+            ])
+            .inapplicable(&[
                 r##"<a href=/><img src=a.png alt=""> Home</a>"##,
-                r##"<a href=/><img src=a.png alt="Logo"> Home</a>"##,
                 r##"<img src=a.png alt="Home">"##,
             ])
             .fail(&[
-                r##"<a href=/><img src=a.png alt="Home"> Home</a>"##,
-                r##"<button><img src=a.png alt="Save"> save</button>"##,
+                ("img", r##"<a href=/><img src=a.png alt="Home"> Home</a>"##),
+                ("img", r##"<button><img src=a.png alt="Save"> save</button>"##),
             ])
             .run();
     }

@@ -67,17 +67,19 @@ mod tests {
     fn examples() {
         RuleTester::new(&InputButtonName)
             .pass(&[
-                r##"<input type=button value="Add">"##,
-                r##"<input type=submit>"##,
-                r##"<input type=reset>"##,
-                r##"<input type=button aria-label="Add">"##,
-                r##"<input type=button title="Add">"##,
+                ("input", r##"<input type=button value="Add">"##),
+                ("input", r##"<input type=submit>"##),
+                ("input", r##"<input type=reset>"##),
+                ("input", r##"<input type=button aria-label="Add">"##),
+                ("input", r##"<input type=button title="Add">"##),
+            ])
+            .inapplicable(&[
                 r##"<input type=button hidden>"##,
             ])
             .fail(&[
-                r##"<input type=button>"##,
-                r##"<input type=submit value="">"##,
-                r##"<input type=button value=" ">"##,
+                ("input", r##"<input type=button>"##),
+                ("input", r##"<input type=submit value="">"##),
+                ("input", r##"<input type=button value=" ">"##),
             ])
             .run();
     }

@@ -64,15 +64,17 @@ mod tests {
     fn examples() {
         RuleTester::new(&InputImageAlt)
             .pass(&[
-                r##"<input type=image src=a.png alt="Search">"##,
-                r##"<input type=image src=a.png aria-label="Search">"##,
-                r##"<input type=image src=a.png title="Search">"##,
+                ("input", r##"<input type=image src=a.png alt="Search">"##),
+                ("input", r##"<input type=image src=a.png aria-label="Search">"##),
+                ("input", r##"<input type=image src=a.png title="Search">"##),
+            ])
+            .inapplicable(&[
                 r##"<input type=image src=a.png style="display:none">"##,
                 r##"<input type=text>"##,
             ])
             .fail(&[
-                r##"<input type=image src=a.png>"##,
-                r##"<input type=image src=a.png alt="">"##,
+                ("input", r##"<input type=image src=a.png>"##),
+                ("input", r##"<input type=image src=a.png alt="">"##),
             ])
             .run();
     }

@@ -75,23 +75,25 @@ mod tests {
     fn examples() {
         RuleTester::new(&Label)
             .pass(&[
-                r##"<label for=a>Name</label><input id=a>"##,
-                r##"<label>Name <input></label>"##,
-                r##"<input aria-label="Name">"##,
-                r##"<input title="Name">"##,
-                r##"<textarea aria-labelledby=l></textarea><p id=l>Bio</p>"##,
+                ("input", r##"<label for=a>Name</label><input id=a>"##),
+                ("input", r##"<label>Name <input></label>"##),
+                ("input", r##"<input aria-label="Name">"##),
+                ("input", r##"<input title="Name">"##),
+                ("textarea", r##"<textarea aria-labelledby=l></textarea><p id=l>Bio</p>"##),
+                ("input", r##"<input placeholder="Search">"##),
+                ("input", r##"<input type=checkbox id=c><label for=c>Agree</label>"##),
+            ])
+            .inapplicable(&[
                 r##"<input type=hidden>"##,
                 r##"<input type=submit>"##,
-                r##"<input placeholder="Search">"##,
-                r##"<input type=checkbox id=c><label for=c>Agree</label>"##,
             ])
             .fail(&[
-                r##"<input>"##,
-                r##"<textarea></textarea>"##,
-                r##"<label>Name</label><input>"##,
-                r##"<label for=x>Name</label><input id=y>"##,
-                r##"<input type=checkbox>"##,
-                r##"<input aria-label=" ">"##,
+                ("input", r##"<input>"##),
+                ("textarea", r##"<textarea></textarea>"##),
+                ("input", r##"<label>Name</label><input>"##),
+                ("input", r##"<label for=x>Name</label><input id=y>"##),
+                ("input", r##"<input type=checkbox>"##),
+                ("input", r##"<input aria-label=" ">"##),
             ])
             .run();
     }

@@ -208,23 +208,25 @@ mod tests {
     fn examples() {
         RuleTester::new(&LabelContentNameMismatch)
             .pass(&[
-                r##"<button aria-label="Send the form">Send</button>"##,
-                r##"<a href=x aria-label="Next page">next page</a>"##,
+                ("button", r##"<button aria-label="Send the form">Send</button>"##),
+                ("a", r##"<a href=x aria-label="Next page">next page</a>"##),
+                ("div", r##"<div role=link tabindex=0 aria-label="ACT rules page">ACT rules</div>"##),
+                ("button", r##"<button aria-label="Search">Search…</button>"##),
+                ("a", r##"<a href=# aria-label="ACT"><div style="display:inline">A</div><div style="display:inline">C</div><div style="display:inline">T</div></a>"##),
+                ("button", r##"<button aria-label="Search by date">Search by date (YYYY-MM-DD)</button>"##),
+                ("a", r##"<a aria-label="University Avenue" href=#>University Ave.</a>"##),
+                ("a", r##"<a href=# aria-label="non-standard">nonstandard</a>"##),
+            ])
+            .inapplicable(&[
                 r##"<button>Send</button>"##,
-                r##"<div role=link tabindex=0 aria-label="ACT rules page">ACT rules</div>"##,
-                r##"<button aria-label="Search">Search…</button>"##,
                 r##"<button aria-label="anything">X</button>"##,
-                r##"<a href=# aria-label="ACT"><div style="display:inline">A</div><div style="display:inline">C</div><div style="display:inline">T</div></a>"##,
-                r##"<button aria-label="Search by date">Search by date (YYYY-MM-DD)</button>"##,
-                r##"<a aria-label="University Avenue" href=#>University Ave.</a>"##,
-                r##"<a href=# aria-label="non-standard">nonstandard</a>"##,
             ])
             .fail(&[
-                r##"<button aria-label="Submit form">Send</button>"##,
-                r##"<a href=x aria-label="Home">Start</a>"##,
-                r##"<div role=button aria-label="Dismiss">Close</div>"##,
-                r##"<a aria-label="1a" href=#>1</a>"##,
-                r##"<a href=# aria-label="ACT"><div>A</div><div>C</div></a>"##,
+                ("button", r##"<button aria-label="Submit form">Send</button>"##),
+                ("a", r##"<a href=x aria-label="Home">Start</a>"##),
+                ("div", r##"<div role=button aria-label="Dismiss">Close</div>"##),
+                ("a", r##"<a aria-label="1a" href=#>1</a>"##),
+                ("a", r##"<a href=# aria-label="ACT"><div>A</div><div>C</div></a>"##),
             ])
             .run();
     }

@@ -116,7 +116,7 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&LabelDescriptive)
-            .pass(&[
+            .inapplicable(&[
                 "<p>No fields</p>",
                 "<label for=x>First name</label><p id=x></p>",
                 "<label for=f style='position:absolute;left:-9999px'>First name</label><input id=f>",
@@ -125,11 +125,11 @@ mod tests {
                 "<button>Go</button>",
             ])
             .cant_tell(&[
-                "<label>Menu <input name=f></label>",
-                "<label for=f>First name</label><input id=f>",
-                "<p id=l aria-hidden=true>First name</p><input aria-labelledby=l>",
-                "<span id=s style='display:none'>Search</span><input aria-labelledby='b s'><button id=b>Go</button>",
-                "<label>Info <input type=date></label>",
+                ("input", "<label>Menu <input name=f></label>"),
+                ("input", "<label for=f>First name</label><input id=f>"),
+                ("input", "<p id=l aria-hidden=true>First name</p><input aria-labelledby=l>"),
+                ("input", "<span id=s style='display:none'>Search</span><input aria-labelledby='b s'><button id=b>Go</button>"),
+                ("input", "<label>Info <input type=date></label>"),
             ])
             .run();
     }

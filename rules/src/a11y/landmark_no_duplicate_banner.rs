@@ -59,10 +59,11 @@ mod tests {
     fn examples() {
         RuleTester::new(&LandmarkNoDuplicateBanner)
             .pass(&[
-                r#"<header>One</header><div>Two</div>"#,
-                r#"<header>One</header><div role=banner hidden>Two</div>"#,
+                ("(page)", r#"<header>One</header><div>Two</div>"#),
+                ("(page)", r#"<header>One</header><div role=banner hidden>Two</div>"#),
             ])
-            .fail(&[r#"<header>One</header><div role=banner>Two</div>"#])
+            .fail(&[("div", r#"<header>One</header><div role=banner>Two</div>"#),
+            ])
             .run();
     }
 }

@@ -59,10 +59,11 @@ mod tests {
     fn examples() {
         RuleTester::new(&LandmarkNoDuplicateContentinfo)
             .pass(&[
-                r#"<footer>One</footer><div>Two</div>"#,
-                r#"<footer>One</footer><div role=contentinfo hidden>Two</div>"#,
+                ("(page)", r#"<footer>One</footer><div>Two</div>"#),
+                ("(page)", r#"<footer>One</footer><div role=contentinfo hidden>Two</div>"#),
             ])
-            .fail(&[r#"<footer>One</footer><div role=contentinfo>Two</div>"#])
+            .fail(&[("div", r#"<footer>One</footer><div role=contentinfo>Two</div>"#),
+            ])
             .run();
     }
 }

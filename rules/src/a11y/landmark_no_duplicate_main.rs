@@ -59,10 +59,11 @@ mod tests {
     fn examples() {
         RuleTester::new(&LandmarkNoDuplicateMain)
             .pass(&[
-                r#"<main>One</main><div>Two</div>"#,
-                r#"<main>One</main><div role=main hidden>Two</div>"#,
+                ("(page)", r#"<main>One</main><div>Two</div>"#),
+                ("(page)", r#"<main>One</main><div role=main hidden>Two</div>"#),
             ])
-            .fail(&[r#"<main>One</main><div role=main>Two</div>"#])
+            .fail(&[("div", r#"<main>One</main><div role=main>Two</div>"#),
+            ])
             .run();
     }
 }

@@ -66,12 +66,12 @@ mod tests {
     fn examples() {
         RuleTester::new(&LandmarkOneMain)
             .pass(&[
-                r#"<main><p>Welcome</p></main>"#,
-                r#"<div role=main><p>Welcome</p></div>"#,
+                ("(page)", r#"<main><p>Welcome</p></main>"#),
+                ("(page)", r#"<div role=main><p>Welcome</p></div>"#),
             ])
             .fail(&[
-                r#"<div><p>Welcome</p></div>"#,
-                r#"<main hidden><p>x</p></main><p>Welcome</p>"#,
+                ("(page)", r#"<div><p>Welcome</p></div>"#),
+                ("(page)", r#"<main hidden><p>x</p></main><p>Welcome</p>"#),
             ])
             .run();
     }

@@ -78,8 +78,8 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&LandmarkUnique)
-            .pass(&[r#"<nav aria-label=Main><a href=/>H</a></nav><nav aria-label=Footer><a href=/h>Help</a></nav>"#, r#"<nav><a href=/>H</a></nav><main>x</main>"#])
-            .fail(&[r#"<nav><a href=/>H</a></nav><nav><a href=/h>Help</a></nav>"#, r#"<nav aria-label=Menu><a href=/>H</a></nav><div role=navigation aria-label=menu>x</div>"#])
+            .pass(&[("(page)", r#"<nav aria-label=Main><a href=/>H</a></nav><nav aria-label=Footer><a href=/h>Help</a></nav>"#), ("(page)", r#"<nav><a href=/>H</a></nav><main>x</main>"#)])
+            .fail(&[("html > body > nav:nth-child(2)", r#"<nav><a href=/>H</a></nav><nav><a href=/h>Help</a></nav>"#), ("div", r#"<nav aria-label=Menu><a href=/>H</a></nav><div role=navigation aria-label=menu>x</div>"#)])
             .run();
     }
 }

@@ -88,6 +88,8 @@ mod tests {
         let pass = [
             format!("<p lang=en>{EN}</p>"),
             format!("<div lang=fr><p lang=en>{EN}</p></div>"),
+        ];
+        let pass_inapplicable = [
             "<p lang=nl></p>".to_string(),
             format!("<p lang=xx-invalid>{EN}</p>"),
         ];
@@ -96,8 +98,9 @@ mod tests {
             format!("<div lang=nl><span>{EN}</span></div>"),
         ];
         RuleTester::new(&LangMatchesContent)
-            .pass(&pass.iter().map(String::as_str).collect::<Vec<_>>())
-            .fail(&fail.iter().map(String::as_str).collect::<Vec<_>>())
+            .pass(&pass.iter().map(|h| ("p", h.as_str())).collect::<Vec<_>>())
+        .inapplicable(&pass_inapplicable.iter().map(String::as_str).collect::<Vec<_>>())
+            .fail(&["p", "div"].into_iter().zip(&fail).map(|(t, h)| (t, h.as_str())).collect::<Vec<_>>())
             .run();
     }
 }

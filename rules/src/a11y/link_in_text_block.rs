@@ -328,22 +328,24 @@ mod tests {
     fn examples() {
         RuleTester::new(&LinkInTextBlock)
             .pass(&[
-                r##"<p>Read our <a href=/t>terms</a> first.</p>"##,
-                r##"<p>Read <a href=/t style="text-decoration:none;border-bottom:1px solid">terms</a> now.</p>"##,
-                r##"<p>Read <a href=/t style="text-decoration:none;font-weight:bold">terms</a> now.</p>"##,
+                ("(page)", r##"<p>Read our <a href=/t>terms</a> first.</p>"##),
+                ("(page)", r##"<p>Read <a href=/t style="text-decoration:none;border-bottom:1px solid">terms</a> now.</p>"##),
+                ("(page)", r##"<p>Read <a href=/t style="text-decoration:none;font-weight:bold">terms</a> now.</p>"##),
+                ("(page)", r##"<style>a{text-decoration:none}a span{text-decoration:underline}</style><p>Read <a href=/t><span>terms</span></a> now.</p>"##),
+                ("(page)", r##"<style>a{color:#1a73e8;text-decoration:none}a:hover,a:focus{text-decoration:underline}</style><p>Read our <a href=/t>terms</a> first.</p>"##),
+            ])
+            .inapplicable(&[
                 r##"<nav><a href=/a style="text-decoration:none">Home</a></nav>"##,
                 r##"<p><a href=/t style="text-decoration:none;color:#777">Only a link</a></p>"##,
-                r##"<style>a{text-decoration:none}a span{text-decoration:underline}</style><p>Read <a href=/t><span>terms</span></a> now.</p>"##,
-                r##"<style>a{color:#1a73e8;text-decoration:none}a:hover,a:focus{text-decoration:underline}</style><p>Read our <a href=/t>terms</a> first.</p>"##,
                 r##"<style>a{color:#fff;text-decoration:none}</style><header style="color:#eee"><a href=/><img src=l.png alt=Logo></a><a href=/x>Home</a><form><label>Search <input></label></form></header>"##,
             ])
             .fail(&[
-                r##"<p style="color:#333">Read our <a href=/t style="color:#444;text-decoration:none">terms</a> first.</p>"##,
-                r##"<style>p a{text-decoration:none;color:#222}</style><p>See <a href=/x>this</a> page.</p>"##,
+                ("a", r##"<p style="color:#333">Read our <a href=/t style="color:#444;text-decoration:none">terms</a> first.</p>"##),
+                ("a", r##"<style>p a{text-decoration:none;color:#222}</style><p>See <a href=/x>this</a> page.</p>"##),
             ])
             .cant_tell(&[
-                r##"<p style="color:#000">Read our <a href=/t style="color:#1a73e8;text-decoration:none">terms</a> first.</p>"##,
-                r##"<style>a{color:#1a73e8;text-decoration:none}a:hover{text-decoration:underline}a:focus{outline:none}</style><p>Read our <a href=/t>terms</a> first.</p>"##,
+                ("a", r##"<p style="color:#000">Read our <a href=/t style="color:#1a73e8;text-decoration:none">terms</a> first.</p>"##),
+                ("a", r##"<style>a{color:#1a73e8;text-decoration:none}a:hover{text-decoration:underline}a:focus{outline:none}</style><p>Read our <a href=/t>terms</a> first.</p>"##),
             ])
             .run();
     }

@@ -66,20 +66,22 @@ mod tests {
     fn examples() {
         RuleTester::new(&LinkName)
             .pass(&[
-                r##"<a href=/a>Home</a>"##,
-                r##"<a href=/a aria-label="Home"></a>"##,
-                r##"<a href=/a><img src=a.png alt="Home"></a>"##,
+                ("a", r##"<a href=/a>Home</a>"##),
+                ("a", r##"<a href=/a aria-label="Home"></a>"##),
+                ("a", r##"<a href=/a><img src=a.png alt="Home"></a>"##),
+                ("a", r##"<a href=/a title="Home"></a>"##),
+                ("a", r##"<a href=/a role=doc-biblioref>[1]</a>"##),
+            ])
+            .inapplicable(&[
                 r##"<a>no href</a>"##,
                 r##"<a href=/a aria-hidden=true tabindex=-1></a>"##,
-                r##"<a href=/a title="Home"></a>"##,
-                r##"<a href=/a role=doc-biblioref>[1]</a>"##,
             ])
             .fail(&[
-                r##"<a href=/a></a>"##,
-                r##"<a href=/a><img src=a.png></a>"##,
-                r##"<a href=/a><span hidden>Home</span></a>"##,
-                r##"<a href=/a> &nbsp; </a>"##,
-                r##"<a href=/a role=doc-biblioref><img src=a.png alt=""></a>"##,
+                ("a", r##"<a href=/a></a>"##),
+                ("a", r##"<a href=/a><img src=a.png></a>"##),
+                ("a", r##"<a href=/a><span hidden>Home</span></a>"##),
+                ("a", r##"<a href=/a> &nbsp; </a>"##),
+                ("a", r##"<a href=/a role=doc-biblioref><img src=a.png alt=""></a>"##),
             ])
             .run();
     }

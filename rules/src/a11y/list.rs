@@ -113,15 +113,17 @@ mod tests {
     fn examples() {
         RuleTester::new(&List)
             .pass(&[
-                "<ul><li>a</li> <li>b</li><script></script><template></template></ul>",
-                "<ol><li role=listitem>a</li></ol>",
+                ("ul", "<ul><li>a</li> <li>b</li><script></script><template></template></ul>"),
+                ("ol", "<ol><li role=listitem>a</li></ol>"),
+                ("ul", "<ul></ul>"),
+            ])
+            .inapplicable(&[
                 "<ul role=tablist><div role=tab>x</div></ul>",
-                "<ul></ul>",
             ])
             .fail(&[
-                "<ul><li>a</li><p>b</p></ul>",
-                "<ol>text<li>a</li></ol>",
-                "<ul><li role=tab>a</li></ul>",
+                ("ul", "<ul><li>a</li><p>b</p></ul>"),
+                ("ol", "<ol>text<li>a</li></ol>"),
+                ("ul", "<ul><li role=tab>a</li></ul>"),
             ])
             .run();
     }

@@ -79,14 +79,16 @@ mod tests {
     fn examples() {
         RuleTester::new(&Listitem)
             .pass(&[
-                "<ul><li>a</li></ul>",
-                "<menu><li>a</li></menu>",
-                "<div role=list><li>a</li></div>",
+                ("li", "<ul><li>a</li></ul>"),
+                ("li", "<menu><li>a</li></menu>"),
+                ("li", "<div role=list><li>a</li></div>"),
+            ])
+            .inapplicable(&[
                 "<div><li role=tab>a</li></div>",
             ])
             .fail(&[
-                "<div><li>a</li></div>",
-                "<ul role=navigation><li>a</li></ul>",
+                ("li", "<div><li>a</li></div>"),
+                ("li", "<ul role=navigation><li>a</li></ul>"),
             ])
             .run();
     }

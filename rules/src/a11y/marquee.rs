@@ -66,8 +66,8 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&Marquee)
-            .pass(&["<p>News</p>"])
-            .fail(&["<marquee>News</marquee>"])
+            .inapplicable(&["<p>News</p>"])
+            .fail(&[("marquee", "<marquee>News</marquee>")])
             .run();
     }
 }

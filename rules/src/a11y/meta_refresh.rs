@@ -116,18 +116,20 @@ mod tests {
     fn examples() {
         RuleTester::new(&MetaRefresh)
             .pass(&[
-                r#"<html lang=en><head><meta http-equiv="refresh" content="0; URL='https://x.test'"></head></html>"#,
-                r#"<html lang=en><head><meta http-equiv="refresh" content="0; https://x.test"><meta http-equiv="refresh" content="5"></head></html>"#,
-                r#"<html lang=en><head><meta http-equiv="refresh" content="72001; https://x.test"></head></html>"#,
+                ("(page)", r#"<html lang=en><head><meta http-equiv="refresh" content="0; URL='https://x.test'"></head></html>"#),
+                ("(page)", r#"<html lang=en><head><meta http-equiv="refresh" content="0; https://x.test"><meta http-equiv="refresh" content="5"></head></html>"#),
+                ("(page)", r#"<html lang=en><head><meta http-equiv="refresh" content="72001; https://x.test"></head></html>"#),
+            ])
+            .inapplicable(&[
                 r#"<html lang=en><head><meta http-equiv="refresh" content="0: https://x.test"></head></html>"#,
                 r#"<html lang=en><head><meta http-equiv="refresh" content="+5"></head></html>"#,
                 r#"<html lang=en><head><meta content="30"></head></html>"#,
             ])
             .fail(&[
-                r#"<html lang=en><head><meta http-equiv="refresh" content="30"></head></html>"#,
-                r#"<html lang=en><head><meta http-equiv="Refresh" content="30; URL='https://x.test'"></head></html>"#,
-                r#"<html lang=en><head><meta http-equiv="refresh" content="0: x"><meta http-equiv="refresh" content="5; x"></head></html>"#,
-                r#"<html lang=en><head><meta http-equiv="refresh" content="72000; x"></head></html>"#,
+                ("meta", r#"<html lang=en><head><meta http-equiv="refresh" content="30"></head></html>"#),
+                ("meta", r#"<html lang=en><head><meta http-equiv="Refresh" content="30; URL='https://x.test'"></head></html>"#),
+                ("html > head > meta:nth-child(2)", r#"<html lang=en><head><meta http-equiv="refresh" content="0: x"><meta http-equiv="refresh" content="5; x"></head></html>"#),
+                ("meta", r#"<html lang=en><head><meta http-equiv="refresh" content="72000; x"></head></html>"#),
             ])
             .run();
     }

@@ -37,7 +37,7 @@ zoom below 200% leaves them unable to read the text.
 
 ## Passing
 ```html
-<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="viewport" content="width=device-width, initial-scale=1, maximum-scale=5">
 ```
 "#,
     ..RuleMeta::BASE
@@ -177,11 +177,12 @@ mod tests {
             "maximum-scale=2.0",
             "maximum-scale=-1",
             "maximum-scale=device-width",
+            "width = device-width , maximum-scale = 3",
+        ].map(page);
+        let pass_inapplicable = [
             "width=device-width",
             "",
-            "width = device-width , maximum-scale = 3",
-        ]
-        .map(page);
+        ].map(page);
         let fail = [
             "user-scalable=no",
             "user-scalable=0.5",
@@ -193,8 +194,9 @@ mod tests {
         ]
         .map(page);
         RuleTester::new(&MetaViewport)
-            .pass(&pass.iter().map(String::as_str).collect::<Vec<_>>())
-            .fail(&fail.iter().map(String::as_str).collect::<Vec<_>>())
+            .pass(&pass.iter().map(|h| ("meta", h.as_str())).collect::<Vec<_>>())
+        .inapplicable(&pass_inapplicable.iter().map(String::as_str).collect::<Vec<_>>())
+            .fail(&fail.iter().map(|h| ("meta", h.as_str())).collect::<Vec<_>>())
             .run();
     }
 

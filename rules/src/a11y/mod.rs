@@ -1,92 +1,97 @@
 //! Accessibility rules: WCAG 2.1 A/AA checks and accessibility best practices.
 //! One file per rule, named for its id.
 
-pub mod accesskeys;
-pub mod area_alt;
-pub mod aria_allowed_attr;
-pub mod aria_allowed_role;
-pub mod aria_command_name;
-pub mod aria_deprecated_role;
-pub mod aria_dialog_name;
-pub mod aria_hidden_body;
-pub mod aria_hidden_focus;
-pub mod aria_input_field_name;
-pub mod aria_meter_name;
-pub mod aria_progressbar_name;
-pub mod aria_prohibited_attr;
-pub mod aria_required_attr;
-pub mod aria_required_children;
-pub mod aria_required_parent;
-pub mod aria_roles;
-pub mod aria_toggle_field_name;
-pub mod aria_tooltip_name;
-pub mod aria_treeitem_name;
-pub mod aria_valid_attr;
-pub mod aria_valid_attr_value;
-pub mod audio_caption;
-pub mod autocomplete_valid;
-pub mod avoid_inline_spacing;
-pub mod blink;
-pub mod button_name;
-pub mod bypass;
-pub mod bypass_heading;
-pub mod bypass_landmark;
-pub mod color_contrast;
-pub mod css_orientation_lock;
-pub mod definition_list;
-pub mod dlitem;
-pub mod document_title;
-pub mod duplicate_id_aria;
-pub mod empty_heading;
-pub mod focus_visible;
-pub mod form_field_multiple_labels;
-pub mod frame_focusable_content;
-pub mod frame_title;
-pub mod frame_title_unique;
-pub mod heading_order;
-pub mod html_has_lang;
-pub mod html_lang_matches_content;
-pub mod html_lang_valid;
-pub mod html_xml_lang_mismatch;
-pub mod image_alt;
-pub mod image_decorative;
-pub mod image_redundant_alt;
-pub mod input_button_name;
-pub mod input_image_alt;
-pub mod label;
-pub mod label_content_name_mismatch;
-pub mod label_descriptive;
-pub mod landmark_no_duplicate_banner;
-pub mod landmark_no_duplicate_contentinfo;
-pub mod landmark_no_duplicate_main;
-pub mod landmark_one_main;
-pub mod landmark_unique;
-pub mod lang_matches_content;
-pub mod link_in_text_block;
-pub mod link_name;
-pub mod list;
-pub mod listitem;
-pub mod marquee;
-pub mod meta_refresh;
-pub mod meta_viewport;
-pub mod nested_interactive;
-pub mod object_alt;
-pub mod page_has_heading_one;
-pub mod presentation_role_conflict;
-pub mod region;
-pub mod role_img_alt;
-pub mod scope_attr_valid;
-pub mod scrollable_region_focusable;
-pub mod select_name;
-pub mod skip_link;
-pub mod summary_name;
+// Each rule of the category, in report order: its module (the file named for
+// its id) and its type. Adding a rule is its file plus one line here.
+crate::rule_modules! { page:
+    document_title::DocumentTitle,
+    html_has_lang::HtmlHasLang,
+    html_lang_valid::HtmlLangValid,
+    html_xml_lang_mismatch::HtmlXmlLangMismatch,
+    meta_viewport::MetaViewport,
+    meta_refresh::MetaRefresh,
+    blink::Blink,
+    marquee::Marquee,
+    list::List,
+    listitem::Listitem,
+    definition_list::DefinitionList,
+    dlitem::Dlitem,
+    scope_attr_valid::ScopeAttrValid,
+    table_duplicate_name::TableDuplicateName,
+    duplicate_id_aria::DuplicateIdAria,
+    tabindex::Tabindex,
+    accesskeys::Accesskeys,
+    heading_order::HeadingOrder,
+    page_has_heading_one::PageHasHeadingOne,
+    autocomplete_valid::AutocompleteValid,
+    video_caption::VideoCaption,
+    audio_caption::AudioCaption,
+    image_alt::ImageAlt,
+    role_img_alt::RoleImgAlt,
+    svg_img_alt::SvgImgAlt,
+    input_image_alt::InputImageAlt,
+    area_alt::AreaAlt,
+    object_alt::ObjectAlt,
+    button_name::ButtonName,
+    input_button_name::InputButtonName,
+    link_name::LinkName,
+    label::Label,
+    select_name::SelectName,
+    frame_title::FrameTitle,
+    aria_valid_attr::AriaValidAttr,
+    aria_valid_attr_value::AriaValidAttrValue,
+    aria_allowed_attr::AriaAllowedAttr,
+    aria_prohibited_attr::AriaProhibitedAttr,
+    aria_required_attr::AriaRequiredAttr,
+    aria_roles::AriaRoles,
+    aria_allowed_role::AriaAllowedRole,
+    aria_deprecated_role::AriaDeprecatedRole,
+    aria_hidden_body::AriaHiddenBody,
+    aria_hidden_focus::AriaHiddenFocus,
+    presentation_role_conflict::PresentationRoleConflict,
+    aria_command_name::AriaCommandName,
+    aria_input_field_name::AriaInputFieldName,
+    aria_toggle_field_name::AriaToggleFieldName,
+    aria_meter_name::AriaMeterName,
+    aria_progressbar_name::AriaProgressbarName,
+    aria_tooltip_name::AriaTooltipName,
+    aria_dialog_name::AriaDialogName,
+    aria_treeitem_name::AriaTreeitemName,
+    aria_required_children::AriaRequiredChildren,
+    aria_required_parent::AriaRequiredParent,
+    nested_interactive::NestedInteractive,
+    form_field_multiple_labels::FormFieldMultipleLabels,
+    label_content_name_mismatch::LabelContentNameMismatch,
+    image_redundant_alt::ImageRedundantAlt,
+    color_contrast::ColorContrast,
+    link_in_text_block::LinkInTextBlock,
+    target_size::TargetSize,
+    summary_name::SummaryName,
+    css_orientation_lock::CssOrientationLock,
+    focus_visible::FocusVisible,
+    valid_lang::ValidLang,
+    avoid_inline_spacing::AvoidInlineSpacing,
+    td_headers_attr::TdHeadersAttr,
+    th_has_data_cells::ThHasDataCells,
+    bypass::Bypass,
+    bypass_landmark::BypassLandmark,
+    bypass_heading::BypassHeading,
+    skip_link::SkipLink,
+    landmark_no_duplicate_banner::LandmarkNoDuplicateBanner,
+    landmark_no_duplicate_contentinfo::LandmarkNoDuplicateContentinfo,
+    landmark_no_duplicate_main::LandmarkNoDuplicateMain,
+    landmark_one_main::LandmarkOneMain,
+    landmark_unique::LandmarkUnique,
+    region::Region,
+    empty_heading::EmptyHeading,
+    frame_title_unique::FrameTitleUnique,
+    frame_focusable_content::FrameFocusableContent,
+    html_lang_matches_content::HtmlLangMatchesContent,
+    lang_matches_content::LangMatchesContent,
+    image_decorative::ImageDecorative,
+    scrollable_region_focusable::ScrollableRegionFocusable,
+    zoomed_text_clipped::ZoomedTextClipped,
+    label_descriptive::LabelDescriptive,
+}
+
 mod support;
-pub mod svg_img_alt;
-pub mod tabindex;
-pub mod table_duplicate_name;
-pub mod target_size;
-pub mod td_headers_attr;
-pub mod th_has_data_cells;
-pub mod valid_lang;
-pub mod video_caption;
-pub mod zoomed_text_clipped;

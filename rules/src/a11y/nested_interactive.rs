@@ -78,17 +78,19 @@ mod tests {
     fn examples() {
         RuleTester::new(&NestedInteractive)
             .pass(&[
-                r##"<button>Save</button>"##,
-                r##"<button><a>x</a></button>"##,
-                r##"<ul role=menu><li role=menuitemcheckbox aria-checked=true><input type=checkbox role=none disabled>x</li></ul>"##,
+                ("button", r##"<button>Save</button>"##),
+                ("button", r##"<button><a>x</a></button>"##),
+                ("li", r##"<ul role=menu><li role=menuitemcheckbox aria-checked=true><input type=checkbox role=none disabled>x</li></ul>"##),
+            ])
+            .inapplicable(&[
                 r##"<a href=x><span tabindex=0>x</span></a>"##,
                 r##"<table><tr><th><a href=x>x</a></th></tr></table>"##,
             ])
             .fail(&[
-                r##"<button>Save <span role=button tabindex=0>v</span></button>"##,
-                r##"<p role=checkbox aria-checked=false tabindex=0>I agree <a href=/t>terms</a></p>"##,
-                r##"<ul role=tablist><li role=tab><a href=#>t</a></li></ul>"##,
-                r##"<span role=img aria-label=art>** <a href=#>x</a></span>"##,
+                ("button", r##"<button>Save <span role=button tabindex=0>v</span></button>"##),
+                ("p", r##"<p role=checkbox aria-checked=false tabindex=0>I agree <a href=/t>terms</a></p>"##),
+                ("li", r##"<ul role=tablist><li role=tab><a href=#>t</a></li></ul>"##),
+                ("span", r##"<span role=img aria-label=art>** <a href=#>x</a></span>"##),
             ])
             .run();
     }

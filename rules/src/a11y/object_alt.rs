@@ -100,14 +100,16 @@ mod tests {
     fn examples() {
         RuleTester::new(&ObjectAlt)
             .pass(&[
-                r##"<object data=a.png type="image/png" aria-label="Chart"></object>"##,
-                r##"<object data=a.mp4 title="Intro video"></object>"##,
+                ("object", r##"<object data=a.png type="image/png" aria-label="Chart"></object>"##),
+                ("object", r##"<object data=a.mp4 title="Intro video"></object>"##),
+            ])
+            .inapplicable(&[
                 r##"<object data=page.html></object>"##,
                 r##"<object data=a.png aria-hidden=true></object>"##,
             ])
             .fail(&[
-                r##"<object data=a.png type="image/png"></object>"##,
-                r##"<object data=a.mp3>Song</object>"##,
+                ("object", r##"<object data=a.png type="image/png"></object>"##),
+                ("object", r##"<object data=a.mp3>Song</object>"##),
             ])
             .run();
     }

@@ -72,8 +72,8 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&PageHasHeadingOne)
-            .pass(&["<h1>a</h1>", "<div role=heading aria-level=1>a</div>"])
-            .fail(&["<h2>a</h2>", "<p>nothing</p>", "<h1 hidden>a</h1>"])
+            .pass(&[("(page)", "<h1>a</h1>"), ("(page)", "<div role=heading aria-level=1>a</div>")])
+            .fail(&[("(page)", "<h2>a</h2>"), ("(page)", "<p>nothing</p>"), ("(page)", "<h1 hidden>a</h1>")])
             .run();
     }
 }

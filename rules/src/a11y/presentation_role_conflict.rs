@@ -83,17 +83,17 @@ mod tests {
     fn examples() {
         RuleTester::new(&PresentationRoleConflict)
             .pass(&[
-                r##"<img src=a.png alt="">"##,
-                r##"<img src=a.png alt="" aria-hidden=true>"##,
-                r##"<nav role=presentation><a href=/>x</a></nav>"##,
-                r##"<svg role=none><circle r=4></circle></svg>"##,
-                r##"<img src=a.png role=presentation alt="Logo">"##,
+                ("img", r##"<img src=a.png alt="">"##),
+                ("img", r##"<img src=a.png alt="" aria-hidden=true>"##),
+                ("nav", r##"<nav role=presentation><a href=/>x</a></nav>"##),
+                ("svg", r##"<svg role=none><circle r=4></circle></svg>"##),
+                ("img", r##"<img src=a.png role=presentation alt="Logo">"##),
             ])
             .fail(&[
-                r##"<nav role=presentation aria-label=global><a href=/>x</a></nav>"##,
-                r##"<img src=a.png alt="" aria-labelledby=l><span hidden id=l>Logo</span>"##,
-                r##"<svg role=none aria-label="Circle"></svg>"##,
-                r##"<button role=none>x</button>"##,
+                ("nav", r##"<nav role=presentation aria-label=global><a href=/>x</a></nav>"##),
+                ("img", r##"<img src=a.png alt="" aria-labelledby=l><span hidden id=l>Logo</span>"##),
+                ("svg", r##"<svg role=none aria-label="Circle"></svg>"##),
+                ("button", r##"<button role=none>x</button>"##),
             ])
             .run();
     }

@@ -111,12 +111,12 @@ mod tests {
     fn examples() {
         RuleTester::new(&Region)
             .pass(&[
-                r#"<main><p>Welcome</p></main><footer><p>Contact</p></footer>"#,
-                r#"<a href=#m>Skip</a><main id=m><p>Welcome</p></main>"#,
+                ("(page)", r#"<main><p>Welcome</p></main><footer><p>Contact</p></footer>"#),
+                ("(page)", r#"<a href=#m>Skip</a><main id=m><p>Welcome</p></main>"#),
             ])
             .fail(&[
-                r#"<main><p>Welcome</p></main><p>Stray</p>"#,
-                r#"<div><p>No landmarks</p></div>"#,
+                ("html > body > p", r#"<main><p>Welcome</p></main><p>Stray</p>"#),
+                ("div", r#"<div><p>No landmarks</p></div>"#),
             ])
             .run();
     }

@@ -68,14 +68,16 @@ mod tests {
     fn examples() {
         RuleTester::new(&RoleImgAlt)
             .pass(&[
-                r##"<div role=img aria-label="Map"></div>"##,
-                r##"<span role=img title="Stars"></span>"##,
+                ("div", r##"<div role=img aria-label="Map"></div>"##),
+                ("span", r##"<span role=img title="Stars"></span>"##),
+            ])
+            .inapplicable(&[
                 r##"<div role=img aria-hidden=true></div>"##,
                 r##"<div>no role</div>"##,
             ])
             .fail(&[
-                r##"<div role=img></div>"##,
-                r##"<span role="img foo"> </span>"##,
+                ("div", r##"<div role=img></div>"##),
+                ("span", r##"<span role="img foo"> </span>"##),
             ])
             .run();
     }

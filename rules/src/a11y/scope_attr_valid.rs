@@ -82,10 +82,10 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&ScopeAttrValid)
-            .pass(&["<table><tr><th scope=COL>a</th><th scope=rowgroup>b</th></tr></table>"])
+            .pass(&[("th", "<table><tr><th scope=COL>a</th><th scope=rowgroup>b</th></tr></table>")])
             .fail(&[
-                "<table><tr><td scope=col>a</td></tr></table>",
-                "<table><tr><th scope=column>a</th></tr></table>",
+                ("td", "<table><tr><td scope=col>a</td></tr></table>"),
+                ("th", "<table><tr><th scope=column>a</th></tr></table>"),
             ])
             .run();
     }

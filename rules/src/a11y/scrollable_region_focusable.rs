@@ -39,14 +39,14 @@ its hidden content is out of reach for people who cannot use a mouse.
 
 ## Failing
 ```html
-<section style="height: 100px; overflow-y: scroll">
+<section style="width: 200px; height: 50px; overflow-y: scroll">
   <p>A long abstract: Web Content Accessibility Guidelines (WCAG) 2.1 covers a wide range of recommendations for making Web content more accessible. Following these guidelines will make content more accessible to a wider range of people with disabilities, including accommodations for blindness and low vision, deafness and hearing loss, and limited movement.</p>
 </section>
 ```
 
 ## Passing
 ```html
-<section style="height: 100px; overflow-y: scroll" tabindex="0" aria-label="Abstract">
+<section style="width: 200px; height: 50px; overflow-y: scroll" tabindex="0" aria-label="Abstract">
   <p>A long abstract: Web Content Accessibility Guidelines (WCAG) 2.1 covers a wide range of recommendations for making Web content more accessible. Following these guidelines will make content more accessible to a wider range of people with disabilities, including accommodations for blindness and low vision, deafness and hearing loss, and limited movement.</p>
 </section>
 ```
@@ -196,6 +196,8 @@ mod tests {
         let pass = [
             format!("<section style='height:100px;width:500px;overflow:scroll' tabindex=0><p>{LONG}</p></section>"),
             format!("<section style='height:100px;width:500px;overflow:auto'><a href=/>Top</a><p>{LONG}</p></section>"),
+        ];
+        let pass_inapplicable = [
             format!("<section style='height:100px;width:500px'><p>{LONG}</p></section>"),
             format!("<section style='height:100px;width:500px;overflow:hidden'><p>{LONG}</p></section>"),
             "<section style='height:95px;width:500px;overflow:auto'><p>Short text</p></section>".to_string(),
@@ -211,9 +213,10 @@ mod tests {
             "<section style='height:210px;width:530px;overflow:scroll;padding:30px 0 30px 30px'><div>{LONG} {LONG}</div></section>"
         )];
         RuleTester::new(&ScrollableRegionFocusable)
-            .pass(&pass.iter().map(String::as_str).collect::<Vec<_>>())
-            .fail(&fail.iter().map(String::as_str).collect::<Vec<_>>())
-            .cant_tell(&cant.iter().map(String::as_str).collect::<Vec<_>>())
+            .pass(&pass.iter().map(|h| ("section", h.as_str())).collect::<Vec<_>>())
+        .inapplicable(&pass_inapplicable.iter().map(String::as_str).collect::<Vec<_>>())
+            .fail(&fail.iter().map(|h| ("section", h.as_str())).collect::<Vec<_>>())
+            .cant_tell(&cant.iter().map(|h| ("section", h.as_str())).collect::<Vec<_>>())
             .run();
     }
 }

@@ -67,13 +67,15 @@ mod tests {
     fn examples() {
         RuleTester::new(&SelectName)
             .pass(&[
-                r##"<label>Colour <select><option>Red</select></label>"##,
-                r##"<select aria-label="Colour"><option>Red</select>"##,
+                ("select", r##"<label>Colour <select><option>Red</select></label>"##),
+                ("select", r##"<select aria-label="Colour"><option>Red</select>"##),
+            ])
+            .inapplicable(&[
                 r##"<select hidden><option>Red</select>"##,
             ])
             .fail(&[
-                r##"<select><option>Red</select>"##,
-                r##"<label>Colour</label><select><option>Red</select>"##,
+                ("select", r##"<select><option>Red</select>"##),
+                ("select", r##"<label>Colour</label><select><option>Red</select>"##),
             ])
             .run();
     }

@@ -94,13 +94,13 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&SkipLink)
-            .pass(&[r#"<a href=#m>Skip</a><nav><a href=/>Home</a></nav><div id=m><p>Welcome</p></div>"#, r#"<a href=#j>Skip</a><aside><p>About</p><span id=j></span></aside><div><p>Welcome</p></div>"#, r#"<p>Only content</p>"#])
-            .pass(&["<nav><a href=/>Home</a></nav><main><p>Welcome</p></main>"])
-            .fail(&[r#"<a href=#nope>Skip</a><nav><a href=/>Home</a></nav><div id=m><p>Welcome</p></div>"#, r#"<a href=#b>Skip</a><a href=/2>Next</a><aside><p id=b>About</p></aside><div><p>Welcome</p></div>"#, r#"<a href=/2>Next</a><aside><p>About</p></aside><div><p>Welcome</p></div>"#])
-            .fail(&[r#"<a href=/2 onclick="track()">Next</a><aside><p>About</p></aside><div><p>Welcome</p></div>"#])
+            .pass(&[("(page)", r#"<a href=#m>Skip</a><nav><a href=/>Home</a></nav><div id=m><p>Welcome</p></div>"#), ("(page)", r#"<a href=#j>Skip</a><aside><p>About</p><span id=j></span></aside><div><p>Welcome</p></div>"#), ("(page)", r#"<p>Only content</p>"#)])
+            .inapplicable(&["<nav><a href=/>Home</a></nav><main><p>Welcome</p></main>"])
+            .fail(&[("(page)", r#"<a href=#nope>Skip</a><nav><a href=/>Home</a></nav><div id=m><p>Welcome</p></div>"#), ("(page)", r#"<a href=#b>Skip</a><a href=/2>Next</a><aside><p id=b>About</p></aside><div><p>Welcome</p></div>"#), ("(page)", r#"<a href=/2>Next</a><aside><p>About</p></aside><div><p>Welcome</p></div>"#)])
+            .fail(&[("(page)", r#"<a href=/2 onclick="track()">Next</a><aside><p>About</p></aside><div><p>Welcome</p></div>"#)])
             .cant_tell(&[
-                r#"<div role=link onclick="location.assign('#main')" tabindex=0>Skip to main content</div><aside><p>About</p></aside><div id=main><p>Welcome</p></div>"#,
-                r#"<button onclick="location.assign('#main')">Skip</button><aside><p>About</p></aside><div id=main><p>Welcome</p></div>"#,
+                ("div", r#"<div role=link onclick="location.assign('#main')" tabindex=0>Skip to main content</div><aside><p>About</p></aside><div id=main><p>Welcome</p></div>"#),
+                ("button", r#"<button onclick="location.assign('#main')">Skip</button><aside><p>About</p></aside><div id=main><p>Welcome</p></div>"#),
             ])
             .run();
     }

@@ -100,19 +100,21 @@ mod tests {
     fn examples() {
         RuleTester::new(&SummaryName)
             .pass(&[
-                "<details><summary>Opening times</summary><p>x</p></details>",
-                "<details><summary aria-label='Opening times'></summary><p>x</p></details>",
-                "<span id=t>Times</span><details><summary aria-labelledby=t></summary></details>",
-                "<details><summary>Times</summary><summary></summary></details>",
+                ("summary", "<details><summary>Opening times</summary><p>x</p></details>"),
+                ("summary", "<details><summary aria-label='Opening times'></summary><p>x</p></details>"),
+                ("summary", "<span id=t>Times</span><details><summary aria-labelledby=t></summary></details>"),
+                ("summary", "<details><summary>Times</summary><summary></summary></details>"),
+            ])
+            .inapplicable(&[
                 "<summary></summary>",
                 "<details><div><summary></summary></div></details>",
                 "<details><summary role=button>Hours</summary></details>",
                 "<details style='display:none'><summary></summary></details>",
             ])
             .fail(&[
-                "<details><summary></summary><p>x</p></details>",
-                "<details><summary role=none></summary><p>x</p></details>",
-                "<details><summary></summary><summary>Times</summary></details>",
+                ("summary", "<details><summary></summary><p>x</p></details>"),
+                ("summary", "<details><summary role=none></summary><p>x</p></details>"),
+                ("summary", "<details><summary></summary><summary>Times</summary></details>"),
             ])
             .run();
     }

@@ -70,16 +70,18 @@ mod tests {
     fn examples() {
         RuleTester::new(&SvgImgAlt)
             .pass(&[
-                r##"<svg role=img><title>Logo</title></svg>"##,
-                r##"<svg role=img aria-label="Logo"></svg>"##,
+                ("svg", r##"<svg role=img><title>Logo</title></svg>"##),
+                ("svg", r##"<svg role=img aria-label="Logo"></svg>"##),
+                ("svg", r##"<svg role=graphics-symbol aria-labelledby=t></svg><p id=t>Sun</p>"##),
+            ])
+            .inapplicable(&[
                 r##"<svg role=img aria-hidden=true></svg>"##,
                 r##"<svg><circle r=5 /></svg>"##,
-                r##"<svg role=graphics-symbol aria-labelledby=t></svg><p id=t>Sun</p>"##,
             ])
             .fail(&[
-                r##"<svg role=img></svg>"##,
-                r##"<svg role=img><title> </title></svg>"##,
-                r##"<svg><circle role=graphics-symbol r=5 /></svg>"##,
+                ("svg", r##"<svg role=img></svg>"##),
+                ("svg", r##"<svg role=img><title> </title></svg>"##),
+                ("circle", r##"<svg><circle role=graphics-symbol r=5 /></svg>"##),
             ])
             .run();
     }

@@ -88,13 +88,15 @@ mod tests {
     fn examples() {
         RuleTester::new(&Tabindex)
             .pass(&[
-                "<button tabindex=0>a</button>",
-                "<div tabindex=-1>a</div>",
+                ("button", "<button tabindex=0>a</button>"),
+                ("div", "<div tabindex=-1>a</div>"),
+            ])
+            .inapplicable(&[
                 "<div tabindex=x>a</div>",
             ])
             .fail(&[
-                "<button tabindex=3>a</button>",
-                "<a href=# tabindex=' 1'>a</a>",
+                ("button", "<button tabindex=3>a</button>"),
+                ("a", "<a href=# tabindex=' 1'>a</a>"),
             ])
             .run();
     }

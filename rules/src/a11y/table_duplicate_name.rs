@@ -92,10 +92,13 @@ mod tests {
     fn examples() {
         RuleTester::new(&TableDuplicateName)
             .pass(&[
-                "<table summary='Rows are products'><caption>Prices</caption><tr><td>1</td></tr></table>",
+                ("table", "<table summary='Rows are products'><caption>Prices</caption><tr><td>1</td></tr></table>"),
+            ])
+            .inapplicable(&[
                 "<table><caption>Prices</caption><tr><td>1</td></tr></table>",
             ])
-            .fail(&["<table summary=' prices '><caption>Prices</caption><tr><td>1</td></tr></table>"])
+            .fail(&[("table", "<table summary=' prices '><caption>Prices</caption><tr><td>1</td></tr></table>"),
+            ])
             .run();
     }
 }

@@ -131,15 +131,17 @@ mod tests {
     fn examples() {
         RuleTester::new(&TargetSize)
             .pass(&[
-                r##"<button style="width:32px;height:32px">x</button>"##,
-                r##"<button style="width:16px;height:16px;padding:4px">x</button>"##,
+                ("button", r##"<button style="width:32px;height:32px">x</button>"##),
+                ("button", r##"<button style="width:16px;height:16px;padding:4px">x</button>"##),
+                ("a", r##"<a href=/ style="display:inline-block;width:40px;height:40px">x</a>"##),
+            ])
+            .inapplicable(&[
                 r##"<button>Save</button>"##,
-                r##"<a href=/ style="display:inline-block;width:40px;height:40px">x</a>"##,
                 r##"<button style="width:10px;height:10px;display:none">x</button>"##,
             ])
             .fail(&[
-                r##"<button style="width:16px;height:16px;padding:0">x</button>"##,
-                r##"<style>.i{display:inline-block;width:1em;height:1em;box-sizing:border-box;padding:2px}</style><a href=/ class=i>x</a>"##,
+                ("button", r##"<button style="width:16px;height:16px;padding:0">x</button>"##),
+                ("a", r##"<style>.i{display:inline-block;width:1em;height:1em;box-sizing:border-box;padding:2px}</style><a href=/ class=i>x</a>"##),
             ])
             .run();
     }

@@ -108,16 +108,18 @@ mod tests {
     fn examples() {
         RuleTester::new(&TdHeadersAttr)
             .pass(&[
-                "<table><tr><th id=h1>P</th><th id=h2>O</th></tr><tr><td headers=h1>1</td><td headers='h1 h2'>2</td></tr></table>",
+                ("table", "<table><tr><th id=h1>P</th><th id=h2>O</th></tr><tr><td headers=h1>1</td><td headers='h1 h2'>2</td></tr></table>"),
+            ])
+            .inapplicable(&[
                 "<table role=presentation><tr><td id=a>x</td></tr><tr><td headers=zz>1</td></tr></table>",
                 "<table style='display:none'><tr><td headers=zz>1</td></tr></table>",
                 "<table><tr><th scope=col>a</th></tr><tr><td>1</td></tr></table>",
             ])
             .fail(&[
-                "<table><tr><th id=h1>P</th></tr><tr><td headers=hx>1</td></tr></table>",
-                "<table><tr><th id=h1>P</th></tr></table><table><tr><td headers=h1>1</td></tr></table>",
-                "<table><tr><th>E</th></tr><tr><td id=me headers=me>1</td></tr></table>",
-                "<table><tr><td><span id=s>P</span></td></tr><tr><td headers=s>1</td></tr></table>",
+                ("td", "<table><tr><th id=h1>P</th></tr><tr><td headers=hx>1</td></tr></table>"),
+                ("td", "<table><tr><th id=h1>P</th></tr></table><table><tr><td headers=h1>1</td></tr></table>"),
+                ("td", "<table><tr><th>E</th></tr><tr><td id=me headers=me>1</td></tr></table>"),
+                ("html > body > table > tbody > tr:nth-child(2) > td", "<table><tr><td><span id=s>P</span></td></tr><tr><td headers=s>1</td></tr></table>"),
             ])
             .run();
     }

@@ -101,17 +101,19 @@ mod tests {
     fn examples() {
         RuleTester::new(&ThHasDataCells)
             .pass(&[
-                "<table><tr><th>Time</th></tr><tr><td>05:41</td></tr></table>",
-                "<table><thead><tr><th>P</th><th>E</th></tr></thead><tbody><tr><td colspan=2>15%</td></tr></tbody></table>",
-                "<table><tr><th id=c1>C</th><th id=c2>N</th></tr><tr><td>Paris</td></tr><tr><td headers=c2>1</td></tr></table>",
-                "<div role=table aria-label=T><div role=row><span role=columnheader>M</span></div><div role=row><span role=cell>July</span></div></div>",
+                ("table", "<table><tr><th>Time</th></tr><tr><td>05:41</td></tr></table>"),
+                ("table", "<table><thead><tr><th>P</th><th>E</th></tr></thead><tbody><tr><td colspan=2>15%</td></tr></tbody></table>"),
+                ("table", "<table><tr><th id=c1>C</th><th id=c2>N</th></tr><tr><td>Paris</td></tr><tr><td headers=c2>1</td></tr></table>"),
+                ("div", "<div role=table aria-label=T><div role=row><span role=columnheader>M</span></div><div role=row><span role=cell>July</span></div></div>"),
+            ])
+            .inapplicable(&[
                 "<table role=presentation><tr><th>Time</th></tr></table>",
                 "<table><tr><th aria-hidden=true>O</th></tr><tr><td>W3C</td></tr></table>",
             ])
             .fail(&[
-                "<table><thead><tr><th>Rate</th><th>Value</th></tr></thead><tbody><tr><td>15%</td></tr></tbody></table>",
-                "<table><tr><th id=c1>C</th><th id=c2>Z</th></tr><tr><td>Zambia</td><td headers=c1>Zim</td></tr></table>",
-                "<div role=grid><div role=row><div role=columnheader>Room</div><div role=columnheader>Occupant</div></div><div role=row><div role=gridcell>1A</div></div></div>",
+                ("html > body > table > thead > tr > th:nth-child(2)", "<table><thead><tr><th>Rate</th><th>Value</th></tr></thead><tbody><tr><td>15%</td></tr></tbody></table>"),
+                ("#c2", "<table><tr><th id=c1>C</th><th id=c2>Z</th></tr><tr><td>Zambia</td><td headers=c1>Zim</td></tr></table>"),
+                ("html > body > div > div:nth-child(1) > div:nth-child(2)", "<div role=grid><div role=row><div role=columnheader>Room</div><div role=columnheader>Occupant</div></div><div role=row><div role=gridcell>1A</div></div></div>"),
             ])
             .run();
     }

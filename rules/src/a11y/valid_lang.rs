@@ -127,20 +127,22 @@ mod tests {
     fn examples() {
         RuleTester::new(&ValidLang)
             .pass(&[
-                "<article lang=en>Hello</article>",
-                "<p lang='en-US-GB'>Hello</p>",
-                "<article lang=invalid><div lang=en>Hello</div></article>",
+                ("article", "<article lang=en>Hello</article>"),
+                ("p", "<p lang='en-US-GB'>Hello</p>"),
+                ("div", "<article lang=invalid><div lang=en>Hello</div></article>"),
+            ])
+            .inapplicable(&[
                 "<p lang=xx><span style='display:none'>Hidden</span></p>",
                 "<div lang=invalid><img src=a.png alt=''></div>",
                 "<div lang=invalid></div>",
                 "<p lang=''>Hello</p>",
             ])
             .fail(&[
-                "<article lang=dutch>Hallo</article>",
-                "<article lang='  '>Hello</article>",
-                "<article lang=english><p aria-hidden=true>Hello</p></article>",
-                "<div lang=invalid><img src=a.png alt='Fireworks'></div>",
-                "<p lang=eng>Hello</p>",
+                ("article", "<article lang=dutch>Hallo</article>"),
+                ("article", "<article lang='  '>Hello</article>"),
+                ("article", "<article lang=english><p aria-hidden=true>Hello</p></article>"),
+                ("div", "<div lang=invalid><img src=a.png alt='Fireworks'></div>"),
+                ("p", "<p lang=eng>Hello</p>"),
             ])
             .run();
     }

@@ -204,12 +204,14 @@ mod tests {
     fn examples() {
         let pass = [
             format!("<div style='overflow:hidden'>{POEM}</div>"),
-            format!("<div style='overflow:auto;height:1.5em'>{POEM}</div>"),
             format!("<div style='overflow:hidden;min-height:1.5em'>{POEM}</div>"),
             format!("<div style='white-space:nowrap;overflow:hidden;text-overflow:ellipsis'>{POEM}</div>"),
             format!("<div style='overflow:hidden;height:16px;line-height:16px;font-size:16px'>{POEM}</div>"),
             format!("<div style='overflow:hidden;height:2em'><div style='overflow:auto;height:2em'>{POEM}</div></div>"),
             "<div style='overflow:hidden;height:40px'>Short</div>".to_string(),
+        ];
+        let pass_inapplicable = [
+            format!("<div style='overflow:auto;height:1.5em'>{POEM}</div>"),
             format!("<p style='display:none;overflow:hidden;height:1px'>{POEM}</p>"),
             format!("<div style='overflow:hidden;height:1em' aria-hidden=true>{POEM}</div>"),
             format!("<div style='overflow:hidden;max-height:0'>{POEM}</div>"),
@@ -225,9 +227,10 @@ mod tests {
             "<div style='overflow:hidden;height:60px;width:600px'>{POEM}</div>"
         )];
         RuleTester::new(&ZoomedTextClipped)
-            .pass(&pass.iter().map(String::as_str).collect::<Vec<_>>())
-            .fail(&fail.iter().map(String::as_str).collect::<Vec<_>>())
-            .cant_tell(&cant.iter().map(String::as_str).collect::<Vec<_>>())
+            .pass(&pass.iter().map(|h| ("div", h.as_str())).collect::<Vec<_>>())
+        .inapplicable(&pass_inapplicable.iter().map(String::as_str).collect::<Vec<_>>())
+            .fail(&fail.iter().map(|h| ("div", h.as_str())).collect::<Vec<_>>())
+            .cant_tell(&cant.iter().map(|h| ("div", h.as_str())).collect::<Vec<_>>())
             .run();
     }
 }

@@ -114,13 +114,13 @@ mod tests {
         let many = (0..30).map(|_| items(50)).collect::<String>();
         RuleTester::new(&DomSize)
             .pass(&[
-                &items(60),
-                &format!("{}x{}", "<div>".repeat(25), "</div>".repeat(25)),
+                ("(page)", &items(60)),
+                ("(page)", &format!("{}x{}", "<div>".repeat(25), "</div>".repeat(25))),
             ])
             .fail(&[
-                &items(61),
-                &format!("{}x{}", "<div>".repeat(40), "</div>".repeat(40)),
-                &many,
+                ("ul", &items(61)),
+                ("html > body > div > div > div > div > div > div > div > div > div > div > div > div > div > div > div > div > div > div > div > div > div > div > div > div > div > div > div > div > div > div > div > div > div > div > div > div > div > div > div > div", &format!("{}x{}", "<div>".repeat(40), "</div>".repeat(40))),
+                ("(page)", &many),
             ])
             .run();
     }

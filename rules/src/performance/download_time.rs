@@ -82,8 +82,8 @@ mod tests {
             p
         };
         RuleTester::new(&DownloadTime)
-            .pass_page(at(240))
-            .fail_page(at(3800))
+            .pass_page("(page)", at(240))
+            .fail_page("(page)", at(3800))
             .run();
     }
 }

@@ -141,14 +141,16 @@ mod tests {
         });
         RuleTester::new(&FontDisplay)
             .pass(&[
-                "<style>@font-face { font-family: Brand; src: url(/b.woff2); font-display: swap; }</style>",
+                ("(page)", "<style>@font-face { font-family: Brand; src: url(/b.woff2); font-display: swap; }</style>"),
+            ])
+            .inapplicable(&[
                 "<style>/* @font-face { } */ body { color: red }</style>",
             ])
             .fail(&[
-                "<style>@font-face { font-family: Brand; src: url(/b.woff2); }</style>",
-                "<style>@FONT-FACE { font-family: 'Brand'; font-display: block }</style>",
+                ("(page)", "<style>@font-face { font-family: Brand; src: url(/b.woff2); }</style>"),
+                ("(page)", "<style>@FONT-FACE { font-family: 'Brand'; font-display: block }</style>"),
             ])
-            .fail_page(linked)
+            .fail_page("(page)", linked)
             .run();
     }
 }

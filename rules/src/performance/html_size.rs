@@ -74,8 +74,8 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&HtmlSize)
-            .pass(&["<p>small</p>"])
-            .fail(&[&format!("<p>{}</p>", "x".repeat(MAX_HTML_BYTES))])
+            .pass(&[("(page)", "<p>small</p>")])
+            .fail(&[("(page)", &format!("<p>{}</p>", "x".repeat(MAX_HTML_BYTES)))])
             .run();
     }
 }

@@ -143,17 +143,17 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&LongCacheTtl)
-            .pass_page(logo(
+            .pass_page("(page)", logo(
                 ResourceKind::Image,
                 Some("public, max-age=31536000, immutable"),
             ))
-            .pass_page(logo(ResourceKind::Image, Some("max-age=2592000")))
-            .pass_page(logo(ResourceKind::Image, Some("no-store")))
-            .pass_page(logo(ResourceKind::Image, Some("max-age=0")))
-            .pass_page(logo(ResourceKind::Other, None))
-            .fail_page(logo(ResourceKind::Image, None))
-            .fail_page(logo(ResourceKind::Image, Some("public, max-age=600")))
-            .fail_page(logo(ResourceKind::Font, Some("max-age=2591999")))
+            .pass_page("(page)", logo(ResourceKind::Image, Some("max-age=2592000")))
+            .inapplicable_page(logo(ResourceKind::Image, Some("no-store")))
+            .inapplicable_page(logo(ResourceKind::Image, Some("max-age=0")))
+            .inapplicable_page(logo(ResourceKind::Other, None))
+            .fail_page("img", logo(ResourceKind::Image, None))
+            .fail_page("img", logo(ResourceKind::Image, Some("public, max-age=600")))
+            .fail_page("img", logo(ResourceKind::Font, Some("max-age=2591999")))
             .run();
     }
 

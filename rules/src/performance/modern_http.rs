@@ -72,10 +72,10 @@ mod tests {
             p
         };
         RuleTester::new(&ModernHttp)
-            .pass_page(with("HTTP/2"))
-            .pass_page(with("HTTP/3"))
-            .fail_page(with("HTTP/1.1"))
-            .fail_page(with("HTTP/1.0"))
+            .pass_page("(page)", with("HTTP/2"))
+            .pass_page("(page)", with("HTTP/3"))
+            .fail_page("(page)", with("HTTP/1.1"))
+            .fail_page("(page)", with("HTTP/1.0"))
             .run();
     }
 }

@@ -116,12 +116,12 @@ mod tests {
     fn examples() {
         RuleTester::new(&ModernImageFormats)
             .pass(&[
-                r#"<img src="/a.webp" alt=""><img src="/logo.svg" alt=""><img src="/b.avif?v=2" alt="">"#,
-                r#"<picture><source srcset="/a.avif" type="image/avif"><img src="/a.jpg" alt=""></picture>"#,
+                ("img", r#"<img src="/a.webp" alt=""><img src="/logo.svg" alt=""><img src="/b.avif?v=2" alt="">"#),
+                ("img", r#"<picture><source srcset="/a.avif" type="image/avif"><img src="/a.jpg" alt=""></picture>"#),
             ])
             .fail(&[
-                r#"<img src="/photos/mug.JPG?w=200" alt="">"#,
-                r#"<picture><source srcset="/a-2x.jpg 2x"><img src="/a.png" alt=""></picture>"#,
+                ("img", r#"<img src="/photos/mug.JPG?w=200" alt="">"#),
+                ("img", r#"<picture><source srcset="/a-2x.jpg 2x"><img src="/a.png" alt=""></picture>"#),
             ])
             .run();
     }

@@ -174,29 +174,29 @@ mod tests {
         let img = |attrs: &str| format!(r#"<img src="/team.jpg" alt="Team" {attrs}>"#);
         RuleTester::new(&OversizedImages)
             // Within 2× of the declared size, no size declared, srcset, light.
-            .pass_page(photo(
+            .pass_page("(page)", photo(
                 &img(r#"width="1000" height="750""#),
                 300_000,
                 2000,
                 1500,
             ))
-            .pass_page(photo(&img(""), 300_000, 2000, 1500))
-            .pass_page(photo(
+            .pass_page("(page)", photo(&img(""), 300_000, 2000, 1500))
+            .pass_page("(page)", photo(
                 &img(r#"width="100" srcset="/team.jpg 2000w""#),
                 300_000,
                 2000,
                 1500,
             ))
-            .pass_page(photo(&img(r#"width="100" height="75""#), 4_000, 2000, 1500))
+            .pass_page("(page)", photo(&img(r#"width="100" height="75""#), 4_000, 2000, 1500))
             // Much larger than shown (one attribute is enough), or too heavy.
-            .fail_page(photo(
+            .fail_page("img", photo(
                 &img(r#"width="100" height="75""#),
                 300_000,
                 2000,
                 1500,
             ))
-            .fail_page(photo(&img(r#"width="100""#), 300_000, 2000, 1500))
-            .fail_page(photo(
+            .fail_page("img", photo(&img(r#"width="100""#), 300_000, 2000, 1500))
+            .fail_page("img", photo(
                 &img(r#"width="2000" height="1500""#),
                 600_000,
                 2000,

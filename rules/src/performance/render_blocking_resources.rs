@@ -131,15 +131,17 @@ mod tests {
     fn examples() {
         RuleTester::new(&RenderBlockingResources)
             .pass(&[
-                &head(r#"<script src="/a.js" defer></script><script src="/b.js" async></script><script type="module" src="/m.js"></script>"#),
-                &head(r#"<link rel="stylesheet" href="/p.css" media="print"><script type="application/ld+json" src="/x.json"></script>"#),
+                ("script", &head(r#"<script src="/a.js" defer></script><script src="/b.js" async></script><script type="module" src="/m.js"></script>"#)),
+                ("link", &head(r#"<link rel="stylesheet" href="/p.css" media="print"><script type="application/ld+json" src="/x.json"></script>"#)),
+            ])
+            .inapplicable(&[
                 &head("<script>inline()</script>"),
                 r#"<html><head><title>T</title></head><body><script src="/a.js"></script></body></html>"#,
             ])
             .fail(&[
-                &head(r#"<script src="/a.js"></script>"#),
-                &head(r#"<link rel="stylesheet" href="/a.css">"#),
-                &head(r#"<link rel="stylesheet" href="/a.css" media="screen">"#),
+                ("script", &head(r#"<script src="/a.js"></script>"#)),
+                ("link", &head(r#"<link rel="stylesheet" href="/a.css">"#)),
+                ("link", &head(r#"<link rel="stylesheet" href="/a.css" media="screen">"#)),
             ])
             .run();
     }

@@ -82,9 +82,9 @@ mod tests {
             p
         };
         RuleTester::new(&ServerResponseTime)
-            .pass_page(at(120))
-            .pass_page(at(600))
-            .fail_page(at(601))
+            .pass_page("(page)", at(120))
+            .pass_page("(page)", at(600))
+            .fail_page("(page)", at(601))
             .run();
     }
 }

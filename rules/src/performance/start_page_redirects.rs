@@ -99,14 +99,14 @@ mod tests {
         let mut deep = with(&[("https://example.com/a", "https://example.com/b")]);
         deep.depth = 1;
         RuleTester::new(&StartPageRedirects)
-            .pass_page(with(&[]))
-            .pass_page(with(&[("http://example.com/", "https://example.com/")]))
-            .pass_page(deep)
-            .fail_page(with(&[(
+            .pass_page("(page)", with(&[]))
+            .pass_page("(page)", with(&[("http://example.com/", "https://example.com/")]))
+            .inapplicable_page(deep)
+            .fail_page("(page)", with(&[(
                 "https://www.example.com/",
                 "https://example.com/",
             )]))
-            .fail_page(with(&[
+            .fail_page("(page)", with(&[
                 ("http://example.com/", "https://example.com/"),
                 ("https://example.com/", "https://example.com/en/"),
             ]))

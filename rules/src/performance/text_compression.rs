@@ -178,11 +178,11 @@ mod tests {
     fn examples() {
         let big = || RuleTester::page(&format!("<p>{}</p>", "text ".repeat(400)));
         RuleTester::new(&TextCompression)
-            .pass_page(big().with_header("Content-Encoding", "br"))
-            .pass_page(big().with_header("Content-Encoding", "gzip"))
-            .pass(&["<p>tiny</p>"])
-            .fail_page(big())
-            .fail_page(big().with_header("Content-Encoding", "identity"))
+            .pass_page("(page)", big().with_header("Content-Encoding", "br"))
+            .pass_page("(page)", big().with_header("Content-Encoding", "gzip"))
+            .inapplicable(&["<p>tiny</p>"])
+            .fail_page("(page)", big())
+            .fail_page("(page)", big().with_header("Content-Encoding", "identity"))
             .run();
     }
 
@@ -210,21 +210,21 @@ mod tests {
     fn subresources() {
         RuleTester::new(&TextCompression)
             // Compressed, or too little to gain, or not text.
-            .pass_page(with_js(js(90_000, None, Some("br"))))
-            .pass_page(with_js(js(1_000, Some(400), None)))
-            .pass_page(with_js(js(30_000, Some(29_000), None)))
-            .pass_page(with_js(ResourceFacts {
+            .pass_page("(page)", with_js(js(90_000, None, Some("br"))))
+            .inapplicable_page(with_js(js(1_000, Some(400), None)))
+            .inapplicable_page(with_js(js(30_000, Some(29_000), None)))
+            .inapplicable_page(with_js(ResourceFacts {
                 content_type: Some("font/woff2".into()),
                 ..js(90_000, None, None)
             }))
-            .pass_page(with_js(ResourceFacts {
+            .inapplicable_page(with_js(ResourceFacts {
                 status: 404,
                 ..js(90_000, Some(20_000), None)
             }))
             // Big savings, a large share, or too large to read whole.
-            .fail_page(with_js(js(90_000, Some(20_000), None)))
-            .fail_page(with_js(js(10_000, Some(2_000), None)))
-            .fail_page(with_js(js(12_000_000, None, None)))
+            .fail_page("script", with_js(js(90_000, Some(20_000), None)))
+            .fail_page("script", with_js(js(10_000, Some(2_000), None)))
+            .fail_page("script", with_js(js(12_000_000, None, None)))
             .run();
     }
 

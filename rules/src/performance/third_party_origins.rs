@@ -109,10 +109,11 @@ mod tests {
         };
         RuleTester::new(&ThirdPartyOrigins)
             .pass(&[
-                &scripts(10),
-                r#"<img src="https://cdn.example.com/a.webp" alt=""><script src="/a.js"></script>"#,
+                ("(page)", &scripts(10)),
+                ("(page)", r#"<img src="https://cdn.example.com/a.webp" alt=""><script src="/a.js"></script>"#),
             ])
-            .fail(&[&scripts(11)])
+            .fail(&[("(page)", &scripts(11)),
+            ])
             .run();
     }
 }

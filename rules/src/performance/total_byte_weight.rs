@@ -134,10 +134,10 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&TotalByteWeight)
-            .pass_page(page(&[]))
-            .pass_page(page(&[1_000_000, 1_000_000]))
-            .fail_page(page(&[3_000_000]))
-            .fail_page(page(&[1_500_000, 1_500_000]))
+            .pass_page("(page)", page(&[]))
+            .pass_page("(page)", page(&[1_000_000, 1_000_000]))
+            .fail_page("(page)", page(&[3_000_000]))
+            .fail_page("(page)", page(&[1_500_000, 1_500_000]))
             .run();
     }
 

@@ -167,13 +167,15 @@ mod tests {
                 .repeat(60);
         RuleTester::new(&UnminifiedCode)
             .pass(&[
-                &format!("<script>{min_js}</script>"),
+                ("(page)", &format!("<script>{min_js}</script>")),
+            ])
+            .inapplicable(&[
                 "<script>var x = 1; // short</script>",
                 &format!("<script type=\"application/ld+json\">{pretty_js}</script>"),
             ])
             .fail(&[
-                &format!("<script>{pretty_js}</script>"),
-                &format!("<style>{pretty_css}</style>"),
+                ("script", &format!("<script>{pretty_js}</script>")),
+                ("style", &format!("<style>{pretty_css}</style>")),
             ])
             .run();
     }

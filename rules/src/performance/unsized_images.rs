@@ -87,14 +87,14 @@ mod tests {
     fn examples() {
         RuleTester::new(&UnsizedImages)
             .pass(&[
-                r#"<img src="a.webp" alt="" width="640" height="480">"#,
-                r#"<img src="a.webp" alt="" style="width: 100%; aspect-ratio: 4/3">"#,
-                r#"<img src="a.webp" alt="" style="width:10px;height:10px">"#,
+                ("img", r#"<img src="a.webp" alt="" width="640" height="480">"#),
+                ("img", r#"<img src="a.webp" alt="" style="width: 100%; aspect-ratio: 4/3">"#),
+                ("img", r#"<img src="a.webp" alt="" style="width:10px;height:10px">"#),
             ])
             .fail(&[
-                r#"<img src="a.webp" alt="">"#,
-                r#"<img src="a.webp" alt="" width="640">"#,
-                r#"<img src="a.webp" alt="" width="auto" height="auto">"#,
+                ("img", r#"<img src="a.webp" alt="">"#),
+                ("img", r#"<img src="a.webp" alt="" width="640">"#),
+                ("img", r#"<img src="a.webp" alt="" width="auto" height="auto">"#),
             ])
             .run();
     }

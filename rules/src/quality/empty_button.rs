@@ -83,13 +83,13 @@ mod tests {
     fn examples() {
         RuleTester::new(&EmptyButton)
             .pass(&[
-                "<button>Save</button>",
-                r#"<button aria-label="Close"><span class="x"></span></button>"#,
-                r#"<input type="button" value="Go"><input type="submit">"#,
+                ("button", "<button>Save</button>"),
+                ("button", r#"<button aria-label="Close"><span class="x"></span></button>"#),
+                ("input", r#"<input type="button" value="Go"><input type="submit">"#),
             ])
             .fail(&[
-                r#"<button class="close"></button>"#,
-                r#"<input type="button" value=" ">"#,
+                ("button", r#"<button class="close"></button>"#),
+                ("input", r#"<input type="button" value=" ">"#),
             ])
             .run();
     }

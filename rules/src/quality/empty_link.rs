@@ -99,16 +99,18 @@ mod tests {
     fn examples() {
         RuleTester::new(&EmptyLink)
             .pass(&[
-                r#"<a href="/cart">Cart</a>"#,
-                r#"<a href="/cart" aria-label="Cart"><i class="icon"></i></a>"#,
-                r#"<a href="/"><img src="logo.svg" alt="Example Pottery"></a>"#,
-                r#"<a href="/"><svg><title>Home</title></svg></a>"#,
+                ("a", r#"<a href="/cart">Cart</a>"#),
+                ("a", r#"<a href="/cart" aria-label="Cart"><i class="icon"></i></a>"#),
+                ("a", r#"<a href="/"><img src="logo.svg" alt="Example Pottery"></a>"#),
+                ("a", r#"<a href="/"><svg><title>Home</title></svg></a>"#),
+            ])
+            .inapplicable(&[
                 r#"<a name="anchor"></a>"#,
             ])
             .fail(&[
-                r#"<a href="/cart"><i class="icon-cart"></i></a>"#,
-                r#"<a href="/"> </a>"#,
-                r#"<a href="/"><img src="logo.svg" alt=""></a>"#,
+                ("a", r#"<a href="/cart"><i class="icon-cart"></i></a>"#),
+                ("a", r#"<a href="/"> </a>"#),
+                ("a", r#"<a href="/"><img src="logo.svg" alt=""></a>"#),
             ])
             .run();
     }

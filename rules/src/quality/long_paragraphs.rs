@@ -73,12 +73,12 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&LongParagraphs)
-            .pass(&[&format!(
+            .pass(&[("(page)", &format!(
                 "<p>{}</p><p>{}</p>",
                 "word ".repeat(150),
                 "word ".repeat(100)
-            )])
-            .fail(&[&format!("<p>{}</p>", "word ".repeat(151))])
+            ))])
+            .fail(&[("p", &format!("<p>{}</p>", "word ".repeat(151)))])
             .run();
     }
 }

@@ -83,12 +83,12 @@ mod tests {
     fn examples() {
         RuleTester::new(&LongSentences)
             .pass(&[
-                &format!("<p>{}</p>", "We make mugs by hand. ".repeat(30)),
-                &format!("<p>{}.</p>", "word ".repeat(40)),
+                ("(page)", &format!("<p>{}</p>", "We make mugs by hand. ".repeat(30))),
+                ("(page)", &format!("<p>{}.</p>", "word ".repeat(40))),
             ])
             .fail(&[
-                &format!("<p>{}.</p>", "word ".repeat(41)),
-                &format!("<ul><li>{}</li></ul>", "word ".repeat(60)),
+                ("p", &format!("<p>{}.</p>", "word ".repeat(41))),
+                ("li", &format!("<ul><li>{}</li></ul>", "word ".repeat(60))),
             ])
             .run();
     }

@@ -1,13 +1,17 @@
 //! Content-quality rules: placeholders, empty controls, readability, long text,
 //! stale notices, contact links. One file per rule, named for its id.
 
-pub mod analysis_incomplete;
-pub mod contact_links;
-pub mod empty_button;
-pub mod empty_link;
-pub mod long_paragraphs;
-pub mod long_sentences;
-pub mod outdated_copyright;
-pub mod placeholder_text;
-pub mod readability;
-pub mod spelling;
+// Each rule of the category, in report order: its module (the file named for
+// its id) and its type. Adding a rule is its file plus one line here.
+crate::rule_modules! { page:
+    placeholder_text::PlaceholderText,
+    empty_link::EmptyLink,
+    empty_button::EmptyButton,
+    contact_links::ContactLinks,
+    readability::Readability,
+    long_sentences::LongSentences,
+    long_paragraphs::LongParagraphs,
+    outdated_copyright::OutdatedCopyright,
+    spelling::Spelling,
+    analysis_incomplete::AnalysisIncomplete,
+}

@@ -146,17 +146,17 @@ mod tests {
     fn examples() {
         RuleTester::new(&PlaceholderText)
             .pass(&[
-                "<p>Our mugs are thrown by hand.</p>",
-                "<p>Things to do in town</p><script>// TODO later</script>",
-                "<p>Todo lists and tbd are fine in lowercase prose.</p>",
-                "<p>Ein ÄTODO-Eintrag ¶ und TODOs ¶</p>",
+                ("(page)", "<p>Our mugs are thrown by hand.</p>"),
+                ("(page)", "<p>Things to do in town</p><script>// TODO later</script>"),
+                ("(page)", "<p>Todo lists and tbd are fine in lowercase prose.</p>"),
+                ("(page)", "<p>Ein ÄTODO-Eintrag ¶ und TODOs ¶</p>"),
             ])
             .fail(&[
-                "<p>Lorem ipsum dolor sit amet.</p>",
-                "<h2>Shop</h2><p>Coming soon!</p>",
-                "<p>Price: TODO</p>",
-                "<p>Café ¶ Coming Soon ¶</p>",
-                "<html><head><title>Under construction</title></head><body><p>x</p></body></html>",
+                ("p", "<p>Lorem ipsum dolor sit amet.</p>"),
+                ("p", "<h2>Shop</h2><p>Coming soon!</p>"),
+                ("p", "<p>Price: TODO</p>"),
+                ("p", "<p>Café ¶ Coming Soon ¶</p>"),
+                ("title", "<html><head><title>Under construction</title></head><body><p>x</p></body></html>"),
             ])
             .run();
     }

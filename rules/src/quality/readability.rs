@@ -163,14 +163,17 @@ mod tests {
     fn examples() {
         RuleTester::new(&Readability)
             .pass(&[
-                &format!("<p>{}</p>", EASY.repeat(5)),
+                ("(page)", &format!("<p>{}</p>", EASY.repeat(5))),
+            ])
+            .inapplicable(&[
                 &format!("<p>{}</p>", "short text"),
                 &format!(
                     "<html lang=\"de\"><body><p>{}</p></body></html>",
                     HARD.repeat(8)
                 ),
             ])
-            .fail(&[&format!("<main><p>{}</p></main>", HARD.repeat(8))])
+            .fail(&[("(page)", &format!("<main><p>{}</p></main>", HARD.repeat(8))),
+            ])
             .run();
     }
 

@@ -194,14 +194,16 @@ mod tests {
         assert!(dictionary_installed());
         RuleTester::new(&Spelling)
             .pass(&[
-                "<p>Our mugs are received in perfect condition.</p>",
-                "<p>Our Zorblax mugs are received in perfect condition, see <a href=\"/x\">thsi</a> and <code>fn mian</code>.</p>",
+                ("(page)", "<p>Our mugs are received in perfect condition.</p>"),
+                ("(page)", "<p>Our Zorblax mugs are received in perfect condition, see <a href=\"/x\">thsi</a> and <code>fn mian</code>.</p>"),
+            ])
+            .inapplicable(&[
                 "<html lang=\"de\"><body><p>Unsere Tassen sind handgemacht.</p></body></html>",
                 "<html lang=\"en-GB\"><body><p>The colour of our mugs.</p></body></html>",
             ])
             .fail(&[
-                "<p>Our mugs are recieved in perfect condtion.</p>",
-                "<ul><li>the shop sells hand made mugz</li></ul>",
+                ("p", "<p>Our mugs are recieved in perfect condtion.</p>"),
+                ("li", "<ul><li>the shop sells hand made mugz</li></ul>"),
             ])
             .run();
     }

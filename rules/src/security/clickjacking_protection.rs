@@ -90,13 +90,13 @@ mod tests {
     fn examples() {
         let p = || RuleTester::page("<p>x</p>");
         RuleTester::new(&ClickjackingProtection)
-            .pass_page(p().with_header("X-Frame-Options", "DENY"))
-            .pass_page(p().with_header("X-Frame-Options", "sameorigin"))
-            .pass_page(p().with_header("Content-Security-Policy", "frame-ancestors 'self'"))
-            .fail_page(p())
-            .fail_page(p().with_header("X-Frame-Options", "ALLOW-FROM https://a.example"))
+            .pass_page("(page)", p().with_header("X-Frame-Options", "DENY"))
+            .pass_page("(page)", p().with_header("X-Frame-Options", "sameorigin"))
+            .pass_page("(page)", p().with_header("Content-Security-Policy", "frame-ancestors 'self'"))
+            .fail_page("(page)", p())
+            .fail_page("(page)", p().with_header("X-Frame-Options", "ALLOW-FROM https://a.example"))
             .fail(&[
-                r#"<meta http-equiv="Content-Security-Policy" content="frame-ancestors 'none'">"#,
+                ("(page)", r#"<meta http-equiv="Content-Security-Policy" content="frame-ancestors 'none'">"#),
             ])
             .run();
     }

@@ -189,24 +189,24 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&ContentSecurityPolicy)
-            .pass_page(csp(
+            .pass_page("(page)", csp(
                 "script-src 'nonce-r4nd0m123' 'strict-dynamic'; object-src 'none'; base-uri 'none'",
             ))
-            .pass_page(csp(
+            .pass_page("(page)", csp(
                 "default-src 'self'; object-src 'none'; frame-ancestors 'none'",
             ))
-            .pass_page(csp("default-src 'self', img-src *"))
-            .pass(&[r#"<meta http-equiv="Content-Security-Policy" content="default-src 'self'">"#])
-            .fail_page(RuleTester::page("<p>none</p>"))
-            .fail_page(
+            .pass_page("(page)", csp("default-src 'self', img-src *"))
+            .pass(&[("(page)", r#"<meta http-equiv="Content-Security-Policy" content="default-src 'self'">"#)])
+            .fail_page("(page)", RuleTester::page("<p>none</p>"))
+            .fail_page("(page)", 
                 RuleTester::page("<p>x</p>")
                     .with_header("Content-Security-Policy-Report-Only", "default-src 'self'"),
             )
-            .fail_page(csp("script-src 'self' 'unsafe-inline'; object-src 'none'"))
-            .fail_page(csp("default-src 'self' object-src 'none'"))
-            .fail_page(csp("default-src *"))
-            .fail_page(csp("img-src 'self'"))
-            .fail_page(csp("script-src 'nonce-abcdefgh'; object-src 'none'"))
+            .fail_page("(page)", csp("script-src 'self' 'unsafe-inline'; object-src 'none'"))
+            .fail_page("(page)", csp("default-src 'self' object-src 'none'"))
+            .fail_page("(page)", csp("default-src *"))
+            .fail_page("(page)", csp("img-src 'self'"))
+            .fail_page("(page)", csp("script-src 'nonce-abcdefgh'; object-src 'none'"))
             .run();
     }
 

@@ -114,22 +114,22 @@ mod tests {
     fn examples() {
         let p = |c: &str| RuleTester::page("<p>x</p>").with_header("Set-Cookie", c);
         RuleTester::new(&CookieSecurity)
-            .pass_page(RuleTester::page("<p>no cookies</p>"))
-            .pass_page(p(
+            .inapplicable_page(RuleTester::page("<p>no cookies</p>"))
+            .pass_page("(page)", p(
                 "__Host-sessionid=1; Path=/; Secure; HttpOnly; SameSite=Lax",
             ))
-            .pass_page(p("theme=dark; Secure; SameSite=Strict"))
-            .pass_page(
+            .pass_page("(page)", p("theme=dark; Secure; SameSite=Strict"))
+            .pass_page("(page)", 
                 Page::from_html("http://example.com/", "<p>x</p>")
                     .with_header("Set-Cookie", "theme=dark"),
             )
-            .fail_page(p("sessionid=1; Path=/"))
-            .fail_page(p("PHPSESSID=1; Secure"))
-            .fail_page(p("theme=dark; Secure; SameSite=Sometimes"))
-            .fail_page(p("theme=dark; SameSite=None"))
-            .fail_page(p("csrftoken=1; Secure"))
-            .fail_page(p("__Secure-x=1"))
-            .fail_page(p("__Host-x=1; Secure; Path=/; Domain=example.com"))
+            .fail_page("(page)", p("sessionid=1; Path=/"))
+            .fail_page("(page)", p("PHPSESSID=1; Secure"))
+            .fail_page("(page)", p("theme=dark; Secure; SameSite=Sometimes"))
+            .fail_page("(page)", p("theme=dark; SameSite=None"))
+            .fail_page("(page)", p("csrftoken=1; Secure"))
+            .fail_page("(page)", p("__Secure-x=1"))
+            .fail_page("(page)", p("__Host-x=1; Secure; Path=/; Domain=example.com"))
             .run();
     }
 }

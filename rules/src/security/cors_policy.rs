@@ -100,12 +100,12 @@ mod tests {
                 .with_header("Access-Control-Allow-Credentials", "true")
         };
         RuleTester::new(&CorsPolicy)
-            .pass_page(p())
-            .pass_page(p().with_header("Access-Control-Allow-Origin", "*"))
-            .pass_page(cred("https://example.com"))
-            .fail_page(cred("*"))
-            .fail_page(cred("https://evil.example"))
-            .fail_page(p().with_header("Access-Control-Allow-Origin", "null"))
+            .inapplicable_page(p())
+            .pass_page("(page)", p().with_header("Access-Control-Allow-Origin", "*"))
+            .pass_page("(page)", cred("https://example.com"))
+            .fail_page("(page)", cred("*"))
+            .fail_page("(page)", cred("https://evil.example"))
+            .fail_page("(page)", p().with_header("Access-Control-Allow-Origin", "null"))
             .run();
     }
 }

@@ -118,8 +118,8 @@ mod tests {
     fn examples() {
         let p = || RuleTester::page("<p>x</p>");
         RuleTester::new(&CrossOriginIsolation)
-            .pass_page(p().with_header("Cross-Origin-Opener-Policy", "same-origin"))
-            .pass_page(
+            .pass_page("(page)", p().with_header("Cross-Origin-Opener-Policy", "same-origin"))
+            .pass_page("(page)", 
                 p().with_header(
                     "Cross-Origin-Opener-Policy",
                     "same-origin-allow-popups; report-to=\"r\"",
@@ -127,10 +127,10 @@ mod tests {
                 .with_header("Cross-Origin-Embedder-Policy", "require-corp")
                 .with_header("Cross-Origin-Resource-Policy", "same-site"),
             )
-            .fail_page(p())
-            .fail_page(p().with_header("Cross-Origin-Opener-Policy", "same-orign"))
-            .fail_page(p().with_header("Cross-Origin-Opener-Policy", "unsafe-none"))
-            .fail_page(
+            .fail_page("(page)", p())
+            .fail_page("(page)", p().with_header("Cross-Origin-Opener-Policy", "same-orign"))
+            .fail_page("(page)", p().with_header("Cross-Origin-Opener-Policy", "unsafe-none"))
+            .fail_page("(page)", 
                 p().with_header("Cross-Origin-Opener-Policy", "same-origin")
                     .with_header("Cross-Origin-Resource-Policy", "anyone"),
             )

@@ -98,15 +98,16 @@ mod tests {
     fn examples() {
         RuleTester::new(&InsecureFormAction)
             .pass(&[
-                r#"<form action="/login" method="post"><input type="password" name="p"></form>"#,
-                r#"<form><input name="q"></form>"#,
+                ("(page)", r#"<form action="/login" method="post"><input type="password" name="p"></form>"#),
+                ("(page)", r#"<form><input name="q"></form>"#),
             ])
             .fail(&[
-                r#"<form action="http://example.com/login"><input name="u"></form>"#,
-                r#"<form action="/a"><button formaction="http://example.com/b">Go</button></form>"#,
+                ("form", r#"<form action="http://example.com/login"><input name="u"></form>"#),
+                ("form", r#"<form action="/a"><button formaction="http://example.com/b">Go</button></form>"#),
             ])
-            .cant_tell(&[r#"<form action="https://pay.example.net/checkout"></form>"#])
-            .fail_page(Page::from_html(
+            .cant_tell(&[("form", r#"<form action="https://pay.example.net/checkout"></form>"#),
+            ])
+            .fail_page("form", Page::from_html(
                 "http://example.com/",
                 r#"<form action="/login"><input type="password" name="p"></form>"#,
             ))

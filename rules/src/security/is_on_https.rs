@@ -65,8 +65,8 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&IsOnHttps)
-            .pass(&["<p>secure</p>"])
-            .fail_page(Page::from_html("http://example.com/", "<p>plain</p>"))
+            .pass(&[("(page)", "<p>secure</p>")])
+            .fail_page("(page)", Page::from_html("http://example.com/", "<p>plain</p>"))
             .run();
     }
 }

@@ -105,17 +105,19 @@ mod tests {
     fn examples() {
         RuleTester::new(&MixedContentActive)
             .pass(&[
-                r#"<script src="https://cdn.example.com/a.js"></script>"#,
-                r#"<script src="/a.js"></script><link rel="stylesheet" href="//cdn.example.com/a.css">"#,
+                ("script", r#"<script src="https://cdn.example.com/a.js"></script>"#),
+                ("script", r#"<script src="/a.js"></script><link rel="stylesheet" href="//cdn.example.com/a.css">"#),
+            ])
+            .inapplicable(&[
                 r#"<a href="http://other.example/">plain links are not subresources</a>"#,
             ])
             .fail(&[
-                r#"<script src="http://cdn.example.com/a.js"></script>"#,
-                r#"<link rel="stylesheet" href="HTTP://cdn.example.com/a.css">"#,
-                r#"<iframe src="http://video.example/embed"></iframe>"#,
-                r#"<object data="http://x.example/movie.swf"></object>"#,
+                ("script", r#"<script src="http://cdn.example.com/a.js"></script>"#),
+                ("link", r#"<link rel="stylesheet" href="HTTP://cdn.example.com/a.css">"#),
+                ("iframe", r#"<iframe src="http://video.example/embed"></iframe>"#),
+                ("object", r#"<object data="http://x.example/movie.swf"></object>"#),
             ])
-            .pass_page(Page::from_html("http://example.com/", r#"<script src="http://cdn.example.com/a.js"></script>"#))
+            .inapplicable_page(Page::from_html("http://example.com/", r#"<script src="http://cdn.example.com/a.js"></script>"#))
             .run();
     }
 }

@@ -93,13 +93,13 @@ mod tests {
     fn examples() {
         RuleTester::new(&MixedContentPassive)
             .pass(&[
-                r#"<img src="https://i.example.com/a.png" alt="">"#,
-                r#"<img src="/a.png" srcset="/a-2x.png 2x" alt="">"#,
+                ("img", r#"<img src="https://i.example.com/a.png" alt="">"#),
+                ("img", r#"<img src="/a.png" srcset="/a-2x.png 2x" alt="">"#),
             ])
             .fail(&[
-                r#"<img src="http://i.example.com/a.png" alt="">"#,
-                r#"<img src="/a.png" srcset="/a.png 1x, http://i.example.com/a-2x.png 2x" alt="">"#,
-                r#"<video poster="http://i.example.com/p.jpg"></video>"#,
+                ("img", r#"<img src="http://i.example.com/a.png" alt="">"#),
+                ("img", r#"<img src="/a.png" srcset="/a.png 1x, http://i.example.com/a-2x.png 2x" alt="">"#),
+                ("video", r#"<video poster="http://i.example.com/p.jpg"></video>"#),
             ])
             .run();
     }

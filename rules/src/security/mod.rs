@@ -2,22 +2,26 @@
 //! vulnerable libraries — and the Observatory-scale grade ([`grade`]).
 //! One file per rule, named for its id.
 
-pub mod grade;
+// Each rule of the category, in report order: its module (the file named for
+// its id) and its type. Adding a rule is its file plus one line here.
+crate::rule_modules! { page:
+    is_on_https::IsOnHttps,
+    strict_transport_security::StrictTransportSecurity,
+    content_security_policy::ContentSecurityPolicy,
+    x_content_type_options::XContentTypeOptions,
+    clickjacking_protection::ClickjackingProtection,
+    referrer_policy::ReferrerPolicy,
+    cross_origin_isolation::CrossOriginIsolation,
+    permissions_policy::PermissionsPolicy,
+    cookie_security::CookieSecurity,
+    cors_policy::CorsPolicy,
+    mixed_content_active::MixedContentActive,
+    mixed_content_passive::MixedContentPassive,
+    subresource_integrity::SubresourceIntegrity,
+    insecure_form_action::InsecureFormAction,
+    target_blank_noopener::TargetBlankNoopener,
+    version_disclosure::VersionDisclosure,
+    vulnerable_js_library::VulnerableJsLibrary,
+}
 
-pub mod clickjacking_protection;
-pub mod content_security_policy;
-pub mod cookie_security;
-pub mod cors_policy;
-pub mod cross_origin_isolation;
-pub mod insecure_form_action;
-pub mod is_on_https;
-pub mod mixed_content_active;
-pub mod mixed_content_passive;
-pub mod permissions_policy;
-pub mod referrer_policy;
-pub mod strict_transport_security;
-pub mod subresource_integrity;
-pub mod target_blank_noopener;
-pub mod version_disclosure;
-pub mod vulnerable_js_library;
-pub mod x_content_type_options;
+pub mod grade;

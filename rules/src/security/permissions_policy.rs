@@ -109,14 +109,14 @@ mod tests {
     fn examples() {
         let p = || RuleTester::page("<p>x</p>");
         RuleTester::new(&PermissionsPolicy)
-            .pass_page(p().with_header(
+            .pass_page("(page)", p().with_header(
                 "Permissions-Policy",
                 "camera=(), microphone=(), geolocation=(self \"https://maps.example\")",
             ))
-            .pass_page(p().with_header("Permissions-Policy", "fullscreen=*"))
-            .fail_page(p())
-            .fail_page(p().with_header("Permissions-Policy", "camera 'none'"))
-            .fail_page(p().with_header("Permissions-Policy", "geolocation=(https://a.example)"))
+            .pass_page("(page)", p().with_header("Permissions-Policy", "fullscreen=*"))
+            .fail_page("(page)", p())
+            .fail_page("(page)", p().with_header("Permissions-Policy", "camera 'none'"))
+            .fail_page("(page)", p().with_header("Permissions-Policy", "geolocation=(https://a.example)"))
             .run();
     }
 }

@@ -118,17 +118,17 @@ mod tests {
     fn examples() {
         let p = || RuleTester::page("<p>x</p>");
         RuleTester::new(&ReferrerPolicy)
-            .pass_page(p())
-            .pass_page(p().with_header("Referrer-Policy", "no-referrer"))
-            .pass_page(p().with_header(
+            .pass_page("(page)", p())
+            .pass_page("(page)", p().with_header("Referrer-Policy", "no-referrer"))
+            .pass_page("(page)", p().with_header(
                 "Referrer-Policy",
                 "unsafe-url, strict-origin-when-cross-origin",
             ))
-            .pass(&[r#"<meta name="referrer" content="same-origin">"#])
-            .fail_page(p().with_header("Referrer-Policy", "unsafe-url"))
-            .fail_page(p().with_header("Referrer-Policy", "no-referrer-when-downgrade"))
-            .fail_page(p().with_header("Referrer-Policy", "sometimes"))
-            .fail(&[r#"<meta name="referrer" content="unsafe-url">"#])
+            .pass(&[("(page)", r#"<meta name="referrer" content="same-origin">"#)])
+            .fail_page("(page)", p().with_header("Referrer-Policy", "unsafe-url"))
+            .fail_page("(page)", p().with_header("Referrer-Policy", "no-referrer-when-downgrade"))
+            .fail_page("(page)", p().with_header("Referrer-Policy", "sometimes"))
+            .fail(&[("(page)", r#"<meta name="referrer" content="unsafe-url">"#)])
             .run();
     }
 }

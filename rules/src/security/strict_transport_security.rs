@@ -156,15 +156,15 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&StrictTransportSecurity)
-            .pass_page(page(Some("max-age=63072000; includeSubDomains; preload")))
-            .pass_page(page(Some("max-age=15768000")))
-            .pass_page(Page::from_html("http://example.com/", "<p>x</p>"))
-            .fail_page(page(None))
-            .fail_page(page(Some("max-age=3600")))
-            .fail_page(page(Some("max-age=abc")))
-            .fail_page(page(Some("includeSubDomains")))
-            .fail_page(page(Some("max-age=1; max-age=63072000")))
-            .fail_page(page(Some("max-age=20000000; preload")))
+            .pass_page("(page)", page(Some("max-age=63072000; includeSubDomains; preload")))
+            .pass_page("(page)", page(Some("max-age=15768000")))
+            .inapplicable_page(Page::from_html("http://example.com/", "<p>x</p>"))
+            .fail_page("(page)", page(None))
+            .fail_page("(page)", page(Some("max-age=3600")))
+            .fail_page("(page)", page(Some("max-age=abc")))
+            .fail_page("(page)", page(Some("includeSubDomains")))
+            .fail_page("(page)", page(Some("max-age=1; max-age=63072000")))
+            .fail_page("(page)", page(Some("max-age=20000000; preload")))
             .run();
     }
 

@@ -90,15 +90,17 @@ mod tests {
     fn examples() {
         RuleTester::new(&SubresourceIntegrity)
             .pass(&[
+                ("(page)", r#"<script src="https://cdn.example.net/lib.js" integrity="sha384-abcdef" crossorigin="anonymous"></script>"#),
+            ])
+            .inapplicable(&[
                 r#"<script src="/app.js"></script><link rel="stylesheet" href="https://example.com/a.css">"#,
-                r#"<script src="https://cdn.example.net/lib.js" integrity="sha384-abcdef" crossorigin="anonymous"></script>"#,
                 r#"<link rel="preconnect" href="https://cdn.example.net">"#,
             ])
             .fail(&[
-                r#"<script src="https://cdn.example.net/lib.js"></script>"#,
-                r#"<link rel="stylesheet" href="//fonts.example.net/a.css">"#,
-                r#"<script src="https://cdn.example.net/lib.js" integrity="md5-abc"></script>"#,
-                r#"<base href="https://static.example.org/"><script src="app.js"></script>"#,
+                ("script", r#"<script src="https://cdn.example.net/lib.js"></script>"#),
+                ("link", r#"<link rel="stylesheet" href="//fonts.example.net/a.css">"#),
+                ("script", r#"<script src="https://cdn.example.net/lib.js" integrity="md5-abc"></script>"#),
+                ("script", r#"<base href="https://static.example.org/"><script src="app.js"></script>"#),
             ])
             .run();
     }

@@ -85,14 +85,16 @@ mod tests {
     fn examples() {
         RuleTester::new(&TargetBlankNoopener)
             .pass(&[
-                r#"<a href="https://other.example/" target="_blank" rel="noopener">x</a>"#,
-                r#"<a href="https://other.example/" target="_blank" rel="nofollow noreferrer">x</a>"#,
+                ("a", r#"<a href="https://other.example/" target="_blank" rel="noopener">x</a>"#),
+                ("a", r#"<a href="https://other.example/" target="_blank" rel="nofollow noreferrer">x</a>"#),
+            ])
+            .inapplicable(&[
                 r#"<a href="/local" target="_blank">same origin</a>"#,
                 r#"<a href="https://other.example/">same window</a>"#,
             ])
             .fail(&[
-                r#"<a href="https://other.example/" target="_blank">x</a>"#,
-                r#"<a href="//other.example/" target="_BLANK" rel="nofollow">x</a>"#,
+                ("a", r#"<a href="https://other.example/" target="_blank">x</a>"#),
+                ("a", r#"<a href="//other.example/" target="_BLANK" rel="nofollow">x</a>"#),
             ])
             .run();
     }

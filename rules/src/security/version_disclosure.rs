@@ -93,11 +93,11 @@ mod tests {
     fn examples() {
         let p = || RuleTester::page("<p>x</p>");
         RuleTester::new(&VersionDisclosure)
-            .pass_page(p())
-            .pass_page(p().with_header("Server", "nginx"))
-            .fail_page(p().with_header("Server", "Apache/2.4.41 (Ubuntu)"))
-            .fail_page(p().with_header("X-Powered-By", "PHP/7.4.3"))
-            .fail_page(p().with_header("X-AspNet-Version", "4"))
+            .inapplicable_page(p())
+            .pass_page("(page)", p().with_header("Server", "nginx"))
+            .fail_page("(page)", p().with_header("Server", "Apache/2.4.41 (Ubuntu)"))
+            .fail_page("(page)", p().with_header("X-Powered-By", "PHP/7.4.3"))
+            .fail_page("(page)", p().with_header("X-AspNet-Version", "4"))
             .run();
     }
 }

@@ -121,15 +121,17 @@ mod tests {
     fn examples() {
         RuleTester::new(&VulnerableJsLibrary)
             .pass(&[
-                r#"<script src="https://code.jquery.com/jquery-3.7.1.min.js"></script>"#,
+                ("(page)", r#"<script src="https://code.jquery.com/jquery-3.7.1.min.js"></script>"#),
+                ("(page)", r#"<script>/*! jQuery v3.6.0 | (c) OpenJS Foundation */</script>"#),
+            ])
+            .inapplicable(&[
                 r#"<script src="/app.js"></script>"#,
-                r#"<script>/*! jQuery v3.6.0 | (c) OpenJS Foundation */</script>"#,
             ])
             .fail(&[
-                r#"<script src="https://code.jquery.com/jquery-3.4.1.min.js"></script>"#,
-                r#"<script src="https://cdnjs.cloudflare.com/ajax/libs/lodash.js/4.17.15/lodash.min.js"></script>"#,
-                r#"<script>/*! jQuery v1.12.4 | (c) jQuery Foundation */ var x;</script>"#,
-                r#"<script src="https://ajax.googleapis.com/ajax/libs/angularjs/1.5.8/angular.min.js"></script>"#,
+                ("script", r#"<script src="https://code.jquery.com/jquery-3.4.1.min.js"></script>"#),
+                ("script", r#"<script src="https://cdnjs.cloudflare.com/ajax/libs/lodash.js/4.17.15/lodash.min.js"></script>"#),
+                ("script", r#"<script>/*! jQuery v1.12.4 | (c) jQuery Foundation */ var x;</script>"#),
+                ("script", r#"<script src="https://ajax.googleapis.com/ajax/libs/angularjs/1.5.8/angular.min.js"></script>"#),
             ])
             .run();
     }

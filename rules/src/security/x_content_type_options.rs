@@ -68,10 +68,10 @@ mod tests {
     fn examples() {
         let p = || RuleTester::page("<p>x</p>");
         RuleTester::new(&XContentTypeOptions)
-            .pass_page(p().with_header("X-Content-Type-Options", "nosniff"))
-            .pass_page(p().with_header("X-Content-Type-Options", " NoSniff "))
-            .fail_page(p())
-            .fail_page(p().with_header("X-Content-Type-Options", "sniff"))
+            .pass_page("(page)", p().with_header("X-Content-Type-Options", "nosniff"))
+            .pass_page("(page)", p().with_header("X-Content-Type-Options", " NoSniff "))
+            .fail_page("(page)", p())
+            .fail_page("(page)", p().with_header("X-Content-Type-Options", "sniff"))
             .run();
     }
 }

@@ -39,6 +39,7 @@ other.
 
 ## Passing
 ```html
+<!-- https://example.com/mugs -->
 <head><link rel="canonical" href="https://example.com/mugs"></head>
 ```
 "#,
@@ -138,19 +139,19 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&Canonical)
-            .pass(&[&head(r#"<link rel="canonical" href="https://example.com/mugs">"#)])
-            .pass_page(RuleTester::page("<p>x</p>").with_header("Link", r#"<https://example.com/>; rel="canonical""#))
-            .pass_page(
+            .pass(&[("(page)", &head(r#"<link rel="canonical" href="https://example.com/mugs">"#))])
+            .pass_page("(page)", RuleTester::page("<p>x</p>").with_header("Link", r#"<https://example.com/>; rel="canonical""#))
+            .pass_page("(page)", 
                 RuleTester::page(&head(r#"<link rel="canonical" href="https://example.com/">"#))
                     .with_header("Link", r#"<https://example.com/>; rel="canonical""#),
             )
             .fail(&[
-                &head(""),
-                &head(r#"<link rel="canonical" href="/mugs">"#),
-                &head(r#"<link rel="canonical" href="https://example.com/a"><link rel="canonical" href="https://example.com/b">"#),
-                r#"<html><head><title>T</title></head><body><link rel="canonical" href="https://example.com/"></body></html>"#,
+                ("(page)", &head("")),
+                ("link", &head(r#"<link rel="canonical" href="/mugs">"#)),
+                ("html > head > link:nth-child(3)", &head(r#"<link rel="canonical" href="https://example.com/a"><link rel="canonical" href="https://example.com/b">"#)),
+                ("link", r#"<html><head><title>T</title></head><body><link rel="canonical" href="https://example.com/"></body></html>"#),
             ])
-            .fail_page(
+            .fail_page("link", 
                 RuleTester::page(&head(r#"<link rel="canonical" href="https://example.com/a">"#))
                     .with_header("Link", r#"<https://example.com/b>; rel="canonical""#),
             )

@@ -93,14 +93,14 @@ mod tests {
     fn examples() {
         RuleTester::new(&CrawlableAnchors)
             .pass(&[
-                r#"<a href="/mugs">Mugs</a>"#,
-                r##"<a href="#top">Top</a>"##,
-                r#"<a name="old-anchor"></a><a href="mailto:a@example.com">Mail</a>"#,
+                ("a", r#"<a href="/mugs">Mugs</a>"#),
+                ("a", r##"<a href="#top">Top</a>"##),
+                ("html > body > a:nth-child(2)", r#"<a name="old-anchor"></a><a href="mailto:a@example.com">Mail</a>"#),
             ])
             .fail(&[
-                r#"<a href="javascript:void(0)">Mugs</a>"#,
-                r#"<a onclick="go('/mugs')">Mugs</a>"#,
-                r#"<a href=" ">Mugs</a>"#,
+                ("a", r#"<a href="javascript:void(0)">Mugs</a>"#),
+                ("a", r#"<a onclick="go('/mugs')">Mugs</a>"#),
+                ("a", r#"<a href=" ">Mugs</a>"#),
             ])
             .run();
     }

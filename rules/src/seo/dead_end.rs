@@ -61,12 +61,12 @@ mod tests {
     fn examples() {
         RuleTester::new(&DeadEnd)
             .pass(&[
-                r#"<a href="/">Home</a>"#,
-                r#"<a href="https://other.example/">Out</a>"#,
+                ("(page)", r#"<a href="/">Home</a>"#),
+                ("(page)", r#"<a href="https://other.example/">Out</a>"#),
             ])
             .fail(&[
-                "<p>nothing</p>",
-                r#"<a href="mailto:a@example.com">Mail</a>"#,
+                ("(page)", "<p>nothing</p>"),
+                ("(page)", r#"<a href="mailto:a@example.com">Mail</a>"#),
             ])
             .run();
     }

@@ -91,10 +91,11 @@ mod tests {
     fn examples() {
         RuleTester::new(&HeadingH1)
             .pass(&[
-                "<h1>Hand-made mugs</h1><h2>Sizes</h2>",
-                r#"<h1><img src="logo.svg" alt="Example Pottery"></h1>"#,
+                ("(page)", "<h1>Hand-made mugs</h1><h2>Sizes</h2>"),
+                ("(page)", r#"<h1><img src="logo.svg" alt="Example Pottery"></h1>"#),
             ])
-            .fail(&["<h2>No h1</h2>", "<h1> </h1>", "<h1>One</h1><h1>Two</h1>"])
+            .fail(&[("(page)", "<h2>No h1</h2>"), ("h1", "<h1> </h1>"), ("html > body > h1:nth-child(2)", "<h1>One</h1><h1>Two</h1>"),
+            ])
             .run();
     }
 }

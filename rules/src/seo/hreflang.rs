@@ -189,13 +189,14 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&Hreflang)
-            .pass(&[&doc("en-GB", GOOD), &doc("en", "")])
+            .pass(&[("(page)", &doc("en-GB", GOOD))])
+            .inapplicable(&[&doc("en", "")])
             .fail(&[
-                &doc("en", &GOOD.replace("en-GB", "en-UK")),
-                &doc("en", &GOOD.replace("https://example.com/de/", "/de/")),
-                &doc("en", &GOOD.replace("hreflang=\"x-default\"", "hreflang=\"fr\"")),
-                &doc("de", GOOD),
-                &doc("en", r#"<link rel="alternate" hreflang="de" href="https://example.com/de/"><link rel="alternate" hreflang="x-default" href="https://example.com/de/">"#),
+                ("(page)", &doc("en", &GOOD.replace("en-GB", "en-UK"))),
+                ("(page)", &doc("en", &GOOD.replace("https://example.com/de/", "/de/"))),
+                ("(page)", &doc("en", &GOOD.replace("hreflang=\"x-default\"", "hreflang=\"fr\""))),
+                ("(page)", &doc("de", GOOD)),
+                ("(page)", &doc("en", r#"<link rel="alternate" hreflang="de" href="https://example.com/de/"><link rel="alternate" hreflang="x-default" href="https://example.com/de/">"#)),
             ])
             .run();
     }

@@ -77,11 +77,11 @@ mod tests {
             p
         };
         RuleTester::new(&HttpStatusCode)
-            .pass_page(with(200))
-            .pass_page(with(304))
-            .fail_page(with(404))
-            .fail_page(with(503))
-            .fail_page(with(429))
+            .pass_page("(page)", with(200))
+            .pass_page("(page)", with(304))
+            .fail_page("(page)", with(404))
+            .fail_page("(page)", with(503))
+            .fail_page("(page)", with(429))
             .run();
     }
 }

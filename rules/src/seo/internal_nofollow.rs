@@ -63,10 +63,10 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&InternalNofollow)
-            .pass(&[r#"<a href="/pricing">P</a><a href="https://ads.example.net/" rel="nofollow">Ad</a>"#])
+            .pass(&[("(page)", r#"<a href="/pricing">P</a><a href="https://ads.example.net/" rel="nofollow">Ad</a>"#)])
             .fail(&[
-                r#"<a href="/pricing" rel="nofollow">P</a>"#,
-                r#"<a href="https://www.example.com/x" rel="NoFollow">P</a>"#,
+                ("a", r#"<a href="/pricing" rel="nofollow">P</a>"#),
+                ("a", r#"<a href="https://www.example.com/x" rel="NoFollow">P</a>"#),
             ])
             .run();
     }

@@ -75,16 +75,16 @@ mod tests {
         let p = || RuleTester::page("<p>x</p>");
         RuleTester::new(&IsCrawlable)
             .pass(&[
-                r#"<meta name="robots" content="index, follow">"#,
-                "<p>no robots meta</p>",
+                ("(page)", r#"<meta name="robots" content="index, follow">"#),
+                ("(page)", "<p>no robots meta</p>"),
             ])
-            .pass_page(p().with_header("X-Robots-Tag", "otherbot: noindex"))
+            .pass_page("(page)", p().with_header("X-Robots-Tag", "otherbot: noindex"))
             .fail(&[
-                r#"<meta name="robots" content="noindex, follow">"#,
-                r#"<meta name="GoogleBot" content="NONE">"#,
+                ("(page)", r#"<meta name="robots" content="noindex, follow">"#),
+                ("(page)", r#"<meta name="GoogleBot" content="NONE">"#),
             ])
-            .fail_page(p().with_header("X-Robots-Tag", "noindex"))
-            .fail_page(p().with_header("X-Robots-Tag", "googlebot: noindex, nofollow"))
+            .fail_page("(page)", p().with_header("X-Robots-Tag", "noindex"))
+            .fail_page("(page)", p().with_header("X-Robots-Tag", "googlebot: noindex, nofollow"))
             .run();
     }
 }

@@ -115,14 +115,16 @@ mod tests {
     fn examples() {
         RuleTester::new(&LinkText)
             .pass(&[
-                r#"<a href="/mugs">Hand-made mugs</a>"#,
-                r#"<a href="/mugs" aria-label="Read more about mugs">Read more</a>"#,
+                ("a", r#"<a href="/mugs">Hand-made mugs</a>"#),
+                ("a", r#"<a href="/mugs" aria-label="Read more about mugs">Read more</a>"#),
+            ])
+            .inapplicable(&[
                 r##"<a href="#top">here</a><a href="mailto:a@example.com">here</a>"##,
             ])
             .fail(&[
-                r#"<a href="/mugs">Click here</a>"#,
-                r#"<a href="https://other.example/">Read more…</a>"#,
-                r#"<a href="/x"> MORE &raquo;</a>"#,
+                ("a", r#"<a href="/mugs">Click here</a>"#),
+                ("a", r#"<a href="https://other.example/">Read more…</a>"#),
+                ("a", r#"<a href="/x"> MORE &raquo;</a>"#),
             ])
             .run();
     }

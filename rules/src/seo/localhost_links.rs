@@ -82,16 +82,16 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&LocalhostLinks)
-            .pass(&[r#"<a href="/pricing">P</a>"#])
-            .pass_page(Page::from_html(
+            .pass(&[("(page)", r#"<a href="/pricing">P</a>"#)])
+            .inapplicable_page(Page::from_html(
                 "http://127.0.0.1:8080/",
                 r#"<a href="http://localhost:8080/">P</a>"#,
             ))
             .fail(&[
-                r#"<a href="http://localhost:3000/pricing">P</a>"#,
-                r#"<a href="http://127.0.0.1/x">P</a>"#,
-                r#"<a href="http://[::1]/x">P</a>"#,
-                r#"<a href="http://app.localhost/x">P</a>"#,
+                ("a", r#"<a href="http://localhost:3000/pricing">P</a>"#),
+                ("a", r#"<a href="http://127.0.0.1/x">P</a>"#),
+                ("a", r#"<a href="http://[::1]/x">P</a>"#),
+                ("a", r#"<a href="http://app.localhost/x">P</a>"#),
             ])
             .run();
     }

@@ -102,13 +102,13 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&MetaDescription)
-            .pass(&[&format!(r#"<meta name="description" content="{GOOD}">"#)])
+            .pass(&[("(page)", &format!(r#"<meta name="description" content="{GOOD}">"#))])
             .fail(&[
-                "<p>no description</p>",
-                r#"<meta name="description" content="  ">"#,
-                r#"<meta name="description" content="Mugs.">"#,
-                &format!(r#"<meta name="description" content="{}">"#, GOOD.repeat(2)),
-                &format!(r#"<meta name="description" content="{GOOD}"><meta name="Description" content="{GOOD}">"#),
+                ("(page)", "<p>no description</p>"),
+                ("meta", r#"<meta name="description" content="  ">"#),
+                ("meta", r#"<meta name="description" content="Mugs.">"#),
+                ("meta", &format!(r#"<meta name="description" content="{}">"#, GOOD.repeat(2))),
+                ("html > body > meta:nth-child(2)", &format!(r#"<meta name="description" content="{GOOD}"><meta name="Description" content="{GOOD}">"#)),
             ])
             .run();
     }

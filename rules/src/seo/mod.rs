@@ -2,24 +2,28 @@
 //! (duplicates, orphans, hreflang return links) are in [`crate::site`].
 //! One file per rule, named for its id.
 
-pub mod canonical;
-pub mod crawlable_anchors;
-pub mod dead_end;
-pub mod heading_h1;
-pub mod hreflang;
-pub mod http_status_code;
-pub mod internal_nofollow;
-pub mod is_crawlable;
-pub mod link_text;
-pub mod localhost_links;
-pub mod meta_description;
-pub mod page_depth;
-pub mod redirect_chain;
-pub mod robots_directives;
-pub mod seo_title;
-pub mod social_meta;
-pub mod structured_data;
-pub mod thin_content;
-pub mod too_many_links;
-pub mod url_hygiene;
-pub mod viewport;
+// Each rule of the category, in report order: its module (the file named for
+// its id) and its type. Adding a rule is its file plus one line here.
+crate::rule_modules! { page:
+    http_status_code::HttpStatusCode,
+    redirect_chain::RedirectChain,
+    is_crawlable::IsCrawlable,
+    robots_directives::RobotsDirectives,
+    seo_title::SeoTitle,
+    meta_description::MetaDescription,
+    heading_h1::HeadingH1,
+    canonical::Canonical,
+    hreflang::Hreflang,
+    viewport::Viewport,
+    structured_data::StructuredData,
+    social_meta::SocialMeta,
+    url_hygiene::UrlHygiene,
+    crawlable_anchors::CrawlableAnchors,
+    link_text::LinkText,
+    internal_nofollow::InternalNofollow,
+    too_many_links::TooManyLinks,
+    localhost_links::LocalhostLinks,
+    dead_end::DeadEnd,
+    thin_content::ThinContent,
+    page_depth::PageDepth,
+}

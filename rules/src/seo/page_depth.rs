@@ -73,9 +73,9 @@ mod tests {
             p
         };
         RuleTester::new(&PageDepth)
-            .pass_page(at(0))
-            .pass_page(at(3))
-            .fail_page(at(4))
+            .pass_page("(page)", at(0))
+            .pass_page("(page)", at(3))
+            .fail_page("(page)", at(4))
             .run();
     }
 }

@@ -84,9 +84,9 @@ mod tests {
             hop("https://example.com/old", "https://example.com/"),
         ];
         RuleTester::new(&RedirectChain)
-            .pass_page(RuleTester::page("<p>x</p>"))
-            .pass_page(one)
-            .fail_page(two)
+            .pass_page("(page)", RuleTester::page("<p>x</p>"))
+            .pass_page("(page)", one)
+            .fail_page("(page)", two)
             .run();
     }
 }

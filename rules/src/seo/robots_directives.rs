@@ -74,17 +74,17 @@ mod tests {
     fn examples() {
         RuleTester::new(&RobotsDirectives)
             .pass(&[
-                r#"<meta name="robots" content="index, follow, max-snippet:-1">"#,
-                "<p>x</p>",
+                ("(page)", r#"<meta name="robots" content="index, follow, max-snippet:-1">"#),
+                ("(page)", "<p>x</p>"),
             ])
             .fail(&[
-                r#"<meta name="robots" content="nofollow">"#,
-                r#"<meta name="robots" content="nosnippet">"#,
-                r#"<meta name="googlebot" content="noimageindex">"#,
-                r#"<meta name="robots" content="max-snippet:0">"#,
-                r#"<meta name="robots" content="none">"#,
+                ("(page)", r#"<meta name="robots" content="nofollow">"#),
+                ("(page)", r#"<meta name="robots" content="nosnippet">"#),
+                ("(page)", r#"<meta name="googlebot" content="noimageindex">"#),
+                ("(page)", r#"<meta name="robots" content="max-snippet:0">"#),
+                ("(page)", r#"<meta name="robots" content="none">"#),
             ])
-            .fail_page(RuleTester::page("<p>x</p>").with_header("X-Robots-Tag", "nosnippet"))
+            .fail_page("(page)", RuleTester::page("<p>x</p>").with_header("X-Robots-Tag", "nosnippet"))
             .run();
     }
 }

@@ -96,14 +96,16 @@ mod tests {
     fn examples() {
         RuleTester::new(&SeoTitle)
             .pass(&[
-                "<html><head><title>Hand-made ceramic mugs – Example Pottery</title></head></html>",
+                ("(page)", "<html><head><title>Hand-made ceramic mugs – Example Pottery</title></head></html>"),
+            ])
+            .inapplicable(&[
                 "<html><head></head><body>no title is document-title's business</body></html>",
             ])
             .fail(&[
-                "<html><head><title>Home</title></head></html>",
-                "<html><head><title> </title></head></html>",
-                &format!("<html><head><title>{}</title></head></html>", "word ".repeat(20)),
-                "<html><head><title>Hand-made ceramic mugs – Example</title><title>Second title of the page here</title></head></html>",
+                ("title", "<html><head><title>Home</title></head></html>"),
+                ("title", "<html><head><title> </title></head></html>"),
+                ("title", &format!("<html><head><title>{}</title></head></html>", "word ".repeat(20))),
+                ("html > head > title:nth-child(2)", "<html><head><title>Hand-made ceramic mugs – Example</title><title>Second title of the page here</title></head></html>"),
             ])
             .run();
     }

@@ -104,11 +104,11 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&SocialMeta)
-            .pass(&[GOOD])
+            .pass(&[("(page)", GOOD)])
             .fail(&[
-                "<p>none</p>",
-                &GOOD.replace("summary", ""),
-                &GOOD.replace("https://example.com/m.jpg", "/m.jpg"),
+                ("(page)", "<p>none</p>"),
+                ("(page)", &GOOD.replace("summary", "")),
+                ("(page)", &GOOD.replace("https://example.com/m.jpg", "/m.jpg")),
             ])
             .run();
     }

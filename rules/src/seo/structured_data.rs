@@ -114,15 +114,17 @@ mod tests {
     fn examples() {
         RuleTester::new(&StructuredData)
             .pass(&[
-                r#"<script type="application/ld+json">{"@context": "https://schema.org", "@type": "Product", "name": "Mug"}</script>"#,
-                r#"<script type="application/ld+json">{"@context": "https://schema.org", "@graph": [{"@type": "WebSite"}, {"@type": "Organization"}]}</script>"#,
+                ("(page)", r#"<script type="application/ld+json">{"@context": "https://schema.org", "@type": "Product", "name": "Mug"}</script>"#),
+                ("(page)", r#"<script type="application/ld+json">{"@context": "https://schema.org", "@graph": [{"@type": "WebSite"}, {"@type": "Organization"}]}</script>"#),
+            ])
+            .inapplicable(&[
                 "<p>no structured data</p>",
             ])
             .fail(&[
-                r#"<script type="application/ld+json">{"@context": "https://schema.org", "name": "Mug",}</script>"#,
-                r#"<script type="application/ld+json">{"@type": "Product"}</script>"#,
-                r#"<script type="application/ld+json">{"@context": "https://schema.org", "name": "Mug"}</script>"#,
-                r#"<script type="application/ld+json">"just a string"</script>"#,
+                ("script", r#"<script type="application/ld+json">{"@context": "https://schema.org", "name": "Mug",}</script>"#),
+                ("script", r#"<script type="application/ld+json">{"@type": "Product"}</script>"#),
+                ("script", r#"<script type="application/ld+json">{"@context": "https://schema.org", "name": "Mug"}</script>"#),
+                ("script", r#"<script type="application/ld+json">"just a string"</script>"#),
             ])
             .run();
     }

@@ -68,10 +68,10 @@ mod tests {
     fn examples() {
         let words = |n: usize| format!("<p>{}</p>", "word ".repeat(n));
         RuleTester::new(&ThinContent)
-            .pass(&[&words(200)])
+            .pass(&[("(page)", &words(200))])
             .fail(&[
-                &words(199),
-                &format!("<p>few</p><script>{}</script>", "var x; ".repeat(300)),
+                ("(page)", &words(199)),
+                ("(page)", &format!("<p>few</p><script>{}</script>", "var x; ".repeat(300))),
             ])
             .run();
     }

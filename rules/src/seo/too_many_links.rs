@@ -71,8 +71,8 @@ mod tests {
                 .collect::<String>()
         };
         RuleTester::new(&TooManyLinks)
-            .pass(&[&links(100)])
-            .fail(&[&links(101)])
+            .pass(&[("(page)", &links(100))])
+            .fail(&[("(page)", &links(101))])
             .run();
     }
 }

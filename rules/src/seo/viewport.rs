@@ -76,10 +76,10 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&Viewport)
-            .pass(&[r#"<meta name="viewport" content="width=device-width, initial-scale=1">"#])
+            .pass(&[("(page)", r#"<meta name="viewport" content="width=device-width, initial-scale=1">"#)])
             .fail(&[
-                "<p>none</p>",
-                r#"<meta name="viewport" content="initial-scale=1">"#,
+                ("(page)", "<p>none</p>"),
+                ("meta", r#"<meta name="viewport" content="initial-scale=1">"#),
             ])
             .run();
     }

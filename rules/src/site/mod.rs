@@ -5,26 +5,31 @@
 //! pages up by URL; [`analyze_site`] runs site rules with the same panic isolation
 //! as page rules. The rules themselves are one file each in this folder.
 
-pub mod broken_links;
-pub mod broken_resources;
-pub mod canonical_target;
-pub mod cors_reflected_origin;
-pub mod duplicate_content;
-pub mod duplicate_h1;
-pub mod duplicate_meta_description;
-pub mod duplicate_title;
+// Each rule of the category, in report order: its module (the file named for
+// its id) and its type. Adding a rule is its file plus one line here.
+crate::rule_modules! { site:
+    duplicate_title::DuplicateTitle,
+    duplicate_meta_description::DuplicateMetaDescription,
+    duplicate_h1::DuplicateH1,
+    duplicate_content::DuplicateContent,
+    near_duplicate_content::NearDuplicateContent,
+    orphan_page::OrphanPage,
+    hreflang_return_links::HreflangReturnLinks,
+    canonical_target::CanonicalTarget,
+    sitemap_non_indexable::SitemapNonIndexable,
+    http_on_https_site::HttpOnHttpsSite,
+    unreachable_page::UnreachablePage,
+    robots_txt::RobotsTxt,
+    sitemap_valid::SitemapValid,
+    tls_certificate::TlsCertificate,
+    tls_version::TlsVersion,
+    cors_reflected_origin::CorsReflectedOrigin,
+    redirects_http::RedirectsHttp,
+    broken_links::BrokenLinks,
+    broken_resources::BrokenResources,
+}
+
 pub mod facts;
-pub mod hreflang_return_links;
-pub mod http_on_https_site;
-pub mod near_duplicate_content;
-pub mod orphan_page;
-pub mod redirects_http;
-pub mod robots_txt;
-pub mod sitemap_non_indexable;
-pub mod sitemap_valid;
-pub mod tls_certificate;
-pub mod tls_version;
-pub mod unreachable_page;
 
 use std::borrow::Cow;
 use std::sync::Arc;

@@ -423,8 +423,27 @@ pub fn link_header(page: &Page) -> Vec<LinkValue> {
     out
 }
 
+/// Parses an HTTP date (`Date`, `Expires`, `Last-Modified`) in any of the three
+/// forms RFC 9110 accepts: IMF-fixdate, RFC 850 and asctime.
+pub fn http_date(value: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+    httpdate::parse_http_date(value.trim())
+        .ok()
+        .map(chrono::DateTime::<chrono::Utc>::from)
+}
+
 #[cfg(test)]
 mod tests {
+    /// The three forms are the same instant; anything else is no date.
+    #[test]
+    fn http_dates_in_all_three_forms() {
+        let want = super::http_date("Sun, 06 Nov 1994 08:49:37 GMT");
+        assert_eq!(want.map(|d| d.timestamp()), Some(784111777));
+        assert_eq!(super::http_date("Sunday, 06-Nov-94 08:49:37 GMT"), want);
+        assert_eq!(super::http_date(" Sun Nov  6 08:49:37 1994 "), want);
+        assert_eq!(super::http_date("0"), None);
+        assert_eq!(super::http_date("tomorrow"), None);
+    }
+
     #[test]
     fn indexed_select_equals_a_document_walk() {
         let page = Page::from_html(

@@ -1,0 +1,184 @@
+//! Every page rule's documented examples run, so the docs cannot drift from the
+//! rule: each `## Failing` example fails and each `## Passing` example applies
+//! and passes.
+//!
+//! An example is a page (see [`docs::example_page`] for the response facts its
+//! leading comments may state). Two conventions of the docs are read here:
+//!
+//! - a section that says "reported for review" shows a cant-tell: its example
+//!   must be reported for review and not fail;
+//! - a rule in [`PASSING_BY_ABSENCE`] is fixed by removing what it applies to
+//!   (the `<blink>`, the deprecated role), so its Passing example must be a page
+//!   the rule does not apply to.
+//!
+//! A few rules' examples abbreviate or describe what a page cannot hold; they are
+//! listed in [`DESCRIBED`] with the reason, and covered by their own tests.
+
+use sitescan_rules::{analyze, docs, registry, Outcome};
+
+/// Rules whose doc examples are not runnable pages, with why. Each is still
+/// tested by its rule file's `RuleTester` cases.
+const DESCRIBED: &[(&str, &str)] = &[
+    ("server-response-time", "time to first byte of the response"),
+    ("download-time", "time until the body is complete"),
+    ("html-size", "a page of megabytes, described"),
+    (
+        "text-compression",
+        "sizes and encodings of the page and a script",
+    ),
+    (
+        "third-party-origins",
+        "fourteen third-party origins, described",
+    ),
+    (
+        "start-page-redirects",
+        "a chain of redirects before the page",
+    ),
+    ("redirect-chain", "a chain of redirects before the page"),
+    ("page-depth", "the crawl path that reached the page"),
+    ("total-byte-weight", "sizes of the page's subresources"),
+    ("long-cache-ttl", "cache headers of a subresource"),
+    ("oversized-images", "pixel and byte sizes of an image file"),
+    ("unminified-code", "kilobytes of script, abbreviated"),
+    ("dom-size", "hundreds of elements, abbreviated"),
+    ("too-many-links", "hundreds of links, abbreviated"),
+    ("thin-content", "a description of 200 words, abbreviated"),
+    (
+        "long-paragraphs",
+        "paragraphs of hundreds of words, abbreviated",
+    ),
+    ("readability", "a long passage, abbreviated"),
+    (
+        "spelling",
+        "needs the system dictionary (tested in tests/fixtures.rs)",
+    ),
+    (
+        "analysis-incomplete",
+        "a scan option (a page budget), reported by the runner",
+    ),
+];
+
+/// Rules whose fix removes what they apply to: their Passing example is a page
+/// the rule does not apply to (ACT's inapplicable), with why.
+const PASSING_BY_ABSENCE: &[(&str, &str)] = &[
+    ("blink", "the fix is no <blink>"),
+    ("marquee", "the fix is no <marquee>"),
+    ("tabindex", "the fix is no positive tabindex"),
+    (
+        "audio-caption",
+        "every audio is for review; only a page without audio is silent",
+    ),
+    (
+        "aria-allowed-role",
+        "the fix is a native element without the role",
+    ),
+    ("aria-deprecated-role", "the fix is no deprecated role"),
+    (
+        "image-redundant-alt",
+        "the fix is alt=\"\" (a decorative image)",
+    ),
+    (
+        "frame-title-unique",
+        "the rule applies to frames sharing a name; the fix names them apart",
+    ),
+    (
+        "frame-focusable-content",
+        "the rule applies to frames taken out of the tab order",
+    ),
+    (
+        "image-decorative",
+        "the rule applies to images marked decorative",
+    ),
+    (
+        "label-descriptive",
+        "every label is for review; only a page without one is silent",
+    ),
+];
+
+fn listed(list: &[(&str, &str)], id: &str) -> bool {
+    list.iter().any(|(l, _)| *l == id)
+}
+
+#[test]
+fn doc_examples_fail_and_pass_as_documented() {
+    let mut problems = Vec::new();
+    let ids: Vec<&str> = registry::page_rules().iter().map(|r| r.meta().id).collect();
+    for (id, _) in DESCRIBED.iter().chain(PASSING_BY_ABSENCE) {
+        if !ids.contains(id) {
+            problems.push(format!("`{id}` is listed but is no page rule"));
+        }
+    }
+    for rule in registry::page_rules() {
+        let m = rule.meta();
+        let failing = docs::examples(m.docs, "Failing");
+        let passing = docs::examples(m.docs, "Passing");
+        if failing.is_empty() || passing.is_empty() {
+            problems.push(format!(
+                "{}: docs need a Failing and a Passing code block",
+                m.id
+            ));
+            continue;
+        }
+        if listed(DESCRIBED, m.id) {
+            continue;
+        }
+        for (heading, examples) in [("Failing", failing), ("Passing", passing)] {
+            let review = section(m.docs, heading).contains("reported for review");
+            for example in examples {
+                let page = match docs::example_page(example) {
+                    Ok(page) => page,
+                    Err(docs::Described(line)) => {
+                        problems.push(format!(
+                            "{}: the comment line `{line}` is no response fact (list the rule in DESCRIBED if it cannot be one):\n{example}",
+                            m.id
+                        ));
+                        continue;
+                    }
+                };
+                let analysis = analyze(&page, &[*rule]);
+                if let Some(err) = analysis.errors.first() {
+                    problems.push(format!(
+                        "{}: example panicked ({}):\n{example}",
+                        m.id, err.message
+                    ));
+                    continue;
+                }
+                let count =
+                    |o: Outcome| analysis.findings.iter().filter(|f| f.outcome == o).count();
+                let (failed, cant) = (count(Outcome::Failed), count(Outcome::CantTell));
+                let passed: u32 = analysis.tallies.iter().map(|t| t.passed).sum();
+                let (ok, want) = match heading {
+                    _ if review => (failed == 0 && cant > 0, "reported for review"),
+                    "Failing" => (failed > 0, "a failure"),
+                    _ if listed(PASSING_BY_ABSENCE, m.id) => (
+                        failed + cant == 0 && passed == 0,
+                        "inapplicable (PASSING_BY_ABSENCE)",
+                    ),
+                    _ => (failed + cant == 0 && passed > 0, "applied and passed"),
+                };
+                if !ok {
+                    problems.push(format!(
+                        "{}: the {heading} example should be {want}, got {passed} passed, {failed} failed, {cant} cant-tell:\n{example}\nfindings: {:#?}",
+                        m.id, analysis.findings
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{} doc example problem(s):\n\n{}",
+        problems.len(),
+        problems.join("\n\n")
+    );
+}
+
+/// The text of one `## heading` section of a rule's docs.
+fn section<'d>(docs: &'d str, heading: &str) -> &'d str {
+    let marker = format!("## {heading}\n");
+    let Some(start) = docs.find(&marker) else {
+        return "";
+    };
+    let rest = &docs[start + marker.len()..];
+    rest.find("\n## ").map_or(rest, |end| &rest[..end])
+}
