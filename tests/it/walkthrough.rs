@@ -227,7 +227,8 @@ fn walkthrough_runs_as_printed() {
     let site_id = site["id"].as_str().unwrap();
     assert!(site_id.starts_with("site_"), "{site}");
 
-    // 6. 202 with the scan's address, then the queued scan.
+    // 6. 202 with the scan's absolute address (on the Host the request was
+    // sent to: serve has no --public-url here), then the queued scan.
     assert_eq!(steps[5].len(), 3, "step 5\n{context}");
     assert_eq!(steps[5][0], "HTTP/1.1 202 Accepted");
     let scan = json(steps[5][2]);
@@ -236,7 +237,7 @@ fn walkthrough_runs_as_printed() {
     assert_eq!(scan["status"], "queued");
     assert_eq!(
         steps[5][1].to_ascii_lowercase(),
-        format!("location: /api/v1/scans/{scan_id}")
+        format!("location: http://127.0.0.1:{api_port}/api/v1/scans/{scan_id}")
     );
 
     // 7. Progress lines while it runs, then the finished scan.
