@@ -975,15 +975,28 @@ mod tests {
     /// A loopback server: /ok 200, /gone 404, /no-head (405 to HEAD, 200 to GET),
     /// /busy (429 with Retry-After: 0, then 429 again), /moved → /ok; counts hits.
     async fn server() -> (String, Arc<AtomicUsize>) {
+        let (base, hits, _) = logged_server().await;
+        (base, hits)
+    }
+
+    /// Requests a test server received, as `METHOD /path` lines.
+    type Log = Arc<Mutex<Vec<String>>>;
+
+    /// [`server`], also logging each request's method and path.
+    async fn logged_server() -> (String, Arc<AtomicUsize>, Log) {
         let hits = Arc::new(AtomicUsize::new(0));
+        let log: Log = Arc::default();
         let h = Arc::clone(&hits);
+        let l = Arc::clone(&log);
         let app =
             Router::new().route(
                 "/{*path}",
                 any(move |method: Method, uri: axum::http::Uri| {
                     let h = Arc::clone(&h);
+                    let l = Arc::clone(&l);
                     async move {
                         h.fetch_add(1, Ordering::SeqCst);
+                        lock(&l).push(format!("{method} {}", uri.path()));
                         match uri.path() {
                             "/ok" => StatusCode::OK.into_response(),
                             "/no-head" if method == Method::HEAD => {
@@ -1025,7 +1038,23 @@ mod tests {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        (format!("http://{addr}"), hits)
+        (format!("http://{addr}"), hits, log)
+    }
+
+    /// A TCP port that accepts connections and closes them at once (so a TLS
+    /// handshake to it fails, a connect-level failure), counting them.
+    async fn closing_port() -> (u16, Arc<AtomicUsize>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let a = Arc::clone(&accepted);
+        tokio::spawn(async move {
+            while let Ok((conn, _)) = listener.accept().await {
+                a.fetch_add(1, Ordering::SeqCst);
+                drop(conn);
+            }
+        });
+        (port, accepted)
     }
 
     /// A PNG signature and IHDR chunk declaring `w`×`h`, padded to `len` bytes.
@@ -1062,14 +1091,182 @@ mod tests {
             c.check(&u("/gone")).await,
             LinkStatus::Broken { status: 404 }
         );
-        assert_eq!(hits.load(Ordering::SeqCst), 3, "HEAD then GET");
+        assert_eq!(hits.load(Ordering::SeqCst), 2, "a 404 to HEAD is believed");
         assert_eq!(
             c.check(&u("/no-head")).await,
             LinkStatus::Ok { status: 200 }
         );
-        assert_eq!(hits.load(Ordering::SeqCst), 5);
+        assert_eq!(hits.load(Ordering::SeqCst), 4, "405 to HEAD: GET");
         assert_eq!(c.check(&u("/moved")).await, LinkStatus::Ok { status: 200 });
         assert_eq!(c.check(&u("/busy")).await, LinkStatus::RateLimited);
+    }
+
+    /// HEAD alone where HEAD is answered; HEAD then GET where it is refused,
+    /// and GET alone for the host's later URLs once it said 405.
+    #[tokio::test]
+    async fn get_follows_head_only_where_head_is_refused() {
+        let (base, _, log) = logged_server().await;
+        let c = checker(true);
+        let u = |p: &str| Url::parse(&format!("{base}{p}")).unwrap();
+        for p in ["/ok", "/gone", "/forbidden"] {
+            c.check(&u(p)).await;
+        }
+        assert_eq!(
+            *lock(&log),
+            vec![
+                "HEAD /ok",
+                "HEAD /gone",
+                "HEAD /forbidden",
+                "GET /forbidden"
+            ]
+        );
+        lock(&log).clear();
+        let (other, _, other_log) = logged_server().await;
+        let o = |p: &str| Url::parse(&format!("{other}{p}")).unwrap();
+        assert_eq!(
+            c.check(&o("/no-head")).await,
+            LinkStatus::Ok { status: 200 }
+        );
+        assert_eq!(
+            c.check(&o("/no-head/again")).await,
+            LinkStatus::Broken { status: 404 }
+        );
+        assert_eq!(
+            *lock(&other_log),
+            vec!["HEAD /no-head", "GET /no-head", "GET /no-head/again"]
+        );
+        assert!(lock(&log).is_empty(), "the first host keeps HEAD");
+        c.check(&u("/moved")).await;
+        assert_eq!(*lock(&log), vec!["HEAD /moved", "HEAD /ok"]);
+    }
+
+    /// A host that fails at connect (here a TLS handshake cut off) gets one
+    /// request however many of its URLs are checked at once, and no waiting
+    /// on the per-host pace; a host whose name does not resolve is looked up
+    /// for one request. Their URLs all get that one failure.
+    #[tokio::test]
+    async fn a_failed_host_is_tried_once_for_all_its_urls() {
+        let (port, accepted) = closing_port().await;
+        let (base, hits) = server().await;
+        // One request a minute per host: a second request to a dead host
+        // would wait a minute before failing.
+        let config = ScanConfig {
+            allow_private: true,
+            rate_per_host: 1.0 / 60.0,
+            concurrency: 8,
+            ..ScanConfig::default()
+        };
+        let hosts = Arc::new(HostPool::new(config.rate_per_host, config.concurrency));
+        let c = LinkChecker::new(&config, hosts).unwrap();
+        c.resolver
+            .fix("dead.invalid", Err("no such host (test resolver)".into()));
+        // The answering server under a name of its own: the pace is per host
+        // name, and 127.0.0.1 is the dead port's.
+        let addr: std::net::SocketAddr = base.trim_start_matches("http://").parse().unwrap();
+        c.resolver.fix("alive.test", Ok(vec![addr]));
+        let mut urls = Vec::new();
+        for i in 0..5 {
+            urls.push(Url::parse(&format!("https://127.0.0.1:{port}/{i}")).unwrap());
+            urls.push(Url::parse(&format!("http://dead.invalid/{i}")).unwrap());
+        }
+        urls.push(Url::parse(&format!("http://alive.test:{}/ok", addr.port())).unwrap());
+        let progress = Mutex::new(Vec::new());
+        let got = tokio::time::timeout(
+            Duration::from_secs(30),
+            c.check_all_with(urls, &|done, total| lock(&progress).push((done, total))),
+        )
+        .await
+        .expect("a dead host must not cost the per-host pace");
+        assert_eq!(
+            accepted.load(Ordering::SeqCst),
+            1,
+            "one connection to the dead port"
+        );
+        // Each name looked up once ahead of the checks, once for the one
+        // request to it.
+        assert_eq!(c.resolver.lookups(), 4);
+        assert_eq!(hits.load(Ordering::SeqCst), 1);
+        let reasons = |host: &str| -> Vec<String> {
+            got.iter()
+                .filter(|(u, _)| u.contains(host))
+                .map(|(_, s)| match s {
+                    LinkStatus::Unreachable { reason } => reason.clone(),
+                    other => panic!("{other:?}"),
+                })
+                .collect()
+        };
+        let tls = reasons(&format!("127.0.0.1:{port}"));
+        assert_eq!(tls.len(), 5);
+        assert!(tls.iter().all(|r| *r == tls[0]), "{tls:?}");
+        assert!(
+            tls[0].starts_with(&format!("connection to 127.0.0.1:{port} failed")),
+            "{}",
+            tls[0]
+        );
+        let dns = reasons("dead.invalid");
+        assert_eq!(dns.len(), 5);
+        assert!(dns.iter().all(|r| *r == dns[0]), "{dns:?}");
+        assert_eq!(
+            dns[0],
+            "DNS lookup of dead.invalid failed (no such host (test resolver))"
+        );
+        let progress = lock(&progress);
+        assert_eq!(progress.len(), 11);
+        assert_eq!(progress.last(), Some(&(11, 11)));
+        // Two of three hosts failed: not most of them.
+        assert_eq!(
+            c.network_verdict(),
+            NetworkVerdict {
+                hosts_tried: 3,
+                hosts_failed: 2,
+                hosts_failed_dns: 1,
+                unreachable: false
+            }
+        );
+    }
+
+    /// Every host failing the same way: the network looks unreachable.
+    #[tokio::test]
+    async fn most_hosts_failing_means_the_network_is_unreachable() {
+        let c = checker(true);
+        for name in ["a.invalid", "b.invalid", "c.invalid"] {
+            c.resolver
+                .fix(name, Err("Temporary failure in name resolution".into()));
+        }
+        let (base, _) = server().await;
+        let mut urls: Vec<Url> = ["a", "b", "c"]
+            .iter()
+            .map(|h| Url::parse(&format!("https://{h}.invalid/page")).unwrap())
+            .collect();
+        urls.push(Url::parse(&format!("{base}/ok")).unwrap());
+        c.check_all(urls).await;
+        let v = c.network_verdict();
+        assert_eq!(
+            (v.hosts_tried, v.hosts_failed, v.hosts_failed_dns),
+            (4, 3, 3)
+        );
+        assert!(!v.unreachable, "3 of 4 is under 80 %");
+        c.check_all(
+            ["d", "e", "f", "g"]
+                .iter()
+                .map(|h| {
+                    c.resolver
+                        .fix(&format!("{h}.invalid"), Err("Temporary failure".into()));
+                    Url::parse(&format!("https://{h}.invalid/")).unwrap()
+                })
+                .collect(),
+        )
+        .await;
+        let v = c.network_verdict();
+        assert_eq!((v.hosts_tried, v.hosts_failed), (8, 7));
+        assert!(v.unreachable);
+        assert!(c
+            .host_failure(&Url::parse("https://a.invalid/other").unwrap())
+            .is_some());
+        assert_eq!(
+            c.host_failure(&Url::parse(&format!("{base}/x")).unwrap()),
+            None
+        );
     }
 
     #[tokio::test]

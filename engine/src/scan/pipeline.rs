@@ -449,8 +449,8 @@ pub(crate) async fn run(
     let mut in_flight: JoinSet<(u64, PageDone)> = JoinSet::new();
     let mut ranks: HashMap<tokio::task::Id, u64> = HashMap::new();
     let mut dispatched: usize = 1;
-    let window = (config.concurrency.saturating_mul(REORDER_WINDOW_PER_SLOT))
-        .max(MIN_REORDER_WINDOW) as u64;
+    let window =
+        (config.concurrency.saturating_mul(REORDER_WINDOW_PER_SLOT)).max(MIN_REORDER_WINDOW) as u64;
     loop {
         while in_flight.len() < config.concurrency
             && dispatched < config.max_pages

@@ -82,7 +82,10 @@ impl PlaceLog {
     pub(crate) fn push(&mut self, links: &[Arc<str>], places: Vec<Occurrence>) -> Result<()> {
         let mut kept: PagePlaces = Vec::with_capacity(links.len());
         let mut any = false;
-        for (link, place) in links.iter().zip(places.into_iter().map(Some).chain(std::iter::repeat(None))) {
+        for (link, place) in links
+            .iter()
+            .zip(places.into_iter().map(Some).chain(std::iter::repeat(None)))
+        {
             let count = self.logged.entry(Arc::clone(link)).or_insert(0);
             if place.is_some() && (*count as usize) < MAX_OCCURRENCES {
                 *count += 1;
@@ -132,13 +135,15 @@ impl PlaceLog {
         }
         self.logged = HashMap::new();
         let mut reader = match &mut self.backend {
-            Backend::File {
-                writer,
-                dir,
-                ..
-            } => {
+            Backend::File { writer, dir, .. } => {
                 writer.flush().map_err(|e| log_error(dir, e))?;
-                Some((writer.get_ref().try_clone().map_err(|e| log_error(dir, e))?, dir.clone()))
+                Some((
+                    writer
+                        .get_ref()
+                        .try_clone()
+                        .map_err(|e| log_error(dir, e))?,
+                    dir.clone(),
+                ))
             }
             Backend::Memory(_) => None,
         };
@@ -209,7 +214,10 @@ mod tests {
 
     fn roundtrip(mut log: PlaceLog) {
         let pages = vec![
-            summary("https://s/a", &["https://s/x", "https://s/gone", "https://s/gone"]),
+            summary(
+                "https://s/a",
+                &["https://s/x", "https://s/gone", "https://s/gone"],
+            ),
             summary("https://s/b", &["https://s/x"]),
             summary("https://s/c", &["https://s/gone"]),
         ];

@@ -267,7 +267,10 @@ mod tests {
     fn one_finding_per_target_with_every_place() {
         let page = |url: &str, body: &str| summary(url, &doc("Page", body));
         let mut input = site(vec![
-            page("https://example.com/", r#"<a href="/a">a</a><a href="/gone">Old offer</a>"#),
+            page(
+                "https://example.com/",
+                r#"<a href="/a">a</a><a href="/gone">Old offer</a>"#,
+            ),
             page(
                 "https://example.com/a",
                 r#"<p><a href="/gone">first</a></p><p><a href="/gone#x"><img src="x.png" alt="Gone again"></a></p>"#,
@@ -296,7 +299,11 @@ mod tests {
         let pages: Vec<&str> = f.occurrences.iter().map(|o| o.page_url.as_str()).collect();
         assert_eq!(
             pages,
-            vec!["https://example.com/", "https://example.com/a", "https://example.com/a"]
+            vec![
+                "https://example.com/",
+                "https://example.com/a",
+                "https://example.com/a"
+            ]
         );
         assert_eq!(f.occurrences_total, None);
         assert_eq!(f.data.as_ref().unwrap()["pages"], 2);
@@ -340,9 +347,21 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                ("https://example.com/", "html > body > a:nth-child(2)", Some("Old offer")),
-                ("https://example.com/a", "html > body > p:nth-child(1) > a", Some("first")),
-                ("https://example.com/a", "html > body > p:nth-child(2) > a", Some("Gone again")),
+                (
+                    "https://example.com/",
+                    "html > body > a:nth-child(2)",
+                    Some("Old offer")
+                ),
+                (
+                    "https://example.com/a",
+                    "html > body > p:nth-child(1) > a",
+                    Some("first")
+                ),
+                (
+                    "https://example.com/a",
+                    "html > body > p:nth-child(2) > a",
+                    Some("Gone again")
+                ),
             ]
         );
         assert_eq!(f.selector, "html > body > a:nth-child(2)");
