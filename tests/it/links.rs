@@ -39,7 +39,10 @@ fn layered_site(dir: &Path, delay: impl Fn(&str) -> u64) {
         let mut body: String = (1..=6)
             .map(|j| format!("<a href=\"/s{i}-{j}.html\">Part {i}.{j}</a> "))
             .collect();
-        body.push_str(&format!("<a href=\"/s{}-1.html\">Next section</a> ", i % 8 + 1));
+        body.push_str(&format!(
+            "<a href=\"/s{}-1.html\">Next section</a> ",
+            i % 8 + 1
+        ));
         if i % 2 == 1 {
             body.push_str(&format!("<a href=\"/r{i}.html\">Moved</a> "));
         }
@@ -48,13 +51,21 @@ fn layered_site(dir: &Path, delay: impl Fn(&str) -> u64) {
         for j in 1..=6 {
             let body: String = (1..=3)
                 .map(|k| format!("<a href=\"/s{i}-{j}-{k}.html\">Leaf {k}</a> "))
-                .chain(std::iter::once("<a href=\"/missing.html\">Old</a>".to_string()))
+                .chain(std::iter::once(
+                    "<a href=\"/missing.html\">Old</a>".to_string(),
+                ))
                 .collect();
-            write(&format!("/s{i}-{j}.html"), page(&format!("Part {i}.{j}"), &body));
+            write(
+                &format!("/s{i}-{j}.html"),
+                page(&format!("Part {i}.{j}"), &body),
+            );
             for k in 1..=3 {
                 write(
                     &format!("/s{i}-{j}-{k}.html"),
-                    page(&format!("Leaf {i}.{j}.{k}"), "<p>Leaf.</p><img src=\"/x.png\">"),
+                    page(
+                        &format!("Leaf {i}.{j}.{k}"),
+                        "<p>Leaf.</p><img src=\"/x.png\">",
+                    ),
                 );
             }
         }
@@ -90,7 +101,9 @@ fn comparable(report: &sitescan::Report, origin: &str) -> Value {
             _ => {}
         }
     }
-    let text = serde_json::to_string(report).unwrap().replace(origin, "ORIGIN");
+    let text = serde_json::to_string(report)
+        .unwrap()
+        .replace(origin, "ORIGIN");
     let mut v: Value = serde_json::from_str(&text).unwrap();
     strip(&mut v);
     v
@@ -101,7 +114,10 @@ fn comparable(report: &sitescan::Report, origin: &str) -> Value {
 /// time against eight at once, with delays that favour opposite branches.
 #[tokio::test]
 async fn page_sets_and_reports_do_not_depend_on_timing_or_concurrency() {
-    let hash = |s: &str| s.bytes().fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64));
+    let hash = |s: &str| {
+        s.bytes()
+            .fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64))
+    };
     let slow_odd = tempfile::tempdir().unwrap();
     layered_site(slow_odd.path(), |p| (hash(p) % 4) * 12);
     let slow_even = tempfile::tempdir().unwrap();
@@ -115,7 +131,12 @@ async fn page_sets_and_reports_do_not_depend_on_timing_or_concurrency() {
                 .rate_per_host(1000.0)
                 .concurrency(concurrency)
                 .max_pages(30)
-                .rules(&["broken-links", "document-title", "duplicate-title", "image-alt"])
+                .rules(&[
+                    "broken-links",
+                    "document-title",
+                    "duplicate-title",
+                    "image-alt",
+                ])
                 .build()
                 .unwrap()
                 .scan(&server.url())
@@ -240,7 +261,12 @@ async fn one_finding_per_broken_target_with_every_place() {
         .find(|r| r.rule_id == "broken-links")
         .unwrap();
     assert_eq!(
-        (rule.pages_applicable, rule.pages_failed, rule.passed, rule.failed),
+        (
+            rule.pages_applicable,
+            rule.pages_failed,
+            rule.passed,
+            rule.failed
+        ),
         (3, 2, 1, 2)
     );
     // The crawl's own 404 answers for the link: not requested again.
@@ -320,7 +346,9 @@ async fn links_get_head_alone_and_the_link_phase_reports_progress() {
         .collect();
     assert_eq!(
         broken,
-        vec![format!("The link to {elsewhere}/gone.html is broken: it answers 404.")]
+        vec![format!(
+            "The link to {elsewhere}/gone.html is broken: it answers 404."
+        )]
     );
 }
 
@@ -383,13 +411,22 @@ wait $server
 fn a_scan_without_network_says_so_instead_of_reporting_broken_links() {
     let site = tempfile::tempdir().unwrap();
     let mut body = String::new();
-    for host in ["docs.example", "www.example.org", "peps.example", "github.example"] {
+    for host in [
+        "docs.example",
+        "www.example.org",
+        "peps.example",
+        "github.example",
+    ] {
         for p in 0..5 {
-            body.push_str(&format!("<a href=\"https://{host}/page{p}\">{host} {p}</a> "));
+            body.push_str(&format!(
+                "<a href=\"https://{host}/page{p}\">{host} {p}</a> "
+            ));
         }
     }
     // An address rather than a name: unreachable at connect.
-    body.push_str("<a href=\"http://192.0.2.7/doc\">doc</a> <a href=\"http://192.0.2.7/doc2\">doc 2</a>");
+    body.push_str(
+        "<a href=\"http://192.0.2.7/doc\">doc</a> <a href=\"http://192.0.2.7/doc2\">doc 2</a>",
+    );
     body.push_str("<a href=\"/missing.html\">missing</a>");
     std::fs::write(site.path().join("index.html"), page("Home", &body)).unwrap();
 
@@ -419,10 +456,16 @@ fn a_scan_without_network_says_so_instead_of_reporting_broken_links() {
         .map(|f| f["message"].as_str().unwrap())
         .collect();
     assert_eq!(broken.len(), 1, "{broken:?}");
-    assert!(broken[0].contains("/missing.html is broken: it answers 404."), "{broken:?}");
+    assert!(
+        broken[0].contains("/missing.html is broken: it answers 404."),
+        "{broken:?}"
+    );
     // The site itself: robots.txt, sitemap, its pages; nothing twice.
     assert_eq!(
-        got.served.iter().filter(|l| l.ends_with(" /missing.html")).count(),
+        got.served
+            .iter()
+            .filter(|l| l.ends_with(" /missing.html"))
+            .count(),
         1,
         "{:?}",
         got.served
