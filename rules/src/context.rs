@@ -406,6 +406,20 @@ impl<'p> PageContext<'p> {
         self.doc.root_element()
     }
 
+    /// A selector matching exactly `el` in this document (ids and sibling
+    /// places indexed once per document).
+    pub fn selector_of(&self, el: ElementRef<'_>) -> String {
+        let ids = self.ids();
+        let siblings = self
+            .siblings
+            .get_or_init(|| dom::SiblingIndex::new(&self.doc));
+        dom::unique_selector_indexed(
+            el,
+            |_, id| ids.get(id).is_some_and(|nodes| nodes.len() == 1),
+            siblings,
+        )
+    }
+
     /// Elements by `id` attribute value, in document order (duplicates kept).
     pub fn ids(&self) -> &HashMap<String, Vec<NodeId>> {
         self.ids.get_or_init(|| {
@@ -825,19 +839,7 @@ impl<'c, 'p> Check<'c, 'p> {
         message: String,
     ) -> &mut Finding {
         let (selector, snippet) = match el {
-            Some(el) => {
-                let ids = self.cx.ids();
-                let siblings = self
-                    .cx
-                    .siblings
-                    .get_or_init(|| dom::SiblingIndex::new(&self.cx.doc));
-                let selector = dom::unique_selector_indexed(
-                    el,
-                    |_, id| ids.get(id).is_some_and(|nodes| nodes.len() == 1),
-                    siblings,
-                );
-                (selector, dom::snippet(el))
-            }
+            Some(el) => (self.cx.selector_of(el), dom::snippet(el)),
             None => (String::new(), String::new()),
         };
         self.findings.push(Finding {

@@ -491,11 +491,25 @@ async fn stream_yields_pages_then_the_report_and_drop_cancels() {
     let progress: Vec<u64> = events
         .iter()
         .filter_map(|e| match e {
-            ScanEvent::Progress(p) => Some(p.pages_done),
+            ScanEvent::Progress(p) if p.phase == sitescan::Phase::Crawl => Some(p.pages_done),
             _ => None,
         })
         .collect();
     assert_eq!(progress, vec![1, 2, 3]);
+    // Then the link phase and the end, each with the crawl's final counts.
+    let after: Vec<(sitescan::Phase, u64)> = events
+        .iter()
+        .filter_map(|e| match e {
+            ScanEvent::Progress(p) if p.phase != sitescan::Phase::Crawl => {
+                Some((p.phase, p.pages_done))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(after.last(), Some(&(sitescan::Phase::Finish, 3)));
+    assert!(after
+        .iter()
+        .all(|(phase, done)| *done == 3 && *phase != sitescan::Phase::Crawl));
     match events.last() {
         Some(ScanEvent::Finished(report)) => assert_eq!(report.pages.len(), 3),
         other => panic!("last event {other:?}"),

@@ -18,6 +18,9 @@
 //!   short or stalled).
 //! - `reports`: report formats, baselines and gates (`sitescan report`).
 //! - `site_checks`: link/resource checks over the network and the security grade.
+//! - `links`: deterministic page sets under a page limit, one `broken-links`
+//!   finding per target with its places, `HEAD`/`GET` per answer, link-phase
+//!   progress, a scan without outside network (network namespace).
 //! - `dashboard`: the dashboard's pages over HTTP: sign-in, sessions, CSRF, keys,
 //!   sites, scan quota, tenancy, and our own rules over every page.
 //! - `siteinfo`: robots.txt, sitemaps, the CORS probe and the TLS handshake checks
@@ -60,6 +63,7 @@ mod fleet;
 mod fuzz_corpus;
 mod hostile;
 mod hostile_fetch;
+mod links;
 mod remote;
 mod reports;
 mod serve;

@@ -1,5 +1,5 @@
 //! Site-level checks that need the network, end to end: link and resource
-//! statuses (HEAD with GET fallback, cached, polite) and the security grade.
+//! statuses (HEAD, GET where HEAD is refused, cached, polite) and the security grade.
 
 use sitescan::rules::Outcome;
 use sitescan::Scanner;
@@ -47,10 +47,11 @@ async fn broken_links_and_resources_are_found_once_each() {
             ),
         ]
     );
-    // The crawled 404 is not fetched again; the external one gets HEAD, then GET;
-    // a subresource gets the one GET that also records its facts.
+    // The crawled 404 is not fetched again; the external one gets HEAD alone
+    // (a 404 to HEAD is believed); a subresource gets the one GET that also
+    // records its facts.
     assert_eq!(server.count("/missing.html"), 1);
-    assert_eq!(server.count("/external-gone"), 2);
+    assert_eq!(server.count("/external-gone"), 1);
     assert_eq!(server.count("/img/missing.webp"), 1);
     // Served over plain HTTP without security headers: the grade is low but present.
     let security = &report.summary[&sitescan::rules::Category::Security];

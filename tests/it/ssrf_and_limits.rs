@@ -267,7 +267,7 @@ fn key_lifetimes_out_of_range_are_usage_errors() {
 
 /// The fixture server binary (`fixtures/examples/serve.rs`): `SITESCAN_FIXTURE_BIN`,
 /// else the one `cargo test` built beside this test binary.
-fn fixture_server_bin() -> std::path::PathBuf {
+pub(crate) fn fixture_server_bin() -> std::path::PathBuf {
     if let Some(bin) = std::env::var_os("SITESCAN_FIXTURE_BIN") {
         return bin.into();
     }

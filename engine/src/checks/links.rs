@@ -3,8 +3,17 @@
 //! compression, cache headers, image dimensions) for the performance rules.
 //!
 //! Each URL is requested once per scan (results cached, concurrent callers of the
-//! same URL wait for the one request). Links get `HEAD`, then `GET` when `HEAD` is
-//! refused or fails (many servers mishandle `HEAD`), following redirects.
+//! same URL wait for the one request). Links get `HEAD`, then `GET` only when the
+//! answer to `HEAD` is one servers give when they mishandle `HEAD`
+//! ([`HEAD_FALLBACK_STATUSES`], or a broken response), following redirects.
+//!
+//! A host is contacted by one request first; the others wait for its answer
+//! ([`HostGate`]). A host whose DNS lookup or connection fails is not tried
+//! again in the scan: that failure answers for all its URLs at once, before the
+//! per-host pacing, so a dead host costs one attempt and no waiting. When most
+//! hosts fail that way the network itself looks unreachable
+//! ([`LinkChecker::network_verdict`]); the scan then counts their URLs as not
+//! checked instead of reporting them broken.
 //! Subresources get one `GET` ([`LinkChecker::inspect`]) whose body is read only as
 //! far as the facts need: not at all when `Content-Length` gives the size, the
 //! first bytes of an image for its dimensions, an uncompressed text resource
@@ -50,12 +59,97 @@ pub const MAX_RATE_LIMIT_WAIT: Duration = Duration::from_secs(30);
 /// AVIF headers, and for the start-of-frame of a JPEG behind a large EXIF block.
 pub const IMAGE_HEAD_BYTES: usize = 256 * 1024;
 
+/// Answers to `HEAD` after which the URL is asked again with `GET`: the ones
+/// servers give when they do not implement `HEAD` or treat it as a suspicious
+/// client (400 Bad Request, 403 Forbidden from bot filters, 405 Method Not
+/// Allowed, 406 Not Acceptable, 500 from frameworks that crash on `HEAD`, 501
+/// Not Implemented, and LinkedIn's 999). A 404 or 410 to `HEAD` is believed: a
+/// missing page is missing, and asking again only doubled the requests to it.
+pub const HEAD_FALLBACK_STATUSES: [u16; 7] = [400, 403, 405, 406, 500, 501, 999];
+
+/// Answers to `HEAD` that say the server does not support it at all: later
+/// URLs of that host get `GET` straight away.
+const HEAD_UNSUPPORTED: [u16; 2] = [405, 501];
+
+/// Hosts (at least) failing at DNS or connect before the network is judged
+/// unreachable (see [`LinkChecker::network_verdict`]).
+pub const NETWORK_DOWN_MIN_HOSTS: usize = 2;
+
+/// Share of the contacted hosts, in percent, that must fail at DNS or connect
+/// for the network to look unreachable.
+pub const NETWORK_DOWN_PERCENT: usize = 80;
+
 /// The encodings a browser asks for. Bodies are never decoded here (sizes are
 /// counted on the wire and only uncompressed text is gzipped), so every
 /// encoding a browser accepts may be offered.
 const ACCEPT_ENCODINGS: &str = "gzip, deflate, br, zstd";
 
 type FactsCell = Arc<OnceCell<Option<Arc<ResourceFacts>>>>;
+
+/// How a host failed before any HTTP answer: the failures that answer for all
+/// of the host's URLs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostFailure {
+    /// Its name did not resolve.
+    Dns,
+    /// No connection (refused, unreachable network, connect timeout, TLS
+    /// handshake).
+    Connect,
+}
+
+/// What is known of one host (`host:port`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+enum HostState {
+    /// Not contacted yet, or its last attempt ended without telling (a read
+    /// timeout): the next request contacts it alone.
+    #[default]
+    Unknown,
+    /// It answered HTTP at least once.
+    Answered,
+    /// DNS or connect failed: every URL of the host gets this reason.
+    Failed(HostFailure, String),
+}
+
+/// One host's first contact: the first request goes alone (`first` held), the
+/// others wait for its outcome, so a failing host gets exactly one request
+/// however many of its URLs are checked at once.
+#[derive(Default)]
+struct HostGate {
+    first: tokio::sync::Mutex<()>,
+    state: Mutex<HostState>,
+    /// `HEAD` is not implemented there (405/501): `GET` straight away.
+    get_only: std::sync::atomic::AtomicBool,
+}
+
+impl HostGate {
+    fn state(&self) -> HostState {
+        lock(&self.state).clone()
+    }
+}
+
+/// Why one request got no HTTP answer.
+#[derive(Debug, Clone)]
+struct Failure {
+    reason: String,
+    /// Set when the failure answers for the whole host.
+    host: Option<HostFailure>,
+    /// Timed out (asking again with `GET` would wait as long again).
+    timeout: bool,
+}
+
+/// The checker's judgement of the network after the checks (see
+/// [`LinkChecker::network_verdict`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NetworkVerdict {
+    /// Hosts the checks contacted (answered or failed at DNS/connect).
+    pub hosts_tried: usize,
+    /// Of them, hosts whose DNS lookup or connection failed.
+    pub hosts_failed: usize,
+    /// Of the failed, those that failed at DNS.
+    pub hosts_failed_dns: usize,
+    /// Whether most hosts failed so: the network looks unreachable.
+    pub unreachable: bool,
+}
 
 /// Checks URLs with caching, politeness and a per-scan budget.
 pub struct LinkChecker {
@@ -80,6 +174,8 @@ pub struct LinkChecker {
     site: RwLock<Option<Scope>>,
     /// URLs left unchecked because of `links`.
     unchecked: Mutex<UrlSet>,
+    /// Per `host:port`: first contact, failures, `HEAD` support.
+    gates: Mutex<HashMap<String, Arc<HostGate>>>,
 }
 
 /// A set of URLs kept as 64-bit fingerprints, for counting distinct URLs and
@@ -181,6 +277,7 @@ impl LinkChecker {
             links: config.links,
             site: RwLock::new(None),
             unchecked: Mutex::new(UrlSet::default()),
+            gates: Mutex::new(HashMap::new()),
         })
     }
 
@@ -338,7 +435,9 @@ impl LinkChecker {
         None
     }
 
-    /// The status of one URL, from the cache or the network (`HEAD`, then `GET`).
+    /// The status of one URL, from the cache or the network (`HEAD`, then `GET`
+    /// when the `HEAD` answer calls for it). A URL of a host that failed at DNS
+    /// or connect gets that failure without a request (and without budget).
     pub async fn check(&self, url: &Url) -> LinkStatus {
         let key = url.to_string();
         if let Some(s) = lock(&self.cache).get(&key) {
@@ -346,9 +445,12 @@ impl LinkChecker {
         }
         let status = match self.refusal(url) {
             Some(refused) => refused,
-            // Not cached: the budget set remembers it (see `over_budget`).
-            None if !self.take_budget(url) => return skipped(self.budget_note()),
-            None => self.fetch_status(url).await,
+            None => match self.host_failure(url) {
+                Some(reason) => LinkStatus::Unreachable { reason },
+                // Not cached: the budget set remembers it (see `over_budget`).
+                None if !self.take_budget(url) => return skipped(self.budget_note()),
+                None => self.fetch_status(url).await,
+            },
         };
         lock(&self.cache).insert(key, status.clone());
         status
@@ -359,6 +461,16 @@ impl LinkChecker {
     /// names are looked up together first, so slow DNS answers overlap instead of
     /// holding each check in turn.
     pub async fn check_all(&self, urls: Vec<Url>) -> BTreeMap<String, LinkStatus> {
+        self.check_all_with(urls, &|_, _| {}).await
+    }
+
+    /// [`Self::check_all`], telling `progress` (URLs done, URLs in all) after
+    /// each URL.
+    pub async fn check_all_with(
+        &self,
+        urls: Vec<Url>,
+        progress: &(dyn Fn(usize, usize) + Send + Sync),
+    ) -> BTreeMap<String, LinkStatus> {
         let hosts: std::collections::BTreeSet<String> = {
             let cache = lock(&self.cache);
             urls.iter()
@@ -371,11 +483,64 @@ impl LinkChecker {
                 .collect()
         };
         self.resolver.prefetch(hosts).await;
+        let total = urls.len();
+        let done = AtomicUsize::new(0);
+        let done = &done;
         stream::iter(urls)
-            .map(|u| async move { (u.to_string(), self.check(&u).await) })
+            .map(|u| async move {
+                let status = self.check(&u).await;
+                progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+                (u.to_string(), status)
+            })
             .buffer_unordered(self.concurrency)
             .collect()
             .await
+    }
+
+    /// The gate of the URL's `host:port`.
+    fn gate(&self, url: &Url) -> Arc<HostGate> {
+        Arc::clone(lock(&self.gates).entry(gate_key(url)).or_default())
+    }
+
+    /// The failure of the URL's host, when its DNS lookup or connection failed
+    /// earlier in the scan: the reason every URL of the host gets.
+    pub fn host_failure(&self, url: &Url) -> Option<String> {
+        let gate = lock(&self.gates).get(&gate_key(url)).cloned()?;
+        match gate.state() {
+            HostState::Failed(_, reason) => Some(reason),
+            _ => None,
+        }
+    }
+
+    /// What the checks found of the network: how many hosts they contacted and
+    /// how many of those failed at DNS or connect. The network looks
+    /// unreachable when at least [`NETWORK_DOWN_MIN_HOSTS`] hosts failed so and
+    /// they are at least [`NETWORK_DOWN_PERCENT`] % of the hosts contacted (a
+    /// scan on a machine without outside network, such as a locked-down CI
+    /// runner: every other site fails the same way, while the scanned site,
+    /// reached locally, answers).
+    pub fn network_verdict(&self) -> NetworkVerdict {
+        let (mut tried, mut failed, mut dns) = (0, 0, 0);
+        for gate in lock(&self.gates).values() {
+            match gate.state() {
+                HostState::Unknown => {}
+                HostState::Answered => tried += 1,
+                HostState::Failed(kind, _) => {
+                    tried += 1;
+                    failed += 1;
+                    if kind == HostFailure::Dns {
+                        dns += 1;
+                    }
+                }
+            }
+        }
+        NetworkVerdict {
+            hosts_tried: tried,
+            hosts_failed: failed,
+            hosts_failed_dns: dns,
+            unreachable: failed >= NETWORK_DOWN_MIN_HOSTS
+                && failed * 100 >= tried * NETWORK_DOWN_PERCENT,
+        }
     }
 
     /// The network facts of a subresource, fetched once per scan with one `GET`
@@ -392,6 +557,10 @@ impl LinkChecker {
                 if let Some(refused) = self.refusal(url) {
                     self.seed(url.as_str(), refused);
                     return None;
+                }
+                // A dead host answers without a request or budget.
+                if let Some(reason) = self.host_failure(url) {
+                    return Some(Arc::new(self.failed_facts(url, reason)));
                 }
                 if !self.take_budget(url) {
                     return None;
@@ -413,6 +582,21 @@ impl LinkChecker {
         facts
     }
 
+    /// The facts of a resource whose host failed: no answer, the host's reason.
+    fn failed_facts(&self, url: &Url, reason: String) -> ResourceFacts {
+        lock(&self.cache).insert(
+            url.to_string(),
+            LinkStatus::Unreachable {
+                reason: reason.clone(),
+            },
+        );
+        ResourceFacts {
+            final_url: url.to_string(),
+            error: Some(reason),
+            ..ResourceFacts::default()
+        }
+    }
+
     fn status_from_facts(&self, facts: &ResourceFacts) -> LinkStatus {
         match &facts.error {
             Some(e) => LinkStatus::Unreachable { reason: e.clone() },
@@ -422,12 +606,31 @@ impl LinkChecker {
 
     async fn fetch_status(&self, url: &Url) -> LinkStatus {
         let mut waited = false;
+        let gate = self.gate(url);
         loop {
-            let head = self.send(reqwest::Method::HEAD, url).await;
-            let result = match head {
-                Ok((status, _)) if self.accepted(status) || status == 429 => head,
-                // HEAD refused, unsupported or failing: ask again with GET.
-                _ => self.send(reqwest::Method::GET, url).await,
+            let head_first = !gate.get_only.load(Ordering::Relaxed);
+            let first = if head_first {
+                self.send(reqwest::Method::HEAD, url).await
+            } else {
+                self.send(reqwest::Method::GET, url).await
+            };
+            let again = head_first
+                && match &first {
+                    Ok((status, _)) => HEAD_FALLBACK_STATUSES.contains(status),
+                    // A broken answer to HEAD (connection closed, bad framing)
+                    // may be the server's way of refusing it; a host failure
+                    // or a timeout would only repeat.
+                    Err(f) => f.host.is_none() && !f.timeout && !f.reason.contains("private"),
+                };
+            let result = if again {
+                if let Ok((status, _)) = &first {
+                    if HEAD_UNSUPPORTED.contains(status) {
+                        gate.get_only.store(true, Ordering::Relaxed);
+                    }
+                }
+                self.send(reqwest::Method::GET, url).await
+            } else {
+                first
             };
             return match result {
                 Ok((429, wait)) => match wait {
@@ -440,10 +643,60 @@ impl LinkChecker {
                     _ => LinkStatus::RateLimited,
                 },
                 Ok((status, _)) => self.status_of(status),
-                Err(e) if e.contains("private address") => LinkStatus::Skipped { reason: e },
-                Err(reason) => LinkStatus::Unreachable { reason },
+                Err(f) if f.reason.contains("private address") => {
+                    LinkStatus::Skipped { reason: f.reason }
+                }
+                Err(f) => LinkStatus::Unreachable { reason: f.reason },
             };
         }
+    }
+
+    /// Sends one request through the host's gate and the politeness pool, and
+    /// records what it says of the host. `Err` without a request when the host
+    /// failed already (the caller, or another URL of the host, learns it while
+    /// waiting for the first contact).
+    async fn gated<T>(
+        &self,
+        url: &Url,
+        request: impl std::future::Future<Output = reqwest::Result<T>>,
+    ) -> std::result::Result<T, Failure> {
+        let gate = self.gate(url);
+        // The first contact goes alone; the rest wait for it (and its outcome).
+        let mut first = None;
+        if gate.state() == HostState::Unknown {
+            first = Some(gate.first.lock().await);
+        }
+        match gate.state() {
+            HostState::Failed(kind, reason) => {
+                return Err(Failure {
+                    reason,
+                    host: Some(kind),
+                    timeout: false,
+                })
+            }
+            // Known to answer: no need to hold the others back.
+            HostState::Answered => first = None,
+            HostState::Unknown => {}
+        }
+        let permit = self.hosts.acquire(url).await;
+        let result = request.await;
+        drop(permit);
+        let outcome = match result {
+            Ok(value) => {
+                *lock(&gate.state) = HostState::Answered;
+                Ok(value)
+            }
+            Err(e) => {
+                let failure = classify(url, &e);
+                if let Some(kind) = failure.host {
+                    tracing::info!(host = %gate_key(url), reason = %failure.reason, "host failed; its other URLs are not requested");
+                    *lock(&gate.state) = HostState::Failed(kind, failure.reason.clone());
+                }
+                Err(failure)
+            }
+        };
+        drop(first);
+        outcome
     }
 
     /// One request; the body is not read. Returns the status and any
@@ -452,14 +705,10 @@ impl LinkChecker {
         &self,
         method: reqwest::Method,
         url: &Url,
-    ) -> std::result::Result<(u16, Option<Duration>), String> {
-        let permit = self.hosts.acquire(url).await;
-        let result = self.client.request(method, url.as_str()).send().await;
-        drop(permit);
-        match result {
-            Ok(resp) => Ok((resp.status().as_u16(), retry_after(resp.headers()))),
-            Err(e) => Err(describe(&e)),
-        }
+    ) -> std::result::Result<(u16, Option<Duration>), Failure> {
+        let request = self.client.request(method, url.as_str()).send();
+        let resp = self.gated(url, request).await?;
+        Ok((resp.status().as_u16(), retry_after(resp.headers())))
     }
 
     /// One `GET` (again once after a short `Retry-After` on 429), reading as
@@ -467,15 +716,13 @@ impl LinkChecker {
     async fn fetch_facts(&self, url: &Url, kind: ResourceKind) -> ResourceFacts {
         let mut waited = false;
         loop {
-            let permit = self.hosts.acquire(url).await;
-            let result = self.client.get(url.as_str()).send().await;
-            drop(permit);
+            let result = self.gated(url, self.client.get(url.as_str()).send()).await;
             let mut resp = match result {
                 Ok(r) => r,
-                Err(e) => {
+                Err(f) => {
                     return ResourceFacts {
                         final_url: url.to_string(),
-                        error: Some(describe(&e)),
+                        error: Some(f.reason),
                         ..ResourceFacts::default()
                     }
                 }
@@ -528,7 +775,7 @@ impl LinkChecker {
                     }
                     Ok(None) => break,
                     Err(e) => {
-                        body_error = Some(describe(&e));
+                        body_error = Some(error_chain(&e));
                         break;
                     }
                 }
@@ -640,28 +887,79 @@ fn image_dims(head: &[u8]) -> Option<ImageDims> {
     })
 }
 
-fn describe(e: &reqwest::Error) -> String {
-    let chain = {
-        let mut s = e.to_string();
-        let mut src = std::error::Error::source(e);
-        while let Some(inner) = src {
-            s.push_str(": ");
-            s.push_str(&inner.to_string());
-            src = inner.source();
-        }
-        s
-    };
-    if chain.contains("private") || chain.contains("forbidden address") {
-        format!("private address refused ({chain})")
-    } else if e.is_timeout() {
-        "timed out".to_string()
-    } else if e.is_redirect() {
-        format!("redirect problem ({chain})")
+/// The key of a URL's host for [`HostGate`]s: `host:port`.
+fn gate_key(url: &Url) -> String {
+    format!(
+        "{}:{}",
+        url.host_str().unwrap_or("").to_ascii_lowercase(),
+        url.port_or_known_default().unwrap_or(0)
+    )
+}
+
+/// What a request error says: a message for people, and whether it answers
+/// for the whole host (its name did not resolve, or no connection was made).
+fn classify(url: &Url, e: &reqwest::Error) -> Failure {
+    let chain = error_chain(e);
+    let host = url.host_str().unwrap_or("");
+    let private = chain.contains("private") || chain.contains("forbidden address");
+    // hyper's connector names a failed lookup `dns error`; our resolver's
+    // replayed errors keep that chain.
+    let dns = !private && chain.contains("dns error");
+    let (reason, kind) = if private {
+        (format!("private address refused ({chain})"), None)
+    } else if dns {
+        let cause = innermost(e);
+        (
+            format!("DNS lookup of {host} failed ({cause})"),
+            Some(HostFailure::Dns),
+        )
     } else if e.is_connect() {
-        format!("connection failed ({chain})")
+        let cause = if e.is_timeout() {
+            "connect timed out".to_string()
+        } else {
+            innermost(e)
+        };
+        (
+            format!(
+                "connection to {host}:{} failed ({cause})",
+                url.port_or_known_default().unwrap_or(0)
+            ),
+            Some(HostFailure::Connect),
+        )
+    } else if e.is_timeout() {
+        ("timed out".to_string(), None)
+    } else if e.is_redirect() {
+        (format!("redirect problem ({chain})"), None)
     } else {
-        chain
+        (chain, None)
+    };
+    Failure {
+        reason,
+        host: kind,
+        timeout: e.is_timeout(),
     }
+}
+
+/// The error with its chain of sources, `: `-joined.
+fn error_chain(e: &reqwest::Error) -> String {
+    let mut s = e.to_string();
+    let mut src = std::error::Error::source(e);
+    while let Some(inner) = src {
+        s.push_str(": ");
+        s.push_str(&inner.to_string());
+        src = inner.source();
+    }
+    s
+}
+
+/// The last source of the chain: the system's own words (`Connection
+/// refused (os error 111)`, `failed to lookup address information: ...`).
+fn innermost(e: &reqwest::Error) -> String {
+    let mut last: &dyn std::error::Error = e;
+    while let Some(inner) = last.source() {
+        last = inner;
+    }
+    last.to_string()
 }
 
 #[cfg(test)]
@@ -677,15 +975,28 @@ mod tests {
     /// A loopback server: /ok 200, /gone 404, /no-head (405 to HEAD, 200 to GET),
     /// /busy (429 with Retry-After: 0, then 429 again), /moved → /ok; counts hits.
     async fn server() -> (String, Arc<AtomicUsize>) {
+        let (base, hits, _) = logged_server().await;
+        (base, hits)
+    }
+
+    /// Requests a test server received, as `METHOD /path` lines.
+    type Log = Arc<Mutex<Vec<String>>>;
+
+    /// [`server`], also logging each request's method and path.
+    async fn logged_server() -> (String, Arc<AtomicUsize>, Log) {
         let hits = Arc::new(AtomicUsize::new(0));
+        let log: Log = Arc::default();
         let h = Arc::clone(&hits);
+        let l = Arc::clone(&log);
         let app =
             Router::new().route(
                 "/{*path}",
                 any(move |method: Method, uri: axum::http::Uri| {
                     let h = Arc::clone(&h);
+                    let l = Arc::clone(&l);
                     async move {
                         h.fetch_add(1, Ordering::SeqCst);
+                        lock(&l).push(format!("{method} {}", uri.path()));
                         match uri.path() {
                             "/ok" => StatusCode::OK.into_response(),
                             "/no-head" if method == Method::HEAD => {
@@ -727,7 +1038,23 @@ mod tests {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        (format!("http://{addr}"), hits)
+        (format!("http://{addr}"), hits, log)
+    }
+
+    /// A TCP port that accepts connections and closes them at once (so a TLS
+    /// handshake to it fails, a connect-level failure), counting them.
+    async fn closing_port() -> (u16, Arc<AtomicUsize>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let a = Arc::clone(&accepted);
+        tokio::spawn(async move {
+            while let Ok((conn, _)) = listener.accept().await {
+                a.fetch_add(1, Ordering::SeqCst);
+                drop(conn);
+            }
+        });
+        (port, accepted)
     }
 
     /// A PNG signature and IHDR chunk declaring `w`×`h`, padded to `len` bytes.
@@ -764,14 +1091,182 @@ mod tests {
             c.check(&u("/gone")).await,
             LinkStatus::Broken { status: 404 }
         );
-        assert_eq!(hits.load(Ordering::SeqCst), 3, "HEAD then GET");
+        assert_eq!(hits.load(Ordering::SeqCst), 2, "a 404 to HEAD is believed");
         assert_eq!(
             c.check(&u("/no-head")).await,
             LinkStatus::Ok { status: 200 }
         );
-        assert_eq!(hits.load(Ordering::SeqCst), 5);
+        assert_eq!(hits.load(Ordering::SeqCst), 4, "405 to HEAD: GET");
         assert_eq!(c.check(&u("/moved")).await, LinkStatus::Ok { status: 200 });
         assert_eq!(c.check(&u("/busy")).await, LinkStatus::RateLimited);
+    }
+
+    /// HEAD alone where HEAD is answered; HEAD then GET where it is refused,
+    /// and GET alone for the host's later URLs once it said 405.
+    #[tokio::test]
+    async fn get_follows_head_only_where_head_is_refused() {
+        let (base, _, log) = logged_server().await;
+        let c = checker(true);
+        let u = |p: &str| Url::parse(&format!("{base}{p}")).unwrap();
+        for p in ["/ok", "/gone", "/forbidden"] {
+            c.check(&u(p)).await;
+        }
+        assert_eq!(
+            *lock(&log),
+            vec![
+                "HEAD /ok",
+                "HEAD /gone",
+                "HEAD /forbidden",
+                "GET /forbidden"
+            ]
+        );
+        lock(&log).clear();
+        let (other, _, other_log) = logged_server().await;
+        let o = |p: &str| Url::parse(&format!("{other}{p}")).unwrap();
+        assert_eq!(
+            c.check(&o("/no-head")).await,
+            LinkStatus::Ok { status: 200 }
+        );
+        assert_eq!(
+            c.check(&o("/no-head/again")).await,
+            LinkStatus::Broken { status: 404 }
+        );
+        assert_eq!(
+            *lock(&other_log),
+            vec!["HEAD /no-head", "GET /no-head", "GET /no-head/again"]
+        );
+        assert!(lock(&log).is_empty(), "the first host keeps HEAD");
+        c.check(&u("/moved")).await;
+        assert_eq!(*lock(&log), vec!["HEAD /moved", "HEAD /ok"]);
+    }
+
+    /// A host that fails at connect (here a TLS handshake cut off) gets one
+    /// request however many of its URLs are checked at once, and no waiting
+    /// on the per-host pace; a host whose name does not resolve is looked up
+    /// for one request. Their URLs all get that one failure.
+    #[tokio::test]
+    async fn a_failed_host_is_tried_once_for_all_its_urls() {
+        let (port, accepted) = closing_port().await;
+        let (base, hits) = server().await;
+        // One request a minute per host: a second request to a dead host
+        // would wait a minute before failing.
+        let config = ScanConfig {
+            allow_private: true,
+            rate_per_host: 1.0 / 60.0,
+            concurrency: 8,
+            ..ScanConfig::default()
+        };
+        let hosts = Arc::new(HostPool::new(config.rate_per_host, config.concurrency));
+        let c = LinkChecker::new(&config, hosts).unwrap();
+        c.resolver
+            .fix("dead.invalid", Err("no such host (test resolver)".into()));
+        // The answering server under a name of its own: the pace is per host
+        // name, and 127.0.0.1 is the dead port's.
+        let addr: std::net::SocketAddr = base.trim_start_matches("http://").parse().unwrap();
+        c.resolver.fix("alive.test", Ok(vec![addr]));
+        let mut urls = Vec::new();
+        for i in 0..5 {
+            urls.push(Url::parse(&format!("https://127.0.0.1:{port}/{i}")).unwrap());
+            urls.push(Url::parse(&format!("http://dead.invalid/{i}")).unwrap());
+        }
+        urls.push(Url::parse(&format!("http://alive.test:{}/ok", addr.port())).unwrap());
+        let progress = Mutex::new(Vec::new());
+        let got = tokio::time::timeout(
+            Duration::from_secs(30),
+            c.check_all_with(urls, &|done, total| lock(&progress).push((done, total))),
+        )
+        .await
+        .expect("a dead host must not cost the per-host pace");
+        assert_eq!(
+            accepted.load(Ordering::SeqCst),
+            1,
+            "one connection to the dead port"
+        );
+        // Each name looked up once ahead of the checks, once for the one
+        // request to it.
+        assert_eq!(c.resolver.lookups(), 4);
+        assert_eq!(hits.load(Ordering::SeqCst), 1);
+        let reasons = |host: &str| -> Vec<String> {
+            got.iter()
+                .filter(|(u, _)| u.contains(host))
+                .map(|(_, s)| match s {
+                    LinkStatus::Unreachable { reason } => reason.clone(),
+                    other => panic!("{other:?}"),
+                })
+                .collect()
+        };
+        let tls = reasons(&format!("127.0.0.1:{port}"));
+        assert_eq!(tls.len(), 5);
+        assert!(tls.iter().all(|r| *r == tls[0]), "{tls:?}");
+        assert!(
+            tls[0].starts_with(&format!("connection to 127.0.0.1:{port} failed")),
+            "{}",
+            tls[0]
+        );
+        let dns = reasons("dead.invalid");
+        assert_eq!(dns.len(), 5);
+        assert!(dns.iter().all(|r| *r == dns[0]), "{dns:?}");
+        assert_eq!(
+            dns[0],
+            "DNS lookup of dead.invalid failed (no such host (test resolver))"
+        );
+        let progress = lock(&progress);
+        assert_eq!(progress.len(), 11);
+        assert_eq!(progress.last(), Some(&(11, 11)));
+        // Two of three hosts failed: not most of them.
+        assert_eq!(
+            c.network_verdict(),
+            NetworkVerdict {
+                hosts_tried: 3,
+                hosts_failed: 2,
+                hosts_failed_dns: 1,
+                unreachable: false
+            }
+        );
+    }
+
+    /// Every host failing the same way: the network looks unreachable.
+    #[tokio::test]
+    async fn most_hosts_failing_means_the_network_is_unreachable() {
+        let c = checker(true);
+        for name in ["a.invalid", "b.invalid", "c.invalid"] {
+            c.resolver
+                .fix(name, Err("Temporary failure in name resolution".into()));
+        }
+        let (base, _) = server().await;
+        let mut urls: Vec<Url> = ["a", "b", "c"]
+            .iter()
+            .map(|h| Url::parse(&format!("https://{h}.invalid/page")).unwrap())
+            .collect();
+        urls.push(Url::parse(&format!("{base}/ok")).unwrap());
+        c.check_all(urls).await;
+        let v = c.network_verdict();
+        assert_eq!(
+            (v.hosts_tried, v.hosts_failed, v.hosts_failed_dns),
+            (4, 3, 3)
+        );
+        assert!(!v.unreachable, "3 of 4 is under 80 %");
+        c.check_all(
+            ["d", "e", "f", "g"]
+                .iter()
+                .map(|h| {
+                    c.resolver
+                        .fix(&format!("{h}.invalid"), Err("Temporary failure".into()));
+                    Url::parse(&format!("https://{h}.invalid/")).unwrap()
+                })
+                .collect(),
+        )
+        .await;
+        let v = c.network_verdict();
+        assert_eq!((v.hosts_tried, v.hosts_failed), (8, 7));
+        assert!(v.unreachable);
+        assert!(c
+            .host_failure(&Url::parse("https://a.invalid/other").unwrap())
+            .is_some());
+        assert_eq!(
+            c.host_failure(&Url::parse(&format!("{base}/x")).unwrap()),
+            None
+        );
     }
 
     #[tokio::test]

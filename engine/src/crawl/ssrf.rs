@@ -225,6 +225,10 @@ pub struct CachingResolver {
     answers: std::sync::Mutex<HashMap<String, Arc<tokio::sync::OnceCell<Answer>>>>,
     /// System resolver calls made (each host once), for tests.
     lookups: Arc<std::sync::atomic::AtomicUsize>,
+    /// Answers given instead of the system resolver's, for tests that must
+    /// never ask a real resolver (a failing name, a name for loopback).
+    #[cfg(test)]
+    fixed: std::sync::Mutex<HashMap<String, Result<Vec<SocketAddr>, String>>>,
 }
 
 impl CachingResolver {
@@ -234,7 +238,19 @@ impl CachingResolver {
             guard,
             answers: std::sync::Mutex::new(HashMap::new()),
             lookups: Arc::default(),
+            #[cfg(test)]
+            fixed: std::sync::Mutex::default(),
         }
+    }
+
+    /// Answers `host` with `answer` from now on, without the system resolver
+    /// (an `Err` fails the lookup with that message).
+    #[cfg(test)]
+    pub(crate) fn fix(&self, host: &str, answer: Result<Vec<SocketAddr>, String>) {
+        self.fixed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(host.to_string(), answer);
     }
 
     /// Resolves `hosts` ahead of the requests that need them, many at a time: a
@@ -282,7 +298,22 @@ impl Resolve for CachingResolver {
         };
         let guard = self.guard;
         let lookups = Arc::clone(&self.lookups);
+        #[cfg(test)]
+        let fixed = self
+            .fixed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&host)
+            .cloned();
         Box::pin(async move {
+            #[cfg(test)]
+            if let Some(answer) = fixed {
+                lookups.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                return match answer {
+                    Ok(addrs) => Ok(Box::new(addrs.into_iter()) as Addrs),
+                    Err(e) => Err(Box::new(std::io::Error::other(e)) as BoxError),
+                };
+            }
             let answer = cell
                 .get_or_init(|| async move {
                     lookups.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -225,6 +225,7 @@ pub(crate) fn report() -> Report {
             errors,
             truncated: false,
             urls_left: 0,
+            network_unreachable: false,
         },
         summary: summarize(&rules, &findings),
         pages: vec![

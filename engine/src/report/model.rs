@@ -79,6 +79,12 @@ pub struct CrawlStats {
     pub truncated: bool,
     /// URLs known but left unfetched when the crawl was cut short.
     pub urls_left: u64,
+    /// The link checks found the network unreachable: most hosts they
+    /// contacted failed at DNS or connect, so the URLs on those hosts were not
+    /// checked (`skipped.network` counts them) instead of reported broken.
+    /// Absent when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub network_unreachable: bool,
 }
 
 /// URLs not fetched, by reason.
@@ -101,6 +107,10 @@ pub struct Skipped {
     /// leaves them out (`internal`: other sites; `none`: all).
     #[serde(default)]
     pub links: u64,
+    /// Link and resource URLs not checked because the network looked
+    /// unreachable (see `network_unreachable`).
+    #[serde(default)]
+    pub network: u64,
 }
 
 /// Score and counts of one category.

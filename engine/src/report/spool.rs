@@ -171,6 +171,15 @@ impl FindingStore {
         }
     }
 
+    /// The directory of the file backend (other scan state that may grow with
+    /// the site spools there too); `None` when findings stay in memory.
+    pub(crate) fn spool_dir(&self) -> Option<&Path> {
+        match &self.backend {
+            Backend::Memory(_) => None,
+            Backend::File { dir, .. } => Some(dir),
+        }
+    }
+
     /// Findings stored so far.
     pub(crate) fn len(&self) -> u64 {
         self.total

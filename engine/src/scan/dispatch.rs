@@ -16,8 +16,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use sitescan_rules::links::{self, PageLinks};
-use sitescan_rules::site::PageSummary;
-use sitescan_rules::{analyze_parsed, Cancel, Page, PageAnalysis, PageBudget, PageContext, Rule};
+use sitescan_rules::site::{link_places, PageSummary};
+use sitescan_rules::{
+    analyze_parsed, Cancel, Occurrence, Page, PageAnalysis, PageBudget, PageContext, Rule,
+};
 use tokio::sync::{oneshot, Semaphore};
 
 /// What the rayon worker hands back for one page.
@@ -25,6 +27,8 @@ pub(crate) struct Analyzed {
     pub(crate) analysis: PageAnalysis,
     pub(crate) summary: PageSummary,
     pub(crate) links: PageLinks,
+    /// Where each of `summary.links` is (empty unless asked for).
+    pub(crate) places: Vec<Occurrence>,
 }
 
 /// The bounded hand-off to the rayon pool.
@@ -34,6 +38,8 @@ pub(crate) struct Dispatcher {
     rules: Arc<Vec<&'static dyn Rule>>,
     budget: PageBudget,
     cancel: Cancel,
+    /// Take the places of the page's links (`broken-links` reports them).
+    link_places: bool,
 }
 
 impl Dispatcher {
@@ -50,7 +56,14 @@ impl Dispatcher {
             rules: Arc::new(rules),
             budget,
             cancel,
+            link_places: false,
         }
+    }
+
+    /// Also takes the places of each page's links ([`Analyzed::places`]).
+    pub(crate) fn with_link_places(mut self, on: bool) -> Dispatcher {
+        self.link_places = on;
+        self
     }
 
     /// Analyzes a page on the rayon pool; waits for a slot first.
@@ -61,6 +74,7 @@ impl Dispatcher {
         let _slot = self.slots.acquire().await.map_err(|e| e.to_string())?;
         let rules = Arc::clone(&self.rules);
         let (budget, cancel) = (self.budget, self.cancel.clone());
+        let want_places = self.link_places;
         let (tx, rx) = oneshot::channel();
         rayon::spawn(move || {
             let result = catch_unwind(AssertUnwindSafe(|| {
@@ -70,11 +84,17 @@ impl Dispatcher {
                 let links = links::extract(&cx);
                 let analysis = analyze_parsed(&cx, &rules);
                 let summary = PageSummary::of(&cx);
+                let places = if want_places {
+                    link_places(&cx)
+                } else {
+                    Vec::new()
+                };
                 drop(cx);
                 Analyzed {
                     analysis,
                     summary,
                     links,
+                    places,
                 }
             }))
             .map_err(|panic| {

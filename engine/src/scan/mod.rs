@@ -6,3 +6,4 @@
 pub(crate) mod dispatch;
 pub(crate) mod intern;
 pub(crate) mod pipeline;
+pub(crate) mod places;

@@ -13,8 +13,21 @@
 //! another host, e.g. `http://site` -> `https://www.site`), then the sitemaps
 //! (`Sitemap:` lines and `/sitemap.xml`, indexes and gzip followed), then
 //! breadth-first over links until the frontier is empty or `max_pages` is reached.
+//!
+//! Deterministic under a page limit: pages are fetched concurrently and finish
+//! in whatever order the network allows, but the coordinator takes their
+//! results in the order it started them (a reorder buffer, [`Crawl::commit`]).
+//! Everything the crawl decides from a result (which links are queued, which
+//! redirect targets a page may claim, the counters, the order of the summaries
+//! and findings) therefore follows one fixed order: breadth-first by depth,
+//! within a depth by the parent's own place and the link's position in the
+//! parent document, sitemap URLs in document order after the start page's
+//! links. The same site gives the same page set and the same report whatever
+//! the concurrency and response times. Pages may finish ahead of the next one
+//! to take by at most a window ([`REORDER_WINDOW_PER_SLOT`] per concurrency
+//! slot), so one slow page holds back a bounded number of results.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -34,7 +47,8 @@ use url::Url;
 
 use super::dispatch::Dispatcher;
 use super::intern::Interner;
-use crate::checks::links::{facts_from_fetched, LinkChecker};
+use super::places::PlaceLog;
+use crate::checks::links::{facts_from_fetched, LinkChecker, NetworkVerdict};
 use crate::config::ScanConfig;
 use crate::crawl::fetch::{decode_html, BodyPolicy, FetchError, Fetched, Fetcher, HopStop};
 use crate::crawl::host_limits::HostPool;
@@ -45,7 +59,7 @@ use crate::error::{Error, Result};
 use crate::report::group::Grouper;
 use crate::report::spool::{FindingStore, SpooledFindings};
 use crate::report::{score, CrawlStats, PageReport, Report, RuleSummary};
-use crate::scanner::{Inner, PageResult, Progress, ScanEvent};
+use crate::scanner::{Inner, PageResult, Phase, Progress, ScanEvent};
 
 /// Largest robots.txt read, decoded (Google reads 500 KiB and ignores the
 /// rest); a longer file is read up to its last whole line within the cap.
@@ -70,6 +84,13 @@ const MAX_KEPT_STYLESHEET_BYTES: usize = 64 * 1024 * 1024;
 /// longer stylesheet is used up to the cap, as pages are; one cut short by the
 /// network is not used at all.
 const MAX_STYLESHEET_BYTES: u64 = 2 * 1024 * 1024;
+
+/// Pages started ahead of the oldest unfinished one, per concurrency slot
+/// (at least [`MIN_REORDER_WINDOW`] in all): what the reorder buffer holds at
+/// most while one slow page is awaited.
+const REORDER_WINDOW_PER_SLOT: usize = 4;
+/// Least reorder window, whatever the concurrency.
+const MIN_REORDER_WINDOW: usize = 16;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -134,9 +155,67 @@ struct PageDone {
     tallies: Vec<RuleTally>,
     summary: PageSummary,
     links: PageLinks,
+    /// Where each of `summary.links` is (when `broken-links` runs).
+    places: Vec<sitescan_rules::Occurrence>,
     error: Option<FetchError>,
+    /// Why the last redirect was not followed.
+    stopped: Option<HopStop>,
     non_html: bool,
     truncated: bool,
+}
+
+impl PageDone {
+    /// Whether the fetch went on to the target of redirect `i` of its chain.
+    fn followed(&self, i: usize) -> bool {
+        let last_refused = self.stopped.is_some()
+            || matches!(
+                self.error,
+                Some(
+                    FetchError::RedirectLoop
+                        | FetchError::TooManyRedirects
+                        | FetchError::BadRedirect(_)
+                )
+            );
+        i + 1 < self.report.redirects.len() || !last_refused
+    }
+
+    /// The page as a redirect to a page claimed by another (`hop` is the
+    /// index of the redirect to it in the chain): what it answered up to
+    /// there, nothing analyzed. The same whether the fetch stopped at that hop
+    /// or went on before the target was claimed, so the report does not depend
+    /// on which happened.
+    fn redirect_stub(mut self, hop: usize) -> PageDone {
+        self.report.redirects.truncate(hop + 1);
+        let last = &self.report.redirects[hop];
+        self.report.final_url = last.location.clone();
+        self.report.status = last.status;
+        self.report.content_type = None;
+        self.report.bytes = 0;
+        self.report.error = None;
+        self.report.findings = 0;
+        self.report.rule_errors = Vec::new();
+        self.report.incomplete = None;
+        self.report.meta_robots = None;
+        self.report.nofollow_links = 0;
+        PageDone {
+            summary: PageSummary {
+                url: self.report.url.as_str().into(),
+                final_url: self.report.final_url.as_str().into(),
+                status: self.report.status,
+                depth: self.report.depth,
+                ..PageSummary::default()
+            },
+            report: self.report,
+            findings: Vec::new(),
+            tallies: Vec::new(),
+            links: PageLinks::default(),
+            places: Vec::new(),
+            error: None,
+            stopped: Some(HopStop::AlreadySeen),
+            non_html: false,
+            truncated: false,
+        }
+    }
 }
 
 /// Who hears of a running scan: page and progress events go to `events`, progress
@@ -204,7 +283,8 @@ pub(crate) async fn run(
             inner.selection.page.clone(),
             config.budget,
             cancel.0.clone(),
-        ),
+        )
+        .with_link_places(ids.contains(&"broken-links")),
         fetcher,
         seen: Mutex::new(HashSet::new()),
         robots: Mutex::new(HashMap::new()),
@@ -219,8 +299,16 @@ pub(crate) async fn run(
     let config = &shared.config;
     tracing::info!(site = %start_url, max_pages = config.max_pages, "scan started");
 
+    let places = match store.spool_dir() {
+        Some(dir) => PlaceLog::file_in(dir)?,
+        None => PlaceLog::memory(),
+    };
     let mut crawl = Crawl {
         shared: Arc::clone(&shared),
+        places,
+        started: 0,
+        next_commit: 0,
+        finished: BTreeMap::new(),
         frontier: VecDeque::new(),
         rejected: HashSet::new(),
         stats: CrawlStats::default(),
@@ -232,6 +320,7 @@ pub(crate) async fn run(
         urls: Interner::default(),
         notes: early_notes,
         error_count: 0,
+        in_flight: 0,
     };
 
     // robots.txt of the start host decides whether the scan can run at all.
@@ -303,7 +392,8 @@ pub(crate) async fn run(
         }
     }
     let scope = Arc::new(scope);
-    crawl.take(done, &scope, observer, 0)?;
+    crawl.started = 1;
+    crawl.commit(0, Some(done), &scope, observer)?;
 
     // Sitemaps: robots.txt `Sitemap:` lines plus /sitemap.xml.
     let site_root = crawl
@@ -365,11 +455,17 @@ pub(crate) async fn run(
         .filter(|u| Url::parse(u).is_ok_and(|url| scope.check(&url).is_ok()))
         .collect();
 
-    // Breadth-first over the frontier.
-    let mut in_flight: JoinSet<PageDone> = JoinSet::new();
+    // Breadth-first over the frontier, results taken in the order started.
+    let mut in_flight: JoinSet<(u64, PageDone)> = JoinSet::new();
+    let mut ranks: HashMap<tokio::task::Id, u64> = HashMap::new();
     let mut dispatched: usize = 1;
+    let window =
+        (config.concurrency.saturating_mul(REORDER_WINDOW_PER_SLOT)).max(MIN_REORDER_WINDOW) as u64;
     loop {
-        while in_flight.len() < config.concurrency && dispatched < config.max_pages {
+        while in_flight.len() < config.concurrency
+            && dispatched < config.max_pages
+            && crawl.started - crawl.next_commit < window
+        {
             let Some((queued, depth)) = crawl.frontier.pop_front() else {
                 break;
             };
@@ -386,20 +482,29 @@ pub(crate) async fn run(
                 }
             }
             dispatched += 1;
+            let rank = crawl.started;
+            crawl.started += 1;
             let span = tracing::info_span!("page", url = %url, depth);
-            in_flight.spawn(
-                fetch_page(Arc::clone(&shared), url, depth, Some(Arc::clone(&scope)))
-                    .instrument(span),
-            );
+            let fetch = fetch_page(Arc::clone(&shared), url, depth, Some(Arc::clone(&scope)));
+            let task = in_flight.spawn(async move { (rank, fetch.await) }.instrument(span));
+            ranks.insert(task.id(), rank);
         }
-        let Some(joined) = in_flight.join_next().await else {
+        crawl.in_flight = in_flight.len();
+        let Some(joined) = in_flight.join_next_with_id().await else {
             break;
         };
+        crawl.in_flight = in_flight.len();
         match joined {
-            Ok(done) => crawl.take(done, &scope, observer, in_flight.len())?,
+            Ok((id, (rank, done))) => {
+                ranks.remove(&id);
+                crawl.commit(rank, Some(done), &scope, observer)?;
+            }
             Err(e) => {
                 crawl.notes.push(format!("a fetch task failed: {e}"));
                 crawl.error_count += 1;
+                if let Some(rank) = ranks.remove(&e.id()) {
+                    crawl.commit(rank, None, &scope, observer)?;
+                }
             }
         }
     }
@@ -452,7 +557,25 @@ pub(crate) async fn run(
     }
 
     // Link and resource checks, only when their rules are selected.
-    let link_status = check_links(&shared, &scope, &inner.selection, &crawl.summaries).await;
+    let base_progress = Progress {
+        pages_done: crawl.pages.len() as u64,
+        pages_queued: 0,
+        errors: crawl.error_count,
+        ..Progress::default()
+    };
+    let (link_status, network) = check_links(
+        &shared,
+        &scope,
+        &inner.selection,
+        &crawl.summaries,
+        &LinkProgress::new(observer, base_progress),
+    )
+    .await;
+    if let Some(network) = network {
+        crawl.stats.skipped.network = network.not_checked as u64;
+        crawl.stats.network_unreachable = true;
+        crawl.notes.push(network.note());
+    }
     if let Some(note) = shared.checker.as_deref().and_then(budget_note) {
         crawl.notes.push(note);
     }
@@ -465,13 +588,40 @@ pub(crate) async fn run(
         checker.forget_statuses();
     }
 
+    // Where the links to failing targets are, for broken-links' findings.
+    let link_places = {
+        use sitescan_rules::site::LinkStatus;
+        let failing: HashSet<&str> = link_status
+            .iter()
+            .filter(|(_, s)| {
+                matches!(
+                    s,
+                    LinkStatus::Broken { .. }
+                        | LinkStatus::Unreachable { .. }
+                        | LinkStatus::RateLimited
+                )
+            })
+            .map(|(u, _)| u.as_str())
+            .collect();
+        std::mem::replace(&mut crawl.places, PlaceLog::memory())
+            .places_of(&crawl.summaries, &failing)?
+    };
+
     // Site rules over the summaries.
+    emit_progress(
+        observer,
+        Progress {
+            phase: Phase::Finish,
+            ..base_progress
+        },
+    );
     let robots = lock(&shared.robots_facts).remove(&origin_key(&site_root));
     let site_input = SiteInput {
         start_url: start_url.to_string(),
         pages: std::mem::take(&mut crawl.summaries),
         sitemap_urls,
         link_status,
+        link_places,
         robots,
         sitemaps: sitemap_files,
         tls,
@@ -615,12 +765,21 @@ fn site_rule_pages(
 /// [`LinkChecker`] under the crawl's host pool. Subresources the page phase
 /// already fetched (see [`page_of`]) keep that fetch's status: nothing is
 /// requested twice.
+///
+/// When the checks find the network unreachable (most hosts failed at DNS or
+/// connect, see [`LinkChecker::network_verdict`]), the URLs of the failed hosts
+/// are left out too, as not checked, and counted in the returned
+/// [`NetworkDown`].
 async fn check_links(
     shared: &Arc<Shared>,
     scope: &Scope,
     selection: &sitescan_rules::registry::Selection,
     summaries: &[PageSummary],
-) -> std::collections::BTreeMap<String, sitescan_rules::site::LinkStatus> {
+    progress: &LinkProgress<'_>,
+) -> (
+    std::collections::BTreeMap<String, sitescan_rules::site::LinkStatus>,
+    Option<NetworkDown>,
+) {
     use sitescan_rules::site::LinkStatus;
     let ids = selection.ids();
     let (links, resources) = (
@@ -693,14 +852,128 @@ async fn check_links(
         }
     }
     drop(seen);
+    progress.update(0, urls.len());
     statuses.extend(
         checker
-            .check_all(urls)
+            .check_all_with(urls, &|done, total| progress.update(done, total))
             .await
             .into_iter()
             .filter(|(_, status)| !matches!(status, LinkStatus::Skipped { .. })),
     );
-    statuses
+    progress.finish();
+    let verdict = checker.network_verdict();
+    if !verdict.unreachable {
+        return (statuses, None);
+    }
+    // Not the links' fault: their hosts could not be reached from here. Not
+    // checked, and counted, rather than reported broken.
+    let before = statuses.len();
+    statuses.retain(|url, status| {
+        !(matches!(status, LinkStatus::Unreachable { .. })
+            && Url::parse(url).is_ok_and(|u| checker.host_failure(&u).is_some()))
+    });
+    let not_checked = before - statuses.len();
+    tracing::warn!(
+        hosts_failed = verdict.hosts_failed,
+        hosts_tried = verdict.hosts_tried,
+        not_checked,
+        "the network looks unreachable; links on the failed hosts are not judged"
+    );
+    (
+        statuses,
+        Some(NetworkDown {
+            verdict,
+            not_checked,
+        }),
+    )
+}
+
+/// The link checks found the network unreachable.
+#[derive(Debug, Clone, Copy)]
+struct NetworkDown {
+    verdict: NetworkVerdict,
+    /// Link and resource URLs on the failed hosts, left unchecked.
+    not_checked: usize,
+}
+
+impl NetworkDown {
+    /// The report's note.
+    fn note(&self) -> String {
+        let v = &self.verdict;
+        let how = if v.hosts_failed_dns == v.hosts_failed {
+            "could not be resolved (DNS)"
+        } else if v.hosts_failed_dns == 0 {
+            "could not be connected to"
+        } else {
+            "could not be resolved or connected to"
+        };
+        format!(
+            "the network looks unreachable: {} of the {} hosts the link checks contacted {how}; \
+             {} link/resource URLs on them were not checked (not reported as broken). \
+             Scan from a machine that can reach them, or use --links internal",
+            v.hosts_failed, v.hosts_tried, self.not_checked
+        )
+    }
+}
+
+/// Hands the link phase's progress to the scan's observer, at most every
+/// [`LINK_PROGRESS_EVERY`] (and always at the start and the end), so thousands
+/// of URLs checked do not flood a progress bar or an event stream.
+struct LinkProgress<'a> {
+    observer: Observer<'a>,
+    base: Progress,
+    last: Mutex<Option<std::time::Instant>>,
+}
+
+/// Least time between two progress events of the link phase.
+const LINK_PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_millis(200);
+
+impl<'a> LinkProgress<'a> {
+    fn new(observer: Observer<'a>, base: Progress) -> Self {
+        LinkProgress {
+            observer,
+            base,
+            last: Mutex::new(None),
+        }
+    }
+
+    fn update(&self, done: usize, total: usize) {
+        let now = std::time::Instant::now();
+        {
+            let mut last = lock(&self.last);
+            let due = done == total || last.is_none_or(|t| now - t >= LINK_PROGRESS_EVERY);
+            if !due {
+                return;
+            }
+            *last = Some(now);
+        }
+        emit_progress(
+            self.observer,
+            Progress {
+                phase: Phase::Links,
+                links_checked: done as u64,
+                links_total: total as u64,
+                ..self.base
+            },
+        );
+    }
+
+    /// The end of the phase (nothing to check at all included).
+    fn finish(&self) {
+        if lock(&self.last).is_none() {
+            self.update(0, 0);
+        }
+    }
+}
+
+/// Sends a progress event to whoever listens.
+fn emit_progress(observer: Observer<'_>, progress: Progress) {
+    if let Some(tx) = observer.events {
+        let _ = tx.send(ScanEvent::Progress(progress));
+    }
+    if let Some(report) = observer.progress {
+        report(progress);
+    }
 }
 
 /// The note for a report whose link/resource checks hit the per-scan budget.
@@ -727,6 +1000,16 @@ fn unchecked_note(unchecked: usize, links: crate::config::LinkScope) -> Option<S
 /// The coordinator's bookkeeping.
 struct Crawl {
     shared: Arc<Shared>,
+    /// Where each page's links are, until the link checks are done.
+    places: PlaceLog,
+    /// Pages started so far (the next page's rank).
+    started: u64,
+    /// Rank of the next page to take.
+    next_commit: u64,
+    /// Pages finished ahead of `next_commit` (`None`: its task failed).
+    finished: BTreeMap<u64, Option<PageDone>>,
+    /// Fetch tasks running (for progress).
+    in_flight: usize,
     /// URLs to fetch with their depth, breadth-first. Kept as the strings the
     /// `seen` set holds rather than parsed `Url`s (about 90 bytes more each):
     /// on a large site the widest level of the crawl is thousands of URLs.
@@ -789,15 +1072,55 @@ impl Crawl {
         self.frontier.push_back((key, depth));
     }
 
-    /// Records a finished page and queues its links; fails only when its
-    /// findings cannot be stored.
-    fn take(
+    /// Takes the page of `rank` (`None`: its task failed) once every page
+    /// started before it is taken, with the pages after it that were waiting
+    /// for it: pages are taken in the order they were started, whatever order
+    /// they finished in (see the module doc).
+    fn commit(
         &mut self,
-        done: PageDone,
+        rank: u64,
+        done: Option<PageDone>,
         scope: &Scope,
         observer: Observer<'_>,
-        in_flight: usize,
     ) -> Result<()> {
+        self.finished.insert(rank, done);
+        while let Some(next) = self.finished.remove(&self.next_commit) {
+            self.next_commit += 1;
+            if let Some(done) = next {
+                let done = self.claim_redirects(done);
+                self.take(done, scope, observer)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Claims the redirect targets a page reached, or makes it a redirect to a
+    /// page claimed before it ([`PageDone::redirect_stub`]). Decided here, in
+    /// the fixed order pages are taken, so the same page is claimed by the
+    /// same redirect whatever finished first; a fetch task only stops early
+    /// at a target claimed already, which is then claimed still.
+    fn claim_redirects(&mut self, done: PageDone) -> PageDone {
+        let hops = done.report.redirects.len();
+        let mut seen = lock(&self.shared.seen);
+        for i in 0..hops {
+            let stopped_here = i + 1 == hops && done.stopped == Some(HopStop::AlreadySeen);
+            if (done.followed(i) || stopped_here)
+                && seen.contains(done.report.redirects[i].location.as_str())
+            {
+                drop(seen);
+                return done.redirect_stub(i);
+            }
+        }
+        for i in (0..hops).filter(|i| done.followed(*i)) {
+            seen.insert(done.report.redirects[i].location.as_str().into());
+        }
+        drop(seen);
+        done
+    }
+
+    /// Records a finished page and queues its links; fails only when its
+    /// findings cannot be stored.
+    fn take(&mut self, done: PageDone, scope: &Scope, observer: Observer<'_>) -> Result<()> {
         self.stats.pages_fetched += 1;
         if done.non_html {
             self.stats.skipped.content_type += 1;
@@ -880,10 +1203,11 @@ impl Crawl {
         }
         self.urls.intern_all(&mut summary.links);
         self.urls.intern_all(&mut summary.resources);
+        self.places.push(&summary.links, done.places)?;
         self.summaries.push(summary);
         let progress = Progress {
             pages_done: self.pages.len() as u64,
-            pages_queued: (self.frontier.len() + in_flight) as u64,
+            pages_queued: (self.frontier.len() + self.in_flight + self.finished.len()) as u64,
             errors: self.error_count,
             ..Progress::default()
         };
@@ -1398,7 +1722,9 @@ async fn fetch_page(
         if !hop_shared.robots_allow(target) {
             return Some(HopStop::Robots);
         }
-        if !lock(&hop_shared.seen).insert(target.as_str().into()) {
+        // Claimed at the page's turn (`Crawl::claim_redirects`), not here:
+        // which page finishes first must not decide which page claims it.
+        if lock(&hop_shared.seen).contains(target.as_str()) {
             return Some(HopStop::AlreadySeen);
         }
         None
@@ -1480,7 +1806,9 @@ async fn fetch_page(
             findings: Vec::new(),
             tallies: Vec::new(),
             links: PageLinks::default(),
+            places: Vec::new(),
             error: fetched.error,
+            stopped: fetched.stopped,
             non_html,
             truncated: fetched.truncated,
         };
@@ -1515,7 +1843,9 @@ async fn fetch_page(
                 tallies: analyzed.analysis.tallies,
                 summary: analyzed.summary,
                 links: analyzed.links,
+                places: analyzed.places,
                 error: None,
+                stopped: None,
                 non_html: false,
                 truncated,
             }
@@ -1528,7 +1858,9 @@ async fn fetch_page(
                 findings: Vec::new(),
                 tallies: Vec::new(),
                 links: PageLinks::default(),
+                places: Vec::new(),
                 error: None,
+                stopped: None,
                 non_html: false,
                 truncated,
             }

@@ -36,7 +36,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::context::{Finding, Outcome, RuleTally};
+use crate::context::{Finding, Occurrence, Outcome, RuleTally};
 use crate::dom;
 use crate::meta::RuleMeta;
 use crate::PageContext;
@@ -310,6 +310,68 @@ pub fn analyze_site(
     (tallies, findings, errors)
 }
 
+/// The `<a href>` links of a page as [`PageSummary::links`] lists them: the
+/// element and its absolute `http(s)` URL without fragment, in document order,
+/// up to the page budget's `max_links` (see `links::extract`).
+fn anchor_links<'a>(
+    cx: &'a PageContext<'_>,
+) -> impl Iterator<Item = (scraper::ElementRef<'a>, url::Url)> + 'a {
+    let base = &cx.page().final_url;
+    let anchors = scraper::Selector::parse("a[href]").ok();
+    anchors
+        .into_iter()
+        .flat_map(move |s| cx.doc().select(&s).collect::<Vec<_>>())
+        .filter_map(move |a| {
+            let mut u = base.join(a.value().attr("href")?.trim()).ok()?;
+            if !matches!(u.scheme(), "http" | "https") {
+                return None;
+            }
+            u.set_fragment(None);
+            Some((a, u))
+        })
+        .take(cx.budget().max_links)
+}
+
+/// Longest link text kept in an [`Occurrence`], in characters.
+pub const LINK_TEXT_MAX_CHARS: usize = 120;
+
+/// Where each link of [`PageSummary::links`] is, in the same order: the page,
+/// a unique selector, a snippet and the link's text (its visible text, else
+/// its `aria-label` or `title`, else the `alt` of an image inside). Built while
+/// the DOM is alive, for findings that point a person at the link (one
+/// `broken-links` finding lists every place its target is linked from).
+pub fn link_places(cx: &PageContext<'_>) -> Vec<Occurrence> {
+    let page_url = cx.page().final_url.to_string();
+    anchor_links(cx)
+        .map(|(a, _)| {
+            let selector = cx.selector_of(a);
+            let mut text = dom::truncate_chars(&dom::normalized_text(a), LINK_TEXT_MAX_CHARS);
+            if text.is_empty() {
+                let label = ["aria-label", "title"]
+                    .iter()
+                    .find_map(|n| a.value().attr(n).map(str::trim).filter(|t| !t.is_empty()))
+                    .or_else(|| {
+                        a.descendants()
+                            .filter_map(scraper::ElementRef::wrap)
+                            .find(|e| e.value().name() == "img")
+                            .and_then(|img| img.value().attr("alt"))
+                            .map(str::trim)
+                            .filter(|t| !t.is_empty())
+                    });
+                text = label
+                    .map(|l| dom::truncate_chars(l, LINK_TEXT_MAX_CHARS))
+                    .unwrap_or_default();
+            }
+            Occurrence {
+                page_url: page_url.clone(),
+                selector,
+                snippet: dom::snippet(a),
+                text: (!text.is_empty()).then_some(text),
+            }
+        })
+        .collect()
+}
+
 impl PageSummary {
     /// Builds the summary of a parsed page.
     pub fn of(cx: &PageContext<'_>) -> PageSummary {
@@ -369,21 +431,9 @@ impl PageSummary {
                 .split(',')
                 .any(|t| matches!(t.trim(), "noindex" | "none"))
         });
-        let mut links: Vec<Arc<str>> = sel("a[href]")
-            .map(|s| {
-                doc.select(&s)
-                    .filter_map(|a| a.value().attr("href"))
-                    .filter_map(|h| base.join(h.trim()).ok())
-                    .filter(|u| matches!(u.scheme(), "http" | "https"))
-                    .map(|mut u| {
-                        u.set_fragment(None);
-                        Arc::from(u.as_str())
-                    })
-                    // The page budget's cap (see `links::extract`).
-                    .take(cx.budget().max_links)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let mut links: Vec<Arc<str>> = anchor_links(cx)
+            .map(|(_, u)| Arc::from(u.as_str()))
+            .collect();
         // Summaries stay until the crawl ends: no spare capacity (collected
         // through a filter, the vector grew by doubling).
         links.shrink_to_fit();
@@ -513,6 +563,12 @@ pub struct SiteInput {
     /// count them), so a URL missing here was not checked.
     #[serde(default)]
     pub link_status: std::collections::BTreeMap<String, LinkStatus>,
+    /// Where the links to each failing target are ([`link_places`]), in page
+    /// order, at most [`crate::MAX_OCCURRENCES`] per target; the engine fills it
+    /// for the targets `link_status` says are broken, unreachable or rate
+    /// limited. A target missing here is reported by page only.
+    #[serde(default)]
+    pub link_places: std::collections::BTreeMap<String, Vec<Occurrence>>,
     /// robots.txt of the site's origin (fetched for these facts even when the
     /// crawl ignores robots.txt); `None` when it was not fetched.
     #[serde(default)]
@@ -575,6 +631,27 @@ impl SiteCheck {
         data: serde_json::Value,
     ) -> &mut Finding {
         self.fail(page_url, message).with_data(data)
+    }
+
+    /// Counts one item (a page, for rules that judge pages but report
+    /// findings grouped otherwise) without a finding.
+    pub fn count(&mut self, outcome: Outcome) {
+        match outcome {
+            Outcome::Passed => self.tally.passed += 1,
+            Outcome::Failed => self.tally.failed += 1,
+            Outcome::CantTell => self.tally.cant_tell += 1,
+        }
+    }
+
+    /// Records a finding without counting it: for rules whose findings stand
+    /// for something else than the items they count (see [`Self::count`]).
+    pub fn report(
+        &mut self,
+        outcome: Outcome,
+        page_url: &str,
+        message: impl Into<String>,
+    ) -> &mut Finding {
+        self.push(outcome, page_url, message.into())
     }
 
     /// Records an item that needs a person's review, attributed to a page.
