@@ -791,7 +791,7 @@ async fn on_a_terminal_scan_prints_a_summary_saves_the_report_and_opens_it() {
     assert_eq!(report["stats"]["pages_fetched"], 6);
     assert!(
         text.ends_with(
-            "sitescan: 6 pages scanned, 4 findings; scores: accessibility 80, quality 75\n"
+            "sitescan: 6 pages scanned, 4 findings; scores: accessibility 86, quality 82\n"
         ),
         "{text}"
     );

@@ -634,9 +634,18 @@ pub(crate) async fn run(
             rule.check_site(&site_input, &mut check)
         })) {
             Ok(()) => {
+                let per_page = check.counts_pages();
                 let (tally, findings) = check.finish();
-                let (applicable, failed) =
-                    site_rule_pages(rule.meta(), &tally, &findings, site_input.pages.len());
+                let (applicable, failed) = if per_page {
+                    // The rule judged pages itself (a page with a checked link
+                    // passes or fails): its tally is its applicability.
+                    (
+                        u64::from(tally.passed + tally.failed + tally.cant_tell),
+                        u64::from(tally.failed),
+                    )
+                } else {
+                    site_rule_pages(rule.meta(), &tally, &findings, site_input.pages.len())
+                };
                 let entry = crawl.rule_entry(&tally.rule_id);
                 entry.passed += u64::from(tally.passed);
                 entry.failed += u64::from(tally.failed);

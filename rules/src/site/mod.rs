@@ -603,6 +603,8 @@ pub struct SiteCheck {
     meta: &'static RuleMeta,
     tally: RuleTally,
     findings: Vec<Finding>,
+    /// Whether the rule counted pages with [`SiteCheck::count`].
+    counts_pages: bool,
 }
 
 impl SiteCheck {
@@ -615,7 +617,14 @@ impl SiteCheck {
                 ..RuleTally::default()
             },
             findings: Vec::new(),
+            counts_pages: false,
         }
+    }
+
+    /// Whether the tally counts pages ([`SiteCheck::count`]): then it is the
+    /// rule's page applicability as it stands, not a count of other items.
+    pub fn counts_pages(&self) -> bool {
+        self.counts_pages
     }
 
     /// Records a page (or item) that passed.
@@ -636,6 +645,7 @@ impl SiteCheck {
     /// Counts one item (a page, for rules that judge pages but report
     /// findings grouped otherwise) without a finding.
     pub fn count(&mut self, outcome: Outcome) {
+        self.counts_pages = true;
         match outcome {
             Outcome::Passed => self.tally.passed += 1,
             Outcome::Failed => self.tally.failed += 1,
