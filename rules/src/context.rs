@@ -67,7 +67,9 @@ pub struct Finding {
     /// Every place the same problem shows, when one finding stands for many (a
     /// missing header of a whole host, a broken link target linked from several
     /// pages). `page_url`, `selector` and `snippet` above are the first of them.
-    /// Empty (and absent from JSON) for a finding about one place.
+    /// Empty (and absent from JSON) for a finding about one place, except where
+    /// a place carries what the finding itself cannot (a broken link target
+    /// linked once still lists its place, for the link text).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub occurrences: Vec<Occurrence>,
     /// How many places in all, when `occurrences` was cut to its cap
