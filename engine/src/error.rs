@@ -34,6 +34,13 @@ pub enum Error {
         /// What went wrong, including what to check.
         reason: String,
     },
+    /// The start page answered, but not with a 2xx HTML page (a 404, a 503, a
+    /// redirect loop, a PDF): the scan stops before crawling anything else.
+    #[error("{problem}")]
+    StartPage {
+        /// What the start page answered and what to check.
+        problem: String,
+    },
     /// robots.txt forbids the start URL for our user agent.
     #[error("robots.txt of {host} disallows {url} for user agent `{agent}`; ask the site owner, or if you own the site scan with robots.txt ignored (--ignore-robots, or respect_robots = false)")]
     RobotsDisallowed {

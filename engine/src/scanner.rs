@@ -368,7 +368,7 @@ impl Scanner {
     ///
     /// Failed pages are recorded in the report; `Err` only when the scan cannot
     /// run at all (bad URL, unreachable or refused start host, robots.txt forbids
-    /// the start page).
+    /// the start page, a start page that is no 2xx HTML page: [`Error::StartPage`]).
     pub async fn scan(&self, url: &str) -> Result<Report> {
         let (report, findings) = pipeline::run(
             Arc::clone(&self.inner),

@@ -27,6 +27,17 @@ fn rules_json_lists_every_rule_with_its_metadata() {
         assert!(title.get(key).is_some(), "missing {key}");
     }
     assert_eq!(title["wcag"], serde_json::json!(["2.4.2"]));
+    assert_eq!(title["scope"], "page");
+    assert_eq!(title["defers_to"], serde_json::json!([]));
+    // One problem, one rule: the owners a rule gives way to, and the host
+    // facts reported once per host.
+    let empty_link = rules.iter().find(|r| r["id"] == "empty-link").unwrap();
+    assert_eq!(empty_link["defers_to"], serde_json::json!(["link-name"]));
+    let hsts = rules
+        .iter()
+        .find(|r| r["id"] == "strict-transport-security")
+        .unwrap();
+    assert_eq!(hsts["scope"], "host");
 }
 
 #[test]
@@ -452,6 +463,10 @@ async fn a_start_url_that_is_no_2xx_html_page_exits_3_without_a_report() {
             "{path}: no report when the scan could not run"
         );
         assert!(out.stdout.is_empty(), "{path}");
+        // Judged as soon as the start page came back: the links of the error
+        // page (to / and /about.html) were never followed.
+        assert_eq!(server.count("/about.html"), 0, "{path}: crawled on");
+        assert_eq!(server.count("/"), 0, "{path}: crawled on");
     }
 
     // A redirect loop ends on no page at all.

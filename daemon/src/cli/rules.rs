@@ -4,7 +4,7 @@ use std::io::Write;
 
 use clap::{Args as ClapArgs, ValueEnum};
 use serde::Serialize;
-use sitescan_rules::{registry, Category, Impact, Level};
+use sitescan_rules::{registry, Category, Impact, Level, Scope};
 
 use super::{CliError, CliResult, EXIT_OK};
 
@@ -35,6 +35,12 @@ struct RuleEntry {
     help_url: &'static str,
     best_practice: bool,
     manual_review: bool,
+    /// What a finding is about by default (`page` or `host`): host findings
+    /// are reported once per host, listing the pages.
+    scope: Scope,
+    /// Rules that own the same mistake on the same element: where one of them
+    /// reports the element, this rule's finding is dropped.
+    defers_to: &'static [&'static str],
 }
 
 /// Prints the registry.
@@ -51,6 +57,8 @@ pub(crate) fn run(args: Args) -> CliResult {
             help_url: m.help_url,
             best_practice: m.best_practice,
             manual_review: m.manual_review,
+            scope: m.scope,
+            defers_to: m.defers_to,
         })
         .collect();
     let mut out = std::io::stdout().lock();

@@ -11,7 +11,8 @@
 //! may fetch loopback and private addresses unless `--no-private`.
 //!
 //! Exit 3 ("could not run") also when the start URL does not end on a 2xx
-//! HTML page ([`start_page_problem`]): no report is written then.
+//! HTML page (the engine's `Error::StartPage`, judged before anything else is
+//! crawled): no report is written then.
 //!
 //! The findings wait in an anonymous temporary file in the system's temporary
 //! directory (`TMPDIR`) until the report is written, so memory stays flat on
@@ -25,7 +26,7 @@ use sitescan_engine::config::{
     DEFAULT_MAX_PAGES, DEFAULT_RATE_PER_HOST, DEFAULT_USER_AGENT,
 };
 use sitescan_engine::render::count;
-use sitescan_engine::{Error, Report, ReportSource, ScanConfig, Scanner, SpooledReport};
+use sitescan_engine::{Error, ReportSource, ScanConfig, Scanner, SpooledReport};
 use sitescan_rules::Category;
 
 use super::output::{Delivery, OutputArgs};
@@ -229,9 +230,6 @@ pub(crate) fn run(args: Args) -> CliResult {
     });
     progress.finish();
     let report = result?;
-    if let Some(problem) = start_page_problem(report.head()) {
-        return Err(CliError::run(anyhow::anyhow!(problem)));
-    }
     if interactive && delivery == Delivery::Report {
         eprintln!("{}", one_line(&report));
     }
@@ -275,51 +273,4 @@ fn one_line(report: &SpooledReport) -> String {
         ));
     }
     line
-}
-
-/// Why a finished scan counts as one that could not run, judged by its start
-/// page: the scan needs a start URL that ends, after redirects, on a 2xx
-/// answer with an HTML page. A start URL that answers 404 or 500, redirects to
-/// one, never stops redirecting or answers a PDF means a wrong URL or a site
-/// that is down; a report of it would pass for a scan of the site.
-///
-/// A start page without a `Content-Type` passes (the crawler then judges the
-/// body by its first bytes, as browsers do).
-pub(crate) fn start_page_problem(head: &Report) -> Option<String> {
-    let page = head.pages.iter().find(|p| p.depth == 0)?;
-    let via = if page.final_url.is_empty() || page.final_url == page.url {
-        String::new()
-    } else {
-        format!(" (redirected to {})", page.final_url)
-    };
-    if let Some(error) = &page.error {
-        return Some(format!(
-            "the start URL {}{via} could not be read: {error}; check the URL and that the site is up",
-            page.url
-        ));
-    }
-    if !(200..300).contains(&page.status) {
-        let reason = reqwest::StatusCode::from_u16(page.status)
-            .ok()
-            .and_then(|s| s.canonical_reason())
-            .map(|r| format!(" {r}"))
-            .unwrap_or_default();
-        let hint = match page.status {
-            300..=399 => "the redirect was not followed to a page",
-            401 | 403 => "the site refuses the scanner; scan a page it serves without signing in",
-            400..=499 => "check the URL",
-            _ => "the site has a problem; try again later",
-        };
-        return Some(format!(
-            "the start URL {}{via} answered HTTP {}{reason}: {hint} (the scan needs a start page that answers 2xx)",
-            page.url, page.status
-        ));
-    }
-    match page.content_type.as_deref() {
-        None | Some("text/html") | Some("application/xhtml+xml") => None,
-        Some(other) => Some(format!(
-            "the start URL {}{via} answered with {other}, not an HTML page: give the URL of a web page",
-            page.url
-        )),
-    }
 }

@@ -836,7 +836,7 @@ fn facts_from_headers(final_url: &str, status: u16, headers: &HeaderMap) -> Reso
         cache_control: get("cache-control"),
         expires: get("expires"),
         pragma: get("pragma"),
-        date: get("date").or_else(|| Some(chrono::Utc::now().to_rfc2822())),
+        date: get("date").or_else(|| Some(httpdate::fmt_http_date(std::time::SystemTime::now()))),
         etag: get("etag"),
         last_modified: get("last-modified"),
         image: None,

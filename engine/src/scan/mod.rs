@@ -7,3 +7,4 @@ pub(crate) mod dispatch;
 pub(crate) mod intern;
 pub(crate) mod pipeline;
 pub(crate) mod places;
+pub(crate) mod start;

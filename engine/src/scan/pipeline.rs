@@ -379,6 +379,10 @@ pub(crate) async fn run(
         }
         _ => {}
     }
+    let cut_at_cap = done.truncated && done.error.is_none() && done.stopped.is_none();
+    if let Some(problem) = super::start::start_page_problem(&done.report, cut_at_cap) {
+        return Err(Error::StartPage { problem });
+    }
     if let Ok(final_url) = Url::parse(&done.report.final_url) {
         if final_url.host_str() != start_url.host_str() || final_url.port() != start_url.port() {
             tracing::info!(from = %start_url, to = %final_url, "start page redirected; scanning the new host");
