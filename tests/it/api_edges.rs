@@ -930,3 +930,32 @@ async fn every_reference_in_the_openapi_document_resolves() {
     }
     api.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_start_url_that_answers_404_fails_the_scan_before_anything_else_is_crawled() {
+    let server = FixtureServer::start(site_dir("start-page")).await.unwrap();
+    let api = TestApi::start().await;
+    let (acc, key) = api.tenant(Plan::Professional).await;
+    let site = api.site(&acc, &server.url_for("/missing")).await;
+    let (s, b) = api
+        .post(&format!("/api/v1/sites/{site}/seo/scans"), &key, json!({}))
+        .await;
+    assert_eq!(s, 202, "{b}");
+    let id = b["data"]["id"].as_str().unwrap().to_string();
+    let done = api.wait_terminal(&id, &key, 60).await;
+    assert_eq!(done["status"], "failed", "{done}");
+    let origin = server.url_for("");
+    let origin = origin.trim_end_matches('/');
+    assert_eq!(
+        done["error"],
+        format!("the start URL {origin}/missing answered HTTP 404 Not Found: check the URL (the scan needs a start page that answers 2xx)"),
+        "{done}"
+    );
+    // No page was analyzed into the report: the scan did no work.
+    assert_eq!(done["quota_refunded"], true, "{done}");
+    // The 404 page links to / and /about.html; neither was fetched.
+    assert_eq!(server.count("/missing"), 1);
+    assert_eq!(server.count("/about.html"), 0);
+    assert_eq!(server.count("/"), 0);
+    api.stop().await;
+}
