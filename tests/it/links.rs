@@ -12,6 +12,8 @@ use sitescan::rules::Outcome;
 use sitescan::{Phase, ScanEvent, Scanner};
 use sitescan_fixtures::FixtureServer;
 
+use crate::netns::{self, Host};
+
 fn page(title: &str, body: &str) -> String {
     format!(
         "<!DOCTYPE html><html lang=\"en\"><head><title>{title}</title></head><body><main>{body}</main></body></html>"
@@ -352,57 +354,6 @@ async fn links_get_head_alone_and_the_link_phase_reports_progress() {
     );
 }
 
-/// What a CLI scan inside a network namespace without outside network left.
-struct Offline {
-    exit: i32,
-    stderr: String,
-    report: Value,
-    /// The fixture server's log: `METHOD PATH` lines.
-    served: Vec<String>,
-}
-
-/// Runs `sitescan scan http://127.0.0.1:PORT/ {flags} --format json` in a
-/// network namespace of its own (`unshare -rn`) whose only interface is its
-/// loopback, where the fixture server serves `site`. Every other host fails
-/// there at once: names do not resolve, addresses are unreachable. Nothing
-/// reaches a real resolver or network.
-fn scan_offline(site: &Path, flags: &str) -> Offline {
-    let out = tempfile::tempdir().unwrap();
-    let script = r#"
-set -eu
-ip link set lo up
-"$SERVE" --bind 127.0.0.1 "$SITE" > "$OUT/url" 2> "$OUT/served" &
-server=$!
-for _ in $(seq 200); do [ -s "$OUT/url" ] && break; sleep 0.05; done
-set +e
-"$SITESCAN" scan "$(cat "$OUT/url")" $FLAGS --format json --output "$OUT/report.json" 2> "$OUT/stderr"
-echo $? > "$OUT/exit"
-kill -TERM $server
-wait $server
-"#;
-    let status = std::process::Command::new("unshare")
-        .args(["-rn", "sh", "-c", script])
-        .env("SERVE", crate::ssrf_and_limits::fixture_server_bin())
-        .env("SITESCAN", env!("CARGO_BIN_EXE_sitescan"))
-        .env("SITE", site)
-        .env("OUT", out.path())
-        .env("FLAGS", flags)
-        .status()
-        .expect("unshare (util-linux) and ip (iproute2) are needed for this test");
-    assert!(status.success(), "the namespace script failed: {status}");
-    let read = |name: &str| std::fs::read_to_string(out.path().join(name)).unwrap_or_default();
-    Offline {
-        exit: read("exit").trim().parse().unwrap(),
-        stderr: read("stderr"),
-        report: serde_json::from_str(&read("report.json")).unwrap_or(Value::Null),
-        served: read("served")
-            .lines()
-            .filter(|l| l.starts_with("GET ") || l.starts_with("HEAD "))
-            .map(str::to_string)
-            .collect(),
-    }
-}
-
 /// Without outside network every other site fails at DNS or connect: the
 /// report says the network looks unreachable, counts their links as not
 /// checked, and reports none of them broken; the site's own missing page is
@@ -430,7 +381,7 @@ fn a_scan_without_network_says_so_instead_of_reporting_broken_links() {
     body.push_str("<a href=\"/missing.html\">missing</a>");
     std::fs::write(site.path().join("index.html"), page("Home", &body)).unwrap();
 
-    let got = scan_offline(site.path(), "--rules broken-links");
+    let got = netns::scan(site.path(), Host::Loopback, "/", "--rules broken-links");
     assert!(got.exit == 0 || got.exit == 1, "{}", got.stderr);
     let report = &got.report;
     let stats = &report["stats"];

@@ -39,6 +39,8 @@
 //! - `api_reference`: the API reference's sections generated from the OpenAPI
 //!   document are current (`SITESCAN_BLESS=1` rewrites them).
 //! - `walkthrough`: the book's curl walkthrough, run as printed.
+//! - `netns`: a CLI scan in a network namespace of its own (`unshare -rn`), for
+//!   the tests of a closed network and of the SSRF guard on redirects.
 
 #![allow(
     clippy::unwrap_used,
@@ -64,6 +66,7 @@ mod fuzz_corpus;
 mod hostile;
 mod hostile_fetch;
 mod links;
+mod netns;
 mod remote;
 mod reports;
 mod serve;

@@ -10,6 +10,7 @@ use sitescan_daemon::store::Plan;
 use sitescan_daemon::webhooks::DeliverySettings;
 
 use crate::api_support::{admin, admin_ok, assert_error, call, TestApi};
+use crate::netns::{self, Host};
 
 /// The exact `422 validation_failed` body for a refused `url`.
 fn refused_url(base: &str, problem: &str) -> Value {
@@ -265,81 +266,6 @@ fn key_lifetimes_out_of_range_are_usage_errors() {
     assert_eq!(listed.as_array().unwrap().len(), 1);
 }
 
-/// The fixture server binary (`fixtures/examples/serve.rs`): `SITESCAN_FIXTURE_BIN`,
-/// else the one `cargo test` built beside this test binary.
-pub(crate) fn fixture_server_bin() -> std::path::PathBuf {
-    if let Some(bin) = std::env::var_os("SITESCAN_FIXTURE_BIN") {
-        return bin.into();
-    }
-    let exe = std::env::current_exe().unwrap();
-    // target/debug/deps/it-HASH -> target/debug/examples/serve
-    let bin = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .map(|debug| debug.join("examples").join("serve"))
-        .unwrap();
-    assert!(
-        bin.is_file(),
-        "{} missing: build it with `cargo build -p sitescan-fixtures --example serve` \
-         or set SITESCAN_FIXTURE_BIN",
-        bin.display()
-    );
-    bin
-}
-
-/// What one scan inside its own network namespace left behind.
-struct NamespacedScan {
-    exit: i32,
-    stderr: String,
-    /// The fixture server's own log: one `METHOD PATH` line per request.
-    served: Vec<String>,
-}
-
-/// Runs `sitescan scan http://192.88.99.1:PORT{path} {flags}` in a network
-/// namespace of its own (`unshare -rn`), where the fixture server answers on
-/// every address of the namespace and `192.88.99.1` is an address the SSRF
-/// guard allows (it is in no refused range). Nothing leaves the namespace: it
-/// has no interface but its loopback.
-fn scan_in_a_namespace(site: &std::path::Path, path: &str, flags: &str) -> NamespacedScan {
-    let out = tempfile::tempdir().unwrap();
-    let script = r#"
-set -eu
-ip link set lo up
-ip addr add 192.88.99.1/32 dev lo
-"$SERVE" --bind 0.0.0.0 "$SITE" > "$OUT/url" 2> "$OUT/served" &
-server=$!
-for _ in $(seq 200); do [ -s "$OUT/url" ] && break; sleep 0.05; done
-port=$(sed -E 's#^http://[^:]+:([0-9]+)/$#\1#' "$OUT/url")
-set +e
-"$SITESCAN" scan "http://192.88.99.1:$port$START" $FLAGS --max-pages 3 --format json \
-    --output "$OUT/report.json" 2> "$OUT/stderr"
-echo $? > "$OUT/exit"
-kill -TERM $server
-wait $server
-"#;
-    let status = std::process::Command::new("unshare")
-        .args(["-rn", "sh", "-c", script])
-        .env("SERVE", fixture_server_bin())
-        .env("SITESCAN", env!("CARGO_BIN_EXE_sitescan"))
-        .env("SITE", site)
-        .env("OUT", out.path())
-        .env("START", path)
-        .env("FLAGS", flags)
-        .status()
-        .expect("unshare (util-linux) and ip (iproute2) are needed for this test");
-    assert!(status.success(), "the namespace script failed: {status}");
-    let read = |name: &str| std::fs::read_to_string(out.path().join(name)).unwrap_or_default();
-    NamespacedScan {
-        exit: read("exit").trim().parse().unwrap(),
-        stderr: read("stderr"),
-        served: read("served")
-            .lines()
-            .filter(|l| l.starts_with("GET ") || l.starts_with("HEAD "))
-            .map(str::to_string)
-            .collect(),
-    }
-}
-
 /// A start page on an allowed address that redirects to loopback: the guard
 /// refuses the hop (exit 3, the refused address named) and the loopback URL is
 /// never requested, although the same server answers there. With private
@@ -359,7 +285,12 @@ fn a_redirect_from_an_allowed_address_to_a_refused_one_is_not_followed() {
     )
     .unwrap();
 
-    let refused = scan_in_a_namespace(site.path(), "/start", "--no-private");
+    let refused = netns::scan(
+        site.path(),
+        Host::Public,
+        "/start",
+        "--no-private --max-pages 3",
+    );
     assert_eq!(refused.exit, 3, "{}", refused.stderr);
     assert!(
         refused.stderr.contains("127.0.0.1"),
@@ -377,7 +308,7 @@ fn a_redirect_from_an_allowed_address_to_a_refused_one_is_not_followed() {
         refused.served
     );
 
-    let allowed = scan_in_a_namespace(site.path(), "/start", "");
+    let allowed = netns::scan(site.path(), Host::Public, "/start", "--max-pages 3");
     assert_eq!(allowed.exit, 0, "{}", allowed.stderr);
     assert!(
         allowed.served.iter().any(|l| l == "GET /secret.html"),
