@@ -69,6 +69,13 @@ fn args(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
 }
 
+/// `scan <url> --rate 100 <rest>`: a scan of a fixture site, unthrottled.
+fn scan_args(url: &str, rest: &[&str]) -> Vec<String> {
+    let mut all = vec!["scan", url, "--rate", "100"];
+    all.extend_from_slice(rest);
+    args(&all)
+}
+
 fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
@@ -87,14 +94,7 @@ fn last_line(out: &std::process::Output) -> String {
 async fn scan_prints_the_json_report_of_the_fixture_site() {
     let server = FixtureServer::start(site_dir("basic")).await.unwrap();
     let out = run(
-        args(&[
-            "scan",
-            &server.url(),
-            "--rate",
-            "100",
-            "--rules",
-            "document-title",
-        ]),
+        scan_args(&server.url(), &["--rules", "document-title"]),
         vec![],
     )
     .await;
@@ -151,31 +151,16 @@ async fn fail_on_sets_exit_code_one_at_or_above_the_threshold() {
     let server = FixtureServer::start(site_dir("basic")).await.unwrap();
     let url = server.url();
     let serious = run(
-        args(&[
-            "scan",
-            &url,
-            "--rate",
-            "100",
-            "--rules",
-            "document-title",
-            "--fail-on",
-            "serious",
-        ]),
+        scan_args(&url, &["--rules", "document-title", "--fail-on", "serious"]),
         vec![],
     )
     .await;
     assert_eq!(serious.status.code(), Some(1), "{}", stderr(&serious));
     let critical = run(
-        args(&[
-            "scan",
+        scan_args(
             &url,
-            "--rate",
-            "100",
-            "--rules",
-            "document-title",
-            "--fail-on",
-            "critical",
-        ]),
+            &["--rules", "document-title", "--fail-on", "critical"],
+        ),
         vec![],
     )
     .await;
@@ -311,16 +296,15 @@ async fn scan_keeps_findings_in_tmpdir_leaves_nothing_there_and_says_when_it_can
     std::fs::create_dir(&spool).unwrap();
     let scan = |tmpdir: String, format: &str| {
         run(
-            args(&[
-                "scan",
+            scan_args(
                 &server.url(),
-                "--rate",
-                "100",
-                "--format",
-                format,
-                "--output",
-                &report.join(format).to_string_lossy(),
-            ]),
+                &[
+                    "--format",
+                    format,
+                    "--output",
+                    &report.join(format).to_string_lossy(),
+                ],
+            ),
             vec![("TMPDIR", tmpdir)],
         )
     };
@@ -443,16 +427,15 @@ async fn a_start_url_that_is_no_2xx_html_page_exits_3_without_a_report() {
     for (path, message) in cases {
         let file = dir.path().join("report.json");
         let out = run(
-            args(&[
-                "scan",
+            scan_args(
                 &server.url_for(path),
-                "--rate",
-                "100",
-                "--rules",
-                "document-title",
-                "--output",
-                file.to_str().unwrap(),
-            ]),
+                &[
+                    "--rules",
+                    "document-title",
+                    "--output",
+                    file.to_str().unwrap(),
+                ],
+            ),
             vec![],
         )
         .await;
@@ -471,14 +454,7 @@ async fn a_start_url_that_is_no_2xx_html_page_exits_3_without_a_report() {
 
     // A redirect loop ends on no page at all.
     let out = run(
-        args(&[
-            "scan",
-            &server.url_for("/loop"),
-            "--rate",
-            "100",
-            "--rules",
-            "document-title",
-        ]),
+        scan_args(&server.url_for("/loop"), &["--rules", "document-title"]),
         vec![],
     )
     .await;
@@ -492,14 +468,7 @@ async fn a_start_url_that_is_no_2xx_html_page_exits_3_without_a_report() {
 
     // The same site's home page answers 200 with HTML: a normal run.
     let out = run(
-        args(&[
-            "scan",
-            &server.url(),
-            "--rate",
-            "100",
-            "--rules",
-            "document-title",
-        ]),
+        scan_args(&server.url(), &["--rules", "document-title"]),
         vec![],
     )
     .await;
@@ -667,15 +636,10 @@ async fn on_a_terminal_scan_prints_a_summary_saves_the_report_and_opens_it() {
     let marker = tools.path().join("opened");
     let browser = fake_browser(tools.path(), &marker);
     let (text, code) = run_on_terminal(
-        args(&[
-            "scan",
+        scan_args(
             &server.url(),
-            "--rate",
-            "100",
-            "--rules",
-            "document-title,broken-links",
-            "--open",
-        ]),
+            &["--rules", "document-title,broken-links", "--open"],
+        ),
         cwd.path().to_path_buf(),
         vec![("BROWSER", browser.to_string_lossy().into_owned())],
     )
@@ -763,14 +727,7 @@ async fn on_a_terminal_scan_prints_a_summary_saves_the_report_and_opens_it() {
 
     // Asking for a format on the terminal gets that format, as before.
     let (text, code) = run_on_terminal(
-        args(&[
-            "scan",
-            &server.url(),
-            "--rate",
-            "100",
-            "--rules",
-            "document-title",
-        ]),
+        scan_args(&server.url(), &["--rules", "document-title"]),
         cwd.path().to_path_buf(),
         vec![("SITESCAN_FORMAT", "json".into())],
     )
@@ -788,14 +745,7 @@ async fn on_a_terminal_scan_prints_a_summary_saves_the_report_and_opens_it() {
     // line with the counts and scores on the terminal.
     let out = tools.path().join("report.json");
     let (text, code) = run_on_terminal_to(
-        args(&[
-            "scan",
-            &server.url(),
-            "--rate",
-            "100",
-            "--rules",
-            "document-title,broken-links",
-        ]),
+        scan_args(&server.url(), &["--rules", "document-title,broken-links"]),
         cwd.path().to_path_buf(),
         vec![],
         Some(out.clone()),
@@ -823,16 +773,15 @@ async fn open_with_a_json_output_writes_an_html_copy_to_the_temporary_directory(
     let browser = fake_browser(dir.path(), &marker);
     let file = dir.path().join("report.json");
     let out = run(
-        args(&[
-            "scan",
+        scan_args(
             &server.url(),
-            "--rate",
-            "100",
-            "--rules",
-            "document-title",
-            "--output",
-            file.to_str().unwrap(),
-        ]),
+            &[
+                "--rules",
+                "document-title",
+                "--output",
+                file.to_str().unwrap(),
+            ],
+        ),
         vec![
             ("SITESCAN_OPEN", "true".into()),
             ("BROWSER", browser.to_string_lossy().into_owned()),
