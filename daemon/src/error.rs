@@ -197,3 +197,31 @@ impl std::fmt::Display for SignatureProblem {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn problems_are_gathered_and_said_as_the_api_says_them() {
+        let mut p = Problems::default();
+        assert_eq!(p.take("a", Ok::<u8, Error>(1)), Some(1));
+        assert_eq!(p.take::<u8>("b", Err(Error::invalid("b[0]", "bad"))), None);
+        assert_eq!(
+            p.take::<u8>("c", Err(Error::Config("no".to_string()))),
+            None
+        );
+        let fields: Vec<&str> = p.list().iter().map(|d| d.field.as_str()).collect();
+        assert_eq!(fields, ["b[0]", "c"]);
+        assert_eq!(
+            p.to_string(),
+            "invalid request: 2 problems (b[0], c); details names each"
+        );
+        assert_eq!(
+            Error::invalid("url", "the URL has no host").to_string(),
+            "invalid request: url: the URL has no host"
+        );
+        assert!(Problems::default().finish().is_ok());
+        assert!(matches!(p.finish(), Err(Error::Invalid(_))));
+    }
+}

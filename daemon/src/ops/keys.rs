@@ -150,3 +150,74 @@ pub async fn current_key(
         .await?;
     Ok((key, scans_today))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::embedded::Embedded;
+    use crate::store::{Account, Plan};
+
+    #[tokio::test]
+    async fn a_key_request_is_refused_naming_every_bad_field_and_nothing_is_stored() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Embedded::open(dir.path()).unwrap();
+        let account = store
+            .create_account(Account {
+                id: new_id("acc").unwrap(),
+                name: None,
+                plan: Plan::Enterprise,
+                created_at: Utc::now(),
+            })
+            .await
+            .unwrap();
+        let long = "x".repeat(MAX_KEY_DESCRIPTION + 1);
+        let lifetime = KeyLifetime::For(chrono::Duration::days(-1));
+        let err = create_key(&store, &account.id, " ", Some(&long), lifetime, Utc::now())
+            .await
+            .unwrap_err();
+        let Error::Invalid(problems) = err else {
+            panic!("not a validation error: {err}");
+        };
+        let fields: Vec<&str> = problems.list().iter().map(|p| p.field.as_str()).collect();
+        assert_eq!(fields, ["name", "description", "expires_in"]);
+        assert!(store.list_keys(Some(&account.id)).await.unwrap().is_empty());
+
+        let missing = create_key(
+            &store,
+            "acc_missing",
+            "ci",
+            None,
+            KeyLifetime::Never,
+            Utc::now(),
+        )
+        .await
+        .unwrap_err();
+        assert!(
+            matches!(missing, Error::NotFound { kind: "account", ref id } if id == "acc_missing"),
+            "{missing}"
+        );
+
+        // Another account's key is not found, as a missing one.
+        let (key, _) = create_key(
+            &store,
+            &account.id,
+            "ci",
+            None,
+            KeyLifetime::Never,
+            Utc::now(),
+        )
+        .await
+        .unwrap();
+        let other = revoke_key(&store, "acc_other", &key.id, Utc::now())
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(other, Error::NotFound { kind: "key", .. }),
+            "{other}"
+        );
+        let revoked = revoke_key(&store, &account.id, &key.id, Utc::now())
+            .await
+            .unwrap();
+        assert!(revoked.revoked_at.is_some());
+    }
+}
