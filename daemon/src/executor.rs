@@ -11,7 +11,6 @@ use futures::{FutureExt, StreamExt};
 use sitescan_engine::{AnalysisWatch, ScanConfig, ScanEvent, Scanner};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::store::Progress;
 use crate::worker::{ExecEvent, ScanExecutor};
 
 /// Runs scans with `sitescan_engine::Scanner`.
@@ -59,7 +58,7 @@ impl ScanExecutor for EngineExecutor {
             .scan_stream(url)
             .filter_map(|event| async move {
                 match event {
-                    ScanEvent::Progress(p) => Some(ExecEvent::Progress(Progress::from(p))),
+                    ScanEvent::Progress(p) => Some(ExecEvent::Progress(p)),
                     ScanEvent::Page(_) => None,
                     ScanEvent::Finished(report) => Some(ExecEvent::Finished(report)),
                     ScanEvent::Failed(e) => Some(ExecEvent::Failed(e.to_string())),

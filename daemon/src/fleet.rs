@@ -465,7 +465,8 @@ pub async fn serve_api(
     dashboard: crate::dashboard::DashboardSettings,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> crate::Result<()> {
-    use crate::api::{app, auth, ApiSettings, AppState};
+    use crate::api::{auth, ApiSettings, AppState};
+    use crate::service::app;
     let state = AppState {
         store: Arc::new(backend.clone()),
         queue: Arc::new(backend.clone()),

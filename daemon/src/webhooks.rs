@@ -34,9 +34,9 @@ use sha2::Sha256;
 use tokio::sync::watch;
 use tracing::{info, warn};
 
-use crate::api::views::ScanView;
 use crate::error::{Error, Result};
 use crate::store::{Delivery, DeliveryAttempt, DeliveryStatus, Scan, ScanStatus, Store, Webhook};
+use crate::views::ScanView;
 
 /// Header carrying the signature.
 pub const SIGNATURE_HEADER: &str = "Sitescan-Signature";
@@ -74,9 +74,7 @@ pub fn event_type_for(status: ScanStatus) -> &'static str {
 
 /// A new signing secret: `whsec_` + 32 bytes from the OS RNG, hex.
 pub fn new_secret() -> Result<String> {
-    let mut random = [0u8; 32];
-    getrandom::getrandom(&mut random).map_err(|e| Error::Storage(e.to_string()))?;
-    Ok(format!("whsec_{}", hex::encode(random)))
+    crate::secrets::new_token("whsec_", 32)
 }
 
 fn hmac_hex(secret: &str, t: i64, body: &[u8]) -> String {
@@ -100,31 +98,11 @@ pub fn sign(secrets: &[&str], t: i64, body: &[u8]) -> String {
     out
 }
 
-/// Why a `Sitescan-Signature` header was refused.
-///
-/// Deliberately a plain reason, not an error type of its own: the crate has
-/// one error type, and [`verify_signature`] fails with
-/// [`Error::Signature`] carrying this value, which receivers match on (for
-/// example to log replays apart from forgeries).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SignatureProblem {
-    /// The header has no `t=` or no `v1=`, or a part is malformed.
-    Malformed,
-    /// `t` is further from now than the tolerance (a replay, or a skewed clock).
-    Expired,
-    /// No `v1` matches the body under this secret.
-    Mismatch,
-}
-
-impl std::fmt::Display for SignatureProblem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            SignatureProblem::Malformed => "malformed Sitescan-Signature header",
-            SignatureProblem::Expired => "timestamp outside the tolerance (replayed or delayed)",
-            SignatureProblem::Mismatch => "no signature matches",
-        })
-    }
-}
+/// Why a `Sitescan-Signature` header was refused: a plain reason, not an
+/// error type of its own (the crate has one error type, and
+/// [`verify_signature`] fails with [`Error::Signature`] carrying it). It
+/// lives with the error, below this module.
+pub use crate::error::SignatureProblem;
 
 /// Verifies a `Sitescan-Signature` header for `body` with `secret`, refusing a
 /// timestamp more than `tolerance` away from `now` (unix seconds). The HMAC is
@@ -299,6 +277,9 @@ impl DeliverySettings {
     }
 }
 
+/// What a webhook target on a private address is told.
+const PRIVATE_TARGET: &str = "loopback, private and link-local addresses are refused";
+
 /// Checks a webhook target: absolute https (http too when private targets are
 /// allowed), a host, and not an IP literal the crawler's SSRF guard refuses.
 /// Host names are checked again after DNS at each attempt.
@@ -313,15 +294,14 @@ pub fn check_target(raw: &str, allow_private: bool) -> std::result::Result<url::
         "http" => return Err("the scheme must be https".to_string()),
         _ => return Err("the scheme must be https".to_string()),
     }
-    let Some(host) = url.host_str() else {
+    let Some(host) = url.host() else {
         return Err("the URL has no host".to_string());
     };
-    if !allow_private {
-        if sitescan_engine::crawl::ssrf::is_local_name(host) {
-            return Err("loopback, private and link-local addresses are refused".to_string());
-        }
-        sitescan_engine::crawl::ssrf::check_literal(&url)
-            .map_err(|e| format!("{e}: loopback, private and link-local addresses are refused"))?;
+    if !allow_private && sitescan_engine::crawl::ssrf::is_private_host(&host) {
+        return Err(match host {
+            url::Host::Domain(_) => PRIVATE_TARGET.to_string(),
+            ip => format!("{ip} is a private or local address: {PRIVATE_TARGET}"),
+        });
     }
     Ok(url)
 }

@@ -225,13 +225,14 @@ impl std::str::FromStr for LinkScope {
     Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
 )]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub enum Priority {
-    /// Taken after normal and high.
+    /// After normal and high.
     Low,
     /// The default.
     #[default]
     Normal,
-    /// Taken first.
+    /// First.
     High,
 }
 

@@ -9,8 +9,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use futures::Stream;
-use sitescan_rules::registry::{self, Selection};
-use sitescan_rules::Finding;
+use sitescan_rules::registry;
 use tokio::sync::mpsc;
 use tracing::Instrument;
 
@@ -18,7 +17,9 @@ use crate::config::{PageBudget, ScanConfig};
 use crate::crawl::scope::compile_patterns;
 use crate::error::{Error, Result};
 use crate::report::spool::FindingStore;
-use crate::report::{PageReport, Report, SpooledReport};
+use crate::report::{Report, SpooledReport};
+use crate::scan::events::Inner;
+pub use crate::scan::events::{AnalysisWatch, PageResult, Phase, Progress, ScanEvent};
 use crate::scan::pipeline::{self, Observer};
 
 /// Most retries a configuration may ask for.
@@ -33,21 +34,6 @@ pub const MAX_REDIRECTS_LIMIT: u32 = 50;
 pub struct ScannerBuilder {
     config: ScanConfig,
     watch: Option<Arc<dyn AnalysisWatch>>,
-}
-
-/// Told when each page's analysis starts and ends, so a service can record
-/// durably which pages a scan is analysing: a page that aborts the process
-/// (stack overflow, out-of-memory kill) is then known at the restart, and only
-/// its scan is charged for the crash.
-///
-/// Analysis of the page waits for the future [`AnalysisWatch::starting`]
-/// returns, so what it records is in place before any rule runs.
-pub trait AnalysisWatch: Send + Sync + std::fmt::Debug + 'static {
-    /// The page `url` (as in [`PageReport::url`]) is about to be analysed.
-    fn starting(&self, url: &str) -> futures::future::BoxFuture<'static, ()>;
-    /// The analysis of `url` ended (with or without findings, within budget or
-    /// not). Not called when the scan is dropped meanwhile.
-    fn finished(&self, url: &str);
 }
 
 impl ScannerBuilder {
@@ -277,12 +263,6 @@ impl ScannerBuilder {
     }
 }
 
-pub(crate) struct Inner {
-    pub(crate) config: ScanConfig,
-    pub(crate) selection: Selection,
-    pub(crate) watch: Option<Arc<dyn AnalysisWatch>>,
-}
-
 /// A configured scanner. Cheap to clone (an `Arc` inside), `Send + Sync`, and
 /// usable from many tasks at once; each scan has its own crawl state.
 #[derive(Clone)]
@@ -297,60 +277,6 @@ impl std::fmt::Debug for Scanner {
             .field("rules", &self.inner.selection)
             .finish()
     }
-}
-
-/// One page as it is done: its report entry and its findings.
-#[derive(Debug, Clone)]
-pub struct PageResult {
-    /// The page's entry of [`Report::pages`].
-    pub page: PageReport,
-    /// Its failed and cant-tell findings.
-    pub findings: Vec<Finding>,
-}
-
-/// How far a running scan is.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Progress {
-    /// Pages fetched and analyzed.
-    pub pages_done: u64,
-    /// URLs queued or in flight.
-    pub pages_queued: u64,
-    /// Fetch errors so far.
-    pub errors: u64,
-    /// What the scan is doing now.
-    pub phase: Phase,
-    /// Link and resource URLs checked so far (the link phase).
-    pub links_checked: u64,
-    /// Link and resource URLs the link phase will check in all.
-    pub links_total: u64,
-}
-
-/// The phase a running scan is in, for progress displays.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Phase {
-    /// Fetching and analysing pages.
-    #[default]
-    Crawl,
-    /// Checking the status of links and resources found on the pages.
-    Links,
-    /// Site-level rules and the report.
-    Finish,
-}
-
-/// What [`Scanner::scan_stream`] yields.
-#[derive(Debug)]
-pub enum ScanEvent {
-    /// Counters, after every page.
-    Progress(Progress),
-    /// A page is done.
-    Page(PageResult),
-    /// The scan finished; always the last event of a successful scan.
-    Finished(Box<Report>),
-    /// The scan could not run; always the last event then.
-    Failed(Error),
 }
 
 impl Scanner {

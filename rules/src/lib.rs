@@ -70,6 +70,6 @@ pub use context::{
 };
 pub use meta::{Category, Impact, Level, Measured, RuleMeta, Scope};
 pub use page::{Header, Hop, Page, Stylesheet};
-pub use run::{analyze, analyze_parsed, analyze_with, Rule, Visits};
+pub use run::{analyze, analyze_parsed, analyze_with, panic_message, Rule, Visits};
 
 pub use context::BaselineState;

@@ -166,7 +166,11 @@ fn analyze_inner(
                 check.current = Some(el.id());
                 if let Err(panic) = catch_unwind(AssertUnwindSafe(|| rule.check_element(el, check)))
                 {
-                    crashed[i] = Some(panic_message(panic));
+                    crashed[i] = Some(
+                        panic_message(&*panic)
+                            .unwrap_or("rule panicked")
+                            .to_string(),
+                    );
                 }
                 check.current = None;
             }
@@ -181,7 +185,11 @@ fn analyze_inner(
             let rule = rules[i];
             if crashed[i].is_none() {
                 if let Err(panic) = catch_unwind(AssertUnwindSafe(|| rule.check_document(check))) {
-                    crashed[i] = Some(panic_message(panic));
+                    crashed[i] = Some(
+                        panic_message(&*panic)
+                            .unwrap_or("rule panicked")
+                            .to_string(),
+                    );
                 }
             }
             // A rule during which the budget ran out may have been cut short
@@ -310,14 +318,15 @@ fn drop_deferred(analysis: &mut PageAnalysis, rules: &[&'static dyn Rule]) {
     }
 }
 
-fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
-    if let Some(s) = panic.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = panic.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "rule panicked".to_string()
-    }
+/// The message a caught panic carries (`panic!("…")` with a literal or a
+/// formatted string), or `None` for any other payload: the one helper every
+/// crate uses when it turns a caught panic into an error (rules here and in
+/// `site`, the engine's page analysis, the daemon's HTTP handlers).
+pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> Option<&str> {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 
 use reqwest::Method;
 use serde_json::{json, Value};
-use sitescan_daemon::api::sites::{CREDENTIALS_REFUSED, PRIVATE_REFUSED};
+use sitescan_daemon::ops::sites::{CREDENTIALS_REFUSED, PRIVATE_REFUSED};
 use sitescan_daemon::store::Plan;
 use sitescan_daemon::webhooks::DeliverySettings;
 

@@ -11,79 +11,27 @@
 //! Keys are `key_` + 48 hex digits (24 bytes from the OS RNG); only their
 //! SHA-256 is stored.
 
-use std::num::NonZeroU32;
-use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::{FromRequestParts, Request, State};
 use axum::http::{request::Parts, HeaderValue};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use governor::clock::{Clock, DefaultClock};
-use governor::middleware::StateInformationMiddleware;
-use governor::state::keyed::DefaultKeyedStateStore;
-use governor::{Quota, RateLimiter};
-use sha2::{Digest, Sha256};
 
 use super::error::{ApiError, ErrorCode};
 use super::AppState;
-use crate::store::{new_id, Account, ApiKey};
+use crate::secrets::hash_secret;
+use crate::store::{Account, ApiKey};
 
 /// The header carrying the key.
 pub const API_KEY_HEADER: &str = "x-api-key";
-/// Prefix of every key.
-pub const KEY_PREFIX: &str = "key_";
-/// Random bytes in a key (hex-encoded: 48 characters after the prefix).
-pub const KEY_RANDOM_BYTES: usize = 24;
-/// Default key lifetime.
-pub const DEFAULT_KEY_DAYS: u32 = 90;
-/// [`DEFAULT_KEY_DAYS`] as `sitescan admin key create --expires-in` writes it.
-pub const DEFAULT_KEY_LIFETIME: &str = "90d";
-
-/// The keyed token buckets.
-pub type KeyLimiter =
-    RateLimiter<String, DefaultKeyedStateStore<String>, DefaultClock, StateInformationMiddleware>;
-
-/// The per-key request limit and its bucket.
-#[derive(Clone)]
-pub struct RateLimit {
-    limiter: Arc<KeyLimiter>,
-    per_minute: u32,
-}
-
-impl std::fmt::Debug for RateLimit {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RateLimit")
-            .field("per_minute", &self.per_minute)
-            .finish()
-    }
-}
-
-impl RateLimit {
-    /// `per_minute` requests a minute per key, all of them allowed in a burst.
-    pub fn per_minute(per_minute: NonZeroU32) -> Self {
-        RateLimit {
-            limiter: Arc::new(
-                RateLimiter::keyed(Quota::per_minute(per_minute))
-                    .with_middleware::<StateInformationMiddleware>(),
-            ),
-            per_minute: per_minute.get(),
-        }
-    }
-
-    /// Forgets buckets that are full again (keys idle for a while), so memory
-    /// follows the keys in use, not every key ever seen. `Service` calls it
-    /// every minute.
-    pub fn forget_idle(&self) {
-        self.limiter.retain_recent();
-        self.limiter.shrink_to_fit();
-    }
-
-    fn replenish(&self) -> Duration {
-        Duration::from_secs(60) / self.per_minute
-    }
-}
+pub use crate::ops::keys::{
+    generate_secret, new_key, KeyLifetime, DEFAULT_KEY_DAYS, DEFAULT_KEY_LIFETIME, KEY_PREFIX,
+    KEY_RANDOM_BYTES,
+};
+pub use crate::state::{non_zero, RateLimit};
 
 /// Who is calling: set by [`authenticate`].
 #[derive(Debug, Clone)]
@@ -104,69 +52,6 @@ impl<S: Send + Sync> FromRequestParts<S> for Auth {
             .cloned()
             .ok_or_else(|| ApiError::internal("authentication middleware missing on route"))
     }
-}
-
-/// A new key: (the secret to show once, its SHA-256 hex to store).
-pub fn generate_secret() -> crate::Result<(String, String)> {
-    let mut random = [0u8; KEY_RANDOM_BYTES];
-    getrandom::getrandom(&mut random).map_err(|e| crate::Error::Storage(e.to_string()))?;
-    let secret = format!("{KEY_PREFIX}{}", hex::encode(random));
-    let hash = hash_secret(&secret);
-    Ok((secret, hash))
-}
-
-/// SHA-256 hex of a key.
-pub fn hash_secret(secret: &str) -> String {
-    hex::encode(Sha256::digest(secret.as_bytes()))
-}
-
-/// How long a new key works: for a duration, or (`expires_at: null`) never.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeyLifetime {
-    /// Expires this long after creation.
-    For(chrono::Duration),
-    /// Never expires (revoke it to stop it).
-    Never,
-}
-
-impl From<chrono::Duration> for KeyLifetime {
-    fn from(d: chrono::Duration) -> Self {
-        KeyLifetime::For(d)
-    }
-}
-
-impl KeyLifetime {
-    /// The expiry of a key created at `now` (`None`: never).
-    pub fn expires_at(self, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
-        match self {
-            KeyLifetime::For(d) => Some(now + d),
-            KeyLifetime::Never => None,
-        }
-    }
-}
-
-/// A new key record for `account_id` and its secret (shown once).
-pub fn new_key(
-    account_id: &str,
-    name: &str,
-    description: Option<String>,
-    lifetime: impl Into<KeyLifetime>,
-    now: DateTime<Utc>,
-) -> crate::Result<(ApiKey, String, String)> {
-    let (secret, hash) = generate_secret()?;
-    let key = ApiKey {
-        id: new_id("kid")?,
-        account_id: account_id.to_string(),
-        name: name.to_string(),
-        description,
-        prefix: secret.chars().take(KEY_PREFIX.len() + 4).collect(),
-        created_at: now,
-        expires_at: lifetime.into().expires_at(now),
-        revoked_at: None,
-        last_used_at: None,
-        usage: Default::default(),
-    };
-    Ok((key, secret, hash))
 }
 
 /// The middleware: see the module docs.
@@ -327,9 +212,4 @@ async fn check_key(state: &AppState, secret: String) -> Result<Auth, ApiError> {
         ));
     }
     Ok(Auth { key, account })
-}
-
-/// Keeps `NonZeroU32` construction in one place for callers with a plain number.
-pub fn non_zero(n: u32) -> NonZeroU32 {
-    NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN)
 }

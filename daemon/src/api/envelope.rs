@@ -22,74 +22,7 @@ use super::error::{ApiError, ErrorCode, LoggedError, Problems};
 #[derive(Debug, Clone)]
 pub struct RequestId(pub String);
 
-/// What every answer to one request may need to know about it: its id and
-/// the service's public base URL (scheme and authority, and the path prefix
-/// of `--public-url` if it has one; no trailing slash). Set by
-/// [`request_id`] for the whole request (a task-local, so an error made
-/// anywhere in the request's handling carries it).
-#[derive(Debug, Clone)]
-pub struct RequestContext {
-    /// The request id (`req_...`).
-    pub id: String,
-    /// `https://scan.example.com` (the configured public URL) or
-    /// `http://<Host header>`; empty when neither is known (URLs then stay
-    /// relative).
-    pub base: String,
-}
-
-tokio::task_local! {
-    static CONTEXT: RequestContext;
-}
-
-impl RequestContext {
-    /// The context of the request being served, if any.
-    pub fn current() -> Option<RequestContext> {
-        CONTEXT.try_with(Clone::clone).ok()
-    }
-
-    /// `path` (starting with `/`) as an absolute URL on the service's public
-    /// base (see [`public_base`]).
-    pub fn absolute(path: &str) -> String {
-        match RequestContext::current() {
-            Some(c) => format!("{}{path}", c.base),
-            None => path.to_string(),
-        }
-    }
-}
-
-/// The base of the absolute URLs the API sends (`Location`, `doc_url`):
-/// - the service's public URL (`serve --public-url`) when it has one: behind
-///   a proxy only the operator knows the address clients use;
-/// - else `http://` and the request's `Host` (or HTTP/2 `:authority`): the
-///   server itself speaks plain HTTP, and the client reached it at that name.
-///   A `Host` that is not a plain `host[:port]` is ignored (URLs then stay
-///   relative). `Forwarded`/`X-Forwarded-*` are not trusted: any client can
-///   send them; a proxy's operator sets `--public-url` instead.
-pub fn public_base(public_url: Option<&url::Url>, parts: &Parts) -> String {
-    if let Some(u) = public_url {
-        return u.as_str().trim_end_matches('/').to_string();
-    }
-    let host = parts
-        .headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .map(str::to_string)
-        .or_else(|| parts.uri.authority().map(|a| a.as_str().to_string()));
-    match host {
-        Some(h) if is_plain_authority(&h) => format!("http://{h}"),
-        _ => String::new(),
-    }
-}
-
-/// `host[:port]` with nothing else (no user info, path, spaces).
-fn is_plain_authority(h: &str) -> bool {
-    !h.is_empty()
-        && h.len() <= 255
-        && !h.contains('@')
-        && h.parse::<axum::http::uri::Authority>().is_ok()
-        && h.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b".-:[]_".contains(&b))
-}
+pub use super::context::{public_base, RequestContext};
 
 /// Request metadata sent with every success.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -115,10 +48,10 @@ mod aliases {
     use serde::{Deserialize, Serialize};
     use utoipa::ToSchema;
 
-    use super::super::views::{KeyView, ScanView, SiteDeleted, Status};
-    use super::super::webhooks::{DeliveryView, WebhookDeleted, WebhookView};
     use super::Meta;
     use crate::store::Site;
+    use crate::views::webhooks::{DeliveryView, WebhookDeleted, WebhookView};
+    use crate::views::{KeyView, ScanView, SiteDeleted, Status};
 
     /// Every success body.
     #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -176,7 +109,7 @@ impl<S: Send + Sync> FromRequestParts<S> for RequestId {
 /// Names the request, runs it inside a `request` span (and its
 /// [`RequestContext`]) and logs its outcome.
 pub async fn request_id(
-    axum::extract::State(state): axum::extract::State<super::AppState>,
+    axum::extract::State(state): axum::extract::State<crate::state::AppState>,
     req: Request,
     next: Next,
 ) -> Response {
@@ -200,7 +133,7 @@ pub async fn request_id(
     );
     let started = std::time::Instant::now();
     async move {
-        let mut resp = CONTEXT.scope(ctx, next.run(req)).await;
+        let mut resp = ctx.scope(next.run(req)).await;
         if let Ok(v) = HeaderValue::from_str(&id) {
             resp.headers_mut().insert("x-request-id", v);
         }
@@ -346,7 +279,7 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         }
     }
     match problems.finish() {
-        Err(e) => Err(e),
+        Err(e) => Err(e.into()),
         Ok(()) => Err(ApiError::internal("body problems vanished")),
     }
 }
@@ -428,7 +361,7 @@ fn set_aside(value: &mut serde_json::Value, path: &[Segment], unknown: Option<&s
 /// Serde's words for Rust types, said in JSON terms.
 fn json_wording(message: &str) -> String {
     let mut out = message.to_string();
-    // `expected struct ScanRequestConfig`, `expected enum PriorityParam`
+    // `expected struct ScanRequestConfig`, `expected enum Priority`
     for (prefix, said) in [
         ("expected struct ", "expected an object"),
         ("expected enum ", "expected one of the documented values"),

@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::error::Error;
+use crate::error::{Error, FieldProblem};
 
 macro_rules! codes {
     ($($(#[$doc:meta])* $variant:ident = ($code:literal, $status:ident, $summary:literal),)*) => {
@@ -232,6 +232,14 @@ impl ApiError {
         )
     }
 
+    /// `webhook_not_found` for an id.
+    pub fn webhook_not_found(id: &str) -> Self {
+        ApiError::new(
+            ErrorCode::WebhookNotFound,
+            format!("no webhook `{id}` in this account; GET /api/v1/webhooks lists them"),
+        )
+    }
+
     /// `scan_not_found` for an id.
     pub fn scan_not_found(id: &str) -> Self {
         ApiError::new(
@@ -244,6 +252,7 @@ impl ApiError {
 impl From<Error> for ApiError {
     fn from(e: Error) -> Self {
         match e {
+            Error::Invalid(problems) => ApiError::from(problems),
             Error::QuotaExceeded { .. } => {
                 ApiError::new(ErrorCode::ScanLimitExceeded, e.to_string())
                     .retry_after(seconds_to_next_utc_midnight(chrono::Utc::now()))
@@ -253,11 +262,17 @@ impl From<Error> for ApiError {
             Error::NotFound {
                 kind: "webhook",
                 id,
-            } => ApiError::new(
-                ErrorCode::WebhookNotFound,
-                format!("no webhook `{id}` in this account"),
+            } => ApiError::webhook_not_found(&id),
+            Error::NotFound {
+                kind: "account",
+                id,
+            } => ApiError::new(ErrorCode::NotFound, format!("no account `{id}`")),
+            Error::NotFound { kind: "key", id } => ApiError::new(
+                ErrorCode::NotFound,
+                format!("no key `{id}` in this account"),
             ),
             Error::Conflict(m) => ApiError::new(ErrorCode::ScanNotCancelable, m),
+            Error::NotReady(m) => ApiError::new(ErrorCode::ReportNotReady, m),
             Error::Unavailable(m) => {
                 let mut err = ApiError::new(
                     ErrorCode::ServiceUnavailable,
@@ -271,6 +286,21 @@ impl From<Error> for ApiError {
     }
 }
 
+/// `validation_failed` naming every problem.
+impl From<Problems> for ApiError {
+    fn from(p: Problems) -> Self {
+        let details: Vec<ErrorDetail> = Vec::<FieldProblem>::from(p)
+            .into_iter()
+            .map(|d| ErrorDetail {
+                field: d.field,
+                problem: d.problem,
+            })
+            .collect();
+        ApiError::validations(details)
+            .unwrap_or_else(|| ApiError::new(ErrorCode::ValidationFailed, "invalid request"))
+    }
+}
+
 /// Seconds from `now` to the next UTC midnight (at least 1).
 pub fn seconds_to_next_utc_midnight(now: chrono::DateTime<chrono::Utc>) -> u64 {
     let tomorrow = now.date_naive() + chrono::Days::new(1);
@@ -280,59 +310,12 @@ pub fn seconds_to_next_utc_midnight(now: chrono::DateTime<chrono::Utc>) -> u64 {
         .unwrap_or(86_400)
 }
 
-/// Every validation problem of one request, gathered so that the answer names
-/// them all at once (a client fixes its request in one round trip, not one
-/// per field).
-#[derive(Debug, Default)]
-pub struct Problems(Vec<ErrorDetail>);
-
-impl Problems {
-    /// Adds a problem with `field`.
-    pub fn add(&mut self, field: impl Into<String>, problem: impl Into<String>) {
-        self.0.push(ErrorDetail {
-            field: field.into(),
-            problem: problem.into(),
-        });
-    }
-
-    /// The value of `result`, or `None` after keeping its problems: a
-    /// `validation_failed` error's details; any other error is kept as one
-    /// problem of `field`.
-    pub fn take<T>(&mut self, field: &str, result: Result<T, ApiError>) -> Option<T> {
-        match result {
-            Ok(v) => Some(v),
-            Err(e) if e.code == ErrorCode::ValidationFailed && !e.details.is_empty() => {
-                self.0.extend(e.details);
-                None
-            }
-            Err(e) => {
-                self.add(field, e.message);
-                None
-            }
-        }
-    }
-
-    /// Whether a problem with `field` was found.
-    pub fn names(&self, field: &str) -> bool {
-        self.0.iter().any(|d| d.field == field)
-    }
-
-    /// Whether none was found.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// `Ok` when none was found, else `validation_failed` naming them all.
-    pub fn finish(self) -> Result<(), ApiError> {
-        match ApiError::validations(self.0) {
-            None => Ok(()),
-            Some(e) => Err(e),
-        }
-    }
-}
+/// Every validation problem of one request: the domain's list
+/// ([`crate::error::Problems`]), answered as `validation_failed`.
+pub use crate::error::Problems;
 
 /// The base of `doc_url`s: the service's public URL, without a trailing
-/// slash (see [`crate::api::envelope::RequestContext`]).
+/// slash (see [`crate::api::context::RequestContext`]).
 pub fn doc_url(base: &str, code: ErrorCode) -> String {
     format!("{base}{ERRORS_PAGE}#{}", code.as_str())
 }
@@ -345,7 +328,7 @@ impl IntoResponse for ApiError {
         // The request's id and public base come from the request middleware
         // (a task-local, so every error made anywhere in the request carries
         // them); outside a request the URL is relative.
-        let ctx = super::envelope::RequestContext::current();
+        let ctx = super::context::RequestContext::current();
         let base = ctx.as_ref().map(|c| c.base.as_str()).unwrap_or("");
         let body = ErrorBody {
             error: ErrorObject {

@@ -31,11 +31,11 @@ use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
-use sha2::{Digest, Sha256};
 
 use super::auth::Auth;
 use super::error::{ApiError, ErrorCode};
 use super::{AppState, MAX_BODY_BYTES};
+use crate::secrets::{hash_parts, hash_secret};
 use crate::store::{IdempotencyClaim, IdempotencyRecord, KeptResponse, IDEMPOTENCY_LEASE};
 
 /// The request header.
@@ -93,21 +93,22 @@ pub async fn idempotency(State(state): State<AppState>, req: Request, next: Next
         .path_and_query()
         .map(|p| p.as_str())
         .unwrap_or("/");
-    let mut hasher = Sha256::new();
-    hasher.update(parts.method.as_str().as_bytes());
-    hasher.update(b" ");
-    hasher.update(target.as_bytes());
-    hasher.update(b"\n");
-    hasher.update(&bytes);
+    let fingerprint = hash_parts(&[
+        parts.method.as_str().as_bytes(),
+        b" ",
+        target.as_bytes(),
+        b"\n",
+        &bytes,
+    ]);
     let now = Utc::now();
     let record = IdempotencyRecord {
-        fingerprint: hex::encode(hasher.finalize()),
+        fingerprint,
         created_at: now,
         lease_until: now + IDEMPOTENCY_LEASE,
         response: None,
     };
     // The key itself is the client's; only its hash names it in the store.
-    let key_hash = hex::encode(Sha256::digest(key.as_bytes()));
+    let key_hash = hash_secret(key);
     let account = auth.account.id.clone();
     match state
         .store

@@ -3,29 +3,28 @@
 //! - `GET /api/v1/scans/{scanId}/report?format=json|html|sarif|junit|csv|markdown`:
 //!   without `format` (or with `json`) the JSON report in the usual envelope;
 //!   any other format is the rendered file itself, with its `Content-Type` and a
-//!   `Content-Disposition` file name ([`rendered`]).
+//!   `Content-Disposition` file name ([`Download`]).
 //! - `GET /api/v1/scans/{scanId}/compare?with=<otherScanId>`: the scan's report
 //!   compared with an earlier scan's as baseline (`sitescan_engine::baseline`):
 //!   its new, unchanged and fixed findings; with `format` the compared report is
 //!   rendered instead (new findings marked, fixed ones listed).
 
 use axum::extract::{RawQuery, State};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use serde::{Deserialize, Serialize};
-use sitescan_engine::baseline::{apply_baseline, parse_report};
-use sitescan_engine::render::{render, Format};
-use sitescan_engine::Report;
+use sitescan_engine::render::Format;
 use sitescan_rules::BaselineState;
 use utoipa::ToSchema;
 
 use super::auth::Auth;
 use super::envelope::{ApiPath, Meta, RequestId};
-use super::error::{ApiError, ErrorCode};
-use super::AppState;
-use crate::store::ScanStatus;
+use super::error::ApiError;
+use crate::ops::scans;
+use crate::state::AppState;
+use crate::views::download::Download;
 
 /// The routes of this module (authenticated by the caller's layer).
 pub(crate) fn router() -> Router<AppState> {
@@ -44,58 +43,6 @@ pub(crate) fn format_param(query: Option<&str>) -> Result<Option<Format>, ApiErr
         }
     }
     Ok(format)
-}
-
-/// The stored report of a completed scan of the caller's account.
-pub(crate) async fn load(
-    state: &AppState,
-    account: &str,
-    scan_id: &str,
-) -> Result<Report, ApiError> {
-    let scan = state
-        .store
-        .scan(account, scan_id)
-        .await?
-        .ok_or_else(|| ApiError::scan_not_found(scan_id))?;
-    if scan.status != ScanStatus::Completed {
-        return Err(ApiError::new(
-            ErrorCode::ReportNotReady,
-            format!(
-                "scan `{scan_id}` is {}: a report exists once it is completed",
-                scan.status.as_str()
-            ),
-        ));
-    }
-    let bytes = state
-        .store
-        .report(scan_id)
-        .await?
-        .ok_or_else(|| ApiError::internal(format!("completed scan {scan_id} has no report")))?;
-    parse_report(&bytes)
-        .map_err(|e| ApiError::internal(format!("stored report of {scan_id} is unusable: {e}")))
-}
-
-/// A report rendered in `format` as a file download.
-pub(crate) fn rendered(report: &Report, format: Format, name: &str) -> Result<Response, ApiError> {
-    let body = render(report, format).map_err(ApiError::internal)?;
-    let disposition = format!(
-        "attachment; filename=\"sitescan-{}.{}\"",
-        name.replace(
-            |c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'),
-            "_"
-        ),
-        format.file_extension()
-    );
-    let mut response = (StatusCode::OK, body).into_response();
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static(format.content_type()),
-    );
-    if let Ok(v) = HeaderValue::from_str(&disposition) {
-        headers.insert(header::CONTENT_DISPOSITION, v);
-    }
-    Ok(response)
 }
 
 /// Success body of `GET /scans/{scanId}/compare`.
@@ -139,11 +86,12 @@ pub(crate) async fn compare(
         .map(|(_, v)| v.into_owned())
         .filter(|v| !v.is_empty())
         .ok_or_else(|| ApiError::validation("with", "give the id of the scan to compare with"))?;
-    let mut report = load(&state, &auth.account.id, &scan_id).await?;
-    let baseline = load(&state, &auth.account.id, &with).await?;
-    apply_baseline(&mut report, &baseline);
+    let report =
+        scans::compare_reports(state.store.as_ref(), &auth.account.id, &scan_id, &with).await?;
     if let Some(format) = format {
-        return rendered(&report, format, &format!("{scan_id}-vs-{with}"));
+        return Ok(
+            Download::new(&report, format, &format!("{scan_id}-vs-{with}"))?.into_response(),
+        );
     }
     let with_state = |s: BaselineState| -> Vec<&sitescan_rules::Finding> {
         report
@@ -171,6 +119,7 @@ pub(crate) async fn compare(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::error::ErrorCode;
 
     #[test]
     fn format_parameter() {

@@ -15,16 +15,33 @@ use std::sync::Arc;
 use clap::{Args as ClapArgs, Subcommand};
 use serde_json::json;
 
+use super::service_args::DEFAULT_DATA_DIR;
 use super::{CliError, CliResult, EXIT_OK};
-use crate::api::auth::{KeyLifetime, DEFAULT_KEY_LIFETIME};
-use crate::api::keys::create_key;
-use crate::api::sites::validate_site_url;
-use crate::dashboard::auth::{create_user, issue_password_link, PASSWORD_LINK_HOURS};
+use crate::error::Error;
+use crate::ops::keys::{create_key, KeyLifetime, DEFAULT_KEY_LIFETIME};
+use crate::ops::sites::register_site;
+use crate::ops::users::{create_user, find_user, issue_password_link, PASSWORD_LINK_HOURS};
 use crate::store::embedded::Embedded;
-use crate::store::{new_id, Account, Plan, Site, Store};
+use crate::store::{new_id, Account, Plan, Store};
 
-/// Default data directory of the embedded store.
-pub(crate) const DEFAULT_DATA_DIR: &str = "sitescan-data";
+/// An operation's refusal (a bad value, a missing record, a conflict) is the
+/// caller's mistake: a usage error (exit 2) saying why. Anything else is a
+/// failure to run.
+fn refused(e: Error) -> CliError {
+    match e {
+        Error::NotFound {
+            kind: "account",
+            id,
+        } => CliError::usage(anyhow::anyhow!(
+            "no account `{id}`; create one with `sitescan admin account create --plan professional`"
+        )),
+        e
+        @ (Error::Invalid(_) | Error::NotFound { .. } | Error::Config(_) | Error::Conflict(_)) => {
+            CliError::usage(e)
+        }
+        other => CliError::run(other),
+    }
+}
 
 /// Arguments of `sitescan admin`.
 #[derive(Debug, ClapArgs)]
@@ -240,16 +257,6 @@ async fn run_async(args: Args) -> CliResult {
         }) => {
             let lifetime =
                 parse_lifetime(&expires_in).map_err(|e| CliError::usage(anyhow::anyhow!(e)))?;
-            if store
-                .account(&account)
-                .await
-                .map_err(CliError::run)?
-                .is_none()
-            {
-                return Err(CliError::usage(anyhow::anyhow!(
-                    "no account `{account}`; create one with `sitescan admin account create --plan professional`"
-                )));
-            }
             let (key, secret) = create_key(
                 &*store,
                 &account,
@@ -259,12 +266,7 @@ async fn run_async(args: Args) -> CliResult {
                 now,
             )
             .await
-            .map_err(|e| match e.code {
-                crate::api::error::ErrorCode::ValidationFailed => {
-                    CliError::usage(anyhow::anyhow!("{}", e.message))
-                }
-                _ => CliError::run(anyhow::anyhow!("{}", e.internal.unwrap_or(e.message))),
-            })?;
+            .map_err(refused)?;
             match key.expires_at {
                 Some(at) => eprintln!(
                     "created key {} (expires {}); store the key now: it is not shown again",
@@ -292,27 +294,17 @@ async fn run_async(args: Args) -> CliResult {
             serde_json::to_value(&keys).map_err(CliError::run)?
         }
         AdminCommand::Key(KeyCommand::Revoke { id }) => {
-            let key = store.revoke_key(&id, now).await.map_err(|e| match e {
-                crate::Error::NotFound { .. } => CliError::usage(e),
-                other => CliError::run(other),
-            })?;
+            // The administrator may revoke any account's key: the store's
+            // revocation, not the account-bound operation.
+            let key = store.revoke_key(&id, now).await.map_err(refused)?;
             eprintln!("revoked key {}", key.id);
             serde_json::to_value(&key).map_err(CliError::run)?
         }
         AdminCommand::Site(SiteCommand::Add { account, name, url }) => {
-            let url = validate_site_url(&url, true)
-                .map_err(|e| CliError::usage(anyhow::anyhow!("{}", e.message)))?;
-            let site = Site {
-                id: new_id("site").map_err(CliError::run)?,
-                account_id: account.clone(),
-                name: name.unwrap_or_else(|| url.host_str().unwrap_or_default().to_string()),
-                url: url.to_string(),
-                created_at: now,
-            };
-            let site = store.create_site(site).await.map_err(|e| match e {
-                crate::Error::NotFound { .. } => CliError::usage(e),
-                other => CliError::run(other),
-            })?;
+            // Private addresses are the administrator's to allow.
+            let site = register_site(&*store, true, &account, &url, name)
+                .await
+                .map_err(refused)?;
             eprintln!("registered site {} ({})", site.id, site.url);
             serde_json::to_value(&site).map_err(CliError::run)?
         }
@@ -323,13 +315,7 @@ async fn run_async(args: Args) -> CliResult {
         }) => {
             let user = create_user(&*store, &account, &email, now)
                 .await
-                .map_err(|e| match e {
-                    crate::Error::NotFound { .. } => CliError::usage(anyhow::anyhow!(
-                        "no account `{account}`; create one with `sitescan admin account create --plan professional`"
-                    )),
-                    crate::Error::Config(_) | crate::Error::Conflict(_) => CliError::usage(e),
-                    other => CliError::run(other),
-                })?;
+                .map_err(refused)?;
             let link = issue_password_link(&*store, &user.id, &base_url, now)
                 .await
                 .map_err(CliError::run)?;
@@ -350,17 +336,14 @@ async fn run_async(args: Args) -> CliResult {
             json!(users.iter().map(user_json).collect::<Vec<_>>())
         }
         AdminCommand::User(UserCommand::ResetPassword { user, base_url }) => {
-            let found = if user.starts_with("usr_") {
-                store.user(&user).await
-            } else {
-                store.user_by_email(&user).await
-            }
-            .map_err(CliError::run)?
-            .ok_or_else(|| {
-                CliError::usage(anyhow::anyhow!(
-                    "no user `{user}`; `sitescan admin user list` lists them"
-                ))
-            })?;
+            let found = find_user(&*store, &user)
+                .await
+                .map_err(CliError::run)?
+                .ok_or_else(|| {
+                    CliError::usage(anyhow::anyhow!(
+                        "no user `{user}`; `sitescan admin user list` lists them"
+                    ))
+                })?;
             let link = issue_password_link(&*store, &found.id, &base_url, now)
                 .await
                 .map_err(CliError::run)?;
@@ -391,7 +374,7 @@ mod tests {
         assert_eq!(
             parse_lifetime(DEFAULT_KEY_LIFETIME).unwrap(),
             f(chrono::Duration::days(
-                crate::api::auth::DEFAULT_KEY_DAYS.into()
+                crate::ops::keys::DEFAULT_KEY_DAYS.into()
             ))
         );
         assert_eq!(

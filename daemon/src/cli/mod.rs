@@ -16,6 +16,7 @@ mod report;
 mod rules;
 mod scan;
 mod serve;
+mod service_args;
 mod summary;
 mod worker;
 

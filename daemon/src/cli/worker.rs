@@ -76,7 +76,7 @@ pub(crate) struct Args {
     #[arg(long, env = "SITESCAN_ALLOW_PRIVATE")]
     allow_private: bool,
     #[command(flatten)]
-    webhook_args: super::serve::WebhookArgs,
+    webhook_args: super::service_args::WebhookArgs,
     /// The most a scan's page budget may be: a scan's `config.budget` is held
     /// under these when it runs here.
     #[command(flatten)]
@@ -103,7 +103,7 @@ pub(crate) fn run(args: Args) -> CliResult {
         .map_err(CliError::run)?;
     rt.block_on(async move {
         // Signal handlers first, so a SIGTERM while waiting for Redis is seen.
-        let shutdown = super::serve::shutdown_signal().map_err(CliError::run)?;
+        let shutdown = super::service_args::shutdown_signal().map_err(CliError::run)?;
         tokio::pin!(shutdown);
         // A worker started while Redis is down waits for it (with backoff)
         // rather than exiting; a bad URL or option still fails at once.

@@ -23,27 +23,25 @@
 
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
-use std::sync::LazyLock;
 use std::time::Duration;
 
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
-use argon2::Argon2;
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Query, Request, State};
 use axum::http::{header, request::Parts, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use governor::clock::{Clock, DefaultClock};
 use governor::state::keyed::DefaultKeyedStateStore;
 use governor::{Quota, RateLimiter};
 use maud::html;
 use serde::Deserialize;
-use sha2::{Digest, Sha256};
 
 use super::layout::{self, FieldErrors};
 use super::{DashState, PageError, PageResult, MAX_FORM_BYTES};
-use crate::api::error::ApiError;
-use crate::store::{new_id, Account, PasswordToken, Session, Store, User};
+use crate::ops::users;
+pub use crate::ops::users::{MAX_PASSWORD, MIN_PASSWORD, PASSWORD_LINK_HOURS};
+use crate::secrets::{hash_secret, random_hex};
+use crate::store::{Account, Session, User};
 
 /// The session cookie's name.
 pub const SESSION_COOKIE: &str = "sitescan_session";
@@ -51,13 +49,6 @@ pub const SESSION_COOKIE: &str = "sitescan_session";
 pub const SESSION_HOURS: i64 = 12;
 /// Lifetime of a signed-out visitor's session (it only carries a CSRF token).
 pub const VISITOR_SESSION_HOURS: i64 = 2;
-/// Lifetime of a password-setting link.
-pub const PASSWORD_LINK_HOURS: i64 = 24;
-/// Shortest password accepted, in characters.
-pub const MIN_PASSWORD: usize = 12;
-/// Longest password accepted, in characters (argon2 hashes anything, but a
-/// megabyte "password" is an attack, not a password).
-pub const MAX_PASSWORD: usize = 1024;
 /// Sign-in attempts per e-mail in a burst.
 pub const LOGIN_PER_EMAIL: u32 = 5;
 /// One more attempt per e-mail every this long.
@@ -142,132 +133,10 @@ impl Default for LoginLimits {
     }
 }
 
-/// `n` random bytes from the OS RNG, hex-encoded.
-pub fn random_hex(n: usize) -> crate::Result<String> {
-    let mut bytes = vec![0u8; n];
-    getrandom::getrandom(&mut bytes).map_err(|e| crate::Error::Storage(e.to_string()))?;
-    Ok(hex::encode(bytes))
-}
-
-/// SHA-256 hex: what the store keeps of session ids and password tokens.
-pub fn sha256_hex(s: &str) -> String {
-    hex::encode(Sha256::digest(s.as_bytes()))
-}
-
 /// Equality that takes the same time wherever the first difference is (for
 /// CSRF tokens). Hand-written: three lines do not justify a dependency.
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-/// The argon2id PHC hash of `password` (blocking: call off the runtime).
-pub fn hash_password(password: &str) -> crate::Result<String> {
-    let mut salt = [0u8; 16];
-    getrandom::getrandom(&mut salt).map_err(|e| crate::Error::Storage(e.to_string()))?;
-    let salt = SaltString::encode_b64(&salt).map_err(|e| crate::Error::Storage(e.to_string()))?;
-    Argon2::default()
-        .hash_password(password.as_bytes(), &salt)
-        .map(|h| h.to_string())
-        .map_err(|e| crate::Error::Storage(format!("hashing the password failed: {e}")))
-}
-
-/// Whether `password` matches the PHC `hash` (blocking).
-pub fn verify_password(hash: &str, password: &str) -> bool {
-    PasswordHash::new(hash)
-        .map(|parsed| {
-            Argon2::default()
-                .verify_password(password.as_bytes(), &parsed)
-                .is_ok()
-        })
-        .unwrap_or(false)
-}
-
-/// Verified against when the e-mail is unknown or has no password yet.
-static DUMMY_HASH: LazyLock<String> = LazyLock::new(|| {
-    hash_password("sitescan dummy password for unknown users").unwrap_or_default()
-});
-
-/// Checks a password-policy: [`MIN_PASSWORD`] to [`MAX_PASSWORD`] characters.
-pub fn check_password_policy(password: &str) -> Result<(), String> {
-    let n = password.chars().count();
-    if n < MIN_PASSWORD {
-        return Err(format!(
-            "Use at least {MIN_PASSWORD} characters (a few unrelated words work well)."
-        ));
-    }
-    if n > MAX_PASSWORD {
-        return Err(format!("Use at most {MAX_PASSWORD} characters."));
-    }
-    Ok(())
-}
-
-/// A plausible e-mail address, lowercased: one `@`, a local part, a domain
-/// with a dot, no spaces, at most 254 characters. Hand-written because only
-/// the shape matters here (the address is a sign-in name; nothing is mailed).
-pub fn normalize_email(raw: &str) -> Result<String, String> {
-    let email = raw.trim().to_lowercase();
-    let ok = email.len() <= 254
-        && !email.chars().any(|c| c.is_whitespace() || c.is_control())
-        && matches!(email.split_once('@'), Some((local, domain))
-            if !local.is_empty() && domain.contains('.') && !domain.contains('@')
-                && !domain.starts_with('.') && !domain.ends_with('.'));
-    if ok {
-        Ok(email)
-    } else {
-        Err(format!("`{}` is not an e-mail address", raw.trim()))
-    }
-}
-
-/// Creates a user of `account_id` without a password (the admin CLI).
-pub async fn create_user(
-    store: &dyn Store,
-    account_id: &str,
-    email: &str,
-    now: DateTime<Utc>,
-) -> crate::Result<User> {
-    let email = normalize_email(email).map_err(crate::Error::Config)?;
-    if store.account(account_id).await?.is_none() {
-        return Err(crate::Error::NotFound {
-            kind: "account",
-            id: account_id.to_string(),
-        });
-    }
-    store
-        .create_user(User {
-            id: new_id("usr")?,
-            account_id: account_id.to_string(),
-            email,
-            password_hash: None,
-            created_at: now,
-            password_set_at: None,
-        })
-        .await
-}
-
-/// Makes a one-time password-setting link for `user_id` under `base_url`
-/// (the dashboard's address, e.g. `http://127.0.0.1:8080`).
-pub async fn issue_password_link(
-    store: &dyn Store,
-    user_id: &str,
-    base_url: &url::Url,
-    now: DateTime<Utc>,
-) -> crate::Result<String> {
-    let token = random_hex(32)?;
-    store
-        .create_password_token(
-            &sha256_hex(&token),
-            PasswordToken {
-                user_id: user_id.to_string(),
-                created_at: now,
-                expires_at: now + chrono::Duration::hours(PASSWORD_LINK_HOURS),
-            },
-        )
-        .await?;
-    let mut link = base_url
-        .join("/set-password")
-        .map_err(|e| crate::Error::Config(format!("invalid base URL: {e}")))?;
-    link.set_query(Some(&format!("token={token}")));
-    Ok(link.to_string())
 }
 
 /// The `Set-Cookie` value of a session cookie (`max_age` 0 deletes it).
@@ -321,7 +190,7 @@ impl FromRequestParts<DashState> for Visitor {
             account: None,
         };
         if let Some(id) = cookie_session_id(&parts.headers) {
-            let hash = sha256_hex(&id);
+            let hash = hash_secret(&id);
             if let Some(session) = store.session(&hash, now).await? {
                 if (now - session.last_seen_at).num_seconds() >= TOUCH_EVERY_SECS {
                     store.touch_session(&hash, now).await?;
@@ -511,7 +380,7 @@ async fn new_session(
     state
         .app
         .store
-        .create_session(&sha256_hex(&id), session.clone())
+        .create_session(&hash_secret(&id), session.clone())
         .await?;
     let cookie = session_cookie(&id, hours * 3600, state.settings.secure_cookies);
     let cookie = HeaderValue::from_str(&cookie).map_err(PageError::internal)?;
@@ -717,17 +586,9 @@ pub async fn login(
             .insert(header::RETRY_AFTER, HeaderValue::from(wait));
         return Ok(resp);
     }
-    let user = state.app.store.user_by_email(&email).await?;
-    let hash = user.as_ref().and_then(|u| u.password_hash.clone());
-    let matches = tokio::task::spawn_blocking(move || {
-        let hash = hash.unwrap_or_else(|| DUMMY_HASH.clone());
-        verify_password(&hash, &password)
-    })
-    .await
-    .map_err(PageError::internal)?;
-    let user = match user {
-        Some(u) if matches && u.password_hash.is_some() => u,
-        _ => {
+    let user = match users::sign_in(state.app.store.as_ref(), &email, password).await? {
+        Some(u) => u,
+        None => {
             errors.add("password", "Wrong e-mail or password.");
             let page = login_form(&csrf, next.as_deref(), &email, &errors, None);
             return Ok((StatusCode::UNAUTHORIZED, page).into_response());
@@ -825,7 +686,7 @@ pub async fn set_password(
         .map(|(_, s)| s.csrf_token.clone())
         .unwrap_or_default();
     let mut errors = FieldErrors::default();
-    if let Err(problem) = check_password_policy(&password) {
+    if let Err(problem) = users::check_password_policy(&password) {
         errors.add("password", problem);
     } else if password != confirm {
         errors.add("confirm", "The two passwords differ.");
@@ -850,21 +711,15 @@ pub async fn set_password(
             .insert(header::RETRY_AFTER, HeaderValue::from(wait));
         return Ok(resp);
     }
-    let hash = tokio::task::spawn_blocking(move || hash_password(&password))
-        .await
-        .map_err(PageError::internal)??;
-    let user = state
-        .app
-        .store
-        .set_password_with_token(&sha256_hex(&token), &hash, Utc::now())
+    let user = users::set_password(state.app.store.as_ref(), &token, password)
         .await?
         .ok_or_else(invalid_link)?;
     tracing::info!(user = %user.id, "password set");
     Ok(Redirect::to("/login?password=set").into_response())
 }
 
-impl From<ApiError> for AuthRejection {
-    fn from(e: ApiError) -> Self {
+impl From<crate::Error> for AuthRejection {
+    fn from(e: crate::Error) -> Self {
         AuthRejection::Page(e.into())
     }
 }
@@ -872,34 +727,6 @@ impl From<ApiError> for AuthRejection {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn passwords_hash_and_verify() {
-        let h = hash_password("correct horse battery staple").unwrap();
-        assert!(h.starts_with("$argon2id$"));
-        assert!(verify_password(&h, "correct horse battery staple"));
-        assert!(!verify_password(&h, "wrong"));
-        assert!(!verify_password("not a hash", "x"));
-    }
-
-    #[test]
-    fn emails_are_normalized() {
-        assert_eq!(
-            normalize_email(" Ann@Example.COM ").unwrap(),
-            "ann@example.com"
-        );
-        for bad in [
-            "",
-            "ann",
-            "ann@",
-            "@example.com",
-            "ann@example",
-            "a b@example.com",
-            "a@b@c.com",
-        ] {
-            assert!(normalize_email(bad).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn next_is_local_only() {

@@ -1,6 +1,6 @@
 //! Settings → API Keys: create a key (shown exactly once), list keys with
 //! their use, revoke one after a confirmation page. Creation and revocation
-//! are `api::keys::create_key` / `revoke_key`, shared with the admin CLI.
+//! are `ops::keys::create_key` / `revoke_key`, shared with the admin CLI.
 
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
@@ -12,8 +12,8 @@ use serde::Deserialize;
 use super::auth::{Form, SignedIn};
 use super::layout::{self, FieldErrors, Section};
 use super::{DashState, PageError, PageResult};
-use crate::api::auth::{KeyLifetime, DEFAULT_KEY_DAYS};
-use crate::api::keys::{create_key, revoke_key};
+use crate::error::Error;
+use crate::ops::keys::{create_key, revoke_key, KeyLifetime, DEFAULT_KEY_DAYS};
 use crate::store::{ApiKey, Plan};
 
 /// The expiration choices of the form: (value, label). `never` is
@@ -255,8 +255,8 @@ pub async fn create(State(state): State<DashState>, me: SignedIn, form: Form) ->
     .await;
     let (key, secret) = match created {
         Ok(ok) => ok,
-        Err(e) if e.code == crate::api::error::ErrorCode::ValidationFailed => {
-            let errors = FieldErrors::from_api(
+        Err(e @ Error::Invalid(_)) => {
+            let errors = FieldErrors::from_error(
                 &e,
                 &[
                     ("name", "name"),

@@ -17,7 +17,7 @@ use axum::response::{Html, IntoResponse, Response};
 use chrono::{DateTime, Utc};
 use maud::{html, Markup, DOCTYPE};
 
-use crate::api::error::ApiError;
+use crate::error::Error;
 use crate::store::{Account, Plan};
 
 /// The stylesheet, embedded in the binary.
@@ -31,15 +31,23 @@ pub const FAVICON: &str = include_str!("assets/favicon.svg");
 
 /// `?v=` of the asset URLs: the first hex digits of the content's SHA-256, so
 /// a new build gets new URLs and assets can be cached for a year.
-static CSS_URL: LazyLock<String> =
-    LazyLock::new(|| format!("/assets/app.css?v={}", &super::auth::sha256_hex(CSS)[..12]));
-static JS_URL: LazyLock<String> =
-    LazyLock::new(|| format!("/assets/app.js?v={}", &super::auth::sha256_hex(JS)[..12]));
+static CSS_URL: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "/assets/app.css?v={}",
+        &crate::secrets::hash_secret(CSS)[..12]
+    )
+});
+static JS_URL: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "/assets/app.js?v={}",
+        &crate::secrets::hash_secret(JS)[..12]
+    )
+});
 
 static FAVICON_URL: LazyLock<String> = LazyLock::new(|| {
     format!(
         "/assets/favicon.svg?v={}",
-        &super::auth::sha256_hex(FAVICON)[..12]
+        &crate::secrets::hash_secret(FAVICON)[..12]
     )
 });
 
@@ -213,12 +221,16 @@ impl FieldErrors {
         self.0.is_empty()
     }
 
-    /// The field problems of an API error (validation), with the API's field
-    /// names mapped to form field ids by `fields` (`(api, form)`); a problem
-    /// with an unmapped field goes to `fallback`.
-    pub fn from_api(e: &ApiError, fields: &[(&str, &str)], fallback: &str) -> Self {
+    /// The field problems of an operation's error ([`Error::Invalid`]), with
+    /// its field names mapped to form field ids by `fields` (`(op, form)`); a
+    /// problem with an unmapped field, or any other error, goes to `fallback`.
+    pub fn from_error(e: &Error, fields: &[(&str, &str)], fallback: &str) -> Self {
         let mut out = FieldErrors::default();
-        for d in &e.details {
+        let problems = match e {
+            Error::Invalid(p) => p.list(),
+            _ => &[],
+        };
+        for d in problems {
             let field = fields
                 .iter()
                 .find(|(api, _)| d.field == *api || d.field.starts_with(&format!("{api}[")))
@@ -227,7 +239,11 @@ impl FieldErrors {
             out.add(field, capitalize(&d.problem));
         }
         if out.is_empty() {
-            out.add(fallback, capitalize(&e.message));
+            let message = match e {
+                Error::NotFound { kind, id } => format!("no {kind} `{id}` in this account"),
+                other => other.to_string(),
+            };
+            out.add(fallback, capitalize(&message));
         }
         out
     }

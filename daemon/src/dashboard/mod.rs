@@ -1,9 +1,10 @@
 //! The dashboard: server-rendered pages where people sign in, create API keys,
 //! register sites, start scans and read their reports, and manage webhooks.
 //! Mounted by the same axum app as the API (`/` here, `/api/v1` there) and
-//! reading and writing through the same `Store` and the SAME functions as the
-//! API handlers (key creation, site validation, scan creation with the plan's
-//! quota, cancel, webhook changes): no rule is implemented twice.
+//! reading and writing through the same operations as the API handlers
+//! (`crate::ops`: key creation, site validation, scan creation with the
+//! plan's quota, cancel, webhook changes): no rule is implemented twice, and
+//! the dashboard never calls the API's handlers.
 //!
 //! - [`auth`]: users' sign-in (argon2id), sessions (cookie, rotated on
 //!   sign-in), CSRF synchronizer tokens, login rate limits, password links.
@@ -40,8 +41,9 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::Router;
 
-use crate::api::error::{ApiError, ErrorCode};
-use crate::api::AppState;
+use crate::api::error::ErrorCode;
+use crate::error::Error;
+use crate::state::AppState;
 
 pub mod auth;
 pub mod keys;
@@ -309,40 +311,42 @@ impl PageError {
     }
 }
 
-impl From<ApiError> for PageError {
-    fn from(e: ApiError) -> Self {
-        match e.code {
-            ErrorCode::SiteNotFound => PageError::not_found("site"),
-            ErrorCode::ScanNotFound => PageError::not_found("scan"),
-            ErrorCode::WebhookNotFound => PageError::not_found("webhook"),
-            ErrorCode::DeliveryNotFound => PageError::not_found("delivery"),
-            ErrorCode::NotFound => PageError {
+impl From<Error> for PageError {
+    fn from(e: Error) -> Self {
+        let refused = |status: StatusCode, message: String| PageError {
+            status,
+            title: "Cannot do that",
+            message,
+            internal: None,
+        };
+        match e {
+            Error::NotFound {
+                kind: kind @ ("site" | "scan" | "webhook" | "delivery"),
+                ..
+            } => PageError::not_found(kind),
+            Error::NotFound { kind, id } => PageError {
                 status: StatusCode::NOT_FOUND,
                 title: "Not found",
-                message: e.message,
+                message: match kind {
+                    "account" => format!("no account `{id}`"),
+                    other => format!("no {other} `{id}` in this account"),
+                },
                 internal: None,
             },
-            ErrorCode::ServiceUnavailable => PageError {
+            Error::Unavailable(cause) => PageError {
                 status: StatusCode::SERVICE_UNAVAILABLE,
                 title: "Try again shortly",
                 message: "The service cannot reach its storage right now. Try again in a moment."
                     .to_string(),
-                internal: e.internal,
+                internal: Some(cause),
             },
-            ErrorCode::InternalError => PageError::internal(e.internal.unwrap_or(e.message)),
-            _ => PageError {
-                status: e.code.status(),
-                title: "Cannot do that",
-                message: e.message,
-                internal: None,
-            },
+            Error::Invalid(p) => refused(StatusCode::UNPROCESSABLE_ENTITY, p.to_string()),
+            e @ Error::QuotaExceeded { .. } => {
+                refused(StatusCode::TOO_MANY_REQUESTS, e.to_string())
+            }
+            Error::Conflict(m) | Error::NotReady(m) => refused(StatusCode::CONFLICT, m),
+            other => PageError::internal(other),
         }
-    }
-}
-
-impl From<crate::Error> for PageError {
-    fn from(e: crate::Error) -> Self {
-        PageError::from(ApiError::from(e))
     }
 }
 

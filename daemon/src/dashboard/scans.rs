@@ -30,8 +30,9 @@ use super::auth::{Form, SignedIn};
 use super::layout::{self, Section};
 use super::sites::status_badge;
 use super::{DashState, PageError, PageResult};
-use crate::api::reports::{load, rendered};
+use crate::ops::scans::{cancel_scan, load_report};
 use crate::store::{Progress, Scan, ScanStatus, ScanSummary};
+use crate::views::download::Download;
 use sitescan_engine::Phase;
 
 async fn own_scan(state: &DashState, me: &SignedIn, id: &str) -> Result<Scan, PageError> {
@@ -235,7 +236,7 @@ pub async fn report(
     me: SignedIn,
     Path(id): Path<String>,
 ) -> PageResult {
-    let report = load(&state.app, &me.account.id, &id).await?;
+    let report = load_report(state.app.store.as_ref(), &me.account.id, &id).await?;
     let body = render(&report, Format::Html).map_err(PageError::internal)?;
     let body = String::from_utf8(body).map_err(PageError::internal)?;
     let policy = report_policy(&body);
@@ -281,8 +282,8 @@ pub async fn download(
                 message: e.to_string(),
                 internal: None,
             })?;
-    let report = load(&state.app, &me.account.id, &id).await?;
-    Ok(rendered(&report, format, &id)?)
+    let report = load_report(state.app.store.as_ref(), &me.account.id, &id).await?;
+    Ok(Download::new(&report, format, &id)?.into_response())
 }
 
 /// `POST /scans/{scanId}/cancel`.
@@ -292,7 +293,7 @@ pub async fn cancel(
     Path(id): Path<String>,
     _form: Form,
 ) -> PageResult {
-    crate::api::scans::cancel(&state.app, &me.account.id, &id).await?;
+    cancel_scan(state.app.store.as_ref(), &me.account.id, &id).await?;
     Ok(Redirect::to(&format!("/scans/{id}")).into_response())
 }
 

@@ -1,7 +1,7 @@
-//! Sites: list and register (the URL validated by the API's own
-//! `register_site`), remove after a confirmation page, and per site the scan
+//! Sites: list and register (the URL validated by the domain's
+//! `ops::sites::register_site`), remove after a confirmation page, and per site the scan
 //! history with scores, a trend chart and the "Scan now" form, which starts
-//! scans through the API's `start_scan` (so the plan's quota is the same).
+//! scans through `ops::scans::start_scan` (so the plan's quota is the same).
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -14,9 +14,9 @@ use sitescan_rules::Category;
 use super::auth::{Form, SignedIn};
 use super::layout::{self, FieldErrors, Section};
 use super::{DashState, PageError, PageResult};
-use crate::api::error::ErrorCode;
-use crate::api::scans::{default_rules, start_scan, NewScan};
-use crate::api::sites::{register_site, remove_site};
+use crate::error::Error;
+use crate::ops::scans::{default_rules, start_scan, NewScan};
+use crate::ops::sites::{register_site, remove_site};
 use crate::store::{Scan, ScanStatus, Site};
 
 /// Scans shown in a site's history (and its trend).
@@ -146,10 +146,12 @@ pub async fn create(State(state): State<DashState>, me: SignedIn, form: Form) ->
         name: form.get("name").unwrap_or("").trim().to_string(),
     };
     let name = (!draft.name.is_empty()).then(|| draft.name.clone());
-    match register_site(&state.app, &me.account.id, &draft.url, name).await {
+    let store = state.app.store.as_ref();
+    let allow_private = state.app.settings.allow_private;
+    match register_site(store, allow_private, &me.account.id, &draft.url, name).await {
         Ok(site) => Ok(Redirect::to(&format!("/sites/{}", site.id)).into_response()),
-        Err(e) if e.code == ErrorCode::ValidationFailed => {
-            let errors = FieldErrors::from_api(&e, &[("url", "url"), ("name", "name")], "url");
+        Err(e @ Error::Invalid(_)) => {
+            let errors = FieldErrors::from_error(&e, &[("url", "url"), ("name", "name")], "url");
             let draft = SiteDraft {
                 url: without_credentials(&draft.url),
                 ..draft
@@ -383,15 +385,10 @@ pub async fn scan_now(
     if draft.categories.is_empty() {
         errors.add("categories", "Choose at least one category.");
     }
-    let priority = match draft.priority.as_str() {
-        "low" => Priority::Low,
-        "normal" => Priority::Normal,
-        "high" => Priority::High,
-        _ => {
-            errors.add("priority", "Choose low, normal or high.");
-            Priority::Normal
-        }
-    };
+    let priority = draft.priority.parse::<Priority>().unwrap_or_else(|_| {
+        errors.add("priority", "Choose low, normal or high.");
+        Priority::Normal
+    });
     if errors.is_empty() {
         let request = NewScan {
             rules,
@@ -407,7 +404,7 @@ pub async fn scan_now(
         };
         match start_scan(&state.app, &me.account, &site.id, request).await {
             Ok(scan) => return Ok(Redirect::to(&format!("/scans/{}", scan.id)).into_response()),
-            Err(e) if e.code == ErrorCode::ScanLimitExceeded => {
+            Err(Error::QuotaExceeded { .. }) => {
                 let plan = layout::plan_name(me.account.plan);
                 let problem = match me.account.plan.scans_per_day() {
                     Some(0) | None => format!(
@@ -421,8 +418,8 @@ pub async fn scan_now(
                 let page = render_site(&state, &me, &site, &draft, &errors).await?;
                 return Ok((StatusCode::TOO_MANY_REQUESTS, page).into_response());
             }
-            Err(e) if e.code == ErrorCode::ValidationFailed => {
-                errors = FieldErrors::from_api(&e, &[], "categories");
+            Err(e @ Error::Invalid(_)) => {
+                errors = FieldErrors::from_error(&e, &[], "categories");
             }
             Err(e) => return Err(e.into()),
         }
@@ -458,6 +455,6 @@ pub async fn remove(
     Path(id): Path<String>,
     _form: Form,
 ) -> PageResult {
-    remove_site(&state.app, &me.account.id, &id).await?;
+    remove_site(state.app.store.as_ref(), &me.account.id, &id).await?;
     Ok(Redirect::to("/sites").into_response())
 }

@@ -1,9 +1,10 @@
 //! Webhooks: list and register endpoints (the signing secret shown once),
 //! enable or disable, delete after a confirmation page, and per endpoint the
-//! delivery log with "Redeliver". Every change goes through the API's own
-//! functions (`register_webhook`, `change_webhook`, `remove_webhook`,
-//! `redeliver_delivery`), so validation (https only, SSRF guard, known events,
-//! per-account maximum) is the same.
+//! delivery log with "Redeliver". Every change goes through the domain's
+//! operations (`crate::ops::webhooks`: `register_webhook`, `change_webhook`,
+//! `remove_webhook`, `redeliver_delivery`), so validation (https only, the
+//! private-address predicate, known events, per-account maximum) is the same
+//! as the API's.
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -14,12 +15,12 @@ use maud::{html, Markup};
 use super::auth::{Form, SignedIn};
 use super::layout::{self, FieldErrors, Section};
 use super::{DashState, PageError, PageResult};
-use crate::api::error::ErrorCode;
-use crate::api::webhooks::{
-    change_webhook, redeliver_delivery, register_webhook, remove_webhook, CreateWebhook,
-    UpdateWebhook, DELIVERIES_LISTED,
+use crate::error::Error;
+use crate::ops::webhooks::{
+    change_webhook, redeliver_delivery, register_webhook, remove_webhook, DELIVERIES_LISTED,
 };
 use crate::store::{DeliveryStatus, Webhook};
+use crate::views::webhooks::{CreateWebhook, UpdateWebhook};
 use crate::webhooks::EVENT_TYPES;
 
 #[derive(Debug, Default)]
@@ -159,15 +160,12 @@ pub async fn create(State(state): State<DashState>, me: SignedIn, form: Form) ->
         site_id: (!draft.site_id.is_empty()).then(|| draft.site_id.clone()),
         description: (!draft.description.is_empty()).then(|| draft.description.clone()),
     };
-    let hook = match register_webhook(&state.app, &me.account.id, body).await {
+    let store = state.app.store.as_ref();
+    let allow_private = state.app.settings.allow_private;
+    let hook = match register_webhook(store, allow_private, &me.account.id, body).await {
         Ok(h) => h,
-        Err(e)
-            if matches!(
-                e.code,
-                ErrorCode::ValidationFailed | ErrorCode::SiteNotFound
-            ) =>
-        {
-            let errors = FieldErrors::from_api(
+        Err(e @ (Error::Invalid(_) | Error::NotFound { kind: "site", .. })) => {
+            let errors = FieldErrors::from_error(
                 &e,
                 &[
                     ("url", "url"),
@@ -175,7 +173,7 @@ pub async fn create(State(state): State<DashState>, me: SignedIn, form: Form) ->
                     ("description", "description"),
                     ("site_id", "site"),
                 ],
-                if e.code == ErrorCode::SiteNotFound {
+                if matches!(e, Error::NotFound { .. }) {
                     "site"
                 } else {
                     "url"
@@ -348,7 +346,14 @@ pub async fn set_enabled(
         enabled: Some(enabled),
         ..UpdateWebhook::default()
     };
-    change_webhook(&state.app, &me.account.id, &id, body).await?;
+    change_webhook(
+        state.app.store.as_ref(),
+        state.app.settings.allow_private,
+        &me.account.id,
+        &id,
+        body,
+    )
+    .await?;
     Ok(Redirect::to(&format!("/webhooks/{id}")).into_response())
 }
 
@@ -379,7 +384,7 @@ pub async fn delete(
     Path(id): Path<String>,
     _form: Form,
 ) -> PageResult {
-    remove_webhook(&state.app, &me.account.id, &id).await?;
+    remove_webhook(state.app.store.as_ref(), &me.account.id, &id).await?;
     Ok(Redirect::to("/webhooks").into_response())
 }
 
@@ -390,6 +395,6 @@ pub async fn redeliver(
     Path((id, delivery)): Path<(String, String)>,
     _form: Form,
 ) -> PageResult {
-    redeliver_delivery(&state.app, &me.account.id, &id, &delivery).await?;
+    redeliver_delivery(state.app.store.as_ref(), &me.account.id, &id, &delivery).await?;
     Ok(Redirect::to(&format!("/webhooks/{id}")).into_response())
 }

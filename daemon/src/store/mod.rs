@@ -225,43 +225,8 @@ pub struct AppliedConfig {
     pub exclude: Vec<String>,
 }
 
-/// How far a running scan is.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-pub struct Progress {
-    /// Pages fetched and checked.
-    pub pages_done: u64,
-    /// Pages known and waiting.
-    pub pages_queued: u64,
-    /// Pages that failed to fetch.
-    pub errors: u64,
-    /// What the scan is doing: `crawl` (fetching and checking pages), `links`
-    /// (checking the status of the links and resources the pages name) or
-    /// `finish` (site-wide rules and the report). Records written before
-    /// phases existed read as `crawl`.
-    #[serde(default)]
-    #[schema(value_type = String, example = "links")]
-    pub phase: sitescan_engine::Phase,
-    /// Link and resource URLs checked so far in the `links` phase.
-    #[serde(default)]
-    pub links_checked: u64,
-    /// Link and resource URLs the `links` phase checks in all (0 until it
-    /// starts, and with `config.links: "none"`).
-    #[serde(default)]
-    pub links_total: u64,
-}
-
-impl From<sitescan_engine::Progress> for Progress {
-    fn from(p: sitescan_engine::Progress) -> Self {
-        Progress {
-            pages_done: p.pages_done,
-            pages_queued: p.pages_queued,
-            errors: p.errors,
-            phase: p.phase,
-            links_checked: p.links_checked,
-            links_total: p.links_total,
-        }
-    }
-}
+/// How far a running scan is: the engine's own type, stored as it is.
+pub use sitescan_engine::Progress;
 
 /// Score and failure counts of one category in a finished scan.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]

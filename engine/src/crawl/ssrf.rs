@@ -154,6 +154,18 @@ pub fn is_local_name(host: &str) -> bool {
     h == "localhost" || h.ends_with(".localhost")
 }
 
+/// Whether a URL's host is refused before any resolver is asked: a name that
+/// means this machine ([`is_local_name`]) or an IP literal [`is_forbidden`]
+/// refuses. The one predicate of the service for what users register (sites,
+/// webhook targets); host names are checked again after DNS, at fetch time.
+pub fn is_private_host(host: &Host<&str>) -> bool {
+    match host {
+        Host::Domain(d) => is_local_name(d),
+        Host::Ipv4(ip) => is_forbidden(IpAddr::V4(*ip)),
+        Host::Ipv6(ip) => is_forbidden(IpAddr::V6(*ip)),
+    }
+}
+
 /// Checks an IP-literal host (which reqwest connects to without resolving).
 pub fn check_literal(url: &Url) -> Result<(), PrivateAddressRefused> {
     let ip = match url.host() {

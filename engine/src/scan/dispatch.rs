@@ -98,11 +98,9 @@ impl Dispatcher {
                 }
             }))
             .map_err(|panic| {
-                panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "page analysis panicked".to_string())
+                sitescan_rules::panic_message(&*panic)
+                    .unwrap_or("page analysis panicked")
+                    .to_string()
             });
             let _ = tx.send(result);
         });

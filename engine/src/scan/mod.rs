@@ -4,6 +4,7 @@
 //! ([`dispatch`]).
 
 pub(crate) mod dispatch;
+pub(crate) mod events;
 pub(crate) mod intern;
 pub(crate) mod pipeline;
 pub(crate) mod places;

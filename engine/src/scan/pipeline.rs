@@ -59,7 +59,7 @@ use crate::error::{Error, Result};
 use crate::report::group::Grouper;
 use crate::report::spool::{FindingStore, SpooledFindings};
 use crate::report::{score, CrawlStats, PageReport, Report, RuleSummary};
-use crate::scanner::{Inner, PageResult, Phase, Progress, ScanEvent};
+use crate::scan::events::{Inner, PageResult, Phase, Progress, ScanEvent};
 
 /// Largest robots.txt read, decoded (Google reads 500 KiB and ignores the
 /// rest); a longer file is read up to its last whole line within the cap.
@@ -125,7 +125,7 @@ struct Shared {
     /// before its rules run (see `sitescan_rules::resources`).
     subresources: bool,
     /// Told when each page's analysis starts and ends.
-    watch: Option<Arc<dyn crate::scanner::AnalysisWatch>>,
+    watch: Option<Arc<dyn crate::scan::events::AnalysisWatch>>,
 }
 
 impl Shared {

@@ -299,11 +299,9 @@ pub fn analyze_site(
             }
             Err(panic) => errors.push(crate::RuleError {
                 rule_id: rule.meta().id.to_string(),
-                message: panic
-                    .downcast_ref::<&str>()
-                    .map(|s| (*s).to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "rule panicked".to_string()),
+                message: crate::panic_message(&*panic)
+                    .unwrap_or("rule panicked")
+                    .to_string(),
             }),
         }
     }

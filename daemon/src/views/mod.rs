@@ -1,6 +1,9 @@
-//! What the API sends and accepts beyond the stored records: the scan as shown
-//! (with links), the calling key's view, request bodies. Every type here is in
-//! the OpenAPI document.
+//! What the service sends and accepts beyond the stored records: the scan as
+//! shown (with links), the calling key's view, request bodies, webhook
+//! resources ([`webhooks`]) and report downloads ([`download`]). Every type
+//! here but [`download`] is in the OpenAPI document. Below the API, the
+//! dashboard and webhook delivery (which sends [`ScanView`]s), so none of
+//! them imports another for its types.
 
 use std::collections::BTreeMap;
 
@@ -8,6 +11,9 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use sitescan_engine::Priority;
 use utoipa::ToSchema;
+
+pub mod download;
+pub mod webhooks;
 
 use crate::store::{ApiKey, AppliedConfig, Plan, Progress, Scan, ScanStatus, ScanSummary};
 
@@ -180,28 +186,6 @@ pub struct CreateSite {
     pub name: Option<String>,
 }
 
-/// Queue priority of a scan.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum PriorityParam {
-    /// After normal and high.
-    Low,
-    /// The default.
-    Normal,
-    /// First.
-    High,
-}
-
-impl From<PriorityParam> for Priority {
-    fn from(p: PriorityParam) -> Self {
-        match p {
-            PriorityParam::Low => Priority::Low,
-            PriorityParam::Normal => Priority::Normal,
-            PriorityParam::High => Priority::High,
-        }
-    }
-}
-
 /// Which link and resource URLs a scan requests to check their status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
@@ -239,7 +223,7 @@ pub struct ScanRequestConfig {
     pub rules: Option<Vec<String>>,
     /// `low`, `normal` (default) or `high`.
     #[serde(default)]
-    pub priority: Option<PriorityParam>,
+    pub priority: Option<Priority>,
     /// Pages fetched at most (1..=100000; capped by the plan).
     #[serde(default)]
     #[schema(minimum = 1, maximum = 100000)]
