@@ -1,9 +1,10 @@
-//! Every page rule's documented examples run, so the docs cannot drift from the
+//! Every rule's documented examples run, so the docs cannot drift from the
 //! rule: each `## Failing` example fails and each `## Passing` example applies
 //! and passes.
 //!
-//! An example is a page (see [`docs::example_page`] for the response facts its
-//! leading comments may state). Two conventions of the docs are read here:
+//! A page rule's example is a page (see [`docs::example_page`] for the response
+//! facts its leading comments may state); a site rule's is a site, one part per
+//! URL (see [`docs::example_site`]). Two conventions of the docs are read here:
 //!
 //! - a section that says "reported for review" shows a cant-tell: its example
 //!   must be reported for review and not fail;
@@ -12,8 +13,10 @@
 //!   the rule does not apply to.
 //!
 //! A few rules' examples abbreviate or describe what a page cannot hold; they are
-//! listed in [`DESCRIBED`] with the reason, and covered by their own tests.
+//! listed in [`DESCRIBED`] (page rules) or [`SITE_DESCRIBED`] (site rules) with
+//! the reason, and covered by their own tests.
 
+use sitescan_rules::site::analyze_site;
 use sitescan_rules::{analyze, docs, registry, Outcome};
 
 /// Rules whose doc examples are not runnable pages, with why. Each is still
@@ -55,6 +58,23 @@ const DESCRIBED: &[(&str, &str)] = &[
     (
         "analysis-incomplete",
         "a scan option (a page budget), reported by the runner",
+    ),
+];
+
+/// Site rules whose doc examples are not runnable sites, with why. Each is
+/// still tested by its rule file's tests.
+const SITE_DESCRIBED: &[(&str, &str)] = &[
+    (
+        "tls-certificate",
+        "the certificate chain of a TLS handshake, described",
+    ),
+    (
+        "tls-version",
+        "the TLS versions a server accepts, described",
+    ),
+    (
+        "near-duplicate-content",
+        "pages of hundreds of words that differ in a few, abbreviated",
     ),
 ];
 
@@ -168,6 +188,73 @@ fn doc_examples_fail_and_pass_as_documented() {
     assert!(
         problems.is_empty(),
         "{} doc example problem(s):\n\n{}",
+        problems.len(),
+        problems.join("\n\n")
+    );
+}
+
+#[test]
+fn site_doc_examples_fail_and_pass_as_documented() {
+    let mut problems = Vec::new();
+    let ids: Vec<&str> = registry::site_rules().iter().map(|r| r.meta().id).collect();
+    for (id, _) in SITE_DESCRIBED {
+        if !ids.contains(id) {
+            problems.push(format!("`{id}` is listed but is no site rule"));
+        }
+    }
+    for rule in registry::site_rules() {
+        let m = rule.meta();
+        let failing = docs::examples(m.docs, "Failing");
+        let passing = docs::examples(m.docs, "Passing");
+        if failing.is_empty() || passing.is_empty() {
+            problems.push(format!(
+                "{}: docs need a Failing and a Passing code block",
+                m.id
+            ));
+            continue;
+        }
+        if listed(SITE_DESCRIBED, m.id) {
+            continue;
+        }
+        for (heading, examples) in [("Failing", failing), ("Passing", passing)] {
+            for example in examples {
+                let site = match docs::example_site(example) {
+                    Ok(site) => site,
+                    Err(docs::Described(what)) => {
+                        problems.push(format!(
+                            "{}: `{what}` is no part of a site example (list the rule in SITE_DESCRIBED if it cannot be one):\n{example}",
+                            m.id
+                        ));
+                        continue;
+                    }
+                };
+                let (tallies, findings, errors) = analyze_site(&site, &[*rule]);
+                if let Some(err) = errors.first() {
+                    problems.push(format!(
+                        "{}: example panicked ({}):\n{example}",
+                        m.id, err.message
+                    ));
+                    continue;
+                }
+                let count = |o: Outcome| findings.iter().filter(|f| f.outcome == o).count();
+                let (failed, cant) = (count(Outcome::Failed), count(Outcome::CantTell));
+                let passed: u32 = tallies.iter().map(|t| t.passed).sum();
+                let (ok, want) = match heading {
+                    "Failing" => (failed > 0, "a failure"),
+                    _ => (failed + cant == 0 && passed > 0, "applied and passed"),
+                };
+                if !ok {
+                    problems.push(format!(
+                        "{}: the {heading} example should be {want}, got {passed} passed, {failed} failed, {cant} cant-tell:\n{example}\nfindings: {findings:#?}",
+                        m.id
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{} site doc example problem(s):\n\n{}",
         problems.len(),
         problems.join("\n\n")
     );

@@ -7,8 +7,7 @@
 //! free port (`SITESCAN_TEST_REDIS_BIN`, else `redis-server` on PATH). Nothing
 //! is mocked. Waits poll with deadlines.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -16,194 +15,16 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use sitescan_daemon::queue::{Job, Queue};
-use sitescan_daemon::store::redis::{RedisBackend, RedisSettings};
+use sitescan_daemon::store::redis::RedisBackend;
 use sitescan_daemon::store::{new_id, Account, Plan, Scan, ScanStatus, Site, Store};
 use sitescan_engine::Priority;
 use sitescan_fixtures::FixtureServer;
 
 use crate::contract;
+// The dashboard's fleet test reaches these through this module.
+pub use crate::fleet_support::{backend, shared_redis, PrefixGuard};
+use crate::fleet_support::{free_port, signal, tenant, wait_scans, RedisServer, Worker};
 use crate::webhook_support::test_webhook;
-
-// ---- Redis servers and prefixes
-
-fn redis_bin() -> String {
-    std::env::var("SITESCAN_TEST_REDIS_BIN").unwrap_or_else(|_| "redis-server".to_string())
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn pings(port: u16) -> bool {
-    let Ok(mut s) = TcpStream::connect_timeout(
-        &format!("127.0.0.1:{port}").parse().unwrap(),
-        Duration::from_millis(200),
-    ) else {
-        return false;
-    };
-    let _ = s.set_read_timeout(Some(Duration::from_millis(500)));
-    if s.write_all(b"PING\r\n").is_err() {
-        return false;
-    }
-    let mut buf = [0u8; 7];
-    s.read_exact(&mut buf).is_ok() && &buf == b"+PONG\r\n"
-}
-
-/// A `redis-server` owned by a test: on a free port, its data (AOF) in a temp
-/// dir so a restart keeps the data; killed on drop.
-pub struct RedisServer {
-    port: u16,
-    dir: tempfile::TempDir,
-    child: Option<Child>,
-}
-
-impl RedisServer {
-    fn start() -> RedisServer {
-        RedisServer::start_on(free_port())
-    }
-
-    fn start_on(port: u16) -> RedisServer {
-        let mut server = RedisServer {
-            port,
-            dir: tempfile::tempdir().unwrap(),
-            child: None,
-        };
-        server.restart();
-        server
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
-    }
-
-    fn restart(&mut self) {
-        assert!(self.child.is_none());
-        let child = Command::new(redis_bin())
-            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
-            .args([
-                "--save",
-                "",
-                "--appendonly",
-                "yes",
-                "--appendfsync",
-                "always",
-            ])
-            .arg("--dir")
-            .arg(self.dir.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| {
-                panic!(
-                    "cannot start {} (set SITESCAN_TEST_REDIS_BIN): {e}",
-                    redis_bin()
-                )
-            });
-        self.child = Some(child);
-        wait_for("redis-server to answer", Duration::from_secs(10), || {
-            pings(self.port)
-        });
-    }
-
-    /// Stops it (SIGTERM: it writes its AOF and exits).
-    fn stop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            signal(child.id(), "TERM");
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-impl Drop for RedisServer {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-/// The Redis a test uses: the machine's on 6379 when it answers (unless
-/// `SITESCAN_TEST_REDIS_OWN` is set), else its own on a free port.
-pub fn shared_redis() -> (String, Option<RedisServer>) {
-    if std::env::var_os("SITESCAN_TEST_REDIS_OWN").is_none() && pings(6379) {
-        ("redis://127.0.0.1:6379/".to_string(), None)
-    } else {
-        let server = RedisServer::start();
-        (server.url(), Some(server))
-    }
-}
-
-/// Deletes every key under its prefix when dropped.
-pub struct PrefixGuard {
-    url: String,
-    pub prefix: String,
-}
-
-impl PrefixGuard {
-    pub fn new(url: &str) -> PrefixGuard {
-        PrefixGuard {
-            url: url.to_string(),
-            prefix: format!("sitescan-test-{}", new_id("t").unwrap()),
-        }
-    }
-}
-
-impl Drop for PrefixGuard {
-    fn drop(&mut self) {
-        let Ok(client) = redis::Client::open(self.url.as_str()) else {
-            return;
-        };
-        let Ok(mut conn) = client.get_connection_with_timeout(Duration::from_secs(2)) else {
-            return;
-        };
-        let keys: Vec<String> = redis::cmd("KEYS")
-            .arg(format!("{}:*", self.prefix))
-            .query(&mut conn)
-            .unwrap_or_default();
-        for batch in keys.chunks(500) {
-            let _: redis::RedisResult<()> = redis::cmd("DEL").arg(batch).query(&mut conn);
-        }
-    }
-}
-
-pub async fn backend(
-    url: &str,
-    prefix: &str,
-    visibility: Duration,
-    max_attempts: u32,
-) -> RedisBackend {
-    let mut settings = RedisSettings::new(url).unwrap();
-    settings.prefix = prefix.to_string();
-    settings.visibility_timeout = visibility;
-    settings.max_attempts = max_attempts;
-    RedisBackend::connect(settings).await.unwrap()
-}
-
-fn wait_for(what: &str, timeout: Duration, mut ok: impl FnMut() -> bool) {
-    let deadline = Instant::now() + timeout;
-    while !ok() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-fn signal(pid: u32, sig: &str) {
-    let status = Command::new("kill")
-        .args([format!("-{sig}"), pid.to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success(), "kill -{sig} {pid} failed");
-}
 
 // ---- the contract on Redis
 
@@ -329,29 +150,6 @@ async fn redis_queue_reclaims_heartbeats_and_dead_letters() {
 
 // ---- fleet processes
 
-async fn tenant(store: &RedisBackend, url: &str) -> (Account, Site) {
-    let acc = store
-        .create_account(Account {
-            id: new_id("acc").unwrap(),
-            name: None,
-            plan: Plan::Enterprise,
-            created_at: Utc::now(),
-        })
-        .await
-        .unwrap();
-    let site = store
-        .create_site(Site {
-            id: new_id("site").unwrap(),
-            account_id: acc.id.clone(),
-            url: url.to_string(),
-            name: "fixture".into(),
-            created_at: Utc::now(),
-        })
-        .await
-        .unwrap();
-    (acc, site)
-}
-
 /// Creates and enqueues `n` scans of `site` (3 pages at most each).
 async fn submit(store: &RedisBackend, site: &Site, n: usize) -> Vec<String> {
     let mut ids = Vec::new();
@@ -383,96 +181,12 @@ fn small_site(dir: &Path, delay_ms: Option<u64>) -> PathBuf {
     dir.to_path_buf()
 }
 
-/// A `sitescan worker` process; killed on drop.
-struct Worker {
-    child: Child,
-}
-
-impl Worker {
-    fn start(url: &str, prefix: &str, extra: &[&str], log: &Path) -> Worker {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_sitescan"))
-            .args([
-                "worker",
-                "--redis",
-                url,
-                "--redis-prefix",
-                prefix,
-                "--allow-private",
-            ])
-            .args(extra)
-            .env("RUST_LOG", "info")
-            .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(log).unwrap())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        assert!(
-            line.contains("\"worker\""),
-            "worker did not start: {line:?} (log {})",
-            log.display()
-        );
-        Worker { child }
-    }
-
-    fn wait_exit(&mut self, timeout: Duration) -> std::process::ExitStatus {
-        let deadline = Instant::now() + timeout;
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(Instant::now() < deadline, "worker did not exit");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 async fn statuses(store: &RedisBackend, ids: &[String]) -> Vec<Scan> {
     let mut out = Vec::new();
     for id in ids {
         out.push(store.scan_by_id(id).await.unwrap().unwrap());
     }
     out
-}
-
-async fn wait_scans(
-    store: &RedisBackend,
-    ids: &[String],
-    timeout: Duration,
-    ok: impl Fn(&Scan) -> bool,
-) -> Vec<Scan> {
-    let deadline = Instant::now() + timeout;
-    loop {
-        // A Redis outage in the middle: retry until the deadline.
-        let mut all = Vec::new();
-        let mut failed = false;
-        for id in ids {
-            match store.scan_by_id(id).await {
-                Ok(Some(s)) => all.push(s),
-                _ => failed = true,
-            }
-        }
-        if !failed && all.iter().all(&ok) {
-            return all;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "timed out; scans: {:?}",
-            all.iter()
-                .map(|s| (s.status, s.attempts, s.error.clone()))
-                .collect::<Vec<_>>()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -772,89 +486,6 @@ async fn serve_with_redis_serves_metrics() {
     signal(child.id(), "TERM");
     let status = child.wait().unwrap();
     assert!(status.success());
-}
-
-/// The scale-out figure (`scripts/fleet-scale` runs it): N scans of a
-/// generated fixture site with 1, 2 and 4 workers (one scan at a time each),
-/// printing scans/minute and pages/second. Ignored in the normal suite for its
-/// length; it stays a test (not a bench) because it drives the workers through
-/// this harness (the built binary, Redis servers, tenants), and it asserts what
-/// makes the figure meaningful: every scan completed and pages were fetched, so
-/// the workers did the work being timed.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "a measurement (minutes), run by scripts/fleet-scale"]
-async fn fleet_scale() {
-    let env_num = |name: &str, default: usize| {
-        std::env::var(name)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(default)
-    };
-    let scans = env_num("SITESCAN_SCALE_SCANS", 12);
-    let pages = env_num("SITESCAN_SCALE_PAGES", 20);
-    let (url, _server) = shared_redis();
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("site");
-    sitescan_fixtures::generate_site(pages, 5, &dir).unwrap();
-    let fixture = FixtureServer::start(&dir).await.unwrap();
-    println!("fleet-scale: {scans} scans of a {pages}-page generated site, Redis {url}");
-    println!(
-        "{:>7} {:>10} {:>12} {:>10}",
-        "workers", "seconds", "scans/min", "pages/s"
-    );
-    for workers in [1usize, 2, 4] {
-        let guard = PrefixGuard::new(&url);
-        let store = backend(&url, &guard.prefix, Duration::from_secs(60), 3).await;
-        let (_acc, site) = tenant(&store, &fixture.url()).await;
-        let mut ids = Vec::new();
-        for _ in 0..scans {
-            let mut scan: Scan = contract::scan(&site);
-            scan.config.max_pages = pages;
-            let scan = store
-                .create_scan_if_quota(scan, Utc::now().date_naive(), None)
-                .await
-                .unwrap();
-            ids.push(scan.id);
-        }
-        let procs: Vec<Worker> = (0..workers)
-            .map(|i| {
-                Worker::start(
-                    &url,
-                    &guard.prefix,
-                    &["--concurrency", "1"],
-                    &tmp.path().join(format!("scale-{workers}-{i}.log")),
-                )
-            })
-            .collect();
-        let started = Instant::now();
-        for id in &ids {
-            store
-                .enqueue(Job {
-                    scan_id: id.clone(),
-                    priority: Priority::Normal,
-                })
-                .await
-                .unwrap();
-        }
-        let done = wait_scans(&store, &ids, Duration::from_secs(1800), |s| {
-            s.status == ScanStatus::Completed
-        })
-        .await;
-        let secs = started.elapsed().as_secs_f64();
-        let fetched = store.stats().await.unwrap().pages;
-        assert_eq!(done.len(), scans);
-        assert!(done.iter().all(|s| s.status == ScanStatus::Completed));
-        assert!(
-            fetched as usize >= scans,
-            "{workers} workers fetched {fetched} pages for {scans} scans"
-        );
-        println!(
-            "{workers:>7} {secs:>10.2} {:>12.1} {:>10.1}",
-            scans as f64 * 60.0 / secs,
-            fetched as f64 / secs
-        );
-        drop(procs);
-    }
 }
 
 /// A `sitescan serve --redis` process; killed on drop.

@@ -9,7 +9,9 @@
 //! - `contract`: the Store and Queue contract, run on the embedded backend.
 //! - `crash_loop`: `serve` killed while a page is in analysis: that scan is failed
 //!   after two kills, the others keep their attempts.
-//! - `fleet`: the Redis backend (same contract), `sitescan worker` processes under faults.
+//! - `fleet`: the Redis backend (same contract), `sitescan worker` processes under faults;
+//!   `fleet_support` holds their Redis servers, prefixes and workers (shared with
+//!   `benches/fleet_scale.rs`).
 //! - `crawl`: the crawler over real HTTP against the fixture server (politeness,
 //!   limits, redirects, SSRF guard, sitemaps, the library API).
 //! - `conformance`: the ACT conformance floor (`conformance/floor.json`).
@@ -62,6 +64,7 @@ mod crawl;
 mod dashboard;
 mod docs;
 mod fleet;
+mod fleet_support;
 mod fuzz_corpus;
 mod hostile;
 mod hostile_fetch;

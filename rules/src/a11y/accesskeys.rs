@@ -68,7 +68,7 @@ impl Rule for Accesskeys {
                     format!("accesskey=\"{key}\" is used by more than one element."),
                 );
             } else {
-                cx.pass();
+                cx.pass_on(el);
             }
         }
     }
@@ -82,7 +82,7 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&Accesskeys)
-            .pass(&[("(page)", "<a href=/ accesskey=h>Home</a><a href=/x accesskey=x>X</a>")])
+            .pass(&[("a", "<a href=/ accesskey=h>Home</a><a href=/x accesskey=x>X</a>")])
             .fail(&[("a", "<a href=/ accesskey=h>Home</a><a href=/x accesskey=' H'>X</a>")])
             .run();
     }

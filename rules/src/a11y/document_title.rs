@@ -68,7 +68,7 @@ impl Rule for DocumentTitle {
             Some(t) if normalized_text(t).is_empty() => {
                 cx.fail(t, "The page's <title> is empty.");
             }
-            Some(_) => cx.pass(),
+            Some(t) => cx.pass_on(t),
         }
     }
 }
@@ -82,8 +82,8 @@ mod tests {
     fn examples() {
         RuleTester::new(&DocumentTitle)
             .pass(&[
-                ("(page)", "<html><head><title>Shop</title></head><body></body></html>"),
-                ("(page)", "<html><head><title>A</title><title></title></head></html>"),
+                ("title", "<html><head><title>Shop</title></head><body></body></html>"),
+                ("title", "<html><head><title>A</title><title></title></head></html>"),
             ])
             .fail(&[
                 ("(page)", "<html><head></head><body><p>x</p></body></html>"),

@@ -92,8 +92,8 @@ impl Rule for DuplicateIdAria {
                         );
                     }
                 }
-            } else {
-                cx.pass();
+            } else if let Some(el) = nodes.first().and_then(|n| page.element(*n)) {
+                cx.pass_on(el);
             }
         }
     }
@@ -108,7 +108,7 @@ mod tests {
     fn examples() {
         RuleTester::new(&DuplicateIdAria)
             .pass(&[
-                ("(page)", "<label for=a>A</label><input id=a><input id=b>"),
+                ("input", "<label for=a>A</label><input id=a><input id=b>"),
             ])
             .inapplicable(&[
                 "<p id=x>1</p><p id=x>2</p>",

@@ -89,7 +89,7 @@ impl Rule for FrameTitleUnique {
                 continue;
             }
             if group.iter().all(|j| frames[*j].1 == frames[i].1) {
-                cx.pass();
+                cx.pass_on(frames[i].2);
                 continue;
             }
             let mut reported: Vec<ego_tree::NodeId> = Vec::new();
@@ -176,7 +176,7 @@ mod tests {
     fn examples() {
         RuleTester::new(&FrameTitleUnique)
             .pass(&[
-                ("(page)", "<iframe title=Map src=/a></iframe><iframe title=map src=/a/></iframe>"),
+                ("iframe", "<iframe title=Map src=/a></iframe><iframe title=map src=/a/></iframe>"),
             ])
             .inapplicable(&[
                 "<iframe title='Map of Paris' src=/p></iframe><iframe title='Map of Rome' src=/r></iframe>",

@@ -58,7 +58,7 @@ impl Rule for HtmlHasLang {
             return;
         }
         match root.value().attr("lang") {
-            Some(lang) if !lang.trim().is_empty() => cx.pass(),
+            Some(lang) if !lang.trim().is_empty() => cx.pass_on(root),
             Some(_) => {
                 cx.fail(root, "The <html> element's lang attribute is empty.");
             }
@@ -78,8 +78,8 @@ mod tests {
     fn examples() {
         RuleTester::new(&HtmlHasLang)
             .pass(&[
-                ("(page)", "<html lang=en><body>x</body></html>"),
-                ("(page)", "<html lang='fr-CA'><body>x</body></html>"),
+                ("html", "<html lang=en><body>x</body></html>"),
+                ("html", "<html lang='fr-CA'><body>x</body></html>"),
             ])
             .fail(&[
                 ("html", "<html><body>x</body></html>"),

@@ -114,7 +114,7 @@ pub(crate) fn inherited_text(cx: &PageContext<'_>, owner: ElementRef<'_>) -> Str
 /// Records the outcome of comparing `declared` with the language of `text`.
 pub(crate) fn judge(cx: &mut Check<'_, '_>, el: ElementRef<'_>, declared: &str, text: &str) {
     match langtag::assess(declared, text) {
-        Assessment::Matches => cx.pass(),
+        Assessment::Matches => cx.pass_on(el),
         Assessment::Differs {
             detected,
             confidence,
@@ -194,7 +194,7 @@ mod tests {
             format!("<html lang=nl><body><p>{EN}</p></body></html>"),
         ];
         RuleTester::new(&HtmlLangMatchesContent)
-            .pass(&pass.iter().map(|h| ("(page)", h.as_str())).collect::<Vec<_>>())
+            .pass(&pass.iter().map(|h| ("html", h.as_str())).collect::<Vec<_>>())
         .inapplicable(&pass_inapplicable.iter().map(String::as_str).collect::<Vec<_>>())
             .fail(&fail.iter().map(|h| ("html", h.as_str())).collect::<Vec<_>>())
             .cant_tell(&[

@@ -65,7 +65,7 @@ impl Rule for HtmlLangValid {
             return;
         }
         if langtag::is_valid(lang) {
-            cx.pass();
+            cx.pass_on(root);
         } else {
             cx.fail(
                 root,
@@ -84,8 +84,8 @@ mod tests {
     fn examples() {
         RuleTester::new(&HtmlLangValid)
             .pass(&[
-                ("(page)", "<html lang=FR></html>"),
-                ("(page)", "<html lang='en-US-GB'></html>"),
+                ("html", "<html lang=FR></html>"),
+                ("html", "<html lang='en-US-GB'></html>"),
             ])
             .inapplicable(&[
                 "<html></html>",

@@ -102,7 +102,7 @@ impl Rule for MetaRefresh {
                 format!("The page refreshes or redirects after {delay} seconds."),
             );
         } else {
-            cx.pass();
+            cx.pass_on(el);
         }
     }
 }
@@ -116,9 +116,9 @@ mod tests {
     fn examples() {
         RuleTester::new(&MetaRefresh)
             .pass(&[
-                ("(page)", r#"<html lang=en><head><meta http-equiv="refresh" content="0; URL='https://x.test'"></head></html>"#),
-                ("(page)", r#"<html lang=en><head><meta http-equiv="refresh" content="0; https://x.test"><meta http-equiv="refresh" content="5"></head></html>"#),
-                ("(page)", r#"<html lang=en><head><meta http-equiv="refresh" content="72001; https://x.test"></head></html>"#),
+                ("meta", r#"<html lang=en><head><meta http-equiv="refresh" content="0; URL='https://x.test'"></head></html>"#),
+                ("meta", r#"<html lang=en><head><meta http-equiv="refresh" content="0; https://x.test"><meta http-equiv="refresh" content="5"></head></html>"#),
+                ("meta", r#"<html lang=en><head><meta http-equiv="refresh" content="72001; https://x.test"></head></html>"#),
             ])
             .inapplicable(&[
                 r#"<html lang=en><head><meta http-equiv="refresh" content="0: https://x.test"></head></html>"#,

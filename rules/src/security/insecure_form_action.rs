@@ -82,7 +82,7 @@ impl Rule for InsecureFormAction {
                 cx.fail(form, "A password form is served on a plain HTTP page.");
             }
             if !failed {
-                cx.pass();
+                cx.pass_on(form);
             }
         }
     }
@@ -98,8 +98,8 @@ mod tests {
     fn examples() {
         RuleTester::new(&InsecureFormAction)
             .pass(&[
-                ("(page)", r#"<form action="/login" method="post"><input type="password" name="p"></form>"#),
-                ("(page)", r#"<form><input name="q"></form>"#),
+                ("form", r#"<form action="/login" method="post"><input type="password" name="p"></form>"#),
+                ("form", r#"<form><input name="q"></form>"#),
             ])
             .fail(&[
                 ("form", r#"<form action="http://example.com/login"><input name="u"></form>"#),

@@ -66,7 +66,7 @@ impl Rule for HeadingH1 {
                 if normalized_text(*one).is_empty() && !alt {
                     cx.fail(*one, "The <h1> is empty.");
                 } else {
-                    cx.pass();
+                    cx.pass_on(*one);
                 }
             }
             [_, second, ..] => {
@@ -91,8 +91,8 @@ mod tests {
     fn examples() {
         RuleTester::new(&HeadingH1)
             .pass(&[
-                ("(page)", "<h1>Hand-made mugs</h1><h2>Sizes</h2>"),
-                ("(page)", r#"<h1><img src="logo.svg" alt="Example Pottery"></h1>"#),
+                ("h1", "<h1>Hand-made mugs</h1><h2>Sizes</h2>"),
+                ("h1", r#"<h1><img src="logo.svg" alt="Example Pottery"></h1>"#),
             ])
             .fail(&[("(page)", "<h2>No h1</h2>"), ("h1", "<h1> </h1>"), ("html > body > h1:nth-child(2)", "<h1>One</h1><h1>Two</h1>"),
             ])

@@ -49,7 +49,7 @@ impl Rule for InternalNofollow {
             if has_rel(a, "nofollow") {
                 cx.fail(a, format!("The internal link to {url} is nofollow."));
             } else {
-                cx.pass();
+                cx.pass_on(a);
             }
         }
     }
@@ -63,7 +63,7 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&InternalNofollow)
-            .pass(&[("(page)", r#"<a href="/pricing">P</a><a href="https://ads.example.net/" rel="nofollow">Ad</a>"#)])
+            .pass(&[("a", r#"<a href="/pricing">P</a><a href="https://ads.example.net/" rel="nofollow">Ad</a>"#)])
             .fail(&[
                 ("a", r#"<a href="/pricing" rel="nofollow">P</a>"#),
                 ("a", r#"<a href="https://www.example.com/x" rel="NoFollow">P</a>"#),

@@ -87,7 +87,7 @@ impl Rule for MetaDescription {
             cx.fail(first, format!("The meta description is {n} characters long; search results cut it after about {MAX_CHARS}."))
                 .with_data(data);
         } else {
-            cx.pass();
+            cx.pass_on(first);
         }
     }
 }
@@ -102,7 +102,7 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&MetaDescription)
-            .pass(&[("(page)", &format!(r#"<meta name="description" content="{GOOD}">"#))])
+            .pass(&[("meta", &format!(r#"<meta name="description" content="{GOOD}">"#))])
             .fail(&[
                 ("(page)", "<p>no description</p>"),
                 ("meta", r#"<meta name="description" content="  ">"#),

@@ -82,7 +82,7 @@ impl Rule for SeoTitle {
             cx.fail(first, format!("The title is {n} characters long; search results cut it after about {MAX_CHARS}."))
                 .with_data(serde_json::json!({"length": n, "min": MIN_CHARS, "max": MAX_CHARS}));
         } else {
-            cx.pass();
+            cx.pass_on(first);
         }
     }
 }
@@ -96,7 +96,7 @@ mod tests {
     fn examples() {
         RuleTester::new(&SeoTitle)
             .pass(&[
-                ("(page)", "<html><head><title>Hand-made ceramic mugs – Example Pottery</title></head></html>"),
+                ("title", "<html><head><title>Hand-made ceramic mugs – Example Pottery</title></head></html>"),
             ])
             .inapplicable(&[
                 "<html><head></head><body>no title is document-title's business</body></html>",

@@ -95,7 +95,7 @@ impl Rule for StructuredData {
                     item_problems(&v, &mut problems);
                     problems.dedup();
                     if problems.is_empty() {
-                        cx.pass();
+                        cx.pass_on(s);
                     } else {
                         cx.fail(s, format!("JSON-LD: {}.", problems.join("; ")));
                     }
@@ -114,8 +114,8 @@ mod tests {
     fn examples() {
         RuleTester::new(&StructuredData)
             .pass(&[
-                ("(page)", r#"<script type="application/ld+json">{"@context": "https://schema.org", "@type": "Product", "name": "Mug"}</script>"#),
-                ("(page)", r#"<script type="application/ld+json">{"@context": "https://schema.org", "@graph": [{"@type": "WebSite"}, {"@type": "Organization"}]}</script>"#),
+                ("script", r#"<script type="application/ld+json">{"@context": "https://schema.org", "@type": "Product", "name": "Mug"}</script>"#),
+                ("script", r#"<script type="application/ld+json">{"@context": "https://schema.org", "@graph": [{"@type": "WebSite"}, {"@type": "Organization"}]}</script>"#),
             ])
             .inapplicable(&[
                 "<p>no structured data</p>",

@@ -58,7 +58,7 @@ impl Rule for Viewport {
             .filter_map(|p| p.split_once('='))
             .any(|(k, v)| k.trim() == "width" && !v.trim().is_empty());
         if has_width {
-            cx.pass();
+            cx.pass_on(m);
         } else {
             cx.fail(
                 m,
@@ -76,7 +76,7 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&Viewport)
-            .pass(&[("(page)", r#"<meta name="viewport" content="width=device-width, initial-scale=1">"#)])
+            .pass(&[("meta", r#"<meta name="viewport" content="width=device-width, initial-scale=1">"#)])
             .fail(&[
                 ("(page)", "<p>none</p>"),
                 ("meta", r#"<meta name="viewport" content="initial-scale=1">"#),

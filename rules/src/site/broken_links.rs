@@ -47,12 +47,18 @@ Broken links frustrate visitors, waste crawl budget and make a site look abandon
 
 ## Failing
 ```html
-<a href="https://example.com/old-page">Our old offer</a>  <!-- answers 404 -->
+<!-- / -->
+<a href="https://example.com/old-page">Our old offer</a>
+<!-- https://example.com/old-page
+HTTP/1.1 404 Not Found -->
 ```
 
 ## Passing
 ```html
-<a href="https://example.com/offers">Current offers</a>  <!-- answers 200 -->
+<!-- / -->
+<a href="https://example.com/offers">Current offers</a>
+<!-- https://example.com/offers
+HTTP/1.1 200 OK -->
 ```
 "#,
     ..RuleMeta::BASE

@@ -34,12 +34,18 @@ leaves a hole. Each failed request also costs a round trip.
 
 ## Failing
 ```html
-<img src="/images/hero.webp" alt="Our workshop" width="800" height="400">  <!-- answers 404 -->
+<!-- / -->
+<img src="/images/hero.webp" alt="Our workshop" width="800" height="400">
+<!-- /images/hero.webp
+HTTP/1.1 404 Not Found -->
 ```
 
 ## Passing
 ```html
-<img src="/images/workshop.webp" alt="Our workshop" width="800" height="400">  <!-- answers 200 -->
+<!-- / -->
+<img src="/images/workshop.webp" alt="Our workshop" width="800" height="400">
+<!-- /images/workshop.webp
+HTTP/1.1 200 OK -->
 ```
 "#,
     ..RuleMeta::BASE

@@ -27,13 +27,21 @@ is not indexable, and may then index the wrong URL — or none.
 
 ## Failing
 ```html
-<!-- /mugs?color=blue: -->
-<link rel="canonical" href="https://example.com/old-mugs">  <!-- which 301s to /mugs -->
+<!-- /mugs?color=blue -->
+<link rel="canonical" href="https://example.com/old-mugs">
+<!-- /old-mugs
+HTTP/1.1 301 Moved Permanently
+Location: /mugs -->
+<!-- /mugs -->
+<h1>Hand-made mugs</h1>
 ```
 
 ## Passing
 ```html
+<!-- /mugs?color=blue -->
 <link rel="canonical" href="https://example.com/mugs">
+<!-- /mugs -->
+<h1>Hand-made mugs</h1>
 ```
 "#,
     ..RuleMeta::BASE

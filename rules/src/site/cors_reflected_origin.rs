@@ -42,15 +42,19 @@ CSRF tokens or API answers of its visitors.
 
 ## Failing
 ```html
-<!-- GET / with Origin: https://sitescan-origin-probe.invalid answers
-     Access-Control-Allow-Origin: https://sitescan-origin-probe.invalid
-     Access-Control-Allow-Credentials: true -->
+<!-- /
+Access-Control-Allow-Origin: https://sitescan-origin-probe.invalid
+Access-Control-Allow-Credentials: true -->
+<!-- the server copies the request's Origin (here the scan's probe) into
+     Access-Control-Allow-Origin, and allows credentials -->
+<h1>Example Pottery</h1>
 ```
 
 ## Passing
 ```html
-<!-- GET / with Origin: https://sitescan-origin-probe.invalid answers without
-     Access-Control-Allow-Origin (or with a fixed, trusted origin) -->
+<!-- / -->
+<!-- no Access-Control-Allow-Origin (or a fixed, trusted origin) -->
+<h1>Example Pottery</h1>
 ```
 "#,
     scope: crate::Scope::Host,

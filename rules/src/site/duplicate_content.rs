@@ -26,14 +26,19 @@ and let search engines pick which copy to show — often not the one you want.
 
 ## Failing
 ```html
-<!-- https://example.com/mugs and https://example.com/mugs?ref=nav serve the same page,
-     neither with a canonical link -->
+<!-- /mugs -->
+<h1>Hand-made mugs</h1> <p>Six glazes, fired in a wood kiln.</p>
+<!-- /mugs?ref=nav -->
+<h1>Hand-made mugs</h1> <p>Six glazes, fired in a wood kiln.</p>
 ```
 
 ## Passing
 ```html
-<!-- https://example.com/mugs?ref=nav has: -->
+<!-- /mugs -->
+<h1>Hand-made mugs</h1> <p>Six glazes, fired in a wood kiln.</p>
+<!-- /mugs?ref=nav -->
 <link rel="canonical" href="https://example.com/mugs">
+<h1>Hand-made mugs</h1> <p>Six glazes, fired in a wood kiln.</p>
 ```
 "#,
     ..RuleMeta::BASE

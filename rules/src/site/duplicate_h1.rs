@@ -25,12 +25,18 @@ look first.
 
 ## Failing
 ```html
-<!-- on every page: --> <h1>Example Pottery</h1>
+<!-- /mugs -->
+<h1>Example Pottery</h1>
+<!-- /bowls -->
+<h1>Example Pottery</h1>
 ```
 
 ## Passing
 ```html
-<!-- /mugs --> <h1>Hand-made mugs</h1>  <!-- /bowls --> <h1>Hand-made bowls</h1>
+<!-- /mugs -->
+<h1>Hand-made mugs</h1>
+<!-- /bowls -->
+<h1>Hand-made bowls</h1>
 ```
 "#,
     ..RuleMeta::BASE

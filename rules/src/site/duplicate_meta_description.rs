@@ -25,14 +25,18 @@ replace it with text they pick themselves.
 
 ## Failing
 ```html
-<!-- on every page: -->
+<!-- /mugs -->
+<meta name="description" content="Example Pottery – hand-made ceramics since 1998.">
+<!-- /bowls -->
 <meta name="description" content="Example Pottery – hand-made ceramics since 1998.">
 ```
 
 ## Passing
 ```html
-<!-- /mugs --> <meta name="description" content="Hand-made mugs in six glazes, fired in a wood kiln …">
-<!-- /bowls --> <meta name="description" content="Serving and cereal bowls, hand-thrown …">
+<!-- /mugs -->
+<meta name="description" content="Hand-made mugs in six glazes, fired in a wood kiln …">
+<!-- /bowls -->
+<meta name="description" content="Serving and cereal bowls, hand-thrown …">
 ```
 "#,
     ..RuleMeta::BASE

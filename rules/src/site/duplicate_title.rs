@@ -26,14 +26,18 @@ for the same searches and leave searchers unable to choose.
 
 ## Failing
 ```html
-<!-- /mugs and /bowls both have: -->
+<!-- /mugs -->
+<title>Example Pottery</title>
+<!-- /bowls -->
 <title>Example Pottery</title>
 ```
 
 ## Passing
 ```html
-<!-- /mugs --> <title>Hand-made mugs – Example Pottery</title>
-<!-- /bowls --> <title>Hand-made bowls – Example Pottery</title>
+<!-- /mugs -->
+<title>Hand-made mugs – Example Pottery</title>
+<!-- /bowls -->
+<title>Hand-made bowls – Example Pottery</title>
 ```
 "#,
     ..RuleMeta::BASE

@@ -33,13 +33,19 @@ annotations pointing at redirects or error pages send searchers to the wrong pla
 
 ## Failing
 ```html
-<!-- /en/ lists /de/ as its German version, but /de/ has no hreflang pointing to /en/ -->
+<!-- /en/ -->
+<link rel="alternate" hreflang="en" href="https://example.com/en/">
 <link rel="alternate" hreflang="de" href="https://example.com/de/">
+<!-- /de/ -->
+<h1>Handgemachte Keramik</h1>  <!-- no hreflang back to /en/ -->
 ```
 
 ## Passing
 ```html
-<!-- both /en/ and /de/ carry the same set: -->
+<!-- /en/ -->
+<link rel="alternate" hreflang="en" href="https://example.com/en/">
+<link rel="alternate" hreflang="de" href="https://example.com/de/">
+<!-- /de/ -->
 <link rel="alternate" hreflang="en" href="https://example.com/en/">
 <link rel="alternate" hreflang="de" href="https://example.com/de/">
 ```

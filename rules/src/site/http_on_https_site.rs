@@ -26,12 +26,21 @@ split, and visitors land on insecure copies of pages.
 
 ## Failing
 ```html
-<!-- https://example.com/ links to http://example.com/about, which answers 200 over HTTP -->
+<!-- https://example.com/ -->
+<a href="http://example.com/about">About us</a>
+<!-- http://example.com/about -->
+<h1>About us</h1>  <!-- answers 200 over HTTP -->
 ```
 
 ## Passing
 ```html
-<!-- http://example.com/about answers 301 → https://example.com/about -->
+<!-- https://example.com/ -->
+<a href="http://example.com/about">About us</a>
+<!-- http://example.com/about
+HTTP/1.1 301 Moved Permanently
+Location: https://example.com/about -->
+<!-- https://example.com/about -->
+<h1>About us</h1>
 ```
 "#,
     ..RuleMeta::BASE

@@ -29,13 +29,22 @@ and visitors never find them by browsing.
 
 ## Failing
 ```html
-<!-- sitemap.xml lists https://example.com/old-offer; no page links to it -->
+<!-- / -->
+<a href="/offers">Offers</a>
+<!-- /sitemap.txt -->
+https://example.com/offers
+https://example.com/old-offer
 ```
 
 ## Passing
 ```html
-<!-- https://example.com/offers links to it: -->
+<!-- / -->
+<a href="/offers">Offers</a>
+<!-- /offers -->
 <a href="/old-offer">Last season's offer</a>
+<!-- /sitemap.txt -->
+https://example.com/offers
+https://example.com/old-offer
 ```
 "#,
     ..RuleMeta::BASE

@@ -38,12 +38,20 @@ see the HSTS header that would keep them on HTTPS.
 
 ## Failing
 ```html
-<!-- http://shop.example/ answers 200 with the page itself -->
+<!-- https://shop.example/ -->
+<h1>Example Shop</h1>
+<!-- http://shop.example/
+HTTP/1.1 200 OK -->
+<h1>Example Shop</h1>  <!-- the page itself, over plain HTTP -->
 ```
 
 ## Passing
 ```html
-<!-- http://shop.example/ answers 301, Location: https://shop.example/ -->
+<!-- https://shop.example/ -->
+<h1>Example Shop</h1>
+<!-- http://shop.example/
+HTTP/1.1 301 Moved Permanently
+Location: https://shop.example/ -->
 ```
 "#,
     scope: crate::Scope::Host,

@@ -32,13 +32,22 @@ engines trust the whole sitemap less.
 
 ## Failing
 ```html
-<!-- sitemap.xml lists https://example.com/cart, which has: -->
+<!-- / -->
+<a href="/cart">Cart</a>
+<!-- /cart -->
 <meta name="robots" content="noindex">
+<!-- /sitemap.txt -->
+https://example.com/cart
 ```
 
 ## Passing
 ```html
-<!-- sitemap.xml lists https://example.com/mugs: 200, indexable, canonical to itself -->
+<!-- / -->
+<a href="/mugs">Mugs</a>
+<!-- /mugs -->
+<h1>Hand-made mugs</h1>  <!-- 200, indexable, canonical to itself -->
+<!-- /sitemap.txt -->
+https://example.com/mugs
 ```
 "#,
     ..RuleMeta::BASE

@@ -42,19 +42,19 @@ chance.
 
 ## Failing
 ```html
-<!-- /sitemap.xml -->
-<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
-  <url><loc>https://other.example/page</loc></url>
-  <url><loc>https://example.com/a</url>
-</urlset>
+<!-- / -->
+<h1>Example Pottery</h1>
+<!-- /sitemap.txt -->
+https://example.com/
+https://other.example/page
 ```
 
 ## Passing
 ```html
-<!-- /sitemap.xml -->
-<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
-  <url><loc>https://example.com/</loc></url>
-</urlset>
+<!-- / -->
+<h1>Example Pottery</h1>
+<!-- /sitemap.txt -->
+https://example.com/
 ```
 "#,
     scope: crate::Scope::Host,

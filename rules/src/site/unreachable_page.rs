@@ -35,12 +35,22 @@ a browser error instead of a page.
 
 ## Failing
 ```html
-<!-- /loop-a answers 301 → /loop-b, which answers 302 → /loop-a -->
+<!-- / -->
+<a href="/loop-a">Offers</a>
+<!-- /loop-a
+fetch error: redirect loop -->
+<!-- /loop-a answers 301 to /loop-b, which answers 302 to /loop-a -->
 ```
 
 ## Passing
 ```html
-<!-- /old answers 301 → /new, which answers 200 within the timeout -->
+<!-- / -->
+<a href="/old">Offers</a>
+<!-- /old
+HTTP/1.1 301 Moved Permanently
+Location: /new -->
+<!-- /new -->
+<h1>Offers</h1>  <!-- answers 200 within the timeout -->
 ```
 "#,
     ..RuleMeta::BASE
