@@ -28,15 +28,38 @@ pub struct Hop {
     pub location: String,
 }
 
-/// A stylesheet that applies to the page, fetched by the engine.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A stylesheet that applies to the page, fetched by the engine: a linked one,
+/// or one a linked sheet imports (`@import`), placed just before the sheet
+/// that imports it, as CSS orders them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stylesheet {
     /// Where it came from.
     pub url: String,
     /// Its text.
     pub text: String,
-    /// The `media` attribute of the `<link>` that loaded it, if any.
+    /// The `media` attribute of the `<link>` that loaded it (or that loaded
+    /// the sheet importing it), if any.
     pub media: Option<String>,
+    /// For an imported sheet: the media query lists of the `@import` rules
+    /// that brought it in, outermost first. It applies where all of these and
+    /// [`Stylesheet::media`] hold.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub import_media: Vec<String>,
+    /// For an imported sheet: the cascade layer an `@import … layer(…)` put
+    /// it in, dotted; anonymous layers carry a name no author can write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layer: Option<String>,
+}
+
+/// A stylesheet the page uses that the engine could not load: its styles
+/// are computed without it, so what depends on the cascade may be wrong.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MissingStylesheet {
+    /// Its URL, resolved.
+    pub url: String,
+    /// Why it is missing: `HTTP 404`, a fetch error, `robots.txt disallows
+    /// it`, `import nested deeper than 4`...
+    pub reason: String,
 }
 
 /// Everything the crawler learned about one URL, before parsing.
@@ -78,6 +101,11 @@ pub struct Page {
     /// [`crate::PageBudget::max_stylesheets`] (the page is styled without them).
     #[serde(default)]
     pub stylesheets_skipped: usize,
+    /// Stylesheets the page links or imports that could not be loaded, in
+    /// the order met; rules built on the cascade say *cannot tell* where
+    /// they could change the answer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stylesheets_missing: Vec<MissingStylesheet>,
 }
 
 impl Page {
@@ -108,6 +136,7 @@ impl Page {
             stylesheets: Vec::new(),
             subresources: Vec::new(),
             stylesheets_skipped: 0,
+            stylesheets_missing: Vec::new(),
         }
     }
 

@@ -100,6 +100,49 @@ impl RuleTester {
         Page::from_html("https://example.com/", &body)
     }
 
+    /// [`RuleTester::page`] with its linked stylesheets loaded as the engine
+    /// loads them: `sheets` holds the texts by absolute URL (a URL not in it
+    /// answers `HTTP 404`), `@import` chains are followed by the engine's
+    /// [`crate::css::ImportWalk`], and at most `max_sheets` sheets are
+    /// fetched in all.
+    pub fn page_with_sheets(html: &str, sheets: &[(&str, &str)], max_sheets: usize) -> Page {
+        let mut page = Self::page(html);
+        let text_of = |url: &url::Url| {
+            sheets
+                .iter()
+                .find(|(u, _)| *u == url.as_str())
+                .map(|(_, t)| (*t).to_string())
+                .ok_or_else(|| "HTTP 404".to_string())
+        };
+        let links = crate::links::prepass(&page.body, &page.final_url, false).stylesheets;
+        for link in links {
+            if page.stylesheets.len() >= max_sheets {
+                page.stylesheets_skipped += 1;
+                continue;
+            }
+            let text = match text_of(&link.url) {
+                Ok(text) => text,
+                Err(_) if !crate::css::media_may_apply(link.media.as_deref()) => continue,
+                Err(reason) => {
+                    page.stylesheets_missing.push(crate::MissingStylesheet {
+                        url: link.url.to_string(),
+                        reason,
+                    });
+                    continue;
+                }
+            };
+            let room = crate::css::Room {
+                sheets: max_sheets - page.stylesheets.len(),
+                bytes: usize::MAX,
+            };
+            let walk = crate::css::ImportWalk::new(link.url, link.media, text, room).run(text_of);
+            page.stylesheets.extend(walk.sheets);
+            page.stylesheets_missing.extend(walk.missing);
+            page.stylesheets_skipped += walk.skipped;
+        }
+        page
+    }
+
     #[track_caller]
     fn add(mut self, expect: Expect, cases: &[(&str, &str)]) -> Self {
         let at = Location::caller();
