@@ -511,7 +511,13 @@ impl<'p> PageContext<'p> {
     pub fn styles_incomplete(&self) -> Option<&str> {
         self.styles_incomplete
             .get_or_init(|| {
-                let missing = &self.page.stylesheets_missing;
+                // A sheet a browser misses too changes nothing it shows.
+                let missing: Vec<_> = self
+                    .page
+                    .stylesheets_missing
+                    .iter()
+                    .filter(|m| !m.browser_too)
+                    .collect();
                 if let Some(first) = missing.first() {
                     return Some(match missing.len() {
                         1 => format!(

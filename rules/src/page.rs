@@ -60,6 +60,26 @@ pub struct MissingStylesheet {
     /// Why it is missing: `HTTP 404`, a fetch error, `robots.txt disallows
     /// it`, `import nested deeper than 4`...
     pub reason: String,
+    /// The server answered with a client error (`HTTP 404`, `410`...),
+    /// which a browser loading the page gets too: the page renders without
+    /// the sheet there as well, so the styles computed without it are the
+    /// ones a browser shows. False when only the scan went without it (a
+    /// fetch error, a server error, robots.txt, a limit).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub browser_too: bool,
+}
+
+impl MissingStylesheet {
+    /// Why a sheet could not be had, from the status the server answered
+    /// (`None`: no answer, or the scan's own refusal, named by `reason`).
+    pub fn new(url: impl Into<String>, status: Option<u16>, reason: impl Into<String>) -> Self {
+        MissingStylesheet {
+            url: url.into(),
+            reason: reason.into(),
+            // 408 and 429 say "not now", which a browser may not meet.
+            browser_too: status.is_some_and(|s| (400..500).contains(&s) && s != 408 && s != 429),
+        }
+    }
 }
 
 /// Everything the crawler learned about one URL, before parsing.

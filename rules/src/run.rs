@@ -267,7 +267,13 @@ fn missing_note(missing: &[crate::MissingStylesheet]) -> String {
     let mut named: Vec<String> = missing
         .iter()
         .take(NAMED)
-        .map(|m| format!("{} ({})", m.url, m.reason))
+        .map(|m| {
+            if m.browser_too {
+                format!("{} ({}, for browsers too)", m.url, m.reason)
+            } else {
+                format!("{} ({})", m.url, m.reason)
+            }
+        })
         .collect();
     if missing.len() > NAMED {
         named.push(format!("{} more", missing.len() - NAMED));
@@ -277,8 +283,13 @@ fn missing_note(missing: &[crate::MissingStylesheet]) -> String {
     } else {
         "stylesheets"
     };
+    let consequence = if missing.iter().all(|m| m.browser_too) {
+        "styles were computed without them, as browsers render the page"
+    } else {
+        "styles were computed without them, so rules built on the cascade (color-contrast and others) report cannot tell where they could change the answer"
+    };
     format!(
-        "{} {sheets} of the page could not be loaded: {}; styles were computed without them, so rules built on the cascade (color-contrast and others) report cannot tell where they could change the answer",
+        "{} {sheets} of the page could not be loaded: {}; {consequence}",
         missing.len(),
         named.join(", ")
     )

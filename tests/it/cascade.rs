@@ -133,9 +133,16 @@ async fn a_page_whose_imported_sheet_fails_says_so_and_cannot_tell() {
         ),
     )
     .unwrap();
+    // One import answers 404 (browsers miss it too), the other robots.txt
+    // keeps the scan from (browsers would load it).
     std::fs::write(
         dir.path().join("css/theme.css"),
-        "@import url(gone.css);\np { color: #000 }\n",
+        "@import url(gone.css);\n@import url(private/colors.css);\np { color: #000 }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("robots.txt"),
+        "User-agent: *\nDisallow: /css/private/\n",
     )
     .unwrap();
     let server = FixtureServer::start(dir.path()).await.unwrap();
@@ -149,7 +156,8 @@ async fn a_page_whose_imported_sheet_fails_says_so_and_cannot_tell() {
         .await
         .unwrap();
     let gone = server.url_for("/css/gone.css");
-    let why = format!("the stylesheet {gone} could not be loaded (HTTP 404)");
+    let private = server.url_for("/css/private/colors.css");
+    let why = format!("the stylesheet {private} could not be loaded (robots.txt disallows it)");
     let found = contrast(&report, &server);
     let expected: Vec<(String, Outcome, String, String)> =
         ["html > body > main > h1", "html > body > main > p"]
@@ -166,9 +174,10 @@ async fn a_page_whose_imported_sheet_fails_says_so_and_cannot_tell() {
     assert_eq!(found, expected);
     assert_eq!(
         report.pages[0].incomplete.as_deref(),
-        Some(format!("1 stylesheet of the page could not be loaded: {gone} (HTTP 404); styles were computed without them, so rules built on the cascade (color-contrast and others) report cannot tell where they could change the answer").as_str())
+        Some(format!("2 stylesheets of the page could not be loaded: {gone} (HTTP 404, for browsers too), {private} (robots.txt disallows it); styles were computed without them, so rules built on the cascade (color-contrast and others) report cannot tell where they could change the answer").as_str())
     );
     assert_eq!(server.count("/css/gone.css"), 1);
+    assert_eq!(server.count("/css/private/colors.css"), 0);
     assert_eq!(
         (
             report.stats.stylesheets,

@@ -106,8 +106,9 @@ fn origin_key(url: &Url) -> String {
     url.origin().ascii_serialization()
 }
 
-/// A stylesheet's text, or why it could not be loaded.
-type StyleText = std::result::Result<Arc<String>, String>;
+/// A stylesheet's text, or why it could not be loaded: the status the server
+/// answered (if it did) and the reason (see [`MissingStylesheet::new`]).
+type StyleText = std::result::Result<Arc<String>, (Option<u16>, String)>;
 type StyleCell = Arc<OnceCell<StyleText>>;
 
 /// Counts of the stylesheets a scan fetched (see [`crate::report::CrawlStats`]).
@@ -1654,7 +1655,7 @@ async fn stylesheet(shared: &Arc<Shared>, url: &Url, imported: bool) -> StyleTex
     let text = cell
         .get_or_init(|| async {
             if !shared.robots_allow(url) {
-                return Err("robots.txt disallows it".to_string());
+                return Err((None, "robots.txt disallows it".to_string()));
             }
             let counts = &shared.sheet_counts;
             counts.fetched.fetch_add(1, Ordering::Relaxed);
@@ -1676,11 +1677,11 @@ async fn stylesheet(shared: &Arc<Shared>, url: &Url, imported: bool) -> StyleTex
                 (None, 200..=299) => Arc::new(String::from_utf8_lossy(&got.body).into_owned()),
                 (Some(e), _) => {
                     counts.failed.fetch_add(1, Ordering::Relaxed);
-                    return Err(e.to_string());
+                    return Err((None, e.to_string()));
                 }
                 (None, status) => {
                     counts.failed.fetch_add(1, Ordering::Relaxed);
-                    return Err(format!("HTTP {status}"));
+                    return Err((Some(status), format!("HTTP {status}")));
                 }
             };
             let kept = shared.styles_bytes.fetch_add(text.len(), Ordering::Relaxed) + text.len();
@@ -1722,12 +1723,10 @@ async fn load_sheet(
 ) {
     let text = match stylesheet(shared, &link.url, false).await {
         Ok(text) => text,
-        Err(reason) => {
+        Err((status, reason)) => {
             if sitescan_rules::css::media_may_apply(link.media.as_deref()) {
-                out.missing.push(MissingStylesheet {
-                    url: link.url.to_string(),
-                    reason,
-                });
+                out.missing
+                    .push(MissingStylesheet::new(link.url.to_string(), status, reason));
             }
             return;
         }
@@ -2218,7 +2217,8 @@ mod tests {
                 page.stylesheets_missing,
                 vec![MissingStylesheet {
                     url: server.url_for("/css/gone.css"),
-                    reason: "HTTP 404".into()
+                    reason: "HTTP 404".into(),
+                    browser_too: true,
                 }]
             );
         }

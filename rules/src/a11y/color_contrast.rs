@@ -634,7 +634,7 @@ impl Rule for ColorContrast {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::RuleTester;
+    use crate::testing::{RuleTester, UNREACHABLE};
     use crate::{analyze, Page};
 
     #[test]
@@ -774,7 +774,8 @@ mod tests {
     #[test]
     fn sheets_that_could_not_be_loaded_leave_the_contrast_undecided() {
         let link = r#"<link rel=stylesheet href="a.css">"#;
-        let dark = &format!("@import url(b.css); {DARK}");
+        let dark = format!("@import url(b.css); {DARK}");
+        let dark = dark.as_str();
         let chain: Vec<(String, String)> = (0..7)
             .map(|i| {
                 let next = format!("@import url(s{}.css); ", i + 1);
@@ -782,31 +783,49 @@ mod tests {
             })
             .collect();
         let chain: Vec<(&str, &str)> = chain.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let gone = [("a.css", dark), ("b.css", UNREACHABLE)];
         RuleTester::new(&ColorContrast)
-            // The imported sheet answers 404.
-            .cant_tell_page("#t", linked(link, &[("a.css", dark)], 100))
-            // The linked sheet answers 404.
-            .cant_tell_page("#t", linked(link, &[], 100))
+            // The imported sheet does not answer.
+            .cant_tell_page("#t", linked(link, &gone, 100))
+            // The linked sheet does not answer.
+            .cant_tell_page("#t", linked(link, &[("a.css", UNREACHABLE)], 100))
+            // Sheets that answer 404 are missing for browsers too: the page
+            // is judged as browsers render it.
+            .pass_page("#t", linked(link, &[("a.css", dark)], 100))
+            .fail_page(
+                "#t",
+                linked(&format!(r#"{link}<link rel=stylesheet href="gone.css">"#), &[("a.css", LIGHT)], 100),
+            )
             // A print-only sheet that fails changes nothing.
             .pass_page(
                 "#t",
-                linked(&format!(r#"<style>{DARK}</style><link rel=stylesheet href="p.css" media=print>"#), &[], 100),
+                linked(
+                    &format!(r#"<style>{DARK}</style><link rel=stylesheet href="p.css" media=print>"#),
+                    &[("p.css", UNREACHABLE)],
+                    100,
+                ),
             )
             // Past the page's cap on stylesheets.
             .cant_tell_page("#t", linked(link, &[("a.css", dark), ("b.css", LIGHT)], 1))
             // Nested deeper than followed.
             .cant_tell_page("#t", linked(r#"<link rel=stylesheet href="s0.css">"#, &chain, 100))
             .run();
-        let page = linked(link, &[("a.css", dark)], 100);
+        let page = linked(link, &gone, 100);
         let a = analyze(&page, &[&ColorContrast]);
         assert_eq!(
             a.findings[0].message,
-            "Contrast needs review: the stylesheet https://example.com/b.css could not be loaded (HTTP 404)."
+            "Contrast needs review: the stylesheet https://example.com/b.css could not be loaded (connection refused)."
         );
         assert_eq!(a.findings[0].data, Some(json!({"reason": "styles-incomplete"})));
         assert_eq!(
             a.incomplete.as_deref(),
-            Some("1 stylesheet of the page could not be loaded: https://example.com/b.css (HTTP 404); styles were computed without them, so rules built on the cascade (color-contrast and others) report cannot tell where they could change the answer")
+            Some("1 stylesheet of the page could not be loaded: https://example.com/b.css (connection refused); styles were computed without them, so rules built on the cascade (color-contrast and others) report cannot tell where they could change the answer")
+        );
+        // The page still says when a sheet answers 404.
+        let a = analyze(&linked(link, &[("a.css", dark)], 100), &[&ColorContrast]);
+        assert_eq!(
+            a.incomplete.as_deref(),
+            Some("1 stylesheet of the page could not be loaded: https://example.com/b.css (HTTP 404, for browsers too); styles were computed without them, as browsers render the page")
         );
     }
 
@@ -885,7 +904,8 @@ mod tests {
                 let html = format!(
                     r#"{head}<div style="{outer}">{sibling}<p style="{own}">Some text</p></div>"#
                 );
-                let page = RuleTester::page_with_sheets(&html, &[], 100);
+                let gone = [("https://example.com/gone.css", UNREACHABLE)];
+                let page = RuleTester::page_with_sheets(&html, &gone, 100);
                 let a = analyze(&page, &[&ColorContrast]);
                 let tally = a
                     .tallies

@@ -128,9 +128,11 @@ impl ImportWalk {
                 continue;
             }
             let Ok(url) = top.url.join(import.url.trim()) else {
+                // A browser cannot load it either.
                 self.missing.push(MissingStylesheet {
                     url: import.url.clone(),
                     reason: "not a valid URL".into(),
+                    browser_too: true,
                 });
                 continue;
             };
@@ -139,10 +141,11 @@ impl ImportWalk {
                 continue;
             }
             if self.stack.len() > MAX_IMPORT_DEPTH {
-                self.missing.push(MissingStylesheet {
-                    url: url.to_string(),
-                    reason: format!("imported more than {MAX_IMPORT_DEPTH} levels deep"),
-                });
+                self.missing.push(MissingStylesheet::new(
+                    url.to_string(),
+                    None,
+                    format!("imported more than {MAX_IMPORT_DEPTH} levels deep"),
+                ));
                 continue;
             }
             if self.room.sheets == 0 || self.room.bytes == 0 {
@@ -177,8 +180,9 @@ impl ImportWalk {
     }
 
     /// The text of the sheet [`ImportWalk::next_fetch`] asked for, or why it
-    /// could not be had (`HTTP 404`, a fetch error...).
-    pub fn fetched(&mut self, text: Result<String, String>) {
+    /// could not be had (as [`MissingStylesheet::new`] takes it: the status
+    /// the server answered, if it did, and the reason).
+    pub fn fetched(&mut self, text: Result<String, (Option<u16>, String)>) {
         let Some(pending) = self.pending.take() else {
             return;
         };
@@ -188,15 +192,19 @@ impl ImportWalk {
                 self.room.bytes = self.room.bytes.saturating_sub(text.len());
                 self.open(pending.url, text, pending.import_media, pending.layer);
             }
-            Err(reason) => self.missing.push(MissingStylesheet {
-                url: pending.url.to_string(),
+            Err((status, reason)) => self.missing.push(MissingStylesheet::new(
+                pending.url.to_string(),
+                status,
                 reason,
-            }),
+            )),
         }
     }
 
     /// Runs the whole walk, asking `text_of` for each imported sheet.
-    pub fn run(mut self, mut text_of: impl FnMut(&Url) -> Result<String, String>) -> Self {
+    pub fn run(
+        mut self,
+        mut text_of: impl FnMut(&Url) -> Result<String, (Option<u16>, String)>,
+    ) -> Self {
         while let Some(url) = self.next_fetch() {
             let text = text_of(&url);
             self.fetched(text);
