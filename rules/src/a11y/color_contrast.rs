@@ -35,13 +35,40 @@ static META: RuleMeta = RuleMeta {
 Each visible text node in an HTML element has a contrast ratio of at least 4.5:1
 with the background behind it, or 3:1 for large text (at least 24px, or at least
 18.66px and bold). Colors come from the computed cascade: `<style>`, linked sheets
-and `style` attributes, with alpha and `opacity` composited. Text of disabled
-controls and their labels is exempt, as is a lone symbol such as "X" or icon-font
-glyphs. Where the background cannot be known from CSS alone (images, gradients
-that straddle the threshold, positioned content, text shadows) the result is
-"needs review", never a pass, with one exception: text with an opaque halo all
-round it (a centred blurred `text-shadow`, or shadows in all four directions)
-whose contrast with the halo is enough passes whatever lies behind. Findings carry `contrast_ratio`, `expected`, `fg` and `bg`.
+and the sheets they `@import`, and `style` attributes, with `@media`, `@supports`
+and cascade layers honoured and alpha and `opacity` composited (see
+[what the cascade implements](../conformance.md#what-the-cascade-implements)).
+Text of disabled controls and their labels is exempt, as is a lone symbol such
+as "X" or icon-font glyphs.
+
+## No silent pass
+Every text element it applies to ends passed, failed or "needs review"
+(cannot tell), never silently. It cannot tell, and says why in the message and
+in the finding's `data.reason`, when:
+
+| `reason` | what is unknown |
+|---|---|
+| `styles-incomplete` | a stylesheet the page uses could not be loaded by the scan (no answer, a server error, robots.txt, the page's cap on stylesheets or `@import` depth), so any color may be another. A sheet the server refuses with a 4xx is missing for browsers too: the page is judged as browsers render it, and its note says so. |
+| `text-color-unresolved` | the text color uses `var()` or `calc()` that does not resolve |
+| `background-color-unresolved` | a background color on the way down does not resolve |
+| `background-image` | the text sits on a background image |
+| `gradient` | a gradient behind it passes at some stops and fails at others |
+| `positioned` | the text is positioned out of flow over content only layout knows |
+| `positioned-sibling` | an out-of-flow sibling that paints (an image, a box with a background) may lie behind or over the text |
+| `blend-mode-or-filter` | `mix-blend-mode` or `filter` changes the colors painted |
+| `text-shadow` | a shadow changes the backdrop of thin text |
+
+Except where the text passes whatever the unknown part is: text whose contrast
+with both black and white is enough passes over any background image or
+positioned content, and text with an opaque halo all round it (a centred
+blurred `text-shadow`, or shadows in all four directions) whose contrast with
+the halo is enough passes whatever lies behind. The report's notes count the
+cannot-tell findings of a scan by reason, so you see how much was decided.
+Findings carry `contrast_ratio`, `expected`, `fg` and `bg`.
+
+The same holds for `link-in-text-block`, the other rule that reads colors:
+`styles-incomplete`, `color-unresolved`, or `state-cues-unknown` (the link's
+hover and focus cues are not known).
 
 ## Why it matters
 People with low vision or color deficiencies, and anyone reading in sunlight,
