@@ -481,6 +481,7 @@ fn linked_stylesheets(dir: &Path, body: &str, page_url: &url::Url) -> Vec<Styles
                 ),
                 text,
                 media: link.media,
+                ..Default::default()
             });
         }
     }

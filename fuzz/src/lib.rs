@@ -100,6 +100,7 @@ pub fn css_cascade(data: &[u8]) {
         url: "https://fuzz.example/style.css".into(),
         text: text.to_string(),
         media: None,
+        ..Default::default()
     }];
     let styles = Styles::compute(&doc, &linked);
     for node in doc.root_element().descendants() {

@@ -34,6 +34,7 @@ fn pages(scale: usize) -> Vec<(&'static str, Page)> {
         url: "https://example.com/s.css".into(),
         text: rules,
         media: None,
+        ..Default::default()
     });
     out.push(("elements under a large stylesheet", page));
 

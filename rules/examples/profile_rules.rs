@@ -122,6 +122,7 @@ fn main() {
                 url: format!("http://corpus.test/{p}"),
                 text: std::fs::read_to_string(p).ok()?,
                 media: None,
+                ..Default::default()
             })
         })
         .collect();

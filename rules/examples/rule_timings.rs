@@ -124,6 +124,7 @@ fn file(path: &Path) -> Result<(), String> {
                 url: href,
                 text,
                 media,
+                ..Default::default()
             });
         }
     }

@@ -246,12 +246,6 @@ impl Limit {
     }
 }
 
-/// Linked stylesheets a scan fetches per page, at most (each up to 2 MiB): a
-/// fixed bound on what one page can make the fetcher hold, below the default
-/// [`PageBudget::max_stylesheets`], which also counts `<style>` elements.
-/// Sheets past it are reported with a count in [`Overrun::count`].
-pub const MAX_LINKED_STYLESHEETS: usize = 20;
-
 /// One limit a page went over, with what was cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Overrun {
@@ -298,10 +292,10 @@ impl Overrun {
             Limit::Selectors => format!(
                 "The page's stylesheets have more than {value} selectors ({how}): selectors past the first {value} were not applied, so styles (contrast, visibility, sizes) may be judged wrongly"
             ),
-            // A count comes from the fetcher, which fetches a fixed number of
-            // linked sheets per page whatever the budget says.
+            // A count comes from the fetcher, which fetches at most that many
+            // sheets per page (linked and imported).
             Limit::Stylesheets if self.count > 0 => format!(
-                "The page links {} stylesheets more than the {MAX_LINKED_STYLESHEETS} a scan fetches per page: they were not fetched or applied, so styles (contrast, visibility, sizes) may be judged wrongly",
+                "The page links or imports {} stylesheets more than the {value} a page may use ({how}): they were not fetched or applied, so styles (contrast, visibility, sizes) may be judged wrongly",
                 self.count
             ),
             Limit::Stylesheets => format!(

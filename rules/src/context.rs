@@ -1,7 +1,6 @@
 //! What a rule sees while it runs ([`PageContext`], [`Check`]) and what it leaves
 //! behind ([`Finding`], [`RuleTally`], [`PageAnalysis`]).
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -208,6 +207,11 @@ pub struct PageContext<'p> {
     doc: Html,
     ids: OnceLock<HashMap<String, Vec<NodeId>>>,
     styles: OnceLock<Styles>,
+    /// The texts of the `<style>` elements, in document order, once read
+    /// (see [`PageContext::author_sheets`]).
+    inline_styles: OnceLock<Vec<String>>,
+    /// [`PageContext::styles_incomplete`], once known.
+    styles_incomplete: OnceLock<Option<String>>,
     /// Styles at 200% zoom ([`Viewport::ZOOMED`]); `None` when no `@media`
     /// rule could differ from the desktop styles.
     zoomed: OnceLock<Option<Styles>>,
@@ -218,6 +222,8 @@ pub struct PageContext<'p> {
     order: OnceLock<FxHashMap<NodeId, usize>>,
     names: Mutex<FxHashMap<NodeId, Arc<str>>>,
     layout: OnceLock<crate::repeated::Layout>,
+    /// Parents of out-of-flow elements that paint (see `color-contrast`).
+    positioned_parents: OnceLock<rustc_hash::FxHashSet<NodeId>>,
     http_links: OnceLock<Vec<(NodeId, url::Url)>>,
     by_name: OnceLock<FxHashMap<Box<str>, Vec<NodeId>>>,
     body_text: OnceLock<String>,
@@ -311,6 +317,8 @@ impl<'p> PageContext<'p> {
             overruns: Mutex::new(overruns),
             ids: OnceLock::new(),
             styles: OnceLock::new(),
+            inline_styles: OnceLock::new(),
+            styles_incomplete: OnceLock::new(),
             zoomed: OnceLock::new(),
             overflow_declared: OnceLock::new(),
             tree: OnceLock::new(),
@@ -318,6 +326,7 @@ impl<'p> PageContext<'p> {
             order: OnceLock::new(),
             names: Mutex::new(FxHashMap::default()),
             layout: OnceLock::new(),
+            positioned_parents: OnceLock::new(),
             http_links: OnceLock::new(),
             by_name: OnceLock::new(),
             body_text: OnceLock::new(),
@@ -469,20 +478,82 @@ impl<'p> PageContext<'p> {
     /// For rules that read stylesheets themselves: parsing within these caps
     /// ([`crate::css::sheet_facts`]) keeps a hostile sheet from costing them
     /// more than it costs the cascade, whose overruns the page already reports.
-    pub fn author_sheets(&self) -> Vec<(Cow<'_, str>, SheetCaps)> {
+    ///
+    /// The `<style>` texts are gathered once per page: several rules ask,
+    /// and each would otherwise collect them again.
+    pub fn author_sheets(&self) -> Vec<(&str, SheetCaps)> {
         let admitted = self.styles().admitted_sheets();
-        let inline = self
-            .root()
-            .descendants()
-            .filter_map(ElementRef::wrap)
-            .filter(|e| e.value().name() == "style")
-            .map(|e| Cow::Owned(e.text().collect::<String>()));
-        let linked = self
-            .page
-            .stylesheets
+        let inline = self.inline_styles.get_or_init(|| {
+            self.root()
+                .descendants()
+                .filter_map(ElementRef::wrap)
+                .filter(|e| e.value().name() == "style")
+                .map(|e| e.text().collect::<String>())
+                .collect()
+        });
+        let linked = self.page.stylesheets.iter().map(|s| s.text.as_str());
+        inline
             .iter()
-            .map(|s| Cow::Borrowed(s.text.as_str()));
-        inline.chain(linked).zip(admitted.iter().copied()).collect()
+            .map(String::as_str)
+            .chain(linked)
+            .zip(admitted.iter().copied())
+            .collect()
+    }
+
+    /// Why the page's computed styles may not be what a browser computes,
+    /// when they may not: a stylesheet the page uses could not be loaded, the
+    /// page links more sheets than a scan fetches, or the page's stylesheets
+    /// went over the page budget's caps (and were applied in part). `None`
+    /// when every sheet was applied whole.
+    ///
+    /// Rules built on the cascade report *cannot tell* with this reason where
+    /// the missing styles could change their answer.
+    pub fn styles_incomplete(&self) -> Option<&str> {
+        self.styles_incomplete
+            .get_or_init(|| {
+                // A sheet a browser misses too changes nothing it shows.
+                let missing: Vec<_> = self
+                    .page
+                    .stylesheets_missing
+                    .iter()
+                    .filter(|m| !m.browser_too)
+                    .collect();
+                if let Some(first) = missing.first() {
+                    return Some(match missing.len() {
+                        1 => format!(
+                            "the stylesheet {} could not be loaded ({})",
+                            first.url, first.reason
+                        ),
+                        n => format!(
+                            "{n} stylesheets could not be loaded (the first, {}: {})",
+                            first.url, first.reason
+                        ),
+                    });
+                }
+                if self.page.stylesheets_skipped > 0 {
+                    return Some(format!(
+                        "{} stylesheet(s) were not fetched (past the page's cap on stylesheets)",
+                        self.page.stylesheets_skipped
+                    ));
+                }
+                // The cascade records its own caps when it runs.
+                self.styles();
+                self.overruns()
+                    .iter()
+                    .find(|o| {
+                        matches!(
+                            o.limit,
+                            Limit::Stylesheets | Limit::CssRules | Limit::Selectors
+                        )
+                    })
+                    .map(|o| {
+                        format!(
+                            "the page's stylesheets went over the page budget ({}) and were applied in part",
+                            o.limit.config_key()
+                        )
+                    })
+            })
+            .as_deref()
     }
 
     /// Computed styles at 200% zoom: the `@media` rules evaluated for a 640×512
@@ -636,6 +707,13 @@ impl<'p> PageContext<'p> {
     /// landmark rules share it.
     pub(crate) fn layout_cell(&self) -> &OnceLock<crate::repeated::Layout> {
         &self.layout
+    }
+
+    /// The parents of positioned elements that paint, computed once per
+    /// page by `color-contrast` (most pages have few or none, so text needs
+    /// no look at its siblings).
+    pub(crate) fn positioned_parents_cell(&self) -> &OnceLock<rustc_hash::FxHashSet<NodeId>> {
+        &self.positioned_parents
     }
 
     /// The page's `http(s)` links ([`crate::support::http_links`]), resolved once

@@ -69,7 +69,7 @@ pub use context::{
     IDREF_ATTRS, MAX_OCCURRENCES,
 };
 pub use meta::{Category, Impact, Level, Measured, RuleMeta, Scope};
-pub use page::{Header, Hop, Page, Stylesheet};
+pub use page::{Header, Hop, MissingStylesheet, Page, Stylesheet};
 pub use run::{analyze, analyze_parsed, analyze_with, panic_message, Rule, Visits};
 
 pub use context::BaselineState;

@@ -28,15 +28,58 @@ pub struct Hop {
     pub location: String,
 }
 
-/// A stylesheet that applies to the page, fetched by the engine.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A stylesheet that applies to the page, fetched by the engine: a linked one,
+/// or one a linked sheet imports (`@import`), placed just before the sheet
+/// that imports it, as CSS orders them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stylesheet {
     /// Where it came from.
     pub url: String,
     /// Its text.
     pub text: String,
-    /// The `media` attribute of the `<link>` that loaded it, if any.
+    /// The `media` attribute of the `<link>` that loaded it (or that loaded
+    /// the sheet importing it), if any.
     pub media: Option<String>,
+    /// For an imported sheet: the media query lists of the `@import` rules
+    /// that brought it in, outermost first. It applies where all of these and
+    /// [`Stylesheet::media`] hold.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub import_media: Vec<String>,
+    /// For an imported sheet: the cascade layer an `@import … layer(…)` put
+    /// it in, dotted; anonymous layers carry a name no author can write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layer: Option<String>,
+}
+
+/// A stylesheet the page uses that the engine could not load: its styles
+/// are computed without it, so what depends on the cascade may be wrong.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MissingStylesheet {
+    /// Its URL, resolved.
+    pub url: String,
+    /// Why it is missing: `HTTP 404`, a fetch error, `robots.txt disallows
+    /// it`, `import nested deeper than 4`...
+    pub reason: String,
+    /// The server answered with a client error (`HTTP 404`, `410`...),
+    /// which a browser loading the page gets too: the page renders without
+    /// the sheet there as well, so the styles computed without it are the
+    /// ones a browser shows. False when only the scan went without it (a
+    /// fetch error, a server error, robots.txt, a limit).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub browser_too: bool,
+}
+
+impl MissingStylesheet {
+    /// Why a sheet could not be had, from the status the server answered
+    /// (`None`: no answer, or the scan's own refusal, named by `reason`).
+    pub fn new(url: impl Into<String>, status: Option<u16>, reason: impl Into<String>) -> Self {
+        MissingStylesheet {
+            url: url.into(),
+            reason: reason.into(),
+            // 408 and 429 say "not now", which a browser may not meet.
+            browser_too: status.is_some_and(|s| (400..500).contains(&s) && s != 408 && s != 429),
+        }
+    }
 }
 
 /// Everything the crawler learned about one URL, before parsing.
@@ -78,6 +121,11 @@ pub struct Page {
     /// [`crate::PageBudget::max_stylesheets`] (the page is styled without them).
     #[serde(default)]
     pub stylesheets_skipped: usize,
+    /// Stylesheets the page links or imports that could not be loaded, in
+    /// the order met; rules built on the cascade say *cannot tell* where
+    /// they could change the answer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stylesheets_missing: Vec<MissingStylesheet>,
 }
 
 impl Page {
@@ -108,6 +156,7 @@ impl Page {
             stylesheets: Vec::new(),
             subresources: Vec::new(),
             stylesheets_skipped: 0,
+            stylesheets_missing: Vec::new(),
         }
     }
 

@@ -230,13 +230,17 @@ fn analyze_inner(
     drop_deferred(&mut analysis, &rules);
 
     let overruns = cx.overruns();
-    if !overruns.is_empty() {
+    let missing = &cx.page().stylesheets_missing;
+    if !overruns.is_empty() || !missing.is_empty() {
         let budget = cx.budget();
-        let message = overruns
+        let mut parts: Vec<String> = overruns
             .iter()
             .map(|o| o.describe(budget, not_run.len(), rules.len()))
-            .collect::<Vec<_>>()
-            .join("; ");
+            .collect();
+        if !missing.is_empty() {
+            parts.push(missing_note(missing));
+        }
+        let message = parts.join("; ");
         let limits: Vec<serde_json::Value> = overruns
             .iter()
             .map(|o| {
@@ -247,13 +251,15 @@ fn analyze_inner(
                 })
             })
             .collect();
+        let mut data = serde_json::json!({
+            "limits": limits,
+            "rules_not_run": not_run,
+        });
+        if !missing.is_empty() {
+            data["stylesheets_missing"] = serde_json::json!(missing);
+        }
         let mut check = Check::new(cx, own);
-        check
-            .cant_tell_page(message.clone())
-            .with_data(serde_json::json!({
-                "limits": limits,
-                "rules_not_run": not_run,
-            }));
+        check.cant_tell_page(message.clone()).with_data(data);
         let (tally, findings) = check.finish();
         analysis.tallies.push(tally);
         analysis.findings.extend(findings);
@@ -261,6 +267,40 @@ fn analyze_inner(
         analysis.overruns = overruns;
     }
     (analysis, traces)
+}
+
+/// The sentence of the page's note naming the stylesheets it could not load.
+fn missing_note(missing: &[crate::MissingStylesheet]) -> String {
+    const NAMED: usize = 3;
+    let mut named: Vec<String> = missing
+        .iter()
+        .take(NAMED)
+        .map(|m| {
+            if m.browser_too {
+                format!("{} ({}, for browsers too)", m.url, m.reason)
+            } else {
+                format!("{} ({})", m.url, m.reason)
+            }
+        })
+        .collect();
+    if missing.len() > NAMED {
+        named.push(format!("{} more", missing.len() - NAMED));
+    }
+    let sheets = if missing.len() == 1 {
+        "stylesheet"
+    } else {
+        "stylesheets"
+    };
+    let consequence = if missing.iter().all(|m| m.browser_too) {
+        "styles were computed without them, as browsers render the page"
+    } else {
+        "styles were computed without them, so rules built on the cascade (color-contrast and others) report cannot tell where they could change the answer"
+    };
+    format!(
+        "{} {sheets} of the page could not be loaded: {}; {consequence}",
+        missing.len(),
+        named.join(", ")
+    )
 }
 
 /// Drops the findings of rules that defer to another rule

@@ -78,6 +78,10 @@ struct Case {
     at: &'static Location<'static>,
 }
 
+/// The text of a sheet [`RuleTester::page_with_sheets`] cannot reach (the
+/// server does not answer), unlike a URL left out (`HTTP 404`).
+pub const UNREACHABLE: &str = "\u{0}unreachable";
+
 impl RuleTester {
     /// A tester for `rule`.
     pub fn new(rule: &'static dyn Rule) -> RuleTester {
@@ -98,6 +102,49 @@ impl RuleTester {
             format!("<!DOCTYPE html><html lang=\"en\"><head><title>Test</title></head><body>{html}</body></html>")
         };
         Page::from_html("https://example.com/", &body)
+    }
+
+    /// [`RuleTester::page`] with its linked stylesheets loaded as the engine
+    /// loads them: `sheets` holds the texts by absolute URL (a URL not in it
+    /// answers `HTTP 404`; one whose text is [`UNREACHABLE`] does not
+    /// answer), `@import` chains are followed by the engine's
+    /// [`crate::css::ImportWalk`], and at most `max_sheets` sheets are
+    /// fetched in all.
+    pub fn page_with_sheets(html: &str, sheets: &[(&str, &str)], max_sheets: usize) -> Page {
+        let mut page = Self::page(html);
+        let text_of = |url: &url::Url| match sheets.iter().find(|(u, _)| *u == url.as_str()) {
+            Some((_, t)) if *t == UNREACHABLE => Err((None, "connection refused".to_string())),
+            Some((_, t)) => Ok((*t).to_string()),
+            None => Err((Some(404), "HTTP 404".to_string())),
+        };
+        let links = crate::links::prepass(&page.body, &page.final_url, false).stylesheets;
+        for link in links {
+            if page.stylesheets.len() >= max_sheets {
+                page.stylesheets_skipped += 1;
+                continue;
+            }
+            let text = match text_of(&link.url) {
+                Ok(text) => text,
+                Err(_) if !crate::css::media_may_apply(link.media.as_deref()) => continue,
+                Err((status, reason)) => {
+                    page.stylesheets_missing.push(crate::MissingStylesheet::new(
+                        link.url.to_string(),
+                        status,
+                        reason,
+                    ));
+                    continue;
+                }
+            };
+            let room = crate::css::Room {
+                sheets: max_sheets - page.stylesheets.len(),
+                bytes: usize::MAX,
+            };
+            let walk = crate::css::ImportWalk::new(link.url, link.media, text, room).run(text_of);
+            page.stylesheets.extend(walk.sheets);
+            page.stylesheets_missing.extend(walk.missing);
+            page.stylesheets_skipped += walk.skipped;
+        }
+        page
     }
 
     #[track_caller]

@@ -957,6 +957,7 @@ fn self_scan(url: &str, answer: &Answer, css: &str) -> Vec<String> {
         url: format!("{url}assets/app.css"),
         text: css.to_string(),
         media: None,
+        ..Default::default()
     }];
     let mut names = vec!["wcag-aa"];
     names.extend([

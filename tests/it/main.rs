@@ -56,6 +56,7 @@ mod api_edges;
 mod api_reference;
 mod api_support;
 mod budget;
+mod cascade;
 mod cli;
 mod conformance;
 mod contract;

@@ -226,6 +226,9 @@ pub(crate) fn report() -> Report {
             truncated: false,
             urls_left: 0,
             network_unreachable: false,
+            stylesheets: 2,
+            stylesheets_imported: 1,
+            stylesheets_failed: 0,
         },
         summary: summarize(&rules, &findings),
         pages: vec![

@@ -85,6 +85,17 @@ pub struct CrawlStats {
     /// Absent when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub network_unreachable: bool,
+    /// Stylesheets fetched (linked and `@import`ed), each URL once per scan.
+    /// Absent when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub stylesheets: u64,
+    /// Of `stylesheets`, those first reached through an `@import`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub stylesheets_imported: u64,
+    /// Of `stylesheets`, those that could not be loaded (an error status, a
+    /// fetch error); the pages using them say so in their note.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub stylesheets_failed: u64,
 }
 
 /// URLs not fetched, by reason.

@@ -39,7 +39,7 @@ use sitescan_rules::site::{
     CorsProbe, HttpProbe, PageSummary, RobotsFacts, SiteCheck, SiteInput, SitemapFile,
     SitemapSource, TlsFacts,
 };
-use sitescan_rules::{Finding, Page, RuleTally, Stylesheet};
+use sitescan_rules::{Finding, MissingStylesheet, Page, RuleTally, Stylesheet};
 use tokio::sync::{mpsc, OnceCell};
 use tokio::task::JoinSet;
 use tracing::Instrument;
@@ -84,6 +84,12 @@ const MAX_KEPT_STYLESHEET_BYTES: usize = 64 * 1024 * 1024;
 /// longer stylesheet is used up to the cap, as pages are; one cut short by the
 /// network is not used at all.
 const MAX_STYLESHEET_BYTES: u64 = 2 * 1024 * 1024;
+/// Stylesheet text one page may hold in all (linked and imported sheets):
+/// each page gets its own copy of its sheets' texts, so with
+/// `budget.max_stylesheets` sheets of up to [`MAX_STYLESHEET_BYTES`] each it
+/// is this that bounds a page's memory. Sheets past it are counted as not
+/// fetched, as sheets past the count are.
+const MAX_PAGE_STYLESHEET_BYTES: usize = 40 * 1024 * 1024;
 
 /// Pages started ahead of the oldest unfinished one, per concurrency slot
 /// (at least [`MIN_REORDER_WINDOW`] in all): what the reorder buffer holds at
@@ -100,7 +106,22 @@ fn origin_key(url: &Url) -> String {
     url.origin().ascii_serialization()
 }
 
-type StyleCell = Arc<OnceCell<Option<Arc<String>>>>;
+/// A stylesheet's text, or why it could not be loaded: the status the server
+/// answered (if it did) and the reason (see [`MissingStylesheet::new`]).
+type StyleText = std::result::Result<Arc<String>, (Option<u16>, String)>;
+type StyleCell = Arc<OnceCell<StyleText>>;
+
+/// Counts of the stylesheets a scan fetched (see [`crate::report::CrawlStats`]).
+#[derive(Default)]
+struct SheetCounts {
+    /// Distinct stylesheet URLs fetched (each once, unless let go: see
+    /// [`MAX_KEPT_STYLESHEET_BYTES`]).
+    fetched: AtomicUsize,
+    /// Of those, sheets first met through an `@import`.
+    imported: AtomicUsize,
+    /// Of those, sheets that could not be loaded.
+    failed: AtomicUsize,
+}
 
 /// State shared by the coordinator and its fetch tasks.
 struct Shared {
@@ -118,6 +139,10 @@ struct Shared {
     styles: Mutex<HashMap<String, StyleCell>>,
     /// Bytes of stylesheet text `styles` holds (see [`MAX_KEPT_STYLESHEET_BYTES`]).
     styles_bytes: AtomicUsize,
+    /// [`MAX_KEPT_STYLESHEET_BYTES`], lowered by tests.
+    max_kept_style_bytes: usize,
+    /// What the scan's stylesheet fetches came to.
+    sheet_counts: SheetCounts,
     /// Link and resource checks (statuses and subresource facts, once per URL
     /// per scan); `None` when no selected rule needs the network beyond pages.
     checker: Option<Arc<LinkChecker>>,
@@ -291,6 +316,8 @@ pub(crate) async fn run(
         robots_facts: Mutex::new(HashMap::new()),
         styles: Mutex::new(HashMap::new()),
         styles_bytes: AtomicUsize::new(0),
+        max_kept_style_bytes: MAX_KEPT_STYLESHEET_BYTES,
+        sheet_counts: SheetCounts::default(),
         subresources: subresources && checker.is_some(),
         checker,
         config,
@@ -320,6 +347,7 @@ pub(crate) async fn run(
         urls: Interner::default(),
         notes: early_notes,
         error_count: 0,
+        cant_tell_reasons: BTreeMap::new(),
         in_flight: 0,
     };
 
@@ -549,9 +577,16 @@ pub(crate) async fn run(
         .count();
     if incomplete > 0 {
         crawl.notes.push(format!(
-            "{incomplete} page(s) went over the page budget and were analyzed in part: see their analysis-incomplete findings"
+            "{incomplete} page(s) went over the page budget or could not load all their stylesheets, and were analyzed in part: see their analysis-incomplete findings"
         ));
     }
+    let counts = &shared.sheet_counts;
+    crawl.stats.stylesheets = counts.fetched.load(Ordering::Relaxed) as u64;
+    crawl.stats.stylesheets_imported = counts.imported.load(Ordering::Relaxed) as u64;
+    crawl.stats.stylesheets_failed = counts.failed.load(Ordering::Relaxed) as u64;
+    crawl
+        .notes
+        .extend(cant_tell_notes(&crawl.cant_tell_reasons, &crawl.tallies));
 
     // Readability judges English text only; say which pages it skipped.
     if inner.selection.ids().contains(&"readability") {
@@ -1043,6 +1078,9 @@ struct Crawl {
     urls: Interner,
     notes: Vec<String>,
     error_count: u64,
+    /// Cant-tell findings that name their reason (`data.reason`), by rule
+    /// then reason: the report's note on how much was left undecided.
+    cant_tell_reasons: BTreeMap<String, BTreeMap<String, u64>>,
 }
 
 impl Crawl {
@@ -1165,6 +1203,21 @@ impl Crawl {
             error = done.report.error.as_deref().unwrap_or(""),
             "page done"
         );
+        for f in &done.findings {
+            let reason = f
+                .data
+                .as_ref()
+                .and_then(|d| d.get("reason"))
+                .and_then(|r| r.as_str());
+            if let (sitescan_rules::Outcome::CantTell, Some(reason)) = (f.outcome, reason) {
+                *self
+                    .cant_tell_reasons
+                    .entry(f.rule_id.clone())
+                    .or_default()
+                    .entry(reason.to_string())
+                    .or_insert(0) += 1;
+            }
+        }
         for t in &done.tallies {
             let entry = self.rule_entry(&t.rule_id);
             entry.passed += u64::from(t.passed);
@@ -1570,8 +1623,33 @@ async fn probe_http(shared: &Arc<Shared>, twin: &Url) -> HttpProbe {
     }
 }
 
-/// Text of a stylesheet, fetched once per scan.
-async fn stylesheet(shared: &Arc<Shared>, url: &Url) -> Option<Arc<String>> {
+/// One note per rule whose cant-tell findings name their reasons: how many
+/// elements it decided and how many it could not, by reason, most first.
+fn cant_tell_notes(
+    reasons: &BTreeMap<String, BTreeMap<String, u64>>,
+    tallies: &HashMap<String, RuleSummary>,
+) -> Vec<String> {
+    reasons
+        .iter()
+        .map(|(rule, by_reason)| {
+            let undecided: u64 = by_reason.values().sum();
+            let decided = tallies
+                .get(rule)
+                .map_or(0, |t| t.passed + t.failed);
+            let mut list: Vec<(&String, &u64)> = by_reason.iter().collect();
+            list.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            let list: Vec<String> = list.iter().map(|(r, n)| format!("{n} {r}")).collect();
+            format!(
+                "{rule}: {decided} element(s) decided (passed or failed), {undecided} cannot tell: {}",
+                list.join(", ")
+            )
+        })
+        .collect()
+}
+
+/// Text of a stylesheet, fetched once per scan, or why it could not be
+/// loaded. `imported`: the page met it through an `@import` (for the stats).
+async fn stylesheet(shared: &Arc<Shared>, url: &Url, imported: bool) -> StyleText {
     let cell: StyleCell = Arc::clone(
         lock(&shared.styles)
             .entry(url.to_string())
@@ -1581,7 +1659,12 @@ async fn stylesheet(shared: &Arc<Shared>, url: &Url) -> Option<Arc<String>> {
     let text = cell
         .get_or_init(|| async {
             if !shared.robots_allow(url) {
-                return None;
+                return Err((None, "robots.txt disallows it".to_string()));
+            }
+            let counts = &shared.sheet_counts;
+            counts.fetched.fetch_add(1, Ordering::Relaxed);
+            if imported {
+                counts.imported.fetch_add(1, Ordering::Relaxed);
             }
             let got = shared
                 .fetcher
@@ -1594,14 +1677,23 @@ async fn stylesheet(shared: &Arc<Shared>, url: &Url) -> Option<Arc<String>> {
             if let Some(checker) = &shared.checker {
                 checker.seed_facts(url, facts_from_fetched(&got)).await;
             }
-            let text = (got.error.is_none() && (200..300).contains(&got.status))
-                .then(|| Arc::new(String::from_utf8_lossy(&got.body).into_owned()))?;
+            let text = match (&got.error, got.status) {
+                (None, 200..=299) => Arc::new(String::from_utf8_lossy(&got.body).into_owned()),
+                (Some(e), _) => {
+                    counts.failed.fetch_add(1, Ordering::Relaxed);
+                    return Err((None, e.to_string()));
+                }
+                (None, status) => {
+                    counts.failed.fetch_add(1, Ordering::Relaxed);
+                    return Err((Some(status), format!("HTTP {status}")));
+                }
+            };
             let kept = shared.styles_bytes.fetch_add(text.len(), Ordering::Relaxed) + text.len();
-            if kept > MAX_KEPT_STYLESHEET_BYTES {
+            if kept > shared.max_kept_style_bytes {
                 shared.styles_bytes.fetch_sub(text.len(), Ordering::Relaxed);
                 let_go.store(true, Ordering::Relaxed);
             }
-            Some(text)
+            Ok(text)
         })
         .await
         .clone();
@@ -1609,6 +1701,54 @@ async fn stylesheet(shared: &Arc<Shared>, url: &Url) -> Option<Arc<String>> {
         lock(&shared.styles).remove(url.as_str());
     }
     text
+}
+
+/// What loading one page's stylesheets came to.
+#[derive(Default)]
+struct PageSheets {
+    /// In cascade order: each imported sheet before the sheet importing it.
+    sheets: Vec<Stylesheet>,
+    missing: Vec<MissingStylesheet>,
+    /// Sheets not fetched: past the page budget's `max_stylesheets` or
+    /// [`MAX_PAGE_STYLESHEET_BYTES`].
+    skipped: usize,
+    bytes: usize,
+}
+
+/// Loads a linked sheet and the sheets it imports (see
+/// [`sitescan_rules::css::ImportWalk`]), each fetched once per scan through
+/// [`stylesheet`]: the same polite, guarded fetch path and caps as linked
+/// sheets. Appends them to `out` in cascade order.
+async fn load_sheet(
+    shared: &Arc<Shared>,
+    link: links::StylesheetRef,
+    most: usize,
+    out: &mut PageSheets,
+) {
+    let text = match stylesheet(shared, &link.url, false).await {
+        Ok(text) => text,
+        Err((status, reason)) => {
+            if sitescan_rules::css::media_may_apply(link.media.as_deref()) {
+                out.missing
+                    .push(MissingStylesheet::new(link.url.to_string(), status, reason));
+            }
+            return;
+        }
+    };
+    let room = sitescan_rules::css::Room {
+        sheets: most.saturating_sub(out.sheets.len()),
+        bytes: MAX_PAGE_STYLESHEET_BYTES.saturating_sub(out.bytes),
+    };
+    let mut walk =
+        sitescan_rules::css::ImportWalk::new(link.url, link.media, text.as_str().to_string(), room);
+    while let Some(url) = walk.next_fetch() {
+        let text = stylesheet(shared, &url, true).await;
+        walk.fetched(text.map(|t| t.as_str().to_string()));
+    }
+    out.bytes += walk.sheets.iter().map(|s| s.text.len()).sum::<usize>();
+    out.sheets.append(&mut walk.sheets);
+    out.missing.append(&mut walk.missing);
+    out.skipped += walk.skipped;
 }
 
 fn is_html(fetched: &Fetched) -> bool {
@@ -1634,22 +1774,24 @@ async fn page_of(shared: &Arc<Shared>, mut fetched: Fetched, depth: u32) -> Page
     // One start-tag pre-pass for the linked stylesheets and, when a selected
     // rule reads them, the subresources.
     let refs = links::prepass(&body, &fetched.final_url, shared.subresources);
-    let mut stylesheets = Vec::new();
-    // The page budget's cap on stylesheets, when lower, saves the fetches too.
-    let most =
-        sitescan_rules::budget::MAX_LINKED_STYLESHEETS.min(shared.config.budget.max_stylesheets);
-    // The ones left out are named in the page's `analysis-incomplete` finding:
-    // its styles are computed without them.
-    let stylesheets_skipped = refs.stylesheets.len().saturating_sub(most);
-    for sheet in refs.stylesheets.into_iter().take(most) {
-        if let Some(text) = stylesheet(shared, &sheet.url).await {
-            stylesheets.push(Stylesheet {
-                url: sheet.url.to_string(),
-                text: text.as_str().to_string(),
-                media: sheet.media,
-            });
+    // The page budget's cap on stylesheets bounds the fetches too (imports
+    // count); the ones left out are named in the page's
+    // `analysis-incomplete` finding: its styles are computed without them.
+    let most = shared.config.budget.max_stylesheets;
+    let mut loaded = PageSheets::default();
+    for link in refs.stylesheets {
+        if loaded.sheets.len() >= most || loaded.bytes >= MAX_PAGE_STYLESHEET_BYTES {
+            loaded.skipped += 1;
+            continue;
         }
+        load_sheet(shared, link, most, &mut loaded).await;
     }
+    let PageSheets {
+        sheets: stylesheets,
+        missing: stylesheets_missing,
+        skipped: stylesheets_skipped,
+        ..
+    } = loaded;
     let subresources = if shared.subresources {
         subresources_of(shared, refs.subresources, &stylesheets).await
     } else {
@@ -1671,6 +1813,7 @@ async fn page_of(shared: &Arc<Shared>, mut fetched: Fetched, depth: u32) -> Page
         stylesheets,
         subresources,
         stylesheets_skipped,
+        stylesheets_missing,
     }
 }
 
@@ -1962,6 +2105,11 @@ mod tests {
     }
 
     fn shared(config: ScanConfig) -> Arc<Shared> {
+        shared_keeping(config, MAX_KEPT_STYLESHEET_BYTES)
+    }
+
+    /// [`shared`] keeping at most `kept` bytes of stylesheet text.
+    fn shared_keeping(config: ScanConfig, kept: usize) -> Arc<Shared> {
         let hosts = Arc::new(HostPool::new(config.rate_per_host, config.concurrency));
         Arc::new(Shared {
             fetcher: Fetcher::new(&config, hosts).unwrap(),
@@ -1976,6 +2124,8 @@ mod tests {
             robots_facts: Mutex::new(HashMap::new()),
             styles: Mutex::new(HashMap::new()),
             styles_bytes: AtomicUsize::new(0),
+            max_kept_style_bytes: kept,
+            sheet_counts: SheetCounts::default(),
             checker: None,
             subresources: false,
             config,
@@ -2006,6 +2156,108 @@ mod tests {
             assert!(page.body.contains("<title>Basic fixture home</title>"));
         }
         assert_eq!(server.count("/style.css"), 1);
+    }
+
+    /// A site whose page links `a.css`, which imports `b.css`, which
+    /// imports `c.css` (screen only) and `print.css` (print only); `c.css`
+    /// imports `b.css` again (a cycle) and `gone.css` (404).
+    fn import_site() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+        write(
+            "index.html",
+            r#"<!doctype html><html><head><title>t</title><link rel=stylesheet href="/css/a.css"></head><body><p>x</p></body></html>"#,
+        );
+        std::fs::create_dir_all(dir.path().join("css")).unwrap();
+        write("css/a.css", "@import url(b.css); p { color: #111 }");
+        write(
+            "css/b.css",
+            "@import 'c.css' screen; @import url(print.css) print; p { color: #222 }",
+        );
+        write(
+            "css/c.css",
+            "@import url(b.css); @import url(gone.css); p { color: #333 }",
+        );
+        write("css/print.css", "p { color: #444 }");
+        dir
+    }
+
+    #[tokio::test]
+    async fn imported_sheets_are_fetched_once_per_scan_in_cascade_order() {
+        let dir = import_site();
+        let server = FixtureServer::start(dir.path()).await.unwrap();
+        let shared = shared(ScanConfig {
+            allow_private: true,
+            rate_per_host: 100.0,
+            ..ScanConfig::default()
+        });
+        let url = Url::parse(&server.url()).unwrap();
+        for _ in 0..2 {
+            let fetched = shared
+                .fetcher
+                .get(&url, BodyPolicy::HtmlOnly, 1 << 20, &|_: &Url| None)
+                .await;
+            let page = page_of(&shared, fetched, 0).await;
+            let got: Vec<(&str, &[String])> = page
+                .stylesheets
+                .iter()
+                .map(|s| (s.url.as_str(), s.import_media.as_slice()))
+                .collect();
+            let (c, b, a) = (
+                server.url_for("/css/c.css"),
+                server.url_for("/css/b.css"),
+                server.url_for("/css/a.css"),
+            );
+            let screen = ["screen".to_string()];
+            assert_eq!(
+                got,
+                vec![
+                    (c.as_str(), &screen[..]),
+                    (b.as_str(), &[][..]),
+                    (a.as_str(), &[][..])
+                ]
+            );
+            assert_eq!(
+                page.stylesheets_missing,
+                vec![MissingStylesheet {
+                    url: server.url_for("/css/gone.css"),
+                    reason: "HTTP 404".into(),
+                    browser_too: true,
+                }]
+            );
+        }
+        for path in ["/css/a.css", "/css/b.css", "/css/c.css", "/css/gone.css"] {
+            assert_eq!(server.count(path), 1, "{path}");
+        }
+        assert_eq!(server.count("/css/print.css"), 0);
+        let counts = &shared.sheet_counts;
+        assert_eq!(counts.fetched.load(Ordering::Relaxed), 4);
+        assert_eq!(counts.imported.load(Ordering::Relaxed), 3);
+        assert_eq!(counts.failed.load(Ordering::Relaxed), 1);
+    }
+
+    #[tokio::test]
+    async fn sheets_past_the_kept_bytes_are_let_go_and_fetched_again() {
+        let server = FixtureServer::start(site_dir("basic")).await.unwrap();
+        let config = ScanConfig {
+            allow_private: true,
+            rate_per_host: 100.0,
+            ..ScanConfig::default()
+        };
+        // Room for no sheet at all: each serves its page and is let go.
+        let shared = shared_keeping(config, 10);
+        let url = Url::parse(&server.url()).unwrap();
+        for _ in 0..2 {
+            let fetched = shared
+                .fetcher
+                .get(&url, BodyPolicy::HtmlOnly, 1 << 20, &|_: &Url| None)
+                .await;
+            let page = page_of(&shared, fetched, 0).await;
+            assert_eq!(page.stylesheets.len(), 1);
+        }
+        assert_eq!(server.count("/style.css"), 2);
+        assert_eq!(shared.styles_bytes.load(Ordering::Relaxed), 0);
+        assert!(lock(&shared.styles).is_empty());
     }
 
     #[tokio::test]

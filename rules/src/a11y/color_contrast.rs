@@ -35,13 +35,40 @@ static META: RuleMeta = RuleMeta {
 Each visible text node in an HTML element has a contrast ratio of at least 4.5:1
 with the background behind it, or 3:1 for large text (at least 24px, or at least
 18.66px and bold). Colors come from the computed cascade: `<style>`, linked sheets
-and `style` attributes, with alpha and `opacity` composited. Text of disabled
-controls and their labels is exempt, as is a lone symbol such as "X" or icon-font
-glyphs. Where the background cannot be known from CSS alone (images, gradients
-that straddle the threshold, positioned content, text shadows) the result is
-"needs review", never a pass, with one exception: text with an opaque halo all
-round it (a centred blurred `text-shadow`, or shadows in all four directions)
-whose contrast with the halo is enough passes whatever lies behind. Findings carry `contrast_ratio`, `expected`, `fg` and `bg`.
+and the sheets they `@import`, and `style` attributes, with `@media`, `@supports`
+and cascade layers honoured and alpha and `opacity` composited (see
+[what the cascade implements](../conformance.md#what-the-cascade-implements)).
+Text of disabled controls and their labels is exempt, as is a lone symbol such
+as "X" or icon-font glyphs.
+
+## No silent pass
+Every text element it applies to ends passed, failed or "needs review"
+(cannot tell), never silently. It cannot tell, and says why in the message and
+in the finding's `data.reason`, when:
+
+| `reason` | what is unknown |
+|---|---|
+| `styles-incomplete` | a stylesheet the page uses could not be loaded by the scan (no answer, a server error, robots.txt, the page's cap on stylesheets or `@import` depth), so any color may be another. A sheet the server refuses with a 4xx is missing for browsers too: the page is judged as browsers render it, and its note says so. |
+| `text-color-unresolved` | the text color uses `var()` or `calc()` that does not resolve |
+| `background-color-unresolved` | a background color on the way down does not resolve |
+| `background-image` | the text sits on a background image |
+| `gradient` | a gradient behind it passes at some stops and fails at others |
+| `positioned` | the text is positioned out of flow over content only layout knows |
+| `positioned-sibling` | an out-of-flow sibling that paints (an image, a box with a background) may lie behind or over the text |
+| `blend-mode-or-filter` | `mix-blend-mode` or `filter` changes the colors painted |
+| `text-shadow` | a shadow changes the backdrop of thin text |
+
+Except where the text passes whatever the unknown part is: text whose contrast
+with both black and white is enough passes over any background image or
+positioned content, and text with an opaque halo all round it (a centred
+blurred `text-shadow`, or shadows in all four directions) whose contrast with
+the halo is enough passes whatever lies behind. The report's notes count the
+cannot-tell findings of a scan by reason, so you see how much was decided.
+Findings carry `contrast_ratio`, `expected`, `fg` and `bg`.
+
+The same holds for `link-in-text-block`, the other rule that reads colors:
+`styles-incomplete`, `color-unresolved`, or `state-cues-unknown` (the link's
+hover and focus cues are not known).
 
 ## Why it matters
 People with low vision or color deficiencies, and anyone reading in sunlight,
@@ -249,6 +276,107 @@ fn icon_font(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
         .is_some_and(|f| f.contains("icon") || f.contains("awesome"))
 }
 
+/// What kept the contrast from being known: a key for the report's counts
+/// (`data.reason` of the cant-tell finding) and the words of its message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Unknown {
+    reason: &'static str,
+    why: &'static str,
+    /// Whether the text color is known and the backdrop alone is not: then
+    /// text that contrasts enough with both black and white passes whatever
+    /// the backdrop is.
+    backdrop_only: bool,
+}
+
+impl Unknown {
+    const BLEND: Unknown = Unknown {
+        reason: "blend-mode-or-filter",
+        why: "a blend mode or filter changes the colors",
+        backdrop_only: false,
+    };
+    const IMAGE: Unknown = Unknown {
+        reason: "background-image",
+        why: "the background is an image",
+        backdrop_only: true,
+    };
+    const BACKGROUND: Unknown = Unknown {
+        reason: "background-color-unresolved",
+        why: "the background color is not known (custom properties or calc)",
+        backdrop_only: true,
+    };
+    const POSITIONED: Unknown = Unknown {
+        reason: "positioned",
+        why: "the text is positioned over content that cannot be known statically",
+        backdrop_only: true,
+    };
+    const OVERLAP: Unknown = Unknown {
+        reason: "positioned-sibling",
+        why: "positioned content beside the text (an image, a painted box) may lie behind or over it",
+        backdrop_only: true,
+    };
+    const VARIANTS: Unknown = Unknown {
+        reason: "background-variants",
+        why: "too many background variants",
+        backdrop_only: true,
+    };
+}
+
+/// Elements that paint something when positioned out of flow beside text:
+/// replaced content, and any element with a background of its own.
+fn paints(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
+    if matches!(
+        el.value().name(),
+        "img" | "picture" | "video" | "canvas" | "svg" | "iframe" | "object" | "embed"
+    ) {
+        return true;
+    }
+    let style = cx.style(el);
+    style.background_image || style.background_color.is_none_or(|c| c.a > 0.0)
+}
+
+/// Whether a positioned element paints beside text: out of flow
+/// (`absolute`, `fixed`), rendered, and painting something.
+fn positioned_painter(cx: &PageContext<'_>, s: ElementRef<'_>) -> bool {
+    let style = cx.style(s);
+    style.is_positioned()
+        && style.display != "none"
+        && !style.visibility_hidden
+        && !style.is_visually_clipped()
+        && paints(cx, s)
+}
+
+/// Whether a sibling of `e` is positioned out of flow and paints: it may sit
+/// behind the text (a hero image under a heading) or over it, which only
+/// layout knows.
+fn positioned_sibling(cx: &PageContext<'_>, e: ElementRef<'_>) -> bool {
+    let Some(parent) = e.parent() else {
+        return false;
+    };
+    let parents = cx.positioned_parents_cell().get_or_init(|| {
+        cx.root()
+            .descendants()
+            .filter_map(ElementRef::wrap)
+            .filter(|s| positioned_painter(cx, *s))
+            .filter_map(|s| s.parent().map(|p| p.id()))
+            .collect()
+    });
+    if !parents.contains(&parent.id()) {
+        return false;
+    }
+    parent
+        .children()
+        .filter_map(ElementRef::wrap)
+        .any(|s| s.id() != e.id() && positioned_painter(cx, s))
+}
+
+/// Whether opaque text `fg` has `expected` contrast with both black and
+/// white, and so with any backdrop at all.
+fn passes_any_backdrop(fg: Rgba, expected: f32) -> bool {
+    fg.is_opaque()
+        && contrast_ratio(fg, Rgba::BLACK) >= expected
+        && contrast_ratio(fg, Rgba::WHITE) >= expected
+}
+
 /// Composites the text color `fg` and the transparent backdrop (content painted
 /// inside `el`) down through `el` and its ancestors' backgrounds and group
 /// opacities, over the white canvas, in one walk. Returns the resulting pairs
@@ -258,7 +386,7 @@ fn composite(
     cx: &PageContext<'_>,
     el: ElementRef<'_>,
     fg: Rgba,
-) -> Result<Vec<(Rgba, Rgba)>, &'static str> {
+) -> Result<Vec<(Rgba, Rgba)>, Unknown> {
     let mut layers = vec![(fg, Rgba::TRANSPARENT)];
     let mut opaque_below = false;
     for e in std::iter::once(el).chain(el.ancestors().filter_map(ElementRef::wrap)) {
@@ -266,17 +394,17 @@ fn composite(
         if style.get("mix-blend-mode").is_some_and(|v| v != "normal")
             || style.get("filter").is_some_and(|v| v != "none")
         {
-            return Err("a blend mode or filter changes the colors");
+            return Err(Unknown::BLEND);
         }
         let opaque = if style.background_image {
             let value = style.get("background-image").unwrap_or("");
             let Some(stops) = gradient_stops(value) else {
-                return Err("the background is an image");
+                return Err(Unknown::IMAGE);
             };
             // A gradient is painted over the background color.
             let base = style
                 .background_color
-                .ok_or("the background color is not known")?;
+                .ok_or(Unknown::BACKGROUND)?;
             let bgs: Vec<Rgba> = stops.into_iter().map(|g| g.over(base)).collect();
             let mut next = Vec::with_capacity(layers.len() * bgs.len());
             for (text, back) in &layers {
@@ -294,7 +422,7 @@ fn composite(
             // every ancestor of every text element).
             let b = style
                 .background_color
-                .ok_or("the background color is not known")?;
+                .ok_or(Unknown::BACKGROUND)?;
             for (text, back) in &mut layers {
                 *text = text.over(b).fade(style.opacity);
                 *back = back.over(b).fade(style.opacity);
@@ -316,16 +444,40 @@ fn composite(
         // Positioned content sits over whatever the layout puts under it, which
         // need not be its DOM ancestors' background.
         if style.is_positioned() && !opaque_below {
-            return Err("the text is positioned over content that cannot be known statically");
+            return Err(Unknown::POSITIONED);
+        }
+        if !opaque_below && positioned_sibling(cx, e) {
+            return Err(Unknown::OVERLAP);
         }
         if layers.len() > 64 {
-            return Err("too many background variants");
+            return Err(Unknown::VARIANTS);
         }
     }
     Ok(layers
         .into_iter()
         .map(|(text, back)| (text.over(Rgba::WHITE), back.over(Rgba::WHITE)))
         .collect())
+}
+
+/// Whether nothing above the text fades or blends it (its color is then the
+/// color painted).
+fn unfaded(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
+    !std::iter::once(el)
+        .chain(el.ancestors().filter_map(ElementRef::wrap))
+        .any(|e| {
+            let s = cx.style(e);
+            s.opacity < 1.0
+                || s.get("mix-blend-mode").is_some_and(|v| v != "normal")
+                || s.get("filter").is_some_and(|v| v != "none")
+        })
+}
+
+/// `data` with the cant-tell reason added (see [`Unknown::reason`]).
+fn with_reason(mut data: serde_json::Value, reason: &str) -> serde_json::Value {
+    if let Some(map) = data.as_object_mut() {
+        map.insert("reason".into(), json!(reason));
+    }
+    data
 }
 
 impl Rule for ColorContrast {
@@ -363,23 +515,40 @@ impl Rule for ColorContrast {
         let style = page.style(el);
         let large = style.font_size >= 24.0 || (style.font_size >= 18.66 && style.is_bold());
         let expected: f32 = if large { 3.0 } else { 4.5 };
+        // A sheet the page uses is missing: any color here may be another.
+        if let Some(why) = page.styles_incomplete() {
+            if !part_of_disabled_widget(page, el) {
+                cx.cant_tell(el, format!("Contrast needs review: {why}."))
+                    .with_data(json!({ "reason": "styles-incomplete" }));
+            }
+            return;
+        }
         let Some(fg) = style.color else {
-            cx.cant_tell(
-                el,
-                "The text color cannot be resolved (custom properties or calc).",
-            );
+            if !part_of_disabled_widget(page, el) {
+                cx.cant_tell(
+                    el,
+                    "Contrast needs review: the text color cannot be resolved (custom properties or calc).",
+                )
+                .with_data(json!({ "reason": "text-color-unresolved" }));
+            }
             return;
         };
         let pairs = match composite(page, el, fg) {
             Ok(pairs) => pairs,
-            Err(why) => {
+            Err(unknown) => {
                 // An opaque halo all round the glyphs is their backdrop, whatever
                 // the image or content behind it (WCAG's understanding of 1.4.3
-                // measures haloed text against the halo).
-                if halo_contrast(page, el, fg).is_some_and(|r| r >= expected) {
+                // measures haloed text against the halo); text that contrasts
+                // with both black and white does with whatever lies behind.
+                if halo_contrast(page, el, fg).is_some_and(|r| r >= expected)
+                    || (unknown.backdrop_only
+                        && unfaded(page, el)
+                        && passes_any_backdrop(fg, expected))
+                {
                     cx.pass();
                 } else if !part_of_disabled_widget(page, el) {
-                    cx.cant_tell(el, format!("Contrast needs review: {why}."));
+                    cx.cant_tell(el, format!("Contrast needs review: {}.", unknown.why))
+                        .with_data(json!({ "reason": unknown.reason }));
                 }
                 return;
             }
@@ -428,7 +597,8 @@ impl Rule for ColorContrast {
                 cx.cant_tell(
                     el,
                     "Contrast needs review: the text shadow color is not known.",
-                );
+                )
+                .with_data(json!({ "reason": "text-shadow" }));
                 return;
             };
             let vs_shadow = colors
@@ -457,7 +627,7 @@ impl Rule for ColorContrast {
                     el,
                     "Contrast needs review: a text shadow changes the backdrop.",
                 )
-                .with_data(data());
+                .with_data(with_reason(data(), "text-shadow"));
             }
             return;
         }
@@ -477,7 +647,7 @@ impl Rule for ColorContrast {
                     "Contrast of \"{snippet}\" ranges from {min:.2}:1 to {max:.2}:1 over a gradient (needs {expected}:1)."
                 ),
             )
-            .with_data(data());
+            .with_data(with_reason(data(), "gradient"));
         } else {
             cx.fail(
                 el,
@@ -491,7 +661,7 @@ impl Rule for ColorContrast {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::RuleTester;
+    use crate::testing::{RuleTester, UNREACHABLE};
     use crate::{analyze, Page};
 
     #[test]
@@ -532,6 +702,272 @@ mod tests {
                 ("p", r##"<div style="background:#fff"><p style="position:absolute;top:0;color:#333">Positioned</p></div>"##),
                 ("p", r##"<p style="color:var(--x)">Custom property</p>"##),
                 ("p", r##"<p style="color:#333;background:linear-gradient(to right,#fff,#00f)">Gradient</p>"##),
+            ])
+            .run();
+    }
+
+    /// A page linking `a.css` (and `print.css` for print), its sheets by URL.
+    fn linked(html_head: &str, sheets: &[(&str, &str)], max_sheets: usize) -> Page {
+        let owned: Vec<(String, &str)> = sheets
+            .iter()
+            .map(|(name, text)| (format!("https://example.com/{name}"), *text))
+            .collect();
+        let refs: Vec<(&str, &str)> = owned.iter().map(|(u, t)| (u.as_str(), *t)).collect();
+        RuleTester::page_with_sheets(
+            &format!("{html_head}<p id=t>Some text</p>"),
+            &refs,
+            max_sheets,
+        )
+    }
+
+    const LIGHT: &str = "p { color: #aaa; background: #fff }";
+    const DARK: &str = "p { color: #000; background: #fff }";
+
+    #[test]
+    fn imported_sheets_are_applied_in_cascade_order() {
+        let link = r#"<link rel=stylesheet href="a.css">"#;
+        let many = 100;
+        RuleTester::new(&ColorContrast)
+            // The colors live two imports down.
+            .fail_page(
+                "#t",
+                linked(
+                    link,
+                    &[("a.css", "@import url(b.css);"), ("b.css", "@import 'c.css';"), ("c.css", LIGHT)],
+                    many,
+                ),
+            )
+            // The importing sheet's own rules come after what it imports.
+            .pass_page(
+                "#t",
+                linked(link, &[("a.css", &format!("@import url(b.css); {DARK}")), ("b.css", LIGHT)], many),
+            )
+            .fail_page(
+                "#t",
+                linked(link, &[("a.css", &format!("@import url(b.css); {LIGHT}")), ("b.css", DARK)], many),
+            )
+            // A cycle is ignored, as browsers ignore it: a.css comes last.
+            .fail_page(
+                "#t",
+                linked(
+                    link,
+                    &[
+                        ("a.css", &format!("@import url(b.css); {LIGHT}")),
+                        ("b.css", &format!("@import url(a.css); {DARK}")),
+                    ],
+                    many,
+                ),
+            )
+            // `@import` after a rule is ignored, as CSS says.
+            .pass_page(
+                "#t",
+                linked(link, &[("a.css", &format!("{DARK} @import url(b.css);")), ("b.css", "p { color: #aaa !important }")], many),
+            )
+            // Print-only imports are not fetched or applied; screen ones are.
+            .pass_page(
+                "#t",
+                linked(link, &[("a.css", &format!("@import url(b.css) print; {DARK}")), ("b.css", "p { color: #aaa !important }")], many),
+            )
+            .fail_page(
+                "#t",
+                linked(link, &[("a.css", &format!("@import url(b.css) screen; {DARK}")), ("b.css", "p { color: #aaa !important }")], many),
+            )
+            .pass_page(
+                "#t",
+                linked(link, &[("a.css", &format!("@import url(b.css) (max-width: 600px); {DARK}")), ("b.css", "p { color: #aaa !important }")], many),
+            )
+            // A false `supports()` keeps the import out.
+            .pass_page(
+                "#t",
+                linked(link, &[("a.css", &format!("@import url(b.css) supports(not (display: grid)); {DARK}")), ("b.css", "p { color: #aaa !important }")], many),
+            )
+            // Imported into a layer: the unlayered rules of a.css win.
+            .fail_page(
+                "#t",
+                linked(link, &[("a.css", &format!("@import url(b.css) layer(base); {LIGHT}")), ("b.css", "#t { color: #000 }")], many),
+            )
+            // `<link media>`: a print sheet does not apply, a screen one does.
+            .pass_page(
+                "#t",
+                linked(r#"<link rel=stylesheet href="a.css" media=print>"#, &[("a.css", LIGHT)], many),
+            )
+            .fail_page(
+                "#t",
+                linked(r#"<link rel=stylesheet href="a.css" media="screen and (min-width: 40em)">"#, &[("a.css", LIGHT)], many),
+            )
+            .run();
+    }
+
+    #[test]
+    fn sheets_that_could_not_be_loaded_leave_the_contrast_undecided() {
+        let link = r#"<link rel=stylesheet href="a.css">"#;
+        let dark = format!("@import url(b.css); {DARK}");
+        let dark = dark.as_str();
+        let chain: Vec<(String, String)> = (0..7)
+            .map(|i| {
+                let next = format!("@import url(s{}.css); ", i + 1);
+                (format!("s{i}.css"), if i < 6 { next } else { DARK.to_string() })
+            })
+            .collect();
+        let chain: Vec<(&str, &str)> = chain.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let gone = [("a.css", dark), ("b.css", UNREACHABLE)];
+        RuleTester::new(&ColorContrast)
+            // The imported sheet does not answer.
+            .cant_tell_page("#t", linked(link, &gone, 100))
+            // The linked sheet does not answer.
+            .cant_tell_page("#t", linked(link, &[("a.css", UNREACHABLE)], 100))
+            // Sheets that answer 404 are missing for browsers too: the page
+            // is judged as browsers render it.
+            .pass_page("#t", linked(link, &[("a.css", dark)], 100))
+            .fail_page(
+                "#t",
+                linked(&format!(r#"{link}<link rel=stylesheet href="gone.css">"#), &[("a.css", LIGHT)], 100),
+            )
+            // A print-only sheet that fails changes nothing.
+            .pass_page(
+                "#t",
+                linked(
+                    &format!(r#"<style>{DARK}</style><link rel=stylesheet href="p.css" media=print>"#),
+                    &[("p.css", UNREACHABLE)],
+                    100,
+                ),
+            )
+            // Past the page's cap on stylesheets.
+            .cant_tell_page("#t", linked(link, &[("a.css", dark), ("b.css", LIGHT)], 1))
+            // Nested deeper than followed.
+            .cant_tell_page("#t", linked(r#"<link rel=stylesheet href="s0.css">"#, &chain, 100))
+            .run();
+        let page = linked(link, &gone, 100);
+        let a = analyze(&page, &[&ColorContrast]);
+        assert_eq!(
+            a.findings[0].message,
+            "Contrast needs review: the stylesheet https://example.com/b.css could not be loaded (connection refused)."
+        );
+        assert_eq!(a.findings[0].data, Some(json!({"reason": "styles-incomplete"})));
+        assert_eq!(
+            a.incomplete.as_deref(),
+            Some("1 stylesheet of the page could not be loaded: https://example.com/b.css (connection refused); styles were computed without them, so rules built on the cascade (color-contrast and others) report cannot tell where they could change the answer")
+        );
+        // The page still says when a sheet answers 404.
+        let a = analyze(&linked(link, &[("a.css", dark)], 100), &[&ColorContrast]);
+        assert_eq!(
+            a.incomplete.as_deref(),
+            Some("1 stylesheet of the page could not be loaded: https://example.com/b.css (HTTP 404, for browsers too); styles were computed without them, as browsers render the page")
+        );
+    }
+
+    #[test]
+    fn supports_layers_and_where_are_honoured() {
+        RuleTester::new(&ColorContrast)
+            .fail(&[
+                ("p", "<style>@supports (display: grid) { p { color: #aaa } }</style><p>Text</p>"),
+                // The fallback for a color the cascade cannot read applies.
+                ("p", "<style>@supports (color: color-mix(in srgb, red, blue)) { p { color: color-mix(in srgb, #000, #000) } } @supports not (color: color-mix(in srgb, red, blue)) { p { color: #aaa } }</style><p>Text</p>"),
+                // Layer order: the later layer wins, whatever the source order.
+                ("p", "<style>@layer base, theme; @layer theme { p { color: #aaa } } @layer base { p { color: #000 } }</style><p>Text</p>"),
+                // Unlayered beats layered whatever the specificity.
+                ("p", "<style>@layer base { #x { color: #000 } } p { color: #aaa }</style><p id=x>Text</p>"),
+                // `!important` reverses the order: the layered one wins.
+                ("p", "<style>@layer base { p { color: #aaa !important } } p { color: #000 !important }</style><p>Text</p>"),
+                // Sublayers rank below their layer's own rules.
+                ("p", "<style>@layer a { @layer b { p { color: #000 } } p { color: #aaa } }</style><p>Text</p>"),
+                // :where() counts nothing: the later `p` wins.
+                ("p", "<style>:where(#x) { color: #000 } p { color: #aaa }</style><p id=x>Text</p>"),
+                // :is() counts its most specific argument.
+                ("p", "<style>:is(#x, b) { color: #aaa } p.c { color: #000 }</style><p id=x class=c>Text</p>"),
+            ])
+            .pass(&[
+                ("p", "<style>@supports not (display: grid) { p { color: #aaa } }</style><p>Text</p>"),
+                ("p", "<style>@layer theme, base; @layer theme { p { color: #aaa } } @layer base { p { color: #000 } }</style><p>Text</p>"),
+                ("p", "<style>p { color: #aaa } :is(#x) { color: #000 }</style><p id=x>Text</p>"),
+            ])
+            .run();
+    }
+
+    /// Generated pages crossing every condition that hides the colors: each
+    /// text element ends passed, failed or cannot tell, and a cannot tell
+    /// names its reason.
+    #[test]
+    fn no_applicable_text_ends_without_an_outcome() {
+        const CONDITIONS: usize = 10;
+        let mut outcomes = [0usize; 3];
+        for mask in 0..(1usize << CONDITIONS) {
+            for fg in ["#777", "#000"] {
+                let on = |i: usize| mask & (1 << i) != 0;
+                let mut outer = String::from("position: relative;");
+                let mut own = format!("color: {fg};");
+                let mut head = String::new();
+                let mut sibling = "";
+                if on(0) {
+                    outer.push_str("background-image: url(a.png);");
+                }
+                if on(1) {
+                    own.push_str("background: linear-gradient(#fff, #000);");
+                }
+                if on(2) {
+                    own.push_str("color: var(--missing);");
+                }
+                if on(3) {
+                    outer.push_str("background-color: var(--nope);");
+                }
+                if on(4) {
+                    outer.push_str("opacity: .5;");
+                }
+                if on(5) {
+                    own.push_str("mix-blend-mode: multiply;");
+                }
+                if on(6) {
+                    own.push_str("position: absolute; top: 0;");
+                }
+                if on(7) {
+                    sibling = r#"<img src=a.png alt="" style="position: absolute; inset: 0">"#;
+                }
+                if on(8) {
+                    head.push_str(r#"<link rel=stylesheet href="gone.css">"#);
+                }
+                if on(9) {
+                    own.push_str("text-shadow: 1px 1px 2px #888;");
+                }
+                let html = format!(
+                    r#"{head}<div style="{outer}">{sibling}<p style="{own}">Some text</p></div>"#
+                );
+                let gone = [("https://example.com/gone.css", UNREACHABLE)];
+                let page = RuleTester::page_with_sheets(&html, &gone, 100);
+                let a = analyze(&page, &[&ColorContrast]);
+                let tally = a
+                    .tallies
+                    .iter()
+                    .find(|t| t.rule_id == "color-contrast")
+                    .unwrap_or_else(|| panic!("no tally: {html}"));
+                let counts = [tally.passed, tally.failed, tally.cant_tell];
+                assert_eq!(counts.iter().sum::<u32>(), 1, "{html}: {counts:?}");
+                for (n, c) in counts.iter().enumerate() {
+                    outcomes[n] += *c as usize;
+                }
+                let cant_tell = a
+                    .findings
+                    .iter()
+                    .filter(|f| f.rule_id == "color-contrast" && f.outcome == crate::Outcome::CantTell);
+                for f in cant_tell {
+                    let reason = f.data.as_ref().and_then(|d| d.get("reason"));
+                    assert!(reason.is_some_and(|r| r.is_string()), "{html}: {f:?}");
+                }
+            }
+        }
+        // Every kind of outcome occurs: the generator reaches each branch.
+        assert!(outcomes.iter().all(|n| *n > 0), "{outcomes:?}");
+    }
+
+    #[test]
+    fn text_contrasting_with_black_and_white_passes_over_any_backdrop() {
+        RuleTester::new(&ColorContrast)
+            .pass(&[
+                // Mid grey, large: at least 3:1 against both black and white.
+                ("h1", r##"<div style="background:url(a.jpg)"><h1 style="color:#808080;font-size:32px">Title</h1></div>"##),
+            ])
+            .cant_tell(&[
+                ("p", r##"<div style="background:url(a.jpg)"><p style="color:#808080">Body text</p></div>"##),
+                ("h1", r##"<div style="position:relative"><img src=a.jpg alt="" style="position:absolute;inset:0"><h1 style="color:#000">Title</h1></div>"##),
             ])
             .run();
     }

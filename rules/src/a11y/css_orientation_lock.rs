@@ -171,7 +171,7 @@ impl Rule for CssOrientationLock {
         let page = cx.page();
         for (css, caps) in page.author_sheets() {
             // Derived once per sheet text, not once per page.
-            let locks = crate::css::sheet_facts(&css, caps, orientation_rotations);
+            let locks = crate::css::sheet_facts(css, caps, orientation_rotations);
             for (prelude, selectors, degrees, base_deg) in &locks.0 {
                 let (prelude, degrees, base_deg) = (prelude.as_str(), *degrees, *base_deg);
                 let Ok(selector) = Selector::parse(selectors) else {

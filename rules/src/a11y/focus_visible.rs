@@ -168,7 +168,7 @@ impl Rule for FocusVisible {
         let sheets: Vec<Arc<FocusRules>> = page
             .author_sheets()
             .into_iter()
-            .map(|(text, caps)| crate::css::sheet_facts(&text, caps, focus_rules))
+            .map(|(text, caps)| crate::css::sheet_facts(text, caps, focus_rules))
             .collect();
         let rules: Vec<&FocusRule> = sheets.iter().flat_map(|s| s.0.iter()).collect();
         for el in page.root().descendants().filter_map(ElementRef::wrap) {

@@ -61,7 +61,7 @@ fn state_cues(cx: &PageContext<'_>) -> StateCues {
     };
     for (sheet, caps) in cx.author_sheets() {
         // Parsed once per sheet text, not once per page.
-        let one = crate::css::sheet_facts(&sheet, caps, sheet_cues);
+        let one = crate::css::sheet_facts(sheet, caps, sheet_cues);
         cues.hover.extend(one.hover.iter().cloned());
         cues.focus.extend(one.focus.iter().cloned());
         cues.no_outline.extend(one.no_outline.iter().cloned());
@@ -273,6 +273,16 @@ impl Rule for LinkInTextBlock {
             let Some(&block) = blocks.get(&el.id()) else {
                 continue;
             };
+            // A sheet the page uses is missing: it may underline the link,
+            // or color it like the text.
+            if let Some(why) = page.styles_incomplete() {
+                cx.cant_tell(
+                    el,
+                    format!("Check that the link is distinguishable from the text: {why}."),
+                )
+                .with_data(json!({ "reason": "styles-incomplete" }));
+                continue;
+            }
             if has_non_color_cue(page, el, block) {
                 cx.pass();
                 continue;
@@ -283,7 +293,8 @@ impl Rule for LinkInTextBlock {
                 cx.cant_tell(
                     el,
                     "The link or text color cannot be resolved; check that the link is distinguishable.",
-                );
+                )
+                .with_data(json!({ "reason": "color-unresolved" }));
                 continue;
             };
             let ratio = contrast_ratio(link_color.over(Rgba::WHITE), text_color.over(Rgba::WHITE));
@@ -313,7 +324,11 @@ impl Rule for LinkInTextBlock {
                     el,
                     format!("This link differs from the text by color only ({ratio:.2}:1); check it gets a non-color cue on hover and focus."),
                 )
-                .with_data(data);
+                .with_data({
+                    let mut data = data;
+                    data["reason"] = json!("state-cues-unknown");
+                    data
+                });
             }
         }
     }

@@ -19,7 +19,7 @@ use scraper::{ElementRef, Html, Selector};
 
 use super::color::Rgba;
 use super::{
-    media_applies_at, parse_declarations, parse_stylesheet_all_media_upto, split_selector_list,
+    media_applies_at, parse_declarations, parse_stylesheet_layered_upto, split_selector_list,
     SheetCaps, Viewport,
 };
 use crate::budget::{Limit, PageBudget};
@@ -235,6 +235,10 @@ impl ComputedStyle {
 struct Precedence {
     important: bool,
     origin: u8,
+    /// The cascade layer's rank ([`layer_ranks`]): for normal declarations
+    /// later layers win and unlayered rules win over all layers; `offer`
+    /// reverses it for `!important` ones, as CSS does.
+    layer: u16,
     specificity: u32,
     order: u32,
 }
@@ -480,6 +484,8 @@ struct SheetRule {
     declarations: Arc<[Decl]>,
     /// Index into [`CompiledSheet::media`]: the `@media` conditions around the rule.
     media: usize,
+    /// Index into [`CompiledSheet::layers`]; [`UNLAYERED`] outside any layer.
+    layer: u16,
     /// See [`positional`].
     positional: bool,
     /// Which style rule of its sheet it comes from (0-based), for the page's
@@ -497,6 +503,8 @@ struct CompiledSheet {
     /// Distinct lists of enclosing `@media` query lists, outermost first; entry 0
     /// is the empty list (rules outside any `@media`).
     media: Vec<Vec<String>>,
+    /// The sheet's cascade layers, dotted, in order of first appearance.
+    layers: Vec<String>,
     /// Style rules parsed.
     style_rules: usize,
     /// Selectors parsed, compiled or not.
@@ -522,7 +530,9 @@ impl CompiledSheet {
 fn compile_sheet(text: &str, max_rules: usize, max_selectors: usize) -> CompiledSheet {
     let mut rules = Vec::new();
     let mut media: Vec<Vec<String>> = vec![Vec::new()];
-    let (parsed, rules_cut) = parse_stylesheet_all_media_upto(text, max_rules);
+    let (parsed, rules_cut, mut layers) = parse_stylesheet_layered_upto(text, max_rules);
+    // Past this many layers (a hostile sheet), later ones share the last rank.
+    layers.truncate(MAX_LAYERS);
     let style_rules = parsed.len();
     let mut cut = rules_cut.then_some(Limit::CssRules);
     let mut selectors = 0usize;
@@ -535,6 +545,13 @@ fn compile_sheet(text: &str, max_rules: usize, max_selectors: usize) -> Compiled
             }
         };
         let declarations: Arc<[Decl]> = compile_declarations(&rule.declarations).into();
+        let layer = match &rule.layer {
+            None => UNLAYERED,
+            Some(name) => layers
+                .iter()
+                .position(|l| l == name)
+                .map_or(UNLAYERED - 1, |i| u16::try_from(i).unwrap_or(UNLAYERED - 1)),
+        };
         for original in split_selector_list(&rule.selectors) {
             // Every selector costs its parse, matched or not.
             if selectors == max_selectors {
@@ -560,6 +577,7 @@ fn compile_sheet(text: &str, max_rules: usize, max_selectors: usize) -> Compiled
                 key: key_of(part),
                 declarations: declarations.clone(),
                 media: media_index,
+                layer,
                 positional: positional(part),
                 rule_no: u32::try_from(rule_no).unwrap_or(u32::MAX),
                 selector_no: u32::try_from(selectors - 1).unwrap_or(u32::MAX),
@@ -569,6 +587,7 @@ fn compile_sheet(text: &str, max_rules: usize, max_selectors: usize) -> Compiled
     CompiledSheet {
         rules,
         media,
+        layers,
         style_rules,
         selectors,
         cut,
@@ -632,8 +651,12 @@ struct Source {
     /// on style rules or selectors ran out inside this sheet.
     take: usize,
     origin: u8,
-    /// The `media` attribute of the `<style>` or `<link>`, if any.
-    media: Option<String>,
+    /// The media query lists the sheet applies under, all of which must hold:
+    /// the `media` attribute of the `<style>` or `<link>`, then those of the
+    /// `@import` rules that brought it in.
+    media: Vec<String>,
+    /// The cascade layer an `@import … layer(…)` put the whole sheet in.
+    layer: Option<String>,
 }
 
 impl Source {
@@ -662,7 +685,7 @@ impl SheetBudget {
 
     /// Compiles (or takes from the cache) one more sheet of the page, within
     /// what is left; `None` once the page has its most sheets.
-    fn source(&mut self, text: &str, media: Option<String>) -> Option<Source> {
+    fn source(&mut self, text: &str, media: Vec<String>, layer: Option<String>) -> Option<Source> {
         if self.sheets == 0 {
             self.hit(Limit::Stylesheets);
             return None;
@@ -695,6 +718,7 @@ impl SheetBudget {
             take,
             origin: 1,
             media,
+            layer,
         })
     }
 }
@@ -715,7 +739,8 @@ fn sources(
         take: ua.rules.len(),
         sheet: ua,
         origin: 0,
-        media: None,
+        media: Vec::new(),
+        layer: None,
     }];
     let mut left = SheetBudget {
         sheets: budget.max_stylesheets,
@@ -732,14 +757,20 @@ fn sources(
         if el.value().name() == "style" {
             let text: String = el.text().collect();
             let media = crate::dom::attr(el, "media").map(str::to_string);
-            match left.source(&text, media) {
+            match left.source(&text, media.into_iter().collect(), None) {
                 Some(source) => out.push(source),
                 None => break,
             }
         }
     }
     for sheet in linked {
-        match left.source(&sheet.text, sheet.media.clone()) {
+        let media = sheet
+            .media
+            .iter()
+            .chain(&sheet.import_media)
+            .cloned()
+            .collect();
+        match left.source(&sheet.text, media, sheet.layer.clone()) {
             Some(source) => out.push(source),
             None => break,
         }
@@ -752,16 +783,105 @@ fn applicable(sources: &[Source], viewport: Viewport) -> Vec<Vec<bool>> {
     sources
         .iter()
         .map(|s| {
-            let sheet_applies = s
-                .media
-                .as_deref()
-                .is_none_or(|m| media_applies_at(m, viewport));
+            let sheet_applies = s.media.iter().all(|m| media_applies_at(m, viewport));
             if !sheet_applies {
                 return vec![false; s.rules().len()];
             }
             let media = s.sheet.media_at(viewport);
             s.rules().iter().map(|r| media[r.media]).collect()
         })
+        .collect()
+}
+
+/// [`SheetRule::layer`] of a rule outside any cascade layer; also the rank
+/// of the page's unlayered rules, above every layer's.
+const UNLAYERED: u16 = u16::MAX;
+
+/// Layers one sheet may name, and a page hold, at most: a bound on what a
+/// hostile sheet can make the cascade rank (further layers rank with the
+/// page's last one, or unlayered).
+const MAX_LAYERS: usize = 4096;
+
+/// The rank of every cascade layer of a page, per source: the rank of each
+/// of the sheet's own layers ([`CompiledSheet::layers`]), and that of its
+/// rules outside them ([`UNLAYERED`], unless an `@import … layer()` put the
+/// whole sheet in a layer).
+///
+/// Layers form a tree by their dotted names, each in order of first
+/// appearance across the page's sheets in cascade order. A layer's
+/// sublayers rank below its own rules, and the page's unlayered rules above
+/// everything: so ranks are a post-order walk of the tree, its root last.
+/// Anonymous layers are made unique per source.
+fn layer_ranks(sources: &[Source]) -> Vec<(Vec<u16>, u16)> {
+    struct Node {
+        children: Vec<usize>,
+    }
+    let mut nodes = vec![Node {
+        children: Vec::new(),
+    }];
+    let mut by_name: FxHashMap<String, usize> = FxHashMap::default();
+    // Each source's layers as tree nodes, and its base node.
+    let mut placed: Vec<(Vec<usize>, usize)> = Vec::with_capacity(sources.len());
+    let mut insert = |full: &str, nodes: &mut Vec<Node>| -> usize {
+        let mut node = 0;
+        let mut end = 0;
+        for part in full.split('.') {
+            end += part.len();
+            let prefix = &full[..end.min(full.len())];
+            end += 1;
+            node = match by_name.get(prefix) {
+                Some(&n) => n,
+                None if nodes.len() > MAX_LAYERS => return node,
+                None => {
+                    nodes.push(Node {
+                        children: Vec::new(),
+                    });
+                    let n = nodes.len() - 1;
+                    nodes[node].children.push(n);
+                    by_name.insert(prefix.to_string(), n);
+                    n
+                }
+            };
+        }
+        node
+    };
+    for (s, source) in sources.iter().enumerate() {
+        let unique = |name: &str| name.replace('\u{0}', &format!("\u{0}{s}:"));
+        let prefix = source.layer.as_deref().map(unique);
+        let full = |name: &str| match &prefix {
+            Some(p) => format!("{p}.{}", unique(name)),
+            None => unique(name),
+        };
+        let base = match &prefix {
+            Some(p) => insert(p, &mut nodes),
+            None => 0,
+        };
+        let own = source
+            .sheet
+            .layers
+            .iter()
+            .map(|l| insert(&full(l), &mut nodes))
+            .collect();
+        placed.push((own, base));
+    }
+    // Post-order ranks without recursion: (node, next child to visit).
+    let mut rank = vec![0u16; nodes.len()];
+    let mut next = 0u16;
+    let mut stack = vec![(0usize, 0usize)];
+    while let Some((node, child)) = stack.pop() {
+        if let Some(&c) = nodes[node].children.get(child) {
+            stack.push((node, child + 1));
+            stack.push((c, 0));
+        } else {
+            rank[node] = next;
+            next = next.saturating_add(1);
+        }
+    }
+    // The root (unlayered rules) ranks above every layer.
+    rank[0] = UNLAYERED;
+    placed
+        .into_iter()
+        .map(|(own, base)| (own.into_iter().map(|n| rank[n]).collect(), rank[base]))
         .collect()
 }
 
@@ -865,9 +985,16 @@ impl RuleIndex {
     fn build(sources: Vec<Source>) -> RuleIndex {
         let mut index = RuleIndex::default();
         let mut order = 0u32;
+        let ranks = layer_ranks(&sources);
         for (s, source) in sources.iter().enumerate() {
+            let (own, base) = &ranks[s];
             for (r, rule) in source.rules().iter().enumerate() {
                 order += 1;
+                let layer = if rule.layer == UNLAYERED {
+                    *base
+                } else {
+                    own.get(usize::from(rule.layer)).copied().unwrap_or(*base)
+                };
                 let idx = index.rules.len() as u32;
                 index.rules.push(IndexedRule {
                     source: s as u32,
@@ -875,6 +1002,7 @@ impl RuleIndex {
                     precedence: Precedence {
                         important: false,
                         origin: source.origin,
+                        layer,
                         specificity: rule.specificity,
                         order,
                     },
@@ -1446,6 +1574,11 @@ fn offer<'a>(
         } => {
             let p = Precedence {
                 important: *important,
+                layer: if *important {
+                    UNLAYERED - precedence.layer
+                } else {
+                    precedence.layer
+                },
                 ..precedence
             };
             match &slots[*id] {
@@ -1467,6 +1600,11 @@ fn offer<'a>(
         } => {
             let p = Precedence {
                 important: *important,
+                layer: if *important {
+                    UNLAYERED - precedence.layer
+                } else {
+                    precedence.layer
+                },
                 ..precedence
             };
             let slot = NamedSlot {
@@ -1506,6 +1644,7 @@ fn compute_one(
         let precedence = Precedence {
             important: false,
             origin: 2,
+            layer: UNLAYERED,
             specificity: 0,
             order: n as u32,
         };
@@ -1999,6 +2138,7 @@ mod tests {
             url: "https://example.com/a.css".into(),
             text: "#d { background-color: yellow }".into(),
             media: None,
+            ..Default::default()
         }];
         let st = Styles::compute(&doc, &linked);
         let a = style_of(&doc, &st, "#a");

@@ -14,9 +14,13 @@
 pub mod cascade;
 pub mod color;
 pub mod extent;
+pub mod import;
+pub mod supports;
 
 pub use cascade::{ComputedStyle, Styles};
 pub use color::Rgba;
+pub use import::{imports, media_may_apply, Import, ImportWalk, Room};
+pub use supports::supports_applies;
 
 use std::any::{Any, TypeId};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -199,6 +203,9 @@ pub struct RawRule {
     /// (empty at top level). Only [`parse_stylesheet_all_media`] keeps rules whose
     /// media do not apply to the assumed screen.
     pub media: Vec<String>,
+    /// The cascade layer it sits in, dotted (`base.links`), `None` when
+    /// unlayered. Anonymous layers get a name no author can write (`\u{0}1`).
+    pub layer: Option<String>,
 }
 
 /// The screen media queries are evaluated against, in CSS pixels.
@@ -235,11 +242,7 @@ pub fn parse_stylesheet(text: &str) -> Vec<RawRule> {
 pub fn parse_stylesheet_at(text: &str, viewport: Viewport) -> Vec<RawRule> {
     let mut parser = Parser::new(text);
     let mut out = Vec::new();
-    let mut sheet = SheetParser {
-        all_media: false,
-        media: Vec::new(),
-        viewport,
-    };
+    let mut sheet = SheetParser::new(false, viewport);
     collect_rules(&mut parser, &mut sheet, &mut out);
     out
 }
@@ -250,11 +253,7 @@ pub fn parse_stylesheet_at(text: &str, viewport: Viewport) -> Vec<RawRule> {
 pub fn parse_stylesheet_all_media(text: &str) -> Vec<RawRule> {
     let mut parser = Parser::new(text);
     let mut out = Vec::new();
-    let mut sheet = SheetParser {
-        all_media: true,
-        media: Vec::new(),
-        viewport: Viewport::DESKTOP,
-    };
+    let mut sheet = SheetParser::new(true, Viewport::DESKTOP);
     collect_rules(&mut parser, &mut sheet, &mut out);
     out
 }
@@ -266,12 +265,19 @@ pub fn parse_stylesheet_all_media(text: &str) -> Vec<RawRule> {
 /// and match (`PageBudget::max_css_rules`): parsing stops at the cap instead of
 /// reading the rest of a hostile sheet.
 pub fn parse_stylesheet_all_media_upto(text: &str, max_rules: usize) -> (Vec<RawRule>, bool) {
-    let mut sheet = SheetParser {
-        all_media: true,
-        media: Vec::new(),
-        viewport: Viewport::DESKTOP,
-    };
+    let mut sheet = SheetParser::new(true, Viewport::DESKTOP);
     collect_upto(text, &mut sheet, max_rules)
+}
+
+/// [`parse_stylesheet_all_media_upto`], also returning the sheet's cascade
+/// layers in the order they were first named (see [`RawRule::layer`]).
+pub fn parse_stylesheet_layered_upto(
+    text: &str,
+    max_rules: usize,
+) -> (Vec<RawRule>, bool, Vec<String>) {
+    let mut sheet = SheetParser::new(true, Viewport::DESKTOP);
+    let (rules, cut) = collect_upto(text, &mut sheet, max_rules);
+    (rules, cut, sheet.layer_order)
 }
 
 /// [`parse_stylesheet_at`] that stops after `max_rules` style rules; the flag
@@ -281,11 +287,7 @@ pub fn parse_stylesheet_upto(
     viewport: Viewport,
     max_rules: usize,
 ) -> (Vec<RawRule>, bool) {
-    let mut sheet = SheetParser {
-        all_media: false,
-        media: Vec::new(),
-        viewport,
-    };
+    let mut sheet = SheetParser::new(false, viewport);
     collect_upto(text, &mut sheet, max_rules)
 }
 
@@ -414,11 +416,53 @@ struct SheetParser {
     media: Vec<String>,
     /// The screen `@media` blocks are evaluated for.
     viewport: Viewport,
+    /// The enclosing `@layer` blocks' names (see [`RawRule::layer`]).
+    layer: Vec<String>,
+    /// Every layer named in the sheet, dotted, in order of first appearance
+    /// (`@layer a, b;` statements included): the layers' order.
+    layer_order: Vec<String>,
+    /// Anonymous layers so far.
+    anonymous: usize,
+}
+
+impl SheetParser {
+    fn new(all_media: bool, viewport: Viewport) -> SheetParser {
+        SheetParser {
+            all_media,
+            media: Vec::new(),
+            viewport,
+            layer: Vec::new(),
+            layer_order: Vec::new(),
+            anonymous: 0,
+        }
+    }
+
+    /// The dotted name of `name` inside the current layer, recorded in the
+    /// layers' order.
+    fn declare_layer(&mut self, name: &str) -> String {
+        let full = match self.layer.last() {
+            Some(outer) => format!("{outer}.{name}"),
+            None => name.to_string(),
+        };
+        // Each prefix is a layer too (`@layer a.b` declares `a` first).
+        let mut end = 0;
+        for part in full.split('.') {
+            end += part.len();
+            let prefix = &full[..end];
+            if !self.layer_order.iter().any(|l| l == prefix) {
+                self.layer_order.push(prefix.to_string());
+            }
+            end += 1;
+        }
+        full
+    }
 }
 
 enum AtPrelude {
     /// A block whose rules apply (or not) as a whole.
     Block(bool),
+    /// An `@layer` block (named or anonymous) or statement (names).
+    Layer(Vec<String>),
     /// An `@media` block: whether it applies to the assumed screen, and its query.
     Media(bool, String),
     Skip,
@@ -457,6 +501,7 @@ impl<'i> QualifiedRuleParser<'i> for SheetParser {
             selectors: prelude,
             declarations,
             media: self.media.clone(),
+            layer: self.layer.last().cloned(),
         }])
     }
 }
@@ -477,16 +522,29 @@ impl<'i> AtRuleParser<'i> for SheetParser {
                 media_applies_at(text, self.viewport),
                 text.trim().to_string(),
             ),
-            "supports" | "layer" | "container" | "scope" | "document" => AtPrelude::Block(true),
+            "supports" => AtPrelude::Block(supports_applies(text)),
+            "layer" => AtPrelude::Layer(
+                text.split(',')
+                    .map(|n| n.trim().to_string())
+                    .filter(|n| !n.is_empty())
+                    .collect(),
+            ),
+            "container" | "scope" | "document" => AtPrelude::Block(true),
             _ => AtPrelude::Skip,
         })
     }
 
     fn rule_without_block(
         &mut self,
-        _prelude: Self::Prelude,
+        prelude: Self::Prelude,
         _start: &ParserState,
     ) -> Result<Self::AtRule, ()> {
+        // `@layer a, b;` fixes the layers' order before any of their rules.
+        if let AtPrelude::Layer(names) = prelude {
+            for name in names {
+                self.declare_layer(&name);
+            }
+        }
         Ok(Vec::new())
     }
 
@@ -499,6 +557,21 @@ impl<'i> AtRuleParser<'i> for SheetParser {
         let mut out = Vec::new();
         match prelude {
             AtPrelude::Block(true) => collect_rules(input, self, &mut out),
+            AtPrelude::Layer(names) => {
+                // A block names one layer, or none (anonymous: a layer of
+                // its own that no other rule can join).
+                let name = match names.first() {
+                    Some(name) => name.clone(),
+                    None => {
+                        self.anonymous += 1;
+                        format!("\u{0}{}", self.anonymous)
+                    }
+                };
+                let full = self.declare_layer(&name);
+                self.layer.push(full);
+                collect_rules(input, self, &mut out);
+                self.layer.pop();
+            }
             AtPrelude::Media(applies, query) if applies || self.all_media => {
                 self.media.push(query);
                 collect_rules(input, self, &mut out);

@@ -138,6 +138,7 @@ mod tests {
             url: "https://example.com/fonts.css".into(),
             text: "@font-face{font-family:A;src:url(a.woff2)}".into(),
             media: None,
+            ..Default::default()
         });
         RuleTester::new(&FontDisplay)
             .pass(&[

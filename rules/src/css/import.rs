@@ -1,0 +1,472 @@
+//! `@import` rules: which sheets a stylesheet pulls in, and on what conditions.
+//!
+//! The engine fetches what these name (see `sitescan_engine`'s scan pipeline)
+//! and hands the sheets to the rules in cascade order: each imported sheet
+//! before the sheet that imports it, as if its rules were written in place of
+//! the `@import`, which CSS requires to come before every other rule.
+
+use cssparser::{
+    AtRuleParser, CowRcStr, ParseError, Parser, ParserState, QualifiedRuleParser, StyleSheetParser,
+    Token,
+};
+
+use url::Url;
+
+use super::supports::supports_applies;
+use super::Viewport;
+use crate::page::{MissingStylesheet, Stylesheet};
+
+/// `@import` nesting followed below a linked sheet (browsers set no limit;
+/// real themes nest two or three deep). A deeper import is a missing sheet.
+pub const MAX_IMPORT_DEPTH: usize = 4;
+
+/// What a page may still hold while its sheets are gathered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Room {
+    /// Stylesheets (linked and imported).
+    pub sheets: usize,
+    /// Bytes of stylesheet text.
+    pub bytes: usize,
+}
+
+/// One sheet of the walk, its imports followed one by one.
+struct Frame {
+    url: Url,
+    text: String,
+    imports: std::vec::IntoIter<Import>,
+    import_media: Vec<String>,
+    layer: Option<String>,
+}
+
+/// An import whose text the walk waits for.
+struct Pending {
+    url: Url,
+    import_media: Vec<String>,
+    layer: Option<String>,
+}
+
+/// Follows the `@import` chain of one linked sheet, depth first, without
+/// recursion (a hostile chain costs a bounded stack of frames), asking its
+/// caller for each imported sheet's text: the engine fetches them (once per
+/// scan, through its polite and guarded fetch path), tests read them from a
+/// map. The sheets come out in cascade order: each imported sheet before
+/// the sheet importing it, as if written in place of its `@import`.
+///
+/// Imports that cannot apply ([`Import::may_apply`]: a print-only media
+/// list, a false `supports()`) are not asked for; an import of a sheet
+/// already open in the chain (a cycle) is ignored, as browsers ignore it;
+/// one nested deeper than [`MAX_IMPORT_DEPTH`], or whose text could not be
+/// had, is recorded missing; one past the page's [`Room`] is counted in
+/// [`ImportWalk::skipped`].
+pub struct ImportWalk {
+    link_media: Option<String>,
+    stack: Vec<Frame>,
+    pending: Option<Pending>,
+    room: Room,
+    anonymous: usize,
+    /// The sheets walked, in cascade order.
+    pub sheets: Vec<Stylesheet>,
+    /// Imported sheets that could not be had, in the order met.
+    pub missing: Vec<MissingStylesheet>,
+    /// Imported sheets not asked for: the page had no room left.
+    pub skipped: usize,
+}
+
+impl ImportWalk {
+    /// A walk from the linked sheet at `url` (its `<link media>` and text),
+    /// within what the page has `room` for (this sheet included).
+    pub fn new(url: Url, link_media: Option<String>, text: String, room: Room) -> ImportWalk {
+        let room = Room {
+            sheets: room.sheets.saturating_sub(1),
+            bytes: room.bytes.saturating_sub(text.len()),
+        };
+        let mut walk = ImportWalk {
+            link_media,
+            stack: Vec::new(),
+            pending: None,
+            room,
+            anonymous: 0,
+            sheets: Vec::new(),
+            missing: Vec::new(),
+            skipped: 0,
+        };
+        walk.open(url, text, Vec::new(), None);
+        walk
+    }
+
+    fn open(&mut self, url: Url, text: String, import_media: Vec<String>, layer: Option<String>) {
+        let imports = imports(&text).into_iter();
+        self.stack.push(Frame {
+            url,
+            text,
+            imports,
+            import_media,
+            layer,
+        });
+    }
+
+    /// The next imported sheet whose text the walk needs (answer with
+    /// [`ImportWalk::fetched`]), or `None` when the walk is over.
+    pub fn next_fetch(&mut self) -> Option<Url> {
+        if let Some(p) = &self.pending {
+            return Some(p.url.clone());
+        }
+        while let Some(top) = self.stack.last_mut() {
+            let Some(import) = top.imports.next() else {
+                if let Some(done) = self.stack.pop() {
+                    self.sheets.push(Stylesheet {
+                        url: done.url.to_string(),
+                        text: done.text,
+                        media: self.link_media.clone(),
+                        import_media: done.import_media,
+                        layer: done.layer,
+                    });
+                }
+                continue;
+            };
+            if !import.may_apply() {
+                continue;
+            }
+            let Ok(url) = top.url.join(import.url.trim()) else {
+                // A browser cannot load it either.
+                self.missing.push(MissingStylesheet {
+                    url: import.url.clone(),
+                    reason: "not a valid URL".into(),
+                    browser_too: true,
+                });
+                continue;
+            };
+            let (parent_media, parent_layer) = (top.import_media.clone(), top.layer.clone());
+            if self.stack.iter().any(|f| f.url == url) {
+                continue;
+            }
+            if self.stack.len() > MAX_IMPORT_DEPTH {
+                self.missing.push(MissingStylesheet::new(
+                    url.to_string(),
+                    None,
+                    format!("imported more than {MAX_IMPORT_DEPTH} levels deep"),
+                ));
+                continue;
+            }
+            if self.room.sheets == 0 || self.room.bytes == 0 {
+                self.skipped += 1;
+                continue;
+            }
+            let mut import_media = parent_media;
+            import_media.extend(import.media.clone());
+            let layer = match import.layer.as_deref() {
+                None => parent_layer,
+                Some(name) => {
+                    let name = if name.is_empty() {
+                        self.anonymous += 1;
+                        format!("\u{0}import{}", self.anonymous)
+                    } else {
+                        name.to_string()
+                    };
+                    Some(match parent_layer {
+                        Some(outer) => format!("{outer}.{name}"),
+                        None => name,
+                    })
+                }
+            };
+            self.pending = Some(Pending {
+                url: url.clone(),
+                import_media,
+                layer,
+            });
+            return Some(url);
+        }
+        None
+    }
+
+    /// The text of the sheet [`ImportWalk::next_fetch`] asked for, or why it
+    /// could not be had (as [`MissingStylesheet::new`] takes it: the status
+    /// the server answered, if it did, and the reason).
+    pub fn fetched(&mut self, text: Result<String, (Option<u16>, String)>) {
+        let Some(pending) = self.pending.take() else {
+            return;
+        };
+        match text {
+            Ok(text) => {
+                self.room.sheets = self.room.sheets.saturating_sub(1);
+                self.room.bytes = self.room.bytes.saturating_sub(text.len());
+                self.open(pending.url, text, pending.import_media, pending.layer);
+            }
+            Err((status, reason)) => self.missing.push(MissingStylesheet::new(
+                pending.url.to_string(),
+                status,
+                reason,
+            )),
+        }
+    }
+
+    /// Runs the whole walk, asking `text_of` for each imported sheet.
+    pub fn run(
+        mut self,
+        mut text_of: impl FnMut(&Url) -> Result<String, (Option<u16>, String)>,
+    ) -> Self {
+        while let Some(url) = self.next_fetch() {
+            let text = text_of(&url);
+            self.fetched(text);
+        }
+        self
+    }
+}
+
+/// `@import` rules read from one sheet at most; the engine caps the sheets a
+/// page may pull in far lower, this only bounds the parse of a hostile sheet.
+const MAX_IMPORTS: usize = 256;
+
+/// One `@import` rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Import {
+    /// The URL as written (unresolved).
+    pub url: String,
+    /// The media query list after the URL; `None` when absent (all media).
+    pub media: Option<String>,
+    /// `layer` (`Some("")`, an anonymous layer) or `layer(name)`; `None`
+    /// when the sheet is not imported into a layer.
+    pub layer: Option<String>,
+    /// Whether the `supports(…)` condition holds (true when absent), evaluated
+    /// as [`supports_applies`].
+    pub supported: bool,
+}
+
+impl Import {
+    /// Whether the imported sheet can apply at all: its `supports()` holds and
+    /// its media hold at one of the viewports the rules judge (a print-only
+    /// sheet does not, and need not be fetched).
+    pub fn may_apply(&self) -> bool {
+        self.supported && media_may_apply(self.media.as_deref())
+    }
+}
+
+/// Whether a media query list (`None`: all media) can hold at one of the
+/// viewports the rules judge ([`Viewport::DESKTOP`], [`Viewport::ZOOMED`]):
+/// a sheet for print only changes nothing they judge.
+pub fn media_may_apply(media: Option<&str>) -> bool {
+    media.is_none_or(|m| {
+        super::media_applies_at(m, Viewport::DESKTOP)
+            || super::media_applies_at(m, Viewport::ZOOMED)
+    })
+}
+
+/// The `@import` rules at the start of `text`, in order. CSS ignores an
+/// `@import` after any other rule (only `@charset` and `@layer` statements may
+/// come before), and so does this.
+pub fn imports(text: &str) -> Vec<Import> {
+    // Most sheets import nothing: skip the tokenizer for them.
+    if !text
+        .as_bytes()
+        .windows(7)
+        .any(|w| w.eq_ignore_ascii_case(b"@import"))
+    {
+        return Vec::new();
+    }
+    let mut parser = Parser::new(text);
+    let mut reader = ImportReader;
+    let mut out = Vec::new();
+    for item in StyleSheetParser::new(&mut parser, &mut reader) {
+        match item {
+            Ok(Item::Import(import)) => {
+                out.push(import);
+                if out.len() == MAX_IMPORTS {
+                    break;
+                }
+            }
+            Ok(Item::Allowed) => {}
+            // Anything else ends the imports, a rule the parser rejected too.
+            Ok(Item::Other) | Err(_) => break,
+        }
+    }
+    out
+}
+
+enum Item {
+    Import(Import),
+    /// `@charset`, `@layer a, b;` (allowed before `@import`), or an invalid
+    /// `@import` (dropped).
+    Allowed,
+    Other,
+}
+
+enum Prelude {
+    Import(Import),
+    Allowed,
+    Other,
+}
+
+struct ImportReader;
+
+impl<'i> QualifiedRuleParser<'i> for ImportReader {
+    type Prelude = ();
+    type QualifiedRule = Item;
+    type Error = ();
+
+    fn parse_prelude(&mut self, input: &mut Parser<'i>) -> Result<(), ParseError<()>> {
+        while input.next().is_ok() {}
+        Ok(())
+    }
+
+    fn parse_block(
+        &mut self,
+        _prelude: (),
+        _start: &ParserState,
+        _input: &mut Parser<'i>,
+    ) -> Result<Item, ParseError<()>> {
+        Ok(Item::Other)
+    }
+}
+
+impl<'i> AtRuleParser<'i> for ImportReader {
+    type Prelude = Prelude;
+    type AtRule = Item;
+    type Error = ();
+
+    fn parse_prelude(
+        &mut self,
+        name: CowRcStr<'i>,
+        input: &mut Parser<'i>,
+    ) -> Result<Prelude, ParseError<()>> {
+        let name = name.to_ascii_lowercase();
+        if name == "charset" || name == "layer" {
+            while input.next().is_ok() {}
+            return Ok(Prelude::Allowed);
+        }
+        if name != "import" {
+            while input.next().is_ok() {}
+            return Ok(Prelude::Other);
+        }
+        let url = match input.next()?.clone() {
+            Token::UnquotedUrl(u) | Token::QuotedString(u) => u.to_string(),
+            Token::Function(f) if f.eq_ignore_ascii_case("url") => {
+                input.parse_nested_block(|i| Ok(i.expect_string()?.to_string()))?
+            }
+            // An `@import` without a URL is dropped, as browsers drop it.
+            _ => {
+                while input.next().is_ok() {}
+                return Ok(Prelude::Allowed);
+            }
+        };
+        let start = input.position();
+        while input.next().is_ok() {}
+        let rest = input.slice_from(start).trim();
+        Ok(Prelude::Import(conditions(url, rest)))
+    }
+
+    fn rule_without_block(&mut self, prelude: Prelude, _start: &ParserState) -> Result<Item, ()> {
+        Ok(match prelude {
+            Prelude::Import(i) => Item::Import(i),
+            Prelude::Allowed => Item::Allowed,
+            Prelude::Other => Item::Other,
+        })
+    }
+
+    fn parse_block(
+        &mut self,
+        prelude: Prelude,
+        _start: &ParserState,
+        _input: &mut Parser<'i>,
+    ) -> Result<Item, ParseError<()>> {
+        // `@layer x { … }` is a rule: imports after it are ignored.
+        let _ = prelude;
+        Ok(Item::Other)
+    }
+}
+
+/// Reads `[layer | layer(name)] [supports(…)] [media]` after the URL.
+fn conditions(url: String, rest: &str) -> Import {
+    let mut rest = rest;
+    let mut layer = None;
+    let lower = rest.to_ascii_lowercase();
+    if lower.starts_with("layer(") {
+        let end = rest.find(')').unwrap_or(rest.len());
+        layer = Some(rest[6..end].trim().to_string());
+        rest = rest.get(end + 1..).unwrap_or("").trim_start();
+    } else if lower == "layer" || lower.starts_with("layer ") {
+        layer = Some(String::new());
+        rest = rest[5..].trim_start();
+    }
+    let mut supported = true;
+    if rest.to_ascii_lowercase().starts_with("supports(") {
+        let bytes = rest.as_bytes();
+        let mut depth = 0usize;
+        let mut end = rest.len();
+        for (i, &b) in bytes.iter().enumerate().skip(8) {
+            match b {
+                b'(' => depth += 1,
+                b')' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        end = i;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let inner = rest[9..end.max(9)].trim();
+        // `supports(display: grid)` tests a bare declaration.
+        supported = if inner.starts_with('(') || inner.contains(' ') && !inner.contains(':') {
+            supports_applies(inner)
+        } else {
+            supports_applies(&format!("({inner})"))
+        };
+        rest = rest.get(end + 1..).unwrap_or("").trim_start();
+    }
+    let media = rest.trim();
+    Import {
+        url,
+        media: (!media.is_empty()).then(|| media.to_string()),
+        layer,
+        supported,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn import(url: &str, media: Option<&str>, layer: Option<&str>, supported: bool) -> Import {
+        Import {
+            url: url.into(),
+            media: media.map(Into::into),
+            layer: layer.map(Into::into),
+            supported,
+        }
+    }
+
+    #[test]
+    fn reads_the_leading_imports_with_their_conditions() {
+        let got = imports(
+            r#"@charset "utf-8"; @layer base, theme;
+            @import url(a.css);
+            @import "b.css" print;
+            @IMPORT url("c.css") layer(theme) supports(display: grid) screen and (min-width: 40em);
+            @import url(d.css) layer supports(not (display: grid));
+            @import 42;
+            p { color: red }
+            @import url(late.css);"#,
+        );
+        assert_eq!(
+            got,
+            vec![
+                import("a.css", None, None, true),
+                import("b.css", Some("print"), None, true),
+                import(
+                    "c.css",
+                    Some("screen and (min-width: 40em)"),
+                    Some("theme"),
+                    true
+                ),
+                import("d.css", None, Some(""), false),
+            ]
+        );
+        assert!(got[0].may_apply());
+        assert!(!got[1].may_apply());
+        assert!(got[2].may_apply());
+        assert!(!got[3].may_apply());
+        assert!(imports("p { color: red }").is_empty());
+        assert!(imports("@media print { } @import url(x.css);").is_empty());
+    }
+}
