@@ -114,6 +114,11 @@ pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
 pub struct RedisBackend {
     pub(crate) conn: ConnectionManager,
     pub(crate) settings: Arc<RedisSettings>,
+    /// Opens the dedicated connections of blocking reads.
+    pub(crate) client: redis::Client,
+    /// Idle dedicated connections for blocking reads (`XREADGROUP BLOCK`
+    /// would stall every command queued behind it on the shared one).
+    pub(crate) blocking_conns: Arc<std::sync::Mutex<Vec<redis::aio::MultiplexedConnection>>>,
 }
 
 impl std::fmt::Debug for RedisBackend {
@@ -186,7 +191,7 @@ impl RedisBackend {
             .set_response_timeout(Some(Duration::from_secs(5)))
             .set_number_of_retries(3)
             .set_max_delay(Duration::from_secs(2));
-        let conn = ConnectionManager::new_with_config(client, config)
+        let conn = ConnectionManager::new_with_config(client.clone(), config)
             .await
             .map_err(|e| {
                 Error::Unavailable(format!("cannot connect to Redis at {}: {e}", settings.url))
@@ -194,6 +199,8 @@ impl RedisBackend {
         let backend = RedisBackend {
             conn,
             settings: Arc::new(settings),
+            client,
+            blocking_conns: Arc::default(),
         };
         backend.ensure_groups().await?;
         Ok(backend)
@@ -757,25 +764,6 @@ impl RedisBackend {
         )
     }
 
-    /// Marks a running scan `queued` again (its job was handed back to the
-    /// queue). Returns false when it was not running (finished, canceled).
-    pub async fn requeue_scan(&self, id: &str) -> Result<bool> {
-        let event = self.event_args(Utc::now())?;
-        let mut conn = self.c();
-        let done: i64 = REQUEUE_SCAN
-            .key(self.k(&format!("scan:{id}")))
-            .key(self.k("running"))
-            .arg(id)
-            .arg(&event.prefix)
-            .arg(&event.digits)
-            .arg(&event.at)
-            .arg(event.at_us)
-            .invoke_async(&mut conn)
-            .await
-            .map_err(redis_err)?;
-        Ok(done == 1)
-    }
-
     /// The outbox arguments of a transition at `at`, with a fresh event id.
     fn event_args(&self, at: DateTime<Utc>) -> Result<EventArgs> {
         let event_id = new_id("evt")?;
@@ -1153,6 +1141,23 @@ impl Store for RedisBackend {
 
     async fn resume_scan(&self, id: &str, at: DateTime<Utc>) -> Result<Option<Scan>> {
         self.start_or_resume(id, at, false).await
+    }
+
+    async fn requeue_scan(&self, id: &str) -> Result<bool> {
+        let event = self.event_args(Utc::now())?;
+        let mut conn = self.c();
+        let done: i64 = REQUEUE_SCAN
+            .key(self.k(&format!("scan:{id}")))
+            .key(self.k("running"))
+            .arg(id)
+            .arg(&event.prefix)
+            .arg(&event.digits)
+            .arg(&event.at)
+            .arg(event.at_us)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        Ok(done == 1)
     }
 
     async fn set_pages_in_analysis(&self, id: &str, pages: &[String]) -> Result<()> {
