@@ -54,6 +54,8 @@ pub struct FleetSettings {
     pub allow_private: bool,
     /// The most a scan's page budget may be (`worker`'s budget flags).
     pub page_budget: sitescan_engine::PageBudget,
+    /// Requests per second to one host (`worker --rate`).
+    pub rate_per_host: f64,
     /// On SIGTERM, how long a scan in hand may still run before it is handed back.
     pub grace: Duration,
     /// How this process's webhook delivery task sends events.
@@ -85,6 +87,7 @@ pub fn spawn_workers(
         limits: ScanLimits {
             allow_private: settings.allow_private,
             page_budget: settings.page_budget,
+            rate_per_host: settings.rate_per_host,
         },
         max_attempts: backend.settings().max_attempts,
         retry_failed: true,

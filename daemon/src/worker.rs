@@ -22,7 +22,7 @@ use chrono::Utc;
 use futures::stream::BoxStream;
 use futures::StreamExt;
 use sitescan_engine::config::StatusRange;
-use sitescan_engine::{PageBudget, Report, ScanConfig};
+use sitescan_engine::{PageBudget, ReportSource, ScanConfig, SpooledReport};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tracing::{info, warn, Instrument};
@@ -66,8 +66,8 @@ pub enum ExecEvent {
     },
     /// The analysis of the page ended.
     Analyzed(String),
-    /// The scan finished with this report.
-    Finished(Box<Report>),
+    /// The scan finished with this report (its findings spooled on disk).
+    Finished(Box<SpooledReport>),
     /// The scan could not run; the message is for the caller.
     Failed(String),
 }
@@ -88,6 +88,9 @@ pub struct WorkerSettings {
     /// The most a scan's page budget may be (`serve`'s budget flags): a scan's
     /// applied budget is held under it again when it runs.
     pub page_budget: PageBudget,
+    /// Requests per second to one host (`serve --rate`; the engine's default
+    /// is polite to the scanned site).
+    pub rate_per_host: f64,
 }
 
 impl WorkerSettings {
@@ -96,6 +99,7 @@ impl WorkerSettings {
         ScanLimits {
             allow_private: self.allow_private,
             page_budget: self.page_budget,
+            rate_per_host: self.rate_per_host,
         }
     }
 }
@@ -107,6 +111,8 @@ pub struct ScanLimits {
     pub allow_private: bool,
     /// The most each limit of a scan's page budget may be.
     pub page_budget: PageBudget,
+    /// Requests per second to one host.
+    pub rate_per_host: f64,
 }
 
 /// The engine configuration for a scan as applied by the API, held under the
@@ -139,17 +145,19 @@ pub fn engine_config(applied: &AppliedConfig, limits: ScanLimits) -> ScanConfig 
         accept,
         budget: applied.budget.min(&limits.page_budget),
         links: applied.links,
+        rate_per_host: limits.rate_per_host,
         include: applied.include.clone(),
         exclude: applied.exclude.clone(),
         ..defaults
     }
 }
 
-/// The short results of a report.
-pub fn summarize(report: &Report) -> ScanSummary {
+/// The short results of a report (in memory or spooled).
+pub fn summarize(source: &dyn ReportSource) -> ScanSummary {
+    let report = source.head();
     ScanSummary {
         pages_fetched: report.stats.pages_fetched,
-        findings: report.findings.len() as u64,
+        findings: source.finding_count(),
         truncated: report.stats.truncated,
         categories: report
             .summary
@@ -635,12 +643,23 @@ pub async fn execute(
                 }
             }
             Some(ExecEvent::Finished(mut report)) => {
-                report.scan_id = Some(scan.id.clone());
-                let summary = summarize(&report);
-                return Some(match serde_json::to_vec(&report) {
-                    Ok(report) => ScanOutcome::Completed { summary, report },
+                report.head_mut().scan_id = Some(scan.id.clone());
+                let summary = summarize(&*report);
+                // Rendered once, from the spool, off the async threads: the
+                // stored report's bytes are the only copy in memory.
+                let rendered = tokio::task::spawn_blocking(move || {
+                    let mut json = Vec::new();
+                    sitescan_engine::render::render_json_compact_to(&*report, &mut json)
+                        .map(|()| json)
+                })
+                .await;
+                return Some(match rendered {
+                    Ok(Ok(report)) => ScanOutcome::Completed { summary, report },
+                    Ok(Err(e)) => ScanOutcome::Failed {
+                        error: format!("the report could not be written: {e}"),
+                    },
                     Err(e) => ScanOutcome::Failed {
-                        error: format!("the report could not be serialized: {e}"),
+                        error: format!("the report could not be written: {e}"),
                     },
                 });
             }
@@ -787,6 +806,7 @@ mod tests {
                 workers: 1,
                 allow_private: false,
                 page_budget: PageBudget::DEFAULT,
+                rate_per_host: sitescan_engine::config::DEFAULT_RATE_PER_HOST,
             },
             rx,
         );
@@ -821,6 +841,7 @@ mod tests {
             ScanLimits {
                 allow_private: false,
                 page_budget: ceiling,
+                rate_per_host: sitescan_engine::config::DEFAULT_RATE_PER_HOST,
             },
         );
         assert_eq!(config.budget.time, Duration::from_secs(2));
