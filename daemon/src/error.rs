@@ -42,6 +42,14 @@ pub enum Error {
     /// lost, timeout): retrying later may work. The API answers 503.
     #[error("storage unreachable: {0}; retry shortly")]
     Unavailable(String),
+    /// A worker presented a job lease that is no longer the job's current
+    /// delivery (the job was reclaimed by another worker, recovered at a
+    /// restart, or finished): it must leave the job alone.
+    #[error("the job of scan `{scan_id}` is no longer held by this worker (its lease moved on: reclaimed by another worker, recovered or finished)")]
+    LeaseLost {
+        /// The job's scan.
+        scan_id: String,
+    },
     /// A stored record could not be decoded.
     #[error("stored record is corrupt: {0}")]
     Corrupt(String),

@@ -4,14 +4,18 @@
 //! service), and both serve `/metrics` in the Prometheus text format.
 //!
 //! A worker slot's life with a job:
-//! 1. take it (`dequeue`: reclaimed jobs of dead workers first, then weighted
-//!    priority rounds); a scan past `max_attempts` of its own (failed runs,
-//!    crashes while one of its pages was in analysis; see `worker::begin`) is
-//!    not run again but dead-lettered and marked `failed` with the reason;
+//! 1. take it under a lease (`dequeue`: jobs the background reclaimer took
+//!    back from workers past their visibility timeout first, then weighted
+//!    priority rounds; an idle slot waits in a blocking stream read); a scan
+//!    past `max_attempts` of its own (failed runs, crashes while one of its
+//!    pages was in analysis; see `worker::begin`) is not run again but
+//!    dead-lettered and marked `failed` with the reason;
 //! 2. `start_scan` (queued/running -> running; a reclaimed job's crash is
 //!    charged first, see `worker::begin`: a page in analysis at two crashes
-//!    fails the scan, naming it), run the engine, heartbeat every third of the
-//!    visibility timeout so no one reclaims it;
+//!    fails the scan, naming it), run the engine, heartbeat the lease every
+//!    third of the visibility timeout so no one reclaims it — a slot whose
+//!    lease was lost (it was frozen or cut off past the timeout) drops the
+//!    job without writing anything;
 //! 3. completed: `finish_scan` (idempotent: a reclaimed job finishing twice
 //!    writes one result) then `ack`; failed: the job goes back to the end of
 //!    its stream for another attempt, or to the dead-letter stream after the
@@ -35,15 +39,11 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use chrono::Utc;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
-use tracing::{info, warn, Instrument};
 
-use crate::queue::{Delivery, Queue};
 use crate::store::redis::RedisBackend;
-use crate::store::{ScanOutcome, Store};
-use crate::worker::{begin, clear_analysis, execute, Begin, ScanExecutor};
+use crate::worker::{spawn_loop, LoopSettings, ScanExecutor, ScanLimits};
 
 /// Settings of one worker daemon.
 #[derive(Debug, Clone)]
@@ -54,52 +54,19 @@ pub struct FleetSettings {
     pub allow_private: bool,
     /// The most a scan's page budget may be (`worker`'s budget flags).
     pub page_budget: sitescan_engine::PageBudget,
+    /// Requests per second to one host (`worker --rate`).
+    pub rate_per_host: f64,
     /// On SIGTERM, how long a scan in hand may still run before it is handed back.
     pub grace: Duration,
     /// How this process's webhook delivery task sends events.
     pub webhooks: crate::webhooks::DeliverySettings,
 }
 
-/// Backoff between retries of a failing Redis call: 100 ms doubling to 5 s.
-#[derive(Debug)]
-struct Backoff(Duration);
-
-impl Backoff {
-    fn new() -> Self {
-        Backoff(Duration::from_millis(100))
-    }
-    async fn wait(&mut self) {
-        tokio::time::sleep(self.0).await;
-        self.0 = (self.0 * 2).min(Duration::from_secs(5));
-    }
-}
-
-/// Retries `op` with backoff until it succeeds or `give_up` passes.
-async fn persist<T, F, Fut>(what: &str, give_up: Duration, mut op: F) -> Option<T>
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = crate::Result<T>>,
-{
-    let start = Instant::now();
-    let mut backoff = Backoff::new();
-    loop {
-        match op().await {
-            Ok(v) => return Some(v),
-            Err(e) if start.elapsed() < give_up => {
-                warn!(error = %e, "{what} failed; retrying");
-                backoff.wait().await;
-            }
-            Err(e) => {
-                warn!(error = %e, "{what} failed; giving up (the job will be reclaimed)");
-                return None;
-            }
-        }
-    }
-}
-
-/// Starts `settings.concurrency` worker slots on `backend`. They stop taking
-/// jobs when `shutdown` turns true and end once their scan in hand is finished
-/// or handed back; the returned set ends when they all have.
+/// Starts `settings.concurrency` worker slots on `backend` (the job loop of
+/// [`crate::worker::spawn_loop`]), the background reclaimer of jobs whose
+/// workers stopped heartbeating, and the webhook delivery task. The slots stop
+/// taking jobs when `shutdown` turns true and end once their scan in hand is
+/// finished or handed back; the returned set ends when they all have.
 pub fn spawn_workers(
     backend: RedisBackend,
     executor: Arc<dyn ScanExecutor>,
@@ -114,196 +81,34 @@ pub fn spawn_workers(
         settings.webhooks.clone(),
         shutdown.clone(),
     ));
-    for slot in 0..settings.concurrency.max(1) {
-        let (backend, executor, settings) = (backend.clone(), executor.clone(), settings.clone());
-        let mut shutdown = shutdown.clone();
-        set.spawn(async move {
-            let mut backoff = Backoff::new();
-            loop {
-                if *shutdown.borrow() {
-                    break;
-                }
-                let taken = tokio::select! {
-                    d = backend.dequeue(Duration::from_secs(1)) => d,
-                    _ = shutdown.changed() => break,
-                };
-                match taken {
-                    Ok(Some(delivery)) => {
-                        backoff = Backoff::new();
-                        let span = tracing::info_span!("scan", scan_id = %delivery.job.scan_id, slot, attempt = delivery.attempt);
-                        run_job(&backend, &*executor, &settings, delivery, shutdown.clone())
-                            .instrument(span)
-                            .await;
-                    }
-                    Ok(None) => backoff = Backoff::new(),
-                    Err(e) => {
-                        warn!(error = %e, "could not take a job (is Redis reachable?); retrying");
-                        backoff.wait().await;
-                    }
-                }
-            }
-        });
-    }
+    set.spawn(backend.clone().run_reclaimer(shutdown.clone()));
+    let loop_settings = LoopSettings {
+        slots: settings.concurrency,
+        limits: ScanLimits {
+            allow_private: settings.allow_private,
+            page_budget: settings.page_budget,
+            rate_per_host: settings.rate_per_host,
+        },
+        max_attempts: backend.settings().max_attempts,
+        retry_failed: true,
+        grace: settings.grace,
+        requeue_on_handback: true,
+        // Long enough to ride out a Redis restart.
+        persist_for: backend
+            .settings()
+            .visibility_timeout
+            .max(Duration::from_secs(30)),
+    };
+    let backend = Arc::new(backend);
+    spawn_loop(
+        &mut set,
+        backend.clone(),
+        backend,
+        executor,
+        loop_settings,
+        shutdown,
+    );
     set
-}
-
-/// Gives a job up: marks its scan failed with the reason, then moves it to the
-/// dead-letter stream (in this order, so a crash in between only repeats it).
-async fn give_up(backend: &RedisBackend, scan_id: &str, reason: String) {
-    warn!(%reason, "job goes to the dead-letter stream");
-    let outcome = ScanOutcome::Failed {
-        error: reason.clone(),
-    };
-    // Dead-letter first, then mark the scan failed: whoever sees `failed` can
-    // rely on the job already being in the dead-letter stream.
-    persist("dead-lettering the job", Duration::from_secs(60), || {
-        backend.dead_letter(scan_id, &reason)
-    })
-    .await;
-    // The store writes the `scan.failed` event with the status.
-    persist("marking the scan failed", Duration::from_secs(60), || {
-        backend.finish_scan(scan_id, outcome.clone(), Utc::now())
-    })
-    .await;
-}
-
-async fn run_job(
-    backend: &RedisBackend,
-    executor: &dyn ScanExecutor,
-    settings: &FleetSettings,
-    delivery: Delivery,
-    mut shutdown: watch::Receiver<bool>,
-) {
-    let id = delivery.job.scan_id.clone();
-    let max = backend.settings().max_attempts;
-    // Attempts are the scan's own (`worker::begin`): failed runs and crashes
-    // while one of its pages was in analysis. A job reclaimed from a worker
-    // that died on another scan's page was delivered again, but costs its
-    // scan nothing.
-    let scan = match begin(backend, &id, max).await {
-        Ok(Begin::Run(scan)) => *scan,
-        Ok(Begin::Exhausted(_)) => {
-            let last = backend
-                .last_failure(&id)
-                .await
-                .ok()
-                .flatten()
-                .unwrap_or_else(|| {
-                    "its worker stopped while analysing a page (crashed, killed or lost Redis)"
-                        .to_string()
-                });
-            give_up(
-                backend,
-                &id,
-                format!("gave up after {max} attempts: {last}"),
-            )
-            .await;
-            return;
-        }
-        Ok(Begin::Gone) => {
-            info!("scan is canceled or gone; dropping the job");
-            let _ = backend.ack(&id).await;
-            return;
-        }
-        Ok(Begin::Stop(reason)) => {
-            give_up(backend, &id, reason).await;
-            return;
-        }
-        Err(e) => {
-            warn!(error = %e, "could not start the scan; handing the job back");
-            let _ = backend.release_job(&id, &e.to_string()).await;
-            return;
-        }
-    };
-    info!(url = %scan.url, "scan started");
-    let heartbeat_every =
-        (backend.settings().visibility_timeout / 3).max(Duration::from_millis(100));
-    let mut beat = tokio::time::interval(heartbeat_every);
-    beat.tick().await;
-    let limits = crate::worker::ScanLimits {
-        allow_private: settings.allow_private,
-        page_budget: settings.page_budget,
-    };
-    let run = execute(backend, backend, executor, &scan, limits);
-    tokio::pin!(run);
-    let mut deadline: Option<tokio::time::Instant> = None;
-    let outcome = loop {
-        let grace_over = async {
-            match deadline {
-                Some(d) => tokio::time::sleep_until(d).await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            o = &mut run => break o,
-            _ = beat.tick() => match backend.heartbeat(&id).await {
-                Ok(true) => {}
-                Ok(false) => {
-                    warn!("the job was reclaimed by another worker; leaving it to them");
-                    return;
-                }
-                Err(e) => warn!(error = %e, "heartbeat failed; retrying"),
-            },
-            changed = shutdown.changed(), if deadline.is_none() => {
-                if changed.is_err() || *shutdown.borrow() {
-                    info!(grace_secs = settings.grace.as_secs_f64(), "shutting down: finishing the scan in hand within the grace period");
-                    deadline = Some(tokio::time::Instant::now() + settings.grace);
-                }
-            }
-            _ = grace_over => {
-                info!("grace period over: handing the job back");
-                // No crash: nothing may be charged to the pages left in analysis.
-                clear_analysis(backend, &id).await;
-                if let Err(e) = backend.requeue_scan(&id).await {
-                    warn!(error = %e, "could not mark the scan queued again");
-                }
-                if let Err(e) = backend.release_job(&id, "").await {
-                    warn!(error = %e, "could not hand the job back; it will be reclaimed after the visibility timeout");
-                }
-                return;
-            }
-        }
-    };
-    clear_analysis(backend, &id).await;
-    let give_up_after = backend
-        .settings()
-        .visibility_timeout
-        .max(Duration::from_secs(30));
-    match outcome {
-        Some(ScanOutcome::Failed { error }) if scan.attempts < max => {
-            warn!(%error, "attempt failed; the job goes back to the queue");
-            persist("marking the scan queued again", give_up_after, || {
-                backend.requeue_scan(&id)
-            })
-            .await;
-            persist("handing the job back", give_up_after, || {
-                backend.release_job(&id, &error)
-            })
-            .await;
-            return;
-        }
-        Some(ScanOutcome::Failed { error }) => {
-            give_up(
-                backend,
-                &id,
-                format!("gave up after {max} attempts: {error}"),
-            )
-            .await;
-            return;
-        }
-        Some(outcome) => {
-            let saved = persist("saving the scan's outcome", give_up_after, || {
-                backend.finish_scan(&id, outcome.clone(), Utc::now())
-            })
-            .await;
-            match saved {
-                Some(done) => info!(status = done.status.as_str(), "scan finished"),
-                None => return,
-            }
-        }
-        None => info!("scan canceled"),
-    }
-    persist("acknowledging the job", give_up_after, || backend.ack(&id)).await;
 }
 
 /// Pages-per-second gauge: the pages counter sampled at each scrape, the rate

@@ -5,9 +5,15 @@
 //!
 //! Cancellation is seen through the store (`update_progress` returns the
 //! scan's status, also polled on a timer), so it works the same whichever
-//! process runs the scan. The worker heartbeats its job while it runs. On
-//! shutdown the workers stop taking jobs and give the job in hand back to the
-//! queue (`release`): it runs again, from the start, after the restart.
+//! process runs the scan. The worker heartbeats its job's lease while it runs
+//! and stops when the lease is lost. On shutdown the workers stop taking jobs
+//! and give the job in hand back to the queue (`release`): it runs again, from
+//! the start, after the restart.
+//!
+//! [`spawn_loop`] is the one job loop: the embedded pool ([`spawn_pool`]) and
+//! the fleet's Redis workers (`fleet::spawn_workers`) both run it, with
+//! [`LoopSettings`] saying what differs (retries of failed runs, the grace
+//! period at shutdown).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,12 +22,12 @@ use chrono::Utc;
 use futures::stream::BoxStream;
 use futures::StreamExt;
 use sitescan_engine::config::StatusRange;
-use sitescan_engine::{PageBudget, Report, ScanConfig};
+use sitescan_engine::{PageBudget, ReportSource, ScanConfig, SpooledReport};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tracing::{info, warn, Instrument};
 
-use crate::queue::{Delivery, Queue, HEARTBEAT_EVERY};
+use crate::queue::{Delivery, Lease, Queue};
 use crate::store::{
     AppliedConfig, CategoryResult, Progress, Scan, ScanOutcome, ScanStatus, ScanSummary, Store,
 };
@@ -60,8 +66,8 @@ pub enum ExecEvent {
     },
     /// The analysis of the page ended.
     Analyzed(String),
-    /// The scan finished with this report.
-    Finished(Box<Report>),
+    /// The scan finished with this report (its findings spooled on disk).
+    Finished(Box<SpooledReport>),
     /// The scan could not run; the message is for the caller.
     Failed(String),
 }
@@ -82,6 +88,9 @@ pub struct WorkerSettings {
     /// The most a scan's page budget may be (`serve`'s budget flags): a scan's
     /// applied budget is held under it again when it runs.
     pub page_budget: PageBudget,
+    /// Requests per second to one host (`serve --rate`; the engine's default
+    /// is polite to the scanned site).
+    pub rate_per_host: f64,
 }
 
 impl WorkerSettings {
@@ -90,6 +99,7 @@ impl WorkerSettings {
         ScanLimits {
             allow_private: self.allow_private,
             page_budget: self.page_budget,
+            rate_per_host: self.rate_per_host,
         }
     }
 }
@@ -101,6 +111,8 @@ pub struct ScanLimits {
     pub allow_private: bool,
     /// The most each limit of a scan's page budget may be.
     pub page_budget: PageBudget,
+    /// Requests per second to one host.
+    pub rate_per_host: f64,
 }
 
 /// The engine configuration for a scan as applied by the API, held under the
@@ -133,17 +145,19 @@ pub fn engine_config(applied: &AppliedConfig, limits: ScanLimits) -> ScanConfig 
         accept,
         budget: applied.budget.min(&limits.page_budget),
         links: applied.links,
+        rate_per_host: limits.rate_per_host,
         include: applied.include.clone(),
         exclude: applied.exclude.clone(),
         ..defaults
     }
 }
 
-/// The short results of a report.
-pub fn summarize(report: &Report) -> ScanSummary {
+/// The short results of a report (in memory or spooled).
+pub fn summarize(source: &dyn ReportSource) -> ScanSummary {
+    let report = source.head();
     ScanSummary {
         pages_fetched: report.stats.pages_fetched,
-        findings: report.findings.len() as u64,
+        findings: source.finding_count(),
         truncated: report.stats.truncated,
         categories: report
             .summary
@@ -165,8 +179,33 @@ pub fn summarize(report: &Report) -> ScanSummary {
     }
 }
 
-/// Starts `settings.workers` worker tasks. They stop taking jobs when
-/// `shutdown` turns true; the returned set ends when they have.
+/// How the job loop treats a backend's jobs: the one loop ([`spawn_loop`])
+/// serves the embedded service ([`spawn_pool`]) and the fleet's workers
+/// (`fleet::spawn_workers`); these settings are all that differs.
+#[derive(Debug, Clone)]
+pub struct LoopSettings {
+    /// Scans run at once (worker slots).
+    pub slots: usize,
+    /// What every scan is held to.
+    pub limits: ScanLimits,
+    /// A scan charged more attempts than this is given up (dead-lettered and failed).
+    pub max_attempts: u32,
+    /// A failed run goes back to the queue while its scan has attempts left
+    /// (the fleet: another worker may succeed); otherwise the scan fails at once.
+    pub retry_failed: bool,
+    /// On shutdown, how long a scan in hand may still run before it is handed back.
+    pub grace: Duration,
+    /// Handing a job back marks its scan `queued` again (the fleet); otherwise
+    /// it stays `running` and the next start resumes it as interrupted.
+    pub requeue_on_handback: bool,
+    /// How long the writes that settle a job (its outcome, the ack) are
+    /// retried through backend outages before the job is left to be reclaimed.
+    pub persist_for: Duration,
+}
+
+/// Starts `settings.workers` worker tasks of the embedded service. They stop
+/// taking jobs when `shutdown` turns true and hand the scan in hand back at
+/// once; the returned set ends when they have.
 pub fn spawn_pool(
     store: Arc<dyn Store>,
     queue: Arc<dyn Queue>,
@@ -174,108 +213,308 @@ pub fn spawn_pool(
     settings: WorkerSettings,
     shutdown: watch::Receiver<bool>,
 ) -> JoinSet<()> {
+    let settings = LoopSettings {
+        slots: settings.workers,
+        limits: settings.limits(),
+        max_attempts: MAX_ATTEMPTS,
+        retry_failed: false,
+        grace: Duration::ZERO,
+        requeue_on_handback: false,
+        persist_for: Duration::from_secs(5),
+    };
     let mut set = JoinSet::new();
-    for n in 0..settings.workers.max(1) {
-        let (store, queue, executor) = (store.clone(), queue.clone(), executor.clone());
+    spawn_loop(&mut set, store, queue, executor, settings, shutdown);
+    set
+}
+
+/// Backoff between retries of a failing backend call: 100 ms doubling to 5 s.
+#[derive(Debug)]
+struct Backoff(Duration);
+
+impl Backoff {
+    fn new() -> Self {
+        Backoff(Duration::from_millis(100))
+    }
+    async fn wait(&mut self) {
+        tokio::time::sleep(self.0).await;
+        self.0 = (self.0 * 2).min(Duration::from_secs(5));
+    }
+}
+
+/// Retries `op` with backoff until it succeeds or `give_up` passes. A lost
+/// lease is final: the job is someone else's now.
+async fn persist<T, F, Fut>(what: &str, give_up: Duration, mut op: F) -> Option<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = crate::Result<T>>,
+{
+    let start = std::time::Instant::now();
+    let mut backoff = Backoff::new();
+    loop {
+        match op().await {
+            Ok(v) => return Some(v),
+            Err(e @ crate::Error::LeaseLost { .. }) => {
+                warn!(error = %e, "{what}: skipped");
+                return None;
+            }
+            Err(e) if start.elapsed() < give_up => {
+                warn!(error = %e, "{what} failed; retrying");
+                backoff.wait().await;
+            }
+            Err(e) => {
+                warn!(error = %e, "{what} failed; giving up (the job will be delivered again)");
+                return None;
+            }
+        }
+    }
+}
+
+/// What every slot of a loop shares.
+struct Slot {
+    store: Arc<dyn Store>,
+    queue: Arc<dyn Queue>,
+    executor: Arc<dyn ScanExecutor>,
+    settings: LoopSettings,
+}
+
+/// Adds `settings.slots` job-loop tasks to `set`: each takes a job from
+/// `queue` (waiting without polling), runs it under its lease and settles
+/// it. They stop taking jobs when `shutdown` turns true and end once their
+/// scan in hand is finished or handed back.
+pub fn spawn_loop(
+    set: &mut JoinSet<()>,
+    store: Arc<dyn Store>,
+    queue: Arc<dyn Queue>,
+    executor: Arc<dyn ScanExecutor>,
+    settings: LoopSettings,
+    shutdown: watch::Receiver<bool>,
+) {
+    let slot = Arc::new(Slot {
+        store,
+        queue,
+        executor,
+        settings,
+    });
+    for n in 0..slot.settings.slots.max(1) {
+        let slot = slot.clone();
         let mut shutdown = shutdown.clone();
-        let limits = settings.limits();
         set.spawn(async move {
+            let mut backoff = Backoff::new();
             loop {
                 if *shutdown.borrow() {
                     break;
                 }
                 let delivery = tokio::select! {
-                    d = queue.dequeue(Duration::from_secs(1)) => d,
-                    _ = shutdown.changed() => break,
+                    d = slot.queue.dequeue(Duration::from_secs(5)) => d,
+                    _ = shutdown.changed() => continue,
                 };
                 match delivery {
                     Ok(Some(delivery)) => {
-                        let span = tracing::info_span!("scan", scan_id = %delivery.job.scan_id, worker = n);
-                        let run = run_job(&*store, &*queue, &*executor, delivery, limits, shutdown.clone());
-                        run.instrument(span).await;
+                        backoff = Backoff::new();
+                        let span = tracing::info_span!(
+                            "scan",
+                            scan_id = %delivery.job.scan_id,
+                            slot = n,
+                            attempt = delivery.attempt
+                        );
+                        run_job(&slot, delivery, shutdown.clone())
+                            .instrument(span)
+                            .await;
                     }
-                    Ok(None) => {}
+                    Ok(None) => backoff = Backoff::new(),
                     Err(e) => {
-                        warn!(error = %e, "could not take a job; retrying");
-                        tokio::time::sleep(Duration::from_secs(1)).await;
+                        warn!(error = %e, "could not take a job (is the backend reachable?); retrying");
+                        backoff.wait().await;
                     }
                 }
             }
         });
     }
-    set
 }
 
-/// Runs one delivered job to its end (or until shutdown, leaving it in flight).
-async fn run_job(
-    store: &dyn Store,
-    queue: &dyn Queue,
-    executor: &dyn ScanExecutor,
-    delivery: Delivery,
-    limits: ScanLimits,
-    mut shutdown: watch::Receiver<bool>,
-) {
+/// Gives a job up: moves it to the dead-letter record, then marks its scan
+/// failed with the reason (in this order: whoever sees `failed` can rely on
+/// the job being dead-lettered; a crash in between only repeats it). Nothing
+/// happens when the lease moved on: the job is someone else's.
+async fn give_up(slot: &Slot, lease: &Lease, reason: String) {
+    warn!(%reason, "giving up on the scan: the job is dead-lettered");
+    let persist_for = slot.settings.persist_for;
+    let dead = persist("dead-lettering the job", persist_for, || {
+        slot.queue.dead_letter(lease, &reason)
+    })
+    .await;
+    if dead.is_none() {
+        return;
+    }
+    let outcome = ScanOutcome::Failed { error: reason };
+    // The store writes the `scan.failed` event with the status.
+    persist("marking the scan failed", persist_for, || {
+        slot.store
+            .finish_scan(&lease.scan_id, outcome.clone(), Utc::now())
+    })
+    .await;
+}
+
+/// Runs one delivered job to its end: settled (acknowledged, re-queued or
+/// dead-lettered), handed back at shutdown, or left alone when its lease is lost.
+async fn run_job(slot: &Slot, delivery: Delivery, mut shutdown: watch::Receiver<bool>) {
+    let (store, queue, settings) = (&*slot.store, &*slot.queue, &slot.settings);
+    let lease = &delivery.lease;
     let id = delivery.job.scan_id.clone();
-    let stopped = match begin(store, &id, MAX_ATTEMPTS).await {
-        Ok(Begin::Run(scan)) => Ok(*scan),
+    let max = settings.max_attempts;
+    // Attempts are the scan's own (`begin`): failed runs and crashes while one
+    // of its pages was in analysis. A job delivered again after its worker
+    // died on another scan's page costs its scan nothing.
+    let scan = match begin(store, &id, max).await {
+        Ok(Begin::Run(scan)) => *scan,
         Ok(Begin::Gone) => {
             info!("scan is canceled or gone; dropping the job");
-            let _ = queue.ack(&id).await;
+            persist("acknowledging the job", settings.persist_for, || {
+                queue.ack(lease)
+            })
+            .await;
             return;
         }
-        Ok(Begin::Stop(error)) => Err(error),
-        Ok(Begin::Exhausted(attempts)) => Err(format!(
-            "the scan was interrupted {} times while analysing its pages (worker crash) and is \
-             not retried again",
-            attempts.saturating_sub(1)
-        )),
+        Ok(Begin::Stop(reason)) => return give_up(slot, lease, reason).await,
+        Ok(Begin::Exhausted(attempts)) => {
+            let reason = match queue.last_failure(&id).await.ok().flatten() {
+                Some(last) => format!("gave up after {max} attempts: {last}"),
+                None => format!(
+                    "the scan was interrupted {} times while analysing its pages (worker \
+                     crash) and is not retried again",
+                    attempts.saturating_sub(1)
+                ),
+            };
+            return give_up(slot, lease, reason).await;
+        }
         Err(e) => {
-            warn!(error = %e, "could not start the scan; it stays queued for a retry");
+            warn!(error = %e, "could not start the scan; handing the job back");
+            let _ = queue.release(lease, &e.to_string()).await;
             return;
         }
     };
-    let scan = match stopped {
-        Ok(scan) => scan,
-        Err(error) => {
-            warn!(%error, "giving up on the scan");
-            // The store writes the `scan.failed` event with the status.
-            if let Err(e) = store
-                .finish_scan(&id, ScanOutcome::Failed { error }, Utc::now())
-                .await
-            {
-                warn!(error = %e, "could not fail the scan");
+    info!(url = %scan.url, "scan started");
+    // The heartbeat runs in a task of its own: the scan's future may hold its
+    // task for a while (parsing a large page), and a late beat would lose the
+    // job to the reclaimer.
+    let (lost_tx, mut lost) = tokio::sync::oneshot::channel::<()>();
+    let _beat = AbortOnDrop(tokio::spawn(heartbeat(
+        slot.queue.clone(),
+        lease.clone(),
+        lost_tx,
+    )));
+    let run = execute(store, &*slot.executor, &scan, settings.limits);
+    tokio::pin!(run);
+    let mut deadline = shutdown
+        .borrow()
+        .then(|| tokio::time::Instant::now() + settings.grace);
+    let outcome = loop {
+        let grace_over = async {
+            match deadline {
+                Some(d) => tokio::time::sleep_until(d).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            o = &mut run => break o,
+            _ = &mut lost => {
+                warn!("lease lost: the job was delivered to another worker (this one missed its heartbeats); leaving it to them");
                 return;
             }
-            let _ = queue.ack(&id).await;
-            return;
-        }
-    };
-    info!(url = %scan.url, attempt = delivery.attempt, "scan started");
-    let outcome = tokio::select! {
-        o = execute(store, queue, executor, &scan, limits) => o,
-        _ = wait_true(&mut shutdown) => {
-            info!("shutting down: the scan goes back to the queue and runs again after restart");
-            // No crash: nothing may be charged to the pages left in analysis.
-            clear_analysis(store, &id).await;
-            if let Err(e) = queue.release(&id).await {
-                warn!(error = %e, "could not release the job; it is recovered at the next start");
+            changed = shutdown.changed(), if deadline.is_none() => {
+                if changed.is_err() || *shutdown.borrow() {
+                    info!(grace_secs = settings.grace.as_secs_f64(), "shutting down: the scan in hand may finish within the grace period");
+                    deadline = Some(tokio::time::Instant::now() + settings.grace);
+                }
             }
-            return;
+            _ = grace_over => {
+                info!("handing the job back: it runs again from the start");
+                // No crash: nothing may be charged to the pages left in analysis.
+                clear_analysis(store, &id).await;
+                if settings.requeue_on_handback {
+                    if let Err(e) = store.requeue_scan(&id).await {
+                        warn!(error = %e, "could not mark the scan queued again");
+                    }
+                }
+                if let Err(e) = queue.release(lease, "").await {
+                    warn!(error = %e, "could not hand the job back; it is delivered again later");
+                }
+                return;
+            }
         }
     };
+    // A worker that was frozen (or cut off) past its visibility timeout must
+    // not settle a job that another worker now runs: check the lease before
+    // writing anything. (`finish_scan` is idempotent besides, so a race in
+    // the instant between this check and the write still records one result.)
+    if let Err(e @ crate::Error::LeaseLost { .. }) = queue.heartbeat(lease).await {
+        warn!(error = %e, "lease lost while the scan ran: its result is not written");
+        return;
+    }
     clear_analysis(store, &id).await;
+    let persist_for = settings.persist_for;
     match outcome {
-        Some(outcome) => match store.finish_scan(&id, outcome, Utc::now()).await {
-            Ok(done) => info!(status = done.status.as_str(), "scan finished"),
-            Err(e) => {
-                warn!(error = %e, "could not save the scan's outcome; it runs again after restart");
-                return;
+        Some(ScanOutcome::Failed { error }) if settings.retry_failed && scan.attempts < max => {
+            warn!(%error, "attempt failed; the job goes back to the queue");
+            persist("marking the scan queued again", persist_for, || {
+                store.requeue_scan(&id)
+            })
+            .await;
+            persist("handing the job back", persist_for, || {
+                queue.release(lease, &error)
+            })
+            .await;
+            return;
+        }
+        Some(ScanOutcome::Failed { error }) if settings.retry_failed => {
+            return give_up(
+                slot,
+                lease,
+                format!("gave up after {max} attempts: {error}"),
+            )
+            .await;
+        }
+        Some(outcome) => {
+            let saved = persist("saving the scan's outcome", persist_for, || {
+                store.finish_scan(&id, outcome.clone(), Utc::now())
+            })
+            .await;
+            match saved {
+                Some(done) => info!(status = done.status.as_str(), "scan finished"),
+                None => return,
             }
-        },
+        }
         None => info!("scan canceled"),
     }
-    if let Err(e) = queue.ack(&id).await {
-        warn!(error = %e, "could not acknowledge the job");
+    persist("acknowledging the job", persist_for, || queue.ack(lease)).await;
+}
+
+/// Aborts a task when dropped (the heartbeat of a job no longer run).
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Heartbeats `lease` every [`Queue::heartbeat_every`]; tells `lost` (and
+/// ends) when the lease moved on. Other failures (the backend briefly
+/// unreachable) are retried at the next beat.
+async fn heartbeat(queue: Arc<dyn Queue>, lease: Lease, lost: tokio::sync::oneshot::Sender<()>) {
+    let mut beat = tokio::time::interval(queue.heartbeat_every());
+    beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    beat.tick().await;
+    loop {
+        beat.tick().await;
+        match queue.heartbeat(&lease).await {
+            Ok(()) => {}
+            Err(crate::Error::LeaseLost { .. }) => {
+                let _ = lost.send(());
+                return;
+            }
+            Err(e) => warn!(error = %e, "heartbeat failed; retrying"),
+        }
     }
 }
 
@@ -349,19 +588,9 @@ pub(crate) async fn clear_analysis(store: &dyn Store, id: &str) {
     }
 }
 
-async fn wait_true(rx: &mut watch::Receiver<bool>) {
-    while !*rx.borrow() {
-        if rx.changed().await.is_err() {
-            // Sender gone: never shuts down through this channel.
-            std::future::pending::<()>().await;
-        }
-    }
-}
-
 /// Drives the executor's stream; `None` when the scan was canceled meanwhile.
 pub async fn execute(
     store: &dyn Store,
-    queue: &dyn Queue,
     executor: &dyn ScanExecutor,
     scan: &Scan,
     limits: ScanLimits,
@@ -373,18 +602,11 @@ pub async fn execute(
     // must not miss the start of the link phase (or see `crawl` at 100 %).
     let mut last_phase = None;
     let mut poll = tokio::time::interval(CANCEL_POLL);
-    let mut beat = tokio::time::interval(HEARTBEAT_EVERY);
     // Pages in analysis now, as last recorded in the store.
     let mut analysing: Vec<String> = Vec::new();
     loop {
         let event = tokio::select! {
             e = events.next() => e,
-            _ = beat.tick() => {
-                if let Err(e) = queue.heartbeat(&scan.id).await {
-                    warn!(error = %e, "heartbeat failed");
-                }
-                continue;
-            }
             _ = poll.tick() => {
                 match store.scan_by_id(&scan.id).await {
                     Ok(Some(s)) if s.status == ScanStatus::Canceled => return None,
@@ -421,12 +643,23 @@ pub async fn execute(
                 }
             }
             Some(ExecEvent::Finished(mut report)) => {
-                report.scan_id = Some(scan.id.clone());
-                let summary = summarize(&report);
-                return Some(match serde_json::to_vec(&report) {
-                    Ok(report) => ScanOutcome::Completed { summary, report },
+                report.head_mut().scan_id = Some(scan.id.clone());
+                let summary = summarize(&*report);
+                // Rendered once, from the spool, off the async threads: the
+                // stored report's bytes are the only copy in memory.
+                let rendered = tokio::task::spawn_blocking(move || {
+                    let mut json = Vec::new();
+                    sitescan_engine::render::render_json_compact_to(&*report, &mut json)
+                        .map(|()| json)
+                })
+                .await;
+                return Some(match rendered {
+                    Ok(Ok(report)) => ScanOutcome::Completed { summary, report },
+                    Ok(Err(e)) => ScanOutcome::Failed {
+                        error: format!("the report could not be written: {e}"),
+                    },
                     Err(e) => ScanOutcome::Failed {
-                        error: format!("the report could not be serialized: {e}"),
+                        error: format!("the report could not be written: {e}"),
                     },
                 });
             }
@@ -573,6 +806,7 @@ mod tests {
                 workers: 1,
                 allow_private: false,
                 page_budget: PageBudget::DEFAULT,
+                rate_per_host: sitescan_engine::config::DEFAULT_RATE_PER_HOST,
             },
             rx,
         );
@@ -607,6 +841,7 @@ mod tests {
             ScanLimits {
                 allow_private: false,
                 page_budget: ceiling,
+                rate_per_host: sitescan_engine::config::DEFAULT_RATE_PER_HOST,
             },
         );
         assert_eq!(config.budget.time, Duration::from_secs(2));

@@ -964,6 +964,9 @@ impl sitescan_daemon::store::Store for BrokenStore {
     ) -> sitescan_daemon::Result<Option<sitescan_daemon::store::Scan>> {
         broken()
     }
+    async fn requeue_scan(&self, _: &str) -> sitescan_daemon::Result<bool> {
+        broken()
+    }
     async fn set_pages_in_analysis(&self, _: &str, _: &[String]) -> sitescan_daemon::Result<()> {
         broken()
     }

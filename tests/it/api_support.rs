@@ -40,6 +40,7 @@ impl TestApi {
                 workers,
                 allow_private: true,
                 page_budget: sitescan::PageBudget::DEFAULT,
+                rate_per_host: sitescan_engine::config::DEFAULT_RATE_PER_HOST,
             },
             sitescan_daemon::webhooks::DeliverySettings::new(true),
         )
@@ -59,6 +60,7 @@ impl TestApi {
             workers: 1,
             allow_private,
             page_budget: sitescan::PageBudget::DEFAULT,
+            rate_per_host: sitescan_engine::config::DEFAULT_RATE_PER_HOST,
         };
         Self::launch(dir, 10_000, workers, webhooks).await
     }

@@ -284,6 +284,25 @@ pub async fn scan_lifecycle(store: Arc<dyn Store>) {
         store.scan_by_id(&first.id).await.unwrap().unwrap().attempts,
         2
     );
+    // Handed back to the queue: queued again (attempts kept), and only from
+    // running; the next start runs it.
+    assert!(store.requeue_scan(&first.id).await.unwrap());
+    let requeued = store.scan_by_id(&first.id).await.unwrap().unwrap();
+    assert_eq!(
+        (requeued.status, requeued.attempts),
+        (ScanStatus::Queued, 2)
+    );
+    assert!(!store.requeue_scan(&first.id).await.unwrap());
+    assert!(!store.requeue_scan("scan_missing").await.unwrap());
+    let restarted = store
+        .resume_scan(&first.id, Utc::now())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (restarted.status, restarted.attempts),
+        (ScanStatus::Running, 2)
+    );
 
     // Crash bookkeeping: the pages in analysis at each interruption.
     let (a_page, b_page) = (
@@ -471,11 +490,19 @@ pub async fn scan_lifecycle(store: Arc<dyn Store>) {
 }
 
 /// The queue: priority then FIFO, idempotent enqueue, in flight until acked,
-/// recovery re-delivers, a waiting dequeue wakes on enqueue.
+/// recovery re-delivers, a waiting dequeue wakes on enqueue, and every
+/// transition of a job in hand is fenced by its delivery's lease.
 pub async fn queue_contract(queue: Arc<dyn Queue>) {
     let job = |id: &str, p: Priority| Job {
         scan_id: id.to_string(),
         priority: p,
+    };
+    let take = |queue: Arc<dyn Queue>| async move {
+        queue
+            .dequeue(Duration::from_millis(50))
+            .await
+            .unwrap()
+            .expect("a job is ready")
     };
     assert_eq!(
         queue.dequeue(Duration::from_millis(50)).await.unwrap(),
@@ -496,52 +523,95 @@ pub async fn queue_contract(queue: Arc<dyn Queue>) {
         .await
         .unwrap(); // duplicate: ignored
     assert_eq!(queue.ready_len().await.unwrap(), 4);
-    let mut order = Vec::new();
+    let mut taken = Vec::new();
     while let Some(d) = queue.dequeue(Duration::from_millis(50)).await.unwrap() {
         assert_eq!(d.attempt, 1);
-        order.push(d.job.scan_id);
+        assert_eq!(d.lease.scan_id, d.job.scan_id);
+        taken.push(d);
     }
+    let order: Vec<&str> = taken.iter().map(|d| d.job.scan_id.as_str()).collect();
     assert_eq!(order, ["scan_c", "scan_a", "scan_d", "scan_b"]);
+    let mut tokens: Vec<u64> = taken.iter().map(|d| d.lease.token).collect();
+    tokens.sort_unstable();
+    tokens.dedup();
+    assert_eq!(tokens.len(), 4, "every delivery has its own lease");
+    let [c1, a1, _d1, b1] = <[_; 4]>::try_from(taken).unwrap();
     // In flight: enqueueing again does not duplicate it.
     queue
         .enqueue(job("scan_a", Priority::Normal))
         .await
         .unwrap();
     assert_eq!(queue.ready_len().await.unwrap(), 0);
-    queue.ack("scan_a").await.unwrap();
-    queue.ack("scan_a").await.unwrap();
-    queue.ack("scan_b").await.unwrap();
-    // The unacknowledged ones come back after recovery, attempt 2.
+    queue.ack(&a1.lease).await.unwrap();
+    // Acknowledged: its lease is spent.
+    assert!(matches!(
+        queue.ack(&a1.lease).await,
+        Err(Error::LeaseLost { scan_id }) if scan_id == "scan_a"
+    ));
+    queue.ack(&b1.lease).await.unwrap();
+    // The unacknowledged ones come back after recovery, attempt 2, under new leases.
     assert_eq!(queue.recover().await.unwrap(), 2);
-    let d = queue
-        .dequeue(Duration::from_millis(50))
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!((d.job.scan_id.as_str(), d.attempt), ("scan_c", 2));
-    queue.ack("scan_c").await.unwrap();
-    let d = queue
-        .dequeue(Duration::from_millis(50))
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(d.job.scan_id, "scan_d");
-    // Heartbeats keep a job in hand; a released job is ready again at once.
-    queue.heartbeat("scan_d").await.unwrap();
-    queue.release("scan_d").await.unwrap();
-    queue.release("scan_d").await.unwrap();
-    assert_eq!(queue.ready_len().await.unwrap(), 1);
-    let d = queue
-        .dequeue(Duration::from_millis(50))
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!((d.job.scan_id.as_str(), d.attempt), ("scan_d", 3));
-    queue.ack("scan_d").await.unwrap();
+    let c2 = take(queue.clone()).await;
+    assert_eq!((c2.job.scan_id.as_str(), c2.attempt), ("scan_c", 2));
+    assert!(c2.lease.token > c1.lease.token);
+    // The stale holder of scan_c (its first delivery) can neither heartbeat,
+    // acknowledge, re-queue nor dead-letter it; the current holder still can.
+    let lost = |r: sitescan_daemon::Result<()>| matches!(r, Err(Error::LeaseLost { scan_id }) if scan_id == "scan_c");
+    assert!(lost(queue.heartbeat(&c1.lease).await), "stale heartbeat");
+    assert!(lost(queue.ack(&c1.lease).await), "stale ack");
     assert!(
-        queue.heartbeat("scan_d").await.is_err(),
-        "an acknowledged job has no holder"
+        lost(queue.release(&c1.lease, "stale").await),
+        "stale release"
     );
+    assert!(
+        lost(queue.dead_letter(&c1.lease, "stale").await),
+        "stale dead-letter"
+    );
+    assert_eq!(queue.ready_len().await.unwrap(), 1, "only scan_d is ready");
+    assert_eq!(queue.last_failure("scan_c").await.unwrap(), None);
+    queue.heartbeat(&c2.lease).await.unwrap();
+    queue.ack(&c2.lease).await.unwrap();
+    let d2 = take(queue.clone()).await;
+    assert_eq!(d2.job.scan_id, "scan_d");
+    // Heartbeats keep a job in hand; a released job is ready again at once,
+    // with the reason kept, and the release ends the lease.
+    queue.heartbeat(&d2.lease).await.unwrap();
+    queue.release(&d2.lease, "host unreachable").await.unwrap();
+    assert!(matches!(
+        queue.release(&d2.lease, "again").await,
+        Err(Error::LeaseLost { .. })
+    ));
+    assert!(matches!(
+        queue.heartbeat(&d2.lease).await,
+        Err(Error::LeaseLost { .. })
+    ));
+    assert_eq!(queue.ready_len().await.unwrap(), 1);
+    assert_eq!(
+        queue.last_failure("scan_d").await.unwrap().as_deref(),
+        Some("host unreachable")
+    );
+    let d3 = take(queue.clone()).await;
+    assert_eq!((d3.job.scan_id.as_str(), d3.attempt), ("scan_d", 3));
+    // Dead-lettered: gone from the queue, and its lease with it.
+    queue.dead_letter(&d3.lease, "gave up").await.unwrap();
+    assert!(matches!(
+        queue.ack(&d3.lease).await,
+        Err(Error::LeaseLost { .. })
+    ));
+    assert_eq!(queue.ready_len().await.unwrap(), 0);
+    assert_eq!(queue.recover().await.unwrap(), 0);
+    // A dead-lettered scan can be queued again as a new job.
+    queue
+        .enqueue(job("scan_d", Priority::Normal))
+        .await
+        .unwrap();
+    let d4 = take(queue.clone()).await;
+    assert_eq!((d4.job.scan_id.as_str(), d4.attempt), ("scan_d", 1));
+    assert!(
+        matches!(queue.ack(&d3.lease).await, Err(Error::LeaseLost { .. })),
+        "a lease of the job's earlier life does not touch the new one"
+    );
+    queue.ack(&d4.lease).await.unwrap();
     // A waiting worker wakes when a job arrives.
     let waiter = {
         let queue = queue.clone();
@@ -556,7 +626,7 @@ pub async fn queue_contract(queue: Arc<dyn Queue>) {
     let got = waiter.await.unwrap().unwrap().unwrap();
     assert_eq!(got.job.scan_id, "scan_e");
     assert!(started.elapsed() < Duration::from_secs(5));
-    queue.ack("scan_e").await.unwrap();
+    queue.ack(&got.lease).await.unwrap();
 }
 
 /// Webhooks (tenancy, replace, delete) and the delivery outbox (claims take

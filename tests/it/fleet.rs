@@ -23,7 +23,7 @@ use sitescan_fixtures::FixtureServer;
 use crate::contract;
 // The dashboard's fleet test reaches these through this module.
 pub use crate::fleet_support::{backend, shared_redis, PrefixGuard};
-use crate::fleet_support::{free_port, signal, tenant, wait_scans, RedisServer, Worker};
+use crate::fleet_support::{free_port, signal, tenant, wait_for, wait_scans, RedisServer, Worker};
 use crate::webhook_support::test_webhook;
 
 // ---- the contract on Redis
@@ -80,7 +80,8 @@ async fn quota_holds_across_two_redis_clients() {
 }
 
 /// A delivered job not heartbeated is reclaimed by another consumer after the
-/// visibility timeout (attempt 2); heartbeats keep it; completion is idempotent.
+/// visibility timeout (attempt 2, a new lease); heartbeats keep it; the first
+/// holder's lease is dead once it is reclaimed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redis_queue_reclaims_heartbeats_and_dead_letters() {
     let (url, _server) = shared_redis();
@@ -93,23 +94,35 @@ async fn redis_queue_reclaims_heartbeats_and_dead_letters() {
         priority: Priority::Normal,
     };
     a.enqueue(job("scan_x")).await.unwrap();
-    let d = a.dequeue(Duration::from_millis(50)).await.unwrap().unwrap();
-    assert_eq!((d.job.scan_id.as_str(), d.attempt), ("scan_x", 1));
+    let first = a.dequeue(Duration::from_millis(50)).await.unwrap().unwrap();
+    assert_eq!((first.job.scan_id.as_str(), first.attempt), ("scan_x", 1));
     // Heartbeats keep it from b for well past the timeout.
     for _ in 0..5 {
         tokio::time::sleep(Duration::from_millis(150)).await;
-        assert!(a.heartbeat("scan_x").await.unwrap());
+        a.heartbeat(&first.lease).await.unwrap();
+        assert_eq!(b.reclaim().await.unwrap(), 0);
         assert_eq!(b.dequeue(Duration::ZERO).await.unwrap(), None);
     }
-    // a stops beating (it "died"): b reclaims it after the timeout.
+    // a stops beating (it "died"): b's reclaimer takes it after the timeout.
     tokio::time::sleep(vis + Duration::from_millis(100)).await;
+    assert_eq!(b.reclaim().await.unwrap(), 1);
     let d = b.dequeue(Duration::from_millis(50)).await.unwrap().unwrap();
     assert_eq!((d.job.scan_id.as_str(), d.attempt), ("scan_x", 2));
-    assert!(!a.heartbeat("scan_x").await.unwrap(), "a lost it");
-    assert!(b.heartbeat("scan_x").await.unwrap());
-    // Dead-lettered with its attempts and reason; acks after that are no-ops.
-    b.dead_letter("scan_x", "gave up").await.unwrap();
-    a.ack("scan_x").await.unwrap();
+    assert_ne!(d.lease, first.lease);
+    assert!(
+        matches!(
+            a.heartbeat(&first.lease).await,
+            Err(sitescan_daemon::Error::LeaseLost { .. })
+        ),
+        "a lost it"
+    );
+    b.heartbeat(&d.lease).await.unwrap();
+    // Dead-lettered with its attempts and reason; a's ack after that is refused.
+    b.dead_letter(&d.lease, "gave up").await.unwrap();
+    assert!(matches!(
+        a.ack(&first.lease).await,
+        Err(sitescan_daemon::Error::LeaseLost { .. })
+    ));
     let dead = a.dead_jobs().await.unwrap();
     assert_eq!(dead.len(), 1);
     assert_eq!(
@@ -143,7 +156,7 @@ async fn redis_queue_reclaims_heartbeats_and_dead_letters() {
         if d.job.priority == Priority::Low {
             lows += 1;
         }
-        a.ack(&d.job.scan_id).await.unwrap();
+        a.ack(&d.lease).await.unwrap();
     }
     assert_eq!(lows, 2, "1 take in 8 starts with low");
 }
@@ -760,20 +773,28 @@ async fn a_worker_started_before_redis_waits_for_it() {
     assert!(child.wait().unwrap().success());
 }
 
-/// A worker frozen (SIGSTOP) past the visibility timeout loses its job to
-/// another; when it thaws, the scan still has exactly one result.
+/// A worker frozen (SIGSTOP) past the visibility timeout loses its job (and
+/// its lease) to another; when it thaws (SIGCONT) it sees the lease moved on
+/// and leaves the job alone: the scan is completed once, with exactly one
+/// `scan.completed` webhook delivery.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_frozen_worker_and_its_replacement_write_one_result() {
+    use crate::webhook_support::{events_of, start_receiver};
+
     let (url, _server) = shared_redis();
     let guard = PrefixGuard::new(&url);
     let tmp = tempfile::tempdir().unwrap();
     let site_dir = small_site(&tmp.path().join("site"), Some(600));
     let fixture = FixtureServer::start(&site_dir).await.unwrap();
     let store = backend(&url, &guard.prefix, Duration::from_secs(1), 3).await;
-    let (_acc, site) = tenant(&store, &fixture.url()).await;
+    let (acc, site) = tenant(&store, &fixture.url()).await;
+    let (hook_url, receiver) = start_receiver(&[]).await;
+    let hook = test_webhook(&acc.id, &hook_url, &["scan.completed"]);
+    store.create_webhook(hook.clone()).await.unwrap();
     let ids = submit(&store, &site, 1).await;
     let opts = ["--visibility-timeout", "1", "--concurrency", "1"];
-    let frozen = Worker::start(&url, &guard.prefix, &opts, &tmp.path().join("a.log"));
+    let frozen_log = tmp.path().join("a.log");
+    let frozen = Worker::start(&url, &guard.prefix, &opts, &frozen_log);
     wait_scans(&store, &ids, Duration::from_secs(20), |s| {
         s.status == ScanStatus::Running
     })
@@ -788,12 +809,22 @@ async fn a_frozen_worker_and_its_replacement_write_one_result() {
     })
     .await;
     signal(frozen.child.id(), "CONT");
+    // The thawed worker finds its lease gone and stops working on the job.
+    wait_for(
+        "the thawed worker to see its lease lost",
+        Duration::from_secs(30),
+        || {
+            std::fs::read_to_string(&frozen_log)
+                .unwrap_or_default()
+                .contains("lease lost")
+        },
+    );
     let scans = wait_scans(&store, &ids, Duration::from_secs(30), |s| {
         s.status == ScanStatus::Completed
     })
     .await;
     assert_eq!(scans[0].attempts, 1);
-    // Both may have finished it; one result is written, the job is gone.
+    // One result is written, the job is gone.
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let d = store.depths().await.unwrap();
@@ -806,6 +837,30 @@ async fn a_frozen_worker_and_its_replacement_write_one_result() {
     let stats = store.stats().await.unwrap();
     assert_eq!((stats.completed, stats.running), (1, 0));
     assert!(store.report(&ids[0]).await.unwrap().is_some());
+    // Every delivery of the hook is settled (the outbox holds no pending
+    // one), and the receiver got `scan.completed` exactly once.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let outbox = store.list_deliveries(&hook.id, 10).await.unwrap();
+        if !outbox.is_empty()
+            && outbox
+                .iter()
+                .all(|d| d.status != sitescan_daemon::store::DeliveryStatus::Pending)
+        {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "deliveries left pending: {outbox:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let completed: Vec<_> = events_of(&receiver)
+        .into_iter()
+        .filter(|e| e["type"] == "scan.completed")
+        .collect();
+    assert_eq!(completed.len(), 1, "{completed:?}");
+    assert_eq!(completed[0]["data"]["id"], ids[0].as_str());
 }
 
 /// Canceling a scan a worker is running stops it and drops its job.

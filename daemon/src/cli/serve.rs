@@ -44,6 +44,9 @@ pub(crate) struct Args {
     /// Requests per minute allowed per API key.
     #[arg(long, env = "SITESCAN_RATE_LIMIT", default_value_t = DEFAULT_RATE_PER_MINUTE)]
     rate_limit: u32,
+    /// Requests per second to one scanned host (the in-process workers).
+    #[arg(long, env = "SITESCAN_RATE", default_value_t = sitescan_engine::config::DEFAULT_RATE_PER_HOST)]
+    rate: f64,
     /// Run as the fleet's API front end on this Redis (no in-process workers:
     /// `sitescan worker` runs the scans).
     #[arg(long, env = "SITESCAN_REDIS_URL")]
@@ -71,6 +74,11 @@ pub(crate) fn run(args: Args) -> CliResult {
     if args.workers == 0 || args.workers > 64 {
         return Err(CliError::usage(anyhow::anyhow!(
             "--workers must be 1 to 64"
+        )));
+    }
+    if !(args.rate.is_finite() && args.rate > 0.0) {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "--rate must be a positive number of requests per second"
         )));
     }
     if args.rate_limit == 0 {
@@ -116,6 +124,7 @@ pub(crate) fn run(args: Args) -> CliResult {
                 workers: args.workers,
                 allow_private: args.allow_private,
                 page_budget: args.budget.budget(),
+                rate_per_host: args.rate,
             },
             rate_per_minute: args.rate_limit,
             grace: Duration::from_secs(10),

@@ -75,6 +75,9 @@ pub(crate) struct Args {
     /// Allow sites on loopback, private and link-local addresses (tests and development only).
     #[arg(long, env = "SITESCAN_ALLOW_PRIVATE")]
     allow_private: bool,
+    /// Requests per second to one scanned host.
+    #[arg(long, env = "SITESCAN_RATE", default_value_t = sitescan_engine::config::DEFAULT_RATE_PER_HOST)]
+    rate: f64,
     #[command(flatten)]
     webhook_args: super::service_args::WebhookArgs,
     /// The most a scan's page budget may be: a scan's `config.budget` is held
@@ -89,6 +92,11 @@ pub(crate) fn run(args: Args) -> CliResult {
     if args.concurrency == 0 || args.concurrency > 64 {
         return Err(CliError::usage(anyhow::anyhow!(
             "--concurrency must be 1 to 64"
+        )));
+    }
+    if !(args.rate.is_finite() && args.rate > 0.0) {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "--rate must be a positive number of requests per second"
         )));
     }
     if !(args.grace_period.is_finite() && args.grace_period >= 0.0) {
@@ -147,6 +155,7 @@ pub(crate) fn run(args: Args) -> CliResult {
             concurrency: args.concurrency,
             allow_private: args.allow_private,
             page_budget: args.budget.budget(),
+            rate_per_host: args.rate,
             grace: Duration::from_secs_f64(args.grace_period),
             webhooks,
         };

@@ -1,19 +1,26 @@
 //! [`Queue`] on the embedded backend: jobs live in the same redb file as the
 //! store, so a queued scan survives a restart. Ready jobs are ordered by a key
 //! `rank << 56 | sequence` (high priority first, FIFO within a priority); every
-//! unacknowledged job also has a state record, which makes `enqueue` idempotent
-//! and lets [`Queue::recover`] put in-flight jobs back at start-up.
+//! unacknowledged job also has a state record, which makes `enqueue` idempotent,
+//! lets [`Queue::recover`] put in-flight jobs back at start-up, and holds the
+//! token of the job's current delivery: every transition of a job in hand
+//! checks it inside its write transaction (see the lease section of
+//! [`crate::queue`]). A waiting `dequeue` sleeps on a notification that
+//! `enqueue`, `release` and `recover` send; it never polls.
 
 use std::time::Duration;
 
 use async_trait::async_trait;
-use redb::{ReadableTable, ReadableTableMetadata};
+use chrono::{DateTime, Utc};
+use redb::{ReadableTable, ReadableTableMetadata, WriteTransaction};
 use serde::{Deserialize, Serialize};
 use sitescan_engine::Priority;
 
-use super::{Delivery, Job, Queue};
+use super::{Delivery, Job, Lease, Queue};
 use crate::error::{Error, Result};
-use crate::store::embedded::{decode, encode, Embedded, COUNTERS, QUEUE_JOBS, QUEUE_READY};
+use crate::store::embedded::{
+    decode, encode, Embedded, COUNTERS, QUEUE_DEAD, QUEUE_JOBS, QUEUE_READY,
+};
 
 /// State of one unacknowledged job.
 #[derive(Debug, Serialize, Deserialize)]
@@ -22,6 +29,20 @@ struct JobState {
     /// Its key in the ready table while ready; `None` while in flight.
     ready_key: Option<u64>,
     deliveries: u32,
+    /// The token of the delivery holding the job; `None` while ready.
+    #[serde(default)]
+    lease: Option<u64>,
+    /// The last failure recorded by a `release`.
+    #[serde(default)]
+    last_error: Option<String>,
+}
+
+/// A dead-lettered job.
+#[derive(Debug, Serialize, Deserialize)]
+struct DeadRecord {
+    attempts: u32,
+    reason: String,
+    at: DateTime<Utc>,
 }
 
 fn rank(priority: Priority) -> u64 {
@@ -32,45 +53,103 @@ fn rank(priority: Priority) -> u64 {
     }
 }
 
-fn next_key(txn: &redb::WriteTransaction, priority: Priority) -> Result<u64> {
+/// Adds one to the counter `name` and returns it.
+fn bump(txn: &WriteTransaction, name: &str) -> Result<u64> {
     let mut counters = txn.open_table(COUNTERS).map_err(Error::storage)?;
-    let seq = counters
-        .get("queue_seq")
+    let n = counters
+        .get(name)
         .map_err(Error::storage)?
         .map(|v| v.value())
         .unwrap_or(0)
         + 1;
-    counters.insert("queue_seq", seq).map_err(Error::storage)?;
-    Ok((rank(priority) << 56) | (seq & ((1 << 56) - 1)))
+    counters.insert(name, n).map_err(Error::storage)?;
+    Ok(n)
+}
+
+fn load(txn: &WriteTransaction, scan_id: &str) -> Result<Option<JobState>> {
+    txn.open_table(QUEUE_JOBS)
+        .map_err(Error::storage)?
+        .get(scan_id)
+        .map_err(Error::storage)?
+        .map(|v| decode::<JobState>(v.value()))
+        .transpose()
+}
+
+fn save(txn: &WriteTransaction, scan_id: &str, state: &JobState) -> Result<()> {
+    txn.open_table(QUEUE_JOBS)
+        .map_err(Error::storage)?
+        .insert(scan_id, encode(state)?.as_slice())
+        .map_err(Error::storage)?;
+    Ok(())
+}
+
+/// Puts `state` in the ready table (at the end of its priority), ending its lease.
+fn make_ready(txn: &WriteTransaction, scan_id: &str, state: &mut JobState) -> Result<()> {
+    let seq = bump(txn, "queue_seq")?;
+    let key = (rank(state.job.priority) << 56) | (seq & ((1 << 56) - 1));
+    state.ready_key = Some(key);
+    state.lease = None;
+    txn.open_table(QUEUE_READY)
+        .map_err(Error::storage)?
+        .insert(key, scan_id)
+        .map_err(Error::storage)?;
+    save(txn, scan_id, state)
+}
+
+/// The job held under `lease`, or `LeaseLost` (inside the caller's transaction,
+/// so the check and the change that follows are one atomic step).
+fn held(txn: &WriteTransaction, lease: &Lease) -> Result<JobState> {
+    match load(txn, &lease.scan_id)? {
+        Some(state) if state.ready_key.is_none() && state.lease == Some(lease.token) => Ok(state),
+        _ => Err(Error::LeaseLost {
+            scan_id: lease.scan_id.clone(),
+        }),
+    }
+}
+
+/// Takes the first ready job, if any, under a new lease.
+fn take(txn: &WriteTransaction) -> Result<Option<Delivery>> {
+    loop {
+        let first = txn
+            .open_table(QUEUE_READY)
+            .map_err(Error::storage)?
+            .pop_first()
+            .map_err(Error::storage)?
+            .map(|(_, v)| v.value().to_string());
+        let Some(scan_id) = first else {
+            return Ok(None);
+        };
+        // A ready entry without its state was acknowledged meanwhile: skip it.
+        let Some(mut state) = load(txn, &scan_id)? else {
+            continue;
+        };
+        let token = bump(txn, "queue_lease")?;
+        state.ready_key = None;
+        state.deliveries += 1;
+        state.lease = Some(token);
+        save(txn, &scan_id, &state)?;
+        return Ok(Some(Delivery {
+            job: state.job,
+            attempt: state.deliveries,
+            lease: Lease { scan_id, token },
+        }));
+    }
 }
 
 #[async_trait]
 impl Queue for Embedded {
     async fn enqueue(&self, job: Job) -> Result<()> {
-        self.blocking(move |db| {
-            let txn = db.begin_write().map_err(Error::storage)?;
-            {
-                let mut jobs = txn.open_table(QUEUE_JOBS).map_err(Error::storage)?;
-                if jobs
-                    .get(job.scan_id.as_str())
-                    .map_err(Error::storage)?
-                    .is_none()
-                {
-                    let key = next_key(&txn, job.priority)?;
-                    let mut ready = txn.open_table(QUEUE_READY).map_err(Error::storage)?;
-                    ready
-                        .insert(key, job.scan_id.as_str())
-                        .map_err(Error::storage)?;
-                    let state = JobState {
-                        job: job.clone(),
-                        ready_key: Some(key),
-                        deliveries: 0,
-                    };
-                    jobs.insert(job.scan_id.as_str(), encode(&state)?.as_slice())
-                        .map_err(Error::storage)?;
-                }
+        self.write(move |txn| {
+            if load(txn, &job.scan_id)?.is_none() {
+                let mut state = JobState {
+                    job: job.clone(),
+                    ready_key: None,
+                    deliveries: 0,
+                    lease: None,
+                    last_error: None,
+                };
+                make_ready(txn, &job.scan_id, &mut state)?;
             }
-            txn.commit().map_err(Error::storage)?;
             Ok(())
         })
         .await?;
@@ -83,54 +162,15 @@ impl Queue for Embedded {
         loop {
             // Registered before looking, so an enqueue in between is not missed.
             let notified = self.wake.notified();
-            let taken = self
-                .blocking(|db| {
-                    // Look first with a read transaction: an idle poll then
-                    // costs no write (and no fsync).
-                    {
-                        let txn = db.begin_read().map_err(Error::storage)?;
-                        let ready = txn.open_table(QUEUE_READY).map_err(Error::storage)?;
-                        if ready.is_empty().map_err(Error::storage)? {
-                            return Ok(None);
-                        }
-                    }
-                    let txn = db.begin_write().map_err(Error::storage)?;
-                    let delivery = {
-                        let mut ready = txn.open_table(QUEUE_READY).map_err(Error::storage)?;
-                        let first = ready
-                            .pop_first()
-                            .map_err(Error::storage)?
-                            .map(|(_, v)| v.value().to_string());
-                        match first {
-                            None => None,
-                            Some(scan_id) => {
-                                let mut jobs =
-                                    txn.open_table(QUEUE_JOBS).map_err(Error::storage)?;
-                                let state = jobs
-                                    .get(scan_id.as_str())
-                                    .map_err(Error::storage)?
-                                    .map(|v| decode::<JobState>(v.value()))
-                                    .transpose()?;
-                                match state {
-                                    None => None,
-                                    Some(mut state) => {
-                                        state.ready_key = None;
-                                        state.deliveries += 1;
-                                        jobs.insert(scan_id.as_str(), encode(&state)?.as_slice())
-                                            .map_err(Error::storage)?;
-                                        Some(Delivery {
-                                            job: state.job,
-                                            attempt: state.deliveries,
-                                        })
-                                    }
-                                }
-                            }
-                        }
-                    };
-                    txn.commit().map_err(Error::storage)?;
-                    Ok(delivery)
+            // Look first with a read transaction: an empty queue then costs
+            // no write (and no fsync).
+            let empty = self
+                .read(|txn| {
+                    let ready = txn.open_table(QUEUE_READY).map_err(Error::storage)?;
+                    ready.is_empty().map_err(Error::storage)
                 })
                 .await?;
+            let taken = if empty { None } else { self.write(take).await? };
             if taken.is_some() {
                 // Others may be waiting and more jobs may be ready.
                 self.wake.notify_one();
@@ -142,116 +182,96 @@ impl Queue for Embedded {
         }
     }
 
-    async fn ack(&self, scan_id: &str) -> Result<()> {
-        let scan_id = scan_id.to_string();
-        self.blocking(move |db| {
-            let txn = db.begin_write().map_err(Error::storage)?;
-            {
-                let mut jobs = txn.open_table(QUEUE_JOBS).map_err(Error::storage)?;
-                let state = jobs
-                    .remove(scan_id.as_str())
-                    .map_err(Error::storage)?
-                    .map(|v| decode::<JobState>(v.value()))
-                    .transpose()?;
-                if let Some(key) = state.and_then(|s| s.ready_key) {
-                    let mut ready = txn.open_table(QUEUE_READY).map_err(Error::storage)?;
-                    ready.remove(key).map_err(Error::storage)?;
-                }
-            }
-            txn.commit().map_err(Error::storage)?;
+    async fn ack(&self, lease: &Lease) -> Result<()> {
+        let lease = lease.clone();
+        self.write(move |txn| {
+            held(txn, &lease)?;
+            txn.open_table(QUEUE_JOBS)
+                .map_err(Error::storage)?
+                .remove(lease.scan_id.as_str())
+                .map_err(Error::storage)?;
             Ok(())
         })
         .await
     }
 
-    async fn heartbeat(&self, scan_id: &str) -> Result<()> {
-        let scan_id = scan_id.to_string();
-        self.blocking(move |db| {
-            let txn = db.begin_read().map_err(Error::storage)?;
-            let jobs = txn.open_table(QUEUE_JOBS).map_err(Error::storage)?;
-            match jobs.get(scan_id.as_str()).map_err(Error::storage)? {
-                Some(_) => Ok(()),
-                None => Err(Error::NotFound {
-                    kind: "job",
-                    id: scan_id,
-                }),
+    async fn heartbeat(&self, lease: &Lease) -> Result<()> {
+        let lease = lease.clone();
+        // A write transaction only for the atomic check: the embedded backend
+        // has no visibility timeout to renew.
+        self.write(move |txn| held(txn, &lease).map(drop)).await
+    }
+
+    async fn release(&self, lease: &Lease, reason: &str) -> Result<()> {
+        let (lease, reason) = (lease.clone(), reason.to_string());
+        self.write(move |txn| {
+            let mut state = held(txn, &lease)?;
+            if !reason.is_empty() {
+                state.last_error = Some(reason);
             }
+            make_ready(txn, &lease.scan_id, &mut state)
+        })
+        .await?;
+        self.wake.notify_one();
+        Ok(())
+    }
+
+    async fn dead_letter(&self, lease: &Lease, reason: &str) -> Result<()> {
+        let (lease, reason) = (lease.clone(), reason.to_string());
+        self.write(move |txn| {
+            let state = held(txn, &lease)?;
+            txn.open_table(QUEUE_JOBS)
+                .map_err(Error::storage)?
+                .remove(lease.scan_id.as_str())
+                .map_err(Error::storage)?;
+            let record = DeadRecord {
+                attempts: state.deliveries,
+                reason,
+                at: Utc::now(),
+            };
+            txn.open_table(QUEUE_DEAD)
+                .map_err(Error::storage)?
+                .insert(lease.scan_id.as_str(), encode(&record)?.as_slice())
+                .map_err(Error::storage)?;
+            Ok(())
         })
         .await
     }
 
-    async fn release(&self, scan_id: &str) -> Result<()> {
+    async fn last_failure(&self, scan_id: &str) -> Result<Option<String>> {
         let scan_id = scan_id.to_string();
-        let released = self
-            .blocking(move |db| {
-                let txn = db.begin_write().map_err(Error::storage)?;
-                let released = {
-                    let state = txn
-                        .open_table(QUEUE_JOBS)
-                        .map_err(Error::storage)?
-                        .get(scan_id.as_str())
-                        .map_err(Error::storage)?
-                        .map(|v| decode::<JobState>(v.value()))
-                        .transpose()?;
-                    match state {
-                        Some(mut state) if state.ready_key.is_none() => {
-                            let key = next_key(&txn, state.job.priority)?;
-                            state.ready_key = Some(key);
-                            txn.open_table(QUEUE_READY)
-                                .map_err(Error::storage)?
-                                .insert(key, scan_id.as_str())
-                                .map_err(Error::storage)?;
-                            txn.open_table(QUEUE_JOBS)
-                                .map_err(Error::storage)?
-                                .insert(scan_id.as_str(), encode(&state)?.as_slice())
-                                .map_err(Error::storage)?;
-                            true
-                        }
-                        _ => false,
-                    }
-                };
-                txn.commit().map_err(Error::storage)?;
-                Ok(released)
-            })
-            .await?;
-        if released {
-            self.wake.notify_one();
-        }
-        Ok(())
+        self.read(move |txn| {
+            let jobs = txn.open_table(QUEUE_JOBS).map_err(Error::storage)?;
+            let state = jobs
+                .get(scan_id.as_str())
+                .map_err(Error::storage)?
+                .map(|v| decode::<JobState>(v.value()))
+                .transpose()?;
+            Ok(state.and_then(|s| s.last_error))
+        })
+        .await
     }
 
     async fn recover(&self) -> Result<usize> {
         let n = self
-            .blocking(|db| {
-                let txn = db.begin_write().map_err(Error::storage)?;
-                let mut n = 0;
+            .write(|txn| {
+                let mut in_flight = Vec::new();
+                for entry in txn
+                    .open_table(QUEUE_JOBS)
+                    .map_err(Error::storage)?
+                    .iter()
+                    .map_err(Error::storage)?
                 {
-                    let mut in_flight = Vec::new();
-                    {
-                        let jobs = txn.open_table(QUEUE_JOBS).map_err(Error::storage)?;
-                        for entry in jobs.iter().map_err(Error::storage)? {
-                            let (k, v) = entry.map_err(Error::storage)?;
-                            let state: JobState = decode(v.value())?;
-                            if state.ready_key.is_none() {
-                                in_flight.push((k.value().to_string(), state));
-                            }
-                        }
-                    }
-                    for (scan_id, mut state) in in_flight {
-                        let key = next_key(&txn, state.job.priority)?;
-                        state.ready_key = Some(key);
-                        txn.open_table(QUEUE_READY)
-                            .map_err(Error::storage)?
-                            .insert(key, scan_id.as_str())
-                            .map_err(Error::storage)?;
-                        txn.open_table(QUEUE_JOBS)
-                            .map_err(Error::storage)?
-                            .insert(scan_id.as_str(), encode(&state)?.as_slice())
-                            .map_err(Error::storage)?;
-                        n += 1;
+                    let (k, v) = entry.map_err(Error::storage)?;
+                    let state: JobState = decode(v.value())?;
+                    if state.ready_key.is_none() {
+                        in_flight.push((k.value().to_string(), state));
                     }
                 }
-                txn.commit().map_err(Error::storage)?;
+                let n = in_flight.len();
+                for (scan_id, mut state) in in_flight {
+                    make_ready(txn, &scan_id, &mut state)?;
+                }
                 Ok(n)
             })
             .await?;
@@ -262,8 +282,7 @@ impl Queue for Embedded {
     }
 
     async fn ready_len(&self) -> Result<usize> {
-        self.blocking(|db| {
-            let txn = db.begin_read().map_err(Error::storage)?;
+        self.read(|txn| {
             let ready = txn.open_table(QUEUE_READY).map_err(Error::storage)?;
             Ok(usize::try_from(ready.len().map_err(Error::storage)?).unwrap_or(usize::MAX))
         })

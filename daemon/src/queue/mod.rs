@@ -2,9 +2,20 @@
 //! take jobs). [`Queue`] is the trait; the embedded backend keeps jobs in the
 //! same redb file as the store (`store::embedded`), the fleet's Redis backend in
 //! streams. Delivery is at-least-once: a job taken and not acknowledged (its
-//! worker crashed, the server was killed) is delivered again after
-//! [`Queue::recover`] — the store's `start_scan` / `finish_scan` make a second
-//! delivery harmless.
+//! worker crashed, the server was killed) is delivered again — after
+//! [`Queue::recover`] on the embedded service, after the visibility timeout on
+//! Redis — and the store's `start_scan` / `finish_scan` make a second delivery
+//! harmless.
+//!
+//! **Leases (fencing).** Every delivery carries a [`Lease`]: the scan id and a
+//! token unique to that delivery, drawn from a counter that only grows. The
+//! queue remembers the token of the job's current delivery; `ack`,
+//! `heartbeat`, `release` and `dead_letter` compare it atomically (inside the
+//! redb write transaction, inside the Redis Lua script) and fail with
+//! [`Error::LeaseLost`](crate::Error::LeaseLost) when the job was delivered
+//! again since (reclaimed by another worker, recovered at a restart) or is
+//! gone. A worker that stalled past its visibility timeout can therefore no
+//! longer acknowledge, re-queue or dead-letter the job its successor runs.
 
 use std::time::Duration;
 
@@ -17,7 +28,8 @@ use crate::error::Result;
 mod embedded;
 pub mod redis;
 
-/// How often a worker confirms it still holds its job.
+/// How often a worker confirms it still holds its job when the backend has no
+/// visibility timeout (the embedded service).
 pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(5);
 
 /// One scan to run.
@@ -29,6 +41,17 @@ pub struct Job {
     pub priority: Priority,
 }
 
+/// The hold of one delivery on its job: what `ack`, `heartbeat`, `release`
+/// and `dead_letter` present. Only the job's latest delivery's lease is
+/// honoured.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lease {
+    /// The scan the job runs.
+    pub scan_id: String,
+    /// The delivery's token (unique per delivery, increasing).
+    pub token: u64,
+}
+
 /// A job handed to a worker.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Delivery {
@@ -36,6 +59,8 @@ pub struct Delivery {
     pub job: Job,
     /// How many times it was delivered, this one included.
     pub attempt: u32,
+    /// This delivery's hold on the job.
+    pub lease: Lease,
 }
 
 /// The job queue. Object-safe: held as `Arc<dyn Queue>`.
@@ -44,21 +69,35 @@ pub trait Queue: Send + Sync + 'static {
     /// Adds a job. Idempotent: a scan already queued or in flight is not added twice.
     async fn enqueue(&self, job: Job) -> Result<()>;
     /// Takes the next job (highest priority, oldest first), waiting up to `wait`
-    /// for one. The job stays in flight until [`Queue::ack`].
+    /// for one without polling (the embedded backend waits on a notification,
+    /// Redis on a blocking stream read). The job stays in flight, under the
+    /// returned lease, until it is acknowledged, released or dead-lettered.
     async fn dequeue(&self, wait: Duration) -> Result<Option<Delivery>>;
-    /// Marks a job done (idempotent).
-    async fn ack(&self, scan_id: &str) -> Result<()>;
+    /// Marks a job done and forgets it. `LeaseLost` when `lease` is not the
+    /// job's current delivery (or the job is gone).
+    async fn ack(&self, lease: &Lease) -> Result<()>;
     /// Tells the queue the worker holding this job is alive, so a backend with a
     /// visibility timeout (Redis) does not hand it to another worker. Workers call
-    /// it every [`HEARTBEAT_EVERY`] during a scan. The embedded backend has no
-    /// timeout: there it only checks the job exists.
-    async fn heartbeat(&self, scan_id: &str) -> Result<()>;
-    /// Gives a job in hand back (a worker stopping before it finished): it is
-    /// ready again at once, for this or another worker. Idempotent.
-    async fn release(&self, scan_id: &str) -> Result<()>;
-    /// Puts every in-flight job back in the queue (at start-up of the embedded
-    /// service, when no worker can hold one). Returns how many.
+    /// it every [`Queue::heartbeat_every`] during a scan. `LeaseLost` when the
+    /// lease moved on: the worker must stop working on the job.
+    async fn heartbeat(&self, lease: &Lease) -> Result<()>;
+    /// Gives a job in hand back: it is ready again at once (at the end of its
+    /// priority), for this or another worker; a non-empty `reason` is kept as
+    /// its last failure. `LeaseLost` when the lease moved on.
+    async fn release(&self, lease: &Lease, reason: &str) -> Result<()>;
+    /// Gives a job up: it leaves the queue for the dead-letter record with its
+    /// attempt count and `reason`. `LeaseLost` when the lease moved on.
+    async fn dead_letter(&self, lease: &Lease, reason: &str) -> Result<()>;
+    /// The last failure recorded for a job (a `release` reason), if any.
+    async fn last_failure(&self, scan_id: &str) -> Result<Option<String>>;
+    /// Puts in-flight jobs back in the queue, ending their leases: on the
+    /// embedded service every one (at start-up, when no worker can hold one);
+    /// on Redis only the ones this process holds. Returns how many.
     async fn recover(&self) -> Result<usize>;
     /// Jobs waiting (not in flight).
     async fn ready_len(&self) -> Result<usize>;
+    /// How often a worker must heartbeat its job to keep it.
+    fn heartbeat_every(&self) -> Duration {
+        HEARTBEAT_EVERY
+    }
 }

@@ -3,23 +3,37 @@
 //! - One stream per priority (`{prefix}:q:high`, `:q:normal`, `:q:low`), each
 //!   with the consumer group `workers`; every process is one consumer.
 //! - Each unacknowledged job has a hash `{prefix}:job:{scan_id}`: its stream,
-//!   its current entry id, its priority, its attempt count and the last failure.
-//!   It makes `enqueue` idempotent and lets `ack` find the entry to XACK/XDEL.
+//!   its current entry id, its priority, its attempt count, the last failure
+//!   and, while a delivery holds it, that delivery's lease token (drawn from
+//!   the counter `{prefix}:q:lease`). It makes `enqueue` idempotent and lets
+//!   `ack` find the entry to XACK/XDEL.
+//! - **Leases:** `ack`, `heartbeat`, `release` and `dead_letter` run only
+//!   when the hash still holds the caller's token — checked inside their Lua
+//!   script, so the check and the change are one atomic step on the server.
+//!   Otherwise they change nothing and fail with `LeaseLost`.
 //! - **Priorities without starvation:** jobs are taken in weighted rounds of 8:
 //!   5 rounds look at `high` first, 2 at `normal` first and 1 at `low` first
 //!   (then the others in order). With every stream backed up, `high` gets 5/8
 //!   of the takes, `normal` 2/8 and `low` 1/8 — never zero. The round counter
 //!   advances only when a job is taken.
-//! - **Reclaim:** every take first runs XAUTOCLAIM on each stream for entries
-//!   idle longer than the visibility timeout (their worker died); a live worker
-//!   heartbeats (XCLAIM ... JUSTID on its own entry, which resets the idle time)
-//!   so its job is never reclaimed.
+//! - **Blocking reads:** when nothing is ready, `dequeue` waits in
+//!   `XREADGROUP ... BLOCK` on a dedicated connection (one per waiting slot,
+//!   kept for reuse) instead of polling; what it reads lands in this
+//!   consumer's pending list, where the take script (`lua/take.lua`) hands it
+//!   out under a lease.
+//! - **Reclaim:** a background task ([`RedisBackend::run_reclaimer`], started
+//!   with the worker slots) looks every third of the visibility timeout for
+//!   entries of other consumers idle longer than the timeout (their worker
+//!   stopped heartbeating: died, froze, lost Redis) — `XPENDING ... IDLE` then
+//!   `XCLAIM`, see `lua/reclaim.lua` for why not `XAUTOCLAIM` — moves them to
+//!   this consumer with their lease ended, and the next take hands them out
+//!   again. A live worker heartbeats (XCLAIM ... JUSTID on its own entry,
+//!   which resets the idle time) so its job is never reclaimed.
 //! - **Attempts:** counted in the job hash at each delivery. The worker sends a
 //!   job over its limit to the dead-letter stream `{prefix}:q:dead` with the
-//!   reason ([`RedisBackend::dead_letter`]).
-//! - Every transition (take, ack, heartbeat, release, dead-letter) is one Lua
-//!   script, atomic on the server. Scripts never block: `dequeue` polls every
-//!   [`POLL_EVERY`] until its wait is over.
+//!   reason ([`Queue::dead_letter`]).
+//! - Every transition is one Lua script (`lua/*.lua`, loaded with
+//!   `include_str!`), atomic on the server.
 
 use std::sync::LazyLock;
 use std::time::Duration;
@@ -28,15 +42,18 @@ use async_trait::async_trait;
 use chrono::Utc;
 use redis::{AsyncCommands, Script};
 use sitescan_engine::Priority;
+use tokio::sync::watch;
+use tracing::{info, warn};
 
-use super::{Delivery, Job, Queue};
-use crate::error::Result;
+use super::{Delivery, Job, Lease, Queue};
+use crate::error::{Error, Result};
 use crate::store::redis::{redis_err, RedisBackend};
 
 /// The consumer group of the workers.
 pub const GROUP: &str = "workers";
-/// How often a waiting `dequeue` looks again.
-pub const POLL_EVERY: Duration = Duration::from_millis(100);
+/// The longest one blocking read waits before the take script looks again
+/// (bounds how late a job reclaimed by this process's reclaimer is taken).
+pub const BLOCK_AT_MOST: Duration = Duration::from_secs(1);
 
 fn priority_name(p: Priority) -> &'static str {
     match p {
@@ -80,133 +97,27 @@ pub struct DeadJob {
     pub reason: String,
 }
 
-/// KEYS: high, normal, low, round. ARGV: group, consumer, min idle ms, prefix.
-/// Returns {scan_id, priority, attempt} or false.
-static DEQUEUE: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-local group, consumer, idle, prefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local function take(stream, entry)
-  if type(entry) ~= 'table' or type(entry[2]) ~= 'table' then return nil end
-  local id, f = entry[1], entry[2]
-  local scan_id
-  for i = 1, #f, 2 do if f[i] == 'scan_id' then scan_id = f[i + 1] end end
-  local jk = prefix .. ':job:' .. (scan_id or '')
-  if not scan_id or redis.call('HGET', jk, 'entry') ~= id then
-    -- A stale entry (its job was acknowledged or moved): drop it.
-    redis.call('XACK', stream, group, id)
-    redis.call('XDEL', stream, id)
-    return nil
-  end
-  local n = redis.call('HINCRBY', jk, 'attempts', 1)
-  return {scan_id, redis.call('HGET', jk, 'priority'), n}
-end
-for i = 1, 3 do
-  local r = redis.call('XAUTOCLAIM', KEYS[i], group, consumer, idle, '0-0', 'COUNT', 1)
-  for _, e in ipairs(r[2]) do
-    local t = take(KEYS[i], e)
-    if t then return t end
-  end
-end
-local round = tonumber(redis.call('GET', KEYS[4]) or '0') % 8
-local order = {1, 2, 3}
-if round == 7 then order = {3, 1, 2} elseif round >= 5 then order = {2, 1, 3} end
-for _, i in ipairs(order) do
-  local res = redis.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', 1, 'STREAMS', KEYS[i], '>')
-  if res then
-    for _, s in ipairs(res) do
-      for _, e in ipairs(s[2]) do
-        local t = take(KEYS[i], e)
-        if t then
-          redis.call('INCR', KEYS[4])
-          return t
-        end
-      end
-    end
-  end
-end
-return false
-",
-    )
-});
+static TAKE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("lua/take.lua")));
+static RECLAIM: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("lua/reclaim.lua")));
+static ENQUEUE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("lua/enqueue.lua")));
+static ACK: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("lua/ack.lua")));
+static HEARTBEAT: LazyLock<Script> =
+    LazyLock::new(|| Script::new(include_str!("lua/heartbeat.lua")));
+static RELEASE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("lua/release.lua")));
+static DEAD_LETTER: LazyLock<Script> =
+    LazyLock::new(|| Script::new(include_str!("lua/dead_letter.lua")));
+static RECOVER: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("lua/recover.lua")));
 
-/// KEYS: stream, job. ARGV: scan id, priority.
-static ENQUEUE: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-local id = redis.call('XADD', KEYS[1], '*', 'scan_id', ARGV[1], 'priority', ARGV[2])
-redis.call('HSET', KEYS[2], 'stream', KEYS[1], 'entry', id, 'attempts', 0, 'priority', ARGV[2])
-return 1
-",
-    )
-});
-
-/// KEYS: job. ARGV: group.
-static ACK: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-local s = redis.call('HGET', KEYS[1], 'stream')
-if not s then return 0 end
-local id = redis.call('HGET', KEYS[1], 'entry')
-redis.call('XACK', s, ARGV[1], id)
-redis.call('XDEL', s, id)
-redis.call('DEL', KEYS[1])
-return 1
-",
-    )
-});
-
-/// KEYS: job. ARGV: group, consumer. Returns 1 while this consumer holds it.
-static HEARTBEAT: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-local s = redis.call('HGET', KEYS[1], 'stream')
-if not s then return 0 end
-local id = redis.call('HGET', KEYS[1], 'entry')
-local p = redis.call('XPENDING', s, ARGV[1], id, id, 1)
-if #p == 0 or p[1][2] ~= ARGV[2] then return 0 end
-redis.call('XCLAIM', s, ARGV[1], ARGV[2], 0, id, 'JUSTID')
-return 1
-",
-    )
-});
-
-/// KEYS: job. ARGV: group, scan id, reason. Puts the job back at the end of
-/// its stream (attempts kept).
-static RELEASE: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-local s = redis.call('HGET', KEYS[1], 'stream')
-if not s then return 0 end
-local id = redis.call('HGET', KEYS[1], 'entry')
-redis.call('XACK', s, ARGV[1], id)
-redis.call('XDEL', s, id)
-local nid = redis.call('XADD', s, '*', 'scan_id', ARGV[2], 'priority', redis.call('HGET', KEYS[1], 'priority'))
-redis.call('HSET', KEYS[1], 'entry', nid)
-if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'last_error', ARGV[3]) end
-return 1
-",
-    )
-});
-
-/// KEYS: job, dead stream. ARGV: group, scan id, reason, at.
-static DEAD_LETTER: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-local s = redis.call('HGET', KEYS[1], 'stream')
-if s then
-  local id = redis.call('HGET', KEYS[1], 'entry')
-  redis.call('XACK', s, ARGV[1], id)
-  redis.call('XDEL', s, id)
-end
-local attempts = redis.call('HGET', KEYS[1], 'attempts') or '0'
-redis.call('XADD', KEYS[2], '*', 'scan_id', ARGV[2], 'attempts', attempts, 'reason', ARGV[3], 'at', ARGV[4])
-redis.call('DEL', KEYS[1])
-return 1
-",
-    )
-});
+/// `Ok(())` when a fenced script ran (1), `LeaseLost` when it refused (0).
+fn fenced(ran: i64, lease: &Lease) -> Result<()> {
+    if ran == 1 {
+        Ok(())
+    } else {
+        Err(Error::LeaseLost {
+            scan_id: lease.scan_id.clone(),
+        })
+    }
+}
 
 impl RedisBackend {
     fn stream(&self, p: Priority) -> String {
@@ -234,58 +145,149 @@ impl RedisBackend {
         Ok(())
     }
 
-    /// Moves a job to the dead-letter stream with `reason` (its attempt count
-    /// recorded) and forgets it. The caller marks the scan `failed`.
-    pub async fn dead_letter(&self, scan_id: &str, reason: &str) -> Result<()> {
-        let mut conn = self.c();
-        let _: i64 = DEAD_LETTER
-            .key(self.job_key(scan_id))
-            .key(self.k("q:dead"))
-            .arg(GROUP)
-            .arg(scan_id)
-            .arg(reason)
-            .arg(Utc::now().to_rfc3339())
-            .invoke_async(&mut conn)
-            .await
-            .map_err(redis_err)?;
-        Ok(())
+    /// Runs the take script once: a job for this consumer, or `None`.
+    async fn take(&self) -> Result<Option<Delivery>> {
+        loop {
+            let mut conn = self.c();
+            let taken: redis::RedisResult<Option<(String, String, u32, u64)>> = TAKE
+                .key(self.stream(Priority::High))
+                .key(self.stream(Priority::Normal))
+                .key(self.stream(Priority::Low))
+                .key(self.k("q:round"))
+                .key(self.k("q:lease"))
+                .arg(GROUP)
+                .arg(&self.settings.consumer)
+                .arg(&self.settings.prefix)
+                .invoke_async(&mut conn)
+                .await;
+            return match taken {
+                // The group disappears with its streams (a flushed or
+                // restarted-without-persistence server): recreate it.
+                Err(e) if e.code() == Some("NOGROUP") => {
+                    self.ensure_groups().await?;
+                    continue;
+                }
+                Err(e) => Err(redis_err(e)),
+                Ok(None) => Ok(None),
+                Ok(Some((scan_id, priority, attempt, token))) => Ok(Some(Delivery {
+                    job: Job {
+                        scan_id: scan_id.clone(),
+                        priority: priority_from(&priority),
+                    },
+                    attempt,
+                    lease: Lease { scan_id, token },
+                })),
+            };
+        }
     }
 
-    /// Puts a job this worker holds back at the end of its stream, now, so
-    /// another worker takes it; `reason` (if not empty) is kept as its last failure.
-    pub async fn release_job(&self, scan_id: &str, reason: &str) -> Result<()> {
-        let mut conn = self.c();
-        let _: i64 = RELEASE
-            .key(self.job_key(scan_id))
-            .arg(GROUP)
-            .arg(scan_id)
-            .arg(reason)
-            .invoke_async(&mut conn)
-            .await
-            .map_err(redis_err)?;
-        Ok(())
-    }
-
-    /// Renews this worker's hold on a job (resets its idle time). False when
-    /// the job is no longer this worker's (reclaimed by another, or done).
-    pub async fn heartbeat(&self, scan_id: &str) -> Result<bool> {
-        let mut conn = self.c();
-        let held: i64 = HEARTBEAT
-            .key(self.job_key(scan_id))
+    /// Waits up to `wait` in `XREADGROUP BLOCK` on the three streams, on a
+    /// dedicated connection. What it reads lands in this consumer's pending
+    /// list; the take script hands it out. Returns whether anything came.
+    async fn block_for_entries(&self, wait: Duration) -> Result<bool> {
+        let pooled = self.blocking_conns.lock().ok().and_then(|mut p| p.pop());
+        let mut conn = match pooled {
+            Some(conn) => conn,
+            None => {
+                let config = redis::AsyncConnectionConfig::new()
+                    .set_connection_timeout(Some(Duration::from_secs(2)))
+                    // The read blocks for up to `BLOCK_AT_MOST`; anything much
+                    // longer is a lost connection.
+                    .set_response_timeout(Some(BLOCK_AT_MOST + Duration::from_secs(5)));
+                self.client
+                    .get_multiplexed_async_connection_with_config(&config)
+                    .await
+                    .map_err(redis_err)?
+            }
+        };
+        let ms = u64::try_from(wait.min(BLOCK_AT_MOST).as_millis())
+            .unwrap_or(1000)
+            .max(1);
+        let read: redis::RedisResult<redis::Value> = redis::cmd("XREADGROUP")
+            .arg("GROUP")
             .arg(GROUP)
             .arg(&self.settings.consumer)
-            .invoke_async(&mut conn)
-            .await
-            .map_err(redis_err)?;
-        Ok(held == 1)
+            .arg("COUNT")
+            .arg(1)
+            .arg("BLOCK")
+            .arg(ms)
+            .arg("STREAMS")
+            .arg(self.stream(Priority::High))
+            .arg(self.stream(Priority::Normal))
+            .arg(self.stream(Priority::Low))
+            .arg(">")
+            .arg(">")
+            .arg(">")
+            .query_async(&mut conn)
+            .await;
+        match read {
+            Ok(value) => {
+                if let Ok(mut pool) = self.blocking_conns.lock() {
+                    pool.push(conn);
+                }
+                Ok(!matches!(value, redis::Value::Nil))
+            }
+            Err(e) if e.code() == Some("NOGROUP") => {
+                self.ensure_groups().await?;
+                Ok(true)
+            }
+            // The connection is dropped: it may be broken.
+            Err(e) => Err(redis_err(e)),
+        }
     }
 
-    /// The last failure recorded for a job, if any.
-    pub async fn last_failure(&self, scan_id: &str) -> Result<Option<String>> {
-        let mut conn = self.c();
-        conn.hget(self.job_key(scan_id), "last_error")
-            .await
-            .map_err(redis_err)
+    /// Reclaims, once, the jobs idle past the visibility timeout on every
+    /// stream (their leases end; see `lua/reclaim.lua`). Returns how many.
+    pub async fn reclaim(&self) -> Result<usize> {
+        let idle_ms =
+            u64::try_from(self.settings.visibility_timeout.as_millis()).unwrap_or(u64::MAX);
+        let mut n = 0;
+        for p in [Priority::High, Priority::Normal, Priority::Low] {
+            let mut conn = self.c();
+            let got: redis::RedisResult<usize> = RECLAIM
+                .key(self.stream(p))
+                .arg(GROUP)
+                .arg(&self.settings.consumer)
+                .arg(idle_ms)
+                .arg(&self.settings.prefix)
+                .invoke_async(&mut conn)
+                .await;
+            n += match got {
+                Err(e) if e.code() == Some("NOGROUP") => {
+                    self.ensure_groups().await?;
+                    0
+                }
+                other => other.map_err(redis_err)?,
+            };
+        }
+        Ok(n)
+    }
+
+    /// The background reclaimer of a worker process: [`RedisBackend::reclaim`]
+    /// every third of the visibility timeout until `shutdown` turns true.
+    pub async fn run_reclaimer(self, mut shutdown: watch::Receiver<bool>) {
+        let every = (self.settings.visibility_timeout / 3).max(Duration::from_millis(50));
+        let mut tick = tokio::time::interval(every);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = tick.tick() => {}
+                changed = shutdown.changed() => {
+                    if changed.is_err() || *shutdown.borrow() {
+                        return;
+                    }
+                    continue;
+                }
+            }
+            match self.reclaim().await {
+                Ok(0) => {}
+                Ok(n) => info!(
+                    jobs = n,
+                    "reclaimed jobs of workers past their visibility timeout"
+                ),
+                Err(e) => warn!(error = %e, "could not reclaim jobs; retrying"),
+            }
+        }
     }
 
     /// Waiting jobs per priority, jobs in flight, dead-letter size.
@@ -335,40 +337,6 @@ impl RedisBackend {
             })
             .collect())
     }
-
-    /// Scan ids of the jobs this consumer holds.
-    async fn held_by_me(&self) -> Result<Vec<String>> {
-        let mut conn = self.c();
-        let mut held = Vec::new();
-        for p in [Priority::High, Priority::Normal, Priority::Low] {
-            let reply: redis::streams::StreamPendingCountReply = conn
-                .xpending_consumer_count(
-                    self.stream(p),
-                    GROUP,
-                    "-",
-                    "+",
-                    10_000,
-                    &self.settings.consumer,
-                )
-                .await
-                .map_err(redis_err)?;
-            let ids: Vec<String> = reply.ids.into_iter().map(|i| i.id).collect();
-            if ids.is_empty() {
-                continue;
-            }
-            for id in ids {
-                let entries: redis::streams::StreamRangeReply = conn
-                    .xrange(self.stream(p), &id, &id)
-                    .await
-                    .map_err(redis_err)?;
-                if let Some(scan_id) = entries.ids.first().and_then(|e| e.get::<String>("scan_id"))
-                {
-                    held.push(scan_id);
-                }
-            }
-        }
-        Ok(held)
-    }
 }
 
 #[async_trait]
@@ -388,91 +356,106 @@ impl Queue for RedisBackend {
 
     async fn dequeue(&self, wait: Duration) -> Result<Option<Delivery>> {
         let deadline = tokio::time::Instant::now() + wait;
-        let idle_ms =
-            u64::try_from(self.settings.visibility_timeout.as_millis()).unwrap_or(u64::MAX);
         loop {
-            let mut conn = self.c();
-            let taken: redis::RedisResult<Option<(String, String, u32)>> = DEQUEUE
-                .key(self.stream(Priority::High))
-                .key(self.stream(Priority::Normal))
-                .key(self.stream(Priority::Low))
-                .key(self.k("q:round"))
-                .arg(GROUP)
-                .arg(&self.settings.consumer)
-                .arg(idle_ms)
-                .arg(&self.settings.prefix)
-                .invoke_async(&mut conn)
-                .await;
-            let taken = match taken {
-                // The group disappears with its streams (a flushed or
-                // restarted-without-persistence server): recreate it.
-                Err(e) if e.code() == Some("NOGROUP") => {
-                    self.ensure_groups().await?;
-                    continue;
-                }
-                other => other.map_err(redis_err)?,
-            };
-            if let Some((scan_id, priority, attempt)) = taken {
-                return Ok(Some(Delivery {
-                    job: Job {
-                        scan_id,
-                        priority: priority_from(&priority),
-                    },
-                    attempt,
-                }));
+            if let Some(delivery) = self.take().await? {
+                return Ok(Some(delivery));
             }
             let now = tokio::time::Instant::now();
             if now >= deadline {
                 return Ok(None);
             }
-            tokio::time::sleep(POLL_EVERY.min(deadline - now)).await;
+            self.block_for_entries(deadline - now).await?;
         }
     }
 
-    async fn ack(&self, scan_id: &str) -> Result<()> {
+    async fn ack(&self, lease: &Lease) -> Result<()> {
         let mut conn = self.c();
-        let _: i64 = ACK
-            .key(self.job_key(scan_id))
+        let ran: i64 = ACK
+            .key(self.job_key(&lease.scan_id))
             .arg(GROUP)
+            .arg(lease.token)
             .invoke_async(&mut conn)
             .await
             .map_err(redis_err)?;
-        Ok(())
+        fenced(ran, lease)
     }
 
-    /// Refreshes the job's visibility deadline. A job this worker no longer holds
-    /// (acknowledged, or reclaimed by another after a stall) is `NotFound`, as on
-    /// the embedded backend; the fleet's own loop uses the inherent method, whose
-    /// `false` makes it step aside.
-    async fn heartbeat(&self, scan_id: &str) -> Result<()> {
-        if RedisBackend::heartbeat(self, scan_id).await? {
-            Ok(())
-        } else {
-            Err(crate::error::Error::NotFound {
-                kind: "job",
-                id: scan_id.to_string(),
-            })
-        }
+    async fn heartbeat(&self, lease: &Lease) -> Result<()> {
+        let mut conn = self.c();
+        let ran: i64 = HEARTBEAT
+            .key(self.job_key(&lease.scan_id))
+            .arg(GROUP)
+            .arg(&self.settings.consumer)
+            .arg(lease.token)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        fenced(ran, lease)
     }
 
-    async fn release(&self, scan_id: &str) -> Result<()> {
-        self.release_job(scan_id, "").await
+    async fn release(&self, lease: &Lease, reason: &str) -> Result<()> {
+        let mut conn = self.c();
+        let ran: i64 = RELEASE
+            .key(self.job_key(&lease.scan_id))
+            .arg(GROUP)
+            .arg(&lease.scan_id)
+            .arg(reason)
+            .arg(lease.token)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        fenced(ran, lease)
     }
 
-    /// On Redis, jobs of dead workers come back by themselves (XAUTOCLAIM after
+    async fn dead_letter(&self, lease: &Lease, reason: &str) -> Result<()> {
+        let mut conn = self.c();
+        let ran: i64 = DEAD_LETTER
+            .key(self.job_key(&lease.scan_id))
+            .key(self.k("q:dead"))
+            .arg(GROUP)
+            .arg(&lease.scan_id)
+            .arg(reason)
+            .arg(Utc::now().to_rfc3339())
+            .arg(lease.token)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        fenced(ran, lease)
+    }
+
+    async fn last_failure(&self, scan_id: &str) -> Result<Option<String>> {
+        let mut conn = self.c();
+        conn.hget(self.job_key(scan_id), "last_error")
+            .await
+            .map_err(redis_err)
+    }
+
+    /// On Redis, jobs of dead workers come back by themselves (reclaimed after
     /// the visibility timeout), and jobs held by other live processes must not
     /// be touched. So this hands back only the jobs THIS process holds (its
     /// consumer), e.g. at shutdown. Returns how many.
     async fn recover(&self) -> Result<usize> {
-        let held = self.held_by_me().await?;
-        for scan_id in &held {
-            self.release_job(scan_id, "").await?;
-        }
-        Ok(held.len())
+        let mut conn = self.c();
+        RECOVER
+            .key(self.stream(Priority::High))
+            .key(self.stream(Priority::Normal))
+            .key(self.stream(Priority::Low))
+            .arg(GROUP)
+            .arg(&self.settings.consumer)
+            .arg(&self.settings.prefix)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)
     }
 
     async fn ready_len(&self) -> Result<usize> {
         let d = self.depths().await?;
         Ok(usize::try_from(d.high + d.normal + d.low).unwrap_or(usize::MAX))
+    }
+
+    /// A third of the visibility timeout: two beats may be lost before another
+    /// worker reclaims the job.
+    fn heartbeat_every(&self) -> Duration {
+        (self.settings.visibility_timeout / 3).max(Duration::from_millis(50))
     }
 }

@@ -41,6 +41,8 @@ pub(crate) const REPORTS: TableDefinition<&str, &[u8]> = TableDefinition::new("r
 pub(crate) const QUEUE_READY: TableDefinition<u64, &str> = TableDefinition::new("queue_ready");
 /// Every job not acknowledged: scan id -> JSON of its queue state.
 pub(crate) const QUEUE_JOBS: TableDefinition<&str, &[u8]> = TableDefinition::new("queue_jobs");
+/// Dead-lettered jobs by scan id: attempts, reason, time.
+pub(crate) const QUEUE_DEAD: TableDefinition<&str, &[u8]> = TableDefinition::new("queue_dead");
 pub(crate) const WEBHOOKS: TableDefinition<&str, &[u8]> = TableDefinition::new("webhooks");
 /// `account/webhook` -> ().
 pub(crate) const ACCOUNT_WEBHOOKS: TableDefinition<&str, ()> =
@@ -175,6 +177,7 @@ impl Embedded {
             txn.open_table(REPORTS).map_err(Error::storage)?;
             txn.open_table(QUEUE_READY).map_err(Error::storage)?;
             txn.open_table(QUEUE_JOBS).map_err(Error::storage)?;
+            txn.open_table(QUEUE_DEAD).map_err(Error::storage)?;
             txn.open_table(COUNTERS).map_err(Error::storage)?;
             txn.open_table(WEBHOOKS).map_err(Error::storage)?;
             txn.open_table(ACCOUNT_WEBHOOKS).map_err(Error::storage)?;
@@ -214,6 +217,35 @@ impl Embedded {
         tokio::task::spawn_blocking(move || f(&db))
             .await
             .map_err(|e| Error::Storage(format!("storage task failed: {e}")))?
+    }
+
+    /// Runs `f` in one write transaction on the blocking pool and commits it
+    /// when `f` succeeds (an error aborts it: nothing `f` wrote is kept).
+    pub(crate) async fn write<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&redb::WriteTransaction) -> Result<T> + Send + 'static,
+    {
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(Error::storage)?;
+            let value = f(&txn)?;
+            txn.commit().map_err(Error::storage)?;
+            Ok(value)
+        })
+        .await
+    }
+
+    /// Runs `f` in one read transaction on the blocking pool.
+    pub(crate) async fn read<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&redb::ReadTransaction) -> Result<T> + Send + 'static,
+    {
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(Error::storage)?;
+            f(&txn)
+        })
+        .await
     }
 
     /// The file recording the pages of scan `id` in analysis.
@@ -761,6 +793,27 @@ impl Store for Embedded {
 
     async fn resume_scan(&self, id: &str, at: DateTime<Utc>) -> Result<Option<Scan>> {
         self.start_or_resume(id, at, false).await
+    }
+
+    async fn requeue_scan(&self, id: &str) -> Result<bool> {
+        let id = id.to_string();
+        self.write(move |txn| {
+            let mut scan = {
+                let t = txn.open_table(SCANS).map_err(Error::storage)?;
+                match get::<Scan>(&t, &id)? {
+                    Some(scan) if scan.status == ScanStatus::Running => scan,
+                    _ => return Ok(false),
+                }
+            };
+            scan.status = ScanStatus::Queued;
+            txn.open_table(SCANS)
+                .map_err(Error::storage)?
+                .insert(id.as_str(), encode(&scan)?.as_slice())
+                .map_err(Error::storage)?;
+            write_event(txn, &scan, Utc::now())?;
+            Ok(true)
+        })
+        .await
     }
 
     async fn set_pages_in_analysis(&self, id: &str, pages: &[String]) -> Result<()> {

@@ -628,6 +628,11 @@ pub trait Store: Send + Sync + 'static {
     /// own (another scan's page crashed the process, or a restart): `running`
     /// again, attempts unchanged.
     async fn resume_scan(&self, id: &str, at: DateTime<Utc>) -> Result<Option<Scan>>;
+    /// A worker hands a running scan's job back to the queue (a failed attempt
+    /// to retry, a shutdown past its grace period): `running` becomes `queued`
+    /// (with its `scan.queued` event). False when it was not running
+    /// (finished, canceled).
+    async fn requeue_scan(&self, id: &str) -> Result<bool>;
     /// Records the pages of scan `id` in analysis now (empty: none), replacing
     /// the previous record. Kept so that it survives the process being killed
     /// (not necessarily a power loss): it is written before each page's rules

@@ -114,6 +114,11 @@ pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
 pub struct RedisBackend {
     pub(crate) conn: ConnectionManager,
     pub(crate) settings: Arc<RedisSettings>,
+    /// Opens the dedicated connections of blocking reads.
+    pub(crate) client: redis::Client,
+    /// Idle dedicated connections for blocking reads (`XREADGROUP BLOCK`
+    /// would stall every command queued behind it on the shared one).
+    pub(crate) blocking_conns: Arc<std::sync::Mutex<Vec<redis::aio::MultiplexedConnection>>>,
 }
 
 impl std::fmt::Debug for RedisBackend {
@@ -186,7 +191,7 @@ impl RedisBackend {
             .set_response_timeout(Some(Duration::from_secs(5)))
             .set_number_of_retries(3)
             .set_max_delay(Duration::from_secs(2));
-        let conn = ConnectionManager::new_with_config(client, config)
+        let conn = ConnectionManager::new_with_config(client.clone(), config)
             .await
             .map_err(|e| {
                 Error::Unavailable(format!("cannot connect to Redis at {}: {e}", settings.url))
@@ -194,6 +199,8 @@ impl RedisBackend {
         let backend = RedisBackend {
             conn,
             settings: Arc::new(settings),
+            client,
+            blocking_conns: Arc::default(),
         };
         backend.ensure_groups().await?;
         Ok(backend)
@@ -757,25 +764,6 @@ impl RedisBackend {
         )
     }
 
-    /// Marks a running scan `queued` again (its job was handed back to the
-    /// queue). Returns false when it was not running (finished, canceled).
-    pub async fn requeue_scan(&self, id: &str) -> Result<bool> {
-        let event = self.event_args(Utc::now())?;
-        let mut conn = self.c();
-        let done: i64 = REQUEUE_SCAN
-            .key(self.k(&format!("scan:{id}")))
-            .key(self.k("running"))
-            .arg(id)
-            .arg(&event.prefix)
-            .arg(&event.digits)
-            .arg(&event.at)
-            .arg(event.at_us)
-            .invoke_async(&mut conn)
-            .await
-            .map_err(redis_err)?;
-        Ok(done == 1)
-    }
-
     /// The outbox arguments of a transition at `at`, with a fresh event id.
     fn event_args(&self, at: DateTime<Utc>) -> Result<EventArgs> {
         let event_id = new_id("evt")?;
@@ -815,6 +803,66 @@ impl RedisBackend {
             .await
             .map_err(redis_err)?;
         raw.as_deref().map(parse).transpose()
+    }
+
+    /// The keys of `ids` (and their usage), in one pipelined round trip.
+    async fn load_keys(&self, ids: &[String]) -> Result<Vec<ApiKey>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut pipe = redis::pipe();
+        for id in ids {
+            pipe.hgetall(self.k(&format!("key:{id}")))
+                .hgetall(self.k(&format!("key:{id}:usage")));
+        }
+        let mut conn = self.c();
+        let replies: Vec<redis::Value> = pipe.query_async(&mut conn).await.map_err(redis_err)?;
+        let mut out = Vec::new();
+        for pair in replies.chunks(2) {
+            let bad = |e: redis::ParsingError| Error::Storage(format!("redis: {e}"));
+            let fields: Vec<String> = redis::from_redis_value_ref(&pair[0]).map_err(bad)?;
+            let usage: Vec<(String, u64)> = redis::from_redis_value_ref(&pair[1]).map_err(bad)?;
+            if !fields.is_empty() {
+                out.push(key_from_fields(&fields, usage)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The sites of `ids` that exist, in one pipelined round trip.
+    async fn load_sites(&self, ids: &[String]) -> Result<Vec<Site>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut pipe = redis::pipe();
+        for id in ids {
+            pipe.hget(self.k(&format!("site:{id}")), "json");
+        }
+        let mut conn = self.c();
+        let raws: Vec<Option<String>> = pipe.query_async(&mut conn).await.map_err(redis_err)?;
+        raws.iter().flatten().map(|raw| parse(raw)).collect()
+    }
+
+    /// The scans of `ids` (`None` where one is gone), in one pipelined round trip.
+    async fn load_scans(&self, ids: &[String]) -> Result<Vec<Option<Scan>>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut pipe = redis::pipe();
+        for id in ids {
+            pipe.hgetall(self.k(&format!("scan:{id}")));
+        }
+        let mut conn = self.c();
+        let all: Vec<Vec<String>> = pipe.query_async(&mut conn).await.map_err(redis_err)?;
+        all.iter()
+            .map(|fields| {
+                if fields.is_empty() {
+                    Ok(None)
+                } else {
+                    scan_from_fields(fields).map(Some)
+                }
+            })
+            .collect()
     }
 
     async fn ids_of(&self, index: &str) -> Result<Vec<String>> {
@@ -952,13 +1000,8 @@ impl Store for RedisBackend {
             Some(acc) => format!("account:{acc}:keys"),
             None => "keys".to_string(),
         };
-        let mut out = Vec::new();
-        for id in self.ids_of(&index).await? {
-            if let Some(key) = self.load_key(&id).await? {
-                out.push(key);
-            }
-        }
-        Ok(out)
+        let ids = self.ids_of(&index).await?;
+        self.load_keys(&ids).await
     }
 
     async fn revoke_key(&self, id: &str, at: DateTime<Utc>) -> Result<ApiKey> {
@@ -1017,13 +1060,8 @@ impl Store for RedisBackend {
     }
 
     async fn list_sites(&self, account_id: &str) -> Result<Vec<Site>> {
-        let mut out = Vec::new();
-        for id in self.ids_of(&format!("account:{account_id}:sites")).await? {
-            if let Some(site) = self.load_site(&id).await? {
-                out.push(site);
-            }
-        }
-        Ok(out)
+        let ids = self.ids_of(&format!("account:{account_id}:sites")).await?;
+        self.load_sites(&ids).await
     }
 
     async fn delete_site(&self, account_id: &str, id: &str) -> Result<bool> {
@@ -1121,9 +1159,11 @@ impl Store for RedisBackend {
                 .await
                 .map_err(redis_err)?;
             let exhausted = ids.len() < batch;
-            for id in &ids {
+            // One round trip for the page, not one per scan.
+            let scans = self.load_scans(&ids).await?;
+            for (id, scan) in ids.iter().zip(scans) {
                 max = format!("({id}");
-                let Some(scan) = self.scan_by_id(id).await? else {
+                let Some(scan) = scan else {
                     continue;
                 };
                 if scan.account_id != account_id {
@@ -1153,6 +1193,23 @@ impl Store for RedisBackend {
 
     async fn resume_scan(&self, id: &str, at: DateTime<Utc>) -> Result<Option<Scan>> {
         self.start_or_resume(id, at, false).await
+    }
+
+    async fn requeue_scan(&self, id: &str) -> Result<bool> {
+        let event = self.event_args(Utc::now())?;
+        let mut conn = self.c();
+        let done: i64 = REQUEUE_SCAN
+            .key(self.k(&format!("scan:{id}")))
+            .key(self.k("running"))
+            .arg(id)
+            .arg(&event.prefix)
+            .arg(&event.digits)
+            .arg(&event.at)
+            .arg(event.at_us)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        Ok(done == 1)
     }
 
     async fn set_pages_in_analysis(&self, id: &str, pages: &[String]) -> Result<()> {

@@ -15,12 +15,25 @@ use crate::error::{Error, Result};
 use crate::report::{Report, ReportSource};
 
 pub(super) fn write(source: &dyn ReportSource, out: &mut dyn std::io::Write) -> Result<()> {
+    write_with(source, out, true)
+}
+
+/// [`write`] without the indentation (what the service stores).
+pub(super) fn write_compact(source: &dyn ReportSource, out: &mut dyn std::io::Write) -> Result<()> {
+    write_with(source, out, false)
+}
+
+fn write_with(source: &dyn ReportSource, out: &mut dyn std::io::Write, pretty: bool) -> Result<()> {
     let streamed = Streamed {
         source,
         failed: RefCell::new(None),
     };
-    let mut ser = serde_json::Serializer::pretty(&mut *out);
-    if let Err(e) = streamed.serialize(&mut ser) {
+    let serialized = if pretty {
+        streamed.serialize(&mut serde_json::Serializer::pretty(&mut *out))
+    } else {
+        streamed.serialize(&mut serde_json::Serializer::new(&mut *out))
+    };
+    if let Err(e) = serialized {
         // A finding that could not be read back is that error, not a JSON one.
         return Err(streamed.failed.into_inner().unwrap_or(Error::Render {
             format: "json",

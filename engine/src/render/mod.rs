@@ -162,6 +162,16 @@ pub fn render_to(
     }
 }
 
+/// The JSON report without indentation, findings streamed from `source` as
+/// [`render_to`] streams them: what the service stores (smaller than the
+/// pretty-printed file, the same document).
+pub fn render_json_compact_to(
+    source: &dyn ReportSource,
+    out: &mut dyn std::io::Write,
+) -> Result<()> {
+    json::write_compact(source, out)
+}
+
 /// What the renderers know of a rule: its registry metadata when this build has
 /// the rule, else what its findings carry (a report from another version).
 #[derive(Debug, Clone)]

@@ -368,6 +368,12 @@ impl SpooledReport {
         Self { head, findings }
     }
 
+    /// The report's head, to fill in what the scan could not know (the
+    /// service's scan id). Its `findings` stay empty: they are in the spool.
+    pub fn head_mut(&mut self) -> &mut Report {
+        &mut self.head
+    }
+
     /// The whole report, every finding read back into memory.
     pub fn into_report(self) -> Result<Report> {
         let mut report = self.head;
