@@ -258,7 +258,8 @@ function documented(differences, rule, side, item) {
  */
 export function comparePage(url, axe, ss, mapping, differences) {
   const rows = [];
-  for (const [axeRule, ssRule] of Object.entries(mapping)) {
+  for (const [axeRule, m] of Object.entries(mapping)) {
+    const ssRule = m.sitescan;
     const violations = new Map();
     const incomplete = new Map();
     for (const n of axe.violations) if (n.rule === axeRule) violations.set(n.key, n);
@@ -270,6 +271,22 @@ export function comparePage(url, axe, ss, mapping, differences) {
       const k = axe.keys[f.selector] || `unmatched:${f.selector}`;
       (f.outcome === 'failed' ? failed : cantTell).set(k, f);
     }
+    // `within`: sitescan names the outermost element of a problem that axe
+    // reports on each element inside it (region): an axe element inside (or
+    // equal to) a sitescan element is the same problem.
+    const within = m.match === 'within';
+    const find = (map, k) => {
+      if (map.has(k)) return map.get(k);
+      if (!within) return undefined;
+      for (const [other, v] of map) if (k.startsWith(other + '/')) return v;
+      return undefined;
+    };
+    const findInside = (map, k) => {
+      if (map.has(k)) return map.get(k);
+      if (!within) return undefined;
+      for (const [other, v] of map) if (other.startsWith(k + '/')) return v;
+      return undefined;
+    };
     const push = (kind, key, a, s) => {
       const item = {
         rule: axeRule, kind, page: url, key,
@@ -287,23 +304,31 @@ export function comparePage(url, axe, ss, mapping, differences) {
       rows.push(item);
     };
     for (const [k, a] of violations) {
-      if (failed.has(k)) push('agree', k, a, failed.get(k));
-      else if (cantTell.has(k)) push('only_axe_sitescan_cant_tell', k, a, cantTell.get(k));
+      const f = find(failed, k);
+      if (f) push('agree', k, a, f);
+      else if (find(cantTell, k)) push('only_axe_sitescan_cant_tell', k, a, find(cantTell, k));
       else push('only_axe', k, a, null);
     }
     for (const [k, s] of failed) {
-      if (violations.has(k)) continue;
-      if (incomplete.has(k)) push('axe_incomplete', k, incomplete.get(k), s);
+      const a = findInside(violations, k);
+      // In element mode the agreement was counted above; `within` counts the
+      // sitescan element too, for precision.
+      if (a) {
+        if (within) rows.push({ rule: axeRule, kind: 'sitescan_agree', page: url, key: k });
+        continue;
+      }
+      const i = findInside(incomplete, k);
+      if (i) push('axe_incomplete', k, i, s);
       else push('only_sitescan', k, null, s);
     }
   }
   return rows;
 }
 
-const KINDS = ['agree', 'only_axe', 'only_axe_sitescan_cant_tell', 'only_sitescan', 'axe_incomplete', 'documented'];
+const KINDS = ['agree', 'only_axe', 'only_axe_sitescan_cant_tell', 'only_sitescan', 'axe_incomplete', 'documented', 'sitescan_agree'];
 
 /** Counts per rule and the totals: recall and precision over shared rules. */
-export function totals(rows) {
+export function totals(rows, withinRules = new Set()) {
   const perRule = new Map();
   for (const r of rows) {
     if (!perRule.has(r.rule)) perRule.set(r.rule, Object.fromEntries(KINDS.map((k) => [k, 0])));
@@ -311,9 +336,13 @@ export function totals(rows) {
   }
   const all = Object.fromEntries(KINDS.map((k) => [k, 0]));
   for (const c of perRule.values()) for (const k of KINDS) all[k] += c[k];
+  // Precision counts sitescan's elements: in element mode one per agreement,
+  // in `within` mode the sitescan elements that hold an axe violation.
+  let ssAgree = 0;
+  for (const [rule, c] of perRule) ssAgree += withinRules.has(rule) ? c.sitescan_agree : c.agree;
   const missed = all.only_axe + all.only_axe_sitescan_cant_tell;
   const recall = all.agree + missed ? all.agree / (all.agree + missed) : 1;
-  const precision = all.agree + all.only_sitescan ? all.agree / (all.agree + all.only_sitescan) : 1;
+  const precision = ssAgree + all.only_sitescan ? ssAgree / (ssAgree + all.only_sitescan) : 1;
   return { perRule, all, recall, precision };
 }
 
@@ -332,11 +361,13 @@ async function main() {
 
   const have = await sitescanRuleIds(bin);
   const mapping = {};
-  for (const [a, s] of Object.entries(data.rules)) {
-    if (have.has(s)) mapping[a] = s;
-    else process.stderr.write(`compare-axe: rules.json maps ${a} to ${s}, which this sitescan does not have; skipped\n`);
+  for (const [a, v] of Object.entries(data.rules)) {
+    const m = typeof v === 'string' ? { sitescan: v } : v;
+    if (have.has(m.sitescan)) mapping[a] = m;
+    else process.stderr.write(`compare-axe: rules.json maps ${a} to ${m.sitescan}, which this sitescan does not have; skipped\n`);
   }
-  const ssRules = [...new Set(Object.values(mapping))].sort();
+  const ssRules = [...new Set(Object.values(mapping).map((m) => m.sitescan))].sort();
+  const withinRules = new Set(Object.entries(mapping).filter(([, m]) => m.match === 'within').map(([a]) => a));
 
   let server = null;
   let urls;
@@ -390,7 +421,7 @@ async function main() {
     rmSync(work, { recursive: true, force: true });
   }
 
-  const t = totals(rows);
+  const t = totals(rows, withinRules);
   const pagesDone = urls.length - failures.length;
   const out = [];
   out.push(`axe-core ${data.axe_version} in Chromium vs sitescan, ${pagesDone} pages (${failures.length} failed), ${((Date.now() - started) / 1000).toFixed(0)} s`);
