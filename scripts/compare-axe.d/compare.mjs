@@ -15,12 +15,14 @@
 //
 // Environment: SITESCAN_BIN (the sitescan binary), SITESCAN_CHROMIUM (the browser).
 //
-// How elements are matched: both tools' answers are resolved to elements of the
-// same live DOM, in the browser, after axe has run. axe's node targets are
-// queried, and so are sitescan's unique selectors (computed on the HTML as
-// served); each element is keyed by its path of child indices from <html>. A
-// sitescan selector that matches nothing in the live DOM (a script changed the
-// tree) stays unmatched and is listed as such.
+// How elements are matched: each element is keyed by its path of child indices
+// from <html> in the HTML as parsed, before any script ran (an init script tags
+// the elements as the parser inserts them). axe's node targets are resolved in
+// the live DOM and keyed by that tag, so an element a script moved still
+// matches; sitescan's unique selectors are resolved in a script-free parse of
+// the same HTML. An element that scripts made has no such path: its key starts
+// with `live:` and only axe can report it. A sitescan selector that matches
+// nothing stays unmatched and is listed as such.
 //
 // Counting, per shared rule and element: `agree` both fail it; `only axe` axe
 // reports a violation, sitescan does not fail it (split by whether sitescan
@@ -192,22 +194,63 @@ async function sitescanPage(bin, url, rules, dir, n) {
   return { findings, incomplete: page && page.incomplete ? page.incomplete : null };
 }
 
-/** Runs axe in the page and resolves both tools' elements to keys of the live DOM. */
+/**
+ * Before any of the page's scripts runs, tags each element the HTML parser
+ * inserts with its path in the document as parsed: the parser delivers its
+ * mutation records at the microtask checkpoint it performs before running each
+ * script, so an element a script later moves (or a wrapper it adds) keeps the
+ * path it has in the HTML, which is where sitescan's selector points. The first
+ * sighting wins; elements inserted after parsing get no static path.
+ */
+const STATIC_PATHS = `(() => {
+  const paths = new WeakMap();
+  window.__compareAxeStaticPaths = paths;
+  const pathOf = (el) => {
+    const steps = [];
+    for (let e = el; e && e !== document.documentElement; e = e.parentElement) {
+      if (!e.parentElement) return null;
+      steps.push(Array.prototype.indexOf.call(e.parentElement.children, e));
+    }
+    return steps.length ? 'html/' + steps.reverse().join('/') : 'html';
+  };
+  const tag = (el) => {
+    if (paths.has(el)) return;
+    const p = pathOf(el);
+    if (p) paths.set(el, p);
+    for (const c of el.children) tag(c);
+  };
+  const observer = new MutationObserver((records) => {
+    for (const r of records) for (const n of r.addedNodes) if (n.nodeType === 1) tag(n);
+  });
+  observer.observe(document, { childList: true, subtree: true });
+  document.addEventListener('DOMContentLoaded', () => {
+    for (const r of observer.takeRecords()) for (const n of r.addedNodes) if (n.nodeType === 1) tag(n);
+    observer.disconnect();
+    if (document.documentElement) tag(document.documentElement);
+  }, { once: true });
+})();`;
+
+/** Runs axe in the page and resolves both tools' elements to the same keys:
+ * an element's path in the HTML as parsed (before scripts), else `live:` and
+ * its path in the live DOM (an element a script made). */
 async function axePage(context, axeSource, url, selectors) {
   const page = await context.newPage();
   try {
     const resp = await page.goto(url, { waitUntil: 'load', timeout: PAGE_TIMEOUT_MS });
     if (!resp || !resp.ok()) return { error: `browser: HTTP ${resp ? resp.status() : 'no response'}` };
+    const html = await resp.text();
     await page.addScriptTag({ content: axeSource });
-    return await page.evaluate(async (selectors) => {
-      const key = (el) => {
+    return await page.evaluate(async ({ selectors, html }) => {
+      const pathOf = (el) => {
         const steps = [];
-        for (let e = el; e && e !== document.documentElement; e = e.parentElement) {
+        for (let e = el; e && e !== el.ownerDocument.documentElement; e = e.parentElement) {
           if (!e.parentElement) return null;
           steps.push(Array.prototype.indexOf.call(e.parentElement.children, e));
         }
         return steps.length ? 'html/' + steps.reverse().join('/') : 'html';
       };
+      const staticPaths = window.__compareAxeStaticPaths || new WeakMap();
+      const key = (el) => staticPaths.get(el) || 'live:' + pathOf(el);
       const resolveTarget = (target) => {
         if (target.length !== 1 || typeof target[0] !== 'string') return 'frame:' + JSON.stringify(target);
         try {
@@ -223,17 +266,27 @@ async function axePage(context, axeSource, url, selectors) {
         rule: rule.id, key: resolveTarget(n.target), target: n.target.join(' '), html: n.html,
         message: (n.failureSummary || '').replace(/\s+/g, ' ').trim(),
       })));
+      // sitescan's selectors point into the HTML as served: resolve them in a
+      // parse of it in which no script runs.
+      const parsed = new DOMParser().parseFromString(html, 'text/html');
       const keys = {};
       for (const sel of selectors) {
         try {
-          const el = document.querySelector(sel);
-          keys[sel] = el ? key(el) : null;
+          const el = parsed.querySelector(sel);
+          keys[sel] = el ? pathOf(el) : null;
         } catch {
           keys[sel] = null;
         }
       }
-      return { violations: nodes(result.violations), incomplete: nodes(result.incomplete), keys };
-    }, selectors);
+      // Elements a script moved: their place in the live DOM differs from the
+      // HTML's, so an answer that depends on order or ancestry may differ.
+      const moved = [];
+      for (const el of document.querySelectorAll('*')) {
+        const p = staticPaths.get(el);
+        if (p && p !== pathOf(el)) moved.push(p);
+      }
+      return { violations: nodes(result.violations), incomplete: nodes(result.incomplete), keys, moved };
+    }, { selectors, html });
   } catch (e) {
     return { error: `browser: ${String(e.message || e).split('\n')[0]}` };
   } finally {
@@ -258,6 +311,7 @@ function documented(differences, rule, side, item) {
  */
 export function comparePage(url, axe, ss, mapping, differences) {
   const rows = [];
+  const movedSet = new Set(axe.moved || []);
   for (const [axeRule, m] of Object.entries(mapping)) {
     const ssRule = m.sitescan;
     const violations = new Map();
@@ -290,6 +344,7 @@ export function comparePage(url, axe, ss, mapping, differences) {
     const push = (kind, key, a, s) => {
       const item = {
         rule: axeRule, kind, page: url, key,
+        script_changed: key.startsWith('live:') || movedSet.has(key) || [...movedSet].some((m) => key.startsWith(m + '/')),
         axe_target: a ? a.target : null, sitescan_selector: s ? s.selector : null,
         snippet: (a ? a.html : s.snippet) || '',
         message: [a ? `axe: ${a.message}` : '', s ? `sitescan: ${s.message}` : ''].filter(Boolean).join(' / '),
@@ -391,6 +446,7 @@ async function main() {
   const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
   const browser = await chromium.launch({ executablePath: browserPath, headless: true, args: CHROMIUM_ARGS });
   const context = await browser.newContext({ viewport: { width: 1280, height: 1024 } });
+  await context.addInitScript({ content: STATIC_PATHS });
   const rows = [];
   const failures = [];
   const unmapped = new Map();
@@ -455,7 +511,7 @@ async function main() {
       for (const r of opts.show ? list.slice(0, opts.show) : list) {
         out.push(`- ${r.page}`);
         out.push(`  ${r.sitescan_selector ? `sitescan: ${r.sitescan_selector}` : ''}${r.axe_target && r.sitescan_selector ? '  ' : ''}${r.axe_target ? `axe: ${r.axe_target}` : ''}`);
-        out.push(`  ${clip(r.snippet, 200)}`);
+        out.push(`  ${clip(r.snippet, 200)}${r.script_changed ? '  [made or moved by a script]' : ''}`);
         out.push(`  ${clip(r.message, 300)}${r.difference ? ` [documented: ${r.difference}]` : ''}`);
       }
       if (opts.show && list.length > opts.show) out.push(`- … ${list.length - opts.show} more (--show 0 lists all)`);
