@@ -33,7 +33,7 @@ fn every_compared_rule_exists() {
         let id = sitescan_id(v);
         assert!(registry::meta(id).is_some(), "rules.json maps axe's {axe} to {id}, which is no sitescan rule");
         if let Some(m) = v.get("match") {
-            assert_eq!(m, "within", "rules.json: {axe} has an unknown match mode {m}");
+            assert_eq!(m, "nested", "rules.json: {axe} has an unknown match mode {m}");
         }
     }
 }

@@ -204,7 +204,9 @@ async function sitescanPage(bin, url, rules, dir, n) {
  */
 const STATIC_PATHS = `(() => {
   const paths = new WeakMap();
+  const styles = new WeakMap();
   window.__compareAxeStaticPaths = paths;
+  window.__compareAxeStaticStyles = styles;
   const pathOf = (el) => {
     const steps = [];
     for (let e = el; e && e !== document.documentElement; e = e.parentElement) {
@@ -217,6 +219,7 @@ const STATIC_PATHS = `(() => {
     if (paths.has(el)) return;
     const p = pathOf(el);
     if (p) paths.set(el, p);
+    styles.set(el, el.getAttribute('style') || '');
     for (const c of el.children) tag(c);
   };
   const observer = new MutationObserver((records) => {
@@ -278,12 +281,14 @@ async function axePage(context, axeSource, url, selectors) {
           keys[sel] = null;
         }
       }
-      // Elements a script moved: their place in the live DOM differs from the
-      // HTML's, so an answer that depends on order or ancestry may differ.
+      // Elements a script moved or restyled (inline style, e.g. shown after
+      // loading): their place or look in the live DOM differs from the HTML's,
+      // so an answer that depends on order, ancestry or visibility may differ.
+      const staticStyles = window.__compareAxeStaticStyles || new WeakMap();
       const moved = [];
       for (const el of document.querySelectorAll('*')) {
         const p = staticPaths.get(el);
-        if (p && p !== pathOf(el)) moved.push(p);
+        if (p && (p !== pathOf(el) || staticStyles.get(el) !== (el.getAttribute('style') || ''))) moved.push(p);
       }
       return { violations: nodes(result.violations), incomplete: nodes(result.incomplete), keys, moved };
     }, { selectors, html });
@@ -325,22 +330,19 @@ export function comparePage(url, axe, ss, mapping, differences) {
       const k = axe.keys[f.selector] || `unmatched:${f.selector}`;
       (f.outcome === 'failed' ? failed : cantTell).set(k, f);
     }
-    // `within`: sitescan names the outermost element of a problem that axe
-    // reports on each element inside it (region): an axe element inside (or
-    // equal to) a sitescan element is the same problem.
-    const within = m.match === 'within';
+    // `nested`: the two tools report one problem on different elements of the
+    // same subtree (region: sitescan the outermost element outside landmarks,
+    // axe each element inside it; th-has-data-cells: axe the table, sitescan
+    // the header cell), so an element inside or around the other's is the same
+    // problem.
+    const nested = m.match === 'nested';
+    const related = (a, b) => a === b || (nested && (a.startsWith(b + '/') || b.startsWith(a + '/')));
     const find = (map, k) => {
       if (map.has(k)) return map.get(k);
-      if (!within) return undefined;
-      for (const [other, v] of map) if (k.startsWith(other + '/')) return v;
+      for (const [other, v] of map) if (related(k, other)) return v;
       return undefined;
     };
-    const findInside = (map, k) => {
-      if (map.has(k)) return map.get(k);
-      if (!within) return undefined;
-      for (const [other, v] of map) if (other.startsWith(k + '/')) return v;
-      return undefined;
-    };
+    const findInside = find;
     const push = (kind, key, a, s) => {
       const item = {
         rule: axeRule, kind, page: url, key,
@@ -366,10 +368,10 @@ export function comparePage(url, axe, ss, mapping, differences) {
     }
     for (const [k, s] of failed) {
       const a = findInside(violations, k);
-      // In element mode the agreement was counted above; `within` counts the
+      // In element mode the agreement was counted above; `nested` counts the
       // sitescan element too, for precision.
       if (a) {
-        if (within) rows.push({ rule: axeRule, kind: 'sitescan_agree', page: url, key: k });
+        if (nested) rows.push({ rule: axeRule, kind: 'sitescan_agree', page: url, key: k });
         continue;
       }
       const i = findInside(incomplete, k);
@@ -383,7 +385,7 @@ export function comparePage(url, axe, ss, mapping, differences) {
 const KINDS = ['agree', 'only_axe', 'only_axe_sitescan_cant_tell', 'only_sitescan', 'axe_incomplete', 'documented', 'sitescan_agree'];
 
 /** Counts per rule and the totals: recall and precision over shared rules. */
-export function totals(rows, withinRules = new Set()) {
+export function totals(rows, nestedRules = new Set()) {
   const perRule = new Map();
   for (const r of rows) {
     if (!perRule.has(r.rule)) perRule.set(r.rule, Object.fromEntries(KINDS.map((k) => [k, 0])));
@@ -392,9 +394,9 @@ export function totals(rows, withinRules = new Set()) {
   const all = Object.fromEntries(KINDS.map((k) => [k, 0]));
   for (const c of perRule.values()) for (const k of KINDS) all[k] += c[k];
   // Precision counts sitescan's elements: in element mode one per agreement,
-  // in `within` mode the sitescan elements that hold an axe violation.
+  // in `nested` mode the sitescan elements related to an axe violation.
   let ssAgree = 0;
-  for (const [rule, c] of perRule) ssAgree += withinRules.has(rule) ? c.sitescan_agree : c.agree;
+  for (const [rule, c] of perRule) ssAgree += nestedRules.has(rule) ? c.sitescan_agree : c.agree;
   const missed = all.only_axe + all.only_axe_sitescan_cant_tell;
   const recall = all.agree + missed ? all.agree / (all.agree + missed) : 1;
   const precision = ssAgree + all.only_sitescan ? ssAgree / (ssAgree + all.only_sitescan) : 1;
@@ -422,7 +424,7 @@ async function main() {
     else process.stderr.write(`compare-axe: rules.json maps ${a} to ${m.sitescan}, which this sitescan does not have; skipped\n`);
   }
   const ssRules = [...new Set(Object.values(mapping).map((m) => m.sitescan))].sort();
-  const withinRules = new Set(Object.entries(mapping).filter(([, m]) => m.match === 'within').map(([a]) => a));
+  const nestedRules = new Set(Object.entries(mapping).filter(([, m]) => m.match === 'nested').map(([a]) => a));
 
   let server = null;
   let urls;
@@ -477,7 +479,7 @@ async function main() {
     rmSync(work, { recursive: true, force: true });
   }
 
-  const t = totals(rows, withinRules);
+  const t = totals(rows, nestedRules);
   const pagesDone = urls.length - failures.length;
   const out = [];
   out.push(`axe-core ${data.axe_version} in Chromium vs sitescan, ${pagesDone} pages (${failures.length} failed), ${((Date.now() - started) / 1000).toFixed(0)} s`);
