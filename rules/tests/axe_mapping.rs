@@ -27,13 +27,25 @@ fn sitescan_id(v: &Value) -> &str {
 #[test]
 fn every_compared_rule_exists() {
     let data = data();
-    let rules = data["rules"].as_object().expect("rules.json: `rules` is an object");
-    assert!(rules.len() > 50, "rules.json compares {} rules", rules.len());
+    let rules = data["rules"]
+        .as_object()
+        .expect("rules.json: `rules` is an object");
+    assert!(
+        rules.len() > 50,
+        "rules.json compares {} rules",
+        rules.len()
+    );
     for (axe, v) in rules {
         let id = sitescan_id(v);
-        assert!(registry::meta(id).is_some(), "rules.json maps axe's {axe} to {id}, which is no sitescan rule");
+        assert!(
+            registry::meta(id).is_some(),
+            "rules.json maps axe's {axe} to {id}, which is no sitescan rule"
+        );
         if let Some(m) = v.get("match") {
-            assert_eq!(m, "nested", "rules.json: {axe} has an unknown match mode {m}");
+            assert_eq!(
+                m, "nested",
+                "rules.json: {axe} has an unknown match mode {m}"
+            );
         }
     }
 }
@@ -41,21 +53,41 @@ fn every_compared_rule_exists() {
 #[test]
 fn documented_differences_are_in_the_rule_docs() {
     let data = data();
-    let rules = data["rules"].as_object().expect("rules.json: `rules` is an object");
-    let differences = data["differences"].as_array().expect("rules.json: `differences` is a list");
+    let rules = data["rules"]
+        .as_object()
+        .expect("rules.json: `rules` is an object");
+    let differences = data["differences"]
+        .as_array()
+        .expect("rules.json: `differences` is a list");
     for d in differences {
-        let axe = d["axe_rule"].as_str().expect("a difference names its `axe_rule`");
-        let id = sitescan_id(rules.get(axe).unwrap_or_else(|| panic!("difference on unmapped {axe}")));
+        let axe = d["axe_rule"]
+            .as_str()
+            .expect("a difference names its `axe_rule`");
+        let id = sitescan_id(
+            rules
+                .get(axe)
+                .unwrap_or_else(|| panic!("difference on unmapped {axe}")),
+        );
         let side = d["side"].as_str().expect("a difference has a `side`");
-        assert!(matches!(side, "only-axe" | "only-sitescan"), "{axe}: side {side}");
+        assert!(
+            matches!(side, "only-axe" | "only-sitescan"),
+            "{axe}: side {side}"
+        );
         if let Some(re) = d["matches"].as_str() {
-            assert!(!re.is_empty(), "{axe}: an empty `matches` would match everything");
+            assert!(
+                !re.is_empty(),
+                "{axe}: an empty `matches` would match everything"
+            );
         }
         let meta = registry::meta(id).expect("mapped rule exists");
         assert!(
             meta.docs.contains("## Differences from axe-core"),
             "rules.json documents a difference of {id} from axe-core, but its docs have no \"Differences from axe-core\" section"
         );
-        assert_eq!(d["doc"].as_str(), Some(format!("rules/{id}.md").as_str()), "{axe}: `doc` names the rule's page");
+        assert_eq!(
+            d["doc"].as_str(),
+            Some(format!("rules/{id}.md").as_str()),
+            "{axe}: `doc` names the rule's page"
+        );
     }
 }

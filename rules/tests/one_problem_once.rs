@@ -143,7 +143,8 @@ name it <var>XXX</var>, type <tt>TBD</tt>.</p>
 }
 
 #[test]
-fn a_native_list_with_stray_children_is_lists_finding_and_aria_lists_stay_aria_required_childrens() {
+fn a_native_list_with_stray_children_is_lists_finding_and_aria_lists_stay_aria_required_childrens()
+{
     let html = r#"<!doctype html><html lang="en"><head><title>Lists</title></head><body><main>
 <ul><p>Loose</p></ul>
 <div role="list"><p>Loose</p></div>
