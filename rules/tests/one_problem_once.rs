@@ -141,3 +141,29 @@ name it <var>XXX</var>, type <tt>TBD</tt>.</p>
     assert!(a.findings.is_empty(), "{:?}", found(&a));
     assert_eq!(tally(&a, "placeholder-text"), (1, 0, 0));
 }
+
+#[test]
+fn a_native_list_with_stray_children_is_lists_finding_and_aria_lists_stay_aria_required_childrens()
+{
+    let html = r#"<!doctype html><html lang="en"><head><title>Lists</title></head><body><main>
+<ul><p>Loose</p></ul>
+<div role="list"><p>Loose</p></div>
+</main></body></html>"#;
+    let a = run(html, &["list", "aria-required-children"]);
+    assert_eq!(
+        found(&a),
+        [
+            "list html > body > main > ul",
+            "aria-required-children html > body > main > div",
+        ]
+    );
+    // Without `list`, the native list is aria-required-children's to report.
+    let alone = run(html, &["aria-required-children"]);
+    assert_eq!(
+        found(&alone),
+        [
+            "aria-required-children html > body > main > ul",
+            "aria-required-children html > body > main > div",
+        ]
+    );
+}

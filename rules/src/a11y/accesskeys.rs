@@ -19,7 +19,8 @@ static META: RuleMeta = RuleMeta {
     best_practice: true,
     docs: r#"## What it checks
 No two elements share an `accesskey` value (compared case-insensitively after
-trimming white space).
+trimming white space). A shared key is one finding, on the first element that
+uses it, with the number of others in the message.
 
 ## Why it matters
 When two elements share a key, the shortcut reaches only one of them (which one
@@ -49,6 +50,7 @@ impl Rule for Accesskeys {
 
     fn check_document(&self, cx: &mut Check<'_, '_>) {
         let page = cx.page();
+        // Per key: how many elements use it, and the first of them.
         let mut seen: HashMap<String, usize> = HashMap::new();
         let mut elements = Vec::new();
         for el in page.root().descendants().filter_map(ElementRef::wrap) {
@@ -57,18 +59,28 @@ impl Rule for Accesskeys {
                 if key.is_empty() {
                     continue;
                 }
-                *seen.entry(key.clone()).or_default() += 1;
-                elements.push((el, key));
+                let n = seen.entry(key.clone()).or_default();
+                *n += 1;
+                if *n == 1 {
+                    elements.push((el, key));
+                }
             }
         }
+        // One finding per shared key, on its first element: the problem is the
+        // key, fixed once, however many elements share it.
         for (el, key) in elements {
-            if seen.get(&key).copied().unwrap_or(0) > 1 {
-                cx.fail(
-                    el,
-                    format!("accesskey=\"{key}\" is used by more than one element."),
-                );
-            } else {
-                cx.pass_on(el);
+            match seen.get(&key).copied().unwrap_or(0) {
+                0 | 1 => cx.pass_on(el),
+                n => {
+                    let others = n - 1;
+                    let plural = if others == 1 { "" } else { "s" };
+                    cx.fail(
+                        el,
+                        format!(
+                            "accesskey=\"{key}\" is also used by {others} other element{plural}."
+                        ),
+                    );
+                }
             }
         }
     }
@@ -83,7 +95,10 @@ mod tests {
     fn examples() {
         RuleTester::new(&Accesskeys)
             .pass(&[("a", "<a href=/ accesskey=h>Home</a><a href=/x accesskey=x>X</a>")])
-            .fail(&[("a", "<a href=/ accesskey=h>Home</a><a href=/x accesskey=' H'>X</a>")])
+            .fail(&[
+                ("a", "<a href=/ accesskey=h>Home</a><a href=/x accesskey=' H'>X</a>"),
+                ("a", "<a href=/ accesskey=h>Home</a><a href=/x accesskey=H>X</a><b accesskey=h>Y</b>"),
+            ])
             .run();
     }
 }

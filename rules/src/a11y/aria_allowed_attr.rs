@@ -4,7 +4,7 @@ use scraper::ElementRef;
 
 use crate::aria::attrs::attr_def;
 use crate::aria::html::{input_type, is_html};
-use crate::aria::roles::supports;
+use crate::aria::roles::{is_a, supports};
 use crate::{Category, Check, Impact, Level, Rule, RuleMeta, Visits};
 
 /// Checks that each non-global WAI-ARIA attribute is supported or required by the element's semantic role.
@@ -23,6 +23,13 @@ static META: RuleMeta = RuleMeta {
     docs: r##"## What it checks
 Each WAI-ARIA state or property on an element included in the accessibility tree is global, or supported, inherited or required by the element's semantic role. Elements without a role (e.g. `input type=password`, `audio`) may carry the attributes ARIA in HTML allows for them.
 
+`aria-expanded` on a role that had it in ARIA 1.1 and has it only deprecated in
+ARIA 1.2 (landmarks such as `navigation` and `region`, `dialog`, `img`, `article`,
+and the other roles under section, section head, window and document, except
+those ARIA 1.2 added, such as `paragraph` and `generic`) is not reported:
+browsers still expose it there and screen readers announce it as the author
+meant.
+
 ## Why it matters
 Assistive technology ignores states a role cannot have, so `aria-checked` on a link or `aria-sort` on a button conveys nothing.
 
@@ -34,10 +41,47 @@ Assistive technology ignores states a role cannot have, so `aria-checked` on a l
 ## Passing
 ```html
 <button aria-pressed="false">Bold</button>
+<nav aria-label="Site" aria-expanded="false">...</nav>
 ```
+
+## Differences from axe-core
+None known on purpose. Like axe-core, sitescan accepts `aria-expanded` where
+ARIA 1.2 deprecates it rather than prohibits it, and reports it on roles that
+never had it (`<p aria-expanded="true">`).
 "##,
     ..RuleMeta::BASE
 };
+
+/// Roles ARIA 1.2 added, which never had the attributes ARIA 1.1 let every
+/// section, section head, window and document role inherit.
+const NEW_IN_ARIA_1_2: &[&str] = &[
+    "blockquote",
+    "caption",
+    "code",
+    "deletion",
+    "emphasis",
+    "generic",
+    "insertion",
+    "meter",
+    "paragraph",
+    "strong",
+    "subscript",
+    "superscript",
+    "time",
+];
+
+/// Whether `attr` is one ARIA 1.2 deprecates on `role` rather than prohibits:
+/// `aria-expanded`, which ARIA 1.1 gave to every role under section, section
+/// head, window and document (landmarks, dialogs, images, ...). Browsers still
+/// expose it there and screen readers announce it, so what the author wrote
+/// is what users get: not a failure.
+fn deprecated_on_role(role: &str, attr: &str) -> bool {
+    attr == "aria-expanded"
+        && !NEW_IN_ARIA_1_2.contains(&role)
+        && ["section", "sectionhead", "window", "document"]
+            .iter()
+            .any(|a| is_a(role, a))
+}
 
 /// The role whose attributes an element without a semantic role may use (ARIA in
 /// HTML: text-like inputs that map to no role accept textbox attributes).
@@ -77,6 +121,7 @@ impl Rule for AriaAllowedAttr {
             }
             let allowed = role.is_some_and(|r| {
                 supports(r, name)
+                    || deprecated_on_role(r, name)
                     // A focusable separator is a widget with a value.
                     || (r == "separator" && name.starts_with("aria-value"))
             });
@@ -110,6 +155,11 @@ mod tests {
                 ("input", r##"<input type=file aria-required=true>"##),
                 ("div", r##"<div role=switch aria-required=true aria-checked=false>x</div>"##),
                 ("button", r##"<button role=none aria-pressed=true>x</button>"##),
+                ("nav", r##"<nav aria-label=a aria-expanded=true>x</nav>"##),
+                ("section", r##"<section aria-label=s aria-expanded=false>x</section>"##),
+                ("aside", r##"<aside aria-expanded=true>x</aside>"##),
+                ("div", r##"<div role=dialog aria-label=d aria-expanded=true>x</div>"##),
+                ("img", r##"<img src=a.png alt=x aria-expanded=true>"##),
             ])
             .inapplicable(&[
                 r##"<div aria-hidden=true aria-checked=true>x</div>"##,
@@ -118,6 +168,9 @@ mod tests {
                 ("button", r##"<button aria-sort="">x</button>"##),
                 ("a", r##"<a href=x aria-checked=true>x</a>"##),
                 ("audio", r##"<audio src=a.mp3 controls aria-orientation=horizontal></audio>"##),
+                ("p", r##"<p aria-expanded=true>x</p>"##),
+                ("div", r##"<div aria-expanded=true>x</div>"##),
+                ("hr", r##"<hr aria-expanded=true>"##),
             ])
             .run();
     }

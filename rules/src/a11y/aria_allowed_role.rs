@@ -83,6 +83,7 @@ mod tests {
                 ("ul", r##"<ul role=menu><li role=menuitem>x</li></ul>"##),
                 ("img", r##"<img src=a.png alt="" role=presentation>"##),
                 ("nav", r##"<nav role=navigation>x</nav>"##),
+                ("li", r##"<div role=list><li role=listitem>x</li></div>"##),
             ])
             .fail(&[
                 ("h2", r##"<h2 role=button>x</h2>"##),

@@ -21,7 +21,10 @@ static META: RuleMeta = RuleMeta {
     act: &["73f2c2"],
     docs: r#"## What it checks
 Every `<input>` (except types `hidden`, `button`, `submit`, `reset`, `image`),
-`<select>` and `<textarea>` whose `autocomplete` is not empty, `on` or `off`, and
+`<select>` and `<textarea>` whose `autocomplete` is not empty, `on`, `off` or
+one of the words written to switch autofill off or on (`none`, `false`, `true`,
+`no`, `nope`, `yes`, `disabled`, `enabled`, `null`, `undefined`, `xoff`, `xon`,
+`chrome-off`), and
 that is not disabled (`disabled`, `aria-disabled="true"`) and is visible or exposed to
 assistive technologies: the value, split on white space and compared
 case-insensitively, is an optional `section-*` token, an optional `shipping` or
@@ -42,7 +45,17 @@ value hides the purpose.
 ## Passing
 ```html
 <label>Email <input autocomplete="work email"></label>
+<label>Search <input autocomplete="nope"></label>
 ```
+
+## Differences from axe-core
+Like axe-core, sitescan leaves alone the single words authors use to switch
+autofill off or on (`none`, `false`, `disabled`, ...): the author meant no
+purpose, and browsers present the field exactly as with `off`. sitescan also
+leaves `no`, `nope`, `yes` and `chrome-off`, which axe-core reports, for the same
+reason. axe-core also accepts the proposed field names `text`, `pronouns`,
+`gender`, `message` and `content`, which are not in HTML's list; sitescan
+reports them, since no browser or assistive tool identifies a purpose from them.
 "#,
     ..RuleMeta::BASE
 };
@@ -108,6 +121,26 @@ const CONTACT_FIELDS: &[&str] = &[
     "tel-extension",
     "email",
     "impp",
+];
+
+/// Single words authors write to switch autofill off (or back on) because
+/// browsers ignored `off` on some fields: no field purpose was meant, and
+/// browsers treat the word like any unknown value, so nothing is lost to users
+/// of the field's purpose. These are not checked, like `on` and `off`.
+const SWITCH_WORDS: &[&str] = &[
+    "none",
+    "false",
+    "true",
+    "no",
+    "nope",
+    "yes",
+    "disabled",
+    "enabled",
+    "null",
+    "undefined",
+    "xoff",
+    "xon",
+    "chrome-off",
 ];
 
 /// Why `value` is not a valid autofill detail token list, or `None` when it is.
@@ -187,6 +220,9 @@ impl Rule for AutocompleteValid {
         if trimmed.is_empty()
             || trimmed.eq_ignore_ascii_case("on")
             || trimmed.eq_ignore_ascii_case("off")
+            || SWITCH_WORDS
+                .iter()
+                .any(|w| trimmed.eq_ignore_ascii_case(w))
         {
             return;
         }
@@ -234,6 +270,10 @@ mod tests {
             ])
             .inapplicable(&[
                 "<input autocomplete=off>",
+                "<input autocomplete=none>",
+                "<input autocomplete=NOPE>",
+                "<input autocomplete=' false '>",
+                "<textarea autocomplete=chrome-off></textarea>",
                 "<input autocomplete=badname disabled>",
                 "<input autocomplete=badname style='display: none'>",
                 "<input type=submit autocomplete=email>",
@@ -247,6 +287,8 @@ mod tests {
                 ("input", "<input autocomplete='address-line1 address-line2'>"),
                 ("input", "<input autocomplete='current-password webauthn invalid'>"),
                 ("input", "<input autocomplete='email invalid'>"),
+                ("input", "<input autocomplete='none email'>"),
+                ("input", "<input autocomplete=pronouns>"),
             ])
             .run();
     }

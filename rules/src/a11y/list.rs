@@ -1,5 +1,5 @@
-//! `list`: `<ul>` and `<ol>` contain only `<li>`, `<script>` and `<template>`
-//! children (WCAG 1.3.1).
+//! `list`: `<ul>`, `<ol>` and `<menu>` contain only `<li>`, `<script>` and
+//! `<template>` children (WCAG 1.3.1).
 
 use scraper::{ElementRef, Node};
 
@@ -13,13 +13,14 @@ static META: RuleMeta = RuleMeta {
     id: "list",
     category: Category::Accessibility,
     title: "Lists contain only list items",
-    help: "Put only <li> elements (and <script> or <template>) directly inside <ul> and <ol>; wrap other content in an <li>.",
+    help: "Put only <li> elements (and <script> or <template>) directly inside <ul>, <ol> and <menu>; wrap other content in an <li>.",
     help_url: "https://www.w3.org/WAI/WCAG21/Understanding/info-and-relationships.html",
     wcag: &["1.3.1"],
     level: Some(Level::A),
     impact: Impact::Serious,
     docs: r#"## What it checks
-A `<ul>` or `<ol>` that keeps its list role has no direct child other than `<li>`
+A `<ul>`, `<ol>` or `<menu>` (HTML's toolbar list, exposed as a list) that keeps
+its list role has no direct child other than `<li>`
 (without a role other than `listitem`), `<script>` and `<template>`, and no
 non-white-space text directly inside it.
 
@@ -37,6 +38,12 @@ outside any item or makes the count wrong.
 ```html
 <ul><li>Apples</li><li>Pears</li></ul>
 ```
+
+## Differences from axe-core
+axe-core checks `<ul>` and `<ol>` only. HTML gives `<menu>` the same content
+model (list items and script-supporting elements) and browsers expose it as a
+list, so its stray children break the item count in the same way; sitescan
+checks it too.
 "#,
     ..RuleMeta::BASE
 };
@@ -77,7 +84,7 @@ impl Rule for List {
     }
 
     fn visits(&self) -> Visits {
-        Visits::Tags(&["ul", "ol"])
+        Visits::Tags(&["ul", "ol", "menu"])
     }
 
     fn check_element(&self, el: ElementRef<'_>, cx: &mut Check<'_, '_>) {
@@ -116,6 +123,7 @@ mod tests {
                 ("ul", "<ul><li>a</li> <li>b</li><script></script><template></template></ul>"),
                 ("ol", "<ol><li role=listitem>a</li></ol>"),
                 ("ul", "<ul></ul>"),
+                ("menu", "<menu><li><button>Copy</button></li></menu>"),
             ])
             .inapplicable(&[
                 "<ul role=tablist><div role=tab>x</div></ul>",
@@ -124,6 +132,7 @@ mod tests {
                 ("ul", "<ul><li>a</li><p>b</p></ul>"),
                 ("ol", "<ol>text<li>a</li></ol>"),
                 ("ul", "<ul><li role=tab>a</li></ul>"),
+                ("menu", "<menu><button>Copy</button></menu>"),
             ])
             .run();
     }

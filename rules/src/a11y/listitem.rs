@@ -19,7 +19,10 @@ static META: RuleMeta = RuleMeta {
     impact: Impact::Serious,
     docs: r#"## What it checks
 Every `<li>` without an explicit role has as parent a `<ul>`, `<ol>` or `<menu>`
-that keeps its list role, or an element with `role="list"`.
+that keeps its list role, or an element with `role="list"`. An `<li>` whose
+`<ul>`, `<ol>` or `<menu>` has role `none` or `presentation` is not checked: it
+becomes presentational with its list (ARIA's presentational role inheritance), so
+no list item is announced.
 
 ## Why it matters
 A list item outside a list is not announced as part of a list, so people using a
@@ -55,6 +58,17 @@ impl Rule for Listitem {
             return;
         };
         let explicit = role_tokens(p);
+        // A list whose role is none/presentation passes that role on to its
+        // items (ARIA's presentational role inheritance): nothing is announced
+        // as a list item, so there is no broken list to report.
+        if matches!(p.value().name(), "ul" | "ol" | "menu")
+            && is_html(p)
+            && explicit
+                .first()
+                .is_some_and(|r| r == "none" || r == "presentation")
+        {
+            return;
+        }
         let ok = match explicit.first() {
             Some(role) => role == "list" || role == "directory",
             None => matches!(p.value().name(), "ul" | "ol" | "menu") && is_html(p),
@@ -85,6 +99,8 @@ mod tests {
             ])
             .inapplicable(&[
                 "<div><li role=tab>a</li></div>",
+                "<ul role=none><li>a</li></ul>",
+                "<ol role=presentation><li>a</li></ol>",
             ])
             .fail(&[
                 ("li", "<div><li>a</li></div>"),

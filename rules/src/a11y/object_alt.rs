@@ -34,6 +34,13 @@ Screen readers cannot describe an embedded image or media player without a text 
 ```html
 <object data="chart.png" type="image/png" aria-label="Monthly sales chart"></object>
 ```
+
+## Differences from axe-core
+axe-core asks a name of every `<object data>` whose fallback content is not
+shown, whatever it embeds. sitescan asks it only of objects that render an
+image, audio or video. An object that embeds an HTML page or text shows text,
+which screen readers read and navigate as the content itself, like an
+`<iframe>`'s document; a name on the `<object>` adds nothing a user meets.
 "##,
     ..RuleMeta::BASE
 };
@@ -105,6 +112,7 @@ mod tests {
             ])
             .inapplicable(&[
                 r##"<object data=page.html></object>"##,
+                r##"<object data=/help type="text/html"></object>"##,
                 r##"<object data=a.png aria-hidden=true></object>"##,
             ])
             .fail(&[

@@ -486,7 +486,10 @@ pub fn allowed_roles(el: ElementRef<'_>) -> AllowedRoles {
             "text" if attr(el, "list").is_none() => Only(&["combobox", "searchbox", "spinbutton"]),
             _ => NoRole,
         },
+        // `listitem` is the li's own semantics, stated where a script or an
+        // explicit role=list container is what makes it a list item.
         "li" => Only(&[
+            "listitem",
             "menuitem",
             "menuitemcheckbox",
             "menuitemradio",
