@@ -38,8 +38,10 @@ with the background behind it, or 3:1 for large text (at least 24px, or at least
 and the sheets they `@import`, and `style` attributes, with `@media`, `@supports`
 and cascade layers honoured and alpha and `opacity` composited (see
 [what the cascade implements](../conformance.md#what-the-cascade-implements)).
-Text of disabled controls and their labels is exempt, as is a lone symbol such
-as "X" or icon-font glyphs.
+Text of disabled controls and their labels is exempt, as are a lone letter or
+symbol such as "X", text made only of punctuation and symbols (the `"""` or `{%`
+of a highlighted code sample: its words around it are checked), and icon-font
+glyphs. axe-core leaves the same text out.
 
 ## No silent pass
 Every text element it applies to ends passed, failed or "needs review"
@@ -87,7 +89,8 @@ cannot read low-contrast text.
     ..RuleMeta::BASE
 };
 
-/// Whether `el` has text of its own (not only white space or a lone symbol).
+/// Whether `el` has text of its own: not only white space, a lone letter or
+/// symbol, or a run of punctuation and symbols.
 fn has_own_text(el: ElementRef<'_>) -> bool {
     // This runs on every element: look at the characters, build nothing.
     let mut visible = el
@@ -95,11 +98,27 @@ fn has_own_text(el: ElementRef<'_>) -> bool {
         .filter_map(|c| c.value().as_text())
         .flat_map(|t| t.chars())
         .filter(|c| !c.is_whitespace());
-    match (visible.next(), visible.next()) {
-        (None, _) => false,
+    let Some(first) = visible.next() else {
+        return false;
+    };
+    let mut words = first.is_alphanumeric();
+    let mut more = false;
+    for c in visible {
+        more = true;
+        if c.is_alphanumeric() {
+            words = true;
+            break;
+        }
+    }
+    if more {
+        // Punctuation and symbols alone (`"""`, `{%`, `»`, `--`) carry their
+        // meaning with the words around them, whose contrast is checked; a
+        // syntax-highlighted code sample would otherwise be reported once per
+        // quote mark.
+        words
+    } else {
         // A lone letter or symbol ("X", "»") conveys no human language.
-        (Some(c), None) => c.is_numeric(),
-        _ => true,
+        first.is_numeric()
     }
 }
 
@@ -684,9 +703,13 @@ mod tests {
                 r##"<p style="color:white;background:white">Same color</p>"##,
                 r##"<button style="color:#777;background:#eee" disabled>Disabled</button>"##,
                 r##"<label style="color:#888;background:white">Name <input disabled></label>"##,
+                r##"<pre style="background:#fff"><span style="color:#aaa">"""</span></pre>"##,
+                r##"<pre style="background:#fff"><span style="color:#aaa">{% </span></pre>"##,
             ])
             .fail(&[
                 ("p", r##"<p style="color:#aaa;background:white">Light text</p>"##),
+                ("span", r##"<pre style="background:#fff"><span style="color:#aaa">"""Docstring</span></pre>"##),
+                ("span", r##"<p style="background:#fff"><span style="color:#aaa">-- 42</span></p>"##),
                 ("p", r##"<p style="color:rgba(0,0,0,.3);background:#fff">Alpha text</p>"##),
                 ("p", r##"<div style="background:#fff"><p style="color:#000;opacity:.3">Faded</p></div>"##),
                 ("button", r##"<style>.b{color:#777;background:#eee}</style><button class=b>Button</button>"##),
