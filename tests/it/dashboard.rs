@@ -765,17 +765,48 @@ async fn sites_are_validated_like_the_api_and_scans_follow_the_plan_quota() {
     assert!(page
         .body
         .contains("Scans today: 0 of 2 (Professional plan, 2 left"));
+    // A pattern that does not compile is named at its field; nothing starts.
+    let bad = b
+        .submit(
+            &format!("/sites/{}", site.id),
+            &format!("/sites/{}/scans", site.id),
+            &[
+                ("categories", "seo"),
+                ("priority", "normal"),
+                ("links", "internal"),
+                ("include", "/docs/\n(unclosed"),
+            ],
+        )
+        .await;
+    assert_eq!(bad.status, 422, "{}", bad.body);
+    assert!(
+        bad.body
+            .contains(r#"<textarea id="include" name="include" rows="2" aria-invalid="true""#),
+        "{}",
+        bad.body
+    );
+    assert!(bad.body.contains("(unclosed"), "what was typed is kept");
     let mut scans = Vec::new();
-    for _ in 0..2 {
+    for i in 0..2 {
+        // The second scan checks only the site's own links and narrows the
+        // crawl with a pattern a line (blank lines ignored).
+        let mut fields = vec![
+            ("categories", "accessibility"),
+            ("categories", "seo"),
+            ("priority", "high"),
+        ];
+        if i == 1 {
+            fields.extend([
+                ("links", "internal"),
+                ("include", "/\n\n"),
+                ("exclude", "\\.pdf$\n  /private/ \n"),
+            ]);
+        }
         let started = b
             .submit(
                 &format!("/sites/{}", site.id),
                 &format!("/sites/{}/scans", site.id),
-                &[
-                    ("categories", "accessibility"),
-                    ("categories", "seo"),
-                    ("priority", "high"),
-                ],
+                &fields,
             )
             .await;
         assert_eq!(started.status, 303, "{}", started.body);
@@ -814,6 +845,12 @@ async fn sites_are_validated_like_the_api_and_scans_follow_the_plan_quota() {
     assert_eq!(first.config.rules, vec!["wcag-aa", "seo"]);
     assert_eq!(first.config.priority, sitescan_engine::Priority::High);
     assert_eq!(first.config.max_pages, 100, "the plan's page cap");
+    assert_eq!(first.config.links, sitescan_engine::LinkScope::All);
+    assert!(first.config.include.is_empty() && first.config.exclude.is_empty());
+    let second = api.store.scan(&account, &scans[1]).await.unwrap().unwrap();
+    assert_eq!(second.config.links, sitescan_engine::LinkScope::Internal);
+    assert_eq!(second.config.include, vec!["/"]);
+    assert_eq!(second.config.exclude, vec![r"\.pdf$", "/private/"]);
 
     // The scan page until the report shows.
     let mut done = false;

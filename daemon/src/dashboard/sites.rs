@@ -8,7 +8,7 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect};
 use chrono::Utc;
 use maud::{html, Markup};
-use sitescan_engine::Priority;
+use sitescan_engine::{LinkScope, Priority};
 use sitescan_rules::Category;
 
 use super::auth::{Form, SignedIn};
@@ -18,6 +18,13 @@ use crate::error::Error;
 use crate::ops::scans::{default_rules, start_scan, NewScan};
 use crate::ops::sites::{register_site, remove_site};
 use crate::store::{Scan, ScanStatus, Site};
+
+/// The link checks of the "Scan now" form, as (form value, label).
+pub const LINK_CHOICES: &[(&str, &str)] = &[
+    ("all", "All links and resources, on any host"),
+    ("internal", "Only this site's links and resources"),
+    ("none", "None beyond the pages crawled"),
+];
 
 /// Scans shown in a site's history (and its trend).
 pub const HISTORY: usize = 20;
@@ -275,6 +282,19 @@ fn trend(scans: &[Scan]) -> Markup {
 struct ScanDraft {
     categories: Vec<String>,
     priority: String,
+    links: String,
+    /// One URL pattern a line, as typed.
+    include: String,
+    exclude: String,
+}
+
+/// The non-empty lines of a textarea, trimmed: one pattern each.
+fn patterns(text: &str) -> Vec<String> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 async fn render_site(
@@ -303,6 +323,11 @@ async fn render_site(
     } else {
         draft.priority.as_str()
     };
+    let links = if draft.links.is_empty() {
+        "all"
+    } else {
+        draft.links.as_str()
+    };
     let main = html! {
         p { "Start URL: " a href=(site.url) { (site.url) } }
         h2 id="scan-heading" { "Scan now" }
@@ -328,6 +353,29 @@ async fn render_site(
                         option value=(p) selected[p == priority] { (p) }
                     }
                 }
+            }
+            div.field {
+                label for="links" { "Links to check" }
+                (layout::field_notes("links", Some("Whether the scan checks that the links and resources it finds answer. In a network that cannot reach other sites, check only this site's."), errors))
+                select id="links" name="links" aria-describedby=[layout::describedby("links", true, errors)] {
+                    @for (value, label) in LINK_CHOICES {
+                        option value=(value) selected[*value == links] { (label) }
+                    }
+                }
+            }
+            div.field {
+                label for="include" { "Only crawl URLs matching (optional)" }
+                (layout::field_notes("include", Some("One pattern a line: a regular expression found anywhere in the URL, such as /docs/. Leave empty to crawl the whole site."), errors))
+                textarea id="include" name="include" rows="2"
+                    aria-invalid=[errors.get("include").map(|_| "true")]
+                    aria-describedby=[layout::describedby("include", true, errors)] { (draft.include) }
+            }
+            div.field {
+                label for="exclude" { "Skip URLs matching (optional)" }
+                (layout::field_notes("exclude", Some("One pattern a line, as above: matching URLs are not crawled."), errors))
+                textarea id="exclude" name="exclude" rows="2"
+                    aria-invalid=[errors.get("exclude").map(|_| "true")]
+                    aria-describedby=[layout::describedby("exclude", true, errors)] { (draft.exclude) }
             }
             button type="submit" id="scan-now" disabled[no_scans] { "Scan now" }
         }
@@ -373,6 +421,9 @@ pub async fn scan_now(
             .map(str::to_string)
             .collect(),
         priority: form.get("priority").unwrap_or("normal").to_string(),
+        links: form.get("links").unwrap_or("all").to_string(),
+        include: form.get("include").unwrap_or("").to_string(),
+        exclude: form.get("exclude").unwrap_or("").to_string(),
     };
     let mut errors = FieldErrors::default();
     let mut rules: Vec<String> = Vec::new();
@@ -389,6 +440,10 @@ pub async fn scan_now(
         errors.add("priority", "Choose low, normal or high.");
         Priority::Normal
     });
+    let links = draft.links.parse::<LinkScope>().unwrap_or_else(|_| {
+        errors.add("links", "Choose all, internal or none.");
+        LinkScope::All
+    });
     if errors.is_empty() {
         let request = NewScan {
             rules,
@@ -398,9 +453,9 @@ pub async fn scan_now(
             category: None,
             accept: None,
             budget: None,
-            links: Default::default(),
-            include: Vec::new(),
-            exclude: Vec::new(),
+            links,
+            include: patterns(&draft.include),
+            exclude: patterns(&draft.exclude),
         };
         match start_scan(&state.app, &me.account, &site.id, request).await {
             Ok(scan) => return Ok(Redirect::to(&format!("/scans/{}", scan.id)).into_response()),
@@ -419,7 +474,11 @@ pub async fn scan_now(
                 return Ok((StatusCode::TOO_MANY_REQUESTS, page).into_response());
             }
             Err(e @ Error::Invalid(_)) => {
-                errors = FieldErrors::from_error(&e, &[], "categories");
+                errors = FieldErrors::from_error(
+                    &e,
+                    &[("config.include", "include"), ("config.exclude", "exclude")],
+                    "categories",
+                );
             }
             Err(e) => return Err(e.into()),
         }
