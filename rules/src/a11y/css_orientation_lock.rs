@@ -194,7 +194,7 @@ impl Rule for CssOrientationLock {
                                 format!("Under @media {prelude} this element is rotated by {:.1}°, locking the content to one orientation.", degrees - base_deg),
                             );
                     } else {
-                        cx.pass();
+                        cx.pass_on(el);
                     }
                 }
             }
@@ -230,7 +230,7 @@ mod tests {
         ]
         .map(page);
         RuleTester::new(&CssOrientationLock)
-            .pass(&pass.iter().map(|h| ("(page)", h.as_str())).collect::<Vec<_>>())
+            .pass(&pass.iter().map(|h| ("html", h.as_str())).collect::<Vec<_>>())
         .inapplicable(&pass_inapplicable.iter().map(String::as_str).collect::<Vec<_>>())
             .fail(&["html", "body", "body", "html"].into_iter().zip(&fail).map(|(t, h)| (t, h.as_str())).collect::<Vec<_>>())
             .run();

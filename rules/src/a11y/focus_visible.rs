@@ -188,7 +188,7 @@ impl Rule for FocusVisible {
                     .any(removes_outline)
             });
             if !(removed || inline_removed) || replaced {
-                cx.pass();
+                cx.pass_on(el);
             } else if crate::dom::attr(el, "onfocus").is_some()
                 || crate::dom::attr(el, "onfocusin").is_some()
             {
@@ -215,12 +215,12 @@ mod tests {
     fn examples() {
         RuleTester::new(&FocusVisible)
             .pass(&[
-                ("(page)", r##"<a href="/">Home</a>"##),
-                ("(page)", r##"<span tabindex="0">Act</span>"##),
-                ("(page)", r##"<style>a:focus { outline: none; box-shadow: 0 0 0 3px blue }</style><a href="/">Home</a>"##),
-                ("(page)", r##"<style>a { outline: 0 } a:focus-visible { outline: 2px solid }</style><a href="/">Home</a>"##),
-                ("(page)", r##"<style>.x:focus { outline: none }</style><a href="/">Home</a>"##),
-                ("(page)", r##"<style>details>summary{outline:none}details>summary:focus-visible::before{outline:1px dotted #000}</style><details><summary>More</summary>x</details>"##),
+                ("a", r##"<a href="/">Home</a>"##),
+                ("span", r##"<span tabindex="0">Act</span>"##),
+                ("a", r##"<style>a:focus { outline: none; box-shadow: 0 0 0 3px blue }</style><a href="/">Home</a>"##),
+                ("a", r##"<style>a { outline: 0 } a:focus-visible { outline: 2px solid }</style><a href="/">Home</a>"##),
+                ("a", r##"<style>.x:focus { outline: none }</style><a href="/">Home</a>"##),
+                ("summary", r##"<style>details>summary{outline:none}details>summary:focus-visible::before{outline:1px dotted #000}</style><details><summary>More</summary>x</details>"##),
             ])
             .inapplicable(&[
                 r##"<style>a:focus { outline: none }</style><a href="/" tabindex="-1">Home</a>"##,

@@ -65,7 +65,7 @@ impl Rule for HeadingOrder {
                         format!("Heading level {level} follows level {prev}, skipping a level."),
                     );
                 }
-                _ => cx.pass(),
+                _ => cx.pass_on(el),
             }
             previous = Some(level);
         }
@@ -81,11 +81,11 @@ mod tests {
     fn examples() {
         RuleTester::new(&HeadingOrder)
             .pass(&[
-                ("(page)", "<h1>a</h1><h2>b</h2><h3>c</h3><h2>d</h2>"),
-                ("(page)", "<h2>a</h2><h1>b</h1>"),
-                ("(page)", "<h1>a</h1><h3 hidden>x</h3><h2>b</h2>"),
-                ("(page)", "<h1>a</h1><h4 style='display:none'>x</h4><h2>b</h2>"),
-                ("(page)", "<h1>a</h1><div role=heading>b</div>"),
+                ("h1", "<h1>a</h1><h2>b</h2><h3>c</h3><h2>d</h2>"),
+                ("h2", "<h2>a</h2><h1>b</h1>"),
+                ("h1", "<h1>a</h1><h3 hidden>x</h3><h2>b</h2>"),
+                ("h1", "<h1>a</h1><h4 style='display:none'>x</h4><h2>b</h2>"),
+                ("h1", "<h1>a</h1><div role=heading>b</div>"),
             ])
             .fail(&[
                 ("h3", "<h1>a</h1><h3>b</h3>"),

@@ -49,8 +49,8 @@ impl Rule for LandmarkOneMain {
             return;
         }
         let page = cx.page();
-        if landmarks(page).iter().any(|(_, r)| *r == "main") {
-            cx.pass();
+        if let Some((main, _)) = landmarks(page).into_iter().find(|(_, r)| *r == "main") {
+            cx.pass_on(main);
         } else {
             cx.fail_page("The page has no main landmark.");
         }
@@ -66,8 +66,8 @@ mod tests {
     fn examples() {
         RuleTester::new(&LandmarkOneMain)
             .pass(&[
-                ("(page)", r#"<main><p>Welcome</p></main>"#),
-                ("(page)", r#"<div role=main><p>Welcome</p></div>"#),
+                ("main", r#"<main><p>Welcome</p></main>"#),
+                ("div", r#"<div role=main><p>Welcome</p></div>"#),
             ])
             .fail(&[
                 ("(page)", r#"<div><p>Welcome</p></div>"#),

@@ -64,7 +64,7 @@ impl Rule for LandmarkUnique {
                     ),
                 );
             } else {
-                cx.pass();
+                cx.pass_on(*el);
             }
         }
     }
@@ -78,7 +78,7 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&LandmarkUnique)
-            .pass(&[("(page)", r#"<nav aria-label=Main><a href=/>H</a></nav><nav aria-label=Footer><a href=/h>Help</a></nav>"#), ("(page)", r#"<nav><a href=/>H</a></nav><main>x</main>"#)])
+            .pass(&[("nav", r#"<nav aria-label=Main><a href=/>H</a></nav><nav aria-label=Footer><a href=/h>Help</a></nav>"#), ("nav", r#"<nav><a href=/>H</a></nav><main>x</main>"#)])
             .fail(&[("html > body > nav:nth-child(2)", r#"<nav><a href=/>H</a></nav><nav><a href=/h>Help</a></nav>"#), ("div", r#"<nav aria-label=Menu><a href=/>H</a></nav><div role=navigation aria-label=menu>x</div>"#)])
             .run();
     }

@@ -284,7 +284,7 @@ impl Rule for LinkInTextBlock {
                 continue;
             }
             if has_non_color_cue(page, el, block) {
-                cx.pass();
+                cx.pass_on(el);
                 continue;
             }
             let (Some(link_color), Some(text_color)) =
@@ -318,7 +318,7 @@ impl Rule for LinkInTextBlock {
             let on_focus = cues.focus.iter().any(|s| s.matches(&el))
                 || !cues.no_outline.iter().any(|s| s.matches(&el));
             if on_hover && on_focus {
-                cx.pass();
+                cx.pass_on(el);
             } else {
                 cx.cant_tell(
                     el,
@@ -343,11 +343,11 @@ mod tests {
     fn examples() {
         RuleTester::new(&LinkInTextBlock)
             .pass(&[
-                ("(page)", r##"<p>Read our <a href=/t>terms</a> first.</p>"##),
-                ("(page)", r##"<p>Read <a href=/t style="text-decoration:none;border-bottom:1px solid">terms</a> now.</p>"##),
-                ("(page)", r##"<p>Read <a href=/t style="text-decoration:none;font-weight:bold">terms</a> now.</p>"##),
-                ("(page)", r##"<style>a{text-decoration:none}a span{text-decoration:underline}</style><p>Read <a href=/t><span>terms</span></a> now.</p>"##),
-                ("(page)", r##"<style>a{color:#1a73e8;text-decoration:none}a:hover,a:focus{text-decoration:underline}</style><p>Read our <a href=/t>terms</a> first.</p>"##),
+                ("a", r##"<p>Read our <a href=/t>terms</a> first.</p>"##),
+                ("a", r##"<p>Read <a href=/t style="text-decoration:none;border-bottom:1px solid">terms</a> now.</p>"##),
+                ("a", r##"<p>Read <a href=/t style="text-decoration:none;font-weight:bold">terms</a> now.</p>"##),
+                ("a", r##"<style>a{text-decoration:none}a span{text-decoration:underline}</style><p>Read <a href=/t><span>terms</span></a> now.</p>"##),
+                ("a", r##"<style>a{color:#1a73e8;text-decoration:none}a:hover,a:focus{text-decoration:underline}</style><p>Read our <a href=/t>terms</a> first.</p>"##),
             ])
             .inapplicable(&[
                 r##"<nav><a href=/a style="text-decoration:none">Home</a></nav>"##,

@@ -51,13 +51,13 @@ impl Rule for PageHasHeadingOne {
             return;
         }
         let page = cx.page();
-        let has_h1 = page
+        let h1 = page
             .root()
             .descendants()
             .filter_map(ElementRef::wrap)
-            .any(|e| heading_level(e) == Some(1) && !page.is_hidden(e));
-        if has_h1 {
-            cx.pass();
+            .find(|e| heading_level(*e) == Some(1) && !page.is_hidden(*e));
+        if let Some(h1) = h1 {
+            cx.pass_on(h1);
         } else {
             cx.fail_page("The page has no level-one heading.");
         }
@@ -72,7 +72,7 @@ mod tests {
     #[test]
     fn examples() {
         RuleTester::new(&PageHasHeadingOne)
-            .pass(&[("(page)", "<h1>a</h1>"), ("(page)", "<div role=heading aria-level=1>a</div>")])
+            .pass(&[("h1", "<h1>a</h1>"), ("div", "<div role=heading aria-level=1>a</div>")])
             .fail(&[("(page)", "<h2>a</h2>"), ("(page)", "<p>nothing</p>"), ("(page)", "<h1 hidden>a</h1>")])
             .run();
     }
