@@ -572,7 +572,9 @@ fn fake_browser(dir: &std::path::Path, marker: &std::path::Path) -> std::path::P
 
 /// Waits (bounded) for the detached browser to write its marker.
 fn wait_for_marker(marker: &std::path::Path) -> String {
-    for _ in 0..200 {
+    // Up to 30 s: the detached opener is a process of its own, slow to start on
+    // a loaded machine.
+    for _ in 0..600 {
         if let Ok(s) = std::fs::read_to_string(marker) {
             if !s.is_empty() {
                 return s;
