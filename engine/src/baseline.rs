@@ -28,6 +28,13 @@
 //! not `fixed` while the page still measures within the margin under the limit
 //! (above limit ÷ 1.5). Only a clear change is new or fixed.
 //!
+//! Last, a page analysed in part (over its time budget: its
+//! `analysis-incomplete` finding lists `rules_not_run`) says nothing about the
+//! rules that did not run on it: a finding of such a rule on that page is not
+//! new when the rule did not run there in the baseline, and a baseline finding
+//! is not fixed when its rule did not run on its page this time. Which rules a
+//! time budget cuts off depends on the machine, not on the site.
+//!
 //! [`apply_baseline`] marks every finding of the report `new` or `unchanged`,
 //! lists the baseline's findings that are gone under `fixed`, and records the
 //! counts in the summary (per category and in total).
@@ -240,6 +247,14 @@ pub fn apply_baseline(report: &mut Report, baseline: &Report) {
             }
         }
     }
+    // Pass 4: rules that did not run on a page in the baseline (see the module doc).
+    let not_run_before = rules_not_run(&baseline.findings);
+    for (i, f) in report.findings.iter().enumerate() {
+        if state[i] == BaselineState::New && did_not_run(&not_run_before, f) {
+            state[i] = BaselineState::Unchanged;
+        }
+    }
+    let not_run_now = rules_not_run(&report.findings);
     let scanned_now = pages_by_url(&report.pages);
     let still_near_limit = |f: &Finding| -> bool {
         let Some(m) = registry::meta(&f.rule_id).and_then(|m| m.measured) else {
@@ -264,7 +279,12 @@ pub fn apply_baseline(report: &mut Report, baseline: &Report) {
         // A review item (cant-tell) that went away was not fixed by anyone: it
         // may simply no longer apply. Only failures count as fixed, and a
         // measurement that only moved within its noise is not a fix.
-        .filter(|(f, m)| !**m && f.outcome == Outcome::Failed && !still_near_limit(f))
+        .filter(|(f, m)| {
+            !**m
+                && f.outcome == Outcome::Failed
+                && !still_near_limit(f)
+                && !did_not_run(&not_run_now, f)
+        })
         .map(|(f, _)| Finding {
             baseline: None,
             ..f.clone()
@@ -290,6 +310,33 @@ pub fn apply_baseline(report: &mut Report, baseline: &Report) {
         fixed: fixed.len() as u64,
     });
     report.fixed = Some(fixed);
+}
+
+/// The rules that did not run on each page (normalized URL), as the pages'
+/// `analysis-incomplete` findings list them in `data.rules_not_run`.
+fn rules_not_run(findings: &[Finding]) -> HashMap<String, Vec<String>> {
+    let mut out: HashMap<String, Vec<String>> = HashMap::new();
+    for f in findings.iter().filter(|f| f.rule_id == "analysis-incomplete") {
+        let Some(ids) = f
+            .data
+            .as_ref()
+            .and_then(|d| d.get("rules_not_run"))
+            .and_then(|v| v.as_array())
+        else {
+            continue;
+        };
+        out.entry(normalize_url(&f.page_url))
+            .or_default()
+            .extend(ids.iter().filter_map(|v| v.as_str()).map(str::to_string));
+    }
+    out
+}
+
+/// Whether `f`'s rule is among those that did not run on its page.
+fn did_not_run(not_run: &HashMap<String, Vec<String>>, f: &Finding) -> bool {
+    not_run
+        .get(&normalize_url(&f.page_url))
+        .is_some_and(|ids| ids.iter().any(|id| *id == f.rule_id))
 }
 
 /// A report's pages by normalized URL (requested and final).
@@ -494,6 +541,75 @@ mod tests {
         let page = report.pages.iter_mut().find(|p| p.url == url).unwrap();
         page.total_ms = total_ms;
         page.ttfb_ms = ttfb_ms;
+    }
+
+    /// An `analysis-incomplete` finding naming the rules that did not run.
+    fn cut_short(page: &str, rules: &[&str]) -> Finding {
+        let mut f = sample::finding(
+            "analysis-incomplete",
+            Category::Quality,
+            Outcome::CantTell,
+            sitescan_rules::Impact::Minor,
+            page,
+            "",
+            "",
+            "Analysis stopped after 5 s: some rules did not run.",
+            &[],
+        );
+        f.with_data(serde_json::json!({ "rules_not_run": rules }));
+        f
+    }
+
+    fn element(rule: &str, page: &str, selector: &str) -> Finding {
+        sample::finding(
+            rule,
+            Category::Accessibility,
+            Outcome::Failed,
+            sitescan_rules::Impact::Moderate,
+            page,
+            selector,
+            "<h4>Intro</h4>",
+            "Heading level 4 follows level 1, skipping a level.",
+            &[],
+        )
+    }
+
+    #[test]
+    fn rules_a_time_budget_cut_off_make_nothing_new_or_fixed() {
+        let page = "https://shop.example/about";
+        // The baseline ran out of time on /about before heading-order ran; this
+        // scan ran it and found a skip. And the other way round for
+        // landmark-unique on /.
+        let mut baseline = sample::report();
+        baseline.findings.extend([
+            cut_short(page, &["heading-order", "region"]),
+            element("landmark-unique", "https://shop.example/", "nav"),
+        ]);
+        let mut current = sample::report();
+        current.findings.extend([
+            element("heading-order", page, "h4"),
+            cut_short("https://shop.example/", &["landmark-unique"]),
+            // A rule that did run on /about in the baseline: new is new.
+            element("page-has-heading-one", page, ""),
+        ]);
+        apply_baseline(&mut current, &baseline);
+        let state = |rule: &str| {
+            current
+                .findings
+                .iter()
+                .find(|f| f.rule_id == rule)
+                .and_then(|f| f.baseline)
+        };
+        assert_eq!(state("heading-order"), Some(BaselineState::Unchanged));
+        assert_eq!(state("page-has-heading-one"), Some(BaselineState::New));
+        let fixed: Vec<&str> = current
+            .fixed
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(|f| f.rule_id.as_str())
+            .collect();
+        assert!(!fixed.contains(&"landmark-unique"), "{fixed:?}");
     }
 
     #[test]
