@@ -280,8 +280,7 @@ pub fn apply_baseline(report: &mut Report, baseline: &Report) {
         // may simply no longer apply. Only failures count as fixed, and a
         // measurement that only moved within its noise is not a fix.
         .filter(|(f, m)| {
-            !**m
-                && f.outcome == Outcome::Failed
+            !**m && f.outcome == Outcome::Failed
                 && !still_near_limit(f)
                 && !did_not_run(&not_run_now, f)
         })
@@ -316,7 +315,10 @@ pub fn apply_baseline(report: &mut Report, baseline: &Report) {
 /// `analysis-incomplete` findings list them in `data.rules_not_run`.
 fn rules_not_run(findings: &[Finding]) -> HashMap<String, Vec<String>> {
     let mut out: HashMap<String, Vec<String>> = HashMap::new();
-    for f in findings.iter().filter(|f| f.rule_id == "analysis-incomplete") {
+    for f in findings
+        .iter()
+        .filter(|f| f.rule_id == "analysis-incomplete")
+    {
         let Some(ids) = f
             .data
             .as_ref()
