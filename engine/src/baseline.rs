@@ -338,7 +338,7 @@ fn rules_not_run(findings: &[Finding]) -> HashMap<String, Vec<String>> {
 fn did_not_run(not_run: &HashMap<String, Vec<String>>, f: &Finding) -> bool {
     not_run
         .get(&normalize_url(&f.page_url))
-        .is_some_and(|ids| ids.iter().any(|id| *id == f.rule_id))
+        .is_some_and(|ids| ids.contains(&f.rule_id))
 }
 
 /// A report's pages by normalized URL (requested and final).
