@@ -114,8 +114,15 @@ fn has_own_text(el: ElementRef<'_>) -> bool {
         // Punctuation and symbols alone (`"""`, `{%`, `»`, `--`) carry their
         // meaning with the words around them, whose contrast is checked; a
         // syntax-highlighted code sample would otherwise be reported once per
-        // quote mark.
+        // quote mark. The element's whole text decides, as in axe-core: the
+        // ` | ` separators of a `<p>` whose links hold the words are read with
+        // them, in the paragraph's color. Bounded: the first 4096 characters.
         words
+            || el
+                .text()
+                .flat_map(str::chars)
+                .take(4096)
+                .any(char::is_alphanumeric)
     } else {
         // A lone letter or symbol ("X", "»") conveys no human language.
         first.is_numeric()
@@ -710,6 +717,7 @@ mod tests {
                 ("p", r##"<p style="color:#aaa;background:white">Light text</p>"##),
                 ("span", r##"<pre style="background:#fff"><span style="color:#aaa">"""Docstring</span></pre>"##),
                 ("span", r##"<p style="background:#fff"><span style="color:#aaa">-- 42</span></p>"##),
+                ("p", r##"<p style="background:#fff;color:#ccc"><a href=/a style="color:#000">de</a> | <a href=/b style="color:#000">en</a> | <a href=/c style="color:#000">fr</a></p>"##),
                 ("p", r##"<p style="color:rgba(0,0,0,.3);background:#fff">Alpha text</p>"##),
                 ("p", r##"<div style="background:#fff"><p style="color:#000;opacity:.3">Faded</p></div>"##),
                 ("button", r##"<style>.b{color:#777;background:#eee}</style><button class=b>Button</button>"##),
