@@ -309,7 +309,12 @@ impl Fetcher {
         max_body: u64,
         hop: &(dyn Fn(&Url) -> Option<HopStop> + Send + Sync),
     ) -> Fetched {
-        let started = Instant::now();
+        // Timings are the final response's own: from its request being sent to
+        // its last byte. Waits for the host's rate and concurrency permits, retry
+        // back-offs and earlier redirect hops are the scanner's politeness, not
+        // the site's speed; counting them made `download-time` flip between runs
+        // with the crawl's concurrency.
+        let mut sent_at = Instant::now();
         let mut out = Fetched::empty(url);
         let mut current = url.clone();
         let mut chain: Vec<Url> = vec![url.clone()];
@@ -321,13 +326,14 @@ impl Fetcher {
                     break;
                 }
             }
-            let (resp, ttfb) = match self.send(&current).await {
+            let (resp, sent, ttfb) = match self.send(&current).await {
                 Ok(r) => r,
                 Err(e) => {
                     out.error = Some(e);
                     break;
                 }
             };
+            sent_at = sent;
             out.status = resp.status().as_u16();
             out.ttfb_ms = ttfb.as_millis() as u64;
             out.http_version = format!("{:?}", resp.version());
@@ -397,7 +403,7 @@ impl Fetcher {
             }
             break;
         }
-        out.total_ms = started.elapsed().as_millis() as u64;
+        out.total_ms = sent_at.elapsed().as_millis() as u64;
         out
     }
 
@@ -406,7 +412,6 @@ impl Fetcher {
     /// redirects and without reading the body: for probes whose answer is in the
     /// response headers (the CORS check sends a foreign `Origin`).
     pub async fn probe(&self, url: &Url, headers: HeaderMap) -> Fetched {
-        let started = Instant::now();
         let mut out = Fetched::empty(url);
         if !self.allow_private {
             if let Err(refused) = check_literal(url) {
@@ -428,16 +433,17 @@ impl Fetcher {
             }
             Err(e) => out.error = Some(classify(&e)),
         }
-        out.total_ms = started.elapsed().as_millis() as u64;
+        out.total_ms = t0.elapsed().as_millis() as u64;
         out
     }
 
     /// One request with politeness and retries; returns the response (headers
-    /// read) and its time to first byte.
+    /// read), when its request was sent (after the permit wait) and its time to
+    /// first byte.
     async fn send(
         &self,
         url: &Url,
-    ) -> std::result::Result<(reqwest::Response, Duration), FetchError> {
+    ) -> std::result::Result<(reqwest::Response, Instant, Duration), FetchError> {
         let mut attempt = 0u32;
         loop {
             let permit = self.hosts.acquire(url).await;
@@ -458,10 +464,10 @@ impl Fetcher {
                     let status = resp.status().as_u16();
                     let transient = matches!(status, 429 | 502 | 503 | 504);
                     if !transient || attempt >= self.retries {
-                        return Ok((resp, ttfb));
+                        return Ok((resp, t0, ttfb));
                     }
                     match retry_after(resp.headers()) {
-                        Some(wait) if wait > MAX_RETRY_AFTER => return Ok((resp, ttfb)),
+                        Some(wait) if wait > MAX_RETRY_AFTER => return Ok((resp, t0, ttfb)),
                         Some(wait) => {
                             tracing::info!(url = %url, status, wait_ms = wait.as_millis() as u64, "server asked to retry later");
                             self.hosts.pause(url, wait);
@@ -970,6 +976,61 @@ mod tests {
         assert!(read_capped(response(Some("gzip"), html), 1 << 20)
             .await
             .is_err());
+    }
+
+    /// A loopback server whose one page answers after `delay`, counting requests.
+    async fn slow_page(
+        delay: Duration,
+    ) -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let hits = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&hits);
+        let app = axum::Router::new().route(
+            "/",
+            axum::routing::get(move || {
+                let counted = Arc::clone(&counted);
+                async move {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                    tokio::time::sleep(delay).await;
+                    ([("content-type", "text/html")], "<p>late</p>")
+                }
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        (format!("http://{addr}/"), hits)
+    }
+
+    #[tokio::test]
+    async fn timings_leave_out_the_wait_for_the_hosts_rate() {
+        // One request per 3 s to the host: the second GET waits about 3 s for
+        // its turn before its request is sent. That wait is the scanner's
+        // politeness; the page's timings are its own 150 ms answer.
+        let (url, hits) = slow_page(Duration::from_millis(150)).await;
+        let config = ScanConfig {
+            allow_private: true,
+            ..ScanConfig::default()
+        };
+        let fetcher = Fetcher::new(&config, Arc::new(HostPool::new(1.0 / 3.0, 1))).unwrap();
+        let url = Url::parse(&url).unwrap();
+        let no_hops = |_: &Url| None;
+        let first = fetcher.get(&url, BodyPolicy::Always, 1 << 20, &no_hops).await;
+        let queued_at = Instant::now();
+        let second = fetcher.get(&url, BodyPolicy::Always, 1 << 20, &no_hops).await;
+        let waited = queued_at.elapsed();
+        assert_eq!(hits.load(std::sync::atomic::Ordering::SeqCst), 2);
+        assert_eq!((first.status, second.status), (200, 200));
+        assert_eq!(second.body, b"<p>late</p>");
+        // The second call really waited for its turn...
+        assert!(waited >= Duration::from_millis(2500), "{waited:?}");
+        // ...and its timings are the answer's: at least the server's delay,
+        // well short of the wait before it.
+        for fetched in [&first, &second] {
+            assert!(fetched.ttfb_ms >= 150, "{}", fetched.ttfb_ms);
+            assert!(fetched.total_ms >= fetched.ttfb_ms);
+            assert!(fetched.total_ms < 2000, "{}", fetched.total_ms);
+        }
     }
 
     #[test]
