@@ -33,7 +33,10 @@
 //! rules that did not run on it: a finding of such a rule on that page is not
 //! new when the rule did not run there in the baseline, and a baseline finding
 //! is not fixed when its rule did not run on its page this time. Which rules a
-//! time budget cuts off depends on the machine, not on the site.
+//! time budget cuts off depends on the machine, not on the site. For the same
+//! reason the `analysis-incomplete` finding itself is not new when only the time
+//! budget was hit and the baseline scanned the page; a page newly over a limit
+//! of its content (nodes, depth, links, stylesheets) is.
 //!
 //! [`apply_baseline`] marks every finding of the report `new` or `unchanged`,
 //! lists the baseline's findings that are gone under `fixed`, and records the
@@ -250,7 +253,11 @@ pub fn apply_baseline(report: &mut Report, baseline: &Report) {
     // Pass 4: rules that did not run on a page in the baseline (see the module doc).
     let not_run_before = rules_not_run(&baseline.findings);
     for (i, f) in report.findings.iter().enumerate() {
-        if state[i] == BaselineState::New && did_not_run(&not_run_before, f) {
+        if state[i] == BaselineState::New
+            && (did_not_run(&not_run_before, f)
+                || (only_out_of_time(f)
+                    && scanned_before.contains_key(&normalize_url(&f.page_url))))
+        {
             state[i] = BaselineState::Unchanged;
         }
     }
@@ -332,6 +339,26 @@ fn rules_not_run(findings: &[Finding]) -> HashMap<String, Vec<String>> {
             .extend(ids.iter().filter_map(|v| v.as_str()).map(str::to_string));
     }
     out
+}
+
+/// Whether `f` is an `analysis-incomplete` finding whose only limit hit was the
+/// analysis time: a fact about the scanning machine's load, not about the page.
+fn only_out_of_time(f: &Finding) -> bool {
+    if f.rule_id != "analysis-incomplete" {
+        return false;
+    }
+    let Some(limits) = f
+        .data
+        .as_ref()
+        .and_then(|d| d.get("limits"))
+        .and_then(|v| v.as_array())
+    else {
+        return false;
+    };
+    !limits.is_empty()
+        && limits
+            .iter()
+            .all(|l| l.get("limit").and_then(|v| v.as_str()) == Some("time"))
 }
 
 /// Whether `f`'s rule is among those that did not run on its page.
@@ -558,7 +585,10 @@ mod tests {
             "Analysis stopped after 5 s: some rules did not run.",
             &[],
         );
-        f.with_data(serde_json::json!({ "rules_not_run": rules }));
+        f.with_data(serde_json::json!({
+            "limits": [{"limit": "time", "value": 5000, "count": 0}],
+            "rules_not_run": rules,
+        }));
         f
     }
 
@@ -578,23 +608,43 @@ mod tests {
 
     #[test]
     fn rules_a_time_budget_cut_off_make_nothing_new_or_fixed() {
-        let page = "https://shop.example/about";
+        let page = "/about";
         // The baseline ran out of time on /about before heading-order ran; this
         // scan ran it and found a skip. And the other way round for
         // landmark-unique on /.
         let mut baseline = sample::report();
         baseline.findings.extend([
             cut_short(page, &["heading-order", "region"]),
-            element("landmark-unique", "https://shop.example/", "nav"),
+            element("landmark-unique", "/", "nav"),
         ]);
         let mut current = sample::report();
         current.findings.extend([
             element("heading-order", page, "h4"),
-            cut_short("https://shop.example/", &["landmark-unique"]),
+            cut_short("/", &["landmark-unique"]),
             // A rule that did run on /about in the baseline: new is new.
             element("page-has-heading-one", page, ""),
         ]);
+        // A page over a limit of its content is news, unlike one over time.
+        let mut too_many_nodes = cut_short("/empty-title", &["region"]);
+        too_many_nodes.with_data(serde_json::json!({
+            "limits": [{"limit": "nodes", "value": 200000, "count": 200001}],
+            "rules_not_run": ["region"],
+        }));
+        current.findings.push(too_many_nodes);
         apply_baseline(&mut current, &baseline);
+        let cut_states: Vec<(&str, Option<BaselineState>)> = current
+            .findings
+            .iter()
+            .filter(|f| f.rule_id == "analysis-incomplete")
+            .map(|f| (f.page_url.as_str(), f.baseline))
+            .collect();
+        assert_eq!(
+            cut_states,
+            [
+                ("https://shop.example/", Some(BaselineState::Unchanged)),
+                ("https://shop.example/empty-title", Some(BaselineState::New)),
+            ]
+        );
         let state = |rule: &str| {
             current
                 .findings

@@ -979,9 +979,7 @@ mod tests {
     }
 
     /// A loopback server whose one page answers after `delay`, counting requests.
-    async fn slow_page(
-        delay: Duration,
-    ) -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+    async fn slow_page(delay: Duration) -> (String, Arc<std::sync::atomic::AtomicUsize>) {
         use std::sync::atomic::{AtomicUsize, Ordering};
         let hits = Arc::new(AtomicUsize::new(0));
         let counted = Arc::clone(&hits);
@@ -1015,9 +1013,13 @@ mod tests {
         let fetcher = Fetcher::new(&config, Arc::new(HostPool::new(1.0 / 3.0, 1))).unwrap();
         let url = Url::parse(&url).unwrap();
         let no_hops = |_: &Url| None;
-        let first = fetcher.get(&url, BodyPolicy::Always, 1 << 20, &no_hops).await;
+        let first = fetcher
+            .get(&url, BodyPolicy::Always, 1 << 20, &no_hops)
+            .await;
         let queued_at = Instant::now();
-        let second = fetcher.get(&url, BodyPolicy::Always, 1 << 20, &no_hops).await;
+        let second = fetcher
+            .get(&url, BodyPolicy::Always, 1 << 20, &no_hops)
+            .await;
         let waited = queued_at.elapsed();
         assert_eq!(hits.load(std::sync::atomic::Ordering::SeqCst), 2);
         assert_eq!((first.status, second.status), (200, 200));
