@@ -68,7 +68,7 @@ pub use context::{
     Check, Finding, Occurrence, Outcome, PageAnalysis, PageContext, RuleError, RuleTally,
     IDREF_ATTRS, MAX_OCCURRENCES,
 };
-pub use meta::{Category, Impact, Level, Measured, RuleMeta, Scope};
+pub use meta::{Category, Impact, Level, Measured, Need, RuleMeta, Scope};
 pub use page::{Header, Hop, MissingStylesheet, Page, Stylesheet};
 pub use run::{analyze, analyze_parsed, analyze_with, panic_message, Rule, Visits};
 

@@ -153,11 +153,11 @@ pub struct RuleMeta {
     /// sets report what a machine decided plus the undecidable cases of decidable
     /// checks; ask for them with the `review` set (or `accessibility`, `all`, an id).
     pub manual_review: bool,
-    /// The rule reads the network facts of the page's subresources
-    /// ([`crate::Page::subresources`], or the statuses site rules get): the engine
-    /// fetches them only when a selected rule says so.
+    /// What the rule needs the engine to gather beyond the pages themselves
+    /// (see [`Need`]). The engine gathers each only when a selected rule needs
+    /// it; the scan loop never tests rule ids.
     #[serde(skip)]
-    pub subresources: bool,
+    pub needs: &'static [Need],
     /// What the rule's findings are about, by default: one page (an element of
     /// it or the page as a whole), or a fact of the whole host that the engine
     /// reports once per host (see [`Scope`]). A finding about a subresource says
@@ -181,6 +181,34 @@ pub struct RuleMeta {
     /// examples in fenced `html` blocks.
     #[serde(skip)]
     pub docs: &'static str,
+}
+
+/// Something a rule needs the engine to gather for it, beyond the pages the
+/// crawl fetches. A rule lists its needs in [`RuleMeta::needs`]; the engine
+/// asks the selection ([`crate::registry::Selection::needs`]) and does the
+/// work only when some selected rule needs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Need {
+    /// The network facts of each page's subresources (scripts, stylesheets,
+    /// images, fonts): [`crate::Page::subresources`] and their statuses.
+    Subresources,
+    /// The status of every link target (the link checks after the crawl).
+    LinkStatus,
+    /// Where each link is on its page (selector, text), to list the places a
+    /// broken target is linked from.
+    LinkPlaces,
+    /// The status of every subresource URL (the resource checks after the crawl).
+    ResourceStatus,
+    /// The site's robots.txt as facts, fetched even when the crawl ignores it.
+    Robots,
+    /// The TLS handshake of the site's https origin.
+    Tls,
+    /// One request to the site with a foreign `Origin` header.
+    CorsProbe,
+    /// One request to the http: twin of an https start page.
+    HttpProbe,
+    /// The system's Hunspell dictionary, installed before the first page.
+    Dictionary,
 }
 
 /// What a finding is about, which decides how the engine groups findings that
@@ -260,7 +288,7 @@ impl RuleMeta {
         act: &[],
         best_practice: false,
         manual_review: false,
-        subresources: false,
+        needs: &[],
         scope: Scope::Page,
         defers_to: &[],
         measured: None,

@@ -103,6 +103,15 @@ impl Selection {
             .collect()
     }
 
+    /// Whether any selected rule needs `need` gathered.
+    pub fn needs(&self, need: crate::Need) -> bool {
+        self.page
+            .iter()
+            .map(|r| r.meta())
+            .chain(self.site.iter().map(|r| r.meta()))
+            .any(|m| m.needs.contains(&need))
+    }
+
     /// True when nothing is selected.
     pub fn is_empty(&self) -> bool {
         self.page.is_empty() && self.site.is_empty()
@@ -207,6 +216,38 @@ mod tests {
         "3.2.1", "3.2.2", "3.2.3", "3.2.4", "3.3.1", "3.3.2", "3.3.3", "3.3.4", "4.1.1", "4.1.2",
         "4.1.3",
     ];
+
+    #[test]
+    fn a_selection_needs_what_its_rules_declare() {
+        use crate::Need::*;
+        let all = [
+            Subresources,
+            LinkStatus,
+            LinkPlaces,
+            ResourceStatus,
+            Robots,
+            Tls,
+            CorsProbe,
+            HttpProbe,
+            Dictionary,
+        ];
+        let needed = |names: &[&str]| -> Vec<crate::Need> {
+            let selection = select(names).unwrap();
+            all.into_iter().filter(|n| selection.needs(*n)).collect()
+        };
+        assert_eq!(needed(&["image-alt", "document-title"]), []);
+        assert_eq!(needed(&["tls-version"]), [Tls]);
+        assert_eq!(needed(&["broken-links"]), [LinkStatus, LinkPlaces]);
+        assert_eq!(
+            needed(&["broken-resources", "spelling"]),
+            [Subresources, ResourceStatus, Dictionary]
+        );
+        // Every need is some rule's: none is gathered for nothing, none is dead.
+        let all_rules = select(&["all"]).unwrap();
+        for need in all {
+            assert!(all_rules.needs(need), "no rule needs {need:?}");
+        }
+    }
 
     #[test]
     fn ids_are_unique_kebab_case_and_documented() {

@@ -39,7 +39,7 @@ use sitescan_rules::site::{
     CorsProbe, HttpProbe, PageSummary, RobotsFacts, SiteCheck, SiteInput, SitemapFile,
     SitemapSource, TlsFacts,
 };
-use sitescan_rules::{Finding, MissingStylesheet, Page, RuleTally, Stylesheet};
+use sitescan_rules::{Finding, MissingStylesheet, Need, Page, RuleTally, Stylesheet};
 use tokio::sync::{mpsc, OnceCell};
 use tokio::task::JoinSet;
 use tracing::Instrument;
@@ -268,24 +268,18 @@ pub(crate) async fn run(
     let hosts = Arc::new(HostPool::new(config.rate_per_host, config.concurrency));
     let fetcher = Fetcher::new(&config, Arc::clone(&hosts))?;
     let capacity = rayon::current_num_threads() * 2;
-    let ids = inner.selection.ids();
-    let subresources = inner
-        .selection
-        .page
-        .iter()
-        .map(|r| r.meta())
-        .chain(inner.selection.site.iter().map(|r| r.meta()))
-        .any(|m| m.subresources);
+    let needs = |need: Need| inner.selection.needs(need);
+    let subresources = needs(Need::Subresources);
     let mut early_notes = Vec::new();
     // The spelling rule needs a dictionary from the system. Pages are checked while
     // the crawl runs, so it must be in place before the first page arrives (else the
     // first scan of a process would silently skip spelling); say so when missing.
-    if ids.contains(&"spelling") {
+    if needs(Need::Dictionary) {
         // Blocking, but only the first scan of a process reads and parses the files
         // (tens of milliseconds); later calls find the dictionary installed.
         early_notes.extend(crate::spelling::install_spelling_dictionary().note());
     }
-    let checker = if subresources || ids.contains(&"broken-links") {
+    let checker = if subresources || needs(Need::LinkStatus) || needs(Need::ResourceStatus) {
         match LinkChecker::new(&config, hosts) {
             Ok(c) => Some(Arc::new(c)),
             Err(e) => {
@@ -309,7 +303,7 @@ pub(crate) async fn run(
             config.budget,
             cancel.0.clone(),
         )
-        .with_link_places(ids.contains(&"broken-links")),
+        .with_link_places(needs(Need::LinkPlaces)),
         fetcher,
         seen: Mutex::new(HashSet::new()),
         robots: Mutex::new(HashMap::new()),
@@ -433,11 +427,9 @@ pub(crate) async fn run(
         .first()
         .and_then(|p| Url::parse(&p.final_url).ok())
         .unwrap_or_else(|| start_url.clone());
-    let selected = inner.selection.ids();
-    let wants = |id: &str| selected.contains(&id);
     // robots.txt facts for the site rules, fetched even when the crawl ignores
     // robots.txt (then only read, never obeyed).
-    if wants("robots-txt") || wants("sitemap-non-indexable") {
+    if needs(Need::Robots) {
         let known = lock(&shared.robots_facts).contains_key(&origin_key(&site_root));
         if !known {
             let _ = load_robots(&shared, &site_root).await;
@@ -453,22 +445,22 @@ pub(crate) async fn run(
     };
     // Once per scan: the TLS handshake of the site's https origin and one request
     // with a foreign Origin, when their rules are selected.
-    let tls = if wants("tls-certificate") || wants("tls-version") {
+    let tls = if needs(Need::Tls) {
         check_tls(&shared, &start_url, &site_root).await
     } else {
         None
     };
-    let cors_probe =
-        if wants("cors-reflected-origin") && crawl.pages.first().is_some_and(|p| p.status > 0) {
-            Some(probe_cors(&shared, &site_root).await)
-        } else {
-            None
-        };
+    let cors_probe = if needs(Need::CorsProbe) && crawl.pages.first().is_some_and(|p| p.status > 0)
+    {
+        Some(probe_cors(&shared, &site_root).await)
+    } else {
+        None
+    };
     // The http: twin of an HTTPS start page, unless the scan itself came from http:
     // (then the crawl's own first fetch shows the redirect).
     let http_probe = match HttpProbe::twin(&site_root) {
         Some(twin)
-            if wants("redirects-http")
+            if needs(Need::HttpProbe)
                 && start_url.scheme() == "https"
                 && crawl.pages.first().is_some_and(|p| p.status > 0) =>
         {
@@ -829,10 +821,9 @@ async fn check_links(
     Option<NetworkDown>,
 ) {
     use sitescan_rules::site::LinkStatus;
-    let ids = selection.ids();
     let (links, resources) = (
-        ids.contains(&"broken-links"),
-        ids.contains(&"broken-resources"),
+        selection.needs(Need::LinkStatus),
+        selection.needs(Need::ResourceStatus),
     );
     if !links && !resources {
         return Default::default();

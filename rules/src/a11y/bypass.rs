@@ -22,7 +22,7 @@ static META: RuleMeta = RuleMeta {
     act: &["cf77f2"],
     best_practice: false,
     manual_review: false,
-    subresources: false,
+    needs: &[],
     scope: crate::Scope::Page,
     defers_to: &[],
     measured: None,

@@ -19,7 +19,7 @@ static META: RuleMeta = RuleMeta {
     act: &["b40fd1"],
     best_practice: true,
     manual_review: false,
-    subresources: false,
+    needs: &[],
     scope: crate::Scope::Page,
     defers_to: &[],
     measured: None,

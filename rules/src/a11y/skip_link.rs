@@ -22,7 +22,7 @@ static META: RuleMeta = RuleMeta {
     act: &["ye5d6e"],
     best_practice: true,
     manual_review: false,
-    subresources: false,
+    needs: &[],
     scope: crate::Scope::Page,
     defers_to: &[],
     measured: None,

@@ -1,7 +1,7 @@
 //! `long-cache-ttl`: static assets are cached for a long time.
 
 use crate::resources::{self, CacheLifetime};
-use crate::{Category, Check, Impact, Rule, RuleMeta};
+use crate::{Category, Check, Impact, Rule, Need, RuleMeta};
 
 /// Fails static subresources (scripts, stylesheets, images, fonts, media) served
 /// without a cache lifetime, or with one shorter than [`MIN_TTL_SECONDS`].
@@ -21,7 +21,7 @@ static META: RuleMeta = RuleMeta {
     help: "Serve versioned static files (scripts, styles, images, fonts) with Cache-Control: max-age=31536000, immutable, and change their URL when they change.",
     help_url: "https://developer.chrome.com/docs/performance/insights/cache",
     impact: Impact::Moderate,
-    subresources: true,
+    needs: &[Need::Subresources],
     docs: r#"## What it checks
 Every static subresource a page loads — script, stylesheet, image, font, audio or
 video, fetched once per scan — that answers 200, 203 or 206 has a cache lifetime of

@@ -2,7 +2,7 @@
 
 use crate::resources::bytes;
 use crate::support::{base_url, select, selector};
-use crate::{Category, Check, Impact, Rule, RuleMeta};
+use crate::{Category, Check, Impact, Need, Rule, RuleMeta};
 
 /// Fails `<img>` whose file is over [`MAX_IMAGE_BYTES`], or whose intrinsic size
 /// is so much larger than its declared `width`/`height` that at least
@@ -27,7 +27,7 @@ static META: RuleMeta = RuleMeta {
     help: "Compress large images and serve them at the size they are displayed (use srcset and sizes for different screens).",
     help_url: "https://developer.chrome.com/docs/lighthouse/performance/uses-responsive-images",
     impact: Impact::Moderate,
-    subresources: true,
+    needs: &[Need::Subresources],
     docs: r#"## What it checks
 For each `<img src>` whose file the engine fetched (once per scan; 2xx answers):
 

@@ -2,7 +2,7 @@
 
 use crate::resources::{self, bytes, Subresource};
 use crate::support::header_snippet;
-use crate::{Category, Check, Impact, Rule, RuleMeta};
+use crate::{Category, Check, Impact, Need, Rule, RuleMeta};
 
 /// Fails HTML responses over [`MIN_BYTES`] sent without `Content-Encoding`, and
 /// text subresources (scripts, CSS, SVG, JSON …) sent uncompressed whose
@@ -34,7 +34,7 @@ static META: RuleMeta = RuleMeta {
     help: "Enable gzip, Brotli or Zstandard compression for HTML, JavaScript, CSS, SVG and JSON responses on the server or CDN.",
     help_url: "https://developer.chrome.com/docs/lighthouse/performance/uses-text-compression",
     impact: Impact::Serious,
-    subresources: true,
+    needs: &[Need::Subresources],
     docs: r#"## What it checks
 **The document:** HTML responses whose body is at least 1,400 bytes (Lighthouse
 ignores smaller ones) carry a `Content-Encoding` of `gzip`, `br`, `zstd` or

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::resources::bytes;
-use crate::{Category, Check, Impact, Rule, RuleMeta};
+use crate::{Category, Check, Impact, Rule, Need, RuleMeta};
 
 /// Fails pages whose document plus subresources transfer more than [`MAX_BYTES`].
 pub struct TotalByteWeight;
@@ -21,7 +21,7 @@ static META: RuleMeta = RuleMeta {
     help: "Shrink what the page loads: compress and resize images, split or trim scripts, drop unused styles and fonts.",
     help_url: "https://developer.chrome.com/docs/lighthouse/performance/total-byte-weight",
     impact: Impact::Moderate,
-    subresources: true,
+    needs: &[Need::Subresources],
     docs: r#"## What it checks
 The bytes transferred for an HTML page — the document plus every subresource it
 loads that the engine fetched (scripts, stylesheets, images, fonts from

@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap;
 use crate::support::blocks::innermost;
 use crate::support::selector;
 use crate::support::text::word_iter;
-use crate::{Category, Check, Impact, Rule, RuleMeta};
+use crate::{Category, Check, Impact, Need, Rule, RuleMeta};
 
 /// Checks the words of English prose against the installed Hunspell dictionary.
 pub struct Spelling;
@@ -59,6 +59,7 @@ static META: RuleMeta = RuleMeta {
     help: "Correct the listed words; add product names and jargon to your own word list if they are intended.",
     help_url: "https://www.plainlanguage.gov/guidelines/words/",
     impact: Impact::Minor,
+    needs: &[Need::Dictionary],
     docs: r#"## What it checks
 On pages in English (`<html lang>` of `en` or `en-US`; other regions such as
 `en-GB` are skipped, since the dictionary is American), the words of each text block

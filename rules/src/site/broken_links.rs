@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::{LinkStatus, SiteCheck, SiteInput, SiteRule};
 use crate::context::{Occurrence, MAX_OCCURRENCES};
-use crate::{Category, Impact, Outcome, RuleMeta};
+use crate::{Category, Impact, Outcome, Need, RuleMeta};
 
 /// Fails links whose target answers 4xx/5xx or cannot be reached.
 pub struct BrokenLinks;
@@ -18,6 +18,7 @@ static META: RuleMeta = RuleMeta {
         "Fix or remove links whose target is gone or failing; point moved pages at their new URL.",
     help_url: "https://developers.google.com/search/docs/crawling-indexing/http-network-errors",
     impact: Impact::Serious,
+    needs: &[Need::LinkStatus, Need::LinkPlaces],
     docs: r#"## What it checks
 Every `<a href>` / `<area href>` to an `http(s)` URL on a crawled page. Links to
 pages the crawl fetched keep the status the crawl saw; links to other pages of the

@@ -1,7 +1,7 @@
 //! `broken-resources`: images, scripts and stylesheets load.
 
 use super::{report_link_statuses, SiteCheck, SiteInput, SiteRule};
-use crate::{Category, Impact, RuleMeta};
+use crate::{Category, Impact, Need, RuleMeta};
 
 /// Fails subresources whose URL answers 4xx/5xx or cannot be reached.
 pub struct BrokenResources;
@@ -13,7 +13,7 @@ static META: RuleMeta = RuleMeta {
     help: "Fix the URLs of missing images, scripts and stylesheets, or remove the references.",
     help_url: "https://developer.chrome.com/docs/lighthouse/best-practices/errors-in-console",
     impact: Impact::Serious,
-    subresources: true,
+    needs: &[Need::Subresources, Need::ResourceStatus],
     docs: r#"## What it checks
 Every subresource a crawled page references — `<img src>`, `<script src>`,
 stylesheet / icon / preload `<link href>`, `<iframe src>`, `<video>`, `<audio>`,

@@ -2,7 +2,7 @@
 //! that asks.
 
 use super::{SiteCheck, SiteInput, SiteRule};
-use crate::{Category, Impact, RuleMeta};
+use crate::{Category, Impact, Need, RuleMeta};
 
 /// The `Origin` the scan sends in its one probe request: a name under `.invalid`
 /// (RFC 2606), which no real site can own, so an answer naming it was echoed.
@@ -18,6 +18,7 @@ static META: RuleMeta = RuleMeta {
     help: "Compare the request's Origin with an explicit allow list before echoing it in Access-Control-Allow-Origin; never combine an echoed origin with Access-Control-Allow-Credentials: true.",
     help_url: "https://portswigger.net/web-security/cors",
     impact: Impact::Critical,
+    needs: &[Need::CorsProbe],
     docs: r#"## What it checks
 Once per scan sitescan requests the start page one more time (within the same
 per-host rate limit as the crawl) with `Origin: https://sitescan-origin-probe.invalid`,

@@ -1,7 +1,7 @@
 //! `redirects-http`: the plain-`http:` URL of an HTTPS start page redirects to HTTPS.
 
 use super::{SiteCheck, SiteInput, SiteRule};
-use crate::{Category, Impact, RuleMeta};
+use crate::{Category, Impact, Need, RuleMeta};
 
 /// Judges the first answer of the start page's `http:` URL: a redirect to `https:`
 /// passes; a page served over HTTP, or a redirect elsewhere, fails.
@@ -14,6 +14,7 @@ static META: RuleMeta = RuleMeta {
     help: "Answer every plain-HTTP request with a 301 (or 308) to the same URL on https:, on the same host, and send HSTS from the HTTPS side.",
     help_url: "https://developer.chrome.com/docs/lighthouse/best-practices/redirects-http",
     impact: Impact::Serious,
+    needs: &[Need::HttpProbe],
     docs: r#"## What it checks
 The start page is served over HTTPS; what happens to visitors who type the bare host
 name or follow an old `http:` link? (Lighthouse's `redirects-http`, the HTTP

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::{key, SiteCheck, SiteInput, SiteRule, SitemapFile, SitemapSource};
-use crate::{Category, Impact, RuleMeta};
+use crate::{Category, Impact, Need, RuleMeta};
 
 /// Invalid lines reported one by one; past this many, one finding sums up the rest.
 pub const MAX_LINE_FINDINGS: usize = 20;
@@ -35,6 +35,7 @@ static META: RuleMeta = RuleMeta {
     help: "Serve a robots.txt (200, plain text) whose lines are `User-agent`, `Allow`, `Disallow`, `Sitemap` or `Crawl-delay` directives, that does not disallow the start page, and whose `Sitemap:` URLs exist.",
     help_url: "https://developers.google.com/search/docs/crawling-indexing/robots/robots_txt",
     impact: Impact::Serious,
+    needs: &[Need::Robots],
     docs: r#"## What it checks
 robots.txt of the start page's origin, fetched once per scan (even when the crawl
 is told to ignore it):

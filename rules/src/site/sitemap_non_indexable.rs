@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 use super::{key, same_url, SiteCheck, SiteIndex, SiteInput, SiteRule};
-use crate::{Category, Impact, RuleMeta};
+use crate::{Category, Impact, Need, RuleMeta};
 
 /// Fails sitemap URLs that redirect, error, are noindex or not canonical.
 pub struct SitemapNonIndexable;
@@ -16,6 +16,7 @@ static META: RuleMeta = RuleMeta {
     help: "List only final (non-redirecting), 200, indexable, self-canonical URLs that robots.txt allows in the sitemap.",
     help_url: "https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap",
     impact: Impact::Moderate,
+    needs: &[Need::Robots],
     docs: r#"## What it checks
 Each sitemap URL must be open to search engines: robots.txt must not disallow it
 for Googlebot or Bingbot (seonaut's `BLOCKED_IN_SITEMAP`; judged whether or not the

@@ -5,7 +5,7 @@ use std::net::IpAddr;
 
 use super::facts::{CertInfo, ChainTrust, TlsFacts};
 use super::{SiteCheck, SiteInput, SiteRule};
-use crate::{Category, Impact, RuleMeta};
+use crate::{Category, Impact, Need, RuleMeta};
 
 /// Days before expiry from which a certificate is reported as expiring soon.
 pub const EXPIRY_WARNING_DAYS: i64 = 30;
@@ -24,6 +24,7 @@ static META: RuleMeta = RuleMeta {
     help: "Serve a certificate from a publicly trusted CA that names every host of the site, with its intermediate certificates, an RSA key of 2048 bits or more (or an EC key) and a SHA-256 or stronger signature; renew it well before it expires.",
     help_url: "https://developer.mozilla.org/en-US/docs/Web/Security/Practical_implementation_guides/TLS",
     impact: Impact::Critical,
+    needs: &[Need::Tls],
     docs: r#"## What it checks
 Once per scan, when the site is served over https, sitescan makes its own TLS
 handshake with the start page's host (through the same private-address guard as the

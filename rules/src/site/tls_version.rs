@@ -1,7 +1,7 @@
 //! `tls-version`: the site speaks TLS 1.2 or 1.3 and no longer TLS 1.0 / 1.1.
 
 use super::{SiteCheck, SiteInput, SiteRule};
-use crate::{Category, Impact, RuleMeta};
+use crate::{Category, Impact, Need, RuleMeta};
 
 /// Judges the protocol versions the server accepts.
 pub struct TlsVersion;
@@ -13,6 +13,7 @@ static META: RuleMeta = RuleMeta {
     help: "Enable TLS 1.3 (and TLS 1.2 for older clients) and disable TLS 1.0 and 1.1 in the server or load balancer configuration.",
     help_url: "https://www.rfc-editor.org/rfc/rfc8996",
     impact: Impact::Serious,
+    needs: &[Need::Tls],
     docs: r#"## What it checks
 Once per scan, when the site is served over https, sitescan makes two handshakes with
 the start page's host:
