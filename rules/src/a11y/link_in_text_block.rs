@@ -7,6 +7,7 @@ use scraper::ElementRef;
 use scraper::Selector;
 use serde_json::json;
 
+use super::support::reason;
 use crate::aria::html::is_html;
 use crate::css::color::contrast_ratio;
 use crate::css::{split_selector_list, Rgba, SheetCaps};
@@ -280,7 +281,7 @@ impl Rule for LinkInTextBlock {
                     el,
                     format!("Check that the link is distinguishable from the text: {why}."),
                 )
-                .with_data(json!({ "reason": "styles-incomplete" }));
+                .with_data(json!({ "reason": reason::STYLES_INCOMPLETE }));
                 continue;
             }
             if has_non_color_cue(page, el, block) {
@@ -294,7 +295,7 @@ impl Rule for LinkInTextBlock {
                     el,
                     "The link or text color cannot be resolved; check that the link is distinguishable.",
                 )
-                .with_data(json!({ "reason": "color-unresolved" }));
+                .with_data(json!({ "reason": reason::COLOR_UNRESOLVED }));
                 continue;
             };
             let ratio = contrast_ratio(link_color.over(Rgba::WHITE), text_color.over(Rgba::WHITE));
@@ -326,7 +327,7 @@ impl Rule for LinkInTextBlock {
                 )
                 .with_data({
                     let mut data = data;
-                    data["reason"] = json!("state-cues-unknown");
+                    data["reason"] = json!(reason::STATE_CUES_UNKNOWN);
                     data
                 });
             }
