@@ -72,9 +72,16 @@ the halo is enough passes whatever lies behind. The report's notes count the
 cannot-tell findings of a scan by reason, so you see how much was decided.
 Findings carry `contrast_ratio`, `expected`, `fg` and `bg`.
 
-The same holds for `link-in-text-block`, the other rule that reads colors:
-`styles-incomplete`, `color-unresolved`, or `state-cues-unknown` (the link's
-hover and focus cues are not known).
+The same holds for every rule built on the cascade or on layout bounds, with
+reasons from the same list: [`link-in-text-block`](link-in-text-block.md)
+(`styles-incomplete`, `color-unresolved`, `state-cues-unknown`),
+[`target-size`](target-size.md) (`styles-incomplete`, `size-unresolved`,
+`transform`), [`zoomed-text-clipped`](zoomed-text-clipped.md) and
+[`scrollable-region-focusable`](scrollable-region-focusable.md)
+(`styles-incomplete`, `size-unresolved`, `text-extent`),
+[`css-orientation-lock`](css-orientation-lock.md) (`styles-incomplete`,
+`rotation-unresolved`) and [`focus-visible`](focus-visible.md)
+(`styles-incomplete`, `outline-unresolved`, `focus-handler`).
 
 ## Why it matters
 People with low vision or color deficiencies, and anyone reading in sunlight,
@@ -88,6 +95,11 @@ cannot read low-contrast text.
 ## Passing
 ```html
 <p style="color: #333; background: #fff">Dark grey on white: 12.6:1</p>
+```
+
+## Cannot tell
+```html
+<p style="color: #777; background: url(paper.jpg)">Mid grey over a photo: 4.5:1 on white, 4.7:1 on black, unknown in between</p>
 ```
 "##,
     ..RuleMeta::BASE

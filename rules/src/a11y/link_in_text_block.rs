@@ -29,6 +29,15 @@ static META: RuleMeta = RuleMeta {
     docs: r##"## What it checks
 Each visible link inside a block of running text (the nearest block-level ancestor has text outside the link) is set apart from the text by more than color: an underline, a bottom border, or a different font weight or style. A link told apart only by a color with at least 3:1 contrast against the text needs review (it also needs a non-color cue on hover and focus); one with less contrast fails.
 
+## No silent pass
+A link it applies to ends passed, failed or "needs review" (cannot tell) with
+the reason in `data.reason`, as in
+[`color-contrast`](color-contrast.md#no-silent-pass): `styles-incomplete`,
+`color-unresolved` (the link's or the text's color uses custom properties or
+`calc()` that do not resolve), `state-cues-unknown` (the link differs by a
+color of 3:1 or more, and its hover and focus cues are not known). A link with
+a non-color cue passes whatever its colors are.
+
 ## Why it matters
 People who cannot perceive the color difference cannot find the links in the text.
 
@@ -40,6 +49,11 @@ People who cannot perceive the color difference cannot find the links in the tex
 ## Passing
 ```html
 <p style="color:#333">Read our <a href="/terms" style="color:#0645ad">terms</a> first.</p>
+```
+
+## Cannot tell
+```html
+<p style="color:#000">Read our <a href="/terms" style="color:#1a73e8;text-decoration:none">terms</a> first.</p>
 ```
 "##,
     ..RuleMeta::BASE
