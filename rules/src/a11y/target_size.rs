@@ -183,27 +183,32 @@ impl Rule for TargetSize {
             );
             return;
         }
-        let px = |s: Size| match s {
-            Size::Px(v) => v,
-            _ => f32::NAN,
-        };
-        let (w, h) = (px(w), px(h));
-        if w >= 24.0 && h >= 24.0 {
-            cx.pass();
-        } else {
-            // One axis is below 24 whatever the other is.
-            let size = |v: f32| {
-                if v.is_nan() {
-                    "?".to_string()
-                } else {
-                    format!("{v:.0}")
-                }
-            };
-            cx.fail(
-                el,
-                format!("This target is {}×{} CSS pixels, below 24×24.", size(w), size(h)),
-            )
-            .with_data(json!({ "width": (!w.is_nan()).then_some(w), "height": (!h.is_nan()).then_some(h), "expected": 24 }));
+        match (w, h) {
+            (Size::Px(w), Size::Px(h)) if w >= 24.0 && h >= 24.0 => cx.pass(),
+            (Size::Px(w), Size::Px(h)) => {
+                cx.fail(
+                    el,
+                    format!("This target is {w:.0}×{h:.0} CSS pixels, below 24×24."),
+                )
+                .with_data(json!({ "width": w, "height": h, "expected": 24 }));
+            }
+            // One axis is below 24 whatever the other resolves to.
+            (Size::Px(w), _) => {
+                cx.fail(
+                    el,
+                    format!("This target is {w:.0} CSS pixels wide, below 24, whatever its height."),
+                )
+                .with_data(json!({ "width": w, "expected": 24 }));
+            }
+            (_, Size::Px(h)) => {
+                cx.fail(
+                    el,
+                    format!("This target is {h:.0} CSS pixels high, below 24, whatever its width."),
+                )
+                .with_data(json!({ "height": h, "expected": 24 }));
+            }
+            // Both unresolved: reported above.
+            _ => {}
         }
     }
 }
