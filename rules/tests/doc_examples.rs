@@ -8,6 +8,9 @@
 //!
 //! - a section that says "reported for review" shows a cant-tell: its example
 //!   must be reported for review and not fail;
+//! - a `## Cannot tell` section (the rules built on the cascade or on layout
+//!   bounds) shows what the rule cannot decide: its example must be reported
+//!   for review, not fail, and name the reason in `data.reason`;
 //! - a rule in [`PASSING_BY_ABSENCE`] is fixed by removing what it applies to
 //!   (the `<blink>`, the deprecated role), so its Passing example must be a page
 //!   the rule does not apply to.
@@ -17,7 +20,7 @@
 //! the reason, and covered by their own tests.
 
 use sitescan_rules::site::analyze_site;
-use sitescan_rules::{analyze, docs, registry, Outcome};
+use sitescan_rules::{analyze, docs, registry, Finding, Outcome, RuleTally};
 
 /// Rules whose doc examples are not runnable pages, with why. Each is still
 /// tested by its rule file's `RuleTester` cases.
@@ -119,6 +122,65 @@ fn listed(list: &[(&str, &str)], id: &str) -> bool {
     list.iter().any(|(l, _)| *l == id)
 }
 
+/// The sections whose code blocks are run, in order.
+const SECTIONS: [&str; 3] = ["Failing", "Passing", "Cannot tell"];
+
+/// What running one example gave.
+struct Seen {
+    passed: u32,
+    failed: usize,
+    cant: usize,
+    /// Cant-tell findings without a `data.reason`.
+    cant_without_reason: usize,
+}
+
+impl Seen {
+    fn of(tallies: &[RuleTally], findings: &[Finding]) -> Seen {
+        let count = |o: Outcome| findings.iter().filter(|f| f.outcome == o).count();
+        Seen {
+            passed: tallies.iter().map(|t| t.passed).sum(),
+            failed: count(Outcome::Failed),
+            cant: count(Outcome::CantTell),
+            cant_without_reason: findings
+                .iter()
+                .filter(|f| f.outcome == Outcome::CantTell)
+                .filter(|f| !f.data.as_ref().is_some_and(|d| d["reason"].is_string()))
+                .count(),
+        }
+    }
+}
+
+/// Whether an example of the `heading` section of `id`'s docs shows what
+/// the section says (`Err` with what it should show when not). `review`:
+/// the section says "reported for review"; `by_absence`: the rule is in
+/// [`PASSING_BY_ABSENCE`]. One judgment for page and site rules.
+fn judge(heading: &str, review: bool, by_absence: bool, seen: &Seen) -> Result<(), &'static str> {
+    let Seen {
+        passed,
+        failed,
+        cant,
+        cant_without_reason,
+    } = *seen;
+    let (ok, want) = match heading {
+        "Cannot tell" => (
+            failed == 0 && cant > 0 && cant_without_reason == 0,
+            "reported for review with a data.reason",
+        ),
+        _ if review => (failed == 0 && cant > 0, "reported for review"),
+        "Failing" => (failed > 0, "a failure"),
+        _ if by_absence => (
+            failed + cant == 0 && passed == 0,
+            "inapplicable (PASSING_BY_ABSENCE)",
+        ),
+        _ => (failed + cant == 0 && passed > 0, "applied and passed"),
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(want)
+    }
+}
+
 #[test]
 fn doc_examples_fail_and_pass_as_documented() {
     let mut problems = Vec::new();
@@ -142,9 +204,9 @@ fn doc_examples_fail_and_pass_as_documented() {
         if listed(DESCRIBED, m.id) {
             continue;
         }
-        for (heading, examples) in [("Failing", failing), ("Passing", passing)] {
+        for heading in SECTIONS {
             let review = section(m.docs, heading).contains("reported for review");
-            for example in examples {
+            for example in docs::examples(m.docs, heading) {
                 let page = match docs::example_page(example) {
                     Ok(page) => page,
                     Err(docs::Described(line)) => {
@@ -163,23 +225,12 @@ fn doc_examples_fail_and_pass_as_documented() {
                     ));
                     continue;
                 }
-                let count =
-                    |o: Outcome| analysis.findings.iter().filter(|f| f.outcome == o).count();
-                let (failed, cant) = (count(Outcome::Failed), count(Outcome::CantTell));
-                let passed: u32 = analysis.tallies.iter().map(|t| t.passed).sum();
-                let (ok, want) = match heading {
-                    _ if review => (failed == 0 && cant > 0, "reported for review"),
-                    "Failing" => (failed > 0, "a failure"),
-                    _ if listed(PASSING_BY_ABSENCE, m.id) => (
-                        failed + cant == 0 && passed == 0,
-                        "inapplicable (PASSING_BY_ABSENCE)",
-                    ),
-                    _ => (failed + cant == 0 && passed > 0, "applied and passed"),
-                };
-                if !ok {
+                let seen = Seen::of(&analysis.tallies, &analysis.findings);
+                let by_absence = listed(PASSING_BY_ABSENCE, m.id);
+                if let Err(want) = judge(heading, review, by_absence, &seen) {
                     problems.push(format!(
-                        "{}: the {heading} example should be {want}, got {passed} passed, {failed} failed, {cant} cant-tell:\n{example}\nfindings: {:#?}",
-                        m.id, analysis.findings
+                        "{}: the {heading} example should be {want}, got {} passed, {} failed, {} cant-tell:\n{example}\nfindings: {:#?}",
+                        m.id, seen.passed, seen.failed, seen.cant, analysis.findings
                     ));
                 }
             }
@@ -216,8 +267,9 @@ fn site_doc_examples_fail_and_pass_as_documented() {
         if listed(SITE_DESCRIBED, m.id) {
             continue;
         }
-        for (heading, examples) in [("Failing", failing), ("Passing", passing)] {
-            for example in examples {
+        for heading in SECTIONS {
+            let review = section(m.docs, heading).contains("reported for review");
+            for example in docs::examples(m.docs, heading) {
                 let site = match docs::example_site(example) {
                     Ok(site) => site,
                     Err(docs::Described(what)) => {
@@ -236,17 +288,11 @@ fn site_doc_examples_fail_and_pass_as_documented() {
                     ));
                     continue;
                 }
-                let count = |o: Outcome| findings.iter().filter(|f| f.outcome == o).count();
-                let (failed, cant) = (count(Outcome::Failed), count(Outcome::CantTell));
-                let passed: u32 = tallies.iter().map(|t| t.passed).sum();
-                let (ok, want) = match heading {
-                    "Failing" => (failed > 0, "a failure"),
-                    _ => (failed + cant == 0 && passed > 0, "applied and passed"),
-                };
-                if !ok {
+                let seen = Seen::of(&tallies, &findings);
+                if let Err(want) = judge(heading, review, false, &seen) {
                     problems.push(format!(
-                        "{}: the {heading} example should be {want}, got {passed} passed, {failed} failed, {cant} cant-tell:\n{example}\nfindings: {findings:#?}",
-                        m.id
+                        "{}: the {heading} example should be {want}, got {} passed, {} failed, {} cant-tell:\n{example}\nfindings: {findings:#?}",
+                        m.id, seen.passed, seen.failed, seen.cant
                     ));
                 }
             }

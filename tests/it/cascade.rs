@@ -35,48 +35,21 @@ fn contrast(report: &Report, server: &FixtureServer) -> Vec<(String, Outcome, St
     out
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn colours_behind_imports_are_applied_and_each_import_is_fetched_once() {
+/// A site of `files` (path, text) in a temporary directory, served.
+async fn serve(files: &[(&str, &str)]) -> (tempfile::TempDir, FixtureServer) {
     let dir = tempfile::tempdir().unwrap();
-    let write = |name: &str, text: &str| {
+    for (name, text) in files {
         let path = dir.path().join(name);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
-    };
-    let head = r#"<link rel="stylesheet" href="/css/theme.css">"#;
-    write(
-        "index.html",
-        &page(
-            "Home",
-            head,
-            r#"<p class="note">Faint note on the home page.</p><p>Body text.</p><a href="/second.html">Second</a>"#,
-        ),
-    );
-    write(
-        "second.html",
-        &page(
-            "Second",
-            head,
-            r#"<p class="note">Faint note on the second page.</p><p class="ok">Dark text.</p><a href="/">Home</a>"#,
-        ),
-    );
-    // The theme holds no colour itself: they are two imports down, as
-    // Sphinx and many CMS themes chain them.
-    write(
-        "css/theme.css",
-        "@import url(colors.css);\n@import url(print.css) print;\n",
-    );
-    write(
-        "css/colors.css",
-        "@import url(\"base.css\");\n.note { color: #999999 }\n",
-    );
-    write(
-        "css/base.css",
-        "body { background: #ffffff; color: #222222 }\n.note { color: #000000 }\n.ok { color: #111111 }\n",
-    );
-    write("css/print.css", ".note { color: #eeeeee }\n");
+    }
     let server = FixtureServer::start(dir.path()).await.unwrap();
-    let report = Scanner::builder()
+    (dir, server)
+}
+
+/// A scan of the served site with `color-contrast` alone.
+async fn scan_contrast(server: &FixtureServer) -> Report {
+    Scanner::builder()
         .allow_private(true)
         .rate_per_host(200.0)
         .rules(&["color-contrast"])
@@ -84,7 +57,52 @@ async fn colours_behind_imports_are_applied_and_each_import_is_fetched_once() {
         .unwrap()
         .scan(&server.url())
         .await
-        .unwrap();
+        .unwrap()
+}
+
+/// The scan's stylesheet counts: (fetched, of them imported, failed).
+fn sheet_stats(report: &Report) -> (u64, u64, u64) {
+    (
+        report.stats.stylesheets,
+        report.stats.stylesheets_imported,
+        report.stats.stylesheets_failed,
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn colours_behind_imports_are_applied_and_each_import_is_fetched_once() {
+    let head = r#"<link rel="stylesheet" href="/css/theme.css">"#;
+    let home = page(
+        "Home",
+        head,
+        r#"<p class="note">Faint note on the home page.</p><p>Body text.</p><a href="/second.html">Second</a>"#,
+    );
+    let second = page(
+        "Second",
+        head,
+        r#"<p class="note">Faint note on the second page.</p><p class="ok">Dark text.</p><a href="/">Home</a>"#,
+    );
+    let (_dir, server) = serve(&[
+        ("index.html", &home),
+        ("second.html", &second),
+        // The theme holds no colour itself: they are two imports down, as
+        // Sphinx and many CMS themes chain them.
+        (
+            "css/theme.css",
+            "@import url(colors.css);\n@import url(print.css) print;\n",
+        ),
+        (
+            "css/colors.css",
+            "@import url(\"base.css\");\n.note { color: #999999 }\n",
+        ),
+        (
+            "css/base.css",
+            "body { background: #ffffff; color: #222222 }\n.note { color: #000000 }\n.ok { color: #111111 }\n",
+        ),
+        ("css/print.css", ".note { color: #eeeeee }\n"),
+    ])
+    .await;
+    let report = scan_contrast(&server).await;
     let message = |page: &str| {
         format!("Contrast of \"Faint note on the {page} page.\" is 2.85:1, below 4.5:1.")
     };
@@ -109,52 +127,29 @@ async fn colours_behind_imports_are_applied_and_each_import_is_fetched_once() {
         assert_eq!(server.count(path), 1, "{path}: {:?}", server.paths());
     }
     assert_eq!(server.count("/css/print.css"), 0);
-    assert_eq!(
-        (
-            report.stats.stylesheets,
-            report.stats.stylesheets_imported,
-            report.stats.stylesheets_failed
-        ),
-        (3, 2, 0)
-    );
+    assert_eq!(sheet_stats(&report), (3, 2, 0));
     assert!(report.pages.iter().all(|p| p.incomplete.is_none()));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_whose_imported_sheet_fails_says_so_and_cannot_tell() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("css")).unwrap();
-    std::fs::write(
-        dir.path().join("index.html"),
-        page(
-            "Home",
-            r#"<link rel="stylesheet" href="/css/theme.css">"#,
-            "<p>Body text.</p>",
+    let home = page(
+        "Home",
+        r#"<link rel="stylesheet" href="/css/theme.css">"#,
+        "<p>Body text.</p>",
+    );
+    let (_dir, server) = serve(&[
+        ("index.html", &home),
+        // One import answers 404 (browsers miss it too), the other robots.txt
+        // keeps the scan from (browsers would load it).
+        (
+            "css/theme.css",
+            "@import url(gone.css);\n@import url(private/colors.css);\np { color: #000 }\n",
         ),
-    )
-    .unwrap();
-    // One import answers 404 (browsers miss it too), the other robots.txt
-    // keeps the scan from (browsers would load it).
-    std::fs::write(
-        dir.path().join("css/theme.css"),
-        "@import url(gone.css);\n@import url(private/colors.css);\np { color: #000 }\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.path().join("robots.txt"),
-        "User-agent: *\nDisallow: /css/private/\n",
-    )
-    .unwrap();
-    let server = FixtureServer::start(dir.path()).await.unwrap();
-    let report = Scanner::builder()
-        .allow_private(true)
-        .rate_per_host(200.0)
-        .rules(&["color-contrast"])
-        .build()
-        .unwrap()
-        .scan(&server.url())
-        .await
-        .unwrap();
+        ("robots.txt", "User-agent: *\nDisallow: /css/private/\n"),
+    ])
+    .await;
+    let report = scan_contrast(&server).await;
     let gone = server.url_for("/css/gone.css");
     let private = server.url_for("/css/private/colors.css");
     let why = format!("the stylesheet {private} could not be loaded (robots.txt disallows it)");
@@ -178,14 +173,7 @@ async fn a_page_whose_imported_sheet_fails_says_so_and_cannot_tell() {
     );
     assert_eq!(server.count("/css/gone.css"), 1);
     assert_eq!(server.count("/css/private/colors.css"), 0);
-    assert_eq!(
-        (
-            report.stats.stylesheets,
-            report.stats.stylesheets_imported,
-            report.stats.stylesheets_failed
-        ),
-        (2, 1, 1)
-    );
+    assert_eq!(sheet_stats(&report), (2, 1, 1));
     assert!(
         report
             .notes

@@ -3,6 +3,8 @@
 
 use scraper::{ElementRef, Selector};
 
+use super::support::{cant_tell_because, reason};
+use crate::css::cascade::is_unresolved;
 use crate::css::{RawRule, SheetCaps};
 use crate::{Category, Check, Impact, Level, Rule, RuleMeta, Visits};
 
@@ -27,6 +29,14 @@ rotation under the orientation query, relative to the rotation the same selector
 has outside media queries, must not be a quarter turn (90° or 270°, within half a
 degree): that is how pages force a portrait layout on landscape screens.
 
+## No silent pass
+An element it applies to ends passed, failed or "needs review" (cannot tell)
+with the reason in `data.reason`, as in
+[`color-contrast`](color-contrast.md#no-silent-pass): `rotation-unresolved`
+(the rotation under the orientation query uses custom properties or `calc()`
+that do not resolve), `styles-incomplete` (a stylesheet the page uses could
+not be loaded, and may rotate the element otherwise or undo the rotation).
+
 ## Why it matters
 People with devices mounted in one orientation (on a wheelchair, for example)
 cannot turn them. A page that rotates itself when the device is in the "wrong"
@@ -40,6 +50,11 @@ orientation shows sideways text to them.
 ## Passing
 ```html
 <style>@media (orientation: portrait) { html { transform: rotate(0turn); } }</style>
+```
+
+## Cannot tell
+```html
+<style>@media (orientation: portrait) { html { transform: rotate(var(--turn)); } }</style>
 ```
 "#,
     ..RuleMeta::BASE
@@ -115,10 +130,22 @@ pub fn rotation(property: &str, value: &str) -> Option<f64> {
     total
 }
 
+/// Whether a `transform` or `rotate` value may rotate by an amount only the
+/// page's custom properties or a math function know (`rotate(var(--turn))`,
+/// a whole `var(--t)`); a translation with `var()` rotates nothing.
+fn rotation_unresolved(property: &str, value: &str) -> bool {
+    let v = value.trim().to_ascii_lowercase();
+    is_unresolved(&v)
+        && (property == "rotate"
+            || v.starts_with("var(")
+            || v.contains("rotate")
+            || v.contains("matrix"))
+}
+
 /// The rotations of one sheet under `@media` blocks that test `orientation`:
-/// (media prelude, selectors, degrees, the same selectors' rotation outside any
-/// media block).
-struct OrientationRotations(Vec<(String, String, f64, f64)>);
+/// (media prelude, selectors, degrees or `None` when they do not resolve, the
+/// same selectors' rotation outside any media block).
+struct OrientationRotations(Vec<(String, String, Option<f64>, f64)>);
 
 fn orientation_rotations(css: &str, caps: &mut SheetCaps) -> OrientationRotations {
     let rules = caps.parse_all_media(css);
@@ -142,7 +169,18 @@ fn orientation_rotations(css: &str, caps: &mut SheetCaps) -> OrientationRotation
         if !prelude.contains("orientation") {
             continue;
         }
-        for degrees in rotations(rule) {
+        let unresolved = rule
+            .declarations
+            .iter()
+            .filter(|d| d.name == "transform" || d.name == "rotate")
+            .any(|d| rotation_unresolved(&d.name, &d.value));
+        // A rotation that does not resolve makes the rule's whole turn unknown.
+        let turns: Vec<Option<f64>> = if unresolved {
+            vec![None]
+        } else {
+            rotations(rule).into_iter().map(Some).collect()
+        };
+        for degrees in turns {
             let base_deg = base
                 .iter()
                 .rev()
@@ -169,6 +207,7 @@ impl Rule for CssOrientationLock {
             return;
         }
         let page = cx.page();
+        let incomplete = page.styles_incomplete();
         for (css, caps) in page.author_sheets() {
             // Derived once per sheet text, not once per page.
             let locks = crate::css::sheet_facts(css, caps, orientation_rotations);
@@ -185,9 +224,29 @@ impl Rule for CssOrientationLock {
                 if targets.is_empty() {
                     continue;
                 }
-                let relative = (degrees - base_deg).rem_euclid(180.0);
-                let quarter = (relative - 90.0).abs() <= 0.5;
                 for el in targets {
+                    // A sheet the page uses is missing: it may rotate the
+                    // element otherwise, or undo this rotation.
+                    if let Some(why) = incomplete {
+                        cant_tell_because(
+                            cx,
+                            el,
+                            format!("Under @media {prelude} this element is rotated; whether that locks the orientation needs review: {why}."),
+                            reason::STYLES_INCOMPLETE,
+                        );
+                        continue;
+                    }
+                    let Some(degrees) = degrees else {
+                        cant_tell_because(
+                            cx,
+                            el,
+                            format!("Under @media {prelude} this element is rotated by an angle from custom properties or calc() that cannot be resolved; check it is not a quarter turn."),
+                            reason::ROTATION_UNRESOLVED,
+                        );
+                        continue;
+                    };
+                    let relative = (degrees - base_deg).rem_euclid(180.0);
+                    let quarter = (relative - 90.0).abs() <= 0.5;
                     if quarter {
                         cx.fail(
                                 el,
@@ -221,7 +280,15 @@ mod tests {
         let pass_inapplicable = [
             "body { transform: rotate(90deg); }",
             "@media (orientation: portrait) { body { transform: translateX(100px); } }",
+            // A translation with custom properties rotates nothing.
+            "@media (orientation: portrait) { body { transform: translateX(var(--x)); } }",
         ].map(page);
+        let cant = [
+            "@media (orientation: portrait) { html { transform: rotate(var(--turn)); } }",
+            "@media (orientation: landscape) { html { rotate: calc(1turn / 4); } }",
+            "@media (orientation: portrait) { body { transform: var(--lock); } }",
+        ]
+        .map(page);
         let fail = [
             "@media (orientation: portrait) { html { transform: rotate(1.5708rad); } }",
             "@media (orientation: landscape) { body { transform: matrix3d(0, -1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1); } }",
@@ -233,6 +300,7 @@ mod tests {
             .pass(&pass.iter().map(|h| ("html", h.as_str())).collect::<Vec<_>>())
         .inapplicable(&pass_inapplicable.iter().map(String::as_str).collect::<Vec<_>>())
             .fail(&["html", "body", "body", "html"].into_iter().zip(&fail).map(|(t, h)| (t, h.as_str())).collect::<Vec<_>>())
+            .cant_tell(&["html", "html", "body"].into_iter().zip(&cant).map(|(t, h)| (t, h.as_str())).collect::<Vec<_>>())
             .run();
     }
 

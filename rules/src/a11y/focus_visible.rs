@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use scraper::{ElementRef, Selector};
 
+use super::support::{cant_tell_because, reason};
 use crate::css::{split_selector_list, Declaration, SheetCaps};
 use crate::{Category, Check, Impact, Level, Rule, RuleMeta, Visits};
 
@@ -30,7 +31,19 @@ remove the browser's focus outline (`outline: none`, `outline: 0`,
 without `:focus` / `:focus-visible`) unless a `:focus` or `:focus-visible` rule for
 the element sets another visible change (a new outline, border, box shadow,
 background, color or text decoration). Elements whose indicator a script may draw
-(an `onfocus` handler) need review.
+(an `onfocus` handler) need review. An `outline` set with custom properties
+(`outline: var(--ring)`) is judged with the element's custom properties.
+
+## No silent pass
+An element it applies to ends passed, failed or "needs review" (cannot tell)
+with the reason in `data.reason`, as in
+[`color-contrast`](color-contrast.md#no-silent-pass): `focus-handler` (the
+outline is removed and a script's focus handler may draw another indicator),
+`outline-unresolved` (an `outline` uses custom properties that do not resolve,
+so it may be removed or drawn), `styles-incomplete` (a stylesheet the page uses
+could not be loaded, and may remove the outline or draw another indicator). A
+`:focus` rule drawing a known indicator passes whatever the unresolved outline
+is.
 
 ## Why it matters
 Keyboard users must see where focus is to know what Enter or Space will act on.
@@ -43,6 +56,11 @@ Keyboard users must see where focus is to know what Enter or Space will act on.
 ## Passing
 ```html
 <style>a:focus { outline: none; box-shadow: 0 0 0 3px #1a73e8 }</style><a href="/">Home</a>
+```
+
+## Cannot tell
+```html
+<style>a:focus { outline: var(--focus-ring) }</style><a href="/">Home</a>
 ```
 "##,
     ..RuleMeta::BASE
@@ -58,9 +76,21 @@ struct FocusRule {
     removes_outline: bool,
     /// It draws something else (or a new outline) on focus.
     indicates: bool,
+    /// Its `outline` declarations that use `var()`: they remove the outline or
+    /// draw one depending on the element's custom properties.
+    deferred: Vec<Declaration>,
+}
+
+/// Whether an `outline` declaration waits for the element's custom
+/// properties.
+fn deferred(d: &Declaration) -> bool {
+    d.name.starts_with("outline") && d.value.contains("var(")
 }
 
 fn removes_outline(d: &Declaration) -> bool {
+    if deferred(d) {
+        return false;
+    }
     let v = d.value.trim().to_ascii_lowercase();
     match d.name.as_str() {
         "outline" => {
@@ -77,7 +107,7 @@ fn removes_outline(d: &Declaration) -> bool {
 }
 
 fn indicates(d: &Declaration) -> bool {
-    if removes_outline(d) {
+    if removes_outline(d) || deferred(d) {
         return false;
     }
     let n = d.name.as_str();
@@ -126,7 +156,8 @@ fn focus_rules(sheet: &str, caps: &mut SheetCaps) -> FocusRules {
     for rule in caps.parse(sheet) {
         let removes = rule.declarations.iter().any(removes_outline);
         let draws = rule.declarations.iter().any(indicates);
-        if !removes && !draws {
+        let later: Vec<Declaration> = rule.declarations.iter().filter(|d| deferred(d)).cloned().collect();
+        if !removes && !draws && later.is_empty() {
             continue;
         }
         for part in split_selector_list(&rule.selectors) {
@@ -137,8 +168,9 @@ fn focus_rules(sheet: &str, caps: &mut SheetCaps) -> FocusRules {
                 Some(s) => (s, true),
                 None => (part.to_string(), false),
             };
-            // Only outline removals matter outside focus rules.
-            if !on_focus && !removes {
+            // Only outline removals (known, or depending on custom
+            // properties) matter outside focus rules.
+            if !on_focus && !removes && later.is_empty() {
                 continue;
             }
             if let Ok(selector) = Selector::parse(&text) {
@@ -147,6 +179,7 @@ fn focus_rules(sheet: &str, caps: &mut SheetCaps) -> FocusRules {
                     on_focus,
                     removes_outline: removes,
                     indicates: on_focus && draws,
+                    deferred: later.clone(),
                 });
             }
         }
@@ -180,21 +213,57 @@ impl Rule for FocusVisible {
                 .copied()
                 .filter(|r| r.selector.matches(&el))
                 .collect();
-            let removed = matching.iter().any(|r| r.removes_outline);
-            let replaced = matching.iter().any(|r| r.on_focus && r.indicates);
+            let mut removed = matching.iter().any(|r| r.removes_outline);
+            let mut replaced = matching.iter().any(|r| r.on_focus && r.indicates);
+            // `outline: var(--ring)`: judged with the element's custom
+            // properties; one that does not resolve leaves the outline unknown.
+            let mut unresolved = false;
+            for r in &matching {
+                for d in &r.deferred {
+                    let Some(value) = page.style(el).resolve_vars(&d.value) else {
+                        unresolved = true;
+                        continue;
+                    };
+                    let d = Declaration {
+                        name: d.name.clone(),
+                        value,
+                        important: d.important,
+                    };
+                    removed |= removes_outline(&d);
+                    replaced |= r.on_focus && indicates(&d);
+                }
+            }
             let inline_removed = crate::dom::attr(el, "style").is_some_and(|s| {
                 crate::css::parse_declarations(s)
                     .iter()
                     .any(removes_outline)
             });
-            if !(removed || inline_removed) || replaced {
+            // A sheet the page uses is missing: it may remove the outline, or
+            // draw another indicator.
+            if let Some(why) = page.styles_incomplete() {
+                cant_tell_because(
+                    cx,
+                    el,
+                    format!("Whether focus stays visible needs review: {why}."),
+                    reason::STYLES_INCOMPLETE,
+                );
+            } else if replaced || !(removed || inline_removed || unresolved) {
                 cx.pass_on(el);
+            } else if unresolved {
+                cant_tell_because(
+                    cx,
+                    el,
+                    "The focus outline is set with custom properties that cannot be resolved; check that focus stays visible.",
+                    reason::OUTLINE_UNRESOLVED,
+                );
             } else if crate::dom::attr(el, "onfocus").is_some()
                 || crate::dom::attr(el, "onfocusin").is_some()
             {
-                cx.cant_tell(
+                cant_tell_because(
+                    cx,
                     el,
                     "The focus outline is removed; a focus handler may draw another indicator.",
+                    reason::FOCUS_HANDLER,
                 );
             } else {
                 cx.fail(
@@ -220,6 +289,11 @@ mod tests {
                 ("a", r##"<style>a:focus { outline: none; box-shadow: 0 0 0 3px blue }</style><a href="/">Home</a>"##),
                 ("a", r##"<style>a { outline: 0 } a:focus-visible { outline: 2px solid }</style><a href="/">Home</a>"##),
                 ("a", r##"<style>.x:focus { outline: none }</style><a href="/">Home</a>"##),
+                // Custom properties that resolve: a visible outline.
+                ("a", r##"<style>:root { --ring: 2px solid #1a73e8 } a:focus { outline: var(--ring) }</style><a href="/">Home</a>"##),
+                ("a", r##"<style>:root { --accent: #1a73e8 } a:focus { outline: 2px solid var(--accent) }</style><a href="/">Home</a>"##),
+                // A known indicator whatever the unresolved outline is.
+                ("a", r##"<style>a:focus { outline: var(--nope); box-shadow: 0 0 0 3px blue }</style><a href="/">Home</a>"##),
                 ("summary", r##"<style>details>summary{outline:none}details>summary:focus-visible::before{outline:1px dotted #000}</style><details><summary>More</summary>x</details>"##),
             ])
             .inapplicable(&[
@@ -230,52 +304,72 @@ mod tests {
                 ("button", r##"<style>*:focus { outline: 0 }</style><button>Go</button>"##),
                 ("button", r##"<style>button { outline-style: none }</style><button>Go</button>"##),
                 ("a", r##"<a href="/" style="outline: none">Home</a>"##),
+                // Custom properties that resolve to no outline.
+                ("a", r##"<style>:root { --ring: none } a:focus { outline: var(--ring) }</style><a href="/">Home</a>"##),
             ])
             .cant_tell(&[
                 ("a", r##"<style>a:focus { outline: none }</style><a href="/" onfocus="mark(this)">Home</a>"##),
+                ("a", r##"<style>a:focus { outline: var(--focus-ring) }</style><a href="/">Home</a>"##),
+                ("button", r##"<style>button { outline: var(--ring, var(--nope)) }</style><button>Go</button>"##),
             ])
             .run();
     }
 
     /// The rule reads stylesheets itself; it reads them within what is left of
     /// the page's caps, as the cascade does, so a sheet past the caps costs it
-    /// nothing and the page says its analysis is incomplete.
+    /// nothing and the page says its analysis is incomplete; what the unread
+    /// rules could change is then cannot tell (`styles-incomplete`), not a pass.
     #[test]
     fn stylesheets_are_read_within_the_page_caps() {
         use crate::budget::{Cancel, Limit, PageBudget};
+        use crate::Outcome;
         let rules: &[&'static dyn Rule] = &[&FocusVisible];
         let failed = |html: &str, budget: PageBudget| {
             let page = crate::Page::from_html("https://example.com/", html);
             let analysis = crate::run::analyze_with(&page, rules, budget, Cancel::new());
-            let failed = analysis
+            let outcomes: Vec<(Outcome, Option<serde_json::Value>)> = analysis
                 .findings
                 .iter()
                 .filter(|f| f.rule_id == "focus-visible")
-                .count();
+                .map(|f| (f.outcome, f.data.clone()))
+                .collect();
             let limits: Vec<Limit> = analysis.overruns.iter().map(|o| o.limit).collect();
-            (failed, limits)
+            (outcomes, limits)
+        };
+        let fail = || vec![(Outcome::Failed, None)];
+        let undecided = || {
+            vec![(
+                Outcome::CantTell,
+                Some(serde_json::json!({ "reason": "styles-incomplete" })),
+            )]
         };
         let by_rules = "<style>p { color: red }</style><style>a:focus { outline: none }</style><a href=/>Home</a>";
-        assert_eq!(failed(by_rules, PageBudget::DEFAULT), (1, vec![]));
+        assert_eq!(failed(by_rules, PageBudget::DEFAULT), (fail(), vec![]));
         let one_rule = PageBudget {
             max_css_rules: 1,
             ..PageBudget::DEFAULT
         };
-        assert_eq!(failed(by_rules, one_rule), (0, vec![Limit::CssRules]));
+        assert_eq!(
+            failed(by_rules, one_rule),
+            (undecided(), vec![Limit::CssRules])
+        );
         let by_selectors = "<style>p, em, a:focus { outline: none }</style><a href=/>Home</a>";
-        assert_eq!(failed(by_selectors, PageBudget::DEFAULT), (1, vec![]));
+        assert_eq!(failed(by_selectors, PageBudget::DEFAULT), (fail(), vec![]));
         let two_selectors = PageBudget {
             max_selectors: 2,
             ..PageBudget::DEFAULT
         };
         assert_eq!(
             failed(by_selectors, two_selectors),
-            (0, vec![Limit::Selectors])
+            (undecided(), vec![Limit::Selectors])
         );
         let one_sheet = PageBudget {
             max_stylesheets: 1,
             ..PageBudget::DEFAULT
         };
-        assert_eq!(failed(by_rules, one_sheet), (0, vec![Limit::Stylesheets]));
+        assert_eq!(
+            failed(by_rules, one_sheet),
+            (undecided(), vec![Limit::Stylesheets])
+        );
     }
 }

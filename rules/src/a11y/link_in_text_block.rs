@@ -7,6 +7,7 @@ use scraper::ElementRef;
 use scraper::Selector;
 use serde_json::json;
 
+use super::support::reason;
 use crate::aria::html::is_html;
 use crate::css::color::contrast_ratio;
 use crate::css::{split_selector_list, Rgba, SheetCaps};
@@ -28,6 +29,15 @@ static META: RuleMeta = RuleMeta {
     docs: r##"## What it checks
 Each visible link inside a block of running text (the nearest block-level ancestor has text outside the link) is set apart from the text by more than color: an underline, a bottom border, or a different font weight or style. A link told apart only by a color with at least 3:1 contrast against the text needs review (it also needs a non-color cue on hover and focus); one with less contrast fails.
 
+## No silent pass
+A link it applies to ends passed, failed or "needs review" (cannot tell) with
+the reason in `data.reason`, as in
+[`color-contrast`](color-contrast.md#no-silent-pass): `styles-incomplete`,
+`color-unresolved` (the link's or the text's color uses custom properties or
+`calc()` that do not resolve), `state-cues-unknown` (the link differs by a
+color of 3:1 or more, and its hover and focus cues are not known). A link with
+a non-color cue passes whatever its colors are.
+
 ## Why it matters
 People who cannot perceive the color difference cannot find the links in the text.
 
@@ -39,6 +49,11 @@ People who cannot perceive the color difference cannot find the links in the tex
 ## Passing
 ```html
 <p style="color:#333">Read our <a href="/terms" style="color:#0645ad">terms</a> first.</p>
+```
+
+## Cannot tell
+```html
+<p style="color:#000">Read our <a href="/terms" style="color:#1a73e8;text-decoration:none">terms</a> first.</p>
 ```
 "##,
     ..RuleMeta::BASE
@@ -280,7 +295,7 @@ impl Rule for LinkInTextBlock {
                     el,
                     format!("Check that the link is distinguishable from the text: {why}."),
                 )
-                .with_data(json!({ "reason": "styles-incomplete" }));
+                .with_data(json!({ "reason": reason::STYLES_INCOMPLETE }));
                 continue;
             }
             if has_non_color_cue(page, el, block) {
@@ -294,7 +309,7 @@ impl Rule for LinkInTextBlock {
                     el,
                     "The link or text color cannot be resolved; check that the link is distinguishable.",
                 )
-                .with_data(json!({ "reason": "color-unresolved" }));
+                .with_data(json!({ "reason": reason::COLOR_UNRESOLVED }));
                 continue;
             };
             let ratio = contrast_ratio(link_color.over(Rgba::WHITE), text_color.over(Rgba::WHITE));
@@ -326,7 +341,7 @@ impl Rule for LinkInTextBlock {
                 )
                 .with_data({
                     let mut data = data;
-                    data["reason"] = json!("state-cues-unknown");
+                    data["reason"] = json!(reason::STATE_CUES_UNKNOWN);
                     data
                 });
             }

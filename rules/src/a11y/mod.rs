@@ -94,4 +94,6 @@ crate::rule_modules! { page:
     label_descriptive::LabelDescriptive,
 }
 
+#[cfg(test)]
+mod no_silent_pass;
 mod support;

@@ -3,7 +3,9 @@
 
 use scraper::ElementRef;
 
+use super::support::{cant_tell_because, reason};
 use crate::aria::html::is_html;
+use crate::css::cascade::is_unresolved;
 use crate::css::extent::{content_extent, length, overflow, padding, Bounds};
 use crate::css::Viewport;
 use crate::{Category, Check, Impact, Level, PageContext, Rule, RuleMeta, Visits};
@@ -33,6 +35,17 @@ bounded per character between narrow and wide common fonts, line height between
 padding even at its smallest fails; content that fits even at its largest is
 fine; anything between is reported for review (*cannot tell*).
 
+## No silent pass
+A region it applies to ends passed, failed or "needs review" (cannot tell)
+with the reason in `data.reason`, as in
+[`color-contrast`](color-contrast.md#no-silent-pass): `text-extent` (the
+estimate of the content's size straddles the box's), `size-unresolved` (its
+`height` or `max-height` uses custom properties or `calc()` that do not
+resolve, so the content may overflow it), `styles-incomplete` (a stylesheet the
+page uses could not be loaded). A region that can take focus, or holds
+something that can, passes whatever its size. A `width` that does not resolve
+is taken as its container's, as a percentage is.
+
 ## Why it matters
 Browsers do not all let the keyboard scroll a region that takes no focus, so
 its hidden content is out of reach for people who cannot use a mouse.
@@ -47,6 +60,13 @@ its hidden content is out of reach for people who cannot use a mouse.
 ## Passing
 ```html
 <section style="width: 200px; height: 50px; overflow-y: scroll" tabindex="0" aria-label="Abstract">
+  <p>A long abstract: Web Content Accessibility Guidelines (WCAG) 2.1 covers a wide range of recommendations for making Web content more accessible. Following these guidelines will make content more accessible to a wider range of people with disabilities, including accommodations for blindness and low vision, deafness and hearing loss, and limited movement.</p>
+</section>
+```
+
+## Cannot tell
+```html
+<section style="width: 200px; height: var(--abstract-height); overflow-y: scroll">
   <p>A long abstract: Web Content Accessibility Guidelines (WCAG) 2.1 covers a wide range of recommendations for making Web content more accessible. Following these guidelines will make content more accessible to a wider range of people with disabilities, including accommodations for blindness and low vision, deafness and hearing loss, and limited movement.</p>
 </section>
 ```
@@ -127,7 +147,15 @@ impl Rule for ScrollableRegionFocusable {
         if height.is_some_and(|h| h <= 1.0) || width.is_some_and(|w| w <= 1.0) {
             return;
         }
-        if !sx && height.is_none() {
+        // A height that does not resolve may be any height: the content may
+        // overflow it. (A width that does not resolve is taken as its
+        // container's, like a percentage.)
+        let height_unresolved = sy && height.is_none() && {
+            let s = page.style(el);
+            s.get("height").is_some_and(is_unresolved)
+                || s.get("max-height").is_some_and(is_unresolved)
+        };
+        if !sx && height.is_none() && !height_unresolved {
             // Only vertical scrolling, and no fixed height: the box grows with
             // its content.
             return;
@@ -154,6 +182,16 @@ impl Rule for ScrollableRegionFocusable {
         if !extent.has_content {
             return;
         }
+        // A sheet the page uses is missing: it may size the box otherwise.
+        if let Some(why) = page.styles_incomplete() {
+            cant_tell_because(
+                cx,
+                el,
+                format!("This region scrolls and nothing in it can take keyboard focus; whether its content overflows needs review: {why}."),
+                reason::STYLES_INCOMPLETE,
+            );
+            return;
+        }
         let x = match (sx, width) {
             (false, _) => Some(false),
             (true, Some(w)) => overflows(extent.width, w, pad_x),
@@ -173,13 +211,19 @@ impl Rule for ScrollableRegionFocusable {
                     "This region scrolls, but neither it nor anything inside it can take keyboard focus.",
                 );
             }
+            _ if height_unresolved => cant_tell_because(
+                cx,
+                el,
+                "This region may scroll and nothing in it can take keyboard focus; its height uses custom properties or calc() that cannot be resolved, so check whether its content overflows.",
+                reason::SIZE_UNRESOLVED,
+            ),
             (Some(false), Some(false)) => {}
-            _ => {
-                cx.cant_tell(
-                    el,
-                    "This region may scroll (overflow auto or scroll) and nothing in it can take keyboard focus; check whether its content overflows.",
-                );
-            }
+            _ => cant_tell_because(
+                cx,
+                el,
+                "This region may scroll (overflow auto or scroll) and nothing in it can take keyboard focus; check whether its content overflows.",
+                reason::TEXT_EXTENT,
+            ),
         }
     }
 }
@@ -196,6 +240,8 @@ mod tests {
         let pass = [
             format!("<section style='height:100px;width:500px;overflow:scroll' tabindex=0><p>{LONG}</p></section>"),
             format!("<section style='height:100px;width:500px;overflow:auto'><a href=/>Top</a><p>{LONG}</p></section>"),
+            // Focusable: passes whatever its unresolved height is.
+            format!("<section style='height:var(--h);overflow:auto' tabindex=0><p>{LONG}</p></section>"),
         ];
         let pass_inapplicable = [
             format!("<section style='height:100px;width:500px'><p>{LONG}</p></section>"),
@@ -203,15 +249,19 @@ mod tests {
             "<section style='height:95px;width:500px;overflow:auto'><p>Short text</p></section>".to_string(),
             "<section style='height:20px;width:500px;overflow-x:scroll'><div style='width:1000px;height:1px'></div></section>".to_string(),
             format!("<div style='overflow:auto'><p>{LONG}</p></div>"),
+            // A resolved custom property is a known height the content fits.
+            "<section style='--h:95px;height:var(--h);width:500px;overflow:auto'><p>Short text</p></section>".to_string(),
             "<iframe src=/a width=500 height=200 style='overflow:scroll'></iframe>".to_string(),
         ];
         let fail = [
             format!("<section style='height:100px;width:500px;overflow-y:scroll'><h1>Abstract</h1><p>{LONG} {LONG}</p></section>"),
             "<style>section{height:100px;width:400px;overflow-y:auto;white-space:nowrap}section>img{display:inline-block;width:80px}</style><section><img src=a.png alt=A><img src=a.png alt=B><img src=a.png alt=C><img src=a.png alt=D><img src=a.png alt=E><img src=a.png alt=F></section>".to_string(),
         ];
-        let cant = [format!(
-            "<section style='height:210px;width:530px;overflow:scroll;padding:30px 0 30px 30px'><div>{LONG} {LONG}</div></section>"
-        )];
+        let cant = [
+            format!("<section style='height:210px;width:530px;overflow:scroll;padding:30px 0 30px 30px'><div>{LONG} {LONG}</div></section>"),
+            format!("<section style='height:var(--h);width:500px;overflow-y:auto'><p>{LONG}</p></section>"),
+            format!("<section style='max-height:calc(100vh - 10em);overflow:auto'><p>{LONG}</p></section>"),
+        ];
         RuleTester::new(&ScrollableRegionFocusable)
             .pass(&pass.iter().map(|h| ("section", h.as_str())).collect::<Vec<_>>())
         .inapplicable(&pass_inapplicable.iter().map(String::as_str).collect::<Vec<_>>())

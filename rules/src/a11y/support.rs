@@ -74,3 +74,49 @@ mod tests {
         }
     }
 }
+
+/// Why a rule built on the cascade or on layout bounds cannot tell: the
+/// `data.reason` of its cant-tell findings, one vocabulary for every such rule
+/// so the report's notes count them alike (see `color-contrast`'s docs, "No
+/// silent pass").
+pub(crate) mod reason {
+    /// A stylesheet the page uses could not be loaded, or went over the caps.
+    pub(crate) const STYLES_INCOMPLETE: &str = "styles-incomplete";
+    /// The text color uses `var()` or `calc()` that does not resolve.
+    pub(crate) const TEXT_COLOR_UNRESOLVED: &str = "text-color-unresolved";
+    /// A link's or its text's color does not resolve.
+    pub(crate) const COLOR_UNRESOLVED: &str = "color-unresolved";
+    /// A background color on the way down does not resolve.
+    pub(crate) const BACKGROUND_COLOR_UNRESOLVED: &str = "background-color-unresolved";
+    /// A size (`width`, `height`, their minimum or maximum, `padding`) uses
+    /// `var()` or a math function that does not resolve.
+    pub(crate) const SIZE_UNRESOLVED: &str = "size-unresolved";
+    /// A rotation under an orientation query uses `var()` or `calc()` that
+    /// does not resolve.
+    pub(crate) const ROTATION_UNRESOLVED: &str = "rotation-unresolved";
+    /// A `transform` scales the element or an ancestor: sizes drawn differ
+    /// from sizes declared.
+    pub(crate) const TRANSFORM: &str = "transform";
+    /// The room text takes is only estimated (font metrics, wrapping), and
+    /// the estimate straddles the box's size.
+    pub(crate) const TEXT_EXTENT: &str = "text-extent";
+    /// An `outline` uses custom properties that do not resolve: it may be
+    /// removed or drawn.
+    pub(crate) const OUTLINE_UNRESOLVED: &str = "outline-unresolved";
+    /// A script's focus handler may draw the focus indicator.
+    pub(crate) const FOCUS_HANDLER: &str = "focus-handler";
+    /// A link's hover and focus cues are not known.
+    pub(crate) const STATE_CUES_UNKNOWN: &str = "state-cues-unknown";
+}
+
+/// Records a cant-tell on `el` with `message` and the reason in `data.reason`
+/// (see [`reason`]).
+pub(crate) fn cant_tell_because(
+    cx: &mut Check<'_, '_>,
+    el: ElementRef<'_>,
+    message: impl Into<String>,
+    why: &str,
+) {
+    cx.cant_tell(el, message)
+        .with_data(serde_json::json!({ "reason": why }));
+}

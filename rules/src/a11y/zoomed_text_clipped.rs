@@ -3,7 +3,9 @@
 
 use scraper::ElementRef;
 
+use super::support::{cant_tell_because, reason};
 use crate::aria::html::is_html;
+use crate::css::cascade::is_unresolved;
 use crate::css::extent::{content_extent, length, line_height, overflow, padding, Bounds};
 use crate::css::Viewport;
 use crate::{Category, Check, Impact, Level, PageContext, Rule, RuleMeta, Visits};
@@ -36,6 +38,16 @@ size): text that cannot fit even at its smallest fails, text that fits even at
 its largest passes, anything between is reported for review (*cannot tell*).
 Boxes that scroll instead (`overflow: auto`) are fine.
 
+## No silent pass
+A box it applies to ends passed, failed or "needs review" (cannot tell) with
+the reason in `data.reason`, as in
+[`color-contrast`](color-contrast.md#no-silent-pass): `text-extent` (the
+estimate of the text's size straddles the box's), `size-unresolved` (a
+`height` or `max-height`, or the `width` of text kept on one line, uses custom
+properties or `calc()` that do not resolve, so the box may be any size), `styles-incomplete` (a stylesheet the
+page uses could not be loaded). Text already cut off by a size that is known
+fails whatever the unresolved one is.
+
 ## Why it matters
 People with low vision zoom text; a fixed-size box that hides its overflow cuts
 the zoomed text off where nobody can reach it.
@@ -48,6 +60,11 @@ the zoomed text off where nobody can reach it.
 ## Passing
 ```html
 <div style="overflow: hidden; min-height: 1.5em">Once upon a midnight dreary, while I pondered, weak and weary, over many a quaint and curious volume of forgotten lore, while I nodded, nearly napping, suddenly there came a tapping.</div>
+```
+
+## Cannot tell
+```html
+<div style="overflow: hidden; height: var(--panel-height)">Once upon a midnight dreary, while I pondered, weak and weary, over many a quaint and curious volume of forgotten lore, while I nodded, nearly napping, suddenly there came a tapping.</div>
 ```
 "#,
     ..RuleMeta::BASE
@@ -64,6 +81,16 @@ fn fixed(cx: &PageContext<'_>, el: ElementRef<'_>, prop: &str) -> Option<f32> {
             .get(&format!("max-{prop}"))
             .and_then(|v| length(v, fs, VP))
     })
+}
+
+/// Whether `prop` or `max-prop` is declared with `var()` or a math function
+/// that does not resolve in the zoomed styles.
+fn unresolved(cx: &PageContext<'_>, el: ElementRef<'_>, prop: &str) -> bool {
+    let style = cx.zoomed_style(el);
+    style.get(prop).is_some_and(is_unresolved)
+        || style
+            .get(&format!("max-{prop}"))
+            .is_some_and(is_unresolved)
 }
 
 /// Whether content of `need` is cut off by a box of `size` plus `pad` padding:
@@ -123,6 +150,16 @@ impl Rule for ZoomedTextClipped {
         if !has_text {
             return;
         }
+        // A sheet the page uses is missing: it may size the box otherwise.
+        if let Some(why) = page.styles_incomplete() {
+            cant_tell_because(
+                cx,
+                el,
+                format!("At 200% zoom this box clips its overflow; whether its text fits needs review: {why}."),
+                reason::STYLES_INCOMPLETE,
+            );
+            return;
+        }
         let pad = padding(style, VP);
         let width = fixed(page, el, "width");
         // A box collapsed to nothing (`max-height: 0` of a closed accordion
@@ -164,7 +201,16 @@ impl Rule for ZoomedTextClipped {
         let ellipsis = style
             .get("text-overflow")
             .is_some_and(|v| v.contains("ellipsis"));
-        let x = if cx_ && !ellipsis {
+        // Across, only text kept on one line depends on the width: wrapping
+        // text takes an unknown width like a percentage, as its container's.
+        let one_line = style
+            .get("white-space")
+            .is_some_and(|v| matches!(v, "nowrap" | "pre"));
+        let width_unknown = one_line && unresolved(page, el, "width");
+        let x = if cx_ && !ellipsis && width_unknown {
+            // The box may be wider or narrower than any container.
+            None
+        } else if cx_ && !ellipsis {
             match width {
                 Some(w) => clipped(extent.width, w, pad[1] + pad[3]),
                 // An auto width fills its container: only content wider than
@@ -175,6 +221,10 @@ impl Rule for ZoomedTextClipped {
         } else {
             Some(false)
         };
+        // A size that does not resolve may be any size, in an axis that clips
+        // and that the fixed sizes known do not already show is cut.
+        let unknown_axis = (cy_ && y != Some(true) && unresolved(page, el, "height"))
+            || (cx_ && !ellipsis && width_unknown);
         match (x, y) {
             (Some(true), _) | (_, Some(true)) => {
                 cx.fail(
@@ -182,13 +232,19 @@ impl Rule for ZoomedTextClipped {
                     "At 200% zoom this box hides the overflow of text that does not fit in it.",
                 );
             }
+            _ if unknown_axis => cant_tell_because(
+                cx,
+                el,
+                "At 200% zoom this box clips its overflow and its size uses custom properties or calc() that cannot be resolved; check it zoomed.",
+                reason::SIZE_UNRESOLVED,
+            ),
             (Some(false), Some(false)) => cx.pass(),
-            _ => {
-                cx.cant_tell(
-                    el,
-                    "At 200% zoom this box may cut off its text (overflow hidden with a fixed size); check it zoomed.",
-                );
-            }
+            _ => cant_tell_because(
+                cx,
+                el,
+                "At 200% zoom this box may cut off its text (overflow hidden with a fixed size); check it zoomed.",
+                reason::TEXT_EXTENT,
+            ),
         }
     }
 }
@@ -209,6 +265,8 @@ mod tests {
             format!("<div style='overflow:hidden;height:16px;line-height:16px;font-size:16px'>{POEM}</div>"),
             format!("<div style='overflow:hidden;height:2em'><div style='overflow:auto;height:2em'>{POEM}</div></div>"),
             "<div style='overflow:hidden;height:40px'>Short</div>".to_string(),
+            // A custom property that resolves is known.
+            "<div style='--h:40px;overflow:hidden;height:var(--h)'>Short</div>".to_string(),
         ];
         let pass_inapplicable = [
             format!("<div style='overflow:auto;height:1.5em'>{POEM}</div>"),
@@ -222,10 +280,15 @@ mod tests {
             format!("<style>@media screen and (max-width:640px){{.c{{height:1.5em;overflow:hidden}}}}</style><div class=c>{POEM}</div>"),
             format!("<div style='overflow-y:hidden;height:10px;white-space:nowrap;text-overflow:ellipsis'>{POEM}</div>"),
             format!("<div style='overflow-x:hidden;white-space:nowrap;width:50px;height:16px;line-height:16px'>{POEM}</div>"),
+            // Cut off in height whatever the unresolved width is.
+            format!("<div style='overflow:hidden;height:1.5em;font-size:16px;width:var(--w)'>{POEM}</div>"),
         ];
-        let cant = [format!(
-            "<div style='overflow:hidden;height:60px;width:600px'>{POEM}</div>"
-        )];
+        let cant = [
+            format!("<div style='overflow:hidden;height:60px;width:600px'>{POEM}</div>"),
+            format!("<div style='overflow:hidden;height:var(--h)'>{POEM}</div>"),
+            format!("<div style='overflow:hidden;max-height:calc(100vh - 4em)'>{POEM}</div>"),
+            format!("<div style='overflow-x:hidden;white-space:nowrap;width:var(--w)'>{POEM}</div>"),
+        ];
         RuleTester::new(&ZoomedTextClipped)
             .pass(&pass.iter().map(|h| ("div", h.as_str())).collect::<Vec<_>>())
         .inapplicable(&pass_inapplicable.iter().map(String::as_str).collect::<Vec<_>>())

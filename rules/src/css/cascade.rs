@@ -179,6 +179,14 @@ impl ComputedStyle {
             .map(|(_, v)| &**v)
     }
 
+    /// `value` with each `var()` replaced by this element's custom properties
+    /// (or the reference's fallback), as the cascade substitutes them; `None`
+    /// when one does not resolve. For rules that read declarations outside the
+    /// computed cascade (`:focus` rules, for one).
+    pub fn resolve_vars(&self, value: &str) -> Option<String> {
+        substitute_vars(value, &self.vars)
+    }
+
     /// `font-weight` at least 700.
     pub fn is_bold(&self) -> bool {
         self.font_weight >= 700
@@ -1675,8 +1683,7 @@ fn compute_one(
     for (name, p, value) in &deferred {
         // An unresolvable var() makes the declaration invalid at computed-value time:
         // the property is then unknown (`unset`).
-        let substituted =
-            substitute_vars(value, &vars).unwrap_or_else(|| "unset-unknown".to_string());
+        let substituted = substitute_vars(value, &vars).unwrap_or_else(|| UNRESOLVED.to_string());
         for (n, val) in expand(name, &substituted) {
             let Some(id) = prop_id(&n) else {
                 continue;
@@ -1960,6 +1967,22 @@ fn expand(name: &str, value: &str) -> Vec<(String, String)> {
         ],
         _ => vec![(name.to_string(), lower)],
     }
+}
+
+/// The value a kept property gets when its `var()` does not resolve: the
+/// declaration is invalid at computed-value time and the value unknown.
+pub const UNRESOLVED: &str = "unset-unknown";
+
+/// Whether a declared value cannot be known statically: an unresolved `var()`
+/// ([`UNRESOLVED`]) or a math function (`calc()`, `min()`, `max()`,
+/// `clamp()`) the cascade does not evaluate. Rules built on the cascade report
+/// *cannot tell* for such a value where it could change their answer.
+pub fn is_unresolved(value: &str) -> bool {
+    let v = value.trim();
+    v == UNRESOLVED
+        || ["calc(", "min(", "max(", "clamp(", "var(", "env("]
+            .iter()
+            .any(|f| v.contains(f))
 }
 
 /// A length in CSS pixels, assuming 16px fonts and a 1280×1024 viewport for
