@@ -2232,6 +2232,49 @@ mod tests {
     }
 
     #[test]
+    fn imported_sheets_keep_the_layer_order_their_importers_declared() {
+        // main.css: `@layer a, b; @import url(b.css) layer(b); @layer a {…}`,
+        // and a `<style>` importing y.css into layer y after `@layer x, y;`.
+        let style = "@layer x, y; @import url(y.css) layer(y); @layer x { #s { color: #000 } }";
+        let doc =
+            Html::parse_document(&format!("<style>{style}</style><p id=n>x</p><p id=s>x</p>"));
+        let sheet = |url: &str, text: &str, layer: &str, before: &[&str]| Stylesheet {
+            url: url.into(),
+            text: text.into(),
+            layer: (!layer.is_empty()).then(|| layer.to_string()),
+            layers_before: before.iter().map(|l| l.to_string()).collect(),
+            ..Default::default()
+        };
+        let mut y = sheet(
+            "https://e.test/y.css",
+            "#s { color: #999 }",
+            "y",
+            &["x", "y"],
+        );
+        y.style_element = Some(crate::css::style_key(style));
+        let linked = [
+            sheet(
+                "https://e.test/b.css",
+                "#n { color: #999 }",
+                "b",
+                &["a", "b"],
+            ),
+            sheet(
+                "https://e.test/main.css",
+                "@layer a, b; @import url(b.css) layer(b); @layer a { #n { color: #000 } }",
+                "",
+                &[],
+            ),
+            y,
+        ];
+        let st = Styles::compute(&doc, &linked);
+        for id in ["#n", "#s"] {
+            let color = style_of(&doc, &st, id).color.map(|c| c.to_hex());
+            assert_eq!(color.as_deref(), Some("#999999"), "{id}");
+        }
+    }
+
+    #[test]
     fn ancestor_hints_skip_only_impossible_rules() {
         // Hints are kept hashed; compare with the hashes of the expected names.
         let hints = |selector: &str| ancestor_hints(selector);
