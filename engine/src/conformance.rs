@@ -479,7 +479,7 @@ fn linked_stylesheets(dir: &Path, body: &str, page_url: &url::Url) -> Vec<Styles
                 url: format!(
                     "https://www.w3.org/WAI/content-assets/wcag-act-rules/test-assets/{rest}"
                 ),
-                text,
+                text: text.into(),
                 media: link.media,
                 ..Default::default()
             });
@@ -774,7 +774,7 @@ mod tests {
             &url::Url::parse("https://www.w3.org/WAI/testcases/x.html").unwrap(),
         );
         assert_eq!(sheets.len(), 1);
-        assert_eq!(sheets[0].text, "p { color: red }");
+        assert_eq!(&*sheets[0].text, "p { color: red }");
         assert_eq!(sheets[0].media.as_deref(), Some("screen"));
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -98,7 +98,7 @@ pub fn css_cascade(data: &[u8]) {
     let doc = dom::parse_document(DOC);
     let linked = [Stylesheet {
         url: "https://fuzz.example/style.css".into(),
-        text: text.to_string(),
+        text: text.as_ref().into(),
         media: None,
         ..Default::default()
     }];

@@ -32,7 +32,7 @@ fn pages(scale: usize) -> Vec<(&'static str, Page)> {
     let mut page = Page::from_html("https://example.com/css", &doc(divs));
     page.stylesheets.push(Stylesheet {
         url: "https://example.com/s.css".into(),
-        text: rules,
+        text: rules.into(),
         media: None,
         ..Default::default()
     });

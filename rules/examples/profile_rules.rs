@@ -120,7 +120,7 @@ fn main() {
         .filter_map(|p| {
             Some(sitescan_rules::Stylesheet {
                 url: format!("http://corpus.test/{p}"),
-                text: std::fs::read_to_string(p).ok()?,
+                text: std::fs::read_to_string(p).ok()?.into(),
                 media: None,
                 ..Default::default()
             })

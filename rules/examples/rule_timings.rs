@@ -122,7 +122,7 @@ fn file(path: &Path) -> Result<(), String> {
         if let Ok(text) = std::fs::read_to_string(dir.join(&href)) {
             page.stylesheets.push(Stylesheet {
                 url: href,
-                text,
+                text: text.into(),
                 media,
                 ..Default::default()
             });

@@ -471,7 +471,8 @@ impl<'p> PageContext<'p> {
     }
 
     /// The page's author stylesheets as the cascade reads them: the text of each
-    /// `<style>` element in document order, then each linked sheet's, with
+    /// `<style>` element in document order (each after the sheets it
+    /// imports), then each linked sheet's, with
     /// what was left of the page's caps on style rules and selectors when it
     /// was read. Sheets past the page's cap on stylesheets are left out.
     ///
@@ -491,13 +492,18 @@ impl<'p> PageContext<'p> {
                 .map(|e| e.text().collect::<String>())
                 .collect()
         });
-        let linked = self.page.stylesheets.iter().map(|s| s.text.as_str());
-        inline
-            .iter()
-            .map(String::as_str)
-            .chain(linked)
-            .zip(admitted.iter().copied())
-            .collect()
+        use crate::css::cascade::{author_order, AuthorSheet};
+        author_order(
+            inline.iter().map(|t| (t.as_str(), None)),
+            &self.page.stylesheets,
+        )
+        .into_iter()
+        .map(|sheet| match sheet {
+            AuthorSheet::Style(text, _) => text,
+            AuthorSheet::Fetched(sheet) => &*sheet.text,
+        })
+        .zip(admitted.iter().copied())
+        .collect()
     }
 
     /// Why the page's computed styles may not be what a browser computes,

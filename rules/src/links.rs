@@ -269,14 +269,42 @@ pub struct PrePass {
     pub stylesheets: Vec<StylesheetRef>,
     /// As [`subresource_refs`] returns them (empty unless asked for).
     pub subresources: Vec<SubresourceRef>,
+    /// The `<style>` elements that hold an `@import`, in document order:
+    /// the engine follows their imports as it follows linked sheets'.
+    pub importing_styles: Vec<InlineStyleRef>,
+}
+
+/// A `<style>` element that holds an `@import`, found by [`prepass`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InlineStyleRef {
+    /// Its text.
+    pub text: String,
+    /// Its `media` attribute, if any.
+    pub media: Option<String>,
+    /// The base URL in force, which its imports resolve against.
+    pub base: Url,
 }
 
 /// Runs the start-tag pre-pass once: the stylesheet links of [`stylesheet_hrefs`]
 /// and, with `with_subresources`, the subresources of [`subresource_refs`].
 pub fn prepass(html: &str, page_url: &Url, with_subresources: bool) -> PrePass {
     let mut stylesheets = Vec::new();
+    let mut importing_styles = Vec::new();
     let mut subresources = Subresources::default();
     scan_start_tags(html, page_url, |tag, base| {
+        if tag.name == "style"
+            && tag
+                .text
+                .as_bytes()
+                .windows(7)
+                .any(|w| w.eq_ignore_ascii_case(b"@import"))
+        {
+            importing_styles.push(InlineStyleRef {
+                text: tag.text.clone(),
+                media: tag.attr("media").map(str::to_string),
+                base: base.clone(),
+            });
+        }
         if tag.name == "link" {
             let rel = tag.attr("rel").unwrap_or("");
             if rel_tokens_have(rel, "stylesheet") && !rel_tokens_have(rel, "alternate") {
@@ -295,6 +323,7 @@ pub fn prepass(html: &str, page_url: &Url, with_subresources: bool) -> PrePass {
     PrePass {
         stylesheets,
         subresources: subresources.finish(),
+        importing_styles,
     }
 }
 

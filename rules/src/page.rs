@@ -3,6 +3,8 @@
 //! The parsed document is not stored here; [`crate::PageContext`] parses once and
 //! owns the DOM for exactly as long as the rules of that page run.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use url::Url;
 
@@ -35,8 +37,9 @@ pub struct Hop {
 pub struct Stylesheet {
     /// Where it came from.
     pub url: String,
-    /// Its text.
-    pub text: String,
+    /// Its text, shared with the engine's per-scan sheet cache (the pages
+    /// linking one sheet hold one copy of it).
+    pub text: Arc<str>,
     /// The `media` attribute of the `<link>` that loaded it (or that loaded
     /// the sheet importing it), if any.
     pub media: Option<String>,
@@ -49,6 +52,17 @@ pub struct Stylesheet {
     /// it in, dotted; anonymous layers carry a name no author can write.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layer: Option<String>,
+    /// For an imported sheet: the cascade layers the sheets importing it
+    /// declared (`@layer a, b;`) ahead of the `@import`, dotted. They come
+    /// before the sheet's own layers in the page's layer order, which is
+    /// fixed by first appearance.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub layers_before: Vec<String>,
+    /// For a sheet a `<style>` element imports: the element's
+    /// [`crate::css::style_key`]. The cascade places the sheet just before
+    /// that element's own rules; `None` for sheets of linked chains.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub style_element: Option<u64>,
 }
 
 /// A stylesheet the page uses that the engine could not load: its styles

@@ -108,17 +108,17 @@ impl RuleTester {
     /// loads them: `sheets` holds the texts by absolute URL (a URL not in it
     /// answers `HTTP 404`; one whose text is [`UNREACHABLE`] does not
     /// answer), `@import` chains are followed by the engine's
-    /// [`crate::css::ImportWalk`], and at most `max_sheets` sheets are
+    /// [`crate::css::ImportWalk`] (those of `<style>` elements too), and at most `max_sheets` sheets are
     /// fetched in all.
     pub fn page_with_sheets(html: &str, sheets: &[(&str, &str)], max_sheets: usize) -> Page {
         let mut page = Self::page(html);
         let text_of = |url: &url::Url| match sheets.iter().find(|(u, _)| *u == url.as_str()) {
             Some((_, t)) if *t == UNREACHABLE => Err((None, "connection refused".to_string())),
-            Some((_, t)) => Ok((*t).to_string()),
+            Some((_, t)) => Ok(std::sync::Arc::from(*t)),
             None => Err((Some(404), "HTTP 404".to_string())),
         };
-        let links = crate::links::prepass(&page.body, &page.final_url, false).stylesheets;
-        for link in links {
+        let prepass = crate::links::prepass(&page.body, &page.final_url, false);
+        for link in prepass.stylesheets {
             if page.stylesheets.len() >= max_sheets {
                 page.stylesheets_skipped += 1;
                 continue;
@@ -140,6 +140,25 @@ impl RuleTester {
                 bytes: usize::MAX,
             };
             let walk = crate::css::ImportWalk::new(link.url, link.media, text, room).run(text_of);
+            page.stylesheets.extend(walk.sheets);
+            page.stylesheets_missing.extend(walk.missing);
+            page.stylesheets_skipped += walk.skipped;
+        }
+        for style in prepass.importing_styles {
+            if !crate::css::media_may_apply(style.media.as_deref()) {
+                continue;
+            }
+            let room = crate::css::Room {
+                sheets: max_sheets.saturating_sub(page.stylesheets.len()),
+                bytes: usize::MAX,
+            };
+            let walk = crate::css::ImportWalk::for_style_element(
+                style.base,
+                style.media,
+                style.text.into(),
+                room,
+            )
+            .run(text_of);
             page.stylesheets.extend(walk.sheets);
             page.stylesheets_missing.extend(walk.missing);
             page.stylesheets_skipped += walk.skipped;

@@ -992,7 +992,7 @@ fn self_scan(url: &str, answer: &Answer, css: &str) -> Vec<String> {
         .collect();
     page.stylesheets = vec![Stylesheet {
         url: format!("{url}assets/app.css"),
-        text: css.to_string(),
+        text: css.into(),
         media: None,
         ..Default::default()
     }];

@@ -57,6 +57,7 @@ mod api_reference;
 mod api_support;
 mod budget;
 mod cascade;
+mod cascade_imports;
 mod cli;
 mod conformance;
 mod contract;

@@ -33,6 +33,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use chrono::Utc;
+use sitescan_rules::css::ImportWalk;
 use sitescan_rules::links::{self, PageLinks};
 use sitescan_rules::resources::{ResourceKind, Subresource};
 use sitescan_rules::site::{
@@ -84,11 +85,13 @@ const MAX_KEPT_STYLESHEET_BYTES: usize = 64 * 1024 * 1024;
 /// longer stylesheet is used up to the cap, as pages are; one cut short by the
 /// network is not used at all.
 const MAX_STYLESHEET_BYTES: u64 = 2 * 1024 * 1024;
-/// Stylesheet text one page may hold in all (linked and imported sheets):
-/// each page gets its own copy of its sheets' texts, so with
-/// `budget.max_stylesheets` sheets of up to [`MAX_STYLESHEET_BYTES`] each it
-/// is this that bounds a page's memory. Sheets past it are counted as not
-/// fetched, as sheets past the count are.
+/// Stylesheet text one page may use in all (linked and imported sheets): the
+/// texts are shared with the scan's sheet cache, but a sheet let go from it
+/// (see [`MAX_KEPT_STYLESHEET_BYTES`]) lives as long as its page, and the
+/// cascade compiles what a page uses, so with `budget.max_stylesheets` sheets
+/// of up to [`MAX_STYLESHEET_BYTES`] each it is this that bounds a page's
+/// memory. Sheets past it are counted as not fetched, as sheets past the
+/// count are.
 const MAX_PAGE_STYLESHEET_BYTES: usize = 40 * 1024 * 1024;
 
 /// Pages started ahead of the oldest unfinished one, per concurrency slot
@@ -108,7 +111,9 @@ fn origin_key(url: &Url) -> String {
 
 /// A stylesheet's text, or why it could not be loaded: the status the server
 /// answered (if it did) and the reason (see [`MissingStylesheet::new`]).
-type StyleText = std::result::Result<Arc<String>, (Option<u16>, String)>;
+/// The text is shared with the pages that use the sheet ([`Stylesheet::text`]):
+/// none holds a copy of its own.
+type StyleText = std::result::Result<Arc<str>, (Option<u16>, String)>;
 type StyleCell = Arc<OnceCell<StyleText>>;
 
 /// Counts of the stylesheets a scan fetched (see [`crate::report::CrawlStats`]).
@@ -1669,7 +1674,7 @@ async fn stylesheet(shared: &Arc<Shared>, url: &Url, imported: bool) -> StyleTex
                 checker.seed_facts(url, facts_from_fetched(&got)).await;
             }
             let text = match (&got.error, got.status) {
-                (None, 200..=299) => Arc::new(String::from_utf8_lossy(&got.body).into_owned()),
+                (None, 200..=299) => Arc::<str>::from(String::from_utf8_lossy(&got.body)),
                 (Some(e), _) => {
                     counts.failed.fetch_add(1, Ordering::Relaxed);
                     return Err((None, e.to_string()));
@@ -1706,6 +1711,16 @@ struct PageSheets {
     bytes: usize,
 }
 
+impl PageSheets {
+    /// What the page may still load, with at most `most` sheets in all.
+    fn room(&self, most: usize) -> sitescan_rules::css::Room {
+        sitescan_rules::css::Room {
+            sheets: most.saturating_sub(self.sheets.len()),
+            bytes: MAX_PAGE_STYLESHEET_BYTES.saturating_sub(self.bytes),
+        }
+    }
+}
+
 /// Loads a linked sheet and the sheets it imports (see
 /// [`sitescan_rules::css::ImportWalk`]), each fetched once per scan through
 /// [`stylesheet`]: the same polite, guarded fetch path and caps as linked
@@ -1726,15 +1741,35 @@ async fn load_sheet(
             return;
         }
     };
-    let room = sitescan_rules::css::Room {
-        sheets: most.saturating_sub(out.sheets.len()),
-        bytes: MAX_PAGE_STYLESHEET_BYTES.saturating_sub(out.bytes),
-    };
-    let mut walk =
-        sitescan_rules::css::ImportWalk::new(link.url, link.media, text.as_str().to_string(), room);
+    let walk = ImportWalk::new(link.url, link.media, text, out.room(most));
+    walk_imports(shared, walk, out).await;
+}
+
+/// Follows the `@import`s of a `<style>` element as [`load_sheet`] follows a
+/// linked sheet's: the imported sheets are appended to `out`, marked for the
+/// cascade to place before the element (the element itself is read from
+/// the document).
+async fn load_style_imports(
+    shared: &Arc<Shared>,
+    style: links::InlineStyleRef,
+    most: usize,
+    out: &mut PageSheets,
+) {
+    // A print-only `<style>` changes nothing the rules judge.
+    if !sitescan_rules::css::media_may_apply(style.media.as_deref()) {
+        return;
+    }
+    let walk =
+        ImportWalk::for_style_element(style.base, style.media, style.text.into(), out.room(most));
+    walk_imports(shared, walk, out).await;
+}
+
+/// Runs an import walk, each sheet fetched once per scan through
+/// [`stylesheet`], and appends what it came to to `out`.
+async fn walk_imports(shared: &Arc<Shared>, mut walk: ImportWalk, out: &mut PageSheets) {
     while let Some(url) = walk.next_fetch() {
         let text = stylesheet(shared, &url, true).await;
-        walk.fetched(text.map(|t| t.as_str().to_string()));
+        walk.fetched(text);
     }
     out.bytes += walk.sheets.iter().map(|s| s.text.len()).sum::<usize>();
     out.sheets.append(&mut walk.sheets);
@@ -1776,6 +1811,10 @@ async fn page_of(shared: &Arc<Shared>, mut fetched: Fetched, depth: u32) -> Page
             continue;
         }
         load_sheet(shared, link, most, &mut loaded).await;
+    }
+    // `@import`s in `<style>` elements, through the same path and caps.
+    for style in refs.importing_styles {
+        load_style_imports(shared, style, most, &mut loaded).await;
     }
     let PageSheets {
         sheets: stylesheets,
@@ -2124,6 +2163,21 @@ mod tests {
         })
     }
 
+    /// The start page of `server` fetched and loaded twice in one scan
+    /// (`shared`), as two pages linking the same sheets would be.
+    async fn start_page_twice(shared: &Arc<Shared>, server: &FixtureServer) -> [Page; 2] {
+        let url = Url::parse(&server.url()).unwrap();
+        let mut pages = Vec::new();
+        for _ in 0..2 {
+            let fetched = shared
+                .fetcher
+                .get(&url, BodyPolicy::HtmlOnly, 1 << 20, &|_: &Url| None)
+                .await;
+            pages.push(page_of(shared, fetched, 0).await);
+        }
+        pages.try_into().unwrap()
+    }
+
     #[tokio::test]
     async fn pages_get_their_linked_stylesheets_fetched_once_per_scan() {
         let server = FixtureServer::start(site_dir("basic")).await.unwrap();
@@ -2132,13 +2186,13 @@ mod tests {
             rate_per_host: 100.0,
             ..ScanConfig::default()
         });
-        let url = Url::parse(&server.url()).unwrap();
-        for _ in 0..2 {
-            let fetched = shared
-                .fetcher
-                .get(&url, BodyPolicy::HtmlOnly, 1 << 20, &|_: &Url| None)
-                .await;
-            let page = page_of(&shared, fetched, 0).await;
+        let pages = start_page_twice(&shared, &server).await;
+        // One text, shared by the scan's cache and both pages.
+        assert!(Arc::ptr_eq(
+            &pages[0].stylesheets[0].text,
+            &pages[1].stylesheets[0].text
+        ));
+        for page in pages {
             assert_eq!(page.stylesheets.len(), 1);
             assert_eq!(page.stylesheets[0].url, server.url_for("/style.css"));
             assert!(page.stylesheets[0]
@@ -2182,13 +2236,7 @@ mod tests {
             rate_per_host: 100.0,
             ..ScanConfig::default()
         });
-        let url = Url::parse(&server.url()).unwrap();
-        for _ in 0..2 {
-            let fetched = shared
-                .fetcher
-                .get(&url, BodyPolicy::HtmlOnly, 1 << 20, &|_: &Url| None)
-                .await;
-            let page = page_of(&shared, fetched, 0).await;
+        for page in start_page_twice(&shared, &server).await {
             let got: Vec<(&str, &[String])> = page
                 .stylesheets
                 .iter()
@@ -2237,13 +2285,7 @@ mod tests {
         };
         // Room for no sheet at all: each serves its page and is let go.
         let shared = shared_keeping(config, 10);
-        let url = Url::parse(&server.url()).unwrap();
-        for _ in 0..2 {
-            let fetched = shared
-                .fetcher
-                .get(&url, BodyPolicy::HtmlOnly, 1 << 20, &|_: &Url| None)
-                .await;
-            let page = page_of(&shared, fetched, 0).await;
+        for page in start_page_twice(&shared, &server).await {
             assert_eq!(page.stylesheets.len(), 1);
         }
         assert_eq!(server.count("/style.css"), 2);

@@ -665,6 +665,8 @@ struct Source {
     media: Vec<String>,
     /// The cascade layer an `@import … layer(…)` put the whole sheet in.
     layer: Option<String>,
+    /// [`Stylesheet::layers_before`].
+    layers_before: Vec<String>,
 }
 
 impl Source {
@@ -693,7 +695,13 @@ impl SheetBudget {
 
     /// Compiles (or takes from the cache) one more sheet of the page, within
     /// what is left; `None` once the page has its most sheets.
-    fn source(&mut self, text: &str, media: Vec<String>, layer: Option<String>) -> Option<Source> {
+    fn source(
+        &mut self,
+        text: &str,
+        media: Vec<String>,
+        layer: Option<String>,
+        layers_before: Vec<String>,
+    ) -> Option<Source> {
         if self.sheets == 0 {
             self.hit(Limit::Stylesheets);
             return None;
@@ -727,6 +735,7 @@ impl SheetBudget {
             origin: 1,
             media,
             layer,
+            layers_before,
         })
     }
 }
@@ -749,6 +758,7 @@ fn sources(
         origin: 0,
         media: Vec::new(),
         layer: None,
+        layers_before: Vec::new(),
     }];
     let mut left = SheetBudget {
         sheets: budget.max_stylesheets,
@@ -757,33 +767,92 @@ fn sources(
         hit: Vec::new(),
         admitted: Vec::new(),
     };
-    for el in doc
+    let styles = doc
         .root_element()
         .descendants()
         .filter_map(ElementRef::wrap)
-    {
-        if el.value().name() == "style" {
-            let text: String = el.text().collect();
-            let media = crate::dom::attr(el, "media").map(str::to_string);
-            match left.source(&text, media.into_iter().collect(), None) {
-                Some(source) => out.push(source),
-                None => break,
+        .filter(|el| el.value().name() == "style")
+        .map(|el| (el.text().collect::<String>(), crate::dom::attr(el, "media")));
+    for sheet in author_order(styles, linked) {
+        let source = match sheet {
+            AuthorSheet::Style(text, media) => left.source(
+                &text,
+                media.map(str::to_string).into_iter().collect(),
+                None,
+                Vec::new(),
+            ),
+            AuthorSheet::Fetched(sheet) => {
+                let media = sheet
+                    .media
+                    .iter()
+                    .chain(&sheet.import_media)
+                    .cloned()
+                    .collect();
+                left.source(
+                    &sheet.text,
+                    media,
+                    sheet.layer.clone(),
+                    sheet.layers_before.clone(),
+                )
             }
-        }
-    }
-    for sheet in linked {
-        let media = sheet
-            .media
-            .iter()
-            .chain(&sheet.import_media)
-            .cloned()
-            .collect();
-        match left.source(&sheet.text, media, sheet.layer.clone()) {
+        };
+        match source {
             Some(source) => out.push(source),
             None => break,
         }
     }
     (out, left.hit, left.admitted)
+}
+
+/// One author sheet of a page ([`author_order`]).
+pub(crate) enum AuthorSheet<'a, S> {
+    /// A `<style>` element: its text and `media` attribute.
+    Style(S, Option<&'a str>),
+    /// A sheet the engine fetched: linked, or imported by a linked sheet or
+    /// a `<style>` element.
+    Fetched(&'a Stylesheet),
+}
+
+/// The page's author sheets in cascade order: the `<style>` elements in
+/// document order, each just after the sheets it imports (as if written in
+/// place of its `@import`s), then the linked sheets with their imports.
+/// Imported sheets whose `<style>` is not found (the engine's pre-pass saw
+/// an element the parse did not keep) come after the last `<style>`.
+pub(crate) fn author_order<'a, S: AsRef<str>>(
+    styles: impl Iterator<Item = (S, Option<&'a str>)>,
+    linked: &'a [Stylesheet],
+) -> Vec<AuthorSheet<'a, S>> {
+    let mut out = Vec::with_capacity(linked.len());
+    // Most pages import nothing from a `<style>`: no hashing for them.
+    let style_imports = linked.iter().any(|s| s.style_element.is_some());
+    let mut placed = rustc_hash::FxHashSet::default();
+    for (text, media) in styles {
+        if style_imports {
+            let key = super::style_key(text.as_ref());
+            if placed.insert(key) {
+                out.extend(
+                    linked
+                        .iter()
+                        .filter(|s| s.style_element == Some(key))
+                        .map(AuthorSheet::Fetched),
+                );
+            }
+        }
+        out.push(AuthorSheet::Style(text, media));
+    }
+    out.extend(
+        linked
+            .iter()
+            .filter(|s| s.style_element.is_some_and(|k| !placed.contains(&k)))
+            .map(AuthorSheet::Fetched),
+    );
+    out.extend(
+        linked
+            .iter()
+            .filter(|s| s.style_element.is_none())
+            .map(AuthorSheet::Fetched),
+    );
+    out
 }
 
 /// Which rules of each source apply at `viewport`: one flag per rule.
@@ -854,8 +923,14 @@ fn layer_ranks(sources: &[Source]) -> Vec<(Vec<u16>, u16)> {
         node
     };
     for (s, source) in sources.iter().enumerate() {
+        // The sheet's own anonymous layers are its alone; the names an
+        // import walk gave (its `layer` and `layers_before`) are unique on
+        // the page already and shared by the sheets of one chain.
         let unique = |name: &str| name.replace('\u{0}', &format!("\u{0}{s}:"));
-        let prefix = source.layer.as_deref().map(unique);
+        for declared in &source.layers_before {
+            insert(declared, &mut nodes);
+        }
+        let prefix = source.layer.clone();
         let full = |name: &str| match &prefix {
             Some(p) => format!("{p}.{}", unique(name)),
             None => unique(name),
@@ -2177,6 +2252,49 @@ mod tests {
             style_of(&doc, &st, "#d").background_color.unwrap().to_hex(),
             "#ffff00"
         );
+    }
+
+    #[test]
+    fn imported_sheets_keep_the_layer_order_their_importers_declared() {
+        // main.css: `@layer a, b; @import url(b.css) layer(b); @layer a {…}`,
+        // and a `<style>` importing y.css into layer y after `@layer x, y;`.
+        let style = "@layer x, y; @import url(y.css) layer(y); @layer x { #s { color: #000 } }";
+        let doc =
+            Html::parse_document(&format!("<style>{style}</style><p id=n>x</p><p id=s>x</p>"));
+        let sheet = |url: &str, text: &str, layer: &str, before: &[&str]| Stylesheet {
+            url: url.into(),
+            text: text.into(),
+            layer: (!layer.is_empty()).then(|| layer.to_string()),
+            layers_before: before.iter().map(|l| l.to_string()).collect(),
+            ..Default::default()
+        };
+        let mut y = sheet(
+            "https://e.test/y.css",
+            "#s { color: #999 }",
+            "y",
+            &["x", "y"],
+        );
+        y.style_element = Some(crate::css::style_key(style));
+        let linked = [
+            sheet(
+                "https://e.test/b.css",
+                "#n { color: #999 }",
+                "b",
+                &["a", "b"],
+            ),
+            sheet(
+                "https://e.test/main.css",
+                "@layer a, b; @import url(b.css) layer(b); @layer a { #n { color: #000 } }",
+                "",
+                &[],
+            ),
+            y,
+        ];
+        let st = Styles::compute(&doc, &linked);
+        for id in ["#n", "#s"] {
+            let color = style_of(&doc, &st, id).color.map(|c| c.to_hex());
+            assert_eq!(color.as_deref(), Some("#999999"), "{id}");
+        }
     }
 
     #[test]

@@ -10,6 +10,8 @@ use cssparser::{
     Token,
 };
 
+use std::sync::Arc;
+
 use url::Url;
 
 use super::supports::supports_applies;
@@ -32,7 +34,7 @@ pub struct Room {
 /// One sheet of the walk, its imports followed one by one.
 struct Frame {
     url: Url,
-    text: String,
+    text: Arc<str>,
     imports: std::vec::IntoIter<Import>,
     import_media: Vec<String>,
     layer: Option<String>,
@@ -63,7 +65,15 @@ pub struct ImportWalk {
     stack: Vec<Frame>,
     pending: Option<Pending>,
     room: Room,
+    /// Names the walk's anonymous layers apart from other walks' on the page.
+    root: String,
+    /// For a `<style>` element's walk: [`Stylesheet::style_element`].
+    style_element: Option<u64>,
     anonymous: usize,
+    /// Layers `@layer` statements declared ahead of an `@import` (dotted),
+    /// not yet handed to a sheet: the next sheet out carries them in
+    /// [`Stylesheet::layers_before`].
+    declared: Vec<String>,
     /// The sheets walked, in cascade order.
     pub sheets: Vec<Stylesheet>,
     /// Imported sheets that could not be had, in the order met.
@@ -74,8 +84,13 @@ pub struct ImportWalk {
 
 impl ImportWalk {
     /// A walk from the linked sheet at `url` (its `<link media>` and text),
-    /// within what the page has `room` for (this sheet included).
-    pub fn new(url: Url, link_media: Option<String>, text: String, room: Room) -> ImportWalk {
+    /// within what the page has `room` for (this sheet included). The text
+    /// is shared, not copied: the engine's per-scan sheet cache holds it too.
+    ///
+    /// For a `<style>` element, `url` is the page's base URL (imports
+    /// resolve against it) and the walk's last sheet, the element itself, is
+    /// left to the caller (the cascade reads it from the document).
+    pub fn new(url: Url, link_media: Option<String>, text: Arc<str>, room: Room) -> ImportWalk {
         let room = Room {
             sheets: room.sheets.saturating_sub(1),
             bytes: room.bytes.saturating_sub(text.len()),
@@ -85,7 +100,10 @@ impl ImportWalk {
             stack: Vec::new(),
             pending: None,
             room,
+            root: url.to_string(),
+            style_element: None,
             anonymous: 0,
+            declared: Vec::new(),
             sheets: Vec::new(),
             missing: Vec::new(),
             skipped: 0,
@@ -94,7 +112,25 @@ impl ImportWalk {
         walk
     }
 
-    fn open(&mut self, url: Url, text: String, import_media: Vec<String>, layer: Option<String>) {
+    /// A walk from a `<style>` element (its `media` attribute and text),
+    /// whose imports resolve against the page's `base` URL. The sheets it
+    /// gives are the imported ones only, each marked with
+    /// [`Stylesheet::style_element`] = [`style_key`] of `text`: the cascade
+    /// reads the element itself from the document and places them before it.
+    pub fn for_style_element(
+        base: Url,
+        media: Option<String>,
+        text: Arc<str>,
+        room: Room,
+    ) -> ImportWalk {
+        let key = style_key(&text);
+        let mut walk = ImportWalk::new(base, media, text, room);
+        walk.root = format!("{}<style {key:x}>", walk.root);
+        walk.style_element = Some(key);
+        walk
+    }
+
+    fn open(&mut self, url: Url, text: Arc<str>, import_media: Vec<String>, layer: Option<String>) {
         let imports = imports(&text).into_iter();
         self.stack.push(Frame {
             url,
@@ -114,16 +150,34 @@ impl ImportWalk {
         while let Some(top) = self.stack.last_mut() {
             let Some(import) = top.imports.next() else {
                 if let Some(done) = self.stack.pop() {
+                    if self.stack.is_empty() && self.style_element.is_some() {
+                        // The `<style>` element itself: the cascade reads it.
+                        continue;
+                    }
                     self.sheets.push(Stylesheet {
                         url: done.url.to_string(),
                         text: done.text,
                         media: self.link_media.clone(),
                         import_media: done.import_media,
                         layer: done.layer,
+                        layers_before: std::mem::take(&mut self.declared),
+                        style_element: self.style_element,
                     });
                 }
                 continue;
             };
+            // `@layer a, b;` ahead of this `@import` fixes the order of a and
+            // b before any layer the imported sheet names: record them for
+            // the next sheet out, which comes first in cascade order.
+            for name in &import.layers_before {
+                let full = match &top.layer {
+                    Some(outer) => format!("{outer}.{name}"),
+                    None => name.clone(),
+                };
+                if self.declared.len() < MAX_DECLARED && !self.declared.contains(&full) {
+                    self.declared.push(full);
+                }
+            }
             if !import.may_apply() {
                 continue;
             }
@@ -158,8 +212,10 @@ impl ImportWalk {
                 None => parent_layer,
                 Some(name) => {
                     let name = if name.is_empty() {
+                        // Unique on the page: walks of other sheets count
+                        // from 1 too, so the walk's root names it.
                         self.anonymous += 1;
-                        format!("\u{0}import{}", self.anonymous)
+                        format!("\u{0}import{}@{}", self.anonymous, self.root)
                     } else {
                         name.to_string()
                     };
@@ -182,7 +238,7 @@ impl ImportWalk {
     /// The text of the sheet [`ImportWalk::next_fetch`] asked for, or why it
     /// could not be had (as [`MissingStylesheet::new`] takes it: the status
     /// the server answered, if it did, and the reason).
-    pub fn fetched(&mut self, text: Result<String, (Option<u16>, String)>) {
+    pub fn fetched(&mut self, text: Result<Arc<str>, (Option<u16>, String)>) {
         let Some(pending) = self.pending.take() else {
             return;
         };
@@ -203,7 +259,7 @@ impl ImportWalk {
     /// Runs the whole walk, asking `text_of` for each imported sheet.
     pub fn run(
         mut self,
-        mut text_of: impl FnMut(&Url) -> Result<String, (Option<u16>, String)>,
+        mut text_of: impl FnMut(&Url) -> Result<Arc<str>, (Option<u16>, String)>,
     ) -> Self {
         while let Some(url) = self.next_fetch() {
             let text = text_of(&url);
@@ -211,6 +267,20 @@ impl ImportWalk {
         }
         self
     }
+}
+
+/// Layer names recorded ahead of imports in one walk at most (a bound on
+/// what a hostile chain of `@layer` statements costs).
+const MAX_DECLARED: usize = 256;
+
+/// The key that ties the sheets a `<style>` element imports to the element
+/// ([`Stylesheet::style_element`]): a hash of its text (FxHash, the same in
+/// every process, so a page that travels between processes keeps it).
+pub fn style_key(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    text.hash(&mut h);
+    h.finish()
 }
 
 /// `@import` rules read from one sheet at most; the engine caps the sheets a
@@ -230,6 +300,10 @@ pub struct Import {
     /// Whether the `supports(…)` condition holds (true when absent), evaluated
     /// as [`supports_applies`].
     pub supported: bool,
+    /// Layers named by `@layer` statements between the previous `@import`
+    /// (or the sheet's start) and this one: their order is fixed before any
+    /// layer the imported sheet names.
+    pub layers_before: Vec<String>,
 }
 
 impl Import {
@@ -266,13 +340,19 @@ pub fn imports(text: &str) -> Vec<Import> {
     let mut parser = Parser::new(text);
     let mut reader = ImportReader;
     let mut out = Vec::new();
+    let mut layers = Vec::new();
     for item in StyleSheetParser::new(&mut parser, &mut reader) {
         match item {
-            Ok(Item::Import(import)) => {
+            Ok(Item::Import(mut import)) => {
+                import.layers_before = std::mem::take(&mut layers);
                 out.push(import);
                 if out.len() == MAX_IMPORTS {
                     break;
                 }
+            }
+            Ok(Item::Layers(names)) => {
+                let room = MAX_DECLARED.saturating_sub(layers.len());
+                layers.extend(names.into_iter().take(room));
             }
             Ok(Item::Allowed) => {}
             // Anything else ends the imports, a rule the parser rejected too.
@@ -284,6 +364,8 @@ pub fn imports(text: &str) -> Vec<Import> {
 
 enum Item {
     Import(Import),
+    /// `@layer a, b;`: the names, in order.
+    Layers(Vec<String>),
     /// `@charset`, `@layer a, b;` (allowed before `@import`), or an invalid
     /// `@import` (dropped).
     Allowed,
@@ -292,6 +374,7 @@ enum Item {
 
 enum Prelude {
     Import(Import),
+    Layers(Vec<String>),
     Allowed,
     Other,
 }
@@ -329,7 +412,19 @@ impl<'i> AtRuleParser<'i> for ImportReader {
         input: &mut Parser<'i>,
     ) -> Result<Prelude, ParseError<()>> {
         let name = name.to_ascii_lowercase();
-        if name == "charset" || name == "layer" {
+        if name == "layer" {
+            // Names as the cascade reads them (`css::SheetParser`).
+            let start = input.position();
+            while input.next_including_whitespace_and_comments().is_ok() {}
+            let names = input
+                .slice_from(start)
+                .split(',')
+                .map(|n| n.trim().to_string())
+                .filter(|n| !n.is_empty())
+                .collect();
+            return Ok(Prelude::Layers(names));
+        }
+        if name == "charset" {
             while input.next().is_ok() {}
             return Ok(Prelude::Allowed);
         }
@@ -357,6 +452,7 @@ impl<'i> AtRuleParser<'i> for ImportReader {
     fn rule_without_block(&mut self, prelude: Prelude, _start: &ParserState) -> Result<Item, ()> {
         Ok(match prelude {
             Prelude::Import(i) => Item::Import(i),
+            Prelude::Layers(names) => Item::Layers(names),
             Prelude::Allowed => Item::Allowed,
             Prelude::Other => Item::Other,
         })
@@ -420,6 +516,7 @@ fn conditions(url: String, rest: &str) -> Import {
         media: (!media.is_empty()).then(|| media.to_string()),
         layer,
         supported,
+        layers_before: Vec::new(),
     }
 }
 
@@ -433,6 +530,7 @@ mod tests {
             media: media.map(Into::into),
             layer: layer.map(Into::into),
             supported,
+            layers_before: Vec::new(),
         }
     }
 
@@ -448,10 +546,12 @@ mod tests {
             p { color: red }
             @import url(late.css);"#,
         );
+        let mut first = import("a.css", None, None, true);
+        first.layers_before = vec!["base".into(), "theme".into()];
         assert_eq!(
             got,
             vec![
-                import("a.css", None, None, true),
+                first,
                 import("b.css", Some("print"), None, true),
                 import(
                     "c.css",
@@ -468,5 +568,63 @@ mod tests {
         assert!(!got[3].may_apply());
         assert!(imports("p { color: red }").is_empty());
         assert!(imports("@media print { } @import url(x.css);").is_empty());
+    }
+
+    #[test]
+    fn layers_declared_ahead_of_an_import_go_with_the_next_sheet_out() {
+        let root = Url::parse("https://e.test/css/main.css").unwrap();
+        let room = Room {
+            sheets: 10,
+            bytes: 1 << 20,
+        };
+        let text_of = |url: &Url| -> Result<Arc<str>, (Option<u16>, String)> {
+            match url.path() {
+                "/css/b.css" => Ok("@layer c; @import url(d.css) layer(d); p{}".into()),
+                "/css/d.css" => Ok("p{}".into()),
+                _ => Err((Some(404), "HTTP 404".into())),
+            }
+        };
+        let main: Arc<str> = "@layer a, b;\n@import url(b.css) layer(b);\n@layer a { p{} }".into();
+        let walk = ImportWalk::new(root.clone(), None, Arc::clone(&main), room).run(text_of);
+        let got: Vec<(&str, Option<&str>, Vec<&str>)> = walk
+            .sheets
+            .iter()
+            .map(|s| {
+                (
+                    s.url.as_str(),
+                    s.layer.as_deref(),
+                    s.layers_before.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (
+                    "https://e.test/css/d.css",
+                    Some("b.d"),
+                    vec!["a", "b", "b.c"]
+                ),
+                ("https://e.test/css/b.css", Some("b"), vec![]),
+                ("https://e.test/css/main.css", None, vec![]),
+            ]
+        );
+        // The linked sheet's text is the caller's, not a copy.
+        assert!(Arc::ptr_eq(&walk.sheets[2].text, &main));
+
+        // A `<style>` element's walk gives the imported sheets only, tied to
+        // the element by its key.
+        let base = Url::parse("https://e.test/doc/page.html").unwrap();
+        let style = "@import url(/css/d.css); p { color: red }";
+        let walk = ImportWalk::for_style_element(base, None, style.into(), room).run(text_of);
+        let got: Vec<(&str, Option<u64>)> = walk
+            .sheets
+            .iter()
+            .map(|s| (s.url.as_str(), s.style_element))
+            .collect();
+        assert_eq!(
+            got,
+            vec![("https://e.test/css/d.css", Some(style_key(style)))]
+        );
     }
 }

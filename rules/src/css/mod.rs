@@ -19,7 +19,7 @@ pub mod supports;
 
 pub use cascade::{ComputedStyle, Styles};
 pub use color::Rgba;
-pub use import::{imports, media_may_apply, Import, ImportWalk, Room};
+pub use import::{imports, media_may_apply, style_key, Import, ImportWalk, Room};
 pub use supports::supports_applies;
 
 use std::any::{Any, TypeId};

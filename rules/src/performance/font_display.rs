@@ -94,7 +94,7 @@ impl Rule for FontDisplay {
             pcx.page()
                 .stylesheets
                 .iter()
-                .map(|s| (s.url.clone(), s.text.clone())),
+                .map(|s| (s.url.clone(), s.text.to_string())),
         );
         let inline_sheets = sheets.len() - pcx.page().stylesheets.len();
         for (n, (source, css)) in sheets.into_iter().enumerate() {
