@@ -481,6 +481,7 @@ fn linked_stylesheets(dir: &Path, body: &str, page_url: &url::Url) -> Vec<Styles
                 ),
                 text: text.into(),
                 media: link.media,
+                styles_before: link.styles_before,
                 ..Default::default()
             });
         }

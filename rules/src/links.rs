@@ -244,6 +244,9 @@ pub struct StylesheetRef {
     pub url: Url,
     /// The `media` attribute, if any.
     pub media: Option<String>,
+    /// How many `<style>` elements come before the `<link>` in the document:
+    /// the cascade places the sheet between them in document order.
+    pub styles_before: usize,
 }
 
 /// Stylesheet links of raw HTML, without building a DOM.
@@ -291,7 +294,11 @@ pub fn prepass(html: &str, page_url: &Url, with_subresources: bool) -> PrePass {
     let mut stylesheets = Vec::new();
     let mut importing_styles = Vec::new();
     let mut subresources = Subresources::default();
+    let mut styles_seen = 0;
     scan_start_tags(html, page_url, |tag, base| {
+        if tag.name == "style" {
+            styles_seen += 1;
+        }
         if tag.name == "style"
             && tag
                 .text
@@ -312,6 +319,7 @@ pub fn prepass(html: &str, page_url: &Url, with_subresources: bool) -> PrePass {
                     stylesheets.push(StylesheetRef {
                         url,
                         media: tag.attr("media").map(str::to_string),
+                        styles_before: styles_seen,
                     });
                 }
             }
@@ -748,6 +756,7 @@ mod tests {
         let url = Url::parse("https://example.com/p/index.html").unwrap();
         let html = r#"<head><!-- <link rel="stylesheet" href="/old.css"> -->
             <LINK REL=stylesheet HREF=main.css media="screen">
+            <style>p { color: red }</style>
             <link href='/print.css' rel='Stylesheet' media=print>
             <link rel="alternate stylesheet" href="/alt.css">
             <link rel="icon" href="/favicon.ico"></head>"#;
@@ -757,11 +766,13 @@ mod tests {
             vec![
                 StylesheetRef {
                     url: Url::parse("https://example.com/p/main.css").unwrap(),
-                    media: Some("screen".into())
+                    media: Some("screen".into()),
+                    styles_before: 0,
                 },
                 StylesheetRef {
                     url: Url::parse("https://example.com/print.css").unwrap(),
-                    media: Some("print".into())
+                    media: Some("print".into()),
+                    styles_before: 1,
                 },
             ]
         );

@@ -63,6 +63,15 @@ pub struct Stylesheet {
     /// that element's own rules; `None` for sheets of linked chains.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub style_element: Option<u64>,
+    /// For a sheet of a linked chain: how many of the page's `<style>`
+    /// elements come before its `<link>` ([`crate::links::StylesheetRef`]).
+    /// The cascade takes the page's sheets in document order.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub styles_before: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A stylesheet the page uses that the engine could not load: its styles

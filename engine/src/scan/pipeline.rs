@@ -1741,8 +1741,14 @@ async fn load_sheet(
             return;
         }
     };
+    let styles_before = link.styles_before;
     let walk = ImportWalk::new(link.url, link.media, text, out.room(most));
+    let first = out.sheets.len();
     walk_imports(shared, walk, out).await;
+    // The chain keeps its `<link>`'s place among the `<style>` elements.
+    for sheet in &mut out.sheets[first..] {
+        sheet.styles_before = styles_before;
+    }
 }
 
 /// Follows the `@import`s of a `<style>` element as [`load_sheet`] follows a

@@ -813,11 +813,13 @@ pub(crate) enum AuthorSheet<'a, S> {
     Fetched(&'a Stylesheet),
 }
 
-/// The page's author sheets in cascade order: the `<style>` elements in
-/// document order, each just after the sheets it imports (as if written in
-/// place of its `@import`s), then the linked sheets with their imports.
-/// Imported sheets whose `<style>` is not found (the engine's pre-pass saw
-/// an element the parse did not keep) come after the last `<style>`.
+/// The page's author sheets in cascade order, which is document order: the
+/// `<style>` elements and the linked sheets (each after the sheets it
+/// imports) as their elements come in the document
+/// ([`Stylesheet::styles_before`]); a `<style>` element just after the sheets
+/// it imports (as if written in place of its `@import`s). Imported sheets
+/// whose `<style>` is not found (the engine's pre-pass saw an element the
+/// parse did not keep) come after the last `<style>`.
 pub(crate) fn author_order<'a, S: AsRef<str>>(
     styles: impl Iterator<Item = (S, Option<&'a str>)>,
     linked: &'a [Stylesheet],
@@ -826,7 +828,16 @@ pub(crate) fn author_order<'a, S: AsRef<str>>(
     // Most pages import nothing from a `<style>`: no hashing for them.
     let style_imports = linked.iter().any(|s| s.style_element.is_some());
     let mut placed = rustc_hash::FxHashSet::default();
-    for (text, media) in styles {
+    // Linked chains in document order: each before the first `<style>` that
+    // comes after its `<link>`.
+    let mut chains = linked
+        .iter()
+        .filter(|s| s.style_element.is_none())
+        .peekable();
+    for (i, (text, media)) in styles.enumerate() {
+        while let Some(sheet) = chains.next_if(|s| s.styles_before <= i) {
+            out.push(AuthorSheet::Fetched(sheet));
+        }
         if style_imports {
             let key = super::style_key(text.as_ref());
             if placed.insert(key) {
@@ -846,12 +857,7 @@ pub(crate) fn author_order<'a, S: AsRef<str>>(
             .filter(|s| s.style_element.is_some_and(|k| !placed.contains(&k)))
             .map(AuthorSheet::Fetched),
     );
-    out.extend(
-        linked
-            .iter()
-            .filter(|s| s.style_element.is_none())
-            .map(AuthorSheet::Fetched),
-    );
+    out.extend(chains.map(AuthorSheet::Fetched));
     out
 }
 
@@ -2252,6 +2258,36 @@ mod tests {
             style_of(&doc, &st, "#d").background_color.unwrap().to_hex(),
             "#ffff00"
         );
+    }
+
+    #[test]
+    fn style_elements_and_linked_sheets_cascade_in_document_order() {
+        // <link a.css> <style>#p blue</style> <link b.css> <style>#q red</style>:
+        // equal specificity, so the later source wins — the `<style>` over
+        // a.css, b.css over that `<style>`, the last `<style>` over b.css.
+        let doc = Html::parse_document(
+            "<style>#p { color: blue } #r { color: blue }</style>\
+             <style>#q { color: red }</style><p id=p>x</p><p id=q>x</p><p id=r>x</p>",
+        );
+        let linked = [
+            Stylesheet {
+                url: "https://example.com/a.css".into(),
+                text: "#p { color: green } #q { color: green }".into(),
+                styles_before: 0,
+                ..Default::default()
+            },
+            Stylesheet {
+                url: "https://example.com/b.css".into(),
+                text: "#q { color: maroon } #r { color: maroon }".into(),
+                styles_before: 1,
+                ..Default::default()
+            },
+        ];
+        let st = Styles::compute(&doc, &linked);
+        let color = |sel: &str| style_of(&doc, &st, sel).color.unwrap().to_hex();
+        assert_eq!(color("#p"), "#0000ff");
+        assert_eq!(color("#q"), "#ff0000");
+        assert_eq!(color("#r"), "#800000");
     }
 
     #[test]

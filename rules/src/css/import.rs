@@ -162,6 +162,7 @@ impl ImportWalk {
                         layer: done.layer,
                         layers_before: std::mem::take(&mut self.declared),
                         style_element: self.style_element,
+                        styles_before: 0,
                     });
                 }
                 continue;
