@@ -29,7 +29,8 @@ use tracing::{info, warn, Instrument};
 
 use crate::queue::{Delivery, Lease, Queue};
 use crate::store::{
-    AppliedConfig, CategoryResult, Progress, Scan, ScanOutcome, ScanStatus, ScanSummary, Store,
+    AppliedConfig, CategoryResult, Progress, ReportFile, Scan, ScanOutcome, ScanStatus,
+    ScanSummary, Store,
 };
 
 /// How often a running scan checks for a cancel when no progress comes.
@@ -588,6 +589,19 @@ pub(crate) async fn clear_analysis(store: &dyn Store, id: &str) {
     }
 }
 
+/// Renders the compact JSON report of `source` into a [`ReportFile`]
+/// (blocking file I/O).
+fn render_report(source: &dyn ReportSource) -> crate::Result<ReportFile> {
+    use std::io::Write;
+    let mut file = ReportFile::new()?;
+    {
+        let mut out = std::io::BufWriter::with_capacity(64 * 1024, file.writer());
+        sitescan_engine::render::render_json_compact_to(source, &mut out)?;
+        out.flush()?;
+    }
+    Ok(file)
+}
+
 /// Drives the executor's stream; `None` when the scan was canceled meanwhile.
 pub async fn execute(
     store: &dyn Store,
@@ -645,14 +659,10 @@ pub async fn execute(
             Some(ExecEvent::Finished(mut report)) => {
                 report.head_mut().scan_id = Some(scan.id.clone());
                 let summary = summarize(&*report);
-                // Rendered once, from the spool, off the async threads: the
-                // stored report's bytes are the only copy in memory.
-                let rendered = tokio::task::spawn_blocking(move || {
-                    let mut json = Vec::new();
-                    sitescan_engine::render::render_json_compact_to(&*report, &mut json)
-                        .map(|()| json)
-                })
-                .await;
+                // Rendered once, from the spool into a temporary file, off the
+                // async threads; the store copies the file in chunks, so the
+                // report is never whole in memory.
+                let rendered = tokio::task::spawn_blocking(move || render_report(&*report)).await;
                 return Some(match rendered {
                     Ok(Ok(report)) => ScanOutcome::Completed { summary, report },
                     Ok(Err(e)) => ScanOutcome::Failed {

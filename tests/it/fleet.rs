@@ -37,6 +37,7 @@ async fn redis_backend_meets_the_store_and_queue_contract() {
     contract::sites(b.clone()).await;
     contract::quota_is_atomic(b.clone()).await;
     contract::scan_lifecycle(b.clone()).await;
+    contract::reports_in_chunks(b.clone()).await;
     contract::queue_contract(b.clone()).await;
     contract::webhooks_and_outbox(b.clone()).await;
     contract::users_and_sessions(b.clone()).await;
@@ -711,12 +712,12 @@ async fn large_reports_are_stored_in_chunks() {
         .await
         .unwrap()
         .unwrap();
-    let report: Vec<u8> = (0..sitescan_daemon::store::redis::REPORT_CHUNK * 3 + 17)
+    let report: Vec<u8> = (0..sitescan_daemon::store::REPORT_CHUNK * 3 + 17)
         .map(|i| b'a' + (i % 26) as u8)
         .collect();
     let outcome = sitescan_daemon::store::ScanOutcome::Completed {
         summary: Default::default(),
-        report: report.clone(),
+        report: sitescan_daemon::store::ReportFile::from_bytes(&report).unwrap(),
     };
     store
         .finish_scan(&ids[0], outcome.clone(), Utc::now())
@@ -736,6 +737,13 @@ async fn large_reports_are_stored_in_chunks() {
         .query(&mut conn)
         .unwrap();
     assert_eq!(chunks, 4);
+    // The second finish's upload was not made (the scan was terminal) and the
+    // first's was renamed to the report: no upload list is left behind.
+    let uploads: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{}:report:{}:upload:*", guard.prefix, ids[0]))
+        .query(&mut conn)
+        .unwrap();
+    assert_eq!(uploads, Vec::<String>::new());
 }
 
 /// A worker started before Redis waits for it, then works (no crash loop).

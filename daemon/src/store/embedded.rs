@@ -19,7 +19,7 @@ use tokio::sync::Notify;
 
 use super::{
     day_key, new_id, Account, ApiKey, Delivery, DeliveryStatus, Interruption, Page, Progress, Scan,
-    ScanOutcome, ScanStatus, Site, Store, Webhook,
+    ScanOutcome, ScanStatus, Site, Store, Webhook, REPORT_CHUNK,
 };
 use super::{IdempotencyClaim, IdempotencyRecord, IDEMPOTENCY_TTL, MAX_IDEMPOTENCY_KEYS};
 use super::{PasswordToken, Session, User};
@@ -36,7 +36,11 @@ pub(crate) const SCANS: TableDefinition<&str, &[u8]> = TableDefinition::new("sca
 pub(crate) const SITE_SCANS: TableDefinition<&str, ()> = TableDefinition::new("site_scans");
 /// `account/YYYY-MM-DD` -> scans created that day.
 pub(crate) const QUOTAS: TableDefinition<&str, u32> = TableDefinition::new("quotas");
+/// Whole reports, as data directories before chunked reports kept them (read only).
 pub(crate) const REPORTS: TableDefinition<&str, &[u8]> = TableDefinition::new("reports");
+/// `(scan, chunk number)` -> a chunk of its JSON report ([`REPORT_CHUNK`] bytes).
+pub(crate) const REPORT_CHUNKS: TableDefinition<(&str, u64), &[u8]> =
+    TableDefinition::new("report_chunks");
 /// Ready jobs: order key (priority rank << 56 | sequence) -> scan id.
 pub(crate) const QUEUE_READY: TableDefinition<u64, &str> = TableDefinition::new("queue_ready");
 /// Every job not acknowledged: scan id -> JSON of its queue state.
@@ -83,6 +87,11 @@ pub(crate) const IDEMPOTENCY: TableDefinition<&str, &[u8]> = TableDefinition::ne
 /// first, to forget expired ones and the oldest past the cap.
 pub(crate) const IDEMPOTENCY_ORDER: TableDefinition<&str, ()> =
     TableDefinition::new("idempotency_order");
+
+/// redb's page cache (reads and the write buffer). Its default (1 GiB) let a
+/// long-running service grow with every report stored; the records the
+/// service reads often (keys, scans, queue) fit in far less.
+const CACHE_BYTES: usize = 32 * 1024 * 1024;
 
 /// The interruptions of one scan, as [`Store::charge_interruption`] counts them.
 #[derive(Debug, Default, Serialize, serde::Deserialize)]
@@ -158,12 +167,15 @@ impl Embedded {
     pub fn open(data_dir: &Path) -> Result<Self> {
         std::fs::create_dir_all(data_dir)?;
         let path = data_dir.join(Self::FILE_NAME);
-        let db = Database::create(&path).map_err(|e| {
-            Error::Storage(format!(
-                "cannot open {}: {e} (is another sitescan process using this data directory?)",
-                path.display()
-            ))
-        })?;
+        let db = redb::Builder::new()
+            .set_cache_size(CACHE_BYTES)
+            .create(&path)
+            .map_err(|e| {
+                Error::Storage(format!(
+                    "cannot open {}: {e} (is another sitescan process using this data directory?)",
+                    path.display()
+                ))
+            })?;
         let txn = db.begin_write().map_err(Error::storage)?;
         {
             txn.open_table(ACCOUNTS).map_err(Error::storage)?;
@@ -175,6 +187,7 @@ impl Embedded {
             txn.open_table(SITE_SCANS).map_err(Error::storage)?;
             txn.open_table(QUOTAS).map_err(Error::storage)?;
             txn.open_table(REPORTS).map_err(Error::storage)?;
+            txn.open_table(REPORT_CHUNKS).map_err(Error::storage)?;
             txn.open_table(QUEUE_READY).map_err(Error::storage)?;
             txn.open_table(QUEUE_JOBS).map_err(Error::storage)?;
             txn.open_table(QUEUE_DEAD).map_err(Error::storage)?;
@@ -931,10 +944,16 @@ impl Store for Embedded {
                                 p.pages_queued = 0;
                             }
                             scan.summary = Some(summary);
-                            let mut reports = txn.open_table(REPORTS).map_err(Error::storage)?;
-                            reports
-                                .insert(id.as_str(), report.as_slice())
-                                .map_err(Error::storage)?;
+                            // Chunk by chunk from the file: one chunk in memory.
+                            let mut chunks =
+                                txn.open_table(REPORT_CHUNKS).map_err(Error::storage)?;
+                            let mut index = 0;
+                            while let Some(chunk) = report.chunk(index)? {
+                                chunks
+                                    .insert((id.as_str(), index), chunk.as_slice())
+                                    .map_err(Error::storage)?;
+                                index += 1;
+                            }
                         }
                         ScanOutcome::Failed { error } => {
                             scan.status = ScanStatus::Failed;
@@ -998,14 +1017,25 @@ impl Store for Embedded {
         .await
     }
 
-    async fn report(&self, scan_id: &str) -> Result<Option<Vec<u8>>> {
+    async fn report_chunk(&self, scan_id: &str, index: u64) -> Result<Option<Vec<u8>>> {
         let id = scan_id.to_string();
         self.blocking(move |db| {
             let txn = db.begin_read().map_err(Error::storage)?;
-            let t = txn.open_table(REPORTS).map_err(Error::storage)?;
-            Ok(t.get(id.as_str())
-                .map_err(Error::storage)?
-                .map(|v| v.value().to_vec()))
+            let chunks = txn.open_table(REPORT_CHUNKS).map_err(Error::storage)?;
+            if let Some(chunk) = chunks.get((id.as_str(), index)).map_err(Error::storage)? {
+                return Ok(Some(chunk.value().to_vec()));
+            }
+            // A report stored whole by an earlier version: cut the same way.
+            let whole = txn.open_table(REPORTS).map_err(Error::storage)?;
+            let Some(value) = whole.get(id.as_str()).map_err(Error::storage)? else {
+                return Ok(None);
+            };
+            let bytes = value.value();
+            let start = usize::try_from(index)
+                .ok()
+                .and_then(|i| i.checked_mul(REPORT_CHUNK))
+                .filter(|&s| s < bytes.len() || s == 0);
+            Ok(start.map(|s| bytes[s..bytes.len().min(s + REPORT_CHUNK)].to_vec()))
         })
         .await
     }

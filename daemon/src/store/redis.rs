@@ -20,6 +20,7 @@
 //! | `quota:{account}:{day}` | string | scans created that UTC day |
 //! | `unfinished`, `running` | set | scan ids queued or running / running |
 //! | `report:{id}` | list | the JSON report in chunks of [`REPORT_CHUNK`] bytes |
+//! | `report:{id}:upload:{random}` | list | a report being appended chunk by chunk, renamed to `report:{id}` by the `finish` script (expires after an hour when its worker died) |
 //! | `stats` | hash | `completed`, `failed`, `canceled`, `pages` counters |
 //! | `webhook:{id}` | string | the webhook (JSON) |
 //! | `account:{id}:webhooks` | sorted set (lex) | webhook ids |
@@ -56,16 +57,18 @@ use serde::Serialize;
 use sitescan_engine::Phase;
 
 use super::{
-    day_key, new_id, Account, ApiKey, Delivery, DeliveryStatus, Interruption, Page, Progress, Scan,
-    ScanOutcome, ScanStatus, Site, Store, Webhook,
+    day_key, new_id, Account, ApiKey, Delivery, DeliveryStatus, Interruption, Page, Progress,
+    ReportFile, Scan, ScanOutcome, ScanStatus, Site, Store, Webhook,
 };
 use super::{IdempotencyClaim, IdempotencyRecord, IDEMPOTENCY_TTL, MAX_IDEMPOTENCY_KEYS};
 use super::{PasswordToken, Session, User};
 use crate::error::{Error, Result};
 
-/// Reports are stored as a list of chunks of at most this many bytes, so a
-/// report of thousands of pages is never one giant Redis value.
-pub const REPORT_CHUNK: usize = 256 * 1024;
+pub use super::REPORT_CHUNK;
+
+/// Seconds a report upload (`report:{id}:upload:{n}`) is kept when its
+/// worker dies before the `finish` script takes it.
+const UPLOAD_TTL_SECS: i64 = 3600;
 
 /// Days a per-day quota counter is kept.
 const QUOTA_TTL_SECS: i64 = 40 * 24 * 3600;
@@ -408,350 +411,87 @@ fn key_from_fields(fields: &[String], usage: Vec<(String, u64)>) -> Result<ApiKe
 
 // ---- Lua scripts: one per transition, each atomic on the server.
 
-/// The webhook outbox half of every scan transition (see `crate::webhooks`),
-/// prepended to the transition scripts: `emit_event(scan key, event type, o)`
-/// writes one pending delivery per webhook of the scan's account that wants
-/// the event, in the transition's own script, so the status and its event are
-/// one atomic write. ARGV[o .. o+3] are the [`EventArgs`]. It is
-/// [`crate::store::Webhook::wants`] in Lua, and the ids are
-/// [`crate::webhooks::delivery_id`]'s. The delivery stores the scan's hash
-/// fields as the transition left them (`scan_fields`) instead of a body; the
-/// body is rendered from them when the delivery is read ([`delivery_from_stored`]).
-///
-/// It reads the account's webhooks under keys it builds from the prefix (not
-/// passed as KEYS), which a single Redis allows; on Redis Cluster the prefix
-/// must be a hash tag so every key of the deployment is in one slot.
-const OUTBOX_LUA: &str = r"
-local function emit_event(scan_key, event_type, o)
-  local prefix, digits, at, at_us = ARGV[o], ARGV[o + 1], ARGV[o + 2], ARGV[o + 3]
-  local fields = redis.call('HGETALL', scan_key)
-  local snap = {}
-  for i = 1, #fields, 2 do snap[fields[i]] = fields[i + 1] end
-  local ok, base = pcall(cjson.decode, snap['json'])
-  local site = ok and type(base) == 'table' and base['site_id'] or nil
-  local hooks = redis.call('ZRANGEBYLEX', prefix .. ':account:' .. snap['account_id'] .. ':webhooks', '-', '+')
-  local n = 0
-  for _, hid in ipairs(hooks) do
-    local raw = redis.call('GET', prefix .. ':webhook:' .. hid)
-    -- A record that does not decode cannot be delivered to: skip it rather
-    -- than fail the script halfway (Redis does not roll back a failed script).
-    local decoded, w = false, nil
-    if raw then decoded, w = pcall(cjson.decode, raw) end
-    if decoded and type(w) == 'table' then
-      local wants = w['enabled'] == true
-        and (w['site_id'] == nil or w['site_id'] == cjson.null or w['site_id'] == site)
-      if wants then
-        wants = false
-        for _, e in ipairs(type(w['events']) == 'table' and w['events'] or {}) do
-          if e == event_type then wants = true end
-        end
-      end
-      if wants then
-        n = n + 1
-        local id = 'dlv_' .. digits .. string.format('%02x', n)
-        redis.call('SET', prefix .. ':delivery:' .. id, cjson.encode({
-          id = id, webhook_id = hid, account_id = w['account_id'],
-          event_id = 'evt_' .. digits, event_type = event_type,
-          status = 'pending', attempts = 0, next_attempt_at = at, created_at = at,
-          scan_fields = snap }))
-        redis.call('ZADD', prefix .. ':webhook:' .. hid .. ':deliveries', 0, id)
-        redis.call('ZADD', prefix .. ':outbox', at_us, id)
-      end
-    end
-  end
-  return n
-end
-";
+/// The webhook outbox of the transition scripts: `emit_event` (see the file).
+const OUTBOX_LUA: &str = include_str!("redis/lua/outbox.lua");
 
-/// A transition script: [`OUTBOX_LUA`] followed by `body`.
-fn transition(body: &str) -> Script {
-    Script::new(&format!("{OUTBOX_LUA}{body}"))
+/// A transition script: [`OUTBOX_LUA`] followed by `parts`.
+fn transition(parts: &[&str]) -> Script {
+    Script::new(&format!("{OUTBOX_LUA}{}", parts.concat()))
 }
 
-/// KEYS: quota, scan, site scans, unfinished. ARGV: limit (-1: none), quota
-/// TTL, scan id, account id, record JSON, then the [`EventArgs`] (6..9).
-/// Returns -1 when the quota is used up.
-static CREATE_SCAN: LazyLock<Script> = LazyLock::new(|| {
-    transition(
-        r"
-local used = tonumber(redis.call('GET', KEYS[1]) or '0')
-local limit = tonumber(ARGV[1])
-if limit >= 0 and used >= limit then return -1 end
-redis.call('INCR', KEYS[1])
-redis.call('EXPIRE', KEYS[1], ARGV[2])
-redis.call('HSET', KEYS[2], 'json', ARGV[5], 'account_id', ARGV[4], 'status', 'queued', 'attempts', '0')
-redis.call('ZADD', KEYS[3], 0, ARGV[3])
-redis.call('SADD', KEYS[4], ARGV[3])
-emit_event(KEYS[2], 'scan.queued', 6)
-return used + 1
-",
-    )
-});
+static CREATE_SCAN: LazyLock<Script> =
+    LazyLock::new(|| transition(&[include_str!("redis/lua/create_scan.lua")]));
 
-/// KEYS: scan, running. ARGV: scan id, started_at JSON, then the
-/// [`EventArgs`] (3..6), then `1` to count an attempt or `0` (a resume).
-static START_SCAN: LazyLock<Script> = LazyLock::new(|| {
-    transition(
-        r"
-local st = redis.call('HGET', KEYS[1], 'status')
-if not st or (st ~= 'queued' and st ~= 'running') then return false end
-redis.call('HSET', KEYS[1], 'status', 'running', 'started_at', ARGV[2], 'p_done', '0', 'p_queued', '0', 'p_errors', '0',
-  'p_phase', 'crawl', 'p_links_checked', '0', 'p_links_total', '0')
-if ARGV[7] == '1' then redis.call('HINCRBY', KEYS[1], 'attempts', 1) end
-redis.call('SADD', KEYS[2], ARGV[1])
-emit_event(KEYS[1], 'scan.started', 3)
-return redis.call('HGETALL', KEYS[1])
-",
-    )
-});
+static START_SCAN: LazyLock<Script> =
+    LazyLock::new(|| transition(&[include_str!("redis/lua/start_scan.lua")]));
 
-/// KEYS: the scan's analysis set. ARGV: the pages in analysis now (none: clear).
-static SET_ANALYSIS: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-redis.call('DEL', KEYS[1])
-if #ARGV > 0 then redis.call('SADD', KEYS[1], unpack(ARGV)) end
-return 1
-",
-    )
-});
+static SET_ANALYSIS: LazyLock<Script> =
+    LazyLock::new(|| Script::new(include_str!("redis/lua/set_analysis.lua")));
 
-/// KEYS: the scan's analysis set, its crashes hash. Charges the pages in
-/// analysis (clearing the set) or, with none, an unattributed interruption.
-/// Returns {unattributed, page, count, page, count, ...}.
-static CHARGE_INTERRUPTION: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-local pages = redis.call('SMEMBERS', KEYS[1])
-if #pages == 0 then
-  return {tostring(redis.call('HINCRBY', KEYS[2], 'unattributed', 1))}
-end
-redis.call('DEL', KEYS[1])
-local out = {redis.call('HGET', KEYS[2], 'unattributed') or '0'}
-for _, p in ipairs(pages) do
-  table.insert(out, p)
-  table.insert(out, tostring(redis.call('HINCRBY', KEYS[2], 'p:' .. p, 1)))
-end
-return out
-",
-    )
-});
+static CHARGE_INTERRUPTION: LazyLock<Script> =
+    LazyLock::new(|| Script::new(include_str!("redis/lua/charge_interruption.lua")));
 
-/// KEYS: scan. ARGV: done, queued, errors, phase, links checked, links
-/// total. Returns the status (false: no scan).
-static PROGRESS: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-local st = redis.call('HGET', KEYS[1], 'status')
-if not st then return false end
-if st == 'running' then
-  redis.call('HSET', KEYS[1], 'p_done', ARGV[1], 'p_queued', ARGV[2], 'p_errors', ARGV[3],
-    'p_phase', ARGV[4], 'p_links_checked', ARGV[5], 'p_links_total', ARGV[6])
-end
-return st
-",
-    )
-});
+static PROGRESS: LazyLock<Script> =
+    LazyLock::new(|| Script::new(include_str!("redis/lua/progress.lua")));
 
-/// Lua: gives scan `KEYS[scan]` back to the quota counter `qkey` (of the
-/// day it was created), once; `refunded` marks it.
-const REFUND_LUA: &str = r"
-local function refund(scan, qkey)
-  if redis.call('HGET', scan, 'refunded') == '1' then return end
-  local used = tonumber(redis.call('GET', qkey) or '0')
-  if used and used > 0 then redis.call('DECR', qkey) end
-  redis.call('HSET', scan, 'refunded', '1')
-end
-";
+/// Gives a scan back to its day's quota: `refund` (see the file).
+const REFUND_LUA: &str = include_str!("redis/lua/refund.lua");
 
-/// KEYS: scan, report, running, unfinished, stats, quota of the scan's day.
-/// ARGV: scan id, kind (`completed`|`failed`), finished_at JSON, summary JSON
-/// or error, pages, the [`EventArgs`] (6..9), report chunks (10..). A scan
-/// failed before its first page is given back to the quota. Returns the
-/// scan's fields (false: no scan).
-static FINISH_SCAN: LazyLock<Script> = LazyLock::new(|| {
-    transition(&format!(
-        "{REFUND_LUA}{}",
-        r"
-local st = redis.call('HGET', KEYS[1], 'status')
-if not st then return false end
-if st == 'completed' or st == 'failed' or st == 'canceled' then
-  return redis.call('HGETALL', KEYS[1])
-end
-if ARGV[2] == 'completed' then
-  redis.call('HSET', KEYS[1], 'status', 'completed', 'summary', ARGV[4])
-  if redis.call('HEXISTS', KEYS[1], 'p_done') == 1 then
-    redis.call('HSET', KEYS[1], 'p_done', ARGV[5], 'p_queued', '0')
-  end
-  redis.call('DEL', KEYS[2])
-  for i = 10, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
-  redis.call('HINCRBY', KEYS[5], 'completed', 1)
-  redis.call('HINCRBY', KEYS[5], 'pages', ARGV[5])
-else
-  redis.call('HSET', KEYS[1], 'status', 'failed', 'error', ARGV[4])
-  redis.call('HINCRBY', KEYS[5], 'failed', 1)
-  local done = redis.call('HGET', KEYS[1], 'p_done')
-  if not done or done == '0' then refund(KEYS[1], KEYS[6]) end
-end
-redis.call('HSET', KEYS[1], 'finished_at', ARGV[3])
-redis.call('SREM', KEYS[3], ARGV[1])
-redis.call('SREM', KEYS[4], ARGV[1])
-emit_event(KEYS[1], 'scan.' .. ARGV[2], 6)
-return redis.call('HGETALL', KEYS[1])
-"
-    ))
-});
+static FINISH_SCAN: LazyLock<Script> =
+    LazyLock::new(|| transition(&[REFUND_LUA, include_str!("redis/lua/finish_scan.lua")]));
 
-/// KEYS: scan, running, unfinished, stats, quota of the scan's day. ARGV:
-/// scan id, account id, finished_at JSON, then the [`EventArgs`] (4..7). A
-/// scan canceled while queued is given back to the quota. Returns {tag,
-/// fields...}: tag `ok`, `notfound` or `conflict` (then the status).
-static CANCEL_SCAN: LazyLock<Script> = LazyLock::new(|| {
-    transition(&format!(
-        "{REFUND_LUA}{}",
-        r"
-local st = redis.call('HGET', KEYS[1], 'status')
-if not st or redis.call('HGET', KEYS[1], 'account_id') ~= ARGV[2] then return {'notfound'} end
-if st == 'queued' then refund(KEYS[1], KEYS[5]) end
-if st == 'queued' or st == 'running' then
-  redis.call('HSET', KEYS[1], 'status', 'canceled', 'finished_at', ARGV[3])
-  redis.call('SREM', KEYS[2], ARGV[1])
-  redis.call('SREM', KEYS[3], ARGV[1])
-  redis.call('HINCRBY', KEYS[4], 'canceled', 1)
-  emit_event(KEYS[1], 'scan.canceled', 4)
-elseif st ~= 'canceled' then
-  return {'conflict', st}
-end
-local out = {'ok'}
-for _, v in ipairs(redis.call('HGETALL', KEYS[1])) do table.insert(out, v) end
-return out
-"
-    ))
-});
+static CANCEL_SCAN: LazyLock<Script> =
+    LazyLock::new(|| transition(&[REFUND_LUA, include_str!("redis/lua/cancel_scan.lua")]));
 
-/// KEYS: account, key, key hash, all keys, account keys. ARGV: key id,
-/// account id, record JSON. Returns 0 when the account does not exist.
-static CREATE_KEY: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[2], 'json', ARGV[3], 'account_id', ARGV[2])
-redis.call('SET', KEYS[3], ARGV[1])
-redis.call('ZADD', KEYS[4], 0, ARGV[1])
-redis.call('ZADD', KEYS[5], 0, ARGV[1])
-return 1
-",
-    )
-});
+static CREATE_KEY: LazyLock<Script> =
+    LazyLock::new(|| Script::new(include_str!("redis/lua/create_key.lua")));
 
-/// KEYS: key. ARGV: revoked_at JSON. Returns 0 when there is no such key.
-static REVOKE_KEY: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSETNX', KEYS[1], 'revoked_at', ARGV[1])
-return 1
-",
-    )
-});
+static REVOKE_KEY: LazyLock<Script> =
+    LazyLock::new(|| Script::new(include_str!("redis/lua/revoke_key.lua")));
 
-/// KEYS: key, usage. ARGV: last_used_at JSON, day. Returns 0 when no such key.
-static RECORD_USE: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'last_used_at', ARGV[1])
-redis.call('HINCRBY', KEYS[2], ARGV[2], 1)
-return 1
-",
-    )
-});
+static RECORD_USE: LazyLock<Script> =
+    LazyLock::new(|| Script::new(include_str!("redis/lua/record_use.lua")));
 
-/// KEYS: account, site, account sites. ARGV: site id, account id, JSON.
-static CREATE_SITE: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[2], 'json', ARGV[3], 'account_id', ARGV[2])
-redis.call('ZADD', KEYS[3], 0, ARGV[1])
-return 1
-",
-    )
-});
+static CREATE_SITE: LazyLock<Script> =
+    LazyLock::new(|| Script::new(include_str!("redis/lua/create_site.lua")));
 
-/// KEYS: site, account sites. ARGV: site id, account id.
-static DELETE_SITE: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-if redis.call('HGET', KEYS[1], 'account_id') ~= ARGV[2] then return 0 end
-redis.call('DEL', KEYS[1])
-redis.call('ZREM', KEYS[2], ARGV[1])
-return 1
-",
-    )
-});
+static DELETE_SITE: LazyLock<Script> =
+    LazyLock::new(|| Script::new(include_str!("redis/lua/delete_site.lua")));
 
-/// KEYS: scan, running. ARGV: scan id, then the [`EventArgs`] (2..5). A
-/// running scan whose job went back to the queue is `queued` again (and a
-/// `scan.queued` event says so).
-static REQUEUE_SCAN: LazyLock<Script> = LazyLock::new(|| {
-    transition(
-        r"
-if redis.call('HGET', KEYS[1], 'status') ~= 'running' then return 0 end
-redis.call('HSET', KEYS[1], 'status', 'queued')
-redis.call('SREM', KEYS[2], ARGV[1])
-emit_event(KEYS[1], 'scan.queued', 2)
-return 1
-",
-    )
-});
+static REQUEUE_SCAN: LazyLock<Script> =
+    LazyLock::new(|| transition(&[include_str!("redis/lua/requeue_scan.lua")]));
 
-/// KEYS: the account's key index, the key's record. ARGV: now µs, TTL µs,
-/// the cap, the record JSON, the key hash, TTL ms, the record keys' prefix
-/// (`…idem:{account}:`), lease end µs, first use (JSON). Forgets expired keys and the oldest
-/// past the cap; returns the live record's JSON, or false after claiming.
-static CLAIM_IDEMPOTENCY: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-local cutoff = tonumber(ARGV[1]) - tonumber(ARGV[2])
-for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. cutoff)) do
-  redis.call('DEL', ARGV[7] .. m)
-end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. cutoff)
-local cur = redis.call('HMGET', KEYS[2], 'record', 'done', 'lease')
-if cur[1] and (cur[2] == '1' or tonumber(cur[3] or '0') > tonumber(ARGV[1])) then
-  return cur[1]
-end
-redis.call('ZREM', KEYS[1], ARGV[5])
-local n = redis.call('ZCARD', KEYS[1])
-local cap = tonumber(ARGV[3])
-if n >= cap then
-  for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, n - cap)) do
-    redis.call('DEL', ARGV[7] .. m)
-  end
-  redis.call('ZREMRANGEBYRANK', KEYS[1], 0, n - cap)
-end
-redis.call('DEL', KEYS[2])
-redis.call('HSET', KEYS[2], 'record', ARGV[4], 'done', '0', 'lease', ARGV[8], 'created', ARGV[9])
-redis.call('PEXPIRE', KEYS[2], ARGV[6])
-redis.call('ZADD', KEYS[1], ARGV[1], ARGV[5])
-redis.call('PEXPIRE', KEYS[1], ARGV[6])
-return false
-",
-    )
-});
+static CLAIM_IDEMPOTENCY: LazyLock<Script> =
+    LazyLock::new(|| Script::new(include_str!("redis/lua/claim_idempotency.lua")));
 
-/// KEYS: the key's record. ARGV: the answered record JSON, the first use's
-/// `created_at` as stored. Saves it only over the claim it answers.
-static COMPLETE_IDEMPOTENCY: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-if redis.call('HGET', KEYS[1], 'created') ~= ARGV[2] then return 0 end
-redis.call('HSET', KEYS[1], 'record', ARGV[1], 'done', '1')
-return 1
-",
-    )
-});
+static COMPLETE_IDEMPOTENCY: LazyLock<Script> =
+    LazyLock::new(|| Script::new(include_str!("redis/lua/complete_idempotency.lua")));
+
+impl RedisBackend {
+    /// Appends the report's chunks to the list `key`, one command (and one
+    /// chunk in memory) at a time; the list expires unless the `finish`
+    /// script takes it.
+    async fn upload_report(&self, key: &str, report: ReportFile) -> Result<()> {
+        let mut conn = self.c();
+        let mut index = 0;
+        loop {
+            // The file is read off the async threads, one chunk a time.
+            let file = report.clone();
+            let chunk = tokio::task::spawn_blocking(move || file.chunk(index))
+                .await
+                .map_err(|e| Error::Storage(format!("reading the report: {e}")))??;
+            let Some(chunk) = chunk else { break };
+            let mut pipe = redis::pipe();
+            pipe.rpush(key, chunk).ignore();
+            if index == 0 {
+                pipe.expire(key, UPLOAD_TTL_SECS).ignore();
+            }
+            let () = pipe.query_async(&mut conn).await.map_err(redis_err)?;
+            index += 1;
+        }
+        Ok(())
+    }
+}
 
 impl RedisBackend {
     /// The index and record keys of an account's idempotency key.
@@ -873,16 +613,8 @@ impl RedisBackend {
     }
 }
 
-/// Takes the due members of the outbox and pushes them to the lease time.
-static CLAIM_DUE: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
-for _, id in ipairs(ids) do redis.call('ZADD', KEYS[1], ARGV[2], id) end
-return ids
-",
-    )
-});
+static CLAIM_DUE: LazyLock<Script> =
+    LazyLock::new(|| Script::new(include_str!("redis/lua/claim_due.lua")));
 
 /// The outbox arguments a transition script takes (see [`OUTBOX_LUA`]).
 struct EventArgs {
@@ -1274,6 +1006,23 @@ impl Store for RedisBackend {
             .await?
             .ok_or_else(|| not_found("scan", id))?;
         let quota = self.quota_key(&scan.account_id, scan.created_at.date_naive());
+        let mut random = [0u8; 8];
+        getrandom::getrandom(&mut random).map_err(Error::storage)?;
+        let upload = self.k(&format!("report:{id}:upload:{}", hex::encode(random)));
+        let (kind, detail, pages, report) = match outcome {
+            ScanOutcome::Completed { summary, report } => (
+                "completed",
+                json(&summary)?,
+                summary.pages_fetched,
+                Some(report),
+            ),
+            ScanOutcome::Failed { error } => ("failed", error, 0, None),
+        };
+        // A scan already terminal keeps its status: no upload then (the
+        // script checks again, atomically).
+        if let Some(report) = report.filter(|_| !scan.status.is_terminal()) {
+            self.upload_report(&upload, report).await?;
+        }
         let mut conn = self.c();
         let mut script = FINISH_SCAN.prepare_invoke();
         script
@@ -1283,32 +1032,18 @@ impl Store for RedisBackend {
             .key(self.k("unfinished"))
             .key(self.k("stats"))
             .key(quota)
+            .key(&upload)
             .arg(id);
         let event = self.event_args(at)?;
-        let event_args = |script: &mut redis::ScriptInvocation<'_>| {
-            script
-                .arg(&event.prefix)
-                .arg(&event.digits)
-                .arg(&event.at)
-                .arg(event.at_us);
-        };
-        match &outcome {
-            ScanOutcome::Completed { summary, report } => {
-                script
-                    .arg("completed")
-                    .arg(json(&at)?)
-                    .arg(json(summary)?)
-                    .arg(summary.pages_fetched);
-                event_args(&mut script);
-                for chunk in report.chunks(REPORT_CHUNK) {
-                    script.arg(chunk);
-                }
-            }
-            ScanOutcome::Failed { error } => {
-                script.arg("failed").arg(json(&at)?).arg(error).arg(0);
-                event_args(&mut script);
-            }
-        }
+        script
+            .arg(kind)
+            .arg(json(&at)?)
+            .arg(detail)
+            .arg(pages)
+            .arg(&event.prefix)
+            .arg(&event.digits)
+            .arg(&event.at)
+            .arg(event.at_us);
         let fields: Option<Vec<String>> =
             script.invoke_async(&mut conn).await.map_err(redis_err)?;
         scan_from_fields(&fields.ok_or_else(|| not_found("scan", id))?)
@@ -1347,16 +1082,16 @@ impl Store for RedisBackend {
         }
     }
 
-    async fn report(&self, scan_id: &str) -> Result<Option<Vec<u8>>> {
+    async fn report_chunk(&self, scan_id: &str, index: u64) -> Result<Option<Vec<u8>>> {
+        let Ok(index) = isize::try_from(index) else {
+            return Ok(None);
+        };
         let mut conn = self.c();
-        let chunks: Vec<Vec<u8>> = conn
-            .lrange(self.k(&format!("report:{scan_id}")), 0, -1)
+        let chunk: Option<Vec<u8>> = conn
+            .lindex(self.k(&format!("report:{scan_id}")), index)
             .await
             .map_err(redis_err)?;
-        if chunks.is_empty() {
-            return Ok(None);
-        }
-        Ok(Some(chunks.concat()))
+        Ok(chunk)
     }
 
     async fn unfinished_scans(&self) -> Result<Vec<Scan>> {
@@ -1850,78 +1585,20 @@ impl Store for RedisBackend {
     }
 }
 
-/// KEYS: session, its flash hash. ARGV: name, value, the session's expiry
-/// (ms since the epoch). Keeps the value only while the session exists (a
-/// sign-out between the read and this script wins); returns 1 when kept.
-static PUT_FLASH: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-redis.call('PEXPIREAT', KEYS[2], ARGV[3])
-return 1
-",
-    )
-});
+static PUT_FLASH: LazyLock<Script> =
+    LazyLock::new(|| Script::new(include_str!("redis/lua/put_flash.lua")));
 
-/// KEYS: session, its flash hash. ARGV: name. Removes the flash and returns
-/// {session JSON or false, value or false}: one caller ever gets a value.
-static TAKE_FLASH: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-local value = redis.call('HGET', KEYS[2], ARGV[1])
-if value then redis.call('HDEL', KEYS[2], ARGV[1]) end
-return {redis.call('GET', KEYS[1]), value}
-",
-    )
-});
+static TAKE_FLASH: LazyLock<Script> =
+    LazyLock::new(|| Script::new(include_str!("redis/lua/take_flash.lua")));
 
-/// KEYS: account, user, e-mail index, all users, account users. ARGV: user
-/// id, account id, record JSON. Returns 0 without the account, -1 when the
-/// e-mail is taken.
-static CREATE_USER: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-if redis.call('SET', KEYS[3], ARGV[1], 'NX') == false then return -1 end
-redis.call('HSET', KEYS[2], 'json', ARGV[3], 'account_id', ARGV[2])
-redis.call('ZADD', KEYS[4], 0, ARGV[1])
-redis.call('ZADD', KEYS[5], 0, ARGV[1])
-return 1
-",
-    )
-});
+static CREATE_USER: LazyLock<Script> =
+    LazyLock::new(|| Script::new(include_str!("redis/lua/create_user.lua")));
 
-/// KEYS: user, token. ARGV: token JSON, expiry (ms since the epoch).
-/// Returns 0 when the user does not exist.
-static CREATE_TOKEN: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('SET', KEYS[2], ARGV[1], 'PXAT', ARGV[2])
-return 1
-",
-    )
-});
+static CREATE_TOKEN: LazyLock<Script> =
+    LazyLock::new(|| Script::new(include_str!("redis/lua/create_token.lua")));
 
-/// KEYS: token, user, user's sessions. ARGV: the token JSON as read, 1 when
-/// still valid, password hash, password_set_at JSON, the session key prefix.
-/// Consumes the token; when valid sets the password and ends the user's
-/// sessions (their keys are built from the prefix: one Redis, not a cluster).
-/// Returns 1 when the password was set.
-static SET_PASSWORD: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[1])
-if ARGV[2] ~= '1' or redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
-redis.call('HSET', KEYS[2], 'password_hash', ARGV[3], 'password_set_at', ARGV[4])
-for _, h in ipairs(redis.call('SMEMBERS', KEYS[3])) do redis.call('DEL', ARGV[5] .. h, ARGV[5] .. h .. ':flash') end
-redis.call('DEL', KEYS[3])
-return 1
-",
-    )
-});
+static SET_PASSWORD: LazyLock<Script> =
+    LazyLock::new(|| Script::new(include_str!("redis/lua/set_password.lua")));
 
 impl RedisBackend {
     async fn load_user(&self, id: &str) -> Result<Option<User>> {
