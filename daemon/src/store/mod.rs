@@ -377,7 +377,7 @@ impl Webhook {
     /// Whether the event `event_type` about a scan of `site_id` is sent here:
     /// enabled, subscribed to the type, and no site filter or that site. The
     /// stores apply it inside each scan transition (the Redis backend's Lua
-    /// transcription is `OUTBOX_LUA` in `store/redis.rs`; the contract suite
+    /// transcription is `store/redis/lua/outbox.lua`; the contract suite
     /// checks both agree).
     pub fn wants(&self, event_type: &str, site_id: &str) -> bool {
         self.enabled
