@@ -689,12 +689,10 @@ mod tests {
 
     use chrono::Utc;
     use futures::stream;
-    use sitescan_engine::Priority;
 
     use super::*;
-    use crate::queue::Job;
     use crate::store::embedded::Embedded;
-    use crate::store::{new_id, Account, Plan, Site};
+    use crate::store::{fixture, Plan};
 
     /// Sets its flag when dropped: proves the worker dropped (canceled) the scan.
     struct DropFlag(Arc<AtomicBool>);
@@ -731,64 +729,10 @@ mod tests {
     }
 
     async fn queued_scan(backend: &Embedded) -> Scan {
-        let acc = backend
-            .create_account(Account {
-                id: new_id("acc").unwrap(),
-                name: None,
-                plan: Plan::Enterprise,
-                created_at: Utc::now(),
-            })
+        let (_, site) = fixture::tenant(backend, Plan::Enterprise, "https://example.com/")
             .await
             .unwrap();
-        let site = backend
-            .create_site(Site {
-                id: new_id("site").unwrap(),
-                account_id: acc.id.clone(),
-                url: "https://example.com/".into(),
-                name: "example.com".into(),
-                created_at: Utc::now(),
-            })
-            .await
-            .unwrap();
-        let scan = Scan {
-            id: new_id("scan").unwrap(),
-            site_id: site.id,
-            account_id: acc.id,
-            url: site.url,
-            status: ScanStatus::Queued,
-            config: AppliedConfig {
-                rules: vec!["all".into()],
-                priority: Priority::Normal,
-                max_pages: 5,
-                max_depth: 2,
-                plan_max_pages: None,
-                accept: None,
-                budget: Default::default(),
-                links: Default::default(),
-                include: Vec::new(),
-                exclude: Vec::new(),
-            },
-            progress: None,
-            error: None,
-            attempts: 0,
-            created_at: Utc::now(),
-            started_at: None,
-            finished_at: None,
-            summary: None,
-            quota_refunded: false,
-        };
-        let scan = backend
-            .create_scan_if_quota(scan, Utc::now().date_naive(), None)
-            .await
-            .unwrap();
-        backend
-            .enqueue(Job {
-                scan_id: scan.id.clone(),
-                priority: Priority::Normal,
-            })
-            .await
-            .unwrap();
-        scan
+        fixture::queued_scan(backend, backend, &site).await.unwrap()
     }
 
     async fn wait_for(what: &str, mut f: impl FnMut() -> bool) {

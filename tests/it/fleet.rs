@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use sitescan_daemon::queue::{Job, Queue};
 use sitescan_daemon::store::redis::RedisBackend;
-use sitescan_daemon::store::{new_id, Account, Plan, Scan, ScanStatus, Site, Store};
+use sitescan_daemon::store::{fixture, new_id, Plan, Scan, ScanStatus, Site, Store};
 use sitescan_engine::Priority;
 use sitescan_fixtures::FixtureServer;
 
@@ -543,13 +543,7 @@ async fn two_api_processes_share_the_quota_and_answer_503_while_redis_is_down() 
     let url = server.url();
     let guard = PrefixGuard::new(&url);
     let store = backend(&url, &guard.prefix, Duration::from_secs(30), 3).await;
-    let acc = store
-        .create_account(Account {
-            id: new_id("acc").unwrap(),
-            name: None,
-            plan: Plan::Professional,
-            created_at: Utc::now(),
-        })
+    let (acc, site) = fixture::tenant(&store, Plan::Professional, "http://127.0.0.1:9/")
         .await
         .unwrap();
     let (key, secret, hash) = sitescan_daemon::api::auth::new_key(
@@ -561,16 +555,6 @@ async fn two_api_processes_share_the_quota_and_answer_503_while_redis_is_down() 
     )
     .unwrap();
     store.create_key(key, &hash).await.unwrap();
-    let site = store
-        .create_site(Site {
-            id: new_id("site").unwrap(),
-            account_id: acc.id.clone(),
-            url: "http://127.0.0.1:9/".into(),
-            name: "nothing".into(),
-            created_at: Utc::now(),
-        })
-        .await
-        .unwrap();
     let apis = [
         ApiProcess::start(&url, &guard.prefix),
         ApiProcess::start(&url, &guard.prefix),

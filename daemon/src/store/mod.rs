@@ -20,6 +20,7 @@ use utoipa::ToSchema;
 use crate::error::Result;
 
 pub mod embedded;
+pub mod fixture;
 pub mod redis;
 mod report;
 
