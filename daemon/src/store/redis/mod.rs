@@ -565,6 +565,10 @@ impl Store for RedisBackend {
         reports::report_chunk(self, scan_id, index).await
     }
 
+    async fn report(&self, scan_id: &str) -> Result<Option<Vec<u8>>> {
+        reports::report(self, scan_id).await
+    }
+
     // ---- scans
 
     async fn unfinished_scans(&self) -> Result<Vec<Scan>> {

@@ -43,3 +43,17 @@ pub(super) async fn report_chunk(
         .map_err(redis_err)?;
     Ok(chunk)
 }
+
+/// The whole report in one round trip (`LRANGE`), where the trait's default
+/// would ask for each chunk in turn.
+pub(super) async fn report(this: &RedisBackend, scan_id: &str) -> Result<Option<Vec<u8>>> {
+    let mut conn = this.c();
+    let chunks: Vec<Vec<u8>> = conn
+        .lrange(this.key_name(&["report", scan_id]), 0, -1)
+        .await
+        .map_err(redis_err)?;
+    if chunks.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(chunks.concat()))
+}
