@@ -29,7 +29,8 @@ use tracing::{info, warn, Instrument};
 
 use crate::queue::{Delivery, Lease, Queue};
 use crate::store::{
-    AppliedConfig, CategoryResult, Progress, Scan, ScanOutcome, ScanStatus, ScanSummary, Store,
+    AppliedConfig, CategoryResult, Progress, ReportFile, Scan, ScanOutcome, ScanStatus,
+    ScanSummary, Store,
 };
 
 /// How often a running scan checks for a cancel when no progress comes.
@@ -588,6 +589,19 @@ pub(crate) async fn clear_analysis(store: &dyn Store, id: &str) {
     }
 }
 
+/// Renders the compact JSON report of `source` into a [`ReportFile`]
+/// (blocking file I/O).
+fn render_report(source: &dyn ReportSource) -> crate::Result<ReportFile> {
+    use std::io::Write;
+    let mut file = ReportFile::new()?;
+    {
+        let mut out = std::io::BufWriter::with_capacity(64 * 1024, file.writer());
+        sitescan_engine::render::render_json_compact_to(source, &mut out)?;
+        out.flush()?;
+    }
+    Ok(file)
+}
+
 /// Drives the executor's stream; `None` when the scan was canceled meanwhile.
 pub async fn execute(
     store: &dyn Store,
@@ -645,14 +659,10 @@ pub async fn execute(
             Some(ExecEvent::Finished(mut report)) => {
                 report.head_mut().scan_id = Some(scan.id.clone());
                 let summary = summarize(&*report);
-                // Rendered once, from the spool, off the async threads: the
-                // stored report's bytes are the only copy in memory.
-                let rendered = tokio::task::spawn_blocking(move || {
-                    let mut json = Vec::new();
-                    sitescan_engine::render::render_json_compact_to(&*report, &mut json)
-                        .map(|()| json)
-                })
-                .await;
+                // Rendered once, from the spool into a temporary file, off the
+                // async threads; the store copies the file in chunks, so the
+                // report is never whole in memory.
+                let rendered = tokio::task::spawn_blocking(move || render_report(&*report)).await;
                 return Some(match rendered {
                     Ok(Ok(report)) => ScanOutcome::Completed { summary, report },
                     Ok(Err(e)) => ScanOutcome::Failed {
@@ -679,12 +689,10 @@ mod tests {
 
     use chrono::Utc;
     use futures::stream;
-    use sitescan_engine::Priority;
 
     use super::*;
-    use crate::queue::Job;
     use crate::store::embedded::Embedded;
-    use crate::store::{new_id, Account, Plan, Site};
+    use crate::store::{fixture, Plan};
 
     /// Sets its flag when dropped: proves the worker dropped (canceled) the scan.
     struct DropFlag(Arc<AtomicBool>);
@@ -721,64 +729,10 @@ mod tests {
     }
 
     async fn queued_scan(backend: &Embedded) -> Scan {
-        let acc = backend
-            .create_account(Account {
-                id: new_id("acc").unwrap(),
-                name: None,
-                plan: Plan::Enterprise,
-                created_at: Utc::now(),
-            })
+        let (_, site) = fixture::tenant(backend, Plan::Enterprise, "https://example.com/")
             .await
             .unwrap();
-        let site = backend
-            .create_site(Site {
-                id: new_id("site").unwrap(),
-                account_id: acc.id.clone(),
-                url: "https://example.com/".into(),
-                name: "example.com".into(),
-                created_at: Utc::now(),
-            })
-            .await
-            .unwrap();
-        let scan = Scan {
-            id: new_id("scan").unwrap(),
-            site_id: site.id,
-            account_id: acc.id,
-            url: site.url,
-            status: ScanStatus::Queued,
-            config: AppliedConfig {
-                rules: vec!["all".into()],
-                priority: Priority::Normal,
-                max_pages: 5,
-                max_depth: 2,
-                plan_max_pages: None,
-                accept: None,
-                budget: Default::default(),
-                links: Default::default(),
-                include: Vec::new(),
-                exclude: Vec::new(),
-            },
-            progress: None,
-            error: None,
-            attempts: 0,
-            created_at: Utc::now(),
-            started_at: None,
-            finished_at: None,
-            summary: None,
-            quota_refunded: false,
-        };
-        let scan = backend
-            .create_scan_if_quota(scan, Utc::now().date_naive(), None)
-            .await
-            .unwrap();
-        backend
-            .enqueue(Job {
-                scan_id: scan.id.clone(),
-                priority: Priority::Normal,
-            })
-            .await
-            .unwrap();
-        scan
+        fixture::queued_scan(backend, backend, &site).await.unwrap()
     }
 
     async fn wait_for(what: &str, mut f: impl FnMut() -> bool) {

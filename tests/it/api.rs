@@ -999,7 +999,7 @@ impl sitescan_daemon::store::Store for BrokenStore {
     ) -> sitescan_daemon::Result<sitescan_daemon::store::Scan> {
         broken()
     }
-    async fn report(&self, _: &str) -> sitescan_daemon::Result<Option<Vec<u8>>> {
+    async fn report_chunk(&self, _: &str, _: u64) -> sitescan_daemon::Result<Option<Vec<u8>>> {
         broken()
     }
     async fn unfinished_scans(&self) -> sitescan_daemon::Result<Vec<sitescan_daemon::store::Scan>> {

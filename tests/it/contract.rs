@@ -12,8 +12,8 @@ use sitescan_daemon::api::views::ScanView;
 use sitescan_daemon::queue::{Job, Queue};
 use sitescan_daemon::store::embedded::Embedded;
 use sitescan_daemon::store::{
-    new_id, Account, AppliedConfig, Delivery, DeliveryStatus, Plan, Progress, Scan, ScanOutcome,
-    ScanStatus, ScanSummary, Site, Store, Webhook,
+    new_id, Account, AppliedConfig, Delivery, DeliveryStatus, Plan, Progress, ReportFile, Scan,
+    ScanOutcome, ScanStatus, ScanSummary, Site, Store, Webhook,
 };
 use sitescan_daemon::webhooks::EVENT_TYPES;
 use sitescan_daemon::Error;
@@ -356,7 +356,7 @@ pub async fn scan_lifecycle(store: Arc<dyn Store>) {
             &first.id,
             ScanOutcome::Completed {
                 summary: summary.clone(),
-                report: b"{\"ok\":1}".to_vec(),
+                report: ReportFile::from_bytes(b"{\"ok\":1}").unwrap(),
             },
             Utc::now(),
         )
@@ -1120,7 +1120,7 @@ pub async fn transitions_write_their_events(store: Arc<dyn Store>) {
             &first.id,
             ScanOutcome::Completed {
                 summary,
-                report: b"{}".to_vec(),
+                report: ReportFile::from_bytes(b"{}").unwrap(),
             },
             Utc::now(),
         )
@@ -1545,6 +1545,103 @@ pub async fn idempotency_keys(store: Arc<dyn Store>) {
     );
 }
 
+/// Reports larger than one chunk: stored from the worker's file chunk by
+/// chunk and read back the same way, byte for byte; a report handed to a scan
+/// already terminal is dropped (nothing stored, nothing left behind); a retried
+/// write (the same file again) stores the report once.
+pub async fn reports_in_chunks(store: Arc<dyn Store>) {
+    use sitescan_daemon::store::REPORT_CHUNK;
+    let a = store
+        .create_account(account(Plan::Enterprise))
+        .await
+        .unwrap();
+    let s = store.create_site(site(&a.id)).await.unwrap();
+    let day = Utc::now().date_naive();
+    let bytes: Vec<u8> = (0..REPORT_CHUNK * 2 + 17)
+        .map(|i| b'a' + (i % 26) as u8)
+        .collect();
+    let file = ReportFile::from_bytes(&bytes).unwrap();
+    let done = store
+        .create_scan_if_quota(scan(&s), day, None)
+        .await
+        .unwrap();
+    store
+        .start_scan(&done.id, Utc::now())
+        .await
+        .unwrap()
+        .unwrap();
+    let summary = ScanSummary {
+        pages_fetched: 2,
+        ..Default::default()
+    };
+    let completed = || ScanOutcome::Completed {
+        summary: summary.clone(),
+        report: file.clone(),
+    };
+    for _ in 0..2 {
+        let finished = store
+            .finish_scan(&done.id, completed(), Utc::now())
+            .await
+            .unwrap();
+        assert_eq!(finished.status, ScanStatus::Completed);
+    }
+    let mut sizes = Vec::new();
+    let mut index = 0;
+    while let Some(chunk) = store.report_chunk(&done.id, index).await.unwrap() {
+        sizes.push(chunk.len());
+        index += 1;
+    }
+    assert_eq!(sizes, [REPORT_CHUNK, REPORT_CHUNK, 17]);
+    assert_eq!(store.report(&done.id).await.unwrap().unwrap(), bytes);
+    assert_eq!(store.report_chunk(&done.id, u64::MAX).await.unwrap(), None);
+    assert_eq!(store.report_chunk("scan_missing", 0).await.unwrap(), None);
+
+    // Canceled while running: the report that comes after is dropped.
+    let canceled = store
+        .create_scan_if_quota(scan(&s), day, None)
+        .await
+        .unwrap();
+    store
+        .start_scan(&canceled.id, Utc::now())
+        .await
+        .unwrap()
+        .unwrap();
+    store
+        .cancel_scan(&a.id, &canceled.id, Utc::now())
+        .await
+        .unwrap();
+    let kept = store
+        .finish_scan(&canceled.id, completed(), Utc::now())
+        .await
+        .unwrap();
+    assert_eq!(kept.status, ScanStatus::Canceled);
+    assert_eq!(store.report(&canceled.id).await.unwrap(), None);
+    assert_eq!(store.report_chunk(&canceled.id, 0).await.unwrap(), None);
+
+    // An empty report is one empty chunk, not a missing report.
+    let empty = store
+        .create_scan_if_quota(scan(&s), day, None)
+        .await
+        .unwrap();
+    store
+        .start_scan(&empty.id, Utc::now())
+        .await
+        .unwrap()
+        .unwrap();
+    store
+        .finish_scan(
+            &empty.id,
+            ScanOutcome::Completed {
+                summary: summary.clone(),
+                report: ReportFile::from_bytes(b"").unwrap(),
+            },
+            Utc::now(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(store.report(&empty.id).await.unwrap(), Some(Vec::new()));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn embedded_backend_meets_the_store_and_queue_contract() {
     let dir = tempfile::tempdir().unwrap();
@@ -1553,6 +1650,7 @@ async fn embedded_backend_meets_the_store_and_queue_contract() {
     sites(backend.clone()).await;
     quota_is_atomic(backend.clone()).await;
     scan_lifecycle(backend.clone()).await;
+    reports_in_chunks(backend.clone()).await;
     queue_contract(backend.clone()).await;
     webhooks_and_outbox(backend.clone()).await;
     users_and_sessions(backend.clone()).await;

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use sitescan_daemon::queue::{Job, Queue};
 use sitescan_daemon::store::redis::RedisBackend;
-use sitescan_daemon::store::{new_id, Account, Plan, Scan, ScanStatus, Site, Store};
+use sitescan_daemon::store::{fixture, new_id, Plan, Scan, ScanStatus, Site, Store};
 use sitescan_engine::Priority;
 use sitescan_fixtures::FixtureServer;
 
@@ -37,6 +37,7 @@ async fn redis_backend_meets_the_store_and_queue_contract() {
     contract::sites(b.clone()).await;
     contract::quota_is_atomic(b.clone()).await;
     contract::scan_lifecycle(b.clone()).await;
+    contract::reports_in_chunks(b.clone()).await;
     contract::queue_contract(b.clone()).await;
     contract::webhooks_and_outbox(b.clone()).await;
     contract::users_and_sessions(b.clone()).await;
@@ -542,13 +543,7 @@ async fn two_api_processes_share_the_quota_and_answer_503_while_redis_is_down() 
     let url = server.url();
     let guard = PrefixGuard::new(&url);
     let store = backend(&url, &guard.prefix, Duration::from_secs(30), 3).await;
-    let acc = store
-        .create_account(Account {
-            id: new_id("acc").unwrap(),
-            name: None,
-            plan: Plan::Professional,
-            created_at: Utc::now(),
-        })
+    let (acc, site) = fixture::tenant(&store, Plan::Professional, "http://127.0.0.1:9/")
         .await
         .unwrap();
     let (key, secret, hash) = sitescan_daemon::api::auth::new_key(
@@ -560,16 +555,6 @@ async fn two_api_processes_share_the_quota_and_answer_503_while_redis_is_down() 
     )
     .unwrap();
     store.create_key(key, &hash).await.unwrap();
-    let site = store
-        .create_site(Site {
-            id: new_id("site").unwrap(),
-            account_id: acc.id.clone(),
-            url: "http://127.0.0.1:9/".into(),
-            name: "nothing".into(),
-            created_at: Utc::now(),
-        })
-        .await
-        .unwrap();
     let apis = [
         ApiProcess::start(&url, &guard.prefix),
         ApiProcess::start(&url, &guard.prefix),
@@ -711,12 +696,12 @@ async fn large_reports_are_stored_in_chunks() {
         .await
         .unwrap()
         .unwrap();
-    let report: Vec<u8> = (0..sitescan_daemon::store::redis::REPORT_CHUNK * 3 + 17)
+    let report: Vec<u8> = (0..sitescan_daemon::store::REPORT_CHUNK * 3 + 17)
         .map(|i| b'a' + (i % 26) as u8)
         .collect();
     let outcome = sitescan_daemon::store::ScanOutcome::Completed {
         summary: Default::default(),
-        report: report.clone(),
+        report: sitescan_daemon::store::ReportFile::from_bytes(&report).unwrap(),
     };
     store
         .finish_scan(&ids[0], outcome.clone(), Utc::now())
@@ -736,6 +721,13 @@ async fn large_reports_are_stored_in_chunks() {
         .query(&mut conn)
         .unwrap();
     assert_eq!(chunks, 4);
+    // The second finish's upload was not made (the scan was terminal) and the
+    // first's was renamed to the report: no upload list is left behind.
+    let uploads: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{}:report:{}:upload:*", guard.prefix, ids[0]))
+        .query(&mut conn)
+        .unwrap();
+    assert_eq!(uploads, Vec::<String>::new());
 }
 
 /// A worker started before Redis waits for it, then works (no crash loop).

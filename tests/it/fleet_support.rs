@@ -8,9 +8,8 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use chrono::Utc;
 use sitescan_daemon::store::redis::{RedisBackend, RedisSettings};
-use sitescan_daemon::store::{new_id, Account, Plan, Scan, Site, Store};
+use sitescan_daemon::store::{fixture, new_id, Account, Plan, Scan, Site, Store};
 
 pub fn redis_bin() -> String {
     std::env::var("SITESCAN_TEST_REDIS_BIN").unwrap_or_else(|_| "redis-server".to_string())
@@ -203,26 +202,7 @@ pub fn signal(pid: u32, sig: &str) {
 
 /// An enterprise account and a site of it at `url`.
 pub async fn tenant(store: &RedisBackend, url: &str) -> (Account, Site) {
-    let acc = store
-        .create_account(Account {
-            id: new_id("acc").unwrap(),
-            name: None,
-            plan: Plan::Enterprise,
-            created_at: Utc::now(),
-        })
-        .await
-        .unwrap();
-    let site = store
-        .create_site(Site {
-            id: new_id("site").unwrap(),
-            account_id: acc.id.clone(),
-            url: url.to_string(),
-            name: "fixture".into(),
-            created_at: Utc::now(),
-        })
-        .await
-        .unwrap();
-    (acc, site)
+    fixture::tenant(store, Plan::Enterprise, url).await.unwrap()
 }
 
 /// A `sitescan worker` process; killed on drop.

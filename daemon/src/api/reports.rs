@@ -90,7 +90,9 @@ pub(crate) async fn compare(
         scans::compare_reports(state.store.as_ref(), &auth.account.id, &scan_id, &with).await?;
     if let Some(format) = format {
         return Ok(
-            Download::new(&report, format, &format!("{scan_id}-vs-{with}"))?.into_response(),
+            Download::new_off_async(report, format, &format!("{scan_id}-vs-{with}"))
+                .await?
+                .into_response(),
         );
     }
     let with_state = |s: BaselineState| -> Vec<&sitescan_rules::Finding> {

@@ -328,14 +328,30 @@ pub(crate) async fn get_report(
 ) -> Result<Response, ApiError> {
     if let Some(format) = super::reports::format_param(query.as_deref())? {
         let report = scans::load_report(state.store.as_ref(), &auth.account.id, &scan_id).await?;
-        return Ok(Download::new(&report, format, &scan_id)?.into_response());
+        return Ok(Download::new_off_async(report, format, &scan_id)
+            .await?
+            .into_response());
     }
     let bytes = scans::report_bytes(state.store.as_ref(), &auth.account.id, &scan_id).await?;
-    let report: serde_json::Value = serde_json::from_slice(&bytes)
-        .map_err(|e| ApiError::internal(format!("stored report of {scan_id} is corrupt: {e}")))?;
+    let meta = serde_json::to_value(Meta::new(&id))
+        .map_err(|e| ApiError::internal(format!("response metadata: {e}")))?;
+    // Parsed and written on the blocking pool (seconds for a report of
+    // thousands of pages, which would stall the async thread).
+    let body = scans::off_async(move || {
+        let report: serde_json::Value =
+            serde_json::from_slice(&bytes).map_err(|e| crate::Error::Corrupt(e.to_string()))?;
+        serde_json::to_vec(&serde_json::json!({ "data": report, "meta": meta }))
+            .map_err(|e| crate::Error::Corrupt(e.to_string()))
+    })
+    .await
+    .map_err(|e| ApiError::internal(format!("stored report of {scan_id} is corrupt: {e}")))?;
     Ok((
         StatusCode::OK,
-        axum::Json(serde_json::json!({ "data": report, "meta": Meta::new(&id) })),
+        [(
+            axum::http::header::CONTENT_TYPE,
+            axum::http::HeaderValue::from_static("application/json"),
+        )],
+        body,
     )
         .into_response())
 }

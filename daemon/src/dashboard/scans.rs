@@ -30,7 +30,7 @@ use super::auth::{Form, SignedIn};
 use super::layout::{self, Section};
 use super::sites::status_badge;
 use super::{DashState, PageError, PageResult};
-use crate::ops::scans::{cancel_scan, load_report};
+use crate::ops::scans::{cancel_scan, load_report, off_async};
 use crate::store::{Progress, Scan, ScanStatus, ScanSummary};
 use crate::views::download::Download;
 use sitescan_engine::Phase;
@@ -237,7 +237,9 @@ pub async fn report(
     Path(id): Path<String>,
 ) -> PageResult {
     let report = load_report(state.app.store.as_ref(), &me.account.id, &id).await?;
-    let body = render(&report, Format::Html).map_err(PageError::internal)?;
+    let body = off_async(move || render(&report, Format::Html).map_err(crate::Error::Engine))
+        .await
+        .map_err(PageError::internal)?;
     let body = String::from_utf8(body).map_err(PageError::internal)?;
     let policy = report_policy(&body);
     let mut resp = (StatusCode::OK, body).into_response();
@@ -283,7 +285,9 @@ pub async fn download(
                 internal: None,
             })?;
     let report = load_report(state.app.store.as_ref(), &me.account.id, &id).await?;
-    Ok(Download::new(&report, format, &id)?.into_response())
+    Ok(Download::new_off_async(report, format, &id)
+        .await?
+        .into_response())
 }
 
 /// `POST /scans/{scanId}/cancel`.

@@ -155,19 +155,13 @@ pub async fn current_key(
 mod tests {
     use super::*;
     use crate::store::embedded::Embedded;
-    use crate::store::{Account, Plan};
+    use crate::store::{fixture, Plan};
 
     #[tokio::test]
     async fn a_key_request_is_refused_naming_every_bad_field_and_nothing_is_stored() {
         let dir = tempfile::tempdir().unwrap();
         let store = Embedded::open(dir.path()).unwrap();
-        let account = store
-            .create_account(Account {
-                id: new_id("acc").unwrap(),
-                name: None,
-                plan: Plan::Enterprise,
-                created_at: Utc::now(),
-            })
+        let (account, _) = fixture::tenant(&store, Plan::Enterprise, "https://example.com/")
             .await
             .unwrap();
         let long = "x".repeat(MAX_KEY_DESCRIPTION + 1);

@@ -409,11 +409,28 @@ pub async fn report_bytes(store: &dyn Store, account_id: &str, scan_id: &str) ->
         .ok_or_else(|| Error::Corrupt(format!("completed scan {scan_id} has no report")))
 }
 
-/// The report of a completed scan of the account.
+/// The report of a completed scan of the account. Parsed on the blocking
+/// pool: a report of thousands of pages takes seconds to parse, which would
+/// stall every request sharing the async thread.
 pub async fn load_report(store: &dyn Store, account_id: &str, scan_id: &str) -> Result<Report> {
     let bytes = report_bytes(store, account_id, scan_id).await?;
-    parse_report(&bytes)
-        .map_err(|e| Error::Corrupt(format!("stored report of {scan_id} is unusable: {e}")))
+    let id = scan_id.to_string();
+    off_async(move || {
+        parse_report(&bytes)
+            .map_err(|e| Error::Corrupt(format!("stored report of {id} is unusable: {e}")))
+    })
+    .await
+}
+
+/// Runs CPU-heavy work on a report (parsing, rendering) on the blocking pool.
+pub async fn off_async<T, F>(work: F) -> Result<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T> + Send + 'static,
+{
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| Error::Storage(format!("report task failed: {e}")))?
 }
 
 /// The report of `scan_id` compared with the earlier scan `with` as

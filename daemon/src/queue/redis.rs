@@ -121,11 +121,11 @@ fn fenced(ran: i64, lease: &Lease) -> Result<()> {
 
 impl RedisBackend {
     fn stream(&self, p: Priority) -> String {
-        self.k(&format!("q:{}", priority_name(p)))
+        self.key_name(&["q", priority_name(p)])
     }
 
     fn job_key(&self, scan_id: &str) -> String {
-        self.k(&format!("job:{scan_id}"))
+        self.key_name(&["job", scan_id])
     }
 
     /// Creates the consumer group of each priority stream (and the stream)
@@ -153,8 +153,8 @@ impl RedisBackend {
                 .key(self.stream(Priority::High))
                 .key(self.stream(Priority::Normal))
                 .key(self.stream(Priority::Low))
-                .key(self.k("q:round"))
-                .key(self.k("q:lease"))
+                .key(self.key_name(&["q", "round"]))
+                .key(self.key_name(&["q", "lease"]))
                 .arg(GROUP)
                 .arg(&self.settings.consumer)
                 .arg(&self.settings.prefix)
@@ -318,15 +318,20 @@ impl RedisBackend {
                 Priority::Low => d.low = waiting,
             }
         }
-        d.dead = conn.xlen(self.k("q:dead")).await.map_err(redis_err)?;
+        d.dead = conn
+            .xlen(self.key_name(&["q", "dead"]))
+            .await
+            .map_err(redis_err)?;
         Ok(d)
     }
 
     /// The dead-letter stream's entries, oldest first.
     pub async fn dead_jobs(&self) -> Result<Vec<DeadJob>> {
         let mut conn = self.c();
-        let reply: redis::streams::StreamRangeReply =
-            conn.xrange_all(self.k("q:dead")).await.map_err(redis_err)?;
+        let reply: redis::streams::StreamRangeReply = conn
+            .xrange_all(self.key_name(&["q", "dead"]))
+            .await
+            .map_err(redis_err)?;
         Ok(reply
             .ids
             .into_iter()
@@ -411,7 +416,7 @@ impl Queue for RedisBackend {
         let mut conn = self.c();
         let ran: i64 = DEAD_LETTER
             .key(self.job_key(&lease.scan_id))
-            .key(self.k("q:dead"))
+            .key(self.key_name(&["q", "dead"]))
             .arg(GROUP)
             .arg(&lease.scan_id)
             .arg(reason)

@@ -20,7 +20,11 @@ use utoipa::ToSchema;
 use crate::error::Result;
 
 pub mod embedded;
+pub mod fixture;
 pub mod redis;
+mod report;
+
+pub use report::{ReportFile, REPORT_CHUNK};
 
 /// A customer's plan: what it may do through the API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
@@ -319,8 +323,9 @@ pub enum ScanOutcome {
     Completed {
         /// Short results.
         summary: ScanSummary,
-        /// The report, serialized as JSON.
-        report: Vec<u8>,
+        /// The report, serialized as JSON, in a temporary file the store
+        /// copies in chunks.
+        report: ReportFile,
     },
     /// Could not run.
     Failed {
@@ -373,7 +378,7 @@ impl Webhook {
     /// Whether the event `event_type` about a scan of `site_id` is sent here:
     /// enabled, subscribed to the type, and no site filter or that site. The
     /// stores apply it inside each scan transition (the Redis backend's Lua
-    /// transcription is `OUTBOX_LUA` in `store/redis.rs`; the contract suite
+    /// transcription is `store/redis/lua/outbox.lua`; the contract suite
     /// checks both agree).
     pub fn wants(&self, event_type: &str, site_id: &str) -> bool {
         self.enabled
@@ -646,7 +651,8 @@ pub trait Store: Send + Sync + 'static {
     /// Saves progress of a running scan and returns the scan's status now, so
     /// the worker sees a cancel.
     async fn update_progress(&self, id: &str, progress: Progress) -> Result<ScanStatus>;
-    /// Ends a running scan with its outcome (and stores the report). Idempotent;
+    /// Ends a running scan with its outcome (and stores the report, read from
+    /// its file in chunks: never whole in memory). Idempotent;
     /// a scan already terminal (canceled meanwhile) keeps its status and the
     /// outcome is dropped. Returns the scan as stored.
     async fn finish_scan(&self, id: &str, outcome: ScanOutcome, at: DateTime<Utc>) -> Result<Scan>;
@@ -654,8 +660,22 @@ pub trait Store: Send + Sync + 'static {
     /// no such scan; `Conflict` when it already completed or failed; a scan
     /// already canceled is returned as is.
     async fn cancel_scan(&self, account_id: &str, id: &str, at: DateTime<Utc>) -> Result<Scan>;
-    /// The JSON report of a completed scan.
-    async fn report(&self, scan_id: &str) -> Result<Option<Vec<u8>>>;
+    /// Chunk number `index` of the JSON report of a completed scan (chunks
+    /// of [`REPORT_CHUNK`] bytes, the last one shorter, as
+    /// [`ReportFile::chunk`] cut them); `None` past the last chunk or when
+    /// the scan has no report. Reading a report chunk by chunk keeps at most
+    /// one chunk in memory.
+    async fn report_chunk(&self, scan_id: &str, index: u64) -> Result<Option<Vec<u8>>>;
+    /// The whole JSON report of a completed scan (its chunks joined).
+    async fn report(&self, scan_id: &str) -> Result<Option<Vec<u8>>> {
+        let mut out: Option<Vec<u8>> = None;
+        let mut index = 0;
+        while let Some(chunk) = self.report_chunk(scan_id, index).await? {
+            out.get_or_insert_with(Vec::new).extend_from_slice(&chunk);
+            index += 1;
+        }
+        Ok(out)
+    }
     /// Scans not yet terminal (queued or running), for recovery at start-up.
     async fn unfinished_scans(&self) -> Result<Vec<Scan>>;
     /// Whether the backend answers (for `/readyz`).

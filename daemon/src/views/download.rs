@@ -22,6 +22,17 @@ pub struct Download {
 impl Download {
     /// `report` rendered in `format`, named after `name` (a scan id, or two).
     pub fn new(report: &Report, format: Format, name: &str) -> Result<Self> {
+        Self::render(report, format, name)
+    }
+
+    /// [`Download::new`] on the blocking pool: rendering a large report
+    /// takes seconds, which must not stall the async threads.
+    pub async fn new_off_async(report: Report, format: Format, name: &str) -> Result<Self> {
+        let name = name.to_string();
+        crate::ops::scans::off_async(move || Self::render(&report, format, &name)).await
+    }
+
+    fn render(report: &Report, format: Format, name: &str) -> Result<Self> {
         let body = render(report, format).map_err(Error::Engine)?;
         let name = name.replace(
             |c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'),
