@@ -260,8 +260,7 @@ async fn launch(options: &LaunchOptions) -> Result<Process, BrowserError> {
             tokio::time::sleep(Duration::from_millis(200)).await;
             let said = String::from_utf8_lossy(&tail.lock().unwrap_or_else(|p| p.into_inner()))
                 .lines()
-                .filter(|l| !l.contains("dbus"))
-                .last()
+                .rfind(|l| !l.contains("dbus"))
                 .unwrap_or("")
                 .trim()
                 .to_string();

@@ -10,8 +10,8 @@
 //! browser never touches the network itself. Requests are paused by the
 //! protocol's `Fetch` domain and either refused or fetched by us, through the
 //! same SSRF guard, scope, robots.txt and per-host rate as the static crawl,
-//! then handed back to the page. Whatever is not paused (WebSocket, a worker's
-//! requests, the browser's own background traffic) goes to a proxy that
+//! then handed back to the page. Whatever is not paused (WebSocket, WebRTC,
+//! the browser's own background traffic) goes to a proxy that
 //! answers nothing ([`launch`]'s sink), so it fails closed.
 //!
 //! The page's own document is not fetched twice: the static fetcher fetched it
@@ -21,7 +21,7 @@
 //! loading and the link extraction run unchanged on what a visitor sees.
 //!
 //! Not here yet: computed styles and layout boxes (`DOMSnapshot`), interaction
-//! rules, cookies sent back to the site, dedicated workers' requests.
+//! rules, cookies sent back to the site.
 
 pub mod cdp;
 pub mod intercept;
