@@ -507,3 +507,85 @@ async fn evaluate(
         .map(Value::take)
         .unwrap_or(Value::Null))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::RenderWait;
+    use sitescan_rules::Header;
+
+    /// Needs Debian's `chromium` (a missing browser fails the test). The
+    /// sandbox is off: the tests run as root in a container.
+    #[tokio::test]
+    async fn the_browser_is_recycled_after_n_pages_and_restarted_after_a_crash() {
+        launch::configure(LaunchOptions {
+            sandbox: false,
+            recycle_after: 2,
+            call_timeout: Duration::from_secs(5),
+            ..LaunchOptions::from_env()
+        });
+        let config = ScanConfig {
+            allow_private: true,
+            render: true,
+            render_options: RenderOptions {
+                wait: RenderWait::Load,
+                quiet_ms: 0,
+                ..RenderOptions::default()
+            },
+            ..ScanConfig::default()
+        };
+        let before = launches();
+        let session = RenderSession::start(&config, Arc::new(HostPool::new(100.0, 4)))
+            .await
+            .unwrap();
+        // Never connected to: the document is served from memory.
+        let url = Url::parse("http://127.0.0.1:9/").unwrap();
+        let scope = Arc::new(Scope::new(&url, &config).unwrap());
+        let robots: RobotsCheck = Arc::new(|_: &Url| true);
+        let doc = |n: usize| MainDocument {
+            url: url.clone(),
+            status: 200,
+            headers: vec![Header {
+                name: "content-type".into(),
+                value: "text/html".into(),
+            }],
+            body: format!(
+                "<p id=n></p><script>document.getElementById('n').textContent = 'page {n}'</script>"
+            )
+            .into_bytes(),
+        };
+        let render = |n: usize| {
+            let (scope, robots) = (Arc::clone(&scope), Arc::clone(&robots));
+            let doc = doc(n);
+            let session = &session;
+            async move {
+                let r = session.render(doc, scope, robots).await.unwrap();
+                assert!(
+                    r.html.contains(&format!("<p id=\"n\">page {n}</p>")),
+                    "{}",
+                    r.html
+                );
+            }
+        };
+        for n in 0..5 {
+            render(n).await;
+        }
+        // Pages 0-1, 2-3 and 4, each pair in a fresh browser.
+        assert_eq!(launches() - before, 3);
+
+        let browser = session.browser().await.unwrap();
+        let _ = browser
+            .conn()
+            .call(None, "Browser.crash", json!({}), Duration::from_secs(2))
+            .await;
+        for _ in 0..100 {
+            if browser.conn().is_closed() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(browser.conn().is_closed(), "the crash closed the pipe");
+        render(9).await;
+        assert_eq!(launches() - before, 4, "restarted after the crash");
+    }
+}
