@@ -220,6 +220,57 @@ impl std::str::FromStr for LinkScope {
     }
 }
 
+/// Quiet period of render mode, milliseconds: the page's network must be idle
+/// this long (or, for the other waits, the page is given this long after its
+/// condition holds) before its DOM is taken.
+pub const DEFAULT_RENDER_QUIET_MS: u64 = 500;
+/// Longest a rendered page is waited for, from its navigation, milliseconds;
+/// past it the DOM is taken as it is.
+pub const DEFAULT_RENDER_MAX_WAIT_MS: u64 = 10_000;
+
+/// What render mode waits for after the page's `load` event before it takes
+/// the DOM. Written `"load"`, `"network-idle"` or `{"selector": "#app"}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RenderWait {
+    /// The load event, then the quiet period.
+    Load,
+    /// No request of the page in flight for the quiet period (the default).
+    #[default]
+    NetworkIdle,
+    /// An element matching this CSS selector, then the quiet period.
+    Selector(String),
+}
+
+/// How render mode waits for a page (see [`ScanConfig::render`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RenderOptions {
+    /// What to wait for after load (default network idle).
+    pub wait: RenderWait,
+    /// Quiet period, milliseconds ([`DEFAULT_RENDER_QUIET_MS`]).
+    pub quiet_ms: u64,
+    /// Longest wait from the navigation, milliseconds
+    /// ([`DEFAULT_RENDER_MAX_WAIT_MS`]).
+    pub max_wait_ms: u64,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        RenderOptions {
+            wait: RenderWait::NetworkIdle,
+            quiet_ms: DEFAULT_RENDER_QUIET_MS,
+            max_wait_ms: DEFAULT_RENDER_MAX_WAIT_MS,
+        }
+    }
+}
+
+impl RenderOptions {
+    fn is_default(&self) -> bool {
+        *self == RenderOptions::default()
+    }
+}
+
 /// Queue priority of a scan in the service.
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
@@ -318,6 +369,14 @@ pub struct ScanConfig {
     /// [`PageBudget::DEFAULT`]). A page over any of them gets an
     /// `analysis-incomplete` finding naming it; the scan goes on.
     pub budget: PageBudget,
+    /// Render mode: each page is loaded in headless Chromium, its scripts run,
+    /// and the rules judge the DOM it shows (default off: the HTML the server
+    /// sends). Needs Debian's `chromium` (see `crate::browser`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub render: bool,
+    /// How render mode waits for each page.
+    #[serde(skip_serializing_if = "RenderOptions::is_default")]
+    pub render_options: RenderOptions,
 }
 
 impl Default for ScanConfig {
@@ -345,6 +404,8 @@ impl Default for ScanConfig {
             accept: default_accept(),
             links: LinkScope::All,
             budget: PageBudget::DEFAULT,
+            render: false,
+            render_options: RenderOptions::default(),
         }
     }
 }

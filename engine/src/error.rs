@@ -51,6 +51,10 @@ pub enum Error {
         /// The user agent token matched.
         agent: String,
     },
+    /// Render mode could not start its browser (not installed, or it did not
+    /// answer).
+    #[error("{0}")]
+    Browser(String),
     /// The HTTP client could not be built.
     #[error("HTTP client setup failed: {0}")]
     Client(String),

@@ -43,6 +43,7 @@
 #![deny(missing_docs)]
 
 pub mod baseline;
+pub mod browser;
 pub mod checks;
 pub mod config;
 pub mod conformance;
@@ -55,7 +56,7 @@ mod scan;
 mod scanner;
 pub mod spelling;
 
-pub use config::{LinkScope, PageBudget, Priority, ScanConfig};
+pub use config::{LinkScope, PageBudget, Priority, RenderOptions, RenderWait, ScanConfig};
 pub use error::{Error, Result};
 pub use report::{
     CategorySummary, CrawlStats, PageReport, Report, ReportSource, RuleSummary, Skipped,

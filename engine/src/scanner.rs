@@ -146,6 +146,21 @@ impl ScannerBuilder {
         self
     }
 
+    /// Render mode (default off): each page is loaded in headless Chromium
+    /// and the rules judge the DOM after its scripts ran. Needs Debian's
+    /// `chromium` (or `SITESCAN_CHROMIUM`); see [`crate::browser`].
+    pub fn render(mut self, yes: bool) -> Self {
+        self.config.render = yes;
+        self
+    }
+    /// How render mode waits for each page (default: network idle for
+    /// [`crate::config::DEFAULT_RENDER_QUIET_MS`], at most
+    /// [`crate::config::DEFAULT_RENDER_MAX_WAIT_MS`]).
+    pub fn render_options(mut self, options: crate::config::RenderOptions) -> Self {
+        self.config.render_options = options;
+        self
+    }
+
     /// Replaces the whole page budget (default [`PageBudget::DEFAULT`]).
     pub fn page_budget(mut self, budget: PageBudget) -> Self {
         self.config.budget = budget;
@@ -245,6 +260,19 @@ impl ScannerBuilder {
         }
         for pem in &c.ca_certs {
             crate::checks::tls::parse_pem_certs(pem)?;
+        }
+        if c.render {
+            positive(
+                c.render_options.max_wait_ms > 0,
+                "render_options.max_wait_ms",
+            )?;
+            if let crate::config::RenderWait::Selector(sel) = &c.render_options.wait {
+                scraper::Selector::parse(sel).map_err(|e| {
+                    Error::Config(format!(
+                        "render_options.wait selector `{sel}` is not a CSS selector: {e}"
+                    ))
+                })?;
+            }
         }
         if c.user_agent.trim().is_empty()
             || reqwest::header::HeaderValue::from_str(&c.user_agent).is_err()

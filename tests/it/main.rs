@@ -18,6 +18,9 @@
 //! - `hostile_fetch`: the crawler against a hostile server (decompression bombs
 //!   as page, sitemap, robots.txt and stylesheet; a huge sitemap index; bodies cut
 //!   short or stalled).
+//! - `render`: render mode with a real Chromium: the rendered DOM through the
+//!   rules, every route a page's script has to a refused address, a hung tab,
+//!   the CLI's `--render` and a missing browser.
 //! - `reports`: report formats, baselines and gates (`sitescan report`).
 //! - `site_checks`: link/resource checks over the network and the security grade.
 //! - `links`: deterministic page sets under a page limit, one `broken-links`
@@ -73,6 +76,7 @@ mod hostile_fetch;
 mod links;
 mod netns;
 mod remote;
+mod render;
 mod reports;
 mod serve;
 mod site_checks;

@@ -123,6 +123,11 @@ pub(crate) struct Args {
     )]
     links: LinksArg,
 
+    /// Render each page in headless Chromium and check the DOM its scripts
+    /// built (Debian's `chromium`; SITESCAN_CHROMIUM names another binary).
+    #[arg(long, env = "SITESCAN_RENDER")]
+    render: bool,
+
     /// The page budget: what one page's analysis may spend.
     #[command(flatten)]
     budget: super::budget::BudgetArgs,
@@ -192,6 +197,7 @@ impl Args {
             accept: self.accept.0.clone(),
             links: self.links.into(),
             budget: self.budget.budget(),
+            render: self.render,
             ..ScanConfig::default()
         })
     }

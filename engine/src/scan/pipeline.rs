@@ -156,6 +156,8 @@ struct Shared {
     subresources: bool,
     /// Told when each page's analysis starts and ends.
     watch: Option<Arc<dyn crate::scan::events::AnalysisWatch>>,
+    /// Render mode: the scan's browser context and tabs.
+    render: Option<crate::browser::RenderSession>,
 }
 
 impl Shared {
@@ -272,6 +274,12 @@ pub(crate) async fn run(
     let mut scope = Scope::new(&start_url, &config)?;
     let hosts = Arc::new(HostPool::new(config.rate_per_host, config.concurrency));
     let fetcher = Fetcher::new(&config, Arc::clone(&hosts))?;
+    // Render mode starts its browser before any page: a missing browser fails
+    // the scan here, in one line.
+    let render = match config.render {
+        true => Some(crate::browser::RenderSession::start(&config, Arc::clone(&hosts)).await?),
+        false => None,
+    };
     let capacity = rayon::current_num_threads() * 2;
     let needs = |need: Need| inner.selection.needs(need);
     let subresources = needs(Need::Subresources);
@@ -321,6 +329,7 @@ pub(crate) async fn run(
         checker,
         config,
         watch: inner.watch.clone(),
+        render,
     });
     let config = &shared.config;
     tracing::info!(site = %start_url, max_pages = config.max_pages, "scan started");
@@ -1904,6 +1913,7 @@ async fn fetch_page(
     depth: u32,
     scope: Option<Arc<Scope>>,
 ) -> PageDone {
+    let page_scope = scope.clone();
     let hop_shared = Arc::clone(&shared);
     let hop = move |target: &Url| -> Option<HopStop> {
         if let Some(scope) = &scope {
@@ -2007,6 +2017,36 @@ async fn fetch_page(
     }
 
     let truncated = fetched.truncated;
+    let mut fetched = fetched;
+    if let Some(render) = &shared.render {
+        // The one seam of render mode: the body becomes the DOM the browser
+        // shows; everything after runs as for a fetched page.
+        let scope = page_scope.or_else(|| {
+            crate::browser::RenderSession::scope_at(&fetched.final_url, &shared.config)
+        });
+        let weak = Arc::downgrade(&shared);
+        let robots: crate::browser::intercept::RobotsCheck =
+            Arc::new(move |u: &Url| weak.upgrade().is_none_or(|s| s.robots_allow(u)));
+        let rendered = match scope {
+            Some(scope) => render.render_fetched(&mut fetched, scope, robots).await,
+            None => Err(crate::browser::BrowserError::Navigation("no scope".into())),
+        };
+        if let Err(e) = rendered {
+            report.error = Some(format!("render failed: {e}"));
+            return PageDone {
+                summary: blank_summary(&report),
+                report,
+                findings: Vec::new(),
+                tallies: Vec::new(),
+                links: PageLinks::default(),
+                places: Vec::new(),
+                error: None,
+                stopped: None,
+                non_html: false,
+                truncated,
+            };
+        }
+    }
     let page = page_of(&shared, fetched, depth).await;
     if let Some(watch) = &shared.watch {
         watch.starting(&report.url).await;
@@ -2166,6 +2206,7 @@ mod tests {
             subresources: false,
             config,
             watch: None,
+            render: None,
         })
     }
 

@@ -1,0 +1,668 @@
+//! Every request a rendered page makes is ours to allow.
+//!
+//! Each tab pauses every http(s) request at the `Fetch` domain's request
+//! stage: navigations of the page and its frames, redirects (each hop is a new
+//! paused request), subresources, `fetch`/XHR, beacons. For each one
+//! [`PageJob::route`] decides:
+//!
+//! - the page's own document is served from the answer the static fetcher
+//!   already got (one fetch per URL); any later main-frame navigation is
+//!   refused (the crawl, not the page, decides what is loaded next);
+//! - a frame's document is a navigation: it must be in the scan's scope and
+//!   allowed by robots.txt;
+//! - a request to the scanned site (its host and port) must be allowed by
+//!   robots.txt, waits for the site's per-host rate limit, and reaches private
+//!   addresses only when the scan allows them;
+//! - a request to any other host always goes through the SSRF guard, whatever
+//!   the scan allows: `allow_private` says the scanned site lives on a private
+//!   network, not that its pages' scripts may reach the rest of it.
+//!
+//! What is allowed is fetched by us (reqwest with the guarded resolver: the
+//! address checked is the address connected to) and handed to the page with
+//! `Fetch.fulfillRequest`; what is refused fails with `BlockedByClient`.
+//! Requests per page and bytes per page are bounded.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use base64::Engine as _;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::{json, Value};
+use sitescan_rules::Header;
+use tokio::sync::{watch, Semaphore};
+use tokio::time::Instant;
+use url::Url;
+
+use super::cdp::Connection;
+use crate::config::ScanConfig;
+use crate::crawl::host_limits::HostPool;
+use crate::crawl::scope::Scope;
+use crate::crawl::ssrf::{check_literal, GuardedResolver, PrivateAddressRefused};
+use crate::error::{Error, Result};
+
+/// Requests one page may make; later ones are refused.
+pub const MAX_REQUESTS_PER_PAGE: usize = 1000;
+/// Response bytes one page may load in all (its own document aside).
+pub const MAX_BYTES_PER_PAGE: u64 = 64 * 1024 * 1024;
+/// Requests of one tab fetched at once.
+const FETCHES_PER_TAB: usize = 8;
+/// Refusals kept per page for the caller.
+const MAX_REFUSALS_KEPT: usize = 200;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The scan-wide part of the interceptor: the two HTTP clients and the
+/// scan's per-host pool.
+pub struct Policy {
+    /// For the scanned site: guarded unless the scan allows private addresses.
+    site_client: reqwest::Client,
+    /// For every other host: always guarded.
+    guarded_client: reqwest::Client,
+    hosts: Arc<HostPool>,
+    allow_private: bool,
+    max_body: u64,
+}
+
+fn client(config: &ScanConfig, guard: bool) -> Result<reqwest::Client> {
+    // Redirects are the browser's to follow: each hop comes back to us as a
+    // new paused request. No proxy: it would resolve names past the guard.
+    let mut builder = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .user_agent(config.user_agent.clone())
+        .connect_timeout(Duration::from_millis(config.connect_timeout_ms))
+        .timeout(Duration::from_millis(config.timeout_ms));
+    if guard {
+        builder = builder.dns_resolver(Arc::new(GuardedResolver));
+    }
+    for pem in &config.ca_certs {
+        for cert in reqwest::Certificate::from_pem_bundle(pem.as_bytes())
+            .map_err(|e| Error::Config(format!("ca_certs: not PEM certificates: {e}")))?
+        {
+            builder = builder.add_root_certificate(cert);
+        }
+    }
+    if config.tls_insecure {
+        builder = builder.danger_accept_invalid_certs(true);
+    }
+    builder.build().map_err(|e| Error::Client(e.to_string()))
+}
+
+impl Policy {
+    /// The interceptor's policy for a scan with `config`, sharing its host pool.
+    pub fn new(config: &ScanConfig, hosts: Arc<HostPool>) -> Result<Policy> {
+        Ok(Policy {
+            site_client: client(config, !config.allow_private)?,
+            guarded_client: client(config, true)?,
+            hosts,
+            allow_private: config.allow_private,
+            max_body: config.max_body_bytes,
+        })
+    }
+}
+
+/// The answer the static fetcher got for the page, served to the browser as
+/// the page's document.
+#[derive(Debug, Clone)]
+pub struct MainDocument {
+    /// The URL the browser navigates to (the fetch's final URL).
+    pub url: Url,
+    /// Its status.
+    pub status: u16,
+    /// Its headers.
+    pub headers: Vec<Header>,
+    /// Its body, decoded from any `Content-Encoding`.
+    pub body: Vec<u8>,
+}
+
+/// A request the interceptor refused, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    /// The URL asked for.
+    pub url: String,
+    /// The protocol's resource type (`Document`, `Image`, `Fetch`, ...).
+    pub resource_type: String,
+    /// Why: `scheme`, `navigation`, `scope`, `robots`, `private`, `budget`.
+    pub reason: &'static str,
+}
+
+/// Whether a robots.txt allows a URL (the scan's robots map).
+pub type RobotsCheck = Arc<dyn Fn(&Url) -> bool + Send + Sync>;
+
+/// One page being rendered: what the interceptor needs to judge its requests.
+pub struct PageJob {
+    /// The page's own document.
+    pub doc: MainDocument,
+    /// The scan's scope.
+    pub scope: Arc<Scope>,
+    /// robots.txt of the scan (`true`: allowed).
+    pub robots: RobotsCheck,
+    served: AtomicBool,
+    requests: AtomicUsize,
+    bytes: AtomicU64,
+    refused: Mutex<Vec<Refusal>>,
+}
+
+/// What to do with one paused request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Route {
+    /// Serve the page's own document.
+    Document,
+    /// Fetch it; `site`: it is on the scanned site (its client and rate limit).
+    Fetch {
+        /// On the scanned site.
+        site: bool,
+    },
+    /// Refuse it, for this reason (see [`Refusal::reason`]).
+    Refuse(&'static str),
+}
+
+impl PageJob {
+    /// A job for `doc` under the scan's scope and robots.txt.
+    pub fn new(doc: MainDocument, scope: Arc<Scope>, robots: RobotsCheck) -> PageJob {
+        PageJob {
+            doc,
+            scope,
+            robots,
+            served: AtomicBool::new(false),
+            requests: AtomicUsize::new(0),
+            bytes: AtomicU64::new(0),
+            refused: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The requests refused so far.
+    pub fn refusals(&self) -> Vec<Refusal> {
+        lock(&self.refused).clone()
+    }
+
+    /// Requests paused so far.
+    pub fn requests(&self) -> usize {
+        self.requests.load(Ordering::Relaxed)
+    }
+
+    /// Decides what happens to a request for `url` of `resource_type`;
+    /// `main_frame`: it is a navigation of the tab's own frame.
+    pub fn route(
+        &self,
+        policy: &Policy,
+        url: &Url,
+        resource_type: &str,
+        main_frame: bool,
+    ) -> Route {
+        if !matches!(url.scheme(), "http" | "https") {
+            return Route::Refuse("scheme");
+        }
+        if self.requests.fetch_add(1, Ordering::Relaxed) >= MAX_REQUESTS_PER_PAGE {
+            return Route::Refuse("budget");
+        }
+        let navigation = resource_type == "Document";
+        if navigation && main_frame {
+            if url_eq(url, &self.doc.url) && !self.served.swap(true, Ordering::SeqCst) {
+                return Route::Document;
+            }
+            return Route::Refuse("navigation");
+        }
+        if navigation && self.scope.check(url).is_err() {
+            return Route::Refuse("scope");
+        }
+        let site = self.scope.host_in_scope(url);
+        if site && !(self.robots)(url) {
+            return Route::Refuse("robots");
+        }
+        if (!site || !policy.allow_private) && check_literal(url).is_err() {
+            return Route::Refuse("private");
+        }
+        Route::Fetch { site }
+    }
+
+    fn refuse(&self, url: &str, resource_type: &str, reason: &'static str) {
+        tracing::debug!(url, resource_type, reason, "browser request refused");
+        let mut r = lock(&self.refused);
+        if r.len() < MAX_REFUSALS_KEPT {
+            r.push(Refusal {
+                url: url.to_string(),
+                resource_type: resource_type.to_string(),
+                reason,
+            });
+        }
+    }
+}
+
+/// Whether two URLs name the same document (fragments aside).
+fn url_eq(a: &Url, b: &Url) -> bool {
+    let mut a = a.clone();
+    let mut b = b.clone();
+    a.set_fragment(None);
+    b.set_fragment(None);
+    a == b
+}
+
+/// A tab's interception state, shared by its event pump and its renders.
+pub(crate) struct TabState {
+    /// The page being rendered; `None` between pages (every request refused).
+    pub job: Mutex<Option<Arc<PageJob>>>,
+    /// Requests being fetched or served now.
+    pub inflight: AtomicUsize,
+    /// When a request last started or ended.
+    pub last_change: Mutex<Instant>,
+    /// The loader id of the last main-frame `load`.
+    pub loaded: watch::Sender<Option<String>>,
+    fetches: Arc<Semaphore>,
+}
+
+impl TabState {
+    pub(crate) fn new() -> TabState {
+        TabState {
+            job: Mutex::new(None),
+            inflight: AtomicUsize::new(0),
+            last_change: Mutex::new(Instant::now()),
+            loaded: watch::channel(None).0,
+            fetches: Arc::new(Semaphore::new(FETCHES_PER_TAB)),
+        }
+    }
+
+    fn touch(&self) {
+        *lock(&self.last_change) = Instant::now();
+    }
+}
+
+/// Counts a request in flight until dropped.
+struct InFlight<'a>(&'a TabState);
+
+impl<'a> InFlight<'a> {
+    fn new(state: &'a TabState) -> Self {
+        state.inflight.fetch_add(1, Ordering::SeqCst);
+        state.touch();
+        InFlight(state)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.inflight.fetch_sub(1, Ordering::SeqCst);
+        self.0.touch();
+    }
+}
+
+/// Everything needed to answer the paused requests of one tab.
+pub(crate) struct Interceptor {
+    pub conn: Arc<Connection>,
+    pub session: String,
+    /// The tab's target id, which is also its main frame's id.
+    pub target: String,
+    pub state: Arc<TabState>,
+    pub policy: Arc<Policy>,
+    pub call_timeout: Duration,
+}
+
+impl Interceptor {
+    /// Answers one `Fetch.requestPaused` event.
+    pub(crate) async fn on_paused(self: Arc<Self>, params: Value) {
+        let Some(id) = params.get("requestId").and_then(Value::as_str) else {
+            return;
+        };
+        let id = id.to_string();
+        let _flight = InFlight::new(&self.state);
+        let raw_url = params
+            .pointer("/request/url")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let resource_type = params
+            .get("resourceType")
+            .and_then(Value::as_str)
+            .unwrap_or("Other");
+        let main_frame = params.get("frameId").and_then(Value::as_str) == Some(&self.target);
+        let job = lock(&self.state.job).clone();
+        let verdict = match (&job, Url::parse(raw_url)) {
+            (None, _) => Route::Refuse("navigation"),
+            (Some(_), Err(_)) => Route::Refuse("scheme"),
+            (Some(job), Ok(url)) => job.route(&self.policy, &url, resource_type, main_frame),
+        };
+        let answer = match (verdict, job) {
+            (Route::Refuse(reason), job) => {
+                if let Some(job) = job {
+                    job.refuse(raw_url, resource_type, reason);
+                }
+                fail(&id, "BlockedByClient")
+            }
+            (Route::Document, Some(job)) => fulfill(
+                &id,
+                job.doc.status,
+                job.doc
+                    .headers
+                    .iter()
+                    .map(|h| (h.name.clone(), h.value.clone())),
+                &job.doc.body,
+            ),
+            (Route::Fetch { site }, Some(job)) => {
+                let permit = Arc::clone(&self.state.fetches).acquire_owned().await.ok();
+                let got = self.fetch(&job, &params, site).await;
+                drop(permit);
+                match got {
+                    Ok((status, headers, body)) => fulfill(&id, status, headers.into_iter(), &body),
+                    Err(Failure::Private) => {
+                        job.refuse(raw_url, resource_type, "private");
+                        fail(&id, "AddressUnreachable")
+                    }
+                    Err(Failure::Budget) => {
+                        job.refuse(raw_url, resource_type, "budget");
+                        fail(&id, "BlockedByClient")
+                    }
+                    Err(Failure::Net(reason)) => fail(&id, reason),
+                }
+            }
+            (_, None) => fail(&id, "BlockedByClient"),
+        };
+        let (method, body) = answer;
+        if let Err(e) = self
+            .conn
+            .call(Some(&self.session), method, body, self.call_timeout)
+            .await
+        {
+            tracing::debug!(error = %e, "could not answer a paused request");
+        }
+    }
+
+    async fn fetch(
+        &self,
+        job: &PageJob,
+        params: &Value,
+        site: bool,
+    ) -> std::result::Result<(u16, Vec<(String, String)>, Vec<u8>), Failure> {
+        let req = params.get("request").cloned().unwrap_or(Value::Null);
+        let url = req.get("url").and_then(Value::as_str).unwrap_or("");
+        let Ok(url) = Url::parse(url) else {
+            return Err(Failure::Net("Failed"));
+        };
+        let method = req
+            .get("method")
+            .and_then(Value::as_str)
+            .and_then(|m| reqwest::Method::from_bytes(m.as_bytes()).ok())
+            .unwrap_or(reqwest::Method::GET);
+        let client = if site {
+            &self.policy.site_client
+        } else {
+            &self.policy.guarded_client
+        };
+        let mut builder = client
+            .request(method, url.as_str())
+            .headers(request_headers(req.get("headers")));
+        if let Some(body) = request_body(&req) {
+            builder = builder.body(body);
+        }
+        let permit = if site {
+            Some(self.policy.hosts.acquire(&url).await)
+        } else {
+            None
+        };
+        let sent = builder.send().await;
+        drop(permit);
+        let mut resp = match sent {
+            Ok(r) => r,
+            Err(e) => return Err(classify(&e)),
+        };
+        let status = resp.status().as_u16();
+        let headers: Vec<(String, String)> = resp
+            .headers()
+            .iter()
+            .filter(|(name, _)| {
+                !matches!(
+                    name.as_str(),
+                    "content-encoding" | "content-length" | "transfer-encoding" | "connection"
+                )
+            })
+            .filter_map(|(n, v)| Some((n.as_str().to_string(), v.to_str().ok()?.to_string())))
+            .collect();
+        let mut body = Vec::new();
+        loop {
+            match resp.chunk().await {
+                Ok(Some(chunk)) => {
+                    let total = job.bytes.fetch_add(chunk.len() as u64, Ordering::Relaxed)
+                        + chunk.len() as u64;
+                    if body.len() as u64 + chunk.len() as u64 > self.policy.max_body
+                        || total > MAX_BYTES_PER_PAGE
+                    {
+                        return Err(Failure::Budget);
+                    }
+                    body.extend_from_slice(&chunk);
+                }
+                Ok(None) => break,
+                Err(e) => return Err(classify(&e)),
+            }
+        }
+        Ok((status, headers, body))
+    }
+}
+
+/// Why a fetch for the page failed.
+enum Failure {
+    /// The SSRF guard refused the address.
+    Private,
+    /// Over the page's request or byte budget.
+    Budget,
+    /// A network failure, as the protocol's `ErrorReason`.
+    Net(&'static str),
+}
+
+fn classify(e: &reqwest::Error) -> Failure {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        if s.downcast_ref::<PrivateAddressRefused>().is_some() {
+            return Failure::Private;
+        }
+        source = s.source();
+    }
+    if e.is_timeout() {
+        Failure::Net("TimedOut")
+    } else if e.is_connect() {
+        Failure::Net("ConnectionRefused")
+    } else {
+        Failure::Net("Failed")
+    }
+}
+
+/// The page's request headers as we send them: hop-by-hop headers, the
+/// encodings (ours) and conditional headers (the browser's cache is off, so a
+/// 304 would have nothing to revalidate) left out.
+fn request_headers(headers: Option<&Value>) -> HeaderMap {
+    let mut out = HeaderMap::new();
+    let Some(obj) = headers.and_then(Value::as_object) else {
+        return out;
+    };
+    for (name, value) in obj {
+        let lower = name.to_ascii_lowercase();
+        if matches!(
+            lower.as_str(),
+            "host"
+                | "connection"
+                | "content-length"
+                | "accept-encoding"
+                | "user-agent"
+                | "keep-alive"
+                | "te"
+                | "trailer"
+                | "transfer-encoding"
+                | "upgrade"
+                | "proxy-authorization"
+                | "proxy-connection"
+                | "if-none-match"
+                | "if-modified-since"
+                | "if-match"
+                | "if-unmodified-since"
+                | "if-range"
+        ) {
+            continue;
+        }
+        let (Ok(n), Some(Ok(v))) = (
+            HeaderName::from_bytes(lower.as_bytes()),
+            value.as_str().map(HeaderValue::from_str),
+        ) else {
+            continue;
+        };
+        out.append(n, v);
+    }
+    out
+}
+
+/// The request body a paused request carries, if any.
+fn request_body(req: &Value) -> Option<Vec<u8>> {
+    if let Some(entries) = req.get("postDataEntries").and_then(Value::as_array) {
+        let mut out = Vec::new();
+        for e in entries {
+            if let Some(b) = e.get("bytes").and_then(Value::as_str) {
+                out.extend(base64::engine::general_purpose::STANDARD.decode(b).ok()?);
+            }
+        }
+        return Some(out);
+    }
+    req.get("postData")
+        .and_then(Value::as_str)
+        .map(|s| s.as_bytes().to_vec())
+}
+
+fn fail(id: &str, reason: &str) -> (&'static str, Value) {
+    (
+        "Fetch.failRequest",
+        json!({"requestId": id, "errorReason": reason}),
+    )
+}
+
+fn fulfill(
+    id: &str,
+    status: u16,
+    headers: impl Iterator<Item = (String, String)>,
+    body: &[u8],
+) -> (&'static str, Value) {
+    let headers: Vec<Value> = headers
+        .filter(|(n, _)| {
+            !matches!(
+                n.to_ascii_lowercase().as_str(),
+                "content-encoding" | "content-length" | "transfer-encoding" | "connection"
+            )
+        })
+        .map(|(name, value)| json!({"name": name, "value": value}))
+        .collect();
+    (
+        "Fetch.fulfillRequest",
+        json!({
+            "requestId": id,
+            "responseCode": status,
+            "responseHeaders": headers,
+            "body": base64::engine::general_purpose::STANDARD.encode(body),
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(allow_private: bool) -> (PageJob, Policy) {
+        let config = ScanConfig {
+            allow_private,
+            ..ScanConfig::default()
+        };
+        let start = Url::parse("http://127.0.0.1:8000/").unwrap();
+        let scope = Arc::new(Scope::new(&start, &config).unwrap());
+        let doc = MainDocument {
+            url: start,
+            status: 200,
+            headers: Vec::new(),
+            body: Vec::new(),
+        };
+        let robots: RobotsCheck = Arc::new(|u: &Url| !u.path().starts_with("/private"));
+        let hosts = Arc::new(HostPool::new(100.0, 4));
+        (
+            PageJob::new(doc, scope, robots),
+            Policy::new(&config, hosts).unwrap(),
+        )
+    }
+
+    #[test]
+    fn routes_follow_scope_robots_and_the_guard() {
+        let (job, policy) = job(true);
+        let u = |s: &str| Url::parse(s).unwrap();
+        let r = |s: &str, ty: &str, main: bool| job.route(&policy, &u(s), ty, main);
+        assert_eq!(
+            r("http://127.0.0.1:8000/", "Document", true),
+            Route::Document
+        );
+        // Served once; a second main-frame navigation is the page leaving.
+        assert_eq!(
+            r("http://127.0.0.1:8000/", "Document", true),
+            Route::Refuse("navigation")
+        );
+        assert_eq!(
+            r("http://127.0.0.1:8000/other", "Document", true),
+            Route::Refuse("navigation")
+        );
+        assert_eq!(
+            r("http://127.0.0.1:8000/frame", "Document", false),
+            Route::Fetch { site: true }
+        );
+        assert_eq!(
+            r("http://127.0.0.1:9000/frame", "Document", false),
+            Route::Refuse("scope")
+        );
+        assert_eq!(
+            r("http://127.0.0.1:8000/private/x", "Fetch", false),
+            Route::Refuse("robots")
+        );
+        assert_eq!(
+            r("http://127.0.0.1:8000/a.png", "Image", false),
+            Route::Fetch { site: true }
+        );
+        // Private addresses off the site are refused even though the scan
+        // allows private addresses (its site is on one).
+        for other in [
+            "http://127.0.0.1:9000/x",
+            "http://10.0.0.1/x",
+            "http://169.254.169.254/latest/meta-data/",
+            "http://[::1]:8000/x",
+        ] {
+            assert_eq!(
+                r(other, "Fetch", false),
+                Route::Refuse("private"),
+                "{other}"
+            );
+        }
+        // Names off the site go to the guarded client (checked at resolve).
+        assert_eq!(
+            r("https://cdn.example/x.js", "Script", false),
+            Route::Fetch { site: false }
+        );
+        assert_eq!(
+            r("ftp://127.0.0.1:8000/x", "Other", false),
+            Route::Refuse("scheme")
+        );
+        let (job, policy) = job_guarded();
+        assert_eq!(
+            job.route(&policy, &u("http://127.0.0.1:8000/a.png"), "Image", false),
+            Route::Refuse("private")
+        );
+    }
+
+    fn job_guarded() -> (PageJob, Policy) {
+        job(false)
+    }
+
+    #[test]
+    fn requests_past_the_budget_are_refused() {
+        let (job, policy) = job(true);
+        let url = Url::parse("http://127.0.0.1:8000/a.png").unwrap();
+        for _ in 0..MAX_REQUESTS_PER_PAGE {
+            assert_eq!(
+                job.route(&policy, &url, "Image", false),
+                Route::Fetch { site: true }
+            );
+        }
+        assert_eq!(
+            job.route(&policy, &url, "Image", false),
+            Route::Refuse("budget")
+        );
+    }
+}

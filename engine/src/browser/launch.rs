@@ -1,0 +1,326 @@
+//! Finding and starting Chromium: the binary (`SITESCAN_CHROMIUM`, else
+//! `chromium` on the `PATH`), its flags, a throwaway profile, the protocol pipe,
+//! and the sink every request the interceptor does not see is sent to.
+//!
+//! The pipe is set up without `unsafe`: Chromium reads commands on fd 3 and
+//! writes on fd 4, and `/bin/sh` moves our stdin/stdout pipes there before it
+//! `exec`s the browser (so the child we hold is the browser itself).
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+use tokio::process::{Child, Command};
+
+use super::cdp::Connection;
+use super::BrowserError;
+
+/// Pages one browser renders before it is replaced by a fresh one (memory a
+/// long-lived browser gathers is given back).
+pub const DEFAULT_RECYCLE_AFTER: usize = 500;
+/// Longest wait for one protocol call (a call that takes longer means a hung
+/// tab or browser).
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(15);
+/// Longest wait for a browser to start and answer.
+const LAUNCH_TIMEOUT: Duration = Duration::from_secs(30);
+/// The tail of the browser's stderr kept for error messages.
+const STDERR_TAIL: usize = 4096;
+
+/// How this process starts its browser. Process-wide: one browser serves every
+/// scan of the process, so these are the service operator's settings, never a
+/// scan's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchOptions {
+    /// The browser binary; `None`: `SITESCAN_CHROMIUM`, else `chromium` on the
+    /// `PATH`.
+    pub binary: Option<PathBuf>,
+    /// Chromium's own sandbox (default on). It cannot run as root: run workers
+    /// as an unprivileged user. Turned off only where that is impossible (tests
+    /// in a root container), by `SITESCAN_CHROMIUM_NO_SANDBOX=1`.
+    pub sandbox: bool,
+    /// Pages rendered before the browser is replaced
+    /// ([`DEFAULT_RECYCLE_AFTER`]).
+    pub recycle_after: usize,
+    /// Longest wait for one protocol call ([`DEFAULT_CALL_TIMEOUT`]).
+    pub call_timeout: Duration,
+}
+
+impl LaunchOptions {
+    /// The defaults, with `SITESCAN_CHROMIUM` and
+    /// `SITESCAN_CHROMIUM_NO_SANDBOX` read from the environment.
+    pub fn from_env() -> LaunchOptions {
+        let no_sandbox = std::env::var("SITESCAN_CHROMIUM_NO_SANDBOX")
+            .is_ok_and(|v| matches!(v.trim(), "1" | "true" | "yes"));
+        LaunchOptions {
+            binary: std::env::var_os("SITESCAN_CHROMIUM")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from),
+            sandbox: !no_sandbox,
+            recycle_after: DEFAULT_RECYCLE_AFTER,
+            call_timeout: DEFAULT_CALL_TIMEOUT,
+        }
+    }
+}
+
+static OPTIONS: OnceLock<Mutex<Option<LaunchOptions>>> = OnceLock::new();
+
+/// Sets how this process starts its browser (before the first render scan; a
+/// browser already running keeps its options until it is recycled). Without
+/// it, [`LaunchOptions::from_env`] applies.
+pub fn configure(options: LaunchOptions) {
+    let slot = OPTIONS.get_or_init(|| Mutex::new(None));
+    *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(options);
+}
+
+/// The options in force.
+pub(crate) fn options() -> LaunchOptions {
+    OPTIONS
+        .get()
+        .and_then(|m| m.lock().unwrap_or_else(|p| p.into_inner()).clone())
+        .unwrap_or_else(LaunchOptions::from_env)
+}
+
+/// The browser binary to run.
+pub fn find_binary(options: &LaunchOptions) -> Result<PathBuf, BrowserError> {
+    if let Some(path) = &options.binary {
+        if path.is_file() {
+            return Ok(path.clone());
+        }
+        return Err(BrowserError::Missing(format!(
+            " (SITESCAN_CHROMIUM names {}, which is not a file)",
+            path.display()
+        )));
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("chromium"))
+        .find(|p| p.is_file())
+        .ok_or_else(|| BrowserError::Missing(String::new()))
+}
+
+/// The flags every browser gets (besides the profile, pipe, sink and sandbox).
+fn flags(sink_port: u16) -> Vec<String> {
+    let mut f: Vec<String> = [
+        "--headless",
+        "--remote-debugging-pipe",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-default-apps",
+        "--disable-extensions",
+        "--disable-sync",
+        "--disable-breakpad",
+        "--disable-dev-shm-usage",
+        "--metrics-recording-only",
+        "--mute-audio",
+        "--hide-scrollbars",
+        // Cross-site frames would be separate targets whose requests the
+        // tab's interceptor does not pause (they would fail at the sink):
+        // keeping them in the page's process keeps them under the interceptor.
+        // The OS sandbox still confines the renderer.
+        "--disable-site-isolation-trials",
+        // HTTPS upgrades would turn the `http:` navigation we serve into an
+        // `https:` request for a document we did not fetch.
+        "--disable-features=IsolateOrigins,site-per-process,HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,Translate,MediaRouter,OptimizationHints,InterestFeedContentSuggestions,AutofillServerCommunication",
+        // WebRTC may only use proxied TCP, which goes to the sink: no UDP to
+        // any address a page names.
+        "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+        // `<-loopback>`: loopback too goes through the proxy (Chromium sends
+        // it direct by default).
+        "--proxy-bypass-list=<-loopback>",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    f.push(format!("--proxy-server=http://127.0.0.1:{sink_port}"));
+    f
+}
+
+/// A running browser: the process, its protocol connection, its profile
+/// directory (deleted after the process is killed) and its sink.
+pub struct Process {
+    /// Killed when dropped.
+    child: Child,
+    /// The protocol connection.
+    pub conn: Arc<Connection>,
+    sink: tokio::task::AbortHandle,
+    /// Connections the sink refused (requests that were not intercepted).
+    pub leaks: Arc<AtomicU64>,
+    _profile: tempfile::TempDir,
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.start_kill();
+        self.sink.abort();
+    }
+}
+
+/// The runtime the browsers' pipes, stderr readers and sinks run on.
+///
+/// A browser outlives the scan (and the tokio runtime) that started it: it
+/// serves every scan of the process. Were its pipe tasks spawned on the
+/// caller's runtime, a caller that shut its runtime down (a test, an embedder
+/// running several) would close the pipe under every other scan using that
+/// browser. One small runtime of our own, started on first use and never
+/// stopped, keeps them alive.
+fn io_runtime() -> Result<&'static tokio::runtime::Runtime, BrowserError> {
+    static RT: OnceLock<std::result::Result<tokio::runtime::Runtime, String>> = OnceLock::new();
+    RT.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("sitescan-browser")
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())
+    })
+    .as_ref()
+    .map_err(|e| BrowserError::Launch(format!("no runtime for the browser: {e}")))
+}
+
+/// Starts a browser (on the browsers' own runtime) and checks that it
+/// answers.
+pub async fn start(options: &LaunchOptions) -> Result<Process, BrowserError> {
+    let options = options.clone();
+    io_runtime()?
+        .spawn(async move { launch(&options).await })
+        .await
+        .map_err(|e| BrowserError::Launch(e.to_string()))?
+}
+
+async fn launch(options: &LaunchOptions) -> Result<Process, BrowserError> {
+    let binary = find_binary(options)?;
+    let profile = tempfile::Builder::new()
+        .prefix("sitescan-chromium-")
+        .tempdir()
+        .map_err(|e| BrowserError::Launch(format!("no temporary profile directory: {e}")))?;
+    let leaks = Arc::new(AtomicU64::new(0));
+    let (sink_port, sink) = start_sink(Arc::clone(&leaks)).await?;
+    let mut args = flags(sink_port);
+    args.push(format!("--user-data-dir={}", profile.path().display()));
+    if !options.sandbox {
+        args.push("--no-sandbox".into());
+    }
+    args.push("about:blank".into());
+    let mut child = spawn(&binary, &args).map_err(|e| {
+        sink.abort();
+        BrowserError::Launch(format!("{}: {e}", binary.display()))
+    })?;
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        sink.abort();
+        return Err(BrowserError::Launch("no pipe to the browser".into()));
+    };
+    let tail = Arc::new(Mutex::new(Vec::<u8>::new()));
+    let tail_w = Arc::clone(&tail);
+    tokio::spawn(async move {
+        let mut stderr = stderr;
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stderr.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+            let mut t = tail_w.lock().unwrap_or_else(|p| p.into_inner());
+            t.extend_from_slice(&buf[..n]);
+            let excess = t.len().saturating_sub(STDERR_TAIL);
+            t.drain(..excess);
+        }
+    });
+    let conn = Connection::start(stdout, stdin);
+    let process = Process {
+        child,
+        conn,
+        sink,
+        leaks,
+        _profile: profile,
+    };
+    match process
+        .conn
+        .call(None, "Browser.getVersion", json!({}), LAUNCH_TIMEOUT)
+        .await
+    {
+        Ok(v) => {
+            tracing::info!(
+                browser = v.get("product").and_then(|p| p.as_str()).unwrap_or(""),
+                sandbox = options.sandbox,
+                "browser started"
+            );
+            Ok(process)
+        }
+        Err(e) => {
+            // Give stderr a moment to say why.
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            let said = String::from_utf8_lossy(&tail.lock().unwrap_or_else(|p| p.into_inner()))
+                .lines()
+                .rfind(|l| !l.contains("dbus"))
+                .unwrap_or("")
+                .trim()
+                .to_string();
+            let hint = if said.contains("--no-sandbox") {
+                "; Chromium's sandbox cannot run as root: run the worker as an unprivileged user (or, in a throwaway container only, set SITESCAN_CHROMIUM_NO_SANDBOX=1)"
+            } else {
+                ""
+            };
+            Err(BrowserError::Launch(format!("{e}: {said}{hint}")))
+        }
+    }
+}
+
+fn spawn(binary: &Path, args: &[String]) -> std::io::Result<Child> {
+    let mut cmd = Command::new("/bin/sh");
+    cmd.arg("-c")
+        .arg("exec \"$0\" \"$@\" 3<&0 4>&1 </dev/null >/dev/null")
+        .arg(binary)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    cmd.spawn()
+}
+
+/// A proxy on 127.0.0.1 that refuses every request: the browser's proxy, so
+/// a request the interceptor did not pause reaches nothing.
+async fn start_sink(
+    leaks: Arc<AtomicU64>,
+) -> Result<(u16, tokio::task::AbortHandle), BrowserError> {
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| BrowserError::Launch(format!("no sink port: {e}")))?;
+    let port = listener
+        .local_addr()
+        .map_err(|e| BrowserError::Launch(e.to_string()))?
+        .port();
+    let task = tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            leaks.fetch_add(1, Ordering::Relaxed);
+            tokio::spawn(async move {
+                let mut head = [0u8; 256];
+                let n = tokio::time::timeout(Duration::from_secs(2), sock.read(&mut head))
+                    .await
+                    .ok()
+                    .and_then(Result::ok)
+                    .unwrap_or(0);
+                let line = String::from_utf8_lossy(&head[..n]);
+                tracing::debug!(
+                    request = line.lines().next().unwrap_or(""),
+                    "refused a browser request the interceptor did not see"
+                );
+                let _ = sock
+                    .write_all(
+                        b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                    )
+                    .await;
+            });
+        }
+    });
+    Ok((port, task.abort_handle()))
+}

@@ -1,0 +1,70 @@
+//! Render mode: the page as headless Chromium shows it, through the same rules.
+//!
+//! Debian's `chromium` is driven over the DevTools protocol on a pipe
+//! ([`cdp`]). One browser per process, launched on first use and recycled after
+//! [`LaunchOptions::recycle_after`] pages or after a crash ([`pool`]); each scan
+//! gets a browser context of its own (no cookies or storage shared between
+//! scans) and a pool of tabs sized by its concurrency ([`RenderSession`]).
+//!
+//! Every request a rendered page makes is ours to allow ([`intercept`]): the
+//! browser never touches the network itself. Requests are paused by the
+//! protocol's `Fetch` domain and either refused or fetched by us, through the
+//! same SSRF guard, scope, robots.txt and per-host rate as the static crawl,
+//! then handed back to the page. Whatever is not paused (WebSocket, WebRTC,
+//! the browser's own background traffic) goes to a proxy that
+//! answers nothing ([`launch`]'s sink), so it fails closed.
+//!
+//! The page's own document is not fetched twice: the static fetcher fetched it
+//! (with its redirects, body cap and politeness) and the browser is served that
+//! answer. After load and the configured wait the DOM is serialized
+//! ([`snapshot`]) and replaces the fetched body, so the rules, the stylesheet
+//! loading and the link extraction run unchanged on what a visitor sees.
+//!
+//! Not here yet: computed styles and layout boxes (`DOMSnapshot`), interaction
+//! rules, cookies sent back to the site.
+
+pub mod cdp;
+pub mod intercept;
+pub mod launch;
+pub mod pool;
+pub mod snapshot;
+
+pub use launch::{configure, LaunchOptions, DEFAULT_RECYCLE_AFTER};
+pub use pool::RenderSession;
+
+/// What went wrong in the browser. Page-level failures (a hung tab, a
+/// navigation refused) are values the scan records on the page; a browser that
+/// cannot start fails the scan.
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BrowserError {
+    /// No browser binary was found.
+    #[error("render mode needs Chromium: install Debian's `chromium` package (apt-get install chromium) or set SITESCAN_CHROMIUM to the browser's path{0}")]
+    Missing(String),
+    /// The browser started but did not answer.
+    #[error("chromium did not start: {0}")]
+    Launch(String),
+    /// The browser exited or crashed while in use.
+    #[error("the browser exited or crashed")]
+    Crashed,
+    /// A protocol call got no answer in time (a hung tab or browser).
+    #[error("the browser did not answer {method} within {ms} ms")]
+    Timeout {
+        /// The protocol method.
+        method: String,
+        /// The timeout, milliseconds.
+        ms: u64,
+    },
+    /// The browser answered with a protocol error.
+    #[error("browser protocol error: {0}")]
+    Protocol(String),
+    /// A message from the browser was over [`cdp::MAX_MESSAGE_BYTES`].
+    #[error(
+        "the browser's answer was larger than {} bytes",
+        cdp::MAX_MESSAGE_BYTES
+    )]
+    TooLarge,
+    /// The browser did not load the page.
+    #[error("the browser could not load the page: {0}")]
+    Navigation(String),
+}

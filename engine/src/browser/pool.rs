@@ -1,0 +1,591 @@
+//! The process's browser and a scan's tabs.
+//!
+//! One browser per process, started on first use. It is replaced when it
+//! crashed (its pipe closed), when a tab could not be closed (it may be hung
+//! for good), or after [`super::LaunchOptions::recycle_after`] pages; scans
+//! still using the old one move to the new one at their next page, and the
+//! old process is killed when the last of them lets go of it.
+//!
+//! Each scan has a [`RenderSession`]: a browser context of its own (cookies,
+//! storage and cache are never shared between scans or tenants) and tabs, at
+//! most the scan's concurrency, kept between pages. A tab whose render did not
+//! finish in time is closed, never reused.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::sync::Semaphore;
+use tokio::time::Instant;
+use url::Url;
+
+use super::cdp::Connection;
+use super::intercept::{
+    Interceptor, MainDocument, PageJob, Policy, Refusal, RobotsCheck, TabState,
+};
+use super::launch::{self, LaunchOptions, Process};
+use super::snapshot::{self, Ready};
+use super::BrowserError;
+use crate::config::{RenderOptions, ScanConfig};
+use crate::crawl::fetch::Fetched;
+use crate::crawl::host_limits::HostPool;
+use crate::crawl::scope::Scope;
+
+/// Runs in every document before its own scripts: no service workers (their
+/// requests would not pass the tab's interceptor), no popups.
+const INIT_SCRIPT: &str = "(() => {
+  try { Object.defineProperty(Navigator.prototype, 'serviceWorker', { get() { return undefined; } }); } catch (e) {}
+  try { window.open = function () { return null; }; } catch (e) {}
+})();";
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// One running browser.
+pub struct Browser {
+    process: Process,
+    options: LaunchOptions,
+    pages: AtomicUsize,
+    broken: AtomicBool,
+}
+
+impl Browser {
+    fn conn(&self) -> &Arc<Connection> {
+        &self.process.conn
+    }
+
+    /// Whether new pages may still go to this browser.
+    fn usable(&self) -> bool {
+        !self.conn().is_closed()
+            && !self.broken.load(Ordering::SeqCst)
+            && self.pages.load(Ordering::SeqCst) < self.options.recycle_after
+    }
+
+    /// Connections the sink refused so far (requests no tab intercepted).
+    pub fn leaks(&self) -> u64 {
+        self.process.leaks.load(Ordering::Relaxed)
+    }
+}
+
+static CURRENT: OnceLock<tokio::sync::Mutex<Option<Arc<Browser>>>> = OnceLock::new();
+
+/// Browsers this process started (for tests of recycling).
+static LAUNCHES: AtomicUsize = AtomicUsize::new(0);
+
+/// How many browsers this process has started.
+pub fn launches() -> usize {
+    LAUNCHES.load(Ordering::SeqCst)
+}
+
+/// The process's browser, started (or replaced) when needed.
+async fn browser() -> Result<Arc<Browser>, BrowserError> {
+    let mut slot = CURRENT
+        .get_or_init(|| tokio::sync::Mutex::new(None))
+        .lock()
+        .await;
+    if let Some(b) = slot.as_ref() {
+        if b.usable() {
+            return Ok(Arc::clone(b));
+        }
+        tracing::info!(
+            pages = b.pages.load(Ordering::SeqCst),
+            "replacing the browser"
+        );
+    }
+    let options = launch::options();
+    let process = launch::start(&options).await?;
+    LAUNCHES.fetch_add(1, Ordering::SeqCst);
+    let b = Arc::new(Browser {
+        process,
+        options,
+        pages: AtomicUsize::new(0),
+        broken: AtomicBool::new(false),
+    });
+    *slot = Some(Arc::clone(&b));
+    Ok(b)
+}
+
+/// A browser context of one scan.
+struct Context {
+    browser: Arc<Browser>,
+    id: String,
+}
+
+impl Drop for Context {
+    fn drop(&mut self) {
+        let conn = Arc::clone(self.browser.conn());
+        let id = self.id.clone();
+        let timeout = self.browser.options.call_timeout;
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move {
+                let _ = conn
+                    .call(
+                        None,
+                        "Target.disposeBrowserContext",
+                        json!({"browserContextId": id}),
+                        timeout,
+                    )
+                    .await;
+            });
+        }
+    }
+}
+
+/// A tab of a scan's context, with its event pump.
+struct Tab {
+    ctx: Arc<Context>,
+    target: String,
+    session: String,
+    state: Arc<TabState>,
+    pump: tokio::task::AbortHandle,
+}
+
+impl Drop for Tab {
+    fn drop(&mut self) {
+        self.pump.abort();
+        let browser = Arc::clone(&self.ctx.browser);
+        browser.conn().unsubscribe(&self.session);
+        let target = self.target.clone();
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move {
+                let closed = browser
+                    .conn()
+                    .call(
+                        None,
+                        "Target.closeTarget",
+                        json!({"targetId": target}),
+                        browser.options.call_timeout,
+                    )
+                    .await;
+                if let Err(e) = closed {
+                    // A tab the browser cannot close: the browser is replaced.
+                    tracing::warn!(error = %e, "a tab could not be closed; the browser will be replaced");
+                    browser.broken.store(true, Ordering::SeqCst);
+                }
+            });
+        }
+    }
+}
+
+/// The DOM of a rendered page, and what its requests came to.
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    /// The serialized DOM.
+    pub html: String,
+    /// Whether the wait's condition held before `max_wait_ms`.
+    pub ready: Ready,
+    /// Requests the interceptor refused.
+    pub refusals: Vec<Refusal>,
+    /// Requests the page made.
+    pub requests: usize,
+}
+
+/// Render mode of one scan: its browser context and tabs.
+pub struct RenderSession {
+    policy: Arc<Policy>,
+    options: RenderOptions,
+    call_timeout: Duration,
+    tabs: Semaphore,
+    ctx: tokio::sync::Mutex<Option<Arc<Context>>>,
+    idle: Mutex<Vec<Tab>>,
+    user_agent: String,
+}
+
+impl RenderSession {
+    /// Starts render mode for a scan with `config` sharing the scan's host
+    /// pool: the browser is started now (a missing browser fails here, before
+    /// any page) and the scan's context created.
+    pub async fn start(config: &ScanConfig, hosts: Arc<HostPool>) -> crate::Result<RenderSession> {
+        let policy = Policy::new(config, hosts)?;
+        let session = RenderSession {
+            policy: Arc::new(policy),
+            options: config.render_options.clone(),
+            call_timeout: launch::options().call_timeout,
+            tabs: Semaphore::new(config.concurrency.max(1)),
+            ctx: tokio::sync::Mutex::new(None),
+            idle: Mutex::new(Vec::new()),
+            user_agent: config.user_agent.clone(),
+        };
+        session
+            .context()
+            .await
+            .map_err(|e| crate::Error::Browser(e.to_string()))?;
+        Ok(session)
+    }
+
+    /// The scan's context, in a usable browser (a new context in a new
+    /// browser when the old one crashed or is due for recycling).
+    async fn context(&self) -> Result<Arc<Context>, BrowserError> {
+        let mut slot = self.ctx.lock().await;
+        if let Some(c) = slot.as_ref() {
+            if c.browser.usable() {
+                return Ok(Arc::clone(c));
+            }
+        }
+        lock(&self.idle).clear();
+        *slot = None;
+        let browser = browser().await?;
+        let r = browser
+            .conn()
+            .call(
+                None,
+                "Target.createBrowserContext",
+                json!({}),
+                self.call_timeout,
+            )
+            .await?;
+        let id = r
+            .get("browserContextId")
+            .and_then(Value::as_str)
+            .ok_or_else(|| BrowserError::Protocol("no browser context id".into()))?
+            .to_string();
+        let c = Arc::new(Context { browser, id });
+        *slot = Some(Arc::clone(&c));
+        Ok(c)
+    }
+
+    async fn open_tab(&self, ctx: &Arc<Context>) -> Result<Tab, BrowserError> {
+        let conn = Arc::clone(ctx.browser.conn());
+        let t = self.call_timeout;
+        let created = conn
+            .call(
+                None,
+                "Target.createTarget",
+                json!({"url": "about:blank", "browserContextId": ctx.id}),
+                t,
+            )
+            .await?;
+        let target = created
+            .get("targetId")
+            .and_then(Value::as_str)
+            .ok_or_else(|| BrowserError::Protocol("no target id".into()))?
+            .to_string();
+        let attached = conn
+            .call(
+                None,
+                "Target.attachToTarget",
+                json!({"targetId": target, "flatten": true}),
+                t,
+            )
+            .await?;
+        let session = attached
+            .get("sessionId")
+            .and_then(Value::as_str)
+            .ok_or_else(|| BrowserError::Protocol("no session id".into()))?
+            .to_string();
+        let mut events = conn.subscribe(&session);
+        let state = Arc::new(TabState::new());
+        let interceptor = Arc::new(Interceptor {
+            conn: Arc::clone(&conn),
+            session: session.clone(),
+            target: target.clone(),
+            state: Arc::clone(&state),
+            policy: Arc::clone(&self.policy),
+            call_timeout: t,
+        });
+        let pump = tokio::spawn(async move {
+            while let Some(ev) = events.recv().await {
+                match ev.method.as_str() {
+                    "Fetch.requestPaused" => {
+                        tokio::spawn(Arc::clone(&interceptor).on_paused(ev.params));
+                    }
+                    "Page.lifecycleEvent" => {
+                        let p = &ev.params;
+                        if p.get("name").and_then(Value::as_str) == Some("load")
+                            && p.get("frameId").and_then(Value::as_str) == Some(&interceptor.target)
+                        {
+                            let loader = p.get("loaderId").and_then(Value::as_str);
+                            interceptor
+                                .state
+                                .loaded
+                                .send_replace(loader.map(str::to_string));
+                        }
+                    }
+                    "Page.javascriptDialogOpening" => {
+                        // alert() and friends would block the page: dismissed.
+                        let i = Arc::clone(&interceptor);
+                        tokio::spawn(async move {
+                            let _ = i
+                                .conn
+                                .call(
+                                    Some(&i.session),
+                                    "Page.handleJavaScriptDialog",
+                                    json!({"accept": false}),
+                                    i.call_timeout,
+                                )
+                                .await;
+                        });
+                    }
+                    _ => {}
+                }
+            }
+        })
+        .abort_handle();
+        let tab = Tab {
+            ctx: Arc::clone(ctx),
+            target,
+            session: session.clone(),
+            state,
+            pump,
+        };
+        let s = Some(session.as_str());
+        for (method, params) in [
+            ("Page.enable", json!({})),
+            ("Page.setLifecycleEventsEnabled", json!({"enabled": true})),
+            ("Network.enable", json!({})),
+            ("Network.setCacheDisabled", json!({"cacheDisabled": true})),
+            ("Network.setBypassServiceWorker", json!({"bypass": true})),
+            (
+                "Emulation.setUserAgentOverride",
+                json!({"userAgent": self.user_agent}),
+            ),
+            (
+                "Page.addScriptToEvaluateOnNewDocument",
+                json!({"source": INIT_SCRIPT}),
+            ),
+            (
+                "Fetch.enable",
+                json!({"patterns": [{"urlPattern": "*", "requestStage": "Request"}]}),
+            ),
+        ] {
+            conn.call(s, method, params, t).await?;
+        }
+        Ok(tab)
+    }
+
+    /// Renders the page the static fetcher got: the browser is served `doc`
+    /// as the page's document, every other request goes through the
+    /// interceptor under `scope` and `robots`.
+    pub async fn render(
+        &self,
+        doc: MainDocument,
+        scope: Arc<Scope>,
+        robots: RobotsCheck,
+    ) -> Result<Rendered, BrowserError> {
+        let _permit = self
+            .tabs
+            .acquire()
+            .await
+            .map_err(|_| BrowserError::Crashed)?;
+        let ctx = self.context().await?;
+        let reused = {
+            let mut idle = lock(&self.idle);
+            let at = idle.iter().position(|t| Arc::ptr_eq(&t.ctx, &ctx));
+            at.map(|i| idle.swap_remove(i))
+        };
+        let tab = match reused {
+            Some(t) => t,
+            None => self.open_tab(&ctx).await?,
+        };
+        let job = Arc::new(PageJob::new(doc, scope, robots));
+        // Bounded as a whole: the wait, then the calls around it.
+        let limit = Duration::from_millis(self.options.max_wait_ms) + self.call_timeout * 3;
+        let outcome = tokio::time::timeout(limit, self.render_in(&tab, Arc::clone(&job))).await;
+        ctx.browser.pages.fetch_add(1, Ordering::SeqCst);
+        *lock(&tab.state.job) = None;
+        match outcome {
+            Ok(Ok((html, ready))) => {
+                lock(&self.idle).push(tab);
+                Ok(Rendered {
+                    html,
+                    ready,
+                    refusals: job.refusals(),
+                    requests: job.requests(),
+                })
+            }
+            // The tab is closed (dropped), never reused.
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(BrowserError::Timeout {
+                method: "render".into(),
+                ms: limit.as_millis() as u64,
+            }),
+        }
+    }
+
+    async fn render_in(
+        &self,
+        tab: &Tab,
+        job: Arc<PageJob>,
+    ) -> Result<(String, Ready), BrowserError> {
+        let conn = Arc::clone(tab.ctx.browser.conn());
+        let s = Some(tab.session.as_str());
+        let t = self.call_timeout;
+        let url = job.doc.url.to_string();
+        *lock(&tab.state.job) = Some(job);
+        tab.state.loaded.send_replace(None);
+        let started = Instant::now();
+        let nav = conn
+            .call(s, "Page.navigate", json!({"url": url}), t)
+            .await?;
+        if let Some(err) = nav.get("errorText").and_then(Value::as_str) {
+            return Err(BrowserError::Navigation(err.to_string()));
+        }
+        let loader = nav
+            .get("loaderId")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let eval = |expr: String| {
+            let conn = Arc::clone(&conn);
+            let session = tab.session.clone();
+            async move { evaluate(&conn, &session, &expr, t).await }
+        };
+        let ready = snapshot::wait_ready(&tab.state, &loader, &self.options, started, eval).await?;
+        let html = evaluate(&conn, &tab.session, snapshot::SERIALIZE, t).await?;
+        let html = html.as_str().unwrap_or("").to_string();
+        // Leave the page, so its timers and requests stop before the next one.
+        *lock(&tab.state.job) = None;
+        conn.call(s, "Page.navigate", json!({"url": "about:blank"}), t)
+            .await?;
+        Ok((html, ready))
+    }
+
+    /// Renders the page `fetched` holds and puts the serialized DOM in its
+    /// body (as UTF-8 with a byte order mark, which decoding honours before
+    /// any declared charset).
+    pub async fn render_fetched(
+        &self,
+        fetched: &mut Fetched,
+        scope: Arc<Scope>,
+        robots: RobotsCheck,
+    ) -> Result<Rendered, BrowserError> {
+        let doc = MainDocument {
+            url: fetched.final_url.clone(),
+            status: fetched.status,
+            headers: fetched.headers.clone(),
+            body: std::mem::take(&mut fetched.body),
+        };
+        let rendered = self.render(doc, scope, robots).await?;
+        let mut body = Vec::with_capacity(rendered.html.len() + 3);
+        body.extend_from_slice(b"\xEF\xBB\xBF");
+        body.extend_from_slice(rendered.html.as_bytes());
+        fetched.body = body;
+        Ok(rendered)
+    }
+
+    /// A scope for the page at `url` when the crawl has none yet (the start
+    /// page, whose redirects may have moved the site).
+    pub fn scope_at(url: &Url, config: &ScanConfig) -> Option<Arc<Scope>> {
+        Scope::new(url, config).ok().map(Arc::new)
+    }
+
+    /// The browser this scan renders in now, if one is running.
+    pub async fn browser(&self) -> Option<Arc<Browser>> {
+        self.ctx
+            .lock()
+            .await
+            .as_ref()
+            .map(|c| Arc::clone(&c.browser))
+    }
+}
+
+async fn evaluate(
+    conn: &Connection,
+    session: &str,
+    expr: &str,
+    timeout: Duration,
+) -> Result<Value, BrowserError> {
+    let mut r = conn
+        .call(
+            Some(session),
+            "Runtime.evaluate",
+            json!({"expression": expr, "returnByValue": true}),
+            timeout,
+        )
+        .await?;
+    if let Some(ex) = r.get("exceptionDetails") {
+        return Err(BrowserError::Protocol(format!(
+            "script failed: {}",
+            ex.get("text")
+                .and_then(Value::as_str)
+                .unwrap_or("exception")
+        )));
+    }
+    Ok(r.pointer_mut("/result/value")
+        .map(Value::take)
+        .unwrap_or(Value::Null))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::RenderWait;
+    use sitescan_rules::Header;
+
+    /// Needs Debian's `chromium` (a missing browser fails the test). The
+    /// sandbox is off: the tests run as root in a container.
+    #[tokio::test]
+    async fn the_browser_is_recycled_after_n_pages_and_restarted_after_a_crash() {
+        launch::configure(LaunchOptions {
+            sandbox: false,
+            recycle_after: 2,
+            call_timeout: Duration::from_secs(5),
+            ..LaunchOptions::from_env()
+        });
+        let config = ScanConfig {
+            allow_private: true,
+            render: true,
+            render_options: RenderOptions {
+                wait: RenderWait::Load,
+                quiet_ms: 0,
+                ..RenderOptions::default()
+            },
+            ..ScanConfig::default()
+        };
+        let before = launches();
+        let session = RenderSession::start(&config, Arc::new(HostPool::new(100.0, 4)))
+            .await
+            .unwrap();
+        // Never connected to: the document is served from memory.
+        let url = Url::parse("http://127.0.0.1:9/").unwrap();
+        let scope = Arc::new(Scope::new(&url, &config).unwrap());
+        let robots: RobotsCheck = Arc::new(|_: &Url| true);
+        let doc = |n: usize| MainDocument {
+            url: url.clone(),
+            status: 200,
+            headers: vec![Header {
+                name: "content-type".into(),
+                value: "text/html".into(),
+            }],
+            body: format!(
+                "<p id=n></p><script>document.getElementById('n').textContent = 'page {n}'</script>"
+            )
+            .into_bytes(),
+        };
+        let render = |n: usize| {
+            let (scope, robots) = (Arc::clone(&scope), Arc::clone(&robots));
+            let doc = doc(n);
+            let session = &session;
+            async move {
+                let r = session.render(doc, scope, robots).await.unwrap();
+                assert!(
+                    r.html.contains(&format!("<p id=\"n\">page {n}</p>")),
+                    "{}",
+                    r.html
+                );
+            }
+        };
+        for n in 0..5 {
+            render(n).await;
+        }
+        // Pages 0-1, 2-3 and 4, each pair in a fresh browser.
+        assert_eq!(launches() - before, 3);
+
+        let browser = session.browser().await.unwrap();
+        let _ = browser
+            .conn()
+            .call(None, "Browser.crash", json!({}), Duration::from_secs(2))
+            .await;
+        for _ in 0..100 {
+            if browser.conn().is_closed() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(browser.conn().is_closed(), "the crash closed the pipe");
+        render(9).await;
+        assert_eq!(launches() - before, 4, "restarted after the crash");
+    }
+}

@@ -1,0 +1,462 @@
+//! Render mode with a real Chromium (Debian's `chromium`; a missing browser
+//! fails these tests, it never skips them).
+//!
+//! The tests run as root in a container, where Chromium's sandbox cannot
+//! start: they turn it off (`LaunchOptions::sandbox = false`, and
+//! `SITESCAN_CHROMIUM_NO_SANDBOX=1` for the CLI). The service keeps it on and
+//! runs its workers unprivileged (docs/src/render.md).
+//!
+//! Sites are served by a small in-memory server on 127.0.0.1 whose request
+//! log is the proof: what the static scan and the browser fetched, and that a
+//! second server standing for a refused address was never reached.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::Response;
+use sitescan::browser::{configure, LaunchOptions};
+use sitescan::{Report, Scanner, ScannerBuilder};
+
+/// One canned answer: status, content type, body, extra headers.
+#[derive(Clone)]
+struct Canned {
+    status: u16,
+    content_type: &'static str,
+    body: String,
+    headers: Vec<(&'static str, String)>,
+}
+
+fn html(body: &str) -> Canned {
+    canned(200, "text/html; charset=utf-8", body)
+}
+
+fn canned(status: u16, content_type: &'static str, body: &str) -> Canned {
+    Canned {
+        status,
+        content_type,
+        body: body.to_string(),
+        headers: Vec::new(),
+    }
+}
+
+fn redirect(to: &str) -> Canned {
+    Canned {
+        status: 302,
+        content_type: "text/plain",
+        body: String::new(),
+        headers: vec![("location", to.to_string())],
+    }
+}
+
+#[derive(Default)]
+struct Site {
+    pages: Mutex<HashMap<String, Canned>>,
+    log: Mutex<Vec<String>>,
+}
+
+/// A server on 127.0.0.1 answering from a table (404 otherwise) and logging
+/// every request's path and query.
+struct Server {
+    port: u16,
+    site: Arc<Site>,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+impl Server {
+    async fn start() -> Server {
+        let site = Arc::new(Site::default());
+        let app = axum::Router::new()
+            .fallback(answer)
+            .with_state(Arc::clone(&site));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(async {
+                    let _ = rx.await;
+                })
+                .await
+                .unwrap();
+        });
+        Server {
+            port,
+            site,
+            _stop: tx,
+        }
+    }
+
+    fn set(&self, path: &str, answer: Canned) {
+        self.site
+            .pages
+            .lock()
+            .unwrap()
+            .insert(path.to_string(), answer);
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    fn log(&self) -> Vec<String> {
+        self.site.log.lock().unwrap().clone()
+    }
+
+    fn count(&self, path: &str) -> usize {
+        self.log().iter().filter(|p| *p == path).count()
+    }
+}
+
+async fn answer(State(site): State<Arc<Site>>, req: Request) -> Response {
+    let path = req
+        .uri()
+        .path_and_query()
+        .map(|p| p.as_str().to_string())
+        .unwrap_or_default();
+    site.log.lock().unwrap().push(path.clone());
+    let found = site.pages.lock().unwrap().get(&path).cloned();
+    let Some(c) = found else {
+        return Response::builder()
+            .status(StatusCode::NOT_FOUND)
+            .header("content-type", "text/plain")
+            .body(Body::from("not found"))
+            .unwrap();
+    };
+    let mut resp = Response::builder()
+        .status(c.status)
+        .header("content-type", c.content_type)
+        .body(Body::from(c.body))
+        .unwrap();
+    for (name, value) in c.headers {
+        resp.headers_mut()
+            .insert(name, HeaderValue::from_str(&value).unwrap());
+    }
+    resp
+}
+
+/// The launch options of every test here: the sandbox off (root in a
+/// container), short protocol timeouts so a hung tab is given up quickly.
+fn browser_for_tests() {
+    configure(LaunchOptions {
+        sandbox: false,
+        call_timeout: Duration::from_secs(5),
+        ..LaunchOptions::from_env()
+    });
+}
+
+fn scanner(rules: &[&str]) -> ScannerBuilder {
+    browser_for_tests();
+    Scanner::builder()
+        .rules(rules)
+        .allow_private(true)
+        .rate_per_host(200.0)
+        .max_pages(10)
+}
+
+/// `(rule, page path, selector)` of every failed finding, sorted.
+fn failures(report: &Report, port: u16) -> Vec<(String, String, String)> {
+    let origin = format!("http://127.0.0.1:{port}");
+    let mut out: Vec<(String, String, String)> = report
+        .findings
+        .iter()
+        .filter(|f| f.outcome == sitescan::rules::Outcome::Failed)
+        .map(|f| {
+            (
+                f.rule_id.clone(),
+                f.page_url.trim_start_matches(&origin).to_string(),
+                f.selector.clone(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+const APP_SHELL: &str = r#"<!doctype html>
+<html lang="en"><head><title>Shop</title></head>
+<body><main id="root"></main><script src="/app.js"></script></body></html>"#;
+
+/// Builds the page from data it fetches: a heading, a link to a client-side
+/// route, and an image without a text alternative.
+const APP_JS: &str = r#"
+const root = document.getElementById('root');
+const h = document.createElement('h1');
+h.textContent = 'Welcome';
+root.appendChild(h);
+fetch('/api/hero.json').then(r => r.json()).then(d => {
+  const a = document.createElement('a');
+  a.href = d.link;
+  a.textContent = 'About us';
+  root.appendChild(a);
+  const img = document.createElement('img');
+  img.id = 'hero';
+  img.src = d.src;
+  root.appendChild(img);
+});
+"#;
+
+async fn app_site() -> Server {
+    let s = Server::start().await;
+    s.set("/", html(APP_SHELL));
+    s.set("/app.js", canned(200, "text/javascript", APP_JS));
+    s.set(
+        "/api/hero.json",
+        canned(
+            200,
+            "application/json",
+            r#"{"src": "/hero.png", "link": "/about"}"#,
+        ),
+    );
+    s.set("/hero.png", canned(200, "image/png", "png"));
+    s.set(
+        "/about",
+        html("<!doctype html><html lang=\"en\"><head><title>About</title></head><body><h1>About</h1></body></html>"),
+    );
+    s.set(
+        "/robots.txt",
+        canned(200, "text/plain", "User-agent: *\nAllow: /\n"),
+    );
+    s
+}
+
+#[tokio::test]
+async fn static_scan_sees_the_shell_render_scan_sees_the_app() {
+    let site = app_site().await;
+    let rules = ["image-alt", "page-has-heading-one"];
+
+    let static_report = scanner(&rules)
+        .build()
+        .unwrap()
+        .scan(&site.url("/"))
+        .await
+        .unwrap();
+    assert_eq!(
+        failures(&static_report, site.port),
+        vec![(
+            "page-has-heading-one".to_string(),
+            "/".to_string(),
+            String::new()
+        )]
+    );
+    assert_eq!(static_report.pages.len(), 1, "the shell links nowhere");
+    assert_eq!(site.count("/app.js"), 0, "the static scan runs no script");
+
+    let rendered = scanner(&rules)
+        .render(true)
+        .build()
+        .unwrap()
+        .scan(&site.url("/"))
+        .await
+        .unwrap();
+    assert_eq!(
+        failures(&rendered, site.port),
+        vec![(
+            "image-alt".to_string(),
+            "/".to_string(),
+            "#hero".to_string()
+        )]
+    );
+    // The link the script inserted fed the crawl.
+    let pages: Vec<&str> = rendered.pages.iter().map(|p| p.url.as_str()).collect();
+    assert_eq!(pages, [site.url("/"), site.url("/about")]);
+    assert!(
+        rendered.pages.iter().all(|p| p.error.is_none()),
+        "{:?}",
+        rendered.pages
+    );
+    // One fetch per URL for the documents (the browser is served the static
+    // fetch's answer), the page's own requests once each through the
+    // interceptor.
+    assert_eq!(site.count("/"), 2, "one static fetch per scan");
+    assert_eq!(site.count("/about"), 1, "only the render scan finds it");
+    assert_eq!(site.count("/app.js"), 1);
+    assert_eq!(site.count("/api/hero.json"), 1);
+    assert_eq!(site.count("/hero.png"), 1);
+}
+
+/// Every route a page's script has to another server, each next to the same
+/// route to the site itself (which must arrive: the script did run).
+fn attack_page(victim: u16) -> String {
+    let v = format!("127.0.0.1:{victim}");
+    let by_name = format!("localhost:{victim}");
+    format!(
+        r#"<!doctype html><html lang="en"><head><title>Attack</title>
+<link rel="stylesheet" href="http://{v}/css">
+<link rel="stylesheet" href="/ok-css">
+</head><body>
+<img src="http://{v}/img" alt="x"><img src="/ok-img" alt="x">
+<img src="/redirect-out" alt="x"><img src="/redirect-in" alt="x">
+<iframe src="http://{v}/iframe" title="a"></iframe>
+<iframe src="http://{by_name}/iframe-by-name" title="b"></iframe>
+<iframe src="/redirect-doc" title="c"></iframe>
+<iframe src="/ok-iframe" title="d"></iframe>
+<script>
+fetch('http://{v}/fetch').catch(() => {{}});
+fetch('http://{by_name}/fetch-by-name').catch(() => {{}});
+fetch('/ok-fetch');
+const x = new XMLHttpRequest(); x.open('GET', 'http://{v}/xhr'); x.send();
+const y = new XMLHttpRequest(); y.open('GET', '/ok-xhr'); y.send();
+try {{ navigator.sendBeacon('http://{v}/beacon', 'b'); }} catch (e) {{}}
+try {{ new EventSource('http://{v}/sse'); }} catch (e) {{}}
+try {{ new WebSocket('ws://{v}/ws'); }} catch (e) {{}}
+try {{ new WebSocket('ws://{by_name}/ws-by-name'); }} catch (e) {{}}
+try {{ new Worker('/ok-worker.js'); }} catch (e) {{}}
+try {{ window.open('http://{v}/popup'); }} catch (e) {{}}
+if (navigator.serviceWorker) {{ navigator.serviceWorker.register('/sw.js').catch(() => {{}}); }}
+setTimeout(() => {{ location.href = 'http://{v}/navigate'; }}, 50);
+</script></body></html>"#
+    )
+}
+
+#[tokio::test]
+async fn a_rendered_page_reaches_no_refused_address_by_any_route() {
+    let victim = Server::start().await;
+    victim.set("/fetch", canned(200, "text/plain", "secret"));
+    let site = Server::start().await;
+    site.set("/", html(&attack_page(victim.port)));
+    site.set("/redirect-out", redirect(&victim.url("/redirected")));
+    site.set("/redirect-doc", redirect(&victim.url("/redirected-doc")));
+    site.set("/redirect-in", redirect("/ok-target.png"));
+    site.set("/ok-target.png", canned(200, "image/png", "png"));
+    site.set("/ok-img", canned(200, "image/png", "png"));
+    site.set("/ok-css", canned(200, "text/css", "body { color: black }"));
+    site.set("/ok-fetch", canned(200, "text/plain", "ok"));
+    site.set("/ok-xhr", canned(200, "text/plain", "ok"));
+    site.set("/ok-iframe", html("<!doctype html><title>f</title>"));
+    site.set(
+        "/ok-worker.js",
+        canned(
+            200,
+            "text/javascript",
+            &format!(
+                "fetch('http://127.0.0.1:{}/from-worker').catch(() => {{}});",
+                victim.port
+            ),
+        ),
+    );
+
+    let report = scanner(&["image-alt"])
+        .render(true)
+        .max_pages(1)
+        .build()
+        .unwrap()
+        .scan(&site.url("/"))
+        .await
+        .unwrap();
+    assert_eq!(report.pages[0].error, None);
+    assert_eq!(victim.log(), Vec::<String>::new(), "the victim was reached");
+    // The same routes to the site itself went through: the script ran and
+    // the guard refused only what it should.
+    for path in [
+        "/ok-css",
+        "/ok-img",
+        "/redirect-in",
+        "/ok-target.png",
+        "/ok-iframe",
+        "/ok-fetch",
+        "/ok-xhr",
+        "/redirect-out",
+        "/redirect-doc",
+    ] {
+        assert_eq!(site.count(path), 1, "{path}: {:?}", site.log());
+    }
+    assert_eq!(site.count("/sw.js"), 0, "service workers are disabled");
+}
+
+#[tokio::test]
+async fn a_hung_tab_is_given_up_and_the_scan_goes_on() {
+    let site = app_site().await;
+    site.set(
+        "/",
+        html(r#"<!doctype html><html lang="en"><head><title>Home</title></head><body><h1>Home</h1><a href="/hang">x</a> <a href="/app">y</a></body></html>"#),
+    );
+    site.set(
+        "/hang",
+        html("<!doctype html><html lang=\"en\"><head><title>Hang</title></head><body><h1>Hang</h1><script>while (true) {}</script></body></html>"),
+    );
+    site.set("/app", html(APP_SHELL));
+    let report = scanner(&["image-alt"])
+        .render(true)
+        .render_options(sitescan::RenderOptions {
+            max_wait_ms: 1500,
+            ..sitescan::RenderOptions::default()
+        })
+        .build()
+        .unwrap()
+        .scan(&site.url("/"))
+        .await
+        .unwrap();
+    let page = |path: &str| {
+        report
+            .pages
+            .iter()
+            .find(|p| p.url == site.url(path))
+            .unwrap_or_else(|| panic!("{path} not scanned"))
+    };
+    let hung = page("/hang").error.clone().unwrap_or_default();
+    assert!(
+        hung.starts_with("render failed: the browser did not answer"),
+        "{hung}"
+    );
+    assert_eq!(page("/app").error, None);
+    assert_eq!(
+        failures(&report, site.port),
+        vec![(
+            "image-alt".to_string(),
+            "/app".to_string(),
+            "#hero".to_string()
+        )]
+    );
+}
+
+#[test]
+fn cli_render_flag_and_a_missing_browser() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let site = rt.block_on(app_site());
+    let run = |envs: &[(&str, &str)]| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_sitescan"));
+        cmd.args([
+            "scan",
+            "--render",
+            "--rules",
+            "image-alt",
+            "--max-pages",
+            "1",
+            "--format",
+            "json",
+            &site.url("/"),
+        ]);
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap()
+    };
+    let out = run(&[("SITESCAN_CHROMIUM", "/nonexistent/chromium")]);
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("install Debian's `chromium` package"),
+        "{stderr}"
+    );
+    assert_eq!(site.count("/app.js"), 0);
+
+    // Root in a container: the sandbox is off for this run only.
+    let out = run(&[("SITESCAN_CHROMIUM_NO_SANDBOX", "1")]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report: serde_json::Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("{e}: {stdout}\n{}", String::from_utf8_lossy(&out.stderr)));
+    let selectors: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule_id"] == "image-alt" && f["outcome"] == "failed")
+        .filter_map(|f| f["selector"].as_str())
+        .collect();
+    assert_eq!(selectors, ["#hero"]);
+    assert_eq!(report["config"]["render"], true);
+    assert_eq!(site.count("/app.js"), 1);
+}
