@@ -670,35 +670,11 @@ mod tests {
 
     #[test]
     fn an_event_goes_to_the_enabled_subscribed_hooks_of_its_site() {
-        use crate::store::AppliedConfig;
         let at = Utc::now();
-        let scan = Scan {
-            id: "scan_1".into(),
-            site_id: "site_1".into(),
-            account_id: "acc_1".into(),
-            url: "https://example.com/".into(),
-            status: ScanStatus::Queued,
-            config: AppliedConfig {
-                rules: vec!["seo".into()],
-                priority: sitescan_engine::Priority::Normal,
-                max_pages: 5,
-                max_depth: 2,
-                plan_max_pages: None,
-                accept: None,
-                budget: Default::default(),
-                links: Default::default(),
-                include: Vec::new(),
-                exclude: Vec::new(),
-            },
-            progress: None,
-            error: None,
-            attempts: 0,
-            created_at: at,
-            started_at: None,
-            finished_at: None,
-            summary: None,
-            quota_refunded: false,
-        };
+        let mut scan =
+            crate::store::fixture::scan("scan_1", "site_1", "acc_1", "https://example.com/");
+        scan.config.rules = vec!["seo".into()];
+        scan.created_at = at;
         let mut foreign = hook("wh_f", &["scan.queued"], None, true);
         foreign.account_id = "acc_2".into();
         let hooks = [

@@ -8,7 +8,7 @@ use sitescan::rules::Outcome;
 use sitescan::{Report, Scanner};
 use sitescan_fixtures::FixtureServer;
 
-fn page(title: &str, head: &str, body: &str) -> String {
+pub(crate) fn page(title: &str, head: &str, body: &str) -> String {
     format!(
         "<!doctype html><html lang=\"en\"><head><title>{title}</title>{head}</head>\
          <body><main><h1>{title}</h1>{body}</main></body></html>"
@@ -16,7 +16,10 @@ fn page(title: &str, head: &str, body: &str) -> String {
 }
 
 /// `color-contrast` findings as `(path, outcome, selector, message)`, sorted.
-fn contrast(report: &Report, server: &FixtureServer) -> Vec<(String, Outcome, String, String)> {
+pub(crate) fn contrast(
+    report: &Report,
+    server: &FixtureServer,
+) -> Vec<(String, Outcome, String, String)> {
     let base = server.url_for("/");
     let mut out: Vec<_> = report
         .findings
@@ -36,7 +39,7 @@ fn contrast(report: &Report, server: &FixtureServer) -> Vec<(String, Outcome, St
 }
 
 /// A site of `files` (path, text) in a temporary directory, served.
-async fn serve(files: &[(&str, &str)]) -> (tempfile::TempDir, FixtureServer) {
+pub(crate) async fn serve(files: &[(&str, &str)]) -> (tempfile::TempDir, FixtureServer) {
     let dir = tempfile::tempdir().unwrap();
     for (name, text) in files {
         let path = dir.path().join(name);
@@ -48,7 +51,7 @@ async fn serve(files: &[(&str, &str)]) -> (tempfile::TempDir, FixtureServer) {
 }
 
 /// A scan of the served site with `color-contrast` alone.
-async fn scan_contrast(server: &FixtureServer) -> Report {
+pub(crate) async fn scan_contrast(server: &FixtureServer) -> Report {
     Scanner::builder()
         .allow_private(true)
         .rate_per_host(200.0)
@@ -61,7 +64,7 @@ async fn scan_contrast(server: &FixtureServer) -> Report {
 }
 
 /// The scan's stylesheet counts: (fetched, of them imported, failed).
-fn sheet_stats(report: &Report) -> (u64, u64, u64) {
+pub(crate) fn sheet_stats(report: &Report) -> (u64, u64, u64) {
     (
         report.stats.stylesheets,
         report.stats.stylesheets_imported,

@@ -4,59 +4,8 @@
 //! the colours they give decide `color-contrast`'s exact findings.
 
 use sitescan::rules::Outcome;
-use sitescan::{Report, Scanner};
-use sitescan_fixtures::FixtureServer;
 
-fn page(title: &str, head: &str, body: &str) -> String {
-    format!(
-        "<!doctype html><html lang=\"en\"><head><title>{title}</title>{head}</head>\
-         <body><main><h1>{title}</h1>{body}</main></body></html>"
-    )
-}
-
-/// A site in a temporary directory, one `(path, text)` per file.
-fn site(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (name, text) in files {
-        let path = dir.path().join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    dir
-}
-
-/// A scan of the whole site with `color-contrast` alone.
-async fn scan(server: &FixtureServer) -> Report {
-    Scanner::builder()
-        .allow_private(true)
-        .rate_per_host(200.0)
-        .rules(&["color-contrast"])
-        .build()
-        .unwrap()
-        .scan(&server.url())
-        .await
-        .unwrap()
-}
-
-/// `color-contrast` findings as `(path, outcome, selector, message)`, sorted.
-fn contrast(report: &Report, server: &FixtureServer) -> Vec<(String, Outcome, String, String)> {
-    let base = server.url_for("/");
-    let mut out: Vec<_> = report
-        .findings
-        .iter()
-        .filter(|f| f.rule_id == "color-contrast")
-        .map(|f| {
-            (
-                format!("/{}", f.page_url.trim_start_matches(&base)),
-                f.outcome,
-                f.selector.clone(),
-                f.message.clone(),
-            )
-        })
-        .collect();
-    out.sort_by(|a, b| (&a.0, &a.2).cmp(&(&b.0, &b.2)));
-    out
-}
+use crate::cascade::{contrast, page, scan_contrast, serve, sheet_stats};
 
 fn failed(path: &str, selector: &str, text: &str) -> (String, Outcome, String, String) {
     (
@@ -64,15 +13,6 @@ fn failed(path: &str, selector: &str, text: &str) -> (String, Outcome, String, S
         Outcome::Failed,
         selector.to_string(),
         format!("Contrast of \"{text}\" is 2.85:1, below 4.5:1."),
-    )
-}
-
-/// `(stylesheets, stylesheets_imported, stylesheets_failed)` of the report.
-fn sheet_stats(report: &Report) -> (u64, u64, u64) {
-    (
-        report.stats.stylesheets,
-        report.stats.stylesheets_imported,
-        report.stats.stylesheets_failed,
     )
 }
 
@@ -84,7 +24,7 @@ async fn imports_in_style_elements_are_followed_once_per_scan_before_the_element
     // import is not fetched.
     let style = "<style>@import url(\"css/colors.css\");\n.ok { color: #111111 }</style>\
                  <style media=\"print\">@import url(/css/print.css);</style>";
-    let dir = site(&[
+    let (_dir, server) = serve(&[
         (
             "index.html",
             &page(
@@ -110,9 +50,9 @@ async fn imports_in_style_elements_are_followed_once_per_scan_before_the_element
             "body { background: #ffffff; color: #222222 }\n",
         ),
         ("css/print.css", ".note { color: #eeeeee }\n"),
-    ]);
-    let server = FixtureServer::start(dir.path()).await.unwrap();
-    let report = scan(&server).await;
+    ])
+    .await;
+    let report = scan_contrast(&server).await;
     assert_eq!(
         contrast(&report, &server),
         vec![
@@ -140,7 +80,7 @@ async fn imports_in_style_elements_are_followed_once_per_scan_before_the_element
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_import_in_a_style_element_says_so_and_cannot_tell() {
     // robots.txt keeps the scan from the sheet (a browser would load it).
-    let dir = site(&[
+    let (_dir, server) = serve(&[
         (
             "index.html",
             &page(
@@ -151,9 +91,9 @@ async fn a_failed_import_in_a_style_element_says_so_and_cannot_tell() {
         ),
         ("css/private/colors.css", "p { color: #999999 }\n"),
         ("robots.txt", "User-agent: *\nDisallow: /css/private/\n"),
-    ]);
-    let server = FixtureServer::start(dir.path()).await.unwrap();
-    let report = scan(&server).await;
+    ])
+    .await;
+    let report = scan_contrast(&server).await;
     let private = server.url_for("/css/private/colors.css");
     let why = format!("the stylesheet {private} could not be loaded (robots.txt disallows it)");
     let expected: Vec<(String, Outcome, String, String)> =
@@ -178,7 +118,7 @@ async fn layer_statements_before_an_import_fix_the_layer_order() {
     // `@layer a, b;` puts b after a whatever comes first later: the layer
     // `@import … layer(b)` fills wins over a, though its sheet is met (in
     // cascade order) before a's rules. In a linked sheet and in a `<style>`.
-    let dir = site(&[
+    let (_dir, server) = serve(&[
         (
             "index.html",
             &page(
@@ -204,9 +144,9 @@ async fn layer_statements_before_an_import_fix_the_layer_order() {
         ),
         ("css/b.css", ".note { color: #999999 }\n"),
         ("css/y.css", ".note { color: #999999 }\n"),
-    ]);
-    let server = FixtureServer::start(dir.path()).await.unwrap();
-    let report = scan(&server).await;
+    ])
+    .await;
+    let report = scan_contrast(&server).await;
     assert_eq!(
         contrast(&report, &server),
         vec![

@@ -32,14 +32,14 @@ pub async fn tenant(store: &dyn Store, plan: Plan, url: &str) -> Result<(Account
     Ok((account, site))
 }
 
-/// Saves a queued scan of `site` (all rules, 5 pages, depth 2, normal
-/// priority, no quota) and enqueues its job.
-pub async fn queued_scan(store: &dyn Store, queue: &dyn Queue, site: &Site) -> Result<Scan> {
-    let scan = Scan {
-        id: new_id("scan")?,
-        site_id: site.id.clone(),
-        account_id: site.account_id.clone(),
-        url: site.url.clone(),
+/// A queued scan `id` of `site_id` (of `account_id`, at `url`) as a value,
+/// not saved: all rules, 5 pages, depth 2, normal priority, created now.
+pub fn scan(id: &str, site_id: &str, account_id: &str, url: &str) -> Scan {
+    Scan {
+        id: id.to_string(),
+        site_id: site_id.to_string(),
+        account_id: account_id.to_string(),
+        url: url.to_string(),
         status: ScanStatus::Queued,
         config: AppliedConfig {
             rules: vec!["all".into()],
@@ -61,7 +61,12 @@ pub async fn queued_scan(store: &dyn Store, queue: &dyn Queue, site: &Site) -> R
         finished_at: None,
         summary: None,
         quota_refunded: false,
-    };
+    }
+}
+
+/// Saves a queued scan of `site` ([`scan`]) and enqueues its job.
+pub async fn queued_scan(store: &dyn Store, queue: &dyn Queue, site: &Site) -> Result<Scan> {
+    let scan = scan(&new_id("scan")?, &site.id, &site.account_id, &site.url);
     let scan = store
         .create_scan_if_quota(scan, Utc::now().date_naive(), None)
         .await?;

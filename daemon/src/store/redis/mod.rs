@@ -729,7 +729,7 @@ impl Store for RedisBackend {
 mod tests {
     use super::webhooks::delivery_from_stored;
     use super::*;
-    use crate::store::{AppliedConfig, ScanSummary};
+    use crate::store::{fixture, ScanSummary};
     use sitescan_engine::Priority;
 
     fn fields(pairs: &[(&str, String)]) -> Vec<String> {
@@ -742,33 +742,10 @@ mod tests {
     #[test]
     fn a_scan_is_rebuilt_from_its_hash_fields() {
         let at = Utc::now();
-        let base = Scan {
-            id: "scan_1".into(),
-            site_id: "site_1".into(),
-            account_id: "acc_1".into(),
-            url: "https://example.com/".into(),
-            status: ScanStatus::Queued,
-            config: AppliedConfig {
-                rules: vec!["seo".into()],
-                priority: Priority::Low,
-                max_pages: 5,
-                max_depth: 2,
-                plan_max_pages: None,
-                accept: None,
-                budget: Default::default(),
-                links: Default::default(),
-                include: Vec::new(),
-                exclude: Vec::new(),
-            },
-            progress: None,
-            error: None,
-            attempts: 0,
-            created_at: at,
-            started_at: None,
-            finished_at: None,
-            summary: None,
-            quota_refunded: false,
-        };
+        let mut base = fixture::scan("scan_1", "site_1", "acc_1", "https://example.com/");
+        base.config.rules = vec!["seo".into()];
+        base.config.priority = Priority::Low;
+        base.created_at = at;
         let queued = scan_from_fields(&fields(&[("json", json(&base).unwrap())])).unwrap();
         assert_eq!(queued, base);
         let summary = ScanSummary {
