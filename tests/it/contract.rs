@@ -12,7 +12,7 @@ use sitescan_daemon::api::views::ScanView;
 use sitescan_daemon::queue::{Job, Queue};
 use sitescan_daemon::store::embedded::Embedded;
 use sitescan_daemon::store::{
-    new_id, Account, AppliedConfig, Delivery, DeliveryStatus, Plan, Progress, ReportFile, Scan,
+    fixture, new_id, Account, Delivery, DeliveryStatus, Plan, Progress, ReportFile, Scan,
     ScanOutcome, ScanStatus, ScanSummary, Site, Store, Webhook,
 };
 use sitescan_daemon::webhooks::EVENT_TYPES;
@@ -38,35 +38,15 @@ fn site(account_id: &str) -> Site {
     }
 }
 
-/// A queued scan of `site`.
+/// A queued scan of `site`: `wcag-aa`, 10 pages, depth 3, a plan cap of 100.
 pub fn scan(site: &Site) -> Scan {
-    Scan {
-        id: new_id("scan").unwrap(),
-        site_id: site.id.clone(),
-        account_id: site.account_id.clone(),
-        url: site.url.clone(),
-        status: ScanStatus::Queued,
-        config: AppliedConfig {
-            rules: vec!["wcag-aa".into()],
-            priority: Priority::Normal,
-            max_pages: 10,
-            max_depth: 3,
-            plan_max_pages: Some(100),
-            accept: None,
-            budget: Default::default(),
-            links: Default::default(),
-            include: Vec::new(),
-            exclude: Vec::new(),
-        },
-        progress: None,
-        error: None,
-        attempts: 0,
-        created_at: Utc::now(),
-        started_at: None,
-        finished_at: None,
-        summary: None,
-        quota_refunded: false,
-    }
+    let id = new_id("scan").unwrap();
+    let mut scan = fixture::scan(&id, &site.id, &site.account_id, &site.url);
+    scan.config.rules = vec!["wcag-aa".into()];
+    scan.config.max_pages = 10;
+    scan.config.max_depth = 3;
+    scan.config.plan_max_pages = Some(100);
+    scan
 }
 
 /// Accounts and keys: hashes find keys, revocation and usage are recorded.

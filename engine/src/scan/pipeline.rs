@@ -197,6 +197,30 @@ struct PageDone {
 }
 
 impl PageDone {
+    /// An HTML page fetched but not analyzed (its render or its analysis
+    /// failed; `report.error` says why): no findings, no links.
+    fn not_analyzed(report: PageReport, truncated: bool) -> PageDone {
+        PageDone {
+            // Fetched without error: the summary has no fetch error either.
+            summary: PageSummary {
+                url: report.url.as_str().into(),
+                final_url: report.final_url.as_str().into(),
+                status: report.status,
+                depth: report.depth,
+                ..PageSummary::default()
+            },
+            report,
+            findings: Vec::new(),
+            tallies: Vec::new(),
+            links: PageLinks::default(),
+            places: Vec::new(),
+            error: None,
+            stopped: None,
+            non_html: false,
+            truncated,
+        }
+    }
+
     /// Whether the fetch went on to the target of redirect `i` of its chain.
     fn followed(&self, i: usize) -> bool {
         let last_refused = self.stopped.is_some()
@@ -2033,18 +2057,7 @@ async fn fetch_page(
         };
         if let Err(e) = rendered {
             report.error = Some(format!("render failed: {e}"));
-            return PageDone {
-                summary: blank_summary(&report),
-                report,
-                findings: Vec::new(),
-                tallies: Vec::new(),
-                links: PageLinks::default(),
-                places: Vec::new(),
-                error: None,
-                stopped: None,
-                non_html: false,
-                truncated,
-            };
+            return PageDone::not_analyzed(report, truncated);
         }
     }
     let page = page_of(&shared, fetched, depth).await;
@@ -2084,18 +2097,7 @@ async fn fetch_page(
         }
         Err(panic) => {
             report.error = Some(format!("page could not be analyzed: {panic}"));
-            PageDone {
-                summary: blank_summary(&report),
-                report,
-                findings: Vec::new(),
-                tallies: Vec::new(),
-                links: PageLinks::default(),
-                places: Vec::new(),
-                error: None,
-                stopped: None,
-                non_html: false,
-                truncated,
-            }
+            PageDone::not_analyzed(report, truncated)
         }
     }
 }
