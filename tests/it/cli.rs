@@ -595,6 +595,24 @@ async fn run_on_terminal(
     run_on_terminal_to(args, cwd, env, None).await
 }
 
+/// [`run_on_terminal`], the terminal kept open (up to 30 s) after `sitescan`
+/// exits until `marker` is written. A program `sitescan` started in the
+/// background (the `--open` browser) is in the terminal's foreground process
+/// group and gets its hang-up when `script` closes the terminal: on a loaded
+/// machine that can come before the program did its work.
+async fn run_on_terminal_until(
+    args: Vec<String>,
+    cwd: std::path::PathBuf,
+    env: Vec<(&'static str, String)>,
+    marker: &std::path::Path,
+) -> (String, Option<i32>) {
+    let m = sh_quote(&marker.to_string_lossy());
+    let then = format!(
+        "; rc=$?; i=0; while [ ! -s {m} ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done; exit $rc"
+    );
+    run_in_terminal(args, cwd, env, None, then).await
+}
+
 /// [`run_on_terminal`], stdout sent to `stdout_to` when given (stderr stays
 /// on the terminal).
 async fn run_on_terminal_to(
@@ -602,6 +620,18 @@ async fn run_on_terminal_to(
     cwd: std::path::PathBuf,
     env: Vec<(&'static str, String)>,
     stdout_to: Option<std::path::PathBuf>,
+) -> (String, Option<i32>) {
+    run_in_terminal(args, cwd, env, stdout_to, String::new()).await
+}
+
+/// The terminal runner: `then` is shell text run after `sitescan` in the
+/// terminal (it must keep `sitescan`'s exit code).
+async fn run_in_terminal(
+    args: Vec<String>,
+    cwd: std::path::PathBuf,
+    env: Vec<(&'static str, String)>,
+    stdout_to: Option<std::path::PathBuf>,
+    then: String,
 ) -> (String, Option<i32>) {
     tokio::task::spawn_blocking(move || {
         let mut line = std::iter::once(env!("CARGO_BIN_EXE_sitescan").to_string())
@@ -612,6 +642,7 @@ async fn run_on_terminal_to(
         if let Some(path) = stdout_to {
             line = format!("{line} > {}", sh_quote(&path.to_string_lossy()));
         }
+        line.push_str(&then);
         let mut cmd = Command::new("script");
         cmd.args(["-q", "-e", "-c", &line, "/dev/null"])
             .current_dir(&cwd)
@@ -637,13 +668,14 @@ async fn on_a_terminal_scan_prints_a_summary_saves_the_report_and_opens_it() {
     let tools = tempfile::tempdir().unwrap();
     let marker = tools.path().join("opened");
     let browser = fake_browser(tools.path(), &marker);
-    let (text, code) = run_on_terminal(
+    let (text, code) = run_on_terminal_until(
         scan_args(
             &server.url(),
             &["--rules", "document-title,broken-links", "--open"],
         ),
         cwd.path().to_path_buf(),
         vec![("BROWSER", browser.to_string_lossy().into_owned())],
+        &marker,
     )
     .await;
     assert_eq!(code, Some(0), "{text}");
