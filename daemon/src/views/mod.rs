@@ -107,13 +107,13 @@ impl From<Scan> for ScanView {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct WaitingReason {
     /// `no_render_worker`: a render scan, and no worker that can render
-    /// (`sitescan worker --render`) has been alive in the last
-    /// [`crate::queue::RENDER_PRESENCE_TTL`].
+    /// (`sitescan worker --render`) was heard from in the last 15 seconds
+    /// (`queue::RENDER_PRESENCE_TTL`).
     #[schema(example = "no_render_worker")]
     pub code: String,
     /// What is going on and what would end the wait.
     #[schema(
-        example = "no worker that can render (sitescan worker --render) is running; the scan waits until one does"
+        example = "no worker that can render (sitescan worker --render) is running; the scan waits in the queue and starts once one does"
     )]
     pub message: String,
 }
