@@ -124,6 +124,10 @@ static RENDER_AVAILABLE: LazyLock<Script> =
 
 const PRIORITIES: [Priority; 3] = [Priority::High, Priority::Normal, Priority::Low];
 
+/// What the take script returns: scan id, priority, attempt, lease token,
+/// and 1 when the job came from the render lane.
+type Taken = (String, String, u32, u64, u8);
+
 /// `Ok(())` when a fenced script ran (1), `LeaseLost` when it refused (0).
 fn fenced(ran: i64, lease: &Lease) -> Result<()> {
     if ran == 1 {
@@ -206,7 +210,7 @@ impl RedisBackend {
             for stream in self.streams_for(can) {
                 script.key(stream);
             }
-            let taken: redis::RedisResult<Option<(String, String, u32, u64, u8)>> = script
+            let taken: redis::RedisResult<Option<Taken>> = script
                 .key(self.key_name(&["q", "round"]))
                 .key(self.key_name(&["q", "lease"]))
                 .arg(GROUP)
