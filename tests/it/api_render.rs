@@ -290,3 +290,78 @@ async fn a_service_without_a_browser_refuses_render_scans_at_creation() {
     let (_, me) = api.get("/api/v1/keys/current", &key).await;
     assert_eq!(me["data"]["account"]["scans_today"], 0, "{me}");
 }
+
+/// The real `sitescan serve`: it looks for the browser at start-up the way a
+/// render scan does. Pointed at a binary that is not there, it refuses render
+/// scans at creation; with Debian's `chromium` found on the `PATH` it runs
+/// them (the sandbox off only because the tests run as root).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_finds_the_browser_at_start_up_or_refuses_render_scans() {
+    use crate::api_support::{admin_ok, sitescan, KeyedApi, ServeProcess};
+    let tmp = tempfile::tempdir().unwrap();
+    let site = app_site(&tmp.path().join("site")).await;
+    let data = tmp.path().join("data");
+    let acc = admin_ok(&data, &["account", "create", "--plan", "enterprise"]);
+    let acc = acc["id"].as_str().unwrap().to_string();
+    let key = admin_ok(&data, &["key", "create", "--account", &acc, "--name", "ci"]);
+    let key = key["key"].as_str().unwrap().to_string();
+    let s = admin_ok(&data, &["site", "add", "--account", &acc, &site.url()]);
+    let scans = format!("/api/v1/sites/{}/scans", s["id"].as_str().unwrap());
+    let serve = |env: &[(&str, &str)]| {
+        let mut cmd = sitescan();
+        cmd.args(["serve", "--bind", "127.0.0.1:0", "--workers", "1", "--allow-private"])
+            .arg("--data-dir")
+            .arg(&data)
+            .args(["--rate", "200"])
+            .env_remove("SITESCAN_CHROMIUM")
+            .envs(env.iter().copied())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null());
+        ServeProcess::spawn(cmd)
+    };
+    let config = json!({"config": {"rules": APP_RULES, "max_pages": 1, "render": true}});
+
+    let without = serve(&[("SITESCAN_CHROMIUM", "/nonexistent/chromium")]);
+    let (status, body) = without.post(&scans, &key, config.clone()).await;
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(
+        body["error"]["details"],
+        json!([{"field": "config.render", "problem": sitescan_daemon::ops::scans::CANNOT_RENDER}])
+    );
+    drop(without);
+
+    let with = serve(&[("SITESCAN_CHROMIUM_NO_SANDBOX", "1")]);
+    let (status, body) = with.post(&scans, &key, config).await;
+    assert_eq!(status, 202, "{body}");
+    let id = body["data"]["id"].as_str().unwrap().to_string();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let (_, b) = with.get(&format!("/api/v1/scans/{id}"), &key).await;
+        if b["data"]["status"] == "completed" {
+            break;
+        }
+        assert_ne!(b["data"]["status"], "failed", "{b}");
+        assert!(std::time::Instant::now() < deadline, "{b}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(site.count("/api/hero.json"), 1, "the browser ran the page's script");
+}
+
+/// `sitescan worker --render` on a machine without the browser does not
+/// start (it would take render scans and fail each one): exit 2, saying what
+/// to install.
+#[test]
+fn worker_render_without_a_browser_exits_2_with_the_install_hint() {
+    let out = crate::api_support::sitescan()
+        .args(["worker", "--redis", "redis://127.0.0.1:1/", "--render"])
+        .env("SITESCAN_CHROMIUM", "/nonexistent/chromium")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--render: render mode needs Chromium: install Debian's `chromium` package"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("/nonexistent/chromium"), "{stderr}");
+}
