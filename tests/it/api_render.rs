@@ -309,14 +309,21 @@ async fn serve_finds_the_browser_at_start_up_or_refuses_render_scans() {
     let scans = format!("/api/v1/sites/{}/scans", s["id"].as_str().unwrap());
     let serve = |env: &[(&str, &str)]| {
         let mut cmd = sitescan();
-        cmd.args(["serve", "--bind", "127.0.0.1:0", "--workers", "1", "--allow-private"])
-            .arg("--data-dir")
-            .arg(&data)
-            .args(["--rate", "200"])
-            .env_remove("SITESCAN_CHROMIUM")
-            .envs(env.iter().copied())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null());
+        cmd.args([
+            "serve",
+            "--bind",
+            "127.0.0.1:0",
+            "--workers",
+            "1",
+            "--allow-private",
+        ])
+        .arg("--data-dir")
+        .arg(&data)
+        .args(["--rate", "200"])
+        .env_remove("SITESCAN_CHROMIUM")
+        .envs(env.iter().copied())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
         ServeProcess::spawn(cmd)
     };
     let config = json!({"config": {"rules": APP_RULES, "max_pages": 1, "render": true}});
@@ -344,7 +351,11 @@ async fn serve_finds_the_browser_at_start_up_or_refuses_render_scans() {
         assert!(std::time::Instant::now() < deadline, "{b}");
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    assert_eq!(site.count("/api/hero.json"), 1, "the browser ran the page's script");
+    assert_eq!(
+        site.count("/api/hero.json"),
+        1,
+        "the browser ran the page's script"
+    );
 }
 
 /// `sitescan worker --render` on a machine without the browser does not
@@ -360,7 +371,8 @@ fn worker_render_without_a_browser_exits_2_with_the_install_hint() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("--render: render mode needs Chromium: install Debian's `chromium` package"),
+        stderr
+            .contains("--render: render mode needs Chromium: install Debian's `chromium` package"),
         "{stderr}"
     );
     assert!(stderr.contains("/nonexistent/chromium"), "{stderr}");

@@ -742,6 +742,18 @@ async fn render_scans_go_only_to_render_workers_and_wait_visibly_for_one() {
             &waiting
         )
     );
+    // The site's scan list says it too (the queue asked once per page).
+    let list: serde_json::Value = client
+        .get(format!("{}/api/v1/sites/{}/scans", api.base, app_site.id))
+        .header("X-API-Key", secret.clone())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(list["data"][0]["id"], render_id.as_str());
+    assert_eq!(list["data"][0]["waiting_reason"], waiting);
     let m = metrics().await;
     assert!(m.contains("sitescan_render_queue_depth 1\n"), "{m}");
     assert!(m.contains("sitescan_render_workers 0\n"), "{m}");

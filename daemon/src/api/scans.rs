@@ -251,10 +251,17 @@ pub(crate) async fn list_scans(
     let mut meta = Meta::new(&id);
     meta.count = Some(page.items.len());
     meta.next_cursor = page.next_cursor;
-    let mut items = Vec::with_capacity(page.items.len());
-    for scan in page.items {
-        items.push(view_of(&state, scan).await);
-    }
+    let reasons = scans::waiting_reasons(&state, &page.items).await;
+    let items: Vec<ScanView> = page
+        .items
+        .into_iter()
+        .zip(reasons)
+        .map(|(scan, reason)| {
+            let mut view = ScanView::from(scan);
+            view.waiting_reason = reason;
+            view
+        })
+        .collect();
     Ok(reply(StatusCode::OK, meta, items))
 }
 

@@ -266,20 +266,33 @@ fn apply_render(
 /// scan, and whenever the queue cannot be asked (a reason is a hint, never
 /// an error of the request).
 pub async fn waiting_reason(state: &AppState, scan: &Scan) -> Option<WaitingReason> {
-    if scan.status != ScanStatus::Queued || !scan.config.render {
-        return None;
-    }
-    let available = match state.settings.render_workers {
-        RenderWorkers::InProcess { render } => render,
-        RenderWorkers::Fleet => match state.queue.render_available().await {
-            Ok(available) => available,
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot tell whether a render worker is alive");
-                return None;
-            }
-        },
+    waiting_reasons(state, std::slice::from_ref(scan))
+        .await
+        .pop()
+        .flatten()
+}
+
+/// [`waiting_reason`] of each scan of a list, asking the queue at most once.
+pub async fn waiting_reasons(state: &AppState, scans: &[Scan]) -> Vec<Option<WaitingReason>> {
+    let waits = |s: &Scan| s.status == ScanStatus::Queued && s.config.render;
+    let available = if !scans.iter().any(waits) {
+        true
+    } else {
+        match state.settings.render_workers {
+            RenderWorkers::InProcess { render } => render,
+            RenderWorkers::Fleet => match state.queue.render_available().await {
+                Ok(available) => available,
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot tell whether a render worker is alive");
+                    true
+                }
+            },
+        }
     };
-    (!available).then(WaitingReason::no_render_worker)
+    scans
+        .iter()
+        .map(|s| (waits(s) && !available).then(WaitingReason::no_render_worker))
+        .collect()
 }
 
 /// The page budget a scan asked for, held under the service's `ceiling`: each
