@@ -377,3 +377,43 @@ fn worker_render_without_a_browser_exits_2_with_the_install_hint() {
     );
     assert!(stderr.contains("/nonexistent/chromium"), "{stderr}");
 }
+
+/// `sitescan remote scan --render` asks the service for a render scan.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn remote_scan_render_starts_a_render_scan() {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = app_site(tmp.path()).await;
+    let api = TestApi::start_rendering().await;
+    let (account, key) = api.tenant(Plan::Enterprise).await;
+    let site_id = api.site(&account, &site.url()).await;
+    let mut cmd = crate::api_support::sitescan();
+    cmd.args([
+        "remote",
+        "scan",
+        "--site",
+        &site_id,
+        "--rules",
+        "image-alt",
+        "--render",
+    ])
+    .env("SITESCAN_API_URL", &api.base)
+    .env("SITESCAN_API_KEY", &key);
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let started: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let done = api
+        .wait_terminal(started["id"].as_str().unwrap(), &key, 60)
+        .await;
+    assert_eq!(
+        (&done["status"], &done["config"]["render"]),
+        (&json!("completed"), &json!(true))
+    );
+    assert_eq!(site.count("/api/hero.json"), 1);
+}
