@@ -14,7 +14,7 @@ use tokio::sync::watch;
 use crate::api::{self, HtmlPages};
 use crate::dashboard::{self, DashboardSettings};
 use crate::queue::{Job, Queue};
-use crate::state::{non_zero, ApiSettings, AppState, RateLimit};
+use crate::state::{non_zero, ApiSettings, AppState, RateLimit, RenderWorkers};
 use crate::store::Store;
 use crate::worker::{spawn_pool, ScanExecutor, WorkerSettings};
 
@@ -67,12 +67,7 @@ impl Service {
         self.queue.recover().await?;
         let unfinished = self.store.unfinished_scans().await?;
         for scan in &unfinished {
-            self.queue
-                .enqueue(Job {
-                    scan_id: scan.id.clone(),
-                    priority: scan.config.priority,
-                })
-                .await?;
+            self.queue.enqueue(Job::of(scan)).await?;
         }
         Ok(unfinished.len())
     }
@@ -133,6 +128,9 @@ impl Service {
                 allow_private: self.workers.allow_private,
                 page_budget: self.workers.page_budget,
                 public_url: dashboard.public_url.clone(),
+                render_workers: RenderWorkers::InProcess {
+                    render: self.workers.render,
+                },
             },
         };
         let app = app(state, dashboard).into_make_service_with_connect_info::<SocketAddr>();
