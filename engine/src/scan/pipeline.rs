@@ -48,6 +48,7 @@ use url::Url;
 
 use super::dispatch::Dispatcher;
 use super::intern::Interner;
+use super::pages::PageList;
 use super::places::PlaceLog;
 use crate::checks::links::{facts_from_fetched, LinkChecker, NetworkVerdict};
 use crate::config::ScanConfig;
@@ -358,9 +359,13 @@ pub(crate) async fn run(
     let config = &shared.config;
     tracing::info!(site = %start_url, max_pages = config.max_pages, "scan started");
 
-    let places = match store.spool_dir() {
-        Some(dir) => PlaceLog::file_in(dir)?,
-        None => PlaceLog::memory(),
+    let (places, grouper, pages) = match store.spool_dir() {
+        Some(dir) => (
+            PlaceLog::file_in(dir)?,
+            Grouper::file_in(dir)?,
+            PageList::file_in(dir)?,
+        ),
+        None => (PlaceLog::memory(), Grouper::default(), PageList::memory()),
     };
     let mut crawl = Crawl {
         shared: Arc::clone(&shared),
@@ -371,9 +376,9 @@ pub(crate) async fn run(
         frontier: VecDeque::new(),
         rejected: HashSet::new(),
         stats: CrawlStats::default(),
-        pages: Vec::new(),
+        pages,
         store,
-        grouper: Grouper::default(),
+        grouper,
         tallies: HashMap::new(),
         summaries: Vec::new(),
         urls: Interner::default(),
@@ -488,8 +493,8 @@ pub(crate) async fn run(
     } else {
         None
     };
-    let cors_probe = if needs(Need::CorsProbe) && crawl.pages.first().is_some_and(|p| p.status > 0)
-    {
+    let start_answered = crawl.pages.first().is_some_and(|p| p.status > 0);
+    let cors_probe = if needs(Need::CorsProbe) && start_answered {
         Some(probe_cors(&shared, &site_root).await)
     } else {
         None
@@ -497,11 +502,7 @@ pub(crate) async fn run(
     // The http: twin of an HTTPS start page, unless the scan itself came from http:
     // (then the crawl's own first fetch shows the redirect).
     let http_probe = match HttpProbe::twin(&site_root) {
-        Some(twin)
-            if needs(Need::HttpProbe)
-                && start_url.scheme() == "https"
-                && crawl.pages.first().is_some_and(|p| p.status > 0) =>
-        {
+        Some(twin) if needs(Need::HttpProbe) && start_url.scheme() == "https" && start_answered => {
             Some(probe_http(&shared, &twin).await)
         }
         _ => None,
@@ -575,8 +576,8 @@ pub(crate) async fn run(
     drop(std::mem::take(&mut crawl.urls));
     // Every page is in: the merged host and resource findings join the others
     // (the store places them with the page of their first occurrence).
-    let merged = std::mem::take(&mut crawl.grouper).finish();
-    crawl.store.push(merged)?;
+    let store = &mut crawl.store;
+    std::mem::take(&mut crawl.grouper).finish(&mut |merged| store.push(merged))?;
     let left = crawl.frontier.len() as u64;
     if left > 0 {
         crawl.stats.truncated = true;
@@ -600,11 +601,7 @@ pub(crate) async fn run(
         checker.forget_facts();
     }
 
-    let incomplete = crawl
-        .pages
-        .iter()
-        .filter(|p| p.incomplete.is_some())
-        .count();
+    let incomplete = crawl.pages.incomplete();
     if incomplete > 0 {
         crawl.notes.push(format!(
             "{incomplete} page(s) went over the page budget or could not load all their stylesheets, and were analyzed in part: see their analysis-incomplete findings"
@@ -741,25 +738,7 @@ pub(crate) async fn run(
             s
         })
         .collect();
-    // Pages finish in whatever order the network allows; the report lists them
-    // by depth then URL, and findings by page (each page's own order kept), so
-    // two scans of an unchanged site give the same report.
-    crawl
-        .pages
-        .sort_by(|a, b| (a.depth, &a.url).cmp(&(b.depth, &b.url)));
-    let position: HashMap<&str, usize> = crawl
-        .pages
-        .iter()
-        .enumerate()
-        .flat_map(|(i, p)| [(p.url.as_str(), i), (p.final_url.as_str(), i)])
-        .rev()
-        .collect();
     let mut summary = score::summarize_counts(&rules, crawl.store.counts());
-    let finding_count = crawl.store.len();
-    let findings = crawl
-        .store
-        .finish(|url| position.get(url).copied().unwrap_or(usize::MAX))?;
-    drop(position);
     // The Observatory-scale security grade of the site, when security rules ran.
     if let Some(security) = summary
         .get_mut(&sitescan_rules::Category::Security)
@@ -770,8 +749,27 @@ pub(crate) async fn run(
             security.grade_score = Some(score);
         }
     }
+    // The page entries come back only now, with the site rules' input gone
+    // (see `super::pages`).
+    drop(site_input);
+    let mut pages = crawl.pages.into_vec()?;
+    // Pages finish in whatever order the network allows; the report lists them
+    // by depth then URL, and findings by page (each page's own order kept), so
+    // two scans of an unchanged site give the same report.
+    pages.sort_by(|a, b| (a.depth, &a.url).cmp(&(b.depth, &b.url)));
+    let position: HashMap<&str, usize> = pages
+        .iter()
+        .enumerate()
+        .flat_map(|(i, p)| [(p.url.as_str(), i), (p.final_url.as_str(), i)])
+        .rev()
+        .collect();
+    let finding_count = crawl.store.len();
+    let findings = crawl
+        .store
+        .finish(|url| position.get(url).copied().unwrap_or(usize::MAX))?;
+    drop(position);
     tracing::info!(
-        pages = crawl.pages.len(),
+        pages = pages.len(),
         findings = finding_count,
         truncated = crawl.stats.truncated,
         "scan finished"
@@ -785,7 +783,7 @@ pub(crate) async fn run(
         config: shared.config.clone(),
         stats: crawl.stats,
         summary,
-        pages: crawl.pages,
+        pages,
         findings: Vec::new(),
         rules,
         notes: crawl.notes,
@@ -1094,7 +1092,8 @@ struct Crawl {
     /// URLs counted as out of scope or too deep (each counted once).
     rejected: HashSet<String>,
     stats: CrawlStats,
-    pages: Vec<PageReport>,
+    /// The report's page entries, out of memory when the scan spools.
+    pages: PageList,
     /// Findings, out of memory when the scan spools them.
     store: FindingStore,
     /// Host and resource findings, merged into one finding per problem until
@@ -1282,13 +1281,20 @@ impl Crawl {
                 findings: done.findings.clone(),
             }));
         }
-        let own = self
-            .grouper
-            .take(done.report.depth, &done.report.url, done.findings);
-        self.pages.push(done.report);
-        self.store.push(own)?;
         let mut summary = done.summary;
         summary.url = self.urls.intern(&summary.url);
+        // The grouper keeps the page's URL with a problem's first place: the
+        // shared copy, not one of its own.
+        let page_url = if *summary.url == *done.report.url {
+            Arc::clone(&summary.url)
+        } else {
+            self.urls.intern(&Arc::from(done.report.url.as_str()))
+        };
+        let own = self
+            .grouper
+            .take(done.report.depth, &page_url, done.findings)?;
+        self.pages.push(done.report)?;
+        self.store.push(own)?;
         summary.final_url = self.urls.intern(&summary.final_url);
         for shared in [&mut summary.canonical, &mut summary.lang]
             .into_iter()
