@@ -9,4 +9,3 @@ pub(crate) mod intern;
 pub(crate) mod pages;
 pub(crate) mod pipeline;
 pub(crate) mod places;
-pub(crate) mod start;
