@@ -116,8 +116,8 @@ pub(super) async fn finish(mut crawl: Crawl, end: Ending<'_>) -> Result<(Report,
         ..Progress::default()
     };
     let (link_status, network) = check_links(
-        &shared,
-        &scope,
+        shared,
+        scope,
         &inner.selection,
         &crawl.summaries,
         &LinkProgress::new(observer, base_progress),
@@ -167,7 +167,7 @@ pub(super) async fn finish(mut crawl: Crawl, end: Ending<'_>) -> Result<(Report,
             ..base_progress
         },
     );
-    let robots = lock(&shared.robots_facts).remove(&origin_key(&site_root));
+    let robots = lock(&shared.robots_facts).remove(&origin_key(site_root));
     let site_input = SiteInput {
         start_url: start_url.to_string(),
         pages: std::mem::take(&mut crawl.summaries),

@@ -157,7 +157,7 @@ pub(super) async fn start(
         None
     };
     if let Some(c) = &checker {
-        c.set_site(&scope);
+        c.set_site(scope);
     }
     // Tripped when this scan ends or is dropped (the service cancels a scan by
     // dropping it): pages still in analysis on the rayon pool stop then.
