@@ -24,6 +24,7 @@
 //! rules, cookies sent back to the site.
 
 pub mod cdp;
+pub mod facts;
 pub mod intercept;
 pub mod launch;
 pub mod pool;

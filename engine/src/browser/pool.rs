@@ -180,6 +180,8 @@ pub struct Rendered {
     pub refusals: Vec<Refusal>,
     /// Requests the page made.
     pub requests: usize,
+    /// What the browser measured ([`super::facts`]).
+    pub facts: Option<sitescan_rules::rendered::RenderedFacts>,
 }
 
 /// Render mode of one scan: its browser context and tabs.
@@ -386,11 +388,12 @@ impl RenderSession {
         ctx.browser.pages.fetch_add(1, Ordering::SeqCst);
         *lock(&tab.state.job) = None;
         match outcome {
-            Ok(Ok((html, ready))) => {
+            Ok(Ok((html, ready, facts))) => {
                 lock(&self.idle).push(tab);
                 Ok(Rendered {
                     html,
                     ready,
+                    facts: Some(facts),
                     refusals: job.refusals(),
                     requests: job.requests(),
                 })
@@ -408,7 +411,7 @@ impl RenderSession {
         &self,
         tab: &Tab,
         job: Arc<PageJob>,
-    ) -> Result<(String, Ready), BrowserError> {
+    ) -> Result<(String, Ready, sitescan_rules::rendered::RenderedFacts), BrowserError> {
         let conn = Arc::clone(tab.ctx.browser.conn());
         let s = Some(tab.session.as_str());
         let t = self.call_timeout;
@@ -433,13 +436,16 @@ impl RenderSession {
             async move { evaluate(&conn, &session, &expr, t).await }
         };
         let ready = snapshot::wait_ready(&tab.state, &loader, &self.options, started, eval).await?;
+        // Stamps, snapshot, then the DOM carrying the stamps (super::facts).
+        let mut facts = super::facts::capture(&conn, &tab.session, t).await;
         let html = evaluate(&conn, &tab.session, snapshot::SERIALIZE, t).await?;
         let html = html.as_str().unwrap_or("").to_string();
+        super::facts::measure_narrow(&conn, &tab.session, t, &mut facts).await;
         // Leave the page, so its timers and requests stop before the next one.
         *lock(&tab.state.job) = None;
         conn.call(s, "Page.navigate", json!({"url": "about:blank"}), t)
             .await?;
-        Ok((html, ready))
+        Ok((html, ready, facts))
     }
 
     /// Renders the page `fetched` holds and puts the serialized DOM in its
