@@ -115,6 +115,10 @@ pub struct RenderedFacts {
     /// The document's scrollable width and height in a viewport 320 CSS
     /// pixels wide (WCAG 1.4.10 reflow); `None` when not measured.
     pub narrow_scroll: Option<Rect>,
+    /// The stamp of the open modal dialog (`:modal`), if one is open:
+    /// everything outside it is inert.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modal: Option<u32>,
     /// Why facts are missing, when they are: `elements` is then empty and
     /// rules use the static estimates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -169,6 +173,7 @@ mod tests {
                 None,
             ],
             narrow_scroll: None,
+            modal: None,
             note: None,
         };
         let json = serde_json::to_string(&facts).unwrap();

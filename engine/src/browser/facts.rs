@@ -42,12 +42,13 @@ const STYLES: &[&str] = &[
 
 /// Counts the page's elements and, when there are at most the cap, stamps
 /// each with its index in document order. Answers `[count, innerWidth,
-/// innerHeight]`.
+/// innerHeight, stamp of the open modal dialog or -1]`.
 fn stamp_script() -> String {
     format!(
-        "(() => {{ const all = document.getElementsByTagName('*'); const n = all.length; \
-         if (n <= {MAX_FACT_ELEMENTS}) {{ for (let i = 0; i < n; i++) {{ all[i].setAttribute('{STAMP_ATTR}', String(i)); }} }} \
-         return [n, window.innerWidth, window.innerHeight]; }})()"
+        "(() => {{ const all = document.getElementsByTagName('*'); const n = all.length; let modal = -1; \
+         if (n <= {MAX_FACT_ELEMENTS}) {{ let m = null; try {{ m = document.querySelector(':modal'); }} catch (e) {{}} \
+         for (let i = 0; i < n; i++) {{ all[i].setAttribute('{STAMP_ATTR}', String(i)); if (all[i] === m) modal = i; }} }} \
+         return [n, window.innerWidth, window.innerHeight, modal]; }})()"
     )
 }
 
@@ -127,6 +128,11 @@ async fn capture_inner(
         .await?;
     let mut facts = parse_snapshot(&snap, count)?;
     facts.viewport = viewport;
+    facts.modal = counted
+        .get(3)
+        .and_then(Value::as_i64)
+        .and_then(|m| u32::try_from(m).ok())
+        .filter(|m| (*m as usize) < count);
     Ok(facts)
 }
 
