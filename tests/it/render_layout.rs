@@ -179,3 +179,23 @@ async fn an_open_modal_dialog_makes_the_rest_inert() {
     assert_eq!(served, vec![f("frame-focusable-content", "failed", "#frame")]);
     assert_eq!(rendered, vec![]);
 }
+
+/// A control sized through a custom property a script sets: cannot tell as
+/// served; the browser's box fails the small one and passes the large one.
+#[tokio::test]
+async fn target_size_uses_the_browsers_boxes() {
+    let html = r#"<!doctype html><html lang="en"><head><title>Targets</title></head><body>
+<button id="small" style="width: var(--s); height: var(--s); padding: 0" aria-label="Close">x</button>
+<button id="large" style="width: var(--l); height: var(--l); padding: 0" aria-label="Open">o</button>
+<script>document.documentElement.style.setProperty('--s', '16px'); document.documentElement.style.setProperty('--l', '32px')</script>
+</body></html>"#;
+    let [served, rendered] = both("target-size", html).await;
+    assert_eq!(
+        served,
+        vec![
+            f("target-size", "cant-tell", "#large"),
+            f("target-size", "cant-tell", "#small"),
+        ]
+    );
+    assert_eq!(rendered, vec![f("target-size", "failed", "#small")]);
+}
