@@ -552,12 +552,7 @@ fn linked_stylesheets(dir: &Path, body: &str, page_url: &url::Url) -> Vec<Styles
     sheets
 }
 
-fn judge(
-    case: &ManifestCase,
-    page: &Page,
-    mapped: &[&'static dyn Rule],
-    mode: Mode,
-) -> CaseResult {
+fn judge(case: &ManifestCase, page: &Page, mapped: &[&'static dyn Rule], mode: Mode) -> CaseResult {
     let analysis = analyze(page, mapped);
     let mut failed_by: Vec<String> = analysis
         .findings

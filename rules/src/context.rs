@@ -645,23 +645,22 @@ impl<'p> PageContext<'p> {
     /// Accessibility tree facts for the document (hidden, roles, focus), computed on
     /// first use.
     pub fn tree(&self) -> &TreeFacts {
-        self.tree
-            .get_or_init(|| match self.rendered_page() {
-                None => TreeFacts::compute(self.root(), self.styles()),
-                Some(facts) => {
-                    let modal = facts.modal.and_then(|m| {
-                        self.stamps
-                            .iter()
-                            .find_map(|(node, s)| (*s == m).then_some(*node))
-                    });
-                    TreeFacts::compute_with(
-                        self.root(),
-                        self.styles(),
-                        &|node| self.rendered(node),
-                        modal,
-                    )
-                }
-            })
+        self.tree.get_or_init(|| match self.rendered_page() {
+            None => TreeFacts::compute(self.root(), self.styles()),
+            Some(facts) => {
+                let modal = facts.modal.and_then(|m| {
+                    self.stamps
+                        .iter()
+                        .find_map(|(node, s)| (*s == m).then_some(*node))
+                });
+                TreeFacts::compute_with(
+                    self.root(),
+                    self.styles(),
+                    &|node| self.rendered(node),
+                    modal,
+                )
+            }
+        })
     }
 
     /// Not included in the accessibility tree.

@@ -346,7 +346,11 @@ pub fn parse_document_with(html: &str, limits: &ParseLimits) -> (Html, ParseCapp
 pub fn parse_document_stamped(
     html: &str,
     limits: &ParseLimits,
-) -> (Html, ParseCapped, rustc_hash::FxHashMap<ego_tree::NodeId, u32>) {
+) -> (
+    Html,
+    ParseCapped,
+    rustc_hash::FxHashMap<ego_tree::NodeId, u32>,
+) {
     parse_inner(html, limits, true)
 }
 
@@ -354,7 +358,11 @@ fn parse_inner(
     html: &str,
     limits: &ParseLimits,
     stamped: bool,
-) -> (Html, ParseCapped, rustc_hash::FxHashMap<ego_tree::NodeId, u32>) {
+) -> (
+    Html,
+    ParseCapped,
+    rustc_hash::FxHashMap<ego_tree::NodeId, u32>,
+) {
     use html5ever::buffer_queue::BufferQueue;
     use html5ever::tendril::StrTendril;
     use html5ever::tokenizer::{Tokenizer, TokenizerOpts};

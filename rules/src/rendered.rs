@@ -112,9 +112,6 @@ pub struct RenderedFacts {
     /// Per stamp ([`STAMP_ATTR`]), the element's facts; `None` for an element
     /// the snapshot did not find (removed by a script after the stamping).
     pub elements: Vec<Option<ElementFacts>>,
-    /// The document's scrollable width and height in a viewport 320 CSS
-    /// pixels wide (WCAG 1.4.10 reflow); `None` when not measured.
-    pub narrow_scroll: Option<Rect>,
     /// The stamp of the open modal dialog (`:modal`), if one is open:
     /// everything outside it is inert.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -172,7 +169,6 @@ mod tests {
                 }),
                 None,
             ],
-            narrow_scroll: None,
             modal: None,
             note: None,
         };

@@ -67,7 +67,10 @@ async fn act_floor_rules_stay_consistent_in_the_browser() {
         .await
         .unwrap();
     assert!(report.rendered);
-    assert_eq!(report.cases_untested_script, 0, "scripted examples are judged");
+    assert_eq!(
+        report.cases_untested_script, 0,
+        "scripted examples are judged"
+    );
     check_floor(&report, &floor("render_consistent"));
     let inconsistent: Vec<&str> = report
         .rules
@@ -75,7 +78,10 @@ async fn act_floor_rules_stay_consistent_in_the_browser() {
         .filter(|r| r.consistency == Consistency::Inconsistent)
         .map(|r| r.act_id.as_str())
         .collect();
-    assert!(inconsistent.is_empty(), "inconsistent in the browser: {inconsistent:?}");
+    assert!(
+        inconsistent.is_empty(),
+        "inconsistent in the browser: {inconsistent:?}"
+    );
 }
 
 fn check_floor(report: &conformance::ConformanceReport, floor: &[String]) {

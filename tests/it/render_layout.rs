@@ -41,11 +41,9 @@ async fn serve(pages: &[(&str, &str)]) -> (u16, tokio::sync::oneshot::Sender<()>
 
 async fn answer(State(pages): State<Arc<HashMap<String, String>>>, req: Request) -> Response {
     match pages.get(req.uri().path()) {
-        Some(html) => (
-            [("content-type", "text/html; charset=utf-8")],
-            html.clone(),
-        )
-            .into_response(),
+        Some(html) => {
+            ([("content-type", "text/html; charset=utf-8")], html.clone()).into_response()
+        }
         None => StatusCode::NOT_FOUND.into_response(),
     }
 }
@@ -176,7 +174,10 @@ async fn an_open_modal_dialog_makes_the_rest_inert() {
 <script>document.getElementById('d').showModal()</script>
 </body></html>"#;
     let [served, rendered] = both("frame-focusable-content", html).await;
-    assert_eq!(served, vec![f("frame-focusable-content", "failed", "#frame")]);
+    assert_eq!(
+        served,
+        vec![f("frame-focusable-content", "failed", "#frame")]
+    );
     assert_eq!(rendered, vec![]);
 }
 

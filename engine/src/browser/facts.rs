@@ -21,9 +21,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use sitescan_rules::css::color::Rgba;
-use sitescan_rules::rendered::{
-    ElementFacts, Rect, RenderedFacts, MAX_FACT_ELEMENTS, STAMP_ATTR,
-};
+use sitescan_rules::rendered::{ElementFacts, Rect, RenderedFacts, MAX_FACT_ELEMENTS, STAMP_ATTR};
 
 use super::cdp::Connection;
 use super::BrowserError;
@@ -51,12 +49,6 @@ fn stamp_script() -> String {
          return [n, window.innerWidth, window.innerHeight, modal]; }})()"
     )
 }
-
-/// The script that measures the document's scrollable size.
-const SCROLL_SIZE: &str = "(() => { const e = document.scrollingElement || document.documentElement; return e ? [e.scrollWidth, e.scrollHeight] : [0, 0]; })()";
-
-/// The narrow viewport of WCAG 1.4.10 (reflow), CSS pixels.
-pub const NARROW_WIDTH: u32 = 320;
 
 async fn eval(
     conn: &Connection,
@@ -86,7 +78,9 @@ pub(crate) async fn capture(conn: &Connection, session: &str, timeout: Duration)
         Ok(f) => f,
         Err(e) => {
             tracing::debug!(error = %e, "no browser facts for the page");
-            RenderedFacts::absent(format!("the browser's styles and boxes were not taken ({e}); static estimates used"))
+            RenderedFacts::absent(format!(
+                "the browser's styles and boxes were not taken ({e}); static estimates used"
+            ))
         }
     }
 }
@@ -134,48 +128,6 @@ async fn capture_inner(
         .and_then(|m| u32::try_from(m).ok())
         .filter(|m| (*m as usize) < count);
     Ok(facts)
-}
-
-/// Measures the document's scrollable size in a [`NARROW_WIDTH`] viewport,
-/// then restores the viewport. Call after serializing the DOM (scripts
-/// reacting to the resize do not change what the rules read).
-pub(crate) async fn measure_narrow(
-    conn: &Connection,
-    session: &str,
-    timeout: Duration,
-    facts: &mut RenderedFacts,
-) {
-    if !facts.is_present() {
-        return;
-    }
-    let height = (facts.viewport.height.max(1.0) as u32).min(4096);
-    let set = conn
-        .call(
-            Some(session),
-            "Emulation.setDeviceMetricsOverride",
-            json!({"width": NARROW_WIDTH, "height": height, "deviceScaleFactor": 1, "mobile": false}),
-            timeout,
-        )
-        .await;
-    if set.is_ok() {
-        if let Ok(v) = eval(conn, session, SCROLL_SIZE, timeout).await {
-            let num = |i: usize| v.get(i).and_then(Value::as_f64).unwrap_or(0.0) as f32;
-            facts.narrow_scroll = Some(Rect {
-                x: 0.0,
-                y: 0.0,
-                width: num(0),
-                height: num(1),
-            });
-        }
-    }
-    let _ = conn
-        .call(
-            Some(session),
-            "Emulation.clearDeviceMetricsOverride",
-            json!({}),
-            timeout,
-        )
-        .await;
 }
 
 fn bad(what: &str) -> BrowserError {
@@ -278,7 +230,12 @@ pub(crate) fn parse_snapshot(snap: &Value, count: usize) -> Result<RenderedFacts
                 .and_then(|i| style.get(i).copied())
                 .unwrap_or("")
         };
-        let px = |v: &str| v.trim_end_matches("px").trim().parse::<f32>().unwrap_or(0.0);
+        let px = |v: &str| {
+            v.trim_end_matches("px")
+                .trim()
+                .parse::<f32>()
+                .unwrap_or(0.0)
+        };
         *slot = Some(ElementFacts {
             display: prop("display").to_string(),
             visibility: prop("visibility").to_string(),

@@ -437,10 +437,9 @@ impl RenderSession {
         };
         let ready = snapshot::wait_ready(&tab.state, &loader, &self.options, started, eval).await?;
         // Stamps, snapshot, then the DOM carrying the stamps (super::facts).
-        let mut facts = super::facts::capture(&conn, &tab.session, t).await;
+        let facts = super::facts::capture(&conn, &tab.session, t).await;
         let html = evaluate(&conn, &tab.session, snapshot::SERIALIZE, t).await?;
         let html = html.as_str().unwrap_or("").to_string();
-        super::facts::measure_narrow(&conn, &tab.session, t, &mut facts).await;
         // Leave the page, so its timers and requests stop before the next one.
         *lock(&tab.state.job) = None;
         conn.call(s, "Page.navigate", json!({"url": "about:blank"}), t)

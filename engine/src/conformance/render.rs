@@ -82,45 +82,46 @@ pub async fn run_render(dir: &Path, run: &RenderRun) -> Result<ConformanceReport
     let base = format!("http://127.0.0.1:{}/", server.port);
     let robots: RobotsCheck = Arc::new(|_: &Url| true);
 
-    let rendered: Vec<(usize, std::result::Result<crate::browser::pool::Rendered, String>)> =
-        futures::stream::iter(prepared.jobs.iter().enumerate())
-            .map(|(i, job)| {
-                let (rule, case) = prepared.case(job);
-                let session = &session;
-                let robots = Arc::clone(&robots);
-                let config = &config;
-                let base = &base;
-                async move {
-                    if case.language != "html" && !case.language.is_empty() {
-                        return (i, Err(String::new()));
-                    }
-                    let r = async {
-                        let url = Url::parse(base)
-                            .and_then(|b| b.join(&format!("{}/{}", rule.id, case.file)))
-                            .map_err(|e| e.to_string())?;
-                        let scope =
-                            Arc::new(Scope::new(&url, config).map_err(|e| e.to_string())?);
-                        let doc = MainDocument {
-                            url,
-                            status: 200,
-                            headers: vec![sitescan_rules::Header {
-                                name: "content-type".into(),
-                                value: "text/html; charset=utf-8".into(),
-                            }],
-                            body: published(&job.body, case.fragment, &case.title).into_bytes(),
-                        };
-                        session
-                            .render(doc, scope, robots)
-                            .await
-                            .map_err(|e| e.to_string())
-                    }
-                    .await;
-                    (i, r)
+    let rendered: Vec<(
+        usize,
+        std::result::Result<crate::browser::pool::Rendered, String>,
+    )> = futures::stream::iter(prepared.jobs.iter().enumerate())
+        .map(|(i, job)| {
+            let (rule, case) = prepared.case(job);
+            let session = &session;
+            let robots = Arc::clone(&robots);
+            let config = &config;
+            let base = &base;
+            async move {
+                if case.language != "html" && !case.language.is_empty() {
+                    return (i, Err(String::new()));
                 }
-            })
-            .buffer_unordered(run.tabs.max(1))
-            .collect()
-            .await;
+                let r = async {
+                    let url = Url::parse(base)
+                        .and_then(|b| b.join(&format!("{}/{}", rule.id, case.file)))
+                        .map_err(|e| e.to_string())?;
+                    let scope = Arc::new(Scope::new(&url, config).map_err(|e| e.to_string())?);
+                    let doc = MainDocument {
+                        url,
+                        status: 200,
+                        headers: vec![sitescan_rules::Header {
+                            name: "content-type".into(),
+                            value: "text/html; charset=utf-8".into(),
+                        }],
+                        body: published(&job.body, case.fragment, &case.title).into_bytes(),
+                    };
+                    session
+                        .render(doc, scope, robots)
+                        .await
+                        .map_err(|e| e.to_string())
+                }
+                .await;
+                (i, r)
+            }
+        })
+        .buffer_unordered(run.tabs.max(1))
+        .collect()
+        .await;
     drop(session);
     drop(server);
 
@@ -211,8 +212,8 @@ impl AssetServer {
             while let Ok((stream, _)) = listener.accept().await {
                 let dir = Arc::clone(&dir);
                 tokio::spawn(async move {
-                    let _ = tokio::time::timeout(Duration::from_secs(10), serve(stream, &dir))
-                        .await;
+                    let _ =
+                        tokio::time::timeout(Duration::from_secs(10), serve(stream, &dir)).await;
                 });
             }
         })
@@ -348,8 +349,14 @@ mod tests {
             local_file(&dir, "/abc123/passed-1.html"),
             Some(dir.join("abc123/passed-1.html"))
         );
-        assert_eq!(local_file(&dir, "/test-assets/../abc123/passed-1.html"), None);
-        assert_eq!(local_file(&dir, "/test-assets/%2e%2e/abc123/passed-1.html"), None);
+        assert_eq!(
+            local_file(&dir, "/test-assets/../abc123/passed-1.html"),
+            None
+        );
+        assert_eq!(
+            local_file(&dir, "/test-assets/%2e%2e/abc123/passed-1.html"),
+            None
+        );
         assert_eq!(local_file(&dir, "/test-assets/shared/missing.css"), None);
         assert_eq!(local_file(&dir, "/manifest.json"), None);
         let _ = std::fs::remove_dir_all(&dir);
