@@ -11,6 +11,10 @@
 //! calls cannot shift the mapping: an element they add has no stamp (no
 //! facts), one they remove has facts no element claims.
 //!
+//! The stamps are attribute changes the page's own `MutationObserver`s can
+//! see; they are made after the page is ready, and a page reacting to them
+//! changes only what it shows after its own ready state.
+//!
 //! Bounded: a page with more than [`MAX_FACT_ELEMENTS`] elements is not
 //! stamped; the snapshot is one protocol answer under the connection's
 //! message cap ([`super::cdp::MAX_MESSAGE_BYTES`]) and the call's timeout;

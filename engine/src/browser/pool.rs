@@ -565,11 +565,17 @@ mod tests {
             let session = &session;
             async move {
                 let r = session.render(doc, scope, robots).await.unwrap();
+                // Stamped for the browser's facts (taken off when parsed).
                 assert!(
-                    r.html.contains(&format!("<p id=\"n\">page {n}</p>")),
+                    r.html.contains(&format!(
+                        "<p id=\"n\" data-sitescan-node=\"3\">page {n}</p>"
+                    )),
                     "{}",
                     r.html
                 );
+                let facts = r.facts.unwrap();
+                assert!(facts.is_present(), "{:?}", facts.note);
+                assert_eq!(facts.elements.len(), 5, "html, head, body, p, script");
             }
         };
         for n in 0..5 {

@@ -37,6 +37,16 @@ use crate::crawl::host_limits::HostPool;
 use crate::crawl::scope::Scope;
 use crate::error::{Error, Result};
 
+/// What became of one example in the browser.
+enum Outcome {
+    /// Rendered.
+    Rendered(crate::browser::pool::Rendered),
+    /// Not HTML (an SVG or XML document): read as served.
+    AsServed,
+    /// The browser could not render it, and why.
+    Failed(String),
+}
+
 /// How a render run is set up.
 #[derive(Debug, Clone)]
 pub struct RenderRun {
@@ -82,10 +92,7 @@ pub async fn run_render(dir: &Path, run: &RenderRun) -> Result<ConformanceReport
     let base = format!("http://127.0.0.1:{}/", server.port);
     let robots: RobotsCheck = Arc::new(|_: &Url| true);
 
-    let rendered: Vec<(
-        usize,
-        std::result::Result<crate::browser::pool::Rendered, String>,
-    )> = futures::stream::iter(prepared.jobs.iter().enumerate())
+    let rendered: Vec<(usize, Outcome)> = futures::stream::iter(prepared.jobs.iter().enumerate())
         .map(|(i, job)| {
             let (rule, case) = prepared.case(job);
             let session = &session;
@@ -94,7 +101,7 @@ pub async fn run_render(dir: &Path, run: &RenderRun) -> Result<ConformanceReport
             let base = &base;
             async move {
                 if case.language != "html" && !case.language.is_empty() {
-                    return (i, Err(String::new()));
+                    return (i, Outcome::AsServed);
                 }
                 let r = async {
                     let url = Url::parse(base)
@@ -116,7 +123,7 @@ pub async fn run_render(dir: &Path, run: &RenderRun) -> Result<ConformanceReport
                         .map_err(|e| e.to_string())
                 }
                 .await;
-                (i, r)
+                (i, r.map_or_else(Outcome::Failed, Outcome::Rendered))
             }
         })
         .buffer_unordered(run.tabs.max(1))
@@ -136,13 +143,12 @@ pub async fn run_render(dir: &Path, run: &RenderRun) -> Result<ConformanceReport
                     let (rule, case) = prepared.case(job);
                     let mapped = prepared.mapped(rule);
                     let result: CaseResult = match r {
-                        // Not HTML: read as served.
-                        Err(e) if e.is_empty() => {
+                        Outcome::AsServed => {
                             let page = build_page(&dir_owned, rule, case, job.body.clone());
                             judge(case, &page, mapped, Mode::Render)
                         }
-                        Err(e) => render_failed(case, e),
-                        Ok(rendered) => {
+                        Outcome::Failed(e) => render_failed(case, e),
+                        Outcome::Rendered(rendered) => {
                             let mut page = build_page(&dir_owned, rule, case, rendered.html);
                             page.rendered = rendered.facts.map(Arc::new);
                             judge(case, &page, mapped, Mode::Render)
