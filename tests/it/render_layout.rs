@@ -200,3 +200,16 @@ async fn target_size_uses_the_browsers_boxes() {
     );
     assert_eq!(rendered, vec![f("target-size", "failed", "#small")]);
 }
+
+/// A link colour the cascade cannot compute: cannot tell as served; the
+/// browser's computed colours differ by under 3:1, and the link has no
+/// underline.
+#[tokio::test]
+async fn link_in_text_block_uses_the_browsers_colours() {
+    let html = r#"<!doctype html><html lang="en"><head><title>Links</title></head><body>
+<p style="color: #333">Read our <a id="terms" href="/terms" style="color: rgb(calc(60 + 8) 68 68); text-decoration: none">terms</a> first.</p>
+</body></html>"#;
+    let [served, rendered] = both("link-in-text-block", html).await;
+    assert_eq!(served, vec![f("link-in-text-block", "cant-tell", "#terms")]);
+    assert_eq!(rendered, vec![f("link-in-text-block", "failed", "#terms")]);
+}
