@@ -40,6 +40,9 @@ use sitescan_rules::{analyze, registry, Outcome, Page, Rule, Stylesheet};
 
 use crate::error::{Error, Result};
 
+mod render;
+pub use render::{run_render, RenderRun};
+
 /// What an example is expected to yield, from the manifest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -208,6 +211,10 @@ pub struct PeerTotals {
 pub struct ConformanceReport {
     /// Where the test cases came from (the manifest's `source`).
     pub source: serde_json::Value,
+    /// Whether the examples were rendered in a browser ([`run_render`]):
+    /// scripted examples are then judged like the others.
+    #[serde(default)]
+    pub rendered: bool,
     /// One entry per kept ACT rule, in manifest order.
     pub rules: Vec<RuleResult>,
     /// Totals over every kept ACT rule.
@@ -261,6 +268,12 @@ struct ManifestCase {
     language: String,
     #[serde(default)]
     has_script: bool,
+    /// Whether the code is a fragment the W3C wraps in a document.
+    #[serde(default)]
+    fragment: bool,
+    /// The example's heading, e.g. `Passed Example 1`.
+    #[serde(default)]
+    title: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -300,113 +313,163 @@ pub fn run(dir: &Path) -> Result<ConformanceReport> {
 /// # Errors
 /// As [`run`].
 pub fn run_with(dir: &Path, rules: &[&'static dyn Rule]) -> Result<ConformanceReport> {
-    let manifest_path = dir.join("manifest.json");
-    let text = std::fs::read_to_string(&manifest_path).map_err(|e| {
-        data_error(
-            &manifest_path,
-            format!("{e}; is this an ACT test-case folder?"),
-        )
-    })?;
-    let manifest: Manifest =
-        serde_json::from_str(&text).map_err(|e| data_error(&manifest_path, e))?;
-
-    let mut by_act: BTreeMap<&str, Vec<&'static dyn Rule>> = BTreeMap::new();
-    for rule in rules {
-        for act in rule.meta().act {
-            by_act.entry(act).or_default().push(*rule);
-        }
-    }
-
-    // Read every example first so I/O errors surface before any work.
-    let mut jobs = Vec::new();
-    for (ri, rule) in manifest.rules.iter().enumerate() {
-        if !by_act.contains_key(rule.id.as_str()) {
-            continue;
-        }
-        for (ci, case) in rule.cases.iter().enumerate() {
-            let path = dir.join(&rule.id).join(&case.file);
-            let body = std::fs::read_to_string(&path).map_err(|e| data_error(&path, e))?;
-            jobs.push((ri, ci, body));
-        }
-    }
-
-    let outcomes: Vec<(usize, usize, CaseResult)> = jobs
-        .into_par_iter()
-        .map(|(ri, ci, body)| {
-            let rule = &manifest.rules[ri];
-            let case = &rule.cases[ci];
-            let page = build_page(dir, rule, case, body);
-            let mapped = by_act
-                .get(rule.id.as_str())
-                .map(Vec::as_slice)
-                .unwrap_or(&[]);
-            (ri, ci, judge(case, &page, mapped))
+    let prepared = Prepared::read(dir, rules)?;
+    let outcomes: Vec<((usize, usize), CaseResult)> = prepared
+        .jobs
+        .par_iter()
+        .map(|job| {
+            let (rule, case) = prepared.case(job);
+            let page = build_page(dir, rule, case, job.body.clone());
+            let r = judge(case, &page, prepared.mapped(rule), Mode::Static);
+            ((job.rule, job.case), r)
         })
         .collect();
-    let mut results: BTreeMap<(usize, usize), CaseResult> = outcomes
-        .into_iter()
-        .map(|(ri, ci, r)| ((ri, ci), r))
-        .collect();
+    prepared.assemble(dir, outcomes.into_iter().collect(), Mode::Static)
+}
 
-    let mut out_rules = Vec::new();
-    let mut cases_run = 0;
-    let mut cases_untested_script = 0;
-    for (ri, rule) in manifest.rules.iter().enumerate() {
-        let mapped: Vec<String> = by_act
-            .get(rule.id.as_str())
-            .map(|v| v.iter().map(|r| r.meta().id.to_string()).collect())
-            .unwrap_or_default();
-        let cases: Vec<CaseResult> = (0..rule.cases.len())
-            .filter_map(|ci| results.remove(&(ri, ci)))
-            .collect();
-        cases_run += cases.len();
-        let count = |v: CaseVerdict| cases.iter().filter(|c| c.verdict == v).count();
-        let (correct, cant_tell, wrong, untested_script) = (
-            count(CaseVerdict::Correct),
-            count(CaseVerdict::CantTell),
-            count(CaseVerdict::Wrong),
-            count(CaseVerdict::UntestedScript),
-        );
-        cases_untested_script += untested_script;
-        let consistency = if mapped.is_empty() {
-            Consistency::Untested
-        } else if wrong > 0 {
-            Consistency::Inconsistent
-        } else if cant_tell > 0 || untested_script > 0 {
-            Consistency::PartiallyConsistent
-        } else {
-            Consistency::Consistent
-        };
-        out_rules.push(RuleResult {
-            act_id: rule.id.clone(),
-            name: rule.name.clone(),
-            static_decidable: rule.static_decidable,
-            needs_language: rule.needs_language,
-            mapped,
-            consistency,
-            correct,
-            cant_tell,
-            wrong,
-            untested_script,
-            cases,
-        });
+/// Whether examples are read as served or rendered in a browser.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// The HTML as served; scripted examples are not judged.
+    Static,
+    /// The page the browser shows after its scripts ran; every example is judged.
+    Render,
+}
+
+/// One example to run: indexes into the manifest and the example's code.
+pub(crate) struct Job {
+    pub(crate) rule: usize,
+    pub(crate) case: usize,
+    pub(crate) body: String,
+}
+
+/// The manifest, the mapping of ACT rules to sitescan rules and every example
+/// read from disk (so I/O errors surface before any work).
+pub(crate) struct Prepared {
+    manifest: Manifest,
+    by_act: BTreeMap<String, Vec<&'static dyn Rule>>,
+    pub(crate) jobs: Vec<Job>,
+}
+
+impl Prepared {
+    pub(crate) fn read(dir: &Path, rules: &[&'static dyn Rule]) -> Result<Prepared> {
+        let manifest_path = dir.join("manifest.json");
+        let text = std::fs::read_to_string(&manifest_path).map_err(|e| {
+            data_error(
+                &manifest_path,
+                format!("{e}; is this an ACT test-case folder?"),
+            )
+        })?;
+        let manifest: Manifest =
+            serde_json::from_str(&text).map_err(|e| data_error(&manifest_path, e))?;
+        let mut by_act: BTreeMap<String, Vec<&'static dyn Rule>> = BTreeMap::new();
+        for rule in rules {
+            for act in rule.meta().act {
+                by_act.entry(act.to_string()).or_default().push(*rule);
+            }
+        }
+        let mut jobs = Vec::new();
+        for (ri, rule) in manifest.rules.iter().enumerate() {
+            if !by_act.contains_key(rule.id.as_str()) {
+                continue;
+            }
+            for (ci, case) in rule.cases.iter().enumerate() {
+                let path = dir.join(&rule.id).join(&case.file);
+                let body = std::fs::read_to_string(&path).map_err(|e| data_error(&path, e))?;
+                jobs.push(Job {
+                    rule: ri,
+                    case: ci,
+                    body,
+                });
+            }
+        }
+        Ok(Prepared {
+            manifest,
+            by_act,
+            jobs,
+        })
     }
 
-    let peers = read_peers(dir)?;
-    Ok(ConformanceReport {
-        source: manifest.source,
-        totals: Totals::of(out_rules.iter()),
-        static_decidable: Totals::of(out_rules.iter().filter(|r| r.static_decidable)),
-        static_decidable_without_language: Totals::of(
-            out_rules
-                .iter()
-                .filter(|r| r.static_decidable && !r.needs_language),
-        ),
-        rules: out_rules,
-        cases_run,
-        cases_untested_script,
-        peers,
-    })
+    fn case(&self, job: &Job) -> (&ManifestRule, &ManifestCase) {
+        let rule = &self.manifest.rules[job.rule];
+        (rule, &rule.cases[job.case])
+    }
+
+    fn mapped(&self, rule: &ManifestRule) -> &[&'static dyn Rule] {
+        self.by_act
+            .get(rule.id.as_str())
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    fn assemble(
+        self,
+        dir: &Path,
+        mut results: BTreeMap<(usize, usize), CaseResult>,
+        mode: Mode,
+    ) -> Result<ConformanceReport> {
+        let mut out_rules = Vec::new();
+        let mut cases_run = 0;
+        let mut cases_untested_script = 0;
+        for (ri, rule) in self.manifest.rules.iter().enumerate() {
+            let mapped: Vec<String> = self
+                .by_act
+                .get(rule.id.as_str())
+                .map(|v| v.iter().map(|r| r.meta().id.to_string()).collect())
+                .unwrap_or_default();
+            let cases: Vec<CaseResult> = (0..rule.cases.len())
+                .filter_map(|ci| results.remove(&(ri, ci)))
+                .collect();
+            cases_run += cases.len();
+            let count = |v: CaseVerdict| cases.iter().filter(|c| c.verdict == v).count();
+            let (correct, cant_tell, wrong, untested_script) = (
+                count(CaseVerdict::Correct),
+                count(CaseVerdict::CantTell),
+                count(CaseVerdict::Wrong),
+                count(CaseVerdict::UntestedScript),
+            );
+            cases_untested_script += untested_script;
+            let consistency = if mapped.is_empty() {
+                Consistency::Untested
+            } else if wrong > 0 {
+                Consistency::Inconsistent
+            } else if cant_tell > 0 || untested_script > 0 {
+                Consistency::PartiallyConsistent
+            } else {
+                Consistency::Consistent
+            };
+            out_rules.push(RuleResult {
+                act_id: rule.id.clone(),
+                name: rule.name.clone(),
+                static_decidable: rule.static_decidable,
+                needs_language: rule.needs_language,
+                mapped,
+                consistency,
+                correct,
+                cant_tell,
+                wrong,
+                untested_script,
+                cases,
+            });
+        }
+
+        let peers = read_peers(dir)?;
+        Ok(ConformanceReport {
+            source: self.manifest.source,
+            rendered: mode == Mode::Render,
+            totals: Totals::of(out_rules.iter()),
+            static_decidable: Totals::of(out_rules.iter().filter(|r| r.static_decidable)),
+            static_decidable_without_language: Totals::of(
+                out_rules
+                    .iter()
+                    .filter(|r| r.static_decidable && !r.needs_language),
+            ),
+            rules: out_rules,
+            cases_run,
+            cases_untested_script,
+            peers,
+        })
+    }
 }
 
 fn read_peers(dir: &Path) -> Result<Vec<PeerTotals>> {
@@ -489,7 +552,7 @@ fn linked_stylesheets(dir: &Path, body: &str, page_url: &url::Url) -> Vec<Styles
     sheets
 }
 
-fn judge(case: &ManifestCase, page: &Page, mapped: &[&'static dyn Rule]) -> CaseResult {
+fn judge(case: &ManifestCase, page: &Page, mapped: &[&'static dyn Rule], mode: Mode) -> CaseResult {
     let analysis = analyze(page, mapped);
     let mut failed_by: Vec<String> = analysis
         .findings
@@ -522,7 +585,7 @@ fn judge(case: &ManifestCase, page: &Page, mapped: &[&'static dyn Rule]) -> Case
     } else {
         Actual::NoFailure
     };
-    let verdict = if case.has_script {
+    let verdict = if case.has_script && mode == Mode::Static {
         CaseVerdict::UntestedScript
     } else {
         match (case.expected, actual) {
@@ -543,6 +606,20 @@ fn judge(case: &ManifestCase, page: &Page, mapped: &[&'static dyn Rule]) -> Case
         has_script: case.has_script,
         failed_by,
         messages,
+    }
+}
+
+/// The verdict on an example the browser could not render: wrong, with why.
+fn render_failed(case: &ManifestCase, why: String) -> CaseResult {
+    CaseResult {
+        file: case.file.clone(),
+        testcase_id: case.testcase_id.clone(),
+        expected: case.expected,
+        actual: Actual::Error,
+        verdict: CaseVerdict::Wrong,
+        has_script: case.has_script,
+        failed_by: Vec::new(),
+        messages: vec![format!("render failed: {why}")],
     }
 }
 

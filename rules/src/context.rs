@@ -231,6 +231,9 @@ pub struct PageContext<'p> {
     /// Each element's position among its siblings, for findings' selectors
     /// (counting siblings per finding made many findings quadratic).
     siblings: OnceLock<dom::SiblingIndex>,
+    /// Each element's render stamp (see [`crate::rendered`]); empty for a
+    /// page read as served.
+    stamps: FxHashMap<NodeId, u32>,
     budget: PageBudget,
     cancel: Cancel,
     /// When the time budget runs out; `None` when it lies past what `Instant`
@@ -274,8 +277,16 @@ impl<'p> PageContext<'p> {
     /// counts), and stops early once `cancel` is tripped.
     pub fn parse_with(page: &'p Page, budget: PageBudget, cancel: Cancel) -> PageContext<'p> {
         let deadline = Instant::now().checked_add(budget.time);
-        let (doc, capped) = dom::parse_document_with(&page.body, &budget.parse_limits());
-        PageContext::of_parsed(page, doc, capped, budget, cancel, deadline)
+        let stamped = page.rendered.as_ref().is_some_and(|r| r.is_present());
+        let (doc, capped, stamps) = if stamped {
+            dom::parse_document_stamped(&page.body, &budget.parse_limits())
+        } else {
+            let (doc, capped) = dom::parse_document_with(&page.body, &budget.parse_limits());
+            (doc, capped, FxHashMap::default())
+        };
+        let mut cx = PageContext::of_parsed(page, doc, capped, budget, cancel, deadline);
+        cx.stamps = stamps;
+        cx
     }
 
     /// A context over a document parsed within `budget`, noting what the
@@ -332,7 +343,21 @@ impl<'p> PageContext<'p> {
             body_text: OnceLock::new(),
             text_blocks: OnceLock::new(),
             siblings: OnceLock::new(),
+            stamps: FxHashMap::default(),
         }
+    }
+
+    /// What the browser measured for `node` (render mode): `None` for a page
+    /// read as served, and for an element the browser's facts do not cover
+    /// (see [`crate::rendered`]).
+    pub fn rendered(&self, node: NodeId) -> Option<&crate::rendered::ElementFacts> {
+        let stamp = self.stamps.get(&node)?;
+        self.page.rendered.as_ref()?.element(*stamp)
+    }
+
+    /// The browser's facts of the whole page, when taken.
+    pub fn rendered_page(&self) -> Option<&crate::rendered::RenderedFacts> {
+        self.page.rendered.as_deref().filter(|r| r.is_present())
     }
 
     /// The page as fetched.
@@ -620,8 +645,22 @@ impl<'p> PageContext<'p> {
     /// Accessibility tree facts for the document (hidden, roles, focus), computed on
     /// first use.
     pub fn tree(&self) -> &TreeFacts {
-        self.tree
-            .get_or_init(|| TreeFacts::compute(self.root(), self.styles()))
+        self.tree.get_or_init(|| match self.rendered_page() {
+            None => TreeFacts::compute(self.root(), self.styles()),
+            Some(facts) => {
+                let modal = facts.modal.and_then(|m| {
+                    self.stamps
+                        .iter()
+                        .find_map(|(node, s)| (*s == m).then_some(*node))
+                });
+                TreeFacts::compute_with(
+                    self.root(),
+                    self.styles(),
+                    &|node| self.rendered(node),
+                    modal,
+                )
+            }
+        })
     }
 
     /// Not included in the accessibility tree.

@@ -336,13 +336,42 @@ pub fn parse_document(html: &str) -> Html {
 /// Void elements, raw-text elements (`script`, `style`, `textarea`, `title`,
 /// …) and self-closing foreign elements are left alone: they nest nothing.
 pub fn parse_document_with(html: &str, limits: &ParseLimits) -> (Html, ParseCapped) {
+    let (doc, capped, _) = parse_inner(html, limits, false);
+    (doc, capped)
+}
+
+/// [`parse_document_with`] for a rendered page: the engine's stamp
+/// ([`crate::rendered::STAMP_ATTR`]) is removed from every element and
+/// returned, per element, as its index into the browser's facts.
+pub fn parse_document_stamped(
+    html: &str,
+    limits: &ParseLimits,
+) -> (
+    Html,
+    ParseCapped,
+    rustc_hash::FxHashMap<ego_tree::NodeId, u32>,
+) {
+    parse_inner(html, limits, true)
+}
+
+fn parse_inner(
+    html: &str,
+    limits: &ParseLimits,
+    stamped: bool,
+) -> (
+    Html,
+    ParseCapped,
+    rustc_hash::FxHashMap<ego_tree::NodeId, u32>,
+) {
     use html5ever::buffer_queue::BufferQueue;
     use html5ever::tendril::StrTendril;
     use html5ever::tokenizer::{Tokenizer, TokenizerOpts};
     use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
     use html5ever::TokenizerResult;
 
-    let sink = capped::CappedSink::new(scraper::HtmlTreeSink::new(Html::new_document()), limits);
+    let mut sink =
+        capped::CappedSink::new(scraper::HtmlTreeSink::new(Html::new_document()), limits);
+    sink.stamped = stamped;
     let builder = TreeBuilder::new(sink, TreeBuilderOpts::default());
     let tokenizer = Tokenizer::new(capped::CappedTokens::new(builder), TokenizerOpts::default());
     let input = BufferQueue::default();
@@ -353,7 +382,9 @@ pub fn parse_document_with(html: &str, limits: &ParseLimits) -> (Html, ParseCapp
     tokenizer.end();
     let tokens = tokenizer.sink;
     let depth_flattened = tokens.flattened();
-    let (mut doc, nodes_dropped) = tokens.into_builder().sink.finish_capped();
+    let sink = tokens.into_builder().sink;
+    let stamps = sink.stamps.take();
+    let (mut doc, nodes_dropped) = sink.finish_capped();
     detach_template_contents(&mut doc);
     (
         doc,
@@ -361,6 +392,7 @@ pub fn parse_document_with(html: &str, limits: &ParseLimits) -> (Html, ParseCapp
             depth_flattened,
             nodes_dropped,
         },
+        stamps,
     )
 }
 
@@ -399,6 +431,10 @@ mod capped {
         /// The last element created, so the token sink can find the element
         /// a start tag made.
         last_element: Cell<Option<NodeId>>,
+        /// Whether to take the render stamp off each element.
+        pub(super) stamped: bool,
+        /// The stamps taken, per element.
+        pub(super) stamps: RefCell<FxHashMap<NodeId, u32>>,
     }
 
     impl CappedSink {
@@ -411,6 +447,8 @@ mod capped {
                 dropped: Cell::new(false),
                 refused: RefCell::new(FxHashSet::default()),
                 last_element: Cell::new(None),
+                stamped: false,
+                stamps: RefCell::new(FxHashMap::default()),
             }
         }
 
@@ -522,11 +560,22 @@ mod capped {
         fn create_element(
             &self,
             name: QualName,
-            attrs: Vec<Attribute>,
+            mut attrs: Vec<Attribute>,
             flags: ElementFlags,
         ) -> NodeId {
+            let mut stamp = None;
+            if self.stamped {
+                if let Some(at) = attrs.iter().position(|a| {
+                    a.name.ns.is_empty() && &*a.name.local == crate::rendered::STAMP_ATTR
+                }) {
+                    stamp = attrs.remove(at).value.parse::<u32>().ok();
+                }
+            }
             let id = self.made(self.inner.create_element(name, attrs, flags));
             self.last_element.set(Some(id));
+            if let Some(stamp) = stamp {
+                self.stamps.borrow_mut().insert(id, stamp);
+            }
             id
         }
         fn create_comment(&self, text: StrTendril) -> NodeId {

@@ -53,6 +53,7 @@ pub mod links;
 pub mod performance;
 pub mod quality;
 pub mod registry;
+pub mod rendered;
 pub mod repeated;
 pub mod resources;
 pub mod security;

@@ -149,6 +149,10 @@ pub struct Page {
     /// they could change the answer.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stylesheets_missing: Vec<MissingStylesheet>,
+    /// What the browser measured, in render mode ([`crate::rendered`]);
+    /// `None` for a page read as served.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rendered: Option<std::sync::Arc<crate::rendered::RenderedFacts>>,
 }
 
 impl Page {
@@ -180,6 +184,7 @@ impl Page {
             subresources: Vec::new(),
             stylesheets_skipped: 0,
             stylesheets_missing: Vec::new(),
+            rendered: None,
         }
     }
 

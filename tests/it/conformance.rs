@@ -1,7 +1,8 @@
 //! The ACT conformance floor: runs the W3C ACT test cases in `$SITESCAN_ACT_DIR`,
 //! else `../shared/conformance/act` (relative to the package root, where the
 //! project keeps them), and fails when an ACT rule listed in
-//! `conformance/floor.json` is no longer consistent.
+//! `conformance/floor.json` is no longer consistent: `consistent` for the
+//! static run, `render_consistent` for the run in Chromium (`--render`).
 
 use std::path::{Path, PathBuf};
 
@@ -28,13 +29,13 @@ fn has_act_cases(dir: &Path, test: &str) -> bool {
     false
 }
 
-fn floor() -> Vec<String> {
+fn floor(key: &str) -> Vec<String> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/floor.json");
     let text = std::fs::read_to_string(&path).unwrap();
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
-    json["consistent"]
+    json[key]
         .as_array()
-        .expect("floor.json has a `consistent` array")
+        .unwrap_or_else(|| panic!("floor.json has a `{key}` array"))
         .iter()
         .map(|v| v.as_str().unwrap().to_string())
         .collect()
@@ -47,9 +48,47 @@ fn act_floor_rules_stay_consistent() {
         return;
     }
     let report = conformance::run(&dir).unwrap();
+    check_floor(&report, &floor("consistent"));
+}
+
+/// Every example rendered in a real Chromium (one browser, a pool of tabs):
+/// the `render_consistent` rules stay consistent and none is inconsistent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn act_floor_rules_stay_consistent_in_the_browser() {
+    let dir = act_dir();
+    if !has_act_cases(&dir, "act_floor_rules_stay_consistent_in_the_browser") {
+        return;
+    }
+    sitescan::browser::configure(sitescan::browser::LaunchOptions {
+        sandbox: false,
+        ..sitescan::browser::LaunchOptions::from_env()
+    });
+    let report = conformance::run_render(&dir, &conformance::RenderRun::default())
+        .await
+        .unwrap();
+    assert!(report.rendered);
+    assert_eq!(
+        report.cases_untested_script, 0,
+        "scripted examples are judged"
+    );
+    check_floor(&report, &floor("render_consistent"));
+    let inconsistent: Vec<&str> = report
+        .rules
+        .iter()
+        .filter(|r| r.consistency == Consistency::Inconsistent)
+        .map(|r| r.act_id.as_str())
+        .collect();
+    assert!(
+        inconsistent.is_empty(),
+        "inconsistent in the browser: {inconsistent:?}"
+    );
+}
+
+fn check_floor(report: &conformance::ConformanceReport, floor: &[String]) {
     let mut problems = Vec::new();
-    for id in floor() {
-        let Some(rule) = report.rule(&id) else {
+    for id in floor {
+        let id = id.as_str();
+        let Some(rule) = report.rule(id) else {
             problems.push(format!("{id}: not in the manifest"));
             continue;
         };

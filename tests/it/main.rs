@@ -24,6 +24,8 @@
 //! - `render`: render mode with a real Chromium: the rendered DOM through the
 //!   rules, every route a page's script has to a refused address, a hung tab,
 //!   the CLI's `--render` and a missing browser.
+//! - `render_layout`: rules preferring the browser's facts (styles, boxes,
+//!   blended backgrounds, modal dialogs, shadow roots): static vs render findings.
 //! - `reports`: report formats, baselines and gates (`sitescan report`).
 //! - `site_checks`: link/resource checks over the network and the security grade.
 //! - `links`: deterministic page sets under a page limit, one `broken-links`
@@ -81,6 +83,7 @@ mod links;
 mod netns;
 mod remote;
 mod render;
+mod render_layout;
 mod reports;
 mod serve;
 mod site_checks;

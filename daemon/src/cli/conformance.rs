@@ -1,6 +1,7 @@
 //! `sitescan conformance <act-dir>`: runs the W3C ACT test cases through the rules
 //! and prints, per ACT rule, consistent / partial / inconsistent / untested with
-//! totals (the logic lives in `sitescan_engine::conformance`).
+//! totals (the logic lives in `sitescan_engine::conformance`). With `--render`
+//! every example, scripted ones included, is rendered in Chromium first.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -15,6 +16,13 @@ use super::{CliError, CliResult, EXIT_OK};
 pub(crate) struct Args {
     /// The ACT test-case folder (holds `manifest.json`).
     dir: PathBuf,
+    /// Render every example in the browser (Debian's `chromium`) and judge
+    /// scripted examples too.
+    #[arg(long)]
+    render: bool,
+    /// Tabs rendering at once with `--render`.
+    #[arg(long, default_value_t = 4)]
+    tabs: usize,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text, env = "SITESCAN_FORMAT")]
     format: Format,
@@ -34,7 +42,21 @@ pub(crate) fn run(args: Args) -> CliResult {
             args.dir.display()
         )));
     }
-    let report = conformance::run(&args.dir).map_err(CliError::run)?;
+    let report = if args.render {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .map_err(CliError::run)?;
+        let run = conformance::RenderRun {
+            tabs: args.tabs.clamp(1, 32),
+            ..conformance::RenderRun::default()
+        };
+        runtime
+            .block_on(conformance::run_render(&args.dir, &run))
+            .map_err(CliError::run)?
+    } else {
+        conformance::run(&args.dir).map_err(CliError::run)?
+    };
     let mut out = std::io::stdout().lock();
     let written = match args.format {
         Format::Json => serde_json::to_writer_pretty(&mut out, &report)

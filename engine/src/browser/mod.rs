@@ -20,10 +20,15 @@
 //! ([`snapshot`]) and replaces the fetched body, so the rules, the stylesheet
 //! loading and the link extraction run unchanged on what a visitor sees.
 //!
-//! Not here yet: computed styles and layout boxes (`DOMSnapshot`), interaction
-//! rules, cookies sent back to the site.
+//! Before serializing, one `DOMSnapshot` takes the browser's computed styles,
+//! boxes and blended backgrounds ([`facts`]) onto `rules::Page::rendered`,
+//! which the layout rules prefer over the cascade's estimates.
+//!
+//! Not here yet: reflow at 320 CSS pixels, interaction rules, cookies sent
+//! back to the site.
 
 pub mod cdp;
+pub mod facts;
 pub mod intercept;
 pub mod launch;
 pub mod pool;

@@ -180,6 +180,8 @@ pub struct Rendered {
     pub refusals: Vec<Refusal>,
     /// Requests the page made.
     pub requests: usize,
+    /// What the browser measured ([`super::facts`]).
+    pub facts: Option<sitescan_rules::rendered::RenderedFacts>,
 }
 
 /// Render mode of one scan: its browser context and tabs.
@@ -386,11 +388,12 @@ impl RenderSession {
         ctx.browser.pages.fetch_add(1, Ordering::SeqCst);
         *lock(&tab.state.job) = None;
         match outcome {
-            Ok(Ok((html, ready))) => {
+            Ok(Ok((html, ready, facts))) => {
                 lock(&self.idle).push(tab);
                 Ok(Rendered {
                     html,
                     ready,
+                    facts: Some(facts),
                     refusals: job.refusals(),
                     requests: job.requests(),
                 })
@@ -408,7 +411,7 @@ impl RenderSession {
         &self,
         tab: &Tab,
         job: Arc<PageJob>,
-    ) -> Result<(String, Ready), BrowserError> {
+    ) -> Result<(String, Ready, sitescan_rules::rendered::RenderedFacts), BrowserError> {
         let conn = Arc::clone(tab.ctx.browser.conn());
         let s = Some(tab.session.as_str());
         let t = self.call_timeout;
@@ -433,13 +436,15 @@ impl RenderSession {
             async move { evaluate(&conn, &session, &expr, t).await }
         };
         let ready = snapshot::wait_ready(&tab.state, &loader, &self.options, started, eval).await?;
+        // Stamps, snapshot, then the DOM carrying the stamps (super::facts).
+        let facts = super::facts::capture(&conn, &tab.session, t).await;
         let html = evaluate(&conn, &tab.session, snapshot::SERIALIZE, t).await?;
         let html = html.as_str().unwrap_or("").to_string();
         // Leave the page, so its timers and requests stop before the next one.
         *lock(&tab.state.job) = None;
         conn.call(s, "Page.navigate", json!({"url": "about:blank"}), t)
             .await?;
-        Ok((html, ready))
+        Ok((html, ready, facts))
     }
 
     /// Renders the page `fetched` holds and puts the serialized DOM in its
@@ -560,11 +565,17 @@ mod tests {
             let session = &session;
             async move {
                 let r = session.render(doc, scope, robots).await.unwrap();
+                // Stamped for the browser's facts (taken off when parsed).
                 assert!(
-                    r.html.contains(&format!("<p id=\"n\">page {n}</p>")),
+                    r.html.contains(&format!(
+                        "<p id=\"n\" data-sitescan-node=\"3\">page {n}</p>"
+                    )),
                     "{}",
                     r.html
                 );
+                let facts = r.facts.unwrap();
+                assert!(facts.is_present(), "{:?}", facts.note);
+                assert_eq!(facts.elements.len(), 5, "html, head, body, p, script");
             }
         };
         for n in 0..5 {

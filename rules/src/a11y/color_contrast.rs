@@ -47,6 +47,16 @@ element, such text is checked in the element's color: the ` | ` separators of
 a language bar whose links hold the words, one separator as much as several.
 axe-core leaves the same text out.
 
+## In render mode
+When the page was rendered ([render mode](../render.md)), the browser's own
+colours decide where it knows them: the computed text colour, faded by the
+opacity the text is painted with, over the one background colour Chromium
+blends behind the text (every ancestor's and every overlapping box's
+background composited), with the computed font size and weight for "large".
+Such findings carry `data.measured = "browser"`. Over an image or a gradient
+the browser gives no single colour, and text with a `text-shadow` is left to
+the static judgement below, so those still end as described there.
+
 ## No silent pass
 Every text element it applies to ends passed, failed or "needs review"
 (cannot tell), never silently. It cannot tell, and says why in the message and
@@ -522,6 +532,57 @@ fn with_reason(mut data: serde_json::Value, reason: &str) -> serde_json::Value {
     data
 }
 
+/// Render mode: judges the text with the browser's own colours, when it
+/// knows them: the computed text colour, faded by the opacity the text is
+/// painted with, over the single background colour the browser blends behind
+/// it (every ancestor's and overlapping box's background composited). The
+/// browser gives no blended colour over an image or a gradient; then, and for
+/// text with a shadow, the static judgement runs. Returns whether it judged.
+fn measured(
+    page: &PageContext<'_>,
+    el: ElementRef<'_>,
+    style: &crate::css::ComputedStyle,
+    cx: &mut Check<'_, '_>,
+) -> bool {
+    let Some(f) = page.rendered(el.id()) else {
+        return false;
+    };
+    let (Some(color), Some(bg)) = (f.color, f.background.filter(|b| b.is_opaque())) else {
+        return false;
+    };
+    if style.get("text-shadow").is_some_and(|v| v.trim() != "none") {
+        return false;
+    }
+    let large = f.font_size >= 24.0 || (f.font_size >= 18.66 && f.font_weight >= 700.0);
+    let expected: f32 = if large { 3.0 } else { 4.5 };
+    let fg = color.fade(f.text_opacity.unwrap_or(1.0).clamp(0.0, 1.0)).over(bg);
+    let ratio = contrast_ratio(fg, bg);
+    // Text the same color as its background is invisible, not low contrast.
+    if ratio <= 1.001 {
+        return true;
+    }
+    if ratio >= expected {
+        cx.pass();
+        return true;
+    }
+    if part_of_disabled_widget(page, el) {
+        return true;
+    }
+    let snippet: String = own_text(el).chars().take(40).collect();
+    cx.fail(
+        el,
+        format!("Contrast of \"{snippet}\" is {ratio:.2}:1, below {expected}:1."),
+    )
+    .with_data(json!({
+        "contrast_ratio": (f64::from(ratio) * 100.0).round() / 100.0,
+        "expected": expected,
+        "fg": fg.to_hex(),
+        "bg": bg.to_hex(),
+        "measured": "browser",
+    }));
+    true
+}
+
 impl Rule for ColorContrast {
     fn meta(&self) -> &'static RuleMeta {
         &META
@@ -555,6 +616,9 @@ impl Rule for ColorContrast {
             return;
         }
         let style = page.style(el);
+        if measured(page, el, style, cx) {
+            return;
+        }
         let large = style.font_size >= 24.0 || (style.font_size >= 18.66 && style.is_bold());
         let expected: f32 = if large { 3.0 } else { 4.5 };
         // A sheet the page uses is missing: any color here may be another.

@@ -36,7 +36,9 @@ the reason in `data.reason`, as in
 `color-unresolved` (the link's or the text's color uses custom properties or
 `calc()` that do not resolve), `state-cues-unknown` (the link differs by a
 color of 3:1 or more, and its hover and focus cues are not known). A link with
-a non-color cue passes whatever its colors are.
+a non-color cue passes whatever its colors are. In
+[render mode](../render.md) the link's and the text's colours are the
+browser's computed ones (the non-color cues still come from the cascade).
 
 ## Why it matters
 People who cannot perceive the color difference cannot find the links in the text.
@@ -302,9 +304,13 @@ impl Rule for LinkInTextBlock {
                 cx.pass_on(el);
                 continue;
             }
-            let (Some(link_color), Some(text_color)) =
-                (page.style(el).color, page.style(block).color)
-            else {
+            // Render mode: the browser's computed colours, where it has them.
+            let color = |e: ElementRef<'_>| {
+                page.rendered(e.id())
+                    .and_then(|f| f.color)
+                    .or(page.style(e).color)
+            };
+            let (Some(link_color), Some(text_color)) = (color(el), color(block)) else {
                 cx.cant_tell(
                     el,
                     "The link or text color cannot be resolved; check that the link is distinguishable.",

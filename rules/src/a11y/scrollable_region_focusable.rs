@@ -29,7 +29,9 @@ Every visible element (not an `iframe`) whose computed `overflow` is `auto` or
 `scroll` in an axis where it has a fixed size (`height`/`max-height` or
 `width`/`max-width`), and that holds visible content: when neither it nor any
 element inside it is in the tab order, keyboard users cannot scroll it. Whether
-the content really overflows is estimated from the cascade: text width is
+the content really overflows is measured by the browser in render mode (its
+scroll size against its padding box, and its computed `overflow`); in a
+static scan it is estimated from the cascade: text width is
 bounded per character between narrow and wide common fonts, line height between
 1.0 and 1.4 times the font size. Content that overflows by more than the box's
 padding even at its smallest fails; content that fits even at its largest is
@@ -125,8 +127,19 @@ impl Rule for ScrollableRegionFocusable {
             return;
         }
         let style = page.style(el);
+        // Render mode: the browser's computed overflow and its scroll and
+        // client sizes settle what the cascade estimates.
+        let measured = page
+            .rendered(el.id())
+            .and_then(|f| Some((f, f.scroll?, f.client?)));
         let scrolls = |axis| matches!(overflow(style, axis), "auto" | "scroll");
-        let (sx, sy) = (scrolls('x'), scrolls('y'));
+        let (sx, sy) = match measured {
+            Some((f, _, _)) => (
+                matches!(f.overflow_x.as_str(), "auto" | "scroll"),
+                matches!(f.overflow_y.as_str(), "auto" | "scroll"),
+            ),
+            None => (scrolls('x'), scrolls('y')),
+        };
         if !(sx || sy) || !page.is_visible(el) {
             return;
         }
@@ -137,6 +150,39 @@ impl Rule for ScrollableRegionFocusable {
                 .any(|d| page.in_tab_order(d));
         if focusable {
             cx.pass();
+            return;
+        }
+        if let Some((_, scroll, client)) = measured {
+            // Inert (outside an open modal dialog): nobody can reach it now,
+            // whatever its focusability.
+            if page.tree().is_inert(el.id()) {
+                cx.pass();
+                return;
+            }
+            // The region scrolls when its scroll distance (scroll size less
+            // the padding box) is more than its padding on an axis that
+            // scrolls, and it has visible content; a box collapsed to
+            // nothing hides its content on purpose.
+            let pad = padding(style, Viewport::DESKTOP);
+            let (pad_x, pad_y) = (pad[1] + pad[3], pad[0] + pad[2]);
+            let over = (sx && scroll.width - client.width > pad_x.max(1.0))
+                || (sy && scroll.height - client.height > pad_y.max(1.0));
+            let has_content = || {
+                content_extent(
+                    page.styles(),
+                    el,
+                    Bounds::exact(client.width),
+                    Viewport::DESKTOP,
+                    &|e| page.is_visible(e),
+                )
+                .has_content
+            };
+            if over && client.width > 1.0 && client.height > 1.0 && has_content() {
+                cx.fail(
+                    el,
+                    "This region scrolls, but neither it nor anything inside it can take keyboard focus.",
+                );
+            }
             return;
         }
         let pad = padding(style, Viewport::DESKTOP);

@@ -24,6 +24,8 @@ static META: RuleMeta = RuleMeta {
     docs: r##"## What it checks
 Each visible control in the tab order (links, buttons, form fields and ARIA widgets) whose `width` and `height` (or `min-width` / `min-height`) the cascade sets in absolute units is at least 24 by 24 CSS pixels, counting padding unless `box-sizing: border-box`. Controls sized by their content, and inline links in text, need layout to measure and are not checked (WCAG 2.2 SC 2.5.8 as a best practice; WCAG 2.1 has no AA target size criterion).
 
+In [render mode](../render.md) the size is the border box the browser laid out (findings carry `data.measured = "browser"`), so sizes from custom properties, `calc()` or a stylesheet the scan could not load are measured rather than reviewed; which controls are checked stays the same.
+
 ## No silent pass
 A control it applies to ends passed, failed or "needs review" (cannot tell) with the reason in `data.reason`, as in [`color-contrast`](color-contrast.md#no-silent-pass):
 `styles-incomplete` (a stylesheet the page uses could not be loaded, so it may size the control otherwise), `size-unresolved` (a size or padding uses custom properties or `calc()` that do not resolve), `transform` (a `transform` on it or an ancestor scales what is drawn). A control with one axis known to be under 24 pixels fails whatever the unresolved other axis is; an unresolved `min-width` under a known size of 24 or more changes nothing.
@@ -153,6 +155,26 @@ impl Rule for TargetSize {
         );
         if w == Size::Auto || h == Size::Auto {
             return;
+        }
+        // Render mode: the browser's border box settles sizes the cascade
+        // cannot resolve and sheets the scan could not load (a transform
+        // still leaves what is drawn to review, below).
+        if let Some(b) = page.rendered(el.id()).and_then(|f| f.bounds) {
+            if !scaled(page, el) {
+                if b.width >= 24.0 && b.height >= 24.0 {
+                    cx.pass();
+                } else {
+                    cx.fail(
+                        el,
+                        format!(
+                            "This target is {:.0}×{:.0} CSS pixels, below 24×24.",
+                            b.width, b.height
+                        ),
+                    )
+                    .with_data(json!({ "width": b.width, "height": b.height, "expected": 24, "measured": "browser" }));
+                }
+                return;
+            }
         }
         // A sheet the page uses is missing: it may size the control otherwise.
         if let Some(why) = page.styles_incomplete() {

@@ -33,8 +33,12 @@ struct Facts {
     /// Hidden subtree (display:none, aria-hidden, content-visibility): descendants too.
     subtree_hidden: bool,
     subtree_invisible: bool,
-    /// Inside an `inert` subtree.
+    /// Inside an `inert` subtree, or outside the open modal dialog.
     inert: bool,
+    /// Inside an element with the `inert` attribute.
+    inert_attr: bool,
+    /// The open modal dialog or inside it (render mode).
+    in_modal: bool,
     /// Not rendered: `display: none` on it or an ancestor.
     not_rendered: bool,
     /// Own computed `visibility: hidden`.
@@ -142,6 +146,19 @@ pub fn explicit_role(el: ElementRef<'_>) -> Option<&'static str> {
 impl TreeFacts {
     /// Computes the facts for every element of the document rooted at `root`.
     pub fn compute(root: ElementRef<'_>, styles: &Styles) -> TreeFacts {
+        TreeFacts::compute_with(root, styles, &|_| None, None)
+    }
+
+    /// [`TreeFacts::compute`] preferring what the browser measured
+    /// (`rendered`, per element) over the cascade's estimates: whether it has
+    /// a box, its `visibility` and `opacity`; and, when a modal dialog is open
+    /// (`modal`), everything outside it is inert.
+    pub fn compute_with<'r>(
+        root: ElementRef<'_>,
+        styles: &Styles,
+        rendered: &dyn Fn(NodeId) -> Option<&'r crate::rendered::ElementFacts>,
+        modal: Option<NodeId>,
+    ) -> TreeFacts {
         let mut nodes: FxHashMap<NodeId, Facts> = FxHashMap::default();
         let mut landmarks = Vec::new();
         let mut stack: Vec<ElementRef<'_>> = vec![root];
@@ -152,7 +169,7 @@ impl TreeFacts {
                 .and_then(ElementRef::wrap)
                 .and_then(|p| nodes.get(&p.id()).copied())
                 .unwrap_or_default();
-            let facts = Self::facts_for(el, &parent, styles);
+            let facts = Self::facts_for(el, &parent, styles, rendered(el.id()), modal);
             if let Some(role) = facts.role {
                 if !facts.hidden && super::roles::is_landmark(role) {
                     landmarks.push((el.id(), role));
@@ -167,14 +184,33 @@ impl TreeFacts {
         TreeFacts { nodes, landmarks }
     }
 
-    fn facts_for(el: ElementRef<'_>, parent: &Facts, styles: &Styles) -> Facts {
+    fn facts_for(
+        el: ElementRef<'_>,
+        parent: &Facts,
+        styles: &Styles,
+        rendered: Option<&crate::rendered::ElementFacts>,
+        modal: Option<NodeId>,
+    ) -> Facts {
         let style = styles.get(el.id());
-        let display_none = style.is_some_and(|s| s.display == "none");
-        let visibility_hidden = style.is_some_and(|s| s.visibility_hidden);
+        // The browser's box, when it laid the element out, settles what the
+        // cascade estimates; an element without a box may be `display:
+        // contents`, so its estimate stands.
+        let boxed = rendered.filter(|f| f.bounds.is_some());
+        let display_none = match boxed {
+            Some(_) => false,
+            None => style.is_some_and(|s| s.display == "none"),
+        };
+        let visibility_hidden = match boxed {
+            Some(f) => matches!(f.visibility.as_str(), "hidden" | "collapse"),
+            None => style.is_some_and(|s| s.visibility_hidden),
+        };
         let cv_hidden = style.is_some_and(|s| s.content_visibility_hidden);
         let aria_hidden = crate::dom::attr(el, "aria-hidden")
             .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
-        let opacity_zero = style.is_some_and(|s| s.opacity <= 0.0);
+        let opacity_zero = match boxed {
+            Some(f) => f.opacity <= 0.0,
+            None => style.is_some_and(|s| s.opacity <= 0.0),
+        };
         let clipped = style.is_some_and(|s| s.is_visually_clipped());
 
         let subtree_hidden = parent.subtree_hidden || display_none || aria_hidden;
@@ -188,7 +224,9 @@ impl TreeFacts {
             || clipped
             || parent_cv_hidden(el, styles);
         let invisible = subtree_invisible || visibility_hidden;
-        let inert = parent.inert || crate::dom::attr(el, "inert").is_some();
+        let inert_attr = parent.inert_attr || crate::dom::attr(el, "inert").is_some();
+        let in_modal = parent.in_modal || modal == Some(el.id());
+        let inert = inert_attr || (modal.is_some() && !in_modal);
 
         let parent_role = parent.role;
         let presentational_child = parent.presentational_child
@@ -203,6 +241,8 @@ impl TreeFacts {
             subtree_hidden,
             subtree_invisible,
             inert,
+            inert_attr,
+            in_modal,
             not_rendered: parent.not_rendered || display_none,
             visibility_hidden,
             presentational_child,

@@ -2,10 +2,10 @@
 //! CSS color syntax and named color), alpha compositing, relative luminance and the
 //! WCAG 2.1 contrast ratio.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// An sRGB color with channels 0–255 and alpha 0–1.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Rgba {
     /// Red, 0–255.
     pub r: f32,

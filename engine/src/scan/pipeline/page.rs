@@ -334,6 +334,7 @@ async fn page_of(shared: &Arc<Shared>, mut fetched: Fetched, depth: u32) -> Page
         subresources,
         stylesheets_skipped,
         stylesheets_missing,
+        rendered: None,
     }
 }
 
@@ -493,6 +494,7 @@ pub(super) async fn fetch_page(
 
     let truncated = fetched.truncated;
     let mut fetched = fetched;
+    let mut facts = None;
     if let Some(render) = &shared.render {
         // The one seam of render mode: the body becomes the DOM the browser
         // shows; everything after runs as for a fetched page.
@@ -506,12 +508,16 @@ pub(super) async fn fetch_page(
             Some(scope) => render.render_fetched(&mut fetched, scope, robots).await,
             None => Err(crate::browser::BrowserError::Navigation("no scope".into())),
         };
-        if let Err(e) = rendered {
-            report.error = Some(format!("render failed: {e}"));
-            return PageDone::not_analyzed(report, truncated);
+        match rendered {
+            Ok(r) => facts = r.facts.map(Arc::new),
+            Err(e) => {
+                report.error = Some(format!("render failed: {e}"));
+                return PageDone::not_analyzed(report, truncated);
+            }
         }
     }
-    let page = page_of(&shared, fetched, depth).await;
+    let mut page = page_of(&shared, fetched, depth).await;
+    page.rendered = facts;
     if let Some(watch) = &shared.watch {
         watch.starting(&report.url).await;
     }

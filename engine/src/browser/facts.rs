@@ -1,0 +1,308 @@
+//! The browser's facts about a rendered page: computed styles and boxes from
+//! one `DOMSnapshot.captureSnapshot`, mapped onto the serialized DOM's
+//! elements (see [`sitescan_rules::rendered`] for what the rules get).
+//!
+//! The mapping: [`STAMP`] stamps every element, in document order, with
+//! [`STAMP_ATTR`] = its index, in the same script that counts them; the
+//! snapshot then reports each node's attributes, so each snapshot node with a
+//! stamp gives the facts of that index, and the DOM serialized after it carries
+//! the same stamps to the rules' parser, which takes them off. Nothing depends
+//! on the two trees having the same shape, so scripts running between the
+//! calls cannot shift the mapping: an element they add has no stamp (no
+//! facts), one they remove has facts no element claims.
+//!
+//! The stamps are attribute changes the page's own `MutationObserver`s can
+//! see; they are made after the page is ready, and a page reacting to them
+//! changes only what it shows after its own ready state.
+//!
+//! Bounded: a page with more than [`MAX_FACT_ELEMENTS`] elements is not
+//! stamped; the snapshot is one protocol answer under the connection's
+//! message cap ([`super::cdp::MAX_MESSAGE_BYTES`]) and the call's timeout;
+//! each array is read with checked indexes. Whatever fails leaves
+//! [`RenderedFacts::absent`] with a note, never the render.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use sitescan_rules::css::color::Rgba;
+use sitescan_rules::rendered::{ElementFacts, Rect, RenderedFacts, MAX_FACT_ELEMENTS, STAMP_ATTR};
+
+use super::cdp::Connection;
+use super::BrowserError;
+
+/// The computed style properties asked for, in this order.
+const STYLES: &[&str] = &[
+    "display",
+    "visibility",
+    "opacity",
+    "color",
+    "font-size",
+    "font-weight",
+    "overflow-x",
+    "overflow-y",
+];
+
+/// Counts the page's elements and, when there are at most the cap, stamps
+/// each with its index in document order. Answers `[count, innerWidth,
+/// innerHeight, stamp of the open modal dialog or -1]`.
+fn stamp_script() -> String {
+    format!(
+        "(() => {{ const all = document.getElementsByTagName('*'); const n = all.length; let modal = -1; \
+         if (n <= {MAX_FACT_ELEMENTS}) {{ let m = null; try {{ m = document.querySelector(':modal'); }} catch (e) {{}} \
+         for (let i = 0; i < n; i++) {{ all[i].setAttribute('{STAMP_ATTR}', String(i)); if (all[i] === m) modal = i; }} }} \
+         return [n, window.innerWidth, window.innerHeight, modal]; }})()"
+    )
+}
+
+async fn eval(
+    conn: &Connection,
+    session: &str,
+    expr: &str,
+    timeout: Duration,
+) -> Result<Value, BrowserError> {
+    let mut r = conn
+        .call(
+            Some(session),
+            "Runtime.evaluate",
+            json!({"expression": expr, "returnByValue": true}),
+            timeout,
+        )
+        .await?;
+    if r.get("exceptionDetails").is_some() {
+        return Err(BrowserError::Protocol("script failed".into()));
+    }
+    Ok(r.pointer_mut("/result/value")
+        .map(Value::take)
+        .unwrap_or(Value::Null))
+}
+
+/// Stamps the page and takes its snapshot. Call before serializing the DOM.
+pub(crate) async fn capture(conn: &Connection, session: &str, timeout: Duration) -> RenderedFacts {
+    match capture_inner(conn, session, timeout).await {
+        Ok(f) => f,
+        Err(e) => {
+            tracing::debug!(error = %e, "no browser facts for the page");
+            RenderedFacts::absent(format!(
+                "the browser's styles and boxes were not taken ({e}); static estimates used"
+            ))
+        }
+    }
+}
+
+async fn capture_inner(
+    conn: &Connection,
+    session: &str,
+    timeout: Duration,
+) -> Result<RenderedFacts, BrowserError> {
+    let counted = eval(conn, session, &stamp_script(), timeout).await?;
+    let num = |i: usize| counted.get(i).and_then(Value::as_f64).unwrap_or(0.0);
+    let count = num(0) as usize;
+    let viewport = Rect {
+        x: 0.0,
+        y: 0.0,
+        width: num(1) as f32,
+        height: num(2) as f32,
+    };
+    if count > MAX_FACT_ELEMENTS {
+        return Ok(RenderedFacts {
+            viewport,
+            ..RenderedFacts::absent(format!(
+                "the page has {count} elements, over the {MAX_FACT_ELEMENTS} the browser's styles and boxes are taken for; static estimates used"
+            ))
+        });
+    }
+    let snap = conn
+        .call(
+            Some(session),
+            "DOMSnapshot.captureSnapshot",
+            json!({
+                "computedStyles": STYLES,
+                "includeDOMRects": true,
+                "includeBlendedBackgroundColors": true,
+                "includeTextColorOpacities": true,
+            }),
+            timeout,
+        )
+        .await?;
+    let mut facts = parse_snapshot(&snap, count)?;
+    facts.viewport = viewport;
+    facts.modal = counted
+        .get(3)
+        .and_then(Value::as_i64)
+        .and_then(|m| u32::try_from(m).ok())
+        .filter(|m| (*m as usize) < count);
+    Ok(facts)
+}
+
+fn bad(what: &str) -> BrowserError {
+    BrowserError::Protocol(format!("snapshot without {what}"))
+}
+
+/// Reads the main document of a `DOMSnapshot.captureSnapshot` answer into
+/// facts for `count` stamped elements.
+pub(crate) fn parse_snapshot(snap: &Value, count: usize) -> Result<RenderedFacts, BrowserError> {
+    let strings: Vec<&str> = snap
+        .get("strings")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("strings"))?
+        .iter()
+        .map(|s| s.as_str().unwrap_or(""))
+        .collect();
+    let string = |v: Option<&Value>| -> Option<&str> {
+        let i = usize::try_from(v?.as_i64()?).ok()?;
+        strings.get(i).copied()
+    };
+    let doc = snap
+        .get("documents")
+        .and_then(Value::as_array)
+        .and_then(|d| d.first())
+        .ok_or_else(|| bad("documents"))?;
+    let nodes = doc.get("nodes").ok_or_else(|| bad("nodes"))?;
+    let attributes = nodes
+        .get("attributes")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("attributes"))?;
+    // Node index -> stamp.
+    let stamp_name = strings.iter().position(|s| *s == STAMP_ATTR);
+    let mut stamp_of: Vec<Option<u32>> = vec![None; attributes.len()];
+    if let Some(name) = stamp_name {
+        for (node, attrs) in attributes.iter().enumerate() {
+            let Some(attrs) = attrs.as_array() else {
+                continue;
+            };
+            for pair in attrs.chunks(2) {
+                if pair.first().and_then(Value::as_i64) == Some(name as i64) {
+                    stamp_of[node] = string(pair.get(1))
+                        .and_then(|v| v.parse::<u32>().ok())
+                        .filter(|s| (*s as usize) < count);
+                }
+            }
+        }
+    }
+
+    let mut elements: Vec<Option<ElementFacts>> = vec![None; count];
+    // Every stamped element the snapshot holds gets facts; those without a
+    // layout box keep the defaults below (no bounds: not rendered).
+    for stamp in stamp_of.iter().flatten() {
+        elements[*stamp as usize] = Some(ElementFacts {
+            display: "none".into(),
+            ..ElementFacts::default()
+        });
+    }
+    let layout = doc.get("layout").ok_or_else(|| bad("layout"))?;
+    let arr = |name: &str| layout.get(name).and_then(Value::as_array);
+    let node_index = arr("nodeIndex").ok_or_else(|| bad("layout nodes"))?;
+    let styles = arr("styles");
+    let bounds = arr("bounds");
+    let scroll = arr("scrollRects");
+    let client = arr("clientRects");
+    let blended = arr("blendedBackgroundColors");
+    let opacities = arr("textColorOpacities");
+    let rect = |v: Option<&Value>| -> Option<Rect> {
+        let a = v?.as_array()?;
+        let n = |i: usize| a.get(i).and_then(Value::as_f64).map(|f| f as f32);
+        Some(Rect {
+            x: n(0)?,
+            y: n(1)?,
+            width: n(2)?,
+            height: n(3)?,
+        })
+    };
+    for (li, node) in node_index.iter().enumerate() {
+        let Some(node) = node.as_u64().and_then(|n| usize::try_from(n).ok()) else {
+            continue;
+        };
+        let Some(Some(stamp)) = stamp_of.get(node) else {
+            continue;
+        };
+        let Some(slot) = elements.get_mut(*stamp as usize) else {
+            continue;
+        };
+        // An element has one layout entry (its text has entries of its own).
+        if slot.as_ref().is_some_and(|f| f.bounds.is_some()) {
+            continue;
+        }
+        let style: Vec<&str> = styles
+            .and_then(|s| s.get(li))
+            .and_then(Value::as_array)
+            .map(|a| a.iter().map(|v| string(Some(v)).unwrap_or("")).collect())
+            .unwrap_or_default();
+        let prop = |name: &str| -> &str {
+            STYLES
+                .iter()
+                .position(|p| *p == name)
+                .and_then(|i| style.get(i).copied())
+                .unwrap_or("")
+        };
+        let px = |v: &str| {
+            v.trim_end_matches("px")
+                .trim()
+                .parse::<f32>()
+                .unwrap_or(0.0)
+        };
+        *slot = Some(ElementFacts {
+            display: prop("display").to_string(),
+            visibility: prop("visibility").to_string(),
+            opacity: prop("opacity").trim().parse().unwrap_or(1.0),
+            color: Rgba::parse(prop("color")),
+            font_size: px(prop("font-size")),
+            font_weight: prop("font-weight").trim().parse().unwrap_or(400.0),
+            overflow_x: prop("overflow-x").to_string(),
+            overflow_y: prop("overflow-y").to_string(),
+            bounds: rect(bounds.and_then(|b| b.get(li))).or(Some(Rect::default())),
+            scroll: rect(scroll.and_then(|b| b.get(li))),
+            client: rect(client.and_then(|b| b.get(li))),
+            background: string(blended.and_then(|b| b.get(li))).and_then(Rgba::parse),
+            text_opacity: opacities
+                .and_then(|o| o.get(li))
+                .and_then(Value::as_f64)
+                .map(|f| f as f32),
+        });
+    }
+    Ok(RenderedFacts {
+        elements,
+        ..RenderedFacts::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_snapshot_maps_onto_stamps_whatever_the_node_order() {
+        // Nodes: 0 document, 1 html (stamp 1), 2 a script-added div (no
+        // stamp), 3 p (stamp 0), 4 text; the p's layout entry comes first.
+        let snap = json!({
+            "strings": ["data-sitescan-node", "1", "0", "block", "visible", "1", "rgb(255, 0, 0)",
+                        "16px", "700", "visible", "visible", "rgb(0, 0, 255)", "inline", "0.5"],
+            "documents": [{
+                "nodes": {"attributes": [[], [0, 1], [], [0, 2], []]},
+                "layout": {
+                    "nodeIndex": [3, 1, 4, 2],
+                    "styles": [[3, 4, 13, 6, 7, 8, 9, 10], [3, 4, 5, 6, 7, 8, 9, 10], [], [12]],
+                    "bounds": [[8, 8, 100, 20], [0, 0, 1280, 800], [8, 8, 50, 20], [0, 0, 1, 1]],
+                    "scrollRects": [[0, 0, 100, 20], [0, 0, 1280, 800], [], []],
+                    "clientRects": [[0, 0, 100, 20], [0, 0, 1280, 800], [], []],
+                    "blendedBackgroundColors": [11, 11, -1, -1],
+                    "textColorOpacities": [0.5, 1, 1, 1]
+                }
+            }]
+        });
+        let f = parse_snapshot(&snap, 3).unwrap();
+        let p = f.element(0).unwrap();
+        assert_eq!(p.display, "block");
+        assert_eq!(p.opacity, 0.5);
+        assert_eq!(p.color, Rgba::parse("red"));
+        assert_eq!(p.background, Rgba::parse("blue"));
+        assert_eq!(p.text_opacity, Some(0.5));
+        assert_eq!((p.font_size, p.font_weight), (16.0, 700.0));
+        assert_eq!(p.bounds.unwrap().width, 100.0);
+        assert!(f.element(1).unwrap().is_visible());
+        // Stamp 2 was never in the snapshot (removed by a script).
+        assert!(f.element(2).is_none());
+        // An unusable answer is an error, never a panic.
+        assert!(parse_snapshot(&json!({"strings": 3}), 1).is_err());
+        assert!(parse_snapshot(&json!({"strings": [], "documents": []}), 1).is_err());
+    }
+}

@@ -1,0 +1,183 @@
+//! What the browser measured on a rendered page (render mode only).
+//!
+//! In render mode the engine takes, besides the serialized DOM, one
+//! `DOMSnapshot.captureSnapshot` of the page: each element's computed style
+//! (the properties in [`ElementFacts`]), its layout box, the background colour
+//! the browser blends behind its text and its text's opacity. The static scan
+//! leaves [`crate::Page::rendered`] `None` and rules use the cascade's
+//! estimates ([`crate::css`]).
+//!
+//! **Mapping facts to the parsed DOM.** Before the snapshot the engine stamps
+//! every element of the page, in document order, with the attribute
+//! [`STAMP_ATTR`] holding its index; the snapshot reads the stamp from each
+//! node's attributes and the serialized DOM carries it too. When the rules
+//! parse a rendered page the stamp is removed from every element (no rule,
+//! snippet or selector sees it) and remembered as the element's index into
+//! [`RenderedFacts::elements`]. So the mapping holds whatever the page's
+//! scripts do: an element a script adds after the stamping has no stamp and no
+//! facts (rules fall back to the static estimate for it), a stamp a script
+//! copies or forges only mislabels that page's own elements.
+//!
+//! **Bounds.** The engine takes no facts from a page with more than
+//! [`MAX_FACT_ELEMENTS`] elements, from a snapshot larger than the protocol's
+//! message cap, or when the snapshot does not come back in time: the page is
+//! then analyzed with the static estimates and [`RenderedFacts::note`] says
+//! why.
+
+use serde::{Deserialize, Serialize};
+
+use crate::css::color::Rgba;
+
+/// The attribute the engine stamps on every element before the snapshot; its
+/// value is the element's index into [`RenderedFacts::elements`].
+pub const STAMP_ATTR: &str = "data-sitescan-node";
+
+/// Most elements a page may have for its facts to be taken.
+pub const MAX_FACT_ELEMENTS: usize = 50_000;
+
+/// A rectangle in CSS pixels, page coordinates (the document's origin).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Rect {
+    /// Left edge.
+    pub x: f32,
+    /// Top edge.
+    pub y: f32,
+    /// Width.
+    pub width: f32,
+    /// Height.
+    pub height: f32,
+}
+
+/// What the browser computed for one element.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ElementFacts {
+    /// Computed `display` (`none` when the element is not rendered).
+    pub display: String,
+    /// Computed `visibility`.
+    pub visibility: String,
+    /// Computed `opacity` of the element itself (not its ancestors').
+    pub opacity: f32,
+    /// Computed `color`.
+    pub color: Option<Rgba>,
+    /// Computed `font-size`, CSS pixels.
+    pub font_size: f32,
+    /// Computed `font-weight` (100 to 900).
+    pub font_weight: f32,
+    /// Computed `overflow-x`.
+    pub overflow_x: String,
+    /// Computed `overflow-y`.
+    pub overflow_y: String,
+    /// The border box; `None` when the element has no layout box.
+    pub bounds: Option<Rect>,
+    /// The scrollable content's size (`scrollWidth` and `scrollHeight`);
+    /// `None` without a layout box.
+    pub scroll: Option<Rect>,
+    /// The padding box's size (`clientWidth` and `clientHeight`); `None`
+    /// without a layout box.
+    pub client: Option<Rect>,
+    /// The background colour the browser blends behind the element's text
+    /// (every ancestor's background composited); `None` when it could not
+    /// tell (an image or a gradient behind).
+    pub background: Option<Rgba>,
+    /// The opacity the element's text is painted with (its own and its
+    /// ancestors' opacities multiplied).
+    pub text_opacity: Option<f32>,
+}
+
+impl ElementFacts {
+    /// Whether the element is rendered and not hidden by its own style or
+    /// an ancestor's (`display: none` anywhere above leaves no box,
+    /// `visibility` is inherited, opacity 0 hides its content).
+    pub fn is_visible(&self) -> bool {
+        self.bounds.is_some()
+            && self.display != "none"
+            && self.visibility != "hidden"
+            && self.visibility != "collapse"
+            && self.text_opacity.is_none_or(|o| o > 0.0)
+    }
+
+    /// Whether the element's box is outside the page's scrollable area
+    /// (to its left or above it), where no visitor can scroll.
+    pub fn is_off_page(&self) -> bool {
+        self.bounds
+            .is_some_and(|b| b.x + b.width <= 0.0 || b.y + b.height <= 0.0)
+    }
+}
+
+/// What the browser measured on one page.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RenderedFacts {
+    /// The viewport the facts were taken in, CSS pixels (width and height).
+    pub viewport: Rect,
+    /// Per stamp ([`STAMP_ATTR`]), the element's facts; `None` for an element
+    /// the snapshot did not find (removed by a script after the stamping).
+    pub elements: Vec<Option<ElementFacts>>,
+    /// The stamp of the open modal dialog (`:modal`), if one is open:
+    /// everything outside it is inert.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modal: Option<u32>,
+    /// Why facts are missing, when they are: `elements` is then empty and
+    /// rules use the static estimates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl RenderedFacts {
+    /// Facts that could not be taken, and why.
+    pub fn absent(note: impl Into<String>) -> RenderedFacts {
+        RenderedFacts {
+            note: Some(note.into()),
+            ..RenderedFacts::default()
+        }
+    }
+
+    /// The facts of the element stamped `stamp`.
+    pub fn element(&self, stamp: u32) -> Option<&ElementFacts> {
+        self.elements
+            .get(usize::try_from(stamp).ok()?)
+            .and_then(Option::as_ref)
+    }
+
+    /// Whether facts were taken.
+    pub fn is_present(&self) -> bool {
+        self.note.is_none() && !self.elements.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn facts_round_trip_through_json() {
+        let facts = RenderedFacts {
+            viewport: Rect {
+                x: 0.0,
+                y: 0.0,
+                width: 1280.0,
+                height: 800.0,
+            },
+            elements: vec![
+                Some(ElementFacts {
+                    display: "block".into(),
+                    visibility: "visible".into(),
+                    opacity: 1.0,
+                    color: Rgba::parse("rgb(10, 20, 30)"),
+                    bounds: Some(Rect::default()),
+                    text_opacity: Some(0.5),
+                    ..ElementFacts::default()
+                }),
+                None,
+            ],
+            modal: None,
+            note: None,
+        };
+        let json = serde_json::to_string(&facts).unwrap();
+        let back: RenderedFacts = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, facts);
+        assert!(back.element(0).unwrap().is_visible());
+        assert!(back.element(1).is_none());
+        assert!(back.element(7).is_none());
+        assert!(!RenderedFacts::absent("over the cap").is_present());
+    }
+}

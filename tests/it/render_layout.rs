@@ -1,0 +1,215 @@
+//! Rules that prefer the browser's facts (computed styles, boxes, blended
+//! backgrounds, the open modal dialog, shadow roots) in render mode, each page
+//! scanned twice on 127.0.0.1: as served (the cascade's estimate) and
+//! rendered in a real Chromium (what the browser measured). The exact
+//! findings of both scans are asserted, so a rule that ignored the facts
+//! would keep its static answer and fail here.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use sitescan::browser::{configure, LaunchOptions};
+use sitescan::rules::Outcome;
+use sitescan::{Report, Scanner};
+
+/// Serves `pages` (path → HTML) on 127.0.0.1, 404 otherwise.
+async fn serve(pages: &[(&str, &str)]) -> (u16, tokio::sync::oneshot::Sender<()>) {
+    let pages: Arc<HashMap<String, String>> = Arc::new(
+        pages
+            .iter()
+            .map(|(p, h)| (p.to_string(), h.to_string()))
+            .collect(),
+    );
+    let app = axum::Router::new().fallback(answer).with_state(pages);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async {
+                let _ = rx.await;
+            })
+            .await
+            .unwrap();
+    });
+    (port, tx)
+}
+
+async fn answer(State(pages): State<Arc<HashMap<String, String>>>, req: Request) -> Response {
+    match pages.get(req.uri().path()) {
+        Some(html) => {
+            ([("content-type", "text/html; charset=utf-8")], html.clone()).into_response()
+        }
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+/// `(rule, outcome, selector)` of every finding, sorted.
+fn findings(report: &Report) -> Vec<(String, &'static str, String)> {
+    let mut out: Vec<(String, &'static str, String)> = report
+        .findings
+        .iter()
+        .map(|f| {
+            let outcome = match f.outcome {
+                Outcome::Failed => "failed",
+                Outcome::CantTell => "cant-tell",
+                _ => "other",
+            };
+            (f.rule_id.clone(), outcome, f.selector.clone())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Scans the page at `/` of a site serving `html`, as served then rendered,
+/// with only `rule`; answers both scans' findings.
+async fn both(rule: &str, html: &str) -> [Vec<(String, &'static str, String)>; 2] {
+    configure(LaunchOptions {
+        sandbox: false,
+        call_timeout: Duration::from_secs(10),
+        ..LaunchOptions::from_env()
+    });
+    let (port, _stop) = serve(&[("/", html)]).await;
+    let url = format!("http://127.0.0.1:{port}/");
+    let mut out = Vec::new();
+    for render in [false, true] {
+        let report = Scanner::builder()
+            .rules(&[rule])
+            .allow_private(true)
+            .rate_per_host(200.0)
+            .max_pages(1)
+            .render(render)
+            .build()
+            .unwrap()
+            .scan(&url)
+            .await
+            .unwrap();
+        assert!(
+            report.pages.iter().all(|p| p.error.is_none()),
+            "{:?}",
+            report.pages
+        );
+        out.push(findings(&report));
+    }
+    [out.remove(0), out.remove(0)]
+}
+
+fn f(rule: &str, outcome: &'static str, selector: &str) -> (String, &'static str, String) {
+    (rule.to_string(), outcome, selector.to_string())
+}
+
+const LONG: &str = "Web Content Accessibility Guidelines (WCAG) 2.1 covers a wide range of recommendations for making Web content more accessible. Following these guidelines will make content more accessible to a wider range of people with disabilities.";
+
+/// A height a script sets through a custom property: the static scan cannot
+/// resolve it (cannot tell for both regions); the browser measures that one
+/// region's content overflows and the other's does not.
+#[tokio::test]
+async fn scrollable_region_uses_the_browsers_scroll_sizes() {
+    let html = format!(
+        r#"<!doctype html><html lang="en"><head><title>Regions</title></head><body>
+<section id="long" style="width: 200px; height: var(--h); overflow-y: auto"><p>{LONG}</p></section>
+<section id="short" style="width: 400px; height: var(--h); overflow-y: auto"><p>Hi</p></section>
+<script>document.documentElement.style.setProperty('--h', '50px')</script>
+</body></html>"#
+    );
+    let [served, rendered] = both("scrollable-region-focusable", &html).await;
+    assert_eq!(
+        served,
+        vec![
+            f("scrollable-region-focusable", "cant-tell", "#long"),
+            f("scrollable-region-focusable", "cant-tell", "#short"),
+        ]
+    );
+    assert_eq!(
+        rendered,
+        vec![f("scrollable-region-focusable", "failed", "#long")]
+    );
+}
+
+/// Colours the cascade cannot compute (`calc()` inside `rgb()`): cannot tell
+/// as served; the browser's computed colour over its blended background
+/// fails the pale text and passes the dark one.
+#[tokio::test]
+async fn color_contrast_uses_the_browsers_colours() {
+    let html = r#"<!doctype html><html lang="en"><head><title>Colours</title></head><body style="background: #fff">
+<p id="pale" style="color: rgb(calc(100 + 100) 200 200)">Pale text on white</p>
+<p id="dark" style="color: rgb(calc(5 + 5) 10 10)">Dark text on white</p>
+</body></html>"#;
+    let [served, rendered] = both("color-contrast", html).await;
+    assert_eq!(
+        served,
+        vec![
+            f("color-contrast", "cant-tell", "#dark"),
+            f("color-contrast", "cant-tell", "#pale"),
+        ]
+    );
+    assert_eq!(rendered, vec![f("color-contrast", "failed", "#pale")]);
+}
+
+/// Text a script puts in a shadow root: not in the served HTML; in the
+/// rendered page's flat tree, with the host's colours.
+#[tokio::test]
+async fn text_in_a_shadow_root_is_checked() {
+    let html = r#"<!doctype html><html lang="en"><head><title>Shadow</title></head><body>
+<p id="host" style="color: #aaa; background: #fff"></p>
+<script>document.getElementById('host').attachShadow({ mode: 'open' }).textContent = 'Some text in English'</script>
+</body></html>"#;
+    let [served, rendered] = both("color-contrast", html).await;
+    assert_eq!(served, vec![]);
+    assert_eq!(rendered, vec![f("color-contrast", "failed", "#host")]);
+}
+
+/// A modal dialog opened on load makes the rest of the page inert: the
+/// frame taken out of the tab order is no failure while it is open.
+#[tokio::test]
+async fn an_open_modal_dialog_makes_the_rest_inert() {
+    let html = r#"<!doctype html><html lang="en"><head><title>Modal</title></head><body>
+<iframe id="frame" tabindex="-1" title="Links" srcdoc="<a href='/'>Home</a>"></iframe>
+<dialog id="d"><p>We store no data.</p><button>Close</button></dialog>
+<script>document.getElementById('d').showModal()</script>
+</body></html>"#;
+    let [served, rendered] = both("frame-focusable-content", html).await;
+    assert_eq!(
+        served,
+        vec![f("frame-focusable-content", "failed", "#frame")]
+    );
+    assert_eq!(rendered, vec![]);
+}
+
+/// A control sized through a custom property a script sets: cannot tell as
+/// served; the browser's box fails the small one and passes the large one.
+#[tokio::test]
+async fn target_size_uses_the_browsers_boxes() {
+    let html = r#"<!doctype html><html lang="en"><head><title>Targets</title></head><body>
+<button id="small" style="width: var(--s); height: var(--s); padding: 0" aria-label="Close">x</button>
+<button id="large" style="width: var(--l); height: var(--l); padding: 0" aria-label="Open">o</button>
+<script>document.documentElement.style.setProperty('--s', '16px'); document.documentElement.style.setProperty('--l', '32px')</script>
+</body></html>"#;
+    let [served, rendered] = both("target-size", html).await;
+    assert_eq!(
+        served,
+        vec![
+            f("target-size", "cant-tell", "#large"),
+            f("target-size", "cant-tell", "#small"),
+        ]
+    );
+    assert_eq!(rendered, vec![f("target-size", "failed", "#small")]);
+}
+
+/// A link colour the cascade cannot compute: cannot tell as served; the
+/// browser's computed colours differ by under 3:1, and the link has no
+/// underline.
+#[tokio::test]
+async fn link_in_text_block_uses_the_browsers_colours() {
+    let html = r#"<!doctype html><html lang="en"><head><title>Links</title></head><body>
+<p style="color: #333">Read our <a id="terms" href="/terms" style="color: rgb(calc(60 + 8) 68 68); text-decoration: none">terms</a> first.</p>
+</body></html>"#;
+    let [served, rendered] = both("link-in-text-block", html).await;
+    assert_eq!(served, vec![f("link-in-text-block", "cant-tell", "#terms")]);
+    assert_eq!(rendered, vec![f("link-in-text-block", "failed", "#terms")]);
+}
