@@ -332,6 +332,7 @@ pub async fn start_scan(
         finished_at: None,
         summary: None,
         quota_refunded: false,
+        schedule_id: None,
     };
     let scan = state
         .store
