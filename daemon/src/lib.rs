@@ -24,6 +24,7 @@ pub mod executor;
 pub mod fleet;
 pub mod ops;
 pub mod queue;
+pub mod scheduler;
 pub mod secrets;
 pub mod service;
 pub mod state;

@@ -1185,6 +1185,7 @@ async fn serve_broken(panics: bool) -> String {
             allow_private: true,
             page_budget: sitescan::PageBudget::DEFAULT,
             public_url: None,
+            schedule_min_interval: std::time::Duration::from_secs(60),
         },
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -13,7 +13,7 @@ use sitescan_rules::{registry, Category};
 
 use crate::error::{Error, Problems, Result};
 use crate::queue::Job;
-use crate::state::AppState;
+use crate::state::{ApiSettings, AppState};
 use crate::store::{new_id, Account, AppliedConfig, Page, Scan, ScanStatus, Store};
 use crate::views::BudgetParam;
 
@@ -254,6 +254,17 @@ pub async fn start_scan(
     site_id: &str,
     request: NewScan,
 ) -> Result<Scan> {
+    start_scan_for(state, account, site_id, request, None).await
+}
+
+/// Checks a scan request without starting it: every problem at once, the
+/// plan's page cap applied. What [`start_scan`] does first; schedules check
+/// their scan `config` with it when saved.
+pub fn applied_config(
+    settings: &ApiSettings,
+    account: &Account,
+    request: NewScan,
+) -> Result<AppliedConfig> {
     let NewScan {
         rules,
         priority,
@@ -291,18 +302,13 @@ pub async fn start_scan(
     };
     let budget = problems.take(
         "config.budget",
-        apply_budget(budget.unwrap_or_default(), &state.settings.page_budget),
+        apply_budget(budget.unwrap_or_default(), &settings.page_budget),
     );
     validate_patterns("config.include", &include, &mut problems);
     validate_patterns("config.exclude", &exclude, &mut problems);
     problems.finish()?;
     let budget = budget.unwrap_or(PageBudget::DEFAULT);
     let plan = account.plan;
-    let site = state
-        .store
-        .site(&account.id, site_id)
-        .await?
-        .ok_or_else(|| Error::not_found("site", site_id))?;
     let plan_max_pages = plan.max_pages();
     let applied = AppliedConfig {
         rules,
@@ -316,6 +322,24 @@ pub async fn start_scan(
         include,
         exclude,
     };
+    Ok(applied)
+}
+
+/// [`start_scan`] for the scheduler: the scan records the schedule that
+/// started it (`schedule_id`).
+pub async fn start_scan_for(
+    state: &AppState,
+    account: &Account,
+    site_id: &str,
+    request: NewScan,
+    schedule_id: Option<String>,
+) -> Result<Scan> {
+    let applied = applied_config(&state.settings, account, request)?;
+    let site = state
+        .store
+        .site(&account.id, site_id)
+        .await?
+        .ok_or_else(|| Error::not_found("site", site_id))?;
     let now = Utc::now();
     let scan = Scan {
         id: new_id("scan")?,
@@ -332,11 +356,11 @@ pub async fn start_scan(
         finished_at: None,
         summary: None,
         quota_refunded: false,
-        schedule_id: None,
+        schedule_id,
     };
     let scan = state
         .store
-        .create_scan_if_quota(scan, now.date_naive(), plan.scans_per_day())
+        .create_scan_if_quota(scan, now.date_naive(), account.plan.scans_per_day())
         .await?;
     state
         .queue

@@ -13,6 +13,7 @@ use sitescan_engine::Priority;
 use utoipa::ToSchema;
 
 pub mod download;
+pub mod schedules;
 pub mod webhooks;
 
 use crate::store::{ApiKey, AppliedConfig, Plan, Progress, Scan, ScanStatus, ScanSummary};
@@ -65,6 +66,10 @@ pub struct ScanView {
     /// checked a page, completed, or was canceled while running keeps
     /// counting.
     pub quota_refunded: bool,
+    /// The schedule that started it (`sch_...`); absent for a scan asked
+    /// for through the API or the dashboard.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule_id: Option<String>,
     /// Where to go next.
     pub links: ScanLinks,
 }
@@ -92,6 +97,7 @@ impl From<Scan> for ScanView {
             finished_at: s.finished_at,
             summary: s.summary,
             quota_refunded: s.quota_refunded,
+            schedule_id: s.schedule_id,
         }
     }
 }
@@ -211,7 +217,7 @@ impl From<LinksParam> for sitescan_engine::LinkScope {
 }
 
 /// `config` of a scan request.
-#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScanRequestConfig {
     /// Rule sets (`wcag-a`, `wcag-aa`, `best-practice`, `review`, `accessibility`, `seo`,
@@ -269,7 +275,7 @@ pub struct ScanRequestConfig {
 
 /// `config.budget` of a scan request, and the budget a scan record shows as
 /// applied.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BudgetParam {
     /// Wall time of one page's analysis, milliseconds (default 5000; 0 stops
