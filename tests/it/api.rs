@@ -1151,6 +1151,59 @@ impl sitescan_daemon::store::Store for BrokenStore {
     ) -> sitescan_daemon::Result<Option<String>> {
         broken()
     }
+    async fn create_schedule(
+        &self,
+        _: sitescan_daemon::store::Schedule,
+    ) -> sitescan_daemon::Result<sitescan_daemon::store::Schedule> {
+        broken()
+    }
+    async fn schedule(
+        &self,
+        _: &str,
+        _: &str,
+    ) -> sitescan_daemon::Result<Option<sitescan_daemon::store::Schedule>> {
+        broken()
+    }
+    async fn list_schedules(
+        &self,
+        _: &str,
+        _: &str,
+    ) -> sitescan_daemon::Result<Vec<sitescan_daemon::store::Schedule>> {
+        broken()
+    }
+    async fn update_schedule(
+        &self,
+        _: sitescan_daemon::store::Schedule,
+    ) -> sitescan_daemon::Result<sitescan_daemon::store::Schedule> {
+        broken()
+    }
+    async fn delete_schedule(&self, _: &str, _: &str) -> sitescan_daemon::Result<bool> {
+        broken()
+    }
+    async fn due_schedules(
+        &self,
+        _: chrono::DateTime<chrono::Utc>,
+        _: usize,
+    ) -> sitescan_daemon::Result<Vec<sitescan_daemon::store::Schedule>> {
+        broken()
+    }
+    async fn claim_schedule_run(
+        &self,
+        _: &str,
+        _: chrono::DateTime<chrono::Utc>,
+        _: Option<chrono::DateTime<chrono::Utc>>,
+        _: chrono::DateTime<chrono::Utc>,
+    ) -> sitescan_daemon::Result<Option<sitescan_daemon::store::Schedule>> {
+        broken()
+    }
+    async fn record_schedule_outcome(
+        &self,
+        _: &str,
+        _: chrono::DateTime<chrono::Utc>,
+        _: sitescan_daemon::store::RunOutcome,
+    ) -> sitescan_daemon::Result<()> {
+        broken()
+    }
     async fn claim_idempotency_key(
         &self,
         _: &str,
