@@ -12,8 +12,8 @@ use sitescan_daemon::api::views::ScanView;
 use sitescan_daemon::queue::{Job, Queue};
 use sitescan_daemon::store::embedded::Embedded;
 use sitescan_daemon::store::{
-    fixture, new_id, Account, Delivery, DeliveryStatus, Plan, Progress, ReportFile, Scan,
-    RunOutcome, RunStatus, ScanOutcome, ScanStatus, ScanSummary, Schedule, Site, Store, Webhook,
+    fixture, new_id, Account, Delivery, DeliveryStatus, Plan, Progress, ReportFile, RunOutcome,
+    RunStatus, Scan, ScanOutcome, ScanStatus, ScanSummary, Schedule, Site, Store, Webhook,
 };
 use sitescan_daemon::webhooks::EVENT_TYPES;
 use sitescan_daemon::Error;
@@ -1707,8 +1707,14 @@ fn schedule(acc: &str, site: &str, next: Option<chrono::DateTime<Utc>>) -> Sched
 /// racers, none after the run moved), outcomes of stale runs dropped, updates
 /// that keep the run record, removal.
 pub async fn schedules(store: Arc<dyn Store>) {
-    let a = store.create_account(account(Plan::Enterprise)).await.unwrap();
-    let b = store.create_account(account(Plan::Enterprise)).await.unwrap();
+    let a = store
+        .create_account(account(Plan::Enterprise))
+        .await
+        .unwrap();
+    let b = store
+        .create_account(account(Plan::Enterprise))
+        .await
+        .unwrap();
     let site_a = store.create_site(site(&a.id)).await.unwrap();
     let site_b = store.create_site(site(&b.id)).await.unwrap();
     let now = Utc::now().trunc_subsecs(3);
@@ -1720,7 +1726,16 @@ pub async fn schedules(store: Arc<dyn Store>) {
         .create_schedule(schedule("acc_missing", &site_a.id, Some(past)))
         .await
         .unwrap_err();
-    assert!(matches!(err, Error::NotFound { kind: "account", .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::NotFound {
+                kind: "account",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
 
     let due = store
         .create_schedule(schedule(&a.id, &site_a.id, Some(past)))
@@ -1740,7 +1755,10 @@ pub async fn schedules(store: Arc<dyn Store>) {
         .unwrap();
 
     // Tenancy: another account's schedule is none, as a missing one.
-    assert_eq!(store.schedule(&a.id, &due.id).await.unwrap().as_ref(), Some(&due));
+    assert_eq!(
+        store.schedule(&a.id, &due.id).await.unwrap().as_ref(),
+        Some(&due)
+    );
     assert_eq!(store.schedule(&b.id, &due.id).await.unwrap(), None);
     assert_eq!(store.schedule(&a.id, "sch_missing").await.unwrap(), None);
     let listed: Vec<String> = store
@@ -1751,7 +1769,11 @@ pub async fn schedules(store: Arc<dyn Store>) {
         .map(|s| s.id)
         .collect();
     assert_eq!(listed, [due.id.clone(), later.id.clone(), off.id.clone()]);
-    assert!(store.list_schedules(&b.id, &site_a.id).await.unwrap().is_empty());
+    assert!(store
+        .list_schedules(&b.id, &site_a.id)
+        .await
+        .unwrap()
+        .is_empty());
 
     // Due: enabled, next run at or before now; earliest first.
     let due_ids = |v: Vec<Schedule>| v.into_iter().map(|s| s.id).collect::<Vec<_>>();
@@ -1762,14 +1784,25 @@ pub async fn schedules(store: Arc<dyn Store>) {
     assert_eq!(got, want);
     assert_eq!(store.due_schedules(now, 1).await.unwrap().len(), 1);
     assert!(due_ids(store.due_schedules(past, 100).await.unwrap()).contains(&due.id));
-    assert!(!due_ids(store.due_schedules(past - chrono::Duration::milliseconds(1), 100).await.unwrap()).contains(&due.id));
+    assert!(!due_ids(
+        store
+            .due_schedules(past - chrono::Duration::milliseconds(1), 100)
+            .await
+            .unwrap()
+    )
+    .contains(&due.id));
 
     // Ten racers claim the same run: exactly one wins.
     let next = now + chrono::Duration::minutes(5);
     let claims = futures::future::join_all((0..10).map(|_| {
         let store = store.clone();
         let id = due.id.clone();
-        async move { store.claim_schedule_run(&id, past, Some(next), now).await.unwrap() }
+        async move {
+            store
+                .claim_schedule_run(&id, past, Some(next), now)
+                .await
+                .unwrap()
+        }
     }))
     .await;
     let won: Vec<Schedule> = claims.into_iter().flatten().collect();
@@ -1778,11 +1811,29 @@ pub async fn schedules(store: Arc<dyn Store>) {
     assert_eq!(won[0].last_run_at, Some(now));
     assert_eq!(won[0].last_outcome, None);
     // The run moved: claiming it again gets nothing, and it is no longer due.
-    assert_eq!(store.claim_schedule_run(&due.id, past, Some(next), now).await.unwrap(), None);
+    assert_eq!(
+        store
+            .claim_schedule_run(&due.id, past, Some(next), now)
+            .await
+            .unwrap(),
+        None
+    );
     assert!(!due_ids(store.due_schedules(now, 100).await.unwrap()).contains(&due.id));
     // A disabled schedule, or a missing one, cannot be claimed.
-    assert_eq!(store.claim_schedule_run(&off.id, past, Some(next), now).await.unwrap(), None);
-    assert_eq!(store.claim_schedule_run("sch_missing", past, None, now).await.unwrap(), None);
+    assert_eq!(
+        store
+            .claim_schedule_run(&off.id, past, Some(next), now)
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        store
+            .claim_schedule_run("sch_missing", past, None, now)
+            .await
+            .unwrap(),
+        None
+    );
 
     // The outcome of the run is recorded; one of a stale run is dropped.
     let started = RunOutcome {
@@ -1790,7 +1841,10 @@ pub async fn schedules(store: Arc<dyn Store>) {
         scan_id: Some("scan_1".into()),
         error: None,
     };
-    store.record_schedule_outcome(&due.id, now, started.clone()).await.unwrap();
+    store
+        .record_schedule_outcome(&due.id, now, started.clone())
+        .await
+        .unwrap();
     let stale = RunOutcome {
         status: RunStatus::SkippedQuota,
         scan_id: None,
@@ -1800,7 +1854,10 @@ pub async fn schedules(store: Arc<dyn Store>) {
         .record_schedule_outcome(&due.id, past, stale)
         .await
         .unwrap();
-    store.record_schedule_outcome("sch_missing", now, started.clone()).await.unwrap();
+    store
+        .record_schedule_outcome("sch_missing", now, started.clone())
+        .await
+        .unwrap();
     let read = store.schedule(&a.id, &due.id).await.unwrap().unwrap();
     assert_eq!(read.last_outcome, Some(started.clone()));
     assert_eq!(read.last_run_at, Some(now));
@@ -1819,7 +1876,10 @@ pub async fn schedules(store: Arc<dyn Store>) {
     assert_eq!(saved.account_id, a.id);
     assert_eq!(saved.last_run_at, Some(now));
     assert_eq!(saved.last_outcome, Some(started));
-    assert_eq!(store.schedule(&a.id, &due.id).await.unwrap(), Some(saved.clone()));
+    assert_eq!(
+        store.schedule(&a.id, &due.id).await.unwrap(),
+        Some(saved.clone())
+    );
     // Enabled again with a run due: it is due again.
     let mut again = saved.clone();
     again.enabled = true;
@@ -1829,7 +1889,16 @@ pub async fn schedules(store: Arc<dyn Store>) {
     let mut gone = due.clone();
     gone.id = "sch_missing".into();
     let err = store.update_schedule(gone).await.unwrap_err();
-    assert!(matches!(err, Error::NotFound { kind: "schedule", .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::NotFound {
+                kind: "schedule",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
 
     // Removal: another account's is refused; the owner's goes from every index.
     assert!(!store.delete_schedule(&b.id, &due.id).await.unwrap());

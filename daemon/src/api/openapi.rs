@@ -18,15 +18,15 @@ use super::envelope::{
 use super::error::{ErrorBody, ErrorCode, ErrorDetail, ErrorObject};
 
 use super::reports::CompareEnvelope;
+use super::schedules::{
+    CreateSchedule, ScheduleDeleted, ScheduleDeletedEnvelope, ScheduleEnvelope, ScheduleLinks,
+    ScheduleListEnvelope, ScheduleView, UpdateSchedule,
+};
 use super::views::{
     AccountView, BudgetParam, CreateSite, KeyView, LinksParam, ScanLinks, ScanRequest,
     ScanRequestConfig, ScanView, SiteDeleted, Status,
 };
 use super::webhooks::{CreateWebhook, DeliveryView, UpdateWebhook, WebhookDeleted, WebhookView};
-use super::schedules::{
-    CreateSchedule, ScheduleDeleted, ScheduleDeletedEnvelope, ScheduleEnvelope, ScheduleLinks,
-    ScheduleListEnvelope, ScheduleView, UpdateSchedule,
-};
 use super::{keys, reports, scans, schedules, sites, webhooks};
 use crate::store::{
     AppliedConfig, CategoryResult, DeliveryAttempt, DeliveryStatus, Plan, Progress, RunOutcome,

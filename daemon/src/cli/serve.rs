@@ -69,7 +69,12 @@ pub(crate) struct Args {
     /// The shortest time, in seconds, allowed between two runs of a
     /// scheduled scan: a schedule whose cron expression runs more often is
     /// refused (422).
-    #[arg(long, env = "SITESCAN_SCHEDULE_MIN_INTERVAL", default_value_t = 60, value_name = "SECONDS")]
+    #[arg(
+        long,
+        env = "SITESCAN_SCHEDULE_MIN_INTERVAL",
+        default_value_t = 60,
+        value_name = "SECONDS"
+    )]
     schedule_min_interval: u64,
 }
 

@@ -487,7 +487,13 @@ mod tests {
     #[test]
     fn daylight_saving_is_followed() {
         // 06:00 in New York is 11:00 UTC in winter and 10:00 UTC in summer.
-        let c = cadence("0 6 * * *", "America/New_York", DEFAULT_MIN_INTERVAL, Utc::now()).unwrap();
+        let c = cadence(
+            "0 6 * * *",
+            "America/New_York",
+            DEFAULT_MIN_INTERVAL,
+            Utc::now(),
+        )
+        .unwrap();
         let winter = Utc.with_ymd_and_hms(2026, 1, 15, 0, 0, 0).unwrap();
         let summer = Utc.with_ymd_and_hms(2026, 7, 15, 0, 0, 0).unwrap();
         assert_eq!(c.next_after(winter), Some(at("2026-01-15T11:00:00Z")));
@@ -501,19 +507,42 @@ mod tests {
             Err(Error::Invalid(p)) => p.list().iter().map(|f| f.field.clone()).collect::<Vec<_>>(),
             other => panic!("{other:?}"),
         };
-        assert_eq!(fields(cadence("61 * * * *", "UTC", DEFAULT_MIN_INTERVAL, now)), ["cron"]);
-        assert_eq!(fields(cadence("", "UTC", DEFAULT_MIN_INTERVAL, now)), ["cron"]);
-        assert_eq!(fields(cadence("* * * * * * 2030", "UTC", DEFAULT_MIN_INTERVAL, now)), ["cron"]);
-        assert_eq!(fields(cadence("0 * * * *", "Mars/Base", DEFAULT_MIN_INTERVAL, now)), ["timezone"]);
+        assert_eq!(
+            fields(cadence("61 * * * *", "UTC", DEFAULT_MIN_INTERVAL, now)),
+            ["cron"]
+        );
+        assert_eq!(
+            fields(cadence("", "UTC", DEFAULT_MIN_INTERVAL, now)),
+            ["cron"]
+        );
+        assert_eq!(
+            fields(cadence(
+                "* * * * * * 2030",
+                "UTC",
+                DEFAULT_MIN_INTERVAL,
+                now
+            )),
+            ["cron"]
+        );
+        assert_eq!(
+            fields(cadence("0 * * * *", "Mars/Base", DEFAULT_MIN_INTERVAL, now)),
+            ["timezone"]
+        );
         assert_eq!(
             fields(cadence("nope", "Nowhere", DEFAULT_MIN_INTERVAL, now)),
             ["cron", "timezone"]
         );
         // Every 10 seconds is under the default minute.
-        assert_eq!(fields(cadence("*/10 * * * * *", "UTC", DEFAULT_MIN_INTERVAL, now)), ["cron"]);
+        assert_eq!(
+            fields(cadence("*/10 * * * * *", "UTC", DEFAULT_MIN_INTERVAL, now)),
+            ["cron"]
+        );
         assert!(cadence("*/10 * * * * *", "UTC", Duration::from_secs(10), now).is_ok());
         // 30 February never comes.
-        assert_eq!(fields(cadence("0 0 30 2 *", "UTC", DEFAULT_MIN_INTERVAL, now)), ["cron"]);
+        assert_eq!(
+            fields(cadence("0 0 30 2 *", "UTC", DEFAULT_MIN_INTERVAL, now)),
+            ["cron"]
+        );
     }
 
     #[test]

@@ -10,8 +10,7 @@ use crate::store::{RunOutcome, Schedule};
 /// Schedules by id (JSON).
 pub(crate) const SCHEDULES: TableDefinition<&str, &[u8]> = TableDefinition::new("schedules");
 /// `site_id/schedule_id` -> () (a site's schedules, in creation order).
-pub(crate) const SITE_SCHEDULES: TableDefinition<&str, ()> =
-    TableDefinition::new("site_schedules");
+pub(crate) const SITE_SCHEDULES: TableDefinition<&str, ()> = TableDefinition::new("site_schedules");
 /// `{µs since the epoch, 20 digits}/{schedule_id}` -> () for each enabled
 /// schedule with a next run: sorts by due time.
 pub(crate) const SCHEDULES_DUE: TableDefinition<&str, ()> = TableDefinition::new("schedules_due");
