@@ -484,6 +484,63 @@ mod tests {
         assert_eq!(hourly.next_after(now), Some(at("2026-03-10T13:00:00Z")));
     }
 
+    /// What the docs page says of the syntax: names, either-day matching,
+    /// `L` and `#`, Sunday as 0 or 7, 6 fields with seconds first.
+    #[test]
+    fn cron_syntax_as_documented() {
+        let next = |cron: &str, from: &str| {
+            Cadence::parse(cron, "UTC")
+                .unwrap()
+                .next_after(at(from))
+                .unwrap()
+        };
+        // 2026-03-10 is a Tuesday.
+        assert_eq!(
+            next("0 0 * * MON", "2026-03-10T12:00:00Z"),
+            at("2026-03-16T00:00:00Z")
+        );
+        assert_eq!(
+            next("0 0 1 * MON", "2026-03-10T12:00:00Z"),
+            at("2026-03-16T00:00:00Z")
+        );
+        assert_eq!(
+            next("0 0 1 * MON", "2026-03-28T12:00:00Z"),
+            at("2026-03-30T00:00:00Z")
+        );
+        assert_eq!(
+            next("0 0 1 * MON", "2026-03-31T12:00:00Z"),
+            at("2026-04-01T00:00:00Z")
+        );
+        assert_eq!(
+            next("0 0 L * *", "2026-02-10T12:00:00Z"),
+            at("2026-02-28T00:00:00Z")
+        );
+        assert_eq!(
+            next("0 0 * * FRI#2", "2026-03-01T00:00:00Z"),
+            at("2026-03-13T00:00:00Z")
+        );
+        assert_eq!(
+            next("0 0 * * 0", "2026-03-10T12:00:00Z"),
+            at("2026-03-15T00:00:00Z")
+        );
+        assert_eq!(
+            next("0 0 * * 7", "2026-03-10T12:00:00Z"),
+            at("2026-03-15T00:00:00Z")
+        );
+        assert_eq!(
+            next("10-50/20 * * * *", "2026-03-10T12:00:00Z"),
+            at("2026-03-10T12:10:00Z")
+        );
+        assert_eq!(
+            next("30 0 12 * * *", "2026-03-10T12:00:00Z"),
+            at("2026-03-10T12:00:30Z")
+        );
+        assert_eq!(
+            next("0 0 1 JAN *", "2026-03-10T12:00:00Z"),
+            at("2027-01-01T00:00:00Z")
+        );
+    }
+
     #[test]
     fn daylight_saving_is_followed() {
         // 06:00 in New York is 11:00 UTC in winter and 10:00 UTC in summer.
@@ -556,5 +613,33 @@ mod tests {
         assert_eq!(v, serde_json::json!({"rules": ["wcag-aa"], "max_pages": 5}));
         let back: ScanRequestConfig = serde_json::from_value(v).unwrap();
         assert_eq!(back.max_pages, Some(5));
+    }
+}
+
+#[cfg(test)]
+mod dst {
+    use super::*;
+
+    fn at(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    /// A local time the spring change skips runs at the first time after the
+    /// gap; one the autumn change repeats runs once, at its first occurrence.
+    #[test]
+    fn skipped_and_repeated_local_times() {
+        let c = Cadence::parse("30 2 * * *", "Europe/Berlin").unwrap();
+        // 2026-03-29: 02:00 CET jumps to 03:00 CEST.
+        let spring = c.next_after(at("2026-03-28T12:00:00Z")).unwrap();
+        assert_eq!(spring, at("2026-03-29T01:00:00Z"), "03:00 CEST");
+        assert_eq!(c.next_after(spring), Some(at("2026-03-30T00:30:00Z")));
+        // 2026-10-25: 03:00 CEST goes back to 02:00 CET; 02:30 comes twice.
+        let autumn = c.next_after(at("2026-10-24T12:00:00Z")).unwrap();
+        assert_eq!(autumn, at("2026-10-25T00:30:00Z"), "02:30 CEST");
+        assert_eq!(
+            c.next_after(autumn),
+            Some(at("2026-10-26T01:30:00Z")),
+            "next day, 02:30 CET"
+        );
     }
 }
