@@ -640,6 +640,11 @@ async fn health_readiness_and_the_openapi_document() {
         "POST /api/v1/webhooks/{webhookId}/rotate-secret",
         "GET /api/v1/webhooks/{webhookId}/deliveries",
         "POST /api/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver",
+        "POST /api/v1/sites/{siteId}/schedules",
+        "GET /api/v1/sites/{siteId}/schedules",
+        "GET /api/v1/schedules/{scheduleId}",
+        "PATCH /api/v1/schedules/{scheduleId}",
+        "DELETE /api/v1/schedules/{scheduleId}",
     ]
     .into_iter()
     .map(String::from)

@@ -681,3 +681,77 @@ async fn exactly_one_scan_per_run_with_two_api_processes_on_redis() {
     assert!(slots.len() >= before + 2, "{before} then {slots:?}");
     drop(b);
 }
+
+/// Every schedule endpoint's answers, successes and errors, match the
+/// OpenAPI document's schema for their status; a scheduled scan too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn schedule_answers_match_the_openapi_document() {
+    let api = TestApi::start().await;
+    let (acc, key) = api.tenant(Plan::Enterprise).await;
+    let site = api.site(&acc, "http://127.0.0.1:9/").await;
+    let (_, doc) = call(api.req(Method::GET, "/api/v1/openapi.json", None)).await;
+    let mut checked = Vec::new();
+    let mut check = |method: &str, template: &str, status: u16, body: &Value| {
+        let resp = &doc["paths"][template][method]["responses"][status.to_string()];
+        assert!(
+            resp.is_object(),
+            "{method} {template} {status} not documented"
+        );
+        let schema = &resp["content"]["application/json"]["schema"];
+        if let Err(e) = crate::api_support::schema::validate(&doc, schema, body, "$") {
+            panic!("{method} {template} {status}: {e}\n{body}");
+        }
+        checked.push(format!("{method} {template} {status}"));
+    };
+    let list = format!("/api/v1/sites/{site}/schedules");
+    let (s, b) = api
+        .post(
+            &list,
+            &key,
+            json!({"cron": "nope", "config": {"rules": ["wcag-aa"]}}),
+        )
+        .await;
+    check("post", "/api/v1/sites/{siteId}/schedules", s, &b);
+    let (s, b) = api
+        .post(&list, &key, json!({"cron": "* * * * * *", "timezone": "Asia/Tokyo", "config": {"rules": ["wcag-aa"], "priority": "low", "links": "internal", "budget": {"time_ms": 100}}}))
+        .await;
+    check("post", "/api/v1/sites/{siteId}/schedules", s, &b);
+    let id = b["data"]["id"].as_str().unwrap().to_string();
+    let one = format!("/api/v1/schedules/{id}");
+    let (s, b) = api.get(&list, &key).await;
+    check("get", "/api/v1/sites/{siteId}/schedules", s, &b);
+    let (s, b) = api.get("/api/v1/sites/site_nope/schedules", &key).await;
+    check("get", "/api/v1/sites/{siteId}/schedules", s, &b);
+    // Wait for a run, so the answer has a last outcome and a scheduled scan.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let b = loop {
+        let (s, b) = api.get(&one, &key).await;
+        if !b["data"]["last_outcome"].is_null() {
+            check("get", "/api/v1/schedules/{scheduleId}", s, &b);
+            break b;
+        }
+        assert!(std::time::Instant::now() < deadline, "no run: {b}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let scan = b["data"]["last_outcome"]["scan_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (s, b) = api.get(&format!("/api/v1/scans/{scan}"), &key).await;
+    check("get", "/api/v1/scans/{scanId}", s, &b);
+    assert_eq!(b["data"]["schedule_id"], id.as_str());
+    assert_eq!(b["data"]["config"]["priority"], "low");
+    assert_eq!(b["data"]["config"]["budget"]["time_ms"], 100);
+    let (s, b) = patch(&api, &one, &key, json!({"enabled": false})).await;
+    check("patch", "/api/v1/schedules/{scheduleId}", s, &b);
+    let (s, b) = patch(&api, &one, &key, json!({"cron": 5})).await;
+    check("patch", "/api/v1/schedules/{scheduleId}", s, &b);
+    let (s, b) = delete(&api, &one, &key).await;
+    check("delete", "/api/v1/schedules/{scheduleId}", s, &b);
+    let (s, b) = api.get(&one, &key).await;
+    check("get", "/api/v1/schedules/{scheduleId}", s, &b);
+    let (s, b) = delete(&api, &one, &key).await;
+    check("delete", "/api/v1/schedules/{scheduleId}", s, &b);
+    assert_eq!(checked.len(), 11, "{checked:?}");
+    api.stop().await;
+}
