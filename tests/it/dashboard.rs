@@ -1789,7 +1789,7 @@ async fn schedules_are_managed_from_the_site_page() {
     assert!(page.body.contains(">Disabled<"));
     assert!(page
         .body
-        .contains(&format!(r#"aria-label="Enable schedule 0 6 * * 1-5""#)));
+        .contains(r#"aria-label="Enable schedule 0 6 * * 1-5""#));
     let on = b
         .submit(&site_path, &enabled_path, &[("enabled", "true")])
         .await;
