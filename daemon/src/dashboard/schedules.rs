@@ -8,10 +8,10 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect};
 use chrono::Utc;
 use maud::{html, Markup};
+use sitescan_rules::Category;
 
 use super::auth::{Form, SignedIn};
 use super::layout::{self, FieldErrors, Section};
-use super::sites::{category, CATEGORIES};
 use super::{DashState, PageError, PageResult};
 use crate::error::Error;
 use crate::ops::scans::default_rules;
@@ -19,6 +19,21 @@ use crate::ops::schedules::{cadence, change_schedule, create_schedule, remove_sc
 use crate::store::{RunStatus, Schedule, Site};
 use crate::views::schedules::{CreateSchedule, UpdateSchedule};
 use crate::views::ScanRequestConfig;
+
+/// The categories of the form, as (category, label): the "Scan now" form's
+/// choices, each running its category's default rules.
+const CATEGORIES: [(Category, &str); 5] = [
+    (Category::Accessibility, "Accessibility (WCAG 2.1 AA)"),
+    (Category::Seo, "SEO"),
+    (Category::Security, "Security"),
+    (Category::Performance, "Performance"),
+    (Category::Quality, "Content quality"),
+];
+
+/// The category of a form value (`accessibility`, `seo`, ...).
+fn category(value: &str) -> Option<Category> {
+    Category::ALL.into_iter().find(|c| c.as_str() == value)
+}
 
 /// What the "Add a schedule" form was filled with.
 #[derive(Debug, Default)]
@@ -140,7 +155,8 @@ pub async fn section(
             fieldset id="sched-categories" aria-describedby=[layout::describedby("sched-categories", false, errors)] {
                 legend { "What to check" }
                 (layout::field_notes("sched-categories", None, errors))
-                @for (value, label) in CATEGORIES {
+                @for (cat, label) in CATEGORIES {
+                    @let value = cat.as_str();
                     label {
                         input type="checkbox" name="categories" value=(value) id=(format!("sched-cat-{value}")) checked[checked(value)];
                         " " (label)

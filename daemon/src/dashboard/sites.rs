@@ -38,8 +38,7 @@ pub const CATEGORIES: &[(&str, &str)] = &[
     ("quality", "Content quality"),
 ];
 
-/// The category of a form value of [`CATEGORIES`].
-pub(crate) fn category(value: &str) -> Option<Category> {
+fn category(value: &str) -> Option<Category> {
     match value {
         "accessibility" => Some(Category::Accessibility),
         "seo" => Some(Category::Seo),
