@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use sitescan_engine::baseline::{apply_baseline, parse_report};
 use sitescan_engine::config::{StatusRange, DEFAULT_MAX_DEPTH, DEFAULT_MAX_PAGES};
 use sitescan_engine::{PageBudget, Report};
@@ -326,14 +326,15 @@ pub fn applied_config(
 }
 
 /// [`start_scan`] for the scheduler: the scan records the schedule that
-/// started it (`schedule_id`).
+/// started it and the time of that run (`schedule_id`, `scheduled_for`).
 pub async fn start_scan_for(
     state: &AppState,
     account: &Account,
     site_id: &str,
     request: NewScan,
-    schedule_id: Option<String>,
+    run: Option<(String, DateTime<Utc>)>,
 ) -> Result<Scan> {
+    let (schedule_id, scheduled_for) = run.unzip();
     let applied = applied_config(&state.settings, account, request)?;
     let site = state
         .store
@@ -357,6 +358,7 @@ pub async fn start_scan_for(
         summary: None,
         quota_refunded: false,
         schedule_id,
+        scheduled_for,
     };
     let scan = state
         .store

@@ -393,7 +393,7 @@ pub async fn run_due(state: &AppState, now: DateTime<Utc>) -> Result<usize> {
             };
             claimed_any = true;
             fired += 1;
-            let outcome = fire(state, &claimed).await;
+            let outcome = fire(state, &claimed, due_at).await;
             tracing::info!(schedule = %claimed.id, status = ?outcome.status, scan = ?outcome.scan_id, "scheduled run");
             state
                 .store
@@ -408,8 +408,8 @@ pub async fn run_due(state: &AppState, now: DateTime<Utc>) -> Result<usize> {
     }
 }
 
-/// Starts the scan of one claimed run; what came of it.
-async fn fire(state: &AppState, s: &Schedule) -> RunOutcome {
+/// Starts the scan of one claimed run (the run due at `run`); what came of it.
+async fn fire(state: &AppState, s: &Schedule, run: DateTime<Utc>) -> RunOutcome {
     let error = |message: String| RunOutcome {
         status: RunStatus::Error,
         scan_id: None,
@@ -429,7 +429,7 @@ async fn fire(state: &AppState, s: &Schedule) -> RunOutcome {
         &account,
         &s.site_id,
         new_scan(config),
-        Some(s.id.clone()),
+        Some((s.id.clone(), run)),
     )
     .await
     {

@@ -62,6 +62,7 @@ pub fn scan(id: &str, site_id: &str, account_id: &str, url: &str) -> Scan {
         summary: None,
         quota_refunded: false,
         schedule_id: None,
+        scheduled_for: None,
     }
 }
 

@@ -307,6 +307,10 @@ pub struct Scan {
     /// by a person or client.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule_id: Option<String>,
+    /// The time of the schedule's run that started it (UTC): each run of a
+    /// schedule starts at most one scan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduled_for: Option<DateTime<Utc>>,
 }
 
 /// What [`Store::charge_interruption`] found about a scan's last interruption.

@@ -70,6 +70,10 @@ pub struct ScanView {
     /// for through the API or the dashboard.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule_id: Option<String>,
+    /// The time (UTC) of the schedule's run that started it; absent for a
+    /// scan not started by a schedule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduled_for: Option<DateTime<Utc>>,
     /// Where to go next.
     pub links: ScanLinks,
 }
@@ -98,6 +102,7 @@ impl From<Scan> for ScanView {
             summary: s.summary,
             quota_refunded: s.quota_refunded,
             schedule_id: s.schedule_id,
+            scheduled_for: s.scheduled_for,
         }
     }
 }

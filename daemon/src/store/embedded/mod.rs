@@ -730,6 +730,7 @@ mod tests {
             summary: None,
             quota_refunded: false,
             schedule_id: None,
+            scheduled_for: None,
         };
         let created = store
             .create_scan_if_quota(scan, now.date_naive(), None)
