@@ -372,7 +372,9 @@ pub async fn run_due(state: &AppState, now: DateTime<Utc>) -> Result<usize> {
         let full = due.len() == DUE_BATCH;
         let mut claimed_any = false;
         for s in due {
-            let Some(due_at) = s.next_run_at else {
+            // A record read after another process moved it on is not due
+            // (yet): claiming its new time now would fire that run early.
+            let Some(due_at) = s.next_run_at.filter(|t| *t <= now) else {
                 continue;
             };
             // From now, not from the missed run: runs missed during a

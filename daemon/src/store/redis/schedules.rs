@@ -223,7 +223,14 @@ pub(super) async fn due_schedules(
         )
         .await
         .map_err(redis_err)?;
-    this.load_schedules(&ids).await
+    // The records are read after the index: one another process moved on (or
+    // disabled) in between is no longer due.
+    Ok(this
+        .load_schedules(&ids)
+        .await?
+        .into_iter()
+        .filter(|s| s.enabled && s.next_run_at.is_some_and(|t| t <= now))
+        .collect())
 }
 
 pub(super) async fn claim_schedule_run(
