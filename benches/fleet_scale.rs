@@ -93,6 +93,7 @@ async fn measure(scans: usize, pages: usize) {
                 .enqueue(Job {
                     scan_id: id.clone(),
                     priority: Priority::Normal,
+                    render: false,
                 })
                 .await
                 .unwrap();

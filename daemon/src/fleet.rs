@@ -42,6 +42,7 @@ use axum::Router;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use crate::queue::Capabilities;
 use crate::scheduler::SchedulerSettings;
 use crate::store::redis::RedisBackend;
 use crate::worker::{spawn_loop, LoopSettings, ScanExecutor, ScanLimits};
@@ -61,6 +62,9 @@ pub struct FleetSettings {
     pub grace: Duration,
     /// How this process's webhook delivery task sends events.
     pub webhooks: crate::webhooks::DeliverySettings,
+    /// This worker renders (`worker --render`): it takes render scans too,
+    /// and announces itself as a render worker while it runs.
+    pub render: bool,
 }
 
 /// Starts `settings.concurrency` worker slots on `backend` (the job loop of
@@ -82,7 +86,10 @@ pub fn spawn_workers(
         settings.webhooks.clone(),
         shutdown.clone(),
     ));
-    set.spawn(backend.clone().run_reclaimer(shutdown.clone()));
+    let can = Capabilities {
+        render: settings.render,
+    };
+    set.spawn(backend.clone().run_reclaimer(can, shutdown.clone()));
     let loop_settings = LoopSettings {
         slots: settings.concurrency,
         limits: ScanLimits {
@@ -99,6 +106,7 @@ pub fn spawn_workers(
             .settings()
             .visibility_timeout
             .max(Duration::from_secs(30)),
+        can,
     };
     let backend = Arc::new(backend);
     spawn_loop(
@@ -147,6 +155,7 @@ impl PageRate {
 /// scans running / completed / failed / canceled, pages and pages per second.
 pub async fn render_metrics(backend: &RedisBackend, rate: &PageRate) -> crate::Result<String> {
     let depths = backend.depths().await?;
+    let render_workers = backend.render_workers().await?;
     let stats = backend.stats().await?;
     let pps = rate.observe(stats.pages);
     let mut out = String::new();
@@ -165,6 +174,18 @@ pub async fn render_metrics(backend: &RedisBackend, rate: &PageRate) -> crate::R
             ("{priority=\"normal\"}", depths.normal.to_string()),
             ("{priority=\"low\"}", depths.low.to_string()),
         ],
+    );
+    metric(
+        "sitescan_render_queue_depth",
+        "gauge",
+        "Render scan jobs waiting (counted in sitescan_queue_depth too).",
+        &[("", depths.render.to_string())],
+    );
+    metric(
+        "sitescan_render_workers",
+        "gauge",
+        "Workers that render (worker --render) heard from in the last 15 seconds.",
+        &[("", render_workers.to_string())],
     );
     metric(
         "sitescan_jobs_in_flight",
@@ -301,6 +322,7 @@ pub async fn serve_api_with(
 ) -> crate::Result<()> {
     use crate::api::{auth, ApiSettings, AppState};
     use crate::service::app;
+    use crate::state::RenderWorkers;
     let state = AppState {
         store: Arc::new(backend.clone()),
         queue: Arc::new(backend.clone()),
@@ -310,6 +332,7 @@ pub async fn serve_api_with(
             page_budget,
             public_url: dashboard.public_url.clone(),
             schedule_min_interval: schedules.min_interval,
+            render_workers: RenderWorkers::Fleet,
         },
     };
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);

@@ -15,7 +15,7 @@ use tokio::sync::watch;
 use crate::api::{self, HtmlPages};
 use crate::dashboard::{self, DashboardSettings};
 use crate::queue::{Job, Queue};
-use crate::state::{non_zero, ApiSettings, AppState, RateLimit};
+use crate::state::{non_zero, ApiSettings, AppState, RateLimit, RenderWorkers};
 use crate::store::Store;
 use crate::worker::{spawn_pool, ScanExecutor, WorkerSettings};
 
@@ -70,12 +70,7 @@ impl Service {
         self.queue.recover().await?;
         let unfinished = self.store.unfinished_scans().await?;
         for scan in &unfinished {
-            self.queue
-                .enqueue(Job {
-                    scan_id: scan.id.clone(),
-                    priority: scan.config.priority,
-                })
-                .await?;
+            self.queue.enqueue(Job::of(scan)).await?;
         }
         Ok(unfinished.len())
     }
@@ -137,6 +132,9 @@ impl Service {
                 page_budget: self.workers.page_budget,
                 public_url: dashboard.public_url.clone(),
                 schedule_min_interval: self.schedules.min_interval,
+                render_workers: RenderWorkers::InProcess {
+                    render: self.workers.render,
+                },
             },
         };
         let scheduler = crate::scheduler::spawn_scheduler(state.clone(), self.schedules, stop_rx);

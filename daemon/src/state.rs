@@ -30,6 +30,26 @@ pub struct ApiSettings {
     /// The shortest time allowed between two runs of a schedule (`serve
     /// --schedule-min-interval`; see `ops::schedules`).
     pub schedule_min_interval: Duration,
+    /// Who runs render scans: what a render scan meets when nobody can.
+    pub render_workers: RenderWorkers,
+}
+
+/// Who runs the render scans (`config.render: true`) this API accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RenderWorkers {
+    /// The service's own in-process workers (`serve`), which render when it
+    /// found a browser at start-up. When they do not, a render scan is
+    /// refused at creation (422 `validation_failed` on `config.render`):
+    /// there is no other worker, so it would wait forever.
+    InProcess {
+        /// A browser was found: the workers render.
+        render: bool,
+    },
+    /// The fleet's `sitescan worker` processes (`serve --redis`), which come
+    /// and go: a render scan is queued, and while no `worker --render` is
+    /// alive ([`crate::queue::Queue::render_available`]) it shows a
+    /// `waiting_reason`, starting once one comes.
+    Fleet,
 }
 
 /// What every handler can reach.

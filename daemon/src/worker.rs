@@ -27,7 +27,7 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tracing::{info, warn, Instrument};
 
-use crate::queue::{Delivery, Lease, Queue};
+use crate::queue::{Capabilities, Delivery, Lease, Queue, RENDER_PRESENCE_EVERY};
 use crate::store::{
     AppliedConfig, CategoryResult, Progress, ReportFile, Scan, ScanOutcome, ScanStatus,
     ScanSummary, Store,
@@ -92,6 +92,9 @@ pub struct WorkerSettings {
     /// Requests per second to one host (`serve --rate`; the engine's default
     /// is polite to the scanned site).
     pub rate_per_host: f64,
+    /// The workers render (a browser is installed): they take render scans,
+    /// and the API accepts them (`serve` finds the browser at start-up).
+    pub render: bool,
 }
 
 impl WorkerSettings {
@@ -149,6 +152,8 @@ pub fn engine_config(applied: &AppliedConfig, limits: ScanLimits) -> ScanConfig 
         rate_per_host: limits.rate_per_host,
         include: applied.include.clone(),
         exclude: applied.exclude.clone(),
+        render: applied.render,
+        render_options: applied.render_options.clone().unwrap_or_default(),
         ..defaults
     }
 }
@@ -202,6 +207,9 @@ pub struct LoopSettings {
     /// How long the writes that settle a job (its outcome, the ack) are
     /// retried through backend outages before the job is left to be reclaimed.
     pub persist_for: Duration,
+    /// What the slots can run: with `render`, render jobs too, and the loop
+    /// announces itself as a render consumer while it runs.
+    pub can: Capabilities,
 }
 
 /// Starts `settings.workers` worker tasks of the embedded service. They stop
@@ -222,6 +230,9 @@ pub fn spawn_pool(
         grace: Duration::ZERO,
         requeue_on_handback: false,
         persist_for: Duration::from_secs(5),
+        can: Capabilities {
+            render: settings.render,
+        },
     };
     let mut set = JoinSet::new();
     spawn_loop(&mut set, store, queue, executor, settings, shutdown);
@@ -290,6 +301,9 @@ pub fn spawn_loop(
     settings: LoopSettings,
     shutdown: watch::Receiver<bool>,
 ) {
+    if settings.can.render {
+        set.spawn(announce_render(queue.clone(), shutdown.clone()));
+    }
     let slot = Arc::new(Slot {
         store,
         queue,
@@ -306,7 +320,7 @@ pub fn spawn_loop(
                     break;
                 }
                 let delivery = tokio::select! {
-                    d = slot.queue.dequeue(Duration::from_secs(5)) => d,
+                    d = slot.queue.dequeue(Duration::from_secs(5), slot.settings.can) => d,
                     _ = shutdown.changed() => continue,
                 };
                 match delivery {
@@ -330,6 +344,34 @@ pub fn spawn_loop(
                 }
             }
         });
+    }
+}
+
+/// Announces the loop's render consumers every [`RENDER_PRESENCE_EVERY`]
+/// until `shutdown`, then withdraws them (the API tells render scans that
+/// nobody can run them from this).
+async fn announce_render(queue: Arc<dyn Queue>, mut shutdown: watch::Receiver<bool>) {
+    let mut every = tokio::time::interval(RENDER_PRESENCE_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        if *shutdown.borrow() {
+            break;
+        }
+        tokio::select! {
+            _ = every.tick() => {
+                if let Err(e) = queue.announce_render().await {
+                    warn!(error = %e, "could not announce this worker as able to render; retrying");
+                }
+            }
+            changed = shutdown.changed() => {
+                if changed.is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    if let Err(e) = queue.withdraw_render().await {
+        warn!(error = %e, "could not withdraw this worker's render announcement (it lapses by itself)");
     }
 }
 
@@ -761,6 +803,7 @@ mod tests {
                 allow_private: false,
                 page_budget: PageBudget::DEFAULT,
                 rate_per_host: sitescan_engine::config::DEFAULT_RATE_PER_HOST,
+                render: false,
             },
             rx,
         );
@@ -784,6 +827,8 @@ mod tests {
             links: Default::default(),
             include: Vec::new(),
             exclude: Vec::new(),
+            render: false,
+            render_options: None,
         };
         let ceiling = PageBudget {
             time: Duration::from_secs(2),

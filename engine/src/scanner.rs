@@ -19,8 +19,9 @@ use crate::error::{Error, Result};
 use crate::report::spool::FindingStore;
 use crate::report::{Report, SpooledReport};
 use crate::scan::events::Inner;
+use crate::scan::events::Observer;
 pub use crate::scan::events::{AnalysisWatch, PageResult, Phase, Progress, ScanEvent};
-use crate::scan::pipeline::{self, Observer};
+use crate::scan::pipeline;
 
 /// Most retries a configuration may ask for.
 pub const MAX_RETRIES: u32 = 10;

@@ -209,6 +209,10 @@ pub enum Need {
     HttpProbe,
     /// The system's Hunspell dictionary, installed before the first page.
     Dictionary,
+    /// The report's note on the pages skipped for their declared language
+    /// (`readability` judges English text only; see
+    /// [`crate::quality::readability::skipped_note`]).
+    LanguageSkipNote,
 }
 
 /// What a finding is about, which decides how the engine groups findings that

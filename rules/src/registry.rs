@@ -230,6 +230,7 @@ mod tests {
             CorsProbe,
             HttpProbe,
             Dictionary,
+            LanguageSkipNote,
         ];
         let needed = |names: &[&str]| -> Vec<crate::Need> {
             let selection = select(names).unwrap();
@@ -242,6 +243,7 @@ mod tests {
             needed(&["broken-resources", "spelling"]),
             [Subresources, ResourceStatus, Dictionary]
         );
+        assert_eq!(needed(&["readability"]), [LanguageSkipNote]);
         // Every need is some rule's: none is gathered for nothing, none is dead.
         let all_rules = select(&["all"]).unwrap();
         for need in all {

@@ -1244,6 +1244,7 @@ async fn serve_broken(panics: bool) -> String {
             page_budget: sitescan::PageBudget::DEFAULT,
             public_url: None,
             schedule_min_interval: std::time::Duration::from_secs(60),
+            render_workers: sitescan_daemon::state::RenderWorkers::InProcess { render: false },
         },
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -69,7 +69,7 @@ async fn every_validation_problem_is_reported_at_once() {
             ("config.rules", "invalid type: string \"wcag-aa\", expected an array"),
             ("config.priority", "unknown variant `urgent`, expected one of `low`, `normal`, `high`"),
             ("config.links", "unknown variant `external`, expected one of `all`, `internal`, `none`"),
-            ("config.colour", "unknown field `colour`, expected one of `rules`, `priority`, `max_pages`, `max_depth`, `accept`, `budget`, `links`, `include`, `exclude`"),
+            ("config.colour", "unknown field `colour`, expected one of `rules`, `priority`, `max_pages`, `max_depth`, `accept`, `budget`, `links`, `include`, `exclude`, `render`, `render_options`"),
             ("config.max_pages", "invalid value: integer `-1`, expected a whole number (0 or more)"),
             ("dry_run", "unknown field `dry_run`, expected `config`"),
         ])
@@ -611,6 +611,7 @@ async fn serve_with_public_url(
             page_budget: sitescan::PageBudget::DEFAULT,
             public_url: Some(public_url.parse().unwrap()),
             schedule_min_interval: std::time::Duration::from_secs(60),
+            render_workers: sitescan_daemon::state::RenderWorkers::InProcess { render: false },
         },
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

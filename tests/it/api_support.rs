@@ -41,6 +41,37 @@ impl TestApi {
                 allow_private: true,
                 page_budget: sitescan::PageBudget::DEFAULT,
                 rate_per_host: sitescan_engine::config::DEFAULT_RATE_PER_HOST,
+                render: false,
+            },
+            sitescan_daemon::webhooks::DeliverySettings::new(true),
+        )
+        .await;
+        api._dir = Some(dir);
+        api
+    }
+
+    /// A service whose workers render (`serve` with a browser installed):
+    /// one worker, Chromium's sandbox off (the tests run as root in a
+    /// container; see `render.rs`).
+    pub async fn start_rendering() -> TestApi {
+        sitescan::browser::configure(sitescan::browser::LaunchOptions {
+            sandbox: false,
+            ..sitescan::browser::LaunchOptions::from_env()
+        });
+        // The check `serve` makes at start-up, on the options in force: a
+        // missing browser fails the test here, it never skips it.
+        sitescan::browser::launch::configured_binary()
+            .expect("render tests need Debian's chromium");
+        let dir = tempfile::tempdir().unwrap();
+        let mut api = Self::launch(
+            dir.path(),
+            10_000,
+            WorkerSettings {
+                workers: 1,
+                allow_private: true,
+                page_budget: sitescan::PageBudget::DEFAULT,
+                rate_per_host: 200.0,
+                render: true,
             },
             sitescan_daemon::webhooks::DeliverySettings::new(true),
         )
@@ -61,6 +92,7 @@ impl TestApi {
             allow_private,
             page_budget: sitescan::PageBudget::DEFAULT,
             rate_per_host: sitescan_engine::config::DEFAULT_RATE_PER_HOST,
+            render: false,
         };
         Self::launch(dir, 10_000, workers, webhooks).await
     }

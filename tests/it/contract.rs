@@ -9,7 +9,7 @@ use chrono::{Days, SubsecRound, Utc};
 use serde_json::Value;
 use sitescan_daemon::api::auth::new_key;
 use sitescan_daemon::api::views::ScanView;
-use sitescan_daemon::queue::{Job, Queue};
+use sitescan_daemon::queue::{Capabilities, Job, Queue};
 use sitescan_daemon::store::embedded::Embedded;
 use sitescan_daemon::store::{
     fixture, new_id, Account, Delivery, DeliveryStatus, Plan, Progress, ReportFile, RunOutcome,
@@ -476,16 +476,20 @@ pub async fn queue_contract(queue: Arc<dyn Queue>) {
     let job = |id: &str, p: Priority| Job {
         scan_id: id.to_string(),
         priority: p,
+        render: false,
     };
     let take = |queue: Arc<dyn Queue>| async move {
         queue
-            .dequeue(Duration::from_millis(50))
+            .dequeue(Duration::from_millis(50), Capabilities::STATIC)
             .await
             .unwrap()
             .expect("a job is ready")
     };
     assert_eq!(
-        queue.dequeue(Duration::from_millis(50)).await.unwrap(),
+        queue
+            .dequeue(Duration::from_millis(50), Capabilities::STATIC)
+            .await
+            .unwrap(),
         None
     );
     queue
@@ -504,7 +508,11 @@ pub async fn queue_contract(queue: Arc<dyn Queue>) {
         .unwrap(); // duplicate: ignored
     assert_eq!(queue.ready_len().await.unwrap(), 4);
     let mut taken = Vec::new();
-    while let Some(d) = queue.dequeue(Duration::from_millis(50)).await.unwrap() {
+    while let Some(d) = queue
+        .dequeue(Duration::from_millis(50), Capabilities::STATIC)
+        .await
+        .unwrap()
+    {
         assert_eq!(d.attempt, 1);
         assert_eq!(d.lease.scan_id, d.job.scan_id);
         taken.push(d);
@@ -595,7 +603,11 @@ pub async fn queue_contract(queue: Arc<dyn Queue>) {
     // A waiting worker wakes when a job arrives.
     let waiter = {
         let queue = queue.clone();
-        tokio::spawn(async move { queue.dequeue(Duration::from_secs(10)).await })
+        tokio::spawn(async move {
+            queue
+                .dequeue(Duration::from_secs(10), Capabilities::STATIC)
+                .await
+        })
     };
     tokio::time::sleep(Duration::from_millis(100)).await;
     let started = std::time::Instant::now();
@@ -607,6 +619,129 @@ pub async fn queue_contract(queue: Arc<dyn Queue>) {
     assert_eq!(got.job.scan_id, "scan_e");
     assert!(started.elapsed() < Duration::from_secs(5));
     queue.ack(&got.lease).await.unwrap();
+}
+
+/// Render jobs reach only consumers that render: `plain` (a worker without
+/// a browser) is never handed one — not when it asks, not while it waits, not
+/// after a render job is released — while `renderer` takes render jobs
+/// (priority first) and static ones alike; and the render presence a
+/// renderer announces is seen, then withdrawn. `plain` and `renderer` may be
+/// one queue (the embedded service) or two consumers of one (Redis).
+pub async fn render_lane(plain: Arc<dyn Queue>, renderer: Arc<dyn Queue>) {
+    let job = |id: &str, p: Priority, render: bool| Job {
+        scan_id: id.to_string(),
+        priority: p,
+        render,
+    };
+    let short = Duration::from_millis(50);
+    assert!(!renderer.render_available().await.unwrap());
+    plain
+        .enqueue(job("r_normal", Priority::Normal, true))
+        .await
+        .unwrap();
+    plain
+        .enqueue(job("s_normal", Priority::Normal, false))
+        .await
+        .unwrap();
+    plain
+        .enqueue(job("r_high", Priority::High, true))
+        .await
+        .unwrap();
+    assert_eq!(plain.ready_len().await.unwrap(), 3);
+    // The plain consumer gets the static job, then nothing: two render jobs
+    // wait, one of them of a higher priority.
+    let s = plain
+        .dequeue(short, Capabilities::STATIC)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((s.job.scan_id.as_str(), s.job.render), ("s_normal", false));
+    assert_eq!(
+        plain.dequeue(short, Capabilities::STATIC).await.unwrap(),
+        None
+    );
+    assert_eq!(plain.ready_len().await.unwrap(), 2);
+    plain.ack(&s.lease).await.unwrap();
+    // The renderer: high before normal, each marked render.
+    let rh = renderer
+        .dequeue(short, Capabilities::RENDER)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (rh.job.scan_id.as_str(), rh.job.render, rh.attempt),
+        ("r_high", true, 1)
+    );
+    let rn = renderer
+        .dequeue(short, Capabilities::RENDER)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((rn.job.scan_id.as_str(), rn.job.render), ("r_normal", true));
+    // A released render job goes back to the render lane: still not the
+    // plain consumer's; the renderer gets it again, its attempt counted.
+    renderer.release(&rn.lease, "browser hiccup").await.unwrap();
+    assert_eq!(
+        plain.dequeue(short, Capabilities::STATIC).await.unwrap(),
+        None
+    );
+    let again = renderer
+        .dequeue(short, Capabilities::RENDER)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((again.job.scan_id.as_str(), again.attempt), ("r_normal", 2));
+    renderer.ack(&again.lease).await.unwrap();
+    renderer.ack(&rh.lease).await.unwrap();
+    // Waiting consumers: a render job wakes the renderer, never the plain
+    // one (which times out empty-handed); a static job after it goes to
+    // whoever asks.
+    let plain_waiter = {
+        let q = plain.clone();
+        tokio::spawn(async move {
+            q.dequeue(Duration::from_secs(2), Capabilities::STATIC)
+                .await
+        })
+    };
+    let render_waiter = {
+        let q = renderer.clone();
+        tokio::spawn(async move {
+            q.dequeue(Duration::from_secs(10), Capabilities::RENDER)
+                .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let started = std::time::Instant::now();
+    plain
+        .enqueue(job("r_late", Priority::Low, true))
+        .await
+        .unwrap();
+    let got = render_waiter.await.unwrap().unwrap().unwrap();
+    assert_eq!((got.job.scan_id.as_str(), got.job.render), ("r_late", true));
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "the renderer was not woken"
+    );
+    assert_eq!(plain_waiter.await.unwrap().unwrap(), None);
+    renderer.ack(&got.lease).await.unwrap();
+    // A renderer takes static jobs too.
+    plain
+        .enqueue(job("s_late", Priority::Normal, false))
+        .await
+        .unwrap();
+    let st = renderer
+        .dequeue(short, Capabilities::RENDER)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((st.job.scan_id.as_str(), st.job.render), ("s_late", false));
+    renderer.ack(&st.lease).await.unwrap();
+    assert_eq!(plain.ready_len().await.unwrap(), 0);
+    // Presence: announced, seen by any consumer; withdrawn, gone.
+    renderer.announce_render().await.unwrap();
+    assert!(plain.render_available().await.unwrap());
+    renderer.withdraw_render().await.unwrap();
+    assert!(!plain.render_available().await.unwrap());
 }
 
 /// Webhooks (tenancy, replace, delete) and the delivery outbox (claims take
@@ -1632,6 +1767,7 @@ async fn embedded_backend_meets_the_store_and_queue_contract() {
     scan_lifecycle(backend.clone()).await;
     reports_in_chunks(backend.clone()).await;
     queue_contract(backend.clone()).await;
+    render_lane(backend.clone(), backend.clone()).await;
     webhooks_and_outbox(backend.clone()).await;
     users_and_sessions(backend.clone()).await;
     transitions_write_their_events(backend.clone()).await;
@@ -1658,11 +1794,12 @@ async fn embedded_backend_survives_reopen() {
             .enqueue(Job {
                 scan_id: sc.id.clone(),
                 priority: Priority::High,
+                render: false,
             })
             .await
             .unwrap();
         let d = backend
-            .dequeue(Duration::from_millis(50))
+            .dequeue(Duration::from_millis(50), Capabilities::STATIC)
             .await
             .unwrap()
             .unwrap();
@@ -1676,7 +1813,7 @@ async fn embedded_backend_survives_reopen() {
     assert_eq!(backend.ready_len().await.unwrap(), 0);
     assert_eq!(backend.recover().await.unwrap(), 1);
     let d = backend
-        .dequeue(Duration::from_millis(50))
+        .dequeue(Duration::from_millis(50), Capabilities::STATIC)
         .await
         .unwrap()
         .unwrap();

@@ -1839,3 +1839,92 @@ async fn schedules_are_managed_from_the_site_page() {
         .is_empty());
     api.stop().await;
 }
+
+/// The start-scan form's "Render with a browser (JavaScript)" checkbox goes
+/// through the same operation as the API: a service without a browser names
+/// the problem at the checkbox (kept ticked), one with a browser starts a
+/// render scan, and the scan page says which kind of scan it is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_render_checkbox_starts_a_render_scan_through_the_same_operation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = crate::api_render::app_site(tmp.path()).await;
+    let checkbox = r#"<input type="checkbox" name="render" value="on" id="render""#;
+
+    let api = TestApi::start().await;
+    let (account, email) = user(&api, Plan::Enterprise).await;
+    let site = api.site(&account, &app.url()).await;
+    let mut b = sign_in(&api, &email).await;
+    let page = b.get(&format!("/sites/{site}")).await;
+    assert!(page.body.contains(checkbox), "{}", page.body);
+    assert!(page
+        .body
+        .contains(" Render with a browser (JavaScript)</label>"));
+    let refused = b
+        .submit(
+            &format!("/sites/{site}"),
+            &format!("/sites/{site}/scans"),
+            &[("categories", "accessibility"), ("render", "on")],
+        )
+        .await;
+    assert_eq!(refused.status, 422, "{}", refused.body);
+    assert!(
+        refused.body.contains(
+            r#"<p class="error" id="render-error">This service cannot render: no browser was found"#
+        ),
+        "{}",
+        refused.body
+    );
+    assert!(refused.body.contains(&format!(
+        r#"{checkbox} checked aria-invalid="true" aria-describedby="render-hint render-error">"#
+    )));
+    assert!(api
+        .store
+        .list_scans(&account, &site, None, 10)
+        .await
+        .unwrap()
+        .items
+        .is_empty());
+    // Unticked, the same form starts a static scan.
+    let started = b
+        .submit(
+            &format!("/sites/{site}"),
+            &format!("/sites/{site}/scans"),
+            &[("categories", "accessibility")],
+        )
+        .await;
+    assert_eq!(started.status, 303, "{}", started.body);
+    let scan_page = b.get(started.location()).await;
+    assert!(scan_page
+        .body
+        .contains(r#"<span id="scan-mode">static HTML (no JavaScript)</span>"#));
+    api.stop().await;
+
+    let api = TestApi::start_rendering().await;
+    let (account, email) = user(&api, Plan::Enterprise).await;
+    let site = api.site(&account, &app.url()).await;
+    let mut b = sign_in(&api, &email).await;
+    let started = b
+        .submit(
+            &format!("/sites/{site}"),
+            &format!("/sites/{site}/scans"),
+            &[("categories", "accessibility"), ("render", "on")],
+        )
+        .await;
+    assert_eq!(started.status, 303, "{}", started.body);
+    let id = started.location().trim_start_matches("/scans/").to_string();
+    let scan = api.store.scan(&account, &id).await.unwrap().unwrap();
+    assert!(scan.config.render);
+    assert_eq!(
+        scan.config.render_options,
+        Some(sitescan_engine::RenderOptions::default())
+    );
+    let scan_page = b.get(started.location()).await;
+    assert!(scan_page
+        .body
+        .contains(r#"<span id="scan-mode">rendered with a browser (JavaScript run)</span>"#));
+    assert!(
+        !scan_page.body.contains("scan-waiting"),
+        "this service renders"
+    );
+    api.stop().await;
+}

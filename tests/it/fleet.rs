@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use sitescan_daemon::queue::{Job, Queue};
+use sitescan_daemon::queue::{Capabilities, Job, Queue};
 use sitescan_daemon::store::redis::RedisBackend;
 use sitescan_daemon::store::{fixture, new_id, Plan, Scan, ScanStatus, Site, Store};
 use sitescan_engine::Priority;
@@ -39,6 +39,9 @@ async fn redis_backend_meets_the_store_and_queue_contract() {
     contract::scan_lifecycle(b.clone()).await;
     contract::reports_in_chunks(b.clone()).await;
     contract::queue_contract(b.clone()).await;
+    // Two processes: a plain worker and one that renders.
+    let renderer = Arc::new(backend(&url, &guard.prefix, Duration::from_secs(300), 3).await);
+    contract::render_lane(b.clone(), renderer).await;
     contract::webhooks_and_outbox(b.clone()).await;
     contract::users_and_sessions(b.clone()).await;
     contract::transitions_write_their_events(b.clone()).await;
@@ -81,6 +84,61 @@ async fn quota_holds_across_two_redis_clients() {
     assert_eq!(b.scans_created_on(&acc.id, day).await.unwrap(), 2);
 }
 
+/// A render job whose renderer died is reclaimed only by another renderer:
+/// a plain worker's reclaimer leaves the render lane alone (it would hold
+/// the job where its own take never looks), and its depth is counted apart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_render_jobs_are_reclaimed_by_renderers_only() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let vis = Duration::from_millis(300);
+    let dead_renderer = backend(&url, &guard.prefix, vis, 3).await;
+    let plain = backend(&url, &guard.prefix, vis, 3).await;
+    let renderer = backend(&url, &guard.prefix, vis, 3).await;
+    plain
+        .enqueue(Job {
+            scan_id: "scan_r".into(),
+            priority: Priority::Low,
+            render: true,
+        })
+        .await
+        .unwrap();
+    let d = plain.depths().await.unwrap();
+    assert_eq!((d.low, d.render, d.in_flight), (1, 1, 0));
+    let first = dead_renderer
+        .dequeue(Duration::from_millis(50), Capabilities::RENDER)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (first.job.scan_id.as_str(), first.job.render),
+        ("scan_r", true)
+    );
+    // It never heartbeats: past the timeout, the plain worker reclaims nothing.
+    tokio::time::sleep(vis + Duration::from_millis(150)).await;
+    assert_eq!(plain.reclaim(Capabilities::STATIC).await.unwrap(), 0);
+    assert_eq!(
+        plain
+            .dequeue(Duration::from_millis(50), Capabilities::STATIC)
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(renderer.reclaim(Capabilities::RENDER).await.unwrap(), 1);
+    let d = renderer
+        .dequeue(Duration::from_millis(50), Capabilities::RENDER)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (d.job.scan_id.as_str(), d.job.render, d.attempt),
+        ("scan_r", true, 2)
+    );
+    renderer.ack(&d.lease).await.unwrap();
+    let d = plain.depths().await.unwrap();
+    assert_eq!((d.low, d.render, d.in_flight), (0, 0, 0));
+}
+
 /// A delivered job not heartbeated is reclaimed by another consumer after the
 /// visibility timeout (attempt 2, a new lease); heartbeats keep it; the first
 /// holder's lease is dead once it is reclaimed.
@@ -94,21 +152,35 @@ async fn redis_queue_reclaims_heartbeats_and_dead_letters() {
     let job = |id: &str| Job {
         scan_id: id.into(),
         priority: Priority::Normal,
+        render: false,
     };
     a.enqueue(job("scan_x")).await.unwrap();
-    let first = a.dequeue(Duration::from_millis(50)).await.unwrap().unwrap();
+    let first = a
+        .dequeue(Duration::from_millis(50), Capabilities::STATIC)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!((first.job.scan_id.as_str(), first.attempt), ("scan_x", 1));
     // Heartbeats keep it from b for well past the timeout.
     for _ in 0..5 {
         tokio::time::sleep(Duration::from_millis(150)).await;
         a.heartbeat(&first.lease).await.unwrap();
-        assert_eq!(b.reclaim().await.unwrap(), 0);
-        assert_eq!(b.dequeue(Duration::ZERO).await.unwrap(), None);
+        assert_eq!(b.reclaim(Capabilities::STATIC).await.unwrap(), 0);
+        assert_eq!(
+            b.dequeue(Duration::ZERO, Capabilities::STATIC)
+                .await
+                .unwrap(),
+            None
+        );
     }
     // a stops beating (it "died"): b's reclaimer takes it after the timeout.
     tokio::time::sleep(vis + Duration::from_millis(100)).await;
-    assert_eq!(b.reclaim().await.unwrap(), 1);
-    let d = b.dequeue(Duration::from_millis(50)).await.unwrap().unwrap();
+    assert_eq!(b.reclaim(Capabilities::STATIC).await.unwrap(), 1);
+    let d = b
+        .dequeue(Duration::from_millis(50), Capabilities::STATIC)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!((d.job.scan_id.as_str(), d.attempt), ("scan_x", 2));
     assert_ne!(d.lease, first.lease);
     assert!(
@@ -142,19 +214,25 @@ async fn redis_queue_reclaims_heartbeats_and_dead_letters() {
         a.enqueue(Job {
             scan_id: format!("h{i}"),
             priority: Priority::High,
+            render: false,
         })
         .await
         .unwrap();
         a.enqueue(Job {
             scan_id: format!("l{i}"),
             priority: Priority::Low,
+            render: false,
         })
         .await
         .unwrap();
     }
     let mut lows = 0;
     for _ in 0..16 {
-        let d = a.dequeue(Duration::ZERO).await.unwrap().unwrap();
+        let d = a
+            .dequeue(Duration::ZERO, Capabilities::STATIC)
+            .await
+            .unwrap()
+            .unwrap();
         if d.job.priority == Priority::Low {
             lows += 1;
         }
@@ -180,6 +258,7 @@ async fn submit(store: &RedisBackend, site: &Site, n: usize) -> Vec<String> {
             .enqueue(Job {
                 scan_id: scan.id.clone(),
                 priority: Priority::Normal,
+                render: false,
             })
             .await
             .unwrap();
@@ -533,6 +612,234 @@ impl Drop for ApiProcess {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// A fleet with a plain worker and, later, a `worker --render`, behind a
+/// `serve --redis`: the plain worker runs the static scan and never the
+/// render scan, which waits (the API says why: `waiting_reason`
+/// `no_render_worker`) until the render worker comes and runs it in a
+/// browser — the render site's log shows the JSON only its script requests.
+/// Once the render worker has stopped, a new render scan waits again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn render_scans_go_only_to_render_workers_and_wait_visibly_for_one() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let tmp = tempfile::tempdir().unwrap();
+    let static_dir = small_site(&tmp.path().join("static"), None);
+    let static_site = FixtureServer::start(&static_dir).await.unwrap();
+    let app = crate::api_render::app_site(&tmp.path().join("app")).await;
+    let store = backend(&url, &guard.prefix, Duration::from_secs(30), 3).await;
+    let (acc, site) = tenant(&store, &static_site.url()).await;
+    let app_site = store
+        .create_site(Site {
+            id: new_id("site").unwrap(),
+            account_id: acc.id.clone(),
+            url: app.url(),
+            name: "app".into(),
+            created_at: Utc::now(),
+        })
+        .await
+        .unwrap();
+    let (key, secret, hash) = sitescan_daemon::api::auth::new_key(
+        &acc.id,
+        "ci",
+        None,
+        chrono::Duration::days(1),
+        Utc::now(),
+    )
+    .unwrap();
+    store.create_key(key, &hash).await.unwrap();
+    let api = ApiProcess::start(&url, &guard.prefix);
+    let client = reqwest::Client::new();
+    let post = |site_id: String, config: serde_json::Value| {
+        let (client, secret, base) = (client.clone(), secret.clone(), api.base.clone());
+        async move {
+            let r = client
+                .post(format!("{base}/api/v1/sites/{site_id}/scans"))
+                .header("X-API-Key", secret)
+                .json(&serde_json::json!({ "config": config }))
+                .send()
+                .await
+                .unwrap();
+            (
+                r.status().as_u16(),
+                r.json::<serde_json::Value>().await.unwrap(),
+            )
+        }
+    };
+    let get = |id: String| {
+        let (client, secret, base) = (client.clone(), secret.clone(), api.base.clone());
+        async move {
+            let r = client
+                .get(format!("{base}/api/v1/scans/{id}"))
+                .header("X-API-Key", secret)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status().as_u16(), 200);
+            r.json::<serde_json::Value>().await.unwrap()["data"].clone()
+        }
+    };
+    let metrics = || {
+        let base = api.base.clone();
+        async move {
+            reqwest::get(format!("{base}/metrics"))
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap()
+        }
+    };
+    let waiting = serde_json::json!({
+        "code": "no_render_worker",
+        "message": "no worker that can render (sitescan worker --render) is running; the scan waits in the queue and starts once one does"
+    });
+
+    let plain = Worker::start(
+        &url,
+        &guard.prefix,
+        &["--concurrency", "2"],
+        &tmp.path().join("plain.log"),
+    );
+    let (status, render_scan) = post(
+        app_site.id.clone(),
+        serde_json::json!({"rules": crate::api_render::APP_RULES, "max_pages": 1, "render": true}),
+    )
+    .await;
+    assert_eq!(status, 202, "{render_scan}");
+    assert_eq!(render_scan["data"]["waiting_reason"], waiting);
+    let render_id = render_scan["data"]["id"].as_str().unwrap().to_string();
+    let (status, static_scan) = post(
+        site.id.clone(),
+        serde_json::json!({"rules": ["seo"], "max_pages": 3}),
+    )
+    .await;
+    assert_eq!(status, 202, "{static_scan}");
+    assert!(static_scan["data"].get("waiting_reason").is_none());
+    let static_id = static_scan["data"]["id"].as_str().unwrap().to_string();
+
+    // The plain worker runs the static scan, queued after the render scan.
+    wait_scans(
+        &store,
+        std::slice::from_ref(&static_id),
+        Duration::from_secs(60),
+        |s| s.status == ScanStatus::Completed,
+    )
+    .await;
+    // More than a blocking read's time later, the render scan was never
+    // delivered: still queued, no attempt, and the API says why.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let queued = get(render_id.clone()).await;
+    assert_eq!(
+        (
+            &queued["status"],
+            &queued["attempts"],
+            &queued["waiting_reason"]
+        ),
+        (
+            &serde_json::json!("queued"),
+            &serde_json::json!(0),
+            &waiting
+        )
+    );
+    // The site's scan list says it too (the queue asked once per page).
+    let list: serde_json::Value = client
+        .get(format!("{}/api/v1/sites/{}/scans", api.base, app_site.id))
+        .header("X-API-Key", secret.clone())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(list["data"][0]["id"], render_id.as_str());
+    assert_eq!(list["data"][0]["waiting_reason"], waiting);
+    let m = metrics().await;
+    assert!(m.contains("sitescan_render_queue_depth 1\n"), "{m}");
+    assert!(m.contains("sitescan_render_workers 0\n"), "{m}");
+    assert!(
+        m.contains("sitescan_queue_depth{priority=\"normal\"} 1\n"),
+        "{m}"
+    );
+    assert_eq!(app.count("/"), 0, "nobody fetched the render site yet");
+
+    // A worker that renders comes: it runs the render scan in its browser.
+    let mut renderer = Worker::start_with_env(
+        &url,
+        &guard.prefix,
+        &["--concurrency", "1", "--render"],
+        &[("SITESCAN_CHROMIUM_NO_SANDBOX", "1")],
+        &tmp.path().join("render.log"),
+    );
+    let done = wait_scans(
+        &store,
+        std::slice::from_ref(&render_id),
+        Duration::from_secs(90),
+        |s| s.status.is_terminal(),
+    )
+    .await;
+    assert_eq!(done[0].status, ScanStatus::Completed, "{:?}", done[0].error);
+    assert_eq!(done[0].attempts, 1);
+    let shown = get(render_id.clone()).await;
+    assert!(shown.get("waiting_reason").is_none(), "{shown}");
+    assert_eq!(shown["config"]["render"], true);
+    assert_eq!(
+        app.count("/api/hero.json"),
+        1,
+        "only a browser requests it: {:?}",
+        app.paths()
+    );
+    assert_eq!(static_site.count("/"), 1);
+    let report: serde_json::Value =
+        serde_json::from_slice(&store.report(&render_id).await.unwrap().unwrap()).unwrap();
+    let failed: Vec<(&str, &str)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["outcome"] == "failed")
+        .map(|f| {
+            (
+                f["rule_id"].as_str().unwrap(),
+                f["selector"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        failed,
+        [("image-alt", "#hero")],
+        "the rendered page was judged"
+    );
+    // Who ran what: each worker's log names the scans it ran.
+    let plain_log = std::fs::read_to_string(tmp.path().join("plain.log")).unwrap();
+    let render_log = std::fs::read_to_string(tmp.path().join("render.log")).unwrap();
+    assert!(
+        plain_log.contains(&static_id),
+        "the plain worker ran the static scan"
+    );
+    assert!(
+        !plain_log.contains(&render_id),
+        "the plain worker never took the render scan"
+    );
+    assert!(
+        render_log.contains(&render_id),
+        "the render worker ran the render scan"
+    );
+    assert!(!render_log.contains(&static_id));
+    assert!(metrics().await.contains("sitescan_render_workers 1\n"));
+
+    // It stops (withdrawing itself): a new render scan waits again, at once.
+    signal(renderer.child.id(), "TERM");
+    assert!(renderer.wait_exit(Duration::from_secs(30)).success());
+    let (status, again) = post(
+        app_site.id.clone(),
+        serde_json::json!({"rules": ["seo"], "render": true}),
+    )
+    .await;
+    assert_eq!(status, 202);
+    assert_eq!(again["data"]["waiting_reason"], waiting);
+    assert!(metrics().await.contains("sitescan_render_workers 0\n"));
+    drop(plain);
 }
 
 /// Two API processes on one Redis: 20 racing scan requests of a professional
@@ -1133,6 +1440,7 @@ async fn a_page_that_kills_its_worker_twice_fails_its_scan() {
         .enqueue(Job {
             scan_id: scan.id.clone(),
             priority: Priority::Normal,
+            render: false,
         })
         .await
         .unwrap();

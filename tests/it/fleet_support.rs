@@ -215,6 +215,17 @@ impl Worker {
     /// Starts a worker on `url` under `prefix`, logging to `log`, and waits
     /// for its start line.
     pub fn start(url: &str, prefix: &str, extra: &[&str], log: &Path) -> Worker {
+        Worker::start_with_env(url, prefix, extra, &[], log)
+    }
+
+    /// [`Worker::start`] with these environment variables set.
+    pub fn start_with_env(
+        url: &str,
+        prefix: &str,
+        extra: &[&str],
+        env: &[(&str, &str)],
+        log: &Path,
+    ) -> Worker {
         let mut child = Command::new(env!("CARGO_BIN_EXE_sitescan"))
             .args([
                 "worker",
@@ -225,6 +236,7 @@ impl Worker {
                 "--allow-private",
             ])
             .args(extra)
+            .envs(env.iter().copied())
             .env("RUST_LOG", "info")
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(log).unwrap())

@@ -6,6 +6,9 @@
 //!   in-process server and helpers); `api_edges`: what Stripe/GitHub users expect
 //!   (all validation problems, Bearer, Idempotency-Key, quota refunds, absolute
 //!   URLs, RateLimit headers, link options and link-phase progress); `serve`: the `serve`/`admin` binaries, restart.
+//! - `api_render`: render scans through the API (`config.render`): run in the
+//!   embedded service's browser, validated with exact answers, refused by a
+//!   service without a browser.
 //! - `contract`: the Store and Queue contract, run on the embedded backend.
 //! - `crash_loop`: `serve` killed while a page is in analysis: that scan is failed
 //!   after two kills, the others keep their attempts.
@@ -59,6 +62,7 @@
 mod api;
 mod api_edges;
 mod api_reference;
+mod api_render;
 mod api_support;
 mod budget;
 mod cascade;

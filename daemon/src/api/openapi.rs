@@ -23,8 +23,8 @@ use super::schedules::{
     ScheduleListEnvelope, ScheduleView, UpdateSchedule,
 };
 use super::views::{
-    AccountView, BudgetParam, CreateSite, KeyView, LinksParam, ScanLinks, ScanRequest,
-    ScanRequestConfig, ScanView, SiteDeleted, Status,
+    AccountView, BudgetParam, CreateSite, KeyView, LinksParam, RenderOptionsParam, ScanLinks,
+    ScanRequest, ScanRequestConfig, ScanView, SiteDeleted, Status, WaitingReason,
 };
 use super::webhooks::{CreateWebhook, DeliveryView, UpdateWebhook, WebhookDeleted, WebhookView};
 use super::{keys, reports, scans, schedules, sites, webhooks};
@@ -58,7 +58,7 @@ use crate::webhooks::EventPayload;
     components(schemas(
         Meta, ErrorBody, ErrorObject, ErrorDetail,
         Site, SiteEnvelope, SiteListEnvelope, SiteDeleted, SiteDeletedEnvelope, CreateSite,
-        ScanView, ScanLinks, ScanEnvelope, ScanListEnvelope, ScanRequest, ScanRequestConfig, BudgetParam, sitescan_engine::Priority, LinksParam, Status,
+        ScanView, ScanLinks, ScanEnvelope, ScanListEnvelope, ScanRequest, ScanRequestConfig, BudgetParam, RenderOptionsParam, WaitingReason, sitescan_engine::Priority, LinksParam, Status,
         AppliedConfig, Progress, ScanSummary, CategoryResult, ScanStatus,
         ReportEnvelope, KeyView, AccountView, KeyEnvelope, Plan,
         CompareEnvelope,

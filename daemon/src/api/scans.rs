@@ -177,9 +177,11 @@ async fn start(
         links: config.links.map(Into::into).unwrap_or_default(),
         include: config.include.unwrap_or_default(),
         exclude: config.exclude.unwrap_or_default(),
+        render: config.render.unwrap_or(false),
+        render_options: config.render_options,
     };
     let scan = scans::start_scan(&state, &auth.account, &site_id, request).await?;
-    let view = ScanView::from(scan);
+    let view = view_of(&state, scan).await;
     let mut resp = reply(StatusCode::ACCEPTED, Meta::new(&id), &view);
     // Absolute (RFC 9110 allows relative, but clients and proxies handle an
     // absolute one everywhere): see `envelope::public_base` for the base.
@@ -249,12 +251,24 @@ pub(crate) async fn list_scans(
     let mut meta = Meta::new(&id);
     meta.count = Some(page.items.len());
     meta.next_cursor = page.next_cursor;
-    let items: Vec<ScanView> = page.items.into_iter().map(ScanView::from).collect();
+    let reasons = scans::waiting_reasons(&state, &page.items).await;
+    let items: Vec<ScanView> = page
+        .items
+        .into_iter()
+        .zip(reasons)
+        .map(|(scan, reason)| {
+            let mut view = ScanView::from(scan);
+            view.waiting_reason = reason;
+            view
+        })
+        .collect();
     Ok(reply(StatusCode::OK, meta, items))
 }
 
 /// A scan: status, progress while running (its `phase`: `crawl`, `links`
-/// with `links_checked` of `links_total`, `finish`), summary when completed.
+/// with `links_checked` of `links_total`, `finish`), summary when completed;
+/// while queued with no worker able to run it (a render scan and no
+/// `worker --render` alive), `waiting_reason`.
 #[utoipa::path(get, path = "/api/v1/scans/{scanId}", tag = "scans",
     security(("api_key" = [])),
     params(("scanId" = String, Path, description = "Scan id")),
@@ -273,7 +287,19 @@ pub(crate) async fn get_scan(
     ApiPath(scan_id): ApiPath,
 ) -> Result<Response, ApiError> {
     let scan = scans::scan(state.store.as_ref(), &auth.account.id, &scan_id).await?;
-    Ok(reply(StatusCode::OK, Meta::new(&id), ScanView::from(scan)))
+    Ok(reply(
+        StatusCode::OK,
+        Meta::new(&id),
+        view_of(&state, scan).await,
+    ))
+}
+
+/// The view of `scan` with its `waiting_reason`, when it has one.
+async fn view_of(state: &AppState, scan: crate::store::Scan) -> ScanView {
+    let reason = scans::waiting_reason(state, &scan).await;
+    let mut view = ScanView::from(scan);
+    view.waiting_reason = reason;
+    view
 }
 
 /// Cancels a queued or running scan (a canceled one stays canceled). A scan

@@ -84,6 +84,10 @@ struct ScanArgs {
     /// Queue priority.
     #[arg(long, value_enum)]
     priority: Option<Priority>,
+    /// Render mode (the API's `config.render`): the service loads each page in
+    /// a browser and checks the DOM its scripts build.
+    #[arg(long)]
+    render: bool,
     /// Wait for the scan to finish, then write its report and apply the gates.
     #[arg(long)]
     wait: bool,
@@ -127,6 +131,9 @@ fn scan(args: ScanArgs) -> CliResult {
         let mut config = json!({ "rules": args.rules });
         if let Some(p) = args.priority {
             config["priority"] = json!(p.as_str());
+        }
+        if args.render {
+            config["render"] = json!(true);
         }
         let started = client
             .send(

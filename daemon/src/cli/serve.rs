@@ -135,6 +135,19 @@ pub(crate) fn run(args: Args) -> CliResult {
             .await
             .map_err(|e| CliError::run(anyhow::anyhow!("cannot listen on {}: {e}", args.bind)))?;
         let addr = listener.local_addr().map_err(CliError::run)?;
+        // The in-process workers render when a browser is installed (found
+        // the way render scans find it); without one, render scans are
+        // refused at creation rather than left waiting for nobody.
+        let render = match sitescan_engine::browser::launch::configured_binary() {
+            Ok(browser) => {
+                tracing::info!(browser = %browser.display(), "render scans: accepted");
+                true
+            }
+            Err(e) => {
+                tracing::info!(reason = %e, "render scans: refused (no browser)");
+                false
+            }
+        };
         let service = Service {
             store: backend.clone(),
             queue: backend,
@@ -144,6 +157,7 @@ pub(crate) fn run(args: Args) -> CliResult {
                 allow_private: args.allow_private,
                 page_budget: args.budget.budget(),
                 rate_per_host: args.rate,
+                render,
             },
             rate_per_minute: args.rate_limit,
             grace: Duration::from_secs(10),

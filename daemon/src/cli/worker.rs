@@ -1,6 +1,8 @@
 //! `sitescan worker`: a fleet daemon taking scan jobs from Redis (see
 //! [`crate::fleet`]). Prints one JSON line `{"worker": CONSUMER, "metrics":
-//! "http://ADDR"|null}` on stdout once it runs; logs are JSON on stderr.
+//! "http://ADDR"|null, "render": bool}` on stdout once it runs; logs are JSON
+//! on stderr. With `--render` it takes render scans too (see
+//! [`crate::queue`] on how render jobs reach only such workers).
 //! SIGTERM or SIGINT: stop taking jobs, finish the scan in hand within
 //! `--grace-period` or hand it back, exit 0.
 
@@ -84,6 +86,12 @@ pub(crate) struct Args {
     /// under these when it runs here.
     #[command(flatten)]
     budget: super::budget::BudgetArgs,
+    /// Take render scans too (`config.render: true`): this worker has a
+    /// browser (Debian's `chromium`, or SITESCAN_CHROMIUM). Without it the
+    /// worker takes static scans only. Run it as an unprivileged user, so
+    /// Chromium's sandbox stays on.
+    #[arg(long, env = "SITESCAN_RENDER")]
+    render: bool,
 }
 
 /// Runs `sitescan worker` until SIGTERM/SIGINT.
@@ -105,6 +113,13 @@ pub(crate) fn run(args: Args) -> CliResult {
         )));
     }
     let webhooks = args.webhook_args.settings(args.allow_private)?;
+    // A worker that says it renders must be able to: otherwise it would take
+    // render scans and fail each one.
+    if args.render {
+        let browser = sitescan_engine::browser::launch::configured_binary()
+            .map_err(|e| CliError::usage(anyhow::anyhow!("--render: {e}")))?;
+        tracing::info!(browser = %browser.display(), "render scans: this worker takes them");
+    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -158,15 +173,16 @@ pub(crate) fn run(args: Args) -> CliResult {
             rate_per_host: args.rate,
             grace: Duration::from_secs_f64(args.grace_period),
             webhooks,
+            render: args.render,
         };
         let consumer = backend.settings().consumer.clone();
-        tracing::info!(%consumer, concurrency = args.concurrency, "sitescan worker running");
+        tracing::info!(%consumer, concurrency = args.concurrency, render = args.render, "sitescan worker running");
         {
             let mut out = std::io::stdout().lock();
             let _ = writeln!(
                 out,
                 "{}",
-                serde_json::json!({ "worker": consumer, "metrics": metrics_addr })
+                serde_json::json!({ "worker": consumer, "metrics": metrics_addr, "render": args.render })
             );
             let _ = out.flush();
         }

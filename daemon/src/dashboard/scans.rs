@@ -30,7 +30,7 @@ use super::auth::{Form, SignedIn};
 use super::layout::{self, Section};
 use super::sites::status_badge;
 use super::{DashState, PageError, PageResult};
-use crate::ops::scans::{cancel_scan, load_report, off_async};
+use crate::ops::scans::{cancel_scan, load_report, off_async, waiting_reason};
 use crate::store::{Progress, Scan, ScanStatus, ScanSummary};
 use crate::views::download::Download;
 use sitescan_engine::Phase;
@@ -52,6 +52,7 @@ pub async fn show(
 ) -> PageResult {
     let scan = own_scan(&state, &me, &id).await?;
     let site = state.app.store.site(&me.account.id, &scan.site_id).await?;
+    let waiting = waiting_reason(&state.app, &scan).await;
     let progress = scan.progress.unwrap_or_default();
     let live = !scan.status.is_terminal();
     let title = format!(
@@ -65,10 +66,16 @@ pub async fn show(
             " · rules: " (scan.config.rules.join(", "))
             " · priority " (scan.config.priority.as_str())
             " · up to " (scan.config.max_pages) " pages"
+            " · " span id="scan-mode" {
+                @if scan.config.render { "rendered with a browser (JavaScript run)" } @else { "static HTML (no JavaScript)" }
+            }
         }
         section aria-labelledby="status-heading" data-poll=[live.then(|| format!("/scans/{}/status", scan.id))] {
             h2 id="status-heading" { "Status" }
             p { "Status: " span id="scan-status" role="status" { (status_badge(scan.status)) } }
+            @if let Some(w) = &waiting {
+                p id="scan-waiting" { "Waiting: " (w.message) "." }
+            }
             @if live {
                 @let (bar_value, bar_max) = progress_bar(&progress);
                 p { "Phase: " span id="scan-phase" { (phase_label(progress.phase)) } }

@@ -286,6 +286,8 @@ struct ScanDraft {
     /// One URL pattern a line, as typed.
     include: String,
     exclude: String,
+    /// "Render with a browser" is ticked.
+    render: bool,
 }
 
 /// The non-empty lines of a textarea, trimmed: one pattern each.
@@ -385,6 +387,15 @@ async fn render_site(
                     aria-invalid=[errors.get("exclude").map(|_| "true")]
                     aria-describedby=[layout::describedby("exclude", true, errors)] { (draft.exclude) }
             }
+            div.field {
+                (layout::field_notes("render", Some("Loads each page in headless Chromium and checks the page people see once its scripts ran (pages built by JavaScript). Slower than the default, which checks the HTML the server sends."), errors))
+                label {
+                    input type="checkbox" name="render" value="on" id="render" checked[draft.render]
+                        aria-invalid=[errors.get("render").map(|_| "true")]
+                        aria-describedby=[layout::describedby("render", true, errors)];
+                    " Render with a browser (JavaScript)"
+                }
+            }
             button type="submit" id="scan-now" disabled[no_scans] { "Scan now" }
         }
         h2 id="trend-heading" { "Trend" }
@@ -433,6 +444,7 @@ pub async fn scan_now(
         links: form.get("links").unwrap_or("all").to_string(),
         include: form.get("include").unwrap_or("").to_string(),
         exclude: form.get("exclude").unwrap_or("").to_string(),
+        render: form.get("render").is_some_and(|v| v == "on"),
     };
     let mut errors = FieldErrors::default();
     let mut rules: Vec<String> = Vec::new();
@@ -465,6 +477,8 @@ pub async fn scan_now(
             links,
             include: patterns(&draft.include),
             exclude: patterns(&draft.exclude),
+            render: draft.render,
+            render_options: None,
         };
         match start_scan(&state.app, &me.account, &site.id, request).await {
             Ok(scan) => return Ok(Redirect::to(&format!("/scans/{}", scan.id)).into_response()),
@@ -485,7 +499,11 @@ pub async fn scan_now(
             Err(e @ Error::Invalid(_)) => {
                 errors = FieldErrors::from_error(
                     &e,
-                    &[("config.include", "include"), ("config.exclude", "exclude")],
+                    &[
+                        ("config.include", "include"),
+                        ("config.exclude", "exclude"),
+                        ("config.render", "render"),
+                    ],
                     "categories",
                 );
             }

@@ -13,9 +13,9 @@ use sitescan_rules::{registry, Category};
 
 use crate::error::{Error, Problems, Result};
 use crate::queue::Job;
-use crate::state::{ApiSettings, AppState};
+use crate::state::{ApiSettings, AppState, RenderWorkers};
 use crate::store::{new_id, Account, AppliedConfig, Page, Scan, ScanStatus, Store};
-use crate::views::BudgetParam;
+use crate::views::{BudgetParam, RenderOptionsParam, WaitingReason};
 
 /// Rule entries accepted in one request.
 pub const MAX_RULES: usize = 50;
@@ -164,6 +164,135 @@ pub struct NewScan {
     pub include: Vec<String>,
     /// URLs matching any of these are not crawled (`config.exclude`).
     pub exclude: Vec<String>,
+    /// Render mode (`config.render`).
+    pub render: bool,
+    /// How render mode waits (`config.render_options`).
+    pub render_options: Option<RenderOptionsParam>,
+}
+
+/// Longest quiet period a scan may ask render mode for, milliseconds.
+pub const MAX_RENDER_QUIET_MS: u64 = 10_000;
+/// Shortest and longest wait for one rendered page a scan may ask for,
+/// milliseconds: a page gets at least a moment to run its scripts, and no
+/// scan holds a browser tab for more than a minute per page.
+pub const RENDER_MAX_WAIT_MS: std::ops::RangeInclusive<u64> = 100..=60_000;
+/// Longest CSS selector of `wait: {"selector": ...}`, in characters.
+pub const MAX_RENDER_SELECTOR_CHARS: usize = 200;
+
+/// What `config.render: true` is told when this service's workers cannot
+/// render.
+pub const CANNOT_RENDER: &str = "this service cannot render: no browser was found where it runs scans (its operator installs Debian's `chromium` package, or sets SITESCAN_CHROMIUM, and restarts it); leave `render` out for a static scan";
+
+/// Checks render mode's request: options only with `render: true`, each
+/// within its bounds, a selector the engine will accept (its own parser, so
+/// what passes here cannot fail the scan later), and a service that can
+/// render at all. Returns the options as applied (defaults filled in), or
+/// `None` for a static scan.
+fn apply_render(
+    settings: &ApiSettings,
+    render: bool,
+    asked: Option<RenderOptionsParam>,
+    problems: &mut Problems,
+) -> Option<sitescan_engine::RenderOptions> {
+    if !render {
+        if asked.is_some() {
+            problems.add(
+                "config.render_options",
+                "only with \"render\": true (render options say how a browser waits for a page)",
+            );
+        }
+        return None;
+    }
+    if settings.render_workers == (RenderWorkers::InProcess { render: false }) {
+        problems.add("config.render", CANNOT_RENDER);
+    }
+    let asked = asked.unwrap_or_default();
+    let mut options = sitescan_engine::RenderOptions::default();
+    if let Some(quiet) = asked.quiet_ms {
+        if quiet > MAX_RENDER_QUIET_MS {
+            problems.add(
+                "config.render_options.quiet_ms",
+                format!("give 0 to {MAX_RENDER_QUIET_MS} milliseconds"),
+            );
+        }
+        options.quiet_ms = quiet;
+    }
+    if let Some(max_wait) = asked.max_wait_ms {
+        if !RENDER_MAX_WAIT_MS.contains(&max_wait) {
+            problems.add(
+                "config.render_options.max_wait_ms",
+                format!(
+                    "give {} to {} milliseconds",
+                    RENDER_MAX_WAIT_MS.start(),
+                    RENDER_MAX_WAIT_MS.end()
+                ),
+            );
+        }
+        options.max_wait_ms = max_wait;
+    }
+    if let Some(wait) = asked.wait {
+        if let sitescan_engine::RenderWait::Selector(sel) = &wait {
+            let field = "config.render_options.wait.selector";
+            if sel.trim().is_empty() || sel.chars().count() > MAX_RENDER_SELECTOR_CHARS {
+                problems.add(
+                    field,
+                    format!("give a CSS selector of 1 to {MAX_RENDER_SELECTOR_CHARS} characters"),
+                );
+                return Some(options);
+            }
+            let probe = sitescan_engine::ScanConfig {
+                render: true,
+                render_options: sitescan_engine::RenderOptions {
+                    wait: wait.clone(),
+                    ..Default::default()
+                },
+                ..Default::default()
+            };
+            if sitescan_engine::Scanner::builder()
+                .config(probe)
+                .build()
+                .is_err()
+            {
+                problems.add(field, format!("`{sel}` is not a CSS selector"));
+            }
+        }
+        options.wait = wait;
+    }
+    Some(options)
+}
+
+/// Why a queued scan waits, when it waits for a worker that is not there: a
+/// render scan while no worker that renders is alive. `None` for any other
+/// scan, and whenever the queue cannot be asked (a reason is a hint, never
+/// an error of the request).
+pub async fn waiting_reason(state: &AppState, scan: &Scan) -> Option<WaitingReason> {
+    waiting_reasons(state, std::slice::from_ref(scan))
+        .await
+        .pop()
+        .flatten()
+}
+
+/// [`waiting_reason`] of each scan of a list, asking the queue at most once.
+pub async fn waiting_reasons(state: &AppState, scans: &[Scan]) -> Vec<Option<WaitingReason>> {
+    let waits = |s: &Scan| s.status == ScanStatus::Queued && s.config.render;
+    let available = if !scans.iter().any(waits) {
+        true
+    } else {
+        match state.settings.render_workers {
+            RenderWorkers::InProcess { render } => render,
+            RenderWorkers::Fleet => match state.queue.render_available().await {
+                Ok(available) => available,
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot tell whether a render worker is alive");
+                    true
+                }
+            },
+        }
+    };
+    scans
+        .iter()
+        .map(|s| (waits(s) && !available).then(WaitingReason::no_render_worker))
+        .collect()
 }
 
 /// The page budget a scan asked for, held under the service's `ceiling`: each
@@ -276,6 +405,8 @@ pub fn applied_config(
         links,
         include,
         exclude,
+        render,
+        render_options,
     } = request;
     // Every problem of the request is gathered and answered at once.
     let mut problems = Problems::default();
@@ -306,6 +437,7 @@ pub fn applied_config(
     );
     validate_patterns("config.include", &include, &mut problems);
     validate_patterns("config.exclude", &exclude, &mut problems);
+    let render_options = apply_render(settings, render, render_options, &mut problems);
     problems.finish()?;
     let budget = budget.unwrap_or(PageBudget::DEFAULT);
     let plan = account.plan;
@@ -321,6 +453,8 @@ pub fn applied_config(
         links,
         include,
         exclude,
+        render,
+        render_options,
     };
     Ok(applied)
 }
@@ -364,13 +498,7 @@ pub async fn start_scan_for(
         .store
         .create_scan_if_quota(scan, now.date_naive(), account.plan.scans_per_day())
         .await?;
-    state
-        .queue
-        .enqueue(Job {
-            scan_id: scan.id.clone(),
-            priority: scan.config.priority,
-        })
-        .await?;
+    state.queue.enqueue(Job::of(&scan)).await?;
     Ok(scan)
 }
 

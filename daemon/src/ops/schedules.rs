@@ -174,6 +174,8 @@ pub fn new_scan(config: ScanRequestConfig) -> NewScan {
         links: config.links.map(Into::into).unwrap_or_default(),
         include: config.include.unwrap_or_default(),
         exclude: config.exclude.unwrap_or_default(),
+        render: config.render.unwrap_or(false),
+        render_options: config.render_options,
     }
 }
 
@@ -615,6 +617,14 @@ mod tests {
         assert_eq!(v, serde_json::json!({"rules": ["wcag-aa"], "max_pages": 5}));
         let back: ScanRequestConfig = serde_json::from_value(v).unwrap();
         assert_eq!(back.max_pages, Some(5));
+        // Render options read back as they were given.
+        let given = serde_json::json!({"rules": ["wcag-aa"], "render": true,
+            "render_options": {"wait": {"selector": "#app"}, "quiet_ms": 200}});
+        let config: ScanRequestConfig = serde_json::from_value(given.clone()).unwrap();
+        let stored = without_nulls(serde_json::to_value(&config).unwrap());
+        assert_eq!(stored, given);
+        let back: ScanRequestConfig = serde_json::from_value(stored).unwrap();
+        assert_eq!(back.render_options, config.render_options);
     }
 }
 

@@ -5,8 +5,12 @@
 //! lets [`Queue::recover`] put in-flight jobs back at start-up, and holds the
 //! token of the job's current delivery: every transition of a job in hand
 //! checks it inside its write transaction (see the lease section of
-//! [`crate::queue`]). A waiting `dequeue` sleeps on a notification that
-//! `enqueue`, `release` and `recover` send; it never polls.
+//! [`crate::queue`]). Render jobs are ready in a table of their own
+//! (`queue_ready_render`, keyed the same way), read only by consumers that
+//! render. A waiting `dequeue` sleeps on a notification that `enqueue`,
+//! `release` and `recover` send to every waiter (a consumer woken for a job
+//! it cannot take must not swallow the wake-up of one that can); it never
+//! polls.
 
 use std::time::Duration;
 
@@ -16,10 +20,10 @@ use redb::{ReadableTable, ReadableTableMetadata, WriteTransaction};
 use serde::{Deserialize, Serialize};
 use sitescan_engine::Priority;
 
-use super::{Delivery, Job, Lease, Queue};
+use super::{Capabilities, Delivery, Job, Lease, Queue, RENDER_PRESENCE_TTL};
 use crate::error::{Error, Result};
 use crate::store::embedded::{
-    decode, encode, Embedded, COUNTERS, QUEUE_DEAD, QUEUE_JOBS, QUEUE_READY,
+    decode, encode, Embedded, COUNTERS, QUEUE_DEAD, QUEUE_JOBS, QUEUE_READY, QUEUE_READY_RENDER,
 };
 
 /// State of one unacknowledged job.
@@ -83,17 +87,40 @@ fn save(txn: &WriteTransaction, scan_id: &str, state: &JobState) -> Result<()> {
     Ok(())
 }
 
-/// Puts `state` in the ready table (at the end of its priority), ending its lease.
+/// The ready table of a job's lane.
+fn lane(job: &Job) -> redb::TableDefinition<'static, u64, &'static str> {
+    if job.render {
+        QUEUE_READY_RENDER
+    } else {
+        QUEUE_READY
+    }
+}
+
+/// Puts `state` in its lane's ready table (at the end of its priority),
+/// ending its lease.
 fn make_ready(txn: &WriteTransaction, scan_id: &str, state: &mut JobState) -> Result<()> {
     let seq = bump(txn, "queue_seq")?;
     let key = (rank(state.job.priority) << 56) | (seq & ((1 << 56) - 1));
     state.ready_key = Some(key);
     state.lease = None;
-    txn.open_table(QUEUE_READY)
+    txn.open_table(lane(&state.job))
         .map_err(Error::storage)?
         .insert(key, scan_id)
         .map_err(Error::storage)?;
     save(txn, scan_id, state)
+}
+
+/// The first key of a ready table, if any.
+fn first_key(
+    txn: &WriteTransaction,
+    table: redb::TableDefinition<'static, u64, &'static str>,
+) -> Result<Option<u64>> {
+    Ok(txn
+        .open_table(table)
+        .map_err(Error::storage)?
+        .first()
+        .map_err(Error::storage)?
+        .map(|(k, _)| k.value()))
 }
 
 /// The job held under `lease`, or `LeaseLost` (inside the caller's transaction,
@@ -107,11 +134,25 @@ fn held(txn: &WriteTransaction, lease: &Lease) -> Result<JobState> {
     }
 }
 
-/// Takes the first ready job, if any, under a new lease.
-fn take(txn: &WriteTransaction) -> Result<Option<Delivery>> {
+/// Takes the first ready job `can` run, if any, under a new lease: from the
+/// static lane, or for a consumer that renders from whichever lane's first
+/// job comes first (priority, then age).
+fn take(txn: &WriteTransaction, can: Capabilities) -> Result<Option<Delivery>> {
     loop {
+        let table = if can.render {
+            match (
+                first_key(txn, QUEUE_READY)?,
+                first_key(txn, QUEUE_READY_RENDER)?,
+            ) {
+                (Some(plain), Some(render)) if render < plain => QUEUE_READY_RENDER,
+                (None, Some(_)) => QUEUE_READY_RENDER,
+                _ => QUEUE_READY,
+            }
+        } else {
+            QUEUE_READY
+        };
         let first = txn
-            .open_table(QUEUE_READY)
+            .open_table(table)
             .map_err(Error::storage)?
             .pop_first()
             .map_err(Error::storage)?
@@ -153,11 +194,11 @@ impl Queue for Embedded {
             Ok(())
         })
         .await?;
-        self.wake.notify_one();
+        self.wake.notify_waiters();
         Ok(())
     }
 
-    async fn dequeue(&self, wait: Duration) -> Result<Option<Delivery>> {
+    async fn dequeue(&self, wait: Duration, can: Capabilities) -> Result<Option<Delivery>> {
         let deadline = tokio::time::Instant::now() + wait;
         loop {
             // Registered before looking, so an enqueue in between is not missed.
@@ -165,15 +206,22 @@ impl Queue for Embedded {
             // Look first with a read transaction: an empty queue then costs
             // no write (and no fsync).
             let empty = self
-                .read(|txn| {
+                .read(move |txn| {
                     let ready = txn.open_table(QUEUE_READY).map_err(Error::storage)?;
-                    ready.is_empty().map_err(Error::storage)
+                    let mut empty = ready.is_empty().map_err(Error::storage)?;
+                    if empty && can.render {
+                        let render = txn.open_table(QUEUE_READY_RENDER).map_err(Error::storage)?;
+                        empty = render.is_empty().map_err(Error::storage)?;
+                    }
+                    Ok(empty)
                 })
                 .await?;
-            let taken = if empty { None } else { self.write(take).await? };
+            let taken = if empty {
+                None
+            } else {
+                self.write(move |txn| take(txn, can)).await?
+            };
             if taken.is_some() {
-                // Others may be waiting and more jobs may be ready.
-                self.wake.notify_one();
                 return Ok(taken);
             }
             if tokio::time::timeout_at(deadline, notified).await.is_err() {
@@ -212,7 +260,7 @@ impl Queue for Embedded {
             make_ready(txn, &lease.scan_id, &mut state)
         })
         .await?;
-        self.wake.notify_one();
+        self.wake.notify_waiters();
         Ok(())
     }
 
@@ -276,16 +324,34 @@ impl Queue for Embedded {
             })
             .await?;
         if n > 0 {
-            self.wake.notify_one();
+            self.wake.notify_waiters();
         }
         Ok(n)
     }
 
     async fn ready_len(&self) -> Result<usize> {
         self.read(|txn| {
-            let ready = txn.open_table(QUEUE_READY).map_err(Error::storage)?;
-            Ok(usize::try_from(ready.len().map_err(Error::storage)?).unwrap_or(usize::MAX))
+            let plain = txn.open_table(QUEUE_READY).map_err(Error::storage)?;
+            let render = txn.open_table(QUEUE_READY_RENDER).map_err(Error::storage)?;
+            let n = plain.len().map_err(Error::storage)? + render.len().map_err(Error::storage)?;
+            Ok(usize::try_from(n).unwrap_or(usize::MAX))
         })
         .await
+    }
+
+    async fn announce_render(&self) -> Result<()> {
+        *self.render_seen.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some(std::time::Instant::now());
+        Ok(())
+    }
+
+    async fn withdraw_render(&self) -> Result<()> {
+        *self.render_seen.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        Ok(())
+    }
+
+    async fn render_available(&self) -> Result<bool> {
+        let seen = *self.render_seen.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(seen.is_some_and(|t| t.elapsed() < RENDER_PRESENCE_TTL))
     }
 }

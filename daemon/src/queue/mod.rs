@@ -16,6 +16,17 @@
 //! again since (reclaimed by another worker, recovered at a restart) or is
 //! gone. A worker that stalled past its visibility timeout can therefore no
 //! longer acknowledge, re-queue or dead-letter the job its successor runs.
+//!
+//! **Render jobs (capabilities).** A render scan needs a browser, which not
+//! every worker has. Render jobs wait in a lane of their own — a second ready
+//! table on the embedded backend, a second set of priority streams on Redis —
+//! and a consumer reads the render lane only when its [`Capabilities`] say it
+//! renders. A plain worker therefore never receives a render job: nothing is
+//! delivered to it and handed back (which would count attempts, churn the
+//! streams and wake plain workers for jobs they cannot run), and a render job
+//! cannot be starved by a plain worker holding it. Consumers that render
+//! announce themselves ([`Queue::announce_render`]) so the API can say when a
+//! render scan waits because none is alive ([`Queue::render_available`]).
 
 use std::time::Duration;
 
@@ -32,6 +43,12 @@ pub mod redis;
 /// visibility timeout (the embedded service).
 pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(5);
 
+/// How often a consumer that renders announces itself.
+pub const RENDER_PRESENCE_EVERY: Duration = Duration::from_secs(5);
+/// How long an announcement counts: a render worker not heard from for this
+/// long is taken for gone (three announcements missed).
+pub const RENDER_PRESENCE_TTL: Duration = Duration::from_secs(15);
+
 /// One scan to run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Job {
@@ -39,6 +56,35 @@ pub struct Job {
     pub scan_id: String,
     /// Higher priorities are taken first; FIFO within a priority.
     pub priority: Priority,
+    /// A render scan: only a consumer that renders takes it. Jobs queued
+    /// before render mode existed read as `false`.
+    #[serde(default)]
+    pub render: bool,
+}
+
+impl Job {
+    /// The job of `scan` (its priority and render mode).
+    pub fn of(scan: &crate::store::Scan) -> Job {
+        Job {
+            scan_id: scan.id.clone(),
+            priority: scan.config.priority,
+            render: scan.config.render,
+        }
+    }
+}
+
+/// What a consumer can run: it is only handed jobs it can.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Capabilities {
+    /// It has a browser: it takes render jobs as well as static ones.
+    pub render: bool,
+}
+
+impl Capabilities {
+    /// A plain consumer: static jobs only.
+    pub const STATIC: Capabilities = Capabilities { render: false };
+    /// A consumer with a browser: every job.
+    pub const RENDER: Capabilities = Capabilities { render: true };
 }
 
 /// The hold of one delivery on its job: what `ack`, `heartbeat`, `release`
@@ -68,11 +114,12 @@ pub struct Delivery {
 pub trait Queue: Send + Sync + 'static {
     /// Adds a job. Idempotent: a scan already queued or in flight is not added twice.
     async fn enqueue(&self, job: Job) -> Result<()>;
-    /// Takes the next job (highest priority, oldest first), waiting up to `wait`
-    /// for one without polling (the embedded backend waits on a notification,
+    /// Takes the next job this consumer `can` run (highest priority, oldest
+    /// first; a render job only when `can.render`), waiting up to `wait` for
+    /// one without polling (the embedded backend waits on a notification,
     /// Redis on a blocking stream read). The job stays in flight, under the
     /// returned lease, until it is acknowledged, released or dead-lettered.
-    async fn dequeue(&self, wait: Duration) -> Result<Option<Delivery>>;
+    async fn dequeue(&self, wait: Duration, can: Capabilities) -> Result<Option<Delivery>>;
     /// Marks a job done and forgets it. `LeaseLost` when `lease` is not the
     /// job's current delivery (or the job is gone).
     async fn ack(&self, lease: &Lease) -> Result<()>;
@@ -96,6 +143,15 @@ pub trait Queue: Send + Sync + 'static {
     async fn recover(&self) -> Result<usize>;
     /// Jobs waiting (not in flight).
     async fn ready_len(&self) -> Result<usize>;
+    /// Says that this process runs consumers that render, for
+    /// [`RENDER_PRESENCE_TTL`]; repeated every [`RENDER_PRESENCE_EVERY`] while
+    /// they run.
+    async fn announce_render(&self) -> Result<()>;
+    /// Withdraws this process's announcement (its render consumers stopped).
+    async fn withdraw_render(&self) -> Result<()>;
+    /// Whether any process announced render consumers within
+    /// [`RENDER_PRESENCE_TTL`]: when not, a render job waits for nobody.
+    async fn render_available(&self) -> Result<bool>;
     /// How often a worker must heartbeat its job to keep it.
     fn heartbeat_every(&self) -> Duration {
         HEARTBEAT_EVERY

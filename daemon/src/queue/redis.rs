@@ -32,6 +32,14 @@
 //! - **Attempts:** counted in the job hash at each delivery. The worker sends a
 //!   job over its limit to the dead-letter stream `{prefix}:q:dead` with the
 //!   reason ([`Queue::dead_letter`]).
+//! - **Render lane:** render jobs go to streams of their own
+//!   (`{prefix}:q:render:high`, `:normal`, `:low`, same group). A plain
+//!   worker never reads, blocks on or reclaims them, so it is never handed a
+//!   render job; a worker with `--render` reads both lanes, the render lane
+//!   first within a priority (only it can run those). Render workers announce
+//!   themselves in the sorted set `{prefix}:workers:render` (member: the
+//!   consumer, score: the server's time of its last announcement), so the
+//!   API can say a render scan waits because none is alive.
 //! - Every transition is one Lua script (`lua/*.lua`, loaded with
 //!   `include_str!`), atomic on the server.
 
@@ -45,7 +53,7 @@ use sitescan_engine::Priority;
 use tokio::sync::watch;
 use tracing::{info, warn};
 
-use super::{Delivery, Job, Lease, Queue};
+use super::{Capabilities, Delivery, Job, Lease, Queue, RENDER_PRESENCE_TTL};
 use crate::error::{Error, Result};
 use crate::store::redis::{redis_err, RedisBackend};
 
@@ -71,9 +79,11 @@ fn priority_from(s: &str) -> Priority {
     }
 }
 
-/// Jobs waiting per priority, and the dead-letter stream's length.
+/// Jobs waiting per priority (both lanes), and the dead-letter stream's length.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct QueueDepths {
+    /// Render jobs waiting (of every priority; counted in the priorities too).
+    pub render: u64,
     /// Waiting in `high`.
     pub high: u64,
     /// Waiting in `normal`.
@@ -107,6 +117,16 @@ static RELEASE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("lu
 static DEAD_LETTER: LazyLock<Script> =
     LazyLock::new(|| Script::new(include_str!("lua/dead_letter.lua")));
 static RECOVER: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("lua/recover.lua")));
+static ANNOUNCE_RENDER: LazyLock<Script> =
+    LazyLock::new(|| Script::new(include_str!("lua/announce_render.lua")));
+static RENDER_AVAILABLE: LazyLock<Script> =
+    LazyLock::new(|| Script::new(include_str!("lua/render_available.lua")));
+
+const PRIORITIES: [Priority; 3] = [Priority::High, Priority::Normal, Priority::Low];
+
+/// What the take script returns: scan id, priority, attempt, lease token,
+/// and 1 when the job came from the render lane.
+type Taken = (String, String, u32, u64, u8);
 
 /// `Ok(())` when a fenced script ran (1), `LeaseLost` when it refused (0).
 fn fenced(ran: i64, lease: &Lease) -> Result<()> {
@@ -124,6 +144,44 @@ impl RedisBackend {
         self.key_name(&["q", priority_name(p)])
     }
 
+    /// The stream of a job's lane and priority.
+    fn lane_stream(&self, render: bool, p: Priority) -> String {
+        if render {
+            self.key_name(&["q", "render", priority_name(p)])
+        } else {
+            self.stream(p)
+        }
+    }
+
+    /// The streams a consumer that `can` reads, by priority and within a
+    /// priority by lane (render first).
+    fn streams_for(&self, can: Capabilities) -> Vec<String> {
+        let mut out = Vec::with_capacity(6);
+        for p in PRIORITIES {
+            if can.render {
+                out.push(self.lane_stream(true, p));
+            }
+            out.push(self.lane_stream(false, p));
+        }
+        out
+    }
+
+    fn render_workers_key(&self) -> String {
+        self.key_name(&["workers", "render"])
+    }
+
+    /// Render workers that announced themselves within
+    /// [`RENDER_PRESENCE_TTL`].
+    pub async fn render_workers(&self) -> Result<u64> {
+        let mut conn = self.c();
+        RENDER_AVAILABLE
+            .key(self.render_workers_key())
+            .arg(u64::try_from(RENDER_PRESENCE_TTL.as_millis()).unwrap_or(u64::MAX))
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)
+    }
+
     fn job_key(&self, scan_id: &str) -> String {
         self.key_name(&["job", scan_id])
     }
@@ -132,10 +190,9 @@ impl RedisBackend {
     /// when missing. Run at connect; safe to run again.
     pub(crate) async fn ensure_groups(&self) -> Result<()> {
         let mut conn = self.c();
-        for p in [Priority::High, Priority::Normal, Priority::Low] {
-            let created: redis::RedisResult<()> = conn
-                .xgroup_create_mkstream(self.stream(p), GROUP, "0")
-                .await;
+        for stream in self.streams_for(Capabilities::RENDER) {
+            let created: redis::RedisResult<()> =
+                conn.xgroup_create_mkstream(stream, GROUP, "0").await;
             match created {
                 Ok(()) => {}
                 Err(e) if e.code() == Some("BUSYGROUP") => {}
@@ -146,18 +203,20 @@ impl RedisBackend {
     }
 
     /// Runs the take script once: a job for this consumer, or `None`.
-    async fn take(&self) -> Result<Option<Delivery>> {
+    async fn take(&self, can: Capabilities) -> Result<Option<Delivery>> {
         loop {
             let mut conn = self.c();
-            let taken: redis::RedisResult<Option<(String, String, u32, u64)>> = TAKE
-                .key(self.stream(Priority::High))
-                .key(self.stream(Priority::Normal))
-                .key(self.stream(Priority::Low))
+            let mut script = TAKE.prepare_invoke();
+            for stream in self.streams_for(can) {
+                script.key(stream);
+            }
+            let taken: redis::RedisResult<Option<Taken>> = script
                 .key(self.key_name(&["q", "round"]))
                 .key(self.key_name(&["q", "lease"]))
                 .arg(GROUP)
                 .arg(&self.settings.consumer)
                 .arg(&self.settings.prefix)
+                .arg(if can.render { 2 } else { 1 })
                 .invoke_async(&mut conn)
                 .await;
             return match taken {
@@ -169,10 +228,11 @@ impl RedisBackend {
                 }
                 Err(e) => Err(redis_err(e)),
                 Ok(None) => Ok(None),
-                Ok(Some((scan_id, priority, attempt, token))) => Ok(Some(Delivery {
+                Ok(Some((scan_id, priority, attempt, token, render))) => Ok(Some(Delivery {
                     job: Job {
                         scan_id: scan_id.clone(),
                         priority: priority_from(&priority),
+                        render: render == 1,
                     },
                     attempt,
                     lease: Lease { scan_id, token },
@@ -184,7 +244,7 @@ impl RedisBackend {
     /// Waits up to `wait` in `XREADGROUP BLOCK` on the three streams, on a
     /// dedicated connection. What it reads lands in this consumer's pending
     /// list; the take script hands it out. Returns whether anything came.
-    async fn block_for_entries(&self, wait: Duration) -> Result<bool> {
+    async fn block_for_entries(&self, wait: Duration, can: Capabilities) -> Result<bool> {
         let pooled = self.blocking_conns.lock().ok().and_then(|mut p| p.pop());
         let mut conn = match pooled {
             Some(conn) => conn,
@@ -203,6 +263,7 @@ impl RedisBackend {
         let ms = u64::try_from(wait.min(BLOCK_AT_MOST).as_millis())
             .unwrap_or(1000)
             .max(1);
+        let streams = self.streams_for(can);
         let read: redis::RedisResult<redis::Value> = redis::cmd("XREADGROUP")
             .arg("GROUP")
             .arg(GROUP)
@@ -212,12 +273,8 @@ impl RedisBackend {
             .arg("BLOCK")
             .arg(ms)
             .arg("STREAMS")
-            .arg(self.stream(Priority::High))
-            .arg(self.stream(Priority::Normal))
-            .arg(self.stream(Priority::Low))
-            .arg(">")
-            .arg(">")
-            .arg(">")
+            .arg(&streams)
+            .arg(vec![">"; streams.len()])
             .query_async(&mut conn)
             .await;
         match read {
@@ -237,15 +294,17 @@ impl RedisBackend {
     }
 
     /// Reclaims, once, the jobs idle past the visibility timeout on every
-    /// stream (their leases end; see `lua/reclaim.lua`). Returns how many.
-    pub async fn reclaim(&self) -> Result<usize> {
+    /// stream a consumer that `can` reads (their leases end; see
+    /// `lua/reclaim.lua`): a plain worker never takes render jobs into its
+    /// pending list, where its take would never look. Returns how many.
+    pub async fn reclaim(&self, can: Capabilities) -> Result<usize> {
         let idle_ms =
             u64::try_from(self.settings.visibility_timeout.as_millis()).unwrap_or(u64::MAX);
         let mut n = 0;
-        for p in [Priority::High, Priority::Normal, Priority::Low] {
+        for stream in self.streams_for(can) {
             let mut conn = self.c();
             let got: redis::RedisResult<usize> = RECLAIM
-                .key(self.stream(p))
+                .key(stream)
                 .arg(GROUP)
                 .arg(&self.settings.consumer)
                 .arg(idle_ms)
@@ -265,7 +324,7 @@ impl RedisBackend {
 
     /// The background reclaimer of a worker process: [`RedisBackend::reclaim`]
     /// every third of the visibility timeout until `shutdown` turns true.
-    pub async fn run_reclaimer(self, mut shutdown: watch::Receiver<bool>) {
+    pub async fn run_reclaimer(self, can: Capabilities, mut shutdown: watch::Receiver<bool>) {
         let every = (self.settings.visibility_timeout / 3).max(Duration::from_millis(50));
         let mut tick = tokio::time::interval(every);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -279,7 +338,7 @@ impl RedisBackend {
                     continue;
                 }
             }
-            match self.reclaim().await {
+            match self.reclaim(can).await {
                 Ok(0) => {}
                 Ok(n) => info!(
                     jobs = n,
@@ -294,11 +353,12 @@ impl RedisBackend {
     pub async fn depths(&self) -> Result<QueueDepths> {
         let mut conn = self.c();
         let mut d = QueueDepths::default();
-        for p in [Priority::High, Priority::Normal, Priority::Low] {
+        for (p, render) in PRIORITIES.iter().flat_map(|p| [(*p, false), (*p, true)]) {
+            let stream = self.lane_stream(render, p);
             let (len, pending): (u64, redis::Value) = redis::pipe()
-                .xlen(self.stream(p))
+                .xlen(&stream)
                 .cmd("XPENDING")
-                .arg(self.stream(p))
+                .arg(&stream)
                 .arg(GROUP)
                 .query_async(&mut conn)
                 .await
@@ -312,10 +372,13 @@ impl RedisBackend {
             };
             let waiting = len.saturating_sub(pending);
             d.in_flight += pending;
+            if render {
+                d.render += waiting;
+            }
             match p {
-                Priority::High => d.high = waiting,
-                Priority::Normal => d.normal = waiting,
-                Priority::Low => d.low = waiting,
+                Priority::High => d.high += waiting,
+                Priority::Normal => d.normal += waiting,
+                Priority::Low => d.low += waiting,
             }
         }
         d.dead = conn
@@ -349,7 +412,7 @@ impl Queue for RedisBackend {
     async fn enqueue(&self, job: Job) -> Result<()> {
         let mut conn = self.c();
         let _: i64 = ENQUEUE
-            .key(self.stream(job.priority))
+            .key(self.lane_stream(job.render, job.priority))
             .key(self.job_key(&job.scan_id))
             .arg(&job.scan_id)
             .arg(priority_name(job.priority))
@@ -359,17 +422,17 @@ impl Queue for RedisBackend {
         Ok(())
     }
 
-    async fn dequeue(&self, wait: Duration) -> Result<Option<Delivery>> {
+    async fn dequeue(&self, wait: Duration, can: Capabilities) -> Result<Option<Delivery>> {
         let deadline = tokio::time::Instant::now() + wait;
         loop {
-            if let Some(delivery) = self.take().await? {
+            if let Some(delivery) = self.take(can).await? {
                 return Ok(Some(delivery));
             }
             let now = tokio::time::Instant::now();
             if now >= deadline {
                 return Ok(None);
             }
-            self.block_for_entries(deadline - now).await?;
+            self.block_for_entries(deadline - now, can).await?;
         }
     }
 
@@ -441,10 +504,11 @@ impl Queue for RedisBackend {
     /// consumer), e.g. at shutdown. Returns how many.
     async fn recover(&self) -> Result<usize> {
         let mut conn = self.c();
-        RECOVER
-            .key(self.stream(Priority::High))
-            .key(self.stream(Priority::Normal))
-            .key(self.stream(Priority::Low))
+        let mut script = RECOVER.prepare_invoke();
+        for stream in self.streams_for(Capabilities::RENDER) {
+            script.key(stream);
+        }
+        script
             .arg(GROUP)
             .arg(&self.settings.consumer)
             .arg(&self.settings.prefix)
@@ -456,6 +520,34 @@ impl Queue for RedisBackend {
     async fn ready_len(&self) -> Result<usize> {
         let d = self.depths().await?;
         Ok(usize::try_from(d.high + d.normal + d.low).unwrap_or(usize::MAX))
+    }
+
+    async fn announce_render(&self) -> Result<()> {
+        let mut conn = self.c();
+        // Entries ten TTLs old are forgotten: workers killed without
+        // withdrawing do not pile up.
+        let forget_ms = u64::try_from((RENDER_PRESENCE_TTL * 10).as_millis()).unwrap_or(u64::MAX);
+        let _: i64 = ANNOUNCE_RENDER
+            .key(self.render_workers_key())
+            .arg(&self.settings.consumer)
+            .arg(forget_ms)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        Ok(())
+    }
+
+    async fn withdraw_render(&self) -> Result<()> {
+        let mut conn = self.c();
+        let _: i64 = conn
+            .zrem(self.render_workers_key(), &self.settings.consumer)
+            .await
+            .map_err(redis_err)?;
+        Ok(())
+    }
+
+    async fn render_available(&self) -> Result<bool> {
+        Ok(self.render_workers().await? > 0)
     }
 
     /// A third of the visibility timeout: two beats may be lost before another

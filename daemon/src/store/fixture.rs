@@ -52,6 +52,8 @@ pub fn scan(id: &str, site_id: &str, account_id: &str, url: &str) -> Scan {
             links: Default::default(),
             include: Vec::new(),
             exclude: Vec::new(),
+            render: false,
+            render_options: None,
         },
         progress: None,
         error: None,
@@ -76,6 +78,7 @@ pub async fn queued_scan(store: &dyn Store, queue: &dyn Queue, site: &Site) -> R
         .enqueue(Job {
             scan_id: scan.id.clone(),
             priority: Priority::Normal,
+            render: false,
         })
         .await?;
     Ok(scan)

@@ -227,6 +227,17 @@ pub struct AppliedConfig {
     #[serde(default)]
     #[schema(example = json!(["/archive/", "\\.pdf$"]))]
     pub exclude: Vec<String>,
+    /// Render mode: each page loaded in headless Chromium, its scripts run,
+    /// the rules judging the DOM it shows (`false`: the HTML the server
+    /// sends). Only workers started with `--render` take these scans. Scans
+    /// stored before this option existed read as `false`.
+    #[serde(default)]
+    pub render: bool,
+    /// How each page is waited for in render mode, as applied (defaults filled
+    /// in); present only when `render` is true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>, example = json!({"wait": "network-idle", "quiet_ms": 500, "max_wait_ms": 10000}))]
+    pub render_options: Option<sitescan_engine::config::RenderOptions>,
 }
 
 /// How far a running scan is: the engine's own type, stored as it is.

@@ -74,6 +74,11 @@ pub struct ScanView {
     /// scan not started by a schedule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scheduled_for: Option<DateTime<Utc>>,
+    /// Why a queued scan is not being taken, when no worker able to run it
+    /// is alive (a render scan while no `sitescan worker --render` runs);
+    /// absent otherwise. It waits, and starts once such a worker runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting_reason: Option<WaitingReason>,
     /// Where to go next.
     pub links: ScanLinks,
 }
@@ -103,6 +108,36 @@ impl From<Scan> for ScanView {
             quota_refunded: s.quota_refunded,
             schedule_id: s.schedule_id,
             scheduled_for: s.scheduled_for,
+            waiting_reason: None,
+        }
+    }
+}
+
+/// Why a queued scan waits: a stable `code` to branch on and a `message`
+/// for a person, as in the error envelope.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct WaitingReason {
+    /// `no_render_worker`: a render scan, and no worker that can render
+    /// (`sitescan worker --render`) was heard from in the last 15 seconds
+    /// (`queue::RENDER_PRESENCE_TTL`).
+    #[schema(example = "no_render_worker")]
+    pub code: String,
+    /// What is going on and what would end the wait.
+    #[schema(
+        example = "no worker that can render (sitescan worker --render) is running; the scan waits in the queue and starts once one does"
+    )]
+    pub message: String,
+}
+
+impl WaitingReason {
+    /// The code of [`WaitingReason::no_render_worker`].
+    pub const NO_RENDER_WORKER: &'static str = "no_render_worker";
+
+    /// A render scan with no render-capable worker alive.
+    pub fn no_render_worker() -> Self {
+        WaitingReason {
+            code: Self::NO_RENDER_WORKER.to_string(),
+            message: "no worker that can render (sitescan worker --render) is running; the scan waits in the queue and starts once one does".to_string(),
         }
     }
 }
@@ -276,6 +311,38 @@ pub struct ScanRequestConfig {
     #[serde(default)]
     #[schema(max_items = 20, example = json!(["/archive/", "\\.pdf$"]))]
     pub exclude: Option<Vec<String>>,
+    /// Render mode (the CLI's `--render`): each page is loaded in headless
+    /// Chromium, its scripts run, and the rules judge the DOM it shows.
+    /// Default `false`: the HTML the server sends. Run by workers started
+    /// with `--render` only; see the scan's `waiting_reason` while none runs.
+    #[serde(default)]
+    pub render: Option<bool>,
+    /// How render mode waits for each page (only with `render: true`).
+    #[serde(default, deserialize_with = "object_only")]
+    pub render_options: Option<RenderOptionsParam>,
+}
+
+/// `config.render_options` of a scan request: what render mode waits for
+/// before it takes a page's DOM. Every field is optional.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RenderOptionsParam {
+    /// After the page's load event: `"network-idle"` (default: no request
+    /// of the page in flight for `quiet_ms`), `"load"` (then `quiet_ms`), or
+    /// `{"selector": "#app"}` (an element matching this CSS selector, 1 to
+    /// 200 characters, then `quiet_ms`).
+    #[serde(default)]
+    #[schema(value_type = Option<Object>, example = json!({"selector": "#app"}))]
+    pub wait: Option<sitescan_engine::RenderWait>,
+    /// Quiet period, milliseconds (0..=10000; default 500).
+    #[serde(default)]
+    #[schema(minimum = 0, maximum = 10000, example = 500)]
+    pub quiet_ms: Option<u64>,
+    /// Longest wait for one page from its navigation, milliseconds
+    /// (100..=60000; default 10000); past it the DOM is taken as it is.
+    #[serde(default)]
+    #[schema(minimum = 100, maximum = 60000, example = 10000)]
+    pub max_wait_ms: Option<u64>,
 }
 
 /// `config.budget` of a scan request, and the budget a scan record shows as

@@ -103,6 +103,14 @@ pub fn find_binary(options: &LaunchOptions) -> Result<PathBuf, BrowserError> {
         .ok_or_else(|| BrowserError::Missing(String::new()))
 }
 
+/// The browser binary render scans of this process would run, found the way
+/// they find it (the options in force: [`configure`]d, else
+/// [`LaunchOptions::from_env`]). A service asks this at start-up to know
+/// whether it can take render scans at all.
+pub fn configured_binary() -> Result<PathBuf, BrowserError> {
+    find_binary(&options())
+}
+
 /// The flags every browser gets (besides the profile, pipe, sink and sandbox).
 fn flags(sink_port: u16) -> Vec<String> {
     let mut f: Vec<String> = [

@@ -14,66 +14,143 @@
 //!
 //! Memory: the [`Grouper`] holds one entry per distinct problem with at most
 //! 2 × [`MAX_OCCURRENCES`] places (trimmed to the first [`MAX_OCCURRENCES`]
-//! whenever it fills), never the findings of every page: a scan that spools its
-//! page findings to disk keeps only these entries in memory, which grow with the
-//! number of distinct hosts and subresources (what the crawl's page summaries
-//! already hold), not with the number of pages.
+//! whenever it fills), never the findings of every page. An entry is kept
+//! small, as most problems show on one page only (the generated benchmark site
+//! gives every page an image of its own, so nearly every page adds a resource
+//! problem): the problem's identity is a 128-bit fingerprint of its key rather
+//! than the key's strings, its places are listed only once a second page names
+//! it, the page URL of its first place is the crawl's shared copy, and when the
+//! scan spools its findings ([`Grouper::file_in`]) the first finding itself
+//! waits in a nameless temporary file beside the spool until the crawl ends,
+//! leaving its selector and where it is in the file in memory.
 
 use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use sitescan_rules::{Finding, Occurrence, Outcome, Scope, MAX_OCCURRENCES};
+use sha2::{Digest, Sha256};
+use sitescan_rules::{Finding, Occurrence, Scope, MAX_OCCURRENCES};
 use url::Url;
+
+use crate::error::{Error, Result};
 
 /// Where a place sits in report order: the page's depth and requested URL (as
 /// the report sorts pages), then the element's selector.
-type Place = (u32, String, String);
+type Place = (u32, Arc<str>, Box<str>);
 
-/// What makes two findings the same problem.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct Key {
-    rule_id: String,
-    scope: Scope,
-    /// The origin (host scope) or the resource URL (resource scope).
-    subject: String,
-    outcome: Outcome,
-    message: String,
+/// What makes two findings the same problem: a fingerprint of the rule, scope,
+/// subject (the origin for host scope, the resource URL for resource scope),
+/// outcome and message. 128 bits of SHA-256, as the site rules' text keys: two
+/// different problems sharing one is not a practical concern.
+type Key = [u8; 16];
+
+/// The finding at a group's first place: in memory, or in the grouper's file.
+#[derive(Debug)]
+enum Stowed {
+    Here(Box<Finding>),
+    Spilled { start: u64, len: u64 },
 }
 
 /// One problem seen so far.
 #[derive(Debug)]
 struct Group {
     /// The finding at the first place seen so far in report order.
-    first: Finding,
+    first: Stowed,
     first_place: Place,
-    /// Places, not yet sorted; trimmed to the first [`MAX_OCCURRENCES`] when it
-    /// reaches twice that.
+    /// Every place, not yet sorted, once the problem shows in a second place
+    /// (empty while it has one, which `first` and `first_place` say); trimmed
+    /// to the first [`MAX_OCCURRENCES`] when it reaches twice that.
     places: Vec<(Place, Occurrence)>,
     total: u64,
+}
+
+/// The temporary file first findings wait in (see the module doc).
+#[derive(Debug)]
+struct Spill {
+    writer: BufWriter<File>,
+    written: u64,
+    dir: PathBuf,
+    /// Reused serialization buffer.
+    buf: Vec<u8>,
+}
+
+fn spill_error(dir: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Spool {
+        dir: dir.display().to_string(),
+        reason: e.to_string(),
+    }
+}
+
+impl Spill {
+    fn write(&mut self, f: &Finding) -> Result<Stowed> {
+        self.buf.clear();
+        serde_json::to_writer(&mut self.buf, f).map_err(|e| spill_error(&self.dir, e))?;
+        self.writer
+            .write_all(&self.buf)
+            .map_err(|e| spill_error(&self.dir, e))?;
+        let start = self.written;
+        self.written += self.buf.len() as u64;
+        Ok(Stowed::Spilled {
+            start,
+            len: self.buf.len() as u64,
+        })
+    }
+
+    /// Reads a finding back; the writer goes on at the end of the file.
+    fn read(&mut self, start: u64, len: u64) -> Result<Finding> {
+        let dir = &self.dir;
+        let len = usize::try_from(len).map_err(|e| spill_error(dir, e))?;
+        self.buf.resize(len, 0);
+        self.writer.flush().map_err(|e| spill_error(dir, e))?;
+        let file = self.writer.get_mut();
+        file.seek(SeekFrom::Start(start))
+            .and_then(|_| file.read_exact(&mut self.buf))
+            .and_then(|_| file.seek(SeekFrom::End(0)))
+            .map_err(|e| spill_error(dir, e))?;
+        serde_json::from_slice(&self.buf).map_err(|e| spill_error(dir, e))
+    }
 }
 
 /// Merges host and resource findings of a scan (see the module doc).
 #[derive(Debug, Default)]
 pub(crate) struct Grouper {
     groups: HashMap<Key, Group>,
+    /// `None`: first findings stay in memory.
+    spill: Option<Spill>,
 }
 
-/// The key of a finding that is to be merged, or `None` for a finding about one
-/// page (or one whose subject cannot be told: it stays as it is).
-fn key_of(f: &Finding) -> Option<Key> {
-    let subject = match f.scope {
-        Scope::Page => return None,
+/// The subject of a finding that is to be merged, or `None` for a finding
+/// about one page (or one whose subject cannot be told: it stays as it is).
+fn subject_of(f: &Finding) -> Option<String> {
+    match f.scope {
+        Scope::Page => None,
         Scope::Host => Url::parse(&f.page_url)
             .ok()
-            .map(|u| u.origin().ascii_serialization())?,
-        Scope::Resource => f.resource.clone()?,
-    };
-    Some(Key {
-        rule_id: f.rule_id.clone(),
-        scope: f.scope,
+            .map(|u| u.origin().ascii_serialization()),
+        Scope::Resource => f.resource.clone(),
+    }
+}
+
+fn key_of(f: &Finding, subject: &str) -> Key {
+    let mut h = Sha256::new();
+    // Each part length-prefixed, so no two keys run together alike.
+    let scope = format!("{:?}", f.scope);
+    let outcome = format!("{:?}", f.outcome);
+    for part in [
+        f.rule_id.as_str(),
+        scope.as_str(),
         subject,
-        outcome: f.outcome,
-        message: f.message.clone(),
-    })
+        outcome.as_str(),
+        f.message.as_str(),
+    ] {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part.as_bytes());
+    }
+    let mut key = [0u8; 16];
+    key.copy_from_slice(&h.finalize()[..16]);
+    key
 }
 
 fn occurrence_of(f: &Finding) -> Occurrence {
@@ -90,71 +167,163 @@ fn trim(places: &mut Vec<(Place, Occurrence)>) {
     places.truncate(MAX_OCCURRENCES);
 }
 
+/// How many merged findings [`Grouper::finish`] hands on at a time.
+const FINISH_BATCH: usize = 256;
+
 impl Grouper {
+    /// A grouper that keeps first findings in a nameless temporary file in
+    /// `dir` (the scan's spool directory) until the crawl ends.
+    pub(crate) fn file_in(dir: &Path) -> Result<Self> {
+        let file = tempfile::tempfile_in(dir).map_err(|e| spill_error(dir, e))?;
+        Ok(Grouper {
+            groups: HashMap::new(),
+            spill: Some(Spill {
+                writer: BufWriter::new(file),
+                written: 0,
+                dir: dir.to_path_buf(),
+                buf: Vec::new(),
+            }),
+        })
+    }
+
+    fn stow(&mut self, f: Finding) -> Result<Stowed> {
+        match &mut self.spill {
+            Some(spill) => spill.write(&f),
+            None => Ok(Stowed::Here(Box::new(f))),
+        }
+    }
+
+    fn unstow(spill: &mut Option<Spill>, stowed: Stowed) -> Result<Finding> {
+        match (stowed, spill) {
+            (Stowed::Here(f), _) => Ok(*f),
+            (Stowed::Spilled { start, len }, Some(spill)) => spill.read(start, len),
+            (Stowed::Spilled { .. }, None) => Err(Error::Spool {
+                dir: String::new(),
+                reason: "a grouped finding was spilled without a file".into(),
+            }),
+        }
+    }
+
+    fn first_occurrence(spill: &mut Option<Spill>, stowed: &Stowed) -> Result<Occurrence> {
+        match (stowed, spill) {
+            (Stowed::Here(f), _) => Ok(occurrence_of(f)),
+            (&Stowed::Spilled { start, len }, Some(spill)) => {
+                Ok(occurrence_of(&spill.read(start, len)?))
+            }
+            (Stowed::Spilled { .. }, None) => Err(Error::Spool {
+                dir: String::new(),
+                reason: "a grouped finding was spilled without a file".into(),
+            }),
+        }
+    }
+
     /// Takes the findings of one page (at `depth`, requested as `url`): keeps
     /// the host and resource findings and returns the others, in their order.
-    pub(crate) fn take(&mut self, depth: u32, url: &str, findings: Vec<Finding>) -> Vec<Finding> {
+    /// Fails only when the grouper's file cannot be written or read.
+    pub(crate) fn take(
+        &mut self,
+        depth: u32,
+        url: &Arc<str>,
+        findings: Vec<Finding>,
+    ) -> Result<Vec<Finding>> {
         let mut own = Vec::with_capacity(findings.len());
         for f in findings {
-            let Some(key) = key_of(&f) else {
+            let Some(subject) = subject_of(&f) else {
                 own.push(f);
                 continue;
             };
-            let place: Place = (depth, url.to_string(), f.selector.clone());
+            let key = key_of(&f, &subject);
+            drop(subject);
+            let place: Place = (depth, Arc::clone(url), f.selector.as_str().into());
             match self.groups.get_mut(&key) {
                 Some(group) => {
+                    if group.places.is_empty() {
+                        // A second place: list the first one too from now on.
+                        let first = Self::first_occurrence(&mut self.spill, &group.first)?;
+                        group.places.push((group.first_place.clone(), first));
+                    }
                     group.total += 1;
                     group.places.push((place.clone(), occurrence_of(&f)));
                     if group.places.len() >= 2 * MAX_OCCURRENCES {
                         trim(&mut group.places);
                     }
                     if place < group.first_place {
-                        group.first = f;
+                        group.first = match &mut self.spill {
+                            Some(spill) => spill.write(&f)?,
+                            None => Stowed::Here(Box::new(f)),
+                        };
                         group.first_place = place;
                     }
                 }
                 None => {
-                    let occurrence = occurrence_of(&f);
+                    let first = self.stow(f)?;
                     self.groups.insert(
                         key,
                         Group {
-                            first: f,
-                            first_place: place.clone(),
-                            places: vec![(place, occurrence)],
+                            first,
+                            first_place: place,
+                            places: Vec::new(),
                             total: 1,
                         },
                     );
                 }
             }
         }
-        own
+        Ok(own)
     }
 
-    /// The merged findings, in report order of their first place (then rule
-    /// and message, so the order never depends on which page finished first).
-    pub(crate) fn finish(self) -> Vec<Finding> {
-        let mut groups: Vec<(Key, Group)> = self.groups.into_iter().collect();
-        groups.sort_by(|(ka, a), (kb, b)| {
-            (&a.first_place, &ka.rule_id, &ka.subject, &ka.message).cmp(&(
-                &b.first_place,
-                &kb.rule_id,
-                &kb.subject,
-                &kb.message,
-            ))
-        });
-        groups
-            .into_iter()
-            .map(|(_, mut group)| {
-                trim(&mut group.places);
-                let mut f = group.first;
+    /// Hands the merged findings to `emit` a batch at a time, in report order
+    /// of their first place (then rule, subject and message, so the order never
+    /// depends on which page finished first). Only the findings of one first
+    /// place are read back at a time.
+    pub(crate) fn finish(self, emit: &mut dyn FnMut(Vec<Finding>) -> Result<()>) -> Result<()> {
+        let Grouper { groups, mut spill } = self;
+        let mut groups: Vec<Group> = groups.into_values().collect();
+        groups.sort_by(|a, b| a.first_place.cmp(&b.first_place));
+        let mut batch = Vec::new();
+        let mut groups = groups.into_iter().peekable();
+        while let Some(group) = groups.next() {
+            // The groups sharing this first place, ordered by what they say.
+            let mut run = vec![group];
+            while let Some(next) = groups.next_if(|g| g.first_place == run[0].first_place) {
+                run.push(next);
+            }
+            let mut merged = Vec::with_capacity(run.len());
+            for mut group in run {
+                let mut f = Self::unstow(&mut spill, group.first)?;
                 if group.total > 1 {
+                    trim(&mut group.places);
                     let listed = group.places.len() as u64;
                     f.occurrences = group.places.into_iter().map(|(_, o)| o).collect();
                     f.occurrences_total = (group.total > listed).then_some(group.total);
                 }
-                f
-            })
-            .collect()
+                let subject = subject_of(&f).unwrap_or_default();
+                merged.push((subject, f));
+            }
+            merged.sort_by(|(sa, a), (sb, b)| {
+                (&a.rule_id, sa, &a.message).cmp(&(&b.rule_id, sb, &b.message))
+            });
+            batch.extend(merged.into_iter().map(|(_, f)| f));
+            if batch.len() >= FINISH_BATCH {
+                emit(std::mem::take(&mut batch))?;
+            }
+        }
+        if !batch.is_empty() {
+            emit(batch)?;
+        }
+        Ok(())
+    }
+
+    /// The merged findings, all at once (tests).
+    #[cfg(test)]
+    fn finish_all(self) -> Vec<Finding> {
+        let mut out = Vec::new();
+        self.finish(&mut |batch| {
+            out.extend(batch);
+            Ok(())
+        })
+        .unwrap();
+        out
     }
 }
 
@@ -162,7 +331,7 @@ impl Grouper {
 mod tests {
     use super::*;
     use crate::render::sample;
-    use sitescan_rules::{Category, Impact};
+    use sitescan_rules::{Category, Impact, Outcome};
 
     fn finding(rule: &str, scope: Scope, page: &str, selector: &str, message: &str) -> Finding {
         let mut f = sample::finding(
@@ -181,28 +350,50 @@ mod tests {
         f
     }
 
+    /// Both ways of keeping first findings: in memory, and in a file (its
+    /// directory kept alive by the returned guard).
+    fn groupers() -> Vec<(Grouper, Option<tempfile::TempDir>)> {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = Grouper::file_in(tmp.path()).unwrap();
+        vec![(Grouper::default(), None), (file, Some(tmp))]
+    }
+
     #[test]
     fn host_findings_merge_per_origin_and_message_with_pages_in_report_order() {
-        let mut g = Grouper::default();
+        for (g, _dir) in groupers() {
+            host_findings_merge(g);
+        }
+    }
+
+    fn host_findings_merge(mut g: Grouper) {
         let hsts = |page: &str| finding("hsts", Scope::Host, page, "", "No HSTS.");
         // Pages arrive out of report order; a page-scope finding passes through.
-        let own = g.take(
-            1,
-            "https://a.test/z",
-            vec![
-                hsts("https://a.test/z"),
-                finding("image-alt", Scope::Page, "https://a.test/z", "img", "m"),
-            ],
-        );
+        let own = g
+            .take(
+                1,
+                &"https://a.test/z".into(),
+                vec![
+                    hsts("https://a.test/z"),
+                    finding("image-alt", Scope::Page, "https://a.test/z", "img", "m"),
+                ],
+            )
+            .unwrap();
         assert_eq!(own.len(), 1);
         assert_eq!(own[0].rule_id, "image-alt");
-        g.take(0, "https://a.test/", vec![hsts("https://a.test/")]);
-        g.take(1, "https://a.test/b", vec![hsts("https://a.test/b")]);
+        g.take(0, &"https://a.test/".into(), vec![hsts("https://a.test/")])
+            .unwrap();
+        g.take(
+            1,
+            &"https://a.test/b".into(),
+            vec![hsts("https://a.test/b")],
+        )
+        .unwrap();
         // Another host, and another message on the same host: other problems.
-        g.take(1, "https://b.test/", vec![hsts("https://b.test/")]);
+        g.take(1, &"https://b.test/".into(), vec![hsts("https://b.test/")])
+            .unwrap();
         g.take(
             2,
-            "https://a.test/c",
+            &"https://a.test/c".into(),
             vec![finding(
                 "hsts",
                 Scope::Host,
@@ -210,8 +401,9 @@ mod tests {
                 "",
                 "Short.",
             )],
-        );
-        let out = g.finish();
+        )
+        .unwrap();
+        let out = g.finish_all();
         let got: Vec<(String, Vec<String>, Option<u64>)> = out
             .iter()
             .map(|f| {
@@ -242,15 +434,20 @@ mod tests {
 
     #[test]
     fn occurrences_are_capped_at_the_first_places_with_a_total() {
-        let mut g = Grouper::default();
+        for (g, _dir) in groupers() {
+            occurrences_are_capped(g);
+        }
+    }
+
+    fn occurrences_are_capped(mut g: Grouper) {
         // 250 pages in reverse order: the cap keeps the first 100 in report order.
         for i in (0..250).rev() {
             let page = format!("https://a.test/p{i:03}");
             let mut f = finding("long-cache-ttl", Scope::Resource, &page, "img", "m");
             f.resource = Some("https://a.test/logo.png".into());
-            g.take(1, &page, vec![f]);
+            g.take(1, &page.as_str().into(), vec![f]).unwrap();
         }
-        let out = g.finish();
+        let out = g.finish_all();
         assert_eq!(out.len(), 1);
         let f = &out[0];
         assert_eq!(f.page_url, "https://a.test/p000");

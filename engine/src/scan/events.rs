@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use sitescan_rules::registry::Selection;
 use sitescan_rules::Finding;
+use tokio::sync::mpsc;
 
 use crate::config::ScanConfig;
 use crate::error::Error;
@@ -97,4 +98,24 @@ pub enum ScanEvent {
     Finished(Box<Report>),
     /// The scan could not run; always the last event then.
     Failed(Error),
+}
+
+/// Who hears of a running scan: page and progress events go to `events`, progress
+/// alone to `progress`, when given.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Observer<'a> {
+    /// Every page result and progress event (the library's stream).
+    pub(crate) events: Option<&'a mpsc::UnboundedSender<ScanEvent>>,
+    /// Progress only (the CLI's progress bar), without copies of the findings.
+    pub(crate) progress: Option<&'a (dyn Fn(Progress) + Send + Sync)>,
+}
+
+/// Sends a progress event to whoever listens.
+pub(crate) fn emit_progress(observer: Observer<'_>, progress: Progress) {
+    if let Some(tx) = observer.events {
+        let _ = tx.send(ScanEvent::Progress(progress));
+    }
+    if let Some(report) = observer.progress {
+        report(progress);
+    }
 }

@@ -6,6 +6,6 @@
 pub(crate) mod dispatch;
 pub(crate) mod events;
 pub(crate) mod intern;
+pub(crate) mod pages;
 pub(crate) mod pipeline;
 pub(crate) mod places;
-pub(crate) mod start;

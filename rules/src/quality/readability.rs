@@ -2,7 +2,7 @@
 
 use crate::support::text::readability;
 use crate::support::{select, selector};
-use crate::{Category, Check, Impact, Rule, RuleMeta};
+use crate::{Category, Check, Impact, Need, Rule, RuleMeta};
 
 /// Scores the page's prose with Flesch reading ease and Flesch-Kincaid grade.
 pub struct Readability;
@@ -51,6 +51,7 @@ must institutionalise comprehensive interdepartmental communication methodologie
 <p>We make mugs by hand. Each one is fired in a wood kiln, so no two look the same.</p>
 ```
 "#,
+    needs: &[Need::LanguageSkipNote],
     ..RuleMeta::BASE
 };
 

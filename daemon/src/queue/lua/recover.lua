@@ -1,9 +1,9 @@
 -- Hands back every job in this consumer's pending lists (at the end of its
 -- stream, lease ended): the process is stopping.
--- KEYS: high, normal, low. ARGV: group, consumer, prefix. Returns how many.
+-- KEYS: every stream (both lanes). ARGV: group, consumer, prefix. Returns how many.
 local group, consumer, prefix = ARGV[1], ARGV[2], ARGV[3]
 local n = 0
-for i = 1, 3 do
+for i = 1, #KEYS do
   local pending = redis.call('XPENDING', KEYS[i], group, '-', '+', 10000, consumer)
   for _, p in ipairs(pending) do
     local id = p[1]

@@ -54,6 +54,10 @@ pub(crate) const REPORT_CHUNKS: TableDefinition<(&str, u64), &[u8]> =
     TableDefinition::new("report_chunks");
 /// Ready jobs: order key (priority rank << 56 | sequence) -> scan id.
 pub(crate) const QUEUE_READY: TableDefinition<u64, &str> = TableDefinition::new("queue_ready");
+/// Ready render jobs, keyed like [`QUEUE_READY`] (one sequence for both, so
+/// a consumer of both lanes takes them in one order).
+pub(crate) const QUEUE_READY_RENDER: TableDefinition<u64, &str> =
+    TableDefinition::new("queue_ready_render");
 /// Every job not acknowledged: scan id -> JSON of its queue state.
 pub(crate) const QUEUE_JOBS: TableDefinition<&str, &[u8]> = TableDefinition::new("queue_jobs");
 /// Dead-lettered jobs by scan id: attempts, reason, time.
@@ -121,6 +125,9 @@ pub struct Embedded {
     analysis_files: Arc<std::sync::Mutex<std::collections::HashMap<String, AnalysisFile>>>,
     /// Wakes a waiting `dequeue` when a job is enqueued.
     pub(crate) wake: Arc<Notify>,
+    /// When this process last announced consumers that render (in memory:
+    /// the API and the workers of the embedded service are one process).
+    pub(crate) render_seen: Arc<std::sync::Mutex<Option<std::time::Instant>>>,
 }
 
 impl std::fmt::Debug for Embedded {
@@ -160,6 +167,7 @@ impl Embedded {
             txn.open_table(REPORTS).map_err(Error::storage)?;
             txn.open_table(REPORT_CHUNKS).map_err(Error::storage)?;
             txn.open_table(QUEUE_READY).map_err(Error::storage)?;
+            txn.open_table(QUEUE_READY_RENDER).map_err(Error::storage)?;
             txn.open_table(QUEUE_JOBS).map_err(Error::storage)?;
             txn.open_table(QUEUE_DEAD).map_err(Error::storage)?;
             txn.open_table(COUNTERS).map_err(Error::storage)?;
@@ -189,6 +197,7 @@ impl Embedded {
             analysis_dir: Arc::new(analysis_dir),
             analysis_files: Arc::default(),
             wake: Arc::new(Notify::new()),
+            render_seen: Arc::default(),
         })
     }
 
@@ -720,6 +729,8 @@ mod tests {
                 links: Default::default(),
                 include: Vec::new(),
                 exclude: Vec::new(),
+                render: false,
+                render_options: None,
             },
             progress: None,
             error: None,
