@@ -137,7 +137,8 @@ impl Service {
                 },
             },
         };
-        let scheduler = crate::scheduler::spawn_scheduler(state.clone(), self.schedules, stop_rx);
+        let mut scheduler =
+            crate::scheduler::spawn_scheduler(state.clone(), self.schedules, stop_rx);
         let app = app(state, dashboard).into_make_service_with_connect_info::<SocketAddr>();
         let grace = self.grace;
         let stop = async move {
@@ -153,7 +154,12 @@ impl Service {
             tokio::time::timeout(grace, async { while pool.join_next().await.is_some() {} }).await;
         pool.abort_all();
         let _ = tokio::time::timeout(grace, deliveries).await;
-        let _ = tokio::time::timeout(grace, scheduler).await;
+        // A tick still running past the grace period is cut off, so the
+        // store is released when this returns.
+        if tokio::time::timeout(grace, &mut scheduler).await.is_err() {
+            scheduler.abort();
+            let _ = scheduler.await;
+        }
         housekeeping.abort();
         Ok(())
     }
