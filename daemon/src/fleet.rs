@@ -43,6 +43,7 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::queue::Capabilities;
+use crate::scheduler::SchedulerSettings;
 use crate::store::redis::RedisBackend;
 use crate::worker::{spawn_loop, LoopSettings, ScanExecutor, ScanLimits};
 
@@ -281,7 +282,8 @@ pub async fn serve_metrics(
 
 /// The API front end on Redis (`sitescan serve --redis`): the same routes as
 /// the embedded service plus `/metrics`, and no in-process workers — the
-/// `sitescan worker` daemons run the scans.
+/// `sitescan worker` daemons run the scans. Scheduled scans run with the
+/// default [`SchedulerSettings`]; see [`serve_api_with`].
 pub async fn serve_api(
     backend: RedisBackend,
     listener: tokio::net::TcpListener,
@@ -289,6 +291,33 @@ pub async fn serve_api(
     allow_private: bool,
     page_budget: sitescan_engine::PageBudget,
     dashboard: crate::dashboard::DashboardSettings,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> crate::Result<()> {
+    serve_api_with(
+        backend,
+        listener,
+        rate_per_minute,
+        allow_private,
+        page_budget,
+        dashboard,
+        SchedulerSettings::default(),
+        shutdown,
+    )
+    .await
+}
+
+/// [`serve_api`] with the settings of scheduled scans: every API process
+/// runs a scheduler; the store's atomic claim of each run makes exactly one
+/// of them fire it.
+#[allow(clippy::too_many_arguments)]
+pub async fn serve_api_with(
+    backend: RedisBackend,
+    listener: tokio::net::TcpListener,
+    rate_per_minute: u32,
+    allow_private: bool,
+    page_budget: sitescan_engine::PageBudget,
+    dashboard: crate::dashboard::DashboardSettings,
+    schedules: SchedulerSettings,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> crate::Result<()> {
     use crate::api::{auth, ApiSettings, AppState};
@@ -302,16 +331,22 @@ pub async fn serve_api(
             allow_private,
             page_budget,
             public_url: dashboard.public_url.clone(),
+            schedule_min_interval: schedules.min_interval,
             render_workers: RenderWorkers::Fleet,
         },
     };
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let scheduler = crate::scheduler::spawn_scheduler(state.clone(), schedules, stop_rx);
     let app = metrics_router(backend).merge(app(state, dashboard));
-    axum::serve(
+    let served = axum::serve(
         listener,
         app.into_make_service_with_connect_info::<SocketAddr>(),
     )
     .with_graceful_shutdown(shutdown)
-    .await?;
+    .await;
+    let _ = stop_tx.send(true);
+    let _ = tokio::time::timeout(Duration::from_secs(10), scheduler).await;
+    served?;
     Ok(())
 }
 

@@ -4,9 +4,10 @@
 //! "Architecture: the layers"; `tests/layers.rs` fails on any import cycle):
 //!
 //! - adapters: the command line ([`cli`]), the REST API ([`api`]) and the
-//!   dashboard ([`dashboard`]), with [`service`] composing the served app;
+//!   dashboard ([`dashboard`]), with [`service`] composing the served app
+//!   and [`scheduler`] firing scheduled scans;
 //! - the domain operations ([`ops`]): every rule about keys, sites, scans,
-//!   webhooks and users, returning the one [`Error`];
+//!   schedules, webhooks and users, returning the one [`Error`];
 //! - what they share: the request state ([`state`]), the wire views
 //!   ([`views`]), webhook delivery ([`webhooks`]), secrets ([`secrets`]);
 //! - the machinery: the store ([`store`]) and job queue ([`queue`]) with their
@@ -24,6 +25,7 @@ pub mod executor;
 pub mod fleet;
 pub mod ops;
 pub mod queue;
+pub mod scheduler;
 pub mod secrets;
 pub mod service;
 pub mod state;

@@ -1,7 +1,8 @@
 //! The service `sitescan serve` runs, at the top of the daemon: [`app`]
 //! composes the API (`crate::api`) and the dashboard (`crate::dashboard`) on
 //! one [`AppState`], and [`Service`] runs it with everything behind it:
-//! store and queue recovery, the worker pool, webhook delivery, the listener
+//! store and queue recovery, the worker pool, webhook delivery, the
+//! scheduler of scheduled scans (`crate::scheduler`), the listener
 //! and graceful shutdown. Nothing below imports this module.
 
 use std::net::SocketAddr;
@@ -48,6 +49,8 @@ pub struct Service {
     pub grace: Duration,
     /// How webhook deliveries are made (the delivery task runs in `run`).
     pub webhooks: crate::webhooks::DeliverySettings,
+    /// Scheduled scans (the scheduler task runs in `run`).
+    pub schedules: crate::scheduler::SchedulerSettings,
 }
 
 impl std::fmt::Debug for Service {
@@ -107,7 +110,7 @@ impl Service {
         let deliveries = crate::webhooks::spawn_delivery_task(
             self.store.clone(),
             self.webhooks.clone(),
-            stop_rx,
+            stop_rx.clone(),
         )?;
         let rate_limit = RateLimit::per_minute(non_zero(self.rate_per_minute));
         let housekeeping = {
@@ -128,11 +131,14 @@ impl Service {
                 allow_private: self.workers.allow_private,
                 page_budget: self.workers.page_budget,
                 public_url: dashboard.public_url.clone(),
+                schedule_min_interval: self.schedules.min_interval,
                 render_workers: RenderWorkers::InProcess {
                     render: self.workers.render,
                 },
             },
         };
+        let mut scheduler =
+            crate::scheduler::spawn_scheduler(state.clone(), self.schedules, stop_rx);
         let app = app(state, dashboard).into_make_service_with_connect_info::<SocketAddr>();
         let grace = self.grace;
         let stop = async move {
@@ -148,6 +154,12 @@ impl Service {
             tokio::time::timeout(grace, async { while pool.join_next().await.is_some() {} }).await;
         pool.abort_all();
         let _ = tokio::time::timeout(grace, deliveries).await;
+        // A tick still running past the grace period is cut off, so the
+        // store is released when this returns.
+        if tokio::time::timeout(grace, &mut scheduler).await.is_err() {
+            scheduler.abort();
+            let _ = scheduler.await;
+        }
         housekeeping.abort();
         Ok(())
     }

@@ -27,6 +27,9 @@ pub struct ApiSettings {
     /// base of absolute URLs (`Location`, `doc_url`); `None`: the request's
     /// `Host` (see `api::envelope::public_base`).
     pub public_url: Option<url::Url>,
+    /// The shortest time allowed between two runs of a schedule (`serve
+    /// --schedule-min-interval`; see `ops::schedules`).
+    pub schedule_min_interval: Duration,
     /// Who runs render scans: what a render scan meets when nobody can.
     pub render_workers: RenderWorkers,
 }

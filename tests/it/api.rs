@@ -640,6 +640,11 @@ async fn health_readiness_and_the_openapi_document() {
         "POST /api/v1/webhooks/{webhookId}/rotate-secret",
         "GET /api/v1/webhooks/{webhookId}/deliveries",
         "POST /api/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver",
+        "POST /api/v1/sites/{siteId}/schedules",
+        "GET /api/v1/sites/{siteId}/schedules",
+        "GET /api/v1/schedules/{scheduleId}",
+        "PATCH /api/v1/schedules/{scheduleId}",
+        "DELETE /api/v1/schedules/{scheduleId}",
     ]
     .into_iter()
     .map(String::from)
@@ -1151,6 +1156,59 @@ impl sitescan_daemon::store::Store for BrokenStore {
     ) -> sitescan_daemon::Result<Option<String>> {
         broken()
     }
+    async fn create_schedule(
+        &self,
+        _: sitescan_daemon::store::Schedule,
+    ) -> sitescan_daemon::Result<sitescan_daemon::store::Schedule> {
+        broken()
+    }
+    async fn schedule(
+        &self,
+        _: &str,
+        _: &str,
+    ) -> sitescan_daemon::Result<Option<sitescan_daemon::store::Schedule>> {
+        broken()
+    }
+    async fn list_schedules(
+        &self,
+        _: &str,
+        _: &str,
+    ) -> sitescan_daemon::Result<Vec<sitescan_daemon::store::Schedule>> {
+        broken()
+    }
+    async fn update_schedule(
+        &self,
+        _: sitescan_daemon::store::Schedule,
+    ) -> sitescan_daemon::Result<sitescan_daemon::store::Schedule> {
+        broken()
+    }
+    async fn delete_schedule(&self, _: &str, _: &str) -> sitescan_daemon::Result<bool> {
+        broken()
+    }
+    async fn due_schedules(
+        &self,
+        _: chrono::DateTime<chrono::Utc>,
+        _: usize,
+    ) -> sitescan_daemon::Result<Vec<sitescan_daemon::store::Schedule>> {
+        broken()
+    }
+    async fn claim_schedule_run(
+        &self,
+        _: &str,
+        _: chrono::DateTime<chrono::Utc>,
+        _: Option<chrono::DateTime<chrono::Utc>>,
+        _: chrono::DateTime<chrono::Utc>,
+    ) -> sitescan_daemon::Result<Option<sitescan_daemon::store::Schedule>> {
+        broken()
+    }
+    async fn record_schedule_outcome(
+        &self,
+        _: &str,
+        _: chrono::DateTime<chrono::Utc>,
+        _: sitescan_daemon::store::RunOutcome,
+    ) -> sitescan_daemon::Result<()> {
+        broken()
+    }
     async fn claim_idempotency_key(
         &self,
         _: &str,
@@ -1185,6 +1243,7 @@ async fn serve_broken(panics: bool) -> String {
             allow_private: true,
             page_budget: sitescan::PageBudget::DEFAULT,
             public_url: None,
+            schedule_min_interval: std::time::Duration::from_secs(60),
             render_workers: sitescan_daemon::state::RenderWorkers::InProcess { render: false },
         },
     };

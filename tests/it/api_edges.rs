@@ -610,6 +610,7 @@ async fn serve_with_public_url(
             allow_private: true,
             page_budget: sitescan::PageBudget::DEFAULT,
             public_url: Some(public_url.parse().unwrap()),
+            schedule_min_interval: std::time::Duration::from_secs(60),
             render_workers: sitescan_daemon::state::RenderWorkers::InProcess { render: false },
         },
     };

@@ -114,6 +114,11 @@ impl TestApi {
             rate_per_minute,
             grace: Duration::from_secs(2),
             webhooks,
+            // Scheduled-scan tests run schedules every second or two.
+            schedules: sitescan_daemon::scheduler::SchedulerSettings {
+                min_interval: Duration::from_secs(1),
+                tick: Duration::from_millis(200),
+            },
         };
         let (tx, rx) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {

@@ -5,15 +5,15 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::{Days, Utc};
+use chrono::{Days, SubsecRound, Utc};
 use serde_json::Value;
 use sitescan_daemon::api::auth::new_key;
 use sitescan_daemon::api::views::ScanView;
 use sitescan_daemon::queue::{Capabilities, Job, Queue};
 use sitescan_daemon::store::embedded::Embedded;
 use sitescan_daemon::store::{
-    fixture, new_id, Account, Delivery, DeliveryStatus, Plan, Progress, ReportFile, Scan,
-    ScanOutcome, ScanStatus, ScanSummary, Site, Store, Webhook,
+    fixture, new_id, Account, Delivery, DeliveryStatus, Plan, Progress, ReportFile, RunOutcome,
+    RunStatus, Scan, ScanOutcome, ScanStatus, ScanSummary, Schedule, Site, Store, Webhook,
 };
 use sitescan_daemon::webhooks::EVENT_TYPES;
 use sitescan_daemon::Error;
@@ -1773,6 +1773,7 @@ async fn embedded_backend_meets_the_store_and_queue_contract() {
     transitions_write_their_events(backend.clone()).await;
     quota_refunds(backend.clone()).await;
     idempotency_keys(backend.clone()).await;
+    schedules(backend.clone()).await;
 }
 
 #[tokio::test]
@@ -1817,4 +1818,238 @@ async fn embedded_backend_survives_reopen() {
         .unwrap()
         .unwrap();
     assert_eq!((d.job.scan_id, d.attempt), (scan_id, 2));
+}
+
+// ---- schedules
+
+fn schedule(acc: &str, site: &str, next: Option<chrono::DateTime<Utc>>) -> Schedule {
+    let now = Utc::now().trunc_subsecs(3);
+    Schedule {
+        id: new_id("sch").unwrap(),
+        account_id: acc.into(),
+        site_id: site.into(),
+        cron: "*/5 * * * *".into(),
+        timezone: "Europe/Berlin".into(),
+        config: serde_json::json!({"rules": ["wcag-aa"], "max_pages": 3}),
+        enabled: next.is_some(),
+        next_run_at: next,
+        last_run_at: None,
+        last_outcome: None,
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+/// Schedules: tenancy, the due index, the claim of a run (one winner among
+/// racers, none after the run moved), outcomes of stale runs dropped, updates
+/// that keep the run record, removal.
+pub async fn schedules(store: Arc<dyn Store>) {
+    let a = store
+        .create_account(account(Plan::Enterprise))
+        .await
+        .unwrap();
+    let b = store
+        .create_account(account(Plan::Enterprise))
+        .await
+        .unwrap();
+    let site_a = store.create_site(site(&a.id)).await.unwrap();
+    let site_b = store.create_site(site(&b.id)).await.unwrap();
+    let now = Utc::now().trunc_subsecs(3);
+    let past = now - chrono::Duration::seconds(30);
+    let future = now + chrono::Duration::hours(1);
+
+    // A missing account is refused.
+    let err = store
+        .create_schedule(schedule("acc_missing", &site_a.id, Some(past)))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::NotFound {
+                kind: "account",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+
+    let due = store
+        .create_schedule(schedule(&a.id, &site_a.id, Some(past)))
+        .await
+        .unwrap();
+    let later = store
+        .create_schedule(schedule(&a.id, &site_a.id, Some(future)))
+        .await
+        .unwrap();
+    let off = store
+        .create_schedule(schedule(&a.id, &site_a.id, None))
+        .await
+        .unwrap();
+    let other = store
+        .create_schedule(schedule(&b.id, &site_b.id, Some(past)))
+        .await
+        .unwrap();
+
+    // Tenancy: another account's schedule is none, as a missing one.
+    assert_eq!(
+        store.schedule(&a.id, &due.id).await.unwrap().as_ref(),
+        Some(&due)
+    );
+    assert_eq!(store.schedule(&b.id, &due.id).await.unwrap(), None);
+    assert_eq!(store.schedule(&a.id, "sch_missing").await.unwrap(), None);
+    let listed: Vec<String> = store
+        .list_schedules(&a.id, &site_a.id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| s.id)
+        .collect();
+    assert_eq!(listed, [due.id.clone(), later.id.clone(), off.id.clone()]);
+    assert!(store
+        .list_schedules(&b.id, &site_a.id)
+        .await
+        .unwrap()
+        .is_empty());
+
+    // Due: enabled, next run at or before now; earliest first.
+    let due_ids = |v: Vec<Schedule>| v.into_iter().map(|s| s.id).collect::<Vec<_>>();
+    let mut got = due_ids(store.due_schedules(now, 100).await.unwrap());
+    got.sort();
+    let mut want = vec![due.id.clone(), other.id.clone()];
+    want.sort();
+    assert_eq!(got, want);
+    assert_eq!(store.due_schedules(now, 1).await.unwrap().len(), 1);
+    assert!(due_ids(store.due_schedules(past, 100).await.unwrap()).contains(&due.id));
+    assert!(!due_ids(
+        store
+            .due_schedules(past - chrono::Duration::milliseconds(1), 100)
+            .await
+            .unwrap()
+    )
+    .contains(&due.id));
+
+    // Ten racers claim the same run: exactly one wins.
+    let next = now + chrono::Duration::minutes(5);
+    let claims = futures::future::join_all((0..10).map(|_| {
+        let store = store.clone();
+        let id = due.id.clone();
+        async move {
+            store
+                .claim_schedule_run(&id, past, Some(next), now)
+                .await
+                .unwrap()
+        }
+    }))
+    .await;
+    let won: Vec<Schedule> = claims.into_iter().flatten().collect();
+    assert_eq!(won.len(), 1, "{won:?}");
+    assert_eq!(won[0].next_run_at, Some(next));
+    assert_eq!(won[0].last_run_at, Some(now));
+    assert_eq!(won[0].last_outcome, None);
+    // The run moved: claiming it again gets nothing, and it is no longer due.
+    assert_eq!(
+        store
+            .claim_schedule_run(&due.id, past, Some(next), now)
+            .await
+            .unwrap(),
+        None
+    );
+    assert!(!due_ids(store.due_schedules(now, 100).await.unwrap()).contains(&due.id));
+    // A disabled schedule, or a missing one, cannot be claimed.
+    assert_eq!(
+        store
+            .claim_schedule_run(&off.id, past, Some(next), now)
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        store
+            .claim_schedule_run("sch_missing", past, None, now)
+            .await
+            .unwrap(),
+        None
+    );
+
+    // The outcome of the run is recorded; one of a stale run is dropped.
+    let started = RunOutcome {
+        status: RunStatus::Started,
+        scan_id: Some("scan_1".into()),
+        error: None,
+    };
+    store
+        .record_schedule_outcome(&due.id, now, started.clone())
+        .await
+        .unwrap();
+    let stale = RunOutcome {
+        status: RunStatus::SkippedQuota,
+        scan_id: None,
+        error: Some("old".into()),
+    };
+    store
+        .record_schedule_outcome(&due.id, past, stale)
+        .await
+        .unwrap();
+    store
+        .record_schedule_outcome("sch_missing", now, started.clone())
+        .await
+        .unwrap();
+    let read = store.schedule(&a.id, &due.id).await.unwrap().unwrap();
+    assert_eq!(read.last_outcome, Some(started.clone()));
+    assert_eq!(read.last_run_at, Some(now));
+
+    // An update changes the settings and keeps the run record, even when
+    // it was read before the run (a PATCH racing the scheduler).
+    let mut changed = due.clone();
+    changed.cron = "0 6 * * *".into();
+    changed.enabled = false;
+    changed.next_run_at = None;
+    changed.account_id = b.id.clone(); // never moves
+    let saved = store.update_schedule(changed).await.unwrap();
+    assert_eq!(saved.cron, "0 6 * * *");
+    assert!(!saved.enabled);
+    assert_eq!(saved.next_run_at, None);
+    assert_eq!(saved.account_id, a.id);
+    assert_eq!(saved.last_run_at, Some(now));
+    assert_eq!(saved.last_outcome, Some(started));
+    assert_eq!(
+        store.schedule(&a.id, &due.id).await.unwrap(),
+        Some(saved.clone())
+    );
+    // Enabled again with a run due: it is due again.
+    let mut again = saved.clone();
+    again.enabled = true;
+    again.next_run_at = Some(past);
+    store.update_schedule(again).await.unwrap();
+    assert!(due_ids(store.due_schedules(now, 100).await.unwrap()).contains(&due.id));
+    let mut gone = due.clone();
+    gone.id = "sch_missing".into();
+    let err = store.update_schedule(gone).await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::NotFound {
+                kind: "schedule",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+
+    // Removal: another account's is refused; the owner's goes from every index.
+    assert!(!store.delete_schedule(&b.id, &due.id).await.unwrap());
+    assert!(store.delete_schedule(&a.id, &due.id).await.unwrap());
+    assert!(!store.delete_schedule(&a.id, &due.id).await.unwrap());
+    assert_eq!(store.schedule(&a.id, &due.id).await.unwrap(), None);
+    assert!(!due_ids(store.due_schedules(now, 100).await.unwrap()).contains(&due.id));
+    let listed: Vec<String> = store
+        .list_schedules(&a.id, &site_a.id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| s.id)
+        .collect();
+    assert_eq!(listed, [later.id, off.id]);
+    assert!(store.delete_schedule(&b.id, &other.id).await.unwrap());
 }

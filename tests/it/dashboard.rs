@@ -1076,6 +1076,30 @@ async fn every_page_passes_our_own_wcag_aa_and_header_rules() {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     pages.push((scan_path.clone(), b.get(&scan_path).await));
+    // A schedule on the site page, and the schedule form with its problems.
+    let schedule_path = format!("/sites/{}/schedules", site.id);
+    let site_path = format!("/sites/{}", site.id);
+    let sched = b
+        .submit(
+            &site_path,
+            &schedule_path,
+            &[
+                ("cron", "daily"),
+                ("timezone", "UTC"),
+                ("categories", "seo"),
+            ],
+        )
+        .await;
+    assert_eq!(sched.status, 303, "{}", sched.body);
+    let bad_sched = b
+        .submit(
+            &site_path,
+            &schedule_path,
+            &[("cron", "nope"), ("timezone", "Nowhere")],
+        )
+        .await;
+    assert_eq!(bad_sched.status, 422);
+    pages.push(("POST /sites/{id}/schedules (error)".into(), bad_sched));
     pages.push(("/sites".into(), b.get("/sites").await));
     pages.push((
         format!("/sites/{}", site.id),
@@ -1666,6 +1690,153 @@ async fn the_scan_page_shows_the_link_phase() {
     ] {
         assert!(page.body.contains(want), "no {want} in {}", page.body);
     }
+    api.stop().await;
+}
+
+/// Schedules from the site page: the form checks like the API (each field's
+/// problem shown beside it), a schedule is listed with its next run, is
+/// disabled and enabled again, and removed; another account's is not found.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn schedules_are_managed_from_the_site_page() {
+    let api = TestApi::start().await;
+    let (account, email) = user(&api, Plan::Professional).await;
+    let (_, other_email) = user(&api, Plan::Professional).await;
+    let mut b = sign_in(&api, &email).await;
+    b.fill("/sites", &[("url", "https://example.com/")]).await;
+    let site = api.store.list_sites(&account).await.unwrap().remove(0);
+    let site_path = format!("/sites/{}", site.id);
+    let post_path = format!("/sites/{}/schedules", site.id);
+
+    let page = b.get(&site_path).await;
+    assert_eq!(page.status, 200);
+    assert!(page
+        .body
+        .contains(r#"<h2 id="schedules-heading">Scheduled scans</h2>"#));
+    assert!(page.body.contains("No schedules yet"));
+
+    // Problems are shown beside their fields; nothing is saved.
+    let bad = b
+        .submit(
+            &site_path,
+            &post_path,
+            &[("cron", "61 * * * *"), ("timezone", "Mars/Olympus")],
+        )
+        .await;
+    assert_eq!(bad.status, 422);
+    assert!(
+        bad.body.contains(r#"id="sched-cron-error""#),
+        "{}",
+        bad.body
+    );
+    assert!(bad.body.contains(r#"id="sched-timezone-error""#));
+    assert!(bad.body.contains(r#"id="sched-categories-error""#));
+    assert!(bad.body.contains("Unknown time zone `Mars/Olympus`"));
+    assert!(api
+        .store
+        .list_schedules(&account, &site.id)
+        .await
+        .unwrap()
+        .is_empty());
+
+    // Added: back to the site page, listed there with its next run.
+    let made = b
+        .submit(
+            &site_path,
+            &post_path,
+            &[
+                ("cron", "0 6 * * 1-5"),
+                ("timezone", "Europe/Berlin"),
+                ("categories", "accessibility"),
+                ("categories", "seo"),
+            ],
+        )
+        .await;
+    let s = api
+        .store
+        .list_schedules(&account, &site.id)
+        .await
+        .unwrap()
+        .remove(0);
+    assert_eq!(
+        (made.status, made.location()),
+        (303, format!("/sites/{}#{}", site.id, s.id).as_str())
+    );
+    assert_eq!(s.config, serde_json::json!({"rules": ["wcag-aa", "seo"]}));
+    assert_eq!(s.timezone, "Europe/Berlin");
+    assert!(s.enabled && s.next_run_at.is_some());
+    let page = b.get(&site_path).await;
+    assert!(
+        page.body.contains(&format!(r#"<tr id="{}">"#, s.id)),
+        "{}",
+        page.body
+    );
+    assert!(page
+        .body
+        .contains("<code>0 6 * * 1-5</code> (Europe/Berlin)"));
+    assert!(page.body.contains(&s.next_run_at.unwrap().to_rfc3339()));
+    assert!(page.body.contains("Not run yet"));
+
+    // Disabled, then enabled again.
+    let enabled_path = format!("/schedules/{}/enabled", s.id);
+    let off = b
+        .submit(&site_path, &enabled_path, &[("enabled", "false")])
+        .await;
+    assert_eq!(off.status, 303);
+    let stored = api.store.schedule(&account, &s.id).await.unwrap().unwrap();
+    assert!(!stored.enabled);
+    assert_eq!(stored.next_run_at, None);
+    let page = b.get(&site_path).await;
+    assert!(page.body.contains(">Disabled<"));
+    assert!(page
+        .body
+        .contains(r#"aria-label="Enable schedule 0 6 * * 1-5""#));
+    let on = b
+        .submit(&site_path, &enabled_path, &[("enabled", "true")])
+        .await;
+    assert_eq!(on.status, 303);
+    assert!(
+        api.store
+            .schedule(&account, &s.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .enabled
+    );
+
+    // Another account cannot touch it.
+    let mut other = sign_in(&api, &other_email).await;
+    for path in [enabled_path.clone(), format!("/schedules/{}/remove", s.id)] {
+        let answer = other.submit("/sites", &path, &[("enabled", "false")]).await;
+        assert_eq!(answer.status, 404, "{path}");
+    }
+    let answer = other
+        .submit(
+            "/sites",
+            &post_path,
+            &[("cron", "daily"), ("categories", "seo")],
+        )
+        .await;
+    assert_eq!(answer.status, 404);
+    assert!(
+        api.store
+            .schedule(&account, &s.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .enabled
+    );
+
+    // Removed.
+    let gone = b
+        .submit(&site_path, &format!("/schedules/{}/remove", s.id), &[])
+        .await;
+    assert_eq!(gone.status, 303);
+    assert!(api
+        .store
+        .list_schedules(&account, &site.id)
+        .await
+        .unwrap()
+        .is_empty());
     api.stop().await;
 }
 

@@ -47,6 +47,7 @@ async fn redis_backend_meets_the_store_and_queue_contract() {
     contract::transitions_write_their_events(b.clone()).await;
     contract::quota_refunds(b.clone()).await;
     contract::idempotency_keys(b.clone()).await;
+    contract::schedules(b.clone()).await;
     // Everything lives under the prefix, and the guard's clean-up finds it.
     assert!(b.delete_all().await.unwrap() > 0);
 }

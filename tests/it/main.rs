@@ -49,6 +49,8 @@
 //! - `api_reference`: the API reference's sections generated from the OpenAPI
 //!   document are current (`SITESCAN_BLESS=1` rewrites them).
 //! - `walkthrough`: the book's curl walkthrough, run as printed.
+//! - `schedules`: scheduled scans: the API, runs on time, quota skips, a missed
+//!   run firing once, exactly one scan per run with two `serve --redis` processes.
 //! - `netns`: a CLI scan in a network namespace of its own (`unshare -rn`), for
 //!   the tests of a closed network and of the SSRF guard on redirects.
 
@@ -85,6 +87,7 @@ mod remote;
 mod render;
 mod render_layout;
 mod reports;
+mod schedules;
 mod serve;
 mod site_checks;
 mod siteinfo;

@@ -62,6 +62,8 @@ codes! {
     ScanNotFound = ("scan_not_found", NOT_FOUND, "No scan with this id in the caller's account."),
     /// No such webhook in the caller's account.
     WebhookNotFound = ("webhook_not_found", NOT_FOUND, "No webhook with this id in the caller's account."),
+    /// No such schedule in the caller's account.
+    ScheduleNotFound = ("schedule_not_found", NOT_FOUND, "No schedule with this id in the caller's account."),
     /// No such delivery of this webhook.
     DeliveryNotFound = ("delivery_not_found", NOT_FOUND, "No delivery with this id for this webhook."),
     /// The route exists, not with this method.
@@ -263,6 +265,13 @@ impl From<Error> for ApiError {
                 kind: "webhook",
                 id,
             } => ApiError::webhook_not_found(&id),
+            Error::NotFound {
+                kind: "schedule",
+                id,
+            } => ApiError::new(
+                ErrorCode::ScheduleNotFound,
+                format!("no schedule `{id}` in this account; GET /api/v1/sites/{{siteId}}/schedules lists a site's"),
+            ),
             Error::NotFound {
                 kind: "account",
                 id,

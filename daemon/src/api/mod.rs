@@ -33,6 +33,7 @@ pub mod keys;
 pub mod openapi;
 pub mod reports;
 pub mod scans;
+pub mod schedules;
 pub mod sites;
 pub mod webhooks;
 
@@ -69,6 +70,7 @@ pub fn router_with(state: AppState, pages: Option<HtmlPages>) -> Router {
         .merge(reports::router())
         .merge(keys::router())
         .merge(webhooks::router())
+        .merge(schedules::router())
         // Inside authentication (the later `route_layer` runs first): the
         // idempotency layer needs the caller's account.
         .route_layer(axum::middleware::from_fn_with_state(

@@ -18,15 +18,19 @@ use super::envelope::{
 use super::error::{ErrorBody, ErrorCode, ErrorDetail, ErrorObject};
 
 use super::reports::CompareEnvelope;
+use super::schedules::{
+    CreateSchedule, ScheduleDeleted, ScheduleDeletedEnvelope, ScheduleEnvelope, ScheduleLinks,
+    ScheduleListEnvelope, ScheduleView, UpdateSchedule,
+};
 use super::views::{
     AccountView, BudgetParam, CreateSite, KeyView, LinksParam, RenderOptionsParam, ScanLinks,
     ScanRequest, ScanRequestConfig, ScanView, SiteDeleted, Status, WaitingReason,
 };
 use super::webhooks::{CreateWebhook, DeliveryView, UpdateWebhook, WebhookDeleted, WebhookView};
-use super::{keys, reports, scans, sites, webhooks};
+use super::{keys, reports, scans, schedules, sites, webhooks};
 use crate::store::{
-    AppliedConfig, CategoryResult, DeliveryAttempt, DeliveryStatus, Plan, Progress, ScanStatus,
-    ScanSummary, Site,
+    AppliedConfig, CategoryResult, DeliveryAttempt, DeliveryStatus, Plan, Progress, RunOutcome,
+    RunStatus, ScanStatus, ScanSummary, Site,
 };
 use crate::webhooks::EventPayload;
 
@@ -48,6 +52,8 @@ use crate::webhooks::EventPayload;
         webhooks::list_webhooks, webhooks::create_webhook, webhooks::get_webhook,
         webhooks::update_webhook, webhooks::delete_webhook, webhooks::rotate_secret,
         webhooks::list_deliveries, webhooks::redeliver,
+        schedules::create_schedule, schedules::list_schedules, schedules::get_schedule,
+        schedules::update_schedule, schedules::delete_schedule,
     ),
     components(schemas(
         Meta, ErrorBody, ErrorObject, ErrorDetail,
@@ -59,6 +65,8 @@ use crate::webhooks::EventPayload;
         WebhookView, WebhookEnvelope, WebhookListEnvelope, WebhookDeleted, WebhookDeletedEnvelope,
         CreateWebhook, UpdateWebhook, DeliveryView, DeliveryEnvelope, DeliveryListEnvelope,
         DeliveryStatus, DeliveryAttempt, EventPayload,
+        ScheduleView, ScheduleLinks, ScheduleEnvelope, ScheduleListEnvelope, ScheduleDeleted,
+        ScheduleDeletedEnvelope, CreateSchedule, UpdateSchedule, RunOutcome, RunStatus,
     )),
     modifiers(&Security),
     tags(
@@ -66,6 +74,7 @@ use crate::webhooks::EventPayload;
         (name = "scans", description = "Start, follow, cancel scans; fetch reports"),
         (name = "keys", description = "The calling API key"),
         (name = "webhooks", description = "Signed scan events POSTed to your endpoints, with a delivery log"),
+        (name = "schedules", description = "Scans started on a cron schedule in a time zone"),
     )
 )]
 pub struct ApiDoc;

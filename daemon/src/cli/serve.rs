@@ -66,6 +66,16 @@ pub(crate) struct Args {
     /// defaults held under these.
     #[command(flatten)]
     budget: super::budget::BudgetArgs,
+    /// The shortest time, in seconds, allowed between two runs of a
+    /// scheduled scan: a schedule whose cron expression runs more often is
+    /// refused (422).
+    #[arg(
+        long,
+        env = "SITESCAN_SCHEDULE_MIN_INTERVAL",
+        default_value_t = 60,
+        value_name = "SECONDS"
+    )]
+    schedule_min_interval: u64,
 }
 
 /// Runs `sitescan serve` until SIGINT/SIGTERM.
@@ -87,6 +97,15 @@ pub(crate) fn run(args: Args) -> CliResult {
         )));
     }
     let webhooks = args.webhook_args.settings(args.allow_private)?;
+    if args.schedule_min_interval == 0 {
+        return Err(CliError::usage(anyhow::anyhow!(
+            "--schedule-min-interval must be at least 1 second"
+        )));
+    }
+    let schedules = crate::scheduler::SchedulerSettings {
+        min_interval: Duration::from_secs(args.schedule_min_interval),
+        ..Default::default()
+    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -106,7 +125,7 @@ pub(crate) fn run(args: Args) -> CliResult {
                 let _ = writeln!(out, "{}", serde_json::json!({ "listening": format!("http://{addr}") }));
                 let _ = out.flush();
             }
-            crate::fleet::serve_api(backend, listener, args.rate_limit, args.allow_private, args.budget.budget(), dashboard, shutdown)
+            crate::fleet::serve_api_with(backend, listener, args.rate_limit, args.allow_private, args.budget.budget(), dashboard, schedules, shutdown)
                 .await
                 .map_err(CliError::run)?;
             return Ok(EXIT_OK);
@@ -143,6 +162,7 @@ pub(crate) fn run(args: Args) -> CliResult {
             rate_per_minute: args.rate_limit,
             grace: Duration::from_secs(10),
             webhooks,
+            schedules,
         };
         let shutdown = shutdown_signal().map_err(CliError::run)?;
         tracing::info!(%addr, data_dir = %args.data_dir.display(), workers = args.workers, "sitescan serve listening");

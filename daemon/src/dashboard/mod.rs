@@ -49,6 +49,7 @@ pub mod auth;
 pub mod keys;
 pub mod layout;
 pub mod scans;
+pub mod schedules;
 pub mod sites;
 pub mod webhooks;
 
@@ -151,6 +152,12 @@ pub fn router(app: AppState, settings: DashboardSettings) -> Router {
             get(sites::remove_confirm).post(sites::remove),
         )
         .route("/sites/{siteId}/scans", post(sites::scan_now))
+        .route("/sites/{siteId}/schedules", post(schedules::create))
+        .route(
+            "/schedules/{scheduleId}/enabled",
+            post(schedules::set_enabled),
+        )
+        .route("/schedules/{scheduleId}/remove", post(schedules::remove))
         .route("/scans/{scanId}", get(scans::show))
         .route("/scans/{scanId}/status", get(scans::status))
         .route("/scans/{scanId}/report", get(scans::report))

@@ -330,6 +330,14 @@ async fn render_site(
     } else {
         draft.links.as_str()
     };
+    let schedules = super::schedules::section(
+        state,
+        me,
+        site,
+        &super::schedules::ScheduleDraft::default(),
+        &FieldErrors::default(),
+    )
+    .await?;
     let main = html! {
         p { "Start URL: " a href=(site.url) { (site.url) } }
         h2 id="scan-heading" { "Scan now" }
@@ -394,6 +402,7 @@ async fn render_site(
         (trend(&page.items))
         h2 id="history-heading" { "Scan history" }
         (history_table(&page.items))
+        (schedules)
         p { a href=(format!("/sites/{}/remove", site.id)) { "Remove this site" } }
     };
     Ok(layout::page(&site.name, Some(me.nav(Section::Sites)), main))

@@ -14,6 +14,7 @@
 
 pub mod keys;
 pub mod scans;
+pub mod schedules;
 pub mod sites;
 pub mod users;
 pub mod webhooks;

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use sitescan_engine::baseline::{apply_baseline, parse_report};
 use sitescan_engine::config::{StatusRange, DEFAULT_MAX_DEPTH, DEFAULT_MAX_PAGES};
 use sitescan_engine::{PageBudget, Report};
@@ -13,7 +13,7 @@ use sitescan_rules::{registry, Category};
 
 use crate::error::{Error, Problems, Result};
 use crate::queue::Job;
-use crate::state::{AppState, RenderWorkers};
+use crate::state::{ApiSettings, AppState, RenderWorkers};
 use crate::store::{new_id, Account, AppliedConfig, Page, Scan, ScanStatus, Store};
 use crate::views::{BudgetParam, RenderOptionsParam, WaitingReason};
 
@@ -189,7 +189,7 @@ pub const CANNOT_RENDER: &str = "this service cannot render: no browser was foun
 /// render at all. Returns the options as applied (defaults filled in), or
 /// `None` for a static scan.
 fn apply_render(
-    state: &AppState,
+    settings: &ApiSettings,
     render: bool,
     asked: Option<RenderOptionsParam>,
     problems: &mut Problems,
@@ -203,7 +203,7 @@ fn apply_render(
         }
         return None;
     }
-    if state.settings.render_workers == (RenderWorkers::InProcess { render: false }) {
+    if settings.render_workers == (RenderWorkers::InProcess { render: false }) {
         problems.add("config.render", CANNOT_RENDER);
     }
     let asked = asked.unwrap_or_default();
@@ -383,6 +383,17 @@ pub async fn start_scan(
     site_id: &str,
     request: NewScan,
 ) -> Result<Scan> {
+    start_scan_for(state, account, site_id, request, None).await
+}
+
+/// Checks a scan request without starting it: every problem at once, the
+/// plan's page cap applied. What [`start_scan`] does first; schedules check
+/// their scan `config` with it when saved.
+pub fn applied_config(
+    settings: &ApiSettings,
+    account: &Account,
+    request: NewScan,
+) -> Result<AppliedConfig> {
     let NewScan {
         rules,
         priority,
@@ -422,19 +433,14 @@ pub async fn start_scan(
     };
     let budget = problems.take(
         "config.budget",
-        apply_budget(budget.unwrap_or_default(), &state.settings.page_budget),
+        apply_budget(budget.unwrap_or_default(), &settings.page_budget),
     );
     validate_patterns("config.include", &include, &mut problems);
     validate_patterns("config.exclude", &exclude, &mut problems);
-    let render_options = apply_render(state, render, render_options, &mut problems);
+    let render_options = apply_render(settings, render, render_options, &mut problems);
     problems.finish()?;
     let budget = budget.unwrap_or(PageBudget::DEFAULT);
     let plan = account.plan;
-    let site = state
-        .store
-        .site(&account.id, site_id)
-        .await?
-        .ok_or_else(|| Error::not_found("site", site_id))?;
     let plan_max_pages = plan.max_pages();
     let applied = AppliedConfig {
         rules,
@@ -450,6 +456,25 @@ pub async fn start_scan(
         render,
         render_options,
     };
+    Ok(applied)
+}
+
+/// [`start_scan`] for the scheduler: the scan records the schedule that
+/// started it and the time of that run (`schedule_id`, `scheduled_for`).
+pub async fn start_scan_for(
+    state: &AppState,
+    account: &Account,
+    site_id: &str,
+    request: NewScan,
+    run: Option<(String, DateTime<Utc>)>,
+) -> Result<Scan> {
+    let (schedule_id, scheduled_for) = run.unzip();
+    let applied = applied_config(&state.settings, account, request)?;
+    let site = state
+        .store
+        .site(&account.id, site_id)
+        .await?
+        .ok_or_else(|| Error::not_found("site", site_id))?;
     let now = Utc::now();
     let scan = Scan {
         id: new_id("scan")?,
@@ -466,10 +491,12 @@ pub async fn start_scan(
         finished_at: None,
         summary: None,
         quota_refunded: false,
+        schedule_id,
+        scheduled_for,
     };
     let scan = state
         .store
-        .create_scan_if_quota(scan, now.date_naive(), plan.scans_per_day())
+        .create_scan_if_quota(scan, now.date_naive(), account.plan.scans_per_day())
         .await?;
     state.queue.enqueue(Job::of(&scan)).await?;
     Ok(scan)

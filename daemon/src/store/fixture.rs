@@ -63,6 +63,8 @@ pub fn scan(id: &str, site_id: &str, account_id: &str, url: &str) -> Scan {
         finished_at: None,
         summary: None,
         quota_refunded: false,
+        schedule_id: None,
+        scheduled_for: None,
     }
 }
 

@@ -314,6 +314,14 @@ pub struct Scan {
     /// same atomic write as the status.
     #[serde(default)]
     pub quota_refunded: bool,
+    /// The schedule that started it (`sch_...`); `None` for a scan asked for
+    /// by a person or client.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule_id: Option<String>,
+    /// The time of the schedule's run that started it (UTC): each run of a
+    /// schedule starts at most one scan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduled_for: Option<DateTime<Utc>>,
 }
 
 /// What [`Store::charge_interruption`] found about a scan's last interruption.
@@ -558,6 +566,67 @@ pub enum IdempotencyClaim {
     Existing(IdempotencyRecord),
 }
 
+/// How a schedule's last run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// A scan was created (`scan_id`).
+    Started,
+    /// The plan's daily scan quota was used up: no scan was created.
+    SkippedQuota,
+    /// No scan was created for another reason (`error` says which: the site
+    /// was removed, the store failed, ...).
+    Error,
+}
+
+/// What a schedule's last run did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct RunOutcome {
+    /// `started`, `skipped_quota` or `error`.
+    pub status: RunStatus,
+    /// The scan created, when one was.
+    #[serde(default)]
+    pub scan_id: Option<String>,
+    /// Why no scan was created, said for the caller.
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+/// A scheduled scan of a site: a cron expression read in an IANA time zone,
+/// and the `config` each of its scans is started with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Schedule {
+    /// `sch_...`; ids sort by creation time.
+    pub id: String,
+    /// Owning account.
+    pub account_id: String,
+    /// The site scanned.
+    pub site_id: String,
+    /// The cron expression as given (or `hourly`, `daily`, `weekly`).
+    pub cron: String,
+    /// IANA time zone the expression is read in (`Europe/Berlin`, `UTC`).
+    pub timezone: String,
+    /// The scan request's `config` (as `POST /sites/{siteId}/scans` takes it),
+    /// validated when saved and again at each run.
+    pub config: serde_json::Value,
+    /// Whether it runs.
+    pub enabled: bool,
+    /// When it runs next; `None` while disabled.
+    #[serde(default)]
+    pub next_run_at: Option<DateTime<Utc>>,
+    /// When it last ran (claimed a run), whatever came of it.
+    #[serde(default)]
+    pub last_run_at: Option<DateTime<Utc>>,
+    /// What its last run did; `None` before the first run, and while a run
+    /// is being made.
+    #[serde(default)]
+    pub last_outcome: Option<RunOutcome>,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+    /// When its settings last changed.
+    pub updated_at: DateTime<Utc>,
+}
+
 /// A page of a list, newest first.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Page<T> {
@@ -722,6 +791,48 @@ pub trait Store: Send + Sync + 'static {
         lease_until: DateTime<Utc>,
         limit: usize,
     ) -> Result<Vec<Delivery>>;
+
+    // ---- schedules (scheduled scans)
+
+    /// Saves a new schedule. Fails with `NotFound` when the account does not exist.
+    async fn create_schedule(&self, schedule: Schedule) -> Result<Schedule>;
+    /// A schedule of the account.
+    async fn schedule(&self, account_id: &str, id: &str) -> Result<Option<Schedule>>;
+    /// Every schedule of one site of the account, oldest first.
+    async fn list_schedules(&self, account_id: &str, site_id: &str) -> Result<Vec<Schedule>>;
+    /// Replaces a schedule's settings (`cron`, `timezone`, `config`,
+    /// `enabled`, `next_run_at`, `updated_at`), keeping its run record
+    /// (`last_run_at`, `last_outcome`) as stored, so a change racing a run
+    /// never loses the run. Returns the schedule as stored; `NotFound` when
+    /// it is gone.
+    async fn update_schedule(&self, schedule: Schedule) -> Result<Schedule>;
+    /// Removes a schedule of the account; false when none.
+    async fn delete_schedule(&self, account_id: &str, id: &str) -> Result<bool>;
+    /// Up to `limit` enabled schedules whose `next_run_at` is at or before
+    /// `now`, earliest first.
+    async fn due_schedules(&self, now: DateTime<Utc>, limit: usize) -> Result<Vec<Schedule>>;
+    /// Atomically claims the run of schedule `id` due at `due_at`: when the
+    /// stored `next_run_at` is still `due_at` (to the microsecond), moves it
+    /// to `next_run_at`, sets `last_run_at` to `at`, clears `last_outcome`
+    /// and returns the schedule as stored. `None` when another process
+    /// claimed that run first (the stored `next_run_at` moved), or the
+    /// schedule was disabled, changed or removed meanwhile. Of any number of
+    /// processes racing for one run, exactly one gets it.
+    async fn claim_schedule_run(
+        &self,
+        id: &str,
+        due_at: DateTime<Utc>,
+        next_run_at: Option<DateTime<Utc>>,
+        at: DateTime<Utc>,
+    ) -> Result<Option<Schedule>>;
+    /// Records what the run claimed at `run_at` did, unless a later run was
+    /// claimed meanwhile (or the schedule is gone): then nothing changes.
+    async fn record_schedule_outcome(
+        &self,
+        id: &str,
+        run_at: DateTime<Utc>,
+        outcome: RunOutcome,
+    ) -> Result<()>;
 
     // ---- idempotency keys (the API's `Idempotency-Key` header)
 

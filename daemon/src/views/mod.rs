@@ -13,6 +13,7 @@ use sitescan_engine::Priority;
 use utoipa::ToSchema;
 
 pub mod download;
+pub mod schedules;
 pub mod webhooks;
 
 use crate::store::{ApiKey, AppliedConfig, Plan, Progress, Scan, ScanStatus, ScanSummary};
@@ -65,6 +66,14 @@ pub struct ScanView {
     /// checked a page, completed, or was canceled while running keeps
     /// counting.
     pub quota_refunded: bool,
+    /// The schedule that started it (`sch_...`); absent for a scan asked
+    /// for through the API or the dashboard.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule_id: Option<String>,
+    /// The time (UTC) of the schedule's run that started it; absent for a
+    /// scan not started by a schedule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduled_for: Option<DateTime<Utc>>,
     /// Why a queued scan is not being taken, when no worker able to run it
     /// is alive (a render scan while no `sitescan worker --render` runs);
     /// absent otherwise. It waits, and starts once such a worker runs.
@@ -97,6 +106,8 @@ impl From<Scan> for ScanView {
             finished_at: s.finished_at,
             summary: s.summary,
             quota_refunded: s.quota_refunded,
+            schedule_id: s.schedule_id,
+            scheduled_for: s.scheduled_for,
             waiting_reason: None,
         }
     }
@@ -246,7 +257,7 @@ impl From<LinksParam> for sitescan_engine::LinkScope {
 }
 
 /// `config` of a scan request.
-#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScanRequestConfig {
     /// Rule sets (`wcag-a`, `wcag-aa`, `best-practice`, `review`, `accessibility`, `seo`,
@@ -313,7 +324,7 @@ pub struct ScanRequestConfig {
 
 /// `config.render_options` of a scan request: what render mode waits for
 /// before it takes a page's DOM. Every field is optional.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RenderOptionsParam {
     /// After the page's load event: `"network-idle"` (default: no request
@@ -336,7 +347,7 @@ pub struct RenderOptionsParam {
 
 /// `config.budget` of a scan request, and the budget a scan record shows as
 /// applied.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BudgetParam {
     /// Wall time of one page's analysis, milliseconds (default 5000; 0 stops

@@ -29,6 +29,7 @@ mod idempotency;
 mod keys;
 mod reports;
 mod scans;
+mod schedules;
 mod sites;
 mod users;
 
@@ -186,6 +187,7 @@ impl Embedded {
             txn.open_table(CRASHES).map_err(Error::storage)?;
             txn.open_table(IDEMPOTENCY).map_err(Error::storage)?;
             txn.open_table(IDEMPOTENCY_ORDER).map_err(Error::storage)?;
+            schedules::create_tables(&txn)?;
         }
         txn.commit().map_err(Error::storage)?;
         let analysis_dir = data_dir.join("analysis");
@@ -464,6 +466,59 @@ impl Store for Embedded {
         .await
     }
 
+    // ---- schedules
+
+    async fn create_schedule(&self, schedule: super::Schedule) -> Result<super::Schedule> {
+        schedules::create_schedule(self, schedule).await
+    }
+
+    async fn schedule(&self, account_id: &str, id: &str) -> Result<Option<super::Schedule>> {
+        schedules::schedule(self, account_id, id).await
+    }
+
+    async fn list_schedules(
+        &self,
+        account_id: &str,
+        site_id: &str,
+    ) -> Result<Vec<super::Schedule>> {
+        schedules::list_schedules(self, account_id, site_id).await
+    }
+
+    async fn update_schedule(&self, schedule: super::Schedule) -> Result<super::Schedule> {
+        schedules::update_schedule(self, schedule).await
+    }
+
+    async fn delete_schedule(&self, account_id: &str, id: &str) -> Result<bool> {
+        schedules::delete_schedule(self, account_id, id).await
+    }
+
+    async fn due_schedules(
+        &self,
+        now: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<super::Schedule>> {
+        schedules::due_schedules(self, now, limit).await
+    }
+
+    async fn claim_schedule_run(
+        &self,
+        id: &str,
+        due_at: DateTime<Utc>,
+        next_run_at: Option<DateTime<Utc>>,
+        at: DateTime<Utc>,
+    ) -> Result<Option<super::Schedule>> {
+        schedules::claim_schedule_run(self, id, due_at, next_run_at, at).await
+    }
+
+    async fn record_schedule_outcome(
+        &self,
+        id: &str,
+        run_at: DateTime<Utc>,
+        outcome: super::RunOutcome,
+    ) -> Result<()> {
+        schedules::record_schedule_outcome(self, id, run_at, outcome).await
+    }
+
     // ---- webhooks
 
     async fn create_webhook(&self, webhook: Webhook) -> Result<Webhook> {
@@ -685,6 +740,8 @@ mod tests {
             finished_at: None,
             summary: None,
             quota_refunded: false,
+            schedule_id: None,
+            scheduled_for: None,
         };
         let created = store
             .create_scan_if_quota(scan, now.date_naive(), None)

@@ -36,6 +36,9 @@
 //! | `user:{id}:sessions` | set | hashes of the user's signed-in sessions (ended when a password is set) |
 //! | `idem:{account}` | sorted set | the account's `Idempotency-Key` hashes scored by first use (µs), expiring with the newest |
 //! | `idem:{account}:{sha256}` | hash | `record` (JSON), `done` (0/1), `lease` (µs): one key, expiring 24 h after its first use |
+//! | `schedule:{id}` | hash | `json` (its settings), `account_id`, `next` (µs; empty while disabled), `last_run` (µs), `outcome` (JSON) |
+//! | `site:{id}:schedules` | sorted set (lex) | schedule ids |
+//! | `schedules:due` | sorted set | enabled schedule ids scored by their next run (µs) |
 //!
 //! Mutable scan fields are separate hash fields rather than one JSON value so
 //! that each transition is a small Lua script comparing and setting plain
@@ -68,6 +71,7 @@ mod idempotency;
 mod keys;
 mod reports;
 mod scans;
+mod schedules;
 mod sites;
 mod users;
 mod webhooks;
@@ -584,6 +588,59 @@ impl Store for RedisBackend {
             .await
             .map_err(redis_err)?;
         Ok(())
+    }
+
+    // ---- schedules
+
+    async fn create_schedule(&self, schedule: super::Schedule) -> Result<super::Schedule> {
+        schedules::create_schedule(self, schedule).await
+    }
+
+    async fn schedule(&self, account_id: &str, id: &str) -> Result<Option<super::Schedule>> {
+        schedules::schedule(self, account_id, id).await
+    }
+
+    async fn list_schedules(
+        &self,
+        account_id: &str,
+        site_id: &str,
+    ) -> Result<Vec<super::Schedule>> {
+        schedules::list_schedules(self, account_id, site_id).await
+    }
+
+    async fn update_schedule(&self, schedule: super::Schedule) -> Result<super::Schedule> {
+        schedules::update_schedule(self, schedule).await
+    }
+
+    async fn delete_schedule(&self, account_id: &str, id: &str) -> Result<bool> {
+        schedules::delete_schedule(self, account_id, id).await
+    }
+
+    async fn due_schedules(
+        &self,
+        now: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<super::Schedule>> {
+        schedules::due_schedules(self, now, limit).await
+    }
+
+    async fn claim_schedule_run(
+        &self,
+        id: &str,
+        due_at: DateTime<Utc>,
+        next_run_at: Option<DateTime<Utc>>,
+        at: DateTime<Utc>,
+    ) -> Result<Option<super::Schedule>> {
+        schedules::claim_schedule_run(self, id, due_at, next_run_at, at).await
+    }
+
+    async fn record_schedule_outcome(
+        &self,
+        id: &str,
+        run_at: DateTime<Utc>,
+        outcome: super::RunOutcome,
+    ) -> Result<()> {
+        schedules::record_schedule_outcome(self, id, run_at, outcome).await
     }
 
     // ---- webhooks
