@@ -209,6 +209,10 @@ pub enum Need {
     HttpProbe,
     /// The system's Hunspell dictionary, installed before the first page.
     Dictionary,
+    /// Render mode's keyboard walk of each page ([`crate::Page::interaction`]):
+    /// Tab and Shift+Tab pressed in the browser. A static scan has no browser:
+    /// the rules that need it report nothing there.
+    Interaction,
 }
 
 /// What a finding is about, which decides how the engine groups findings that

@@ -149,6 +149,10 @@ pub struct Page {
     /// they could change the answer.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stylesheets_missing: Vec<MissingStylesheet>,
+    /// Render mode's keyboard walk of the page (see [`crate::interaction`]);
+    /// `None` in a static scan, where the rules built on it report nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interaction: Option<crate::interaction::Interaction>,
 }
 
 impl Page {
@@ -180,6 +184,7 @@ impl Page {
             subresources: Vec::new(),
             stylesheets_skipped: 0,
             stylesheets_missing: Vec::new(),
+            interaction: None,
         }
     }
 

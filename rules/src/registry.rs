@@ -230,6 +230,7 @@ mod tests {
             CorsProbe,
             HttpProbe,
             Dictionary,
+            Interaction,
         ];
         let needed = |names: &[&str]| -> Vec<crate::Need> {
             let selection = select(names).unwrap();
@@ -241,6 +242,10 @@ mod tests {
         assert_eq!(
             needed(&["broken-resources", "spelling"]),
             [Subresources, ResourceStatus, Dictionary]
+        );
+        assert_eq!(
+            needed(&["keyboard-trap", "focus-visible-rendered"]),
+            [Interaction]
         );
         // Every need is some rule's: none is gathered for nothing, none is dead.
         let all_rules = select(&["all"]).unwrap();

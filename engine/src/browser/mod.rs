@@ -20,10 +20,14 @@
 //! ([`snapshot`]) and replaces the fetched body, so the rules, the stylesheet
 //! loading and the link extraction run unchanged on what a visitor sees.
 //!
-//! Not here yet: computed styles and layout boxes (`DOMSnapshot`), interaction
-//! rules, cookies sent back to the site.
+//! When a selected rule needs it, the page's keyboard is then walked
+//! ([`interact`]): Tab and Shift+Tab pressed in the browser, for the keyboard
+//! trap and visible focus rules.
+//!
+//! Not here yet: computed styles and layout boxes (`DOMSnapshot`).
 
 pub mod cdp;
+pub mod interact;
 pub mod intercept;
 pub mod launch;
 pub mod pool;

@@ -301,7 +301,14 @@ pub(crate) async fn run(
     // Render mode starts its browser before any page: a missing browser fails
     // the scan here, in one line.
     let render = match config.render {
-        true => Some(crate::browser::RenderSession::start(&config, Arc::clone(&hosts)).await?),
+        true => Some(
+            crate::browser::RenderSession::start(
+                &config,
+                Arc::clone(&hosts),
+                inner.selection.needs(Need::Interaction),
+            )
+            .await?,
+        ),
         false => None,
     };
     let capacity = rayon::current_num_threads() * 2;
@@ -1883,6 +1890,7 @@ async fn page_of(shared: &Arc<Shared>, mut fetched: Fetched, depth: u32) -> Page
         subresources,
         stylesheets_skipped,
         stylesheets_missing,
+        interaction: None,
     }
 }
 
@@ -2040,8 +2048,9 @@ async fn fetch_page(
         };
     }
 
-    let truncated = fetched.truncated;
+    let mut truncated = fetched.truncated;
     let mut fetched = fetched;
+    let mut interaction = None;
     if let Some(render) = &shared.render {
         // The one seam of render mode: the body becomes the DOM the browser
         // shows; everything after runs as for a fetched page.
@@ -2055,12 +2064,25 @@ async fn fetch_page(
             Some(scope) => render.render_fetched(&mut fetched, scope, robots).await,
             None => Err(crate::browser::BrowserError::Navigation("no scope".into())),
         };
-        if let Err(e) = rendered {
-            report.error = Some(format!("render failed: {e}"));
-            return PageDone::not_analyzed(report, truncated);
+        match rendered {
+            Err(e) => {
+                report.error = Some(format!("render failed: {e}"));
+                return PageDone::not_analyzed(report, truncated);
+            }
+            Ok(r) => {
+                if r.truncated {
+                    truncated = true;
+                    report.error = Some(format!(
+                        "rendered DOM larger than {} bytes; analyzed up to the cap",
+                        shared.config.max_body_bytes
+                    ));
+                }
+                interaction = r.interaction;
+            }
         }
     }
-    let page = page_of(&shared, fetched, depth).await;
+    let mut page = page_of(&shared, fetched, depth).await;
+    page.interaction = interaction;
     if let Some(watch) = &shared.watch {
         watch.starting(&report.url).await;
     }
