@@ -178,12 +178,13 @@ const INSTALL: &str = r#"(() => {
   let inKey = false, slow = false, self = false, scriptMoved = false;
   addEventListener('keydown', (e) => { if (e.key === 'Tab') inKey = true; }, true);
   addEventListener('keyup', (e) => { if (e.key !== 'Tab') return; inKey = false; if (!slow) record(true); }, true);
-  // The page getting focus back gives its focused element a focus event:
-  // not a move.
-  addEventListener('focusin', (e) => { if (!inKey && !self && ids.get(e.target) !== last) { scriptMoved = true; } }, true);
+  // Focus coming back to the page from outside (the browser's side of a
+  // Tab) is not a script's move; a move from outside is caught by comparing
+  // where focus is with where the last key left it.
+  addEventListener('focusin', (e) => { if (!inKey && !self && e.relatedTarget && ids.get(e.target) !== last) { scriptMoved = true; } }, true);
   globalThis.__k = {
     candidates,
-    take() { const a = active(); return { log: log.splice(0), fresh: fresh.splice(0), scriptMoved, now: a ? idOf(a) : 0 }; },
+    take() { const a = active(); return { log: log.splice(0), fresh: fresh.splice(0), scriptMoved, now: a ? idOf(a) : 0, last }; },
     slow() { slow = true; },
     settle(ms) { return new Promise((r) => setTimeout(() => r(record(true)), ms)); },
     blur() {
@@ -365,9 +366,7 @@ impl Walker<'_> {
     /// The focus log since the last call; records the elements described.
     async fn take(&mut self) -> Result<Vec<u32>, BrowserError> {
         let v = self.eval("globalThis.__k.take()", false).await?;
-        if v.get("scriptMoved").and_then(Value::as_bool) == Some(true) {
-            self.script_moved = true;
-        }
+        self.note_moves(&v);
         self.absorb(v.get("fresh"));
         Ok(v.get("log")
             .and_then(Value::as_array)
@@ -378,6 +377,17 @@ impl Walker<'_> {
                     .collect()
             })
             .unwrap_or_default())
+    }
+
+    /// A script moved focus: the watcher saw it move outside a key press, or
+    /// focus is not where the last key (or our own focus call) left it.
+    fn note_moves(&mut self, v: &Value) {
+        let moved = v.get("scriptMoved").and_then(Value::as_bool) == Some(true);
+        let now = v.get("now").and_then(Value::as_u64);
+        let last = v.get("last").and_then(Value::as_u64);
+        if moved || (!self.slow && now != last) {
+            self.script_moved = true;
+        }
     }
 
     fn absorb(&mut self, fresh: Option<&Value>) {
@@ -457,9 +467,7 @@ impl Walker<'_> {
     async fn settled(&mut self) -> Result<u32, BrowserError> {
         tokio::time::sleep(Duration::from_millis(SETTLE_MS)).await;
         let v = self.eval("globalThis.__k.take()", false).await?;
-        if v.get("scriptMoved").and_then(Value::as_bool) == Some(true) {
-            self.script_moved = true;
-        }
+        self.note_moves(&v);
         self.absorb(v.get("fresh"));
         Ok(v.get("now")
             .and_then(Value::as_u64)
