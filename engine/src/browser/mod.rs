@@ -33,7 +33,7 @@ pub mod launch;
 pub mod pool;
 pub mod snapshot;
 
-pub use launch::{configure, LaunchOptions, DEFAULT_RECYCLE_AFTER};
+pub use launch::{configure, sink_requests, LaunchOptions, DEFAULT_RECYCLE_AFTER};
 pub use pool::RenderSession;
 
 /// What went wrong in the browser. Page-level failures (a hung tab, a
