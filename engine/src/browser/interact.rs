@@ -36,11 +36,15 @@ pub const MAX_PRESSES: u32 = 1000;
 /// Presses allowed per element in the tab order (plus [`PRESS_SLACK`]).
 const PRESSES_PER_ELEMENT: u32 = 3;
 /// Presses allowed beyond the per-element ones.
-const PRESS_SLACK: u32 = 32;
+const PRESS_SLACK: u32 = 64;
 /// Longest walk of one page.
 pub const TIME_BUDGET: Duration = Duration::from_secs(3);
-/// Presses sent at once while no script moves focus on its own.
+/// Most presses sent at once while no script moves focus on its own (a
+/// walk from an element starts with two, as it usually stops at the next
+/// element, and doubles).
 const BATCH: usize = 16;
+/// The first batch of a walk from an element.
+const FIRST_BATCH: usize = 2;
 /// How long a press waits for the page's own handlers once a script was seen
 /// moving focus after a key (ACT's examples use 10 ms timers).
 const SETTLE_MS: u64 = 30;
@@ -363,6 +367,37 @@ impl Walker<'_> {
         Ok(())
     }
 
+    /// The focus log of `n` presses: the key-ups of a batch may still be on
+    /// their way when the last press is acknowledged, so the log is read
+    /// again (briefly) until it has them.
+    async fn take_n(&mut self, n: usize) -> Result<Vec<u32>, BrowserError> {
+        let mut log = Vec::new();
+        for _ in 0..5 {
+            let v = self.eval("globalThis.__k.take()", false).await?;
+            log.extend(Self::log_of(&v));
+            if log.len() >= n {
+                self.note_moves(&v);
+                self.absorb(v.get("fresh"));
+                return Ok(log);
+            }
+            self.absorb(v.get("fresh"));
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        Ok(log)
+    }
+
+    fn log_of(v: &Value) -> Vec<u32> {
+        v.get("log")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .take(MAX_PRESSES as usize * 2)
+                    .filter_map(|i| i.as_u64().and_then(|i| u32::try_from(i).ok()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// The focus log since the last call; records the elements described.
     async fn take(&mut self) -> Result<Vec<u32>, BrowserError> {
         let v = self.eval("globalThis.__k.take()", false).await?;
@@ -436,9 +471,10 @@ impl Walker<'_> {
                 seq.push(id);
             } else {
                 let room = self.max_presses.saturating_sub(self.presses).max(1) as usize;
-                self.press(batch.min(room), back).await?;
-                batch = BATCH;
-                let log = self.take().await?;
+                let n = batch.min(room);
+                self.press(n, back).await?;
+                batch = (batch * 2).min(BATCH);
+                let log = self.take_n(n).await?;
                 seq.extend(log);
             }
         }
@@ -678,7 +714,7 @@ async fn walk_and_back(
     ways.record(false, &walked, &end);
     if matches!(end, End::Cycle(_)) {
         let here = walked.last().copied().unwrap_or(0);
-        let (walked, end) = w.walk(here, true, &ways.status, BATCH).await?;
+        let (walked, end) = w.walk(here, true, &ways.status, FIRST_BATCH).await?;
         let Some(end) = end else {
             return Ok(false);
         };
@@ -721,7 +757,7 @@ async fn walk_all(
     ways.record(false, &walked, &end);
     if matches!(end, End::Cycle(_)) {
         let here = walked.last().copied().unwrap_or(0);
-        let (walked, end) = w.walk(here, true, &ways.status, BATCH).await?;
+        let (walked, end) = w.walk(here, true, &ways.status, FIRST_BATCH).await?;
         let Some(end) = end else {
             return Ok(false);
         };
@@ -747,12 +783,12 @@ async fn walk_all(
                 break;
             }
             if back {
-                let (walked, end) = w.walk(id, true, &ways.status, BATCH).await?;
+                let (walked, end) = w.walk(id, true, &ways.status, FIRST_BATCH).await?;
                 let Some(end) = end else {
                     return Ok(false);
                 };
                 ways.record(true, &walked, &end);
-            } else if !walk_and_back(w, ways, id, BATCH).await? {
+            } else if !walk_and_back(w, ways, id, FIRST_BATCH).await? {
                 return Ok(false);
             }
         }
