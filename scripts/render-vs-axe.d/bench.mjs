@@ -145,9 +145,8 @@ async function runAxe(origin, chosen, opts) {
   const started = performance.now();
   const browser = await chromium.launch({ executablePath: process.env.SITESCAN_CHROMIUM || '/usr/bin/chromium', args: CHROMIUM_ARGS });
   const context = await browser.newContext();
-  const pid = browser.process ? () => browser.process()?.pid : () => 0;
-  // Playwright's own launch: its process is the browser; its children are the tabs.
-  const stop = sampler(() => { const p = pid(); return p ? Number(execFileSync('ps', ['-o', 'ppid=', '-p', String(p)], { encoding: 'utf8' }).trim()) : 0; });
+  // Playwright starts the browser as a child of this process.
+  const stop = sampler(() => process.pid);
   const urls = [origin + '/', ...chosen.map((p) => `${origin}/${p}`)];
   let next = 0;
   let violations = 0;

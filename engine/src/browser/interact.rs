@@ -691,6 +691,15 @@ pub(crate) async fn walk_page(
             },
         });
     }
+    tracing::debug!(
+        candidates = candidates.len(),
+        presses = w.presses,
+        slow = w.slow,
+        complete,
+        ms = (TIME_BUDGET.saturating_sub(w.deadline.saturating_duration_since(Instant::now())))
+            .as_millis() as u64,
+        "keyboard walk"
+    );
     Ok(Interaction {
         elements,
         presses: w.presses,
