@@ -315,6 +315,10 @@ struct Walker<'a> {
     /// Elements whose style was read on the first walk after they were
     /// focused by Tab from the start.
     order: Vec<u32>,
+    /// The first and the last element Tab reaches from the top: where the
+    /// browser puts focus back when a key took it off the page (headless
+    /// Chromium has no controls of its own to hold it).
+    wrap: (Option<u32>, Option<u32>),
 }
 
 impl Walker<'_> {
@@ -375,6 +379,9 @@ impl Walker<'_> {
         for _ in 0..5 {
             let v = self.eval("globalThis.__k.take()", false).await?;
             log.extend(Self::log_of(&v));
+            if self.order.is_empty() {
+                self.learn_wrap(&log);
+            }
             if log.len() >= n {
                 self.note_moves(&v);
                 self.absorb(v.get("fresh"));
@@ -414,13 +421,40 @@ impl Walker<'_> {
             .unwrap_or_default())
     }
 
+    /// Learns the ends of the tab order from the start walk's log.
+    fn learn_wrap(&mut self, log: &[u32]) {
+        let mut prev = 0;
+        for &id in log {
+            if id != 0 && self.wrap.0.is_none() {
+                self.wrap.0 = Some(id);
+            }
+            if id == 0 && prev != 0 && self.wrap.1.is_none() {
+                self.wrap.1 = Some(prev);
+            }
+            prev = id;
+        }
+    }
+
     /// A script moved focus: the watcher saw it move outside a key press, or
-    /// focus is not where the last key (or our own focus call) left it.
+    /// focus is not where the last key (or our own focus call) left it — a
+    /// key that took focus off the page aside, after which the browser puts
+    /// it back on the first or last element of the tab order.
     fn note_moves(&mut self, v: &Value) {
         let moved = v.get("scriptMoved").and_then(Value::as_bool) == Some(true);
         let now = v.get("now").and_then(Value::as_u64);
         let last = v.get("last").and_then(Value::as_u64);
-        if moved || (!self.slow && now != last) {
+        let wrapped = last == Some(0)
+            && now.is_some_and(|n| {
+                let n = u32::try_from(n).ok();
+                n.is_some() && (n == self.wrap.0 || n == self.wrap.1)
+            });
+        if !self.script_moved && (moved || (!self.slow && now != last && !wrapped)) {
+            tracing::debug!(
+                focusin = moved,
+                ?now,
+                ?last,
+                "a script moved focus after a key"
+            );
             self.script_moved = true;
         }
     }
@@ -610,6 +644,7 @@ pub(crate) async fn walk_page(
         script_moved: false,
         seen: HashMap::new(),
         order: Vec::new(),
+        wrap: (None, None),
     };
     let candidates: Vec<u32> = w
         .eval(INSTALL, false)

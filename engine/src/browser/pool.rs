@@ -462,7 +462,9 @@ impl RenderSession {
         let ready = snapshot::wait_ready(&tab.state, &loader, &self.options, started, eval).await?;
         let (html, truncated) = serialize_capped(&conn, &tab.session, self.max_body, t).await?;
         let interaction = if self.interaction {
-            match interact::walk_page(&conn, &tab.session, &tab.target, t).await {
+            let walked = interact::walk_page(&conn, &tab.session, &tab.target, t).await;
+            tracing::debug!(url, "walked the keyboard");
+            match walked {
                 Ok(walk) => Some(walk),
                 // A hung or crashed tab fails the page (the tab is closed).
                 Err(e @ (BrowserError::Timeout { .. } | BrowserError::Crashed)) => return Err(e),
