@@ -860,4 +860,31 @@ mod tests {
         // The start's own way out is what is being found.
         assert_eq!(ended(&[3, 4, 0], &known), Some((End::Outside, 3)));
     }
+
+    #[test]
+    fn leaving_spreads_back_along_the_moves_seen() {
+        let mut ways = Ways::default();
+        // From the top: 1, 2, then 3 keeps focus.
+        ways.record(false, &[0, 1, 2, 3, 3], &End::Cycle(vec![3]));
+        // Shift+Tab from 3 keeps it too: trapped.
+        ways.record(true, &[3, 3], &End::Cycle(vec![3]));
+        assert_eq!(ways.status.get(&3), Some(&false));
+        // 1 and 2 were only walked forward: not decided yet.
+        assert_eq!(ways.status.get(&1), None);
+        // Shift+Tab from 2 reaches 1, then leaves: both leave.
+        ways.record(true, &[2, 1, 0], &End::Outside);
+        assert_eq!(ways.status.get(&1), Some(&true));
+        assert_eq!(ways.status.get(&2), Some(&true));
+        assert_eq!(ways.status.get(&3), Some(&false));
+        assert_eq!(ways.cycles.get(&3), Some(&vec![3]));
+        // An element that reaches one that leaves, leaves.
+        let mut ways = Ways::default();
+        ways.record(true, &[5, 6], &End::Known(false));
+        ways.record(false, &[5, 6], &End::Known(false));
+        assert_eq!(ways.status.get(&5), Some(&false));
+        ways.moves.insert((5, 7));
+        ways.status.insert(7, true);
+        ways.decide();
+        assert_eq!(ways.status.get(&5), Some(&true));
+    }
 }
