@@ -180,8 +180,10 @@ const INSTALL: &str = r#"(() => {
     return id;
   };
   let inKey = false, slow = false, self = false, scriptMoved = false;
-  addEventListener('keydown', (e) => { if (e.key === 'Tab') inKey = true; }, true);
-  addEventListener('keyup', (e) => { if (e.key !== 'Tab') return; inKey = false; if (!slow) record(true); }, true);
+  // Only the browser's own key events count: a page's script can dispatch
+  // look-alikes.
+  addEventListener('keydown', (e) => { if (e.isTrusted && e.key === 'Tab') inKey = true; }, true);
+  addEventListener('keyup', (e) => { if (!e.isTrusted || e.key !== 'Tab') return; inKey = false; if (!slow) record(true); }, true);
   // Focus coming back to the page from outside (the browser's side of a
   // Tab) is not a script's move; a move from outside is caught by comparing
   // where focus is with where the last key left it.
