@@ -48,6 +48,7 @@ pub mod budget;
 pub mod css;
 pub mod docs;
 pub mod dom;
+pub mod interaction;
 pub mod langtag;
 pub mod links;
 pub mod performance;

@@ -213,6 +213,10 @@ pub enum Need {
     /// (`readability` judges English text only; see
     /// [`crate::quality::readability::skipped_note`]).
     LanguageSkipNote,
+    /// Render mode's keyboard walk of each page ([`crate::Page::interaction`]):
+    /// Tab and Shift+Tab pressed in the browser. A static scan has no browser:
+    /// the rules that need it report nothing there.
+    Interaction,
 }
 
 /// What a finding is about, which decides how the engine groups findings that

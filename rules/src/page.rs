@@ -153,6 +153,10 @@ pub struct Page {
     /// `None` for a page read as served.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rendered: Option<std::sync::Arc<crate::rendered::RenderedFacts>>,
+    /// Render mode's keyboard walk of the page (see [`crate::interaction`]);
+    /// `None` in a static scan, where the rules built on it report nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interaction: Option<crate::interaction::Interaction>,
 }
 
 impl Page {
@@ -185,6 +189,7 @@ impl Page {
             stylesheets_skipped: 0,
             stylesheets_missing: Vec::new(),
             rendered: None,
+            interaction: None,
         }
     }
 

@@ -231,6 +231,7 @@ mod tests {
             HttpProbe,
             Dictionary,
             LanguageSkipNote,
+            Interaction,
         ];
         let needed = |names: &[&str]| -> Vec<crate::Need> {
             let selection = select(names).unwrap();
@@ -244,6 +245,10 @@ mod tests {
             [Subresources, ResourceStatus, Dictionary]
         );
         assert_eq!(needed(&["readability"]), [LanguageSkipNote]);
+        assert_eq!(
+            needed(&["keyboard-trap", "focus-visible-rendered"]),
+            [Interaction]
+        );
         // Every need is some rule's: none is gathered for nothing, none is dead.
         let all_rules = select(&["all"]).unwrap();
         for need in all {

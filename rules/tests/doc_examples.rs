@@ -62,6 +62,14 @@ const DESCRIBED: &[(&str, &str)] = &[
         "analysis-incomplete",
         "a scan option (a page budget), reported by the runner",
     ),
+    (
+        "keyboard-trap",
+        "keys pressed in a browser (render mode; tested in tests/it/render.rs)",
+    ),
+    (
+        "focus-visible-rendered",
+        "keys pressed in a browser (render mode; tested in tests/it/render.rs)",
+    ),
 ];
 
 /// Site rules whose doc examples are not runnable sites, with why. Each is

@@ -56,6 +56,8 @@ fn redirect(to: &str) -> Canned {
 struct Site {
     pages: Mutex<HashMap<String, Canned>>,
     log: Mutex<Vec<String>>,
+    /// When each logged request arrived, and its `Cookie` header.
+    arrivals: Mutex<Vec<(String, std::time::Instant, Option<String>)>>,
 }
 
 /// A server on 127.0.0.1 answering from a table (404 otherwise) and logging
@@ -109,6 +111,11 @@ impl Server {
     fn count(&self, path: &str) -> usize {
         self.log().iter().filter(|p| *p == path).count()
     }
+
+    /// `(path, arrival, Cookie header)` of every request, in order.
+    fn arrivals(&self) -> Vec<(String, std::time::Instant, Option<String>)> {
+        self.site.arrivals.lock().unwrap().clone()
+    }
 }
 
 async fn answer(State(site): State<Arc<Site>>, req: Request) -> Response {
@@ -118,6 +125,15 @@ async fn answer(State(site): State<Arc<Site>>, req: Request) -> Response {
         .map(|p| p.as_str().to_string())
         .unwrap_or_default();
     site.log.lock().unwrap().push(path.clone());
+    let cookie = req
+        .headers()
+        .get("cookie")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    site.arrivals
+        .lock()
+        .unwrap()
+        .push((path.clone(), std::time::Instant::now(), cookie));
     let found = site.pages.lock().unwrap().get(&path).cloned();
     let Some(c) = found else {
         return Response::builder()
@@ -181,12 +197,29 @@ const APP_SHELL: &str = r#"<!doctype html>
 <body><main id="root"></main><script src="/app.js"></script></body></html>"#;
 
 /// Builds the page from data it fetches: a heading, a link to a client-side
-/// route, and an image without a text alternative.
+/// route, and an image without a text alternative; a menu button whose focus
+/// outline its style sheet removes, and a date picker whose keydown handler
+/// keeps focus in it (a keyboard trap).
 const APP_JS: &str = r#"
 const root = document.getElementById('root');
 const h = document.createElement('h1');
 h.textContent = 'Welcome';
 root.appendChild(h);
+const style = document.createElement('style');
+style.textContent = '#menu:focus { outline: none }';
+document.head.appendChild(style);
+const menu = document.createElement('button');
+menu.id = 'menu';
+menu.textContent = 'Menu';
+root.appendChild(menu);
+const picker = document.createElement('div');
+picker.id = 'picker';
+picker.tabIndex = 0;
+picker.textContent = 'Pick a date';
+picker.addEventListener('keydown', (e) => {
+  if (e.key === 'Tab') { e.preventDefault(); picker.focus(); }
+});
+root.appendChild(picker);
 fetch('/api/hero.json').then(r => r.json()).then(d => {
   const a = document.createElement('a');
   a.href = d.link;
@@ -226,7 +259,12 @@ async fn app_site() -> Server {
 #[tokio::test]
 async fn static_scan_sees_the_shell_render_scan_sees_the_app() {
     let site = app_site().await;
-    let rules = ["image-alt", "page-has-heading-one"];
+    let rules = [
+        "image-alt",
+        "page-has-heading-one",
+        "keyboard-trap",
+        "focus-visible-rendered",
+    ];
 
     let static_report = scanner(&rules)
         .build()
@@ -243,6 +281,18 @@ async fn static_scan_sees_the_shell_render_scan_sees_the_app() {
         )]
     );
     assert_eq!(static_report.pages.len(), 1, "the shell links nowhere");
+    // The keyboard rules need a browser: a static scan neither fails nor
+    // passes anything for them.
+    for id in ["keyboard-trap", "focus-visible-rendered"] {
+        let r = static_report.rules.iter().find(|r| r.rule_id == id);
+        assert!(
+            r.is_none_or(|r| r.pages_applicable == 0
+                && r.passed == 0
+                && r.failed == 0
+                && r.cant_tell == 0),
+            "{r:?}"
+        );
+    }
     assert_eq!(site.count("/app.js"), 0, "the static scan runs no script");
 
     let rendered = scanner(&rules)
@@ -252,13 +302,40 @@ async fn static_scan_sees_the_shell_render_scan_sees_the_app() {
         .scan(&site.url("/"))
         .await
         .unwrap();
+    let row = |rule: &str, sel: &str| (rule.to_string(), "/".to_string(), sel.to_string());
     assert_eq!(
         failures(&rendered, site.port),
-        vec![(
-            "image-alt".to_string(),
-            "/".to_string(),
-            "#hero".to_string()
-        )]
+        vec![
+            row("focus-visible-rendered", "#menu"),
+            row("image-alt", "#hero"),
+            row("keyboard-trap", "#picker"),
+        ]
+    );
+    // The other elements were judged, and passed: focus leaves the page
+    // from the menu button (Shift+Tab) and from the link the script
+    // inserted after the trap (Tab, from the link focused directly); the
+    // picker, which Tab reached, shows the browser's focus ring. The link
+    // is not judged for its focus ring: Tab from the top never reaches it.
+    let rule = |id: &str| rendered.rules.iter().find(|r| r.rule_id == id).unwrap();
+    assert_eq!(
+        (rule("keyboard-trap").passed, rule("keyboard-trap").failed),
+        (2, 1)
+    );
+    assert_eq!(
+        (
+            rule("focus-visible-rendered").passed,
+            rule("focus-visible-rendered").failed
+        ),
+        (1, 1)
+    );
+    let trap = rendered
+        .findings
+        .iter()
+        .find(|f| f.rule_id == "keyboard-trap")
+        .unwrap();
+    assert_eq!(
+        trap.message,
+        "Focus cannot leave div#picker with Tab or Shift+Tab: it cycles among div#picker."
     );
     // The link the script inserted fed the crawl.
     let pages: Vec<&str> = rendered.pages.iter().map(|p| p.url.as_str()).collect();
@@ -459,4 +536,210 @@ fn cli_render_flag_and_a_missing_browser() {
     assert_eq!(selectors, ["#hero"]);
     assert_eq!(report["config"]["render"], true);
     assert_eq!(site.count("/app.js"), 1);
+}
+
+/// A page's WebSocket is not something the interceptor can pause: the
+/// browser sends it to its proxy, the sink, which refuses it. The sink's own
+/// record names the connection, and the WebSocket server never sees one.
+#[tokio::test]
+async fn the_proxy_sink_is_what_refuses_a_pages_websocket() {
+    let ws = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let ws_port = ws.local_addr().unwrap().port();
+    let accepted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = Arc::clone(&accepted);
+    let server = tokio::spawn(async move {
+        while let Ok((_sock, _)) = ws.accept().await {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    });
+    let site = Server::start().await;
+    site.set(
+        "/",
+        html(&format!(
+            r#"<!doctype html><html lang="en"><head><title>Live</title></head><body><h1>Live</h1>
+<script>
+const s = new WebSocket('ws://127.0.0.1:{ws_port}/feed');
+s.onerror = () => {{ fetch('/ws-failed'); }};
+</script></body></html>"#
+        )),
+    );
+    site.set("/ws-failed", canned(200, "text/plain", "ok"));
+    let report = scanner(&["image-alt"])
+        .render(true)
+        .max_pages(1)
+        .build()
+        .unwrap()
+        .scan(&site.url("/"))
+        .await
+        .unwrap();
+    assert_eq!(report.pages[0].error, None);
+    // The script ran and saw its socket fail.
+    assert_eq!(site.count("/ws-failed"), 1, "{:?}", site.log());
+    assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 0);
+    let target = format!("CONNECT 127.0.0.1:{ws_port} ");
+    assert!(
+        sitescan::browser::sink_requests()
+            .iter()
+            .any(|l| l.starts_with(&target)),
+        "the sink did not see {target}: {:?}",
+        sitescan::browser::sink_requests()
+    );
+    server.abort();
+}
+
+/// The requests a page's script makes to the scanned site wait for the
+/// scan's per-host rate, as the crawl's own do: the server's clock shows it.
+#[tokio::test]
+async fn a_pages_fetches_keep_the_scans_rate_per_host() {
+    let site = Server::start().await;
+    site.set(
+        "/",
+        html(
+            r#"<!doctype html><html lang="en"><head><title>Burst</title></head><body><h1>Burst</h1>
+<script>for (let i = 0; i < 12; i++) fetch('/api/item?i=' + i);</script></body></html>"#,
+        ),
+    );
+    for i in 0..12 {
+        site.set(
+            &format!("/api/item?i={i}"),
+            canned(200, "application/json", "{}"),
+        );
+    }
+    let rate = 8.0;
+    let report = scanner(&["image-alt"])
+        .render(true)
+        .rate_per_host(rate)
+        .max_pages(1)
+        .build()
+        .unwrap()
+        .scan(&site.url("/"))
+        .await
+        .unwrap();
+    assert_eq!(report.pages[0].error, None);
+    let times: Vec<std::time::Instant> = site
+        .arrivals()
+        .into_iter()
+        .filter(|(p, _, _)| p.starts_with("/api/item"))
+        .map(|(_, t, _)| t)
+        .collect();
+    assert_eq!(times.len(), 12, "{:?}", site.log());
+    let interval = Duration::from_secs_f64(1.0 / rate);
+    // Each request waits its turn: the twelve span eleven intervals, and no
+    // two arrive closer than half of one (the server's clock is not the
+    // limiter's).
+    let span = times[11] - times[0];
+    assert!(span >= interval * 11 * 9 / 10, "{span:?}");
+    for pair in times.windows(2) {
+        assert!(pair[1] - pair[0] >= interval / 2, "{:?}", pair[1] - pair[0]);
+    }
+}
+
+/// A DOM a script builds is held to the scan's body cap as a fetched body
+/// is: the page says so, and what was taken is analyzed up to the cap.
+#[tokio::test]
+async fn a_rendered_dom_is_capped_at_the_body_cap() {
+    let site = Server::start().await;
+    site.set(
+        "/",
+        html(r#"<!doctype html><html lang="en"><head><title>Huge</title></head><body><h1>Huge</h1><img id="first" src="/a.png">
+<script>
+const p = document.createElement('div');
+p.innerHTML = '<p>' + 'x'.repeat(1000) + '</p>';
+for (let i = 0; i < 400; i++) document.body.appendChild(p.cloneNode(true));
+const img = document.createElement('img');
+img.id = 'last';
+document.body.appendChild(img);
+</script></body></html>"#),
+    );
+    site.set("/a.png", canned(200, "image/png", "png"));
+    let cap = 50_000;
+    let report = scanner(&["image-alt"])
+        .render(true)
+        .max_body_bytes(cap)
+        .max_pages(1)
+        .build()
+        .unwrap()
+        .scan(&site.url("/"))
+        .await
+        .unwrap();
+    assert_eq!(
+        report.pages[0].error.as_deref(),
+        Some("rendered DOM larger than 50000 bytes; analyzed up to the cap")
+    );
+    // The image before the cap is judged, the one past it is not.
+    assert_eq!(
+        failures(&report, site.port),
+        vec![(
+            "image-alt".to_string(),
+            "/".to_string(),
+            "#first".to_string()
+        )]
+    );
+}
+
+/// A cookie the site sets on its first answer is sent back on the page's
+/// later requests to the site within the scan; a second scan starts
+/// without it.
+#[tokio::test]
+async fn cookies_the_site_sets_come_back_within_a_scan_never_across_scans() {
+    let site = Server::start().await;
+    let mut home = html(
+        r#"<!doctype html><html lang="en"><head><title>Shop</title></head><body><h1>Shop</h1><a href="/cart">Cart</a>
+<script>fetch('/api/me');</script></body></html>"#,
+    );
+    home.headers
+        .push(("set-cookie", "session=abc123; Path=/; HttpOnly".to_string()));
+    site.set("/", home);
+    site.set("/api/me", canned(200, "application/json", "{}"));
+    site.set(
+        "/cart",
+        html(
+            r#"<!doctype html><html lang="en"><head><title>Cart</title></head><body><h1>Cart</h1>
+<script>fetch('/api/cart');</script></body></html>"#,
+        ),
+    );
+    site.set("/api/cart", canned(200, "application/json", "{}"));
+    let scan = || async {
+        scanner(&["image-alt"])
+            .render(true)
+            .max_pages(2)
+            .build()
+            .unwrap()
+            .scan(&site.url("/"))
+            .await
+            .unwrap()
+    };
+    let cookie_of = |path: &str, nth: usize| {
+        site.arrivals()
+            .into_iter()
+            .filter(|(p, _, _)| p == path)
+            .nth(nth)
+            .map(|(_, _, c)| c)
+    };
+    let first = scan().await;
+    assert!(
+        first.pages.iter().all(|p| p.error.is_none()),
+        "{:?}",
+        first.pages
+    );
+    assert_eq!(
+        cookie_of("/api/me", 0),
+        Some(Some("session=abc123".to_string()))
+    );
+    assert_eq!(
+        cookie_of("/api/cart", 0),
+        Some(Some("session=abc123".to_string()))
+    );
+    // A second scan: the server no longer sets the cookie, and the browser
+    // context of the first scan is gone with it.
+    site.set(
+        "/",
+        html(
+            r#"<!doctype html><html lang="en"><head><title>Shop</title></head><body><h1>Shop</h1>
+<script>fetch('/api/me');</script></body></html>"#,
+        ),
+    );
+    let second = scan().await;
+    assert!(second.pages.iter().all(|p| p.error.is_none()));
+    assert_eq!(cookie_of("/api/me", 1), Some(None));
 }

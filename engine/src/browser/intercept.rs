@@ -388,9 +388,18 @@ impl Interceptor {
         } else {
             &self.policy.guarded_client
         };
-        let mut builder = client
-            .request(method, url.as_str())
-            .headers(request_headers(req.get("headers")));
+        let mut headers = request_headers(req.get("headers"));
+        // The browser adds cookies after the request is paused, so they are
+        // not among its headers: the scan's context holds them (set by the
+        // site's responses we fulfilled, or by its scripts), and we send
+        // them to the scanned site. Never to another host (no third-party
+        // cookies), never across scans (a context per scan).
+        if site && !headers.contains_key(reqwest::header::COOKIE) {
+            if let Some(cookie) = self.cookies_for(&url).await {
+                headers.insert(reqwest::header::COOKIE, cookie);
+            }
+        }
+        let mut builder = client.request(method, url.as_str()).headers(headers);
         if let Some(body) = request_body(&req) {
             builder = builder.body(body);
         }
@@ -437,6 +446,43 @@ impl Interceptor {
         Ok((status, headers, body))
     }
 }
+
+impl Interceptor {
+    /// The `Cookie` header the scan's browser context holds for `url`.
+    async fn cookies_for(&self, url: &Url) -> Option<HeaderValue> {
+        let got = self
+            .conn
+            .call(
+                Some(&self.session),
+                "Network.getCookies",
+                json!({"urls": [url.as_str()]}),
+                self.call_timeout,
+            )
+            .await
+            .ok()?;
+        let pairs: Vec<String> = got
+            .get("cookies")?
+            .as_array()?
+            .iter()
+            .take(MAX_COOKIES)
+            .filter_map(|c| {
+                Some(format!(
+                    "{}={}",
+                    c.get("name")?.as_str()?,
+                    c.get("value")?.as_str()?
+                ))
+            })
+            .collect();
+        if pairs.is_empty() {
+            return None;
+        }
+        HeaderValue::from_str(&pairs.join("; ")).ok()
+    }
+}
+
+/// Cookies sent with one request at most (a browser's per-domain limit is
+/// about 180).
+const MAX_COOKIES: usize = 200;
 
 /// Why a fetch for the page failed.
 enum Failure {

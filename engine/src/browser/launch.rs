@@ -295,6 +295,24 @@ fn spawn(binary: &Path, args: &[String]) -> std::io::Result<Child> {
     cmd.spawn()
 }
 
+/// Request lines the sinks of this process refused, most recent last.
+static SINK_SEEN: Mutex<std::collections::VecDeque<String>> =
+    Mutex::new(std::collections::VecDeque::new());
+/// Request lines kept in [`SINK_SEEN`].
+const SINK_SEEN_KEPT: usize = 256;
+
+/// The first lines of the requests the sinks of this process refused (at
+/// most the last 256): what a page tried that the interceptor could not
+/// pause, such as a WebSocket's `CONNECT host:port`.
+pub fn sink_requests() -> Vec<String> {
+    SINK_SEEN
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .iter()
+        .cloned()
+        .collect()
+}
+
 /// A proxy on 127.0.0.1 that refuses every request: the browser's proxy, so
 /// a request the interceptor did not pause reaches nothing.
 async fn start_sink(
@@ -318,10 +336,18 @@ async fn start_sink(
                     .and_then(Result::ok)
                     .unwrap_or(0);
                 let line = String::from_utf8_lossy(&head[..n]);
+                let first = line.lines().next().unwrap_or("").to_string();
                 tracing::debug!(
-                    request = line.lines().next().unwrap_or(""),
+                    request = first.as_str(),
                     "refused a browser request the interceptor did not see"
                 );
+                {
+                    let mut seen = SINK_SEEN.lock().unwrap_or_else(|p| p.into_inner());
+                    if seen.len() >= SINK_SEEN_KEPT {
+                        seen.pop_front();
+                    }
+                    seen.push_back(first);
+                }
                 let _ = sock
                     .write_all(
                         b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",

@@ -22,19 +22,22 @@
 //!
 //! Before serializing, one `DOMSnapshot` takes the browser's computed styles,
 //! boxes and blended backgrounds ([`facts`]) onto `rules::Page::rendered`,
-//! which the layout rules prefer over the cascade's estimates.
+//! which the layout rules prefer over the cascade's estimates. When a selected
+//! rule needs it, the page's keyboard is then walked ([`interact`]): Tab and
+//! Shift+Tab pressed in the browser, for the keyboard trap and visible focus
+//! rules.
 //!
-//! Not here yet: reflow at 320 CSS pixels, interaction rules, cookies sent
-//! back to the site.
+//! Not here yet: reflow at 320 CSS pixels.
 
 pub mod cdp;
 pub mod facts;
+pub mod interact;
 pub mod intercept;
 pub mod launch;
 pub mod pool;
 pub mod snapshot;
 
-pub use launch::{configure, LaunchOptions, DEFAULT_RECYCLE_AFTER};
+pub use launch::{configure, sink_requests, LaunchOptions, DEFAULT_RECYCLE_AFTER};
 pub use pool::RenderSession;
 
 /// What went wrong in the browser. Page-level failures (a hung tab, a

@@ -21,6 +21,7 @@ use tokio::time::Instant;
 use url::Url;
 
 use super::cdp::Connection;
+use super::interact;
 use super::intercept::{
     Interceptor, MainDocument, PageJob, Policy, Refusal, RobotsCheck, TabState,
 };
@@ -31,6 +32,7 @@ use crate::config::{RenderOptions, ScanConfig};
 use crate::crawl::fetch::Fetched;
 use crate::crawl::host_limits::HostPool;
 use crate::crawl::scope::Scope;
+use sitescan_rules::interaction::Interaction;
 
 /// Runs in every document before its own scripts: no service workers (their
 /// requests would not pass the tab's interceptor), no popups.
@@ -182,6 +184,12 @@ pub struct Rendered {
     pub requests: usize,
     /// What the browser measured ([`super::facts`]).
     pub facts: Option<sitescan_rules::rendered::RenderedFacts>,
+    /// The serialized DOM was longer than the scan's `max_body_bytes` and is
+    /// cut there (as a fetched body is).
+    pub truncated: bool,
+    /// The keyboard walk, when the session walks pages
+    /// ([`RenderSession::start`]'s `interaction`).
+    pub interaction: Option<Interaction>,
 }
 
 /// Render mode of one scan: its browser context and tabs.
@@ -193,13 +201,23 @@ pub struct RenderSession {
     ctx: tokio::sync::Mutex<Option<Arc<Context>>>,
     idle: Mutex<Vec<Tab>>,
     user_agent: String,
+    /// Walk each page's keyboard ([`interact`]) after it is serialized.
+    interaction: bool,
+    /// The scan's cap on a page body, which the serialized DOM keeps too.
+    max_body: u64,
 }
 
 impl RenderSession {
     /// Starts render mode for a scan with `config` sharing the scan's host
     /// pool: the browser is started now (a missing browser fails here, before
-    /// any page) and the scan's context created.
-    pub async fn start(config: &ScanConfig, hosts: Arc<HostPool>) -> crate::Result<RenderSession> {
+    /// any page) and the scan's context created. `interaction`: walk each
+    /// page's keyboard (a selected rule needs
+    /// [`sitescan_rules::Need::Interaction`]).
+    pub async fn start(
+        config: &ScanConfig,
+        hosts: Arc<HostPool>,
+        interaction: bool,
+    ) -> crate::Result<RenderSession> {
         let policy = Policy::new(config, hosts)?;
         let session = RenderSession {
             policy: Arc::new(policy),
@@ -209,6 +227,8 @@ impl RenderSession {
             ctx: tokio::sync::Mutex::new(None),
             idle: Mutex::new(Vec::new()),
             user_agent: config.user_agent.clone(),
+            interaction,
+            max_body: config.max_body_bytes,
         };
         session
             .context()
@@ -339,6 +359,12 @@ impl RenderSession {
             ("Network.enable", json!({})),
             ("Network.setCacheDisabled", json!({"cacheDisabled": true})),
             ("Network.setBypassServiceWorker", json!({"bypass": true})),
+            // Focus and blur events, `:focus-visible` and key presses behave
+            // as in a focused window although no window has focus.
+            (
+                "Emulation.setFocusEmulationEnabled",
+                json!({"enabled": true}),
+            ),
             (
                 "Emulation.setUserAgentOverride",
                 json!({"userAgent": self.user_agent}),
@@ -383,19 +409,24 @@ impl RenderSession {
         };
         let job = Arc::new(PageJob::new(doc, scope, robots));
         // Bounded as a whole: the wait, then the calls around it.
-        let limit = Duration::from_millis(self.options.max_wait_ms) + self.call_timeout * 3;
+        let mut limit = Duration::from_millis(self.options.max_wait_ms) + self.call_timeout * 3;
+        if self.interaction {
+            limit += interact::TIME_BUDGET + self.call_timeout;
+        }
         let outcome = tokio::time::timeout(limit, self.render_in(&tab, Arc::clone(&job))).await;
         ctx.browser.pages.fetch_add(1, Ordering::SeqCst);
         *lock(&tab.state.job) = None;
         match outcome {
-            Ok(Ok((html, ready, facts))) => {
+            Ok(Ok(page)) => {
                 lock(&self.idle).push(tab);
                 Ok(Rendered {
-                    html,
-                    ready,
-                    facts: Some(facts),
+                    html: page.html,
+                    ready: page.ready,
+                    facts: Some(page.facts),
                     refusals: job.refusals(),
                     requests: job.requests(),
+                    truncated: page.truncated,
+                    interaction: page.interaction,
                 })
             }
             // The tab is closed (dropped), never reused.
@@ -407,11 +438,7 @@ impl RenderSession {
         }
     }
 
-    async fn render_in(
-        &self,
-        tab: &Tab,
-        job: Arc<PageJob>,
-    ) -> Result<(String, Ready, sitescan_rules::rendered::RenderedFacts), BrowserError> {
+    async fn render_in(&self, tab: &Tab, job: Arc<PageJob>) -> Result<TabPage, BrowserError> {
         let conn = Arc::clone(tab.ctx.browser.conn());
         let s = Some(tab.session.as_str());
         let t = self.call_timeout;
@@ -438,13 +465,33 @@ impl RenderSession {
         let ready = snapshot::wait_ready(&tab.state, &loader, &self.options, started, eval).await?;
         // Stamps, snapshot, then the DOM carrying the stamps (super::facts).
         let facts = super::facts::capture(&conn, &tab.session, t).await;
-        let html = evaluate(&conn, &tab.session, snapshot::SERIALIZE, t).await?;
-        let html = html.as_str().unwrap_or("").to_string();
+        let (html, truncated) = serialize_capped(&conn, &tab.session, self.max_body, t).await?;
+        let interaction = if self.interaction {
+            let walked = interact::walk_page(&conn, &tab.session, &tab.target, t).await;
+            tracing::debug!(url, "walked the keyboard");
+            match walked {
+                Ok(walk) => Some(walk),
+                // A hung or crashed tab fails the page (the tab is closed).
+                Err(e @ (BrowserError::Timeout { .. } | BrowserError::Crashed)) => return Err(e),
+                Err(e) => {
+                    tracing::debug!(error = %e, "the keyboard walk failed");
+                    Some(Interaction::default())
+                }
+            }
+        } else {
+            None
+        };
         // Leave the page, so its timers and requests stop before the next one.
         *lock(&tab.state.job) = None;
         conn.call(s, "Page.navigate", json!({"url": "about:blank"}), t)
             .await?;
-        Ok((html, ready, facts))
+        Ok(TabPage {
+            html,
+            ready,
+            truncated,
+            interaction,
+            facts,
+        })
     }
 
     /// Renders the page `fetched` holds and puts the serialized DOM in its
@@ -486,6 +533,43 @@ impl RenderSession {
     }
 }
 
+/// What one tab took from a page.
+struct TabPage {
+    html: String,
+    ready: Ready,
+    truncated: bool,
+    interaction: Option<Interaction>,
+    facts: sitescan_rules::rendered::RenderedFacts,
+}
+
+/// Serializes the page, cut in the page at `max` UTF-16 units (so the
+/// answer stays near the cap, whatever DOM a script built) and here at `max`
+/// bytes on a character boundary; whether it was cut.
+async fn serialize_capped(
+    conn: &Connection,
+    session: &str,
+    max: u64,
+    timeout: Duration,
+) -> Result<(String, bool), BrowserError> {
+    let expr = format!(
+        "(() => {{ const s = {}; return s.length > {max} ? [true, s.slice(0, {max})] : [false, s]; }})()",
+        snapshot::SERIALIZE
+    );
+    let v = evaluate(conn, session, &expr, timeout).await?;
+    let cut_there = v.get(0).and_then(Value::as_bool) == Some(true);
+    let mut html = v.get(1).and_then(Value::as_str).unwrap_or("").to_string();
+    let max = usize::try_from(max).unwrap_or(usize::MAX);
+    let cut_here = html.len() > max;
+    if cut_here {
+        let mut at = max;
+        while !html.is_char_boundary(at) {
+            at -= 1;
+        }
+        html.truncate(at);
+    }
+    Ok((html, cut_there || cut_here))
+}
+
 async fn evaluate(
     conn: &Connection,
     session: &str,
@@ -519,10 +603,15 @@ mod tests {
     use crate::config::RenderWait;
     use sitescan_rules::Header;
 
+    /// The tests here share the process's browser and count its launches:
+    /// one at a time.
+    static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
     /// Needs Debian's `chromium` (a missing browser fails the test). The
     /// sandbox is off: the tests run as root in a container.
     #[tokio::test]
     async fn the_browser_is_recycled_after_n_pages_and_restarted_after_a_crash() {
+        let _one = ONE_AT_A_TIME.lock().await;
         launch::configure(LaunchOptions {
             sandbox: false,
             recycle_after: 2,
@@ -540,7 +629,7 @@ mod tests {
             ..ScanConfig::default()
         };
         let before = launches();
-        let session = RenderSession::start(&config, Arc::new(HostPool::new(100.0, 4)))
+        let session = RenderSession::start(&config, Arc::new(HostPool::new(100.0, 4)), false)
             .await
             .unwrap();
         // Never connected to: the document is served from memory.
@@ -598,5 +687,151 @@ mod tests {
         assert!(browser.conn().is_closed(), "the crash closed the pipe");
         render(9).await;
         assert_eq!(launches() - before, 4, "restarted after the crash");
+    }
+
+    /// The keyboard walk of ACT's a1b64e and oj04fd examples (and a keydown
+    /// trap), each page served from memory to a session that walks.
+    #[tokio::test]
+    async fn the_keyboard_walk_finds_traps_and_invisible_focus() {
+        let _one = ONE_AT_A_TIME.lock().await;
+        // As the recycling test has it, so that the browser either test
+        // leaves is due for replacement when the other counts launches.
+        launch::configure(LaunchOptions {
+            sandbox: false,
+            recycle_after: 2,
+            call_timeout: Duration::from_secs(5),
+            ..LaunchOptions::from_env()
+        });
+        let config = ScanConfig {
+            allow_private: true,
+            render: true,
+            render_options: RenderOptions {
+                wait: RenderWait::Load,
+                quiet_ms: 0,
+                ..RenderOptions::default()
+            },
+            ..ScanConfig::default()
+        };
+        let session = RenderSession::start(&config, Arc::new(HostPool::new(100.0, 4)), true)
+            .await
+            .unwrap();
+        let url = Url::parse("http://127.0.0.1:9/").unwrap();
+        let scope = Arc::new(Scope::new(&url, &config).unwrap());
+        let robots: RobotsCheck = Arc::new(|_: &Url| true);
+        let walk = |body: &str| {
+            let doc = MainDocument {
+                url: url.clone(),
+                status: 200,
+                headers: vec![Header {
+                    name: "content-type".into(),
+                    value: "text/html".into(),
+                }],
+                body: format!(
+                    "<!doctype html><html><head><title>t</title></head><body>{body}</body></html>"
+                )
+                .into_bytes(),
+            };
+            let (scope, robots) = (Arc::clone(&scope), Arc::clone(&robots));
+            let session = &session;
+            async move {
+                let r = session.render(doc, scope, robots).await.unwrap();
+                r.interaction.unwrap()
+            }
+        };
+        // (label, leaves the page, focus changed something)
+        type Row = (String, Option<bool>, Option<bool>);
+        let rows = |i: &Interaction| -> Vec<Row> {
+            i.elements
+                .iter()
+                .map(|e| {
+                    (
+                        e.label.clone(),
+                        e.leaves_page,
+                        e.focus_style
+                            .as_ref()
+                            .map(|s| !s.changed.is_empty() || s.elsewhere),
+                    )
+                })
+                .collect()
+        };
+        let row = |l: &str, f, s| (l.to_string(), f, s);
+
+        let plain = walk(r##"<a href="#" id=l1>Link 1</a> <button id=b1>Button1</button>"##).await;
+        assert!(plain.complete);
+        assert!(!plain.script_moves_focus);
+        assert_eq!(
+            rows(&plain),
+            [
+                row("a#l1", Some(true), Some(true)),
+                row("button#b1", Some(true), Some(true))
+            ]
+        );
+
+        let one = walk(
+            r##"<a href="#" id=l1>Link 1</a>
+<button id=b1 onblur="setTimeout(() => this.focus(), 10)">Button1</button>
+<a href="#" id=l2>Link 2</a>"##,
+        )
+        .await;
+        assert!(one.script_moves_focus);
+        let trapped: Vec<&str> = one
+            .elements
+            .iter()
+            .filter(|e| e.trapped())
+            .map(|e| e.label.as_str())
+            .collect();
+        assert_eq!(trapped, ["button#b1"]);
+
+        let between = walk(
+            r##"<button id=b1 onblur="setTimeout(() => this.focus(), 10)">Button 1</button>
+<button id=b2>Button 2</button>
+<button id=b3 onblur="setTimeout(() => this.focus(), 10)">Button 3</button>"##,
+        )
+        .await;
+        let trapped: Vec<&str> = between
+            .elements
+            .iter()
+            .filter(|e| e.trapped())
+            .map(|e| e.label.as_str())
+            .collect();
+        // Buttons 1 and 3 each take focus back whenever it leaves them: the
+        // walk may not get to press keys from the one that loses.
+        assert!(!trapped.is_empty(), "{between:?}");
+        assert!(
+            trapped
+                .iter()
+                .all(|l| ["button#b1", "button#b3"].contains(l)),
+            "{between:?}"
+        );
+        assert!(between.elements.iter().all(|e| !e.escapes()), "{between:?}");
+
+        let keydown = walk(r##"<a href="/a" id=l1>A</a><div id=w tabindex=0>widget</div><a href="/b" id=l2>B</a>
+<script>document.getElementById('w').addEventListener('keydown', (e) => { if (e.key === 'Tab') e.preventDefault(); });</script>"##)
+        .await;
+        assert!(!keydown.script_moves_focus);
+        let trapped: Vec<&str> = keydown
+            .elements
+            .iter()
+            .filter(|e| e.trapped())
+            .map(|e| e.label.as_str())
+            .collect();
+        assert_eq!(trapped, ["div#w"]);
+
+        let invisible = walk(r##"<style>.x:focus { outline: none }</style><a href="/" id=a class=x>A</a><a href="/b" id=b>B</a>
+<style>#c:focus-visible { outline: none; box-shadow: 0 0 0 3px blue; transition: box-shadow .5s }</style><a href="/c" id=c>C</a>
+<style>.ind.on { background: yellow }</style><span id=i class=ind>*</span><a href="/d" id=d class=x onfocus="i.classList.add('on')" onblur="i.classList.remove('on')">D</a>"##)
+        .await;
+        assert_eq!(
+            rows(&invisible)
+                .into_iter()
+                .map(|r| (r.0, r.2))
+                .collect::<Vec<_>>(),
+            [
+                ("a#a".to_string(), Some(false)),
+                ("a#b".to_string(), Some(true)),
+                ("a#c".to_string(), Some(true)),
+                ("a#d".to_string(), Some(true)),
+            ]
+        );
     }
 }

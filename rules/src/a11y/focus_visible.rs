@@ -63,6 +63,7 @@ Keyboard users must see where focus is to know what Enter or Space will act on.
 <style>a:focus { outline: var(--focus-ring) }</style><a href="/">Home</a>
 ```
 "##,
+    defers_to: &["focus-visible-rendered"],
     ..RuleMeta::BASE
 };
 

@@ -92,6 +92,8 @@ crate::rule_modules! { page:
     scrollable_region_focusable::ScrollableRegionFocusable,
     zoomed_text_clipped::ZoomedTextClipped,
     label_descriptive::LabelDescriptive,
+    keyboard_trap::KeyboardTrap,
+    focus_visible_rendered::FocusVisibleRendered,
 }
 
 #[cfg(test)]

@@ -335,6 +335,7 @@ async fn page_of(shared: &Arc<Shared>, mut fetched: Fetched, depth: u32) -> Page
         stylesheets_skipped,
         stylesheets_missing,
         rendered: None,
+        interaction: None,
     }
 }
 
@@ -492,9 +493,10 @@ pub(super) async fn fetch_page(
         };
     }
 
-    let truncated = fetched.truncated;
+    let mut truncated = fetched.truncated;
     let mut fetched = fetched;
     let mut facts = None;
+    let mut interaction = None;
     if let Some(render) = &shared.render {
         // The one seam of render mode: the body becomes the DOM the browser
         // shows; everything after runs as for a fetched page.
@@ -509,7 +511,17 @@ pub(super) async fn fetch_page(
             None => Err(crate::browser::BrowserError::Navigation("no scope".into())),
         };
         match rendered {
-            Ok(r) => facts = r.facts.map(Arc::new),
+            Ok(r) => {
+                if r.truncated {
+                    truncated = true;
+                    report.error = Some(format!(
+                        "rendered DOM larger than {} bytes; analyzed up to the cap",
+                        shared.config.max_body_bytes
+                    ));
+                }
+                facts = r.facts.map(Arc::new);
+                interaction = r.interaction;
+            }
             Err(e) => {
                 report.error = Some(format!("render failed: {e}"));
                 return PageDone::not_analyzed(report, truncated);
@@ -518,6 +530,7 @@ pub(super) async fn fetch_page(
     }
     let mut page = page_of(&shared, fetched, depth).await;
     page.rendered = facts;
+    page.interaction = interaction;
     if let Some(watch) = &shared.watch {
         watch.starting(&report.url).await;
     }

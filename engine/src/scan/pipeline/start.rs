@@ -130,7 +130,14 @@ pub(super) async fn start(
     // Render mode starts its browser before any page: a missing browser fails
     // the scan here, in one line.
     let render = match config.render {
-        true => Some(crate::browser::RenderSession::start(&config, Arc::clone(&hosts)).await?),
+        true => Some(
+            crate::browser::RenderSession::start(
+                &config,
+                Arc::clone(&hosts),
+                inner.selection.needs(Need::Interaction),
+            )
+            .await?,
+        ),
         false => None,
     };
     let capacity = rayon::current_num_threads() * 2;

@@ -1,0 +1,892 @@
+//! The keyboard walk of a rendered page: Tab and Shift+Tab pressed in the
+//! browser, and what focus did ([`sitescan_rules::interaction`]).
+//!
+//! After the page is ready (and its DOM serialized), the walk presses Tab from
+//! the start of the page with `Input.dispatchKeyEvent` until focus leaves the
+//! page (reaches the browser's own controls), recording each element reached
+//! and how it looks focused against before the walk. Then, from each element
+//! in the tab order whose way out is not known yet, it presses Tab again and
+//! again, and Shift+Tab again and again: an element from which neither
+//! direction leaves the page, because focus keeps cycling among a set of
+//! elements, is trapped (ACT a1b64e).
+//!
+//! The script that watches focus runs in an isolated world of the page's main
+//! frame: the page's scripts share the DOM with it but cannot see or replace
+//! its functions and state. Everything it answers is still treated as
+//! hostile (bounded, validated).
+//!
+//! Cost: most pages move focus only through the keys' own default actions,
+//! so presses are sent in batches and focus is read from a log the script
+//! keeps at each key-up. A page whose scripts move focus later (a blur
+//! handler's timer) is walked again with a settling wait after each press.
+//! Presses and time are bounded per page ([`MAX_PRESSES`], [`TIME_BUDGET`]).
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use sitescan_rules::interaction::{FocusStyle, FocusedElement, Interaction, MAX_ELEMENTS};
+use tokio::time::Instant;
+
+use super::cdp::Connection;
+use super::BrowserError;
+
+/// Most key presses for one page.
+pub const MAX_PRESSES: u32 = 1000;
+/// Presses allowed per element in the tab order (plus [`PRESS_SLACK`]).
+const PRESSES_PER_ELEMENT: u32 = 3;
+/// Presses allowed beyond the per-element ones.
+const PRESS_SLACK: u32 = 64;
+/// Longest walk of one page.
+pub const TIME_BUDGET: Duration = Duration::from_secs(3);
+/// Most presses sent at once while no script moves focus on its own (a
+/// walk from an element starts with two, as it usually stops at the next
+/// element, and doubles).
+const BATCH: usize = 16;
+/// The first batch of a walk from an element.
+const FIRST_BATCH: usize = 2;
+/// How long a press waits for the page's own handlers once a script was seen
+/// moving focus after a key (ACT's examples use 10 ms timers).
+const SETTLE_MS: u64 = 30;
+/// Longest label kept.
+const MAX_LABEL: usize = 80;
+/// Deepest element path kept.
+const MAX_PATH: usize = 256;
+/// Labels kept for a cycle.
+const MAX_CYCLE: usize = 10;
+/// The property names the script may report as changed.
+const LOOK_NAMES: &[&str] = &[
+    "outline",
+    "border",
+    "box-shadow",
+    "background",
+    "color",
+    "text-decoration",
+    "text-shadow",
+    "opacity",
+    "transform",
+    "filter",
+    "::before",
+    "::after",
+];
+
+/// The watcher, evaluated once in the isolated world; answers the ids of the
+/// elements in the tab order, in document order.
+const INSTALL: &str = r#"(() => {
+  const MAX = 2000;
+  if (globalThis.__k) return globalThis.__k.candidates();
+  const ids = new WeakMap(), byId = new Map(), info = new Map(), fresh = [];
+  let next = 1;
+  const idOf = (el) => { let i = ids.get(el); if (i === undefined) { i = next++; ids.set(el, i); byId.set(i, el); } return i; };
+  const outside = (a) => !a || a === document.body || a === document.documentElement;
+  const active = () => { const a = document.activeElement; return outside(a) ? null : a; };
+  const clear = (c) => /^transparent$|^rgba\(.*,\s*0\)$/.test(c);
+  const drawn = (st, w, c) => st !== 'none' && st !== 'hidden' && parseFloat(w) > 0 && !clear(c);
+  const box = (cs) => {
+    const out = {};
+    out['outline'] = drawn(cs.outlineStyle, cs.outlineWidth, cs.outlineColor) ? [cs.outlineStyle, cs.outlineWidth, cs.outlineColor, cs.outlineOffset].join(' ') : 'none';
+    out['border'] = ['Top', 'Right', 'Bottom', 'Left'].map((s) => drawn(cs['border' + s + 'Style'], cs['border' + s + 'Width'], cs['border' + s + 'Color']) ? [cs['border' + s + 'Style'], cs['border' + s + 'Width'], cs['border' + s + 'Color']].join(' ') : 'none').join('|');
+    out['box-shadow'] = cs.boxShadow;
+    out['background'] = cs.backgroundColor + ' ' + cs.backgroundImage;
+    out['color'] = cs.color;
+    out['text-decoration'] = cs.textDecorationLine === 'none' ? 'none' : [cs.textDecorationLine, cs.textDecorationStyle, cs.textDecorationColor].join(' ');
+    out['text-shadow'] = cs.textShadow;
+    out['opacity'] = cs.opacity;
+    out['transform'] = cs.transform;
+    out['filter'] = cs.filter;
+    return out;
+  };
+  const pseudo = (el, p) => {
+    const cs = getComputedStyle(el, p);
+    if (!cs || cs.content === 'none' || cs.content === 'normal' || cs.display === 'none') return 'none';
+    const b = box(cs);
+    return cs.content + ' ' + Object.keys(b).map((k) => b[k]).join(';');
+  };
+  const look = (el) => {
+    try { for (const a of el.getAnimations({ subtree: true })) { try { a.finish(); } catch (e) {} } } catch (e) {}
+    const cs = getComputedStyle(el);
+    const out = box(cs);
+    out['::before'] = pseudo(el, '::before');
+    out['::after'] = pseudo(el, '::after');
+    out['visibility'] = cs.visibility;
+    return out;
+  };
+  const differ = (a, b) => Object.keys(a).filter((k) => k !== 'visibility' && a[k] !== b[k]);
+  const visible = (el) => {
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && r.right + scrollX > 0 && r.bottom + scrollY > 0 && getComputedStyle(el).visibility === 'visible';
+  };
+  const path = (el) => {
+    const p = [];
+    let n = el;
+    while (n && n !== document.documentElement && p.length < 256) {
+      const parent = n.parentElement;
+      if (!parent) return null;
+      p.push(Array.prototype.indexOf.call(parent.children, n));
+      n = parent;
+    }
+    return n === document.documentElement ? p.reverse() : null;
+  };
+  const label = (el) => {
+    let s = el.localName;
+    if (el.id) s += '#' + el.id;
+    else if (el.classList && el.classList.length) s += '.' + el.classList[0];
+    return s.slice(0, 80);
+  };
+  const base = new Map();
+  const SEL = 'a[href],area[href],button,input,select,textarea,iframe,summary,details,[tabindex],[contenteditable],audio[controls],video[controls],embed,object';
+  const candidates = () => {
+    const out = [];
+    for (const el of document.querySelectorAll(SEL)) {
+      if (out.length >= MAX) break;
+      if (el.tabIndex < 0 || el.disabled || el.closest('[inert]') || el.getClientRects().length === 0) continue;
+      if (getComputedStyle(el).visibility !== 'visible') continue;
+      const id = idOf(el);
+      if (!base.has(id)) base.set(id, look(el));
+      out.push(id);
+    }
+    return out;
+  };
+  let muts = new Set();
+  const mo = new MutationObserver((list) => { for (const r of list) if (muts.size < 64 && r.target.nodeType === 1) muts.add(r.target); });
+  mo.observe(document.documentElement, { attributes: true, subtree: true, attributeFilter: ['class', 'style', 'hidden'] });
+  const takeMuts = () => { for (const r of mo.takeRecords()) if (muts.size < 64 && r.target.nodeType === 1) muts.add(r.target); const m = [...muts]; muts = new Set(); return m; };
+  let pending = null, last = 0;
+  const log = [];
+  const record = (measure) => {
+    const a = active();
+    const changedNow = takeMuts();
+    if (pending) {
+      const p = pending;
+      pending = null;
+      if (p.els.some((el, i) => JSON.stringify(look(el)) !== p.looks[i])) {
+        const d = info.get(p.id);
+        if (d && d.style) d.style.elsewhere = true;
+      }
+    }
+    if (!a) { last = 0; if (log.length < 100000) log.push(0); return 0; }
+    const id = idOf(a);
+    last = id;
+    if (log.length < 100000) log.push(id);
+    if (!info.has(id) && info.size < MAX) {
+      const b = base.get(id);
+      const d = { id, path: path(a), label: label(a), style: null };
+      if (measure && b) d.style = { changed: differ(look(a), b), elsewhere: false, visible: visible(a) };
+      info.set(id, d);
+      fresh.push(d);
+    }
+    const els = changedNow.filter((el) => el !== a && !a.contains(el));
+    pending = { id, els, looks: els.map((el) => JSON.stringify(look(el))) };
+    return id;
+  };
+  let inKey = false, slow = false, self = false, scriptMoved = false;
+  // Only the browser's own key events count: a page's script can dispatch
+  // look-alikes.
+  addEventListener('keydown', (e) => { if (e.isTrusted && e.key === 'Tab') inKey = true; }, true);
+  addEventListener('keyup', (e) => { if (!e.isTrusted || e.key !== 'Tab') return; inKey = false; if (!slow) record(true); }, true);
+  // Focus coming back to the page from outside (the browser's side of a
+  // Tab) is not a script's move; a move from outside is caught by comparing
+  // where focus is with where the last key left it.
+  addEventListener('focusin', (e) => { if (!inKey && !self && e.relatedTarget && ids.get(e.target) !== last) { scriptMoved = true; } }, true);
+  globalThis.__k = {
+    candidates,
+    take() { const a = active(); return { log: log.splice(0), fresh: fresh.splice(0), scriptMoved, now: a ? idOf(a) : 0, last }; },
+    slow() { slow = true; },
+    settle(ms) { return new Promise((r) => setTimeout(() => r(record(true)), ms)); },
+    blur() {
+      self = true;
+      try { const a = document.activeElement; if (a && a.blur) a.blur(); } finally { self = false; }
+      // The next Tab starts at the top: a caret at the start of the body is
+      // the sequential focus navigation starting point.
+      try { const s = getSelection(), r = document.createRange(); r.setStart(document.body || document.documentElement, 0); r.collapse(true); s.removeAllRanges(); s.addRange(r); } catch (e) {}
+      pending = null; last = 0;
+      return 0;
+    },
+    focus(id) {
+      const el = byId.get(id);
+      if (!el) return 0;
+      self = true;
+      try { el.focus(); } finally { self = false; }
+      pending = null;
+      const a = active();
+      if (!a) { last = 0; return 0; }
+      const got = idOf(a);
+      last = got;
+      if (!info.has(got) && info.size < MAX) { const d = { id: got, path: path(a), label: label(a), style: null }; info.set(got, d); fresh.push(d); }
+      return got;
+    },
+  };
+  return candidates();
+})()"#;
+
+/// How a walk in one direction ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum End {
+    /// Focus left the page.
+    Outside,
+    /// Focus came back to an element the walk had reached: these cycle.
+    Cycle(Vec<u32>),
+    /// Reached an element whose way out in this direction is known.
+    Known(bool),
+}
+
+/// Looks at a walk's sequence so far (`seq[0]` its start, `0` for outside)
+/// and says how it ended, if it did, with the number of entries used.
+fn ended(seq: &[u32], known: &HashMap<u32, bool>) -> Option<(End, usize)> {
+    let mut seen: HashMap<u32, usize> = HashMap::new();
+    for (i, &id) in seq.iter().enumerate() {
+        if id == 0 {
+            // The first entry is the document itself on a walk from the start.
+            if i > 0 {
+                return Some((End::Outside, i + 1));
+            }
+            continue;
+        }
+        if let Some(&first) = seen.get(&id) {
+            return Some((End::Cycle(seq[first..i].to_vec()), i + 1));
+        }
+        if i > 0 {
+            if let Some(&k) = known.get(&id) {
+                return Some((End::Known(k), i + 1));
+            }
+        }
+        seen.insert(id, i);
+    }
+    None
+}
+
+/// One element's facts as the script described them.
+struct Seen {
+    path: Option<Vec<u32>>,
+    label: String,
+    style: Option<FocusStyle>,
+}
+
+fn parse_seen(v: &Value) -> Option<(u32, Seen)> {
+    let id = u32::try_from(v.get("id")?.as_u64()?).ok()?;
+    let path = v.get("path").and_then(Value::as_array).and_then(|p| {
+        if p.len() > MAX_PATH {
+            return None;
+        }
+        p.iter()
+            .map(|i| i.as_u64().and_then(|i| u32::try_from(i).ok()))
+            .collect::<Option<Vec<u32>>>()
+    });
+    let label: String = v
+        .get("label")
+        .and_then(Value::as_str)
+        .unwrap_or("element")
+        .chars()
+        .take(MAX_LABEL)
+        .collect();
+    let style = v.get("style").filter(|s| s.is_object()).map(|s| {
+        let mut changed: Vec<String> = s
+            .get("changed")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .filter(|n| LOOK_NAMES.contains(n))
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        changed.sort();
+        changed.dedup();
+        FocusStyle {
+            changed,
+            elsewhere: s.get("elsewhere").and_then(Value::as_bool) == Some(true),
+            visible: s.get("visible").and_then(Value::as_bool) == Some(true),
+        }
+    });
+    Some((id, Seen { path, label, style }))
+}
+
+/// Drives the keyboard of one tab.
+struct Walker<'a> {
+    conn: &'a Connection,
+    session: &'a str,
+    context: i64,
+    call_timeout: Duration,
+    presses: u32,
+    max_presses: u32,
+    deadline: Instant,
+    slow: bool,
+    script_moved: bool,
+    seen: HashMap<u32, Seen>,
+    /// Elements whose style was read on the first walk after they were
+    /// focused by Tab from the start.
+    order: Vec<u32>,
+    /// The first and the last element Tab reaches from the top: where the
+    /// browser puts focus back when a key took it off the page (headless
+    /// Chromium has no controls of its own to hold it).
+    wrap: (Option<u32>, Option<u32>),
+}
+
+impl Walker<'_> {
+    fn out_of_budget(&self) -> bool {
+        self.presses >= self.max_presses || Instant::now() >= self.deadline
+    }
+
+    async fn eval(&self, expr: &str, await_promise: bool) -> Result<Value, BrowserError> {
+        let mut r = self
+            .conn
+            .call(
+                Some(self.session),
+                "Runtime.evaluate",
+                json!({"expression": expr, "contextId": self.context,
+                       "returnByValue": true, "awaitPromise": await_promise}),
+                self.call_timeout,
+            )
+            .await?;
+        if r.get("exceptionDetails").is_some() {
+            return Err(BrowserError::Protocol("the focus watcher failed".into()));
+        }
+        Ok(r.pointer_mut("/result/value")
+            .map(Value::take)
+            .unwrap_or(Value::Null))
+    }
+
+    /// Sends `n` presses of Tab (Shift+Tab when `back`) without waiting in
+    /// between.
+    async fn press(&mut self, n: usize, back: bool) -> Result<(), BrowserError> {
+        let modifiers = if back { 8 } else { 0 };
+        let key = |kind: &str| {
+            json!({"type": kind, "key": "Tab", "code": "Tab", "windowsVirtualKeyCode": 9,
+                   "nativeVirtualKeyCode": 9, "modifiers": modifiers})
+        };
+        let mut calls = Vec::with_capacity(n * 2);
+        for _ in 0..n {
+            for kind in ["rawKeyDown", "keyUp"] {
+                calls.push(self.conn.call(
+                    Some(self.session),
+                    "Input.dispatchKeyEvent",
+                    key(kind),
+                    self.call_timeout,
+                ));
+            }
+        }
+        self.presses += n as u32;
+        for r in futures::future::join_all(calls).await {
+            r?;
+        }
+        Ok(())
+    }
+
+    /// The focus log of `n` presses: the key-ups of a batch may still be on
+    /// their way when the last press is acknowledged, so the log is read
+    /// again (briefly) until it has them.
+    async fn take_n(&mut self, n: usize) -> Result<Vec<u32>, BrowserError> {
+        let mut log = Vec::new();
+        for _ in 0..5 {
+            let v = self.eval("globalThis.__k.take()", false).await?;
+            log.extend(Self::log_of(&v));
+            if self.order.is_empty() {
+                self.learn_wrap(&log);
+            }
+            if log.len() >= n {
+                self.note_moves(&v);
+                self.absorb(v.get("fresh"));
+                return Ok(log);
+            }
+            self.absorb(v.get("fresh"));
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        Ok(log)
+    }
+
+    fn log_of(v: &Value) -> Vec<u32> {
+        v.get("log")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .take(MAX_PRESSES as usize * 2)
+                    .filter_map(|i| i.as_u64().and_then(|i| u32::try_from(i).ok()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The focus log since the last call; records the elements described.
+    async fn take(&mut self) -> Result<Vec<u32>, BrowserError> {
+        let v = self.eval("globalThis.__k.take()", false).await?;
+        self.note_moves(&v);
+        self.absorb(v.get("fresh"));
+        Ok(v.get("log")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .take(MAX_PRESSES as usize * 2)
+                    .filter_map(|i| i.as_u64().and_then(|i| u32::try_from(i).ok()))
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
+    /// Learns the ends of the tab order from the start walk's log.
+    fn learn_wrap(&mut self, log: &[u32]) {
+        let mut prev = 0;
+        for &id in log {
+            if id != 0 && self.wrap.0.is_none() {
+                self.wrap.0 = Some(id);
+            }
+            if id == 0 && prev != 0 && self.wrap.1.is_none() {
+                self.wrap.1 = Some(prev);
+            }
+            prev = id;
+        }
+    }
+
+    /// A script moved focus: the watcher saw it move outside a key press, or
+    /// focus is not where the last key (or our own focus call) left it — a
+    /// key that took focus off the page aside, after which the browser puts
+    /// it back on the first or last element of the tab order.
+    fn note_moves(&mut self, v: &Value) {
+        let moved = v.get("scriptMoved").and_then(Value::as_bool) == Some(true);
+        let now = v.get("now").and_then(Value::as_u64);
+        let last = v.get("last").and_then(Value::as_u64);
+        let wrapped = last == Some(0)
+            && now.is_some_and(|n| {
+                let n = u32::try_from(n).ok();
+                n.is_some() && (n == self.wrap.0 || n == self.wrap.1)
+            });
+        if !self.script_moved && (moved || (!self.slow && now != last && !wrapped)) {
+            tracing::debug!(
+                focusin = moved,
+                ?now,
+                ?last,
+                "a script moved focus after a key"
+            );
+            self.script_moved = true;
+        }
+    }
+
+    fn absorb(&mut self, fresh: Option<&Value>) {
+        let Some(list) = fresh.and_then(Value::as_array) else {
+            return;
+        };
+        for v in list.iter().take(MAX_ELEMENTS) {
+            if self.seen.len() >= MAX_ELEMENTS {
+                return;
+            }
+            if let Some((id, s)) = parse_seen(v) {
+                self.seen.entry(id).or_insert(s);
+            }
+        }
+    }
+
+    /// Walks from `start` (`0`: the start of the page) in one direction
+    /// until it is decided or the budget runs out (`None`); returns the
+    /// elements walked through (start first) and the end.
+    async fn walk(
+        &mut self,
+        start: u32,
+        back: bool,
+        known: &HashMap<u32, bool>,
+        first_batch: usize,
+    ) -> Result<(Vec<u32>, Option<End>), BrowserError> {
+        let mut seq = vec![start];
+        let mut batch = first_batch.max(1);
+        loop {
+            if let Some((end, used)) = ended(&seq, known) {
+                seq.truncate(used);
+                return Ok((seq, Some(end)));
+            }
+            if self.out_of_budget() || (!self.slow && self.script_moved) {
+                return Ok((seq, None));
+            }
+            if self.slow {
+                self.press(1, back).await?;
+                let v = self
+                    .eval(&format!("globalThis.__k.settle({SETTLE_MS})"), true)
+                    .await?;
+                let id = v.as_u64().and_then(|i| u32::try_from(i).ok()).unwrap_or(0);
+                // The log of the key-ups is not used in slow mode; the
+                // descriptions are.
+                let _ = self.take().await?;
+                seq.push(id);
+            } else {
+                let room = self.max_presses.saturating_sub(self.presses).max(1) as usize;
+                let n = batch.min(room);
+                self.press(n, back).await?;
+                batch = (batch * 2).min(BATCH);
+                let log = self.take_n(n).await?;
+                seq.extend(log);
+            }
+        }
+    }
+
+    /// Focuses element `id` by script; whether it holds focus (once the page
+    /// settled, where scripts move focus: another element's blur handler may
+    /// take it back).
+    async fn focus(&mut self, id: u32) -> Result<bool, BrowserError> {
+        let as_id = |v: Value| v.as_u64().and_then(|i| u32::try_from(i).ok()).unwrap_or(0);
+        let mut got = as_id(
+            self.eval(&format!("globalThis.__k.focus({id})"), false)
+                .await?,
+        );
+        if self.slow && got == id {
+            got = as_id(
+                self.eval(&format!("globalThis.__k.settle({SETTLE_MS})"), true)
+                    .await?,
+            );
+        }
+        let _ = self.take().await?;
+        Ok(got == id)
+    }
+
+    /// Where focus is once the page settled (`0`: outside).
+    async fn settled(&mut self) -> Result<u32, BrowserError> {
+        tokio::time::sleep(Duration::from_millis(SETTLE_MS)).await;
+        let v = self.eval("globalThis.__k.take()", false).await?;
+        self.note_moves(&v);
+        self.absorb(v.get("fresh"));
+        Ok(v.get("now")
+            .and_then(Value::as_u64)
+            .and_then(|i| u32::try_from(i).ok())
+            .unwrap_or(0))
+    }
+}
+
+/// What the walks found: who leaves the page, who was walked in which
+/// direction, and the moves seen.
+#[derive(Default)]
+struct Ways {
+    /// Decided: `true` leaves the page, `false` trapped.
+    status: HashMap<u32, bool>,
+    forward: HashSet<u32>,
+    backward: HashSet<u32>,
+    /// Moves seen (either key): from, to.
+    moves: HashSet<(u32, u32)>,
+    cycles: HashMap<u32, Vec<u32>>,
+}
+
+impl Ways {
+    /// Takes in one walk: the elements it went through and how it ended.
+    fn record(&mut self, back: bool, walked: &[u32], end: &End) {
+        for pair in walked.windows(2) {
+            if pair[0] != 0 && pair[1] != 0 {
+                self.moves.insert((pair[0], pair[1]));
+            }
+        }
+        let ids = walked.iter().copied().filter(|&id| id != 0);
+        match end {
+            End::Outside | End::Known(true) => {
+                for id in ids {
+                    self.status.insert(id, true);
+                }
+            }
+            End::Cycle(_) | End::Known(false) => {
+                let set = if back {
+                    &mut self.backward
+                } else {
+                    &mut self.forward
+                };
+                set.extend(ids);
+            }
+        }
+        if let End::Cycle(c) = end {
+            for &id in c {
+                self.cycles.entry(id).or_insert_with(|| c.clone());
+            }
+        }
+        self.decide();
+    }
+
+    /// Leaving spreads back along the moves seen; an element walked both
+    /// ways that cannot reach one that leaves is trapped.
+    fn decide(&mut self) {
+        loop {
+            let mut changed = false;
+            for &(from, to) in &self.moves {
+                if self.status.get(&to) == Some(&true) && self.status.get(&from) != Some(&true) {
+                    self.status.insert(from, true);
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        for id in self.forward.intersection(&self.backward) {
+            self.status.entry(*id).or_insert(false);
+        }
+    }
+}
+
+/// Walks the page's keyboard in the tab `session` (its main frame is
+/// `frame`). Errors are the browser's (a hung tab); a page whose watcher
+/// fails answers an incomplete walk.
+pub(crate) async fn walk_page(
+    conn: &Connection,
+    session: &str,
+    frame: &str,
+    call_timeout: Duration,
+) -> Result<Interaction, BrowserError> {
+    let world = conn
+        .call(
+            Some(session),
+            "Page.createIsolatedWorld",
+            json!({"frameId": frame, "worldName": "sitescan-keys", "grantUniveralAccess": false}),
+            call_timeout,
+        )
+        .await?;
+    let Some(context) = world.get("executionContextId").and_then(Value::as_i64) else {
+        return Err(BrowserError::Protocol("no isolated world".into()));
+    };
+    let mut w = Walker {
+        conn,
+        session,
+        context,
+        call_timeout,
+        presses: 0,
+        max_presses: 0,
+        deadline: Instant::now() + TIME_BUDGET,
+        slow: false,
+        script_moved: false,
+        seen: HashMap::new(),
+        order: Vec::new(),
+        wrap: (None, None),
+    };
+    let candidates: Vec<u32> = w
+        .eval(INSTALL, false)
+        .await?
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .take(MAX_ELEMENTS)
+                .filter_map(|i| i.as_u64().and_then(|i| u32::try_from(i).ok()))
+                .collect()
+        })
+        .unwrap_or_default();
+    w.max_presses = (candidates.len() as u32)
+        .saturating_mul(PRESSES_PER_ELEMENT)
+        .saturating_add(PRESS_SLACK)
+        .min(MAX_PRESSES);
+    if candidates.is_empty() {
+        return Ok(Interaction {
+            complete: true,
+            ..Interaction::default()
+        });
+    }
+    let mut ways = Ways::default();
+    let mut complete = walk_all(&mut w, &candidates, &mut ways).await?;
+    if w.script_moved && !w.slow {
+        // A script moved focus after a key: walk again, waiting after each
+        // press for the page's handlers.
+        w.slow = true;
+        w.eval("globalThis.__k.slow()", false).await?;
+        ways = Ways::default();
+        w.order.clear();
+        complete = walk_all(&mut w, &candidates, &mut ways).await?;
+    }
+    let mut elements = Vec::new();
+    let reached: HashSet<u32> = w.order.iter().copied().collect();
+    let mut ids = w.order.clone();
+    ids.extend(candidates.iter().filter(|c| !reached.contains(c)));
+    let mut listed = HashSet::new();
+    for id in ids {
+        if !listed.insert(id) || elements.len() >= MAX_ELEMENTS {
+            continue;
+        }
+        let leaves = ways.status.get(&id).copied();
+        let Some(seen) = w.seen.get(&id) else {
+            continue;
+        };
+        let Some(path) = seen.path.clone() else {
+            continue;
+        };
+        let tab_reached = reached.contains(&id);
+        // Not judged (a trap elsewhere took focus back whenever it was put
+        // here) and not reached by Tab: nothing to say about it.
+        if leaves.is_none() && !tab_reached && complete {
+            continue;
+        }
+        let cycle = if leaves == Some(false) {
+            ways.cycles
+                .get(&id)
+                .map(|c| {
+                    c.iter()
+                        .take(MAX_CYCLE)
+                        .filter_map(|i| w.seen.get(i).map(|s| s.label.clone()))
+                        .collect()
+                })
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        elements.push(FocusedElement {
+            path,
+            label: seen.label.clone(),
+            tab_reached,
+            leaves_page: leaves,
+            cycle,
+            focus_style: if tab_reached {
+                seen.style.clone()
+            } else {
+                None
+            },
+        });
+    }
+    tracing::debug!(
+        candidates = candidates.len(),
+        presses = w.presses,
+        slow = w.slow,
+        complete,
+        ms = (TIME_BUDGET.saturating_sub(w.deadline.saturating_duration_since(Instant::now())))
+            .as_millis() as u64,
+        "keyboard walk"
+    );
+    Ok(Interaction {
+        elements,
+        presses: w.presses,
+        complete,
+        script_moves_focus: w.slow,
+    })
+}
+
+/// Runs one walk and takes it in; when it ended in a cycle, walks back from
+/// where focus is (inside the cycle) too. `false`: out of budget.
+async fn walk_and_back(
+    w: &mut Walker<'_>,
+    ways: &mut Ways,
+    start: u32,
+    first_batch: usize,
+) -> Result<bool, BrowserError> {
+    let (walked, end) = w.walk(start, false, &ways.status, first_batch).await?;
+    let Some(end) = end else {
+        return Ok(false);
+    };
+    ways.record(false, &walked, &end);
+    if matches!(end, End::Cycle(_)) {
+        let here = walked.last().copied().unwrap_or(0);
+        let (walked, end) = w.walk(here, true, &ways.status, FIRST_BATCH).await?;
+        let Some(end) = end else {
+            return Ok(false);
+        };
+        ways.record(true, &walked, &end);
+    }
+    Ok(true)
+}
+
+/// The walk from the start, then from each element whose way out is not
+/// known; whether every element was judged within the budget.
+async fn walk_all(
+    w: &mut Walker<'_>,
+    candidates: &[u32],
+    ways: &mut Ways,
+) -> Result<bool, BrowserError> {
+    w.eval("globalThis.__k.blur()", false).await?;
+    let _ = w.take().await?;
+    // A blur handler may put focus back at once: the walk then starts there.
+    let start = if w.slow { w.settled().await? } else { 0 };
+    // As many presses as the tab order has elements, and one to leave: a
+    // page without traps is walked in one batch, and focus is left outside.
+    let (walked, end) = w
+        .walk(start, false, &ways.status, candidates.len() + 1)
+        .await?;
+    for &id in &walked {
+        if id != 0 && !w.order.contains(&id) {
+            w.order.push(id);
+        }
+    }
+    if !w.slow {
+        // A timer that moves focus after the last press shows up here.
+        let _ = w.settled().await?;
+        if w.script_moved {
+            return Ok(false);
+        }
+    }
+    let Some(end) = end else {
+        return Ok(false);
+    };
+    ways.record(false, &walked, &end);
+    if matches!(end, End::Cycle(_)) {
+        let here = walked.last().copied().unwrap_or(0);
+        let (walked, end) = w.walk(here, true, &ways.status, FIRST_BATCH).await?;
+        let Some(end) = end else {
+            return Ok(false);
+        };
+        ways.record(true, &walked, &end);
+    }
+    let mut todo: Vec<u32> = w.order.clone();
+    todo.extend(candidates.iter().filter(|c| !w.order.contains(c)));
+    for id in todo {
+        for back in [false, true] {
+            if ways.status.contains_key(&id) {
+                break;
+            }
+            let walked_there = if back { &ways.backward } else { &ways.forward };
+            if walked_there.contains(&id) {
+                continue;
+            }
+            if w.out_of_budget() || (!w.slow && w.script_moved) {
+                return Ok(false);
+            }
+            if !w.focus(id).await? {
+                // Not focusable after all (a script or style prevents it), or
+                // a trap elsewhere takes focus back: not judged here.
+                break;
+            }
+            if back {
+                let (walked, end) = w.walk(id, true, &ways.status, FIRST_BATCH).await?;
+                let Some(end) = end else {
+                    return Ok(false);
+                };
+                ways.record(true, &walked, &end);
+            } else if !walk_and_back(w, ways, id, FIRST_BATCH).await? {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walks_end_outside_in_a_cycle_or_at_a_known_element() {
+        let none = HashMap::new();
+        assert_eq!(ended(&[0, 1, 2, 0], &none), Some((End::Outside, 4)));
+        assert_eq!(ended(&[0, 1, 2], &none), None);
+        assert_eq!(ended(&[0, 0], &none), Some((End::Outside, 2)));
+        assert_eq!(
+            ended(&[0, 1, 2, 3, 2, 0], &none),
+            Some((End::Cycle(vec![2, 3]), 5))
+        );
+        assert_eq!(ended(&[5, 5], &none), Some((End::Cycle(vec![5]), 2)));
+        let known = HashMap::from([(3, true)]);
+        assert_eq!(ended(&[1, 2, 3, 4], &known), Some((End::Known(true), 3)));
+        // The start's own way out is what is being found.
+        assert_eq!(ended(&[3, 4, 0], &known), Some((End::Outside, 3)));
+    }
+
+    #[test]
+    fn leaving_spreads_back_along_the_moves_seen() {
+        let mut ways = Ways::default();
+        // From the top: 1, 2, then 3 keeps focus.
+        ways.record(false, &[0, 1, 2, 3, 3], &End::Cycle(vec![3]));
+        // Shift+Tab from 3 keeps it too: trapped.
+        ways.record(true, &[3, 3], &End::Cycle(vec![3]));
+        assert_eq!(ways.status.get(&3), Some(&false));
+        // 1 and 2 were only walked forward: not decided yet.
+        assert_eq!(ways.status.get(&1), None);
+        // Shift+Tab from 2 reaches 1, then leaves: both leave.
+        ways.record(true, &[2, 1, 0], &End::Outside);
+        assert_eq!(ways.status.get(&1), Some(&true));
+        assert_eq!(ways.status.get(&2), Some(&true));
+        assert_eq!(ways.status.get(&3), Some(&false));
+        assert_eq!(ways.cycles.get(&3), Some(&vec![3]));
+        // An element that reaches one that leaves, leaves.
+        let mut ways = Ways::default();
+        ways.record(true, &[5, 6], &End::Known(false));
+        ways.record(false, &[5, 6], &End::Known(false));
+        assert_eq!(ways.status.get(&5), Some(&false));
+        ways.moves.insert((5, 7));
+        ways.status.insert(7, true);
+        ways.decide();
+        assert_eq!(ways.status.get(&5), Some(&true));
+    }
+}

@@ -1,0 +1,141 @@
+//! What a browser learned by driving a rendered page's keyboard: the facts of
+//! render mode's keyboard walk ([`Page::interaction`](crate::Page::interaction)).
+//!
+//! A static scan cannot press keys: it leaves [`crate::Page::interaction`]
+//! `None`, and the rules built on these facts (`keyboard-trap`,
+//! `focus-visible-rendered`) report nothing there, neither a failure nor a
+//! pass. In render mode the engine presses Tab through the page from its
+//! start, and Tab and Shift+Tab from every element in the tab order it could
+//! not leave, and records for each element what focus did
+//! ([`FocusedElement`]).
+//!
+//! Elements are named by their [`FocusedElement::path`] in the serialized DOM
+//! the rules see, so a rule finds the same element the other rules report on.
+
+use scraper::ElementRef;
+use serde::{Deserialize, Serialize};
+
+/// Most elements a walk reports (the engine stops recording past it).
+pub const MAX_ELEMENTS: usize = 2000;
+
+/// The keyboard walk of one rendered page.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Interaction {
+    /// Every element in the tab order the walk judged, in the order Tab first
+    /// reached it from the start of the page (then the ones it reached only
+    /// by starting on them).
+    pub elements: Vec<FocusedElement>,
+    /// Key presses sent.
+    pub presses: u32,
+    /// The walk judged every element in the page's tab order within its
+    /// bounds (presses and time). False: the elements left out are not in
+    /// [`Interaction::elements`] and the rules say so on the page.
+    pub complete: bool,
+    /// A script moved focus after a key press was handled (a timer or an
+    /// event handler that calls `focus()` later): each press then waited for
+    /// the page to settle before focus was read.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub script_moves_focus: bool,
+}
+
+/// What focus did on one element.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FocusedElement {
+    /// Where the element is: the index among its parent's element children
+    /// of each element from `<html>` down (empty: `<html>` itself).
+    pub path: Vec<u32>,
+    /// A short name for messages: `button#save.primary`.
+    pub label: String,
+    /// Tab from the start of the page reached it.
+    pub tab_reached: bool,
+    /// Some sequence of Tab and Shift+Tab presses takes focus from it off the
+    /// page (to the browser's own controls): `Some(true)`. `Some(false)`: the
+    /// walk pressed both keys from it, and from every element they led to,
+    /// and focus kept cycling among the same elements (trapped). `None`: not
+    /// decided within the walk's bounds.
+    pub leaves_page: Option<bool>,
+    /// For an element focus cannot leave: the labels of the elements focus
+    /// cycles among, at most 10.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cycle: Vec<String>,
+    /// How it looked focused by Tab against unfocused; `None` when Tab did
+    /// not focus it from the start of the page (no keyboard focus to look at).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focus_style: Option<FocusStyle>,
+}
+
+/// The look of an element focused by Tab, against its look before the walk.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FocusStyle {
+    /// The visible properties that differ (`outline`, `border`, `box-shadow`,
+    /// `background`, `color`, `text-decoration`, `::before`, `::after`, …):
+    /// empty when nothing about the element itself changed.
+    pub changed: Vec<String>,
+    /// A script changed how another element looks while this one had focus
+    /// (an indicator drawn elsewhere, as ACT's oj04fd allows), and changed it
+    /// back when focus moved on.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub elsewhere: bool,
+    /// The element has a box on the page (not zero-sized and not moved off
+    /// the page, as a skip link's "sentinel" is): a focus indicator on it
+    /// could be seen.
+    pub visible: bool,
+}
+
+impl FocusedElement {
+    /// No Tab or Shift+Tab presses take focus off the page from it.
+    pub fn trapped(&self) -> bool {
+        self.leaves_page == Some(false)
+    }
+
+    /// Tab and Shift+Tab presses take focus off the page from it.
+    pub fn escapes(&self) -> bool {
+        self.leaves_page == Some(true)
+    }
+
+    /// The element at [`FocusedElement::path`] under `root` (the `<html>`
+    /// element), if the parsed document has one there.
+    pub fn find<'a>(&self, root: ElementRef<'a>) -> Option<ElementRef<'a>> {
+        let mut at = root;
+        for &i in &self.path {
+            at = at.children().filter_map(ElementRef::wrap).nth(i as usize)?;
+        }
+        Some(at)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_name_elements_of_the_parsed_page() {
+        let doc = scraper::Html::parse_document(
+            "<html><head><title>t</title></head><body><p>x</p><div><a href=/ id=a>a</a><button id=b>b</button></div></body></html>",
+        );
+        let at = |path: Vec<u32>| {
+            FocusedElement {
+                path,
+                ..FocusedElement::default()
+            }
+            .find(doc.root_element())
+            .and_then(|e| e.value().id().map(str::to_string))
+        };
+        assert_eq!(at(vec![1, 1, 0]), Some("a".into()));
+        assert_eq!(at(vec![1, 1, 1]), Some("b".into()));
+        assert_eq!(at(vec![1, 1, 7]), None);
+        assert_eq!(at(vec![9]), None);
+    }
+
+    #[test]
+    fn trapped_is_decided_not_unknown() {
+        let e = |l| FocusedElement {
+            leaves_page: l,
+            ..FocusedElement::default()
+        };
+        assert!(e(Some(false)).trapped());
+        assert!(!e(None).trapped());
+        assert!(e(Some(true)).escapes());
+        assert!(!e(None).escapes());
+    }
+}
