@@ -88,7 +88,9 @@ pub async fn run_render(dir: &Path, run: &RenderRun) -> Result<ConformanceReport
         ..ScanConfig::default()
     };
     let hosts = Arc::new(HostPool::new(10_000.0, run.tabs.max(1) * 4));
-    let session = RenderSession::start(&config, hosts).await?;
+    // Every example is walked with the keyboard: the keyboard-trap and
+    // focus-visible ACT rules need it, and the walk is bounded per page.
+    let session = RenderSession::start(&config, hosts, true).await?;
     let base = format!("http://127.0.0.1:{}/", server.port);
     let robots: RobotsCheck = Arc::new(|_: &Url| true);
 
@@ -151,6 +153,7 @@ pub async fn run_render(dir: &Path, run: &RenderRun) -> Result<ConformanceReport
                         Outcome::Rendered(rendered) => {
                             let mut page = build_page(&dir_owned, rule, case, rendered.html);
                             page.rendered = rendered.facts.map(Arc::new);
+                            page.interaction = rendered.interaction;
                             judge(case, &page, mapped, Mode::Render)
                         }
                     };

@@ -2,6 +2,9 @@
 //! Shift+Tab (WCAG 2.1.2, ACT a1b64e). Render mode only: the browser presses
 //! the keys ([`crate::interaction`]).
 
+use scraper::ElementRef;
+
+use crate::dom::attr;
 use crate::interaction::FocusedElement;
 use crate::{Category, Check, Impact, Level, Need, Rule, RuleMeta, Visits};
 
@@ -36,9 +39,13 @@ neither a failure nor a pass. The walk is bounded (presses and time per page);
 elements it could not judge are named on the page for review
 (`data.reason: "walk-incomplete"`).
 
-Only the standard keys are tried: a trap that another key (Escape, a
-documented shortcut) opens is still reported, and needs a person to check the
-page tells how to leave it (WCAG allows that).
+Only Tab and Shift+Tab are pressed. Focus kept inside an open modal dialog
+(`role="dialog"` or `alertdialog` with `aria-modal="true"`, or a `<dialog>`
+the browser shows as modal) is the pattern WAI-ARIA asks for, left with Escape
+or a close button: such a cycle is named for review (`data.reason:
+"modal-dialog"`), not failed. A trap that another key (a documented shortcut)
+opens elsewhere is still reported, and needs a person to check the page tells
+how to leave it (WCAG allows that).
 
 ## Why it matters
 A keyboard user whose focus cannot leave a widget cannot reach anything else
@@ -98,10 +105,22 @@ impl Rule for KeyboardTrap {
         let Some(walk) = page.page().interaction.as_ref() else {
             return;
         };
+        // The browser showed a `<dialog>` as modal (`:modal`).
+        let modal_open = page.rendered_page().is_some_and(|r| r.modal.is_some());
         for e in &walk.elements {
             let el = e.find(page.root());
             let data = || serde_json::json!({ "cycle": e.cycle, "label": e.label });
-            if e.trapped() {
+            if e.trapped() && el.is_some_and(|el| in_modal_dialog(el, modal_open)) {
+                let msg = format!(
+                    "Focus cycles inside a modal dialog from {} ({}): check that Escape or a control of the dialog closes it.",
+                    e.label,
+                    cycle_text(e)
+                );
+                let data = serde_json::json!({ "reason": "modal-dialog", "cycle": e.cycle, "label": e.label });
+                if let Some(el) = el {
+                    cx.cant_tell(el, msg).with_data(data);
+                }
+            } else if e.trapped() {
                 let msg = format!(
                     "Focus cannot leave {} with Tab or Shift+Tab: it cycles among {}.",
                     e.label,
@@ -138,6 +157,21 @@ impl Rule for KeyboardTrap {
     }
 }
 
+/// Whether `el` is in (or is) an open modal dialog: an ARIA dialog marked
+/// modal, or a `<dialog open>` while the browser shows a modal dialog.
+fn in_modal_dialog(el: ElementRef<'_>, modal_open: bool) -> bool {
+    std::iter::once(el)
+        .chain(el.ancestors().filter_map(ElementRef::wrap))
+        .any(|a| {
+            let role = attr(a, "role").unwrap_or("").trim().to_ascii_lowercase();
+            let aria_dialog = (role == "dialog" || role == "alertdialog")
+                && attr(a, "aria-modal").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+            let shown_modal =
+                modal_open && a.value().name() == "dialog" && attr(a, "open").is_some();
+            aria_dialog || shown_modal
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,7 +196,11 @@ mod tests {
     }
 
     fn outcomes(interaction: Option<Interaction>) -> Vec<(Outcome, String, String)> {
-        let mut page = Page::from_html("https://example.com/", HTML);
+        outcomes_on(HTML, interaction)
+    }
+
+    fn outcomes_on(html: &str, interaction: Option<Interaction>) -> Vec<(Outcome, String, String)> {
+        let mut page = Page::from_html("https://example.com/", html);
         page.interaction = interaction;
         let analysis = crate::analyze(&page, &[&KeyboardTrap]);
         let mut out: Vec<(Outcome, String, String)> = analysis
@@ -217,5 +255,31 @@ mod tests {
         assert_eq!(got.len(), 2, "{got:?}");
         assert!(got.iter().all(|(o, _, _)| *o == Outcome::CantTell));
         assert_eq!(got[1].1, "#home");
+    }
+
+    #[test]
+    fn a_cycle_inside_a_modal_dialog_is_for_review_not_a_failure() {
+        let html = "<html><head><title>t</title></head><body><a href=/ id=home>Home</a><div role=dialog aria-modal=true aria-label=Edit><button id=stay>Stay</button></div><button id=go>Go</button></body></html>";
+        let walk = Interaction {
+            elements: vec![
+                element(vec![1, 0], "a#home", Some(true)),
+                element(vec![1, 1, 0], "button#stay", Some(false)),
+                element(vec![1, 2], "button#go", Some(true)),
+            ],
+            presses: 9,
+            complete: true,
+            script_moves_focus: true,
+        };
+        assert_eq!(
+            outcomes_on(html, Some(walk.clone())),
+            vec![(
+                Outcome::CantTell,
+                "#stay".to_string(),
+                "Focus cycles inside a modal dialog from button#stay (button#stay): check that Escape or a control of the dialog closes it.".to_string()
+            )]
+        );
+        // The same cycle in a dialog that is not modal is a trap.
+        let html = html.replace(" aria-modal=true", "");
+        assert_eq!(outcomes_on(&html, Some(walk))[0].0, Outcome::Failed);
     }
 }
