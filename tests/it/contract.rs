@@ -35,6 +35,7 @@ fn site(account_id: &str) -> Site {
         url: "https://example.com/".into(),
         name: "example.com".into(),
         created_at: Utc::now(),
+        regression_threshold: Default::default(),
     }
 }
 

@@ -1628,6 +1628,7 @@ async fn the_scan_page_shows_the_link_phase() {
             url: "https://example.com/".into(),
             name: "Example".into(),
             created_at: Utc::now(),
+            regression_threshold: Default::default(),
         })
         .await
         .unwrap();
