@@ -918,6 +918,12 @@ impl sitescan_daemon::store::Store for BrokenStore {
     async fn delete_site(&self, _: &str, _: &str) -> sitescan_daemon::Result<bool> {
         broken()
     }
+    async fn update_site(
+        &self,
+        _: sitescan_daemon::store::Site,
+    ) -> sitescan_daemon::Result<Option<sitescan_daemon::store::Site>> {
+        broken()
+    }
     async fn create_scan_if_quota(
         &self,
         _: sitescan_daemon::store::Scan,
