@@ -644,6 +644,7 @@ async fn health_readiness_and_the_openapi_document() {
         "GET /api/v1/sites/{siteId}/schedules",
         "GET /api/v1/schedules/{scheduleId}",
         "PATCH /api/v1/schedules/{scheduleId}",
+        "PATCH /api/v1/sites/{siteId}",
         "DELETE /api/v1/schedules/{scheduleId}",
     ]
     .into_iter()
