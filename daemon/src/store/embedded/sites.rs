@@ -68,7 +68,7 @@ pub(super) async fn update_site(this: &Embedded, site: Site) -> Result<Option<Si
     this.write(move |txn| {
         let mut sites = txn.open_table(SITES).map_err(Error::storage)?;
         let old: Option<Site> = get(&sites, &site.id)?;
-        if !old.is_some_and(|o| o.account_id == site.account_id) {
+        if old.is_none_or(|o| o.account_id != site.account_id) {
             return Ok(None);
         }
         sites
