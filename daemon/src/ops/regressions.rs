@@ -37,6 +37,10 @@ use crate::store::{
 };
 use crate::webhooks::delivery_id;
 
+/// Visits the findings of the scan just finished: calls its argument with each.
+pub type CurrentFindings<'a> = dyn Fn(&mut dyn FnMut(&Finding) -> sitescan_engine::Result<()>) -> sitescan_engine::Result<()>
+    + 'a;
+
 /// Items listed at most in `new` and in `fixed` (the counts stay exact).
 pub const MAX_LISTED: usize = 100;
 /// Earlier scans of the site looked through at most for the previous one.
@@ -205,16 +209,24 @@ pub fn compare(
     current: &dyn ReportSource,
     previous: Option<(String, std::fs::File)>,
 ) -> Result<Regressions> {
+    compare_findings(&|visit| current.for_each_finding(visit), previous)
+}
+
+/// What [`compare`] does, the current findings given by `current` (it calls
+/// its argument with each of them, in report order, and may be called twice).
+pub fn compare_findings(
+    current: &CurrentFindings<'_>,
+    previous: Option<(String, std::fs::File)>,
+) -> Result<Regressions> {
     let Some((previous_id, file)) = previous else {
         return Ok(Regressions::default());
     };
     let mut now: HashSet<String> = HashSet::new();
-    current
-        .for_each_finding(&mut |f| {
-            now.insert(fingerprint(f));
-            Ok(())
-        })
-        .map_err(|e| Error::Storage(format!("the scan's findings could not be read: {e}")))?;
+    current(&mut |f| {
+        now.insert(fingerprint(f));
+        Ok(())
+    })
+    .map_err(|e| Error::Storage(format!("the scan's findings could not be read: {e}")))?;
     let mut out = Regressions {
         compared_with: Some(previous_id),
         ..Regressions::default()
@@ -228,16 +240,15 @@ pub fn compare(
         before.insert(fp);
     })?;
     drop(now);
-    current
-        .for_each_finding(&mut |f| {
-            let fp = fingerprint(f);
-            // Inserting marks the fingerprint seen: its duplicates count once.
-            if before.insert(fp.clone()) {
-                note(&mut out.new, fp, f);
-            }
-            Ok(())
-        })
-        .map_err(|e| Error::Storage(format!("the scan's findings could not be read: {e}")))?;
+    current(&mut |f| {
+        let fp = fingerprint(f);
+        // Inserting marks the fingerprint seen: its duplicates count once.
+        if before.insert(fp.clone()) {
+            note(&mut out.new, fp, f);
+        }
+        Ok(())
+    })
+    .map_err(|e| Error::Storage(format!("the scan's findings could not be read: {e}")))?;
     Ok(out)
 }
 
@@ -400,6 +411,54 @@ mod tests {
         assert_eq!(rules, vec!["image-alt".to_string()]);
         let old = json.replace(&format!(":{SCHEMA_VERSION},"), ":0,");
         assert!(for_each_stored_finding(old.as_bytes(), &mut |_| {}).is_err());
+    }
+
+    fn finding(rule: &str, impact: &str, selector: &str) -> Finding {
+        serde_json::from_value(serde_json::json!({
+            "rule_id": rule, "category": "accessibility", "outcome": "failed",
+            "impact": impact, "page_url": "http://a/", "selector": selector,
+            "snippet": format!("<img id={selector}>"), "message": "m", "wcag": []
+        }))
+        .unwrap()
+    }
+
+    fn stored(findings: &[Finding]) -> std::fs::File {
+        let json = serde_json::json!({"schema_version": SCHEMA_VERSION, "findings": findings});
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(json.to_string().as_bytes()).unwrap();
+        f.seek(SeekFrom::Start(0)).unwrap();
+        f
+    }
+
+    #[test]
+    fn lists_are_capped_and_counts_exact() {
+        // Before: 3 shared + 40 gone. Now: the 3 shared, 150 new (one of
+        // them twice: a fingerprint counts once).
+        let shared: Vec<Finding> = (0..3)
+            .map(|i| finding("image-alt", "critical", &format!("#s{i}")))
+            .collect();
+        let mut before = shared.clone();
+        before.extend((0..40).map(|i| finding("link-name", "serious", &format!("#g{i}"))));
+        let mut now = shared;
+        now.extend((0..150).map(|i| finding("image-alt", "minor", &format!("#n{i}"))));
+        now.push(finding("image-alt", "minor", "#n0"));
+        let current = |visit: &mut dyn FnMut(&Finding) -> sitescan_engine::Result<()>| {
+            now.iter().try_for_each(visit)
+        };
+        let r = compare_findings(&current, Some(("scan_a".into(), stored(&before)))).unwrap();
+        assert_eq!(r.compared_with.as_deref(), Some("scan_a"));
+        assert_eq!(r.new.count, 150);
+        assert_eq!(r.new.items.len(), MAX_LISTED);
+        assert_eq!(r.new.failed_by_impact.minor, 150);
+        assert_eq!(r.new.items[0].selector, "#n0");
+        assert_eq!(r.new.items[99].selector, "#n99");
+        assert_eq!(r.fixed.count, 40);
+        assert_eq!(r.fixed.items.len(), 40);
+        assert_eq!(r.fixed.failed_by_impact.serious, 40);
+        assert_eq!(r.fixed.items[0].rule, "link-name");
+        // No previous scan: nothing compared.
+        let r = compare_findings(&current, None).unwrap();
+        assert_eq!(r, Regressions::default());
     }
 
     #[test]
