@@ -51,6 +51,7 @@ pub const EVENT_TYPES: &[&str] = &[
     "scan.completed",
     "scan.failed",
     "scan.canceled",
+    "scan.regressed",
 ];
 /// How long the secret before a rotation keeps signing deliveries.
 pub const ROTATION_OVERLAP: Duration = Duration::from_secs(24 * 3600);

@@ -165,6 +165,7 @@ pub fn summarize(source: &dyn ReportSource) -> ScanSummary {
         pages_fetched: report.stats.pages_fetched,
         findings: source.finding_count(),
         truncated: report.stats.truncated,
+        regressions: None,
         categories: report
             .summary
             .iter()
@@ -523,7 +524,16 @@ async fn run_job(slot: &Slot, delivery: Delivery, mut shutdown: watch::Receiver<
             })
             .await;
             match saved {
-                Some(done) => info!(status = done.status.as_str(), "scan finished"),
+                Some(done) => {
+                    info!(status = done.status.as_str(), "scan finished");
+                    if done.status == ScanStatus::Completed {
+                        // After the completion is saved: a regression is only
+                        // announced for a scan whose summary says so.
+                        if let Err(e) = crate::ops::regressions::announce(store, &done).await {
+                            warn!(error = %e, "could not queue the scan.regressed event");
+                        }
+                    }
+                }
                 None => return,
             }
         }
@@ -700,7 +710,10 @@ pub async fn execute(
             }
             Some(ExecEvent::Finished(mut report)) => {
                 report.head_mut().scan_id = Some(scan.id.clone());
-                let summary = summarize(&*report);
+                let mut summary = summarize(&*report);
+                let report: Arc<SpooledReport> = Arc::from(report);
+                summary.regressions =
+                    crate::ops::regressions::compare_finished(store, scan, report.clone()).await;
                 // Rendered once, from the spool into a temporary file, off the
                 // async threads; the store copies the file in chunks, so the
                 // report is never whole in memory.

@@ -644,6 +644,7 @@ async fn health_readiness_and_the_openapi_document() {
         "GET /api/v1/sites/{siteId}/schedules",
         "GET /api/v1/schedules/{scheduleId}",
         "PATCH /api/v1/schedules/{scheduleId}",
+        "PATCH /api/v1/sites/{siteId}",
         "DELETE /api/v1/schedules/{scheduleId}",
     ]
     .into_iter()
@@ -916,6 +917,12 @@ impl sitescan_daemon::store::Store for BrokenStore {
         broken()
     }
     async fn delete_site(&self, _: &str, _: &str) -> sitescan_daemon::Result<bool> {
+        broken()
+    }
+    async fn update_site(
+        &self,
+        _: sitescan_daemon::store::Site,
+    ) -> sitescan_daemon::Result<Option<sitescan_daemon::store::Site>> {
         broken()
     }
     async fn create_scan_if_quota(

@@ -198,6 +198,7 @@ impl TestApi {
             url: url.into(),
             name: "fixture".into(),
             created_at: Utc::now(),
+            regression_threshold: Default::default(),
         };
         self.store.create_site(site).await.unwrap().id
     }

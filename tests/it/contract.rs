@@ -35,6 +35,7 @@ fn site(account_id: &str) -> Site {
         url: "https://example.com/".into(),
         name: "example.com".into(),
         created_at: Utc::now(),
+        regression_threshold: Default::default(),
     }
 }
 
@@ -154,8 +155,48 @@ pub async fn sites(store: Arc<dyn Store>) {
         None,
         "another account's site is invisible"
     );
+    // Settings: saved for the owner only, a missing site is `None`.
+    assert_eq!(
+        s1.regression_threshold,
+        sitescan_daemon::store::RegressionThreshold::Serious
+    );
+    let changed = Site {
+        name: "renamed".into(),
+        regression_threshold: sitescan_daemon::store::RegressionThreshold::Minor,
+        ..s1.clone()
+    };
+    assert_eq!(
+        store
+            .update_site(Site {
+                account_id: b.id.clone(),
+                ..changed.clone()
+            })
+            .await
+            .unwrap(),
+        None,
+        "another account's site is not changed"
+    );
+    assert_eq!(
+        store.update_site(changed.clone()).await.unwrap(),
+        Some(changed.clone())
+    );
+    assert_eq!(
+        store.site(&a.id, &s1.id).await.unwrap(),
+        Some(changed.clone())
+    );
+    assert_eq!(
+        store
+            .update_site(Site {
+                id: "site_missing".into(),
+                ..changed.clone()
+            })
+            .await
+            .unwrap(),
+        None
+    );
     assert!(!store.delete_site(&b.id, &s1.id).await.unwrap());
     assert!(store.delete_site(&a.id, &s1.id).await.unwrap());
+    assert_eq!(store.update_site(changed).await.unwrap(), None);
     assert_eq!(store.site(&a.id, &s1.id).await.unwrap(), None);
     assert!(!store.delete_site(&a.id, &s1.id).await.unwrap());
 }
@@ -326,9 +367,30 @@ pub async fn scan_lifecycle(store: Arc<dyn Store>) {
         .iter()
         .any(|x| x.id == first.id));
 
+    // The comparison with the previous scan is kept with the summary.
+    let changed = sitescan_daemon::store::ChangedFinding {
+        fingerprint: "0123456789abcdef0123456789abcdef".into(),
+        rule: "image-alt".into(),
+        impact: "critical".into(),
+        outcome: "failed".into(),
+        page_url: "https://example.com/".into(),
+        selector: "#two".into(),
+        message: "no alt".into(),
+    };
+    let mut new = sitescan_daemon::store::FindingChanges {
+        count: 7,
+        items: vec![changed],
+        ..Default::default()
+    };
+    new.failed_by_impact.critical = 7;
     let summary = ScanSummary {
         pages_fetched: 3,
         findings: 1,
+        regressions: Some(sitescan_daemon::store::Regressions {
+            compared_with: Some("scan_previous".into()),
+            new,
+            fixed: Default::default(),
+        }),
         ..Default::default()
     };
     let done = store

@@ -1628,6 +1628,7 @@ async fn the_scan_page_shows_the_link_phase() {
             url: "https://example.com/".into(),
             name: "Example".into(),
             created_at: Utc::now(),
+            regression_threshold: Default::default(),
         })
         .await
         .unwrap();
@@ -1927,4 +1928,88 @@ async fn the_render_checkbox_starts_a_render_scan_through_the_same_operation() {
         "this service renders"
     );
     api.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_scan_page_shows_what_is_new_and_fixed_since_the_previous_scan() {
+    use sitescan_daemon::store::{
+        ChangedFinding, FindingChanges, Regressions, ReportFile, ScanOutcome, ScanSummary, Site,
+    };
+    let api = TestApi::start().await;
+    let (account, email) = user(&api, Plan::Enterprise).await;
+    let mut b = sign_in(&api, &email).await;
+    let site = api
+        .store
+        .create_site(Site {
+            id: sitescan_daemon::store::new_id("site").unwrap(),
+            account_id: account.clone(),
+            url: "https://example.com/".into(),
+            name: "Example".into(),
+            created_at: Utc::now(),
+            regression_threshold: Default::default(),
+        })
+        .await
+        .unwrap();
+    let finished = |regressions: Regressions| ScanOutcome::Completed {
+        summary: ScanSummary {
+            pages_fetched: 1,
+            regressions: Some(regressions),
+            ..Default::default()
+        },
+        report: ReportFile::from_bytes(b"{}").unwrap(),
+    };
+    let mut ids = Vec::new();
+    for regressions in [
+        Regressions::default(),
+        Regressions {
+            compared_with: Some("scan_before".into()),
+            new: FindingChanges {
+                count: 3,
+                items: vec![ChangedFinding {
+                    fingerprint: "0123456789abcdef0123456789abcdef".into(),
+                    rule: "image-alt".into(),
+                    impact: "critical".into(),
+                    outcome: "failed".into(),
+                    page_url: "https://example.com/shop".into(),
+                    selector: "#two".into(),
+                    message: "The image has no text alternative".into(),
+                }],
+                ..Default::default()
+            },
+            fixed: FindingChanges {
+                count: 2,
+                ..Default::default()
+            },
+        },
+    ] {
+        let scan = api
+            .store
+            .create_scan_if_quota(crate::contract::scan(&site), Utc::now().date_naive(), None)
+            .await
+            .unwrap();
+        api.store.start_scan(&scan.id, Utc::now()).await.unwrap();
+        api.store
+            .finish_scan(&scan.id, finished(regressions), Utc::now())
+            .await
+            .unwrap();
+        ids.push(scan.id);
+    }
+    let first = b.get(&format!("/scans/{}", ids[0])).await;
+    assert_eq!(first.status, 200);
+    assert!(
+        first
+            .body
+            .contains("first completed scan of this site with this configuration"),
+        "{}",
+        first.body
+    );
+    let page = b.get(&format!("/scans/{}", ids[1])).await;
+    assert_eq!(page.status, 200);
+    for want in [
+        r#"<p id="changes">3 new since the previous scan / 2 fixed (compared with <a href="/scans/scan_before">scan_before</a>)</p>"#,
+        "<td>image-alt</td><td>critical</td><td>https://example.com/shop</td><td><code>#two</code></td><td>The image has no text alternative</td>",
+        "The first 1 of 3 are listed.",
+    ] {
+        assert!(page.body.contains(want), "no {want} in {}", page.body);
+    }
 }

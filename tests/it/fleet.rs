@@ -637,6 +637,7 @@ async fn render_scans_go_only_to_render_workers_and_wait_visibly_for_one() {
             url: app.url(),
             name: "app".into(),
             created_at: Utc::now(),
+            regression_threshold: Default::default(),
         })
         .await
         .unwrap();

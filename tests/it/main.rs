@@ -83,6 +83,7 @@ mod hostile;
 mod hostile_fetch;
 mod links;
 mod netns;
+mod regressions;
 mod remote;
 mod render;
 mod render_layout;

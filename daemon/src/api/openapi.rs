@@ -24,13 +24,15 @@ use super::schedules::{
 };
 use super::views::{
     AccountView, BudgetParam, CreateSite, KeyView, LinksParam, RenderOptionsParam, ScanLinks,
-    ScanRequest, ScanRequestConfig, ScanView, SiteDeleted, Status, WaitingReason,
+    ScanRequest, ScanRequestConfig, ScanView, SiteDeleted, Status, UpdateSite, WaitingReason,
 };
 use super::webhooks::{CreateWebhook, DeliveryView, UpdateWebhook, WebhookDeleted, WebhookView};
 use super::{keys, reports, scans, schedules, sites, webhooks};
+use crate::ops::regressions::{RegressedData, RegressedEvent};
 use crate::store::{
-    AppliedConfig, CategoryResult, DeliveryAttempt, DeliveryStatus, Plan, Progress, RunOutcome,
-    RunStatus, ScanStatus, ScanSummary, Site,
+    AppliedConfig, CategoryResult, ChangedFinding, DeliveryAttempt, DeliveryStatus, FindingChanges,
+    ImpactCounts, Plan, Progress, RegressionThreshold, Regressions, RunOutcome, RunStatus,
+    ScanStatus, ScanSummary, Site,
 };
 use crate::webhooks::EventPayload;
 
@@ -43,7 +45,7 @@ use crate::webhooks::EventPayload;
         version = "1.0.0"
     ),
     paths(
-        sites::list_sites, sites::create_site, sites::get_site, sites::delete_site,
+        sites::list_sites, sites::create_site, sites::get_site, sites::update_site, sites::delete_site,
         scans::create_scan, scans::list_scans,
         scans::create_accessibility_scan, scans::create_seo_scan, scans::create_performance_scan,
         scans::create_security_scan, scans::create_quality_scan,
@@ -57,14 +59,15 @@ use crate::webhooks::EventPayload;
     ),
     components(schemas(
         Meta, ErrorBody, ErrorObject, ErrorDetail,
-        Site, SiteEnvelope, SiteListEnvelope, SiteDeleted, SiteDeletedEnvelope, CreateSite,
+        Site, SiteEnvelope, SiteListEnvelope, SiteDeleted, SiteDeletedEnvelope, CreateSite, UpdateSite, RegressionThreshold,
         ScanView, ScanLinks, ScanEnvelope, ScanListEnvelope, ScanRequest, ScanRequestConfig, BudgetParam, RenderOptionsParam, WaitingReason, sitescan_engine::Priority, LinksParam, Status,
         AppliedConfig, Progress, ScanSummary, CategoryResult, ScanStatus,
+        Regressions, FindingChanges, ChangedFinding, ImpactCounts,
         ReportEnvelope, KeyView, AccountView, KeyEnvelope, Plan,
         CompareEnvelope,
         WebhookView, WebhookEnvelope, WebhookListEnvelope, WebhookDeleted, WebhookDeletedEnvelope,
         CreateWebhook, UpdateWebhook, DeliveryView, DeliveryEnvelope, DeliveryListEnvelope,
-        DeliveryStatus, DeliveryAttempt, EventPayload,
+        DeliveryStatus, DeliveryAttempt, EventPayload, RegressedEvent, RegressedData,
         ScheduleView, ScheduleLinks, ScheduleEnvelope, ScheduleListEnvelope, ScheduleDeleted,
         ScheduleDeletedEnvelope, CreateSchedule, UpdateSchedule, RunOutcome, RunStatus,
     )),

@@ -11,13 +11,16 @@ use super::envelope::{reply, ApiJson, ApiPath, Meta, RequestId};
 use super::error::ApiError;
 use crate::ops::sites;
 use crate::state::AppState;
-use crate::views::{CreateSite, SiteDeleted};
+use crate::views::{CreateSite, SiteDeleted, UpdateSite};
 
 /// The routes of this module (authenticated by the caller's layer).
 pub(crate) fn router() -> Router<AppState> {
     Router::new()
         .route("/api/v1/sites", get(list_sites).post(create_site))
-        .route("/api/v1/sites/{siteId}", get(get_site).delete(delete_site))
+        .route(
+            "/api/v1/sites/{siteId}",
+            get(get_site).patch(update_site).delete(delete_site),
+        )
 }
 
 /// Lists the sites of the caller's account, oldest first.
@@ -92,6 +95,41 @@ pub(crate) async fn get_site(
     ApiPath(site_id): ApiPath,
 ) -> Result<Response, ApiError> {
     let site = sites::site(state.store.as_ref(), &auth.account.id, &site_id).await?;
+    Ok(reply(StatusCode::OK, Meta::new(&id), site))
+}
+
+/// Changes a site's settings (its name, its regression threshold).
+#[utoipa::path(patch, path = "/api/v1/sites/{siteId}", tag = "sites",
+    security(("api_key" = [])),
+    params(("siteId" = String, Path, description = "Site id")),
+    request_body = UpdateSite,
+    responses(
+        (status = 200, description = "The site, changed", body = SiteEnvelope),
+        (status = 400, description = "invalid_json", body = ErrorBody),
+        (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
+        (status = 403, description = "plan_not_allowed", body = ErrorBody),
+        (status = 404, description = "site_not_found", body = ErrorBody),
+        (status = 413, description = "payload_too_large", body = ErrorBody),
+        (status = 415, description = "unsupported_media_type", body = ErrorBody),
+        (status = 422, description = "validation_failed: an empty or too long name, or a threshold other than minor, moderate, serious or critical", body = ErrorBody),
+        (status = 429, description = "rate_limited", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying"))),
+    ))]
+pub(crate) async fn update_site(
+    State(state): State<AppState>,
+    auth: Auth,
+    id: RequestId,
+    ApiPath(site_id): ApiPath,
+    ApiJson(body): ApiJson<UpdateSite>,
+) -> Result<Response, ApiError> {
+    let site = sites::update_site(
+        state.store.as_ref(),
+        &auth.account.id,
+        &site_id,
+        body.name,
+        body.regression_threshold,
+    )
+    .await?;
     Ok(reply(StatusCode::OK, Meta::new(&id), site))
 }
 

@@ -119,6 +119,9 @@ pub async fn show(
                     }
                 }
             }
+            @if let Some(r) = &summary.regressions {
+                (regressions_section(r))
+            }
             h2 id="downloads-heading" { "Download the report" }
             ul.downloads aria-labelledby="downloads-heading" {
                 @for f in Format::ALL {
@@ -132,6 +135,43 @@ pub async fn show(
         }
     };
     Ok(layout::page(&title, Some(me.nav(Section::Sites)), main).into_response())
+}
+
+/// "N new since the previous scan / M fixed" and the new findings listed
+/// (the first of them, as the summary keeps them).
+fn regressions_section(r: &crate::store::Regressions) -> maud::Markup {
+    maud::html! {
+        h2 id="changes-heading" { "Since the previous scan" }
+        @match &r.compared_with {
+            None => p id="changes" { "This is the first completed scan of this site with this configuration: nothing to compare with." },
+            Some(prev) => {
+                p id="changes" {
+                    (r.new.count) " new since the previous scan / " (r.fixed.count) " fixed"
+                    " (compared with " a href=(format!("/scans/{prev}")) { (prev) } ")"
+                }
+                @if !r.new.items.is_empty() {
+                    table aria-labelledby="changes-heading" id="new-findings" {
+                        thead { tr {
+                            th scope="col" { "Rule" } th scope="col" { "Impact" }
+                            th scope="col" { "Page" } th scope="col" { "Where" }
+                            th scope="col" { "What" }
+                        } }
+                        tbody {
+                            @for f in &r.new.items {
+                                tr {
+                                    td { (f.rule) } td { (f.impact) } td { (f.page_url) }
+                                    td { code { (f.selector) } } td { (f.message) }
+                                }
+                            }
+                        }
+                    }
+                    @if r.new.count > r.new.items.len() as u64 {
+                        p { "The first " (r.new.items.len()) " of " (r.new.count) " are listed." }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The summary's findings in the words of the HTML report's header

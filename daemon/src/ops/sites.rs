@@ -4,7 +4,7 @@ use chrono::Utc;
 use sitescan_engine::crawl::ssrf;
 
 use crate::error::{Error, Problems, Result};
-use crate::store::{new_id, Site, Store};
+use crate::store::{new_id, RegressionThreshold, Site, Store};
 
 /// URLs longer than this are refused.
 pub const MAX_URL_LEN: usize = 2048;
@@ -56,8 +56,56 @@ pub async fn register_site(
         url: url.to_string(),
         name,
         created_at: Utc::now(),
+        regression_threshold: Default::default(),
     };
     store.create_site(site).await
+}
+
+/// Changes the settings of a site of `account_id`: its name (1 to
+/// [`MAX_SITE_NAME`] bytes) and its `regression_threshold` (`minor`,
+/// `moderate`, `serious` or `critical`). Fields not given are kept; both are
+/// checked before answering.
+pub async fn update_site(
+    store: &dyn Store,
+    account_id: &str,
+    site_id: &str,
+    name: Option<String>,
+    regression_threshold: Option<String>,
+) -> Result<Site> {
+    let mut problems = Problems::default();
+    if name
+        .as_ref()
+        .is_some_and(|n| n.trim().is_empty() || n.len() > MAX_SITE_NAME)
+    {
+        problems.add("name", format!("give 1 to {MAX_SITE_NAME} characters"));
+    }
+    let threshold = match regression_threshold.as_deref() {
+        None => None,
+        Some(t) => match serde_json::from_value::<RegressionThreshold>(serde_json::Value::String(
+            t.to_string(),
+        )) {
+            Ok(t) => Some(t),
+            Err(_) => {
+                problems.add(
+                    "regression_threshold",
+                    "one of minor, moderate, serious, critical",
+                );
+                None
+            }
+        },
+    };
+    problems.finish()?;
+    let mut site = site(store, account_id, site_id).await?;
+    if let Some(name) = name {
+        site.name = name;
+    }
+    if let Some(t) = threshold {
+        site.regression_threshold = t;
+    }
+    store
+        .update_site(site)
+        .await?
+        .ok_or_else(|| Error::not_found("site", site_id))
 }
 
 /// Removes a site of `account_id` (`site` not found when there is none). Its

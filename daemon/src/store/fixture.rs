@@ -27,6 +27,7 @@ pub async fn tenant(store: &dyn Store, plan: Plan, url: &str) -> Result<(Account
             url: url.to_string(),
             name: "fixture".into(),
             created_at: Utc::now(),
+            regression_threshold: Default::default(),
         })
         .await?;
     Ok((account, site))

@@ -146,6 +146,41 @@ pub struct Site {
     pub name: String,
     /// When it was registered.
     pub created_at: DateTime<Utc>,
+    /// The least impact of a new failed finding that sends `scan.regressed`
+    /// (sites registered before the setting existed read as `serious`).
+    #[serde(default)]
+    pub regression_threshold: RegressionThreshold,
+}
+
+/// The least impact of a new failed finding that makes a scan a regression
+/// (`scan.regressed`): `minor`, `moderate`, `serious` (the default) or `critical`.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ToSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum RegressionThreshold {
+    /// Any new failed finding.
+    Minor,
+    /// New failed findings of moderate impact or more.
+    Moderate,
+    /// New failed findings of serious or critical impact.
+    #[default]
+    Serious,
+    /// New failed findings of critical impact only.
+    Critical,
+}
+
+impl RegressionThreshold {
+    /// The engine's impact this threshold starts at.
+    pub fn impact(self) -> sitescan_rules::Impact {
+        use sitescan_rules::Impact;
+        match self {
+            Self::Minor => Impact::Minor,
+            Self::Moderate => Impact::Moderate,
+            Self::Serious => Impact::Serious,
+            Self::Critical => Impact::Critical,
+        }
+    }
 }
 
 /// Where a scan is in its life: `queued` -> `running` -> `completed` | `failed` | `canceled`.
@@ -272,6 +307,81 @@ pub struct ScanSummary {
     pub truncated: bool,
     /// Per category (`accessibility`, `seo`, ...): score and counts by impact.
     pub categories: BTreeMap<String, CategoryResult>,
+    /// The comparison with the previous completed scan of the same site and
+    /// configuration (see the Regressions docs page); absent on scans that
+    /// completed before comparisons existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regressions: Option<Regressions>,
+}
+
+/// What changed since the previous completed scan of the same site and the
+/// same configuration, by finding fingerprint (the CLI baseline's).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Regressions {
+    /// The scan compared with; `null` for the first such scan (then nothing is
+    /// new nor fixed).
+    pub compared_with: Option<String>,
+    /// Findings whose fingerprint the previous scan did not have.
+    pub new: FindingChanges,
+    /// Findings of the previous scan whose fingerprint this scan does not have.
+    pub fixed: FindingChanges,
+}
+
+/// A count of changed findings and the first of them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct FindingChanges {
+    /// How many, exactly.
+    pub count: u64,
+    /// Of them, the failed ones (not `cant-tell`) by impact, exactly.
+    #[serde(default)]
+    pub failed_by_impact: ImpactCounts,
+    /// The first of them, in report order, at most 100.
+    pub items: Vec<ChangedFinding>,
+}
+
+/// Counts of findings by impact.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct ImpactCounts {
+    /// Critical.
+    pub critical: u64,
+    /// Serious.
+    pub serious: u64,
+    /// Moderate.
+    pub moderate: u64,
+    /// Minor.
+    pub minor: u64,
+}
+
+impl ImpactCounts {
+    /// Counts one finding of `impact`.
+    pub fn add(&mut self, impact: sitescan_rules::Impact) {
+        use sitescan_rules::Impact;
+        match impact {
+            Impact::Critical => self.critical += 1,
+            Impact::Serious => self.serious += 1,
+            Impact::Moderate => self.moderate += 1,
+            Impact::Minor => self.minor += 1,
+        }
+    }
+}
+
+/// One new or fixed finding, as its report has it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ChangedFinding {
+    /// The finding's fingerprint (`sitescanFingerprint/v1`, 32 hex digits).
+    pub fingerprint: String,
+    /// The rule id.
+    pub rule: String,
+    /// `minor`, `moderate`, `serious` or `critical`.
+    pub impact: String,
+    /// `failed` or `cant-tell`.
+    pub outcome: String,
+    /// The page.
+    pub page_url: String,
+    /// CSS selector; empty for page- or header-level findings.
+    pub selector: String,
+    /// What is wrong.
+    pub message: String,
 }
 
 /// One scan of a site.
@@ -678,6 +788,9 @@ pub trait Store: Send + Sync + 'static {
     async fn list_sites(&self, account_id: &str) -> Result<Vec<Site>>;
     /// Removes a site of the account (its scans stay readable); false when none.
     async fn delete_site(&self, account_id: &str, id: &str) -> Result<bool>;
+    /// Saves the settings of an existing site of `site.account_id` (its
+    /// name and regression threshold); `None` when there is no such site.
+    async fn update_site(&self, site: Site) -> Result<Option<Site>>;
 
     // ---- scans
 

@@ -232,6 +232,21 @@ pub struct CreateSite {
     pub name: Option<String>,
 }
 
+/// Body of `PATCH /sites/{siteId}`: the settings to change (others are kept).
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateSite {
+    /// Display name, 1 to 200 characters.
+    #[serde(default)]
+    #[schema(min_length = 1, max_length = 200, example = "Example shop")]
+    pub name: Option<String>,
+    /// The least impact of a new failed finding that sends `scan.regressed`:
+    /// `minor`, `moderate`, `serious` (the default) or `critical`.
+    #[serde(default)]
+    #[schema(example = "serious")]
+    pub regression_threshold: Option<String>,
+}
+
 /// Which link and resource URLs a scan requests to check their status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
 #[serde(rename_all = "lowercase")]

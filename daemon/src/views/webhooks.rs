@@ -65,7 +65,7 @@ pub struct CreateWebhook {
     /// https URL receiving the events (http and private addresses only with `serve --allow-private`).
     #[schema(max_length = 2048, example = "https://hooks.example.com/sitescan")]
     pub url: String,
-    /// Event types: `scan.queued`, `scan.started`, `scan.completed`, `scan.failed`, `scan.canceled`.
+    /// Event types: `scan.queued`, `scan.started`, `scan.completed`, `scan.failed`, `scan.canceled`, `scan.regressed`.
     #[schema(min_items = 1, example = json!(["scan.completed", "scan.failed"]))]
     pub events: Vec<String>,
     /// Only events of this site's scans.

@@ -63,3 +63,18 @@ pub(super) async fn delete_site(this: &Embedded, account_id: &str, id: &str) -> 
     })
     .await
 }
+
+pub(super) async fn update_site(this: &Embedded, site: Site) -> Result<Option<Site>> {
+    this.write(move |txn| {
+        let mut sites = txn.open_table(SITES).map_err(Error::storage)?;
+        let old: Option<Site> = get(&sites, &site.id)?;
+        if old.is_none_or(|o| o.account_id != site.account_id) {
+            return Ok(None);
+        }
+        sites
+            .insert(site.id.as_str(), encode(&site)?.as_slice())
+            .map_err(Error::storage)?;
+        Ok(Some(site))
+    })
+    .await
+}

@@ -498,6 +498,10 @@ impl Store for RedisBackend {
         sites::delete_site(self, account_id, id).await
     }
 
+    async fn update_site(&self, site: Site) -> Result<Option<Site>> {
+        sites::update_site(self, site).await
+    }
+
     // ---- scans
 
     async fn create_scan_if_quota(

@@ -51,6 +51,22 @@ pub(super) async fn delete_site(this: &RedisBackend, account_id: &str, id: &str)
     Ok(deleted == 1)
 }
 
+pub(super) static UPDATE_SITE: LazyLock<Script> =
+    LazyLock::new(|| Script::new(include_str!("lua/update_site.lua")));
+
+pub(super) async fn update_site(this: &RedisBackend, site: Site) -> Result<Option<Site>> {
+    let mut conn = this.c();
+    // One script: a site deleted meanwhile is not written back.
+    let updated: i64 = UPDATE_SITE
+        .key(this.key_name(&["site", &site.id]))
+        .arg(&site.account_id)
+        .arg(json(&site)?)
+        .invoke_async(&mut conn)
+        .await
+        .map_err(redis_err)?;
+    Ok((updated == 1).then_some(site))
+}
+
 impl RedisBackend {
     pub(super) async fn load_site(&self, id: &str) -> Result<Option<Site>> {
         let mut conn = self.c();
