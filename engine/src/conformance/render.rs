@@ -88,7 +88,7 @@ pub async fn run_render(dir: &Path, run: &RenderRun) -> Result<ConformanceReport
         ..ScanConfig::default()
     };
     let hosts = Arc::new(HostPool::new(10_000.0, run.tabs.max(1) * 4));
-    let session = RenderSession::start(&config, hosts).await?;
+    let session = RenderSession::start(&config, hosts, true).await?;
     let base = format!("http://127.0.0.1:{}/", server.port);
     let robots: RobotsCheck = Arc::new(|_: &Url| true);
 
