@@ -367,11 +367,11 @@ fn long_page(trap: &str, script: &str) -> String {
     )
 }
 
-/// Pages long enough that the walk sends key-downs alone where no script
-/// listens to key-ups: a trap made by a key-down handler is found that way,
-/// and a trap made by a key-up handler, registered from the start or only
-/// once its element is focused, is found too (the walk sends key-ups where
-/// a script listens to them).
+/// Keyboard traps made on key-down and on key-up, on pages long enough
+/// (18 elements in the tab order) that a walk cheaper per press, sending
+/// key-downs alone where no script listens to key-ups, would be used: a trap
+/// made by a key-up handler, registered from the start or only once its
+/// element is focused, must be found as well as one made on key-down.
 #[tokio::test]
 async fn the_walk_finds_traps_made_on_key_down_and_on_key_up() {
     let site = Server::start().await;

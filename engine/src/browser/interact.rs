@@ -48,9 +48,6 @@ const FIRST_BATCH: usize = 2;
 /// How long a press waits for the page's own handlers once a script was seen
 /// moving focus after a key (ACT's examples use 10 ms timers).
 const SETTLE_MS: u64 = 30;
-/// Elements in the tab order from which presses are sent as key-downs
-/// alone, once no script listens to key-ups.
-const DOWN_ONLY_FROM: usize = 16;
 /// Longest label kept.
 const MAX_LABEL: usize = 80;
 /// Deepest element path kept.
@@ -183,29 +180,18 @@ const INSTALL: &str = r#"(() => {
     return id;
   };
   let inKey = false, slow = false, self = false, scriptMoved = false;
-  // Key-downs only (no page listens to key-ups): a press is recorded once
-  // its default action is done, at the next key-down, a zero timer or the
-  // next read of the log, whichever comes first.
-  let downOnly = false, owed = false, owedTimer = 0;
-  const settleKey = () => { if (!owed) return; owed = false; clearTimeout(owedTimer); inKey = false; if (!slow) record(true); };
   // Only the browser's own key events count: a page's script can dispatch
   // look-alikes.
-  addEventListener('keydown', (e) => {
-    if (!e.isTrusted || e.key !== 'Tab') return;
-    settleKey();
-    inKey = true;
-    if (downOnly && !slow) { owed = true; owedTimer = setTimeout(settleKey, 0); }
-  }, true);
-  addEventListener('keyup', (e) => { if (!e.isTrusted || e.key !== 'Tab') return; if (owed) { settleKey(); return; } inKey = false; if (!slow) record(true); }, true);
+  addEventListener('keydown', (e) => { if (e.isTrusted && e.key === 'Tab') inKey = true; }, true);
+  addEventListener('keyup', (e) => { if (!e.isTrusted || e.key !== 'Tab') return; inKey = false; if (!slow) record(true); }, true);
   // Focus coming back to the page from outside (the browser's side of a
   // Tab) is not a script's move; a move from outside is caught by comparing
   // where focus is with where the last key left it.
   addEventListener('focusin', (e) => { if (!inKey && !self && e.relatedTarget && ids.get(e.target) !== last) { scriptMoved = true; } }, true);
   globalThis.__k = {
     candidates,
-    take() { settleKey(); const a = active(); return { log: log.splice(0), fresh: fresh.splice(0), scriptMoved, now: a ? idOf(a) : 0, last }; },
-    slow() { settleKey(); slow = true; },
-    keys(down) { settleKey(); downOnly = down; },
+    take() { const a = active(); return { log: log.splice(0), fresh: fresh.splice(0), scriptMoved, now: a ? idOf(a) : 0, last }; },
+    slow() { slow = true; },
     settle(ms) { return new Promise((r) => setTimeout(() => r(record(true)), ms)); },
     blur() {
       self = true;
@@ -326,8 +312,6 @@ struct Walker<'a> {
     max_presses: u32,
     deadline: Instant,
     slow: bool,
-    /// Presses are key-downs alone (no script listens to key-ups).
-    down_only: bool,
     script_moved: bool,
     seen: HashMap<u32, Seen>,
     /// Elements whose style was read on the first walk after they were
@@ -364,23 +348,16 @@ impl Walker<'_> {
     }
 
     /// Sends `n` presses of Tab (Shift+Tab when `back`) without waiting in
-    /// between: key-down and key-up, or key-down alone when no script of the
-    /// page listens to key-ups (the browser's default action, moving focus,
-    /// is the key-down's; a key-up costs the browser about as much again).
+    /// between.
     async fn press(&mut self, n: usize, back: bool) -> Result<(), BrowserError> {
-        let kinds: &[&str] = if self.down_only && !self.slow {
-            &["rawKeyDown"]
-        } else {
-            &["rawKeyDown", "keyUp"]
-        };
         let modifiers = if back { 8 } else { 0 };
         let key = |kind: &str| {
             json!({"type": kind, "key": "Tab", "code": "Tab", "windowsVirtualKeyCode": 9,
                    "nativeVirtualKeyCode": 9, "modifiers": modifiers})
         };
-        let mut calls = Vec::with_capacity(n * kinds.len());
+        let mut calls = Vec::with_capacity(n * 2);
         for _ in 0..n {
-            for &kind in kinds {
+            for kind in ["rawKeyDown", "keyUp"] {
                 calls.push(self.conn.call(
                     Some(self.session),
                     "Input.dispatchKeyEvent",
@@ -666,7 +643,6 @@ pub(crate) async fn walk_page(
         max_presses: 0,
         deadline: Instant::now() + TIME_BUDGET,
         slow: false,
-        down_only: false,
         script_moved: false,
         seen: HashMap::new(),
         order: Vec::new(),
@@ -693,23 +669,8 @@ pub(crate) async fn walk_page(
             ..Interaction::default()
         });
     }
-    // Below this many elements the two messages asking for listeners cost
-    // more than the key-ups they save.
-    if candidates.len() >= DOWN_ONLY_FROM && !listens_to_keyup(conn, session, call_timeout).await {
-        w.down_only = true;
-        w.eval("globalThis.__k.keys(true)", false).await?;
-    }
     let mut ways = Ways::default();
     let mut complete = walk_all(&mut w, &candidates, &mut ways).await?;
-    if w.down_only && !w.script_moved && listens_to_keyup(conn, session, call_timeout).await {
-        // A script started listening to key-ups during the walk (a focus
-        // handler added one): walk again with key-ups.
-        w.down_only = false;
-        w.eval("globalThis.__k.keys(false)", false).await?;
-        ways = Ways::default();
-        w.order.clear();
-        complete = walk_all(&mut w, &candidates, &mut ways).await?;
-    }
     if w.script_moved && !w.slow {
         // A script moved focus after a key: walk again, waiting after each
         // press for the page's handlers.
@@ -771,7 +732,6 @@ pub(crate) async fn walk_page(
         candidates = candidates.len(),
         presses = w.presses,
         slow = w.slow,
-        down_only = w.down_only,
         complete,
         ms = (TIME_BUDGET.saturating_sub(w.deadline.saturating_duration_since(Instant::now())))
             .as_millis() as u64,
@@ -783,47 +743,6 @@ pub(crate) async fn walk_page(
         complete,
         script_moves_focus: w.slow,
     })
-}
-
-/// Whether any script of the page's main world listens to key-ups, on the
-/// window or on any node of the document (shadow trees and frames included).
-/// Unknown (the protocol failed) counts as listening. The objects it asks
-/// for are released with the page (the tab leaves it next).
-async fn listens_to_keyup(conn: &Connection, session: &str, timeout: Duration) -> bool {
-    let object = |expr: &'static str| async move {
-        let r = conn
-            .call(
-                Some(session),
-                "Runtime.evaluate",
-                json!({"expression": expr, "objectGroup": "sitescan-keyup"}),
-                timeout,
-            )
-            .await
-            .ok()?;
-        r.pointer("/result/objectId")?.as_str().map(str::to_string)
-    };
-    let (window, document) = futures::join!(object("window"), object("document"));
-    let (Some(window), Some(document)) = (window, document) else {
-        return true;
-    };
-    let listeners = |id: String, depth: i64| async move {
-        let l = conn
-            .call(
-                Some(session),
-                "DOMDebugger.getEventListeners",
-                json!({"objectId": id, "depth": depth, "pierce": true}),
-                timeout,
-            )
-            .await
-            .ok()?;
-        let list = l.get("listeners")?.as_array()?;
-        Some(
-            list.iter()
-                .any(|v| v.get("type").and_then(Value::as_str) == Some("keyup")),
-        )
-    };
-    let (w, d) = futures::join!(listeners(window, 0), listeners(document, -1));
-    w != Some(false) || d != Some(false)
 }
 
 /// Runs one walk and takes it in; when it ended in a cycle, walks back from
