@@ -355,6 +355,98 @@ async fn static_scan_sees_the_shell_render_scan_sees_the_app() {
     assert_eq!(site.count("/hero.png"), 1);
 }
 
+/// A page of a link, a keyboard trap and 16 links: `trap` is the element
+/// and `script` what makes it one. (Early in the tab order, so that a walk
+/// that waits after each press, once a script moved focus, ends in budget.)
+fn long_page(trap: &str, script: &str) -> String {
+    let links: String = (0..16)
+        .map(|i| format!("<p><a href=\"#l{i}\">Link {i}</a></p>"))
+        .collect();
+    format!(
+        "<!doctype html><html lang=\"en\"><head><title>Long</title></head><body><h1>Long</h1><p><a href=\"#top\">Top</a></p>{trap}{links}<script>{script}</script></body></html>"
+    )
+}
+
+/// Keyboard traps made on key-down and on key-up, on pages long enough
+/// (18 elements in the tab order) that a walk cheaper per press, sending
+/// key-downs alone where no script listens to key-ups, would be used: a trap
+/// made by a key-up handler, registered from the start or only once its
+/// element is focused, must be found as well as one made on key-down.
+#[tokio::test]
+async fn the_walk_finds_traps_made_on_key_down_and_on_key_up() {
+    let site = Server::start().await;
+    s_set_pages(&site);
+    let report = scanner(&["keyboard-trap"])
+        .render(true)
+        .build()
+        .unwrap()
+        .scan(&site.url("/"))
+        .await
+        .unwrap();
+    let row = |path: &str, sel: &str| {
+        (
+            "keyboard-trap".to_string(),
+            path.to_string(),
+            sel.to_string(),
+        )
+    };
+    assert_eq!(
+        failures(&report, site.port),
+        vec![
+            row("/down", "#picker"),
+            row("/late", "#t"),
+            row("/up", "#t")
+        ]
+    );
+    let rule = report
+        .rules
+        .iter()
+        .find(|r| r.rule_id == "keyboard-trap")
+        .unwrap();
+    // Every link leaves the page: 3 on the index, 17 on each page.
+    assert_eq!((rule.passed, rule.failed), (54, 3));
+    assert!(
+        report.pages.iter().all(|p| p.error.is_none()),
+        "{:?}",
+        report.pages
+    );
+}
+
+fn s_set_pages(site: &Server) {
+    site.set(
+        "/",
+        html("<!doctype html><html lang=\"en\"><head><title>Index</title></head><body><h1>Index</h1><a href=\"/down\">down</a> <a href=\"/up\">up</a> <a href=\"/late\">late</a></body></html>"),
+    );
+    site.set(
+        "/down",
+        html(&long_page(
+            "<div id=\"picker\" tabindex=\"0\">Pick a date</div>",
+            "const p = document.getElementById('picker'); p.addEventListener('keydown', (e) => { if (e.key === 'Tab') { e.preventDefault(); p.focus(); } });",
+        )),
+    );
+    // Tab and Shift+Tab move focus off `t` on key-down; the key-up puts it
+    // back.
+    let up = "const t = document.getElementById('t'); let leaving = false; t.addEventListener('keydown', (e) => { if (e.key === 'Tab') leaving = true; }); const back = () => { if (leaving) { leaving = false; t.focus(); } };";
+    site.set(
+        "/up",
+        html(&long_page(
+            "<div id=\"t\" tabindex=\"0\">Menu</div>",
+            &format!("{up} document.addEventListener('keyup', back);"),
+        )),
+    );
+    site.set(
+        "/late",
+        html(&long_page(
+            "<div id=\"t\" tabindex=\"0\">Menu</div>",
+            &format!("{up} t.addEventListener('focus', () => document.addEventListener('keyup', back), {{ once: true }});"),
+        )),
+    );
+    site.set(
+        "/robots.txt",
+        canned(200, "text/plain", "User-agent: *\nAllow: /\n"),
+    );
+}
+
 /// Every route a page's script has to another server, each next to the same
 /// route to the site itself (which must arrive: the script did run).
 fn attack_page(victim: u16) -> String {
