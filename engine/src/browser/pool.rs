@@ -628,7 +628,6 @@ mod tests {
             },
             ..ScanConfig::default()
         };
-        let before = launches();
         let session = RenderSession::start(&config, Arc::new(HostPool::new(100.0, 4)), false)
             .await
             .unwrap();
@@ -667,11 +666,16 @@ mod tests {
                 assert_eq!(facts.elements.len(), 5, "html, head, body, p, script");
             }
         };
-        for n in 0..5 {
+        // Page 0 may go to a browser another test left with room for one
+        // more page, or to a fresh one: counted from after it, pages 1 to 4
+        // need two more browsers whichever it was (0 and 1 share one, or 1
+        // and 2 do; then the next two share the next).
+        render(0).await;
+        let before = launches();
+        for n in 1..5 {
             render(n).await;
         }
-        // Pages 0-1, 2-3 and 4, each pair in a fresh browser.
-        assert_eq!(launches() - before, 3);
+        assert_eq!(launches() - before, 2);
 
         let browser = session.browser().await.unwrap();
         let _ = browser
@@ -686,7 +690,7 @@ mod tests {
         }
         assert!(browser.conn().is_closed(), "the crash closed the pipe");
         render(9).await;
-        assert_eq!(launches() - before, 4, "restarted after the crash");
+        assert_eq!(launches() - before, 3, "restarted after the crash");
     }
 
     /// The keyboard walk of ACT's a1b64e and oj04fd examples (and a keydown
