@@ -153,7 +153,14 @@ impl Service {
         let _ =
             tokio::time::timeout(grace, async { while pool.join_next().await.is_some() {} }).await;
         pool.abort_all();
-        let _ = tokio::time::timeout(grace, deliveries).await;
+        // Aborted tasks drop their futures (and their handles on the store)
+        // only when polled: wait for that, so the store is released on return.
+        while pool.join_next().await.is_some() {}
+        let mut deliveries = deliveries;
+        if tokio::time::timeout(grace, &mut deliveries).await.is_err() {
+            deliveries.abort();
+            let _ = deliveries.await;
+        }
         // A tick still running past the grace period is cut off, so the
         // store is released when this returns.
         if tokio::time::timeout(grace, &mut scheduler).await.is_err() {
