@@ -42,6 +42,7 @@
 //! [`ScannerBuilder::allow_private`] is set.
 #![deny(missing_docs)]
 
+pub mod auth;
 pub mod baseline;
 pub mod browser;
 pub mod checks;
