@@ -14,7 +14,6 @@ use std::sync::{Arc, Mutex};
 
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::StatusCode;
 use axum::response::Response;
 use base64::Engine as _;
 
@@ -305,14 +304,20 @@ async fn answer(State(site): State<Arc<Site>>, req: Request) -> Response {
     page(200, html("Private", &body))
 }
 
-/// Runs `sitescan` off the runtime with `RUST_LOG=trace` (every log line the
-/// scan can write), optionally feeding `stdin`.
+/// Every log line of sitescan and of its HTTP stack (reqwest, hyper, h2),
+/// down to `trace`. The HTML and CSS parsers are kept at `info`: at `debug`
+/// they print the page's text, which here echoes the credentials by design
+/// (what a site sends is the site's; what we send must not show).
+const LOG_FILTER: &str = "trace,html5ever=info,markup5ever=info,selectors=info,scraper=info,cssparser=info";
+
+/// Runs `sitescan` off the runtime with [`LOG_FILTER`], optionally feeding
+/// `stdin`.
 async fn sitescan(args: Vec<String>, stdin: Option<String>) -> std::process::Output {
     tokio::task::spawn_blocking(move || {
         use std::io::Write;
         let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_sitescan"));
         cmd.args(&args)
-            .env("RUST_LOG", "trace")
+            .env("RUST_LOG", LOG_FILTER)
             .env("SITESCAN_CHROMIUM_NO_SANDBOX", "1")
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
