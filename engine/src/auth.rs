@@ -208,9 +208,9 @@ pub fn resolve_on_origin(start: &Url, field: &str, raw: &str) -> Result<Url, Str
 /// Whether `name` is a cookie name browsers accept (an RFC 6265 token).
 fn cookie_name_ok(name: &str) -> bool {
     !name.is_empty()
-        && name.bytes().all(|b| {
-            b.is_ascii_graphic() && !b"()<>@,;:\\\"/[]?={}".contains(&b)
-        })
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_graphic() && !b"()<>@,;:\\\"/[]?={}".contains(&b))
 }
 
 /// Whether `value` can go into a `Cookie` header as one cookie's value.
@@ -222,9 +222,7 @@ fn cookie_value_ok(value: &str) -> bool {
 
 fn check_len(field: &str, value: &str) -> Result<(), String> {
     if value.len() > MAX_AUTH_VALUE_BYTES {
-        return Err(format!(
-            "{field}: longer than {MAX_AUTH_VALUE_BYTES} bytes"
-        ));
+        return Err(format!("{field}: longer than {MAX_AUTH_VALUE_BYTES} bytes"));
     }
     Ok(())
 }
@@ -373,8 +371,9 @@ impl SiteAuth {
         if let Some(patterns) = &self.sign_out_exclude {
             for (i, p) in patterns.iter().enumerate() {
                 check_len(&format!("sign_out_exclude[{i}]"), p)?;
-                compile_pattern(p)
-                    .map_err(|e| format!("sign_out_exclude[{i}]: `{p}` is not a valid regular expression: {e}"))?;
+                compile_pattern(p).map_err(|e| {
+                    format!("sign_out_exclude[{i}]: `{p}` is not a valid regular expression: {e}")
+                })?;
             }
         }
         Ok(())
@@ -391,7 +390,9 @@ impl SiteAuth {
                 .enumerate()
                 .map(|(i, p)| {
                     compile_pattern(p).map_err(|e| {
-                        format!("sign_out_exclude[{i}]: `{p}` is not a valid regular expression: {e}")
+                        format!(
+                            "sign_out_exclude[{i}]: `{p}` is not a valid regular expression: {e}"
+                        )
                     })
                 })
                 .collect(),
@@ -476,7 +477,14 @@ mod tests {
         // Login fields in name order: `pass` before `user`.
         assert_eq!(
             auth.secrets(),
-            ["Bearer s3cret-h", "s3cret-c", "s3cret-b", "s3cret-f", "ann", "s3cret-s"]
+            [
+                "Bearer s3cret-h",
+                "s3cret-c",
+                "s3cret-b",
+                "s3cret-f",
+                "ann",
+                "s3cret-s"
+            ]
         );
         assert!(SiteAuth::default().is_empty() && !auth.is_empty());
     }
@@ -504,28 +512,57 @@ mod tests {
             Ok(())
         );
         let err = |v| check(v).unwrap_err();
-        let e = err(json!({"login_form": {"action": "http://other.test:8080/login", "fields": {"u": "s3cret"}}}));
+        let e = err(
+            json!({"login_form": {"action": "http://other.test:8080/login", "fields": {"u": "s3cret"}}}),
+        );
         assert!(e.starts_with("login_form.action: `http://other.test:8080/login` is not on the scan's origin http://site.test:8080"), "{e}");
-        let e = err(json!({"login_form": {"action": "https://site.test:8080/login", "fields": {"u": "x"}}}));
+        let e = err(
+            json!({"login_form": {"action": "https://site.test:8080/login", "fields": {"u": "x"}}}),
+        );
         assert!(e.starts_with("login_form.action:"), "{e}");
-        let e = err(json!({"login_steps": [{"step": "goto", "url": "/"}, {"step": "click", "selector": " "}]}));
+        let e = err(
+            json!({"login_steps": [{"step": "goto", "url": "/"}, {"step": "click", "selector": " "}]}),
+        );
         assert_eq!(e, "login_steps[1].selector: the CSS selector is empty");
         let e = err(json!({"login_steps": [{"step": "click", "selector": "#go"}]}));
-        assert!(e.starts_with("login_steps[0]: the first login step must be a `goto`"), "{e}");
-        let e = err(json!({"login_steps": [{"step": "goto", "url": "/"}, {"step": "wait_for", "selector": "a[["}]}));
-        assert!(e.starts_with("login_steps[1].selector: `a[[` is not a CSS selector"), "{e}");
+        assert!(
+            e.starts_with("login_steps[0]: the first login step must be a `goto`"),
+            "{e}"
+        );
+        let e = err(
+            json!({"login_steps": [{"step": "goto", "url": "/"}, {"step": "wait_for", "selector": "a[["}]}),
+        );
+        assert!(
+            e.starts_with("login_steps[1].selector: `a[[` is not a CSS selector"),
+            "{e}"
+        );
         let e = err(json!({"sign_out_exclude": ["ok", "(unclosed"]}));
-        assert!(e.starts_with("sign_out_exclude[1]: `(unclosed` is not a valid regular expression"), "{e}");
+        assert!(
+            e.starts_with("sign_out_exclude[1]: `(unclosed` is not a valid regular expression"),
+            "{e}"
+        );
         let e = err(json!({"headers": [{"name": "Bad Name", "value": "s3cret"}]}));
         assert_eq!(e, "headers[0].name: `Bad Name` is not a header name");
         let e = err(json!({"headers": [{"name": "X-A", "value": "s3cret\nX: y"}]}));
-        assert!(e.starts_with("headers[0].value:") && !e.contains("s3cret"), "{e}");
+        assert!(
+            e.starts_with("headers[0].value:") && !e.contains("s3cret"),
+            "{e}"
+        );
         let e = err(json!({"headers": [{"name": "Cookie", "value": "a=b"}]}));
-        assert_eq!(e, "headers[0].name: `Cookie` cannot be set here (use `cookies`)");
+        assert_eq!(
+            e,
+            "headers[0].name: `Cookie` cannot be set here (use `cookies`)"
+        );
         let e = err(json!({"cookies": [{"name": "sid", "value": "s3cret; x=y"}]}));
-        assert!(e.starts_with("cookies[0].value:") && !e.contains("s3cret"), "{e}");
+        assert!(
+            e.starts_with("cookies[0].value:") && !e.contains("s3cret"),
+            "{e}"
+        );
         let e = err(json!({"basic": {"username": "a:b", "password": "s3cret"}}));
-        assert!(e.starts_with("basic.username:") && !e.contains("s3cret"), "{e}");
+        assert!(
+            e.starts_with("basic.username:") && !e.contains("s3cret"),
+            "{e}"
+        );
         let e = err(json!({"login_form": {"action": "/login", "fields": {}}}));
         assert!(e.starts_with("login_form.fields:"), "{e}");
     }
@@ -545,7 +582,12 @@ mod tests {
         ] {
             assert!(hit(u), "{u}");
         }
-        for u in ["http://s/", "http://s/blog/login-tips", "http://s/catalog/out-of-stock", "http://s/logo.png"] {
+        for u in [
+            "http://s/",
+            "http://s/blog/login-tips",
+            "http://s/catalog/out-of-stock",
+            "http://s/logo.png",
+        ] {
             assert!(!hit(u), "{u}");
         }
         let none = SiteAuth {

@@ -190,11 +190,14 @@ async fn answer(State(site): State<Arc<Site>>, req: Request) -> Response {
         cookie: header("cookie"),
         all_headers,
     });
-    let body = axum::body::to_bytes(body, 1 << 16).await.unwrap_or_default();
+    let body = axum::body::to_bytes(body, 1 << 16)
+        .await
+        .unwrap_or_default();
     let other = site.other.lock().unwrap().clone();
     let cookie = header("cookie");
     let form_session = || {
-        cookie_of(cookie.as_deref(), "sid").is_some_and(|s| site.sessions.lock().unwrap().contains(s))
+        cookie_of(cookie.as_deref(), "sid")
+            .is_some_and(|s| site.sessions.lock().unwrap().contains(s))
     };
     let fields = || -> std::collections::HashMap<String, String> {
         url::form_urlencoded::parse(&body).into_owned().collect()
@@ -308,7 +311,8 @@ async fn answer(State(site): State<Arc<Site>>, req: Request) -> Response {
 /// down to `trace`. The HTML and CSS parsers are kept at `info`: at `debug`
 /// they print the page's text, which here echoes the credentials by design
 /// (what a site sends is the site's; what we send must not show).
-const LOG_FILTER: &str = "trace,html5ever=info,markup5ever=info,selectors=info,scraper=info,cssparser=info";
+const LOG_FILTER: &str =
+    "trace,html5ever=info,markup5ever=info,selectors=info,scraper=info,cssparser=info";
 
 /// Runs `sitescan` off the runtime with [`LOG_FILTER`], optionally feeding
 /// `stdin`.
@@ -367,7 +371,10 @@ fn secrets() -> Vec<String> {
 
 fn assert_no_secret(what: &str, text: &str) {
     for s in secrets() {
-        assert!(!text.contains(&s), "{what} contains the secret {s}:\n{text}");
+        assert!(
+            !text.contains(&s),
+            "{what} contains the secret {s}:\n{text}"
+        );
     }
 }
 
@@ -379,7 +386,11 @@ fn pages(report: &serde_json::Value, base: &str) -> Vec<(String, u64)> {
         .iter()
         .map(|p| {
             (
-                p["url"].as_str().unwrap().trim_start_matches(base).to_string(),
+                p["url"]
+                    .as_str()
+                    .unwrap()
+                    .trim_start_matches(base)
+                    .to_string(),
                 p["status"].as_u64().unwrap(),
             )
         })
@@ -402,7 +413,10 @@ fn assert_other_origin_got_no_credentials(other: &Server) {
             "credentials sent to the other origin: {l:?}"
         );
         assert_no_secret("a request to the other origin", &l.all_headers);
-        assert!(!l.all_headers.to_ascii_lowercase().contains("x-staging-key"), "{l:?}");
+        assert!(
+            !l.all_headers.to_ascii_lowercase().contains("x-staging-key"),
+            "{l:?}"
+        );
     }
 }
 
@@ -438,7 +452,11 @@ async fn basic_auth_reaches_the_private_pages_and_nothing_leaks() {
         Some(auth.to_string()),
     )
     .await;
-    assert!(out.status.code() == Some(0) || out.status.code() == Some(1), "{}", stderr(&out));
+    assert!(
+        out.status.code() == Some(0) || out.status.code() == Some(1),
+        "{}",
+        stderr(&out)
+    );
     let json = String::from_utf8(out.stdout.clone()).unwrap();
     let report: serde_json::Value = serde_json::from_str(&json).unwrap();
     let got = pages(&report, &site.base);
@@ -450,7 +468,10 @@ async fn basic_auth_reaches_the_private_pages_and_nothing_leaks() {
     assert!(json.contains("[redacted]"), "nothing was echoed: {json}");
     assert_no_secret("the JSON report", &json);
     assert_no_secret("the log", &stderr(&out));
-    assert!(stderr(&out).contains("TRACE") || stderr(&out).contains("DEBUG"), "logs were not captured");
+    assert!(
+        stderr(&out).contains("TRACE") || stderr(&out).contains("DEBUG"),
+        "logs were not captured"
+    );
     // Every request to the site carried the credentials (the log is the
     // proof they were sent), and the sign-out link was never requested.
     let log = site.log();
@@ -482,7 +503,11 @@ async fn basic_auth_reaches_the_private_pages_and_nothing_leaks() {
         None,
     )
     .await;
-    assert!(out.status.code() == Some(0) || out.status.code() == Some(1), "{}", stderr(&out));
+    assert!(
+        out.status.code() == Some(0) || out.status.code() == Some(1),
+        "{}",
+        stderr(&out)
+    );
     let html = std::fs::read_to_string(&html_path).unwrap();
     assert!(html.contains("/a/b/c") && html.contains("[redacted]"));
     assert_no_secret("the HTML report", &html);
@@ -519,9 +544,9 @@ async fn a_start_page_redirected_to_another_origin_gets_no_credentials() {
     // The crawler followed the redirect hop by hop: the site's hop with
     // credentials, the other origin's without.
     let log = site.log();
-    assert!(log
-        .iter()
-        .any(|l| l.path == "/moved" && l.authorization.as_deref() == Some(expected_basic().as_str())));
+    assert!(log.iter().any(
+        |l| l.path == "/moved" && l.authorization.as_deref() == Some(expected_basic().as_str())
+    ));
     assert!(other.requested("/landing"));
     assert_other_origin_got_no_credentials(&other);
     assert_eq!(report.pages[0].final_url, other.url("/landing"));
@@ -544,21 +569,30 @@ async fn a_session_cookie_reaches_the_private_pages_and_stays_on_its_origin() {
     )
     .unwrap();
     let out = sitescan(
-        scan_args(&site.url("/"), &["--auth", &auth_file.display().to_string()]),
+        scan_args(
+            &site.url("/"),
+            &["--auth", &auth_file.display().to_string()],
+        ),
         None,
     )
     .await;
-    assert!(out.status.code() == Some(0) || out.status.code() == Some(1), "{}", stderr(&out));
+    assert!(
+        out.status.code() == Some(0) || out.status.code() == Some(1),
+        "{}",
+        stderr(&out)
+    );
     let json = String::from_utf8(out.stdout.clone()).unwrap();
     let report: serde_json::Value = serde_json::from_str(&json).unwrap();
     let got = pages(&report, &site.base);
     for p in private_pages() {
         assert!(got.contains(&p), "{p:?} not in {got:?}");
     }
-    assert!(site
-        .log()
-        .iter()
-        .any(|l| l.path == "/a/b/c" && cookie_of(l.cookie.as_deref(), "sid") == Some(COOKIE_VALUE)));
+    assert!(
+        site.log()
+            .iter()
+            .any(|l| l.path == "/a/b/c"
+                && cookie_of(l.cookie.as_deref(), "sid") == Some(COOKIE_VALUE))
+    );
     assert!(!site.requested("/logout"));
     assert_other_origin_got_no_credentials(&other);
     assert_no_secret("the JSON report", &json);
@@ -567,7 +601,11 @@ async fn a_session_cookie_reaches_the_private_pages_and_stays_on_its_origin() {
     // The same cookie from the command line.
     let cookie = format!("sid={COOKIE_VALUE}");
     let out = sitescan(scan_args(&site.url("/a/b"), &["--cookie", &cookie]), None).await;
-    assert!(out.status.code() == Some(0) || out.status.code() == Some(1), "{}", stderr(&out));
+    assert!(
+        out.status.code() == Some(0) || out.status.code() == Some(1),
+        "{}",
+        stderr(&out)
+    );
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(pages(&report, &site.base).contains(&("/a/b/c".to_string(), 200)));
 }
@@ -593,7 +631,11 @@ async fn a_login_form_with_a_csrf_token_signs_in_before_the_crawl() {
     // Without credentials: redirected to the sign-in page, which is all the
     // scan sees.
     let out = sitescan(scan_args(&site.url("/"), &[]), None).await;
-    assert!(out.status.code() == Some(0) || out.status.code() == Some(1), "{}", stderr(&out));
+    assert!(
+        out.status.code() == Some(0) || out.status.code() == Some(1),
+        "{}",
+        stderr(&out)
+    );
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let got = pages(&report, &site.base);
     assert!(!got.iter().any(|(p, _)| p.starts_with("/a")), "{got:?}");
@@ -604,7 +646,11 @@ async fn a_login_form_with_a_csrf_token_signs_in_before_the_crawl() {
         serde_json::json!({"cookie": "sid", "url": "/a", "contains": "Level one"}),
     );
     let out = sitescan(scan_args(&site.url("/"), &["--auth", "-"]), Some(auth)).await;
-    assert!(out.status.code() == Some(0) || out.status.code() == Some(1), "{}", stderr(&out));
+    assert!(
+        out.status.code() == Some(0) || out.status.code() == Some(1),
+        "{}",
+        stderr(&out)
+    );
     let json = String::from_utf8(out.stdout.clone()).unwrap();
     let report: serde_json::Value = serde_json::from_str(&json).unwrap();
     let got = pages(&report, &site.base);
@@ -623,7 +669,9 @@ async fn a_login_form_with_a_csrf_token_signs_in_before_the_crawl() {
     let post_at = log.iter().position(|l| l.path == "/session").unwrap();
     assert!(first_get_login < post_at);
     // Every later page carried the session.
-    assert!(log.iter().any(|l| l.path == "/a/b/c" && cookie_of(l.cookie.as_deref(), "sid") == Some(SESSION)));
+    assert!(log
+        .iter()
+        .any(|l| l.path == "/a/b/c" && cookie_of(l.cookie.as_deref(), "sid") == Some(SESSION)));
     assert!(!site.requested("/logout"), "{log:?}");
     assert_other_origin_got_no_credentials(&other);
     assert_no_secret("the JSON report", &json);
@@ -703,7 +751,10 @@ async fn bad_credentials_are_usage_errors_that_name_the_field() {
         assert!(stderr(&out).contains(want), "{extra:?}: {}", stderr(&out));
         assert!(!stderr(&out).contains("hush-s3cret"));
     }
-    assert!(site.log().is_empty(), "a bad credential still requested the site");
+    assert!(
+        site.log().is_empty(),
+        "a bad credential still requested the site"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -726,7 +777,11 @@ async fn render_mode_signs_in_with_browser_steps_on_a_javascript_page() {
         Some(auth),
     )
     .await;
-    assert!(out.status.code() == Some(0) || out.status.code() == Some(1), "{}", stderr(&out));
+    assert!(
+        out.status.code() == Some(0) || out.status.code() == Some(1),
+        "{}",
+        stderr(&out)
+    );
     let json = String::from_utf8(out.stdout.clone()).unwrap();
     let report: serde_json::Value = serde_json::from_str(&json).unwrap();
     let got = pages(&report, &site.base);
@@ -735,9 +790,15 @@ async fn render_mode_signs_in_with_browser_steps_on_a_javascript_page() {
     }
     let log = site.log();
     // The browser posted the sign-in (through our interceptor)...
-    assert!(log.iter().any(|l| l.method == "POST" && l.path == "/api/login"), "{log:?}");
+    assert!(
+        log.iter()
+            .any(|l| l.method == "POST" && l.path == "/api/login"),
+        "{log:?}"
+    );
     // ...and the crawler's own fetches carried the session it got.
-    assert!(log.iter().any(|l| l.path == "/a/b/c" && cookie_of(l.cookie.as_deref(), "sid") == Some(SESSION)));
+    assert!(log
+        .iter()
+        .any(|l| l.path == "/a/b/c" && cookie_of(l.cookie.as_deref(), "sid") == Some(SESSION)));
     assert!(!site.requested("/logout"), "{log:?}");
     assert_other_origin_got_no_credentials(&other);
     assert_no_secret("the JSON report", &json);
@@ -761,7 +822,9 @@ async fn render_mode_signs_in_with_browser_steps_on_a_javascript_page() {
     .await;
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     assert!(
-        last_line(&out).contains("sign-in failed: login step 5 (wait_for `#welcome`): no element matched within 15 s"),
+        last_line(&out).contains(
+            "sign-in failed: login step 5 (wait_for `#welcome`): no element matched within 15 s"
+        ),
         "{}",
         last_line(&out)
     );

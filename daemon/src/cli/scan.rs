@@ -21,11 +21,11 @@
 use std::io::IsTerminal;
 
 use clap::Args as ClapArgs;
+use sitescan_engine::auth::{BasicAuth, NameValue, SiteAuth};
 use sitescan_engine::config::{
     LinkScope, StatusRange, DEFAULT_ACCEPT, DEFAULT_CONCURRENCY, DEFAULT_MAX_DEPTH,
     DEFAULT_MAX_PAGES, DEFAULT_RATE_PER_HOST, DEFAULT_USER_AGENT,
 };
-use sitescan_engine::auth::{BasicAuth, NameValue, SiteAuth};
 use sitescan_engine::render::count;
 use sitescan_engine::{Error, ReportSource, ScanConfig, Scanner, SpooledReport};
 use sitescan_rules::Category;
@@ -251,7 +251,11 @@ impl Args {
                 let (name, text) = if path.as_os_str() == "-" {
                     let mut text = String::new();
                     std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map_err(
-                        |e| CliError::usage(anyhow::anyhow!("cannot read the credentials from stdin: {e}")),
+                        |e| {
+                            CliError::usage(anyhow::anyhow!(
+                                "cannot read the credentials from stdin: {e}"
+                            ))
+                        },
                     )?;
                     ("stdin".to_string(), text)
                 } else {
@@ -343,9 +347,8 @@ pub(crate) fn run(args: Args) -> CliResult {
     let auth = args.site_auth()?;
     // Bad credentials fail now, before the browser or the crawl starts.
     if let Ok(start) = url::Url::parse(&args.url) {
-        auth.validate(&start).map_err(|e| {
-            CliError::usage(anyhow::anyhow!("invalid credentials: {e}"))
-        })?;
+        auth.validate(&start)
+            .map_err(|e| CliError::usage(anyhow::anyhow!("invalid credentials: {e}")))?;
     }
     let scanner = Scanner::builder()
         .config(args.config()?)

@@ -347,11 +347,7 @@ impl RenderSession {
             .map_err(|_| browser_failed(BrowserError::Crashed))?;
         let ctx = self.context().await.map_err(browser_failed)?;
         let tab = self.open_tab(&ctx).await.map_err(browser_failed)?;
-        let job = Arc::new(PageJob::sign_in(
-            auth.origin_url().origin(),
-            scope,
-            robots,
-        ));
+        let job = Arc::new(PageJob::sign_in(auth.origin_url().origin(), scope, robots));
         *lock(&tab.state.job) = Some(job);
         let conn = Arc::clone(ctx.browser.conn());
         let step_tab = super::sign_in::StepTab {
@@ -372,7 +368,11 @@ impl RenderSession {
             )
             .await
             .map_err(browser_failed)?;
-        let host = auth.origin_url().host_str().unwrap_or("").to_ascii_lowercase();
+        let host = auth
+            .origin_url()
+            .host_str()
+            .unwrap_or("")
+            .to_ascii_lowercase();
         let cookies = got
             .get("cookies")
             .and_then(Value::as_array)

@@ -59,8 +59,8 @@ pub(crate) async fn run_steps(
         tracing::debug!(step = %what(), "sign-in step");
         let outcome = match step {
             LoginStep::Goto { url } => {
-                let url = resolve_on_origin(start, "url", url)
-                    .map_err(|e| format!("{}: {e}", what()))?;
+                let url =
+                    resolve_on_origin(start, "url", url).map_err(|e| format!("{}: {e}", what()))?;
                 goto(tab, &url).await
             }
             LoginStep::Fill { selector, value } => {

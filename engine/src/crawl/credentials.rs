@@ -311,7 +311,6 @@ impl Credentials {
             }
         }
     }
-
 }
 
 #[cfg(test)]
@@ -349,7 +348,10 @@ mod tests {
             "http://localhost:8080/",
             "http://127.0.0.2:8080/",
         ] {
-            assert!(c.headers_for(&Url::parse(other).unwrap()).is_empty(), "{other}");
+            assert!(
+                c.headers_for(&Url::parse(other).unwrap()).is_empty(),
+                "{other}"
+            );
         }
     }
 
@@ -370,7 +372,9 @@ mod tests {
         gone.append(SET_COOKIE, "sid=; Max-Age=0".parse().unwrap());
         gone.append(
             SET_COOKIE,
-            "a=x; Expires=Thu, 01 Jan 1970 00:00:00 GMT".parse().unwrap(),
+            "a=x; Expires=Thu, 01 Jan 1970 00:00:00 GMT"
+                .parse()
+                .unwrap(),
         );
         c.absorb(&here, &gone);
         assert!(c.cookies().is_empty());

@@ -361,10 +361,8 @@ impl Fetcher {
                 out.ttfb_ms = t0.elapsed().as_millis() as u64;
                 out.headers = headers_of(resp.headers());
                 if let Some(location) = resp.headers().get(LOCATION) {
-                    if let Some(target) = location
-                        .to_str()
-                        .ok()
-                        .and_then(|l| url.join(l.trim()).ok())
+                    if let Some(target) =
+                        location.to_str().ok().and_then(|l| url.join(l.trim()).ok())
                     {
                         out.final_url = target;
                     }

@@ -46,7 +46,10 @@ pub(super) async fn sign_in(
                 .sign_in(start, Arc::new(scope.clone()), robots)
                 .await
                 .map_err(login)?;
-            tracing::info!(steps = auth.login_steps.len(), "signed in with the browser steps");
+            tracing::info!(
+                steps = auth.login_steps.len(),
+                "signed in with the browser steps"
+            );
             return Ok(());
         }
     }
@@ -88,7 +91,9 @@ async fn post_login_form(
             .get(&page_url, BodyPolicy::Always, max, &on_origin)
             .await;
         if let Some(e) = &got.error {
-            return Err(format!("the sign-in page {page_url} could not be read: {e}"));
+            return Err(format!(
+                "the sign-in page {page_url} could not be read: {e}"
+            ));
         }
         if !(200..300).contains(&got.status) {
             return Err(format!(
@@ -129,7 +134,9 @@ async fn post_login_form(
         last = if matches!(last.status, 307 | 308) {
             fetcher.post_form(&target, body.clone(), max).await
         } else {
-            fetcher.get(&target, BodyPolicy::Always, max, &on_origin).await
+            fetcher
+                .get(&target, BodyPolicy::Always, max, &on_origin)
+                .await
         };
         at = target;
     }
@@ -194,7 +201,11 @@ async fn judge(
             let charset = got.charset();
             (u, got.body, charset)
         }
-        None => (landed.final_url.clone(), landed.body.clone(), landed.charset()),
+        None => (
+            landed.final_url.clone(),
+            landed.body.clone(),
+            landed.charset(),
+        ),
     };
     if let Some(text) = &check.contains {
         let (html, _) = decode_html(&body, charset.as_deref());
@@ -300,10 +311,7 @@ mod tests {
         );
         let by_password = r#"<form action="/elsewhere"><input type="hidden" name="a" value="1">
             <input type="password" name="p"></form><form><input type="hidden" name="b"></form>"#;
-        assert_eq!(
-            hidden_fields(by_password, &page, &action),
-            [pair("a", "1")]
-        );
+        assert_eq!(hidden_fields(by_password, &page, &action), [pair("a", "1")]);
         assert!(hidden_fields("<p>no form</p>", &page, &action).is_empty());
     }
 }

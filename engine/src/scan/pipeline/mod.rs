@@ -172,7 +172,8 @@ pub(crate) async fn run(
             started_at,
             facts,
         },
-    ).await?;
+    )
+    .await?;
     // The report's own text (notes, pages, the site's URL) without secrets;
     // the findings were scrubbed as they came.
     if let Some(c) = &creds {
