@@ -55,6 +55,12 @@ pub enum Error {
     /// answer).
     #[error("{0}")]
     Browser(String),
+    /// The sign-in before the crawl failed (the login form's check did not
+    /// hold, or a browser sign-in step found nothing): the scan would only
+    /// see what a visitor who is not signed in sees. The message names the
+    /// check or step and never contains a secret.
+    #[error("sign-in failed: {0}")]
+    Login(String),
     /// The HTTP client could not be built.
     #[error("HTTP client setup failed: {0}")]
     Client(String),

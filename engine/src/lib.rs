@@ -36,6 +36,36 @@
 //! # Ok(()) }
 //! ```
 //!
+//! Pages behind a login: hand the scanner a [`auth::SiteAuth`] (headers,
+//! cookies, basic authentication, a sign-in form, or sign-in steps for render
+//! mode). The credentials go only to the origin of the URL scanned, the sign-in
+//! runs before the crawl (a failed one fails the scan with
+//! [`Error::Login`]), sign-out links are never requested, and the report
+//! carries no secret:
+//!
+//! ```no_run
+//! use std::collections::BTreeMap;
+//! use sitescan_engine::auth::{LoginCheck, LoginForm, SiteAuth};
+//! use sitescan_engine::Scanner;
+//!
+//! # async fn demo() -> Result<(), sitescan_engine::Error> {
+//! let auth = SiteAuth {
+//!     login_form: Some(LoginForm {
+//!         page: Some("/login".into()),
+//!         action: "/login".into(),
+//!         fields: BTreeMap::from([
+//!             ("email".to_string(), "qa@example.com".to_string()),
+//!             ("password".to_string(), std::env::var("QA_PASSWORD").unwrap_or_default()),
+//!         ]),
+//!         success: LoginCheck { cookie: Some("session".into()), ..LoginCheck::default() },
+//!     }),
+//!     ..SiteAuth::default()
+//! };
+//! let report = Scanner::builder().auth(auth).build()?.scan("https://app.example.com/").await?;
+//! println!("{} pages signed in", report.pages.len());
+//! # Ok(()) }
+//! ```
+//!
 //! Politeness is built in: robots.txt (RFC 9309), a per-host rate limit raised
 //! by `Crawl-delay`, `Retry-After`, bounded retries, a body-size cap, and an SSRF
 //! guard that refuses private and local addresses unless

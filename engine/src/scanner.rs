@@ -13,6 +13,7 @@ use sitescan_rules::registry;
 use tokio::sync::mpsc;
 use tracing::Instrument;
 
+use crate::auth::SiteAuth;
 use crate::config::{PageBudget, ScanConfig};
 use crate::crawl::scope::compile_patterns;
 use crate::error::{Error, Result};
@@ -35,9 +36,35 @@ pub const MAX_REDIRECTS_LIMIT: u32 = 50;
 pub struct ScannerBuilder {
     config: ScanConfig,
     watch: Option<Arc<dyn AnalysisWatch>>,
+    auth: Option<SiteAuth>,
 }
 
 impl ScannerBuilder {
+    /// Credentials for a site behind a login (none by default): headers,
+    /// cookies, basic authentication, a sign-in form or browser sign-in
+    /// steps. They go only to the origin (scheme, host and port) of the URL
+    /// scanned, never into the report, and URLs that would sign the scan out
+    /// are not requested (see [`crate::auth`]). Checked against the start URL
+    /// when a scan starts ([`SiteAuth::validate`]); an empty `SiteAuth` is the
+    /// same as none.
+    ///
+    /// ```no_run
+    /// # async fn run() -> sitescan_engine::Result<()> {
+    /// use sitescan_engine::auth::{BasicAuth, SiteAuth};
+    /// let auth = SiteAuth {
+    ///     basic: Some(BasicAuth { username: "preview".into(), password: "hunter22".into() }),
+    ///     ..SiteAuth::default()
+    /// };
+    /// let scanner = sitescan_engine::Scanner::builder().auth(auth).build()?;
+    /// let report = scanner.scan("https://staging.example.com/").await?;
+    /// println!("{} pages", report.pages.len());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn auth(mut self, auth: SiteAuth) -> Self {
+        self.auth = (!auth.is_empty()).then_some(auth);
+        self
+    }
     /// Replaces the whole configuration.
     pub fn config(mut self, config: ScanConfig) -> Self {
         self.config = config;
@@ -287,6 +314,7 @@ impl ScannerBuilder {
                 config: self.config,
                 selection,
                 watch: self.watch,
+                auth: self.auth,
             }),
         })
     }

@@ -51,6 +51,10 @@
 //! - `walkthrough`: the book's curl walkthrough, run as printed.
 //! - `schedules`: scheduled scans: the API, runs on time, quota skips, a missed
 //!   run firing once, exactly one scan per run with two `serve --redis` processes.
+//! - `auth`: scans behind a login (basic authentication, a session cookie, a
+//!   sign-in form with a CSRF token, browser sign-in steps in render mode): the
+//!   private pages reached, credentials never sent to another origin, sign-out
+//!   never requested, secrets in no report and no log.
 //! - `netns`: a CLI scan in a network namespace of its own (`unshare -rn`), for
 //!   the tests of a closed network and of the SSRF guard on redirects.
 
@@ -66,6 +70,7 @@ mod api_edges;
 mod api_reference;
 mod api_render;
 mod api_support;
+mod auth;
 mod budget;
 mod cascade;
 mod cascade_imports;

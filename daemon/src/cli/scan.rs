@@ -21,6 +21,7 @@
 use std::io::IsTerminal;
 
 use clap::Args as ClapArgs;
+use sitescan_engine::auth::{BasicAuth, NameValue, SiteAuth};
 use sitescan_engine::config::{
     LinkScope, StatusRange, DEFAULT_ACCEPT, DEFAULT_CONCURRENCY, DEFAULT_MAX_DEPTH,
     DEFAULT_MAX_PAGES, DEFAULT_RATE_PER_HOST, DEFAULT_USER_AGENT,
@@ -128,6 +129,29 @@ pub(crate) struct Args {
     #[arg(long, env = "SITESCAN_RENDER")]
     render: bool,
 
+    /// Credentials for a site behind a login: a JSON file of the engine's
+    /// SiteAuth (headers, cookies, basic, login_form, login_steps,
+    /// sign_out_exclude), `-` for stdin. Sent only to the start URL's origin;
+    /// never in the report. Preferred to the flags below, whose values show
+    /// in the process list.
+    #[arg(long = "auth", value_name = "FILE", env = "SITESCAN_AUTH")]
+    auth: Option<std::path::PathBuf>,
+
+    /// An extra request header for the site, `Name: value` (repeatable; the
+    /// value shows in the process list: prefer --auth).
+    #[arg(long = "header", value_name = "NAME: VALUE", value_parser = parse_header)]
+    header: Vec<Secret<(String, String)>>,
+
+    /// A cookie for the site, `name=value` (repeatable; the value shows in
+    /// the process list: prefer --auth).
+    #[arg(long = "cookie", value_name = "NAME=VALUE", value_parser = parse_cookie)]
+    cookie: Vec<Secret<(String, String)>>,
+
+    /// HTTP basic authentication for the site, `user:password` (shows in the
+    /// process list: prefer --auth).
+    #[arg(long = "basic", value_name = "USER:PASSWORD", value_parser = parse_basic)]
+    basic: Option<Secret<(String, String)>>,
+
     /// The page budget: what one page's analysis may spend.
     #[command(flatten)]
     budget: super::budget::BudgetArgs,
@@ -159,6 +183,55 @@ impl From<LinksArg> for LinkScope {
     }
 }
 
+/// A credential from the command line: `Debug` never shows it.
+#[derive(Clone)]
+struct Secret<T>(T);
+
+impl<T> std::fmt::Debug for Secret<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+fn parse_header(s: &str) -> Result<Secret<(String, String)>, String> {
+    let (name, value) = s
+        .split_once(':')
+        .ok_or("expected `Name: value` (a colon between the name and the value)")?;
+    Ok(Secret((name.trim().to_string(), value.trim().to_string())))
+}
+
+fn parse_cookie(s: &str) -> Result<Secret<(String, String)>, String> {
+    let (name, value) = s
+        .split_once('=')
+        .ok_or("expected `name=value` (an equals sign between the name and the value)")?;
+    Ok(Secret((name.trim().to_string(), value.to_string())))
+}
+
+fn parse_basic(s: &str) -> Result<Secret<(String, String)>, String> {
+    let (user, password) = s
+        .split_once(':')
+        .ok_or("expected `user:password` (a colon between the user name and the password)")?;
+    Ok(Secret((user.to_string(), password.to_string())))
+}
+
+/// A JSON error without the values it quotes (serde quotes a wrong value,
+/// which may be a password): its kind, position and field names are kept.
+fn json_error_without_values(e: &serde_json::Error) -> String {
+    let mut out = String::new();
+    let mut quoted = false;
+    for c in e.to_string().chars() {
+        if c == '"' {
+            if !quoted {
+                out.push_str("\"…\"");
+            }
+            quoted = !quoted;
+        } else if !quoted {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// The parsed `--accept` list (a newtype so clap takes the whole list as one
 /// value: ranges contain no commas, the list does).
 #[derive(Debug, Clone)]
@@ -169,6 +242,60 @@ fn parse_accept(s: &str) -> Result<AcceptList, String> {
 }
 
 impl Args {
+    /// The credentials of `--auth`, `--header`, `--cookie` and `--basic`
+    /// (the flags add to the file; `--basic` replaces the file's).
+    fn site_auth(&self) -> Result<SiteAuth, CliError> {
+        let mut auth = match &self.auth {
+            None => SiteAuth::default(),
+            Some(path) => {
+                let (name, text) = if path.as_os_str() == "-" {
+                    let mut text = String::new();
+                    std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map_err(
+                        |e| {
+                            CliError::usage(anyhow::anyhow!(
+                                "cannot read the credentials from stdin: {e}"
+                            ))
+                        },
+                    )?;
+                    ("stdin".to_string(), text)
+                } else {
+                    let text = std::fs::read_to_string(path).map_err(|e| {
+                        CliError::usage(anyhow::anyhow!(
+                            "cannot read the credentials file {}: {e}",
+                            path.display()
+                        ))
+                    })?;
+                    (path.display().to_string(), text)
+                };
+                serde_json::from_str(&text).map_err(|e| {
+                    CliError::usage(anyhow::anyhow!(
+                        "the credentials in {name} are not valid: {}; see docs/src/authenticated-scans.md for the format",
+                        json_error_without_values(&e)
+                    ))
+                })?
+            }
+        };
+        for Secret((name, value)) in &self.header {
+            auth.headers.push(NameValue {
+                name: name.clone(),
+                value: value.clone(),
+            });
+        }
+        for Secret((name, value)) in &self.cookie {
+            auth.cookies.push(NameValue {
+                name: name.clone(),
+                value: value.clone(),
+            });
+        }
+        if let Some(Secret((username, password))) = &self.basic {
+            auth.basic = Some(BasicAuth {
+                username: username.clone(),
+                password: password.clone(),
+            });
+        }
+        Ok(auth)
+    }
+
     fn config(&self) -> Result<ScanConfig, CliError> {
         let mut ca_certs = Vec::new();
         for path in &self.ca_cert {
@@ -217,8 +344,15 @@ pub(crate) fn run(args: Args) -> CliResult {
     crate::telemetry::init_cli(interactive);
     // A wrong baseline file fails now, not after the crawl.
     let baseline = args.output.load_baseline()?;
+    let auth = args.site_auth()?;
+    // Bad credentials fail now, before the browser or the crawl starts.
+    if let Ok(start) = url::Url::parse(&args.url) {
+        auth.validate(&start)
+            .map_err(|e| CliError::usage(anyhow::anyhow!("invalid credentials: {e}")))?;
+    }
     let scanner = Scanner::builder()
         .config(args.config()?)
+        .auth(auth)
         .build()
         .map_err(classify)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -36,6 +36,7 @@ use url::Url;
 
 use super::cdp::Connection;
 use crate::config::ScanConfig;
+use crate::crawl::credentials::Credentials;
 use crate::crawl::host_limits::HostPool;
 use crate::crawl::scope::Scope;
 use crate::crawl::ssrf::{check_literal, GuardedResolver, PrivateAddressRefused};
@@ -64,6 +65,10 @@ pub struct Policy {
     hosts: Arc<HostPool>,
     allow_private: bool,
     max_body: u64,
+    /// The scan's credentials: their headers and basic authentication are
+    /// added to each request on their origin (never to another), and that
+    /// origin's sign-out URLs are refused.
+    auth: Option<Arc<Credentials>>,
 }
 
 fn client(config: &ScanConfig, guard: bool) -> Result<reqwest::Client> {
@@ -100,7 +105,14 @@ impl Policy {
             hosts,
             allow_private: config.allow_private,
             max_body: config.max_body_bytes,
+            auth: None,
         })
+    }
+
+    /// The same policy with the scan's credentials.
+    pub fn with_auth(mut self, auth: Option<Arc<Credentials>>) -> Policy {
+        self.auth = auth;
+        self
     }
 }
 
@@ -125,7 +137,8 @@ pub struct Refusal {
     pub url: String,
     /// The protocol's resource type (`Document`, `Image`, `Fetch`, ...).
     pub resource_type: String,
-    /// Why: `scheme`, `navigation`, `scope`, `robots`, `private`, `budget`.
+    /// Why: `scheme`, `navigation`, `scope`, `robots`, `private`, `budget`,
+    /// `sign_out` (a scan with credentials never signs itself out).
     pub reason: &'static str,
 }
 
@@ -141,6 +154,9 @@ pub struct PageJob {
     /// robots.txt of the scan (`true`: allowed).
     pub robots: RobotsCheck,
     served: AtomicBool,
+    /// Sign-in mode: main-frame navigations to this origin are fetched (the
+    /// steps go to pages and submit forms), not refused.
+    sign_in: Option<url::Origin>,
     requests: AtomicUsize,
     bytes: AtomicU64,
     refused: Mutex<Vec<Refusal>>,
@@ -168,10 +184,25 @@ impl PageJob {
             scope,
             robots,
             served: AtomicBool::new(false),
+            sign_in: None,
             requests: AtomicUsize::new(0),
             bytes: AtomicU64::new(0),
             refused: Mutex::new(Vec::new()),
         }
+    }
+
+    /// A job for the browser sign-in: no document of its own, main-frame
+    /// navigations within `origin` fetched (see [`PageJob::route`]).
+    pub fn sign_in(origin: url::Origin, scope: Arc<Scope>, robots: RobotsCheck) -> PageJob {
+        let blank = MainDocument {
+            url: Url::parse("about:blank").expect("about:blank is a URL"),
+            status: 200,
+            headers: Vec::new(),
+            body: Vec::new(),
+        };
+        let mut job = PageJob::new(blank, scope, robots);
+        job.sign_in = Some(origin);
+        job
     }
 
     /// The requests refused so far.
@@ -200,6 +231,16 @@ impl PageJob {
             return Route::Refuse("budget");
         }
         let navigation = resource_type == "Document";
+        if let Some(auth) = &policy.auth {
+            if auth.applies(url) && auth.is_sign_out(url) {
+                return Route::Refuse("sign_out");
+            }
+        }
+        if navigation && main_frame && self.sign_in.as_ref() == Some(&url.origin()) {
+            // The sign-in steps' own pages and form posts; robots.txt does
+            // not apply to a sign-in the user configured.
+            return Route::Fetch { site: true };
+        }
         if navigation && main_frame {
             if url_eq(url, &self.doc.url) && !self.served.swap(true, Ordering::SeqCst) {
                 return Route::Document;
@@ -394,9 +435,27 @@ impl Interceptor {
         // site's responses we fulfilled, or by its scripts), and we send
         // them to the scanned site. Never to another host (no third-party
         // cookies), never across scans (a context per scan).
-        if site && !headers.contains_key(reqwest::header::COOKIE) {
+        // With credentials, the context holds the session: its cookies go
+        // to the credentials' origin only, never to another port of the host.
+        let cookies_allowed = site && self.policy.auth.as_ref().is_none_or(|a| a.applies(&url));
+        if cookies_allowed && !headers.contains_key(reqwest::header::COOKIE) {
             if let Some(cookie) = self.cookies_for(&url).await {
                 headers.insert(reqwest::header::COOKIE, cookie);
+            }
+        }
+        if let Some(auth) = &self.policy.auth {
+            // Headers and basic authentication, on the origin only (the
+            // session's cookies came from the context above).
+            let mut current: Option<HeaderName> = None;
+            for (name, value) in auth.headers_for(&url) {
+                if let Some(name) = name {
+                    // Ours replace the page's own of the same name.
+                    headers.remove(&name);
+                    current = Some(name);
+                }
+                if let Some(name) = current.as_ref().filter(|n| **n != reqwest::header::COOKIE) {
+                    headers.append(name.clone(), value);
+                }
             }
         }
         let mut builder = client.request(method, url.as_str()).headers(headers);

@@ -35,6 +35,7 @@ pub mod interact;
 pub mod intercept;
 pub mod launch;
 pub mod pool;
+pub mod sign_in;
 pub mod snapshot;
 
 pub use launch::{configure, sink_requests, LaunchOptions, DEFAULT_RECYCLE_AFTER};

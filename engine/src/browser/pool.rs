@@ -29,6 +29,7 @@ use super::launch::{self, LaunchOptions, Process};
 use super::snapshot::{self, Ready};
 use super::BrowserError;
 use crate::config::{RenderOptions, ScanConfig};
+use crate::crawl::credentials::Credentials;
 use crate::crawl::fetch::Fetched;
 use crate::crawl::host_limits::HostPool;
 use crate::crawl::scope::Scope;
@@ -205,6 +206,10 @@ pub struct RenderSession {
     interaction: bool,
     /// The scan's cap on a page body, which the serialized DOM keeps too.
     max_body: u64,
+    /// The scan's credentials: their session's cookies are put into each
+    /// context this session creates (a browser replaced midway keeps the
+    /// session).
+    auth: Option<Arc<Credentials>>,
 }
 
 impl RenderSession {
@@ -218,7 +223,19 @@ impl RenderSession {
         hosts: Arc<HostPool>,
         interaction: bool,
     ) -> crate::Result<RenderSession> {
-        let policy = Policy::new(config, hosts)?;
+        Self::start_with_auth(config, hosts, interaction, None).await
+    }
+
+    /// [`RenderSession::start`] for a scan with credentials: the interceptor
+    /// adds them to requests on their origin, and the context gets their
+    /// session's cookies.
+    pub async fn start_with_auth(
+        config: &ScanConfig,
+        hosts: Arc<HostPool>,
+        interaction: bool,
+        auth: Option<Arc<Credentials>>,
+    ) -> crate::Result<RenderSession> {
+        let policy = Policy::new(config, hosts)?.with_auth(auth.clone());
         let session = RenderSession {
             policy: Arc::new(policy),
             options: config.render_options.clone(),
@@ -229,6 +246,7 @@ impl RenderSession {
             user_agent: config.user_agent.clone(),
             interaction,
             max_body: config.max_body_bytes,
+            auth,
         };
         session
             .context()
@@ -264,8 +282,118 @@ impl RenderSession {
             .ok_or_else(|| BrowserError::Protocol("no browser context id".into()))?
             .to_string();
         let c = Arc::new(Context { browser, id });
+        self.seed_cookies(&c).await?;
         *slot = Some(Arc::clone(&c));
         Ok(c)
+    }
+
+    /// Puts the session's cookies (the credentials' jar) into a context,
+    /// scoped to the credentials' origin's host.
+    async fn seed_cookies(&self, ctx: &Context) -> Result<(), BrowserError> {
+        let Some(auth) = &self.auth else {
+            return Ok(());
+        };
+        let url = auth.origin_url().as_str();
+        let cookies: Vec<Value> = auth
+            .cookies()
+            .into_iter()
+            .map(|(name, value)| json!({"name": name, "value": value, "url": url}))
+            .collect();
+        if cookies.is_empty() {
+            return Ok(());
+        }
+        ctx.browser
+            .conn()
+            .call(
+                None,
+                "Storage.setCookies",
+                json!({"cookies": cookies, "browserContextId": ctx.id}),
+                self.call_timeout,
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Puts the session's cookies into the current context again (after a
+    /// sign-in form filled the jar).
+    pub async fn refresh_cookies(&self) -> Result<(), BrowserError> {
+        let ctx = self.context().await?;
+        self.seed_cookies(&ctx).await
+    }
+
+    /// Runs the credentials' sign-in steps in a tab of the scan's context
+    /// ([`super::sign_in`]), then copies the context's cookies for the
+    /// credentials' host into their jar, so the pages the crawler fetches
+    /// carry the session too. `start`: the scan's start URL. `Err` is the
+    /// message of [`crate::Error::Login`].
+    pub async fn sign_in(
+        &self,
+        start: &Url,
+        scope: Arc<Scope>,
+        robots: RobotsCheck,
+    ) -> Result<(), String> {
+        let Some(auth) = &self.auth else {
+            return Ok(());
+        };
+        let steps = &auth.auth().login_steps;
+        if steps.is_empty() {
+            return Ok(());
+        }
+        let browser_failed = |e: BrowserError| format!("the browser failed: {e}");
+        let _permit = self
+            .tabs
+            .acquire()
+            .await
+            .map_err(|_| browser_failed(BrowserError::Crashed))?;
+        let ctx = self.context().await.map_err(browser_failed)?;
+        let tab = self.open_tab(&ctx).await.map_err(browser_failed)?;
+        let job = Arc::new(PageJob::sign_in(auth.origin_url().origin(), scope, robots));
+        *lock(&tab.state.job) = Some(job);
+        let conn = Arc::clone(ctx.browser.conn());
+        let step_tab = super::sign_in::StepTab {
+            conn: &conn,
+            session: &tab.session,
+            state: &tab.state,
+            call_timeout: self.call_timeout,
+        };
+        let ran = super::sign_in::run_steps(&step_tab, start, steps).await;
+        *lock(&tab.state.job) = None;
+        ran?;
+        let got = conn
+            .call(
+                None,
+                "Storage.getCookies",
+                json!({"browserContextId": ctx.id}),
+                self.call_timeout,
+            )
+            .await
+            .map_err(browser_failed)?;
+        let host = auth
+            .origin_url()
+            .host_str()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let cookies = got
+            .get("cookies")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+            .filter(|c| {
+                c.get("domain")
+                    .and_then(Value::as_str)
+                    .is_some_and(|d| d.trim_start_matches('.').eq_ignore_ascii_case(&host))
+            })
+            .filter_map(|c| {
+                Some((
+                    c.get("name")?.as_str()?.to_string(),
+                    c.get("value")?.as_str()?.to_string(),
+                ))
+            });
+        auth.add_cookies(cookies);
+        // The tab is closed (dropped): the next page starts from a clean tab.
+        drop(tab);
+        Ok(())
     }
 
     async fn open_tab(&self, ctx: &Arc<Context>) -> Result<Tab, BrowserError> {

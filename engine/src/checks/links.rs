@@ -42,6 +42,7 @@ use tokio::sync::OnceCell;
 use url::Url;
 
 use crate::config::{default_accept, LinkScope, ScanConfig, StatusRange};
+use crate::crawl::credentials::Credentials;
 use crate::crawl::fetch::{retry_after, Fetched};
 use crate::crawl::host_limits::HostPool;
 use crate::crawl::scope::Scope;
@@ -176,6 +177,12 @@ pub struct LinkChecker {
     unchecked: Mutex<UrlSet>,
     /// Per `host:port`: first contact, failures, `HEAD` support.
     gates: Mutex<HashMap<String, Arc<HostGate>>>,
+    /// The scan's credentials: sent with checks of their origin's URLs (a
+    /// site's images behind its login), never elsewhere.
+    auth: Option<Arc<Credentials>>,
+    /// Their origin, for the redirect policy: a redirect that leaves it is
+    /// not followed (reqwest would carry custom headers along).
+    auth_origin: Arc<std::sync::OnceLock<url::Origin>>,
 }
 
 /// A set of URLs kept as 64-bit fingerprints, for counting distinct URLs and
@@ -229,8 +236,18 @@ impl LinkChecker {
     pub fn new(config: &ScanConfig, hosts: Arc<HostPool>) -> Result<LinkChecker> {
         let allow_private = config.allow_private;
         let max_redirects = config.max_redirects as usize;
+        let auth_origin: Arc<std::sync::OnceLock<url::Origin>> = Arc::default();
+        let origin = Arc::clone(&auth_origin);
         let policy = Policy::custom(move |attempt| {
-            if attempt.previous().len() > max_redirects {
+            let leaves_auth_origin = origin.get().is_some_and(|o| {
+                attempt.previous().last().is_some_and(|p| p.origin() == *o)
+                    && attempt.url().origin() != *o
+            });
+            if leaves_auth_origin {
+                // The request carried the scan's credentials: its answer (the
+                // redirect) is the check's answer.
+                attempt.stop()
+            } else if attempt.previous().len() > max_redirects {
                 attempt.error("too many redirects")
             } else if !allow_private && check_literal(attempt.url()).is_err() {
                 attempt.error("redirect to a private address")
@@ -278,7 +295,28 @@ impl LinkChecker {
             site: RwLock::new(None),
             unchecked: Mutex::new(UrlSet::default()),
             gates: Mutex::new(HashMap::new()),
+            auth: None,
+            auth_origin,
         })
+    }
+
+    /// Sends `auth` with the checks of its origin's URLs, and never requests
+    /// that origin's sign-out URLs.
+    pub fn with_auth(mut self, auth: Option<Arc<Credentials>>) -> LinkChecker {
+        if let Some(a) = &auth {
+            let _ = self.auth_origin.set(a.origin_url().origin());
+        }
+        self.auth = auth;
+        self
+    }
+
+    /// A request of `method` for `url`, with the credentials on their origin.
+    fn request(&self, method: reqwest::Method, url: &Url) -> reqwest::RequestBuilder {
+        let req = self.client.request(method, url.as_str());
+        match &self.auth {
+            Some(a) => a.apply(url, req),
+            None => req,
+        }
     }
 
     /// Replaces the accepted final statuses.
@@ -418,6 +456,13 @@ impl LinkChecker {
     fn refusal(&self, url: &Url) -> Option<LinkStatus> {
         if !matches!(url.scheme(), "http" | "https") {
             return Some(skipped(format!("scheme {} is not checked", url.scheme())));
+        }
+        if self
+            .auth
+            .as_ref()
+            .is_some_and(|a| a.applies(url) && a.is_sign_out(url))
+        {
+            return Some(skipped("a sign-out URL is not requested".into()));
         }
         if !self.in_link_scope(url) {
             lock(&self.unchecked).insert(url.as_str());
@@ -706,7 +751,7 @@ impl LinkChecker {
         method: reqwest::Method,
         url: &Url,
     ) -> std::result::Result<(u16, Option<Duration>), Failure> {
-        let request = self.client.request(method, url.as_str()).send();
+        let request = self.request(method, url).send();
         let resp = self.gated(url, request).await?;
         Ok((resp.status().as_u16(), retry_after(resp.headers())))
     }
@@ -716,7 +761,9 @@ impl LinkChecker {
     async fn fetch_facts(&self, url: &Url, kind: ResourceKind) -> ResourceFacts {
         let mut waited = false;
         loop {
-            let result = self.gated(url, self.client.get(url.as_str()).send()).await;
+            let result = self
+                .gated(url, self.request(reqwest::Method::GET, url).send())
+                .await;
             let mut resp = match result {
                 Ok(r) => r,
                 Err(f) => {

@@ -26,6 +26,7 @@ use sitescan_rules::{Header, Hop};
 use tokio::time::Instant;
 use url::Url;
 
+use super::credentials::Credentials;
 use super::host_limits::HostPool;
 use super::scope::normalize;
 use super::ssrf::{check_literal, GuardedResolver, PrivateAddressRefused};
@@ -245,6 +246,9 @@ pub struct Fetcher {
     allow_private: bool,
     max_redirects: u32,
     retries: u32,
+    /// The scan's credentials: added to each request (each redirect hop) on
+    /// their origin, and that origin's `Set-Cookie` kept.
+    auth: Option<Arc<Credentials>>,
 }
 
 impl Fetcher {
@@ -292,7 +296,90 @@ impl Fetcher {
             allow_private: config.allow_private,
             max_redirects: config.max_redirects,
             retries: config.retries,
+            auth: None,
         })
+    }
+
+    /// The same fetcher sending `auth` to its origin (see
+    /// [`Credentials::apply`]).
+    pub fn with_auth(mut self, auth: Option<Arc<Credentials>>) -> Fetcher {
+        self.auth = auth;
+        self
+    }
+
+    /// The scan's credentials, when it has any.
+    pub fn auth(&self) -> Option<&Arc<Credentials>> {
+        self.auth.as_ref()
+    }
+
+    /// The request builder for `method` on `url`, with the credentials when
+    /// `url` is on their origin.
+    fn request(&self, method: reqwest::Method, url: &Url) -> reqwest::RequestBuilder {
+        let req = self.client.request(method, url.as_str());
+        match &self.auth {
+            Some(auth) => auth.apply(url, req),
+            None => req,
+        }
+    }
+
+    /// Keeps the cookies an answer from `url` sets, when the scan has
+    /// credentials and `url` is on their origin.
+    fn absorb(&self, url: &Url, resp: &reqwest::Response) {
+        if let Some(auth) = &self.auth {
+            auth.absorb(url, resp.headers());
+        }
+    }
+
+    /// One POST of a urlencoded form to `url` (a sign-in), under the same
+    /// politeness and SSRF guard as [`Fetcher::get`], without retries (a POST
+    /// is not repeated), without following redirects (the caller does, to
+    /// keep them on the origin), reading at most `max_body` bytes.
+    pub async fn post_form(&self, url: &Url, form: String, max_body: u64) -> Fetched {
+        let mut out = Fetched::empty(url);
+        if !self.allow_private {
+            if let Err(refused) = check_literal(url) {
+                out.error = Some(FetchError::Private(refused));
+                return out;
+            }
+        }
+        let permit = self.hosts.acquire(url).await;
+        let t0 = Instant::now();
+        let result = self
+            .request(reqwest::Method::POST, url)
+            .header(
+                reqwest::header::CONTENT_TYPE,
+                "application/x-www-form-urlencoded",
+            )
+            .body(form)
+            .send()
+            .await;
+        drop(permit);
+        match result {
+            Ok(resp) => {
+                self.absorb(url, &resp);
+                out.status = resp.status().as_u16();
+                out.ttfb_ms = t0.elapsed().as_millis() as u64;
+                out.headers = headers_of(resp.headers());
+                if let Some(location) = resp.headers().get(LOCATION) {
+                    if let Some(target) =
+                        location.to_str().ok().and_then(|l| url.join(l.trim()).ok())
+                    {
+                        out.final_url = target;
+                    }
+                }
+                match read_capped(resp, max_body).await {
+                    Ok(body) => {
+                        out.body = body.bytes;
+                        out.truncated = body.truncated;
+                        out.wire_bytes = body.wire_bytes;
+                    }
+                    Err(e) => out.error = Some(e),
+                }
+            }
+            Err(e) => out.error = Some(classify(&e)),
+        }
+        out.total_ms = t0.elapsed().as_millis() as u64;
+        out
     }
 
     /// The politeness pool.
@@ -421,10 +508,15 @@ impl Fetcher {
         }
         let permit = self.hosts.acquire(url).await;
         let t0 = Instant::now();
-        let result = self.client.get(url.as_str()).headers(headers).send().await;
+        let result = self
+            .request(reqwest::Method::GET, url)
+            .headers(headers)
+            .send()
+            .await;
         drop(permit);
         match result {
             Ok(resp) => {
+                self.absorb(url, &resp);
                 out.status = resp.status().as_u16();
                 out.ttfb_ms = t0.elapsed().as_millis() as u64;
                 out.http_version = format!("{:?}", resp.version());
@@ -448,9 +540,12 @@ impl Fetcher {
         loop {
             let permit = self.hosts.acquire(url).await;
             let t0 = Instant::now();
-            let result = self.client.get(url.as_str()).send().await;
+            let result = self.request(reqwest::Method::GET, url).send().await;
             drop(permit);
             let ttfb = t0.elapsed();
+            if let Ok(resp) = &result {
+                self.absorb(url, resp);
+            }
             let retry_in = match result {
                 Err(e) => {
                     let err = classify(&e);

@@ -4,6 +4,7 @@
 //! sitemaps ([`sitemap`]). The crawl loop that ties them together is in
 //! the private `scan` module, behind [`crate::Scanner`].
 
+pub mod credentials;
 pub mod fetch;
 pub mod host_limits;
 pub mod robots;

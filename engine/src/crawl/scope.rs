@@ -161,6 +161,12 @@ impl Scope {
         self.port = final_url.port();
     }
 
+    /// Also skips URLs matching these patterns (a scan with credentials adds
+    /// the sign-out patterns, see [`crate::auth::DEFAULT_SIGN_OUT_EXCLUDE`]).
+    pub fn exclude_also(&mut self, patterns: &[Regex]) {
+        self.exclude.extend(patterns.iter().cloned());
+    }
+
     /// Whether the host (and port) belongs to the scan.
     pub fn host_in_scope(&self, url: &Url) -> bool {
         if !matches!(url.scheme(), "http" | "https") || url.port() != self.port {

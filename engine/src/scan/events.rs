@@ -34,6 +34,8 @@ pub(crate) struct Inner {
     pub(crate) config: ScanConfig,
     pub(crate) selection: Selection,
     pub(crate) watch: Option<Arc<dyn AnalysisWatch>>,
+    /// Credentials for the site (see [`crate::auth`]).
+    pub(crate) auth: Option<crate::auth::SiteAuth>,
 }
 
 /// One page as it is done: its report entry and its findings.

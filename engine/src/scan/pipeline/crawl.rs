@@ -259,6 +259,10 @@ impl Crawl {
     /// Records a finished page and queues its links; fails only when its
     /// findings cannot be stored.
     fn take(&mut self, done: PageDone, scope: &Scope, observer: Observer<'_>) -> Result<()> {
+        let mut done = done;
+        if let Some(c) = self.shared.fetcher.auth() {
+            super::login::scrub_page(c, &mut done.report, &mut done.findings);
+        }
         self.stats.pages_fetched += 1;
         if done.non_html {
             self.stats.skipped.content_type += 1;

@@ -34,6 +34,7 @@
 
 mod crawl;
 mod finish;
+mod login;
 mod page;
 mod site_facts;
 mod start;
@@ -43,6 +44,7 @@ use std::sync::Arc;
 use chrono::Utc;
 use url::Url;
 
+use crate::crawl::credentials::Credentials;
 use crate::crawl::fetch::FetchError;
 use crate::crawl::scope::{parse_start_url, Scope};
 use crate::error::{Error, Result};
@@ -65,8 +67,17 @@ pub(crate) async fn run(
     let started_at = Utc::now();
     let start_url = parse_start_url(start)?;
     let mut scope = Scope::new(&start_url, &inner.config)?;
+    // Credentials belong to the start URL's origin, for the whole scan (also
+    // when the start page redirects elsewhere).
+    let creds = match &inner.auth {
+        Some(auth) => Some(Arc::new(Credentials::new(auth.clone(), &start_url)?)),
+        None => None,
+    };
+    if let Some(c) = &creds {
+        scope.exclude_also(c.sign_out_patterns());
+    }
     // `_cancel` trips when this scan ends or is dropped.
-    let (shared, _cancel, early_notes) = start::start(&inner, &scope).await?;
+    let (shared, _cancel, early_notes) = start::start(&inner, &scope, creds.clone()).await?;
     let config = &shared.config;
     tracing::info!(site = %start_url, max_pages = config.max_pages, "scan started");
     let mut crawl = Crawl::new(Arc::clone(&shared), store, early_notes)?;
@@ -74,6 +85,11 @@ pub(crate) async fn run(
     // robots.txt of the start host decides whether the scan can run at all.
     if config.respect_robots {
         site_facts::start_robots(&shared, &start_url).await?;
+    }
+
+    // Signed in before the first page, so every page is seen signed in.
+    if let Some(c) = &creds {
+        login::sign_in(&shared, c, &start_url, &scope).await?;
     }
 
     // The start page, alone: it may fail the scan, or move it to another host.
@@ -144,7 +160,7 @@ pub(crate) async fn run(
         .collect();
 
     crawl.run(&scope, observer).await?;
-    finish::finish(
+    let (mut report, findings) = finish::finish(
         crawl,
         finish::Ending {
             inner: &inner,
@@ -157,5 +173,11 @@ pub(crate) async fn run(
             facts,
         },
     )
-    .await
+    .await?;
+    // The report's own text (notes, pages, the site's URL) without secrets;
+    // the findings were scrubbed as they came.
+    if let Some(c) = &creds {
+        login::scrub_value(c, &mut report);
+    }
+    Ok((report, findings))
 }

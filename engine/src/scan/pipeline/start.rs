@@ -16,6 +16,7 @@ use url::Url;
 
 use crate::checks::links::LinkChecker;
 use crate::config::ScanConfig;
+use crate::crawl::credentials::Credentials;
 use crate::crawl::fetch::Fetcher;
 use crate::crawl::host_limits::HostPool;
 use crate::crawl::robots::Robots;
@@ -123,18 +124,20 @@ impl Drop for CancelOnDrop {
 pub(super) async fn start(
     inner: &Inner,
     scope: &Scope,
+    auth: Option<Arc<Credentials>>,
 ) -> Result<(Arc<Shared>, CancelOnDrop, Vec<String>)> {
     let config = inner.config.clone();
     let hosts = Arc::new(HostPool::new(config.rate_per_host, config.concurrency));
-    let fetcher = Fetcher::new(&config, Arc::clone(&hosts))?;
+    let fetcher = Fetcher::new(&config, Arc::clone(&hosts))?.with_auth(auth.clone());
     // Render mode starts its browser before any page: a missing browser fails
     // the scan here, in one line.
     let render = match config.render {
         true => Some(
-            crate::browser::RenderSession::start(
+            crate::browser::RenderSession::start_with_auth(
                 &config,
                 Arc::clone(&hosts),
                 inner.selection.needs(Need::Interaction),
+                auth.clone(),
             )
             .await?,
         ),
@@ -154,7 +157,7 @@ pub(super) async fn start(
     }
     let checker = if subresources || needs(Need::LinkStatus) || needs(Need::ResourceStatus) {
         match LinkChecker::new(&config, hosts) {
-            Ok(c) => Some(Arc::new(c)),
+            Ok(c) => Some(Arc::new(c.with_auth(auth))),
             Err(e) => {
                 early_notes.push(format!("links and subresources were not checked: {e}"));
                 None
