@@ -42,6 +42,7 @@ impl TestApi {
                 page_budget: sitescan::PageBudget::DEFAULT,
                 rate_per_host: sitescan_engine::config::DEFAULT_RATE_PER_HOST,
                 render: false,
+                secret_key: None,
             },
             sitescan_daemon::webhooks::DeliverySettings::new(true),
         )
@@ -72,6 +73,7 @@ impl TestApi {
                 page_budget: sitescan::PageBudget::DEFAULT,
                 rate_per_host: 200.0,
                 render: true,
+                secret_key: None,
             },
             sitescan_daemon::webhooks::DeliverySettings::new(true),
         )
@@ -93,6 +95,7 @@ impl TestApi {
             page_budget: sitescan::PageBudget::DEFAULT,
             rate_per_host: sitescan_engine::config::DEFAULT_RATE_PER_HOST,
             render: false,
+            secret_key: None,
         };
         Self::launch(dir, 10_000, workers, webhooks).await
     }
@@ -199,6 +202,7 @@ impl TestApi {
             name: "fixture".into(),
             created_at: Utc::now(),
             regression_threshold: Default::default(),
+            has_credentials: false,
         };
         self.store.create_site(site).await.unwrap().id
     }
