@@ -100,6 +100,25 @@ impl TestApi {
         Self::launch(dir, 10_000, workers, webhooks).await
     }
 
+    /// One worker on the database in `dir`, private targets allowed, site
+    /// credentials sealed with `secret_key` (`None`: refused, as by a
+    /// `serve` started without `SITESCAN_SECRET_KEY`).
+    pub async fn start_on_with_key(
+        dir: &std::path::Path,
+        secret_key: Option<sitescan_daemon::secret_key::SecretKey>,
+    ) -> TestApi {
+        let workers = WorkerSettings {
+            workers: 1,
+            allow_private: true,
+            page_budget: sitescan::PageBudget::DEFAULT,
+            rate_per_host: 200.0,
+            render: false,
+            secret_key,
+        };
+        let webhooks = sitescan_daemon::webhooks::DeliverySettings::new(true);
+        Self::launch(dir, 10_000, workers, webhooks).await
+    }
+
     async fn launch(
         dir: &std::path::Path,
         rate_per_minute: u32,

@@ -74,6 +74,7 @@ mod conformance;
 mod contract;
 mod crash_loop;
 mod crawl;
+mod credentials;
 mod dashboard;
 mod docs;
 mod fleet;
