@@ -46,7 +46,7 @@ pub struct CredentialsDeletedEnvelope {
 }
 
 /// The request body of `PUT /sites/{siteId}/credentials`: the engine's
-/// `SiteAuth` (see the Authenticated scans docs page for every field).
+/// `SiteAuth` (the Site credentials docs page describes every field).
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[schema(example = json!({
     "headers": [{"name": "Authorization", "value": "Bearer …"}],
