@@ -99,7 +99,8 @@ impl ScanExecutor for EngineExecutor {
         let builder = Scanner::builder()
             .config(config)
             .analysis_watch(Arc::new(ToWorker(tx)));
-        let built = with_site_auth(builder, auth).and_then(|b| b.build().map_err(|e| e.to_string()));
+        let built =
+            with_site_auth(builder, auth).and_then(|b| b.build().map_err(|e| e.to_string()));
         let scanner = match built {
             Ok(s) => s,
             Err(e) => return stream::once(async move { ExecEvent::Failed(e) }).boxed(),

@@ -42,7 +42,8 @@ impl SecretKey {
     /// A fresh random key (tests, `openssl rand -hex 32` does the same).
     pub fn generate() -> Result<Self> {
         let mut bytes = [0u8; 32];
-        getrandom::getrandom(&mut bytes).map_err(|e| Error::Config(format!("no randomness: {e}")))?;
+        getrandom::getrandom(&mut bytes)
+            .map_err(|e| Error::Config(format!("no randomness: {e}")))?;
         Ok(SecretKey(bytes))
     }
 
@@ -83,9 +84,9 @@ impl SecretKey {
                 "both {KEY_ENV} and {KEY_FILE_ENV} are set; set one"
             ))),
             (Some(text), None) => {
-                let text = text.to_str().ok_or_else(|| {
-                    Error::Config(format!("{KEY_ENV} is not valid UTF-8"))
-                })?;
+                let text = text
+                    .to_str()
+                    .ok_or_else(|| Error::Config(format!("{KEY_ENV} is not valid UTF-8")))?;
                 Self::parse(text)
                     .map(Some)
                     .map_err(|e| Error::Config(format!("{KEY_ENV}: {}", config_message(e))))
@@ -216,7 +217,10 @@ mod tests {
         assert!(matches!(moved, Error::Unsealable(_)), "{moved}");
         let other = SecretKey::generate().unwrap();
         let wrong = other.open("site_a", &a).unwrap_err().to_string();
-        assert!(wrong.contains("do not open with this secret key"), "{wrong}");
+        assert!(
+            wrong.contains("do not open with this secret key"),
+            "{wrong}"
+        );
         assert!(matches!(
             key.open("site_a", "v1:AAAA"),
             Err(Error::Unsealable(_))

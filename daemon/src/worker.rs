@@ -21,8 +21,8 @@ use std::time::Duration;
 use chrono::Utc;
 use futures::stream::BoxStream;
 use futures::StreamExt;
-use sitescan_engine::config::StatusRange;
 use sitescan_engine::auth::SiteAuth;
+use sitescan_engine::config::StatusRange;
 use sitescan_engine::{PageBudget, ReportSource, ScanConfig, SpooledReport};
 
 use crate::ops::credentials::Scrubber;

@@ -646,6 +646,9 @@ async fn health_readiness_and_the_openapi_document() {
         "PATCH /api/v1/schedules/{scheduleId}",
         "PATCH /api/v1/sites/{siteId}",
         "DELETE /api/v1/schedules/{scheduleId}",
+        "PUT /api/v1/sites/{siteId}/credentials",
+        "GET /api/v1/sites/{siteId}/credentials",
+        "DELETE /api/v1/sites/{siteId}/credentials",
     ]
     .into_iter()
     .map(String::from)

@@ -64,9 +64,33 @@ async fn api_key(store: &dyn Store, account: &str) -> String {
 /// The API calls of the round trip, the same on both backends: set, read,
 /// list, refuse bad fields without echoing values, tenancy, replace, remove.
 async fn round_trip(api: &impl KeyedApi, key: &str, site: &str, other_key: &str) {
+    let doc: Value = reqwest::get(format!("{}/api/v1/openapi.json", api.base()))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    // Every answer below is documented, and its body matches the schema.
+    let check = |method: &str, status: u16, body: &Value| {
+        let template = "/api/v1/sites/{siteId}/credentials";
+        let resp = &doc["paths"][template][method]["responses"][status.to_string()];
+        assert!(
+            resp.is_object(),
+            "{method} {template} {status} not documented"
+        );
+        let schema = &resp["content"]["application/json"]["schema"];
+        if let Err(e) = crate::api_support::schema::validate(&doc, schema, body, "$") {
+            panic!("{method} {template} {status}: {e}\n{body}");
+        }
+    };
     let path = format!("/api/v1/sites/{site}/credentials");
     let (s, b) = api.get(&path, key).await;
-    assert_eq!((s, &b["error"]["code"]), (404, &json!("credentials_not_found")), "{b}");
+    assert_eq!(
+        (s, &b["error"]["code"]),
+        (404, &json!("credentials_not_found")),
+        "{b}"
+    );
+    check("get", s, &b);
     let (_, b) = api.get(&format!("/api/v1/sites/{site}"), key).await;
     assert_eq!(b["data"]["has_credentials"], false, "{b}");
 
@@ -74,6 +98,7 @@ async fn round_trip(api: &impl KeyedApi, key: &str, site: &str, other_key: &str)
         .send(Method::PUT, &path, key, Some(full_credentials()))
         .await;
     assert_eq!(s, 200, "{put}");
+    check("put", s, &put);
     assert_no_secret("the PUT answer", &put.to_string());
     let updated_at = put["data"]["updated_at"].clone();
     assert!(updated_at.is_string(), "{put}");
@@ -95,6 +120,7 @@ async fn round_trip(api: &impl KeyedApi, key: &str, site: &str, other_key: &str)
     );
     let (s, got) = api.get(&path, key).await;
     assert_eq!((s, &got["data"]), (200, &put["data"]), "{got}");
+    check("get", s, &got);
     let (_, b) = api.get(&format!("/api/v1/sites/{site}"), key).await;
     assert_eq!(b["data"]["has_credentials"], true, "{b}");
     let (_, b) = api.get("/api/v1/sites", key).await;
@@ -113,7 +139,12 @@ async fn round_trip(api: &impl KeyedApi, key: &str, site: &str, other_key: &str)
             })),
         )
         .await;
-    assert_eq!((s, &b["error"]["code"]), (422, &json!("validation_failed")), "{b}");
+    assert_eq!(
+        (s, &b["error"]["code"]),
+        (422, &json!("validation_failed")),
+        "{b}"
+    );
+    check("put", s, &b);
     let fields: Vec<&str> = b["error"]["details"]
         .as_array()
         .unwrap()
@@ -122,7 +153,12 @@ async fn round_trip(api: &impl KeyedApi, key: &str, site: &str, other_key: &str)
         .collect();
     assert_eq!(
         fields,
-        ["headers[0].name", "headers[0].value", "basic.username", "login_form.action"],
+        [
+            "headers[0].name",
+            "headers[0].value",
+            "basic.username",
+            "login_form.action"
+        ],
         "{b}"
     );
     assert!(!b.to_string().contains("S3cret-Zq8"), "{b}");
@@ -138,7 +174,12 @@ async fn round_trip(api: &impl KeyedApi, key: &str, site: &str, other_key: &str)
     assert_eq!(b["error"]["details"][0]["field"], "basic.password", "{b}");
     assert!(!b.to_string().contains("12345678"), "{b}");
     let (s, b) = api
-        .send(Method::PUT, &path, key, Some(json!({"basic": "ann:pw-S3cret-Zq88"})))
+        .send(
+            Method::PUT,
+            &path,
+            key,
+            Some(json!({"basic": "ann:pw-S3cret-Zq88"})),
+        )
         .await;
     assert_eq!(s, 422, "{b}");
     assert!(!b.to_string().contains("Zq88"), "{b}");
@@ -150,7 +191,12 @@ async fn round_trip(api: &impl KeyedApi, key: &str, site: &str, other_key: &str)
     for method in [Method::GET, Method::PUT, Method::DELETE] {
         let body = (method == Method::PUT).then(full_credentials);
         let (s, b) = api.send(method.clone(), &path, other_key, body).await;
-        assert_eq!((s, &b["error"]["code"]), (404, &json!("site_not_found")), "{method} {b}");
+        assert_eq!(
+            (s, &b["error"]["code"]),
+            (404, &json!("site_not_found")),
+            "{method} {b}"
+        );
+        check(&method.as_str().to_ascii_lowercase(), s, &b);
     }
 
     // Replacing drops what is not given again.
@@ -169,9 +215,19 @@ async fn round_trip(api: &impl KeyedApi, key: &str, site: &str, other_key: &str)
     assert!(b["data"].get("basic_username").is_none(), "{b}");
 
     let (s, b) = api.send(Method::DELETE, &path, key, None).await;
-    assert_eq!((s, &b["data"]), (200, &json!({"site_id": site, "deleted": true})), "{b}");
+    assert_eq!(
+        (s, &b["data"]),
+        (200, &json!({"site_id": site, "deleted": true})),
+        "{b}"
+    );
+    check("delete", s, &b);
     let (s, b) = api.send(Method::DELETE, &path, key, None).await;
-    assert_eq!((s, &b["error"]["code"]), (404, &json!("credentials_not_found")), "{b}");
+    assert_eq!(
+        (s, &b["error"]["code"]),
+        (404, &json!("credentials_not_found")),
+        "{b}"
+    );
+    check("delete", s, &b);
     let (_, b) = api.get(&format!("/api/v1/sites/{site}"), key).await;
     assert_eq!(b["data"]["has_credentials"], false, "{b}");
 }
@@ -246,7 +302,10 @@ async fn credentials_round_trip_on_redis_and_are_sealed_there() {
         .query_async(&mut conn)
         .await
         .unwrap();
-    assert!(raw.contains("X-Api-Token") && raw.contains("\"sealed\":\"v1:"), "{raw}");
+    assert!(
+        raw.contains("X-Api-Token") && raw.contains("\"sealed\":\"v1:"),
+        "{raw}"
+    );
     assert_no_secret("the Redis value", &raw);
     let members: Vec<String> = redis::cmd("SMEMBERS")
         .arg(format!("{}:credentials", guard.prefix))
@@ -256,7 +315,12 @@ async fn credentials_round_trip_on_redis_and_are_sealed_there() {
     assert_eq!(members, [site.id.clone()]);
     // Removing the site removes its credentials.
     let (s, _) = api
-        .send(Method::DELETE, &format!("/api/v1/sites/{}", site.id), &key, None)
+        .send(
+            Method::DELETE,
+            &format!("/api/v1/sites/{}", site.id),
+            &key,
+            None,
+        )
         .await;
     assert_eq!(s, 200);
     assert!(!store.any_credentials().await.unwrap());
@@ -297,13 +361,18 @@ async fn sealed_credentials_open_only_on_their_site_with_their_key() {
         scan_credentials(&store, Some(&key), &a.id).await.unwrap(),
         Some(auth.clone())
     );
-    assert_eq!(scan_credentials(&store, Some(&key), &b.id).await.unwrap(), None);
+    assert_eq!(
+        scan_credentials(&store, Some(&key), &b.id).await.unwrap(),
+        None
+    );
 
     // The ciphertext of site a, moved onto site b's record.
     let mut moved = store.credentials(&a.id).await.unwrap().unwrap();
     moved.site_id = b.id.clone();
     assert!(store.put_credentials(moved).await.unwrap());
-    let err = scan_credentials(&store, Some(&key), &b.id).await.unwrap_err();
+    let err = scan_credentials(&store, Some(&key), &b.id)
+        .await
+        .unwrap_err();
     assert!(matches!(err, Error::Unsealable(_)), "{err}");
     assert!(
         err.to_string().contains(&format!(
@@ -315,7 +384,9 @@ async fn sealed_credentials_open_only_on_their_site_with_their_key() {
 
     // Another key: a clear error, never a panic; no key at all: said so.
     let other = SecretKey::generate().unwrap();
-    let err = scan_credentials(&store, Some(&other), &a.id).await.unwrap_err();
+    let err = scan_credentials(&store, Some(&other), &a.id)
+        .await
+        .unwrap_err();
     assert!(matches!(err, Error::Unsealable(_)), "{err}");
     assert_no_secret("the error", &err.to_string());
     let err = scan_credentials(&store, None, &a.id).await.unwrap_err();
@@ -342,7 +413,11 @@ async fn a_server_without_a_key_refuses_credentials_with_503() {
     let (s, b) = api
         .send(Method::PUT, &path, &key, Some(full_credentials()))
         .await;
-    assert_eq!((s, &b["error"]["code"]), (503, &json!("secret_key_missing")), "{b}");
+    assert_eq!(
+        (s, &b["error"]["code"]),
+        (503, &json!("secret_key_missing")),
+        "{b}"
+    );
     assert!(
         b["error"]["message"]
             .as_str()
@@ -352,7 +427,11 @@ async fn a_server_without_a_key_refuses_credentials_with_503() {
     );
     assert_no_secret("the 503 answer", &b.to_string());
     let (s, b) = api.get(&path, &key).await;
-    assert_eq!((s, &b["error"]["code"]), (404, &json!("credentials_not_found")), "{b}");
+    assert_eq!(
+        (s, &b["error"]["code"]),
+        (404, &json!("credentials_not_found")),
+        "{b}"
+    );
     api.stop().await;
 }
 
@@ -390,11 +469,17 @@ async fn serve_will_not_start_without_the_key_when_credentials_are_stored() {
         data_dir_with_credentials(dir.path(), "http://127.0.0.1:9/", SECRETS[2], &key).await;
     let serve = |env: Option<(&str, String)>| {
         let mut cmd = sitescan();
-        cmd.args(["serve", "--bind", "127.0.0.1:0", "--allow-private", "--data-dir"])
-            .arg(dir.path())
-            .env_remove("SITESCAN_SECRET_KEY")
-            .env_remove("SITESCAN_SECRET_KEY_FILE")
-            .env("RUST_LOG", "warn");
+        cmd.args([
+            "serve",
+            "--bind",
+            "127.0.0.1:0",
+            "--allow-private",
+            "--data-dir",
+        ])
+        .arg(dir.path())
+        .env_remove("SITESCAN_SECRET_KEY")
+        .env_remove("SITESCAN_SECRET_KEY_FILE")
+        .env("RUST_LOG", "warn");
         if let Some((name, value)) = env {
             cmd.env(name, value);
         }
@@ -437,19 +522,25 @@ async fn serve_will_not_start_without_the_key_when_credentials_are_stored() {
     let (s, b) = server
         .get(&format!("/api/v1/sites/{site}/credentials"), &api_key)
         .await;
-    assert_eq!((s, &b["data"]["basic_username"]), (200, &json!("ann")), "{b}");
+    assert_eq!(
+        (s, &b["data"]["basic_username"]),
+        (200, &json!("ann")),
+        "{b}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_site_behind_basic_auth_is_scanned_with_its_credentials_and_the_secret_shows_nowhere()
-{
+async fn a_site_behind_basic_auth_is_scanned_with_its_credentials_and_the_secret_shows_nowhere() {
     let password = "pw-S3cret-Zq83";
     let site = BasicAuthSite::start("ann", password).await;
     let dir = tempfile::tempdir().unwrap();
     let key_hex = "5e".repeat(32);
     let acc = admin_ok(dir.path(), &["account", "create", "--plan", "enterprise"]);
     let acc = acc["id"].as_str().unwrap().to_string();
-    let api_key = admin_ok(dir.path(), &["key", "create", "--account", &acc, "--name", "ci"]);
+    let api_key = admin_ok(
+        dir.path(),
+        &["key", "create", "--account", &acc, "--name", "ci"],
+    );
     let api_key = api_key["key"].as_str().unwrap().to_string();
     let s = admin_ok(dir.path(), &["site", "add", "--account", &acc, &site.url]);
     let site_id = s["id"].as_str().unwrap().to_string();
@@ -497,7 +588,9 @@ async fn a_site_behind_basic_auth_is_scanned_with_its_credentials_and_the_secret
     let scan_id = b["data"]["id"].as_str().unwrap().to_string();
     let deadline = Instant::now() + Duration::from_secs(60);
     let scan = loop {
-        let (_, b) = server.get(&format!("/api/v1/scans/{scan_id}"), &api_key).await;
+        let (_, b) = server
+            .get(&format!("/api/v1/scans/{scan_id}"), &api_key)
+            .await;
         let status = b["data"]["status"].as_str().unwrap_or("").to_string();
         if ["completed", "failed", "canceled"].contains(&status.as_str()) {
             break b;
@@ -521,11 +614,16 @@ async fn a_site_behind_basic_auth_is_scanned_with_its_credentials_and_the_secret
         .collect();
     assert_eq!(
         pages,
-        [format!("{}/", site.base), format!("{}/inside.html", site.base)],
+        [
+            format!("{}/", site.base),
+            format!("{}/inside.html", site.base)
+        ],
         "{report}"
     );
     for (s, b) in [
-        server.get(&format!("/api/v1/sites/{site_id}"), &api_key).await,
+        server
+            .get(&format!("/api/v1/sites/{site_id}"), &api_key)
+            .await,
         server
             .get(&format!("/api/v1/sites/{site_id}/credentials"), &api_key)
             .await,
@@ -542,20 +640,32 @@ async fn a_site_behind_basic_auth_is_scanned_with_its_credentials_and_the_secret
         .iter()
         .filter(|(p, _)| p == "/" || p == "/inside.html")
         .collect();
-    assert!(pages_seen.iter().any(|(p, _)| p == "/inside.html"), "{seen:?}");
-    assert!(pages_seen.iter().all(|(_, signed_in)| *signed_in), "{seen:?}");
+    assert!(
+        pages_seen.iter().any(|(p, _)| p == "/inside.html"),
+        "{seen:?}"
+    );
+    assert!(
+        pages_seen.iter().all(|(_, signed_in)| *signed_in),
+        "{seen:?}"
+    );
     drop(server);
 
     let header = base64::engine::general_purpose::STANDARD.encode(format!("ann:{password}"));
     let log = std::fs::read_to_string(&log_path).unwrap();
-    assert!(log.contains("site credentials saved"), "the log was captured: {log}");
+    assert!(
+        log.contains("site credentials saved"),
+        "the log was captured: {log}"
+    );
     for (what, text) in [
         ("an API answer", answers.as_str()),
         ("the report", &report.to_string()),
         ("the service's log", log.as_str()),
     ] {
         assert!(!text.contains(password), "{what} holds the password");
-        assert!(!text.contains(&header), "{what} holds the Authorization value");
+        assert!(
+            !text.contains(&header),
+            "{what} holds the Authorization value"
+        );
     }
     // And the stored report, as the store keeps it.
     let store = Embedded::open(dir.path()).unwrap();
@@ -590,7 +700,9 @@ impl BasicAuthSite {
                 .get(header::AUTHORIZATION)
                 .and_then(|v| v.to_str().ok())
                 == Some(expected.as_str());
-            seen.lock().unwrap().push((uri.path().to_string(), signed_in));
+            seen.lock()
+                .unwrap()
+                .push((uri.path().to_string(), signed_in));
             async move {
                 let page = |title: &str, body: &str| {
                     format!(
@@ -608,7 +720,10 @@ impl BasicAuthSite {
                         .into_response(),
                     ("/", true) => (
                         html,
-                        page("Home", "<p><a href=\"/inside.html\">The inside page</a></p>"),
+                        page(
+                            "Home",
+                            "<p><a href=\"/inside.html\">The inside page</a></p>",
+                        ),
                     )
                         .into_response(),
                     ("/inside.html", true) => {

@@ -181,7 +181,10 @@ pub(crate) async fn delete_credentials(
     Ok(reply(
         StatusCode::OK,
         Meta::new(&id),
-        CredentialsDeleted { site_id, deleted: true },
+        CredentialsDeleted {
+            site_id,
+            deleted: true,
+        },
     ))
 }
 

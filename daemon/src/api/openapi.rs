@@ -17,6 +17,9 @@ use super::envelope::{
 };
 use super::error::{ErrorBody, ErrorCode, ErrorDetail, ErrorObject};
 
+use super::credentials::{
+    CredentialsDeleted, CredentialsDeletedEnvelope, CredentialsEnvelope, SetCredentials,
+};
 use super::reports::CompareEnvelope;
 use super::schedules::{
     CreateSchedule, ScheduleDeleted, ScheduleDeletedEnvelope, ScheduleEnvelope, ScheduleLinks,
@@ -27,16 +30,13 @@ use super::views::{
     ScanRequest, ScanRequestConfig, ScanView, SiteDeleted, Status, UpdateSite, WaitingReason,
 };
 use super::webhooks::{CreateWebhook, DeliveryView, UpdateWebhook, WebhookDeleted, WebhookView};
-use super::credentials::{
-    CredentialsDeleted, CredentialsDeletedEnvelope, CredentialsEnvelope, SetCredentials,
-};
 use super::{credentials, keys, reports, scans, schedules, sites, webhooks};
 use crate::ops::regressions::{RegressedData, RegressedEvent};
 use crate::store::{
-    AppliedConfig, CategoryResult, ChangedFinding, CredentialsDescription, LoginFormDescription,
-    LoginStepDescription, DeliveryAttempt, DeliveryStatus, FindingChanges,
-    ImpactCounts, Plan, Progress, RegressionThreshold, Regressions, RunOutcome, RunStatus,
-    ScanStatus, ScanSummary, Site,
+    AppliedConfig, CategoryResult, ChangedFinding, CredentialsDescription, DeliveryAttempt,
+    DeliveryStatus, FindingChanges, ImpactCounts, LoginFormDescription, LoginStepDescription, Plan,
+    Progress, RegressionThreshold, Regressions, RunOutcome, RunStatus, ScanStatus, ScanSummary,
+    Site,
 };
 use crate::webhooks::EventPayload;
 

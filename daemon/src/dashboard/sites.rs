@@ -343,8 +343,7 @@ async fn render_site(
         &FieldErrors::default(),
     )
     .await?;
-    let credentials =
-        super::credentials::section(state, me, site, &FieldErrors::default()).await?;
+    let credentials = super::credentials::section(state, me, site, &FieldErrors::default()).await?;
     let main = html! {
         p { "Start URL: " a href=(site.url) { (site.url) } }
         h2 id="scan-heading" { "Scan now" }

@@ -243,12 +243,18 @@ pub fn validate(auth: &SiteAuth, start: &Url) -> Result<()> {
                 check_url(&format!("login_steps[{i}].url"), url, start, &mut problems)
             }
             LoginStep::Fill { selector, value } => {
-                check_selector(&format!("login_steps[{i}].selector"), selector, &mut problems);
+                check_selector(
+                    &format!("login_steps[{i}].selector"),
+                    selector,
+                    &mut problems,
+                );
                 check_value(&format!("login_steps[{i}].value"), value, &mut problems);
             }
-            LoginStep::Click { selector } | LoginStep::WaitFor { selector } => {
-                check_selector(&format!("login_steps[{i}].selector"), selector, &mut problems)
-            }
+            LoginStep::Click { selector } | LoginStep::WaitFor { selector } => check_selector(
+                &format!("login_steps[{i}].selector"),
+                selector,
+                &mut problems,
+            ),
         }
     }
     if let Some(patterns) = &auth.sign_out_exclude {
@@ -580,7 +586,10 @@ mod tests {
             s.scrub(r#"a Bearer t0k\"en c c00kie"#),
             "a [redacted] c [redacted]"
         );
-        assert_eq!(s.scrub("pa+ss%2Fwd and pa ss/wd"), "[redacted] and [redacted]");
+        assert_eq!(
+            s.scrub("pa+ss%2Fwd and pa ss/wd"),
+            "[redacted] and [redacted]"
+        );
         let report = ReportFile::from_bytes(
             format!(
                 "{}\"Bearer t0k\\\"en\"{}",

@@ -46,7 +46,10 @@ pub(super) async fn delete_credentials(this: &Embedded, site_id: &str) -> Result
     let site_id = site_id.to_string();
     this.write(move |txn| {
         let mut t = txn.open_table(CREDENTIALS).map_err(Error::storage)?;
-        let removed = t.remove(site_id.as_str()).map_err(Error::storage)?.is_some();
+        let removed = t
+            .remove(site_id.as_str())
+            .map_err(Error::storage)?
+            .is_some();
         Ok(removed)
     })
     .await
