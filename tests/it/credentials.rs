@@ -312,7 +312,7 @@ async fn credentials_round_trip_on_redis_and_are_sealed_there() {
         .query_async(&mut conn)
         .await
         .unwrap();
-    assert_eq!(members, [site.id.clone()]);
+    assert_eq!(members, [site.id.as_str()]);
     // Removing the site removes its credentials.
     let (s, _) = api
         .send(
