@@ -56,6 +56,15 @@ pub enum Error {
     /// The service configuration is unusable.
     #[error("invalid configuration: {0}")]
     Config(String),
+    /// Site credentials were to be saved, and the service has no secret key
+    /// to seal them with (`SITESCAN_SECRET_KEY`). The API answers 503
+    /// `secret_key_missing`.
+    #[error("the server has no secret key, so it cannot keep credentials: start it with SITESCAN_SECRET_KEY or SITESCAN_SECRET_KEY_FILE set (see the Authenticated scans docs)")]
+    SecretKeyMissing,
+    /// Stored credentials do not open with the service's secret key (another
+    /// key, a record copied from another site, or tampering).
+    #[error("{0}")]
+    Unsealable(String),
     /// Reading or writing a file or socket failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),

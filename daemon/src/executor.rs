@@ -16,7 +16,8 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use futures::stream::{self, BoxStream};
 use futures::{FutureExt, StreamExt};
-use sitescan_engine::{AnalysisWatch, ScanConfig, Scanner};
+use sitescan_engine::auth::SiteAuth;
+use sitescan_engine::{AnalysisWatch, ScanConfig, Scanner, ScannerBuilder};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::worker::{ExecEvent, ScanExecutor};
@@ -69,16 +70,40 @@ impl AnalysisWatch for ToWorker {
     }
 }
 
+/// Hands a site's credentials to the engine's scanner: the one place the
+/// service's credentials meet the engine. `None` leaves the builder as it is.
+pub fn with_site_auth(
+    builder: ScannerBuilder,
+    auth: Option<SiteAuth>,
+) -> Result<ScannerBuilder, String> {
+    match auth {
+        None => Ok(builder),
+        // This engine has no way to sign in yet (`ScannerBuilder::auth`):
+        // the scan fails rather than scanning the site signed out.
+        Some(_) => Err("this build of the engine cannot sign in to sites".to_string()),
+    }
+}
+
 impl ScanExecutor for EngineExecutor {
     fn execute(&self, url: &str, config: ScanConfig) -> BoxStream<'static, ExecEvent> {
+        self.execute_with_auth(url, config, None)
+    }
+
+    fn execute_with_auth(
+        &self,
+        url: &str,
+        config: ScanConfig,
+        auth: Option<SiteAuth>,
+    ) -> BoxStream<'static, ExecEvent> {
         let (tx, mut rx) = mpsc::channel(WATCH_EVENTS);
-        let scanner = match Scanner::builder()
+        let builder = Scanner::builder()
             .config(config)
-            .analysis_watch(Arc::new(ToWorker(tx)))
-            .build()
-        {
+            .analysis_watch(Arc::new(ToWorker(tx)));
+        let built =
+            with_site_auth(builder, auth).and_then(|b| b.build().map_err(|e| e.to_string()));
+        let scanner = match built {
             Ok(s) => s,
-            Err(e) => return stream::once(async move { ExecEvent::Failed(e.to_string()) }).boxed(),
+            Err(e) => return stream::once(async move { ExecEvent::Failed(e) }).boxed(),
         };
         let (progress_tx, progress_rx) = watch::channel(None);
         let url = url.to_string();

@@ -65,6 +65,8 @@ pub struct FleetSettings {
     /// This worker renders (`worker --render`): it takes render scans too,
     /// and announces itself as a render worker while it runs.
     pub render: bool,
+    /// Opens the credentials of the sites scanned (`SITESCAN_SECRET_KEY`).
+    pub secret_key: Option<crate::secret_key::SecretKey>,
 }
 
 /// Starts `settings.concurrency` worker slots on `backend` (the job loop of
@@ -96,6 +98,7 @@ pub fn spawn_workers(
             allow_private: settings.allow_private,
             page_budget: settings.page_budget,
             rate_per_host: settings.rate_per_host,
+            secret_key: settings.secret_key,
         },
         max_attempts: backend.settings().max_attempts,
         retry_failed: true,
@@ -301,6 +304,7 @@ pub async fn serve_api(
         page_budget,
         dashboard,
         SchedulerSettings::default(),
+        None,
         shutdown,
     )
     .await
@@ -318,6 +322,7 @@ pub async fn serve_api_with(
     page_budget: sitescan_engine::PageBudget,
     dashboard: crate::dashboard::DashboardSettings,
     schedules: SchedulerSettings,
+    secret_key: Option<crate::secret_key::SecretKey>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> crate::Result<()> {
     use crate::api::{auth, ApiSettings, AppState};
@@ -333,6 +338,7 @@ pub async fn serve_api_with(
             public_url: dashboard.public_url.clone(),
             schedule_min_interval: schedules.min_interval,
             render_workers: RenderWorkers::Fleet,
+            secret_key,
         },
     };
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);

@@ -26,6 +26,7 @@ pub mod fleet;
 pub mod ops;
 pub mod queue;
 pub mod scheduler;
+pub mod secret_key;
 pub mod secrets;
 pub mod service;
 pub mod state;

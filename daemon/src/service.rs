@@ -135,6 +135,7 @@ impl Service {
                 render_workers: RenderWorkers::InProcess {
                     render: self.workers.render,
                 },
+                secret_key: self.workers.secret_key,
             },
         };
         let mut scheduler =

@@ -32,6 +32,9 @@ pub struct ApiSettings {
     pub schedule_min_interval: Duration,
     /// Who runs render scans: what a render scan meets when nobody can.
     pub render_workers: RenderWorkers,
+    /// Seals site credentials (`SITESCAN_SECRET_KEY`); `None`: credentials
+    /// are refused (`secret_key_missing`).
+    pub secret_key: Option<crate::secret_key::SecretKey>,
 }
 
 /// Who runs the render scans (`config.render: true`) this API accepts.

@@ -21,8 +21,12 @@ use std::time::Duration;
 use chrono::Utc;
 use futures::stream::BoxStream;
 use futures::StreamExt;
+use sitescan_engine::auth::SiteAuth;
 use sitescan_engine::config::StatusRange;
 use sitescan_engine::{PageBudget, ReportSource, ScanConfig, SpooledReport};
+
+use crate::ops::credentials::Scrubber;
+use crate::secret_key::SecretKey;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tracing::{info, warn, Instrument};
@@ -77,6 +81,25 @@ pub enum ExecEvent {
 pub trait ScanExecutor: Send + Sync + 'static {
     /// Starts scanning `url` with `config`.
     fn execute(&self, url: &str, config: ScanConfig) -> BoxStream<'static, ExecEvent>;
+
+    /// Starts scanning `url` with `config`, signing in with `auth` (the
+    /// site's credentials, opened at scan time; never part of `config`,
+    /// which is stored). An executor that cannot sign in fails a scan that
+    /// has credentials rather than scanning without them.
+    fn execute_with_auth(
+        &self,
+        url: &str,
+        config: ScanConfig,
+        auth: Option<SiteAuth>,
+    ) -> BoxStream<'static, ExecEvent> {
+        match auth {
+            None => self.execute(url, config),
+            Some(_) => futures::stream::once(async {
+                ExecEvent::Failed("this scanner cannot sign in to sites".to_string())
+            })
+            .boxed(),
+        }
+    }
 }
 
 /// Settings of the worker pool.
@@ -95,6 +118,9 @@ pub struct WorkerSettings {
     /// The workers render (a browser is installed): they take render scans,
     /// and the API accepts them (`serve` finds the browser at start-up).
     pub render: bool,
+    /// Opens site credentials (`SITESCAN_SECRET_KEY`); `None`: the API
+    /// refuses credentials, and a scan of a site with some fails.
+    pub secret_key: Option<SecretKey>,
 }
 
 impl WorkerSettings {
@@ -104,6 +130,7 @@ impl WorkerSettings {
             allow_private: self.allow_private,
             page_budget: self.page_budget,
             rate_per_host: self.rate_per_host,
+            secret_key: self.secret_key,
         }
     }
 }
@@ -117,6 +144,9 @@ pub struct ScanLimits {
     pub page_budget: PageBudget,
     /// Requests per second to one host.
     pub rate_per_host: f64,
+    /// Opens the credentials of the sites scanned (see
+    /// `ops::credentials::scan_credentials`).
+    pub secret_key: Option<SecretKey>,
 }
 
 /// The engine configuration for a scan as applied by the API, held under the
@@ -662,7 +692,25 @@ pub async fn execute(
     limits: ScanLimits,
 ) -> Option<ScanOutcome> {
     let config = engine_config(&scan.config, limits);
-    let mut events = executor.execute(&scan.url, config);
+    // Opened here, at scan time, and handed to the engine beside the config:
+    // credentials are never in the scan's record or its queue job.
+    let auth = match crate::ops::credentials::scan_credentials(
+        store,
+        limits.secret_key.as_ref(),
+        &scan.site_id,
+    )
+    .await
+    {
+        Ok(auth) => auth,
+        Err(e) => {
+            warn!(error = %e, "the site's credentials could not be opened");
+            return Some(ScanOutcome::Failed {
+                error: format!("the site's credentials could not be used: {e}"),
+            });
+        }
+    };
+    let scrubber = auth.as_ref().map(Scrubber::new);
+    let mut events = executor.execute_with_auth(&scan.url, config, auth);
     let mut last_write = tokio::time::Instant::now() - PROGRESS_EVERY;
     // A change of phase is written at once, whatever the interval: a poller
     // must not miss the start of the link phase (or see `crawl` at 100 %).
@@ -714,10 +762,27 @@ pub async fn execute(
                 let report: Arc<SpooledReport> = Arc::from(report);
                 summary.regressions =
                     crate::ops::regressions::compare_finished(store, scan, report.clone()).await;
+                if let (Some(scrubber), Some(r)) = (&scrubber, summary.regressions.as_mut()) {
+                    for f in r.new.items.iter_mut().chain(r.fixed.items.iter_mut()) {
+                        for text in [&mut f.page_url, &mut f.selector, &mut f.message] {
+                            *text = scrubber.scrub(text);
+                        }
+                    }
+                }
+                let scrub = scrubber.clone();
                 // Rendered once, from the spool into a temporary file, off the
                 // async threads; the store copies the file in chunks, so the
                 // report is never whole in memory.
-                let rendered = tokio::task::spawn_blocking(move || render_report(&*report)).await;
+                let rendered = tokio::task::spawn_blocking(move || {
+                    let rendered = render_report(&*report)?;
+                    // The secrets are taken out of the report before it is
+                    // stored (a page may echo a header or cookie it got).
+                    match scrub {
+                        Some(scrubber) => scrubber.scrub_report(rendered),
+                        None => Ok(rendered),
+                    }
+                })
+                .await;
                 return Some(match rendered {
                     Ok(Ok(report)) => ScanOutcome::Completed { summary, report },
                     Ok(Err(e)) => ScanOutcome::Failed {
@@ -728,7 +793,13 @@ pub async fn execute(
                     },
                 });
             }
-            Some(ExecEvent::Failed(error)) => return Some(ScanOutcome::Failed { error }),
+            Some(ExecEvent::Failed(error)) => {
+                let error = match &scrubber {
+                    Some(scrubber) => scrubber.scrub(&error),
+                    None => error,
+                };
+                return Some(ScanOutcome::Failed { error });
+            }
             None => {
                 return Some(ScanOutcome::Failed {
                     error: "the scan ended without a report".to_string(),
@@ -817,6 +888,7 @@ mod tests {
                 page_budget: PageBudget::DEFAULT,
                 rate_per_host: sitescan_engine::config::DEFAULT_RATE_PER_HOST,
                 render: false,
+                secret_key: None,
             },
             rx,
         );
@@ -854,6 +926,7 @@ mod tests {
                 allow_private: false,
                 page_budget: ceiling,
                 rate_per_host: sitescan_engine::config::DEFAULT_RATE_PER_HOST,
+                secret_key: None,
             },
         );
         assert_eq!(config.budget.time, Duration::from_secs(2));

@@ -646,6 +646,9 @@ async fn health_readiness_and_the_openapi_document() {
         "PATCH /api/v1/schedules/{scheduleId}",
         "PATCH /api/v1/sites/{siteId}",
         "DELETE /api/v1/schedules/{scheduleId}",
+        "PUT /api/v1/sites/{siteId}/credentials",
+        "GET /api/v1/sites/{siteId}/credentials",
+        "DELETE /api/v1/sites/{siteId}/credentials",
     ]
     .into_iter()
     .map(String::from)
@@ -1163,6 +1166,24 @@ impl sitescan_daemon::store::Store for BrokenStore {
     ) -> sitescan_daemon::Result<Option<String>> {
         broken()
     }
+    async fn put_credentials(
+        &self,
+        _: sitescan_daemon::store::StoredCredentials,
+    ) -> sitescan_daemon::Result<bool> {
+        broken()
+    }
+    async fn credentials(
+        &self,
+        _: &str,
+    ) -> sitescan_daemon::Result<Option<sitescan_daemon::store::StoredCredentials>> {
+        broken()
+    }
+    async fn delete_credentials(&self, _: &str) -> sitescan_daemon::Result<bool> {
+        broken()
+    }
+    async fn any_credentials(&self) -> sitescan_daemon::Result<bool> {
+        broken()
+    }
     async fn create_schedule(
         &self,
         _: sitescan_daemon::store::Schedule,
@@ -1252,6 +1273,7 @@ async fn serve_broken(panics: bool) -> String {
             public_url: None,
             schedule_min_interval: std::time::Duration::from_secs(60),
             render_workers: sitescan_daemon::state::RenderWorkers::InProcess { render: false },
+            secret_key: None,
         },
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

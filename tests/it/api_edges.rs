@@ -612,6 +612,7 @@ async fn serve_with_public_url(
             public_url: Some(public_url.parse().unwrap()),
             schedule_min_interval: std::time::Duration::from_secs(60),
             render_workers: sitescan_daemon::state::RenderWorkers::InProcess { render: false },
+            secret_key: None,
         },
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -42,6 +42,7 @@ impl TestApi {
                 page_budget: sitescan::PageBudget::DEFAULT,
                 rate_per_host: sitescan_engine::config::DEFAULT_RATE_PER_HOST,
                 render: false,
+                secret_key: None,
             },
             sitescan_daemon::webhooks::DeliverySettings::new(true),
         )
@@ -72,6 +73,7 @@ impl TestApi {
                 page_budget: sitescan::PageBudget::DEFAULT,
                 rate_per_host: 200.0,
                 render: true,
+                secret_key: None,
             },
             sitescan_daemon::webhooks::DeliverySettings::new(true),
         )
@@ -93,7 +95,27 @@ impl TestApi {
             page_budget: sitescan::PageBudget::DEFAULT,
             rate_per_host: sitescan_engine::config::DEFAULT_RATE_PER_HOST,
             render: false,
+            secret_key: None,
         };
+        Self::launch(dir, 10_000, workers, webhooks).await
+    }
+
+    /// One worker on the database in `dir`, private targets allowed, site
+    /// credentials sealed with `secret_key` (`None`: refused, as by a
+    /// `serve` started without `SITESCAN_SECRET_KEY`).
+    pub async fn start_on_with_key(
+        dir: &std::path::Path,
+        secret_key: Option<sitescan_daemon::secret_key::SecretKey>,
+    ) -> TestApi {
+        let workers = WorkerSettings {
+            workers: 1,
+            allow_private: true,
+            page_budget: sitescan::PageBudget::DEFAULT,
+            rate_per_host: 200.0,
+            render: false,
+            secret_key,
+        };
+        let webhooks = sitescan_daemon::webhooks::DeliverySettings::new(true);
         Self::launch(dir, 10_000, workers, webhooks).await
     }
 
@@ -199,6 +221,7 @@ impl TestApi {
             name: "fixture".into(),
             created_at: Utc::now(),
             regression_threshold: Default::default(),
+            has_credentials: false,
         };
         self.store.create_site(site).await.unwrap().id
     }

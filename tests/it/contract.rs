@@ -36,6 +36,7 @@ fn site(account_id: &str) -> Site {
         name: "example.com".into(),
         created_at: Utc::now(),
         regression_threshold: Default::default(),
+        has_credentials: false,
     }
 }
 

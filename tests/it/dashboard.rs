@@ -1629,6 +1629,7 @@ async fn the_scan_page_shows_the_link_phase() {
             name: "Example".into(),
             created_at: Utc::now(),
             regression_threshold: Default::default(),
+            has_credentials: false,
         })
         .await
         .unwrap();
@@ -1947,6 +1948,7 @@ async fn the_scan_page_shows_what_is_new_and_fixed_since_the_previous_scan() {
             name: "Example".into(),
             created_at: Utc::now(),
             regression_threshold: Default::default(),
+            has_credentials: false,
         })
         .await
         .unwrap();

@@ -638,6 +638,7 @@ async fn render_scans_go_only_to_render_workers_and_wait_visibly_for_one() {
             name: "app".into(),
             created_at: Utc::now(),
             regression_threshold: Default::default(),
+            has_credentials: false,
         })
         .await
         .unwrap();

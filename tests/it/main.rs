@@ -79,6 +79,7 @@ mod conformance;
 mod contract;
 mod crash_loop;
 mod crawl;
+mod credentials;
 mod dashboard;
 mod docs;
 mod fleet;

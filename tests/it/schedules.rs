@@ -453,6 +453,7 @@ fn state(store: Arc<dyn Store>, queue: Arc<dyn sitescan_daemon::queue::Queue>) -
             public_url: None,
             schedule_min_interval: Duration::from_secs(60),
             render_workers: sitescan_daemon::state::RenderWorkers::InProcess { render: false },
+            secret_key: None,
         },
     }
 }

@@ -108,7 +108,7 @@ async fn credentials_in_a_site_url_are_refused_and_never_echoed() {
     }
     let (_, list) = api.get("/api/v1/sites", &key).await;
     assert_eq!(list["data"], json!([]));
-    assert!(CREDENTIALS_REFUSED.contains("cannot sign in to a site yet"));
+    assert!(CREDENTIALS_REFUSED.contains("PUT /api/v1/sites/{siteId}/credentials"));
     api.stop().await;
 
     let dir = tempfile::tempdir().unwrap();

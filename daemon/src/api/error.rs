@@ -64,6 +64,8 @@ codes! {
     WebhookNotFound = ("webhook_not_found", NOT_FOUND, "No webhook with this id in the caller's account."),
     /// No such schedule in the caller's account.
     ScheduleNotFound = ("schedule_not_found", NOT_FOUND, "No schedule with this id in the caller's account."),
+    /// The site has no credentials.
+    CredentialsNotFound = ("credentials_not_found", NOT_FOUND, "The site has no credentials (PUT /api/v1/sites/{siteId}/credentials sets them)."),
     /// No such delivery of this webhook.
     DeliveryNotFound = ("delivery_not_found", NOT_FOUND, "No delivery with this id for this webhook."),
     /// The route exists, not with this method.
@@ -88,6 +90,8 @@ codes! {
     ScanLimitExceeded = ("scan_limit_exceeded", TOO_MANY_REQUESTS, "The plan's scans for this UTC day are used up; Retry-After gives the seconds to the next UTC midnight."),
     /// Too many requests with this key.
     RateLimited = ("rate_limited", TOO_MANY_REQUESTS, "Too many requests with this key; wait Retry-After seconds."),
+    /// Credentials were sent and the server has no secret key to seal them with.
+    SecretKeyMissing = ("secret_key_missing", SERVICE_UNAVAILABLE, "The server was started without a secret key (SITESCAN_SECRET_KEY), so it cannot keep site credentials; its operator must set one."),
     /// Something broke on our side.
     InternalError = ("internal_error", INTERNAL_SERVER_ERROR, "Something failed on the server; the request id in the response helps us find it."),
     /// The service cannot serve now (storage unreachable).
@@ -276,10 +280,18 @@ impl From<Error> for ApiError {
                 kind: "account",
                 id,
             } => ApiError::new(ErrorCode::NotFound, format!("no account `{id}`")),
+            Error::NotFound {
+                kind: "credentials",
+                id,
+            } => ApiError::new(
+                ErrorCode::CredentialsNotFound,
+                format!("site `{id}` has no credentials; PUT /api/v1/sites/{id}/credentials sets them"),
+            ),
             Error::NotFound { kind: "key", id } => ApiError::new(
                 ErrorCode::NotFound,
                 format!("no key `{id}` in this account"),
             ),
+            e @ Error::SecretKeyMissing => ApiError::new(ErrorCode::SecretKeyMissing, e.to_string()),
             Error::Conflict(m) => ApiError::new(ErrorCode::ScanNotCancelable, m),
             Error::NotReady(m) => ApiError::new(ErrorCode::ReportNotReady, m),
             Error::Unavailable(m) => {

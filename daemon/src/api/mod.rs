@@ -26,6 +26,7 @@ pub use crate::views;
 
 pub mod auth;
 pub mod context;
+pub mod credentials;
 pub mod envelope;
 pub mod error;
 pub mod idempotency;
@@ -71,6 +72,7 @@ pub fn router_with(state: AppState, pages: Option<HtmlPages>) -> Router {
         .merge(keys::router())
         .merge(webhooks::router())
         .merge(schedules::router())
+        .merge(credentials::router())
         // Inside authentication (the later `route_layer` runs first): the
         // idempotency layer needs the caller's account.
         .route_layer(axum::middleware::from_fn_with_state(

@@ -17,6 +17,9 @@ use super::envelope::{
 };
 use super::error::{ErrorBody, ErrorCode, ErrorDetail, ErrorObject};
 
+use super::credentials::{
+    CredentialsDeleted, CredentialsDeletedEnvelope, CredentialsEnvelope, SetCredentials,
+};
 use super::reports::CompareEnvelope;
 use super::schedules::{
     CreateSchedule, ScheduleDeleted, ScheduleDeletedEnvelope, ScheduleEnvelope, ScheduleLinks,
@@ -27,12 +30,13 @@ use super::views::{
     ScanRequest, ScanRequestConfig, ScanView, SiteDeleted, Status, UpdateSite, WaitingReason,
 };
 use super::webhooks::{CreateWebhook, DeliveryView, UpdateWebhook, WebhookDeleted, WebhookView};
-use super::{keys, reports, scans, schedules, sites, webhooks};
+use super::{credentials, keys, reports, scans, schedules, sites, webhooks};
 use crate::ops::regressions::{RegressedData, RegressedEvent};
 use crate::store::{
-    AppliedConfig, CategoryResult, ChangedFinding, DeliveryAttempt, DeliveryStatus, FindingChanges,
-    ImpactCounts, Plan, Progress, RegressionThreshold, Regressions, RunOutcome, RunStatus,
-    ScanStatus, ScanSummary, Site,
+    AppliedConfig, CategoryResult, ChangedFinding, CredentialsDescription, DeliveryAttempt,
+    DeliveryStatus, FindingChanges, ImpactCounts, LoginFormDescription, LoginStepDescription, Plan,
+    Progress, RegressionThreshold, Regressions, RunOutcome, RunStatus, ScanStatus, ScanSummary,
+    Site,
 };
 use crate::webhooks::EventPayload;
 
@@ -56,6 +60,7 @@ use crate::webhooks::EventPayload;
         webhooks::list_deliveries, webhooks::redeliver,
         schedules::create_schedule, schedules::list_schedules, schedules::get_schedule,
         schedules::update_schedule, schedules::delete_schedule,
+        credentials::put_credentials, credentials::get_credentials, credentials::delete_credentials,
     ),
     components(schemas(
         Meta, ErrorBody, ErrorObject, ErrorDetail,
@@ -70,6 +75,8 @@ use crate::webhooks::EventPayload;
         DeliveryStatus, DeliveryAttempt, EventPayload, RegressedEvent, RegressedData,
         ScheduleView, ScheduleLinks, ScheduleEnvelope, ScheduleListEnvelope, ScheduleDeleted,
         ScheduleDeletedEnvelope, CreateSchedule, UpdateSchedule, RunOutcome, RunStatus,
+        SetCredentials, CredentialsDescription, LoginFormDescription, LoginStepDescription,
+        CredentialsEnvelope, CredentialsDeleted, CredentialsDeletedEnvelope,
     )),
     modifiers(&Security),
     tags(

@@ -97,6 +97,7 @@ pub(crate) fn run(args: Args) -> CliResult {
         )));
     }
     let webhooks = args.webhook_args.settings(args.allow_private)?;
+    let secret_key = crate::secret_key::SecretKey::from_env().map_err(CliError::usage)?;
     if args.schedule_min_interval == 0 {
         return Err(CliError::usage(anyhow::anyhow!(
             "--schedule-min-interval must be at least 1 second"
@@ -113,6 +114,9 @@ pub(crate) fn run(args: Args) -> CliResult {
     rt.block_on(async move {
         if let Some(url) = &args.redis {
             let backend = args.redis_args.connect(url).await?;
+            crate::ops::credentials::check_start_up(&backend, secret_key.as_ref())
+                .await
+                .map_err(CliError::run)?;
             let listener = tokio::net::TcpListener::bind(args.bind)
                 .await
                 .map_err(|e| CliError::run(anyhow::anyhow!("cannot listen on {}: {e}", args.bind)))?;
@@ -125,12 +129,15 @@ pub(crate) fn run(args: Args) -> CliResult {
                 let _ = writeln!(out, "{}", serde_json::json!({ "listening": format!("http://{addr}") }));
                 let _ = out.flush();
             }
-            crate::fleet::serve_api_with(backend, listener, args.rate_limit, args.allow_private, args.budget.budget(), dashboard, schedules, shutdown)
+            crate::fleet::serve_api_with(backend, listener, args.rate_limit, args.allow_private, args.budget.budget(), dashboard, schedules, secret_key, shutdown)
                 .await
                 .map_err(CliError::run)?;
             return Ok(EXIT_OK);
         }
         let backend = Arc::new(Embedded::open(&args.data_dir).map_err(CliError::run)?);
+        crate::ops::credentials::check_start_up(backend.as_ref(), secret_key.as_ref())
+            .await
+            .map_err(CliError::run)?;
         let listener = tokio::net::TcpListener::bind(args.bind)
             .await
             .map_err(|e| CliError::run(anyhow::anyhow!("cannot listen on {}: {e}", args.bind)))?;
@@ -158,6 +165,7 @@ pub(crate) fn run(args: Args) -> CliResult {
                 page_budget: args.budget.budget(),
                 rate_per_host: args.rate,
                 render,
+                secret_key,
             },
             rate_per_minute: args.rate_limit,
             grace: Duration::from_secs(10),

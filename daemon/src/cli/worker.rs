@@ -113,6 +113,7 @@ pub(crate) fn run(args: Args) -> CliResult {
         )));
     }
     let webhooks = args.webhook_args.settings(args.allow_private)?;
+    let secret_key = crate::secret_key::SecretKey::from_env().map_err(CliError::usage)?;
     // A worker that says it renders must be able to: otherwise it would take
     // render scans and fail each one.
     if args.render {
@@ -145,6 +146,9 @@ pub(crate) fn run(args: Args) -> CliResult {
                 }
             }
         };
+        crate::ops::credentials::check_start_up(&backend, secret_key.as_ref())
+            .await
+            .map_err(CliError::run)?;
         let (stop_tx, stop_rx) = watch::channel(false);
         let metrics_addr = match args.metrics_bind {
             Some(bind) => {
@@ -174,6 +178,7 @@ pub(crate) fn run(args: Args) -> CliResult {
             grace: Duration::from_secs_f64(args.grace_period),
             webhooks,
             render: args.render,
+            secret_key,
         };
         let consumer = backend.settings().consumer.clone();
         tracing::info!(%consumer, concurrency = args.concurrency, render = args.render, "sitescan worker running");

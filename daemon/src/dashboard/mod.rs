@@ -46,6 +46,7 @@ use crate::error::Error;
 use crate::state::AppState;
 
 pub mod auth;
+pub mod credentials;
 pub mod keys;
 pub mod layout;
 pub mod scans;
@@ -153,6 +154,11 @@ pub fn router(app: AppState, settings: DashboardSettings) -> Router {
         )
         .route("/sites/{siteId}/scans", post(sites::scan_now))
         .route("/sites/{siteId}/schedules", post(schedules::create))
+        .route("/sites/{siteId}/credentials", post(credentials::save))
+        .route(
+            "/sites/{siteId}/credentials/remove",
+            post(credentials::remove),
+        )
         .route(
             "/schedules/{scheduleId}/enabled",
             post(schedules::set_enabled),
@@ -352,6 +358,7 @@ impl From<Error> for PageError {
                 refused(StatusCode::TOO_MANY_REQUESTS, e.to_string())
             }
             Error::Conflict(m) | Error::NotReady(m) => refused(StatusCode::CONFLICT, m),
+            e @ Error::SecretKeyMissing => refused(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
             other => PageError::internal(other),
         }
     }

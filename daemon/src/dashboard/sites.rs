@@ -187,7 +187,12 @@ fn without_credentials(raw: &str) -> String {
     }
 }
 
-async fn own_site(state: &DashState, me: &SignedIn, id: &str) -> Result<Site, PageError> {
+/// A site of the signed-in account (404 page otherwise).
+pub(super) async fn own_site(
+    state: &DashState,
+    me: &SignedIn,
+    id: &str,
+) -> Result<Site, PageError> {
     state
         .app
         .store
@@ -338,6 +343,7 @@ async fn render_site(
         &FieldErrors::default(),
     )
     .await?;
+    let credentials = super::credentials::section(state, me, site, &FieldErrors::default()).await?;
     let main = html! {
         p { "Start URL: " a href=(site.url) { (site.url) } }
         h2 id="scan-heading" { "Scan now" }
@@ -403,6 +409,7 @@ async fn render_site(
         h2 id="history-heading" { "Scan history" }
         (history_table(&page.items))
         (schedules)
+        (credentials)
         p { a href=(format!("/sites/{}/remove", site.id)) { "Remove this site" } }
     };
     Ok(layout::page(&site.name, Some(me.nav(Section::Sites)), main))

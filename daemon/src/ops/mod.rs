@@ -12,6 +12,7 @@
 //! once; a record of another account is [`crate::Error::NotFound`], as a
 //! missing one.
 
+pub mod credentials;
 pub mod keys;
 pub mod regressions;
 pub mod scans;

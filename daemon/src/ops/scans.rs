@@ -120,7 +120,7 @@ pub const MAX_PATTERN_CHARS: usize = 500;
 /// will use them: each must compile as a regular expression (the engine's
 /// own compiler, so what passes here cannot fail the scan later). Every bad
 /// entry is named.
-fn validate_patterns(field: &str, patterns: &[String], problems: &mut Problems) {
+pub(crate) fn validate_patterns(field: &str, patterns: &[String], problems: &mut Problems) {
     if patterns.len() > MAX_PATTERNS {
         problems.add(field, format!("at most {MAX_PATTERNS} patterns"));
         return;

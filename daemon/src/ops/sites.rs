@@ -13,15 +13,31 @@ pub const MAX_SITE_NAME: usize = 200;
 
 /// The account's sites, oldest first.
 pub async fn list_sites(store: &dyn Store, account_id: &str) -> Result<Vec<Site>> {
-    store.list_sites(account_id).await
+    let mut sites = store.list_sites(account_id).await?;
+    for site in &mut sites {
+        with_credentials_flag(store, site).await?;
+    }
+    Ok(sites)
+}
+
+/// Sets `site.has_credentials` from the store (the flag is not part of the
+/// site's record: credentials are kept apart, see `ops::credentials`).
+async fn with_credentials_flag(store: &dyn Store, site: &mut Site) -> Result<()> {
+    site.has_credentials = store
+        .credentials(&site.id)
+        .await?
+        .is_some_and(|c| c.account_id == site.account_id);
+    Ok(())
 }
 
 /// One site of the account (`site` not found when it is none of its).
 pub async fn site(store: &dyn Store, account_id: &str, site_id: &str) -> Result<Site> {
-    store
+    let mut site = store
         .site(account_id, site_id)
         .await?
-        .ok_or_else(|| Error::not_found("site", site_id))
+        .ok_or_else(|| Error::not_found("site", site_id))?;
+    with_credentials_flag(store, &mut site).await?;
+    Ok(site)
 }
 
 /// Registers a site of `account_id`: the URL validated by [`validate_site_url`]
@@ -57,6 +73,7 @@ pub async fn register_site(
         name,
         created_at: Utc::now(),
         regression_threshold: Default::default(),
+        has_credentials: false,
     };
     store.create_site(site).await
 }
@@ -102,18 +119,21 @@ pub async fn update_site(
     if let Some(t) = threshold {
         site.regression_threshold = t;
     }
-    store
+    let mut site = store
         .update_site(site)
         .await?
-        .ok_or_else(|| Error::not_found("site", site_id))
+        .ok_or_else(|| Error::not_found("site", site_id))?;
+    with_credentials_flag(store, &mut site).await?;
+    Ok(site)
 }
 
-/// Removes a site of `account_id` (`site` not found when there is none). Its
-/// past scans stay readable by id.
+/// Removes a site of `account_id` (`site` not found when there is none), and
+/// its credentials. Its past scans stay readable by id.
 pub async fn remove_site(store: &dyn Store, account_id: &str, site_id: &str) -> Result<()> {
     if !store.delete_site(account_id, site_id).await? {
         return Err(Error::not_found("site", site_id));
     }
+    store.delete_credentials(site_id).await?;
     Ok(())
 }
 
@@ -121,8 +141,9 @@ pub async fn remove_site(store: &dyn Store, account_id: &str, site_id: &str) -> 
 /// and that there is no such place yet. The URL itself is never echoed.
 pub const CREDENTIALS_REFUSED: &str = "the URL carries credentials (user:password@); \
 URLs are stored and shown in plain text, so credentials never belong in one. \
-sitescan cannot sign in to a site yet (there is no credentials setting): \
-register the URL without them";
+Register the URL without them, then give the credentials with \
+PUT /api/v1/sites/{siteId}/credentials (the site's Credentials form in the dashboard), \
+where they are kept encrypted";
 
 /// An absolute http(s) URL with a host and no credentials; unless private
 /// addresses are allowed, hosts the engine's private-address predicate

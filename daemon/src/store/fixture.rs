@@ -28,6 +28,7 @@ pub async fn tenant(store: &dyn Store, plan: Plan, url: &str) -> Result<(Account
             name: "fixture".into(),
             created_at: Utc::now(),
             regression_threshold: Default::default(),
+            has_credentials: false,
         })
         .await?;
     Ok((account, site))

@@ -150,6 +150,11 @@ pub struct Site {
     /// (sites registered before the setting existed read as `serious`).
     #[serde(default)]
     pub regression_threshold: RegressionThreshold,
+    /// Whether the site has credentials its scans sign in with (`GET
+    /// /sites/{siteId}/credentials` describes them). Filled in when read
+    /// through `ops::sites`; never read from the stored record.
+    #[serde(default, skip_deserializing)]
+    pub has_credentials: bool,
 }
 
 /// The least impact of a new failed finding that makes a scan a regression
@@ -461,6 +466,81 @@ pub enum ScanOutcome {
         /// Why, said for the caller.
         error: String,
     },
+}
+
+/// A site's credentials as stored: sealed with the service's secret key
+/// (`crate::secret_key`, the site id bound in), beside the description of
+/// what they hold, which is no secret and reads without the key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredCredentials {
+    /// The site.
+    pub site_id: String,
+    /// Owning account (the site's).
+    pub account_id: String,
+    /// `v1:` + base64 of nonce, ciphertext and tag of the `SiteAuth` JSON.
+    pub sealed: String,
+    /// What is set, names only.
+    pub description: CredentialsDescription,
+}
+
+/// What a site's credentials hold, without a single secret value: the kinds
+/// set, header and cookie names, the basic-auth user name, the login form's
+/// action and field names, the login steps' kinds and targets.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct CredentialsDescription {
+    /// The site.
+    pub site_id: String,
+    /// The kinds set, in this order: `headers`, `cookies`, `basic`,
+    /// `login_form`, `login_steps`.
+    #[schema(example = json!(["headers", "basic"]))]
+    pub kinds: Vec<String>,
+    /// Names of the extra request headers.
+    #[schema(example = json!(["Authorization"]))]
+    pub headers: Vec<String>,
+    /// Names of the cookies.
+    pub cookies: Vec<String>,
+    /// HTTP basic authentication's user name, when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub basic_username: Option<String>,
+    /// The sign-in form, when set (field names, never their values).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub login_form: Option<LoginFormDescription>,
+    /// The browser sign-in steps.
+    pub login_steps: Vec<LoginStepDescription>,
+    /// The URL patterns never requested (`null`: the documented default list).
+    #[serde(default)]
+    pub sign_out_exclude: Option<Vec<String>>,
+    /// When they were last saved.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A sign-in form, described.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct LoginFormDescription {
+    /// The page showing the form, when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<String>,
+    /// Where the form posts.
+    pub action: String,
+    /// Names of the fields posted.
+    #[schema(example = json!(["password", "user"]))]
+    pub fields: Vec<String>,
+    /// The success check: cookie name, page and text (none of them secret).
+    #[schema(value_type = Object, example = json!({"cookie": "session"}))]
+    pub success: sitescan_engine::auth::LoginCheck,
+}
+
+/// A browser sign-in step, described.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct LoginStepDescription {
+    /// `goto`, `fill`, `click` or `wait_for`.
+    pub step: String,
+    /// The CSS selector (`fill`, `click`, `wait_for`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
+    /// The URL (`goto`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
 }
 
 /// A registered webhook endpoint. Its signing secrets are stored (they are
@@ -904,6 +984,19 @@ pub trait Store: Send + Sync + 'static {
         lease_until: DateTime<Utc>,
         limit: usize,
     ) -> Result<Vec<Delivery>>;
+
+    // ---- site credentials (sealed; `ops::credentials`)
+
+    /// Saves the credentials of a site of `creds.account_id`, replacing any.
+    /// False, and nothing saved, when there is no such site.
+    async fn put_credentials(&self, creds: StoredCredentials) -> Result<bool>;
+    /// The credentials of a site, whatever its account (workers; the domain
+    /// layer checks the account).
+    async fn credentials(&self, site_id: &str) -> Result<Option<StoredCredentials>>;
+    /// Removes the credentials of a site; false when it had none.
+    async fn delete_credentials(&self, site_id: &str) -> Result<bool>;
+    /// Whether any site has credentials (start-up: they need the key).
+    async fn any_credentials(&self) -> Result<bool>;
 
     // ---- schedules (scheduled scans)
 

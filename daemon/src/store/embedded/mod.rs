@@ -25,6 +25,7 @@ use super::{IdempotencyClaim, IdempotencyRecord, IDEMPOTENCY_TTL, MAX_IDEMPOTENC
 use super::{PasswordToken, Session, User};
 use crate::error::{Error, Result};
 
+mod credentials;
 mod idempotency;
 mod keys;
 mod reports;
@@ -188,6 +189,7 @@ impl Embedded {
             txn.open_table(IDEMPOTENCY).map_err(Error::storage)?;
             txn.open_table(IDEMPOTENCY_ORDER).map_err(Error::storage)?;
             schedules::create_tables(&txn)?;
+            credentials::create_tables(&txn)?;
         }
         txn.commit().map_err(Error::storage)?;
         let analysis_dir = data_dir.join("analysis");
@@ -468,6 +470,24 @@ impl Store for Embedded {
             Ok(())
         })
         .await
+    }
+
+    // ---- site credentials
+
+    async fn put_credentials(&self, creds: super::StoredCredentials) -> Result<bool> {
+        credentials::put_credentials(self, creds).await
+    }
+
+    async fn credentials(&self, site_id: &str) -> Result<Option<super::StoredCredentials>> {
+        credentials::credentials(self, site_id).await
+    }
+
+    async fn delete_credentials(&self, site_id: &str) -> Result<bool> {
+        credentials::delete_credentials(self, site_id).await
+    }
+
+    async fn any_credentials(&self) -> Result<bool> {
+        credentials::any_credentials(self).await
     }
 
     // ---- schedules

@@ -38,6 +38,8 @@
 //! | `idem:{account}:{sha256}` | hash | `record` (JSON), `done` (0/1), `lease` (µs): one key, expiring 24 h after its first use |
 //! | `schedule:{id}` | hash | `json` (its settings), `account_id`, `next` (µs; empty while disabled), `last_run` (µs), `outcome` (JSON) |
 //! | `site:{id}:schedules` | sorted set (lex) | schedule ids |
+//! | `credentials:{site}` | string | the site's credentials (JSON: their description and the sealed `SiteAuth`) |
+//! | `credentials` | set | ids of the sites with credentials |
 //! | `schedules:due` | sorted set | enabled schedule ids scored by their next run (µs) |
 //!
 //! Mutable scan fields are separate hash fields rather than one JSON value so
@@ -67,6 +69,7 @@ use super::{IdempotencyClaim, IdempotencyRecord, IDEMPOTENCY_TTL, MAX_IDEMPOTENC
 use super::{PasswordToken, Session, User};
 use crate::error::{Error, Result};
 
+mod credentials;
 mod idempotency;
 mod keys;
 mod reports;
@@ -592,6 +595,24 @@ impl Store for RedisBackend {
             .await
             .map_err(redis_err)?;
         Ok(())
+    }
+
+    // ---- site credentials
+
+    async fn put_credentials(&self, creds: super::StoredCredentials) -> Result<bool> {
+        credentials::put_credentials(self, creds).await
+    }
+
+    async fn credentials(&self, site_id: &str) -> Result<Option<super::StoredCredentials>> {
+        credentials::credentials(self, site_id).await
+    }
+
+    async fn delete_credentials(&self, site_id: &str) -> Result<bool> {
+        credentials::delete_credentials(self, site_id).await
+    }
+
+    async fn any_credentials(&self) -> Result<bool> {
+        credentials::any_credentials(self).await
     }
 
     // ---- schedules
