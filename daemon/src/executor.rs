@@ -72,15 +72,10 @@ impl AnalysisWatch for ToWorker {
 
 /// Hands a site's credentials to the engine's scanner: the one place the
 /// service's credentials meet the engine. `None` leaves the builder as it is.
-pub fn with_site_auth(
-    builder: ScannerBuilder,
-    auth: Option<SiteAuth>,
-) -> Result<ScannerBuilder, String> {
+pub fn with_site_auth(builder: ScannerBuilder, auth: Option<SiteAuth>) -> ScannerBuilder {
     match auth {
-        None => Ok(builder),
-        // This engine has no way to sign in yet (`ScannerBuilder::auth`):
-        // the scan fails rather than scanning the site signed out.
-        Some(_) => Err("this build of the engine cannot sign in to sites".to_string()),
+        Some(auth) => builder.auth(auth),
+        None => builder,
     }
 }
 
@@ -99,8 +94,9 @@ impl ScanExecutor for EngineExecutor {
         let builder = Scanner::builder()
             .config(config)
             .analysis_watch(Arc::new(ToWorker(tx)));
-        let built =
-            with_site_auth(builder, auth).and_then(|b| b.build().map_err(|e| e.to_string()));
+        let built = with_site_auth(builder, auth)
+            .build()
+            .map_err(|e| e.to_string());
         let scanner = match built {
             Ok(s) => s,
             Err(e) => return stream::once(async move { ExecEvent::Failed(e) }).boxed(),

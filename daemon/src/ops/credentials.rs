@@ -260,6 +260,13 @@ pub fn validate(auth: &SiteAuth, start: &Url) -> Result<()> {
     if let Some(patterns) = &auth.sign_out_exclude {
         super::scans::validate_patterns("sign_out_exclude", patterns, &mut problems);
     }
+    // The engine's own check is the last word: what passes here must build a
+    // scanner, or the scan would fail at run time instead of at PUT.
+    if problems.is_empty() {
+        if let Err(why) = auth.validate(start) {
+            problems.add("credentials", why);
+        }
+    }
     problems.finish()
 }
 
