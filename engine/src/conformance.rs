@@ -909,7 +909,10 @@ mod tests {
         assert_eq!((r.correct, r.cant_tell, r.wrong), (1, 1, 0));
         assert!(r.consistent_as_published);
         assert_eq!(
-            (report.totals.consistent, report.totals.consistent_as_published),
+            (
+                report.totals.consistent,
+                report.totals.consistent_as_published
+            ),
             (0, 1)
         );
         assert!(render_text(&report).contains(
