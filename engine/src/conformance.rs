@@ -16,6 +16,15 @@
 //! example wrong, some cant-tell or untested), `inconsistent` (at least one example
 //! wrong), `untested` (no sitescan rule maps to it).
 //!
+//! That is stricter than the W3C's own reports (`act-rules/act-tools`,
+//! `getConsistency`), which call a rule consistent ("complete") when no example
+//! is wrong, none is untested and at least one failed example is reported failed:
+//! a cant-tell on any example is accepted there. The published figures of other
+//! tools in `implementations.json` are counted that way, so each rule also says
+//! whether it would be consistent by that count ([`RuleResult::consistent_as_published`]),
+//! and the totals count those rules apart; the verdicts, the floor and the
+//! headline figures stay the strict ones.
+//!
 //! **Examples that need a script.** sitescan checks the HTML as served and never
 //! runs scripts. An example with `has_script` (a `<script>`, an `on*` handler or a
 //! `javascript:` URL) describes the page *after* its scripts ran, so a static
@@ -156,6 +165,11 @@ pub struct RuleResult {
     pub wrong: usize,
     /// Scripted examples, not judged.
     pub untested_script: usize,
+    /// Consistent as the W3C's published reports count: no example wrong, none
+    /// untested, and at least one failed example reported failed (cant-tell
+    /// accepted anywhere else). Always true for a consistent rule.
+    #[serde(default)]
+    pub consistent_as_published: bool,
     /// Every example (empty for untested rules).
     pub cases: Vec<CaseResult>,
 }
@@ -173,6 +187,11 @@ pub struct Totals {
     pub partially_consistent: usize,
     /// Inconsistent rules.
     pub inconsistent: usize,
+    /// Rules consistent as the W3C's published reports count them (cant-tell
+    /// accepted): the consistent ones and partial ones whose only shortfall is
+    /// cant-tell. For published implementations: the same as `consistent`.
+    #[serde(default)]
+    pub consistent_as_published: usize,
 }
 
 impl Totals {
@@ -187,6 +206,7 @@ impl Totals {
                 Consistency::Untested => continue,
             }
             t.implemented += 1;
+            t.consistent_as_published += usize::from(r.consistent_as_published);
         }
         t
     }
@@ -438,6 +458,14 @@ impl Prepared {
             } else {
                 Consistency::Consistent
             };
+            // act-tools' "complete": no false positive or negative (our
+            // wrong), nothing untested, and a true positive.
+            let consistent_as_published = !mapped.is_empty()
+                && wrong == 0
+                && untested_script == 0
+                && cases
+                    .iter()
+                    .any(|c| c.expected == Expected::Failed && c.actual == Actual::Failed);
             out_rules.push(RuleResult {
                 act_id: rule.id.clone(),
                 name: rule.name.clone(),
@@ -449,6 +477,7 @@ impl Prepared {
                 cant_tell,
                 wrong,
                 untested_script,
+                consistent_as_published,
                 cases,
             });
         }
@@ -489,8 +518,15 @@ fn read_peers(dir: &Path) -> Result<Vec<PeerTotals>> {
                 _ => i.name,
             },
             key: i.key,
-            rules_in_manifest: i.rules_in_manifest,
-            static_decidable_rules: i.static_decidable_rules,
+            // Their figures are counted the published way already.
+            rules_in_manifest: Totals {
+                consistent_as_published: i.rules_in_manifest.consistent,
+                ..i.rules_in_manifest
+            },
+            static_decidable_rules: Totals {
+                consistent_as_published: i.static_decidable_rules.consistent,
+                ..i.static_decidable_rules
+            },
         })
         .collect())
 }
@@ -671,7 +707,17 @@ pub fn render_text(report: &ConformanceReport) -> String {
             t.inconsistent
         );
     };
+    let published = |s: &mut String, t: &Totals| {
+        let _ = writeln!(
+            s,
+            "{:<44} {:>3} rules: {:>3} consistent with cant-tell accepted, as the published reports below count",
+            "sitescan, as published reports count",
+            t.rules_considered,
+            t.consistent_as_published
+        );
+    };
     line(&mut s, "sitescan, all ACT rules here", &report.totals);
+    published(&mut s, &report.totals);
     line(
         &mut s,
         "sitescan, static-decidable",
@@ -827,6 +873,51 @@ mod tests {
         assert_eq!(r.cases[0].actual, Actual::CantTell);
         assert_eq!(report.totals.partially_consistent, 1);
         assert!(render_text(&report).contains("e7aa44   partial"));
+        // No failed example reported failed: not consistent the published way
+        // either.
+        assert!(!r.consistent_as_published);
+        assert_eq!(report.totals.consistent_as_published, 0);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn published_count_accepts_cant_tell_once_a_failure_is_found() {
+        // focus-visible implements oj04fd: a removed outline fails, one a focus
+        // handler may replace is cant-tell.
+        let dir = tempdir("published");
+        let manifest = serde_json::json!({"rules": [
+            {"id": "oj04fd", "name": "Element in sequential focus order has visible focus",
+             "cases": [
+                {"file": "failed-1.html", "expected": "failed", "testcase_id": "a"},
+                {"file": "passed-1.html", "expected": "passed", "testcase_id": "b"}
+             ]}
+        ]});
+        write(&dir, "manifest.json", &manifest.to_string());
+        write(
+            &dir,
+            "oj04fd/failed-1.html",
+            "<html lang=en><style>a:focus { outline: none }</style><a href=/>Home</a></html>",
+        );
+        write(
+            &dir,
+            "oj04fd/passed-1.html",
+            "<html lang=en><style>a:focus { outline: none }</style><a href=/ onfocus=mark(this)>Home</a></html>",
+        );
+        let report = run(&dir).unwrap();
+        let r = report.rule("oj04fd").unwrap();
+        assert_eq!(r.consistency, Consistency::PartiallyConsistent);
+        assert_eq!((r.correct, r.cant_tell, r.wrong), (1, 1, 0));
+        assert!(r.consistent_as_published);
+        assert_eq!(
+            (
+                report.totals.consistent,
+                report.totals.consistent_as_published
+            ),
+            (0, 1)
+        );
+        assert!(render_text(&report).contains(
+            "sitescan, as published reports count           1 rules:   1 consistent with cant-tell accepted"
+        ));
         let _ = std::fs::remove_dir_all(&dir);
     }
 

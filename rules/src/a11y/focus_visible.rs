@@ -2,7 +2,10 @@
 //! CSS does not remove the browser's focus outline without replacing it (WCAG 2.4.7,
 //! ACT oj04fd).
 
+use std::collections::HashSet;
 use std::sync::Arc;
+
+use ego_tree::NodeId;
 
 use scraper::{ElementRef, Selector};
 
@@ -33,6 +36,13 @@ the element sets another visible change (a new outline, border, box shadow,
 background, color or text decoration). Elements whose indicator a script may draw
 (an `onfocus` handler) need review. An `outline` set with custom properties
 (`outline: var(--ring)`) is judged with the element's custom properties.
+
+In render mode the browser measures how each element Tab reaches looks
+focused, and [`focus-visible-rendered`](focus-visible-rendered.md) judges it
+from that. On such an element (one with a box on the page), the questions this
+estimate can only leave for review (a focus handler, an unresolved outline, a
+missing style sheet) are settled by the measurement, so this rule says nothing
+there; its passes and failures from the style sheets stand.
 
 ## No silent pass
 An element it applies to ends passed, failed or "needs review" (cannot tell)
@@ -205,6 +215,21 @@ impl Rule for FocusVisible {
             .map(|(text, caps)| crate::css::sheet_facts(text, caps, focus_rules))
             .collect();
         let rules: Vec<&FocusRule> = sheets.iter().flat_map(|s| s.0.iter()).collect();
+        // In render mode the browser measured how each element Tab reached
+        // looks focused, and `focus-visible-rendered` judges it from that.
+        // Where this estimate from the style sheets can only say "needs
+        // review" (a script may draw the indicator, a sheet is missing, an
+        // outline does not resolve), the measurement settles the question:
+        // the estimate stays silent on those elements instead of asking it.
+        let measured: HashSet<NodeId> = page
+            .page()
+            .interaction
+            .iter()
+            .flat_map(|walk| walk.elements.iter())
+            .filter(|e| e.focus_style.as_ref().is_some_and(|s| s.visible))
+            .filter_map(|e| e.find(page.root()))
+            .map(|el| el.id())
+            .collect();
         for el in page.root().descendants().filter_map(ElementRef::wrap) {
             if !page.in_tab_order(el) || !page.is_visible(el) {
                 continue;
@@ -239,6 +264,13 @@ impl Rule for FocusVisible {
                     .iter()
                     .any(removes_outline)
             });
+            let settled = replaced || !(removed || inline_removed || unresolved);
+            let handler = crate::dom::attr(el, "onfocus").is_some()
+                || crate::dom::attr(el, "onfocusin").is_some();
+            let open = page.styles_incomplete().is_some() || (!settled && (unresolved || handler));
+            if open && measured.contains(&el.id()) {
+                continue;
+            }
             // A sheet the page uses is missing: it may remove the outline, or
             // draw another indicator.
             if let Some(why) = page.styles_incomplete() {
@@ -248,7 +280,7 @@ impl Rule for FocusVisible {
                     format!("Whether focus stays visible needs review: {why}."),
                     reason::STYLES_INCOMPLETE,
                 );
-            } else if replaced || !(removed || inline_removed || unresolved) {
+            } else if settled {
                 cx.pass_on(el);
             } else if unresolved {
                 cant_tell_because(
@@ -257,9 +289,7 @@ impl Rule for FocusVisible {
                     "The focus outline is set with custom properties that cannot be resolved; check that focus stays visible.",
                     reason::OUTLINE_UNRESOLVED,
                 );
-            } else if crate::dom::attr(el, "onfocus").is_some()
-                || crate::dom::attr(el, "onfocusin").is_some()
-            {
+            } else if handler {
                 cant_tell_because(
                     cx,
                     el,
@@ -314,6 +344,58 @@ mod tests {
                 ("button", r##"<style>button { outline: var(--ring, var(--nope)) }</style><button>Go</button>"##),
             ])
             .run();
+    }
+
+    /// In render mode an element the browser measured focused by Tab is
+    /// judged by `focus-visible-rendered`: the open question of a focus
+    /// handler is not asked again, while a failure from the sheets stands and
+    /// an element without a box on the page is still left for review.
+    #[test]
+    fn a_measured_focus_settles_what_the_sheets_leave_open() {
+        use crate::interaction::{FocusStyle, FocusedElement, Interaction};
+        use crate::Outcome;
+        let html = r##"<html><head><style>a:focus { outline: none }</style></head><body><a href="/" id="h" onfocus="mark(this)">Home</a><a href="/b" id="b">B</a><a href="/c" id="c" onfocus="mark(this)">C</a></body></html>"##;
+        let focused = |i: u32, visible: bool| FocusedElement {
+            path: vec![1, i],
+            label: format!("a{i}"),
+            tab_reached: true,
+            leaves_page: Some(true),
+            cycle: Vec::new(),
+            focus_style: Some(FocusStyle {
+                changed: Vec::new(),
+                elsewhere: true,
+                visible,
+            }),
+        };
+        let outcomes = |page: &crate::Page| -> Vec<(Outcome, String)> {
+            crate::analyze(page, &[&FocusVisible])
+                .findings
+                .iter()
+                .map(|f| (f.outcome, f.selector.clone()))
+                .collect()
+        };
+        let mut page = crate::Page::from_html("https://example.com/", html);
+        assert_eq!(
+            outcomes(&page),
+            [
+                (Outcome::CantTell, "#h".to_string()),
+                (Outcome::Failed, "#b".to_string()),
+                (Outcome::CantTell, "#c".to_string()),
+            ]
+        );
+        page.interaction = Some(Interaction {
+            elements: vec![focused(0, true), focused(1, true), focused(2, false)],
+            presses: 4,
+            complete: true,
+            script_moves_focus: false,
+        });
+        assert_eq!(
+            outcomes(&page),
+            [
+                (Outcome::Failed, "#b".to_string()),
+                (Outcome::CantTell, "#c".to_string()),
+            ]
+        );
     }
 
     /// The rule reads stylesheets itself; it reads them within what is left of
