@@ -16,7 +16,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use futures::stream::{self, BoxStream};
 use futures::{FutureExt, StreamExt};
-use sitescan_engine::{AnalysisWatch, ScanConfig, Scanner};
+use sitescan_engine::{AnalysisWatch, Marks, ScanConfig, Scanner};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::worker::{ExecEvent, ScanExecutor};
@@ -71,9 +71,19 @@ impl AnalysisWatch for ToWorker {
 
 impl ScanExecutor for EngineExecutor {
     fn execute(&self, url: &str, config: ScanConfig) -> BoxStream<'static, ExecEvent> {
+        self.execute_marked(url, config, Marks::new())
+    }
+
+    fn execute_marked(
+        &self,
+        url: &str,
+        config: ScanConfig,
+        marks: Marks,
+    ) -> BoxStream<'static, ExecEvent> {
         let (tx, mut rx) = mpsc::channel(WATCH_EVENTS);
         let scanner = match Scanner::builder()
             .config(config)
+            .marks(marks)
             .analysis_watch(Arc::new(ToWorker(tx)))
             .build()
         {

@@ -77,6 +77,19 @@ pub enum ExecEvent {
 pub trait ScanExecutor: Send + Sync + 'static {
     /// Starts scanning `url` with `config`.
     fn execute(&self, url: &str, config: ScanConfig) -> BoxStream<'static, ExecEvent>;
+
+    /// Starts scanning `url` with `config`, applying the site's triage
+    /// `marks` (see `crate::ops::marks`). An executor that does not score
+    /// findings may ignore them (the default).
+    fn execute_marked(
+        &self,
+        url: &str,
+        config: ScanConfig,
+        marks: sitescan_engine::Marks,
+    ) -> BoxStream<'static, ExecEvent> {
+        let _ = marks;
+        self.execute(url, config)
+    }
 }
 
 /// Settings of the worker pool.
@@ -163,7 +176,13 @@ pub fn summarize(source: &dyn ReportSource) -> ScanSummary {
     let report = source.head();
     ScanSummary {
         pages_fetched: report.stats.pages_fetched,
-        findings: source.finding_count(),
+        findings: source.finding_count().saturating_sub(
+            report
+                .summary
+                .values()
+                .map(|s| s.marked.unwrap_or(0))
+                .sum(),
+        ),
         truncated: report.stats.truncated,
         regressions: None,
         categories: report
@@ -179,6 +198,7 @@ pub fn summarize(source: &dyn ReportSource) -> ScanSummary {
                         moderate: s.moderate,
                         minor: s.minor,
                         cant_tell: s.cant_tell,
+                        marked: s.marked.unwrap_or(0),
                     },
                 )
             })
@@ -662,7 +682,16 @@ pub async fn execute(
     limits: ScanLimits,
 ) -> Option<ScanOutcome> {
     let config = engine_config(&scan.config, limits);
-    let mut events = executor.execute(&scan.url, config);
+    // The marks current when the scan starts are the ones its scores leave out.
+    let marks =
+        match crate::ops::marks::marks_for_scan(store, &scan.account_id, &scan.site_id).await {
+            Ok(m) => m,
+            Err(e) => {
+                warn!(error = %e, "could not read the site's marks; scanning without them");
+                sitescan_engine::Marks::new()
+            }
+        };
+    let mut events = executor.execute_marked(&scan.url, config, marks);
     let mut last_write = tokio::time::Instant::now() - PROGRESS_EVERY;
     // A change of phase is written at once, whatever the interval: a poller
     // must not miss the start of the link phase (or see `crawl` at 100 %).

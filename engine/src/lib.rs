@@ -51,6 +51,7 @@ pub mod conformance;
 pub mod crawl;
 pub mod error;
 pub mod gate;
+pub mod marks;
 pub mod render;
 pub mod report;
 mod scan;
@@ -59,6 +60,7 @@ pub mod spelling;
 
 pub use config::{LinkScope, PageBudget, Priority, RenderOptions, RenderWait, ScanConfig};
 pub use error::{Error, Result};
+pub use marks::Marks;
 pub use report::{
     CategorySummary, CrawlStats, PageReport, Report, ReportSource, RuleSummary, Skipped,
     SpooledReport, SCHEMA_VERSION,

@@ -35,6 +35,7 @@ pub const MAX_REDIRECTS_LIMIT: u32 = 50;
 pub struct ScannerBuilder {
     config: ScanConfig,
     watch: Option<Arc<dyn AnalysisWatch>>,
+    marks: Arc<crate::marks::Marks>,
 }
 
 impl ScannerBuilder {
@@ -46,6 +47,12 @@ impl ScannerBuilder {
     /// Tells `watch` when each page's analysis starts and ends (none by default).
     pub fn analysis_watch(mut self, watch: Arc<dyn AnalysisWatch>) -> Self {
         self.watch = Some(watch);
+        self
+    }
+    /// Findings whose fingerprint is marked here carry their mark and leave
+    /// the scores, counts and gates (see [`crate::marks`]); none by default.
+    pub fn marks(mut self, marks: crate::marks::Marks) -> Self {
+        self.marks = Arc::new(marks);
         self
     }
     /// Rule sets and rule ids (default `all`).
@@ -287,6 +294,7 @@ impl ScannerBuilder {
                 config: self.config,
                 selection,
                 watch: self.watch,
+                marks: self.marks,
             }),
         })
     }

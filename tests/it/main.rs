@@ -51,6 +51,9 @@
 //! - `walkthrough`: the book's curl walkthrough, run as printed.
 //! - `schedules`: scheduled scans: the API, runs on time, quota skips, a missed
 //!   run firing once, exactly one scan per run with two `serve --redis` processes.
+//! - `marks`: triage marks: the API on both backends, the store's cap, a marked
+//!   finding leaving the score and never new, `remote marks export|import` with
+//!   `scan --baseline`.
 //! - `netns`: a CLI scan in a network namespace of its own (`unshare -rn`), for
 //!   the tests of a closed network and of the SSRF guard on redirects.
 
@@ -82,6 +85,7 @@ mod fuzz_corpus;
 mod hostile;
 mod hostile_fetch;
 mod links;
+mod marks;
 mod netns;
 mod regressions;
 mod remote;

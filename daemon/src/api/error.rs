@@ -64,6 +64,8 @@ codes! {
     WebhookNotFound = ("webhook_not_found", NOT_FOUND, "No webhook with this id in the caller's account."),
     /// No such schedule in the caller's account.
     ScheduleNotFound = ("schedule_not_found", NOT_FOUND, "No schedule with this id in the caller's account."),
+    /// The fingerprint is not marked on this site.
+    MarkNotFound = ("mark_not_found", NOT_FOUND, "No mark of this finding fingerprint on this site."),
     /// No such delivery of this webhook.
     DeliveryNotFound = ("delivery_not_found", NOT_FOUND, "No delivery with this id for this webhook."),
     /// The route exists, not with this method.
@@ -271,6 +273,10 @@ impl From<Error> for ApiError {
             } => ApiError::new(
                 ErrorCode::ScheduleNotFound,
                 format!("no schedule `{id}` in this account; GET /api/v1/sites/{{siteId}}/schedules lists a site's"),
+            ),
+            Error::NotFound { kind: "mark", id } => ApiError::new(
+                ErrorCode::MarkNotFound,
+                format!("the finding `{id}` is not marked on this site; GET /api/v1/sites/{{siteId}}/marks lists its marks"),
             ),
             Error::NotFound {
                 kind: "account",

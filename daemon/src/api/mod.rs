@@ -30,6 +30,7 @@ pub mod envelope;
 pub mod error;
 pub mod idempotency;
 pub mod keys;
+pub mod marks;
 pub mod openapi;
 pub mod reports;
 pub mod scans;
@@ -71,6 +72,7 @@ pub fn router_with(state: AppState, pages: Option<HtmlPages>) -> Router {
         .merge(keys::router())
         .merge(webhooks::router())
         .merge(schedules::router())
+        .merge(marks::router())
         // Inside authentication (the later `route_layer` runs first): the
         // idempotency layer needs the caller's account.
         .route_layer(axum::middleware::from_fn_with_state(

@@ -17,6 +17,7 @@ use super::envelope::{
 };
 use super::error::{ErrorBody, ErrorCode, ErrorDetail, ErrorObject};
 
+use super::marks::{MarkDeleted, MarkDeletedEnvelope, MarkEnvelope, MarkLinks, MarkListEnvelope, MarkView, PutMark};
 use super::reports::CompareEnvelope;
 use super::schedules::{
     CreateSchedule, ScheduleDeleted, ScheduleDeletedEnvelope, ScheduleEnvelope, ScheduleLinks,
@@ -27,7 +28,7 @@ use super::views::{
     ScanRequest, ScanRequestConfig, ScanView, SiteDeleted, Status, UpdateSite, WaitingReason,
 };
 use super::webhooks::{CreateWebhook, DeliveryView, UpdateWebhook, WebhookDeleted, WebhookView};
-use super::{keys, reports, scans, schedules, sites, webhooks};
+use super::{keys, marks, reports, scans, schedules, sites, webhooks};
 use crate::ops::regressions::{RegressedData, RegressedEvent};
 use crate::store::{
     AppliedConfig, CategoryResult, ChangedFinding, DeliveryAttempt, DeliveryStatus, FindingChanges,
@@ -56,6 +57,7 @@ use crate::webhooks::EventPayload;
         webhooks::list_deliveries, webhooks::redeliver,
         schedules::create_schedule, schedules::list_schedules, schedules::get_schedule,
         schedules::update_schedule, schedules::delete_schedule,
+        marks::put_mark, marks::list_marks, marks::get_mark, marks::delete_mark,
     ),
     components(schemas(
         Meta, ErrorBody, ErrorObject, ErrorDetail,
@@ -70,6 +72,7 @@ use crate::webhooks::EventPayload;
         DeliveryStatus, DeliveryAttempt, EventPayload, RegressedEvent, RegressedData,
         ScheduleView, ScheduleLinks, ScheduleEnvelope, ScheduleListEnvelope, ScheduleDeleted,
         ScheduleDeletedEnvelope, CreateSchedule, UpdateSchedule, RunOutcome, RunStatus,
+        MarkView, MarkLinks, MarkEnvelope, MarkListEnvelope, MarkDeleted, MarkDeletedEnvelope, PutMark,
     )),
     modifiers(&Security),
     tags(
@@ -78,6 +81,7 @@ use crate::webhooks::EventPayload;
         (name = "keys", description = "The calling API key"),
         (name = "webhooks", description = "Signed scan events POSTed to your endpoints, with a delivery log"),
         (name = "schedules", description = "Scans started on a cron schedule in a time zone"),
+        (name = "marks", description = "Triage: findings marked ignored or false positive, left out of scores and gates"),
     )
 )]
 pub struct ApiDoc;

@@ -13,6 +13,7 @@
 //! missing one.
 
 pub mod keys;
+pub mod marks;
 pub mod regressions;
 pub mod scans;
 pub mod schedules;

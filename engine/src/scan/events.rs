@@ -34,6 +34,8 @@ pub(crate) struct Inner {
     pub(crate) config: ScanConfig,
     pub(crate) selection: Selection,
     pub(crate) watch: Option<Arc<dyn AnalysisWatch>>,
+    /// The triage marks the scan applies (see [`crate::marks`]).
+    pub(crate) marks: Arc<crate::marks::Marks>,
 }
 
 /// One page as it is done: its report entry and its findings.

@@ -39,6 +39,7 @@
 //! | `schedule:{id}` | hash | `json` (its settings), `account_id`, `next` (µs; empty while disabled), `last_run` (µs), `outcome` (JSON) |
 //! | `site:{id}:schedules` | sorted set (lex) | schedule ids |
 //! | `schedules:due` | sorted set | enabled schedule ids scored by their next run (µs) |
+//! | `site:{id}:marks` | hash | fingerprint -> the triage mark (JSON) |
 //!
 //! Mutable scan fields are separate hash fields rather than one JSON value so
 //! that each transition is a small Lua script comparing and setting plain
@@ -69,6 +70,7 @@ use crate::error::{Error, Result};
 
 mod idempotency;
 mod keys;
+mod marks;
 mod reports;
 mod scans;
 mod schedules;
@@ -592,6 +594,34 @@ impl Store for RedisBackend {
             .await
             .map_err(redis_err)?;
         Ok(())
+    }
+
+    // ---- triage marks
+
+    async fn put_mark(&self, mark: super::SiteMark, max_per_site: usize) -> Result<super::MarkPut> {
+        marks::put_mark(self, mark, max_per_site).await
+    }
+
+    async fn mark(
+        &self,
+        account_id: &str,
+        site_id: &str,
+        fingerprint: &str,
+    ) -> Result<Option<super::SiteMark>> {
+        marks::mark(self, account_id, site_id, fingerprint).await
+    }
+
+    async fn list_marks(&self, account_id: &str, site_id: &str) -> Result<Vec<super::SiteMark>> {
+        marks::list_marks(self, account_id, site_id).await
+    }
+
+    async fn delete_mark(
+        &self,
+        account_id: &str,
+        site_id: &str,
+        fingerprint: &str,
+    ) -> Result<bool> {
+        marks::delete_mark(self, account_id, site_id, fingerprint).await
     }
 
     // ---- schedules

@@ -258,7 +258,12 @@ impl Crawl {
 
     /// Records a finished page and queues its links; fails only when its
     /// findings cannot be stored.
-    fn take(&mut self, done: PageDone, scope: &Scope, observer: Observer<'_>) -> Result<()> {
+    fn take(&mut self, mut done: PageDone, scope: &Scope, observer: Observer<'_>) -> Result<()> {
+        // Marked findings first, so the tallies below, the page event and the
+        // stored findings all see them.
+        self.shared
+            .marks
+            .apply_page(&mut done.findings, &mut done.tallies);
         self.stats.pages_fetched += 1;
         if done.non_html {
             self.stats.skipped.content_type += 1;

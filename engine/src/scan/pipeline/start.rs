@@ -90,6 +90,8 @@ pub(super) struct Shared {
     pub(super) subresources: bool,
     /// Told when each page's analysis starts and ends.
     pub(super) watch: Option<Arc<dyn crate::scan::events::AnalysisWatch>>,
+    /// The triage marks the scan applies to each page's findings.
+    pub(super) marks: Arc<crate::marks::Marks>,
     /// Render mode: the scan's browser context and tabs.
     pub(super) render: Option<crate::browser::RenderSession>,
 }
@@ -189,6 +191,7 @@ pub(super) async fn start(
         checker,
         config,
         watch: inner.watch.clone(),
+        marks: Arc::clone(&inner.marks),
         render,
     });
     Ok((shared, cancel, early_notes))
@@ -265,6 +268,7 @@ pub(super) fn for_tests(config: ScanConfig, kept: usize) -> Arc<Shared> {
         subresources: false,
         config,
         watch: None,
+        marks: Arc::default(),
         render: None,
     })
 }
