@@ -176,13 +176,9 @@ pub fn summarize(source: &dyn ReportSource) -> ScanSummary {
     let report = source.head();
     ScanSummary {
         pages_fetched: report.stats.pages_fetched,
-        findings: source.finding_count().saturating_sub(
-            report
-                .summary
-                .values()
-                .map(|s| s.marked.unwrap_or(0))
-                .sum(),
-        ),
+        findings: source
+            .finding_count()
+            .saturating_sub(report.summary.values().map(|s| s.marked.unwrap_or(0)).sum()),
         truncated: report.stats.truncated,
         regressions: None,
         categories: report

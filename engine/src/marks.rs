@@ -192,11 +192,14 @@ mod tests {
             .map(|f| (fingerprint(f), mark()))
             .collect();
         assert_eq!(marks.apply(&mut report.findings), report.findings.len());
-        assert!(gate.evaluate(&report).passed(), "{:?}", gate.evaluate(&report));
-        let html = String::from_utf8(
-            crate::render::render(&report, crate::render::Format::Html).unwrap(),
-        )
-        .unwrap();
+        assert!(
+            gate.evaluate(&report).passed(),
+            "{:?}",
+            gate.evaluate(&report)
+        );
+        let html =
+            String::from_utf8(crate::render::render(&report, crate::render::Format::Html).unwrap())
+                .unwrap();
         assert!(
             html.contains(&format!("Marked ({})", report.findings.len())),
             "{html}"
@@ -205,7 +208,10 @@ mod tests {
         assert!(failed > 0);
         // Counted apart in the summary.
         let counts = crate::report::FindingCounts::of(&report.findings);
-        assert!(counts.by_category.values().all(|c| c.failed == [0; 4] && c.cant_tell == 0));
+        assert!(counts
+            .by_category
+            .values()
+            .all(|c| c.failed == [0; 4] && c.cant_tell == 0));
         assert_eq!(
             counts.marked.values().sum::<u64>(),
             report.findings.len() as u64

@@ -133,7 +133,15 @@ async fn round_trip(base: &str, key: &str, site: &str, other_key: &str, other_si
     assert_eq!(s, 201, "{b}");
 
     // The list, by fingerprint, one a page.
-    let (s, page1, _) = send(&c, base, Method::GET, &format!("{marks}?limit=1"), key, None).await;
+    let (s, page1, _) = send(
+        &c,
+        base,
+        Method::GET,
+        &format!("{marks}?limit=1"),
+        key,
+        None,
+    )
+    .await;
     assert_eq!(s, 200, "{page1}");
     assert_eq!(page1["meta"]["count"], 1);
     assert_eq!(page1["data"][0]["fingerprint"], FP_A);
@@ -149,7 +157,10 @@ async fn round_trip(base: &str, key: &str, site: &str, other_key: &str, other_si
     .await;
     assert_eq!(s, 200, "{page2}");
     assert_eq!(page2["data"][0]["fingerprint"], FP_B);
-    assert!(page2["meta"].get("next_cursor").is_none_or(Value::is_null), "{page2}");
+    assert!(
+        page2["meta"].get("next_cursor").is_none_or(Value::is_null),
+        "{page2}"
+    );
     let (s, all, _) = send(&c, base, Method::GET, &marks, key, None).await;
     assert_eq!(s, 200);
     assert_eq!(all["meta"]["count"], 2);
@@ -167,8 +178,14 @@ async fn round_trip(base: &str, key: &str, site: &str, other_key: &str, other_si
     assert_eq!(
         problems(s, &b),
         [
-            ("fingerprint".to_string(), sitescan_daemon::ops::marks::BAD_FINGERPRINT.to_string()),
-            ("status".to_string(), "unknown status `wontfix`: give ignored or false_positive".to_string()),
+            (
+                "fingerprint".to_string(),
+                sitescan_daemon::ops::marks::BAD_FINGERPRINT.to_string()
+            ),
+            (
+                "status".to_string(),
+                "unknown status `wontfix`: give ignored or false_positive".to_string()
+            ),
             ("note".to_string(), "at most 2000 characters".to_string()),
         ]
     );
@@ -187,15 +204,32 @@ async fn round_trip(base: &str, key: &str, site: &str, other_key: &str, other_si
         let (s, b, _) = send(&c, base, method, &format!("{marks}/ABC"), key, None).await;
         assert_eq!(
             problems(s, &b),
-            [("fingerprint".to_string(), sitescan_daemon::ops::marks::BAD_FINGERPRINT.to_string())]
+            [(
+                "fingerprint".to_string(),
+                sitescan_daemon::ops::marks::BAD_FINGERPRINT.to_string()
+            )]
         );
     }
-    let (s, b, _) = send(&c, base, Method::GET, &format!("{marks}?limit=0&cursor=zz"), key, None).await;
+    let (s, b, _) = send(
+        &c,
+        base,
+        Method::GET,
+        &format!("{marks}?limit=0&cursor=zz"),
+        key,
+        None,
+    )
+    .await;
     assert_eq!(
         problems(s, &b),
         [
-            ("limit".to_string(), "give a number from 1 to 1000".to_string()),
-            ("cursor".to_string(), sitescan_daemon::ops::marks::BAD_MARK_CURSOR.to_string()),
+            (
+                "limit".to_string(),
+                "give a number from 1 to 1000".to_string()
+            ),
+            (
+                "cursor".to_string(),
+                sitescan_daemon::ops::marks::BAD_MARK_CURSOR.to_string()
+            ),
         ]
     );
 
@@ -203,7 +237,11 @@ async fn round_trip(base: &str, key: &str, site: &str, other_key: &str, other_si
     for (method, path, body) in [
         (Method::GET, marks.clone(), None),
         (Method::GET, format!("{marks}/{FP_A}"), None),
-        (Method::PUT, format!("{marks}/{FP_A}"), Some(json!({"status": "ignored"}))),
+        (
+            Method::PUT,
+            format!("{marks}/{FP_A}"),
+            Some(json!({"status": "ignored"})),
+        ),
         (Method::DELETE, format!("{marks}/{FP_A}"), None),
     ] {
         let (s, b, _) = send(&c, base, method, &path, other_key, body).await;
@@ -219,12 +257,23 @@ async fn round_trip(base: &str, key: &str, site: &str, other_key: &str, other_si
         None,
     )
     .await;
-    assert_eq!((s, b["error"]["code"].as_str()), (404, Some("site_not_found")));
+    assert_eq!(
+        (s, b["error"]["code"].as_str()),
+        (404, Some("site_not_found"))
+    );
     let (_, b, _) = send(&c, base, Method::GET, &format!("{marks}/{FP_A}"), key, None).await;
     assert_eq!(b["data"]["status"], "false_positive");
 
     // Remove: 200, then 404 mark_not_found.
-    let (s, b, _) = send(&c, base, Method::DELETE, &format!("{marks}/{FP_A}"), key, None).await;
+    let (s, b, _) = send(
+        &c,
+        base,
+        Method::DELETE,
+        &format!("{marks}/{FP_A}"),
+        key,
+        None,
+    )
+    .await;
     assert_eq!(s, 200, "{b}");
     assert_eq!(b["data"], json!({"fingerprint": FP_A, "deleted": true}));
     for method in [Method::DELETE, Method::GET] {
@@ -331,17 +380,35 @@ async fn store_contract(store: &dyn Store) {
         .unwrap();
     let (a, s) = (account.id.as_str(), site.id.as_str());
     let put = |fp: &str, status| store.put_mark(site_mark(a, s, fp, status), 2);
-    assert_eq!(put(FP_A, MarkStatus::Ignored).await.unwrap(), MarkPut::Created);
-    assert_eq!(put(FP_A, MarkStatus::FalsePositive).await.unwrap(), MarkPut::Updated);
-    assert_eq!(put(FP_B, MarkStatus::Ignored).await.unwrap(), MarkPut::Created);
+    assert_eq!(
+        put(FP_A, MarkStatus::Ignored).await.unwrap(),
+        MarkPut::Created
+    );
+    assert_eq!(
+        put(FP_A, MarkStatus::FalsePositive).await.unwrap(),
+        MarkPut::Updated
+    );
+    assert_eq!(
+        put(FP_B, MarkStatus::Ignored).await.unwrap(),
+        MarkPut::Created
+    );
     // The cap: a third fingerprint is refused, a replacement is not.
     let third = "11111111111111111111111111111111";
-    assert_eq!(put(third, MarkStatus::Ignored).await.unwrap(), MarkPut::Full);
-    assert_eq!(put(FP_B, MarkStatus::FalsePositive).await.unwrap(), MarkPut::Updated);
+    assert_eq!(
+        put(third, MarkStatus::Ignored).await.unwrap(),
+        MarkPut::Full
+    );
+    assert_eq!(
+        put(FP_B, MarkStatus::FalsePositive).await.unwrap(),
+        MarkPut::Updated
+    );
     // Another site has its own room.
     assert_eq!(
         store
-            .put_mark(site_mark(&other.id, &other_site.id, third, MarkStatus::Ignored), 2)
+            .put_mark(
+                site_mark(&other.id, &other_site.id, third, MarkStatus::Ignored),
+                2
+            )
             .await
             .unwrap(),
         MarkPut::Created
@@ -431,7 +498,9 @@ fn marked(report: &Value) -> Vec<(String, String, String)> {
             (
                 f.rule_id,
                 f.selector,
-                f.mark.map(|m| m.status.as_str().to_string()).unwrap_or_default(),
+                f.mark
+                    .map(|m| m.status.as_str().to_string())
+                    .unwrap_or_default(),
             )
         })
         .collect();
@@ -555,7 +624,10 @@ async fn a_marked_finding_leaves_the_score_stays_in_the_report_and_is_never_new(
     let html = api
         .req(
             Method::GET,
-            &format!("/api/v1/scans/{}/report?format=html", second["id"].as_str().unwrap()),
+            &format!(
+                "/api/v1/scans/{}/report?format=html",
+                second["id"].as_str().unwrap()
+            ),
             Some(&key),
         )
         .send()
@@ -576,7 +648,15 @@ async fn a_marked_finding_leaves_the_score_stays_in_the_report_and_is_never_new(
         ("SITESCAN_API_KEY", key.clone()),
     ];
     let o = sitescan(
-        strings(&["remote", "marks", "export", "--site", &site, "--output", baseline.to_str().unwrap()]),
+        strings(&[
+            "remote",
+            "marks",
+            "export",
+            "--site",
+            &site,
+            "--output",
+            baseline.to_str().unwrap(),
+        ]),
         env.clone(),
     )
     .await;
@@ -588,18 +668,43 @@ async fn a_marked_finding_leaves_the_score_stays_in_the_report_and_is_never_new(
     assert_eq!(exported_fps, BTreeSet::from([one.clone(), two.clone()]));
     let o = sitescan(
         strings(&[
-            "scan", &fixture.url(), "--rules", "image-alt,outdated-copyright", "--max-pages", "1",
-            "--links", "none", "--format", "json", "--baseline", baseline.to_str().unwrap(),
-            "--fail-on-new", "minor",
+            "scan",
+            &fixture.url(),
+            "--rules",
+            "image-alt,outdated-copyright",
+            "--max-pages",
+            "1",
+            "--links",
+            "none",
+            "--format",
+            "json",
+            "--baseline",
+            baseline.to_str().unwrap(),
+            "--fail-on-new",
+            "minor",
         ]),
         vec![],
     )
     .await;
-    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let cli: Value = serde_json::from_slice(&o.stdout).unwrap();
     let mut states: Vec<(String, String)> = findings(&cli)
         .into_iter()
-        .map(|f| (f.selector, serde_json::to_value(f.baseline).unwrap().as_str().unwrap().to_string()))
+        .map(|f| {
+            (
+                f.selector,
+                serde_json::to_value(f.baseline)
+                    .unwrap()
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+            )
+        })
         .collect();
     states.sort();
     assert_eq!(
@@ -618,28 +723,59 @@ async fn a_marked_finding_leaves_the_score_stays_in_the_report_and_is_never_new(
     let full = out.path().join("full.json");
     let o = sitescan(
         strings(&[
-            "scan", &fixture.url(), "--rules", "image-alt,outdated-copyright", "--max-pages", "1",
-            "--links", "none", "--format", "json", "--output", full.to_str().unwrap(),
+            "scan",
+            &fixture.url(),
+            "--rules",
+            "image-alt,outdated-copyright",
+            "--max-pages",
+            "1",
+            "--links",
+            "none",
+            "--format",
+            "json",
+            "--output",
+            full.to_str().unwrap(),
         ]),
         vec![],
     )
     .await;
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
-    let file_fps: BTreeSet<String> = findings(&serde_json::from_slice(&std::fs::read(&full).unwrap()).unwrap())
-        .iter()
-        .map(fingerprint)
-        .collect();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let file_fps: BTreeSet<String> =
+        findings(&serde_json::from_slice(&std::fs::read(&full).unwrap()).unwrap())
+            .iter()
+            .map(fingerprint)
+            .collect();
     assert_eq!(file_fps.len(), 3);
     let other_site = api.site(&acc, &fixture.url()).await;
     let import = strings(&[
-        "remote", "marks", "import", "--site", &other_site, full.to_str().unwrap(),
-        "--status", "ignored", "--note", "accepted in CI",
+        "remote",
+        "marks",
+        "import",
+        "--site",
+        &other_site,
+        full.to_str().unwrap(),
+        "--status",
+        "ignored",
+        "--note",
+        "accepted in CI",
     ]);
     let o = sitescan(import.clone(), env.clone()).await;
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let summary: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(summary, json!({"marked": 3, "created": 3, "updated": 0}));
-    let (s, listed) = api.get(&format!("/api/v1/sites/{other_site}/marks"), &key).await;
+    let (s, listed) = api
+        .get(&format!("/api/v1/sites/{other_site}/marks"), &key)
+        .await;
     assert_eq!(s, 200, "{listed}");
     let listed_fps: BTreeSet<String> = listed["data"]
         .as_array()
@@ -660,7 +796,16 @@ async fn a_marked_finding_leaves_the_score_stays_in_the_report_and_is_never_new(
     let junk = out.path().join("junk.json");
     std::fs::write(&junk, "{\"findings\": []}").unwrap();
     let o = sitescan(
-        strings(&["remote", "marks", "import", "--site", &site, junk.to_str().unwrap(), "--status", "ignored"]),
+        strings(&[
+            "remote",
+            "marks",
+            "import",
+            "--site",
+            &site,
+            junk.to_str().unwrap(),
+            "--status",
+            "ignored",
+        ]),
         env.clone(),
     )
     .await;
@@ -687,7 +832,10 @@ async fn a_marked_finding_leaves_the_score_stays_in_the_report_and_is_never_new(
     );
     // A finished scan's report stays as it completed.
     let (_, again) = api
-        .get(&format!("/api/v1/scans/{}/report", second["id"].as_str().unwrap()), &key)
+        .get(
+            &format!("/api/v1/scans/{}/report", second["id"].as_str().unwrap()),
+            &key,
+        )
         .await;
     assert_eq!(marked(&again["data"]).len(), 3);
     assert_eq!(again["data"]["summary"]["accessibility"]["score"], 100);

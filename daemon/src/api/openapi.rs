@@ -17,7 +17,9 @@ use super::envelope::{
 };
 use super::error::{ErrorBody, ErrorCode, ErrorDetail, ErrorObject};
 
-use super::marks::{MarkDeleted, MarkDeletedEnvelope, MarkEnvelope, MarkLinks, MarkListEnvelope, MarkView, PutMark};
+use super::marks::{
+    MarkDeleted, MarkDeletedEnvelope, MarkEnvelope, MarkLinks, MarkListEnvelope, MarkView, PutMark,
+};
 use super::reports::CompareEnvelope;
 use super::schedules::{
     CreateSchedule, ScheduleDeleted, ScheduleDeletedEnvelope, ScheduleEnvelope, ScheduleLinks,

@@ -112,10 +112,17 @@ pub async fn show(
         .await?
         .ok_or_else(|| PageError::not_found("scan"))?;
     let report = load_report(store, &me.account.id, &id).await?;
-    let marks = list_marks(store, &me.account.id, &scan.site_id, None, MAX_MARKS_PER_SITE)
-        .await?
-        .items;
-    let by_fp: HashMap<&str, &SiteMark> = marks.iter().map(|m| (m.fingerprint.as_str(), m)).collect();
+    let marks = list_marks(
+        store,
+        &me.account.id,
+        &scan.site_id,
+        None,
+        MAX_MARKS_PER_SITE,
+    )
+    .await?
+    .items;
+    let by_fp: HashMap<&str, &SiteMark> =
+        marks.iter().map(|m| (m.fingerprint.as_str(), m)).collect();
     let rows: Vec<Row<'_>> = report
         .findings
         .iter()

@@ -31,7 +31,10 @@ pub const BAD_MARK_CURSOR: &str = "not a cursor this endpoint returned; pass met
 
 /// Whether `fp` is a fingerprint: 32 lowercase hex digits.
 pub fn is_fingerprint(fp: &str) -> bool {
-    fp.len() == 32 && fp.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    fp.len() == 32
+        && fp
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 /// Checks `fp` (named `fingerprint`).

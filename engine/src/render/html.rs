@@ -394,7 +394,11 @@ fn rule_section(index: usize, g: &RuleGroup<'_>) -> Markup {
 /// The marked findings (see `crate::marks`), apart from the others and counted
 /// in no score: what each was marked, why and when.
 fn marked(report: &Report) -> Markup {
-    let marked: Vec<&Finding> = report.findings.iter().filter(|f| f.mark.is_some()).collect();
+    let marked: Vec<&Finding> = report
+        .findings
+        .iter()
+        .filter(|f| f.mark.is_some())
+        .collect();
     if marked.is_empty() {
         return html! {};
     }

@@ -86,7 +86,10 @@ pub(super) async fn delete_mark(
     site_id: &str,
     fingerprint: &str,
 ) -> Result<bool> {
-    if mark(this, account_id, site_id, fingerprint).await?.is_none() {
+    if mark(this, account_id, site_id, fingerprint)
+        .await?
+        .is_none()
+    {
         return Ok(false);
     }
     let mut conn = this.c();

@@ -197,7 +197,9 @@ pub(super) async fn finish(mut crawl: Crawl, end: Ending<'_>) -> Result<(Report,
                 } else {
                     let marked = findings
                         .iter()
-                        .filter(|f| f.mark.is_some() && f.outcome == sitescan_rules::Outcome::Failed)
+                        .filter(|f| {
+                            f.mark.is_some() && f.outcome == sitescan_rules::Outcome::Failed
+                        })
                         .count();
                     let moved = u32::try_from(marked).unwrap_or(u32::MAX).min(tally.failed);
                     tally.failed -= moved;
