@@ -44,7 +44,7 @@ pub struct Row<'a> {
 pub fn findings_list(site_id: &str, rows: &[Row<'_>], csrf: &str, back: &str) -> Markup {
     html! {
         ul.triage id="triage" {
-            @for r in rows {
+            @for (i, r) in rows.iter().enumerate() {
                 @let f = r.finding;
                 li.finding data-fingerprint=(r.fingerprint) data-mark=[r.mark.map(|m| m.status.as_str())] {
                     p {
@@ -73,15 +73,15 @@ pub fn findings_list(site_id: &str, rows: &[Row<'_>], csrf: &str, back: &str) ->
                                 input type="hidden" name="csrf" value=(csrf);
                                 input type="hidden" name="back" value=(back);
                                 div.field {
-                                    label for=(format!("status-{}", r.fingerprint)) { "Status" }
-                                    select id=(format!("status-{}", r.fingerprint)) name="status" {
+                                    label for=(format!("mark-status-{i}")) { "Status" }
+                                    select id=(format!("mark-status-{i}")) name="status" {
                                         option value="ignored" { "Ignored (real, accepted)" }
                                         option value="false_positive" { "False positive" }
                                     }
                                 }
                                 div.field {
-                                    label for=(format!("note-{}", r.fingerprint)) { "Note" }
-                                    input type="text" id=(format!("note-{}", r.fingerprint)) name="note" maxlength="2000";
+                                    label for=(format!("mark-note-{i}")) { "Note" }
+                                    input type="text" id=(format!("mark-note-{i}")) name="note" maxlength="2000";
                                 }
                                 button type="submit" { "Mark" }
                             }
