@@ -20,7 +20,7 @@ use sitescan_engine::auth::SiteAuth;
 use sitescan_engine::{AnalysisWatch, ScanConfig, Scanner, ScannerBuilder};
 use tokio::sync::{mpsc, oneshot, watch};
 
-use crate::worker::{ExecEvent, ScanExecutor};
+use crate::worker::{ExecEvent, ScanExecutor, ScanInputs};
 
 /// Room for analysis events between the scan and the worker. A page's
 /// analysis waits until the worker has taken its start event, and the worker
@@ -81,20 +81,21 @@ pub fn with_site_auth(builder: ScannerBuilder, auth: Option<SiteAuth>) -> Scanne
 
 impl ScanExecutor for EngineExecutor {
     fn execute(&self, url: &str, config: ScanConfig) -> BoxStream<'static, ExecEvent> {
-        self.execute_with_auth(url, config, None)
+        self.execute_with(url, config, ScanInputs::default())
     }
 
-    fn execute_with_auth(
+    fn execute_with(
         &self,
         url: &str,
         config: ScanConfig,
-        auth: Option<SiteAuth>,
+        inputs: ScanInputs,
     ) -> BoxStream<'static, ExecEvent> {
         let (tx, mut rx) = mpsc::channel(WATCH_EVENTS);
         let builder = Scanner::builder()
             .config(config)
+            .marks(inputs.marks)
             .analysis_watch(Arc::new(ToWorker(tx)));
-        let built = with_site_auth(builder, auth)
+        let built = with_site_auth(builder, inputs.auth)
             .build()
             .map_err(|e| e.to_string());
         let scanner = match built {

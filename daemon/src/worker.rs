@@ -77,22 +77,32 @@ pub enum ExecEvent {
     Failed(String),
 }
 
+/// What a scan takes beside its stored config, read when it starts.
+#[derive(Debug, Default)]
+pub struct ScanInputs {
+    /// The site's credentials, opened at scan time.
+    pub auth: Option<SiteAuth>,
+    /// The site's triage marks (fingerprints whose findings leave the scores).
+    pub marks: sitescan_engine::Marks,
+}
+
 /// Runs one scan. Dropping the returned stream cancels the scan.
 pub trait ScanExecutor: Send + Sync + 'static {
     /// Starts scanning `url` with `config`.
     fn execute(&self, url: &str, config: ScanConfig) -> BoxStream<'static, ExecEvent>;
 
-    /// Starts scanning `url` with `config`, signing in with `auth` (the
-    /// site's credentials, opened at scan time; never part of `config`,
-    /// which is stored). An executor that cannot sign in fails a scan that
-    /// has credentials rather than scanning without them.
-    fn execute_with_auth(
+    /// Starts scanning `url` with `config` and what the scan takes beside it
+    /// (`inputs`: the site's credentials and triage marks, read at scan time
+    /// and never part of `config`, which is stored). The default fails a scan
+    /// that has credentials rather than scanning without them, and ignores
+    /// marks (an executor that does not score findings).
+    fn execute_with(
         &self,
         url: &str,
         config: ScanConfig,
-        auth: Option<SiteAuth>,
+        inputs: ScanInputs,
     ) -> BoxStream<'static, ExecEvent> {
-        match auth {
+        match inputs.auth {
             None => self.execute(url, config),
             Some(_) => futures::stream::once(async {
                 ExecEvent::Failed("this scanner cannot sign in to sites".to_string())
@@ -193,7 +203,9 @@ pub fn summarize(source: &dyn ReportSource) -> ScanSummary {
     let report = source.head();
     ScanSummary {
         pages_fetched: report.stats.pages_fetched,
-        findings: source.finding_count(),
+        findings: source
+            .finding_count()
+            .saturating_sub(report.summary.values().map(|s| s.marked.unwrap_or(0)).sum()),
         truncated: report.stats.truncated,
         regressions: None,
         categories: report
@@ -209,6 +221,7 @@ pub fn summarize(source: &dyn ReportSource) -> ScanSummary {
                         moderate: s.moderate,
                         minor: s.minor,
                         cant_tell: s.cant_tell,
+                        marked: s.marked.unwrap_or(0),
                     },
                 )
             })
@@ -710,7 +723,16 @@ pub async fn execute(
         }
     };
     let scrubber = auth.as_ref().map(Scrubber::new);
-    let mut events = executor.execute_with_auth(&scan.url, config, auth);
+    // The marks current when the scan starts are the ones its scores leave out.
+    let marks =
+        match crate::ops::marks::marks_for_scan(store, &scan.account_id, &scan.site_id).await {
+            Ok(m) => m,
+            Err(e) => {
+                warn!(error = %e, "could not read the site's marks; scanning without them");
+                sitescan_engine::Marks::new()
+            }
+        };
+    let mut events = executor.execute_with(&scan.url, config, ScanInputs { auth, marks });
     let mut last_write = tokio::time::Instant::now() - PROGRESS_EVERY;
     // A change of phase is written at once, whatever the interval: a poller
     // must not miss the start of the link phase (or see `crawl` at 100 %).

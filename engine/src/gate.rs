@@ -196,7 +196,8 @@ struct Counts {
 
 impl Counts {
     fn add(&mut self, f: &sitescan_rules::Finding) {
-        if f.outcome != Outcome::Failed {
+        // Marked findings (crate::marks) are out of every gate.
+        if f.outcome != Outcome::Failed || f.mark.is_some() {
             return;
         }
         let i = crate::render::impact_index(f.impact);

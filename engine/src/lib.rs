@@ -81,6 +81,7 @@ pub mod conformance;
 pub mod crawl;
 pub mod error;
 pub mod gate;
+pub mod marks;
 pub mod render;
 pub mod report;
 mod scan;
@@ -89,6 +90,7 @@ pub mod spelling;
 
 pub use config::{LinkScope, PageBudget, Priority, RenderOptions, RenderWait, ScanConfig};
 pub use error::{Error, Result};
+pub use marks::Marks;
 pub use report::{
     CategorySummary, CrawlStats, PageReport, Report, ReportSource, RuleSummary, Skipped,
     SpooledReport, SCHEMA_VERSION,

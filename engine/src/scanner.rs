@@ -37,6 +37,7 @@ pub struct ScannerBuilder {
     config: ScanConfig,
     watch: Option<Arc<dyn AnalysisWatch>>,
     auth: Option<SiteAuth>,
+    marks: Arc<crate::marks::Marks>,
 }
 
 impl ScannerBuilder {
@@ -73,6 +74,12 @@ impl ScannerBuilder {
     /// Tells `watch` when each page's analysis starts and ends (none by default).
     pub fn analysis_watch(mut self, watch: Arc<dyn AnalysisWatch>) -> Self {
         self.watch = Some(watch);
+        self
+    }
+    /// Findings whose fingerprint is marked here carry their mark and leave
+    /// the scores, counts and gates (see [`crate::marks`]); none by default.
+    pub fn marks(mut self, marks: crate::marks::Marks) -> Self {
+        self.marks = Arc::new(marks);
         self
     }
     /// Rule sets and rule ids (default `all`).
@@ -315,6 +322,7 @@ impl ScannerBuilder {
                 selection,
                 watch: self.watch,
                 auth: self.auth,
+                marks: self.marks,
             }),
         })
     }

@@ -85,6 +85,12 @@ pub struct Finding {
     /// URL of the subresource the finding is about (scope `resource`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource: Option<String>,
+    /// The triage mark of the finding's fingerprint on its site (`ignored` or
+    /// `false_positive`, set by the engine from the marks a scan was given,
+    /// never by rules); a marked finding counts in no score, count or gate.
+    /// Absent when unmarked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mark: Option<Mark>,
 }
 
 /// The most places one finding lists in [`Finding::occurrences`]; beyond it only
@@ -117,6 +123,51 @@ pub enum BaselineState {
     New,
     /// Also in the baseline.
     Unchanged,
+}
+
+/// Why a finding was marked: it is real but accepted (`ignored`), or the rule
+/// was wrong (`false_positive`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MarkStatus {
+    /// A real problem that the site's owners accept.
+    Ignored,
+    /// Not a problem: the rule judged wrongly.
+    FalsePositive,
+}
+
+impl MarkStatus {
+    /// The wire name: `ignored` or `false_positive`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MarkStatus::Ignored => "ignored",
+            MarkStatus::FalsePositive => "false_positive",
+        }
+    }
+
+    /// Parses the wire name.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "ignored" => Some(MarkStatus::Ignored),
+            "false_positive" => Some(MarkStatus::FalsePositive),
+            _ => None,
+        }
+    }
+}
+
+/// A triage mark carried by a finding (see [`Finding::mark`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mark {
+    /// `ignored` or `false_positive`.
+    pub status: MarkStatus,
+    /// Why, in the marker's words (may be empty).
+    #[serde(default)]
+    pub note: String,
+    /// Who marked it, when known (a user's email or an API key's name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+    /// When it was marked.
+    pub at: chrono::DateTime<chrono::Utc>,
 }
 
 impl Finding {
@@ -983,6 +1034,7 @@ impl<'c, 'p> Check<'c, 'p> {
             occurrences_total: None,
             scope: self.meta.scope,
             resource: None,
+            mark: None,
         });
         let last = self.findings.len() - 1;
         &mut self.findings[last]

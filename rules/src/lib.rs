@@ -74,4 +74,4 @@ pub use meta::{Category, Impact, Level, Measured, Need, RuleMeta, Scope};
 pub use page::{Header, Hop, MissingStylesheet, Page, Stylesheet};
 pub use run::{analyze, analyze_parsed, analyze_with, panic_message, Rule, Visits};
 
-pub use context::BaselineState;
+pub use context::{BaselineState, Mark, MarkStatus};

@@ -1213,6 +1213,31 @@ impl sitescan_daemon::store::Store for BrokenStore {
     async fn delete_schedule(&self, _: &str, _: &str) -> sitescan_daemon::Result<bool> {
         broken()
     }
+    async fn put_mark(
+        &self,
+        _: sitescan_daemon::store::SiteMark,
+        _: usize,
+    ) -> sitescan_daemon::Result<sitescan_daemon::store::MarkPut> {
+        broken()
+    }
+    async fn mark(
+        &self,
+        _: &str,
+        _: &str,
+        _: &str,
+    ) -> sitescan_daemon::Result<Option<sitescan_daemon::store::SiteMark>> {
+        broken()
+    }
+    async fn list_marks(
+        &self,
+        _: &str,
+        _: &str,
+    ) -> sitescan_daemon::Result<Vec<sitescan_daemon::store::SiteMark>> {
+        broken()
+    }
+    async fn delete_mark(&self, _: &str, _: &str, _: &str) -> sitescan_daemon::Result<bool> {
+        broken()
+    }
     async fn due_schedules(
         &self,
         _: chrono::DateTime<chrono::Utc>,

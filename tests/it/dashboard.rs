@@ -2015,3 +2015,162 @@ async fn the_scan_page_shows_what_is_new_and_fixed_since_the_previous_scan() {
         assert!(page.body.contains(want), "no {want} in {}", page.body);
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn findings_are_marked_and_unmarked_from_the_scan_page() {
+    use sitescan_daemon::store::{ReportFile, ScanOutcome, ScanSummary, Site};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("index.html"),
+        "<!doctype html><html lang=\"en\"><head><title>Shop</title></head><body><main><h1>Shop</h1><img id=\"spacer\" src=\"s.gif\"></main></body></html>",
+    )
+    .unwrap();
+    let fixture = FixtureServer::start(dir.path()).await.unwrap();
+    let report = sitescan::Scanner::builder()
+        .rules(&["image-alt"])
+        .max_pages(1)
+        .allow_private(true)
+        .build()
+        .unwrap()
+        .scan(&fixture.url())
+        .await
+        .unwrap();
+    assert_eq!(report.findings.len(), 1);
+    let fp = sitescan::baseline::fingerprint(&report.findings[0]);
+
+    let api = TestApi::start().await;
+    let (account, email) = user(&api, Plan::Enterprise).await;
+    let mut b = sign_in(&api, &email).await;
+    let site = api
+        .store
+        .create_site(Site {
+            id: sitescan_daemon::store::new_id("site").unwrap(),
+            account_id: account.clone(),
+            url: fixture.url(),
+            name: "Shop".into(),
+            created_at: Utc::now(),
+            regression_threshold: Default::default(),
+        })
+        .await
+        .unwrap();
+    let scan = api
+        .store
+        .create_scan_if_quota(crate::contract::scan(&site), Utc::now().date_naive(), None)
+        .await
+        .unwrap();
+    api.store.start_scan(&scan.id, Utc::now()).await.unwrap();
+    let bytes = serde_json::to_vec(&report).unwrap();
+    api.store
+        .finish_scan(
+            &scan.id,
+            ScanOutcome::Completed {
+                summary: ScanSummary {
+                    pages_fetched: 1,
+                    findings: 1,
+                    ..Default::default()
+                },
+                report: ReportFile::from_bytes(&bytes).unwrap(),
+            },
+            Utc::now(),
+        )
+        .await
+        .unwrap();
+    let scan_page = b.get(&format!("/scans/{}", scan.id)).await;
+    assert!(
+        scan_page.body.contains(&format!(
+            r#"href="/scans/{}/findings" id="triage-link""#,
+            scan.id
+        )),
+        "{}",
+        scan_page.body
+    );
+
+    let list = format!("/scans/{}/findings", scan.id);
+    let page = b.get(&list).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(
+        page.body.contains(&format!(r#"data-fingerprint="{fp}""#)),
+        "{}",
+        page.body
+    );
+    assert!(page.body.contains("Mark…") && !page.body.contains("data-mark="));
+    // An unknown status is refused with the API's words; nothing is marked.
+    let refused = b
+        .submit(
+            &list,
+            &format!("/sites/{}/marks/{fp}", site.id),
+            &[("status", "wontfix"), ("note", ""), ("back", &list)],
+        )
+        .await;
+    assert_eq!(refused.status, 422, "{}", refused.body);
+    assert!(refused.body.contains("unknown status"), "{}", refused.body);
+    assert_eq!(api.store.mark(&account, &site.id, &fp).await.unwrap(), None);
+
+    let marked = b
+        .submit(
+            &list,
+            &format!("/sites/{}/marks/{fp}", site.id),
+            &[
+                ("status", "false_positive"),
+                ("note", "a spacer"),
+                ("back", &list),
+            ],
+        )
+        .await;
+    assert_eq!(
+        (marked.status, marked.location()),
+        (303, format!("{list}#triage").as_str())
+    );
+    let stored = api
+        .store
+        .mark(&account, &site.id, &fp)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.status, sitescan_rules::MarkStatus::FalsePositive);
+    assert_eq!(stored.note, "a spacer");
+    assert_eq!(stored.by.as_deref(), Some(email.as_str()));
+    let page = b.get(&list).await;
+    for want in [
+        r#"data-mark="false_positive""#,
+        r#"<span class="mark-status">False positive</span>"#,
+        "Note: a spacer",
+        "Unmark",
+        "1 marked on this site now",
+    ] {
+        assert!(page.body.contains(want), "no {want} in {}", page.body);
+    }
+
+    // Another account's user reaches neither the list nor the site's marks.
+    let (_, other_email) = user(&api, Plan::Enterprise).await;
+    let mut other = sign_in(&api, &other_email).await;
+    assert_eq!(other.get(&list).await.status, 404);
+    let csrf = other.get("/sites").await.csrf();
+    let denied = other
+        .post(
+            &format!("/sites/{}/marks/{fp}/remove", site.id),
+            &[("csrf", &csrf), ("back", &list)],
+        )
+        .await;
+    assert_eq!(denied.status, 404);
+    assert!(api
+        .store
+        .mark(&account, &site.id, &fp)
+        .await
+        .unwrap()
+        .is_some());
+
+    let unmarked = b
+        .submit(
+            &list,
+            &format!("/sites/{}/marks/{fp}/remove", site.id),
+            &[("back", &list)],
+        )
+        .await;
+    assert_eq!(
+        (unmarked.status, unmarked.location()),
+        (303, format!("{list}#triage").as_str())
+    );
+    assert_eq!(api.store.mark(&account, &site.id, &fp).await.unwrap(), None);
+    assert!(!b.get(&list).await.body.contains("data-mark="));
+}

@@ -372,12 +372,14 @@ fn mentions(text: &str, flag: &str) -> bool {
 
 #[test]
 fn every_flag_of_the_command_line_is_documented() {
-    let cases: [(&[&str], &[&str]); 11] = [
+    let cases: [(&[&str], &[&str]); 13] = [
         (&["scan"], &["docs/src/cli.md"]),
         (&["report"], &["docs/src/cli.md"]),
         (&["rules"], &["docs/src/cli.md"]),
         (&["conformance"], &["docs/src/conformance.md"]),
         (&["remote", "scan"], &["docs/src/ci.md"]),
+        (&["remote", "marks", "export"], &["docs/src/triage.md"]),
+        (&["remote", "marks", "import"], &["docs/src/triage.md"]),
         (&["serve"], &["docs/src/service/serve.md"]),
         (&["worker"], &["docs/src/service/fleet.md"]),
         (

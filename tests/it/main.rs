@@ -55,6 +55,9 @@
 //!   sign-in form with a CSRF token, browser sign-in steps in render mode): the
 //!   private pages reached, credentials never sent to another origin, sign-out
 //!   never requested, secrets in no report and no log.
+//! - `marks`: triage marks: the API on both backends, the store's cap, a marked
+//!   finding leaving the score and never new, `remote marks export|import` with
+//!   `scan --baseline`.
 //! - `netns`: a CLI scan in a network namespace of its own (`unshare -rn`), for
 //!   the tests of a closed network and of the SSRF guard on redirects.
 
@@ -88,6 +91,7 @@ mod fuzz_corpus;
 mod hostile;
 mod hostile_fetch;
 mod links;
+mod marks;
 mod netns;
 mod regressions;
 mod remote;

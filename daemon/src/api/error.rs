@@ -66,6 +66,8 @@ codes! {
     ScheduleNotFound = ("schedule_not_found", NOT_FOUND, "No schedule with this id in the caller's account."),
     /// The site has no credentials.
     CredentialsNotFound = ("credentials_not_found", NOT_FOUND, "The site has no credentials (PUT /api/v1/sites/{siteId}/credentials sets them)."),
+    /// The fingerprint is not marked on this site.
+    MarkNotFound = ("mark_not_found", NOT_FOUND, "No mark of this finding fingerprint on this site."),
     /// No such delivery of this webhook.
     DeliveryNotFound = ("delivery_not_found", NOT_FOUND, "No delivery with this id for this webhook."),
     /// The route exists, not with this method.
@@ -275,6 +277,10 @@ impl From<Error> for ApiError {
             } => ApiError::new(
                 ErrorCode::ScheduleNotFound,
                 format!("no schedule `{id}` in this account; GET /api/v1/sites/{{siteId}}/schedules lists a site's"),
+            ),
+            Error::NotFound { kind: "mark", id } => ApiError::new(
+                ErrorCode::MarkNotFound,
+                format!("the finding `{id}` is not marked on this site; GET /api/v1/sites/{{siteId}}/marks lists its marks"),
             ),
             Error::NotFound {
                 kind: "account",

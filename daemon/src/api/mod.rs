@@ -31,6 +31,7 @@ pub mod envelope;
 pub mod error;
 pub mod idempotency;
 pub mod keys;
+pub mod marks;
 pub mod openapi;
 pub mod reports;
 pub mod scans;
@@ -73,6 +74,7 @@ pub fn router_with(state: AppState, pages: Option<HtmlPages>) -> Router {
         .merge(webhooks::router())
         .merge(schedules::router())
         .merge(credentials::router())
+        .merge(marks::router())
         // Inside authentication (the later `route_layer` runs first): the
         // idempotency layer needs the caller's account.
         .route_layer(axum::middleware::from_fn_with_state(

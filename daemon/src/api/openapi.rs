@@ -20,6 +20,9 @@ use super::error::{ErrorBody, ErrorCode, ErrorDetail, ErrorObject};
 use super::credentials::{
     CredentialsDeleted, CredentialsDeletedEnvelope, CredentialsEnvelope, SetCredentials,
 };
+use super::marks::{
+    MarkDeleted, MarkDeletedEnvelope, MarkEnvelope, MarkLinks, MarkListEnvelope, MarkView, PutMark,
+};
 use super::reports::CompareEnvelope;
 use super::schedules::{
     CreateSchedule, ScheduleDeleted, ScheduleDeletedEnvelope, ScheduleEnvelope, ScheduleLinks,
@@ -30,7 +33,7 @@ use super::views::{
     ScanRequest, ScanRequestConfig, ScanView, SiteDeleted, Status, UpdateSite, WaitingReason,
 };
 use super::webhooks::{CreateWebhook, DeliveryView, UpdateWebhook, WebhookDeleted, WebhookView};
-use super::{credentials, keys, reports, scans, schedules, sites, webhooks};
+use super::{credentials, keys, marks, reports, scans, schedules, sites, webhooks};
 use crate::ops::regressions::{RegressedData, RegressedEvent};
 use crate::store::{
     AppliedConfig, CategoryResult, ChangedFinding, CredentialsDescription, DeliveryAttempt,
@@ -61,6 +64,7 @@ use crate::webhooks::EventPayload;
         schedules::create_schedule, schedules::list_schedules, schedules::get_schedule,
         schedules::update_schedule, schedules::delete_schedule,
         credentials::put_credentials, credentials::get_credentials, credentials::delete_credentials,
+        marks::put_mark, marks::list_marks, marks::get_mark, marks::delete_mark,
     ),
     components(schemas(
         Meta, ErrorBody, ErrorObject, ErrorDetail,
@@ -77,6 +81,7 @@ use crate::webhooks::EventPayload;
         ScheduleDeletedEnvelope, CreateSchedule, UpdateSchedule, RunOutcome, RunStatus,
         SetCredentials, CredentialsDescription, LoginFormDescription, LoginStepDescription,
         CredentialsEnvelope, CredentialsDeleted, CredentialsDeletedEnvelope,
+        MarkView, MarkLinks, MarkEnvelope, MarkListEnvelope, MarkDeleted, MarkDeletedEnvelope, PutMark,
     )),
     modifiers(&Security),
     tags(
@@ -85,6 +90,7 @@ use crate::webhooks::EventPayload;
         (name = "keys", description = "The calling API key"),
         (name = "webhooks", description = "Signed scan events POSTed to your endpoints, with a delivery log"),
         (name = "schedules", description = "Scans started on a cron schedule in a time zone"),
+        (name = "marks", description = "Triage: findings marked ignored or false positive, left out of scores and gates"),
     )
 )]
 pub struct ApiDoc;

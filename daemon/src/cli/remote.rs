@@ -21,6 +21,8 @@ use sitescan_engine::baseline::parse_report;
 use super::output::OutputArgs;
 use super::{CliError, CliResult, EXIT_OK};
 
+mod marks;
+
 /// First wait between two polls; it doubles up to [`MAX_POLL`].
 const FIRST_POLL: Duration = Duration::from_millis(500);
 /// Longest wait between two polls.
@@ -38,6 +40,10 @@ enum RemoteCommand {
     /// Start a scan of a registered site on the API; with --wait, wait for it and
     /// write and gate its report like `scan`.
     Scan(Box<ScanArgs>),
+    /// Triage marks of a site: export them as a baseline file for `scan
+    /// --baseline`, or mark every finding of a baseline file.
+    #[command(subcommand)]
+    Marks(marks::MarksCommand),
 }
 
 /// Queue priority sent with the scan.
@@ -102,6 +108,7 @@ struct ScanArgs {
 pub(crate) fn run(args: Args) -> CliResult {
     match args.command {
         RemoteCommand::Scan(a) => scan(*a),
+        RemoteCommand::Marks(c) => marks::run(c),
     }
 }
 
@@ -109,24 +116,8 @@ fn scan(args: ScanArgs) -> CliResult {
     let interactive = std::io::stderr().is_terminal();
     crate::telemetry::init_cli(interactive);
     let baseline = args.output.load_baseline()?;
-    let base = url::Url::parse(args.api_url.trim_end_matches('/'))
-        .map_err(|e| CliError::usage(anyhow!("--api-url `{}`: {e}", args.api_url)))?;
-    if args.api_key.trim().is_empty() {
-        return Err(CliError::usage(anyhow!(
-            "no API key: pass --api-key or set SITESCAN_API_KEY"
-        )));
-    }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| {
-            CliError::run(anyhow::Error::from(e).context("could not start the runtime"))
-        })?;
-    let client = Client {
-        http: reqwest::Client::new(),
-        base: base.as_str().trim_end_matches('/').to_string(),
-        key: args.api_key.clone(),
-    };
+    let client = Client::new(&args.api_url, &args.api_key)?;
+    let runtime = runtime()?;
     runtime.block_on(async {
         let mut config = json!({ "rules": args.rules });
         if let Some(p) = args.priority {
@@ -174,7 +165,31 @@ struct Client {
     key: String,
 }
 
+/// A runtime for one command's requests.
+fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::run(anyhow::Error::from(e).context("could not start the runtime")))
+}
+
 impl Client {
+    /// A client of the API at `api_url` with `api_key`; both are checked.
+    fn new(api_url: &str, api_key: &str) -> Result<Client, CliError> {
+        let base = url::Url::parse(api_url.trim_end_matches('/'))
+            .map_err(|e| CliError::usage(anyhow!("--api-url `{api_url}`: {e}")))?;
+        if api_key.trim().is_empty() {
+            return Err(CliError::usage(anyhow!(
+                "no API key: pass --api-key or set SITESCAN_API_KEY"
+            )));
+        }
+        Ok(Client {
+            http: reqwest::Client::new(),
+            base: base.as_str().trim_end_matches('/').to_string(),
+            key: api_key.to_string(),
+        })
+    }
+
     fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }
@@ -182,6 +197,14 @@ impl Client {
     /// Sends with the key and returns the JSON body of a success; an error
     /// envelope becomes one line with its status, code and message.
     async fn send(&self, req: reqwest::RequestBuilder) -> Result<Value, CliError> {
+        self.send_with_status(req).await.map(|(_, body)| body)
+    }
+
+    /// [`Client::send`], with the status of the success.
+    async fn send_with_status(
+        &self,
+        req: reqwest::RequestBuilder,
+    ) -> Result<(StatusCode, Value), CliError> {
         let resp = req
             .header("X-API-Key", &self.key)
             .send()
@@ -194,7 +217,7 @@ impl Client {
             .map_err(|e| CliError::run(anyhow!("reading the API's answer: {e}")))?;
         let body: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
         if status.is_success() {
-            return Ok(body);
+            return Ok((status, body));
         }
         let code = body["error"]["code"].as_str().unwrap_or("unknown_error");
         let message = body["error"]["message"].as_str().unwrap_or("(no message)");

@@ -49,6 +49,7 @@ pub mod auth;
 pub mod credentials;
 pub mod keys;
 pub mod layout;
+pub mod marks;
 pub mod scans;
 pub mod schedules;
 pub mod sites;
@@ -167,6 +168,12 @@ pub fn router(app: AppState, settings: DashboardSettings) -> Router {
         .route("/scans/{scanId}", get(scans::show))
         .route("/scans/{scanId}/status", get(scans::status))
         .route("/scans/{scanId}/report", get(scans::report))
+        .route("/scans/{scanId}/findings", get(marks::show))
+        .route("/sites/{siteId}/marks/{fingerprint}", post(marks::mark))
+        .route(
+            "/sites/{siteId}/marks/{fingerprint}/remove",
+            post(marks::unmark),
+        )
         .route("/scans/{scanId}/download", get(scans::download))
         .route("/scans/{scanId}/cancel", post(scans::cancel))
         .route("/webhooks", get(webhooks::list).post(webhooks::create))

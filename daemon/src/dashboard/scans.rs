@@ -122,6 +122,7 @@ pub async fn show(
             @if let Some(r) = &summary.regressions {
                 (regressions_section(r))
             }
+            p { a href=(format!("/scans/{}/findings", scan.id)) id="triage-link" { "Triage the findings (mark ignored or false positive)" } }
             h2 id="downloads-heading" { "Download the report" }
             ul.downloads aria-labelledby="downloads-heading" {
                 @for f in Format::ALL {

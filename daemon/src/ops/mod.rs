@@ -14,6 +14,7 @@
 
 pub mod credentials;
 pub mod keys;
+pub mod marks;
 pub mod regressions;
 pub mod scans;
 pub mod schedules;

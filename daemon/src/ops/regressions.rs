@@ -13,6 +13,9 @@
 //!   store into a nameless temporary file and read back with a streaming JSON
 //!   reader, one finding at a time ([`for_each_stored_finding`]); only the two
 //!   fingerprint sets and the first [`MAX_LISTED`] items of each list are held.
+//! - **Marks** (`crate::ops::marks`): a finding the scan marked (it carries
+//!   `mark`) is never new, and a finding marked in the previous scan that went
+//!   away is not fixed: marked findings count for nothing either way.
 //! - **`scan.regressed`** ([`announce`]): after the scan's completion is saved,
 //!   one event per webhook that wants it when the count of new *failed*
 //!   findings at or above the site's `regression_threshold` is not zero. It
@@ -234,13 +237,19 @@ pub fn compare_findings(
     let mut before: HashSet<String> = HashSet::new();
     for_each_stored_finding(file, &mut |f| {
         let fp = fingerprint(&f);
-        if !now.contains(&fp) && !before.contains(&fp) {
+        // A finding marked in the previous scan counted for nothing there:
+        // its going away fixes nothing.
+        if !now.contains(&fp) && !before.contains(&fp) && f.mark.is_none() {
             note(&mut out.fixed, fp.clone(), &f);
         }
         before.insert(fp);
     })?;
     drop(now);
     current(&mut |f| {
+        // A marked finding (ignored, false positive) is never new.
+        if f.mark.is_some() {
+            return Ok(());
+        }
         let fp = fingerprint(f);
         // Inserting marks the fingerprint seen: its duplicates count once.
         if before.insert(fp.clone()) {

@@ -299,6 +299,14 @@ pub struct CategoryResult {
     pub minor: u64,
     /// Findings needing a person's review.
     pub cant_tell: u64,
+    /// Findings marked `ignored` or `false_positive` when the scan ran: in
+    /// none of the counts above nor in the score. Absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub marked: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// What a finished scan found, in short (the report has the details).
@@ -306,7 +314,7 @@ pub struct CategoryResult {
 pub struct ScanSummary {
     /// Pages fetched.
     pub pages_fetched: u64,
-    /// Failed and cant-tell findings.
+    /// Failed and cant-tell findings, marked ones left out.
     pub findings: u64,
     /// True when a limit cut the crawl short.
     pub truncated: bool,
@@ -817,6 +825,41 @@ pub struct Schedule {
     pub updated_at: DateTime<Utc>,
 }
 
+/// A triage mark of one finding fingerprint on a site (see
+/// `crate::ops::marks`): findings with this fingerprint leave the scores and
+/// gates of the site's later scans.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SiteMark {
+    /// Owning account.
+    pub account_id: String,
+    /// The site it applies to.
+    pub site_id: String,
+    /// The finding fingerprint (32 lowercase hex digits, as
+    /// `sitescan_engine::baseline::fingerprint` computes it).
+    pub fingerprint: String,
+    /// `ignored` or `false_positive`.
+    pub status: sitescan_rules::MarkStatus,
+    /// Why (may be empty).
+    #[serde(default)]
+    pub note: String,
+    /// Who set it: the API key's name or the dashboard user's e-mail.
+    #[serde(default)]
+    pub by: Option<String>,
+    /// When it was last set.
+    pub at: DateTime<Utc>,
+}
+
+/// What [`Store::put_mark`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkPut {
+    /// The fingerprint was not marked; it is now.
+    Created,
+    /// The fingerprint's mark was replaced.
+    Updated,
+    /// The site already has the most marks allowed: nothing was written.
+    Full,
+}
+
 /// A page of a list, newest first.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Page<T> {
@@ -1039,6 +1082,25 @@ pub trait Store: Send + Sync + 'static {
         run_at: DateTime<Utc>,
         outcome: RunOutcome,
     ) -> Result<()>;
+
+    // ---- triage marks
+
+    /// Saves `mark` (replacing the site's mark of the same fingerprint)
+    /// unless that adds one past `max_per_site` marks on the site: atomically,
+    /// so racing writers cannot pass the cap.
+    async fn put_mark(&self, mark: SiteMark, max_per_site: usize) -> Result<MarkPut>;
+    /// The mark of `fingerprint` on a site of the account.
+    async fn mark(
+        &self,
+        account_id: &str,
+        site_id: &str,
+        fingerprint: &str,
+    ) -> Result<Option<SiteMark>>;
+    /// Every mark on a site of the account, by fingerprint.
+    async fn list_marks(&self, account_id: &str, site_id: &str) -> Result<Vec<SiteMark>>;
+    /// Removes the mark of `fingerprint` on a site of the account; false when none.
+    async fn delete_mark(&self, account_id: &str, site_id: &str, fingerprint: &str)
+        -> Result<bool>;
 
     // ---- idempotency keys (the API's `Idempotency-Key` header)
 

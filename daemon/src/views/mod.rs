@@ -13,6 +13,7 @@ use sitescan_engine::Priority;
 use utoipa::ToSchema;
 
 pub mod download;
+pub mod marks;
 pub mod schedules;
 pub mod webhooks;
 

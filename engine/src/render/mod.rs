@@ -241,7 +241,8 @@ impl RuleGroup<'_> {
 /// then id), findings inside a group by page then selector.
 pub(crate) fn by_rule(report: &Report) -> Vec<RuleGroup<'_>> {
     let mut groups: BTreeMap<&str, RuleGroup<'_>> = BTreeMap::new();
-    for f in &report.findings {
+    // Marked findings (crate::marks) are listed apart, in no rule's count.
+    for f in report.findings.iter().filter(|f| f.mark.is_none()) {
         groups
             .entry(f.rule_id.as_str())
             .or_insert_with(|| RuleGroup {
@@ -367,7 +368,7 @@ pub(crate) fn impact_index(impact: Impact) -> usize {
 pub(crate) fn totals(report: &Report) -> ([u64; 4], u64) {
     let mut by_impact = [0u64; 4];
     let mut cant_tell = 0;
-    for f in &report.findings {
+    for f in report.findings.iter().filter(|f| f.mark.is_none()) {
         match f.outcome {
             Outcome::Failed => by_impact[impact_index(f.impact)] += 1,
             Outcome::CantTell => cant_tell += 1,

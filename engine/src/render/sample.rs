@@ -44,6 +44,7 @@ pub(crate) fn finding(
         occurrences_total: None,
         scope: Default::default(),
         resource: None,
+        mark: None,
     }
 }
 

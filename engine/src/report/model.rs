@@ -139,6 +139,11 @@ pub struct CategorySummary {
     pub minor: u64,
     /// Findings that need review.
     pub cant_tell: u64,
+    /// Findings (failed or cant-tell) marked `ignored` or `false_positive`
+    /// (see `crate::marks`): in none of the counts above nor in the score.
+    /// Absent when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub marked: Option<u64>,
     /// Findings (failed or cant-tell) not in the baseline; only with a baseline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub new: Option<u64>,

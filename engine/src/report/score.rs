@@ -107,6 +107,11 @@ pub fn summarize_counts(
         summary.minor += minor;
         summary.cant_tell += c.cant_tell;
     }
+    for (category, n) in &counts.marked {
+        if let Some(summary) = out.get_mut(category) {
+            summary.marked = Some(summary.marked.unwrap_or(0) + n);
+        }
+    }
     // Failed findings without a failed page behind them (a rule whose tally was
     // lost, a report edited by hand) still keep a category off 100.
     for summary in out.values_mut() {

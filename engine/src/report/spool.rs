@@ -46,11 +46,18 @@ pub struct CategoryCounts {
 pub struct FindingCounts {
     /// Per category.
     pub by_category: BTreeMap<Category, CategoryCounts>,
+    /// Marked findings per category (see [`crate::marks`]): counted here and
+    /// in none of `by_category`'s counts.
+    pub marked: BTreeMap<Category, u64>,
 }
 
 impl FindingCounts {
     /// Counts one finding.
     pub fn add(&mut self, f: &Finding) {
+        if f.mark.is_some() {
+            *self.marked.entry(f.category).or_default() += 1;
+            return;
+        }
         let c = self.by_category.entry(f.category).or_default();
         match f.outcome {
             Outcome::Failed => c.failed[impact_index(f.impact)] += 1,

@@ -36,6 +36,8 @@ pub(crate) struct Inner {
     pub(crate) watch: Option<Arc<dyn AnalysisWatch>>,
     /// Credentials for the site (see [`crate::auth`]).
     pub(crate) auth: Option<crate::auth::SiteAuth>,
+    /// The triage marks the scan applies (see [`crate::marks`]).
+    pub(crate) marks: Arc<crate::marks::Marks>,
 }
 
 /// One page as it is done: its report entry and its findings.

@@ -691,6 +691,7 @@ impl SiteCheck {
             occurrences_total: None,
             scope: self.meta.scope,
             resource: None,
+            mark: None,
         });
         let last = self.findings.len() - 1;
         &mut self.findings[last]

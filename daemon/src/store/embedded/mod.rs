@@ -28,6 +28,7 @@ use crate::error::{Error, Result};
 mod credentials;
 mod idempotency;
 mod keys;
+mod marks;
 mod reports;
 mod scans;
 mod schedules;
@@ -190,6 +191,7 @@ impl Embedded {
             txn.open_table(IDEMPOTENCY_ORDER).map_err(Error::storage)?;
             schedules::create_tables(&txn)?;
             credentials::create_tables(&txn)?;
+            marks::create_tables(&txn)?;
         }
         txn.commit().map_err(Error::storage)?;
         let analysis_dir = data_dir.join("analysis");
@@ -488,6 +490,34 @@ impl Store for Embedded {
 
     async fn any_credentials(&self) -> Result<bool> {
         credentials::any_credentials(self).await
+    }
+
+    // ---- triage marks
+
+    async fn put_mark(&self, mark: super::SiteMark, max_per_site: usize) -> Result<super::MarkPut> {
+        marks::put_mark(self, mark, max_per_site).await
+    }
+
+    async fn mark(
+        &self,
+        account_id: &str,
+        site_id: &str,
+        fingerprint: &str,
+    ) -> Result<Option<super::SiteMark>> {
+        marks::mark(self, account_id, site_id, fingerprint).await
+    }
+
+    async fn list_marks(&self, account_id: &str, site_id: &str) -> Result<Vec<super::SiteMark>> {
+        marks::list_marks(self, account_id, site_id).await
+    }
+
+    async fn delete_mark(
+        &self,
+        account_id: &str,
+        site_id: &str,
+        fingerprint: &str,
+    ) -> Result<bool> {
+        marks::delete_mark(self, account_id, site_id, fingerprint).await
     }
 
     // ---- schedules

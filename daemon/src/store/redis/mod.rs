@@ -41,6 +41,7 @@
 //! | `credentials:{site}` | string | the site's credentials (JSON: their description and the sealed `SiteAuth`) |
 //! | `credentials` | set | ids of the sites with credentials |
 //! | `schedules:due` | sorted set | enabled schedule ids scored by their next run (µs) |
+//! | `site:{id}:marks` | hash | fingerprint -> the triage mark (JSON) |
 //!
 //! Mutable scan fields are separate hash fields rather than one JSON value so
 //! that each transition is a small Lua script comparing and setting plain
@@ -72,6 +73,7 @@ use crate::error::{Error, Result};
 mod credentials;
 mod idempotency;
 mod keys;
+mod marks;
 mod reports;
 mod scans;
 mod schedules;
@@ -613,6 +615,34 @@ impl Store for RedisBackend {
 
     async fn any_credentials(&self) -> Result<bool> {
         credentials::any_credentials(self).await
+    }
+
+    // ---- triage marks
+
+    async fn put_mark(&self, mark: super::SiteMark, max_per_site: usize) -> Result<super::MarkPut> {
+        marks::put_mark(self, mark, max_per_site).await
+    }
+
+    async fn mark(
+        &self,
+        account_id: &str,
+        site_id: &str,
+        fingerprint: &str,
+    ) -> Result<Option<super::SiteMark>> {
+        marks::mark(self, account_id, site_id, fingerprint).await
+    }
+
+    async fn list_marks(&self, account_id: &str, site_id: &str) -> Result<Vec<super::SiteMark>> {
+        marks::list_marks(self, account_id, site_id).await
+    }
+
+    async fn delete_mark(
+        &self,
+        account_id: &str,
+        site_id: &str,
+        fingerprint: &str,
+    ) -> Result<bool> {
+        marks::delete_mark(self, account_id, site_id, fingerprint).await
     }
 
     // ---- schedules

@@ -258,11 +258,15 @@ impl Crawl {
 
     /// Records a finished page and queues its links; fails only when its
     /// findings cannot be stored.
-    fn take(&mut self, done: PageDone, scope: &Scope, observer: Observer<'_>) -> Result<()> {
-        let mut done = done;
+    fn take(&mut self, mut done: PageDone, scope: &Scope, observer: Observer<'_>) -> Result<()> {
         if let Some(c) = self.shared.fetcher.auth() {
             super::login::scrub_page(c, &mut done.report, &mut done.findings);
         }
+        // Marked findings first, so the tallies below, the page event and the
+        // stored findings all see them.
+        self.shared
+            .marks
+            .apply_page(&mut done.findings, &mut done.tallies);
         self.stats.pages_fetched += 1;
         if done.non_html {
             self.stats.skipped.content_type += 1;

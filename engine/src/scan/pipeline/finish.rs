@@ -187,7 +187,24 @@ pub(super) async fn finish(mut crawl: Crawl, end: Ending<'_>) -> Result<(Report,
         })) {
             Ok(()) => {
                 let per_page = check.counts_pages();
-                let (tally, findings) = check.finish();
+                let (mut tally, mut findings) = check.finish();
+                // Pages failing only for marked findings pass (see crate::marks).
+                let cleared = shared.marks.apply_site(&mut findings);
+                if per_page {
+                    let moved = u32::try_from(cleared).unwrap_or(u32::MAX).min(tally.failed);
+                    tally.failed -= moved;
+                    tally.passed += moved;
+                } else {
+                    let marked = findings
+                        .iter()
+                        .filter(|f| {
+                            f.mark.is_some() && f.outcome == sitescan_rules::Outcome::Failed
+                        })
+                        .count();
+                    let moved = u32::try_from(marked).unwrap_or(u32::MAX).min(tally.failed);
+                    tally.failed -= moved;
+                    tally.passed += moved;
+                }
                 let (applicable, failed) = if per_page {
                     // The rule judged pages itself (a page with a checked link
                     // passes or fails): its tally is its applicability.
@@ -312,7 +329,7 @@ fn site_rule_pages(
     let mut unlisted: u64 = 0;
     for f in findings
         .iter()
-        .filter(|f| f.outcome == sitescan_rules::Outcome::Failed)
+        .filter(|f| f.outcome == sitescan_rules::Outcome::Failed && f.mark.is_none())
     {
         failed.insert(f.page_url.as_str());
         failed.extend(f.occurrences.iter().map(|o| o.page_url.as_str()));

@@ -91,6 +91,8 @@ pub(super) struct Shared {
     pub(super) subresources: bool,
     /// Told when each page's analysis starts and ends.
     pub(super) watch: Option<Arc<dyn crate::scan::events::AnalysisWatch>>,
+    /// The triage marks the scan applies to each page's findings.
+    pub(super) marks: Arc<crate::marks::Marks>,
     /// Render mode: the scan's browser context and tabs.
     pub(super) render: Option<crate::browser::RenderSession>,
 }
@@ -192,6 +194,7 @@ pub(super) async fn start(
         checker,
         config,
         watch: inner.watch.clone(),
+        marks: Arc::clone(&inner.marks),
         render,
     });
     Ok((shared, cancel, early_notes))
@@ -268,6 +271,7 @@ pub(super) fn for_tests(config: ScanConfig, kept: usize) -> Arc<Shared> {
         subresources: false,
         config,
         watch: None,
+        marks: Arc::default(),
         render: None,
     })
 }
