@@ -863,6 +863,9 @@ pub(crate) async fn walk_page(
         w.order.clear();
         w.wrap = (None, None);
         w.script_moved = false;
+        // The full walk gets the budget it would have had alone.
+        w.deadline = Instant::now() + TIME_BUDGET;
+        w.max_presses = w.max_presses.saturating_add(w.presses);
         complete = walk_all(&mut w, &candidates, &mut ways).await?;
     }
     if w.script_moved && !w.slow && !fast {

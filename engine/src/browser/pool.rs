@@ -420,7 +420,7 @@ impl RenderSession {
         // Bounded as a whole: the wait, then the calls around it.
         let mut limit = Duration::from_millis(self.options.max_wait_ms) + self.call_timeout * 3;
         if self.interaction {
-            limit += interact::TIME_BUDGET + self.call_timeout;
+            limit += interact::TIME_BUDGET + self.call_timeout * 2;
         }
         let outcome = tokio::time::timeout(limit, self.render_in(&tab, Arc::clone(&job))).await;
         ctx.browser.pages.fetch_add(1, Ordering::SeqCst);
