@@ -178,12 +178,15 @@ const INSTALL: &str = r#"(() => {
     const all = document.getElementsByTagName('*');
     if (all.length > 100000) return false;
     const root = document.documentElement, body = document.body;
+    const els = ids.map((id) => byId.get(id));
     for (let i = 0; i < all.length; i++) {
       const el = all[i];
       if (el.shadowRoot || el.localName.indexOf('-') >= 0) return false;
       if (el !== root && el !== body && (el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight)) {
+        // A visible scroll container is a tab stop of its own unless an
+        // element inside it is one.
         const cs = getComputedStyle(el);
-        if (/auto|scroll|overlay/.test(cs.overflowX + ' ' + cs.overflowY)) return false;
+        if (/auto|scroll|overlay/.test(cs.overflowX + ' ' + cs.overflowY) && cs.visibility === 'visible' && !els.some((c) => c && el.contains(c))) return false;
       }
     }
     const flows = new Set();
