@@ -852,23 +852,26 @@ pub(crate) async fn walk_page(
         });
     }
     let mut ways = Ways::default();
-    let fast = walk_fast(&mut w, &candidates).await?;
+    let tried = walk_fast(&mut w, &candidates).await?;
+    let fast = tried == Fast::Done;
     let mut complete = true;
     if fast {
         for &id in &candidates {
             ways.status.insert(id, true);
         }
     } else {
-        // Start afresh: the full walk describes each element as Tab leaves it.
-        w.eval("globalThis.__k.reset()", false).await?;
-        w.eval("globalThis.__k.restart()", false).await?;
-        w.seen.clear();
-        w.order.clear();
-        w.wrap = (None, None);
-        w.script_moved = false;
-        // The full walk gets the budget it would have had alone.
-        w.deadline = Instant::now() + TIME_BUDGET;
-        w.max_presses = w.max_presses.saturating_add(w.presses);
+        if tried == Fast::GaveUp {
+            // Start afresh: the full walk describes each element as Tab
+            // leaves it, from the top, with the budget it would have had.
+            w.eval("globalThis.__k.reset()", false).await?;
+            w.eval("globalThis.__k.restart()", false).await?;
+            w.seen.clear();
+            w.order.clear();
+            w.wrap = (None, None);
+            w.script_moved = false;
+            w.deadline = Instant::now() + TIME_BUDGET;
+            w.max_presses = w.max_presses.saturating_add(w.presses);
+        }
         complete = walk_all(&mut w, &candidates, &mut ways).await?;
     }
     if w.script_moved && !w.slow && !fast {
@@ -946,6 +949,18 @@ pub(crate) async fn walk_page(
     })
 }
 
+/// How the cheap walk went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fast {
+    /// Not such a page; nothing was pressed or focused.
+    NotTried,
+    /// Something went otherwise than expected: the page is walked in full,
+    /// from a clean start.
+    GaveUp,
+    /// Every element was judged.
+    Done,
+}
+
 /// The cheap walk, for a page whose scripts cannot have a say in where Tab
 /// goes ([`PROBE`]: no listener for key-ups, focus or blur, no script that
 /// moved focus, key-down listeners that do not look at `isTrusted`) and
@@ -957,37 +972,35 @@ pub(crate) async fn walk_page(
 /// from the last must leave the page, and the probe must answer the same
 /// after. Then every element leaves the page: with nothing else on the page
 /// to move focus, each Tab goes to the next element and the last one's out.
-/// `false`: not such a page, or something went otherwise than expected (the
-/// caller walks the page in full).
-async fn walk_fast(w: &mut Walker<'_>, candidates: &[u32]) -> Result<bool, BrowserError> {
+async fn walk_fast(w: &mut Walker<'_>, candidates: &[u32]) -> Result<Fast, BrowserError> {
     let (Some(&first), Some(&end)) = (candidates.first(), candidates.last()) else {
-        return Ok(false);
+        return Ok(Fast::NotTried);
     };
     let Some(flags) = w.probe().await? else {
-        return Ok(false);
+        return Ok(Fast::NotTried);
     };
     if flags & (PROBE_OTHER | PROBE_TRUSTED | PROBE_FOCUS) != 0 {
-        return Ok(false);
+        return Ok(Fast::NotTried);
     }
     let ids = Value::from(candidates.to_vec()).to_string();
     let fits = w
         .eval(&format!("globalThis.__k.qualifies({ids})"), false)
         .await?;
     if fits.as_bool() != Some(true) {
-        return Ok(false);
+        return Ok(Fast::NotTried);
     }
     w.eval("globalThis.__k.blur()", false).await?;
     let _ = w.take().await?;
     w.press(1, false).await?;
     if w.take_n(1).await? != [first] || w.script_moved {
-        return Ok(false);
+        return Ok(Fast::GaveUp);
     }
     let keys = flags & PROBE_KEYDOWN != 0;
     let went = w
         .eval(&format!("globalThis.__k.fast({ids}, {keys})"), false)
         .await?;
     if went.as_u64() != Some(candidates.len() as u64) {
-        return Ok(false);
+        return Ok(Fast::GaveUp);
     }
     if keys {
         // A listener's timer that moves focus shows up here (as it would
@@ -996,19 +1009,19 @@ async fn walk_fast(w: &mut Walker<'_>, candidates: &[u32]) -> Result<bool, Brows
     }
     let _ = w.take().await?;
     if w.script_moved {
-        return Ok(false);
+        return Ok(Fast::GaveUp);
     }
     // Leaving the page, the browser may put focus back on either end.
     w.wrap = (Some(first), Some(end));
     w.press(1, false).await?;
     if w.take_n(1).await? != [0] || w.script_moved {
-        return Ok(false);
+        return Ok(Fast::GaveUp);
     }
     if w.probe().await? != Some(flags) {
-        return Ok(false);
+        return Ok(Fast::GaveUp);
     }
     w.order = candidates.to_vec();
-    Ok(true)
+    Ok(Fast::Done)
 }
 
 /// Runs one walk and takes it in; when it ended in a cycle, walks back from
