@@ -4,7 +4,7 @@
 // per tab.
 //
 // Usage (through scripts/render-vs-axe, which installs and builds what this needs):
-//   node bench.mjs [--pages N] [--tabs T] [--runs R] [--no-keys] <corpus-dir>
+//   node bench.mjs [--pages N] [--tabs T] [--runs R] [--no-keys] [--before BIN] <corpus-dir>
 //
 //   <corpus-dir>  a directory of HTML pages; N of its *.html files (spread
 //                 evenly over the sorted list, the same every run) are linked
@@ -14,6 +14,9 @@
 //   --runs R      runs of each tool, the best kept (default 2)
 //   --no-keys     leave sitescan's keyboard rules (keyboard-trap,
 //                 focus-visible-rendered) out, as axe has none
+//   --before BIN  also run another sitescan binary (an older build) in the
+//                 same run, between the same axe runs: its ratio is printed
+//                 beside the current one's
 //
 // Readiness is the same for both: network idle, no request for 500 ms after
 // `load` (sitescan's default wait; Playwright's `networkidle`). Both run their
@@ -47,7 +50,7 @@ function die(msg) {
 }
 
 function parseArgs(argv) {
-  const o = { pages: 60, tabs: 4, runs: 2, keys: true, dir: null };
+  const o = { pages: 60, tabs: 4, runs: 2, keys: true, before: null, dir: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const num = () => {
@@ -59,10 +62,11 @@ function parseArgs(argv) {
     else if (a === '--tabs') o.tabs = num();
     else if (a === '--runs') o.runs = num();
     else if (a === '--no-keys') o.keys = false;
+    else if (a === '--before') { o.before = argv[++i]; if (!o.before) die('--before needs a binary'); }
     else if (a.startsWith('-')) die(`unknown option ${a}`);
     else o.dir = resolve(a);
   }
-  if (!o.dir) die('usage: bench.mjs [--pages N] [--tabs T] [--runs R] [--no-keys] <corpus-dir>');
+  if (!o.dir) die('usage: bench.mjs [--pages N] [--tabs T] [--runs R] [--no-keys] [--before BIN] <corpus-dir>');
   return o;
 }
 
@@ -125,11 +129,11 @@ function sampler(pid) {
   return () => { clearInterval(t); return peak; };
 }
 
-async function runSitescan(origin, opts, rules) {
+async function runSitescan(bin, origin, opts, rules) {
   const args = ['scan', '--render', '--rules', rules, '--links', 'none', '--max-pages', String(opts.pages + 1), '--max-depth', '1',
     '--concurrency', String(opts.tabs), '--rate', '1000', '--format', 'json', '--output', '/dev/null', origin + '/'];
   const started = performance.now();
-  const child = spawn(process.env.SITESCAN_BIN, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, SITESCAN_CHROMIUM_NO_SANDBOX: '1' } });
+  const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, SITESCAN_CHROMIUM_NO_SANDBOX: '1' } });
   let stderr = '';
   child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); });
   const stop = sampler(() => child.pid);
@@ -187,9 +191,11 @@ async function main() {
   const pages = n + 1; // the index too
   const best = (rs) => rs.reduce((a, b) => (b.secs < a.secs ? b : a));
   const s = [];
+  const b = [];
   const a = [];
   for (let i = 0; i < opts.runs; i++) {
-    s.push(await runSitescan(origin, opts, rules));
+    if (opts.before) b.push(await runSitescan(opts.before, origin, opts, rules));
+    s.push(await runSitescan(process.env.SITESCAN_BIN, origin, opts, rules));
     a.push(await runAxe(origin, chosen, opts));
   }
   server.close();
@@ -199,8 +205,10 @@ async function main() {
   const line = (name, r) => `${name.padEnd(22)} ${String(pages).padStart(5)} pages  ${r.secs.toFixed(2).padStart(7)} s  ${(pages / r.secs).toFixed(2).padStart(7)} pages/s  browser peak RSS ${mib(r.peak).padStart(5)} MiB (${mib(r.peak / opts.tabs)} MiB per tab)`;
   process.stdout.write(`corpus ${opts.dir}, ${opts.tabs} tabs, best of ${opts.runs} runs\n`);
   process.stdout.write(line(`sitescan --render${opts.keys ? '' : ' (no keys)'}`, ss) + '\n');
+  if (opts.before) process.stdout.write(line(`before${opts.keys ? '' : ' (no keys)'}`, best(b)) + '\n');
   process.stdout.write(line('axe-core (playwright)', aa) + '\n');
   process.stdout.write(`ratio: sitescan ${((pages / ss.secs) / (pages / aa.secs)).toFixed(2)}x axe-core's pages/s\n`);
+  if (opts.before) process.stdout.write(`ratio before: ${((pages / best(b).secs) / (pages / aa.secs)).toFixed(2)}x axe-core's pages/s (${opts.before})\n`);
 }
 
 main().catch((e) => die(e.stack || String(e)));

@@ -20,6 +20,13 @@
 //! keeps at each key-up. A page whose scripts move focus later (a blur
 //! handler's timer) is walked again with a settling wait after each press.
 //! Presses and time are bounded per page ([`MAX_PRESSES`], [`TIME_BUDGET`]).
+//!
+//! Most of a press's cost is the browser's (1 to 3 ms of its processor time
+//! on a documentation page), so a page whose scripts cannot have a say in
+//! where Tab goes is not walked press by press ([`PROBE`], `walk_fast`): one
+//! real Tab reaches the first element, the others are focused by script and
+//! described as Tab would have left them, one real Tab leaves the page from
+//! the last. Anything unexpected on the way and the page is walked in full.
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
@@ -151,6 +158,71 @@ const INSTALL: &str = r#"(() => {
   const mo = new MutationObserver((list) => { for (const r of list) if (muts.size < 64 && r.target.nodeType === 1) muts.add(r.target); });
   mo.observe(document.documentElement, { attributes: true, subtree: true, attributeFilter: ['class', 'style', 'hidden'] });
   const takeMuts = () => { for (const r of mo.takeRecords()) if (muts.size < 64 && r.target.nodeType === 1) muts.add(r.target); const m = [...muts]; muts = new Set(); return m; };
+  const describe = (a, id, measure) => {
+    if (info.has(id) || info.size >= MAX) return;
+    const b = base.get(id);
+    const d = { id, path: path(a), label: label(a), style: null };
+    if (measure && b) d.style = { changed: differ(look(a), b), elsewhere: false, visible: visible(a) };
+    info.set(id, d);
+    fresh.push(d);
+  };
+  // Whether the tab order is the candidates' document order whatever the
+  // page's scripts did: nothing that orders focus otherwise (a positive
+  // tabindex, shadow trees, frames, a reading-flow container), nothing with
+  // tab stops of its own (a scroll container, a radio group, a date field,
+  // media controls), no dialog or popover, no inline key or focus handler.
+  const qualifies = (ids) => {
+    if (ids.length >= MAX) return false;
+    if (document.querySelector('iframe,frame,frameset,object,embed,area,applet,audio[controls],video[controls],dialog,[popover],[contenteditable],slot,template,input[type=radio],input[type=date],input[type=time],input[type=datetime-local],input[type=month],input[type=week],input[type=file],[hidden=until-found],[onkeydown],[onkeyup],[onkeypress],[onfocus],[onblur],[onfocusin],[onfocusout]')) return false;
+    for (const el of document.querySelectorAll('[tabindex]')) if (el.tabIndex > 0) return false;
+    const all = document.getElementsByTagName('*');
+    if (all.length > 100000) return false;
+    const root = document.documentElement, body = document.body;
+    const els = ids.map((id) => byId.get(id));
+    for (let i = 0; i < all.length; i++) {
+      const el = all[i];
+      if (el.shadowRoot || el.localName.indexOf('-') >= 0) return false;
+      if (el !== root && el !== body && (el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight)) {
+        // A visible scroll container is a tab stop of its own unless an
+        // element inside it is one.
+        const cs = getComputedStyle(el);
+        if (/auto|scroll|overlay/.test(cs.overflowX + ' ' + cs.overflowY) && cs.visibility === 'visible' && !els.some((c) => c && el.contains(c))) return false;
+      }
+    }
+    const flows = new Set();
+    for (const id of ids) {
+      const el = byId.get(id);
+      if (!el) return false;
+      for (let n = el.parentElement; n && n !== root && !flows.has(n); n = n.parentElement) {
+        flows.add(n);
+        const cs = getComputedStyle(n);
+        if ((cs.readingFlow && cs.readingFlow !== 'normal') || (cs.readingOrder && cs.readingOrder !== '0')) return false;
+      }
+    }
+    return true;
+  };
+  const fast = (ids, keys) => {
+    takeMuts();
+    for (let i = 0; i < ids.length; i++) {
+      const el = byId.get(ids[i]);
+      if (!el) return i;
+      if (i > 0) {
+        self = true;
+        try { el.focus(); } finally { self = false; }
+      }
+      if (document.activeElement !== el || !el.matches(':focus-visible')) return i;
+      last = ids[i];
+      describe(el, ids[i], true);
+      if (keys) {
+        const e = new KeyboardEvent('keydown', { key: 'Tab', code: 'Tab', keyCode: 9, which: 9, bubbles: true, cancelable: true, composed: true, view: window });
+        el.dispatchEvent(e);
+        if (e.defaultPrevented || document.activeElement !== el) return i;
+      }
+      if (takeMuts().length) return i;
+    }
+    pending = null;
+    return ids.length;
+  };
   let pending = null, last = 0;
   const log = [];
   const record = (measure) => {
@@ -168,13 +240,7 @@ const INSTALL: &str = r#"(() => {
     const id = idOf(a);
     last = id;
     if (log.length < 100000) log.push(id);
-    if (!info.has(id) && info.size < MAX) {
-      const b = base.get(id);
-      const d = { id, path: path(a), label: label(a), style: null };
-      if (measure && b) d.style = { changed: differ(look(a), b), elsewhere: false, visible: visible(a) };
-      info.set(id, d);
-      fresh.push(d);
-    }
+    describe(a, id, measure);
     const els = changedNow.filter((el) => el !== a && !a.contains(el));
     pending = { id, els, looks: els.map((el) => JSON.stringify(look(el))) };
     return id;
@@ -202,6 +268,33 @@ const INSTALL: &str = r#"(() => {
       pending = null; last = 0;
       return 0;
     },
+    // Puts the sequential focus navigation starting point back at the top
+    // once elements were focused (blurring one leaves it there): a
+    // placeholder at the start of the body takes focus and is removed.
+    restart() {
+      self = true;
+      try {
+        const host = document.body || document.documentElement;
+        const t = document.createElement('span');
+        t.tabIndex = -1;
+        host.insertBefore(t, host.firstChild);
+        t.focus();
+        t.remove();
+      } catch (e) {} finally { self = false; }
+      pending = null; last = 0;
+      return 0;
+    },
+    qualifies(ids) { try { return qualifies(ids); } catch (e) { return false; } },
+    // Forgets what was recorded (a cheap walk given up: the full walk
+    // describes the elements afresh).
+    reset() { info.clear(); fresh.length = 0; log.length = 0; pending = null; last = 0; scriptMoved = false; takeMuts(); },
+    // Focuses each element of `ids` (the tab order; the first one reached by
+    // a real Tab) in turn and describes how it looks, as a Tab would have
+    // left it; with `keys`, sends each an untrusted Tab key-down first, for
+    // the page's key-down listeners. Answers how many elements went as Tab
+    // would have gone: focus held, `:focus-visible` matched, the key not
+    // cancelled, nothing on the page changed.
+    fast(ids, keys) { try { return fast(ids, keys); } catch (e) { return -1; } },
     focus(id) {
       const el = byId.get(id);
       if (!el) return 0;
@@ -218,6 +311,77 @@ const INSTALL: &str = r#"(() => {
   };
   return candidates();
 })()"#;
+
+/// Bits of [`PROBE`]'s answer.
+const PROBE_KEYDOWN: u64 = 1;
+/// A listener or handler for any other key or focus event, a listener the
+/// probe cannot read, a shadow root attached by script.
+const PROBE_OTHER: u64 = 2;
+/// A key-down listener whose source names `isTrusted` (it could tell our
+/// untrusted key-down from the browser's) or cannot be read.
+const PROBE_TRUSTED: u64 = 4;
+/// A page script moved focus (`focus()`, `blur()`, a modal dialog, a
+/// popover).
+const PROBE_FOCUS: u64 = 8;
+
+/// Evaluated in the page's own world on every new document, before its
+/// scripts (when the keyboard is walked): notes which key and focus
+/// listeners the page's scripts add and whether they move focus, so that a
+/// page whose scripts cannot have a say in where Tab goes is judged without
+/// pressing Tab once per element. Read back with `window.__sitescanProbe()`,
+/// a property the page cannot redefine or delete. A page can only make the
+/// answer more cautious (call the marker), never quieter; frames report to
+/// the top document where it is theirs to reach (same origin).
+pub(crate) const PROBE: &str = r#"(() => {
+  let flags = 0;
+  try {
+    const W = window, apply = Reflect.apply, toStr = Function.prototype.toString;
+    const mark = (b) => { flags |= b; try { if (W.top !== W) W.top.__sitescanProbeMark(b); } catch (e) {} };
+    const OTHER = new Set(['keyup', 'keypress', 'focus', 'blur', 'focusin', 'focusout', 'domfocusin', 'domfocusout', 'domactivate', 'selectionchange']);
+    const note = (type, fn) => {
+      const t = String(type).toLowerCase();
+      if (t === 'keydown') {
+        mark(1);
+        if (typeof fn !== 'function') { mark(4); return; }
+        let src = '';
+        try { src = apply(toStr, fn, []); } catch (e) { mark(4); return; }
+        if (/isTrusted|\[native code\]/.test(src)) mark(4);
+      } else if (OTHER.has(t)) mark(2);
+    };
+    Object.defineProperty(W, '__sitescanProbe', { value: () => flags, writable: false, configurable: false, enumerable: false });
+    Object.defineProperty(W, '__sitescanProbeMark', { value: (b) => { flags |= (b & 15); }, writable: false, configurable: false, enumerable: false });
+    const ET = EventTarget.prototype, add = ET.addEventListener;
+    ET.addEventListener = { addEventListener(type, fn) { try { note(type, fn); } catch (e) { mark(2); } return apply(add, this, arguments); } }.addEventListener;
+    const NAMES = ['onkeydown', 'onkeyup', 'onkeypress', 'onfocus', 'onblur', 'onfocusin', 'onfocusout', 'onselectionchange'];
+    const protos = [W, W.Window && Window.prototype, W.Document && Document.prototype, W.HTMLElement && HTMLElement.prototype, W.SVGElement && SVGElement.prototype, W.MathMLElement && MathMLElement.prototype, W.HTMLBodyElement && HTMLBodyElement.prototype, W.HTMLFrameSetElement && HTMLFrameSetElement.prototype];
+    for (const p of protos) {
+      if (!p) continue;
+      for (const n of NAMES) {
+        const d = Object.getOwnPropertyDescriptor(p, n);
+        if (!d || !d.set || !d.configurable) continue;
+        const set = d.set;
+        Object.defineProperty(p, n, { get: d.get, set: { set(v) { try { if (v) note(n.slice(2), v); } catch (e) { mark(2); } return apply(set, this, [v]); } }.set, enumerable: d.enumerable, configurable: true });
+      }
+    }
+    const wrap = (p, n, b) => {
+      if (!p || typeof p[n] !== 'function') return;
+      const f = p[n];
+      p[n] = { [n]() { mark(b); return apply(f, this, arguments); } }[n];
+    };
+    for (const p of [W.HTMLElement && HTMLElement.prototype, W.SVGElement && SVGElement.prototype, W.MathMLElement && MathMLElement.prototype]) {
+      wrap(p, 'focus', 8);
+      wrap(p, 'blur', 8);
+    }
+    wrap(W.HTMLDialogElement && HTMLDialogElement.prototype, 'showModal', 8);
+    wrap(W.HTMLDialogElement && HTMLDialogElement.prototype, 'show', 8);
+    wrap(W.HTMLElement && HTMLElement.prototype, 'showPopover', 8);
+    wrap(W.HTMLElement && HTMLElement.prototype, 'togglePopover', 8);
+    wrap(W.Element && Element.prototype, 'attachShadow', 2);
+  } catch (e) {
+    flags |= 2;
+    try { Object.defineProperty(window, '__sitescanProbe', { value: () => flags, writable: false, configurable: false }); } catch (e2) {}
+  }
+})();"#;
 
 /// How a walk in one direction ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -345,6 +509,24 @@ impl Walker<'_> {
         Ok(r.pointer_mut("/result/value")
             .map(Value::take)
             .unwrap_or(Value::Null))
+    }
+
+    /// [`PROBE`]'s answer, from the page's own world; `None` when it did
+    /// not run (or the page broke it).
+    async fn probe(&self) -> Result<Option<u64>, BrowserError> {
+        let r = self
+            .conn
+            .call(
+                Some(self.session),
+                "Runtime.evaluate",
+                json!({"expression": "window.__sitescanProbe()", "returnByValue": true}),
+                self.call_timeout,
+            )
+            .await?;
+        if r.get("exceptionDetails").is_some() {
+            return Ok(None);
+        }
+        Ok(r.pointer("/result/value").and_then(Value::as_u64))
     }
 
     /// Sends `n` presses of Tab (Shift+Tab when `back`) without waiting in
@@ -670,8 +852,29 @@ pub(crate) async fn walk_page(
         });
     }
     let mut ways = Ways::default();
-    let mut complete = walk_all(&mut w, &candidates, &mut ways).await?;
-    if w.script_moved && !w.slow {
+    let tried = walk_fast(&mut w, &candidates).await?;
+    let fast = tried == Fast::Done;
+    let mut complete = true;
+    if fast {
+        for &id in &candidates {
+            ways.status.insert(id, true);
+        }
+    } else {
+        if tried == Fast::GaveUp {
+            // Start afresh: the full walk describes each element as Tab
+            // leaves it, from the top, with the budget it would have had.
+            w.eval("globalThis.__k.reset()", false).await?;
+            w.eval("globalThis.__k.restart()", false).await?;
+            w.seen.clear();
+            w.order.clear();
+            w.wrap = (None, None);
+            w.script_moved = false;
+            w.deadline = Instant::now() + TIME_BUDGET;
+            w.max_presses = w.max_presses.saturating_add(w.presses);
+        }
+        complete = walk_all(&mut w, &candidates, &mut ways).await?;
+    }
+    if w.script_moved && !w.slow && !fast {
         // A script moved focus after a key: walk again, waiting after each
         // press for the page's handlers.
         w.slow = true;
@@ -731,6 +934,7 @@ pub(crate) async fn walk_page(
     tracing::debug!(
         candidates = candidates.len(),
         presses = w.presses,
+        fast,
         slow = w.slow,
         complete,
         ms = (TIME_BUDGET.saturating_sub(w.deadline.saturating_duration_since(Instant::now())))
@@ -743,6 +947,81 @@ pub(crate) async fn walk_page(
         complete,
         script_moves_focus: w.slow,
     })
+}
+
+/// How the cheap walk went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fast {
+    /// Not such a page; nothing was pressed or focused.
+    NotTried,
+    /// Something went otherwise than expected: the page is walked in full,
+    /// from a clean start.
+    GaveUp,
+    /// Every element was judged.
+    Done,
+}
+
+/// The cheap walk, for a page whose scripts cannot have a say in where Tab
+/// goes ([`PROBE`]: no listener for key-ups, focus or blur, no script that
+/// moved focus, key-down listeners that do not look at `isTrusted`) and
+/// whose tab order is its candidates' document order (the watcher's
+/// `qualifies`). One real Tab from the top must reach the first candidate;
+/// each of the others is then focused by script and described as Tab would
+/// have left it (given an untrusted Tab key-down when the page listens to
+/// key-downs, which must neither be cancelled nor move focus); one real Tab
+/// from the last must leave the page, and the probe must answer the same
+/// after. Then every element leaves the page: with nothing else on the page
+/// to move focus, each Tab goes to the next element and the last one's out.
+async fn walk_fast(w: &mut Walker<'_>, candidates: &[u32]) -> Result<Fast, BrowserError> {
+    let (Some(&first), Some(&end)) = (candidates.first(), candidates.last()) else {
+        return Ok(Fast::NotTried);
+    };
+    let Some(flags) = w.probe().await? else {
+        return Ok(Fast::NotTried);
+    };
+    if flags & (PROBE_OTHER | PROBE_TRUSTED | PROBE_FOCUS) != 0 {
+        return Ok(Fast::NotTried);
+    }
+    let ids = Value::from(candidates.to_vec()).to_string();
+    let fits = w
+        .eval(&format!("globalThis.__k.qualifies({ids})"), false)
+        .await?;
+    if fits.as_bool() != Some(true) {
+        return Ok(Fast::NotTried);
+    }
+    w.eval("globalThis.__k.blur()", false).await?;
+    let _ = w.take().await?;
+    w.press(1, false).await?;
+    if w.take_n(1).await? != [first] || w.script_moved {
+        return Ok(Fast::GaveUp);
+    }
+    let keys = flags & PROBE_KEYDOWN != 0;
+    let went = w
+        .eval(&format!("globalThis.__k.fast({ids}, {keys})"), false)
+        .await?;
+    if went.as_u64() != Some(candidates.len() as u64) {
+        return Ok(Fast::GaveUp);
+    }
+    if keys {
+        // A listener's timer that moves focus shows up here (as it would
+        // on the full walk's settling wait).
+        tokio::time::sleep(Duration::from_millis(SETTLE_MS)).await;
+    }
+    let _ = w.take().await?;
+    if w.script_moved {
+        return Ok(Fast::GaveUp);
+    }
+    // Leaving the page, the browser may put focus back on either end.
+    w.wrap = (Some(first), Some(end));
+    w.press(1, false).await?;
+    if w.take_n(1).await? != [0] || w.script_moved {
+        return Ok(Fast::GaveUp);
+    }
+    if w.probe().await? != Some(flags) {
+        return Ok(Fast::GaveUp);
+    }
+    w.order = candidates.to_vec();
+    Ok(Fast::Done)
 }
 
 /// Runs one walk and takes it in; when it ended in a cycle, walks back from

@@ -508,6 +508,15 @@ impl RenderSession {
         ] {
             conn.call(s, method, params, t).await?;
         }
+        if self.interaction {
+            conn.call(
+                s,
+                "Page.addScriptToEvaluateOnNewDocument",
+                json!({"source": interact::PROBE}),
+                t,
+            )
+            .await?;
+        }
         Ok(tab)
     }
 
@@ -539,7 +548,7 @@ impl RenderSession {
         // Bounded as a whole: the wait, then the calls around it.
         let mut limit = Duration::from_millis(self.options.max_wait_ms) + self.call_timeout * 3;
         if self.interaction {
-            limit += interact::TIME_BUDGET + self.call_timeout;
+            limit += interact::TIME_BUDGET + self.call_timeout * 2;
         }
         let outcome = tokio::time::timeout(limit, self.render_in(&tab, Arc::clone(&job))).await;
         ctx.browser.pages.fetch_add(1, Ordering::SeqCst);
@@ -948,6 +957,64 @@ mod tests {
             .map(|e| e.label.as_str())
             .collect();
         assert_eq!(trapped, ["div#w"]);
+
+        // Key-down listeners that trap without cancelling at once, or only
+        // for the browser's own keys: the cheap walk must give way.
+        for script in [
+            "document.addEventListener('keydown', (e) => { const w = document.activeElement; if (e.key === 'Tab' && w.id === 'w') setTimeout(() => w.focus(), 5); });",
+            "document.addEventListener('keydown', (e) => { if (e.key === 'Tab' && document.activeElement.id === 'w') e.preventDefault(); });",
+            "document.addEventListener('keydown', (e) => { if (e.isTrusted && e.key === 'Tab' && document.activeElement.id === 'w') e.preventDefault(); });",
+            "document.addEventListener('keydown', (e) => { const w = document.activeElement; if (e.key === 'Tab' && w.id === 'w') setTimeout(() => w.focus(), 5); });",
+        ] {
+            let page = walk(&format!(
+                r##"<a href="/a" id=l1>A</a><div id=w tabindex=0>widget</div><a href="/b" id=l2>B</a><script>{script}</script>"##
+            ))
+            .await;
+            let trapped: Vec<&str> = page
+                .elements
+                .iter()
+                .filter(|e| e.trapped())
+                .map(|e| e.label.as_str())
+                .collect();
+            assert_eq!(trapped, ["div#w"], "{script}: {page:?}");
+        }
+
+        // The same page judged by the cheap walk (no script; a key-down
+        // listener with nothing to do for Tab) and by the full one (a key-up
+        // listener): the same elements, the same looks, two presses against
+        // one per element and one to leave.
+        let links: String = (0..16)
+            .map(|i| format!("<p><a href=\"#l{i}\">Link {i}</a></p>"))
+            .collect();
+        let body = format!(
+            r##"<style>.x:focus {{ outline: none }}</style><a href="/" id=a class=x>A</a><a href="/b" id=b>B</a>
+<style>#c:focus-visible {{ outline: none; box-shadow: 0 0 0 3px blue; transition: box-shadow .5s }}</style><a href="/c" id=c>C</a>
+<button id=d>D</button><input id=e aria-label=E>{links}"##
+        );
+        let full = walk(&format!(
+            "{body}<script>document.addEventListener('keyup', () => {{}});</script>"
+        ))
+        .await;
+        assert_eq!(full.presses, 22, "{full:?}");
+        assert_eq!(full.elements.len(), 21);
+        assert!(full.complete);
+        for script in [
+            "",
+            "<script>document.addEventListener('keydown', (e) => { if (e.key === '/') e.preventDefault(); });</script>",
+        ] {
+            let cheap = walk(&format!("{body}{script}")).await;
+            assert_eq!(cheap.presses, 2, "{script}: {cheap:?}");
+            assert_eq!(cheap.elements, full.elements, "{script}");
+            assert!(cheap.complete && !cheap.script_moves_focus);
+        }
+        assert_eq!(
+            rows(&full)[..3],
+            [
+                row("a#a", Some(true), Some(false)),
+                row("a#b", Some(true), Some(true)),
+                row("a#c", Some(true), Some(true)),
+            ]
+        );
 
         let invisible = walk(r##"<style>.x:focus { outline: none }</style><a href="/" id=a class=x>A</a><a href="/b" id=b>B</a>
 <style>#c:focus-visible { outline: none; box-shadow: 0 0 0 3px blue; transition: box-shadow .5s }</style><a href="/c" id=c>C</a>
