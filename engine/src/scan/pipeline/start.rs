@@ -136,7 +136,8 @@ pub(super) async fn start(
                 Arc::clone(&hosts),
                 inner.selection.needs(Need::Interaction),
             )
-            .await?,
+            .await?
+            .with_narrow_viewport(inner.selection.needs(Need::NarrowViewport)),
         ),
         false => None,
     };
