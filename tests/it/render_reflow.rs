@@ -13,6 +13,8 @@ use crate::render_layout::{findings, serve};
 
 const LONG: &str = "Web Content Accessibility Guidelines (WCAG) 2.1 covers a wide range of recommendations for making Web content more accessible.";
 
+const POEM: &str = "Once upon a midnight dreary, while I pondered, weak and weary, Over many a quaint and curious volume of forgotten lore. While I nodded, nearly napping, suddenly there came a tapping.";
+
 /// A fixed-width box (too wide at 320 pixels in both scans), one the cascade
 /// thinks too wide but a transform shrinks, text kept on one line (only a
 /// layout sees it run past the edge), a data table (allowed to scroll), a
@@ -28,7 +30,7 @@ fn page() -> String {
 <div id="scaled" style="width: 1000px; transform: scale(0.25); transform-origin: 0 0">{LONG}</div>
 <p id="nowrap" style="white-space: nowrap">{LONG}</p>
 <table id="data" style="width: 700px"><tr><th>Name</th><th>Value</th></tr><tr><td>Alpha</td><td>1</td></tr></table>
-<div id="clipped" style="overflow: hidden; height: 1em">{LONG}</div>
+<div id="clipped" style="overflow: hidden; height: 1em; font-size: 16px">{POEM}</div>
 <div id="one-line" style="overflow: hidden; height: 1.2em; line-height: 1.2em">{LONG}</div>
 <div id="roomy" style="overflow: hidden; height: var(--unset)">Short</div>
 <div id="shrinks" style="overflow: hidden">{LONG}</div>
