@@ -52,7 +52,8 @@ pub fn budget(call_timeout: Duration) -> Duration {
 /// Content that needs two-dimensional layout (WCAG 1.4.10's exception), as
 /// the `reflow` rule counts it: a wide box made that wide by such content is
 /// reported as that content.
-const TWO_D: &str = "table,pre,code,samp,kbd,img,picture,video,audio,canvas,svg,iframe,object,embed,math,map,\
+const TWO_D: &str =
+    "table,pre,code,samp,kbd,img,picture,video,audio,canvas,svg,iframe,object,embed,math,map,\
 [role=table],[role=grid],[role=treegrid],[role=toolbar],[role=img],[role=application],[role=math]";
 
 /// The measuring script: waits for a frame (or 100 ms when frames do not
@@ -382,8 +383,14 @@ mod tests {
         assert_eq!(
             l.clipping,
             [
-                Clipping { stamp: 4, cut: false },
-                Clipping { stamp: 9, cut: true }
+                Clipping {
+                    stamp: 4,
+                    cut: false
+                },
+                Clipping {
+                    stamp: 9,
+                    cut: true
+                }
             ]
         );
         assert!(parse(&json!(null)).is_none());
