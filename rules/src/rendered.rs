@@ -117,9 +117,10 @@ pub struct RenderedFacts {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub modal: Option<u32>,
     /// The page laid out again in narrow viewports, when a selected rule
-    /// needs it ([`crate::Need::NarrowViewport`]).
+    /// needs it ([`crate::Need::NarrowViewport`]); boxed, as most pages'
+    /// facts go without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub narrow: Option<crate::narrow::NarrowFacts>,
+    pub narrow: Option<Box<crate::narrow::NarrowFacts>>,
     /// Why facts are missing, when they are: `elements` is then empty and
     /// rules use the static estimates.
     #[serde(default, skip_serializing_if = "Option::is_none")]

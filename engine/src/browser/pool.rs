@@ -481,7 +481,7 @@ impl RenderSession {
         let (html, truncated) = serialize_capped(&conn, &tab.session, self.max_body, t).await?;
         if self.narrow && facts.is_present() {
             let narrow = super::reflow::measure(&conn, &tab.session, &tab.target, t).await?;
-            facts.narrow = Some(narrow);
+            facts.narrow = Some(Box::new(narrow));
         }
         let interaction = if self.interaction {
             let walked = interact::walk_page(&conn, &tab.session, &tab.target, t).await;

@@ -317,10 +317,10 @@ mod tests {
         let mut page = Page::from_html("https://example.com/", body);
         page.rendered = Some(Arc::new(RenderedFacts {
             elements: vec![Some(ElementFacts::default()); 16],
-            narrow: Some(NarrowFacts {
+            narrow: Some(Box::new(NarrowFacts {
                 reflow: Some(layout),
                 ..NarrowFacts::default()
-            }),
+            })),
             ..RenderedFacts::default()
         }));
         page

@@ -354,10 +354,10 @@ mod tests {
             let mut page = Page::from_html("https://example.com/", &body);
             page.rendered = Some(Arc::new(RenderedFacts {
                 elements: vec![Some(ElementFacts::default()); 5],
-                narrow: Some(NarrowFacts {
+                narrow: Some(Box::new(NarrowFacts {
                     zoomed: layout,
                     ..NarrowFacts::default()
-                }),
+                })),
                 ..RenderedFacts::default()
             }));
             let a = crate::analyze(&page, &[&ZoomedTextClipped]);
