@@ -406,6 +406,13 @@ impl<'p> PageContext<'p> {
         self.page.rendered.as_ref()?.element(*stamp)
     }
 
+    /// The render stamp of `node` (see [`crate::rendered`]): `None` for a
+    /// page read as served and for an element a script added after the
+    /// stamping.
+    pub fn stamp(&self, node: NodeId) -> Option<u32> {
+        self.stamps.get(&node).copied()
+    }
+
     /// The browser's facts of the whole page, when taken.
     pub fn rendered_page(&self) -> Option<&crate::rendered::RenderedFacts> {
         self.page.rendered.as_deref().filter(|r| r.is_present())

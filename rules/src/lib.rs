@@ -51,6 +51,7 @@ pub mod dom;
 pub mod interaction;
 pub mod langtag;
 pub mod links;
+pub mod narrow;
 pub mod performance;
 pub mod quality;
 pub mod registry;

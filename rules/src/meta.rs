@@ -217,6 +217,11 @@ pub enum Need {
     /// Tab and Shift+Tab pressed in the browser. A static scan has no browser:
     /// the rules that need it report nothing there.
     Interaction,
+    /// Render mode's layout of each page in narrow viewports
+    /// ([`crate::narrow::NarrowFacts`] on [`crate::Page::rendered`]): 320 CSS
+    /// pixels wide for reflow, 640 for text zoomed to 200%. A static scan has
+    /// no browser: the rules that need it keep their cascade estimates there.
+    NarrowViewport,
 }
 
 /// What a finding is about, which decides how the engine groups findings that

@@ -116,6 +116,11 @@ pub struct RenderedFacts {
     /// everything outside it is inert.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub modal: Option<u32>,
+    /// The page laid out again in narrow viewports, when a selected rule
+    /// needs it ([`crate::Need::NarrowViewport`]); boxed, as most pages'
+    /// facts go without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub narrow: Option<Box<crate::narrow::NarrowFacts>>,
     /// Why facts are missing, when they are: `elements` is then empty and
     /// rules use the static estimates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -170,6 +175,7 @@ mod tests {
                 None,
             ],
             modal: None,
+            narrow: None,
             note: None,
         };
         let json = serde_json::to_string(&facts).unwrap();

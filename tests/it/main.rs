@@ -26,6 +26,8 @@
 //!   the CLI's `--render` and a missing browser.
 //! - `render_layout`: rules preferring the browser's facts (styles, boxes,
 //!   blended backgrounds, modal dialogs, shadow roots): static vs render findings.
+//! - `render_reflow`: the reflow and zoomed text rules on the page laid out at
+//!   320 and 640 CSS pixels in Chromium vs the cascade's estimates.
 //! - `reports`: report formats, baselines and gates (`sitescan report`).
 //! - `site_checks`: link/resource checks over the network and the security grade.
 //! - `links`: deterministic page sets under a page limit, one `broken-links`
@@ -97,6 +99,7 @@ mod regressions;
 mod remote;
 mod render;
 mod render_layout;
+mod render_reflow;
 mod reports;
 mod schedules;
 mod serve;

@@ -17,7 +17,7 @@ use sitescan::rules::Outcome;
 use sitescan::{Report, Scanner};
 
 /// Serves `pages` (path → HTML) on 127.0.0.1, 404 otherwise.
-async fn serve(pages: &[(&str, &str)]) -> (u16, tokio::sync::oneshot::Sender<()>) {
+pub(crate) async fn serve(pages: &[(&str, &str)]) -> (u16, tokio::sync::oneshot::Sender<()>) {
     let pages: Arc<HashMap<String, String>> = Arc::new(
         pages
             .iter()
@@ -49,7 +49,7 @@ async fn answer(State(pages): State<Arc<HashMap<String, String>>>, req: Request)
 }
 
 /// `(rule, outcome, selector)` of every finding, sorted.
-fn findings(report: &Report) -> Vec<(String, &'static str, String)> {
+pub(crate) fn findings(report: &Report) -> Vec<(String, &'static str, String)> {
     let mut out: Vec<(String, &'static str, String)> = report
         .findings
         .iter()

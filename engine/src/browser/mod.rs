@@ -25,9 +25,8 @@
 //! which the layout rules prefer over the cascade's estimates. When a selected
 //! rule needs it, the page's keyboard is then walked ([`interact`]): Tab and
 //! Shift+Tab pressed in the browser, for the keyboard trap and visible focus
-//! rules.
-//!
-//! Not here yet: reflow at 320 CSS pixels.
+//! rules. When a selected rule needs it, the page is also laid out at 320 and
+//! 640 CSS pixels wide ([`reflow`]) for the reflow and zoomed text rules.
 
 pub mod cdp;
 pub mod facts;
@@ -36,6 +35,7 @@ pub mod intercept;
 pub mod launch;
 pub mod pool;
 pub mod sign_in;
+pub mod reflow;
 pub mod snapshot;
 
 pub use launch::{configure, sink_requests, LaunchOptions, DEFAULT_RECYCLE_AFTER};

@@ -204,6 +204,8 @@ pub struct RenderSession {
     user_agent: String,
     /// Walk each page's keyboard ([`interact`]) after it is serialized.
     interaction: bool,
+    /// Lay each page out in narrow viewports ([`super::reflow`]).
+    narrow: bool,
     /// The scan's cap on a page body, which the serialized DOM keeps too.
     max_body: u64,
     /// The scan's credentials: their session's cookies are put into each
@@ -245,6 +247,7 @@ impl RenderSession {
             idle: Mutex::new(Vec::new()),
             user_agent: config.user_agent.clone(),
             interaction,
+            narrow: false,
             max_body: config.max_body_bytes,
             auth,
         };
@@ -253,6 +256,13 @@ impl RenderSession {
             .await
             .map_err(|e| crate::Error::Browser(e.to_string()))?;
         Ok(session)
+    }
+
+    /// Also lays each page out in narrow viewports ([`super::reflow`]) when
+    /// `on` (a selected rule needs [`sitescan_rules::Need::NarrowViewport`]).
+    pub fn with_narrow_viewport(mut self, on: bool) -> RenderSession {
+        self.narrow = on;
+        self
     }
 
     /// The scan's context, in a usable browser (a new context in a new
@@ -550,6 +560,9 @@ impl RenderSession {
         if self.interaction {
             limit += interact::TIME_BUDGET + self.call_timeout * 2;
         }
+        if self.narrow {
+            limit += super::reflow::budget(self.call_timeout);
+        }
         let outcome = tokio::time::timeout(limit, self.render_in(&tab, Arc::clone(&job))).await;
         ctx.browser.pages.fetch_add(1, Ordering::SeqCst);
         *lock(&tab.state.job) = None;
@@ -601,8 +614,12 @@ impl RenderSession {
         };
         let ready = snapshot::wait_ready(&tab.state, &loader, &self.options, started, eval).await?;
         // Stamps, snapshot, then the DOM carrying the stamps (super::facts).
-        let facts = super::facts::capture(&conn, &tab.session, t).await;
+        let mut facts = super::facts::capture(&conn, &tab.session, t).await;
         let (html, truncated) = serialize_capped(&conn, &tab.session, self.max_body, t).await?;
+        if self.narrow && facts.is_present() {
+            let narrow = super::reflow::measure(&conn, &tab.session, &tab.target, t).await?;
+            facts.narrow = Some(Box::new(narrow));
+        }
         let interaction = if self.interaction {
             let walked = interact::walk_page(&conn, &tab.session, &tab.target, t).await;
             tracing::debug!(url, "walked the keyboard");

@@ -94,6 +94,7 @@ crate::rule_modules! { page:
     label_descriptive::LabelDescriptive,
     keyboard_trap::KeyboardTrap,
     focus_visible_rendered::FocusVisibleRendered,
+    reflow::Reflow,
 }
 
 #[cfg(test)]

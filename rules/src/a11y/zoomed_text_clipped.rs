@@ -8,7 +8,7 @@ use crate::aria::html::is_html;
 use crate::css::cascade::is_unresolved;
 use crate::css::extent::{content_extent, length, line_height, overflow, padding, Bounds};
 use crate::css::Viewport;
-use crate::{Category, Check, Impact, Level, PageContext, Rule, RuleMeta, Visits};
+use crate::{Category, Check, Impact, Level, Need, PageContext, Rule, RuleMeta, Visits};
 
 /// Checks boxes that clip their overflow against the room their text needs at
 /// 200% zoom.
@@ -24,6 +24,7 @@ static META: RuleMeta = RuleMeta {
     level: Some(Level::AA),
     impact: Impact::Serious,
     act: &["59br37"],
+    needs: &[Need::NarrowViewport],
     docs: r#"## What it checks
 The page as a 1280×1024 desktop shows it at 200% zoom: a 640×512 CSS-pixel
 viewport, with the `@media` rules that apply there. Every visible element that
@@ -37,6 +38,18 @@ narrow and wide common fonts, line height between 1.0 and 1.4 times the font
 size): text that cannot fit even at its smallest fails, text that fits even at
 its largest passes, anything between is reported for review (*cannot tell*).
 Boxes that scroll instead (`overflow: auto`) are fine.
+
+In render mode (`--render`) the browser lays the page out at 640×512 CSS
+pixels and measures it instead of estimating: each visible box that clips its
+overflow and holds visible text **fails** when a line of its text lies partly
+outside its padding box (findings carry `data.measured = "browser"`), a text
+runs on past its edge, or the next line
+starts right past its edge (text cut across with `text-overflow: ellipsis` is
+marked, not cut), and passes otherwise: text moved wholly out of view
+further away (the other slides of a carousel) is not counted as cut. Boxes
+collapsed to a pixel or less (closed panels, visually hidden text) are not
+judged. Elements a script added after the page was measured, and everything
+past the measuring's caps, keep the estimate above.
 
 ## No silent pass
 A box it applies to ends passed, failed or "needs review" (cannot tell) with
@@ -121,6 +134,31 @@ impl Rule for ZoomedTextClipped {
         let page = cx.page();
         if !page.overflow_declared() {
             return;
+        }
+        // Render mode: the browser's layout at 640 pixels settles a stamped
+        // box; past a cap of the measuring the estimate below stands.
+        let zoomed = page
+            .rendered_page()
+            .and_then(|r| r.narrow.as_ref())
+            .and_then(|n| n.zoomed.as_ref());
+        if let (Some(layout), Some(stamp)) = (zoomed, page.stamp(el.id())) {
+            match layout.clipping(stamp) {
+                Some(c) if c.cut => {
+                    cx.fail(
+                        el,
+                        "At 200% zoom (640 CSS pixels wide) the browser shows this box cutting off its text.",
+                    )
+                    .with_data(serde_json::json!({ "viewport": 640, "measured": "browser" }));
+                    return;
+                }
+                Some(_) => {
+                    cx.pass();
+                    return;
+                }
+                // Not a box that clips text there.
+                None if layout.complete => return,
+                None => {}
+            }
         }
         let style = page.zoomed_style(el);
         let clips = |axis| matches!(overflow(style, axis), "hidden" | "clip");
@@ -295,5 +333,67 @@ mod tests {
             .fail(&fail.iter().map(|h| ("div", h.as_str())).collect::<Vec<_>>())
             .cant_tell(&cant.iter().map(|h| ("div", h.as_str())).collect::<Vec<_>>())
             .run();
+    }
+
+    #[test]
+    fn the_browsers_layout_at_640_pixels_replaces_the_estimate() {
+        use crate::narrow::{Clipping, NarrowFacts, ViewportLayout};
+        use crate::rendered::{ElementFacts, RenderedFacts};
+        use crate::{Outcome, Page};
+        use std::sync::Arc;
+
+        // #a is estimated to clip (fails statically), #b to fit, #c is
+        // unstamped (added by a script).
+        let body = format!(
+            "<html data-sitescan-node=0><head data-sitescan-node=1></head><body data-sitescan-node=2>\
+             <div id=a data-sitescan-node=3 style='overflow:hidden;height:1.5em;font-size:16px'>{POEM}</div>\
+             <div id=b data-sitescan-node=4 style='overflow:hidden'>{POEM}</div>\
+             <div id=c style='overflow:hidden;height:1.5em;font-size:16px'>{POEM}</div></body></html>"
+        );
+        let outcomes = |layout: Option<ViewportLayout>| {
+            let mut page = Page::from_html("https://example.com/", &body);
+            page.rendered = Some(Arc::new(RenderedFacts {
+                elements: vec![Some(ElementFacts::default()); 5],
+                narrow: Some(Box::new(NarrowFacts {
+                    zoomed: layout,
+                    ..NarrowFacts::default()
+                })),
+                ..RenderedFacts::default()
+            }));
+            let a = crate::analyze(&page, &[&ZoomedTextClipped]);
+            let got: Vec<(Outcome, String)> = a
+                .findings
+                .iter()
+                .map(|f| (f.outcome, f.selector.clone()))
+                .collect();
+            (got, a.tallies[0].passed)
+        };
+        let layout = |clipping: Vec<Clipping>, complete: bool| ViewportLayout {
+            width: 640.0,
+            height: 512.0,
+            scroll_width: 640.0,
+            clipping,
+            complete,
+            ..ViewportLayout::default()
+        };
+        let fail = |s: &str| (Outcome::Failed, s.to_string());
+        // No layout: the estimates.
+        assert_eq!(outcomes(None), (vec![fail("#a"), fail("#c")], 1));
+        // The browser: #a fits after all, #b cuts its text; #c keeps its estimate.
+        let measured = layout(
+            vec![
+                Clipping { stamp: 3, cut: false },
+                Clipping { stamp: 4, cut: true },
+            ],
+            true,
+        );
+        assert_eq!(outcomes(Some(measured)), (vec![fail("#b"), fail("#c")], 1));
+        // Not listed in a complete layout: no clipping box with text there.
+        assert_eq!(outcomes(Some(layout(vec![], true))), (vec![fail("#c")], 0));
+        // Past a cap: unlisted boxes keep their estimate.
+        assert_eq!(
+            outcomes(Some(layout(vec![], false))),
+            (vec![fail("#a"), fail("#c")], 1)
+        );
     }
 }

@@ -141,7 +141,8 @@ pub(super) async fn start(
                 inner.selection.needs(Need::Interaction),
                 auth.clone(),
             )
-            .await?,
+            .await?
+            .with_narrow_viewport(inner.selection.needs(Need::NarrowViewport)),
         ),
         false => None,
     };

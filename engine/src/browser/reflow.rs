@@ -1,0 +1,409 @@
+//! The page laid out again in narrow viewports: 320×256 CSS pixels for
+//! reflow (WCAG 1.4.10) and 640×512 for text zoomed to 200% (WCAG 1.4.4),
+//! for the rules that need [`sitescan_rules::Need::NarrowViewport`] (see
+//! [`sitescan_rules::narrow`] for what they get).
+//!
+//! After the page's facts are taken (its elements stamped, [`super::facts`])
+//! the tab is emulated at each viewport (`Emulation.setDeviceMetricsOverride`,
+//! a desktop viewport: `mobile: false`, so the page's viewport `<meta>` does
+//! not widen it), one script in an isolated world waits a frame (the page's
+//! own resize handlers run) and measures the layout, and the viewport is
+//! restored (`Emulation.clearDeviceMetricsOverride`) before anything else
+//! looks at the page.
+//!
+//! The script runs in an isolated world so the page's scripts cannot replace
+//! the DOM functions it calls; what it reads (stamps, boxes) is the page's
+//! and is treated as such: stamps are parsed as integers and everything is
+//! capped ([`MAX_OVERFLOWING`], [`MAX_CLIPPING`], [`MAX_FACT_ELEMENTS`] walked
+//! elements, [`MAX_TEXT_NODES`] text nodes sampled) in the script and again
+//! here. Each call has the tab's call timeout and the script the protocol's
+//! own execution timeout. No recursion: the walks are iterative.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use sitescan_rules::css::Viewport;
+use sitescan_rules::narrow::{
+    Clipping, NarrowFacts, Overflowing, ViewportLayout, MAX_CLIPPING, MAX_OVERFLOWING,
+    REFLOW_VIEWPORT, ZOOM_VIEWPORT,
+};
+use sitescan_rules::rendered::{MAX_FACT_ELEMENTS, STAMP_ATTR};
+
+use super::cdp::Connection;
+use super::BrowserError;
+
+/// Most text nodes whose line boxes are measured per layout.
+pub const MAX_TEXT_NODES: usize = 20_000;
+
+/// Most text nodes measured per clipping box.
+const TEXT_PER_BOX: usize = 64;
+
+/// Protocol calls per layout (override, world, measure); with the restore,
+/// what [`budget`] allows for.
+const CALLS_PER_LAYOUT: u32 = 3;
+
+/// The longest the narrow layouts may take for a tab whose calls have
+/// `call_timeout` each: the render's overall limit grows by this when they
+/// are taken.
+pub fn budget(call_timeout: Duration) -> Duration {
+    call_timeout * (2 * CALLS_PER_LAYOUT + 1)
+}
+
+/// Content that needs two-dimensional layout (WCAG 1.4.10's exception), as
+/// the `reflow` rule counts it: a wide box made that wide by such content is
+/// reported as that content.
+const TWO_D: &str =
+    "table,pre,code,samp,kbd,img,picture,video,audio,canvas,svg,iframe,object,embed,math,map,\
+[role=table],[role=grid],[role=treegrid],[role=toolbar],[role=img],[role=application],[role=math]";
+
+/// The measuring script: waits for a frame (or 100 ms when frames do not
+/// come), then answers `{w, h, sw, over: [[stamp, width, past]], unstamped,
+/// clip: [[stamp, cut]], complete}`.
+fn script() -> String {
+    format!(
+        r#"new Promise((resolve) => {{
+  let done = false;
+  const go = () => {{ if (done) return; done = true; try {{ resolve(measure()); }} catch (e) {{ resolve(null); }} }};
+  requestAnimationFrame(() => setTimeout(go, 0));
+  setTimeout(go, 100);
+  function measure() {{
+    const de = document.documentElement;
+    if (!de) return null;
+    const body = document.body;
+    const se = document.scrollingElement || de;
+    const vw = de.clientWidth, vh = de.clientHeight;
+    const sw = se.scrollWidth;
+    const rtl = getComputedStyle(de).direction === 'rtl';
+    const sx = window.scrollX;
+    const scrolls = sw > vw + 1;
+    const stampOf = (e) => {{
+      const v = e.getAttribute('{STAMP_ATTR}');
+      if (v === null || !/^[0-9]{{1,9}}$/.test(v)) return -1;
+      return Number(v);
+    }};
+    let complete = true, unstamped = 0, steps = 0;
+    const over = [];
+    const note = (culprit, width, past) => {{
+      const s = stampOf(culprit);
+      if (s < 0) unstamped++;
+      else if (over.length < {MAX_OVERFLOWING}) over.push([s, width, past]);
+      else complete = false;
+    }};
+    // The outermost boxes sticking out past the far edge, in a walk that
+    // skips the branch of each one found, of fixed boxes (they do not scroll
+    // the page) and of boxes clipping or scrolling sideways (they keep
+    // their content).
+    let e = scrolls ? de : null;
+    while (e) {{
+      if (++steps > {MAX_FACT_ELEMENTS}) {{ complete = false; break; }}
+      let skip = false;
+      const cs = getComputedStyle(e);
+      if (cs.display === 'none') skip = true;
+      else {{
+        const r = e.getBoundingClientRect();
+        const past = rtl ? -(r.left + sx) : r.right + sx - vw;
+        if ((r.width > 0 || r.height > 0) && past > 1 && cs.position !== 'fixed') {{
+          let culprit = e;
+          if (!e.matches('{TWO_D}')) {{
+            const inner = e.querySelectorAll('{TWO_D}');
+            for (let k = 0; k < inner.length && k < 64; k++) {{
+              const q = inner[k].getBoundingClientRect();
+              if (rtl ? q.left <= r.left + 1 : q.right >= r.right - 1) {{ culprit = inner[k]; break; }}
+            }}
+          }}
+          note(culprit, r.width, past);
+          skip = true;
+        }} else if (cs.position === 'fixed' || (e !== de && e !== body && cs.overflowX !== 'visible')) skip = true;
+        else if (e.scrollWidth > e.clientWidth + 1) {{
+          // Its content runs past its box: text of its own past the edge
+          // (kept on one line, a long word) makes it the culprit.
+          let runs = 0;
+          for (let c = e.firstChild, k = 0; c && k < 64; c = c.nextSibling) {{
+            if (c.nodeType !== 3 || !c.data.trim()) continue;
+            k++;
+            const range = document.createRange();
+            range.selectNodeContents(c);
+            const q = range.getBoundingClientRect();
+            const p = rtl ? -(q.left + sx) : q.right + sx - vw;
+            if (q.width > 0 && p > runs) runs = p;
+          }}
+          if (runs > 1) {{ note(e, r.width, runs); skip = true; }}
+        }}
+      }}
+      let n = skip ? null : e.firstElementChild;
+      while (!n && e && e !== de) {{ n = e.nextElementSibling; if (!n) e = e.parentElement; }}
+      e = n;
+    }}
+    // Every box that clips its overflow and holds visible text, and whether
+    // the text is cut off.
+    const clip = [];
+    const all = document.getElementsByTagName('*');
+    if (all.length > {MAX_FACT_ELEMENTS}) complete = false;
+    let texts = 0;
+    const clips = (v) => v === 'hidden' || v === 'clip';
+    for (let i = 0; i < all.length && i < {MAX_FACT_ELEMENTS}; i++) {{
+      const b = all[i];
+      if (b === de || b === body || b.closest('select,textarea,svg,math')) continue;
+      const s = stampOf(b);
+      if (s < 0) continue;
+      const cs = getComputedStyle(b);
+      const cx = clips(cs.overflowX);
+      const cy = clips(cs.overflowY);
+      if (!cx && !cy) continue;
+      if (b.clientWidth <= 1 || b.clientHeight <= 1 || b.getClientRects().length === 0) continue;
+      if (clip.length >= {MAX_CLIPPING} || texts >= {MAX_TEXT_NODES}) {{ complete = false; break; }}
+      const br = b.getBoundingClientRect();
+      const left = br.left + b.clientLeft, top = br.top + b.clientTop;
+      const right = left + b.clientWidth, bottom = top + b.clientHeight;
+      const ellipsis = cs.textOverflow === 'ellipsis';
+      // A height equal to the line height shows one line by design (ACT
+      // 59br37): the lines below it are not counted as cut.
+      const lh = cs.lineHeight.endsWith('px') ? parseFloat(cs.lineHeight) : 0;
+      const inner = b.clientHeight - parseFloat(cs.paddingTop) - parseFloat(cs.paddingBottom);
+      const oneLine = lh > 0 && Math.abs(lh - inner) < 0.5;
+      let hasText = false, cut = false, per = 0;
+      const w = document.createTreeWalker(b, NodeFilter.SHOW_TEXT);
+      let t;
+      while (!cut && (t = w.nextNode()) && per < {TEXT_PER_BOX}) {{
+        if (!t.data.trim()) continue;
+        const p = t.parentElement;
+        if (!p || (p.checkVisibility && !p.checkVisibility({{ opacityProperty: true, visibilityProperty: true }}))) continue;
+        // Text inside a nearer box that clips or scrolls is that box's.
+        let owner = p, up = 0;
+        while (owner && owner !== b && up < 64) {{
+          const o = getComputedStyle(owner);
+          if (o.overflowX !== 'visible' || o.overflowY !== 'visible') break;
+          owner = owner.parentElement; up++;
+        }}
+        if (owner !== b) continue;
+        per++; texts++;
+        const range = document.createRange();
+        range.selectNodeContents(t);
+        const rects = range.getClientRects();
+        let inside = false, outX = false, outY = false;
+        for (let k = 0; k < rects.length && k < 256; k++) {{
+          const q = rects[k];
+          if (q.width < 1 || q.height < 1) continue;
+          hasText = true;
+          const overlapX = q.right > left + 0.5 && q.left < right - 0.5;
+          const overlapY = q.bottom > top + 0.5 && q.top < bottom - 0.5;
+          const pastY = cy && !oneLine && (q.top < top - 1 || q.bottom > bottom + 1);
+          const pastX = cx && !ellipsis && (q.left < left - 1 || q.right > right + 1);
+          if (overlapX && overlapY) {{
+            if (pastX || pastY) cut = true; else inside = true;
+          }} else {{
+            if (!overlapX) outX = true;
+            if (!overlapY) outY = true;
+            // The next line just past the bottom, or text running on right
+            // past the far edge: cut off, not moved away.
+            if (cy && !oneLine && overlapX && q.top >= bottom - 1 && q.top < bottom + q.height) cut = true;
+            if (cx && !ellipsis && overlapY && q.left >= right - 1 && q.left < right + q.height) cut = true;
+          }}
+        }}
+        // One text both in view and out of it in a clipped axis: cut.
+        if (inside && ((outY && cy && !oneLine) || (outX && cx && !ellipsis))) cut = true;
+      }}
+      if (hasText) clip.push([s, cut]);
+    }}
+    return {{ w: vw, h: vh, sw, over, unstamped, clip, complete }};
+  }}
+}})"#
+    )
+}
+
+/// Parses the script's answer, within the caps whatever it holds.
+fn parse(v: &Value) -> Option<ViewportLayout> {
+    let num = |v: Option<&Value>| v.and_then(Value::as_f64).filter(|f| f.is_finite());
+    let stamp = |v: Option<&Value>| {
+        v.and_then(Value::as_u64)
+            .and_then(|s| u32::try_from(s).ok())
+            .filter(|s| (*s as usize) < MAX_FACT_ELEMENTS)
+    };
+    let list = |key: &str| {
+        v.get(key)
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    };
+    let over = list("over");
+    let clip = list("clip");
+    let mut layout = ViewportLayout {
+        width: num(v.get("w"))? as f32,
+        height: num(v.get("h")).unwrap_or(0.0) as f32,
+        scroll_width: num(v.get("sw"))? as f32,
+        overflowing: over
+            .iter()
+            .take(MAX_OVERFLOWING)
+            .filter_map(|o| {
+                Some(Overflowing {
+                    stamp: stamp(o.get(0))?,
+                    width: num(o.get(1))? as f32,
+                    past: num(o.get(2))? as f32,
+                })
+            })
+            .collect(),
+        unstamped: v
+            .get("unstamped")
+            .and_then(Value::as_u64)
+            .map_or(0, |u| u32::try_from(u).unwrap_or(u32::MAX)),
+        clipping: clip
+            .iter()
+            .take(MAX_CLIPPING)
+            .filter_map(|c| {
+                Some(Clipping {
+                    stamp: stamp(c.get(0))?,
+                    cut: c.get(1)?.as_bool()?,
+                })
+            })
+            .collect(),
+        complete: v.get("complete").and_then(Value::as_bool) == Some(true)
+            && over.len() <= MAX_OVERFLOWING
+            && clip.len() <= MAX_CLIPPING,
+    };
+    layout.normalize();
+    Some(layout)
+}
+
+/// Lays the page out at `viewport` and measures it; the viewport is left
+/// overridden (the caller restores it).
+async fn layout_at(
+    conn: &Connection,
+    session: &str,
+    frame: &str,
+    viewport: Viewport,
+    timeout: Duration,
+) -> Result<Option<ViewportLayout>, BrowserError> {
+    let s = Some(session);
+    conn.call(
+        s,
+        "Emulation.setDeviceMetricsOverride",
+        json!({"width": viewport.width as u32, "height": viewport.height as u32,
+               "deviceScaleFactor": 1, "mobile": false}),
+        timeout,
+    )
+    .await?;
+    // A fresh world per layout: one created before the override would do as
+    // well, but the page may have navigated itself in between.
+    let world = conn
+        .call(
+            s,
+            "Page.createIsolatedWorld",
+            json!({"frameId": frame, "worldName": "sitescan-reflow", "grantUniveralAccess": false}),
+            timeout,
+        )
+        .await?;
+    let Some(context) = world.get("executionContextId").and_then(Value::as_i64) else {
+        return Err(BrowserError::Protocol("no isolated world".into()));
+    };
+    let r = conn
+        .call(
+            s,
+            "Runtime.evaluate",
+            json!({"expression": script(), "contextId": context, "returnByValue": true,
+                   "awaitPromise": true, "timeout": timeout.as_millis() as u64}),
+            timeout,
+        )
+        .await?;
+    if r.get("exceptionDetails").is_some() {
+        return Err(BrowserError::Protocol("the layout script failed".into()));
+    }
+    Ok(r.pointer("/result/value").and_then(parse))
+}
+
+/// Measures the page in the tab `session` (main frame `frame`) at both
+/// narrow viewports and restores its viewport. A hung or crashed tab is an
+/// error (the render fails and the tab is closed, as the viewport may still
+/// be overridden); anything else leaves a note and the rules their
+/// estimates.
+pub(crate) async fn measure(
+    conn: &Connection,
+    session: &str,
+    frame: &str,
+    timeout: Duration,
+) -> Result<NarrowFacts, BrowserError> {
+    let mut facts = NarrowFacts::default();
+    let mut failures = Vec::new();
+    for (viewport, name) in [(REFLOW_VIEWPORT, "320"), (ZOOM_VIEWPORT, "640")] {
+        let taken = layout_at(conn, session, frame, viewport, timeout).await;
+        let layout = match taken {
+            Ok(Some(l)) => Some(l),
+            Ok(None) => {
+                failures.push(format!("at {name} pixels: no answer"));
+                None
+            }
+            Err(e @ (BrowserError::Timeout { .. } | BrowserError::Crashed)) => return Err(e),
+            Err(e) => {
+                failures.push(format!("at {name} pixels: {e}"));
+                None
+            }
+        };
+        match name {
+            "320" => facts.reflow = layout,
+            _ => facts.zoomed = layout,
+        }
+    }
+    conn.call(
+        Some(session),
+        "Emulation.clearDeviceMetricsOverride",
+        json!({}),
+        timeout,
+    )
+    .await?;
+    if !failures.is_empty() {
+        tracing::debug!(?failures, "narrow layouts not measured");
+        facts.note = Some(format!(
+            "the page was not measured in narrow viewports ({}); static estimates used",
+            failures.join("; ")
+        ));
+    }
+    Ok(facts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_are_parsed_within_the_caps() {
+        let over: Vec<Value> = (0..(MAX_OVERFLOWING + 3))
+            .map(|i| json!([i, 1000.0, 680.0]))
+            .collect();
+        let v = json!({
+            "w": 320, "h": 256, "sw": 1008,
+            "over": over,
+            "unstamped": 2,
+            "clip": [[9, true], [4, false], ["x", true], [-1, false], [4_000_000_000u64, true], [5]],
+            "complete": true,
+        });
+        let l = parse(&v).unwrap();
+        assert!(l.scrolls_sideways());
+        assert_eq!(l.overflowing.len(), MAX_OVERFLOWING);
+        assert!(!l.complete, "a list over its cap is incomplete");
+        assert_eq!(l.unstamped, 2);
+        assert_eq!(
+            l.clipping,
+            [
+                Clipping {
+                    stamp: 4,
+                    cut: false
+                },
+                Clipping {
+                    stamp: 9,
+                    cut: true
+                }
+            ]
+        );
+        assert!(parse(&json!(null)).is_none());
+        assert!(parse(&json!({"w": "wide", "sw": 1})).is_none());
+        let fits = parse(&json!({"w": 320, "h": 256, "sw": 320, "complete": true})).unwrap();
+        assert!(fits.complete && !fits.scrolls_sideways());
+    }
+
+    #[test]
+    fn the_script_names_its_caps() {
+        let s = script();
+        assert!(s.contains(STAMP_ATTR));
+        assert!(s.contains(&MAX_FACT_ELEMENTS.to_string()));
+        assert!(!s.contains("{{"), "format braces are all escaped");
+    }
+}
