@@ -85,6 +85,10 @@ pub struct Finding {
     /// URL of the subresource the finding is about (scope `resource`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource: Option<String>,
+    /// Id of the picture of the failing element (render mode), which the
+    /// engine keeps beside the report; absent when none was taken.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screenshot: Option<String>,
 }
 
 /// The most places one finding lists in [`Finding::occurrences`]; beyond it only
@@ -983,6 +987,7 @@ impl<'c, 'p> Check<'c, 'p> {
             occurrences_total: None,
             scope: self.meta.scope,
             resource: None,
+            screenshot: None,
         });
         let last = self.findings.len() - 1;
         &mut self.findings[last]

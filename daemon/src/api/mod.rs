@@ -34,6 +34,7 @@ pub mod openapi;
 pub mod reports;
 pub mod scans;
 pub mod schedules;
+pub mod screenshots;
 pub mod sites;
 pub mod webhooks;
 
@@ -71,6 +72,7 @@ pub fn router_with(state: AppState, pages: Option<HtmlPages>) -> Router {
         .merge(keys::router())
         .merge(webhooks::router())
         .merge(schedules::router())
+        .merge(screenshots::router())
         // Inside authentication (the later `route_layer` runs first): the
         // idempotency layer needs the caller's account.
         .route_layer(axum::middleware::from_fn_with_state(

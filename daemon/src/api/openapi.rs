@@ -24,10 +24,11 @@ use super::schedules::{
 };
 use super::views::{
     AccountView, BudgetParam, CreateSite, KeyView, LinksParam, RenderOptionsParam, ScanLinks,
+    ScreenshotsParam,
     ScanRequest, ScanRequestConfig, ScanView, SiteDeleted, Status, UpdateSite, WaitingReason,
 };
 use super::webhooks::{CreateWebhook, DeliveryView, UpdateWebhook, WebhookDeleted, WebhookView};
-use super::{keys, reports, scans, schedules, sites, webhooks};
+use super::{keys, reports, scans, schedules, screenshots, sites, webhooks};
 use crate::ops::regressions::{RegressedData, RegressedEvent};
 use crate::store::{
     AppliedConfig, CategoryResult, ChangedFinding, DeliveryAttempt, DeliveryStatus, FindingChanges,
@@ -56,11 +57,12 @@ use crate::webhooks::EventPayload;
         webhooks::list_deliveries, webhooks::redeliver,
         schedules::create_schedule, schedules::list_schedules, schedules::get_schedule,
         schedules::update_schedule, schedules::delete_schedule,
+        screenshots::get_screenshot,
     ),
     components(schemas(
         Meta, ErrorBody, ErrorObject, ErrorDetail,
         Site, SiteEnvelope, SiteListEnvelope, SiteDeleted, SiteDeletedEnvelope, CreateSite, UpdateSite, RegressionThreshold,
-        ScanView, ScanLinks, ScanEnvelope, ScanListEnvelope, ScanRequest, ScanRequestConfig, BudgetParam, RenderOptionsParam, WaitingReason, sitescan_engine::Priority, LinksParam, Status,
+        ScanView, ScanLinks, ScanEnvelope, ScanListEnvelope, ScanRequest, ScanRequestConfig, BudgetParam, RenderOptionsParam, ScreenshotsParam, WaitingReason, sitescan_engine::Priority, LinksParam, Status,
         AppliedConfig, Progress, ScanSummary, CategoryResult, ScanStatus,
         Regressions, FindingChanges, ChangedFinding, ImpactCounts,
         ReportEnvelope, KeyView, AccountView, KeyEnvelope, Plan,
@@ -70,6 +72,7 @@ use crate::webhooks::EventPayload;
         DeliveryStatus, DeliveryAttempt, EventPayload, RegressedEvent, RegressedData,
         ScheduleView, ScheduleLinks, ScheduleEnvelope, ScheduleListEnvelope, ScheduleDeleted,
         ScheduleDeletedEnvelope, CreateSchedule, UpdateSchedule, RunOutcome, RunStatus,
+        screenshots::Picture,
     )),
     modifiers(&Security),
     tags(

@@ -16,6 +16,7 @@ pub mod keys;
 pub mod regressions;
 pub mod scans;
 pub mod schedules;
+pub mod screenshots;
 pub mod sites;
 pub mod users;
 pub mod webhooks;

@@ -27,6 +27,9 @@
 //! Shift+Tab pressed in the browser, for the keyboard trap and visible focus
 //! rules.
 //!
+//! When the scan takes screenshots, the tab stays on the page while its rules
+//! run, and then pictures each failing element and the page ([`screenshot`]).
+//!
 //! Not here yet: reflow at 320 CSS pixels.
 
 pub mod cdp;
@@ -35,6 +38,7 @@ pub mod interact;
 pub mod intercept;
 pub mod launch;
 pub mod pool;
+pub mod screenshot;
 pub mod snapshot;
 
 pub use launch::{configure, sink_requests, LaunchOptions, DEFAULT_RECYCLE_AFTER};

@@ -44,6 +44,7 @@ pub(crate) fn finding(
         occurrences_total: None,
         scope: Default::default(),
         resource: None,
+            screenshot: None,
     }
 }
 
@@ -246,6 +247,7 @@ pub(crate) fn report() -> Report {
         notes: vec!["rule `spelling` skipped: no dictionary for lang=\"de\"".into()],
         fixed: None,
         baseline: None,
+        screenshots: Default::default(),
     }
 }
 

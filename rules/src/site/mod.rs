@@ -691,6 +691,7 @@ impl SiteCheck {
             occurrences_total: None,
             scope: self.meta.scope,
             resource: None,
+            screenshot: None,
         });
         let last = self.findings.len() - 1;
         &mut self.findings[last]

@@ -92,6 +92,9 @@ pub(super) struct Shared {
     pub(super) watch: Option<Arc<dyn crate::scan::events::AnalysisWatch>>,
     /// Render mode: the scan's browser context and tabs.
     pub(super) render: Option<crate::browser::RenderSession>,
+    /// Render mode's pictures and what is left of their caps; `None` when
+    /// the scan takes none.
+    pub(super) shots: Option<crate::browser::screenshot::ShotBudget>,
 }
 
 impl Shared {
@@ -140,6 +143,10 @@ pub(super) async fn start(
         ),
         false => None,
     };
+    let shots = render
+        .as_ref()
+        .filter(|_| config.render_options.screenshots.on())
+        .map(|_| crate::browser::screenshot::ShotBudget::new(&config.render_options.screenshots));
     let capacity = rayon::current_num_threads() * 2;
     let needs = |need: Need| inner.selection.needs(need);
     let subresources = needs(Need::Subresources);
@@ -189,6 +196,7 @@ pub(super) async fn start(
         checker,
         config,
         watch: inner.watch.clone(),
+        shots,
         render,
     });
     Ok((shared, cancel, early_notes))
@@ -266,5 +274,6 @@ pub(super) fn for_tests(config: ScanConfig, kept: usize) -> Arc<Shared> {
         config,
         watch: None,
         render: None,
+        shots: None,
     })
 }
