@@ -96,6 +96,7 @@ fn report(seed: usize) -> Report {
         notes: Vec::new(),
         fixed: None,
         baseline: None,
+        screenshots: Default::default(),
     }
 }
 

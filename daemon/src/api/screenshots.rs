@@ -30,7 +30,7 @@ pub(crate) fn router() -> Router<AppState> {
 /// An encoded picture.
 #[derive(ToSchema)]
 #[schema(value_type = String, format = Binary)]
-pub struct Picture(Vec<u8>);
+pub struct Picture(pub Vec<u8>);
 
 /// A picture of a render-mode scan's report: the clipped, highlighted
 /// screenshot a finding names in `screenshot` (PNG) or a page's thumbnail
@@ -43,7 +43,7 @@ pub struct Picture(Vec<u8>);
     ),
     responses(
         (status = 200, description = "The picture, cacheable (Cache-Control: private, max-age=86400, immutable)",
-            content((Picture = "image/png"), (Picture = "image/jpeg"))),
+            content(("image/png" = Picture), ("image/jpeg" = Picture))),
         (status = 401, description = "missing_api_key, invalid_api_key or api_key_expired", body = ErrorBody),
         (status = 403, description = "plan_not_allowed", body = ErrorBody),
         (status = 404, description = "scan_not_found or screenshot_not_found", body = ErrorBody),

@@ -278,7 +278,13 @@ async fn shoot_in(
         budget.miss(1);
         return Ok(None);
     }
-    let clip = [0.0, 0.0, view.0.min(doc.0.max(1.0)), view.1.min(doc.1.max(1.0))];
+    // Whole pixels once scaled: the thumbnail is the first screen's size
+    // divided by the scale, rounded down (the browser would round its own way).
+    let whole = |v: f64| (v * THUMBNAIL_SCALE).floor() / THUMBNAIL_SCALE;
+    let clip = [0.0, 0.0, whole(view.0), whole(view.1)];
+    if clip[2] < 1.0 || clip[3] < 1.0 {
+        return Ok(None);
+    }
     let jpeg = capture(
         conn,
         session,
