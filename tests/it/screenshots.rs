@@ -222,6 +222,15 @@ async fn failing_elements_get_highlighted_pictures_and_the_page_a_thumbnail() {
     assert_eq!(ids.len(), 2);
     assert_eq!(json["pages"][0]["thumbnail"], page.thumbnail.as_deref().unwrap());
     assert!(json.get("screenshots").is_none());
+    // And the schema knows the new fields.
+    let schema: Value =
+        serde_json::from_str(include_str!("../../schema/report.schema.json")).unwrap();
+    let validator = jsonschema::options().build(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&json)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
 
     // The self-contained HTML report embeds them.
     let html = String::from_utf8(
