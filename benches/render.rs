@@ -57,7 +57,7 @@ fn report(seed: usize) -> Report {
                 occurrences_total: None,
                 scope: Default::default(),
                 resource: None,
-            screenshot: None,
+                screenshot: None,
             });
         }
         pages.push(PageReport {

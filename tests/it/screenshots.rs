@@ -220,7 +220,10 @@ async fn failing_elements_get_highlighted_pictures_and_the_page_a_thumbnail() {
         .map(|f| f["screenshot"].as_str().unwrap())
         .collect();
     assert_eq!(ids.len(), 2);
-    assert_eq!(json["pages"][0]["thumbnail"], page.thumbnail.as_deref().unwrap());
+    assert_eq!(
+        json["pages"][0]["thumbnail"],
+        page.thumbnail.as_deref().unwrap()
+    );
     assert!(json.get("screenshots").is_none());
     // And the schema knows the new fields.
     let schema: Value =
@@ -263,11 +266,7 @@ async fn the_cap_leaves_the_second_element_without_a_picture_and_says_so() {
     assert_eq!(report.screenshots.shots.len(), 1);
     assert_eq!(report.pages[0].thumbnail, None);
     let note = "screenshots: 2 failing element(s) or page(s) have no picture: the scan's cap of 1 pictures or 20971520 bytes was reached (render_options.screenshots)";
-    assert!(
-        report.notes.iter().any(|n| n == note),
-        "{:?}",
-        report.notes
-    );
+    assert!(report.notes.iter().any(|n| n == note), "{:?}", report.notes);
 
     // Off: no picture, no note.
     let report = scan(
@@ -349,8 +348,14 @@ impl Svc {
             created_at: Utc::now(),
         };
         let account = self.store.create_account(account).await.unwrap().id;
-        let (key, secret, hash) =
-            new_key(&account, "test", None, chrono::Duration::days(1), Utc::now()).unwrap();
+        let (key, secret, hash) = new_key(
+            &account,
+            "test",
+            None,
+            chrono::Duration::days(1),
+            Utc::now(),
+        )
+        .unwrap();
         self.store.create_key(key, &hash).await.unwrap();
         let site = Site {
             id: new_id("site").unwrap(),
@@ -387,8 +392,10 @@ async fn pictures_through_the_api(svc: &Svc, url: &str) {
         .client
         .post(format!("{}/api/v1/sites/{site}/scans", svc.base))
         .header("X-API-Key", &key)
-        .json(&json!({"config": {"rules": ["image-alt"], "max_pages": 1, "render": true,
-            "render_options": {"wait": "load", "quiet_ms": 0}}}))
+        .json(
+            &json!({"config": {"rules": ["image-alt"], "max_pages": 1, "render": true,
+            "render_options": {"wait": "load", "quiet_ms": 0}}}),
+        )
         .send()
         .await
         .unwrap();

@@ -24,8 +24,8 @@ use super::schedules::{
 };
 use super::views::{
     AccountView, BudgetParam, CreateSite, KeyView, LinksParam, RenderOptionsParam, ScanLinks,
-    ScreenshotsParam,
-    ScanRequest, ScanRequestConfig, ScanView, SiteDeleted, Status, UpdateSite, WaitingReason,
+    ScanRequest, ScanRequestConfig, ScanView, ScreenshotsParam, SiteDeleted, Status, UpdateSite,
+    WaitingReason,
 };
 use super::webhooks::{CreateWebhook, DeliveryView, UpdateWebhook, WebhookDeleted, WebhookView};
 use super::{keys, reports, scans, schedules, screenshots, sites, webhooks};

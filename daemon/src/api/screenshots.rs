@@ -55,23 +55,30 @@ pub(crate) async fn get_screenshot(
     auth: Auth,
     ApiPath2(scan_id, shot_id): ApiPath2,
 ) -> Result<Response, ApiError> {
-    let (content_type, bytes) =
-        screenshots::screenshot(state.store.as_ref(), &auth.account.id, &scan_id, &shot_id)
-            .await
-            .map_err(|e| match e {
-                Error::NotFound {
-                    kind: "screenshot", ..
-                } => ApiError::new(
-                    ErrorCode::ScreenshotNotFound,
-                    format!("scan `{scan_id}` has no picture `{shot_id}`; its report names its pictures"),
-                ),
-                other => other.into(),
-            })?;
+    let (content_type, bytes) = screenshots::screenshot(
+        state.store.as_ref(),
+        &auth.account.id,
+        &scan_id,
+        &shot_id,
+    )
+    .await
+    .map_err(|e| match e {
+        Error::NotFound {
+            kind: "screenshot", ..
+        } => ApiError::new(
+            ErrorCode::ScreenshotNotFound,
+            format!("scan `{scan_id}` has no picture `{shot_id}`; its report names its pictures"),
+        ),
+        other => other.into(),
+    })?;
     Ok((
         StatusCode::OK,
         [
             (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
-            (header::CACHE_CONTROL, HeaderValue::from_static(CACHE_CONTROL)),
+            (
+                header::CACHE_CONTROL,
+                HeaderValue::from_static(CACHE_CONTROL),
+            ),
             (
                 header::X_CONTENT_TYPE_OPTIONS,
                 HeaderValue::from_static("nosniff"),

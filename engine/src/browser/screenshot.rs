@@ -391,12 +391,7 @@ pub(crate) fn highlight(png: &[u8], plan: &Plan) -> Option<Vec<u8>> {
     draw_ring(
         &mut pixels,
         (width, height, channels),
-        [
-            px(l, width),
-            px(t, height),
-            px(r, width),
-            px(b, height),
-        ],
+        [px(l, width), px(t, height), px(r, width), px(b, height)],
     );
     let mut out = Vec::with_capacity(png.len() + 1024);
     {
@@ -495,11 +490,25 @@ mod tests {
             max_bytes: 10,
         });
         assert_eq!(b.note(), None);
-        assert_eq!(b.admit("shot", "image/png", vec![0; 6]).as_deref(), Some("shot-1"));
-        assert_eq!(b.admit("shot", "image/png", vec![0; 6]), None, "over the bytes");
-        assert_eq!(b.admit("thumb", "image/jpeg", vec![0; 4]).as_deref(), Some("thumb-2"));
+        assert_eq!(
+            b.admit("shot", "image/png", vec![0; 6]).as_deref(),
+            Some("shot-1")
+        );
+        assert_eq!(
+            b.admit("shot", "image/png", vec![0; 6]),
+            None,
+            "over the bytes"
+        );
+        assert_eq!(
+            b.admit("thumb", "image/jpeg", vec![0; 4]).as_deref(),
+            Some("thumb-2")
+        );
         assert!(b.full());
-        assert_eq!(b.admit("shot", "image/png", vec![0; 1]), None, "over the count");
+        assert_eq!(
+            b.admit("shot", "image/png", vec![0; 1]),
+            None,
+            "over the count"
+        );
         assert!(b.note().unwrap().starts_with("screenshots: 2 failing"));
         let shots = b.take();
         assert_eq!(shots.shots.len(), 2);

@@ -632,7 +632,10 @@ mod tests {
             .contains(&report.findings[0].selector));
         let sel = scraper::Selector::parse("td.url img.thumb").unwrap();
         let thumb = doc.select(&sel).next().unwrap();
-        assert_eq!(thumb.value().attr("src"), Some("data:image/jpeg;base64,/9j/4A=="));
+        assert_eq!(
+            thumb.value().attr("src"),
+            Some("data:image/jpeg;base64,/9j/4A==")
+        );
         // Without the pictures (a report read back from JSON), no images.
         report.screenshots = Default::default();
         assert!(!render(&report).contains("<img"));

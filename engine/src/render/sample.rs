@@ -44,7 +44,7 @@ pub(crate) fn finding(
         occurrences_total: None,
         scope: Default::default(),
         resource: None,
-            screenshot: None,
+        screenshot: None,
     }
 }
 

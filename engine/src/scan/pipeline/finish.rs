@@ -279,11 +279,7 @@ pub(super) async fn finish(mut crawl: Crawl, end: Ending<'_>) -> Result<(Report,
         },
         fixed: None,
         baseline: None,
-        screenshots: shared
-            .shots
-            .as_ref()
-            .map(|s| s.take())
-            .unwrap_or_default(),
+        screenshots: shared.shots.as_ref().map(|s| s.take()).unwrap_or_default(),
     };
     Ok((report, findings))
 }
