@@ -58,6 +58,7 @@ fn report(seed: usize) -> Report {
                 scope: Default::default(),
                 resource: None,
                 mark: None,
+                screenshot: None,
             });
         }
         pages.push(PageReport {
@@ -96,6 +97,7 @@ fn report(seed: usize) -> Report {
         notes: Vec::new(),
         fixed: None,
         baseline: None,
+        screenshots: Default::default(),
     }
 }
 

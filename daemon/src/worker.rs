@@ -780,6 +780,9 @@ pub async fn execute(
             }
             Some(ExecEvent::Finished(mut report)) => {
                 report.head_mut().scan_id = Some(scan.id.clone());
+                // Render mode's pictures go to the store beside the report
+                // (the report's JSON names them by id).
+                let shots = std::mem::take(&mut report.head_mut().screenshots);
                 let mut summary = summarize(&*report);
                 let report: Arc<SpooledReport> = Arc::from(report);
                 summary.regressions =
@@ -805,6 +808,11 @@ pub async fn execute(
                     }
                 })
                 .await;
+                if let Ok(Ok(_)) = &rendered {
+                    if let Err(e) = store.save_screenshots(&scan.id, &shots).await {
+                        warn!(error = %e, "could not store the scan's screenshots");
+                    }
+                }
                 return Some(match rendered {
                     Ok(Ok(report)) => ScanOutcome::Completed { summary, report },
                     Ok(Err(e)) => ScanOutcome::Failed {

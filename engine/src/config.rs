@@ -253,6 +253,10 @@ pub struct RenderOptions {
     /// Longest wait from the navigation, milliseconds
     /// ([`DEFAULT_RENDER_MAX_WAIT_MS`]).
     pub max_wait_ms: u64,
+    /// Pictures of failing elements and of each page (see
+    /// [`crate::browser::screenshot`]).
+    #[serde(skip_serializing_if = "ScreenshotOptions::is_default")]
+    pub screenshots: ScreenshotOptions,
 }
 
 impl Default for RenderOptions {
@@ -261,7 +265,50 @@ impl Default for RenderOptions {
             wait: RenderWait::NetworkIdle,
             quiet_ms: DEFAULT_RENDER_QUIET_MS,
             max_wait_ms: DEFAULT_RENDER_MAX_WAIT_MS,
+            screenshots: ScreenshotOptions::default(),
         }
+    }
+}
+
+/// Most pictures one scan takes by default ([`ScreenshotOptions::max`]).
+pub const DEFAULT_MAX_SCREENSHOTS: usize = 200;
+/// Most bytes of pictures one scan keeps by default
+/// ([`ScreenshotOptions::max_bytes`]).
+pub const DEFAULT_MAX_SCREENSHOT_BYTES: u64 = 20 * 1024 * 1024;
+
+/// Render mode's pictures: a clipped, highlighted screenshot of each failing
+/// element and a thumbnail of each page, bounded per scan. Written
+/// `{"enabled": true, "max": 200, "max_bytes": 20971520}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ScreenshotOptions {
+    /// Whether pictures are taken at all (default yes, in render mode).
+    pub enabled: bool,
+    /// Most pictures per scan, element shots and thumbnails together
+    /// ([`DEFAULT_MAX_SCREENSHOTS`]).
+    pub max: usize,
+    /// Most bytes of pictures per scan ([`DEFAULT_MAX_SCREENSHOT_BYTES`]).
+    pub max_bytes: u64,
+}
+
+impl Default for ScreenshotOptions {
+    fn default() -> Self {
+        ScreenshotOptions {
+            enabled: true,
+            max: DEFAULT_MAX_SCREENSHOTS,
+            max_bytes: DEFAULT_MAX_SCREENSHOT_BYTES,
+        }
+    }
+}
+
+impl ScreenshotOptions {
+    fn is_default(&self) -> bool {
+        *self == ScreenshotOptions::default()
+    }
+
+    /// Whether any picture can be taken.
+    pub fn on(&self) -> bool {
+        self.enabled && self.max > 0 && self.max_bytes > 0
     }
 }
 

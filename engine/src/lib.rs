@@ -88,7 +88,9 @@ mod scan;
 mod scanner;
 pub mod spelling;
 
-pub use config::{LinkScope, PageBudget, Priority, RenderOptions, RenderWait, ScanConfig};
+pub use config::{
+    LinkScope, PageBudget, Priority, RenderOptions, RenderWait, ScanConfig, ScreenshotOptions,
+};
 pub use error::{Error, Result};
 pub use marks::Marks;
 pub use report::{

@@ -91,6 +91,10 @@ pub struct Finding {
     /// Absent when unmarked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mark: Option<Mark>,
+    /// Id of the picture of the failing element (render mode), which the
+    /// engine keeps beside the report; absent when none was taken.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screenshot: Option<String>,
 }
 
 /// The most places one finding lists in [`Finding::occurrences`]; beyond it only
@@ -1042,6 +1046,7 @@ impl<'c, 'p> Check<'c, 'p> {
             scope: self.meta.scope,
             resource: None,
             mark: None,
+            screenshot: None,
         });
         let last = self.findings.len() - 1;
         &mut self.findings[last]

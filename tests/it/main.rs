@@ -24,6 +24,9 @@
 //! - `render`: render mode with a real Chromium: the rendered DOM through the
 //!   rules, every route a page's script has to a refused address, a hung tab,
 //!   the CLI's `--render` and a missing browser.
+//! - `screenshots`: render mode's pictures (a highlighted clip of each failing
+//!   element, a page thumbnail), their caps, the HTML report embedding them and
+//!   the API serving them with the reports' tenancy on both backends.
 //! - `render_layout`: rules preferring the browser's facts (styles, boxes,
 //!   blended backgrounds, modal dialogs, shadow roots): static vs render findings.
 //! - `render_reflow`: the reflow and zoomed text rules on the page laid out at
@@ -102,6 +105,7 @@ mod render_layout;
 mod render_reflow;
 mod reports;
 mod schedules;
+mod screenshots;
 mod serve;
 mod site_checks;
 mod siteinfo;

@@ -85,6 +85,7 @@ fn scan(pages: &[(&str, &str)]) -> Report {
         notes: Vec::new(),
         fixed: None,
         baseline: None,
+        screenshots: Default::default(),
     }
 }
 

@@ -70,6 +70,8 @@ codes! {
     MarkNotFound = ("mark_not_found", NOT_FOUND, "No mark of this finding fingerprint on this site."),
     /// No such delivery of this webhook.
     DeliveryNotFound = ("delivery_not_found", NOT_FOUND, "No delivery with this id for this webhook."),
+    /// No such picture in the scan's report.
+    ScreenshotNotFound = ("screenshot_not_found", NOT_FOUND, "No picture with this id in the scan's report (render mode's screenshots)."),
     /// The route exists, not with this method.
     MethodNotAllowed = ("method_not_allowed", METHOD_NOT_ALLOWED, "The route exists but not with this HTTP method."),
     /// The scan has no report (yet).

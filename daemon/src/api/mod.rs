@@ -36,6 +36,7 @@ pub mod openapi;
 pub mod reports;
 pub mod scans;
 pub mod schedules;
+pub mod screenshots;
 pub mod sites;
 pub mod webhooks;
 
@@ -75,6 +76,7 @@ pub fn router_with(state: AppState, pages: Option<HtmlPages>) -> Router {
         .merge(schedules::router())
         .merge(credentials::router())
         .merge(marks::router())
+        .merge(screenshots::router())
         // Inside authentication (the later `route_layer` runs first): the
         // idempotency layer needs the caller's account.
         .route_layer(axum::middleware::from_fn_with_state(

@@ -30,10 +30,11 @@ use super::schedules::{
 };
 use super::views::{
     AccountView, BudgetParam, CreateSite, KeyView, LinksParam, RenderOptionsParam, ScanLinks,
-    ScanRequest, ScanRequestConfig, ScanView, SiteDeleted, Status, UpdateSite, WaitingReason,
+    ScanRequest, ScanRequestConfig, ScanView, ScreenshotsParam, SiteDeleted, Status, UpdateSite,
+    WaitingReason,
 };
 use super::webhooks::{CreateWebhook, DeliveryView, UpdateWebhook, WebhookDeleted, WebhookView};
-use super::{credentials, keys, marks, reports, scans, schedules, sites, webhooks};
+use super::{credentials, keys, marks, reports, scans, schedules, screenshots, sites, webhooks};
 use crate::ops::regressions::{RegressedData, RegressedEvent};
 use crate::store::{
     AppliedConfig, CategoryResult, ChangedFinding, CredentialsDescription, DeliveryAttempt,
@@ -65,11 +66,12 @@ use crate::webhooks::EventPayload;
         schedules::update_schedule, schedules::delete_schedule,
         credentials::put_credentials, credentials::get_credentials, credentials::delete_credentials,
         marks::put_mark, marks::list_marks, marks::get_mark, marks::delete_mark,
+        screenshots::get_screenshot,
     ),
     components(schemas(
         Meta, ErrorBody, ErrorObject, ErrorDetail,
         Site, SiteEnvelope, SiteListEnvelope, SiteDeleted, SiteDeletedEnvelope, CreateSite, UpdateSite, RegressionThreshold,
-        ScanView, ScanLinks, ScanEnvelope, ScanListEnvelope, ScanRequest, ScanRequestConfig, BudgetParam, RenderOptionsParam, WaitingReason, sitescan_engine::Priority, LinksParam, Status,
+        ScanView, ScanLinks, ScanEnvelope, ScanListEnvelope, ScanRequest, ScanRequestConfig, BudgetParam, RenderOptionsParam, ScreenshotsParam, WaitingReason, sitescan_engine::Priority, LinksParam, Status,
         AppliedConfig, Progress, ScanSummary, CategoryResult, ScanStatus,
         Regressions, FindingChanges, ChangedFinding, ImpactCounts,
         ReportEnvelope, KeyView, AccountView, KeyEnvelope, Plan,
@@ -82,6 +84,7 @@ use crate::webhooks::EventPayload;
         SetCredentials, CredentialsDescription, LoginFormDescription, LoginStepDescription,
         CredentialsEnvelope, CredentialsDeleted, CredentialsDeletedEnvelope,
         MarkView, MarkLinks, MarkEnvelope, MarkListEnvelope, MarkDeleted, MarkDeletedEnvelope, PutMark,
+        screenshots::Picture,
     )),
     modifiers(&Security),
     tags(

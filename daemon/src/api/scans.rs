@@ -353,7 +353,12 @@ pub(crate) async fn get_report(
     RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
     if let Some(format) = super::reports::format_param(query.as_deref())? {
-        let report = scans::load_report(state.store.as_ref(), &auth.account.id, &scan_id).await?;
+        let mut report =
+            scans::load_report(state.store.as_ref(), &auth.account.id, &scan_id).await?;
+        // Render mode's pictures, embedded by the HTML report.
+        if format == sitescan_engine::render::Format::Html {
+            crate::ops::screenshots::attach(state.store.as_ref(), &scan_id, &mut report).await?;
+        }
         return Ok(Download::new_off_async(report, format, &scan_id)
             .await?
             .into_response());

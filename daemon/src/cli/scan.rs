@@ -151,6 +151,16 @@ pub(crate) struct Args {
     /// process list: prefer --auth).
     #[arg(long = "basic", value_name = "USER:PASSWORD", value_parser = parse_basic)]
     basic: Option<Secret<(String, String)>>,
+    /// With --render: most pictures per scan (a highlighted screenshot of
+    /// each failing element, a thumbnail of each page), embedded in the HTML
+    /// report; 0 takes none. At most 20 MB of pictures in any case.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = sitescan_engine::config::DEFAULT_MAX_SCREENSHOTS,
+        env = "SITESCAN_MAX_SCREENSHOTS"
+    )]
+    max_screenshots: usize,
 
     /// The page budget: what one page's analysis may spend.
     #[command(flatten)]
@@ -325,6 +335,14 @@ impl Args {
             links: self.links.into(),
             budget: self.budget.budget(),
             render: self.render,
+            render_options: sitescan_engine::RenderOptions {
+                screenshots: sitescan_engine::ScreenshotOptions {
+                    enabled: self.max_screenshots > 0,
+                    max: self.max_screenshots,
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
             ..ScanConfig::default()
         })
     }

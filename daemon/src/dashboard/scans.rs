@@ -284,7 +284,10 @@ pub async fn report(
     me: SignedIn,
     Path(id): Path<String>,
 ) -> PageResult {
-    let report = load_report(state.app.store.as_ref(), &me.account.id, &id).await?;
+    let mut report = load_report(state.app.store.as_ref(), &me.account.id, &id).await?;
+    // Render mode's pictures, embedded as `data:` URLs (the policy's
+    // `img-src data:`).
+    crate::ops::screenshots::attach(state.app.store.as_ref(), &id, &mut report).await?;
     let body = off_async(move || render(&report, Format::Html).map_err(crate::Error::Engine))
         .await
         .map_err(PageError::internal)?;
@@ -332,7 +335,10 @@ pub async fn download(
                 message: e.to_string(),
                 internal: None,
             })?;
-    let report = load_report(state.app.store.as_ref(), &me.account.id, &id).await?;
+    let mut report = load_report(state.app.store.as_ref(), &me.account.id, &id).await?;
+    if format == Format::Html {
+        crate::ops::screenshots::attach(state.app.store.as_ref(), &id, &mut report).await?;
+    }
     Ok(Download::new_off_async(report, format, &id)
         .await?
         .into_response())

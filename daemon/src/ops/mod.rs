@@ -18,6 +18,7 @@ pub mod marks;
 pub mod regressions;
 pub mod scans;
 pub mod schedules;
+pub mod screenshots;
 pub mod sites;
 pub mod users;
 pub mod webhooks;

@@ -176,6 +176,11 @@ pub const MAX_RENDER_QUIET_MS: u64 = 10_000;
 /// milliseconds: a page gets at least a moment to run its scripts, and no
 /// scan holds a browser tab for more than a minute per page.
 pub const RENDER_MAX_WAIT_MS: std::ops::RangeInclusive<u64> = 100..=60_000;
+/// Most pictures a scan may ask for (`render_options.screenshots.max`).
+pub const MAX_SCREENSHOTS: usize = 1000;
+/// Most bytes of pictures a scan may ask for
+/// (`render_options.screenshots.max_bytes`).
+pub const MAX_SCREENSHOT_BYTES: u64 = 100 * 1024 * 1024;
 /// Longest CSS selector of `wait: {"selector": ...}`, in characters.
 pub const MAX_RENDER_SELECTOR_CHARS: usize = 200;
 
@@ -229,6 +234,29 @@ fn apply_render(
             );
         }
         options.max_wait_ms = max_wait;
+    }
+    if let Some(shots) = asked.screenshots {
+        if let Some(enabled) = shots.enabled {
+            options.screenshots.enabled = enabled;
+        }
+        if let Some(max) = shots.max {
+            if max > MAX_SCREENSHOTS {
+                problems.add(
+                    "config.render_options.screenshots.max",
+                    format!("give 0 to {MAX_SCREENSHOTS} pictures"),
+                );
+            }
+            options.screenshots.max = max;
+        }
+        if let Some(bytes) = shots.max_bytes {
+            if bytes > MAX_SCREENSHOT_BYTES {
+                problems.add(
+                    "config.render_options.screenshots.max_bytes",
+                    format!("give 0 to {MAX_SCREENSHOT_BYTES} bytes"),
+                );
+            }
+            options.screenshots.max_bytes = bytes;
+        }
     }
     if let Some(wait) = asked.wait {
         if let sitescan_engine::RenderWait::Selector(sel) = &wait {

@@ -992,6 +992,17 @@ pub trait Store: Send + Sync + 'static {
         }
         Ok(out)
     }
+    /// Stores render mode's pictures of a scan beside its report (ids as the
+    /// report's findings and pages name them). Called once, when the scan
+    /// completes.
+    async fn save_screenshots(
+        &self,
+        scan_id: &str,
+        shots: &sitescan_engine::report::Screenshots,
+    ) -> Result<()>;
+    /// One picture of a scan's report (its encoded bytes); `None` when the
+    /// scan has no picture of that id.
+    async fn screenshot(&self, scan_id: &str, shot_id: &str) -> Result<Option<Vec<u8>>>;
     /// Scans not yet terminal (queued or running), for recovery at start-up.
     async fn unfinished_scans(&self) -> Result<Vec<Scan>>;
     /// Whether the backend answers (for `/readyz`).

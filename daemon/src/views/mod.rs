@@ -359,6 +359,29 @@ pub struct RenderOptionsParam {
     #[serde(default)]
     #[schema(minimum = 100, maximum = 60000, example = 10000)]
     pub max_wait_ms: Option<u64>,
+    /// Pictures of failing elements and page thumbnails (default: on, at
+    /// most 200 pictures and 20 MB per scan), served by
+    /// `GET /api/v1/scans/{scanId}/screenshots/{screenshotId}`.
+    #[serde(default)]
+    pub screenshots: Option<ScreenshotsParam>,
+}
+
+/// `config.render_options.screenshots` of a scan request. Every field is
+/// optional.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScreenshotsParam {
+    /// Whether pictures are taken (default true).
+    #[serde(default)]
+    pub enabled: Option<bool>,
+    /// Most pictures per scan (0..=1000; default 200).
+    #[serde(default)]
+    #[schema(minimum = 0, maximum = 1000, example = 200)]
+    pub max: Option<usize>,
+    /// Most bytes of pictures per scan (0..=104857600; default 20971520).
+    #[serde(default)]
+    #[schema(minimum = 0, maximum = 104857600, example = 20971520)]
+    pub max_bytes: Option<u64>,
 }
 
 /// `config.budget` of a scan request, and the budget a scan record shows as

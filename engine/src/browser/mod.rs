@@ -27,6 +27,9 @@
 //! Shift+Tab pressed in the browser, for the keyboard trap and visible focus
 //! rules. When a selected rule needs it, the page is also laid out at 320 and
 //! 640 CSS pixels wide ([`reflow`]) for the reflow and zoomed text rules.
+//!
+//! When the scan takes screenshots, the tab stays on the page while its rules
+//! run, and then pictures each failing element and the page ([`screenshot`]).
 
 pub mod cdp;
 pub mod facts;
@@ -36,6 +39,7 @@ pub mod launch;
 pub mod pool;
 pub mod sign_in;
 pub mod reflow;
+pub mod screenshot;
 pub mod snapshot;
 
 pub use launch::{configure, sink_requests, LaunchOptions, DEFAULT_RECYCLE_AFTER};

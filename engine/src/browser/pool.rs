@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 use url::Url;
 
@@ -198,9 +198,9 @@ pub struct RenderSession {
     policy: Arc<Policy>,
     options: RenderOptions,
     call_timeout: Duration,
-    tabs: Semaphore,
+    tabs: Arc<Semaphore>,
     ctx: tokio::sync::Mutex<Option<Arc<Context>>>,
-    idle: Mutex<Vec<Tab>>,
+    idle: Arc<Mutex<Vec<Tab>>>,
     user_agent: String,
     /// Walk each page's keyboard ([`interact`]) after it is serialized.
     interaction: bool,
@@ -242,9 +242,9 @@ impl RenderSession {
             policy: Arc::new(policy),
             options: config.render_options.clone(),
             call_timeout: launch::options().call_timeout,
-            tabs: Semaphore::new(config.concurrency.max(1)),
+            tabs: Arc::new(Semaphore::new(config.concurrency.max(1))),
             ctx: tokio::sync::Mutex::new(None),
-            idle: Mutex::new(Vec::new()),
+            idle: Arc::new(Mutex::new(Vec::new())),
             user_agent: config.user_agent.clone(),
             interaction,
             narrow: false,
@@ -539,9 +539,23 @@ impl RenderSession {
         scope: Arc<Scope>,
         robots: RobotsCheck,
     ) -> Result<Rendered, BrowserError> {
-        let _permit = self
-            .tabs
-            .acquire()
+        self.render_held(doc, scope, robots, false)
+            .await
+            .map(|(r, _)| r)
+    }
+
+    /// [`RenderSession::render`], and with `hold` the tab still on the page
+    /// (for [`super::screenshot`], after the rules ran): it keeps its place
+    /// among the scan's tabs until [`HeldTab::release`].
+    async fn render_held(
+        &self,
+        doc: MainDocument,
+        scope: Arc<Scope>,
+        robots: RobotsCheck,
+        hold: bool,
+    ) -> Result<(Rendered, Option<HeldTab>), BrowserError> {
+        let permit = Arc::clone(&self.tabs)
+            .acquire_owned()
             .await
             .map_err(|_| BrowserError::Crashed)?;
         let ctx = self.context().await?;
@@ -563,13 +577,24 @@ impl RenderSession {
         if self.narrow {
             limit += super::reflow::budget(self.call_timeout);
         }
-        let outcome = tokio::time::timeout(limit, self.render_in(&tab, Arc::clone(&job))).await;
+        let outcome =
+            tokio::time::timeout(limit, self.render_in(&tab, Arc::clone(&job), hold)).await;
         ctx.browser.pages.fetch_add(1, Ordering::SeqCst);
         *lock(&tab.state.job) = None;
         match outcome {
             Ok(Ok(page)) => {
-                lock(&self.idle).push(tab);
-                Ok(Rendered {
+                let held = if hold {
+                    Some(HeldTab {
+                        tab: Some(tab),
+                        idle: Arc::clone(&self.idle),
+                        _permit: permit,
+                        call_timeout: self.call_timeout,
+                    })
+                } else {
+                    lock(&self.idle).push(tab);
+                    None
+                };
+                let rendered = Rendered {
                     html: page.html,
                     ready: page.ready,
                     facts: Some(page.facts),
@@ -577,7 +602,8 @@ impl RenderSession {
                     requests: job.requests(),
                     truncated: page.truncated,
                     interaction: page.interaction,
-                })
+                };
+                Ok((rendered, held))
             }
             // The tab is closed (dropped), never reused.
             Ok(Err(e)) => Err(e),
@@ -588,7 +614,12 @@ impl RenderSession {
         }
     }
 
-    async fn render_in(&self, tab: &Tab, job: Arc<PageJob>) -> Result<TabPage, BrowserError> {
+    async fn render_in(
+        &self,
+        tab: &Tab,
+        job: Arc<PageJob>,
+        hold: bool,
+    ) -> Result<TabPage, BrowserError> {
         let conn = Arc::clone(tab.ctx.browser.conn());
         let s = Some(tab.session.as_str());
         let t = self.call_timeout;
@@ -635,10 +666,13 @@ impl RenderSession {
         } else {
             None
         };
-        // Leave the page, so its timers and requests stop before the next one.
+        // Leave the page, so its timers and requests stop before the next one
+        // (a held tab leaves it at its release).
         *lock(&tab.state.job) = None;
-        conn.call(s, "Page.navigate", json!({"url": "about:blank"}), t)
-            .await?;
+        if !hold {
+            conn.call(s, "Page.navigate", json!({"url": "about:blank"}), t)
+                .await?;
+        }
         Ok(TabPage {
             html,
             ready,
@@ -651,24 +685,27 @@ impl RenderSession {
     /// Renders the page `fetched` holds and puts the serialized DOM in its
     /// body (as UTF-8 with a byte order mark, which decoding honours before
     /// any declared charset).
+    /// When the scan takes screenshots, the tab stays on the page (the
+    /// [`HeldTab`]) until the pictures are taken.
     pub async fn render_fetched(
         &self,
         fetched: &mut Fetched,
         scope: Arc<Scope>,
         robots: RobotsCheck,
-    ) -> Result<Rendered, BrowserError> {
+    ) -> Result<(Rendered, Option<HeldTab>), BrowserError> {
         let doc = MainDocument {
             url: fetched.final_url.clone(),
             status: fetched.status,
             headers: fetched.headers.clone(),
             body: std::mem::take(&mut fetched.body),
         };
-        let rendered = self.render(doc, scope, robots).await?;
+        let hold = self.options.screenshots.on();
+        let (rendered, held) = self.render_held(doc, scope, robots, hold).await?;
         let mut body = Vec::with_capacity(rendered.html.len() + 3);
         body.extend_from_slice(b"\xEF\xBB\xBF");
         body.extend_from_slice(rendered.html.as_bytes());
         fetched.body = body;
-        Ok(rendered)
+        Ok((rendered, held))
     }
 
     /// A scope for the page at `url` when the crawl has none yet (the start
@@ -684,6 +721,65 @@ impl RenderSession {
             .await
             .as_ref()
             .map(|c| Arc::clone(&c.browser))
+    }
+}
+
+/// A tab still on the page it rendered, holding its place among the scan's
+/// tabs: the screenshots are taken in it after the page's rules ran
+/// ([`super::screenshot`]). [`HeldTab::release`] leaves the page and gives the
+/// tab back; dropped unreleased (a failed analysis), the tab is closed.
+pub struct HeldTab {
+    tab: Option<Tab>,
+    idle: Arc<Mutex<Vec<Tab>>>,
+    _permit: OwnedSemaphorePermit,
+    call_timeout: Duration,
+}
+
+impl std::fmt::Debug for HeldTab {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HeldTab").finish_non_exhaustive()
+    }
+}
+
+impl HeldTab {
+    /// The tab's protocol connection, session id and target (its main
+    /// frame's id).
+    pub(crate) fn session(&self) -> Option<(&Arc<Connection>, &str, &str)> {
+        let tab = self.tab.as_ref()?;
+        Some((
+            tab.ctx.browser.conn(),
+            tab.session.as_str(),
+            tab.target.as_str(),
+        ))
+    }
+
+    /// The protocol calls' timeout.
+    pub(crate) fn call_timeout(&self) -> Duration {
+        self.call_timeout
+    }
+
+    /// Leaves the page (its timers and requests stop) and gives the tab back
+    /// to the scan; a tab that does not leave is closed.
+    pub async fn release(mut self) {
+        let Some(tab) = self.tab.take() else {
+            return;
+        };
+        let left = tab
+            .ctx
+            .browser
+            .conn()
+            .call(
+                Some(&tab.session),
+                "Page.navigate",
+                json!({"url": "about:blank"}),
+                self.call_timeout,
+            )
+            .await;
+        // A browser due for replacement gets no tab back: the scan's next
+        // context is in the new one, and this tab would keep the old alive.
+        if left.is_ok() && tab.ctx.browser.usable() {
+            lock(&self.idle).push(tab);
+        }
     }
 }
 

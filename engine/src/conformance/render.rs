@@ -84,6 +84,11 @@ pub async fn run_render(dir: &Path, run: &RenderRun) -> Result<ConformanceReport
             wait: RenderWait::NetworkIdle,
             quiet_ms: run.quiet_ms,
             max_wait_ms: run.max_wait_ms,
+            // The examples are judged, never pictured.
+            screenshots: crate::config::ScreenshotOptions {
+                enabled: false,
+                ..Default::default()
+            },
         },
         ..ScanConfig::default()
     };

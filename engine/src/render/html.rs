@@ -8,6 +8,9 @@
 //! rules, so they work from a file without a server or JavaScript. Everything
 //! from the report is escaped by `maud`; only `http(s)` URLs become links.
 //!
+//! Render mode's pictures (a failing element's screenshot, a page's
+//! thumbnail) are embedded as `data:` URLs, so the file stays self-contained.
+//!
 //! The page is itself checked with sitescan's accessibility rules and in headless
 //! Chromium by the tests.
 
@@ -15,7 +18,7 @@ use maud::{html, Markup, PreEscaped, DOCTYPE};
 use sitescan_rules::{BaselineState, Category, Finding, Impact, Outcome, Scope};
 
 use super::{by_rule, count, findings_phrase, outcome_name, totals, wcag, worst_pages, RuleGroup};
-use crate::report::Report;
+use crate::report::{Report, Screenshots};
 
 /// Findings shown at most per rule; the rest are counted (the JSON and CSV
 /// reports have them all).
@@ -72,6 +75,8 @@ td.url{word-break:break-all}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.875rem}
 pre{background-color:#f5f6f8;padding:.4rem .6rem;border-radius:.25rem;white-space:pre-wrap;word-break:break-all;margin:0}
 .more{color:#4a4a4a;font-style:italic}
+.shot{display:block;max-width:100%;height:auto;border:1px solid #d5d8dd;border-radius:.25rem}
+.thumb{display:block;width:10rem;height:auto;border:1px solid #d5d8dd;margin-bottom:.25rem}
 footer{color:#4a4a4a;text-align:center;padding:1rem;font-size:.875rem}
 body:has(#show-critical:not(:checked)) .rule[data-impact="critical"],
 body:has(#show-serious:not(:checked)) .rule[data-impact="serious"],
@@ -129,7 +134,7 @@ pub(super) fn render(report: &Report) -> String {
                             p { "No findings: every rule that ran passed." }
                         } @else {
                             (filters(report, &groups))
-                            @for (i, g) in groups.iter().enumerate() { (rule_section(i, g)) }
+                            @for (i, g) in groups.iter().enumerate() { (rule_section(i, g, &report.screenshots)) }
                         }
                     }
                     (marked(report))
@@ -298,7 +303,12 @@ fn worst(report: &Report) -> Markup {
                     tbody {
                         @for p in &pages {
                             tr {
-                                td.url { (link(p.url, p.url)) }
+                                td.url {
+                                    @if let Some(thumb) = thumbnail(report, p.url) {
+                                        img.thumb src=(thumb.data_url()) alt="";
+                                    }
+                                    (link(p.url, p.url))
+                                }
                                 @for n in p.by_impact { td.n { (n) } }
                                 td.n { (p.cant_tell) }
                             }
@@ -308,6 +318,15 @@ fn worst(report: &Report) -> Markup {
             }
         }
     }
+}
+
+/// The thumbnail of the page at `url` (its final URL, as findings name it).
+fn thumbnail<'r>(report: &'r Report, url: &str) -> Option<&'r crate::report::Screenshot> {
+    let page = report
+        .pages
+        .iter()
+        .find(|p| p.final_url == url || p.url == url)?;
+    report.screenshots.get(page.thumbnail.as_deref()?)
 }
 
 fn filters(report: &Report, groups: &[RuleGroup<'_>]) -> Markup {
@@ -350,7 +369,7 @@ fn filters(report: &Report, groups: &[RuleGroup<'_>]) -> Markup {
     }
 }
 
-fn rule_section(index: usize, g: &RuleGroup<'_>) -> Markup {
+fn rule_section(index: usize, g: &RuleGroup<'_>, shots: &Screenshots) -> Markup {
     let heading = format!("rule-{index}");
     html! {
         section.rule aria-labelledby=(heading) data-impact=(g.rule.impact) data-category=(g.rule.category) {
@@ -382,7 +401,7 @@ fn rule_section(index: usize, g: &RuleGroup<'_>) -> Markup {
                 p { a href=(g.rule.help_url()) { "How to fix " (g.rule.id) } }
             }
             ul.findings {
-                @for f in g.findings.iter().take(MAX_PER_RULE) { (finding(f)) }
+                @for f in g.findings.iter().take(MAX_PER_RULE) { (finding(f, shots)) }
             }
             @if g.findings.len() > MAX_PER_RULE {
                 p.more { "…and " (g.findings.len() - MAX_PER_RULE) " more findings of this rule (see the JSON or CSV report)." }
@@ -443,7 +462,8 @@ fn mark_label(status: sitescan_rules::MarkStatus) -> &'static str {
     }
 }
 
-fn finding(f: &Finding) -> Markup {
+fn finding(f: &Finding, shots: &Screenshots) -> Markup {
+    let shot = f.screenshot.as_deref().and_then(|id| shots.get(id));
     let baseline = match f.baseline {
         Some(BaselineState::New) => Some("new"),
         Some(BaselineState::Unchanged) => Some("unchanged"),
@@ -465,6 +485,10 @@ fn finding(f: &Finding) -> Markup {
                 dt { "Page" } dd { (link(&f.page_url, &f.page_url)) }
                 @if !f.selector.is_empty() { dt { "Element" } dd { code { (f.selector) } } }
                 @if !f.snippet.is_empty() { dt { "Snippet" } dd { pre { code { (f.snippet) } } } }
+                @if let Some(shot) = shot {
+                    dt { "Screenshot" }
+                    dd { img.shot src=(shot.data_url()) alt=(format!("The element {}, outlined in magenta, as the browser showed it", f.selector)); }
+                }
                 @if f.occurrences.len() > 1 {
                     dt { "Pages" }
                     dd {
@@ -591,7 +615,8 @@ mod tests {
         let doc = scraper::Html::parse_document(&html);
         let count = |css: &str| doc.select(&scraper::Selector::parse(css).unwrap()).count();
         for banned in [
-            "[src]",
+            // Pictures are embedded (render mode's screenshots), never fetched.
+            "[src]:not([src^='data:image/'])",
             "link",
             "script",
             "iframe",
@@ -616,6 +641,57 @@ mod tests {
                 "unexpected href {href}"
             );
         }
+    }
+
+    #[test]
+    fn pictures_are_embedded_beside_their_findings() {
+        let mut report = sample::report();
+        let png = b"\x89PNG\r\n\x1a\nnot really".to_vec();
+        report.findings[0].screenshot = Some("shot-1".into());
+        let url = report.findings[0].page_url.clone();
+        let page = report
+            .pages
+            .iter_mut()
+            .find(|p| p.final_url == url)
+            .unwrap();
+        page.thumbnail = Some("thumb-2".into());
+        report.screenshots.shots = vec![
+            crate::report::Screenshot {
+                id: "shot-1".into(),
+                content_type: "image/png",
+                bytes: png.clone().into(),
+            },
+            crate::report::Screenshot {
+                id: "thumb-2".into(),
+                content_type: "image/jpeg",
+                bytes: vec![0xFF, 0xD8, 0xFF, 0xE0].into(),
+            },
+        ];
+        let html = render(&report);
+        let doc = scraper::Html::parse_document(&html);
+        let sel = scraper::Selector::parse(".finding img.shot").unwrap();
+        let shots: Vec<_> = doc.select(&sel).collect();
+        assert_eq!(shots.len(), 1);
+        use base64::Engine as _;
+        let want = format!(
+            "data:image/png;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(&png)
+        );
+        assert_eq!(shots[0].value().attr("src"), Some(want.as_str()));
+        assert!(shots[0]
+            .value()
+            .attr("alt")
+            .unwrap()
+            .contains(&report.findings[0].selector));
+        let sel = scraper::Selector::parse("td.url img.thumb").unwrap();
+        let thumb = doc.select(&sel).next().unwrap();
+        assert_eq!(
+            thumb.value().attr("src"),
+            Some("data:image/jpeg;base64,/9j/4A==")
+        );
+        // Without the pictures (a report read back from JSON), no images.
+        report.screenshots = Default::default();
+        assert!(!render(&report).contains("<img"));
     }
 
     #[test]

@@ -103,6 +103,8 @@ impl Serialize for Streamed<'_> {
             notes,
             fixed,
             baseline,
+            // Beside the JSON, never in it.
+            screenshots: _,
         } = self.source.head();
         let mut st = serializer.serialize_struct("Report", 14)?;
         st.serialize_field("schema_version", schema_version)?;

@@ -45,6 +45,7 @@ pub(crate) fn finding(
         scope: Default::default(),
         resource: None,
         mark: None,
+        screenshot: None,
     }
 }
 
@@ -247,6 +248,7 @@ pub(crate) fn report() -> Report {
         notes: vec!["rule `spelling` skipped: no dictionary for lang=\"de\"".into()],
         fixed: None,
         baseline: None,
+        screenshots: Default::default(),
     }
 }
 

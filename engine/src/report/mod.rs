@@ -6,7 +6,9 @@
 pub(crate) mod group;
 pub mod model;
 pub mod score;
+pub mod screenshots;
 pub mod spool;
 
 pub use model::*;
+pub use screenshots::{Screenshot, Screenshots};
 pub use spool::{CategoryCounts, FindingCounts, ReportSource, SpooledReport};

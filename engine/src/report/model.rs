@@ -48,6 +48,10 @@ pub struct Report {
     /// Totals of the comparison with a baseline; present only with a baseline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineSummary>,
+    /// Render mode's pictures, which findings and pages name by id: they
+    /// travel beside the JSON, never in it (see [`crate::report::screenshots`]).
+    #[serde(skip)]
+    pub screenshots: crate::report::Screenshots,
 }
 
 /// What comparing a report with a baseline report found.
@@ -204,6 +208,10 @@ pub struct PageReport {
     /// Links marked `rel=nofollow` (not followed while robots rules are honored).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub nofollow_links: u64,
+    /// Id of the page's thumbnail (render mode, see
+    /// [`crate::report::screenshots`]); absent when none was taken.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thumbnail: Option<String>,
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -92,6 +92,9 @@ pub enum Phase {
 }
 
 /// What [`crate::Scanner::scan_stream`] yields.
+// `Page` is the event of every page and the large one: boxing it would cost
+// an allocation per page to save bytes on the rare progress and end events.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum ScanEvent {
     /// Counters, after every page.

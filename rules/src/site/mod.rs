@@ -692,6 +692,7 @@ impl SiteCheck {
             scope: self.meta.scope,
             resource: None,
             mark: None,
+            screenshot: None,
         });
         let last = self.findings.len() - 1;
         &mut self.findings[last]

@@ -32,6 +32,7 @@ mod marks;
 mod reports;
 mod scans;
 mod schedules;
+mod screenshots;
 mod sites;
 mod users;
 
@@ -54,6 +55,9 @@ pub(crate) const REPORTS: TableDefinition<&str, &[u8]> = TableDefinition::new("r
 /// `(scan, chunk number)` -> a chunk of its JSON report ([`REPORT_CHUNK`] bytes).
 pub(crate) const REPORT_CHUNKS: TableDefinition<(&str, u64), &[u8]> =
     TableDefinition::new("report_chunks");
+/// `(scan, picture id)` -> a picture of its report (render mode's screenshots).
+pub(crate) const SCREENSHOTS: TableDefinition<(&str, &str), &[u8]> =
+    TableDefinition::new("screenshots");
 /// Ready jobs: order key (priority rank << 56 | sequence) -> scan id.
 pub(crate) const QUEUE_READY: TableDefinition<u64, &str> = TableDefinition::new("queue_ready");
 /// Ready render jobs, keyed like [`QUEUE_READY`] (one sequence for both, so
@@ -168,6 +172,7 @@ impl Embedded {
             txn.open_table(QUOTAS).map_err(Error::storage)?;
             txn.open_table(REPORTS).map_err(Error::storage)?;
             txn.open_table(REPORT_CHUNKS).map_err(Error::storage)?;
+            txn.open_table(SCREENSHOTS).map_err(Error::storage)?;
             txn.open_table(QUEUE_READY).map_err(Error::storage)?;
             txn.open_table(QUEUE_READY_RENDER).map_err(Error::storage)?;
             txn.open_table(QUEUE_JOBS).map_err(Error::storage)?;
@@ -455,6 +460,18 @@ impl Store for Embedded {
 
     async fn report_chunk(&self, scan_id: &str, index: u64) -> Result<Option<Vec<u8>>> {
         reports::report_chunk(self, scan_id, index).await
+    }
+
+    async fn save_screenshots(
+        &self,
+        scan_id: &str,
+        shots: &sitescan_engine::report::Screenshots,
+    ) -> Result<()> {
+        screenshots::save_screenshots(self, scan_id, shots).await
+    }
+
+    async fn screenshot(&self, scan_id: &str, shot_id: &str) -> Result<Option<Vec<u8>>> {
+        screenshots::screenshot(self, scan_id, shot_id).await
     }
 
     // ---- scans

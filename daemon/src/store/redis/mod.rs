@@ -77,6 +77,7 @@ mod marks;
 mod reports;
 mod scans;
 mod schedules;
+mod screenshots;
 mod sites;
 mod users;
 mod webhooks;
@@ -580,6 +581,18 @@ impl Store for RedisBackend {
 
     async fn report(&self, scan_id: &str) -> Result<Option<Vec<u8>>> {
         reports::report(self, scan_id).await
+    }
+
+    async fn save_screenshots(
+        &self,
+        scan_id: &str,
+        shots: &sitescan_engine::report::Screenshots,
+    ) -> Result<()> {
+        screenshots::save_screenshots(self, scan_id, shots).await
+    }
+
+    async fn screenshot(&self, scan_id: &str, shot_id: &str) -> Result<Option<Vec<u8>>> {
+        screenshots::screenshot(self, scan_id, shot_id).await
     }
 
     // ---- scans

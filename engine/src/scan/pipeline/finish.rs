@@ -295,9 +295,14 @@ pub(super) async fn finish(mut crawl: Crawl, end: Ending<'_>) -> Result<(Report,
         pages,
         findings: Vec::new(),
         rules,
-        notes: crawl.notes,
+        notes: {
+            let mut notes = crawl.notes;
+            notes.extend(shared.shots.as_ref().and_then(|s| s.note()));
+            notes
+        },
         fixed: None,
         baseline: None,
+        screenshots: shared.shots.as_ref().map(|s| s.take()).unwrap_or_default(),
     };
     Ok((report, findings))
 }

@@ -438,6 +438,7 @@ pub(super) async fn fetch_page(
         incomplete: None,
         meta_robots: None,
         nofollow_links: 0,
+        thumbnail: None,
     };
     report.error = match (&fetched.error, fetched.stopped, fetched.truncated) {
         (Some(e), _, _) => Some(e.to_string()),
@@ -497,6 +498,7 @@ pub(super) async fn fetch_page(
     let mut fetched = fetched;
     let mut facts = None;
     let mut interaction = None;
+    let mut held = None;
     if let Some(render) = &shared.render {
         // The one seam of render mode: the body becomes the DOM the browser
         // shows; everything after runs as for a fetched page.
@@ -511,7 +513,8 @@ pub(super) async fn fetch_page(
             None => Err(crate::browser::BrowserError::Navigation("no scope".into())),
         };
         match rendered {
-            Ok(r) => {
+            Ok((r, tab)) => {
+                held = tab;
                 if r.truncated {
                     truncated = true;
                     report.error = Some(format!(
@@ -539,7 +542,12 @@ pub(super) async fn fetch_page(
         watch.finished(&report.url);
     }
     match analyzed {
-        Ok(analyzed) => {
+        Ok(mut analyzed) => {
+            // Render mode's pictures, in the tab still on the page.
+            if let (Some(tab), Some(shots)) = (held, &shared.shots) {
+                let findings = &mut analyzed.analysis.findings;
+                report.thumbnail = crate::browser::screenshot::shoot(tab, findings, shots).await;
+            }
             let failed = analyzed
                 .analysis
                 .findings

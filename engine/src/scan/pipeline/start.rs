@@ -95,6 +95,9 @@ pub(super) struct Shared {
     pub(super) marks: Arc<crate::marks::Marks>,
     /// Render mode: the scan's browser context and tabs.
     pub(super) render: Option<crate::browser::RenderSession>,
+    /// Render mode's pictures and what is left of their caps; `None` when
+    /// the scan takes none.
+    pub(super) shots: Option<crate::browser::screenshot::ShotBudget>,
 }
 
 impl Shared {
@@ -146,6 +149,10 @@ pub(super) async fn start(
         ),
         false => None,
     };
+    let shots = render
+        .as_ref()
+        .filter(|_| config.render_options.screenshots.on())
+        .map(|_| crate::browser::screenshot::ShotBudget::new(&config.render_options.screenshots));
     let capacity = rayon::current_num_threads() * 2;
     let needs = |need: Need| inner.selection.needs(need);
     let subresources = needs(Need::Subresources);
@@ -196,6 +203,7 @@ pub(super) async fn start(
         config,
         watch: inner.watch.clone(),
         marks: Arc::clone(&inner.marks),
+        shots,
         render,
     });
     Ok((shared, cancel, early_notes))
@@ -274,5 +282,6 @@ pub(super) fn for_tests(config: ScanConfig, kept: usize) -> Arc<Shared> {
         watch: None,
         marks: Arc::default(),
         render: None,
+        shots: None,
     })
 }
