@@ -57,7 +57,9 @@ mod scan;
 mod scanner;
 pub mod spelling;
 
-pub use config::{LinkScope, PageBudget, Priority, RenderOptions, RenderWait, ScanConfig};
+pub use config::{
+    LinkScope, PageBudget, Priority, RenderOptions, RenderWait, ScanConfig, Throttle,
+};
 pub use error::{Error, Result};
 pub use report::{
     CategorySummary, CrawlStats, PageReport, Report, ReportSource, RuleSummary, Skipped,

@@ -217,6 +217,10 @@ pub enum Need {
     /// Tab and Shift+Tab pressed in the browser. A static scan has no browser:
     /// the rules that need it report nothing there.
     Interaction,
+    /// Render mode's lab Web Vitals of each page ([`crate::Page::vitals`]):
+    /// paint, layout-shift and long-task timings observed in the browser. A
+    /// static scan has no browser: the rules that need them report nothing.
+    WebVitals,
 }
 
 /// What a finding is about, which decides how the engine groups findings that

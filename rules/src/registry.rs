@@ -232,6 +232,7 @@ mod tests {
             Dictionary,
             LanguageSkipNote,
             Interaction,
+            WebVitals,
         ];
         let needed = |names: &[&str]| -> Vec<crate::Need> {
             let selection = select(names).unwrap();

@@ -26,7 +26,7 @@ use sitescan_engine::config::{
     DEFAULT_MAX_PAGES, DEFAULT_RATE_PER_HOST, DEFAULT_USER_AGENT,
 };
 use sitescan_engine::render::count;
-use sitescan_engine::{Error, ReportSource, ScanConfig, Scanner, SpooledReport};
+use sitescan_engine::{Error, ReportSource, ScanConfig, Scanner, SpooledReport, Throttle};
 use sitescan_rules::Category;
 
 use super::output::{Delivery, OutputArgs};
@@ -128,6 +128,19 @@ pub(crate) struct Args {
     #[arg(long, env = "SITESCAN_RENDER")]
     render: bool,
 
+    /// With --render: the network and CPU pages are loaded with, for their
+    /// Web Vitals: none (default), mobile (slow 4G, 4x slower CPU, a phone's
+    /// viewport) or desktop. Applied throttling, as Lighthouse's devtools mode.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "PRESET",
+        default_value_t = ThrottleArg::None,
+        env = "SITESCAN_THROTTLE",
+        requires = "render"
+    )]
+    throttle: ThrottleArg,
+
     /// The page budget: what one page's analysis may spend.
     #[command(flatten)]
     budget: super::budget::BudgetArgs,
@@ -155,6 +168,27 @@ impl From<LinksArg> for LinkScope {
             LinksArg::All => LinkScope::All,
             LinksArg::Internal => LinkScope::Internal,
             LinksArg::None => LinkScope::None,
+        }
+    }
+}
+
+/// The values of `--throttle` (clap's view of [`Throttle`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ThrottleArg {
+    /// No throttling.
+    None,
+    /// Slow 4G and a 4x slower CPU on a phone's viewport.
+    Mobile,
+    /// A fast connection on a desktop viewport.
+    Desktop,
+}
+
+impl From<ThrottleArg> for Throttle {
+    fn from(arg: ThrottleArg) -> Throttle {
+        match arg {
+            ThrottleArg::None => Throttle::None,
+            ThrottleArg::Mobile => Throttle::Mobile,
+            ThrottleArg::Desktop => Throttle::Desktop,
         }
     }
 }
@@ -198,6 +232,10 @@ impl Args {
             links: self.links.into(),
             budget: self.budget.budget(),
             render: self.render,
+            render_options: sitescan_engine::RenderOptions {
+                throttle: self.throttle.into(),
+                ..Default::default()
+            },
             ..ScanConfig::default()
         })
     }

@@ -358,6 +358,13 @@ pub struct RenderOptionsParam {
     #[serde(default)]
     #[schema(minimum = 100, maximum = 60000, example = 10000)]
     pub max_wait_ms: Option<u64>,
+    /// Throttling preset pages are loaded with, for their Web Vitals:
+    /// `"none"` (default), `"mobile"` (slow 4G, 4× slower CPU, a phone's
+    /// viewport) or `"desktop"`. Applied throttling, as Lighthouse's
+    /// devtools mode.
+    #[serde(default)]
+    #[schema(example = "mobile")]
+    pub throttle: Option<String>,
 }
 
 /// `config.budget` of a scan request, and the budget a scan record shows as

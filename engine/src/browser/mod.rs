@@ -27,6 +27,10 @@
 //! Shift+Tab pressed in the browser, for the keyboard trap and visible focus
 //! rules.
 //!
+//! Every rendered page's lab Web Vitals (FCP, LCP, CLS, TBT, INP after a
+//! keyboard walk, requests and bytes by type) are observed in the page and
+//! read with the facts ([`metrics`]), under the scan's throttling preset.
+//!
 //! Not here yet: reflow at 320 CSS pixels.
 
 pub mod cdp;
@@ -34,6 +38,7 @@ pub mod facts;
 pub mod interact;
 pub mod intercept;
 pub mod launch;
+pub mod metrics;
 pub mod pool;
 pub mod snapshot;
 

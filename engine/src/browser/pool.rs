@@ -190,6 +190,10 @@ pub struct Rendered {
     /// The keyboard walk, when the session walks pages
     /// ([`RenderSession::start`]'s `interaction`).
     pub interaction: Option<Interaction>,
+    /// The page's lab Web Vitals ([`super::metrics`]), with its requests and
+    /// bytes by type; FCP and LCP still from the browser's time origin
+    /// until [`super::metrics::finish`].
+    pub vitals: Option<sitescan_rules::vitals::WebVitals>,
 }
 
 /// Render mode of one scan: its browser context and tabs.
@@ -380,6 +384,7 @@ impl RenderSession {
         ] {
             conn.call(s, method, params, t).await?;
         }
+        super::metrics::prepare_tab(&conn, &session, self.options.throttle, t).await?;
         Ok(tab)
     }
 
@@ -427,6 +432,10 @@ impl RenderSession {
                     requests: job.requests(),
                     truncated: page.truncated,
                     interaction: page.interaction,
+                    vitals: Some(sitescan_rules::vitals::WebVitals {
+                        resources: job.by_type(),
+                        ..page.vitals
+                    }),
                 })
             }
             // The tab is closed (dropped), never reused.
@@ -465,12 +474,19 @@ impl RenderSession {
         let ready = snapshot::wait_ready(&tab.state, &loader, &self.options, started, eval).await?;
         // Stamps, snapshot, then the DOM carrying the stamps (super::facts).
         let facts = super::facts::capture(&conn, &tab.session, t).await;
+        let mut vitals =
+            super::metrics::collect(&conn, &tab.session, &tab.target, self.options.throttle, t)
+                .await;
         let (html, truncated) = serialize_capped(&conn, &tab.session, self.max_body, t).await?;
         let interaction = if self.interaction {
             let walked = interact::walk_page(&conn, &tab.session, &tab.target, t).await;
             tracing::debug!(url, "walked the keyboard");
             match walked {
-                Ok(walk) => Some(walk),
+                Ok(walk) => {
+                    super::metrics::collect_inp(&conn, &tab.session, &tab.target, &mut vitals, t)
+                        .await;
+                    Some(walk)
+                }
                 // A hung or crashed tab fails the page (the tab is closed).
                 Err(e @ (BrowserError::Timeout { .. } | BrowserError::Crashed)) => return Err(e),
                 Err(e) => {
@@ -491,6 +507,7 @@ impl RenderSession {
             truncated,
             interaction,
             facts,
+            vitals,
         })
     }
 
@@ -540,6 +557,7 @@ struct TabPage {
     truncated: bool,
     interaction: Option<Interaction>,
     facts: sitescan_rules::rendered::RenderedFacts,
+    vitals: sitescan_rules::vitals::WebVitals,
 }
 
 /// Serializes the page, cut in the page at `max` UTF-16 units (so the

@@ -154,6 +154,11 @@ pub struct CategorySummary {
     /// 100 with bonuses).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grade_score: Option<u32>,
+    /// Performance only, in render mode: the site's lab Web Vitals (p75 over
+    /// its pages, as CrUX reports field data, and the slowest pages); see
+    /// [`crate::report::vitals`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub web_vitals: Option<super::vitals::VitalsSummary>,
 }
 
 /// One fetched URL.
@@ -199,6 +204,10 @@ pub struct PageReport {
     /// Links marked `rel=nofollow` (not followed while robots rules are honored).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub nofollow_links: u64,
+    /// Render mode: the page's lab Web Vitals (see
+    /// `sitescan_rules::vitals::WebVitals`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vitals: Option<sitescan_rules::vitals::WebVitals>,
 }
 
 fn is_zero(n: &u64) -> bool {
