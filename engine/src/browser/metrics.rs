@@ -214,6 +214,17 @@ async fn eval_in_world(
         .unwrap_or(Value::Null))
 }
 
+/// Marks the end of the page's own load, just before the engine's work on
+/// it (stamping, snapshot, serializing): long tasks, frames and shifts from
+/// then on are the engine's and are left out. A failure is logged; the
+/// read-out then counts up to its own call.
+pub async fn mark(conn: &Connection, session: &str, frame: &str, timeout: Duration) {
+    let expr = "(() => { const S = globalThis.__sitescanVitals; if (S) S.cutoff = performance.now(); return true; })()";
+    if let Err(e) = eval_in_world(conn, session, frame, expr, timeout).await {
+        tracing::debug!(error = %e, "the end of the page's load could not be marked");
+    }
+}
+
 /// Reads the page's metrics (after the render stamps are on its elements,
 /// so the elements named carry them). A failure leaves the metrics absent
 /// with a note, never fails the render.

@@ -473,6 +473,7 @@ impl RenderSession {
         };
         let ready = snapshot::wait_ready(&tab.state, &loader, &self.options, started, eval).await?;
         // Stamps, snapshot, then the DOM carrying the stamps (super::facts).
+        super::metrics::mark(&conn, &tab.session, &tab.target, t).await;
         let facts = super::facts::capture(&conn, &tab.session, t).await;
         let mut vitals =
             super::metrics::collect(&conn, &tab.session, &tab.target, self.options.throttle, t)

@@ -56,9 +56,14 @@
     for (const a of S.added) {
       if (a.t < e.startTime - 1000 || a.t > e.startTime + 50) continue;
       if (!a.node.isConnected || causes.includes(a.node) || sources.includes(a.node)) continue;
-      // Above what moved: before it in document order, not inside it.
-      if (first && !(a.node.compareDocumentPosition(first) & Node.DOCUMENT_POSITION_FOLLOWING)) continue;
-      if (a.node.contains(first)) continue;
+      // Above what moved (before it in document order) or inside it (a
+      // container that moved as its new child pushed its content down);
+      // never after it, and never around it.
+      if (first) {
+        const pos = a.node.compareDocumentPosition(first);
+        if (!(pos & (Node.DOCUMENT_POSITION_FOLLOWING | Node.DOCUMENT_POSITION_CONTAINS))) continue;
+        if (a.node.contains(first)) continue;
+      }
       causes.push(a.node);
       if (causes.length >= 10) break;
     }

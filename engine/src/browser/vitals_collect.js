@@ -39,6 +39,10 @@
     const stamp = raw !== null && /^[0-9]{1,9}$/.test(raw) ? Number(raw) : null;
     return { stamp, selector: selectorOf(el), label: labelOf(el) };
   };
+  // What started after the engine's own work on the page began (the mark
+  // taken before stamping and the snapshot) is the engine's, not the page's.
+  const cutoff = typeof S.cutoff === 'number' ? S.cutoff : Infinity;
+  const before = (list) => list.filter((e) => e.t < cutoff);
   const fcpEntry = performance.getEntriesByName('first-contentful-paint')[0];
   const fcp = S.fcp !== null ? S.fcp : fcpEntry ? fcpEntry.startTime : null;
   const nav = performance.getEntriesByType('navigation')[0];
@@ -47,7 +51,7 @@
   // CLS: the largest session window (gaps under 1 s, at most 5 s long).
   let best = { score: 0, shifts: [] };
   let cur = { score: 0, shifts: [], start: 0, last: 0 };
-  for (const s of S.shifts) {
+  for (const s of before(S.shifts)) {
     if (cur.shifts.length && (s.t - cur.last > 1000 || s.t - cur.start > 5000)) {
       cur = { score: 0, shifts: [], start: s.t, last: s.t };
     }
@@ -72,9 +76,10 @@
   let longTasks = 0;
   if (fcp !== null) {
     tbt = 0;
-    for (const t of S.tasks) {
+    for (const t of before(S.tasks)) {
+      const end = Math.min(t.t + t.d, cutoff);
       const start = Math.max(t.t, fcp);
-      const d = t.t + t.d - start;
+      const d = end - start;
       if (d > 50) {
         tbt += d - 50;
         longTasks++;
@@ -82,7 +87,7 @@
     }
   }
   const scripts = new Map();
-  for (const f of S.frames) {
+  for (const f of before(S.frames)) {
     if (fcp === null || f.t + f.d < fcp) continue;
     for (const s of f.scripts) {
       const key = s.url + '\u0000' + s.invoker;

@@ -84,6 +84,7 @@ pub async fn run_render(dir: &Path, run: &RenderRun) -> Result<ConformanceReport
             wait: RenderWait::NetworkIdle,
             quiet_ms: run.quiet_ms,
             max_wait_ms: run.max_wait_ms,
+            ..RenderOptions::default()
         },
         ..ScanConfig::default()
     };

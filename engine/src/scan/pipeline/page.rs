@@ -439,6 +439,7 @@ pub(super) async fn fetch_page(
         incomplete: None,
         meta_robots: None,
         nofollow_links: 0,
+        vitals: None,
     };
     report.error = match (&fetched.error, fetched.stopped, fetched.truncated) {
         (Some(e), _, _) => Some(e.to_string()),
