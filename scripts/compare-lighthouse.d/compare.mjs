@@ -27,9 +27,10 @@ const opt = (name, fallback) => {
 const perDir = Number(opt('--pages', '12'));
 const sitescan = opt('--sitescan', process.env.SITESCAN_BIN || 'sitescan');
 const jsonOut = opt('--json', null);
+const runs = Number(opt('--runs', '1'));
 const dirs = args.map((d) => resolve(d));
-if (!dirs.length || !Number.isInteger(perDir) || perDir < 1) {
-  console.error('usage: compare-lighthouse [--pages N] [--sitescan BIN] [--json FILE] DIR...');
+if (!dirs.length || !Number.isInteger(perDir) || perDir < 1 || !Number.isInteger(runs) || runs < 1) {
+  console.error('usage: compare-lighthouse [--pages N] [--runs N] [--sitescan BIN] [--json FILE] DIR...');
   process.exit(2);
 }
 const chrome = process.env.CHROME_PATH || '/usr/bin/chromium';
@@ -124,10 +125,27 @@ const close = (m, a, b) => {
 };
 const fmt = (m, v) => (v === null ? '-' : m === 'cls' ? v.toFixed(3) : Math.round(v).toString());
 
+/// Per metric, the median of `runs` measurements (the two tools alternate,
+/// so a busy moment of the machine falls on both).
+const median = (xs) => {
+  const v = xs.filter((x) => x !== null).sort((a, b) => a - b);
+  return v.length ? v[Math.floor((v.length - 1) / 2)] : null;
+};
+const medianOf = (results) =>
+  results.includes(null)
+    ? null
+    : Object.fromEntries(['fcp', 'lcp', 'cls', 'tbt'].map((m) => [m, median(results.map((r) => r[m]))]));
+
 const rows = [];
 for (const url of pages) {
-  const s = sitescanOf(url);
-  const l = lighthouseOf(url);
+  const ss = [];
+  const ls = [];
+  for (let i = 0; i < runs; i++) {
+    ss.push(sitescanOf(url));
+    ls.push(lighthouseOf(url));
+  }
+  const s = medianOf(ss);
+  const l = medianOf(ls);
   if (!s || !l) continue;
   rows.push({ url: url.slice(origin.length), s, l });
   const cells = ['fcp', 'lcp', 'cls', 'tbt'].map((m) => `${fmt(m, s[m])}/${fmt(m, l[m])}`);
