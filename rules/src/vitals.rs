@@ -369,7 +369,11 @@ pub fn round3(v: f64) -> f64 {
 
 /// Names elements for a message: `img#hero, div.banner and 2 more`.
 pub(crate) fn labels(elements: &[&VitalElement], most: usize) -> String {
-    let names: Vec<&str> = elements.iter().take(most).map(|e| e.label.as_str()).collect();
+    let names: Vec<&str> = elements
+        .iter()
+        .take(most)
+        .map(|e| e.label.as_str())
+        .collect();
     let rest = elements.len().saturating_sub(most);
     match (names.split_last(), rest) {
         (None, _) => String::new(),

@@ -173,9 +173,8 @@ fn failures(report: &Report) -> Vec<(String, String, String)> {
 /// pixel are above Chrome's floor for a contentful image (a one-colour
 /// placeholder is not one).
 fn hero_svg() -> String {
-    let mut svg = String::from(
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="600" height="400">"#,
-    );
+    let mut svg =
+        String::from(r#"<svg xmlns="http://www.w3.org/2000/svg" width="600" height="400">"#);
     for i in 0..240u32 {
         let (x, y) = ((i % 20) * 30, (i / 20) * 34);
         let colour = i.wrapping_mul(2_654_435_761).wrapping_mul(i + 1) & 0xff_ffff;
@@ -225,7 +224,12 @@ async fn the_lcp_element_is_the_slow_hero_image() {
     server.page("/", HERO_PAGE);
     // Held past the 2.5 s threshold: the LCP cannot be good.
     let hero = hero_svg();
-    server.set("/hero.svg", "image/svg+xml", &hero, Duration::from_millis(2600));
+    server.set(
+        "/hero.svg",
+        "image/svg+xml",
+        &hero,
+        Duration::from_millis(2600),
+    );
     let report = scanner(RenderOptions::default())
         .scan(&server.url("/"))
         .await
@@ -233,7 +237,10 @@ async fn the_lcp_element_is_the_slow_hero_image() {
     assert_eq!(server.count("/hero.svg"), 1);
     let v = vitals(&report);
     let lcp = v.lcp_element.as_ref().expect("an LCP element");
-    assert_eq!((lcp.selector.as_str(), lcp.label.as_str()), ("#hero", "img#hero"));
+    assert_eq!(
+        (lcp.selector.as_str(), lcp.label.as_str()),
+        ("#hero", "img#hero")
+    );
     assert!(v.lcp_ms.unwrap() >= 2600.0, "{v:?}");
     assert!(v.fcp_ms.is_some() && v.cls.is_some() && v.tbt_ms.is_some());
     assert_eq!(v.throttle.as_deref(), Some("none"));
@@ -243,8 +250,14 @@ async fn the_lcp_element_is_the_slow_hero_image() {
         .iter()
         .map(|r| (r.kind.as_str(), r.requests, r.bytes))
         .collect();
-    assert!(by_type.contains(&("Image", 1, hero.len() as u64)), "{by_type:?}");
-    assert!(by_type.contains(&("Document", 1, HERO_PAGE.len() as u64)), "{by_type:?}");
+    assert!(
+        by_type.contains(&("Image", 1, hero.len() as u64)),
+        "{by_type:?}"
+    );
+    assert!(
+        by_type.contains(&("Document", 1, HERO_PAGE.len() as u64)),
+        "{by_type:?}"
+    );
     // The finding sits on the image (needs improvement or poor, by how
     // long the machine took past the server's hold).
     let failed = failures(&report);
@@ -282,12 +295,19 @@ async fn a_late_banner_shifts_the_layout_and_is_named() {
     let v = vitals(&report);
     let cls = v.cls.unwrap();
     assert!(cls > 0.1, "{v:?}");
-    let causes: Vec<&str> = v.cls_causes.iter().map(|c| c.element.label.as_str()).collect();
+    let causes: Vec<&str> = v
+        .cls_causes
+        .iter()
+        .map(|c| c.element.label.as_str())
+        .collect();
     assert_eq!(causes.first(), Some(&"div#sale.promo"), "{v:?}");
     // What moved is named too (the content pushed down, or the body
     // holding it, as the browser reports it); the banner itself did not move.
     assert!(!v.cls_sources.is_empty(), "{v:?}");
-    assert!(v.cls_sources.iter().all(|s| s.element.selector != "#sale"), "{v:?}");
+    assert!(
+        v.cls_sources.iter().all(|s| s.element.selector != "#sale"),
+        "{v:?}"
+    );
     let shift: Vec<_> = report
         .findings
         .iter()
@@ -296,7 +316,9 @@ async fn a_late_banner_shifts_the_layout_and_is_named() {
     assert_eq!(shift.len(), 1, "{:?}", report.findings);
     assert_eq!(shift[0].selector, "#sale");
     assert!(
-        shift[0].message.contains("inserted or loaded just before: div#sale.promo"),
+        shift[0]
+            .message
+            .contains("inserted or loaded just before: div#sale.promo"),
         "{}",
         shift[0].message
     );

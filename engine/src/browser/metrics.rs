@@ -49,8 +49,8 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use sitescan_rules::vitals::{
-    BlockingResource, BlockingScript, ShiftSource, VitalElement, WebVitals,
-    MAX_BLOCKING_RESOURCES, MAX_BLOCKING_SCRIPTS, MAX_SHIFT_SOURCES,
+    BlockingResource, BlockingScript, ShiftSource, VitalElement, WebVitals, MAX_BLOCKING_RESOURCES,
+    MAX_BLOCKING_SCRIPTS, MAX_SHIFT_SOURCES,
 };
 
 use super::cdp::Connection;

@@ -166,6 +166,7 @@ mod tests {
             incomplete: (i == 2).then(|| "time".into()),
             meta_robots: Some("noindex".into()),
             nofollow_links: 2,
+            vitals: None,
         }
     }
 
