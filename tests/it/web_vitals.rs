@@ -145,7 +145,7 @@ fn scanner(options: RenderOptions) -> Scanner {
 fn vitals(report: &Report) -> &WebVitals {
     report.pages[0]
         .vitals
-        .as_ref()
+        .as_deref()
         .unwrap_or_else(|| panic!("no vitals on {:?}", report.pages[0]))
 }
 

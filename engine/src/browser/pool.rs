@@ -193,7 +193,7 @@ pub struct Rendered {
     /// The page's lab Web Vitals ([`super::metrics`]), with its requests and
     /// bytes by type; FCP and LCP still from the browser's time origin
     /// until [`super::metrics::finish`].
-    pub vitals: Option<sitescan_rules::vitals::WebVitals>,
+    pub vitals: Option<Box<sitescan_rules::vitals::WebVitals>>,
 }
 
 /// Render mode of one scan: its browser context and tabs.
@@ -432,10 +432,10 @@ impl RenderSession {
                     requests: job.requests(),
                     truncated: page.truncated,
                     interaction: page.interaction,
-                    vitals: Some(sitescan_rules::vitals::WebVitals {
+                    vitals: Some(Box::new(sitescan_rules::vitals::WebVitals {
                         resources: job.by_type(),
                         ..page.vitals
-                    }),
+                    })),
                 })
             }
             // The tab is closed (dropped), never reused.

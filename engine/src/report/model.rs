@@ -207,7 +207,7 @@ pub struct PageReport {
     /// Render mode: the page's lab Web Vitals (see
     /// `sitescan_rules::vitals::WebVitals`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vitals: Option<sitescan_rules::vitals::WebVitals>,
+    pub vitals: Option<Box<sitescan_rules::vitals::WebVitals>>,
 }
 
 fn is_zero(n: &u64) -> bool {

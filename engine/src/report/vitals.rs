@@ -90,7 +90,7 @@ pub fn p75(values: &mut [f64]) -> Option<f64> {
 pub fn summarize(pages: &[PageReport]) -> Option<VitalsSummary> {
     let measured: Vec<(&PageReport, &sitescan_rules::vitals::WebVitals)> = pages
         .iter()
-        .filter_map(|p| p.vitals.as_ref().map(|v| (p, v)))
+        .filter_map(|p| p.vitals.as_deref().map(|v| (p, v)))
         .filter(|(_, v)| v.note.is_none())
         .collect();
     if measured.is_empty() {
@@ -155,13 +155,13 @@ mod tests {
         PageReport {
             url: url.into(),
             final_url: url.into(),
-            vitals: Some(WebVitals {
+            vitals: Some(Box::new(WebVitals {
                 lcp_ms: Some(lcp),
                 fcp_ms: Some(lcp / 2.0),
                 cls: Some(cls),
                 throttle: Some("none".into()),
                 ..WebVitals::default()
-            }),
+            })),
             ..PageReport::default()
         }
     }

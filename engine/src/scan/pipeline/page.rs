@@ -537,9 +537,9 @@ pub(super) async fn fetch_page(
     page.interaction = interaction;
     page.vitals = vitals.map(|mut v| {
         crate::browser::metrics::finish(&mut v, page.ttfb_ms);
-        v
+        *v
     });
-    report.vitals = page.vitals.clone();
+    report.vitals = page.vitals.clone().map(Box::new);
     if let Some(watch) = &shared.watch {
         watch.starting(&report.url).await;
     }
