@@ -242,6 +242,54 @@ pub enum RenderWait {
     Selector(String),
 }
 
+/// Throttling preset of render mode: the network and CPU a rendered page is
+/// loaded with (see `browser::metrics`). *Applied* throttling, as
+/// Lighthouse's devtools mode, not its default simulated mode.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Throttle {
+    /// No throttling (the default, fastest).
+    #[default]
+    None,
+    /// A mid-range phone on slow 4G: 562.5 ms latency, 1.6 Mbit/s down, 4×
+    /// slower CPU, a 412 × 823 viewport.
+    Mobile,
+    /// A desktop on a fast connection: 40 ms latency, 10 Mbit/s, a 1350 ×
+    /// 940 viewport.
+    Desktop,
+}
+
+impl Throttle {
+    /// `none`, `mobile` or `desktop`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Throttle::None => "none",
+            Throttle::Mobile => "mobile",
+            Throttle::Desktop => "desktop",
+        }
+    }
+}
+
+impl std::fmt::Display for Throttle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Throttle {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "none" => Ok(Throttle::None),
+            "mobile" => Ok(Throttle::Mobile),
+            "desktop" => Ok(Throttle::Desktop),
+            other => Err(format!(
+                "unknown throttling preset `{other}`: use none, mobile or desktop"
+            )),
+        }
+    }
+}
+
 /// How render mode waits for a page (see [`ScanConfig::render`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -257,6 +305,13 @@ pub struct RenderOptions {
     /// [`crate::browser::screenshot`]).
     #[serde(skip_serializing_if = "ScreenshotOptions::is_default")]
     pub screenshots: ScreenshotOptions,
+    /// Throttling preset (default none).
+    #[serde(skip_serializing_if = "is_no_throttle")]
+    pub throttle: Throttle,
+}
+
+fn is_no_throttle(t: &Throttle) -> bool {
+    *t == Throttle::None
 }
 
 impl Default for RenderOptions {
@@ -266,6 +321,7 @@ impl Default for RenderOptions {
             quiet_ms: DEFAULT_RENDER_QUIET_MS,
             max_wait_ms: DEFAULT_RENDER_MAX_WAIT_MS,
             screenshots: ScreenshotOptions::default(),
+            throttle: Throttle::None,
         }
     }
 }

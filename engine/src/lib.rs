@@ -90,6 +90,7 @@ pub mod spelling;
 
 pub use config::{
     LinkScope, PageBudget, Priority, RenderOptions, RenderWait, ScanConfig, ScreenshotOptions,
+    Throttle,
 };
 pub use error::{Error, Result};
 pub use marks::Marks;

@@ -542,6 +542,17 @@ impl<'p> PageContext<'p> {
         self.doc.tree.get(node).and_then(ElementRef::wrap)
     }
 
+    /// The element the engine stamped `stamp` in render mode (see
+    /// [`crate::rendered`]); `None` for a page read as served, or when no
+    /// element carries that stamp. A scan over the stamps: for the few
+    /// lookups of a page, not per element.
+    pub fn element_by_stamp(&self, stamp: u32) -> Option<ElementRef<'_>> {
+        self.stamps
+            .iter()
+            .find_map(|(node, s)| (*s == stamp).then_some(*node))
+            .and_then(|node| self.element(node))
+    }
+
     /// Computed styles of every element (`<style>`, linked sheets, `style`
     /// attributes), computed on first use.
     pub fn styles(&self) -> &Styles {

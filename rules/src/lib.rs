@@ -65,6 +65,7 @@ pub mod structure;
 pub mod support;
 pub mod table;
 pub mod testing;
+pub mod vitals;
 
 pub use budget::{Cancel, Limit, Overrun, PageBudget};
 pub use context::{

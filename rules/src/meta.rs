@@ -222,6 +222,10 @@ pub enum Need {
     /// pixels wide for reflow, 640 for text zoomed to 200%. A static scan has
     /// no browser: the rules that need it keep their cascade estimates there.
     NarrowViewport,
+    /// Render mode's lab Web Vitals of each page ([`crate::Page::vitals`]):
+    /// paint, layout-shift and long-task timings observed in the browser. A
+    /// static scan has no browser: the rules that need them report nothing.
+    WebVitals,
 }
 
 /// What a finding is about, which decides how the engine groups findings that

@@ -157,6 +157,10 @@ pub struct Page {
     /// `None` in a static scan, where the rules built on it report nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interaction: Option<crate::interaction::Interaction>,
+    /// Render mode's lab Web Vitals of the page (see [`crate::vitals`]);
+    /// `None` in a static scan, where the rules built on them report nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vitals: Option<crate::vitals::WebVitals>,
 }
 
 impl Page {
@@ -190,6 +194,7 @@ impl Page {
             stylesheets_missing: Vec::new(),
             rendered: None,
             interaction: None,
+            vitals: None,
         }
     }
 

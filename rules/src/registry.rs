@@ -233,6 +233,7 @@ mod tests {
             LanguageSkipNote,
             Interaction,
             NarrowViewport,
+            WebVitals,
         ];
         let needed = |names: &[&str]| -> Vec<crate::Need> {
             let selection = select(names).unwrap();

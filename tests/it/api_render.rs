@@ -222,7 +222,7 @@ async fn render_requests_are_validated_with_exact_answers() {
             json!({"rules": ["seo"], "render": true, "render_options": {"timeout": 5}}),
             one(
                 "config.render_options.timeout",
-                "unknown field `timeout`, expected one of `wait`, `quiet_ms`, `max_wait_ms`, `screenshots`",
+                "unknown field `timeout`, expected one of `wait`, `quiet_ms`, `max_wait_ms`, `throttle`, `screenshots`",
             ),
         ),
         (

@@ -112,5 +112,6 @@ mod siteinfo;
 mod ssrf_and_limits;
 mod subresources;
 mod walkthrough;
+mod web_vitals;
 mod webhook_support;
 mod webhooks;

@@ -27,7 +27,7 @@ use sitescan_engine::config::{
     DEFAULT_MAX_PAGES, DEFAULT_RATE_PER_HOST, DEFAULT_USER_AGENT,
 };
 use sitescan_engine::render::count;
-use sitescan_engine::{Error, ReportSource, ScanConfig, Scanner, SpooledReport};
+use sitescan_engine::{Error, ReportSource, ScanConfig, Scanner, SpooledReport, Throttle};
 use sitescan_rules::Category;
 
 use super::output::{Delivery, OutputArgs};
@@ -161,6 +161,18 @@ pub(crate) struct Args {
         env = "SITESCAN_MAX_SCREENSHOTS"
     )]
     max_screenshots: usize,
+    /// With --render: the network and CPU pages are loaded with, for their
+    /// Web Vitals: none (default), mobile (slow 4G, 4x slower CPU, a phone's
+    /// viewport) or desktop. Applied throttling, as Lighthouse's devtools mode.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "PRESET",
+        default_value_t = ThrottleArg::None,
+        env = "SITESCAN_THROTTLE",
+        requires = "render"
+    )]
+    throttle: ThrottleArg,
 
     /// The page budget: what one page's analysis may spend.
     #[command(flatten)]
@@ -240,6 +252,27 @@ fn json_error_without_values(e: &serde_json::Error) -> String {
         }
     }
     out
+}
+
+/// The values of `--throttle` (clap's view of [`Throttle`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ThrottleArg {
+    /// No throttling.
+    None,
+    /// Slow 4G and a 4x slower CPU on a phone's viewport.
+    Mobile,
+    /// A fast connection on a desktop viewport.
+    Desktop,
+}
+
+impl From<ThrottleArg> for Throttle {
+    fn from(arg: ThrottleArg) -> Throttle {
+        match arg {
+            ThrottleArg::None => Throttle::None,
+            ThrottleArg::Mobile => Throttle::Mobile,
+            ThrottleArg::Desktop => Throttle::Desktop,
+        }
+    }
 }
 
 /// The parsed `--accept` list (a newtype so clap takes the whole list as one
@@ -341,6 +374,7 @@ impl Args {
                     max: self.max_screenshots,
                     ..Default::default()
                 },
+                throttle: self.throttle.into(),
                 ..Default::default()
             },
             ..ScanConfig::default()

@@ -258,6 +258,15 @@ fn apply_render(
             options.screenshots.max_bytes = bytes;
         }
     }
+    if let Some(throttle) = asked.throttle.as_deref() {
+        match throttle.parse::<sitescan_engine::Throttle>() {
+            Ok(t) => options.throttle = t,
+            Err(_) => problems.add(
+                "config.render_options.throttle",
+                "give \"none\", \"mobile\" or \"desktop\"",
+            ),
+        }
+    }
     if let Some(wait) = asked.wait {
         if let sitescan_engine::RenderWait::Selector(sel) = &wait {
             let field = "config.render_options.wait.selector";

@@ -359,6 +359,13 @@ pub struct RenderOptionsParam {
     #[serde(default)]
     #[schema(minimum = 100, maximum = 60000, example = 10000)]
     pub max_wait_ms: Option<u64>,
+    /// Throttling preset pages are loaded with, for their Web Vitals:
+    /// `"none"` (default), `"mobile"` (slow 4G, 4× slower CPU, a phone's
+    /// viewport) or `"desktop"`. Applied throttling, as Lighthouse's
+    /// devtools mode.
+    #[serde(default)]
+    #[schema(example = "mobile")]
+    pub throttle: Option<String>,
     /// Pictures of failing elements and page thumbnails (default: on, at
     /// most 200 pictures and 20 MB per scan), served by
     /// `GET /api/v1/scans/{scanId}/screenshots/{screenshotId}`.

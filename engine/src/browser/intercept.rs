@@ -29,6 +29,7 @@ use std::time::Duration;
 use base64::Engine as _;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{json, Value};
+use sitescan_rules::vitals::{ResourceTally, MAX_RESOURCE_TYPES};
 use sitescan_rules::Header;
 use tokio::sync::{watch, Semaphore};
 use tokio::time::Instant;
@@ -69,6 +70,9 @@ pub struct Policy {
     /// added to each request on their origin (never to another), and that
     /// origin's sign-out URLs are refused.
     auth: Option<Arc<Credentials>>,
+    /// The scan's throttling preset: each response fulfilled is held for its
+    /// latency and transfer time (see [`super::metrics`]).
+    throttle: Option<super::metrics::Preset>,
 }
 
 fn client(config: &ScanConfig, guard: bool) -> Result<reqwest::Client> {
@@ -106,6 +110,7 @@ impl Policy {
             allow_private: config.allow_private,
             max_body: config.max_body_bytes,
             auth: None,
+            throttle: super::metrics::preset(config.render_options.throttle),
         })
     }
 
@@ -160,6 +165,8 @@ pub struct PageJob {
     requests: AtomicUsize,
     bytes: AtomicU64,
     refused: Mutex<Vec<Refusal>>,
+    /// Requests and bytes by resource type (for the page's Web Vitals).
+    by_type: Mutex<Vec<ResourceTally>>,
 }
 
 /// What to do with one paused request.
@@ -188,6 +195,7 @@ impl PageJob {
             requests: AtomicUsize::new(0),
             bytes: AtomicU64::new(0),
             refused: Mutex::new(Vec::new()),
+            by_type: Mutex::new(Vec::new()),
         }
     }
 
@@ -203,6 +211,29 @@ impl PageJob {
         let mut job = PageJob::new(blank, scope, robots);
         job.sign_in = Some(origin);
         job
+    }
+
+    /// Counts one request of `resource_type` and the body bytes the page was
+    /// served for it.
+    fn tally(&self, resource_type: &str, bytes: u64) {
+        let mut t = lock(&self.by_type);
+        if let Some(row) = t.iter_mut().find(|r| r.kind == resource_type) {
+            row.requests += 1;
+            row.bytes += bytes;
+        } else if t.len() < MAX_RESOURCE_TYPES {
+            t.push(ResourceTally {
+                kind: resource_type.chars().take(32).collect(),
+                requests: 1,
+                bytes,
+            });
+        }
+    }
+
+    /// Requests and bytes by resource type so far, most bytes first.
+    pub fn by_type(&self) -> Vec<ResourceTally> {
+        let mut t = lock(&self.by_type).clone();
+        t.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.kind.cmp(&b.kind)));
+        t
     }
 
     /// The requests refused so far.
@@ -341,6 +372,15 @@ pub(crate) struct Interceptor {
 }
 
 impl Interceptor {
+    /// Under a throttling preset, holds a response of `bytes` for the
+    /// preset's latency and transfer time before the page gets it (responses
+    /// fulfilled here never pass the browser's own network throttling).
+    async fn hold(&self, bytes: usize) {
+        if let Some(p) = &self.policy.throttle {
+            tokio::time::sleep(p.delay(bytes as u64)).await;
+        }
+    }
+
     /// Answers one `Fetch.requestPaused` event.
     pub(crate) async fn on_paused(self: Arc<Self>, params: Value) {
         let Some(id) = params.get("requestId").and_then(Value::as_str) else {
@@ -367,24 +407,36 @@ impl Interceptor {
             (Route::Refuse(reason), job) => {
                 if let Some(job) = job {
                     job.refuse(raw_url, resource_type, reason);
+                    job.tally(resource_type, 0);
                 }
                 fail(&id, "BlockedByClient")
             }
-            (Route::Document, Some(job)) => fulfill(
-                &id,
-                job.doc.status,
-                job.doc
-                    .headers
-                    .iter()
-                    .map(|h| (h.name.clone(), h.value.clone())),
-                &job.doc.body,
-            ),
+            (Route::Document, Some(job)) => {
+                job.tally(resource_type, job.doc.body.len() as u64);
+                self.hold(job.doc.body.len()).await;
+                fulfill(
+                    &id,
+                    job.doc.status,
+                    job.doc
+                        .headers
+                        .iter()
+                        .map(|h| (h.name.clone(), h.value.clone())),
+                    &job.doc.body,
+                )
+            }
             (Route::Fetch { site }, Some(job)) => {
                 let permit = Arc::clone(&self.state.fetches).acquire_owned().await.ok();
                 let got = self.fetch(&job, &params, site).await;
                 drop(permit);
+                job.tally(
+                    resource_type,
+                    got.as_ref().map_or(0, |(_, _, body)| body.len() as u64),
+                );
                 match got {
-                    Ok((status, headers, body)) => fulfill(&id, status, headers.into_iter(), &body),
+                    Ok((status, headers, body)) => {
+                        self.hold(body.len()).await;
+                        fulfill(&id, status, headers.into_iter(), &body)
+                    }
                     Err(Failure::Private) => {
                         job.refuse(raw_url, resource_type, "private");
                         fail(&id, "AddressUnreachable")

@@ -30,12 +30,17 @@
 //!
 //! When the scan takes screenshots, the tab stays on the page while its rules
 //! run, and then pictures each failing element and the page ([`screenshot`]).
+//!
+//! Every rendered page's lab Web Vitals (FCP, LCP, CLS, TBT, INP after a
+//! keyboard walk, requests and bytes by type) are observed in the page and
+//! read with the facts ([`metrics`]), under the scan's throttling preset.
 
 pub mod cdp;
 pub mod facts;
 pub mod interact;
 pub mod intercept;
 pub mod launch;
+pub mod metrics;
 pub mod pool;
 pub mod sign_in;
 pub mod reflow;

@@ -191,6 +191,10 @@ pub struct Rendered {
     /// The keyboard walk, when the session walks pages
     /// ([`RenderSession::start`]'s `interaction`).
     pub interaction: Option<Interaction>,
+    /// The page's lab Web Vitals ([`super::metrics`]), with its requests and
+    /// bytes by type; FCP and LCP still from the browser's time origin
+    /// until [`super::metrics::finish`].
+    pub vitals: Option<Box<sitescan_rules::vitals::WebVitals>>,
 }
 
 /// Render mode of one scan: its browser context and tabs.
@@ -527,6 +531,7 @@ impl RenderSession {
             )
             .await?;
         }
+        super::metrics::prepare_tab(&conn, &session, self.options.throttle, t).await?;
         Ok(tab)
     }
 
@@ -602,6 +607,10 @@ impl RenderSession {
                     requests: job.requests(),
                     truncated: page.truncated,
                     interaction: page.interaction,
+                    vitals: Some(Box::new(sitescan_rules::vitals::WebVitals {
+                        resources: job.by_type(),
+                        ..page.vitals
+                    })),
                 };
                 Ok((rendered, held))
             }
@@ -645,7 +654,11 @@ impl RenderSession {
         };
         let ready = snapshot::wait_ready(&tab.state, &loader, &self.options, started, eval).await?;
         // Stamps, snapshot, then the DOM carrying the stamps (super::facts).
+        super::metrics::mark(&conn, &tab.session, &tab.target, t).await;
         let mut facts = super::facts::capture(&conn, &tab.session, t).await;
+        let mut vitals =
+            super::metrics::collect(&conn, &tab.session, &tab.target, self.options.throttle, t)
+                .await;
         let (html, truncated) = serialize_capped(&conn, &tab.session, self.max_body, t).await?;
         if self.narrow && facts.is_present() {
             let narrow = super::reflow::measure(&conn, &tab.session, &tab.target, t).await?;
@@ -655,7 +668,11 @@ impl RenderSession {
             let walked = interact::walk_page(&conn, &tab.session, &tab.target, t).await;
             tracing::debug!(url, "walked the keyboard");
             match walked {
-                Ok(walk) => Some(walk),
+                Ok(walk) => {
+                    super::metrics::collect_inp(&conn, &tab.session, &tab.target, &mut vitals, t)
+                        .await;
+                    Some(walk)
+                }
                 // A hung or crashed tab fails the page (the tab is closed).
                 Err(e @ (BrowserError::Timeout { .. } | BrowserError::Crashed)) => return Err(e),
                 Err(e) => {
@@ -679,6 +696,7 @@ impl RenderSession {
             truncated,
             interaction,
             facts,
+            vitals,
         })
     }
 
@@ -790,6 +808,7 @@ struct TabPage {
     truncated: bool,
     interaction: Option<Interaction>,
     facts: sitescan_rules::rendered::RenderedFacts,
+    vitals: sitescan_rules::vitals::WebVitals,
 }
 
 /// Serializes the page, cut in the page at `max` UTF-16 units (so the

@@ -89,6 +89,7 @@ pub async fn run_render(dir: &Path, run: &RenderRun) -> Result<ConformanceReport
                 enabled: false,
                 ..Default::default()
             },
+            ..RenderOptions::default()
         },
         ..ScanConfig::default()
     };

@@ -128,6 +128,7 @@ pub(super) fn render(report: &Report) -> String {
                     (impacts(report, by_impact, cant_tell))
                     @if report.baseline.is_some() { (baseline(report)) }
                     (worst(report))
+                    (web_vitals(report))
                     section #findings aria-labelledby="h-findings" {
                         h2 #h-findings { "Findings by rule" }
                         @if groups.is_empty() {
@@ -327,6 +328,90 @@ fn thumbnail<'r>(report: &'r Report, url: &str) -> Option<&'r crate::report::Scr
         .iter()
         .find(|p| p.final_url == url || p.url == url)?;
     report.screenshots.get(page.thumbnail.as_deref()?)
+}
+
+/// Render mode: the site's lab Web Vitals (p75 and buckets per metric) and
+/// its slowest pages; nothing in a static scan.
+fn web_vitals(report: &Report) -> Markup {
+    use sitescan_rules::vitals::Metric;
+    let Some(v) = report
+        .summary
+        .get(&Category::Performance)
+        .and_then(|s| s.web_vitals.as_ref())
+    else {
+        return html! {};
+    };
+    let names = [
+        (Metric::Ttfb, "Time to first byte"),
+        (Metric::Fcp, "First Contentful Paint"),
+        (Metric::Lcp, "Largest Contentful Paint"),
+        (Metric::Cls, "Cumulative Layout Shift"),
+        (Metric::Tbt, "Total Blocking Time"),
+        (Metric::Inp, "Interaction to Next Paint"),
+    ];
+    let shown = |m: Metric, x: Option<f64>| x.map(|x| m.format(x)).unwrap_or_default();
+    html! {
+        section aria-labelledby="h-vitals" {
+            h2 #h-vitals { "Web Vitals (lab)" }
+            p {
+                "75th percentile over " (count(v.pages, "rendered page", "rendered pages"))
+                ", throttling " (v.throttle) "."
+            }
+            table {
+                thead {
+                    tr {
+                        th scope="col" { "Metric" }
+                        th.n scope="col" { "p75" }
+                        th scope="col" { "Rating" }
+                        th.n scope="col" { "Good" }
+                        th.n scope="col" { "Needs improvement" }
+                        th.n scope="col" { "Poor" }
+                    }
+                }
+                tbody {
+                    @for (m, name) in names {
+                        @if let Some(s) = v.metrics.get(m.key()) {
+                            tr {
+                                th scope="row" { (name) }
+                                td.n { (m.format(s.p75)) }
+                                td { (s.bucket.map(|b| b.as_str().replace('-', " ")).unwrap_or_default()) }
+                                td.n { (s.good) }
+                                td.n { (s.needs_improvement) }
+                                td.n { (s.poor) }
+                            }
+                        }
+                    }
+                }
+            }
+            @if !v.slowest.is_empty() {
+                h3 { "Slowest pages" }
+                table {
+                    thead {
+                        tr {
+                            th scope="col" { "Page" }
+                            th.n scope="col" { "LCP" }
+                            th.n scope="col" { "FCP" }
+                            th.n scope="col" { "CLS" }
+                            th.n scope="col" { "TBT" }
+                            th scope="col" { "LCP element" }
+                        }
+                    }
+                    tbody {
+                        @for p in &v.slowest {
+                            tr {
+                                td.url { (link(&p.url, &p.url)) }
+                                td.n { (shown(Metric::Lcp, p.lcp_ms)) }
+                                td.n { (shown(Metric::Fcp, p.fcp_ms)) }
+                                td.n { (shown(Metric::Cls, p.cls)) }
+                                td.n { (shown(Metric::Tbt, p.tbt_ms)) }
+                                td { code { (p.lcp_element.as_deref().unwrap_or("")) } }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 fn filters(report: &Report, groups: &[RuleGroup<'_>]) -> Markup {

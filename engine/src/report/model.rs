@@ -163,6 +163,11 @@ pub struct CategorySummary {
     /// 100 with bonuses).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grade_score: Option<u32>,
+    /// Performance only, in render mode: the site's lab Web Vitals (p75 over
+    /// its pages, as CrUX reports field data, and the slowest pages); see
+    /// [`crate::report::vitals`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub web_vitals: Option<super::vitals::VitalsSummary>,
 }
 
 /// One fetched URL.
@@ -212,6 +217,10 @@ pub struct PageReport {
     /// [`crate::report::screenshots`]); absent when none was taken.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thumbnail: Option<String>,
+    /// Render mode: the page's lab Web Vitals (see
+    /// `sitescan_rules::vitals::WebVitals`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vitals: Option<Box<sitescan_rules::vitals::WebVitals>>,
 }
 
 fn is_zero(n: &u64) -> bool {

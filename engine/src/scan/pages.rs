@@ -167,6 +167,7 @@ mod tests {
             meta_robots: Some("noindex".into()),
             nofollow_links: 2,
             thumbnail: (i == 3).then(|| "thumb-3".into()),
+            vitals: None,
         }
     }
 

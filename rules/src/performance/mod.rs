@@ -1,5 +1,6 @@
 //! Performance rules: static, reproducible signals from crawl timings and markup
-//! (no browser). One file per rule, named for its id.
+//! (no browser), and in render mode the lab Web Vitals the browser measured
+//! ([`crate::vitals`]). One file per rule, named for its id.
 
 // Each rule of the category, in report order: its module (the file named for
 // its id) and its type. Adding a rule is its file plus one line here.
@@ -20,4 +21,8 @@ crate::rule_modules! { page:
     total_byte_weight::TotalByteWeight,
     long_cache_ttl::LongCacheTtl,
     oversized_images::OversizedImages,
+    first_contentful_paint::FirstContentfulPaint,
+    largest_contentful_paint::LargestContentfulPaint,
+    cumulative_layout_shift::CumulativeLayoutShift,
+    total_blocking_time::TotalBlockingTime,
 }

@@ -266,6 +266,13 @@ pub(super) async fn finish(mut crawl: Crawl, end: Ending<'_>) -> Result<(Report,
     // by depth then URL, and findings by page (each page's own order kept), so
     // two scans of an unchanged site give the same report.
     pages.sort_by(|a, b| (a.depth, &a.url).cmp(&(b.depth, &b.url)));
+    // Render mode: the site's lab Web Vitals beside the performance score.
+    if let Some(vitals) = crate::report::vitals::summarize(&pages) {
+        summary
+            .entry(sitescan_rules::Category::Performance)
+            .or_default()
+            .web_vitals = Some(vitals);
+    }
     let position: HashMap<&str, usize> = pages
         .iter()
         .enumerate()

@@ -336,6 +336,7 @@ async fn page_of(shared: &Arc<Shared>, mut fetched: Fetched, depth: u32) -> Page
         stylesheets_missing,
         rendered: None,
         interaction: None,
+        vitals: None,
     }
 }
 
@@ -439,6 +440,7 @@ pub(super) async fn fetch_page(
         meta_robots: None,
         nofollow_links: 0,
         thumbnail: None,
+        vitals: None,
     };
     report.error = match (&fetched.error, fetched.stopped, fetched.truncated) {
         (Some(e), _, _) => Some(e.to_string()),
@@ -499,6 +501,7 @@ pub(super) async fn fetch_page(
     let mut facts = None;
     let mut interaction = None;
     let mut held = None;
+    let mut vitals = None;
     if let Some(render) = &shared.render {
         // The one seam of render mode: the body becomes the DOM the browser
         // shows; everything after runs as for a fetched page.
@@ -524,6 +527,7 @@ pub(super) async fn fetch_page(
                 }
                 facts = r.facts.map(Arc::new);
                 interaction = r.interaction;
+                vitals = r.vitals;
             }
             Err(e) => {
                 report.error = Some(format!("render failed: {e}"));
@@ -534,6 +538,11 @@ pub(super) async fn fetch_page(
     let mut page = page_of(&shared, fetched, depth).await;
     page.rendered = facts;
     page.interaction = interaction;
+    page.vitals = vitals.map(|mut v| {
+        crate::browser::metrics::finish(&mut v, page.ttfb_ms);
+        *v
+    });
+    report.vitals = page.vitals.clone().map(Box::new);
     if let Some(watch) = &shared.watch {
         watch.starting(&report.url).await;
     }

@@ -1,0 +1,176 @@
+// sitescan's render-mode Web Vitals against Lighthouse's, on the same pages.
+// Run through ../compare-lighthouse, which installs Lighthouse here first.
+//
+// Serves the given directories on 127.0.0.1 (nothing leaves loopback), picks
+// pages from them, scans those pages with `sitescan scan --render` (one page
+// at a time) and runs Lighthouse on each (Debian's chromium, headless,
+// `--throttling-method=provided`: no throttling, as sitescan's default
+// preset, and the same 800 × 600 viewport), then prints both tools' FCP, LCP,
+// CLS and TBT side by side with the agreement: the share of pages in the same
+// good / needs-improvement / poor bucket, LCP and FCP within 20 %, CLS within
+// 0.02.
+
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, sep } from 'node:path';
+
+const here = new URL('.', import.meta.url).pathname;
+const args = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const i = args.indexOf(name);
+  if (i < 0) return fallback;
+  const v = args[i + 1];
+  args.splice(i, 2);
+  return v;
+};
+const perDir = Number(opt('--pages', '12'));
+const sitescan = opt('--sitescan', process.env.SITESCAN_BIN || 'sitescan');
+const jsonOut = opt('--json', null);
+const runs = Number(opt('--runs', '1'));
+const dirs = args.map((d) => resolve(d));
+if (!dirs.length || !Number.isInteger(perDir) || perDir < 1 || !Number.isInteger(runs) || runs < 1) {
+  console.error('usage: compare-lighthouse [--pages N] [--runs N] [--sitescan BIN] [--json FILE] DIR...');
+  process.exit(2);
+}
+const chrome = process.env.CHROME_PATH || '/usr/bin/chromium';
+const VIEWPORT = { width: 800, height: 600 };
+
+// --- the pages -------------------------------------------------------------
+/// Every .html file under `root`, sorted (bounded walk, no recursion).
+function htmlFiles(root) {
+  const out = [];
+  const stack = [''];
+  while (stack.length && out.length < 100000) {
+    const rel = stack.pop();
+    for (const name of readdirSync(join(root, rel)).sort()) {
+      const p = join(rel, name);
+      const st = statSync(join(root, p));
+      if (st.isDirectory()) stack.push(p);
+      else if (name.endsWith('.html')) out.push(p);
+    }
+  }
+  return out.sort();
+}
+
+/// `n` files spread evenly over the sorted list (deterministic).
+function spread(files, n) {
+  if (files.length <= n) return files;
+  const step = files.length / n;
+  return Array.from({ length: n }, (_, i) => files[Math.floor(i * step)]);
+}
+
+// The static server runs as a child process: the tools below are run
+// synchronously, which would stall a server in this process.
+const serverChild = spawn(process.execPath, [join(here, 'serve.mjs'), ...dirs], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+const port = await new Promise((ok) => serverChild.stdout.once('data', (d) => ok(Number(String(d).trim()))));
+const origin = `http://127.0.0.1:${port}`;
+const pages = dirs.flatMap((d, i) =>
+  spread(htmlFiles(d), perDir).map((f) => `${origin}/c${i}/` + f.split(sep).map(encodeURIComponent).join('/')),
+);
+
+// --- the two tools -----------------------------------------------------------
+const work = mkdtempSync(join(tmpdir(), 'compare-lighthouse-'));
+
+/// Runs a command to completion.
+function run(cmd, argv, env) {
+  return spawnSync(cmd, argv, { env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 64 << 20 });
+}
+
+function sitescanOf(url) {
+  const out = join(work, 'sitescan.json');
+  const r = run(sitescan, [
+    'scan', url, '--render', '--max-pages', '1', '--links', 'none', '--rate', '1000',
+    '--rules', 'first-contentful-paint,largest-contentful-paint,cumulative-layout-shift,total-blocking-time',
+    '--format', 'json', '--output', out,
+  ], { SITESCAN_CHROMIUM_NO_SANDBOX: '1', SITESCAN_CHROMIUM: chrome });
+  if (r.status !== 0 && r.status !== 1) {
+    console.error(`sitescan failed on ${url}: ${r.stderr}`);
+    return null;
+  }
+  const report = JSON.parse(readFileSync(out, 'utf8'));
+  const v = report.pages[0]?.vitals;
+  if (!v) return null;
+  return { fcp: v.fcp_ms ?? null, lcp: v.lcp_ms ?? null, cls: v.cls ?? null, tbt: v.tbt_ms ?? null };
+}
+
+function lighthouseOf(url) {
+  const out = join(work, 'lh.json');
+  const r = run(join(here, 'node_modules', '.bin', 'lighthouse'), [
+    url, '--quiet', '--output=json', `--output-path=${out}`,
+    '--only-categories=performance', '--throttling-method=provided',
+    '--form-factor=desktop', `--screenEmulation.width=${VIEWPORT.width}`,
+    `--screenEmulation.height=${VIEWPORT.height}`, '--screenEmulation.deviceScaleFactor=1',
+    '--screenEmulation.mobile=false', '--max-wait-for-load=30000',
+    '--chrome-flags=--headless --no-sandbox --disable-gpu --no-first-run --proxy-server=127.0.0.1:9',
+  ], { CHROME_PATH: chrome });
+  if (r.status !== 0) {
+    console.error(`lighthouse failed on ${url}: ${r.stderr.slice(-500)}`);
+    return null;
+  }
+  const lh = JSON.parse(readFileSync(out, 'utf8'));
+  const a = (id) => lh.audits[id]?.numericValue ?? null;
+  return { fcp: a('first-contentful-paint'), lcp: a('largest-contentful-paint'), cls: a('cumulative-layout-shift'), tbt: a('total-blocking-time') };
+}
+
+// --- the comparison ------------------------------------------------------------
+const THRESHOLDS = { fcp: [1800, 3000], lcp: [2500, 4000], cls: [0.1, 0.25], tbt: [200, 600] };
+const bucket = (m, v) => (v === null ? null : v <= THRESHOLDS[m][0] ? 'good' : v <= THRESHOLDS[m][1] ? 'ni' : 'poor');
+const close = (m, a, b) => {
+  if (a === null || b === null) return false;
+  if (m === 'cls') return Math.abs(a - b) <= 0.02;
+  return Math.abs(a - b) <= 0.2 * Math.max(a, b);
+};
+const fmt = (m, v) => (v === null ? '-' : m === 'cls' ? v.toFixed(3) : Math.round(v).toString());
+
+/// Per metric, the median of `runs` measurements (the two tools alternate,
+/// so a busy moment of the machine falls on both).
+const median = (xs) => {
+  const v = xs.filter((x) => x !== null).sort((a, b) => a - b);
+  return v.length ? v[Math.floor((v.length - 1) / 2)] : null;
+};
+const medianOf = (results) =>
+  results.includes(null)
+    ? null
+    : Object.fromEntries(['fcp', 'lcp', 'cls', 'tbt'].map((m) => [m, median(results.map((r) => r[m]))]));
+
+const rows = [];
+for (const url of pages) {
+  const ss = [];
+  const ls = [];
+  for (let i = 0; i < runs; i++) {
+    ss.push(sitescanOf(url));
+    ls.push(lighthouseOf(url));
+  }
+  const s = medianOf(ss);
+  const l = medianOf(ls);
+  if (!s || !l) continue;
+  rows.push({ url: url.slice(origin.length), s, l });
+  const cells = ['fcp', 'lcp', 'cls', 'tbt'].map((m) => `${fmt(m, s[m])}/${fmt(m, l[m])}`);
+  console.error(`${url.slice(origin.length)}  ${cells.join('  ')}`);
+}
+serverChild.kill();
+
+const metrics = ['fcp', 'lcp', 'cls', 'tbt'];
+const lines = [];
+lines.push('| page | FCP sitescan | FCP Lighthouse | LCP sitescan | LCP Lighthouse | CLS sitescan | CLS Lighthouse | TBT sitescan | TBT Lighthouse |');
+lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+for (const r of rows) {
+  lines.push(`| ${r.url} | ${metrics.map((m) => `${fmt(m, r.s[m])} | ${fmt(m, r.l[m])}`).join(' | ')} |`);
+}
+const share = (f) => (rows.length ? rows.filter(f).length / rows.length : 0);
+const pct = (x) => `${(100 * x).toFixed(0)}%`;
+const summary = {
+  pages: rows.length,
+  same_bucket: Object.fromEntries(metrics.map((m) => [m, share((r) => bucket(m, r.s[m]) === bucket(m, r.l[m]))])),
+  same_bucket_all: share((r) => metrics.every((m) => bucket(m, r.s[m]) === bucket(m, r.l[m]))),
+  within: Object.fromEntries(['fcp', 'lcp', 'cls'].map((m) => [m, share((r) => close(m, r.s[m], r.l[m]))])),
+};
+lines.push('');
+lines.push(`Pages: ${summary.pages}`);
+lines.push(`Same bucket: FCP ${pct(summary.same_bucket.fcp)}, LCP ${pct(summary.same_bucket.lcp)}, CLS ${pct(summary.same_bucket.cls)}, TBT ${pct(summary.same_bucket.tbt)}; all four ${pct(summary.same_bucket_all)}`);
+lines.push(`Within 20%: FCP ${pct(summary.within.fcp)}, LCP ${pct(summary.within.lcp)}; CLS within 0.02: ${pct(summary.within.cls)}`);
+console.log(lines.join('\n'));
+if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ summary, rows }, null, 2));
