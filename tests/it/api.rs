@@ -1248,6 +1248,9 @@ impl sitescan_daemon::store::Store for BrokenStore {
     async fn delete_mark(&self, _: &str, _: &str, _: &str) -> sitescan_daemon::Result<bool> {
         broken()
     }
+    async fn delete_site_marks(&self, _: &str) -> sitescan_daemon::Result<()> {
+        broken()
+    }
     async fn due_schedules(
         &self,
         _: chrono::DateTime<chrono::Utc>,

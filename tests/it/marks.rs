@@ -438,6 +438,15 @@ async fn store_contract(store: &dyn Store) {
         store.mark(a, s, FP_B).await.unwrap().unwrap().status,
         MarkStatus::FalsePositive
     );
+    // Removing the site removes its marks, and only its marks.
+    sitescan_daemon::ops::sites::remove_site(store, a, s)
+        .await
+        .unwrap();
+    assert!(store.list_marks(a, s).await.unwrap().is_empty());
+    assert_eq!(
+        store.list_marks(&other.id, &other_site.id).await.unwrap().len(),
+        1
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

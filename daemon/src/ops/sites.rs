@@ -128,12 +128,13 @@ pub async fn update_site(
 }
 
 /// Removes a site of `account_id` (`site` not found when there is none), and
-/// its credentials. Its past scans stay readable by id.
+/// its credentials and triage marks. Its past scans stay readable by id.
 pub async fn remove_site(store: &dyn Store, account_id: &str, site_id: &str) -> Result<()> {
     if !store.delete_site(account_id, site_id).await? {
         return Err(Error::not_found("site", site_id));
     }
     store.delete_credentials(site_id).await?;
+    store.delete_site_marks(site_id).await?;
     Ok(())
 }
 

@@ -1112,6 +1112,8 @@ pub trait Store: Send + Sync + 'static {
     /// Removes the mark of `fingerprint` on a site of the account; false when none.
     async fn delete_mark(&self, account_id: &str, site_id: &str, fingerprint: &str)
         -> Result<bool>;
+    /// Removes every mark of a site (the site was removed).
+    async fn delete_site_marks(&self, site_id: &str) -> Result<()>;
 
     // ---- idempotency keys (the API's `Idempotency-Key` header)
 

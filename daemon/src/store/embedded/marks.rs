@@ -113,3 +113,22 @@ pub(super) async fn delete_mark(
     })
     .await
 }
+
+/// Removes every mark of `site_id`, in one transaction.
+pub(super) async fn delete_site_marks(this: &Embedded, site_id: &str) -> Result<()> {
+    let (start, end) = site_range(site_id);
+    this.write(move |txn| {
+        let mut t = txn.open_table(MARKS).map_err(Error::storage)?;
+        let keys: Vec<String> = t
+            .range::<&str>(start.as_str()..end.as_str())
+            .map_err(Error::storage)?
+            .map(|entry| entry.map(|(k, _)| k.value().to_string()))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(Error::storage)?;
+        for k in &keys {
+            t.remove(k.as_str()).map_err(Error::storage)?;
+        }
+        Ok(())
+    })
+    .await
+}

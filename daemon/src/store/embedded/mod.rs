@@ -537,6 +537,10 @@ impl Store for Embedded {
         marks::delete_mark(self, account_id, site_id, fingerprint).await
     }
 
+    async fn delete_site_marks(&self, site_id: &str) -> Result<()> {
+        marks::delete_site_marks(self, site_id).await
+    }
+
     // ---- schedules
 
     async fn create_schedule(&self, schedule: super::Schedule) -> Result<super::Schedule> {

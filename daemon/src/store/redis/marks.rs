@@ -99,3 +99,13 @@ pub(super) async fn delete_mark(
         .map_err(redis_err)?;
     Ok(removed > 0)
 }
+
+/// Removes every mark of `site_id` (one hash).
+pub(super) async fn delete_site_marks(this: &RedisBackend, site_id: &str) -> Result<()> {
+    let mut conn = this.c();
+    let _: u64 = conn
+        .del(this.marks_key(site_id))
+        .await
+        .map_err(redis_err)?;
+    Ok(())
+}
