@@ -2050,6 +2050,7 @@ async fn findings_are_marked_and_unmarked_from_the_scan_page() {
             name: "Shop".into(),
             created_at: Utc::now(),
             regression_threshold: Default::default(),
+            has_credentials: false,
         })
         .await
         .unwrap();

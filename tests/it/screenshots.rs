@@ -313,6 +313,7 @@ impl Svc {
                 page_budget: sitescan::PageBudget::DEFAULT,
                 rate_per_host: 200.0,
                 render: true,
+                secret_key: None,
             },
             rate_per_minute: 10_000,
             grace: Duration::from_secs(2),
@@ -364,6 +365,7 @@ impl Svc {
             name: "pictures".into(),
             created_at: Utc::now(),
             regression_threshold: Default::default(),
+            has_credentials: false,
         };
         let site = self.store.create_site(site).await.unwrap().id;
         (site, secret)
