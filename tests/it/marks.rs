@@ -444,7 +444,11 @@ async fn store_contract(store: &dyn Store) {
         .unwrap();
     assert!(store.list_marks(a, s).await.unwrap().is_empty());
     assert_eq!(
-        store.list_marks(&other.id, &other_site.id).await.unwrap().len(),
+        store
+            .list_marks(&other.id, &other_site.id)
+            .await
+            .unwrap()
+            .len(),
         1
     );
 }

@@ -55,14 +55,11 @@ pub(crate) async fn get_screenshot(
     auth: Auth,
     ApiPath2(scan_id, shot_id): ApiPath2,
 ) -> Result<Response, ApiError> {
-    let (content_type, bytes) = screenshots::screenshot(
-        state.store.as_ref(),
-        &auth.account.id,
-        &scan_id,
-        &shot_id,
-    )
-    .await
-    .map_err(|e| match e {
+    let (content_type, bytes) =
+        screenshots::screenshot(state.store.as_ref(), &auth.account.id, &scan_id, &shot_id)
+            .await
+            .map_err(|e| {
+                match e {
         Error::NotFound {
             kind: "screenshot", ..
         } => ApiError::new(
@@ -70,7 +67,8 @@ pub(crate) async fn get_screenshot(
             format!("scan `{scan_id}` has no picture `{shot_id}`; its report names its pictures"),
         ),
         other => other.into(),
-    })?;
+    }
+            })?;
     Ok((
         StatusCode::OK,
         [

@@ -42,9 +42,9 @@ pub mod intercept;
 pub mod launch;
 pub mod metrics;
 pub mod pool;
-pub mod sign_in;
 pub mod reflow;
 pub mod screenshot;
+pub mod sign_in;
 pub mod snapshot;
 
 pub use launch::{configure, sink_requests, LaunchOptions, DEFAULT_RECYCLE_AFTER};

@@ -103,9 +103,6 @@ pub(super) async fn delete_mark(
 /// Removes every mark of `site_id` (one hash).
 pub(super) async fn delete_site_marks(this: &RedisBackend, site_id: &str) -> Result<()> {
     let mut conn = this.c();
-    let _: u64 = conn
-        .del(this.marks_key(site_id))
-        .await
-        .map_err(redis_err)?;
+    let _: u64 = conn.del(this.marks_key(site_id)).await.map_err(redis_err)?;
     Ok(())
 }
