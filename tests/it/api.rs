@@ -649,6 +649,11 @@ async fn health_readiness_and_the_openapi_document() {
         "PUT /api/v1/sites/{siteId}/credentials",
         "GET /api/v1/sites/{siteId}/credentials",
         "DELETE /api/v1/sites/{siteId}/credentials",
+        "PUT /api/v1/sites/{siteId}/marks/{fingerprint}",
+        "GET /api/v1/sites/{siteId}/marks",
+        "GET /api/v1/sites/{siteId}/marks/{fingerprint}",
+        "DELETE /api/v1/sites/{siteId}/marks/{fingerprint}",
+        "GET /api/v1/scans/{scanId}/screenshots/{screenshotId}",
     ]
     .into_iter()
     .map(String::from)

@@ -221,7 +221,6 @@ pub(super) async fn finish(mut crawl: Crawl, end: Ending<'_>) -> Result<(Report,
                 entry.cant_tell += u64::from(tally.cant_tell);
                 entry.pages_applicable += applicable;
                 entry.pages_failed += failed;
-                let mut findings = findings;
                 if let Some(c) = shared.fetcher.auth() {
                     for f in &mut findings {
                         super::login::scrub_value(c, f);
