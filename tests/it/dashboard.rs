@@ -705,7 +705,7 @@ async fn the_starter_plan_sees_what_it_lacks() {
         .get(&page)
         .await
         .body
-        .contains(r#"<button type="submit" id="scan-now" disabled>"#));
+        .contains(r#"<button type="submit" id="scan-now" disabled aria-describedby="scan-now-reason">"#));
     let refused = b
         .submit(
             &page,
@@ -765,6 +765,9 @@ async fn sites_are_validated_like_the_api_and_scans_follow_the_plan_quota() {
     assert!(page
         .body
         .contains("Scans today: 0 of 2 (Professional plan, 2 left"));
+    assert!(page
+        .body
+        .contains(r#"<button type="submit" id="scan-now">Scan now</button>"#));
     // A pattern that does not compile is named at its field; nothing starts.
     let bad = b
         .submit(
@@ -824,6 +827,18 @@ async fn sites_are_validated_like_the_api_and_scans_follow_the_plan_quota() {
         .body
         .contains("No scans left today: the Professional plan allows 2 scans per day (UTC)."));
     assert!(third.body.contains("Scans today: 2 of 2"));
+    // Once spent, the site page disables "Scan now" and says why and until when.
+    let spent = b.get(&format!("/sites/{}", site.id)).await;
+    let midnight = (Utc::now().date_naive() + chrono::Days::new(1))
+        .and_hms_opt(0, 0, 0)
+        .unwrap()
+        .and_utc();
+    let want = format!(
+        r#"<p class="blocked" id="scan-now-reason">Scan now is unavailable. Today's scans are used up: the Professional plan allows 2 scans per day (UTC) and 2 were started today. Scans can start again at <time datetime="{}">{}</time>.</p><button type="submit" id="scan-now" disabled aria-describedby="scan-now-reason">Scan now</button>"#,
+        midnight.to_rfc3339(),
+        midnight.format("%Y-%m-%d %H:%M UTC")
+    );
+    assert!(spent.body.contains(&want), "no {want} in {}", spent.body);
     assert_eq!(
         api.store
             .scans_created_on(&account, Utc::now().date_naive())

@@ -48,6 +48,7 @@ use crate::state::AppState;
 pub mod auth;
 pub mod keys;
 pub mod layout;
+pub mod quota;
 pub mod scans;
 pub mod schedules;
 pub mod sites;

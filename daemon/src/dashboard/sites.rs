@@ -312,7 +312,7 @@ async fn render_site(
         .list_scans(&me.account.id, &site.id, None, HISTORY)
         .await?;
     let used = scans_today(state, me).await?;
-    let no_scans = me.account.plan.scans_per_day() == Some(0);
+    let block = super::quota::scan_block(&me.account, used, Utc::now());
     let checked = |cat: &str| {
         if draft.categories.is_empty() {
             cat == "accessibility"
@@ -396,7 +396,9 @@ async fn render_site(
                     " Render with a browser (JavaScript)"
                 }
             }
-            button type="submit" id="scan-now" disabled[no_scans] { "Scan now" }
+            @if let Some(b) = &block { (super::quota::reason(b)) }
+            button type="submit" id="scan-now" disabled[block.is_some()]
+                aria-describedby=[block.as_ref().map(|_| super::quota::REASON_ID)] { "Scan now" }
         }
         h2 id="trend-heading" { "Trend" }
         (trend(&page.items))
