@@ -219,7 +219,14 @@ mod tests {
         // Login fields in name order: `pass` before `user`.
         assert_eq!(
             auth.secrets(),
-            ["Bearer s3cret-h", "s3cret-c", "s3cret-b", "s3cret-f", "ann", "s3cret-s"]
+            [
+                "Bearer s3cret-h",
+                "s3cret-c",
+                "s3cret-b",
+                "s3cret-f",
+                "ann",
+                "s3cret-s"
+            ]
         );
         assert!(SiteAuth::default().is_empty() && !auth.is_empty());
     }

@@ -701,11 +701,9 @@ async fn the_starter_plan_sees_what_it_lacks() {
     b.fill("/sites", &[("url", "https://example.com/")]).await;
     let site = api.store.list_sites(&account).await.unwrap().remove(0);
     let page = format!("/sites/{}", site.id);
-    assert!(b
-        .get(&page)
-        .await
-        .body
-        .contains(r#"<button type="submit" id="scan-now" disabled aria-describedby="scan-now-reason">"#));
+    assert!(b.get(&page).await.body.contains(
+        r#"<button type="submit" id="scan-now" disabled aria-describedby="scan-now-reason">"#
+    ));
     let refused = b
         .submit(
             &page,
@@ -907,9 +905,27 @@ async fn sites_are_validated_like_the_api_and_scans_follow_the_plan_quota() {
         "{line}"
     );
     assert!(scan_page.body.contains(&format!(
-        r#"<iframe class="report" src="/scans/{}/report" title="The scan report">"#,
+        r#"<a class="button" href="/scans/{}/full" id="view-report">View the full report</a>"#,
         scans[0]
     )));
+    // The report in full: the dashboard's frame around the whole report.
+    let full = b.get(&format!("/scans/{}/full", scans[0])).await;
+    assert_eq!(full.status, 200);
+    assert_eq!(full.headers[CONTENT_SECURITY_POLICY].to_str().unwrap(), CSP);
+    for want in [
+        "<h1>Report: Fixture</h1>".to_string(),
+        r#"<nav aria-label="Main">"#.to_string(),
+        format!(
+            r#"<iframe class="report-full" id="report" src="/scans/{}/report" title="Report of the scan of Fixture">"#,
+            scans[0]
+        ),
+        format!(
+            r#"<a href="/scans/{0}/full" aria-current="page">Report</a>"#,
+            scans[0]
+        ),
+    ] {
+        assert!(full.body.contains(&want), "no {want} in {}", full.body);
+    }
     for f in ["json", "html", "sarif", "junit", "csv", "markdown"] {
         assert!(
             scan_page
@@ -2027,4 +2043,273 @@ async fn the_scan_page_shows_what_is_new_and_fixed_since_the_previous_scan() {
     ] {
         assert!(page.body.contains(want), "no {want} in {}", page.body);
     }
+}
+
+/// A completed scan of `site` whose stored report holds `findings` (JSON
+/// objects of the report's `findings`), its summary's new findings the
+/// fingerprints `new`.
+async fn completed_scan_with(
+    api: &TestApi,
+    site: &sitescan_daemon::store::Site,
+    findings: &[serde_json::Value],
+    new: &[&serde_json::Value],
+    scores: &[(&str, u8)],
+) -> String {
+    use sitescan_daemon::store::{
+        CategoryResult, ChangedFinding, FindingChanges, Regressions, ReportFile, ScanOutcome,
+        ScanSummary,
+    };
+    let report = serde_json::json!({ "schema_version": 1, "findings": findings });
+    let items: Vec<ChangedFinding> = new
+        .iter()
+        .map(|v| {
+            let f: sitescan_rules::Finding = serde_json::from_value((*v).clone()).unwrap();
+            ChangedFinding {
+                fingerprint: sitescan_engine::baseline::fingerprint(&f),
+                rule: f.rule_id.clone(),
+                impact: f.impact.as_str().into(),
+                outcome: "failed".into(),
+                page_url: f.page_url.clone(),
+                selector: f.selector.clone(),
+                message: f.message.clone(),
+            }
+        })
+        .collect();
+    let summary = ScanSummary {
+        pages_fetched: 1,
+        findings: findings.len() as u64,
+        categories: scores
+            .iter()
+            .map(|(c, s)| {
+                (
+                    c.to_string(),
+                    CategoryResult {
+                        score: Some(*s),
+                        ..Default::default()
+                    },
+                )
+            })
+            .collect(),
+        regressions: Some(Regressions {
+            compared_with: Some("scan_before".into()),
+            new: FindingChanges {
+                count: items.len() as u64,
+                items,
+                ..Default::default()
+            },
+            fixed: FindingChanges::default(),
+        }),
+        ..Default::default()
+    };
+    let scan = api
+        .store
+        .create_scan_if_quota(crate::contract::scan(site), Utc::now().date_naive(), None)
+        .await
+        .unwrap();
+    api.store.start_scan(&scan.id, Utc::now()).await.unwrap();
+    api.store
+        .finish_scan(
+            &scan.id,
+            ScanOutcome::Completed {
+                summary,
+                report: ReportFile::from_bytes(&serde_json::to_vec(&report).unwrap()).unwrap(),
+            },
+            Utc::now(),
+        )
+        .await
+        .unwrap();
+    scan.id
+}
+
+fn finding(
+    rule: &str,
+    category: &str,
+    impact: &str,
+    page: &str,
+    selector: &str,
+    message: &str,
+) -> serde_json::Value {
+    serde_json::json!({
+        "rule_id": rule, "category": category, "outcome": "failed", "impact": impact,
+        "page_url": page, "selector": selector, "snippet": "<x>", "message": message, "wcag": [],
+    })
+}
+
+async fn example_site(api: &TestApi, account: &str) -> sitescan_daemon::store::Site {
+    api.store
+        .create_site(sitescan_daemon::store::Site {
+            id: sitescan_daemon::store::new_id("site").unwrap(),
+            account_id: account.to_string(),
+            url: "https://example.com/".into(),
+            name: "Example".into(),
+            created_at: Utc::now(),
+            regression_threshold: Default::default(),
+        })
+        .await
+        .unwrap()
+}
+
+/// The rows of the explorer's table as (impact, rule, page, selector).
+fn explorer_rows(body: &str) -> Vec<(String, String, String, String)> {
+    let Some(at) = body.find(r#"<table id="findings""#) else {
+        return Vec::new();
+    };
+    let table = &body[at..body[at..].find("</table>").unwrap() + at];
+    let cell = |s: &str, open: &str| {
+        let i = s.find(open).unwrap() + open.len();
+        s[i..i + s[i..].find('<').unwrap()].to_string()
+    };
+    table
+        .split("<tr data-fingerprint=")
+        .skip(1)
+        .map(|tr| {
+            let tds: Vec<&str> = tr.split("<td").collect();
+            (
+                cell(tds[1], "\">"),
+                cell(tds[2], ">"),
+                cell(tds[4], ">"),
+                tds[5]
+                    .split("<code>")
+                    .nth(1)
+                    .map(|c| c[..c.find('<').unwrap()].to_string())
+                    .unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_findings_explorer_filters_sorts_searches_and_pages_on_the_server() {
+    let api = TestApi::start().await;
+    let (account, email) = user(&api, Plan::Enterprise).await;
+    let mut b = sign_in(&api, &email).await;
+    let site = example_site(&api, &account).await;
+    let one = finding(
+        "image-alt",
+        "accessibility",
+        "critical",
+        "https://example.com/a",
+        "#one",
+        "The image has no text alternative",
+    );
+    let two = finding(
+        "image-alt",
+        "accessibility",
+        "critical",
+        "https://example.com/b",
+        "#two",
+        "The image has no text alternative",
+    );
+    let title = finding(
+        "document-title",
+        "seo",
+        "moderate",
+        "https://example.com/a",
+        "",
+        "The page has no Title element",
+    );
+    let mut findings = vec![title.clone(), two.clone(), one.clone()];
+    for i in 0..60 {
+        findings.push(finding(
+            "color-contrast",
+            "accessibility",
+            "serious",
+            &format!("https://example.com/c{i:02}"),
+            "p",
+            "Low contrast",
+        ));
+    }
+    let scan = completed_scan_with(&api, &site, &findings, &[&two], &[]).await;
+    let base = format!("/scans/{scan}/findings");
+    let row = |impact: &str, rule: &str, page: &str, sel: &str| {
+        (
+            impact.to_string(),
+            rule.to_string(),
+            format!("https://example.com/{page}"),
+            sel.to_string(),
+        )
+    };
+
+    let rule = b.get(&format!("{base}?rule=image-alt")).await;
+    assert_eq!(rule.status, 200, "{}", rule.body);
+    assert!(
+        rule.body
+            .contains("Findings 1–2 of 2 matching (63 in the report)."),
+        "{}",
+        rule.body
+    );
+    assert_eq!(
+        explorer_rows(&rule.body),
+        vec![
+            row("critical", "image-alt", "a", "#one"),
+            row("critical", "image-alt", "b", "#two")
+        ]
+    );
+    assert!(rule
+        .body
+        .contains(r#"<option value="image-alt" selected>image-alt</option>"#));
+
+    let new = b.get(&format!("{base}?new=on")).await;
+    assert_eq!(
+        explorer_rows(&new.body),
+        vec![row("critical", "image-alt", "b", "#two")]
+    );
+    assert!(new.body.contains(r#"<span class="new">new</span>"#));
+
+    let search = b.get(&format!("{base}?q=title+ELEMENT")).await;
+    assert_eq!(
+        explorer_rows(&search.body),
+        vec![row("moderate", "document-title", "a", "")]
+    );
+    let seo = b.get(&format!("{base}?category=seo")).await;
+    assert_eq!(
+        explorer_rows(&seo.body),
+        vec![row("moderate", "document-title", "a", "")]
+    );
+    let impact = b.get(&format!("{base}?impact=serious&page=c59")).await;
+    assert_eq!(
+        explorer_rows(&impact.body),
+        vec![row("serious", "color-contrast", "c59", "p")]
+    );
+    let none = b.get(&format!("{base}?impact=minor")).await;
+    assert!(none
+        .body
+        .contains("No findings match (of 63 in the report)."));
+    assert!(explorer_rows(&none.body).is_empty());
+
+    // Default order: impact, then rule, then page; 50 a page.
+    let all = b.get(&base).await;
+    let rows = explorer_rows(&all.body);
+    assert_eq!(rows.len(), 50);
+    assert_eq!(rows[0], row("critical", "image-alt", "a", "#one"));
+    assert_eq!(rows[2], row("serious", "color-contrast", "c00", "p"));
+    assert_eq!(rows[49], row("serious", "color-contrast", "c47", "p"));
+    assert!(all.body.contains(&format!(
+        r#"<a href="{base}?p=2" rel="next" id="next-page">Next</a>"#
+    )));
+    let second = b.get(&format!("{base}?p=2")).await;
+    assert!(second
+        .body
+        .contains("Findings 51–63 of 63 matching (63 in the report)."));
+    let rows = explorer_rows(&second.body);
+    assert_eq!(rows.len(), 13);
+    assert_eq!(rows[0], row("serious", "color-contrast", "c48", "p"));
+    assert_eq!(rows[12], row("moderate", "document-title", "a", ""));
+    assert!(second.body.contains(&format!(
+        r#"<a href="{base}" rel="prev" id="prev-page">Previous</a>"#
+    )));
+
+    // By rule: color-contrast first; by page: /a's two findings first, by impact.
+    let by_rule = explorer_rows(&b.get(&format!("{base}?sort=rule")).await.body);
+    assert_eq!(by_rule[0], row("serious", "color-contrast", "c00", "p"));
+    let by_page = explorer_rows(&b.get(&format!("{base}?sort=page&impact=&q=")).await.body);
+    assert_eq!(
+        &by_page[..3],
+        &[
+            row("critical", "image-alt", "a", "#one"),
+            row("moderate", "document-title", "a", ""),
+            row("critical", "image-alt", "b", "#two")
+        ]
+    );
+    api.stop().await;
 }

@@ -130,8 +130,8 @@ pub async fn show(
                 }
             }
             h2 id="report-heading" { "Report" }
-            iframe.report src=(format!("/scans/{}/report", scan.id)) title="The scan report" {}
-            p { a href=(format!("/scans/{}/report", scan.id)) { "Open the report on its own page" } }
+            p { a.button href=(super::fullreport::href(&scan.id)) id="view-report" { "View the full report" }
+                " " a.button.secondary href=(super::explorer::href(&scan.id)) id="explore" { "Explore the findings" } }
         }
     };
     Ok(layout::page(&title, Some(me.nav(Section::Sites)), main).into_response())
