@@ -952,9 +952,9 @@ async fn sites_are_validated_like_the_api_and_scans_follow_the_plan_quota() {
         .unwrap()
         .ends_with(".sarif\""));
     let site_page = b.get(&format!("/sites/{}", site.id)).await;
-    assert!(site_page
-        .body
-        .contains(r#"<svg class="chart trend" role="img" aria-labelledby="trend-title""#));
+    assert!(site_page.body.contains(
+        r#"<svg class="chart trend" role="img" aria-labelledby="trend-title trend-desc""#
+    ));
     api.stop().await;
 }
 
@@ -2054,6 +2054,7 @@ async fn completed_scan_with(
     findings: &[serde_json::Value],
     new: &[&serde_json::Value],
     scores: &[(&str, u8)],
+    at: chrono::DateTime<Utc>,
 ) -> String {
     use sitescan_daemon::store::{
         CategoryResult, ChangedFinding, FindingChanges, Regressions, ReportFile, ScanOutcome,
@@ -2101,9 +2102,11 @@ async fn completed_scan_with(
         }),
         ..Default::default()
     };
+    let mut scan = crate::contract::scan(site);
+    scan.created_at = at;
     let scan = api
         .store
-        .create_scan_if_quota(crate::contract::scan(site), Utc::now().date_naive(), None)
+        .create_scan_if_quota(scan, Utc::now().date_naive(), None)
         .await
         .unwrap();
     api.store.start_scan(&scan.id, Utc::now()).await.unwrap();
@@ -2219,7 +2222,7 @@ async fn the_findings_explorer_filters_sorts_searches_and_pages_on_the_server() 
             "Low contrast",
         ));
     }
-    let scan = completed_scan_with(&api, &site, &findings, &[&two], &[]).await;
+    let scan = completed_scan_with(&api, &site, &findings, &[&two], &[], Utc::now()).await;
     let base = format!("/scans/{scan}/findings");
     let row = |impact: &str, rule: &str, page: &str, sel: &str| {
         (
@@ -2311,5 +2314,115 @@ async fn the_findings_explorer_filters_sorts_searches_and_pages_on_the_server() 
             row("critical", "image-alt", "b", "#two")
         ]
     );
+    api.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_trend_chart_has_a_point_per_completed_scan_with_its_date() {
+    use chrono::TimeZone;
+    let api = TestApi::start().await;
+    let (account, email) = user(&api, Plan::Enterprise).await;
+    let mut b = sign_in(&api, &email).await;
+    let site = example_site(&api, &account).await;
+    let empty = b.get(&format!("/sites/{}", site.id)).await;
+    assert!(empty
+        .body
+        .contains("The trend shows once a scan has completed."));
+    let days = [
+        (2026, 11, 20, 70u8, 40u8),
+        (2026, 11, 22, 80, 55),
+        (2026, 11, 25, 95, 60),
+    ];
+    let mut ids = Vec::new();
+    for (y, m, d, a11y, seo) in days {
+        let at = Utc.with_ymd_and_hms(y, m, d, 9, 30, 0).unwrap();
+        ids.push(
+            completed_scan_with(
+                &api,
+                &site,
+                &[],
+                &[],
+                &[("accessibility", a11y), ("seo", seo)],
+                at,
+            )
+            .await,
+        );
+    }
+    // A scan still queued is not on the chart.
+    api.store
+        .create_scan_if_quota(crate::contract::scan(&site), Utc::now().date_naive(), None)
+        .await
+        .unwrap();
+    let page = b.get(&format!("/sites/{}", site.id)).await;
+    assert_eq!(page.status, 200);
+    let body = &page.body;
+    let svg = &body[body.find("<svg class=\"chart trend\"").unwrap()..body.find("</svg>").unwrap()];
+    assert!(svg.contains(r#"role="img" aria-labelledby="trend-title trend-desc""#));
+    assert!(
+        svg.contains(
+            r#"<title id="trend-title">Scores per category over the last 3 completed scans</title>"#
+        ),
+        "{svg}"
+    );
+    assert!(svg.contains(r#"<desc id="trend-desc">From 2026-11-20 to 2026-11-25: accessibility from 70 to 95; seo from 40 to 60. The table below has every value.</desc>"#), "{svg}");
+    // Three points a series, each titled with its value and date; three date labels.
+    for (cat, scores) in [("accessibility", [70, 80, 95]), ("seo", [40, 55, 60])] {
+        let series = &svg[svg
+            .find(&format!(r#"<g class="series series-{cat}">"#))
+            .unwrap()..];
+        let series = &series[..series.find("</g>").unwrap()];
+        assert_eq!(series.matches("<circle ").count(), 3, "{series}");
+        assert_eq!(series.matches("<polyline ").count(), 1);
+        for ((_, _, d, _, _), s) in days.iter().zip(scores) {
+            let want = format!("<title>{cat} {s} on 2026-11-{d} 09:30 UTC</title>");
+            assert!(series.contains(&want), "no {want} in {series}");
+        }
+    }
+    assert_eq!(
+        svg.matches(r#"<g class="series "#).count(),
+        2,
+        "only categories with scores"
+    );
+    let labels: Vec<&str> = svg
+        .split(r#"<text class="date""#)
+        .skip(1)
+        .map(|t| {
+            let t = &t[t.find('>').unwrap() + 1..];
+            &t[..t.find('<').unwrap()]
+        })
+        .collect();
+    assert_eq!(labels, ["11-20", "11-22", "11-25"]);
+    for tick in ["0", "25", "50", "75", "100"] {
+        assert!(
+            svg.contains(&format!(r##"fill="#4a4f57">{tick}</text>"##)),
+            "y tick {tick}"
+        );
+    }
+    // The same numbers as a table, oldest first.
+    let table = &body[body.find(r#"<table id="trend-data">"#).unwrap()..];
+    let table = &table[..table.find("</table>").unwrap()];
+    let rows: Vec<String> = table
+        .split("<tr>")
+        .skip(2)
+        .map(|r| {
+            let date = &r[r.find("<time").unwrap()..];
+            let date = &date[date.find('>').unwrap() + 1..date.find("</time>").unwrap()];
+            let nums: Vec<&str> = r
+                .split(r#"<td class="n">"#)
+                .skip(1)
+                .map(|c| &c[..c.find('<').unwrap()])
+                .collect();
+            format!("{date} {}", nums.join(" "))
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "2026-11-20 09:30 UTC 70 40",
+            "2026-11-22 09:30 UTC 80 55",
+            "2026-11-25 09:30 UTC 95 60"
+        ]
+    );
+    assert!(table.contains(&format!(r#"<a href="/scans/{}">"#, ids[0])));
     api.stop().await;
 }

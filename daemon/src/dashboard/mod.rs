@@ -12,7 +12,8 @@
 //!   and shared pieces (field errors tied with `aria-describedby`, SVG charts).
 //! - [`keys`], [`sites`], [`scans`], [`webhooks`]: the page families.
 //! - [`explorer`] (a scan's findings filtered, sorted, searched and paged),
-//!   [`fullreport`] (the report in full), [`quota`] (why "Scan now" is off).
+//!   [`fullreport`] (the report in full), [`quota`] (why "Scan now" is off), [`trend`] (a site's scores
+//!   over time).
 //! - `assets/`: the one CSS file, the one small JS file and the SVG icon,
 //!   embedded and served from `/assets/` with long cache lifetimes (their
 //!   URLs carry a content hash); the icon also answers `/favicon.ico`.
@@ -56,6 +57,7 @@ pub mod quota;
 pub mod scans;
 pub mod schedules;
 pub mod sites;
+pub mod trend;
 pub mod webhooks;
 
 /// The policy of every dashboard page: only our own origin, no framing, no
