@@ -2037,11 +2037,11 @@ async fn the_scan_page_shows_what_is_new_and_fixed_since_the_previous_scan() {
     let page = b.get(&format!("/scans/{}", ids[1])).await;
     assert_eq!(page.status, 200);
     for want in [
-        r#"<p id="changes">3 new since the previous scan / 2 fixed (compared with <a href="/scans/scan_before">scan_before</a>)</p>"#,
-        "<td>image-alt</td><td>critical</td><td>https://example.com/shop</td><td><code>#two</code></td><td>The image has no text alternative</td>",
-        "The first 1 of 3 are listed.",
+        format!(r#"<p id="changes">3 new since the previous scan / 2 fixed (compared with <a href="/scans/scan_before">scan_before</a>)</p><p><a href="/scans/scan_before/compare?with={}" id="compare-previous">"#, ids[1]),
+        "<td>image-alt</td><td>critical</td><td>https://example.com/shop</td><td><code>#two</code></td><td>The image has no text alternative</td>".to_string(),
+        "The first 1 of 3 are listed.".to_string(),
     ] {
-        assert!(page.body.contains(want), "no {want} in {}", page.body);
+        assert!(page.body.contains(&want), "no {want} in {}", page.body);
     }
 }
 
@@ -2424,5 +2424,80 @@ async fn the_trend_chart_has_a_point_per_completed_scan_with_its_date() {
         ]
     );
     assert!(table.contains(&format!(r#"<a href="/scans/{}">"#, ids[0])));
+    api.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_scans_side_by_side_show_scores_counts_and_findings_only_in_each() {
+    let api = TestApi::start().await;
+    let (account, email) = user(&api, Plan::Enterprise).await;
+    let mut b = sign_in(&api, &email).await;
+    let site = example_site(&api, &account).await;
+    let both = finding(
+        "image-alt",
+        "accessibility",
+        "critical",
+        "https://example.com/a",
+        "#one",
+        "The image has no text alternative",
+    );
+    let gone = finding(
+        "document-title",
+        "seo",
+        "moderate",
+        "https://example.com/a",
+        "",
+        "The page has no title element",
+    );
+    let came = finding(
+        "image-alt",
+        "accessibility",
+        "critical",
+        "https://example.com/b",
+        "#two",
+        "The image has no text alternative",
+    );
+    let a = completed_scan_with(
+        &api,
+        &site,
+        &[both.clone(), gone],
+        &[],
+        &[("accessibility", 70), ("seo", 90)],
+        Utc::now(),
+    )
+    .await;
+    let bb = completed_scan_with(
+        &api,
+        &site,
+        &[both, came],
+        &[],
+        &[("accessibility", 65), ("seo", 100)],
+        Utc::now(),
+    )
+    .await;
+    let page = b.get(&format!("/scans/{a}/compare?with={bb}")).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    for want in [
+        r#"<th scope="row">Accessibility (WCAG 2.1 AA) score</th><td class="n">70</td><td class="n">65</td><td class="n">-5</td>"#,
+        r#"<th scope="row">SEO score</th><td class="n">90</td><td class="n">100</td><td class="n">+10</td>"#,
+        r#"<th scope="row">Pages</th><td class="n">1</td><td class="n">1</td><td class="n">+0</td>"#,
+        r#"<h2 id="only-a-heading">Only in A (1)</h2>"#,
+        r#"<td>moderate</td><td>document-title</td><td class="url">https://example.com/a</td><td></td><td>The page has no title element</td>"#,
+        r#"<h2 id="only-b-heading">Only in B (1)</h2>"#,
+        r#"<td>critical</td><td>image-alt</td><td class="url">https://example.com/b</td><td><code>#two</code></td><td>The image has no text alternative</td>"#,
+    ] {
+        assert!(page.body.contains(want), "no {want} in {}", page.body);
+    }
+    assert!(
+        !page.body.contains("#one"),
+        "a finding in both is in neither list"
+    );
+    assert_eq!(b.get(&format!("/scans/{a}/compare")).await.status, 400);
+    assert_eq!(
+        b.get(&format!("/scans/{a}/compare?with=scan_nope"))
+            .await
+            .status,
+        404
+    );
     api.stop().await;
 }

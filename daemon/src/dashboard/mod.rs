@@ -13,7 +13,7 @@
 //! - [`keys`], [`sites`], [`scans`], [`webhooks`]: the page families.
 //! - [`explorer`] (a scan's findings filtered, sorted, searched and paged),
 //!   [`fullreport`] (the report in full), [`quota`] (why "Scan now" is off), [`trend`] (a site's scores
-//!   over time).
+//!   over time), [`compare`] (two scans side by side).
 //! - `assets/`: the one CSS file, the one small JS file and the SVG icon,
 //!   embedded and served from `/assets/` with long cache lifetimes (their
 //!   URLs carry a content hash); the icon also answers `/favicon.ico`.
@@ -49,6 +49,7 @@ use crate::error::Error;
 use crate::state::AppState;
 
 pub mod auth;
+pub mod compare;
 pub mod explorer;
 pub mod fullreport;
 pub mod keys;
@@ -170,6 +171,7 @@ pub fn router(app: AppState, settings: DashboardSettings) -> Router {
         .route("/scans/{scanId}/report", get(scans::report))
         .route("/scans/{scanId}/full", get(fullreport::show))
         .route("/scans/{scanId}/findings", get(explorer::show))
+        .route("/scans/{scanId}/compare", get(compare::show))
         .route("/scans/{scanId}/download", get(scans::download))
         .route("/scans/{scanId}/cancel", post(scans::cancel))
         .route("/webhooks", get(webhooks::list).post(webhooks::create))
