@@ -701,11 +701,9 @@ async fn the_starter_plan_sees_what_it_lacks() {
     b.fill("/sites", &[("url", "https://example.com/")]).await;
     let site = api.store.list_sites(&account).await.unwrap().remove(0);
     let page = format!("/sites/{}", site.id);
-    assert!(b
-        .get(&page)
-        .await
-        .body
-        .contains(r#"<button type="submit" id="scan-now" disabled>"#));
+    assert!(b.get(&page).await.body.contains(
+        r#"<button type="submit" id="scan-now" disabled aria-describedby="scan-now-reason">"#
+    ));
     let refused = b
         .submit(
             &page,
@@ -765,6 +763,9 @@ async fn sites_are_validated_like_the_api_and_scans_follow_the_plan_quota() {
     assert!(page
         .body
         .contains("Scans today: 0 of 2 (Professional plan, 2 left"));
+    assert!(page
+        .body
+        .contains(r#"<button type="submit" id="scan-now">Scan now</button>"#));
     // A pattern that does not compile is named at its field; nothing starts.
     let bad = b
         .submit(
@@ -824,6 +825,18 @@ async fn sites_are_validated_like_the_api_and_scans_follow_the_plan_quota() {
         .body
         .contains("No scans left today: the Professional plan allows 2 scans per day (UTC)."));
     assert!(third.body.contains("Scans today: 2 of 2"));
+    // Once spent, the site page disables "Scan now" and says why and until when.
+    let spent = b.get(&format!("/sites/{}", site.id)).await;
+    let midnight = (Utc::now().date_naive() + chrono::Days::new(1))
+        .and_hms_opt(0, 0, 0)
+        .unwrap()
+        .and_utc();
+    let want = format!(
+        r#"<p class="blocked" id="scan-now-reason">Scan now is unavailable. Today's scans are used up: the Professional plan allows 2 scans per day (UTC) and 2 were started today. Scans can start again at <time datetime="{}">{}</time>.</p><button type="submit" id="scan-now" disabled aria-describedby="scan-now-reason">Scan now</button>"#,
+        midnight.to_rfc3339(),
+        midnight.format("%Y-%m-%d %H:%M UTC")
+    );
+    assert!(spent.body.contains(&want), "no {want} in {}", spent.body);
     assert_eq!(
         api.store
             .scans_created_on(&account, Utc::now().date_naive())
@@ -892,9 +905,27 @@ async fn sites_are_validated_like_the_api_and_scans_follow_the_plan_quota() {
         "{line}"
     );
     assert!(scan_page.body.contains(&format!(
-        r#"<iframe class="report" src="/scans/{}/report" title="The scan report">"#,
+        r#"<a class="button" href="/scans/{}/full" id="view-report">View the full report</a>"#,
         scans[0]
     )));
+    // The report in full: the dashboard's frame around the whole report.
+    let full = b.get(&format!("/scans/{}/full", scans[0])).await;
+    assert_eq!(full.status, 200);
+    assert_eq!(full.headers[CONTENT_SECURITY_POLICY].to_str().unwrap(), CSP);
+    for want in [
+        "<h1>Report: Fixture</h1>".to_string(),
+        r#"<nav aria-label="Main">"#.to_string(),
+        format!(
+            r#"<iframe class="report-full" id="report" src="/scans/{}/report" title="Report of the scan of Fixture">"#,
+            scans[0]
+        ),
+        format!(
+            r#"<a href="/scans/{0}/full" aria-current="page">Report</a>"#,
+            scans[0]
+        ),
+    ] {
+        assert!(full.body.contains(&want), "no {want} in {}", full.body);
+    }
     for f in ["json", "html", "sarif", "junit", "csv", "markdown"] {
         assert!(
             scan_page
@@ -921,9 +952,9 @@ async fn sites_are_validated_like_the_api_and_scans_follow_the_plan_quota() {
         .unwrap()
         .ends_with(".sarif\""));
     let site_page = b.get(&format!("/sites/{}", site.id)).await;
-    assert!(site_page
-        .body
-        .contains(r#"<svg class="chart trend" role="img" aria-labelledby="trend-title""#));
+    assert!(site_page.body.contains(
+        r#"<svg class="chart trend" role="img" aria-labelledby="trend-title trend-desc""#
+    ));
     api.stop().await;
 }
 
@@ -2008,12 +2039,469 @@ async fn the_scan_page_shows_what_is_new_and_fixed_since_the_previous_scan() {
     let page = b.get(&format!("/scans/{}", ids[1])).await;
     assert_eq!(page.status, 200);
     for want in [
-        r#"<p id="changes">3 new since the previous scan / 2 fixed (compared with <a href="/scans/scan_before">scan_before</a>)</p>"#,
-        "<td>image-alt</td><td>critical</td><td>https://example.com/shop</td><td><code>#two</code></td><td>The image has no text alternative</td>",
-        "The first 1 of 3 are listed.",
+        format!(r#"<p id="changes">3 new since the previous scan / 2 fixed (compared with <a href="/scans/scan_before">scan_before</a>)</p><p><a href="/scans/scan_before/compare?with={}" id="compare-previous">"#, ids[1]),
+        "<td>image-alt</td><td>critical</td><td>https://example.com/shop</td><td><code>#two</code></td><td>The image has no text alternative</td>".to_string(),
+        "The first 1 of 3 are listed.".to_string(),
+    ] {
+        assert!(page.body.contains(&want), "no {want} in {}", page.body);
+    }
+}
+
+/// A completed scan of `site` whose stored report holds `findings` (JSON
+/// objects of the report's `findings`), its summary's new findings the
+/// fingerprints `new`.
+async fn completed_scan_with(
+    api: &TestApi,
+    site: &sitescan_daemon::store::Site,
+    findings: &[serde_json::Value],
+    new: &[&serde_json::Value],
+    scores: &[(&str, u8)],
+    at: chrono::DateTime<Utc>,
+) -> String {
+    use sitescan_daemon::store::{
+        CategoryResult, ChangedFinding, FindingChanges, Regressions, ReportFile, ScanOutcome,
+        ScanSummary,
+    };
+    let report = serde_json::json!({ "schema_version": 1, "findings": findings });
+    let items: Vec<ChangedFinding> = new
+        .iter()
+        .map(|v| {
+            let f: sitescan_rules::Finding = serde_json::from_value((*v).clone()).unwrap();
+            ChangedFinding {
+                fingerprint: sitescan_engine::baseline::fingerprint(&f),
+                rule: f.rule_id.clone(),
+                impact: f.impact.as_str().into(),
+                outcome: "failed".into(),
+                page_url: f.page_url.clone(),
+                selector: f.selector.clone(),
+                message: f.message.clone(),
+            }
+        })
+        .collect();
+    let summary = ScanSummary {
+        pages_fetched: 1,
+        findings: findings.len() as u64,
+        categories: scores
+            .iter()
+            .map(|(c, s)| {
+                (
+                    c.to_string(),
+                    CategoryResult {
+                        score: Some(*s),
+                        ..Default::default()
+                    },
+                )
+            })
+            .collect(),
+        regressions: Some(Regressions {
+            compared_with: Some("scan_before".into()),
+            new: FindingChanges {
+                count: items.len() as u64,
+                items,
+                ..Default::default()
+            },
+            fixed: FindingChanges::default(),
+        }),
+        ..Default::default()
+    };
+    let mut scan = crate::contract::scan(site);
+    scan.created_at = at;
+    let scan = api
+        .store
+        .create_scan_if_quota(scan, Utc::now().date_naive(), None)
+        .await
+        .unwrap();
+    api.store.start_scan(&scan.id, Utc::now()).await.unwrap();
+    api.store
+        .finish_scan(
+            &scan.id,
+            ScanOutcome::Completed {
+                summary,
+                report: ReportFile::from_bytes(&serde_json::to_vec(&report).unwrap()).unwrap(),
+            },
+            Utc::now(),
+        )
+        .await
+        .unwrap();
+    scan.id
+}
+
+fn finding(
+    rule: &str,
+    category: &str,
+    impact: &str,
+    page: &str,
+    selector: &str,
+    message: &str,
+) -> serde_json::Value {
+    serde_json::json!({
+        "rule_id": rule, "category": category, "outcome": "failed", "impact": impact,
+        "page_url": page, "selector": selector, "snippet": "<x>", "message": message, "wcag": [],
+    })
+}
+
+async fn example_site(api: &TestApi, account: &str) -> sitescan_daemon::store::Site {
+    api.store
+        .create_site(sitescan_daemon::store::Site {
+            id: sitescan_daemon::store::new_id("site").unwrap(),
+            account_id: account.to_string(),
+            url: "https://example.com/".into(),
+            name: "Example".into(),
+            created_at: Utc::now(),
+            regression_threshold: Default::default(),
+        })
+        .await
+        .unwrap()
+}
+
+/// The rows of the explorer's table as (impact, rule, page, selector).
+fn explorer_rows(body: &str) -> Vec<(String, String, String, String)> {
+    let Some(at) = body.find(r#"<table id="findings""#) else {
+        return Vec::new();
+    };
+    let table = &body[at..body[at..].find("</table>").unwrap() + at];
+    let cell = |s: &str, open: &str| {
+        let i = s.find(open).unwrap() + open.len();
+        s[i..i + s[i..].find('<').unwrap()].to_string()
+    };
+    table
+        .split("<tr data-fingerprint=")
+        .skip(1)
+        .map(|tr| {
+            let tds: Vec<&str> = tr.split("<td").collect();
+            (
+                cell(tds[1], "\">"),
+                cell(tds[2], ">"),
+                cell(tds[4], ">"),
+                tds[5]
+                    .split("<code>")
+                    .nth(1)
+                    .map(|c| c[..c.find('<').unwrap()].to_string())
+                    .unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_findings_explorer_filters_sorts_searches_and_pages_on_the_server() {
+    let api = TestApi::start().await;
+    let (account, email) = user(&api, Plan::Enterprise).await;
+    let mut b = sign_in(&api, &email).await;
+    let site = example_site(&api, &account).await;
+    let one = finding(
+        "image-alt",
+        "accessibility",
+        "critical",
+        "https://example.com/a",
+        "#one",
+        "The image has no text alternative",
+    );
+    let two = finding(
+        "image-alt",
+        "accessibility",
+        "critical",
+        "https://example.com/b",
+        "#two",
+        "The image has no text alternative",
+    );
+    let title = finding(
+        "document-title",
+        "seo",
+        "moderate",
+        "https://example.com/a",
+        "",
+        "The page has no Title element",
+    );
+    let mut findings = vec![title.clone(), two.clone(), one.clone()];
+    for i in 0..60 {
+        findings.push(finding(
+            "color-contrast",
+            "accessibility",
+            "serious",
+            &format!("https://example.com/c{i:02}"),
+            "p",
+            "Low contrast",
+        ));
+    }
+    let scan = completed_scan_with(&api, &site, &findings, &[&two], &[], Utc::now()).await;
+    let base = format!("/scans/{scan}/findings");
+    let row = |impact: &str, rule: &str, page: &str, sel: &str| {
+        (
+            impact.to_string(),
+            rule.to_string(),
+            format!("https://example.com/{page}"),
+            sel.to_string(),
+        )
+    };
+
+    let rule = b.get(&format!("{base}?rule=image-alt")).await;
+    assert_eq!(rule.status, 200, "{}", rule.body);
+    assert!(
+        rule.body
+            .contains("Findings 1–2 of 2 matching (63 in the report)."),
+        "{}",
+        rule.body
+    );
+    assert_eq!(
+        explorer_rows(&rule.body),
+        vec![
+            row("critical", "image-alt", "a", "#one"),
+            row("critical", "image-alt", "b", "#two")
+        ]
+    );
+    assert!(rule
+        .body
+        .contains(r#"<option value="image-alt" selected>image-alt</option>"#));
+
+    let new = b.get(&format!("{base}?new=on")).await;
+    assert_eq!(
+        explorer_rows(&new.body),
+        vec![row("critical", "image-alt", "b", "#two")]
+    );
+    assert!(new.body.contains(r#"<span class="new">new</span>"#));
+
+    let search = b.get(&format!("{base}?q=title+ELEMENT")).await;
+    assert_eq!(
+        explorer_rows(&search.body),
+        vec![row("moderate", "document-title", "a", "")]
+    );
+    let seo = b.get(&format!("{base}?category=seo")).await;
+    assert_eq!(
+        explorer_rows(&seo.body),
+        vec![row("moderate", "document-title", "a", "")]
+    );
+    let impact = b.get(&format!("{base}?impact=serious&page=c59")).await;
+    assert_eq!(
+        explorer_rows(&impact.body),
+        vec![row("serious", "color-contrast", "c59", "p")]
+    );
+    let none = b.get(&format!("{base}?impact=minor")).await;
+    assert!(none
+        .body
+        .contains("No findings match (of 63 in the report)."));
+    assert!(explorer_rows(&none.body).is_empty());
+
+    // Default order: impact, then rule, then page; 50 a page.
+    let all = b.get(&base).await;
+    let rows = explorer_rows(&all.body);
+    assert_eq!(rows.len(), 50);
+    assert_eq!(rows[0], row("critical", "image-alt", "a", "#one"));
+    assert_eq!(rows[2], row("serious", "color-contrast", "c00", "p"));
+    assert_eq!(rows[49], row("serious", "color-contrast", "c47", "p"));
+    assert!(all.body.contains(&format!(
+        r#"<a href="{base}?p=2" rel="next" id="next-page">Next</a>"#
+    )));
+    let second = b.get(&format!("{base}?p=2")).await;
+    assert!(second
+        .body
+        .contains("Findings 51–63 of 63 matching (63 in the report)."));
+    let rows = explorer_rows(&second.body);
+    assert_eq!(rows.len(), 13);
+    assert_eq!(rows[0], row("serious", "color-contrast", "c48", "p"));
+    assert_eq!(rows[12], row("moderate", "document-title", "a", ""));
+    assert!(second.body.contains(&format!(
+        r#"<a href="{base}" rel="prev" id="prev-page">Previous</a>"#
+    )));
+
+    // By rule: color-contrast first; by page: /a's two findings first, by impact.
+    let by_rule = explorer_rows(&b.get(&format!("{base}?sort=rule")).await.body);
+    assert_eq!(by_rule[0], row("serious", "color-contrast", "c00", "p"));
+    let by_page = explorer_rows(&b.get(&format!("{base}?sort=page&impact=&q=")).await.body);
+    assert_eq!(
+        &by_page[..3],
+        &[
+            row("critical", "image-alt", "a", "#one"),
+            row("moderate", "document-title", "a", ""),
+            row("critical", "image-alt", "b", "#two")
+        ]
+    );
+    api.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_trend_chart_has_a_point_per_completed_scan_with_its_date() {
+    use chrono::TimeZone;
+    let api = TestApi::start().await;
+    let (account, email) = user(&api, Plan::Enterprise).await;
+    let mut b = sign_in(&api, &email).await;
+    let site = example_site(&api, &account).await;
+    let empty = b.get(&format!("/sites/{}", site.id)).await;
+    assert!(empty
+        .body
+        .contains("The trend shows once a scan has completed."));
+    let days = [
+        (2026, 11, 20, 70u8, 40u8),
+        (2026, 11, 22, 80, 55),
+        (2026, 11, 25, 95, 60),
+    ];
+    let mut ids = Vec::new();
+    for (y, m, d, a11y, seo) in days {
+        let at = Utc.with_ymd_and_hms(y, m, d, 9, 30, 0).unwrap();
+        ids.push(
+            completed_scan_with(
+                &api,
+                &site,
+                &[],
+                &[],
+                &[("accessibility", a11y), ("seo", seo)],
+                at,
+            )
+            .await,
+        );
+    }
+    // A scan still queued is not on the chart.
+    api.store
+        .create_scan_if_quota(crate::contract::scan(&site), Utc::now().date_naive(), None)
+        .await
+        .unwrap();
+    let page = b.get(&format!("/sites/{}", site.id)).await;
+    assert_eq!(page.status, 200);
+    let body = &page.body;
+    let svg = &body[body.find("<svg class=\"chart trend\"").unwrap()..body.find("</svg>").unwrap()];
+    assert!(svg.contains(r#"role="img" aria-labelledby="trend-title trend-desc""#));
+    assert!(
+        svg.contains(
+            r#"<title id="trend-title">Scores per category over the last 3 completed scans</title>"#
+        ),
+        "{svg}"
+    );
+    assert!(svg.contains(r#"<desc id="trend-desc">From 2026-11-20 to 2026-11-25: accessibility from 70 to 95; seo from 40 to 60. The table below has every value.</desc>"#), "{svg}");
+    // Three points a series, each titled with its value and date; three date labels.
+    for (cat, scores) in [("accessibility", [70, 80, 95]), ("seo", [40, 55, 60])] {
+        let series = &svg[svg
+            .find(&format!(r#"<g class="series series-{cat}">"#))
+            .unwrap()..];
+        let series = &series[..series.find("</g>").unwrap()];
+        assert_eq!(series.matches("<circle ").count(), 3, "{series}");
+        assert_eq!(series.matches("<polyline ").count(), 1);
+        for ((_, _, d, _, _), s) in days.iter().zip(scores) {
+            let want = format!("<title>{cat} {s} on 2026-11-{d} 09:30 UTC</title>");
+            assert!(series.contains(&want), "no {want} in {series}");
+        }
+    }
+    assert_eq!(
+        svg.matches(r#"<g class="series "#).count(),
+        2,
+        "only categories with scores"
+    );
+    let labels: Vec<&str> = svg
+        .split(r#"<text class="date""#)
+        .skip(1)
+        .map(|t| {
+            let t = &t[t.find('>').unwrap() + 1..];
+            &t[..t.find('<').unwrap()]
+        })
+        .collect();
+    assert_eq!(labels, ["11-20", "11-22", "11-25"]);
+    for tick in ["0", "25", "50", "75", "100"] {
+        assert!(
+            svg.contains(&format!(r##"fill="#4a4f57">{tick}</text>"##)),
+            "y tick {tick}"
+        );
+    }
+    // The same numbers as a table, oldest first.
+    let table = &body[body.find(r#"<table id="trend-data">"#).unwrap()..];
+    let table = &table[..table.find("</table>").unwrap()];
+    let rows: Vec<String> = table
+        .split("<tr>")
+        .skip(2)
+        .map(|r| {
+            let date = &r[r.find("<time").unwrap()..];
+            let date = &date[date.find('>').unwrap() + 1..date.find("</time>").unwrap()];
+            let nums: Vec<&str> = r
+                .split(r#"<td class="n">"#)
+                .skip(1)
+                .map(|c| &c[..c.find('<').unwrap()])
+                .collect();
+            format!("{date} {}", nums.join(" "))
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "2026-11-20 09:30 UTC 70 40",
+            "2026-11-22 09:30 UTC 80 55",
+            "2026-11-25 09:30 UTC 95 60"
+        ]
+    );
+    assert!(table.contains(&format!(r#"<a href="/scans/{}">"#, ids[0])));
+    api.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_scans_side_by_side_show_scores_counts_and_findings_only_in_each() {
+    let api = TestApi::start().await;
+    let (account, email) = user(&api, Plan::Enterprise).await;
+    let mut b = sign_in(&api, &email).await;
+    let site = example_site(&api, &account).await;
+    let both = finding(
+        "image-alt",
+        "accessibility",
+        "critical",
+        "https://example.com/a",
+        "#one",
+        "The image has no text alternative",
+    );
+    let gone = finding(
+        "document-title",
+        "seo",
+        "moderate",
+        "https://example.com/a",
+        "",
+        "The page has no title element",
+    );
+    let came = finding(
+        "image-alt",
+        "accessibility",
+        "critical",
+        "https://example.com/b",
+        "#two",
+        "The image has no text alternative",
+    );
+    let a = completed_scan_with(
+        &api,
+        &site,
+        &[both.clone(), gone],
+        &[],
+        &[("accessibility", 70), ("seo", 90)],
+        Utc::now(),
+    )
+    .await;
+    let bb = completed_scan_with(
+        &api,
+        &site,
+        &[both, came],
+        &[],
+        &[("accessibility", 65), ("seo", 100)],
+        Utc::now(),
+    )
+    .await;
+    let page = b.get(&format!("/scans/{a}/compare?with={bb}")).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    for want in [
+        r#"<th scope="row">Accessibility (WCAG 2.1 AA) score</th><td class="n">70</td><td class="n">65</td><td class="n">-5</td>"#,
+        r#"<th scope="row">SEO score</th><td class="n">90</td><td class="n">100</td><td class="n">+10</td>"#,
+        r#"<th scope="row">Pages</th><td class="n">1</td><td class="n">1</td><td class="n">+0</td>"#,
+        r#"<h2 id="only-a-heading">Only in A (1)</h2>"#,
+        r#"<td>moderate</td><td>document-title</td><td class="url">https://example.com/a</td><td></td><td>The page has no title element</td>"#,
+        r#"<h2 id="only-b-heading">Only in B (1)</h2>"#,
+        r#"<td>critical</td><td>image-alt</td><td class="url">https://example.com/b</td><td><code>#two</code></td><td>The image has no text alternative</td>"#,
     ] {
         assert!(page.body.contains(want), "no {want} in {}", page.body);
     }
+    assert!(
+        !page.body.contains("#one"),
+        "a finding in both is in neither list"
+    );
+    assert_eq!(b.get(&format!("/scans/{a}/compare")).await.status, 400);
+    assert_eq!(
+        b.get(&format!("/scans/{a}/compare?with=scan_nope"))
+            .await
+            .status,
+        404
+    );
+    api.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -2079,7 +2567,7 @@ async fn findings_are_marked_and_unmarked_from_the_scan_page() {
     let scan_page = b.get(&format!("/scans/{}", scan.id)).await;
     assert!(
         scan_page.body.contains(&format!(
-            r#"href="/scans/{}/findings" id="triage-link""#,
+            r#"href="/scans/{}/findings" id="explore""#,
             scan.id
         )),
         "{}",

@@ -11,6 +11,9 @@
 //! - [`layout`]: the page frame (landmarks, skip link, navigation, plan notice)
 //!   and shared pieces (field errors tied with `aria-describedby`, SVG charts).
 //! - [`keys`], [`sites`], [`scans`], [`webhooks`]: the page families.
+//! - [`explorer`] (a scan's findings filtered, sorted, searched and paged),
+//!   [`fullreport`] (the report in full), [`quota`] (why "Scan now" is off), [`trend`] (a site's scores
+//!   over time), [`compare`] (two scans side by side).
 //! - `assets/`: the one CSS file, the one small JS file and the SVG icon,
 //!   embedded and served from `/assets/` with long cache lifetimes (their
 //!   URLs carry a content hash); the icon also answers `/favicon.ico`.
@@ -46,13 +49,18 @@ use crate::error::Error;
 use crate::state::AppState;
 
 pub mod auth;
+pub mod compare;
 pub mod credentials;
+pub mod explorer;
+pub mod fullreport;
 pub mod keys;
 pub mod layout;
 pub mod marks;
+pub mod quota;
 pub mod scans;
 pub mod schedules;
 pub mod sites;
+pub mod trend;
 pub mod webhooks;
 
 /// The policy of every dashboard page: only our own origin, no framing, no
@@ -168,12 +176,14 @@ pub fn router(app: AppState, settings: DashboardSettings) -> Router {
         .route("/scans/{scanId}", get(scans::show))
         .route("/scans/{scanId}/status", get(scans::status))
         .route("/scans/{scanId}/report", get(scans::report))
-        .route("/scans/{scanId}/findings", get(marks::show))
         .route("/sites/{siteId}/marks/{fingerprint}", post(marks::mark))
         .route(
             "/sites/{siteId}/marks/{fingerprint}/remove",
             post(marks::unmark),
         )
+        .route("/scans/{scanId}/full", get(fullreport::show))
+        .route("/scans/{scanId}/findings", get(explorer::show))
+        .route("/scans/{scanId}/compare", get(compare::show))
         .route("/scans/{scanId}/download", get(scans::download))
         .route("/scans/{scanId}/cancel", post(scans::cancel))
         .route("/webhooks", get(webhooks::list).post(webhooks::create))

@@ -120,9 +120,8 @@ pub async fn show(
                 }
             }
             @if let Some(r) = &summary.regressions {
-                (regressions_section(r))
+                (regressions_section(&scan.id, r))
             }
-            p { a href=(format!("/scans/{}/findings", scan.id)) id="triage-link" { "Triage the findings (mark ignored or false positive)" } }
             h2 id="downloads-heading" { "Download the report" }
             ul.downloads aria-labelledby="downloads-heading" {
                 @for f in Format::ALL {
@@ -131,8 +130,8 @@ pub async fn show(
                 }
             }
             h2 id="report-heading" { "Report" }
-            iframe.report src=(format!("/scans/{}/report", scan.id)) title="The scan report" {}
-            p { a href=(format!("/scans/{}/report", scan.id)) { "Open the report on its own page" } }
+            p { a.button href=(super::fullreport::href(&scan.id)) id="view-report" { "View the full report" }
+                " " a.button.secondary href=(super::explorer::href(&scan.id)) id="explore" { "Explore the findings" } }
         }
     };
     Ok(layout::page(&title, Some(me.nav(Section::Sites)), main).into_response())
@@ -140,7 +139,7 @@ pub async fn show(
 
 /// "N new since the previous scan / M fixed" and the new findings listed
 /// (the first of them, as the summary keeps them).
-fn regressions_section(r: &crate::store::Regressions) -> maud::Markup {
+fn regressions_section(scan_id: &str, r: &crate::store::Regressions) -> maud::Markup {
     maud::html! {
         h2 id="changes-heading" { "Since the previous scan" }
         @match &r.compared_with {
@@ -150,6 +149,7 @@ fn regressions_section(r: &crate::store::Regressions) -> maud::Markup {
                     (r.new.count) " new since the previous scan / " (r.fixed.count) " fixed"
                     " (compared with " a href=(format!("/scans/{prev}")) { (prev) } ")"
                 }
+                p { a href=(super::compare::href(prev, scan_id)) id="compare-previous" { "Compare with the previous scan side by side" } }
                 @if !r.new.items.is_empty() {
                     table aria-labelledby="changes-heading" id="new-findings" {
                         thead { tr {

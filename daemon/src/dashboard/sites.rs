@@ -239,50 +239,6 @@ fn history_table(scans: &[Scan]) -> Markup {
     }
 }
 
-fn trend(scans: &[Scan]) -> Markup {
-    // Oldest first, completed scans only.
-    let done: Vec<&Scan> = scans
-        .iter()
-        .rev()
-        .filter(|s| s.status == ScanStatus::Completed)
-        .collect();
-    let series: Vec<(String, Vec<u8>)> = CATEGORIES
-        .iter()
-        .map(|(cat, _)| {
-            let points: Vec<u8> = done
-                .iter()
-                .filter_map(|s| s.summary.as_ref()?.categories.get(*cat)?.score)
-                .collect();
-            (cat.to_string(), points)
-        })
-        .filter(|(_, p)| !p.is_empty())
-        .collect();
-    if series.is_empty() {
-        return html! { p { "The trend shows once a scan has completed." } };
-    }
-    let describe: Vec<String> = series
-        .iter()
-        .map(|(cat, p)| {
-            let first = p.first().copied().unwrap_or(0);
-            let last = p.last().copied().unwrap_or(0);
-            format!("{cat} {first} to {last}")
-        })
-        .collect();
-    let title = format!(
-        "Scores (0 to 100) over the last {} completed scans, oldest to newest: {}.",
-        done.len(),
-        describe.join("; ")
-    );
-    html! {
-        (layout::trend_chart("trend", &title, &series))
-        ul.legend {
-            @for (cat, points) in &series {
-                li { span class=(format!("swatch swatch-{cat}")) {} (cat) ": " (points.last().copied().unwrap_or(0)) }
-            }
-        }
-    }
-}
-
 #[derive(Debug, Default)]
 struct ScanDraft {
     categories: Vec<String>,
@@ -317,7 +273,7 @@ async fn render_site(
         .list_scans(&me.account.id, &site.id, None, HISTORY)
         .await?;
     let used = scans_today(state, me).await?;
-    let no_scans = me.account.plan.scans_per_day() == Some(0);
+    let block = super::quota::scan_block(&me.account, used, Utc::now());
     let checked = |cat: &str| {
         if draft.categories.is_empty() {
             cat == "accessibility"
@@ -402,10 +358,12 @@ async fn render_site(
                     " Render with a browser (JavaScript)"
                 }
             }
-            button type="submit" id="scan-now" disabled[no_scans] { "Scan now" }
+            @if let Some(b) = &block { (super::quota::reason(b)) }
+            button type="submit" id="scan-now" disabled[block.is_some()]
+                aria-describedby=[block.as_ref().map(|_| super::quota::REASON_ID)] { "Scan now" }
         }
         h2 id="trend-heading" { "Trend" }
-        (trend(&page.items))
+        (super::trend::section(&page.items))
         h2 id="history-heading" { "Scan history" }
         (history_table(&page.items))
         (schedules)

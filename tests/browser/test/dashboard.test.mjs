@@ -190,7 +190,6 @@ test('sign in, create a key shown once, scan the fixture site, revoke the key', 
     `the scan ended: ${await page.locator('main').innerText()}`,
   );
   await page.locator('#summary').waitFor();
-  await page.frameLocator('iframe.report').locator('h1').first().waitFor();
   await shots.shot('scan-report');
 
   // The summary on the page is the report's: compare with the JSON download.
@@ -231,19 +230,57 @@ test('sign in, create a key shown once, scan the fixture site, revoke the key', 
     assert.ok((await resp.body()).length > 0, `download ${f} is not empty`);
   }
 
-  // The inline report is the HTML report of this scan.
-  const frame = page.frameLocator('iframe.report');
+  // The report in full: its own page in the dashboard's frame, the HTML
+  // report of this scan filling it.
+  await page.click('#view-report');
+  await page.waitForURL(`${base}${scanPath}/full`);
+  assert.equal(await page.locator('h1').first().innerText(), `Report: ${SITE_NAME}`);
+  await nav(page, 'Sites').waitFor();
+  const frame = page.frameLocator('iframe.report-full');
   assert.equal(await frame.locator('h1').first().innerText(), 'sitescan report');
   const header = await frame.locator('header.top p').nth(1).innerText();
   assert.ok(header.endsWith(` s · ${line}`), `the report counts as the page does: ${header}`);
   assert.ok((await frame.locator('body').innerText()).includes(stack.siteUrl), 'the report names the site');
+  // Not a small box: the frame spans the main column and most of the viewport.
+  const box = await page.locator('iframe.report-full').boundingBox();
+  const viewport = page.viewportSize();
+  assert.ok(box.height >= viewport.height * 0.6, `frame height ${box.height} of ${viewport.height}`);
+  await shots.shot('report-full');
 
-  await page.getByRole('link', { name: 'Open the report on its own page' }).click();
-  await page.waitForURL(`${base}${scanPath}/report`);
-  assert.equal(await page.locator('h1').first().innerText(), 'sitescan report');
-  await shots.shot('report-page');
-  await page.goBack();
-  await page.waitForURL(`${base}${scanPath}`);
+  // --- the findings explorer: filter by the first finding's rule, in the form -----
+  await page.click('#explore-findings');
+  await page.waitForURL(`${base}${scanPath}/findings`);
+  const total = report.findings.length;
+  assert.ok(total > 0, 'the fixture site has findings');
+  const shown = Math.min(total, 50);
+  assert.equal(await page.locator('#explorer-count').innerText(),
+    `Findings 1–${shown} of ${total} matching (${total} in the report).`);
+  await shots.shot('explorer');
+  const ruleId = report.findings[0].rule_id;
+  const ofRule = report.findings.filter((f) => f.rule_id === ruleId);
+  await page.selectOption('#f-rule', ruleId);
+  await page.click('#apply-filters');
+  // The form sends every field (empty ones too): the rule is in the query.
+  await page.waitForURL((u) => u.pathname === `${scanPath}/findings` && u.searchParams.get('rule') === ruleId);
+  assert.equal(await page.locator('#explorer-count').innerText(),
+    `Findings 1–${Math.min(ofRule.length, 50)} of ${ofRule.length} matching (${total} in the report).`);
+  const rules = await page.locator('#findings tbody tr td:nth-child(2)').evaluateAll((tds) => tds.map((t) => t.textContent));
+  assert.deepEqual(rules, ofRule.slice(0, 50).map(() => ruleId));
+  assert.deepEqual(
+    (await page.locator('#findings tbody tr td:nth-child(4)').evaluateAll((tds) => tds.map((t) => t.textContent))).sort(),
+    ofRule.slice(0, 50).map((f) => f.page_url).sort(),
+  );
+  await shots.shot('explorer-filtered');
+  // A search nothing matches empties the table; Clear brings every finding back.
+  await page.fill('#f-q', 'no finding says this 8f3a');
+  await page.click('#apply-filters');
+  await page.waitForURL(/q=no\+finding/);
+  assert.equal(await page.locator('#explorer-count').innerText(), `No findings match (of ${total} in the report).`);
+  assert.equal(await page.locator('#findings').count(), 0);
+  await shots.shot('explorer-empty');
+  await page.click('#clear-filters');
+  await page.waitForURL(`${base}${scanPath}/findings`);
+  await page.goto(`${base}${scanPath}`);
   await page.locator('#summary').waitFor();
   await shots.shot('scan-report-again');
 
@@ -256,6 +293,20 @@ test('sign in, create a key shown once, scan the fixture site, revoke the key', 
   assert.match(await history.first().innerText(), /completed/);
   assert.equal(await history.first().locator(`a[href="${scanPath}"]`).count(), 1, 'the history links the scan');
   await shots.shot('site-history');
+
+  // --- the second scan spends the day's quota: "Scan now" is disabled, with why --
+  await page.click('#scan-now');
+  await page.waitForURL(/\/scans\/scan_[0-9a-z]+$/);
+  await shots.shot('second-scan');
+  await page.goto(`${base}/sites/${siteId}`);
+  assert.equal(await page.locator('#scan-now').isDisabled(), true, 'Scan now is disabled');
+  assert.equal(await page.locator('#scan-now').getAttribute('aria-describedby'), 'scan-now-reason');
+  const reason = await page.locator('#scan-now-reason').innerText();
+  const midnight = new Date();
+  midnight.setUTCHours(24, 0, 0, 0);
+  assert.equal(reason, 'Scan now is unavailable. Today\'s scans are used up: the Professional plan allows 2 scans per day (UTC) and 2 were started today.'
+    + ` Scans can start again at ${midnight.toISOString().slice(0, 10)} 00:00 UTC.`);
+  await shots.shot('site-quota-spent');
 
   // --- the key works on the API, on the same store ------------------------------
   const sites = await api('/sites', key);
