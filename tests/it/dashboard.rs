@@ -2149,6 +2149,7 @@ async fn example_site(api: &TestApi, account: &str) -> sitescan_daemon::store::S
             name: "Example".into(),
             created_at: Utc::now(),
             regression_threshold: Default::default(),
+            has_credentials: false,
         })
         .await
         .unwrap()
