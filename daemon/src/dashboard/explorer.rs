@@ -31,9 +31,9 @@ use super::auth::SignedIn;
 use super::layout::{self, Section};
 use super::sites::CATEGORIES;
 use super::{DashState, PageError, PageResult};
+use crate::ops::marks::{list_marks, MAX_MARKS_PER_SITE};
 use crate::ops::regressions::{for_each_stored_finding, stored_report_file};
 use crate::ops::scans::off_async;
-use crate::ops::marks::{list_marks, MAX_MARKS_PER_SITE};
 use crate::store::{ScanStatus, SiteMark};
 
 /// Rows a page of results shows.
