@@ -41,7 +41,7 @@ use super::{DashState, PageError, PageResult, MAX_FORM_BYTES};
 use crate::ops::users;
 pub use crate::ops::users::{MAX_PASSWORD, MIN_PASSWORD, PASSWORD_LINK_HOURS};
 use crate::secrets::{hash_secret, random_hex};
-use crate::store::{Account, Session, User};
+use crate::store::{Account, Session, Site, User};
 
 /// The session cookie's name.
 pub const SESSION_COOKIE: &str = "sitescan_session";
@@ -224,6 +224,18 @@ pub struct SignedIn {
     /// SHA-256 of the session id: where the session's one-time flashes are
     /// kept (a new key's secret between the POST and the page showing it).
     pub session_hash: String,
+}
+
+impl SignedIn {
+    /// A site of the signed-in account (a 404 page otherwise).
+    pub async fn own_site(&self, state: &DashState, id: &str) -> Result<Site, PageError> {
+        state
+            .app
+            .store
+            .site(&self.account.id, id)
+            .await?
+            .ok_or_else(|| PageError::not_found("site"))
+    }
 }
 
 /// Sends a signed-out visitor to the sign-in page (303), remembering where

@@ -16,8 +16,8 @@ use serde::Deserialize;
 use sitescan_engine::baseline::fingerprint;
 
 use super::auth::SignedIn;
+use super::layout::CATEGORIES;
 use super::layout::{self, Section};
-use super::sites::CATEGORIES;
 use super::{DashState, PageError, PageResult};
 use crate::ops::regressions::{for_each_stored_finding, stored_report_file};
 use crate::ops::scans::off_async;

@@ -184,7 +184,7 @@ pub async fn save(
     Path(id): Path<String>,
     form: Form,
 ) -> PageResult {
-    let site = super::sites::own_site(&state, &me, &id).await?;
+    let site = me.own_site(&state, &id).await?;
     let errors = match from_form(&form) {
         Err(errors) => errors,
         Ok(auth) => match set_credentials(

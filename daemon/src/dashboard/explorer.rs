@@ -28,8 +28,8 @@ use sitescan_engine::baseline::fingerprint;
 use sitescan_rules::{Finding, Impact, Outcome};
 
 use super::auth::SignedIn;
+use super::layout::CATEGORIES;
 use super::layout::{self, Section};
-use super::sites::CATEGORIES;
 use super::{DashState, PageError, PageResult};
 use crate::ops::marks::{list_marks, MAX_MARKS_PER_SITE};
 use crate::ops::regressions::{for_each_stored_finding, stored_report_file};

@@ -18,6 +18,16 @@ use chrono::{DateTime, Utc};
 use maud::{html, Markup, DOCTYPE};
 
 use crate::error::Error;
+
+/// The score categories as (form and query value, label): the "Scan now"
+/// form, the trend, the explorer's filter and the comparison.
+pub const CATEGORIES: &[(&str, &str)] = &[
+    ("accessibility", "Accessibility (WCAG 2.1 AA)"),
+    ("seo", "SEO"),
+    ("security", "Security"),
+    ("performance", "Performance"),
+    ("quality", "Content quality"),
+];
 use crate::store::{Account, Plan};
 
 /// The stylesheet, embedded in the binary.

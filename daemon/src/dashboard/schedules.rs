@@ -168,15 +168,6 @@ pub async fn section(
     })
 }
 
-async fn own_site(state: &DashState, me: &SignedIn, id: &str) -> Result<Site, PageError> {
-    state
-        .app
-        .store
-        .site(&me.account.id, id)
-        .await?
-        .ok_or_else(|| PageError::not_found("site"))
-}
-
 /// `POST /sites/{siteId}/schedules`: adds a schedule (the API's checks);
 /// back to the site page, or the form again with its problems.
 pub async fn create(
@@ -185,7 +176,7 @@ pub async fn create(
     Path(id): Path<String>,
     form: Form,
 ) -> PageResult {
-    let site = own_site(&state, &me, &id).await?;
+    let site = me.own_site(&state, &id).await?;
     let draft = ScheduleDraft {
         cron: form.get("cron").unwrap_or("").trim().to_string(),
         timezone: form.get("timezone").unwrap_or("").trim().to_string(),

@@ -12,7 +12,7 @@ use sitescan_engine::{LinkScope, Priority};
 use sitescan_rules::Category;
 
 use super::auth::{Form, SignedIn};
-use super::layout::{self, FieldErrors, Section};
+use super::layout::{self, FieldErrors, Section, CATEGORIES};
 use super::{DashState, PageError, PageResult};
 use crate::error::Error;
 use crate::ops::scans::{default_rules, start_scan, NewScan};
@@ -28,15 +28,6 @@ pub const LINK_CHOICES: &[(&str, &str)] = &[
 
 /// Scans shown in a site's history (and its trend).
 pub const HISTORY: usize = 20;
-
-/// The categories of the "Scan now" form, as (form value, label).
-pub const CATEGORIES: &[(&str, &str)] = &[
-    ("accessibility", "Accessibility (WCAG 2.1 AA)"),
-    ("seo", "SEO"),
-    ("security", "Security"),
-    ("performance", "Performance"),
-    ("quality", "Content quality"),
-];
 
 fn category(value: &str) -> Option<Category> {
     match value {
@@ -185,20 +176,6 @@ fn without_credentials(raw: &str) -> String {
         Err(_) if raw.contains('@') => String::new(),
         Err(_) => raw.to_string(),
     }
-}
-
-/// A site of the signed-in account (404 page otherwise).
-pub(super) async fn own_site(
-    state: &DashState,
-    me: &SignedIn,
-    id: &str,
-) -> Result<Site, PageError> {
-    state
-        .app
-        .store
-        .site(&me.account.id, id)
-        .await?
-        .ok_or_else(|| PageError::not_found("site"))
 }
 
 /// The status of a scan as a word with its class.
@@ -379,7 +356,7 @@ pub async fn show(
     me: SignedIn,
     Path(id): Path<String>,
 ) -> PageResult {
-    let site = own_site(&state, &me, &id).await?;
+    let site = me.own_site(&state, &id).await?;
     Ok(render_site(
         &state,
         &me,
@@ -398,7 +375,7 @@ pub async fn scan_now(
     Path(id): Path<String>,
     form: Form,
 ) -> PageResult {
-    let site = own_site(&state, &me, &id).await?;
+    let site = me.own_site(&state, &id).await?;
     let draft = ScanDraft {
         categories: form
             .all("categories")
@@ -485,7 +462,7 @@ pub async fn remove_confirm(
     me: SignedIn,
     Path(id): Path<String>,
 ) -> PageResult {
-    let site = own_site(&state, &me, &id).await?;
+    let site = me.own_site(&state, &id).await?;
     let main = html! {
         p { "Remove “" (site.name) "” (" (site.url) ")? Its past scans stay readable by their links; no new scans can be started." }
         form method="post" action=(format!("/sites/{}/remove", site.id)) {

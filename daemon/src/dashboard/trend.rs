@@ -6,8 +6,8 @@
 
 use maud::{html, Markup};
 
+use super::layout::CATEGORIES;
 use super::layout::CATEGORY_COLORS;
-use super::sites::CATEGORIES;
 use crate::store::{Scan, ScanStatus};
 
 /// The chart's size in SVG units (it scales to the column's width).

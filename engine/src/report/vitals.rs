@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use sitescan_rules::vitals::{round3, Bucket, Metric};
 
-use super::model::PageReport;
+use sitescan_rules::vitals::WebVitals;
 
 /// Most pages listed in [`VitalsSummary::slowest`].
 pub const MAX_SLOWEST: usize = 10;
@@ -86,11 +86,13 @@ pub fn p75(values: &mut [f64]) -> Option<f64> {
     values.get(rank.saturating_sub(1)).copied()
 }
 
-/// The summary over `pages`; `None` when no page has metrics (a static scan).
-pub fn summarize(pages: &[PageReport]) -> Option<VitalsSummary> {
-    let measured: Vec<(&PageReport, &sitescan_rules::vitals::WebVitals)> = pages
-        .iter()
-        .filter_map(|p| p.vitals.as_deref().map(|v| (p, v)))
+/// The summary over the measured pages, each given by its final URL and its
+/// metrics; `None` when no page has metrics (a static scan).
+pub fn summarize<'a>(
+    pages: impl IntoIterator<Item = (&'a str, &'a WebVitals)>,
+) -> Option<VitalsSummary> {
+    let measured: Vec<(&str, &WebVitals)> = pages
+        .into_iter()
         .filter(|(_, v)| v.note.is_none())
         .collect();
     if measured.is_empty() {
@@ -124,7 +126,7 @@ pub fn summarize(pages: &[PageReport]) -> Option<VitalsSummary> {
     let mut slowest: Vec<SlowPage> = measured
         .iter()
         .map(|(p, v)| SlowPage {
-            url: p.final_url.clone(),
+            url: p.to_string(),
             lcp_ms: v.lcp_ms.map(round3),
             fcp_ms: v.fcp_ms.map(round3),
             cls: v.cls.map(round3),
@@ -149,21 +151,18 @@ pub fn summarize(pages: &[PageReport]) -> Option<VitalsSummary> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sitescan_rules::vitals::WebVitals;
 
-    fn page(url: &str, lcp: f64, cls: f64) -> PageReport {
-        PageReport {
-            url: url.into(),
-            final_url: url.into(),
-            vitals: Some(Box::new(WebVitals {
+    fn page(url: &'static str, lcp: f64, cls: f64) -> (&'static str, WebVitals) {
+        (
+            url,
+            WebVitals {
                 lcp_ms: Some(lcp),
                 fcp_ms: Some(lcp / 2.0),
                 cls: Some(cls),
                 throttle: Some("none".into()),
                 ..WebVitals::default()
-            })),
-            ..PageReport::default()
-        }
+            },
+        )
     }
 
     #[test]
@@ -176,14 +175,13 @@ mod tests {
 
     #[test]
     fn the_site_gets_p75s_buckets_and_its_slowest_pages() {
-        let pages = vec![
+        let pages = [
             page("http://a/1", 1000.0, 0.0),
             page("http://a/2", 2000.0, 0.05),
             page("http://a/3", 3000.0, 0.3),
             page("http://a/4", 5000.0, 0.0),
-            PageReport::default(),
         ];
-        let s = summarize(&pages).unwrap();
+        let s = summarize(pages.iter().map(|(u, v)| (*u, v))).unwrap();
         assert_eq!(s.pages, 4);
         let lcp = &s.metrics["lcp_ms"];
         assert_eq!(lcp.p75, 3000.0);
@@ -193,6 +191,6 @@ mod tests {
         assert!(!s.metrics.contains_key("inp_ms"));
         assert_eq!(s.slowest[0].url, "http://a/4");
         assert_eq!(s.slowest.len(), 4);
-        assert!(summarize(&[PageReport::default()]).is_none());
+        assert!(summarize(std::iter::empty()).is_none());
     }
 }

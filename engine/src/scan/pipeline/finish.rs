@@ -266,7 +266,11 @@ pub(super) async fn finish(mut crawl: Crawl, end: Ending<'_>) -> Result<(Report,
     // two scans of an unchanged site give the same report.
     pages.sort_by(|a, b| (a.depth, &a.url).cmp(&(b.depth, &b.url)));
     // Render mode: the site's lab Web Vitals beside the performance score.
-    if let Some(vitals) = crate::report::vitals::summarize(&pages) {
+    if let Some(vitals) = crate::report::vitals::summarize(
+        pages
+            .iter()
+            .filter_map(|p| p.vitals.as_deref().map(|v| (p.final_url.as_str(), v))),
+    ) {
         summary
             .entry(sitescan_rules::Category::Performance)
             .or_default()
