@@ -70,6 +70,22 @@ const DESCRIBED: &[(&str, &str)] = &[
         "focus-visible-rendered",
         "keys pressed in a browser (render mode; tested in tests/it/render.rs)",
     ),
+    (
+        "first-contentful-paint",
+        "lab timings measured in a browser (render mode; tested in tests/it/web_vitals.rs)",
+    ),
+    (
+        "largest-contentful-paint",
+        "lab timings measured in a browser (render mode; tested in tests/it/web_vitals.rs)",
+    ),
+    (
+        "cumulative-layout-shift",
+        "lab timings measured in a browser (render mode; tested in tests/it/web_vitals.rs)",
+    ),
+    (
+        "total-blocking-time",
+        "lab timings measured in a browser (render mode; tested in tests/it/web_vitals.rs)",
+    ),
 ];
 
 /// Site rules whose doc examples are not runnable sites, with why. Each is
