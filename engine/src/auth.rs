@@ -6,8 +6,8 @@
 //! of the scan's start URL; links to other origins are fetched without them.
 //!
 //! `Debug` prints names, never values, so a credential logged by mistake still
-//! shows no secret. [`SiteAuth::secrets`] lists every secret value, for callers
-//! that scrub text they are about to store.
+//! shows no secret. [`SiteAuth::secret_forms`] lists every secret value in the
+//! forms it may take in text, for callers that scrub text they are about to store.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -35,6 +35,11 @@ pub const MAX_AUTH_ENTRIES: usize = 100;
 /// Longest value (header, cookie, field, selector, pattern) a [`SiteAuth`]
 /// may hold, in bytes.
 pub const MAX_AUTH_VALUE_BYTES: usize = 8 * 1024;
+/// Secrets shorter than this are not scrubbed from text: they would match
+/// inside ordinary words ([`SiteAuth::secret_forms`]).
+pub const MIN_SCRUBBED_LEN: usize = 4;
+/// What a scrubbed secret is replaced with.
+pub const REDACTED: &str = "[redacted]";
 /// Compiled size a sign-out pattern may take (as the regex crate counts it).
 const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 /// Request headers a [`SiteAuth`] may not set: the client sets them itself,
@@ -47,6 +52,9 @@ const RESERVED_HEADERS: &[&str] = &[
     "cookie",
     "upgrade",
     "te",
+    "trailer",
+    "keep-alive",
+    "proxy-connection",
 ];
 
 /// Everything a scan may present to the site to be let in.
@@ -165,8 +173,38 @@ impl SiteAuth {
         self == &SiteAuth::default()
     }
 
-    /// Every secret value, for scrubbing text before it is stored or shown.
-    /// Empty values are left out (they would match everywhere).
+    /// Every secret value in each form it may take in text a scan produces,
+    /// for scrubbing that text before it is stored or shown: as given,
+    /// percent-encoded (as in a URL or a form body), escaped as inside a JSON
+    /// string, and the basic authentication token. Values shorter than
+    /// [`MIN_SCRUBBED_LEN`] are left out (they would match inside ordinary
+    /// words); longest first, so a secret containing another is replaced
+    /// whole; no duplicates.
+    pub fn secret_forms(&self) -> Vec<String> {
+        use base64::Engine as _;
+        let mut out: Vec<String> = Vec::new();
+        for secret in self.secrets() {
+            out.push(secret.to_string());
+            out.push(url::form_urlencoded::byte_serialize(secret.as_bytes()).collect());
+            let json = serde_json::to_string(secret).unwrap_or_default();
+            if let Some(inner) = json.strip_prefix('"').and_then(|j| j.strip_suffix('"')) {
+                out.push(inner.to_string());
+            }
+        }
+        if let Some(b) = &self.basic {
+            out.push(
+                base64::engine::general_purpose::STANDARD
+                    .encode(format!("{}:{}", b.username, b.password)),
+            );
+        }
+        out.retain(|s| s.chars().count() >= MIN_SCRUBBED_LEN);
+        out.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        out.dedup();
+        out
+    }
+
+    /// Every secret value, as given. Empty values are left out (they would
+    /// match everywhere); [`SiteAuth::secret_forms`] is what scrubbers use.
     pub fn secrets(&self) -> Vec<&str> {
         let mut out: Vec<&str> = Vec::new();
         out.extend(self.headers.iter().map(|h| h.value.as_str()));
@@ -190,15 +228,20 @@ impl SiteAuth {
 /// A URL of a [`SiteAuth`] (absolute, or relative to the start URL) on the
 /// start URL's origin; `Err` names the field.
 pub fn resolve_on_origin(start: &Url, field: &str, raw: &str) -> Result<Url, String> {
+    on_origin(start, raw).map_err(|problem| format!("{field}: {problem}"))
+}
+
+/// [`resolve_on_origin`] without the field's name in the error.
+fn on_origin(start: &Url, raw: &str) -> Result<Url, String> {
     let url = start
         .join(raw.trim())
-        .map_err(|e| format!("{field}: `{raw}` is not a URL: {e}"))?;
+        .map_err(|e| format!("`{raw}` is not a URL: {e}"))?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(format!("{field}: `{raw}` is not an http(s) URL"));
+        return Err(format!("`{raw}` is not an http(s) URL"));
     }
     if url.origin() != start.origin() {
         return Err(format!(
-            "{field}: `{url}` is not on the scan's origin {}; credentials and sign-in go only to the start URL's scheme, host and port",
+            "`{url}` is not on the scan's origin {}; credentials and sign-in go only to the start URL's scheme, host and port",
             start.origin().ascii_serialization()
         ));
     }
@@ -220,33 +263,114 @@ fn cookie_value_ok(value: &str) -> bool {
         .all(|b| b.is_ascii_graphic() && !matches!(b, b';' | b',' | b'\\' | b'"'))
 }
 
-fn check_len(field: &str, value: &str) -> Result<(), String> {
-    if value.len() > MAX_AUTH_VALUE_BYTES {
-        return Err(format!("{field}: longer than {MAX_AUTH_VALUE_BYTES} bytes"));
-    }
-    Ok(())
+/// One thing wrong with a [`SiteAuth`]: the field (`headers[0].name`,
+/// `login_form.action`, ...) and what is wrong with it, in one sentence that
+/// never contains a secret value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthProblem {
+    /// The field, as a path into the JSON form of [`SiteAuth`].
+    pub field: String,
+    /// What is wrong, without the field's name.
+    pub problem: String,
 }
 
-fn check_selector(field: &str, selector: &str) -> Result<(), String> {
-    check_len(field, selector)?;
-    if selector.trim().is_empty() {
-        return Err(format!("{field}: the CSS selector is empty"));
+impl fmt::Display for AuthProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.problem)
     }
-    scraper::Selector::parse(selector)
-        .map_err(|e| format!("{field}: `{selector}` is not a CSS selector: {e}"))?;
-    Ok(())
+}
+
+/// How much a [`SiteAuth`] may hold. The default is the library's own
+/// bound ([`MAX_AUTH_ENTRIES`], [`MAX_LOGIN_STEPS`], [`MAX_AUTH_VALUE_BYTES`]);
+/// a service storing credentials for its users may set tighter ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AuthLimits {
+    /// Headers, cookies, form fields or sign-out patterns, each.
+    pub max_entries: usize,
+    /// Steps of a browser sign-in.
+    pub max_steps: usize,
+    /// Longest name or value, in bytes.
+    pub max_value_bytes: usize,
+}
+
+impl Default for AuthLimits {
+    fn default() -> Self {
+        AuthLimits {
+            max_entries: MAX_AUTH_ENTRIES,
+            max_steps: MAX_LOGIN_STEPS,
+            max_value_bytes: MAX_AUTH_VALUE_BYTES,
+        }
+    }
+}
+
+/// The problems found so far by [`SiteAuth::problems_within`].
+struct Found {
+    limits: AuthLimits,
+    list: Vec<AuthProblem>,
+}
+
+impl Found {
+    fn add(&mut self, field: impl Into<String>, problem: impl Into<String>) {
+        self.list.push(AuthProblem {
+            field: field.into(),
+            problem: problem.into(),
+        });
+    }
+
+    /// Records a value longer than the limit; true when it is.
+    fn too_long(&mut self, field: &str, value: &str) -> bool {
+        let max = self.limits.max_value_bytes;
+        let long = value.len() > max;
+        if long {
+            self.add(field, format!("longer than {max} bytes"));
+        }
+        long
+    }
+
+    fn selector(&mut self, field: &str, selector: &str) {
+        if self.too_long(field, selector) {
+            return;
+        }
+        if selector.trim().is_empty() {
+            self.add(field, "the CSS selector is empty");
+        } else if let Err(e) = scraper::Selector::parse(selector) {
+            self.add(field, format!("`{selector}` is not a CSS selector: {e}"));
+        }
+    }
+
+    fn url(&mut self, start: &Url, field: &str, raw: &str) {
+        if self.too_long(field, raw) {
+            return;
+        }
+        if let Err(problem) = on_origin(start, raw) {
+            self.add(field, problem);
+        }
+    }
 }
 
 impl SiteAuth {
     /// Checks everything a scan starting at `start` would use, before any
     /// request: header names and values, cookie names and values, the basic
     /// user name, that every sign-in URL is on `start`'s origin, the CSS
-    /// selectors, the sign-out patterns, and the sizes. `Err` is one sentence
-    /// naming the bad field (`headers[0].name`, `login_form.action`, ...); it
-    /// never contains a secret value.
-    pub fn validate(&self, start: &Url) -> Result<(), String> {
+    /// selectors, the sign-out patterns, and the sizes (the library's
+    /// [`AuthLimits::default`]). Every problem is listed, in the order of the
+    /// fields; none contains a secret value.
+    pub fn problems(&self, start: &Url) -> Vec<AuthProblem> {
+        self.problems_within(start, AuthLimits::default())
+    }
+
+    /// [`SiteAuth::problems`] with other size limits.
+    pub fn problems_within(&self, start: &Url, limits: AuthLimits) -> Vec<AuthProblem> {
+        let mut found = Found {
+            limits,
+            list: Vec::new(),
+        };
         if !matches!(start.scheme(), "http" | "https") {
-            return Err(format!("the start URL `{start}` is not an http(s) URL"));
+            found.add(
+                "url",
+                format!("the start URL `{start}` is not an http(s) URL"),
+            );
+            return found.list;
         }
         for (what, n) in [
             ("headers", self.headers.len()),
@@ -260,123 +384,153 @@ impl SiteAuth {
                 self.sign_out_exclude.as_ref().map_or(0, Vec::len),
             ),
         ] {
-            if n > MAX_AUTH_ENTRIES {
-                return Err(format!("{what}: more than {MAX_AUTH_ENTRIES} entries"));
+            if n > limits.max_entries {
+                found.add(what, format!("more than {} entries", limits.max_entries));
             }
         }
         for (i, h) in self.headers.iter().enumerate() {
-            let field = format!("headers[{i}]");
-            check_len(&field, &h.name)?;
-            check_len(&field, &h.value)?;
-            let name = reqwest::header::HeaderName::from_bytes(h.name.trim().as_bytes())
-                .map_err(|_| format!("{field}.name: `{}` is not a header name", h.name))?;
-            if RESERVED_HEADERS.contains(&name.as_str()) {
-                return Err(format!(
-                    "{field}.name: `{}` cannot be set here{}",
-                    h.name,
-                    if name.as_str() == "cookie" {
-                        " (use `cookies`)"
-                    } else {
-                        ""
-                    }
-                ));
+            let field = format!("headers[{i}].name");
+            if !found.too_long(&field, &h.name) {
+                match reqwest::header::HeaderName::from_bytes(h.name.trim().as_bytes()) {
+                    Err(_) => found.add(&field, format!("`{}` is not a header name", h.name)),
+                    Ok(name) if RESERVED_HEADERS.contains(&name.as_str()) => found.add(
+                        &field,
+                        format!(
+                            "`{}` cannot be set here{}",
+                            h.name,
+                            if name.as_str() == "cookie" {
+                                " (use `cookies`)"
+                            } else {
+                                ""
+                            }
+                        ),
+                    ),
+                    Ok(_) => {}
+                }
             }
-            if reqwest::header::HeaderValue::from_str(&h.value).is_err() {
-                return Err(format!(
-                    "{field}.value: the value of `{}` is not a valid header value (printable text, no line breaks)",
-                    h.name
-                ));
+            let field = format!("headers[{i}].value");
+            if !found.too_long(&field, &h.value)
+                && reqwest::header::HeaderValue::from_str(&h.value).is_err()
+            {
+                found.add(
+                    field,
+                    "not a valid header value (printable text, no line breaks)",
+                );
             }
         }
         for (i, c) in self.cookies.iter().enumerate() {
-            let field = format!("cookies[{i}]");
-            check_len(&field, &c.name)?;
-            check_len(&field, &c.value)?;
-            if !cookie_name_ok(&c.name) {
-                return Err(format!("{field}.name: `{}` is not a cookie name", c.name));
+            let field = format!("cookies[{i}].name");
+            if !found.too_long(&field, &c.name) && !cookie_name_ok(&c.name) {
+                found.add(field, format!("`{}` is not a cookie name", c.name));
             }
-            if !cookie_value_ok(&c.value) {
-                return Err(format!(
-                    "{field}.value: the value of cookie `{}` has characters a cookie cannot carry (spaces, `;`, `,`, quotes, control characters)",
-                    c.name
-                ));
+            let field = format!("cookies[{i}].value");
+            if !found.too_long(&field, &c.value) && !cookie_value_ok(&c.value) {
+                found.add(
+                    field,
+                    "has characters a cookie cannot carry (spaces, `;`, `,`, quotes, control characters)",
+                );
             }
         }
         if let Some(b) = &self.basic {
-            check_len("basic.username", &b.username)?;
-            check_len("basic.password", &b.password)?;
-            if b.username.contains(':') || b.username.chars().any(char::is_control) {
-                return Err("basic.username: must not contain `:` or control characters".into());
+            if !found.too_long("basic.username", &b.username)
+                && (b.username.is_empty()
+                    || b.username.contains(':')
+                    || b.username.chars().any(char::is_control))
+            {
+                found.add(
+                    "basic.username",
+                    "give a user name without `:` or control characters",
+                );
             }
-            if b.password.chars().any(char::is_control) {
-                return Err("basic.password: must not contain control characters".into());
+            if !found.too_long("basic.password", &b.password)
+                && b.password.chars().any(char::is_control)
+            {
+                found.add("basic.password", "must not contain control characters");
             }
         }
         if let Some(form) = &self.login_form {
             if let Some(page) = &form.page {
-                resolve_on_origin(start, "login_form.page", page)?;
+                found.url(start, "login_form.page", page);
             }
-            resolve_on_origin(start, "login_form.action", &form.action)?;
+            found.url(start, "login_form.action", &form.action);
             if form.fields.is_empty() {
-                return Err("login_form.fields: name at least one field to post".into());
+                found.add("login_form.fields", "name at least one field to post");
             }
             for (name, value) in &form.fields {
-                check_len("login_form.fields", name)?;
-                check_len(&format!("login_form.fields.{name}"), value)?;
                 if name.is_empty() {
-                    return Err("login_form.fields: a field name is empty".into());
+                    found.add("login_form.fields", "a field name is empty");
+                } else if !found.too_long("login_form.fields", name) {
+                    let field = format!("login_form.fields.{name}");
+                    if !found.too_long(&field, value) && value.chars().any(char::is_control) {
+                        found.add(field, "must not contain control characters");
+                    }
                 }
             }
             let check = &form.success;
             if let Some(cookie) = &check.cookie {
                 if !cookie_name_ok(cookie) {
-                    return Err(format!(
-                        "login_form.success.cookie: `{cookie}` is not a cookie name"
-                    ));
+                    found.add(
+                        "login_form.success.cookie",
+                        format!("`{cookie}` is not a cookie name"),
+                    );
                 }
             }
             if let Some(url) = &check.url {
-                resolve_on_origin(start, "login_form.success.url", url)?;
+                found.url(start, "login_form.success.url", url);
             }
             if let Some(text) = &check.contains {
-                check_len("login_form.success.contains", text)?;
-                if text.is_empty() {
-                    return Err("login_form.success.contains: the text is empty".into());
+                if !found.too_long("login_form.success.contains", text) && text.is_empty() {
+                    found.add("login_form.success.contains", "the text is empty");
                 }
             }
         }
-        if self.login_steps.len() > MAX_LOGIN_STEPS {
-            return Err(format!("login_steps: more than {MAX_LOGIN_STEPS} steps"));
+        if self.login_steps.len() > limits.max_steps {
+            found.add(
+                "login_steps",
+                format!("more than {} steps", limits.max_steps),
+            );
         }
         for (i, step) in self.login_steps.iter().enumerate() {
-            let field = format!("login_steps[{i}]");
             match step {
-                LoginStep::Goto { url } => {
-                    resolve_on_origin(start, &format!("{field}.url"), url)?;
-                }
+                LoginStep::Goto { url } => found.url(start, &format!("login_steps[{i}].url"), url),
                 LoginStep::Fill { selector, value } => {
-                    check_selector(&format!("{field}.selector"), selector)?;
-                    check_len(&format!("{field}.value"), value)?;
+                    found.selector(&format!("login_steps[{i}].selector"), selector);
+                    found.too_long(&format!("login_steps[{i}].value"), value);
                 }
                 LoginStep::Click { selector } | LoginStep::WaitFor { selector } => {
-                    check_selector(&format!("{field}.selector"), selector)?;
+                    found.selector(&format!("login_steps[{i}].selector"), selector)
                 }
             }
             if i == 0 && !matches!(step, LoginStep::Goto { .. }) {
-                return Err(format!(
-                    "{field}: the first login step must be a `goto` (the page to sign in on)"
-                ));
+                found.add(
+                    format!("login_steps[{i}]"),
+                    "the first login step must be a `goto` (the page to sign in on)",
+                );
             }
         }
         if let Some(patterns) = &self.sign_out_exclude {
             for (i, p) in patterns.iter().enumerate() {
-                check_len(&format!("sign_out_exclude[{i}]"), p)?;
-                compile_pattern(p).map_err(|e| {
-                    format!("sign_out_exclude[{i}]: `{p}` is not a valid regular expression: {e}")
-                })?;
+                let field = format!("sign_out_exclude[{i}]");
+                if !found.too_long(&field, p) {
+                    if let Err(e) = compile_pattern(p) {
+                        found.add(
+                            field,
+                            format!("`{p}` is not a valid regular expression: {e}"),
+                        );
+                    }
+                }
             }
         }
-        Ok(())
+        found.list
+    }
+
+    /// [`SiteAuth::problems`]' first problem, as one sentence naming the
+    /// field (`headers[0].name: ...`); `Ok` when there is none.
+    pub fn validate(&self, start: &Url) -> Result<(), String> {
+        match self.problems(start).into_iter().next() {
+            Some(p) => Err(p.to_string()),
+            None => Ok(()),
+        }
     }
 
     /// The sign-out patterns in force: [`SiteAuth::sign_out_exclude`] when
@@ -565,6 +719,53 @@ mod tests {
         );
         let e = err(json!({"login_form": {"action": "/login", "fields": {}}}));
         assert!(e.starts_with("login_form.fields:"), "{e}");
+    }
+
+    #[test]
+    fn problems_lists_every_bad_field_in_order_without_values() {
+        let auth: SiteAuth = serde_json::from_value(serde_json::json!({
+            "headers": [{"name": "Bad Name", "value": "v-s3cret\r\nX: 1"}],
+            "basic": {"username": "a:b", "password": "pw-s3cret"},
+            "login_form": {"action": "http://elsewhere.test/login", "fields": {"u": "x"}},
+            "login_steps": [{"step": "click", "selector": "#go"}],
+        }))
+        .unwrap();
+        let start = Url::parse("http://site.test:8080/").unwrap();
+        let problems = auth.problems(&start);
+        let fields: Vec<&str> = problems.iter().map(|p| p.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            [
+                "headers[0].name",
+                "headers[0].value",
+                "basic.username",
+                "login_form.action",
+                "login_steps[0]"
+            ]
+        );
+        for p in &problems {
+            assert!(!p.problem.contains("s3cret"), "{p}");
+        }
+        assert_eq!(
+            auth.validate(&start).unwrap_err(),
+            problems[0].to_string(),
+            "validate gives the first problem"
+        );
+        let long = "x".repeat(MAX_AUTH_VALUE_BYTES + 1);
+        let auth = SiteAuth {
+            basic: Some(BasicAuth {
+                username: "ann".into(),
+                password: long,
+            }),
+            ..SiteAuth::default()
+        };
+        assert_eq!(
+            auth.problems(&start),
+            [AuthProblem {
+                field: "basic.password".into(),
+                problem: format!("longer than {MAX_AUTH_VALUE_BYTES} bytes"),
+            }]
+        );
     }
 
     #[test]

@@ -13,7 +13,7 @@ use std::io::Read;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use chrono::Utc;
-use sitescan_engine::auth::{LoginStep, SiteAuth};
+use sitescan_engine::auth::{AuthLimits, LoginStep, SiteAuth};
 use url::Url;
 
 use crate::error::{Error, Problems, Result};
@@ -27,22 +27,15 @@ use crate::store::{
 pub const MAX_ITEMS: usize = 50;
 /// Longest name or value, in bytes.
 pub const MAX_VALUE_BYTES: usize = 4096;
-/// What replaces a secret value in stored text.
-pub const REDACTED: &str = "[redacted]";
-
-/// Headers the HTTP client sets itself: a credential may not replace them.
-const RESERVED_HEADERS: &[&str] = &[
-    "host",
-    "content-length",
-    "transfer-encoding",
-    "connection",
-    "upgrade",
-    "te",
-    "trailer",
-    "keep-alive",
-    "proxy-connection",
-    "cookie",
-];
+/// The service's bounds on what one site's credentials hold: tighter than the
+/// library's, since they are stored for every site and sent on every request.
+const LIMITS: AuthLimits = AuthLimits {
+    max_entries: MAX_ITEMS,
+    max_steps: MAX_ITEMS,
+    max_value_bytes: MAX_VALUE_BYTES,
+};
+/// What replaces a secret value in stored text (the engine's marker).
+pub use sitescan_engine::auth::REDACTED;
 
 /// The description of the credentials of a site of `account_id`
 /// (`credentials` not found when it has none; `site` not found when the site
@@ -148,9 +141,11 @@ pub async fn check_start_up(store: &dyn Store, key: Option<&SecretKey>) -> Resul
 }
 
 /// Checks every field of `auth` for a site whose scans start at `start`,
-/// naming each bad one (`headers[0].name`, `login_form.action`, ...). URLs
-/// (login form page and action, success page, `goto` steps) must be on the
-/// start URL's origin: credentials only ever go there.
+/// naming each bad one (`headers[0].name`, `login_form.action`, ...). The
+/// checks are the engine's ([`SiteAuth::problems_within`]: names, values,
+/// selectors, and URLs on the start URL's origin, since credentials only ever
+/// go there), within the service's tighter size limits; sign-out patterns
+/// follow the same rules as a scan's `include` and `exclude`.
 pub fn validate(auth: &SiteAuth, start: &Url) -> Result<()> {
     let mut problems = Problems::default();
     if auth.is_empty() {
@@ -159,173 +154,20 @@ pub fn validate(auth: &SiteAuth, start: &Url) -> Result<()> {
             "set at least one of headers, cookies, basic, login_form, login_steps",
         );
     }
-    check_count("headers", auth.headers.len(), &mut problems);
-    for (i, h) in auth.headers.iter().enumerate() {
-        let name = h.name.to_ascii_lowercase();
-        if !is_token(&h.name) || h.name.len() > MAX_VALUE_BYTES {
-            problems.add(
-                format!("headers[{i}].name"),
-                "give an HTTP header name (letters, digits and !#$%&'*+-.^_`|~)",
-            );
-        } else if RESERVED_HEADERS.contains(&name.as_str()) {
-            problems.add(
-                format!("headers[{i}].name"),
-                "this header is set by the scanner itself (cookies go in `cookies`)",
-            );
-        }
-        check_value(&format!("headers[{i}].value"), &h.value, &mut problems);
+    for p in auth.problems_within(start, LIMITS) {
+        problems.add(p.field, p.problem);
     }
-    check_count("cookies", auth.cookies.len(), &mut problems);
-    for (i, c) in auth.cookies.iter().enumerate() {
-        if !is_token(&c.name) || c.name.len() > MAX_VALUE_BYTES {
-            problems.add(
-                format!("cookies[{i}].name"),
-                "give a cookie name (letters, digits and !#$%&'*+-.^_`|~)",
-            );
-        }
-        check_value(&format!("cookies[{i}].value"), &c.value, &mut problems);
-        if c.value.contains([';', ',', '"', '\\']) || c.value.contains(char::is_whitespace) {
-            problems.add(
-                format!("cookies[{i}].value"),
-                "a cookie value may not contain white space, `;`, `,`, `\"` or `\\`",
-            );
-        }
+    let mut patterns = Problems::default();
+    if let Some(list) = &auth.sign_out_exclude {
+        super::scans::validate_patterns("sign_out_exclude", list, &mut patterns);
     }
-    if let Some(basic) = &auth.basic {
-        if basic.username.is_empty() || basic.username.contains(':') {
-            problems.add("basic.username", "give a user name without `:`");
-        }
-        check_value("basic.username", &basic.username, &mut problems);
-        check_value("basic.password", &basic.password, &mut problems);
-    }
-    if let Some(form) = &auth.login_form {
-        if let Some(page) = &form.page {
-            check_url("login_form.page", page, start, &mut problems);
-        }
-        check_url("login_form.action", &form.action, start, &mut problems);
-        if form.fields.is_empty() {
-            problems.add("login_form.fields", "give the fields the form posts");
-        }
-        check_count("login_form.fields", form.fields.len(), &mut problems);
-        for (name, value) in &form.fields {
-            if name.is_empty() || name.len() > MAX_VALUE_BYTES {
-                problems.add(
-                    "login_form.fields",
-                    format!("give field names of 1 to {MAX_VALUE_BYTES} bytes"),
-                );
-            }
-            check_value(&format!("login_form.fields.{name}"), value, &mut problems);
-        }
-        if let Some(url) = &form.success.url {
-            check_url("login_form.success.url", url, start, &mut problems);
-        }
-        if let Some(cookie) = &form.success.cookie {
-            if !is_token(cookie) {
-                problems.add("login_form.success.cookie", "give a cookie name");
-            }
-        }
-        if form
-            .success
-            .contains
-            .as_ref()
-            .is_some_and(|t| t.is_empty() || t.len() > MAX_VALUE_BYTES)
-        {
-            problems.add(
-                "login_form.success.contains",
-                format!("give 1 to {MAX_VALUE_BYTES} bytes of text"),
-            );
-        }
-    }
-    check_count("login_steps", auth.login_steps.len(), &mut problems);
-    for (i, step) in auth.login_steps.iter().enumerate() {
-        match step {
-            LoginStep::Goto { url } => {
-                check_url(&format!("login_steps[{i}].url"), url, start, &mut problems)
-            }
-            LoginStep::Fill { selector, value } => {
-                check_selector(
-                    &format!("login_steps[{i}].selector"),
-                    selector,
-                    &mut problems,
-                );
-                check_value(&format!("login_steps[{i}].value"), value, &mut problems);
-            }
-            LoginStep::Click { selector } | LoginStep::WaitFor { selector } => check_selector(
-                &format!("login_steps[{i}].selector"),
-                selector,
-                &mut problems,
-            ),
-        }
-    }
-    if let Some(patterns) = &auth.sign_out_exclude {
-        super::scans::validate_patterns("sign_out_exclude", patterns, &mut problems);
-    }
-    // The engine's own check is the last word: what passes here must build a
-    // scanner, or the scan would fail at run time instead of at PUT.
-    if problems.is_empty() {
-        if let Err(why) = auth.validate(start) {
-            problems.add("credentials", why);
+    for p in patterns.list() {
+        // A pattern the engine refused already is not named twice.
+        if !problems.names(&p.field) {
+            problems.add(p.field.clone(), p.problem.clone());
         }
     }
     problems.finish()
-}
-
-fn check_count(field: &str, n: usize, problems: &mut Problems) {
-    if n > MAX_ITEMS {
-        problems.add(field, format!("at most {MAX_ITEMS}"));
-    }
-}
-
-/// A value sent in a header or a form: bounded, no control characters (a
-/// CR or LF would split a header). The value itself is never echoed.
-fn check_value(field: &str, value: &str, problems: &mut Problems) {
-    if value.len() > MAX_VALUE_BYTES {
-        problems.add(field, format!("at most {MAX_VALUE_BYTES} bytes"));
-    }
-    if value.chars().any(|c| c.is_control() && c != '\t') {
-        problems.add(field, "control characters (line breaks) are not allowed");
-    }
-}
-
-fn check_selector(field: &str, selector: &str, problems: &mut Problems) {
-    if selector.trim().is_empty() || selector.len() > MAX_VALUE_BYTES {
-        problems.add(
-            field,
-            format!("give a CSS selector of 1 to {MAX_VALUE_BYTES} bytes"),
-        );
-    }
-}
-
-/// A URL (absolute, or relative to the start URL) on the start URL's origin.
-fn check_url(field: &str, raw: &str, start: &Url, problems: &mut Problems) {
-    if raw.is_empty() || raw.len() > super::sites::MAX_URL_LEN {
-        problems.add(
-            field,
-            format!(
-                "give a URL of 1 to {} characters",
-                super::sites::MAX_URL_LEN
-            ),
-        );
-        return;
-    }
-    match start.join(raw) {
-        Ok(url) if url.origin() == start.origin() => {}
-        Ok(_) => problems.add(
-            field,
-            format!(
-                "must be on the site's origin ({}): credentials are only sent there",
-                start.origin().ascii_serialization()
-            ),
-        ),
-        Err(e) => problems.add(field, format!("not a URL: {e}")),
-    }
-}
-
-/// An RFC 9110 token (header and cookie names).
-fn is_token(s: &str) -> bool {
-    !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
 /// What `auth` holds, names only.
@@ -390,8 +232,8 @@ pub fn describe(
 }
 
 /// Replaces every secret value of a [`SiteAuth`] with [`REDACTED`] in text
-/// about to be stored: as written, as escaped inside a JSON string, and as
-/// percent-encoded in a URL.
+/// about to be stored, in each form [`SiteAuth::secret_forms`] lists (as
+/// written, escaped inside a JSON string, percent-encoded, the basic token).
 #[derive(Clone)]
 pub struct Scrubber {
     /// `None` when there is nothing to scrub.
@@ -410,23 +252,11 @@ impl std::fmt::Debug for Scrubber {
 }
 
 impl Scrubber {
-    /// A scrubber of `auth`'s secrets ([`SiteAuth::secrets`]).
+    /// A scrubber of `auth`'s secrets, in every form the engine knows them
+    /// in ([`SiteAuth::secret_forms`], as the engine's own scrubbing of a
+    /// scan's text uses them).
     pub fn new(auth: &SiteAuth) -> Self {
-        let mut patterns: Vec<String> = Vec::new();
-        for secret in auth.secrets() {
-            let json = serde_json::to_string(secret).unwrap_or_default();
-            let json = json
-                .strip_prefix('"')
-                .and_then(|j| j.strip_suffix('"'))
-                .unwrap_or_default()
-                .to_string();
-            let encoded: String = url::form_urlencoded::byte_serialize(secret.as_bytes()).collect();
-            for p in [secret.to_string(), json, encoded] {
-                if !p.is_empty() && !patterns.contains(&p) {
-                    patterns.push(p);
-                }
-            }
-        }
+        let patterns = auth.secret_forms();
         if patterns.is_empty() {
             return Scrubber {
                 matcher: None,
@@ -577,6 +407,7 @@ mod tests {
                 "basic.username",
                 "login_form.action",
                 "login_steps[0].selector",
+                "login_steps[0]",
                 "sign_out_exclude[0]"
             ]
         );

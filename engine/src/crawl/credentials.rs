@@ -24,18 +24,13 @@ use regex::Regex;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION, COOKIE, SET_COOKIE};
 use url::{Origin, Url};
 
-use crate::auth::SiteAuth;
+use crate::auth::{SiteAuth, MIN_SCRUBBED_LEN, REDACTED};
 use crate::error::{Error, Result};
 
 /// Cookies the jar keeps at most; later new names are ignored.
 pub const MAX_JAR_COOKIES: usize = 100;
 /// Longest cookie (name and value) the jar keeps, in bytes.
 pub const MAX_COOKIE_BYTES: usize = 4096;
-/// Secrets shorter than this are not scrubbed from report text: they would
-/// match inside ordinary words.
-pub const MIN_SCRUBBED_LEN: usize = 4;
-/// What a scrubbed secret is replaced with.
-pub const REDACTED: &str = "[redacted]";
 
 /// The credentials of one scan (see the module documentation).
 pub struct Credentials {
@@ -91,19 +86,7 @@ impl Credentials {
             v.set_sensitive(true);
             Some(v)
         });
-        let mut scrub: Vec<String> = Vec::new();
-        for s in auth.secrets() {
-            scrub.push(s.to_string());
-            let encoded: String = url::form_urlencoded::byte_serialize(s.as_bytes()).collect();
-            if encoded != s {
-                scrub.push(encoded);
-            }
-        }
-        scrub.extend(basic_token);
-        scrub.retain(|s| s.chars().count() >= MIN_SCRUBBED_LEN);
-        // Longest first, so a secret containing another is replaced whole.
-        scrub.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
-        scrub.dedup();
+        let scrub = auth.secret_forms();
         let jar = auth
             .cookies
             .iter()
