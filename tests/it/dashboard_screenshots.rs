@@ -5,6 +5,7 @@
 //! bytes as the API's route; a static scan's rows have no picture.
 
 use serde_json::{json, Value};
+use sitescan_daemon::dashboard::pictures::PICTURE_CONTENT_SECURITY_POLICY as PICTURE_CSP;
 use sitescan_daemon::dashboard::CONTENT_SECURITY_POLICY as CSP;
 use sitescan_daemon::store::Plan;
 use sitescan_fixtures::FixtureServer;
@@ -132,6 +133,11 @@ async fn the_explorer_shows_each_pictured_finding_with_its_screenshot() {
     assert_eq!(
         header(&resp, "x-content-type-options").as_deref(),
         Some("nosniff")
+    );
+    // Opened on its own, in the browser's image document: its own policy.
+    assert_eq!(
+        header(&resp, "content-security-policy").as_deref(),
+        Some(PICTURE_CSP)
     );
     let png = resp.bytes().await.unwrap();
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));

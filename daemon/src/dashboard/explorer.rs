@@ -375,8 +375,8 @@ struct Extras<'a> {
     back: &'a str,
 }
 
-/// The size the explorer shows a finding's picture at (CSS pixels; the
-/// picture is scaled to fit, its proportions kept).
+/// The box the explorer shows a finding's picture in (CSS pixels; a larger
+/// picture is scaled down to fit, its proportions kept).
 pub const SHOT_WIDTH: u32 = 160;
 /// See [`SHOT_WIDTH`].
 pub const SHOT_HEIGHT: u32 = 100;
