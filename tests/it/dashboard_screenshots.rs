@@ -105,10 +105,7 @@ async fn the_explorer_shows_each_pictured_finding_with_its_screenshot() {
     );
     assert!(CSP.starts_with("default-src 'self';") && !CSP.contains("img-src"));
     let row_a = row_of(&page.body, "#a");
-    assert!(
-        row_a.contains(&picture_markup(&id, &a, "#a")),
-        "{row_a}"
-    );
+    assert!(row_a.contains(&picture_markup(&id, &a, "#a")), "{row_a}");
     assert!(!row_a.contains(&b_shot), "{row_a}");
     let row_b = row_of(&page.body, "#b");
     assert!(
@@ -175,16 +172,17 @@ async fn the_explorer_shows_each_pictured_finding_with_its_screenshot() {
         .await
         .unwrap();
     assert_eq!(resp.status(), 303);
-    assert!(header(&resp, "location")
-        .unwrap()
-        .starts_with("/login?"));
+    assert!(header(&resp, "location").unwrap().starts_with("/login?"));
 
     // Another account: the scan, its explorer and its pictures are not found.
     let (_, other) = user(&api, Plan::Enterprise).await;
     let stranger = sign_in(&api, &other).await;
     let resp = fetch(&stranger, &format!("/scans/{id}/screenshots/{a}")).await;
     assert_eq!(resp.status(), 404);
-    assert_eq!(header(&resp, "content-type").as_deref(), Some("text/html; charset=utf-8"));
+    assert_eq!(
+        header(&resp, "content-type").as_deref(),
+        Some("text/html; charset=utf-8")
+    );
     let body = resp.text().await.unwrap();
     assert!(!body.contains("PNG"));
     let resp = fetch(&stranger, &format!("/scans/{id}/findings")).await;

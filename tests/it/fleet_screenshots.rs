@@ -86,8 +86,10 @@ async fn a_render_workers_pictures_are_served_by_the_api_process() {
         client
             .post(format!("{}/api/v1/sites/{}/scans", api.base, site.id))
             .header("X-API-Key", &key)
-            .json(&json!({"config": {"rules": ["image-alt"], "max_pages": 1, "render": true,
-                "render_options": {"wait": "load", "quiet_ms": 0}}})),
+            .json(
+                &json!({"config": {"rules": ["image-alt"], "max_pages": 1, "render": true,
+                "render_options": {"wait": "load", "quiet_ms": 0}}}),
+            ),
     )
     .await;
     assert_eq!(status, 202, "{body}");
@@ -105,7 +107,10 @@ async fn a_render_workers_pictures_are_served_by_the_api_process() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let worker_log = std::fs::read_to_string(&log).unwrap();
-    assert!(worker_log.contains(&id), "the worker ran the scan: {worker_log}");
+    assert!(
+        worker_log.contains(&id),
+        "the worker ran the scan: {worker_log}"
+    );
 
     let (status, report) = call(get(format!("/api/v1/scans/{id}/report"))).await;
     assert_eq!(status, 200, "{report}");
