@@ -21,10 +21,10 @@ use crate::api_support::{admin, call, TestApi};
 const PASSWORD: &str = "correct horse battery staple";
 
 /// One answer: status, headers, body.
-struct Answer {
-    status: u16,
-    headers: HeaderMap,
-    body: String,
+pub(crate) struct Answer {
+    pub(crate) status: u16,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: String,
 }
 
 impl Answer {
@@ -68,10 +68,10 @@ impl Answer {
 }
 
 /// A browser without JavaScript: keeps the session cookie, follows nothing.
-struct Browser {
-    base: String,
-    client: reqwest::Client,
-    cookie: Option<String>,
+pub(crate) struct Browser {
+    pub(crate) base: String,
+    pub(crate) client: reqwest::Client,
+    pub(crate) cookie: Option<String>,
 }
 
 impl Browser {
@@ -115,7 +115,7 @@ impl Browser {
         answer
     }
 
-    async fn get(&mut self, path: &str) -> Answer {
+    pub(crate) async fn get(&mut self, path: &str) -> Answer {
         self.send(Method::GET, path, None).await
     }
 
@@ -139,7 +139,7 @@ impl Browser {
 
 /// An account of `plan` with a user whose password is set; returns its id
 /// and the user's e-mail.
-async fn user(api: &TestApi, plan: Plan) -> (String, String) {
+pub(crate) async fn user(api: &TestApi, plan: Plan) -> (String, String) {
     user_on(&*api.store, &api.base, plan).await
 }
 
@@ -185,7 +185,7 @@ async fn user_on(store: &dyn Store, base_url: &str, plan: Plan) -> (String, Stri
     (account, email)
 }
 
-async fn sign_in(api: &TestApi, email: &str) -> Browser {
+pub(crate) async fn sign_in(api: &TestApi, email: &str) -> Browser {
     sign_in_at(&api.base, email).await
 }
 

@@ -14,7 +14,8 @@
 //!   after two kills, the others keep their attempts.
 //! - `fleet`: the Redis backend (same contract), `sitescan worker` processes under faults;
 //!   `fleet_support` holds their Redis servers, prefixes and workers (shared with
-//!   `benches/fleet_scale.rs`).
+//!   `benches/fleet_scale.rs`); `fleet_screenshots`: a render scan run by a
+//!   `sitescan worker --render` process whose pictures the API process serves.
 //! - `crawl`: the crawler over real HTTP against the fixture server (politeness,
 //!   limits, redirects, SSRF guard, sitemaps, the library API).
 //! - `conformance`: the ACT conformance floor (`conformance/floor.json`).
@@ -37,7 +38,9 @@
 //!   finding per target with its places, `HEAD`/`GET` per answer, link-phase
 //!   progress, a scan without outside network (network namespace).
 //! - `dashboard`: the dashboard's pages over HTTP: sign-in, sessions, CSRF, keys,
-//!   sites, scan quota, tenancy, and our own rules over every page.
+//!   sites, scan quota, tenancy, and our own rules over every page;
+//!   `dashboard_screenshots`: render mode's pictures in the findings explorer,
+//!   served with the session's tenancy.
 //! - `siteinfo`: robots.txt, sitemaps, the CORS probe and the TLS handshake checks
 //!   (loopback HTTPS servers with rcgen certificates).
 //! - `subresources`: subresource facts fetched once per scan, the rules over them,
@@ -89,8 +92,10 @@ mod crash_loop;
 mod crawl;
 mod credentials;
 mod dashboard;
+mod dashboard_screenshots;
 mod docs;
 mod fleet;
+mod fleet_screenshots;
 mod fleet_support;
 mod fuzz_corpus;
 mod hostile;

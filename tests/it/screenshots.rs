@@ -43,7 +43,7 @@ const PAGE: &str = r##"<!doctype html>
 /// The images' one colour.
 const GREEN: [u8; 3] = [0, 170, 0];
 
-fn site_dir(dir: &Path) {
+pub(crate) fn site_dir(dir: &Path) {
     std::fs::write(dir.join("index.html"), PAGE).unwrap();
     std::fs::write(
         dir.join("green.svg"),
@@ -118,7 +118,7 @@ impl Image {
 }
 
 /// Width and height of a baseline JPEG (its SOF0 segment).
-fn jpeg_size(bytes: &[u8]) -> (u32, u32) {
+pub(crate) fn jpeg_size(bytes: &[u8]) -> (u32, u32) {
     assert!(bytes.starts_with(&[0xFF, 0xD8, 0xFF]), "not a JPEG");
     let mut i = 2;
     while i + 9 < bytes.len() {
@@ -150,7 +150,7 @@ fn viewport(report: &Report) -> (u32, u32) {
 
 /// Checks the picture of `#a`: the box and the margin, the highlight just
 /// outside the box's edges, the element itself inside, the page beyond.
-fn assert_picture_of_a(png: &[u8]) {
+pub(crate) fn assert_picture_of_a(png: &[u8]) {
     let img = Image::decode(png);
     let m = MARGIN as u32;
     assert_eq!((img.width, img.height), (100 + 2 * m, 50 + 2 * m));

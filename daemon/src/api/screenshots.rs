@@ -2,7 +2,6 @@
 //! report names (a finding's `screenshot`, a page's `thumbnail`).
 
 use axum::extract::State;
-use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
@@ -14,10 +13,9 @@ use super::webhooks::ApiPath2;
 use crate::error::Error;
 use crate::ops::screenshots;
 use crate::state::AppState;
+use crate::views::picture::PictureFile;
 
-/// How long a client may keep a picture: a report's pictures never change,
-/// and only the caller's account may see them (`private`).
-pub const CACHE_CONTROL: &str = "private, max-age=86400, immutable";
+pub use crate::views::picture::CACHE_CONTROL;
 
 /// The routes of this module (authenticated by the caller's layer).
 pub(crate) fn router() -> Router<AppState> {
@@ -58,31 +56,20 @@ pub(crate) async fn get_screenshot(
     let (content_type, bytes) =
         screenshots::screenshot(state.store.as_ref(), &auth.account.id, &scan_id, &shot_id)
             .await
-            .map_err(|e| {
-                match e {
-        Error::NotFound {
-            kind: "screenshot", ..
-        } => ApiError::new(
-            ErrorCode::ScreenshotNotFound,
-            format!("scan `{scan_id}` has no picture `{shot_id}`; its report names its pictures"),
-        ),
-        other => other.into(),
-    }
+            .map_err(|e| match e {
+                Error::NotFound {
+                    kind: "screenshot", ..
+                } => ApiError::new(
+                    ErrorCode::ScreenshotNotFound,
+                    format!(
+                        "scan `{scan_id}` has no picture `{shot_id}`; its report names its pictures"
+                    ),
+                ),
+                other => other.into(),
             })?;
-    Ok((
-        StatusCode::OK,
-        [
-            (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
-            (
-                header::CACHE_CONTROL,
-                HeaderValue::from_static(CACHE_CONTROL),
-            ),
-            (
-                header::X_CONTENT_TYPE_OPTIONS,
-                HeaderValue::from_static("nosniff"),
-            ),
-        ],
+    Ok(PictureFile {
+        content_type,
         bytes,
-    )
-        .into_response())
+    }
+    .into_response())
 }

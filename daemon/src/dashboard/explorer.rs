@@ -228,6 +228,9 @@ pub struct Row {
     pub wcag: Vec<String>,
     /// New since the previous scan.
     pub new: bool,
+    /// Render mode's picture of the finding's element (its id in the
+    /// report), shown beside the finding.
+    pub screenshot: Option<String>,
 }
 
 fn clip(s: &str) -> String {
@@ -346,6 +349,10 @@ fn explore(
             message: clip(&f.message),
             snippet: clip(&f.snippet),
             wcag: f.wcag.iter().take(10).cloned().collect(),
+            screenshot: f
+                .screenshot
+                .clone()
+                .filter(|id| sitescan_engine::report::screenshots::valid_id(id)),
         };
         heap.push(Entry { key, row });
         if heap.len() > keep {
@@ -368,10 +375,37 @@ struct Extras<'a> {
     back: &'a str,
 }
 
-/// The last cell of a finding's row: its WCAG criteria, fingerprint and
-/// triage mark with its controls ([`super::marks::mark_control`]).
+/// The box the explorer shows a finding's picture in (CSS pixels; a larger
+/// picture is scaled down to fit, its proportions kept).
+pub const SHOT_WIDTH: u32 = 160;
+/// See [`SHOT_WIDTH`].
+pub const SHOT_HEIGHT: u32 = 100;
+
+/// A finding's picture (render mode): small, loaded when scrolled to, and a
+/// link to the full-size picture; its text alternative names the element
+/// and the rule.
+fn finding_picture(scan_id: &str, row: &Row, shot: &str) -> Markup {
+    let src = super::pictures::href(scan_id, shot);
+    let alt = format!(
+        "Screenshot of {} (rule {}), framed in magenta",
+        if row.selector.is_empty() {
+            "the element"
+        } else {
+            row.selector.as_str()
+        },
+        row.rule
+    );
+    html! {
+        a.shot href=(src) { img.shot src=(src) alt=(alt) width=(SHOT_WIDTH) height=(SHOT_HEIGHT) loading="lazy"; }
+    }
+}
+
+/// The last cell of a finding's row: the picture of its element (render
+/// mode), its WCAG criteria, fingerprint and triage mark with its controls
+/// ([`super::marks::mark_control`]).
 fn finding_extras(x: &Extras<'_>, row: &Row, i: usize) -> Markup {
     html! {
+        @if let Some(shot) = &row.screenshot { (finding_picture(x.scan_id, row, shot)) }
         @if !row.wcag.is_empty() { span.wcag { "WCAG " (row.wcag.join(", ")) } " " }
         code.fp title=(format!("Fingerprint of this finding in scan {}", x.scan_id)) { (&row.fingerprint[..row.fingerprint.len().min(12)]) }
         (super::marks::mark_control(x.site_id, &row.fingerprint, x.marks.get(&row.fingerprint), x.csrf, x.back, i))

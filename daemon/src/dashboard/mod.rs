@@ -13,7 +13,8 @@
 //! - [`keys`], [`sites`], [`scans`], [`webhooks`]: the page families.
 //! - [`explorer`] (a scan's findings filtered, sorted, searched and paged),
 //!   [`fullreport`] (the report in full), [`quota`] (why "Scan now" is off), [`trend`] (a site's scores
-//!   over time), [`compare`] (two scans side by side).
+//!   over time), [`compare`] (two scans side by side), [`pictures`] (render
+//!   mode's screenshots, shown in the explorer).
 //! - `assets/`: the one CSS file, the one small JS file and the SVG icon,
 //!   embedded and served from `/assets/` with long cache lifetimes (their
 //!   URLs carry a content hash); the icon also answers `/favicon.ico`.
@@ -56,6 +57,7 @@ pub mod fullreport;
 pub mod keys;
 pub mod layout;
 pub mod marks;
+pub mod pictures;
 pub mod quota;
 pub mod scans;
 pub mod schedules;
@@ -183,6 +185,10 @@ pub fn router(app: AppState, settings: DashboardSettings) -> Router {
         )
         .route("/scans/{scanId}/full", get(fullreport::show))
         .route("/scans/{scanId}/findings", get(explorer::show))
+        .route(
+            "/scans/{scanId}/screenshots/{screenshotId}",
+            get(pictures::show),
+        )
         .route("/scans/{scanId}/compare", get(compare::show))
         .route("/scans/{scanId}/download", get(scans::download))
         .route("/scans/{scanId}/cancel", post(scans::cancel))

@@ -1,7 +1,8 @@
 //! What the service sends and accepts beyond the stored records: the scan as
 //! shown (with links), the calling key's view, request bodies, webhook
-//! resources ([`webhooks`]) and report downloads ([`download`]). Every type
-//! here but [`download`] is in the OpenAPI document. Below the API, the
+//! resources ([`webhooks`]), report downloads ([`download`]) and render
+//! mode's pictures ([`picture`]). Every type here but [`download`] and
+//! [`picture`] is in the OpenAPI document. Below the API, the
 //! dashboard and webhook delivery (which sends [`ScanView`]s), so none of
 //! them imports another for its types.
 
@@ -14,6 +15,7 @@ use utoipa::ToSchema;
 
 pub mod download;
 pub mod marks;
+pub mod picture;
 pub mod schedules;
 pub mod webhooks;
 

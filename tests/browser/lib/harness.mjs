@@ -154,11 +154,12 @@ process.on('exit', () => {
  * listens; its stderr goes to `<ARTIFACTS>/<logName>`. Resolves with the child
  * and that line; rejects when it exits or stays silent first.
  */
-function startAnnouncing(cmd, args, logName) {
+function startAnnouncing(cmd, args, logName, extraEnv = {}) {
   mkdirSync(ARTIFACTS, { recursive: true });
   const logPath = join(ARTIFACTS, logName);
   const log = createWriteStream(logPath);
-  const child = spawn(cmd, args, { cwd: ROOT, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = { ...childEnv(), ...extraEnv };
+  const child = spawn(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   child.stderr.pipe(log);
   child.on('exit', () => live.delete(child));
@@ -207,17 +208,32 @@ function admin(bin, dataDir, args) {
 }
 
 /**
+ * The environment `sitescan serve` needs to render with the browser the
+ * tests use: that browser, and (only when the tests run as root, where
+ * Chromium refuses its sandbox) the sandbox off.
+ */
+function renderEnv() {
+  const env = { SITESCAN_CHROMIUM: chromiumPath() };
+  if (typeof process.getuid === 'function' && process.getuid() === 0) {
+    env.SITESCAN_CHROMIUM_NO_SANDBOX = '1';
+  }
+  return env;
+}
+
+/**
  * Everything a test needs, started in order: the fixture site, the account
  * and user (admin CLI, before `serve` opens the redb file: one process at a
  * time), then `sitescan serve`. `name` prefixes the log files in the
- * artifacts directory. `stopStack()` ends them in reverse.
+ * artifacts directory. `site` is a site of `fixtures/sites/` or a folder
+ * (default [`FIXTURE_SITE`]); with `render`, `serve`'s worker renders scans
+ * in the tests' Chromium. `stopStack()` ends them in reverse.
  */
-export async function startStack({ name, email, plan = 'professional' }) {
+export async function startStack({ name, email, plan = 'professional', site = FIXTURE_SITE, render = false }) {
   const bins = binaries();
   const dataDir = mkdtempSync(join(tmpdir(), 'sitescan-browser-'));
   const stack = { dataDir, email, children: [] };
   try {
-    const fixture = await startAnnouncing(bins.fixture, [FIXTURE_SITE], `${name}-fixture.log`);
+    const fixture = await startAnnouncing(bins.fixture, [site], `${name}-fixture.log`);
     stack.children.push(fixture.child);
     stack.siteUrl = fixture.line.trim();
     if (!/^http:\/\/127\.0\.0\.1:\d+\/$/.test(stack.siteUrl)) {
@@ -240,6 +256,7 @@ export async function startStack({ name, email, plan = 'professional' }) {
       bins.sitescan,
       ['serve', '--bind', '127.0.0.1:0', '--data-dir', dataDir, '--workers', '1', '--allow-private'],
       `${name}-serve.log`,
+      render ? renderEnv() : {},
     );
     stack.children.push(serve.child);
     const announced = JSON.parse(serve.line);

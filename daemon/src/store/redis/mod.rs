@@ -21,6 +21,7 @@
 //! | `unfinished`, `running` | set | scan ids queued or running / running |
 //! | `report:{id}` | list | the JSON report in chunks of [`REPORT_CHUNK`] bytes |
 //! | `report:{id}:upload:{random}` | list | a report being appended chunk by chunk, renamed to `report:{id}` by the `finish` script (expires after an hour when its worker died) |
+//! | `screenshots:{id}` | hash | render mode's pictures of the scan's report: picture id (`shot-N`, `thumb-N`) -> the encoded PNG or JPEG, kept as long as the report |
 //! | `stats` | hash | `completed`, `failed`, `canceled`, `pages` counters |
 //! | `webhook:{id}` | string | the webhook (JSON) |
 //! | `account:{id}:webhooks` | sorted set (lex) | webhook ids |
