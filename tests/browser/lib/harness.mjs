@@ -206,18 +206,30 @@ function admin(bin, dataDir, args) {
   return JSON.parse(out);
 }
 
+/** The one-time password token of an `admin user create` answer. */
+function passwordToken(user) {
+  const token = new URL(user.password_link).searchParams.get('token');
+  if (!token) {
+    throw new Error(`the password link ${user.password_link} has no token`);
+  }
+  return token;
+}
+
 /**
- * Everything a test needs, started in order: the fixture site, the account
- * and user (admin CLI, before `serve` opens the redb file: one process at a
- * time), then `sitescan serve`. `name` prefixes the log files in the
- * artifacts directory. `stopStack()` ends them in reverse.
+ * Everything a test needs, started in order: the fixture site (`site`: a
+ * name of fixtures/sites/ or a folder's absolute path), the account and user
+ * (admin CLI, before `serve` opens the redb file: one process at a time),
+ * each of `users` (`{ email, plan }`: an account of its own each, in
+ * `stack.users[email]` as `{ account, userId, passwordToken }`), then
+ * `sitescan serve`. `name` prefixes the log files in the artifacts
+ * directory. `stopStack()` ends them in reverse.
  */
-export async function startStack({ name, email, plan = 'professional' }) {
+export async function startStack({ name, email, plan = 'professional', site = FIXTURE_SITE, users = [] }) {
   const bins = binaries();
   const dataDir = mkdtempSync(join(tmpdir(), 'sitescan-browser-'));
-  const stack = { dataDir, email, children: [] };
+  const stack = { dataDir, email, children: [], users: {} };
   try {
-    const fixture = await startAnnouncing(bins.fixture, [FIXTURE_SITE], `${name}-fixture.log`);
+    const fixture = await startAnnouncing(bins.fixture, [site], `${name}-fixture.log`);
     stack.children.push(fixture.child);
     stack.siteUrl = fixture.line.trim();
     if (!/^http:\/\/127\.0\.0\.1:\d+\/$/.test(stack.siteUrl)) {
@@ -228,11 +240,13 @@ export async function startStack({ name, email, plan = 'professional' }) {
     const user = admin(bins.sitescan, dataDir, ['user', 'create', '--account', stack.account.id, '--email', email]);
     // The link names the default dashboard address; the token is what counts:
     // the tests open it on the server's real (free) port.
-    stack.passwordToken = new URL(user.password_link).searchParams.get('token');
-    if (!stack.passwordToken) {
-      throw new Error(`the password link ${user.password_link} has no token`);
-    }
+    stack.passwordToken = passwordToken(user);
     stack.userId = user.id;
+    for (const extra of users) {
+      const account = admin(bins.sitescan, dataDir, ['account', 'create', '--plan', extra.plan, '--name', `Browser tests (${extra.plan})`]);
+      const u = admin(bins.sitescan, dataDir, ['user', 'create', '--account', account.id, '--email', extra.email]);
+      stack.users[extra.email] = { account, userId: u.id, passwordToken: passwordToken(u) };
+    }
 
     // Loopback bind: the session cookie is not `Secure`, so it works over
     // plain http; --allow-private lets it scan the fixture site on 127.0.0.1.
@@ -354,10 +368,11 @@ export const PASSWORD = 'correct horse battery staple';
 
 /**
  * Opens the admin CLI's one-time link on the test server and sets
- * [`PASSWORD`]; ends on the sign-in page. Screenshots both pages.
+ * [`PASSWORD`]; ends on the sign-in page. Screenshots both pages. `token`
+ * defaults to the stack's first user's.
  */
-export async function setPassword(page, stack, shots) {
-  await page.goto(`${stack.baseUrl}/set-password?token=${stack.passwordToken}`);
+export async function setPassword(page, stack, shots, token = stack.passwordToken) {
+  await page.goto(`${stack.baseUrl}/set-password?token=${token}`);
   await shots.shot('set-password');
   await page.fill('#password', PASSWORD);
   await page.fill('#confirm', PASSWORD);
