@@ -70,7 +70,7 @@ function writeFirstVersion(dir) {
 function writeSecondVersion(dir) {
   writeFileSync(join(dir, 'about.html'), html('About the team',
     '<h1>About</h1><p>We are a small team.</p><img src="/team.svg"><p><a href="/">Home</a></p>'));
-  writeFileSync(join(dir, 'contact.html'), html('Contact us',
+  writeFileSync(join(dir, 'contact.html'), html('Contact the monitored team',
     '<h1>Contact</h1><p>Write to us.</p><p><a href="/">Home</a></p>'));
 }
 
@@ -278,6 +278,7 @@ test('two scans of a changed site: explorer, triage mark, side by side, trend, f
   await filter(page, { rule: '', new: 'on' });
   assert.equal(new URL(page.url()).searchParams.get('new'), 'on');
   assert.deepEqual(await explorerRows(page), [['critical new', 'image-alt', 'accessibility', about, imageAlt[0].selector]]);
+  await shots.shot('explorer-new-only');
   await filter(page, { category: 'seo' });
   assert.equal(await page.locator('#explorer-count').innerText(), `No findings match (of ${all.length} in the report).`);
   await shots.shot('explorer-new-seo');
@@ -297,6 +298,7 @@ test('two scans of a changed site: explorer, triage mark, side by side, trend, f
       .map(([f]) => asRow(f, newOnes)),
   );
   assert.equal(await page.locator('#f-sort').inputValue(), 'page');
+  assert.equal(await page.locator('#f-q').inputValue(), 'ABOUT.html', 'the search box keeps the text as typed');
   await shots.shot('explorer-search');
 
   // --- mark the new finding a false positive, with the keyboard ---------------------------
@@ -373,11 +375,11 @@ test('two scans of a changed site: explorer, triage mark, side by side, trend, f
   const [pa, pb] = [first.report.stats.pages_fetched, second.report.stats.pages_fetched];
   assert.deepEqual(await cells(page, '#compare-scores tbody tr'),
     [...expectScores, ...expectCounts, ['Pages', String(pa), String(pb), signed(pb - pa)]]);
-  assert.equal(await page.locator('#only-a-heading').innerText(), 'Only in A (1)');
+  assert.equal(await page.locator('#only-a-heading').innerText(), 'Only in A (1): fixed in B');
   assert.deepEqual(await cells(page, '#only-a tbody tr'),
     [[titleMissing[0].impact, 'document-title', contact, titleMissing[0].selector, titleMissing[0].message]],
     'A has the failure B fixed');
-  assert.equal(await page.locator('#only-b-heading').innerText(), 'Only in B (1)');
+  assert.equal(await page.locator('#only-b-heading').innerText(), 'Only in B (1): new in B');
   assert.deepEqual(await cells(page, '#only-b tbody tr'),
     [['critical', 'image-alt', about, imageAlt[0].selector, imageAlt[0].message]],
     'B has the new failure');
@@ -402,6 +404,7 @@ test('two scans of a changed site: explorer, triage mark, side by side, trend, f
   // Still shown, as marked, in the explorer of the new scan.
   await page.click('#explore');
   await page.waitForURL(`${base}${third.path}/findings`);
+  await shots.shot('explorer-3');
   await filter(page, { rule: 'image-alt' });
   assert.equal(await page.locator(`#findings tbody tr[data-fingerprint="${fingerprint}"]`).getAttribute('data-mark'),
     'false_positive');
@@ -482,6 +485,8 @@ test('two scans of a changed site: explorer, triage mark, side by side, trend, f
 });
 
 test('"Scan now" is disabled, with the reason, once the plan\'s scans are used up', async () => {
+  // Another user: no session of the first test's may be left.
+  await browser.context.clearCookies();
   const page = await browser.context.newPage();
   const shots = watch(page, 'monitoring-quota');
   const base = stack.baseUrl;
