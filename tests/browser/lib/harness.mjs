@@ -379,3 +379,49 @@ export async function setPassword(page, stack, shots, token = stack.passwordToke
   await page.click('#set-password');
   await page.waitForURL(`${stack.baseUrl}/login?password=set`);
 }
+
+/**
+ * The focused element as the test compares it: `tag#id "text"` (id and text
+ * when present), plus what makes its focus indicator visible.
+ */
+export async function focusState(page) {
+  return page.evaluate(() => {
+    const parse = (c) => (c.match(/[\d.]+/g) || []).map(Number);
+    const luminance = ([r, g, b]) => {
+      const lin = (v) => {
+        const s = v / 255;
+        return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+      };
+      return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+    };
+    const opaque = (c) => {
+      const p = parse(c);
+      return p.length >= 3 && (p.length < 4 || p[3] > 0);
+    };
+    const el = document.activeElement;
+    const cs = getComputedStyle(el);
+    // The outline is drawn outside the element: its backdrop is the first
+    // opaque background among the ancestors.
+    let backdrop = 'rgb(255, 255, 255)';
+    for (let n = el.parentElement; n; n = n.parentElement) {
+      const bg = getComputedStyle(n).backgroundColor;
+      if (opaque(bg)) {
+        backdrop = bg;
+        break;
+      }
+    }
+    const [l1, l2] = [luminance(parse(cs.outlineColor)), luminance(parse(backdrop))].sort((a, b) => b - a);
+    const rect = el.getBoundingClientRect();
+    const text = (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT')
+      ? ''
+      : (el.innerText || '').trim();
+    return {
+      what: `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${text ? ` "${text}"` : ''}`,
+      focusVisible: el.matches(':focus-visible'),
+      outline: cs.outlineStyle === 'none' ? 0 : parseFloat(cs.outlineWidth),
+      contrast: Math.round(((l1 + 0.05) / (l2 + 0.05)) * 100) / 100,
+      onScreen: rect.width > 0 && rect.height > 0 && rect.left >= 0 && rect.top >= 0
+        && rect.right <= window.innerWidth && rect.bottom <= window.innerHeight,
+    };
+  });
+}

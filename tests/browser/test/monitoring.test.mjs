@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import {
+  focusState,
   launchBrowser,
   PASSWORD,
   pathOf,
@@ -274,8 +275,15 @@ test('two scans of a changed site: explorer, triage mark, side by side, trend, f
   assert.deepEqual(await explorerRows(page), byImpact(ofRule).map((f) => asRow(f, newOnes)));
   await shots.shot('explorer-rule');
 
+  // By a piece of the page URL: the contact page's findings.
+  await filter(page, { rule: '', page: 'contact' });
+  const onContact = all.filter((f) => f.page_url.includes('contact'));
+  assert.ok(onContact.length >= 1);
+  assert.deepEqual(await explorerRows(page), byImpact(onContact).map((f) => asRow(f, newOnes)));
+  await shots.shot('explorer-page');
+
   // New only: the image, whatever else is asked for when it matches.
-  await filter(page, { rule: '', new: 'on' });
+  await filter(page, { page: '', new: 'on' });
   assert.equal(new URL(page.url()).searchParams.get('new'), 'on');
   assert.deepEqual(await explorerRows(page), [['critical new', 'image-alt', 'accessibility', about, imageAlt[0].selector]]);
   await shots.shot('explorer-new-only');
@@ -311,35 +319,39 @@ test('two scans of a changed site: explorer, triage mark, side by side, trend, f
   assert.equal(await page.locator('#triage').innerText(),
     '0 marked on this site now. A marked finding counts in no score, count or gate of the scans started after it was marked; this scan\'s scores stay as they were when it completed.');
   const keys = page.keyboard;
-  const focused = () => page.evaluate(() => {
-    const el = document.activeElement;
-    return `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}:${el.matches(':focus-visible')}`;
-  });
+  /** Checks where the focus is and that it shows (as keyboard.test.mjs does). */
+  const focusOn = async (expected, step) => {
+    const state = await focusState(page);
+    assert.equal(state.what, expected, `${step}: focus order`);
+    assert.equal(state.focusVisible, true, `${step}: ${expected} matches :focus-visible`);
+    assert.ok(state.outline >= 2, `${step}: ${expected} has an outline of ${state.outline}px, want at least 2px`);
+    assert.ok(state.contrast >= 3, `${step}: ${expected}'s outline contrasts ${state.contrast}:1, want at least 3:1`);
+    assert.equal(state.onScreen, true, `${step}: ${expected} is on screen`);
+  };
   // Tab from the "new only" box: the Filter button, Clear, then on into the
   // row, whose first control to take the focus is "Mark…".
   await page.locator('#f-new').focus();
   await keys.press('Tab');
-  assert.equal(await focused(), 'button#apply-filters:true');
+  await focusOn('button#apply-filters "Filter"', 'filter');
   await keys.press('Tab');
-  assert.equal(await focused(), 'a#clear-filters:true');
+  await focusOn('a#clear-filters "Clear"', 'clear');
   for (let i = 0; i < 5 && !(await page.evaluate(() => document.activeElement.closest('#findings'))); i += 1) {
     await keys.press('Tab');
   }
-  assert.equal(await focused(), 'summary:true', 'the first control of the row in the Tab order is Mark…');
-  assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Mark…');
+  await focusOn('summary "Mark…"', 'the first control of the row');
   await keys.press('Enter');
   assert.equal(await row.locator('details.mark-form').getAttribute('open'), '', 'Enter opens it');
   await shots.shot('mark-open', { fullPage: false });
   await keys.press('Tab');
-  assert.equal(await focused(), 'select#mark-status-0:true');
+  await focusOn('select#mark-status-0', 'mark status');
   assert.equal(await page.locator('#mark-status-0').inputValue(), 'ignored');
   await keys.press('ArrowDown');
   assert.equal(await page.locator('#mark-status-0').inputValue(), 'false_positive');
   await keys.press('Tab');
-  assert.equal(await focused(), 'input#mark-note-0:true');
+  await focusOn('input#mark-note-0', 'mark note');
   await keys.type(NOTE);
   await keys.press('Tab');
-  assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Mark');
+  await focusOn('button "Mark"', 'mark button');
   await shots.shot('mark-filled', { fullPage: false });
   await keys.press('Enter');
   await page.waitForURL(`${base}${explorer}?new=on#triage`);
@@ -419,6 +431,8 @@ test('two scans of a changed site: explorer, triage mark, side by side, trend, f
   // When each scan started, as the history (newest first) tells it.
   const history = await cells(page, '#history tbody tr');
   assert.deepEqual(history.map((r) => r[1]), ['completed', 'completed', 'completed']);
+  assert.deepEqual(history.map((r) => r.slice(3, 5)).reverse(),
+    scans.map((s) => CHECKED.map((c) => String(s.report.summary[c].score))));
   const whens = history.map((r) => r[0]).reverse();
   whens.forEach((w) => assert.match(w, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/));
   const dates = whens.map((w) => w.slice(0, 10));
