@@ -446,10 +446,12 @@ test('two scans of a changed site: explorer, triage mark, side by side, trend, f
   assert.ok(yTicks[0][1] > yTicks[4][1], '0 at the bottom, 100 at the top');
   const grid = await page.locator('svg.trend g.axis-y line').evaluateAll((ls) => ls.map((l) => Number(l.getAttribute('y1'))));
   const [y0, y100] = [grid[0], grid[4]];
-  // The date axis: a label under each scan, left to right.
+  // The date axis: a label under each scan, left to right: its date, or its
+  // time after a label of the same day.
   const xLabels = await page.locator('svg.trend g.axis-x text.date').evaluateAll((ts) =>
     ts.map((t) => [t.textContent, Number(t.getAttribute('x'))]));
-  assert.deepEqual(xLabels.map(([t]) => t), dates.map((d) => d.slice(5)));
+  assert.deepEqual(xLabels.map(([t]) => t),
+    whens.map((w, i) => (i > 0 && dates[i - 1] === dates[i] ? w.slice(11, 16) : w.slice(5, 10))));
   assert.ok(xLabels[0][1] < xLabels[1][1] && xLabels[1][1] < xLabels[2][1]);
   // One series per category checked, each with a point per scan at its score.
   assert.deepEqual(await page.locator('svg.trend g.series').evaluateAll((gs) => gs.map((g) => g.getAttribute('class'))),
