@@ -2484,9 +2484,9 @@ async fn two_scans_side_by_side_show_scores_counts_and_findings_only_in_each() {
         r#"<th scope="row">Accessibility (WCAG 2.1 AA) score</th><td class="n">70</td><td class="n">65</td><td class="n">-5</td>"#,
         r#"<th scope="row">SEO score</th><td class="n">90</td><td class="n">100</td><td class="n">+10</td>"#,
         r#"<th scope="row">Pages</th><td class="n">1</td><td class="n">1</td><td class="n">+0</td>"#,
-        r#"<h2 id="only-a-heading">Only in A (1)</h2>"#,
+        r#"<h2 id="only-a-heading">Only in A (1): fixed in B</h2>"#,
         r#"<td>moderate</td><td>document-title</td><td class="url">https://example.com/a</td><td></td><td>The page has no title element</td>"#,
-        r#"<h2 id="only-b-heading">Only in B (1)</h2>"#,
+        r#"<h2 id="only-b-heading">Only in B (1): new in B</h2>"#,
         r#"<td>critical</td><td>image-alt</td><td class="url">https://example.com/b</td><td><code>#two</code></td><td>The image has no text alternative</td>"#,
     ] {
         assert!(page.body.contains(want), "no {want} in {}", page.body);

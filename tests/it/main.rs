@@ -102,6 +102,7 @@ mod hostile;
 mod hostile_fetch;
 mod links;
 mod marks;
+mod monitoring_walkthrough;
 mod netns;
 mod regressions;
 mod remote;

@@ -22,7 +22,8 @@ const PAGE: &str = "docs/src/service/walkthrough.md";
 /// guard against a hang, not a speed check: a scan of two pages takes seconds).
 const GUARD: Duration = Duration::from_secs(300);
 
-fn free_port() -> u16 {
+/// A free loopback port (bound, then released).
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -32,7 +33,7 @@ fn free_port() -> u16 {
 
 /// Kills the walkthrough's process group (bash and whatever it started) when
 /// the test ends, whichever way it ends.
-struct Group(u32);
+pub(crate) struct Group(pub(crate) u32);
 
 impl Drop for Group {
     fn drop(&mut self) {
@@ -43,14 +44,18 @@ impl Drop for Group {
     }
 }
 
-/// Runs the script in a process group of its own; returns its stdout, its
-/// stderr, and whether anything it started was still running once it ended.
-fn run_bash(
+/// Runs the script in a process group of its own, `path_dir` first on PATH,
+/// with `SITE_PORT` and `API_PORT` set and no `SITESCAN_*` of the caller's;
+/// returns its stdout, its stderr, and whether anything it started was still
+/// running once it ended. Panics (the group killed) when it runs longer than
+/// `guard`.
+pub(crate) fn run_bash(
     script: &str,
     dir: &Path,
     path_dir: &Path,
     site_port: u16,
     api_port: u16,
+    guard: Duration,
 ) -> (String, String, bool) {
     let mut cmd = Command::new("bash");
     cmd.arg("-c")
@@ -95,13 +100,13 @@ fn run_bash(
         if child.try_wait().unwrap().is_some() {
             break;
         }
-        if start.elapsed() > GUARD {
+        if start.elapsed() > guard {
             let _ = child.kill();
             let _ = child.wait();
             // Dropping the group guard kills its background jobs, which closes the pipes.
             drop(_group);
             panic!(
-                "the walkthrough did not finish within {GUARD:?}:\n{}\n--- stderr\n{}",
+                "the walkthrough did not finish within {guard:?}:\n{}\n--- stderr\n{}",
                 out.join().unwrap(),
                 err.join().unwrap()
             );
@@ -119,13 +124,14 @@ fn run_bash(
     (out.join().unwrap(), err.join().unwrap(), leftovers)
 }
 
-fn json(line: &str) -> serde_json::Value {
+/// The line parsed as JSON (a panic naming it when it is not).
+pub(crate) fn json(line: &str) -> serde_json::Value {
     serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
 }
 
-#[test]
-fn walkthrough_runs_as_printed() {
-    for tool in ["bash", "python3", "curl", "jq"] {
+/// Panics naming the first of `tools` not on PATH.
+pub(crate) fn need_tools(tools: &[&str]) {
+    for tool in tools {
         let found = Command::new("sh")
             .args(["-c", &format!("command -v {tool}")])
             .stdout(Stdio::null())
@@ -136,6 +142,51 @@ fn walkthrough_runs_as_printed() {
             "the walkthrough needs `{tool}` (scripts/test installs it)"
         );
     }
+}
+
+/// Two distinct free loopback ports: the demo site's and the API's.
+pub(crate) fn two_ports() -> (u16, u16) {
+    let site_port = free_port();
+    let api_port = loop {
+        let port = free_port();
+        if port != site_port {
+            break port;
+        }
+    };
+    (site_port, api_port)
+}
+
+/// The blocks as one script, each announced by a line `@@ step N` (N its
+/// index in `blocks`, from `first`), then `@@ end`.
+pub(crate) fn numbered_script(blocks: &[String], first: usize) -> String {
+    let mut script = String::new();
+    for (i, block) in blocks.iter().enumerate().skip(first) {
+        script.push_str(&format!("echo '@@ step {i}'\n{block}\n"));
+    }
+    script.push_str("echo '@@ end'\n");
+    script
+}
+
+/// The script's stdout split by its `@@ step N` lines: the lines of step N
+/// at index N, what follows `@@ end` at index `blocks`.
+pub(crate) fn split_steps(stdout: &str, blocks: usize) -> Vec<Vec<&str>> {
+    let mut steps: Vec<Vec<&str>> = vec![Vec::new(); blocks + 1];
+    let mut current = None;
+    for line in stdout.lines() {
+        if let Some(n) = line.strip_prefix("@@ step ") {
+            current = Some(n.parse::<usize>().unwrap());
+        } else if line == "@@ end" {
+            current = Some(blocks);
+        } else if let Some(n) = current {
+            steps[n].push(line.trim_end_matches('\r'));
+        }
+    }
+    steps
+}
+
+#[test]
+fn walkthrough_runs_as_printed() {
+    need_tools(&["bash", "python3", "curl", "jq"]);
     let page = read(PAGE);
     let blocks = code_blocks(&page, "sh");
     assert!(blocks.len() >= 9, "{PAGE} has {} sh blocks", blocks.len());
@@ -149,27 +200,18 @@ fn walkthrough_runs_as_printed() {
 
     // Block 0 is replaced by what it does here: this run's binary on PATH, a
     // fresh directory (below).
-    let mut script = String::new();
-    for (i, block) in blocks.iter().enumerate().skip(1) {
-        script.push_str(&format!("echo '@@ step {i}'\n{block}\n"));
-    }
-    script.push_str("echo '@@ end'\n");
+    let script = numbered_script(&blocks, 1);
 
     let dir = tempfile::tempdir().unwrap();
     let bin = Path::new(env!("CARGO_BIN_EXE_sitescan"));
-    let site_port = free_port();
-    let api_port = loop {
-        let port = free_port();
-        if port != site_port {
-            break port;
-        }
-    };
+    let (site_port, api_port) = two_ports();
     let (stdout, stderr, leftovers) = run_bash(
         &script,
         dir.path(),
         bin.parent().unwrap(),
         site_port,
         api_port,
+        GUARD,
     );
     let context = format!("--- stdout\n{stdout}\n--- stderr\n{stderr}");
     assert!(
@@ -177,18 +219,7 @@ fn walkthrough_runs_as_printed() {
         "the walkthrough left a process running (serve or the demo site)\n{context}"
     );
 
-    // Split the output by step.
-    let mut steps: Vec<Vec<&str>> = vec![Vec::new(); blocks.len() + 1];
-    let mut current = None;
-    for line in stdout.lines() {
-        if let Some(n) = line.strip_prefix("@@ step ") {
-            current = Some(n.parse::<usize>().unwrap());
-        } else if line == "@@ end" {
-            current = Some(blocks.len());
-        } else if let Some(n) = current {
-            steps[n].push(line.trim_end_matches('\r'));
-        }
-    }
+    let steps = split_steps(&stdout, blocks.len());
     assert!(
         stdout.contains("@@ end"),
         "the walkthrough stopped early\n{context}"

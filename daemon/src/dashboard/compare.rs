@@ -185,6 +185,13 @@ pub async fn show(
             .unwrap_or(0)
     };
     let dash = |v: Option<u8>| v.map(|v| v.to_string()).unwrap_or_else(|| "–".into());
+    // What a finding on one side only means, read from the older scan to the
+    // newer one (the scan page links the previous scan as A).
+    let (a_means, b_means) = if a.created_at <= b.created_at {
+        ("fixed in B", "new in B")
+    } else {
+        ("new in A", "fixed in A")
+    };
     let main = html! {
         table id="compare-scores" {
             caption { "Scores and counts" }
@@ -217,9 +224,9 @@ pub async fn show(
                 tr { th scope="row" { "Pages" } td.n { (pa) } td.n { (pb) } td.n { (format!("{:+}", pb as i64 - pa as i64)) } }
             }
         }
-        h2 id="only-a-heading" { "Only in A (" (diff.only_a.0) ")" }
+        h2 id="only-a-heading" { "Only in A (" (diff.only_a.0) "): " (a_means) }
         (listed("only-a", &diff.only_a))
-        h2 id="only-b-heading" { "Only in B (" (diff.only_b.0) ")" }
+        h2 id="only-b-heading" { "Only in B (" (diff.only_b.0) "): " (b_means) }
         (listed("only-b", &diff.only_b))
     };
     Ok(layout::page(&title, Some(me.nav(Section::Sites)), main).into_response())

@@ -99,8 +99,10 @@ struct Filters {
     impact: Option<String>,
     page: Option<String>,
     new_only: bool,
-    /// Lower-cased.
+    /// As typed (shown in the form and kept in links).
     q: Option<String>,
+    /// `q` lower-cased, as matched.
+    q_lower: Option<String>,
     sort: Sort,
     p: usize,
 }
@@ -131,7 +133,8 @@ impl Filters {
             impact: value(&q.impact),
             page: value(&q.page),
             new_only: q.new.as_deref() == Some("on"),
-            q: value(&q.q).map(|s| s.to_lowercase()),
+            q: value(&q.q),
+            q_lower: value(&q.q).map(|s| s.to_lowercase()),
             sort: match q.sort.as_deref() {
                 Some("rule") => Sort::Rule,
                 Some("page") => Sort::Page,
@@ -194,7 +197,7 @@ impl Filters {
         {
             return false;
         }
-        match &self.q {
+        match &self.q_lower {
             None => true,
             Some(q) => [&f.rule_id, &f.message, &f.selector, &f.snippet, &f.page_url]
                 .iter()

@@ -1,6 +1,7 @@
 //! A site's trend: the score of each category over its completed scans, as
-//! an inline SVG line chart drawn on the server (axes, gridlines, one date
-//! label per scan, a legend), with a text alternative (`<title>` and
+//! an inline SVG line chart drawn on the server (axes, gridlines, a label
+//! under each scan: its date, or its time when the label before it names the
+//! same day, a legend), with a text alternative (`<title>` and
 //! `<desc>`) and the same numbers as a data table. No script, no external
 //! request, and only presentation attributes (the CSP allows no `style`).
 
@@ -97,8 +98,26 @@ pub fn section(scans: &[Scan]) -> Markup {
             )
         })
         .collect();
-    // A date label under every scan when they fit, else under every k-th.
+    // A label under every scan when they fit, else under every k-th: the
+    // date (`11-26`), or the time (`14:05`) when the label before it already
+    // names that day, so scans of one day are told apart.
     let every = n.div_ceil(10).max(1);
+    let mut labels: Vec<Option<String>> = Vec::with_capacity(n);
+    let mut labelled_day = None;
+    for (i, p) in points.iter().enumerate() {
+        if i % every == 0 || i + 1 == n {
+            let day = p.at.date_naive();
+            let fmt = if labelled_day == Some(day) {
+                "%H:%M"
+            } else {
+                "%m-%d"
+            };
+            labels.push(Some(p.at.format(fmt).to_string()));
+            labelled_day = Some(day);
+        } else {
+            labels.push(None);
+        }
+    }
     html! {
         figure.trend {
             svg.chart.trend role="img" aria-labelledby="trend-title trend-desc"
@@ -117,10 +136,10 @@ pub fn section(scans: &[Scan]) -> Markup {
                 }
                 g.axis-x {
                     line x1=(LEFT) y1=(H - BOTTOM) x2=(W - RIGHT) y2=(H - BOTTOM) stroke="#8a9099" stroke-width="1" {}
-                    @for (i, p) in points.iter().enumerate() {
-                        @if i % every == 0 || i + 1 == n {
+                    @for (i, label) in labels.iter().enumerate() {
+                        @if let Some(label) = label {
                             line x1=(format!("{:.1}", x(i, n))) y1=(H - BOTTOM) x2=(format!("{:.1}", x(i, n))) y2=(H - BOTTOM + 4.0) stroke="#8a9099" {}
-                            text.date x=(format!("{:.1}", x(i, n))) y=(H - BOTTOM + 16.0) text-anchor="middle" font-size="11" fill="#4a4f57" { (p.at.format("%m-%d")) }
+                            text.date x=(format!("{:.1}", x(i, n))) y=(H - BOTTOM + 16.0) text-anchor="middle" font-size="11" fill="#4a4f57" { (label) }
                         }
                     }
                 }

@@ -207,6 +207,15 @@ function admin(bin, dataDir, args) {
   return JSON.parse(out);
 }
 
+/** The one-time password token of an `admin user create` answer. */
+function passwordToken(user) {
+  const token = new URL(user.password_link).searchParams.get('token');
+  if (!token) {
+    throw new Error(`the password link ${user.password_link} has no token`);
+  }
+  return token;
+}
+
 /**
  * The environment `sitescan serve` needs to render with the browser the
  * tests use: that browser, and (only when the tests run as root, where
@@ -221,17 +230,19 @@ function renderEnv() {
 }
 
 /**
- * Everything a test needs, started in order: the fixture site, the account
- * and user (admin CLI, before `serve` opens the redb file: one process at a
- * time), then `sitescan serve`. `name` prefixes the log files in the
- * artifacts directory. `site` is a site of `fixtures/sites/` or a folder
- * (default [`FIXTURE_SITE`]); with `render`, `serve`'s worker renders scans
- * in the tests' Chromium. `stopStack()` ends them in reverse.
+ * Everything a test needs, started in order: the fixture site (`site`: a
+ * name of fixtures/sites/ or a folder's absolute path), the account and user
+ * (admin CLI, before `serve` opens the redb file: one process at a time),
+ * each of `users` (`{ email, plan }`: an account of its own each, in
+ * `stack.users[email]` as `{ account, userId, passwordToken }`), then
+ * `sitescan serve`; with `render`, `serve`'s worker renders scans in the
+ * tests' Chromium. `name` prefixes the log files in the artifacts
+ * directory. `stopStack()` ends them in reverse.
  */
-export async function startStack({ name, email, plan = 'professional', site = FIXTURE_SITE, render = false }) {
+export async function startStack({ name, email, plan = 'professional', site = FIXTURE_SITE, users = [], render = false }) {
   const bins = binaries();
   const dataDir = mkdtempSync(join(tmpdir(), 'sitescan-browser-'));
-  const stack = { dataDir, email, children: [] };
+  const stack = { dataDir, email, children: [], users: {} };
   try {
     const fixture = await startAnnouncing(bins.fixture, [site], `${name}-fixture.log`);
     stack.children.push(fixture.child);
@@ -244,11 +255,13 @@ export async function startStack({ name, email, plan = 'professional', site = FI
     const user = admin(bins.sitescan, dataDir, ['user', 'create', '--account', stack.account.id, '--email', email]);
     // The link names the default dashboard address; the token is what counts:
     // the tests open it on the server's real (free) port.
-    stack.passwordToken = new URL(user.password_link).searchParams.get('token');
-    if (!stack.passwordToken) {
-      throw new Error(`the password link ${user.password_link} has no token`);
-    }
+    stack.passwordToken = passwordToken(user);
     stack.userId = user.id;
+    for (const extra of users) {
+      const account = admin(bins.sitescan, dataDir, ['account', 'create', '--plan', extra.plan, '--name', `Browser tests (${extra.plan})`]);
+      const u = admin(bins.sitescan, dataDir, ['user', 'create', '--account', account.id, '--email', extra.email]);
+      stack.users[extra.email] = { account, userId: u.id, passwordToken: passwordToken(u) };
+    }
 
     // Loopback bind: the session cookie is not `Secure`, so it works over
     // plain http; --allow-private lets it scan the fixture site on 127.0.0.1.
@@ -371,13 +384,60 @@ export const PASSWORD = 'correct horse battery staple';
 
 /**
  * Opens the admin CLI's one-time link on the test server and sets
- * [`PASSWORD`]; ends on the sign-in page. Screenshots both pages.
+ * [`PASSWORD`]; ends on the sign-in page. Screenshots both pages. `token`
+ * defaults to the stack's first user's.
  */
-export async function setPassword(page, stack, shots) {
-  await page.goto(`${stack.baseUrl}/set-password?token=${stack.passwordToken}`);
+export async function setPassword(page, stack, shots, token = stack.passwordToken) {
+  await page.goto(`${stack.baseUrl}/set-password?token=${token}`);
   await shots.shot('set-password');
   await page.fill('#password', PASSWORD);
   await page.fill('#confirm', PASSWORD);
   await page.click('#set-password');
   await page.waitForURL(`${stack.baseUrl}/login?password=set`);
+}
+
+/**
+ * The focused element as the test compares it: `tag#id "text"` (id and text
+ * when present), plus what makes its focus indicator visible.
+ */
+export async function focusState(page) {
+  return page.evaluate(() => {
+    const parse = (c) => (c.match(/[\d.]+/g) || []).map(Number);
+    const luminance = ([r, g, b]) => {
+      const lin = (v) => {
+        const s = v / 255;
+        return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+      };
+      return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+    };
+    const opaque = (c) => {
+      const p = parse(c);
+      return p.length >= 3 && (p.length < 4 || p[3] > 0);
+    };
+    const el = document.activeElement;
+    const cs = getComputedStyle(el);
+    // The outline is drawn outside the element: its backdrop is the first
+    // opaque background among the ancestors.
+    let backdrop = 'rgb(255, 255, 255)';
+    for (let n = el.parentElement; n; n = n.parentElement) {
+      const bg = getComputedStyle(n).backgroundColor;
+      if (opaque(bg)) {
+        backdrop = bg;
+        break;
+      }
+    }
+    const [l1, l2] = [luminance(parse(cs.outlineColor)), luminance(parse(backdrop))].sort((a, b) => b - a);
+    const rect = el.getBoundingClientRect();
+    const text = (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT')
+      ? ''
+      : (el.innerText || '').trim();
+    return {
+      what: `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${text ? ` "${text}"` : ''}`,
+      focusVisible: el.matches(':focus-visible'),
+      outline: cs.outlineStyle === 'none' ? 0 : parseFloat(cs.outlineWidth),
+      contrast: Math.round(((l1 + 0.05) / (l2 + 0.05)) * 100) / 100,
+      onScreen: rect.width > 0 && rect.height > 0 && rect.left >= 0 && rect.top >= 0
+        && rect.right <= window.innerWidth && rect.bottom <= window.innerHeight,
+    };
+  });
 }

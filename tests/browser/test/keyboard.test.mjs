@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import {
+  focusState,
   launchBrowser,
   PASSWORD,
   setPassword,
@@ -35,52 +36,6 @@ after(async () => {
     await stopStack(stack);
   }
 });
-
-/**
- * The focused element as the test compares it: `tag#id "text"` (id and text
- * when present), plus what makes its focus indicator visible.
- */
-async function focusState(page) {
-  return page.evaluate(() => {
-    const parse = (c) => (c.match(/[\d.]+/g) || []).map(Number);
-    const luminance = ([r, g, b]) => {
-      const lin = (v) => {
-        const s = v / 255;
-        return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
-      };
-      return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
-    };
-    const opaque = (c) => {
-      const p = parse(c);
-      return p.length >= 3 && (p.length < 4 || p[3] > 0);
-    };
-    const el = document.activeElement;
-    const cs = getComputedStyle(el);
-    // The outline is drawn outside the element: its backdrop is the first
-    // opaque background among the ancestors.
-    let backdrop = 'rgb(255, 255, 255)';
-    for (let n = el.parentElement; n; n = n.parentElement) {
-      const bg = getComputedStyle(n).backgroundColor;
-      if (opaque(bg)) {
-        backdrop = bg;
-        break;
-      }
-    }
-    const [l1, l2] = [luminance(parse(cs.outlineColor)), luminance(parse(backdrop))].sort((a, b) => b - a);
-    const rect = el.getBoundingClientRect();
-    const text = (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT')
-      ? ''
-      : (el.innerText || '').trim();
-    return {
-      what: `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${text ? ` "${text}"` : ''}`,
-      focusVisible: el.matches(':focus-visible'),
-      outline: cs.outlineStyle === 'none' ? 0 : parseFloat(cs.outlineWidth),
-      contrast: Math.round(((l1 + 0.05) / (l2 + 0.05)) * 100) / 100,
-      onScreen: rect.width > 0 && rect.height > 0 && rect.left >= 0 && rect.top >= 0
-        && rect.right <= window.innerWidth && rect.bottom <= window.innerHeight,
-    };
-  });
-}
 
 test('sign in and create a key with the keyboard alone, the focus visible at every step', async () => {
   const page = await browser.context.newPage();
