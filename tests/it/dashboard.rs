@@ -2678,11 +2678,11 @@ async fn the_browser_options_of_the_scan_form_become_the_scans_render_options() 
     let mut b = sign_in(&api, &email).await;
     let page = b.get(&format!("/sites/{site}")).await;
     for part in [
-        r#"<fieldset id="render-options" aria-describedby="render-options-hint"><legend>Browser options</legend><p class="hint" id="render-options-hint">Used only when “Render with a browser” is ticked; leave them as they are for the defaults.</p>"#,
-        r#"<select id="wait-until" name="wait-until" aria-describedby="wait-until-hint"><option value="network-idle" selected>The network is idle (no request for 500 ms)</option><option value="load">The load event (then 500 ms)</option></select>"#,
-        r#"<label for="wait-selector">Or wait for an element (CSS selector) (optional)</label>"#,
-        r#"<input type="text" id="max-wait" name="max-wait" value="" autocomplete="off" aria-describedby="max-wait-hint">"#,
-        r#"<input type="checkbox" name="screenshots" value="on" id="screenshots" checked aria-describedby="screenshots-hint"> Take screenshots</label>"#,
+        r##"<fieldset id="render-options" aria-describedby="render-options-hint"><legend>Browser options</legend><p class="hint" id="render-options-hint">Used only when “Render with a browser” is ticked; leave them as they are for the defaults.</p>"##,
+        r##"<select id="wait-until" name="wait-until" aria-describedby="wait-until-hint"><option value="network-idle" selected>The network is idle (no request for 500 ms)</option><option value="load">The load event (then 500 ms)</option></select>"##,
+        r##"<label for="wait-selector">Or wait for an element (CSS selector) (optional)</label>"##,
+        r##"<input type="text" id="max-wait" name="max-wait" value="" autocomplete="off" aria-describedby="max-wait-hint">"##,
+        r##"<input type="checkbox" name="screenshots" value="on" id="screenshots" checked aria-describedby="screenshots-hint"> Take screenshots</label>"##,
     ] {
         assert!(page.body.contains(part), "{part}\n{}", page.body);
     }
@@ -2802,14 +2802,14 @@ async fn a_bad_browser_option_is_named_at_its_field_and_the_values_are_kept() {
         .await;
     assert_eq!(refused.status, 422, "{}", refused.body);
     for part in [
-        r#"<li><a href="#wait-selector">`a[` is not a CSS selector.</a></li>"#,
-        r#"<li><a href="#max-screenshots">Give 0 to 1000 pictures.</a></li>"#,
-        r#"<p class="error" id="wait-selector-error">`a[` is not a CSS selector.</p><input type="text" id="wait-selector" name="wait-selector" value="a[" autocomplete="off" aria-invalid="true" aria-describedby="wait-selector-hint wait-selector-error">"#,
-        r#"<p class="error" id="max-screenshots-error">Give 0 to 1000 pictures.</p><input type="text" id="max-screenshots" name="max-screenshots" value="5000" autocomplete="off" aria-invalid="true" aria-describedby="max-screenshots-hint max-screenshots-error">"#,
-        r#"<input type="text" id="max-wait" name="max-wait" value="15" autocomplete="off" aria-describedby="max-wait-hint">"#,
-        r#"<option value="load" selected>"#,
-        r#"<option value="desktop" selected>"#,
-        r#"<input type="checkbox" name="render" value="on" id="render" checked"#,
+        r##"<li><a href="#wait-selector">`a[` is not a CSS selector.</a></li>"##,
+        r##"<li><a href="#max-screenshots">Give 0 to 1000 pictures.</a></li>"##,
+        r##"<p class="error" id="wait-selector-error">`a[` is not a CSS selector.</p><input type="text" id="wait-selector" name="wait-selector" value="a[" autocomplete="off" aria-invalid="true" aria-describedby="wait-selector-hint wait-selector-error">"##,
+        r##"<p class="error" id="max-screenshots-error">Give 0 to 1000 pictures.</p><input type="text" id="max-screenshots" name="max-screenshots" value="5000" autocomplete="off" aria-invalid="true" aria-describedby="max-screenshots-hint max-screenshots-error">"##,
+        r##"<input type="text" id="max-wait" name="max-wait" value="15" autocomplete="off" aria-describedby="max-wait-hint">"##,
+        r##"<option value="load" selected>"##,
+        r##"<option value="desktop" selected>"##,
+        r##"<input type="checkbox" name="render" value="on" id="render" checked"##,
     ] {
         assert!(refused.body.contains(part), "{part}\n{}", refused.body);
     }
@@ -2831,10 +2831,10 @@ async fn a_bad_browser_option_is_named_at_its_field_and_the_values_are_kept() {
         .await;
     assert_eq!(refused.status, 422, "{}", refused.body);
     for part in [
-        r#"<p class="error" id="max-wait-error">Give 0.1 to 60 seconds (e.g. 15 or 0.5).</p><input type="text" id="max-wait" name="max-wait" value="90" autocomplete="off" aria-invalid="true" aria-describedby="max-wait-hint max-wait-error">"#,
-        r#"<input type="text" id="wait-selector" name="wait-selector" value="#app" autocomplete="off" aria-describedby="wait-selector-hint">"#,
+        r##"<p class="error" id="max-wait-error">Give 0.1 to 60 seconds (e.g. 15 or 0.5).</p><input type="text" id="max-wait" name="max-wait" value="90" autocomplete="off" aria-invalid="true" aria-describedby="max-wait-hint max-wait-error">"##,
+        r##"<input type="text" id="wait-selector" name="wait-selector" value="#app" autocomplete="off" aria-describedby="wait-selector-hint">"##,
         // Unticked: kept unticked.
-        r#"<input type="checkbox" name="screenshots" value="on" id="screenshots" aria-describedby="screenshots-hint"> Take screenshots</label>"#,
+        r##"<input type="checkbox" name="screenshots" value="on" id="screenshots" aria-describedby="screenshots-hint"> Take screenshots</label>"##,
     ] {
         assert!(refused.body.contains(part), "{part}\n{}", refused.body);
     }

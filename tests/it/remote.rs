@@ -4,7 +4,7 @@
 use std::process::Output;
 
 use serde_json::Value;
-use sitescan_daemon::store::Plan;
+use sitescan_daemon::store::{Plan, Store};
 use sitescan_fixtures::FixtureServer;
 
 use crate::api_support::TestApi;
