@@ -198,7 +198,9 @@ impl Recorder {
                 async move {
                     let path = uri.path_and_query().map_or("/", |p| p.as_str()).to_string();
                     let json = serde_json::from_slice::<Value>(&body).unwrap_or(Value::Null);
-                    kept.lock().unwrap().push((format!("{method} {path}"), json));
+                    kept.lock()
+                        .unwrap()
+                        .push((format!("{method} {path}"), json));
                     let method = reqwest::Method::from_bytes(method.as_str().as_bytes()).unwrap();
                     let mut req = client.request(method, format!("{target}{path}"));
                     for (name, value) in &headers {
@@ -331,7 +333,12 @@ async fn render_options_are_sent_as_config_render_options_and_the_scan_runs() {
         .unwrap()
         .iter()
         .filter(|f| f["outcome"] == "failed")
-        .map(|f| (f["rule_id"].as_str().unwrap(), f["selector"].as_str().unwrap()))
+        .map(|f| {
+            (
+                f["rule_id"].as_str().unwrap(),
+                f["selector"].as_str().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(failed, vec![("image-alt", "#hero")], "{report}");
     assert_eq!(app.count("/api/hero.json"), 1, "only a browser fetches it");

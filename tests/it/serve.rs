@@ -273,9 +273,7 @@ async fn a_browser_that_stops_starting_fails_render_scans_until_it_starts_again(
     .stderr(std::process::Stdio::null());
     let mut server = ServeProcess::spawn(cmd);
 
-    let scan = |render: bool| {
-        json!({"config": {"rules": crate::api_render::APP_RULES, "max_pages": 1, "render": render}})
-    };
+    let scan = |render: bool| json!({"config": {"rules": crate::api_render::APP_RULES, "max_pages": 1, "render": render}});
     let run = |server: &ServeProcess, render: bool| {
         let body = scan(render);
         let key = key.clone();
@@ -336,7 +334,12 @@ async fn a_browser_that_stops_starting_fails_render_scans_until_it_starts_again(
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 
+    let asked = Instant::now();
     let failed = run(&server, true).await;
+    eprintln!(
+        "a render scan without a browser failed {} ms after it was created",
+        asked.elapsed().as_millis()
+    );
     assert_eq!(failed["status"], "failed", "{failed}");
     let error = failed["error"].as_str().unwrap();
     assert!(
@@ -375,7 +378,77 @@ async fn a_browser_that_stops_starting_fails_render_scans_until_it_starts_again(
     assert_eq!(done["summary"]["pages_fetched"], 1, "{done}");
     assert_eq!(starts(), 3);
     assert_eq!(ready(&server).await, json!({"available": true}));
-    assert_eq!(app.count("/api/hero.json"), 2, "two scans rendered the page");
+    assert_eq!(
+        app.count("/api/hero.json"),
+        2,
+        "two scans rendered the page"
+    );
+
+    // The browser breaks in the middle of a scan: the scan stops with the
+    // browser's error at its next page instead of failing page after page.
+    let (_slow_dir, slow) = crate::api_support::slow_site(8, 400).await;
+    let api = Base(server.base.clone());
+    let (s, b) = api
+        .post("/api/v1/sites", &key, json!({"url": slow.url()}))
+        .await;
+    assert_eq!(s, 201, "{b}");
+    let slow_id = b["data"]["id"].as_str().unwrap().to_string();
+    let (s, b) = api
+        .post(
+            &format!("/api/v1/sites/{slow_id}/scans"),
+            &key,
+            json!({"config": {"rules": ["page-has-heading-one"], "render": true}}),
+        )
+        .await;
+    assert_eq!(s, 202, "{b}");
+    let id = b["data"]["id"].as_str().unwrap().to_string();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (_, b) = api.get(&format!("/api/v1/scans/{id}"), &key).await;
+        assert_eq!(
+            b["data"]["status"].as_str().map(|s| s != "completed"),
+            Some(true),
+            "the scan ended before the browser broke: slow the site down: {b}"
+        );
+        if b["data"]["progress"]["pages_done"].as_u64().unwrap_or(0) >= 1 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{b}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    std::fs::write(tools.path().join("broken"), "").unwrap();
+    let pid = std::fs::read_to_string(tools.path().join("browser.pid")).unwrap();
+    assert!(Command::new("kill")
+        .args(["-KILL", pid.trim()])
+        .status()
+        .unwrap()
+        .success());
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let failed = loop {
+        let (_, b) = api.get(&format!("/api/v1/scans/{id}"), &key).await;
+        let status = b["data"]["status"].as_str().unwrap_or("").to_string();
+        if ["completed", "failed", "canceled"].contains(&status.as_str()) {
+            break b["data"].clone();
+        }
+        assert!(Instant::now() < deadline, "{b}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(failed["status"], "failed", "{failed}");
+    let error = failed["error"].as_str().unwrap();
+    assert!(
+        error.contains(&format!(
+            "chromium did not start: {}: the browser exited or crashed (chromium: cannot open shared object file); reinstall Debian's `chromium` package (apt-get install chromium)",
+            wrapper.display()
+        )),
+        "{error}"
+    );
+    assert!(
+        slow.count("/p7.html") == 0,
+        "the scan stopped before the last page: {:?}",
+        slow.paths()
+    );
+    assert_eq!(ready(&server).await["available"], false);
+    assert!(server.child.try_wait().unwrap().is_none());
     let _ = server.child.kill();
     let _ = server.child.wait();
 }

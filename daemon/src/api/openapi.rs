@@ -29,9 +29,9 @@ use super::schedules::{
     ScheduleListEnvelope, ScheduleView, UpdateSchedule,
 };
 use super::views::{
-    AccountView, BudgetParam, CreateSite, KeyView, LinksParam, RenderOptionsParam, ScanLinks,
-    ScanRequest, ScanRequestConfig, ScanView, ScreenshotsParam, SiteDeleted, Status, RenderReadiness, UpdateSite,
-    WaitingReason,
+    AccountView, BudgetParam, CreateSite, KeyView, LinksParam, RenderOptionsParam, RenderReadiness,
+    ScanLinks, ScanRequest, ScanRequestConfig, ScanView, ScreenshotsParam, SiteDeleted, Status,
+    UpdateSite, WaitingReason,
 };
 use super::webhooks::{CreateWebhook, DeliveryView, UpdateWebhook, WebhookDeleted, WebhookView};
 use super::{credentials, keys, marks, reports, scans, schedules, screenshots, sites, webhooks};

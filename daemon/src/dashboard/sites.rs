@@ -264,7 +264,10 @@ impl Default for RenderDraft {
 
 /// The choices of "Wait until", as (form value, label).
 pub const WAIT_CHOICES: &[(&str, &str)] = &[
-    ("network-idle", "The network is idle (no request for 500 ms)"),
+    (
+        "network-idle",
+        "The network is idle (no request for 500 ms)",
+    ),
     ("load", "The load event (then 500 ms)"),
 ];
 
@@ -310,7 +313,10 @@ impl RenderDraft {
                 "network-idle" => Some(RenderWait::NetworkIdle),
                 "load" => Some(RenderWait::Load),
                 _ => {
-                    errors.add("wait-until", "Choose the network being idle or the load event.");
+                    errors.add(
+                        "wait-until",
+                        "Choose the network being idle or the load event.",
+                    );
                     None
                 }
             }
@@ -599,9 +605,7 @@ pub async fn scan_now(
     });
     // The browser options only matter (and are only checked) for a render
     // scan.
-    let render_options = draft
-        .render
-        .then(|| draft.browser.options(&mut errors));
+    let render_options = draft.render.then(|| draft.browser.options(&mut errors));
     if errors.is_empty() {
         let request = NewScan {
             rules,

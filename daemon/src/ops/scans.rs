@@ -358,10 +358,7 @@ pub async fn render_readiness(state: &AppState) -> Option<RenderReadiness> {
         },
         RenderWorkers::Fleet => match state.queue.render_available().await {
             Ok(true) => Some(available),
-            Ok(false) => Some(unavailable(
-                WaitingReason::no_render_worker().message,
-                None,
-            )),
+            Ok(false) => Some(unavailable(WaitingReason::no_render_worker().message, None)),
             Err(e) => {
                 tracing::warn!(error = %e, "cannot tell whether a render worker is alive");
                 None
