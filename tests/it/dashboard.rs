@@ -1940,7 +1940,18 @@ async fn the_render_checkbox_starts_a_render_scan_through_the_same_operation() {
         .submit(
             &format!("/sites/{site}"),
             &format!("/sites/{site}/scans"),
-            &[("categories", "accessibility"), ("render", "on")],
+            // What a browser sends: the checkbox, and the browser options
+            // as the page shows them (their defaults).
+            &[
+                ("categories", "accessibility"),
+                ("render", "on"),
+                ("wait-until", "network-idle"),
+                ("wait-selector", ""),
+                ("max-wait", ""),
+                ("throttle", "none"),
+                ("screenshots", "on"),
+                ("max-screenshots", ""),
+            ],
         )
         .await;
     assert_eq!(started.status, 303, "{}", started.body);
