@@ -1940,7 +1940,18 @@ async fn the_render_checkbox_starts_a_render_scan_through_the_same_operation() {
         .submit(
             &format!("/sites/{site}"),
             &format!("/sites/{site}/scans"),
-            &[("categories", "accessibility"), ("render", "on")],
+            // What a browser sends: the checkbox, and the browser options
+            // as the page shows them (their defaults).
+            &[
+                ("categories", "accessibility"),
+                ("render", "on"),
+                ("wait-until", "network-idle"),
+                ("wait-selector", ""),
+                ("max-wait", ""),
+                ("throttle", "none"),
+                ("screenshots", "on"),
+                ("max-screenshots", ""),
+            ],
         )
         .await;
     assert_eq!(started.status, 303, "{}", started.body);
@@ -2663,4 +2674,187 @@ async fn findings_are_marked_and_unmarked_from_the_scan_page() {
     );
     assert_eq!(api.store.mark(&account, &site.id, &fp).await.unwrap(), None);
     assert!(!b.get(&list).await.body.contains("data-mark="));
+}
+
+/// The start-scan form's "Browser options" reach the scan through the same
+/// operation as the API's `config.render_options`: the stored config has
+/// exactly what was typed (the defaults filling the rest).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_browser_options_of_the_scan_form_become_the_scans_render_options() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = crate::api_render::app_site(tmp.path()).await;
+    let api = TestApi::start_rendering().await;
+    let (account, email) = user(&api, Plan::Enterprise).await;
+    let site = api.site(&account, &app.url()).await;
+    let mut b = sign_in(&api, &email).await;
+    let page = b.get(&format!("/sites/{site}")).await;
+    for part in [
+        r##"<fieldset id="render-options" aria-describedby="render-options-hint"><legend>Browser options</legend><p class="hint" id="render-options-hint">Used only when “Render with a browser” is ticked; leave them as they are for the defaults.</p>"##,
+        r##"<select id="wait-until" name="wait-until" aria-describedby="wait-until-hint"><option value="network-idle" selected>The network is idle (no request for 500 ms)</option><option value="load">The load event (then 500 ms)</option></select>"##,
+        r##"<label for="wait-selector">Or wait for an element (CSS selector) (optional)</label>"##,
+        r##"<input type="text" id="max-wait" name="max-wait" value="" autocomplete="off" aria-describedby="max-wait-hint">"##,
+        r##"<input type="checkbox" name="screenshots" value="on" id="screenshots" checked aria-describedby="screenshots-hint"> Take screenshots</label>"##,
+    ] {
+        assert!(page.body.contains(part), "{part}\n{}", page.body);
+    }
+    let started = b
+        .submit(
+            &format!("/sites/{site}"),
+            &format!("/sites/{site}/scans"),
+            &[
+                ("categories", "accessibility"),
+                ("render", "on"),
+                ("wait-until", "load"),
+                ("wait-selector", ""),
+                ("max-wait", "12.5"),
+                ("throttle", "mobile"),
+                ("screenshots", "on"),
+                ("max-screenshots", "5"),
+            ],
+        )
+        .await;
+    assert_eq!(started.status, 303, "{}", started.body);
+    let id = started.location().trim_start_matches("/scans/").to_string();
+    let scan = api.store.scan(&account, &id).await.unwrap().unwrap();
+    assert!(scan.config.render);
+    assert_eq!(
+        scan.config.render_options,
+        Some(sitescan_engine::RenderOptions {
+            wait: sitescan_engine::RenderWait::Load,
+            quiet_ms: 500,
+            max_wait_ms: 12_500,
+            screenshots: sitescan_engine::ScreenshotOptions {
+                enabled: true,
+                max: 5,
+                max_bytes: 20 * 1024 * 1024,
+            },
+            throttle: sitescan_engine::Throttle::Mobile,
+        })
+    );
+
+    // A selector replaces the wait choice; screenshots unticked take none.
+    let started = b
+        .submit(
+            &format!("/sites/{site}"),
+            &format!("/sites/{site}/scans"),
+            &[
+                ("categories", "accessibility"),
+                ("render", "on"),
+                ("wait-until", "network-idle"),
+                ("wait-selector", "#root h1"),
+                ("max-wait", ""),
+                ("throttle", "none"),
+                ("max-screenshots", ""),
+            ],
+        )
+        .await;
+    assert_eq!(started.status, 303, "{}", started.body);
+    let id = started.location().trim_start_matches("/scans/").to_string();
+    let scan = api.store.scan(&account, &id).await.unwrap().unwrap();
+    assert_eq!(
+        scan.config.render_options,
+        Some(sitescan_engine::RenderOptions {
+            wait: sitescan_engine::RenderWait::Selector("#root h1".into()),
+            screenshots: sitescan_engine::ScreenshotOptions {
+                enabled: false,
+                ..Default::default()
+            },
+            ..Default::default()
+        })
+    );
+
+    // Unticked "Render with a browser": a static scan, whatever the options
+    // say (they are not even read).
+    let started = b
+        .submit(
+            &format!("/sites/{site}"),
+            &format!("/sites/{site}/scans"),
+            &[
+                ("categories", "accessibility"),
+                ("wait-selector", "a["),
+                ("max-wait", "soon"),
+            ],
+        )
+        .await;
+    assert_eq!(started.status, 303, "{}", started.body);
+    let id = started.location().trim_start_matches("/scans/").to_string();
+    let scan = api.store.scan(&account, &id).await.unwrap().unwrap();
+    assert!(!scan.config.render);
+    assert_eq!(scan.config.render_options, None);
+    api.stop().await;
+}
+
+/// A bad browser option is named next to its field, with every value kept:
+/// what the form cannot read (the longest wait) and what the operation
+/// refuses (a selector the engine cannot parse, too many screenshots: the
+/// API's 422 field paths mapped to the form's fields).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_browser_option_is_named_at_its_field_and_the_values_are_kept() {
+    let api = TestApi::start_rendering().await;
+    let (account, email) = user(&api, Plan::Enterprise).await;
+    let site = api.site(&account, "http://127.0.0.1:9/").await;
+    let mut b = sign_in(&api, &email).await;
+
+    let refused = b
+        .submit(
+            &format!("/sites/{site}"),
+            &format!("/sites/{site}/scans"),
+            &[
+                ("categories", "accessibility"),
+                ("render", "on"),
+                ("wait-until", "load"),
+                ("wait-selector", "a["),
+                ("max-wait", "15"),
+                ("throttle", "desktop"),
+                ("screenshots", "on"),
+                ("max-screenshots", "5000"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, 422, "{}", refused.body);
+    for part in [
+        r##"<li><a href="#wait-selector">`a[` is not a CSS selector.</a></li>"##,
+        r##"<li><a href="#max-screenshots">Give 0 to 1000 pictures.</a></li>"##,
+        r##"<p class="error" id="wait-selector-error">`a[` is not a CSS selector.</p><input type="text" id="wait-selector" name="wait-selector" value="a[" autocomplete="off" aria-invalid="true" aria-describedby="wait-selector-hint wait-selector-error">"##,
+        r##"<p class="error" id="max-screenshots-error">Give 0 to 1000 pictures.</p><input type="text" id="max-screenshots" name="max-screenshots" value="5000" autocomplete="off" aria-invalid="true" aria-describedby="max-screenshots-hint max-screenshots-error">"##,
+        r##"<input type="text" id="max-wait" name="max-wait" value="15" autocomplete="off" aria-describedby="max-wait-hint">"##,
+        r##"<option value="load" selected>"##,
+        r##"<option value="desktop" selected>"##,
+        r##"<input type="checkbox" name="render" value="on" id="render" checked"##,
+    ] {
+        assert!(refused.body.contains(part), "{part}\n{}", refused.body);
+    }
+
+    let refused = b
+        .submit(
+            &format!("/sites/{site}"),
+            &format!("/sites/{site}/scans"),
+            &[
+                ("categories", "accessibility"),
+                ("render", "on"),
+                ("wait-until", "network-idle"),
+                ("wait-selector", "#app"),
+                ("max-wait", "90"),
+                ("throttle", "none"),
+                ("max-screenshots", ""),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, 422, "{}", refused.body);
+    for part in [
+        r##"<p class="error" id="max-wait-error">Give 0.1 to 60 seconds (e.g. 15 or 0.5).</p><input type="text" id="max-wait" name="max-wait" value="90" autocomplete="off" aria-invalid="true" aria-describedby="max-wait-hint max-wait-error">"##,
+        r##"<input type="text" id="wait-selector" name="wait-selector" value="#app" autocomplete="off" aria-describedby="wait-selector-hint">"##,
+        // Unticked: kept unticked.
+        r##"<input type="checkbox" name="screenshots" value="on" id="screenshots" aria-describedby="screenshots-hint"> Take screenshots</label>"##,
+    ] {
+        assert!(refused.body.contains(part), "{part}\n{}", refused.body);
+    }
+    assert!(api
+        .store
+        .list_scans(&account, &site, None, 10)
+        .await
+        .unwrap()
+        .items
+        .is_empty());
+    api.stop().await;
 }

@@ -166,6 +166,7 @@ async fn healthz(id: RequestId) -> Response {
         Meta::new(&id),
         Status {
             status: "ok".to_string(),
+            render: None,
         },
     )
 }
@@ -176,11 +177,13 @@ async fn readyz(State(state): State<AppState>, id: RequestId) -> Result<Response
         err.internal = Some(e.to_string());
         err
     })?;
+    let render = crate::ops::scans::render_readiness(&state).await;
     Ok(reply(
         StatusCode::OK,
         Meta::new(&id),
         Status {
             status: "ok".to_string(),
+            render,
         },
     ))
 }

@@ -12,6 +12,7 @@ mod conformance;
 mod output;
 mod progress;
 mod remote;
+mod render_args;
 mod report;
 mod rules;
 mod scan;

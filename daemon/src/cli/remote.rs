@@ -94,6 +94,10 @@ struct ScanArgs {
     /// a browser and checks the DOM its scripts build.
     #[arg(long)]
     render: bool,
+    /// With --render: how the browser waits for each page, its throttling
+    /// and its pictures (the API's `config.render_options`).
+    #[command(flatten)]
+    render_args: super::render_args::RenderArgs,
     /// Wait for the scan to finish, then write its report and apply the gates.
     #[arg(long)]
     wait: bool,
@@ -115,6 +119,7 @@ pub(crate) fn run(args: Args) -> CliResult {
 fn scan(args: ScanArgs) -> CliResult {
     let interactive = std::io::stderr().is_terminal();
     crate::telemetry::init_cli(interactive);
+    args.render_args.check(args.render)?;
     let baseline = args.output.load_baseline()?;
     let client = Client::new(&args.api_url, &args.api_key)?;
     let runtime = runtime()?;
@@ -125,6 +130,9 @@ fn scan(args: ScanArgs) -> CliResult {
         }
         if args.render {
             config["render"] = json!(true);
+            if let Some(options) = args.render_args.api_options() {
+                config["render_options"] = options;
+            }
         }
         let started = client
             .send(

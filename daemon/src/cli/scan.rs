@@ -27,7 +27,7 @@ use sitescan_engine::config::{
     DEFAULT_MAX_PAGES, DEFAULT_RATE_PER_HOST, DEFAULT_USER_AGENT,
 };
 use sitescan_engine::render::count;
-use sitescan_engine::{Error, ReportSource, ScanConfig, Scanner, SpooledReport, Throttle};
+use sitescan_engine::{Error, ReportSource, ScanConfig, Scanner, SpooledReport};
 use sitescan_rules::Category;
 
 use super::output::{Delivery, OutputArgs};
@@ -151,28 +151,10 @@ pub(crate) struct Args {
     /// process list: prefer --auth).
     #[arg(long = "basic", value_name = "USER:PASSWORD", value_parser = parse_basic)]
     basic: Option<Secret<(String, String)>>,
-    /// With --render: most pictures per scan (a highlighted screenshot of
-    /// each failing element, a thumbnail of each page), embedded in the HTML
-    /// report; 0 takes none. At most 20 MB of pictures in any case.
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = sitescan_engine::config::DEFAULT_MAX_SCREENSHOTS,
-        env = "SITESCAN_MAX_SCREENSHOTS"
-    )]
-    max_screenshots: usize,
-    /// With --render: the network and CPU pages are loaded with, for their
-    /// Web Vitals: none (default), mobile (slow 4G, 4x slower CPU, a phone's
-    /// viewport) or desktop. Applied throttling, as Lighthouse's devtools mode.
-    #[arg(
-        long,
-        value_enum,
-        value_name = "PRESET",
-        default_value_t = ThrottleArg::None,
-        env = "SITESCAN_THROTTLE",
-        requires = "render"
-    )]
-    throttle: ThrottleArg,
+    /// With --render: how the browser waits for each page, its throttling
+    /// and its pictures.
+    #[command(flatten)]
+    render_args: super::render_args::RenderArgs,
 
     /// The page budget: what one page's analysis may spend.
     #[command(flatten)]
@@ -252,27 +234,6 @@ fn json_error_without_values(e: &serde_json::Error) -> String {
         }
     }
     out
-}
-
-/// The values of `--throttle` (clap's view of [`Throttle`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum ThrottleArg {
-    /// No throttling.
-    None,
-    /// Slow 4G and a 4x slower CPU on a phone's viewport.
-    Mobile,
-    /// A fast connection on a desktop viewport.
-    Desktop,
-}
-
-impl From<ThrottleArg> for Throttle {
-    fn from(arg: ThrottleArg) -> Throttle {
-        match arg {
-            ThrottleArg::None => Throttle::None,
-            ThrottleArg::Mobile => Throttle::Mobile,
-            ThrottleArg::Desktop => Throttle::Desktop,
-        }
-    }
 }
 
 /// The parsed `--accept` list (a newtype so clap takes the whole list as one
@@ -368,15 +329,7 @@ impl Args {
             links: self.links.into(),
             budget: self.budget.budget(),
             render: self.render,
-            render_options: sitescan_engine::RenderOptions {
-                screenshots: sitescan_engine::ScreenshotOptions {
-                    enabled: self.max_screenshots > 0,
-                    max: self.max_screenshots,
-                    ..Default::default()
-                },
-                throttle: self.throttle.into(),
-                ..Default::default()
-            },
+            render_options: self.render_args.options(),
             ..ScanConfig::default()
         })
     }
@@ -395,6 +348,7 @@ pub(crate) fn run(args: Args) -> CliResult {
     let delivery = Delivery::choose(&args.output, std::io::stdout().is_terminal());
     crate::telemetry::init_cli(interactive);
     // A wrong baseline file fails now, not after the crawl.
+    args.render_args.check(args.render)?;
     let baseline = args.output.load_baseline()?;
     let auth = args.site_auth()?;
     // Bad credentials fail now, before the browser or the crawl starts.

@@ -259,6 +259,11 @@ impl FieldErrors {
     }
 }
 
+/// A problem as a sentence of the page: capitalized, with a full stop.
+pub fn sentence(s: &str) -> String {
+    capitalize(s)
+}
+
 fn capitalize(s: &str) -> String {
     let mut c = s.chars();
     match c.next() {

@@ -8,16 +8,17 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect};
 use chrono::Utc;
 use maud::{html, Markup};
-use sitescan_engine::{LinkScope, Priority};
+use sitescan_engine::{LinkScope, Priority, RenderWait};
 use sitescan_rules::Category;
 
 use super::auth::{Form, SignedIn};
 use super::layout::{self, FieldErrors, Section, CATEGORIES};
 use super::{DashState, PageError, PageResult};
 use crate::error::Error;
-use crate::ops::scans::{default_rules, start_scan, NewScan};
+use crate::ops::scans::{default_rules, max_wait_ms_from_secs, start_scan, NewScan};
 use crate::ops::sites::{register_site, remove_site};
 use crate::store::{Scan, ScanStatus, Site};
+use crate::views::{RenderOptionsParam, ScreenshotsParam};
 
 /// The link checks of the "Scan now" form, as (form value, label).
 pub const LINK_CHOICES: &[(&str, &str)] = &[
@@ -226,6 +227,199 @@ struct ScanDraft {
     exclude: String,
     /// "Render with a browser" is ticked.
     render: bool,
+    /// Render mode's options, as typed ([`RenderDraft`]).
+    browser: RenderDraft,
+}
+
+/// The "Browser options" of the "Scan now" form, as typed: they only
+/// matter when "Render with a browser" is ticked (and are only checked then).
+#[derive(Debug)]
+struct RenderDraft {
+    /// `network-idle` or `load`.
+    wait_until: String,
+    /// A CSS selector to wait for instead (empty: none).
+    wait_selector: String,
+    /// Longest wait per page, seconds (empty: the default).
+    max_wait: String,
+    /// `none`, `mobile` or `desktop`.
+    throttle: String,
+    /// "Take screenshots" is ticked.
+    screenshots: bool,
+    /// Most screenshots per scan (empty: the default).
+    max_screenshots: String,
+}
+
+impl Default for RenderDraft {
+    fn default() -> Self {
+        RenderDraft {
+            wait_until: "network-idle".into(),
+            wait_selector: String::new(),
+            max_wait: String::new(),
+            throttle: "none".into(),
+            screenshots: true,
+            max_screenshots: String::new(),
+        }
+    }
+}
+
+/// The choices of "Wait until", as (form value, label).
+pub const WAIT_CHOICES: &[(&str, &str)] = &[
+    (
+        "network-idle",
+        "The network is idle (no request for 500 ms)",
+    ),
+    ("load", "The load event (then 500 ms)"),
+];
+
+/// The choices of "Throttling", as (form value, label).
+pub const THROTTLE_CHOICES: &[(&str, &str)] = &[
+    ("none", "None"),
+    ("mobile", "Mobile: slow 4G, 4× slower CPU, a phone's screen"),
+    ("desktop", "Desktop: a fast connection, a desktop screen"),
+];
+
+/// Where the API's problems with `config.render_options` show in the form.
+const RENDER_FIELDS: &[(&str, &str)] = &[
+    ("config.render_options.wait.selector", "wait-selector"),
+    ("config.render_options.wait", "wait-until"),
+    ("config.render_options.max_wait_ms", "max-wait"),
+    ("config.render_options.throttle", "throttle"),
+    ("config.render_options.screenshots.max", "max-screenshots"),
+    ("config.render_options.screenshots", "screenshots"),
+    ("config.render_options", "render"),
+];
+
+impl RenderDraft {
+    fn from_form(form: &Form) -> RenderDraft {
+        RenderDraft {
+            wait_until: form.get("wait-until").unwrap_or("network-idle").to_string(),
+            wait_selector: form.get("wait-selector").unwrap_or("").trim().to_string(),
+            max_wait: form.get("max-wait").unwrap_or("").trim().to_string(),
+            throttle: form.get("throttle").unwrap_or("none").to_string(),
+            screenshots: form.get("screenshots").is_some_and(|v| v == "on"),
+            max_screenshots: form.get("max-screenshots").unwrap_or("").trim().to_string(),
+        }
+    }
+
+    /// The API's `render_options` of what was typed; what cannot be read is
+    /// added to `errors` at its field. The bounds and the selector are the
+    /// operation's to check (its problems are mapped back by
+    /// [`RENDER_FIELDS`]).
+    fn options(&self, errors: &mut FieldErrors) -> RenderOptionsParam {
+        let wait = if !self.wait_selector.is_empty() {
+            Some(RenderWait::Selector(self.wait_selector.clone()))
+        } else {
+            match self.wait_until.as_str() {
+                "network-idle" => Some(RenderWait::NetworkIdle),
+                "load" => Some(RenderWait::Load),
+                _ => {
+                    errors.add(
+                        "wait-until",
+                        "Choose the network being idle or the load event.",
+                    );
+                    None
+                }
+            }
+        };
+        let max_wait_ms = if self.max_wait.is_empty() {
+            None
+        } else {
+            match max_wait_ms_from_secs(&self.max_wait) {
+                Ok(ms) => Some(ms),
+                Err(problem) => {
+                    errors.add("max-wait", layout::sentence(&problem));
+                    None
+                }
+            }
+        };
+        if self.throttle.parse::<sitescan_engine::Throttle>().is_err() {
+            errors.add("throttle", "Choose none, mobile or desktop.");
+        }
+        let max = if self.max_screenshots.is_empty() || !self.screenshots {
+            None
+        } else {
+            match self.max_screenshots.parse::<usize>() {
+                Ok(n) => Some(n),
+                Err(_) => {
+                    errors.add(
+                        "max-screenshots",
+                        "Give a whole number of pictures, such as 50 (0 takes none).",
+                    );
+                    None
+                }
+            }
+        };
+        RenderOptionsParam {
+            wait,
+            quiet_ms: None,
+            max_wait_ms,
+            throttle: Some(self.throttle.clone()),
+            screenshots: Some(ScreenshotsParam {
+                enabled: Some(self.screenshots),
+                max,
+                max_bytes: None,
+            }),
+        }
+    }
+}
+
+/// The "Browser options" group of the "Scan now" form.
+fn render_group(draft: &RenderDraft, errors: &FieldErrors) -> Markup {
+    let invalid = |id: &str| errors.get(id).map(|_| "true");
+    html! {
+        fieldset id="render-options" aria-describedby="render-options-hint" {
+            legend { "Browser options" }
+            p.hint id="render-options-hint" {
+                "Used only when “Render with a browser” is ticked; leave them as they are for the defaults."
+            }
+            div.field {
+                label for="wait-until" { "Wait until" }
+                (layout::field_notes("wait-until", Some("What each page is given time for before it is checked."), errors))
+                select id="wait-until" name="wait-until"
+                    aria-invalid=[invalid("wait-until")]
+                    aria-describedby=[layout::describedby("wait-until", true, errors)] {
+                    @for (value, label) in WAIT_CHOICES {
+                        option value=(value) selected[*value == draft.wait_until] { (label) }
+                    }
+                }
+            }
+            (layout::field(&layout::Field {
+                id: "wait-selector", name: "wait-selector", label: "Or wait for an element (CSS selector)",
+                kind: "text", value: &draft.wait_selector, autocomplete: Some("off"), required: false,
+                hint: Some("When given, each page waits for an element matching it (e.g. #app h1), then 500 ms, instead."),
+            }, errors))
+            (layout::field(&layout::Field {
+                id: "max-wait", name: "max-wait", label: "Longest wait per page, in seconds",
+                kind: "text", value: &draft.max_wait, autocomplete: Some("off"), required: false,
+                hint: Some("0.1 to 60 (default 10). Past it the page is checked as it is."),
+            }, errors))
+            div.field {
+                label for="throttle" { "Throttling" }
+                (layout::field_notes("throttle", Some("The network and CPU pages are loaded with, for their Web Vitals."), errors))
+                select id="throttle" name="throttle"
+                    aria-invalid=[invalid("throttle")]
+                    aria-describedby=[layout::describedby("throttle", true, errors)] {
+                    @for (value, label) in THROTTLE_CHOICES {
+                        option value=(value) selected[*value == draft.throttle] { (label) }
+                    }
+                }
+            }
+            div.field {
+                (layout::field_notes("screenshots", Some("A highlighted picture of each failing element and a thumbnail of each page, shown in the report."), errors))
+                label {
+                    input type="checkbox" name="screenshots" value="on" id="screenshots" checked[draft.screenshots]
+                        aria-invalid=[invalid("screenshots")]
+                        aria-describedby=[layout::describedby("screenshots", true, errors)];
+                    " Take screenshots"
+                }
+            }
+            (layout::field(&layout::Field {
+                id: "max-screenshots", name: "max-screenshots", label: "Most screenshots per scan",
+                kind: "text", value: &draft.max_screenshots, autocomplete: Some("off"), required: false,
+                hint: Some("0 to 1000 (default 200); at most 20 MB of pictures in any case."),
+            }, errors))
+        }
+    }
 }
 
 /// The non-empty lines of a textarea, trimmed: one pattern each.
@@ -335,6 +529,7 @@ async fn render_site(
                     " Render with a browser (JavaScript)"
                 }
             }
+            (render_group(&draft.browser, errors))
             @if let Some(b) = &block { (super::quota::reason(b)) }
             button type="submit" id="scan-now" disabled[block.is_some()]
                 aria-describedby=[block.as_ref().map(|_| super::quota::REASON_ID)] { "Scan now" }
@@ -387,6 +582,7 @@ pub async fn scan_now(
         include: form.get("include").unwrap_or("").to_string(),
         exclude: form.get("exclude").unwrap_or("").to_string(),
         render: form.get("render").is_some_and(|v| v == "on"),
+        browser: RenderDraft::from_form(&form),
     };
     let mut errors = FieldErrors::default();
     let mut rules: Vec<String> = Vec::new();
@@ -407,6 +603,9 @@ pub async fn scan_now(
         errors.add("links", "Choose all, internal or none.");
         LinkScope::All
     });
+    // The browser options only matter (and are only checked) for a render
+    // scan.
+    let render_options = draft.render.then(|| draft.browser.options(&mut errors));
     if errors.is_empty() {
         let request = NewScan {
             rules,
@@ -420,7 +619,7 @@ pub async fn scan_now(
             include: patterns(&draft.include),
             exclude: patterns(&draft.exclude),
             render: draft.render,
-            render_options: None,
+            render_options,
         };
         match start_scan(&state.app, &me.account, &site.id, request).await {
             Ok(scan) => return Ok(Redirect::to(&format!("/scans/{}", scan.id)).into_response()),
@@ -439,15 +638,15 @@ pub async fn scan_now(
                 return Ok((StatusCode::TOO_MANY_REQUESTS, page).into_response());
             }
             Err(e @ Error::Invalid(_)) => {
-                errors = FieldErrors::from_error(
-                    &e,
-                    &[
-                        ("config.include", "include"),
-                        ("config.exclude", "exclude"),
-                        ("config.render", "render"),
-                    ],
-                    "categories",
-                );
+                let fields: Vec<(&str, &str)> = [
+                    ("config.include", "include"),
+                    ("config.exclude", "exclude"),
+                    ("config.render", "render"),
+                ]
+                .into_iter()
+                .chain(RENDER_FIELDS.iter().copied())
+                .collect();
+                errors = FieldErrors::from_error(&e, &fields, "categories");
             }
             Err(e) => return Err(e.into()),
         }

@@ -15,7 +15,7 @@ use crate::error::{Error, Problems, Result};
 use crate::queue::Job;
 use crate::state::{ApiSettings, AppState, RenderWorkers};
 use crate::store::{new_id, Account, AppliedConfig, Page, Scan, ScanStatus, Store};
-use crate::views::{BudgetParam, RenderOptionsParam, WaitingReason};
+use crate::views::{BudgetParam, RenderOptionsParam, RenderReadiness, WaitingReason};
 
 /// Rule entries accepted in one request.
 pub const MAX_RULES: usize = 50;
@@ -269,33 +269,102 @@ fn apply_render(
     }
     if let Some(wait) = asked.wait {
         if let sitescan_engine::RenderWait::Selector(sel) = &wait {
-            let field = "config.render_options.wait.selector";
-            if sel.trim().is_empty() || sel.chars().count() > MAX_RENDER_SELECTOR_CHARS {
-                problems.add(
-                    field,
-                    format!("give a CSS selector of 1 to {MAX_RENDER_SELECTOR_CHARS} characters"),
-                );
+            if let Err(problem) = check_wait_selector(sel) {
+                problems.add("config.render_options.wait.selector", problem);
                 return Some(options);
-            }
-            let probe = sitescan_engine::ScanConfig {
-                render: true,
-                render_options: sitescan_engine::RenderOptions {
-                    wait: wait.clone(),
-                    ..Default::default()
-                },
-                ..Default::default()
-            };
-            if sitescan_engine::Scanner::builder()
-                .config(probe)
-                .build()
-                .is_err()
-            {
-                problems.add(field, format!("`{sel}` is not a CSS selector"));
             }
         }
         options.wait = wait;
     }
     Some(options)
+}
+
+/// Reads a longest wait per rendered page given in seconds (fractions
+/// allowed, as people type it: `15`, `0.5`) as the milliseconds of
+/// `render_options.max_wait_ms`, within [`RENDER_MAX_WAIT_MS`]. `Err` says
+/// what to give. `--max-wait` and the dashboard's "Longest wait" read with
+/// this.
+pub fn max_wait_ms_from_secs(s: &str) -> std::result::Result<u64, String> {
+    let (least, most) = (*RENDER_MAX_WAIT_MS.start(), *RENDER_MAX_WAIT_MS.end());
+    let range = || {
+        format!(
+            "give {} to {} seconds (e.g. 15 or 0.5)",
+            least as f64 / 1000.0,
+            most as f64 / 1000.0
+        )
+    };
+    let secs: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of seconds: {}", range()))?;
+    let ms = secs * 1000.0;
+    if !ms.is_finite() || ms < least as f64 || ms > most as f64 {
+        return Err(range());
+    }
+    Ok(ms.round() as u64)
+}
+
+/// Checks the CSS selector of `wait: {"selector": ...}` as the scan will use
+/// it: 1 to [`MAX_RENDER_SELECTOR_CHARS`] characters the engine's own
+/// selector parser accepts (so what passes here cannot fail the scan later).
+/// `Err` says what to give. The API, the dashboard and `remote scan`'s
+/// `--wait-selector` all check with this.
+pub fn check_wait_selector(sel: &str) -> std::result::Result<(), String> {
+    if sel.trim().is_empty() || sel.chars().count() > MAX_RENDER_SELECTOR_CHARS {
+        return Err(format!(
+            "give a CSS selector of 1 to {MAX_RENDER_SELECTOR_CHARS} characters"
+        ));
+    }
+    let probe = sitescan_engine::ScanConfig {
+        render: true,
+        render_options: sitescan_engine::RenderOptions {
+            wait: sitescan_engine::RenderWait::Selector(sel.to_string()),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    match sitescan_engine::Scanner::builder().config(probe).build() {
+        Ok(_) => Ok(()),
+        Err(_) => Err(format!("`{sel}` is not a CSS selector")),
+    }
+}
+
+/// Whether render scans can run now, for `/readyz`: on `serve`'s own
+/// workers, whether they render at all and whether their browser starts
+/// (after failed starts it says why, and when the next start is tried); on
+/// a fleet, whether a render worker is alive. `None` when the queue cannot
+/// be asked.
+pub async fn render_readiness(state: &AppState) -> Option<RenderReadiness> {
+    let unavailable = |problem: String, retry_in_s: Option<u64>| RenderReadiness {
+        available: false,
+        problem: Some(problem),
+        retry_in_s,
+    };
+    let available = RenderReadiness {
+        available: true,
+        problem: None,
+        retry_in_s: None,
+    };
+    match state.settings.render_workers {
+        RenderWorkers::InProcess { render: false } => Some(unavailable(CANNOT_RENDER.into(), None)),
+        RenderWorkers::InProcess { render: true } => match sitescan_engine::browser::health() {
+            sitescan_engine::browser::BrowserHealth::Failing {
+                error, retry_in, ..
+            } => Some(unavailable(
+                error,
+                Some(retry_in.as_secs_f64().ceil() as u64),
+            )),
+            _ => Some(available),
+        },
+        RenderWorkers::Fleet => match state.queue.render_available().await {
+            Ok(true) => Some(available),
+            Ok(false) => Some(unavailable(WaitingReason::no_render_worker().message, None)),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot tell whether a render worker is alive");
+                None
+            }
+        },
+    }
 }
 
 /// Why a queued scan waits, when it waits for a worker that is not there: a

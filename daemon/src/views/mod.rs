@@ -159,6 +159,27 @@ pub struct SiteDeleted {
 pub struct Status {
     /// `ok`.
     pub status: String,
+    /// On `/readyz`: whether render scans (`config.render: true`) can run
+    /// now. The service stays ready without them (static scans run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub render: Option<RenderReadiness>,
+}
+
+/// What `/readyz` says of render scans.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct RenderReadiness {
+    /// Whether a render scan started now can run: this service's workers
+    /// render and their browser starts (or has not been needed yet), or, on a
+    /// fleet, a `sitescan worker --render` is alive.
+    pub available: bool,
+    /// Why not, saying what to install or start; absent when available.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
+    /// After the browser failed to start: seconds until the next render scan
+    /// tries to start it again (0: the next one does). Render scans fail at
+    /// once, with `problem`, until then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_in_s: Option<u64>,
 }
 
 /// The account a key belongs to, and its plan limits today.

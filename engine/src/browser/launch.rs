@@ -30,6 +30,8 @@ pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(15);
 const LAUNCH_TIMEOUT: Duration = Duration::from_secs(30);
 /// The tail of the browser's stderr kept for error messages.
 const STDERR_TAIL: usize = 4096;
+/// What a browser that is there but does not start is told to try.
+const REINSTALL_HINT: &str = "reinstall Debian's `chromium` package (apt-get install chromium) or set SITESCAN_CHROMIUM to a browser that starts";
 
 /// How this process starts its browser. Process-wide: one browser serves every
 /// scan of the process, so these are the service operator's settings, never a
@@ -219,7 +221,7 @@ async fn launch(options: &LaunchOptions) -> Result<Process, BrowserError> {
     args.push("about:blank".into());
     let mut child = spawn(&binary, &args).map_err(|e| {
         sink.abort();
-        BrowserError::Launch(format!("{}: {e}", binary.display()))
+        BrowserError::Launch(format!("{}: {e}; {REINSTALL_HINT}", binary.display()))
     })?;
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -273,11 +275,19 @@ async fn launch(options: &LaunchOptions) -> Result<Process, BrowserError> {
                 .trim()
                 .to_string();
             let hint = if said.contains("--no-sandbox") {
-                "; Chromium's sandbox cannot run as root: run the worker as an unprivileged user (or, in a throwaway container only, set SITESCAN_CHROMIUM_NO_SANDBOX=1)"
+                "Chromium's sandbox cannot run as root: run the worker as an unprivileged user (or, in a throwaway container only, set SITESCAN_CHROMIUM_NO_SANDBOX=1)"
             } else {
-                ""
+                REINSTALL_HINT
             };
-            Err(BrowserError::Launch(format!("{e}: {said}{hint}")))
+            let said = if said.is_empty() {
+                String::new()
+            } else {
+                format!(" ({said})")
+            };
+            Err(BrowserError::Launch(format!(
+                "{}: {e}{said}; {hint}",
+                binary.display()
+            )))
         }
     }
 }

@@ -2,7 +2,9 @@
 //!
 //! Debian's `chromium` is driven over the DevTools protocol on a pipe
 //! ([`cdp`]). One browser per process, launched on first use and recycled after
-//! [`LaunchOptions::recycle_after`] pages or after a crash ([`pool`]); each scan
+//! [`LaunchOptions::recycle_after`] pages or after a crash ([`pool`]; a
+//! browser that cannot start is retried with a backoff, and [`health`] says
+//! so); each scan
 //! gets a browser context of its own (no cookies or storage shared between
 //! scans) and a pool of tabs sized by its concurrency ([`RenderSession`]).
 //!
@@ -48,7 +50,7 @@ pub mod sign_in;
 pub mod snapshot;
 
 pub use launch::{configure, sink_requests, LaunchOptions, DEFAULT_RECYCLE_AFTER};
-pub use pool::RenderSession;
+pub use pool::{health, BrowserHealth, RenderSession};
 
 /// What went wrong in the browser. Page-level failures (a hung tab, a
 /// navigation refused) are values the scan records on the page; a browser that
@@ -85,4 +87,28 @@ pub enum BrowserError {
     /// The browser did not load the page.
     #[error("the browser could not load the page: {0}")]
     Navigation(String),
+    /// The browser failed to start lately ([`Missing`](Self::Missing) or
+    /// [`Launch`](Self::Launch)), and its next start is not due yet
+    /// ([`pool::FIRST_RESTART_BACKOFF`]).
+    #[error("{error} (it failed to start {failures} time(s) in a row; the next start is tried in {retry_in_s} s)")]
+    Unavailable {
+        /// The last start's error.
+        error: String,
+        /// Starts that failed in a row.
+        failures: u32,
+        /// Seconds until the next start may be tried.
+        retry_in_s: u64,
+    },
+}
+
+impl BrowserError {
+    /// Whether the browser could not be started at all (missing, failing
+    /// to start, or waiting before the next start): no page can be rendered
+    /// until that changes, so a scan stops rather than failing page after page.
+    pub fn is_start_failure(&self) -> bool {
+        matches!(
+            self,
+            BrowserError::Missing(_) | BrowserError::Launch(_) | BrowserError::Unavailable { .. }
+        )
+    }
 }

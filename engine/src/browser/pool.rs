@@ -72,7 +72,44 @@ impl Browser {
     }
 }
 
-static CURRENT: OnceLock<tokio::sync::Mutex<Option<Arc<Browser>>>> = OnceLock::new();
+/// First wait, after a browser failed to start, before another start is
+/// tried; it doubles with each failure in a row up to
+/// [`MAX_RESTART_BACKOFF`]. Until then a render scan fails at once with
+/// [`BrowserError::Unavailable`] instead of starting the browser again: a
+/// browser that cannot start is never retried in a tight loop.
+pub const FIRST_RESTART_BACKOFF: Duration = Duration::from_secs(1);
+/// Longest wait between two starts of a browser that keeps failing.
+pub const MAX_RESTART_BACKOFF: Duration = Duration::from_secs(30);
+
+/// The wait after `failures` failed starts in a row.
+fn backoff(failures: u32) -> Duration {
+    let doublings = failures.saturating_sub(1).min(16);
+    FIRST_RESTART_BACKOFF
+        .saturating_mul(1u32 << doublings)
+        .min(MAX_RESTART_BACKOFF)
+}
+
+/// Starts that failed in a row, and when the next may be tried.
+#[derive(Debug, Clone)]
+struct Failing {
+    error: BrowserError,
+    failures: u32,
+    retry_at: Instant,
+}
+
+/// The process's browser, or why there is none.
+#[derive(Default)]
+struct Slot {
+    browser: Option<Arc<Browser>>,
+    failing: Option<Failing>,
+}
+
+static CURRENT: OnceLock<tokio::sync::Mutex<Slot>> = OnceLock::new();
+
+/// What [`health`] reads without waiting for a start in progress: the last
+/// browser started and the failures since.
+static HEALTH: Mutex<(Option<std::sync::Weak<Browser>>, Option<Failing>)> =
+    Mutex::new((None, None));
 
 /// Browsers this process started (for tests of recycling).
 static LAUNCHES: AtomicUsize = AtomicUsize::new(0);
@@ -82,32 +119,122 @@ pub fn launches() -> usize {
     LAUNCHES.load(Ordering::SeqCst)
 }
 
-/// The process's browser, started (or replaced) when needed.
+/// The state of this process's browser, for a service's readiness answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BrowserHealth {
+    /// No render scan has needed the browser yet.
+    NotStarted,
+    /// The browser is running.
+    Running,
+    /// The browser exited (crashed, killed, or replaced); the next render
+    /// scan starts a new one.
+    Exited,
+    /// The last start failed: render scans fail with `error` until a start
+    /// works again. The next start is tried by the first render scan after
+    /// `retry_in`.
+    Failing {
+        /// Why the browser could not start (names what to install).
+        error: String,
+        /// Starts that failed in a row.
+        failures: u32,
+        /// Time until the next start may be tried (zero: the next render
+        /// scan tries).
+        retry_in: Duration,
+    },
+}
+
+/// The state of this process's browser: running, failing to start (and
+/// why), or not started yet. Cheap; never starts a browser.
+pub fn health() -> BrowserHealth {
+    let h = lock(&HEALTH);
+    if let Some(f) = &h.1 {
+        return BrowserHealth::Failing {
+            error: f.error.to_string(),
+            failures: f.failures,
+            retry_in: f.retry_at.saturating_duration_since(Instant::now()),
+        };
+    }
+    match &h.0 {
+        None => BrowserHealth::NotStarted,
+        Some(weak) => match weak.upgrade() {
+            Some(b) if !b.conn().is_closed() => BrowserHealth::Running,
+            _ => BrowserHealth::Exited,
+        },
+    }
+}
+
+/// The process's browser, started (or replaced) when needed. A start that
+/// fails is not tried again before its backoff ([`FIRST_RESTART_BACKOFF`])
+/// has passed; meanwhile the failure is answered at once
+/// ([`BrowserError::Unavailable`]).
 async fn browser() -> Result<Arc<Browser>, BrowserError> {
     let mut slot = CURRENT
-        .get_or_init(|| tokio::sync::Mutex::new(None))
+        .get_or_init(|| tokio::sync::Mutex::new(Slot::default()))
         .lock()
         .await;
-    if let Some(b) = slot.as_ref() {
+    if let Some(b) = slot.browser.as_ref() {
         if b.usable() {
             return Ok(Arc::clone(b));
         }
         tracing::info!(
             pages = b.pages.load(Ordering::SeqCst),
+            exited = b.conn().is_closed(),
             "replacing the browser"
         );
     }
+    if let Some(f) = &slot.failing {
+        let now = Instant::now();
+        if now < f.retry_at {
+            return Err(BrowserError::Unavailable {
+                error: f.error.to_string(),
+                failures: f.failures,
+                retry_in_s: f.retry_at.duration_since(now).as_secs_f64().ceil() as u64,
+            });
+        }
+    }
+    // A dead or retired browser is let go of now (its process is killed
+    // once the scans still holding it let go too).
+    slot.browser = None;
     let options = launch::options();
-    let process = launch::start(&options).await?;
-    LAUNCHES.fetch_add(1, Ordering::SeqCst);
-    let b = Arc::new(Browser {
-        process,
-        options,
-        pages: AtomicUsize::new(0),
-        broken: AtomicBool::new(false),
-    });
-    *slot = Some(Arc::clone(&b));
-    Ok(b)
+    match launch::start(&options).await {
+        Ok(process) => {
+            LAUNCHES.fetch_add(1, Ordering::SeqCst);
+            let b = Arc::new(Browser {
+                process,
+                options,
+                pages: AtomicUsize::new(0),
+                broken: AtomicBool::new(false),
+            });
+            if let Some(f) = slot.failing.take() {
+                tracing::info!(
+                    failures = f.failures,
+                    "the browser starts again: render scans run"
+                );
+            }
+            slot.browser = Some(Arc::clone(&b));
+            *lock(&HEALTH) = (Some(Arc::downgrade(&b)), None);
+            Ok(b)
+        }
+        Err(error) => {
+            let failures = slot.failing.as_ref().map_or(0, |f| f.failures) + 1;
+            let wait = backoff(failures);
+            tracing::warn!(
+                %error,
+                failures,
+                retry_in_ms = wait.as_millis() as u64,
+                "the browser could not start: render scans fail until it can"
+            );
+            let failing = Failing {
+                error: error.clone(),
+                failures,
+                retry_at: Instant::now() + wait,
+            };
+            slot.failing = Some(failing.clone());
+            lock(&HEALTH).1 = Some(failing);
+            Err(error)
+        }
+    }
 }
 
 /// A browser context of one scan.
@@ -875,6 +1002,24 @@ mod tests {
     /// The tests here share the process's browser and count its launches:
     /// one at a time.
     static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+    #[test]
+    fn a_failed_start_is_tried_again_after_a_doubling_wait_up_to_a_cap() {
+        let secs: Vec<u64> = (1..=8).map(|n| backoff(n).as_secs()).collect();
+        assert_eq!(secs, [1, 2, 4, 8, 16, 30, 30, 30]);
+        assert_eq!(backoff(u32::MAX), MAX_RESTART_BACKOFF);
+        let e = BrowserError::Unavailable {
+            error: BrowserError::Missing(String::new()).to_string(),
+            failures: 3,
+            retry_in_s: 4,
+        };
+        assert!(e.is_start_failure());
+        assert!(!BrowserError::Crashed.is_start_failure());
+        assert_eq!(
+            e.to_string(),
+            "render mode needs Chromium: install Debian's `chromium` package (apt-get install chromium) or set SITESCAN_CHROMIUM to the browser's path (it failed to start 3 time(s) in a row; the next start is tried in 4 s)"
+        );
+    }
 
     /// Needs Debian's `chromium` (a missing browser fails the test). The
     /// sandbox is off: the tests run as root in a container.

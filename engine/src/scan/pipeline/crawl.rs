@@ -221,6 +221,11 @@ impl Crawl {
         scope: &Scope,
         observer: Observer<'_>,
     ) -> Result<()> {
+        // A browser that cannot start again fails the scan (every page left
+        // would fail to render): what to install is in the error.
+        if let Some(why) = lock(&self.shared.browser_down).take() {
+            return Err(crate::Error::Browser(why));
+        }
         self.finished.insert(rank, done);
         while let Some(next) = self.finished.remove(&self.next_commit) {
             self.next_commit += 1;

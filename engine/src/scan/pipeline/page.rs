@@ -530,6 +530,9 @@ pub(super) async fn fetch_page(
                 vitals = r.vitals;
             }
             Err(e) => {
+                if e.is_start_failure() {
+                    lock(&shared.browser_down).get_or_insert_with(|| e.to_string());
+                }
                 report.error = Some(format!("render failed: {e}"));
                 return PageDone::not_analyzed(report, truncated);
             }

@@ -95,6 +95,10 @@ pub(super) struct Shared {
     pub(super) marks: Arc<crate::marks::Marks>,
     /// Render mode: the scan's browser context and tabs.
     pub(super) render: Option<crate::browser::RenderSession>,
+    /// Render mode's browser could not be started again (it exited and its
+    /// binary is gone or fails): why. The crawl stops with this error at the
+    /// next page it takes, instead of failing every page left.
+    pub(super) browser_down: Mutex<Option<String>>,
     /// Render mode's pictures and what is left of their caps; `None` when
     /// the scan takes none.
     pub(super) shots: Option<crate::browser::screenshot::ShotBudget>,
@@ -205,6 +209,7 @@ pub(super) async fn start(
         marks: Arc::clone(&inner.marks),
         shots,
         render,
+        browser_down: Mutex::new(None),
     });
     Ok((shared, cancel, early_notes))
 }
@@ -283,5 +288,6 @@ pub(super) fn for_tests(config: ScanConfig, kept: usize) -> Arc<Shared> {
         marks: Arc::default(),
         render: None,
         shots: None,
+        browser_down: Mutex::new(None),
     })
 }
