@@ -534,7 +534,7 @@ test('"Scan now" is disabled, with the reason, once the plan\'s scans are used u
   assert.equal(await page.locator('#scan-now-reason').isVisible(), true);
   // Out of the Tab order: from the last field of the form, Tab goes past it
   // to the next control, the trend's table.
-  await page.locator('#render').focus();
+  await page.locator('#max-screenshots').focus();
   await page.keyboard.press('Tab');
   assert.equal((await focusState(page)).what, 'summary "The trend as a table"');
   await shots.shot('quota-spent');
