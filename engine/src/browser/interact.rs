@@ -946,6 +946,7 @@ pub(crate) async fn walk_page(
         presses: w.presses,
         complete,
         script_moves_focus: w.slow,
+        activations: Vec::new(),
     })
 }
 
