@@ -365,7 +365,11 @@ pub enum ControlBypass {
 
 /// What activating `control` did in the browser (render mode's
 /// [`crate::interaction::Interaction::activations`]).
-pub fn control_bypass(cx: &PageContext<'_>, layout: &Layout, control: ElementRef<'_>) -> ControlBypass {
+pub fn control_bypass(
+    cx: &PageContext<'_>,
+    layout: &Layout,
+    control: ElementRef<'_>,
+) -> ControlBypass {
     let Some(walk) = cx.page().interaction.as_ref() else {
         return ControlBypass::Unknown;
     };

@@ -232,7 +232,14 @@ pub(crate) async fn activate_controls(
             break;
         }
         let api = "globalThis.__sitescanActivate";
-        let focused = eval(conn, session, context, &format!("{api}.start({i})"), call_timeout).await?;
+        let focused = eval(
+            conn,
+            session,
+            context,
+            &format!("{api}.start({i})"),
+            call_timeout,
+        )
+        .await?;
         if focused.as_bool() != Some(true) {
             // Not focusable after all, or a script took focus away: not
             // activated by keyboard; nothing is said about it.
@@ -240,15 +247,43 @@ pub(crate) async fn activate_controls(
         }
         press_enter(conn, session, call_timeout).await?;
         settle().await;
-        let mut got = eval(conn, session, context, &format!("{api}.changes()"), call_timeout).await?;
+        let mut got = eval(
+            conn,
+            session,
+            context,
+            &format!("{api}.changes()"),
+            call_timeout,
+        )
+        .await?;
         if got.is_null() {
-            eval(conn, session, context, &format!("{api}.click()"), call_timeout).await?;
+            eval(
+                conn,
+                session,
+                context,
+                &format!("{api}.click()"),
+                call_timeout,
+            )
+            .await?;
             settle().await;
-            got = eval(conn, session, context, &format!("{api}.changes()"), call_timeout).await?;
+            got = eval(
+                conn,
+                session,
+                context,
+                &format!("{api}.changes()"),
+                call_timeout,
+            )
+            .await?;
         }
         if got.is_null() {
             // Activated, nothing changed: an activation that did nothing.
-            got = eval(conn, session, context, &format!("{api}.idle()"), call_timeout).await?;
+            got = eval(
+                conn,
+                session,
+                context,
+                &format!("{api}.idle()"),
+                call_timeout,
+            )
+            .await?;
         }
         if let Some(a) = parse_activation(&got) {
             out.push(a);

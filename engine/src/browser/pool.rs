@@ -577,9 +577,7 @@ impl RenderSession {
         // Bounded as a whole: the wait, then the calls around it.
         let mut limit = Duration::from_millis(self.options.max_wait_ms) + self.call_timeout * 3;
         if self.interaction {
-            limit += interact::TIME_BUDGET
-                + super::activate::TIME_BUDGET
-                + self.call_timeout * 4;
+            limit += interact::TIME_BUDGET + super::activate::TIME_BUDGET + self.call_timeout * 4;
         }
         if self.narrow {
             limit += super::reflow::budget(self.call_timeout);
