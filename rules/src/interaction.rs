@@ -36,6 +36,51 @@ pub struct Interaction {
     /// the page to settle before focus was read.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub script_moves_focus: bool,
+    /// What activating each scripted control did (see [`Activation`]), after
+    /// the walk: the first [`MAX_ACTIVATIONS`] focusable elements in
+    /// document order that run a script when activated and do not lead to
+    /// another page.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub activations: Vec<Activation>,
+}
+
+/// Most scripted controls a page has activated.
+pub const MAX_ACTIVATIONS: usize = 4;
+/// Most elements an [`Activation`] lists as collapsed.
+pub const MAX_COLLAPSED: usize = 64;
+
+/// What activating one scripted control did: a focusable element with an
+/// activation handler (`onclick`, `onkeyup`, …) or a `javascript:` link, not
+/// a link to another page. The browser focused it, pressed Enter (and, when
+/// that did nothing it could see, clicked it, as assistive technologies
+/// do), waited for the page's handlers, and compared. Nothing the page asks
+/// the network for while it does is fetched.
+///
+/// The controls are activated one after another on the same page, so each
+/// sees what the ones before it changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Activation {
+    /// The control (see [`FocusedElement::path`]).
+    pub path: Vec<u32>,
+    /// A short name for messages.
+    pub label: String,
+    /// The page's URL fragment afterwards, when activation changed it
+    /// (`location.assign('#main')`): the id of the element it names, which
+    /// becomes the sequential focus navigation starting point. Empty when
+    /// it names none (`#`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fragment: Option<String>,
+    /// The element focused afterwards, when activation moved focus off the
+    /// control to another element.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focused: Option<Vec<u32>>,
+    /// Elements rendered before and not afterwards (`display: none`,
+    /// `visibility: hidden`, `hidden`: gone from the screen and from the
+    /// accessibility tree alike), the outermost of each, at most
+    /// [`MAX_COLLAPSED`]. An element only moved off the screen or only given
+    /// `aria-hidden` is not listed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub collapsed: Vec<Vec<u32>>,
 }
 
 /// What focus did on one element.
@@ -82,6 +127,16 @@ pub struct FocusStyle {
     pub visible: bool,
 }
 
+/// The element at `path` under `root` (the `<html>` element): see
+/// [`FocusedElement::path`].
+pub fn find_path<'a>(root: ElementRef<'a>, path: &[u32]) -> Option<ElementRef<'a>> {
+    let mut at = root;
+    for &i in path {
+        at = at.children().filter_map(ElementRef::wrap).nth(i as usize)?;
+    }
+    Some(at)
+}
+
 impl FocusedElement {
     /// No Tab or Shift+Tab presses take focus off the page from it.
     pub fn trapped(&self) -> bool {
@@ -96,11 +151,7 @@ impl FocusedElement {
     /// The element at [`FocusedElement::path`] under `root` (the `<html>`
     /// element), if the parsed document has one there.
     pub fn find<'a>(&self, root: ElementRef<'a>) -> Option<ElementRef<'a>> {
-        let mut at = root;
-        for &i in &self.path {
-            at = at.children().filter_map(ElementRef::wrap).nth(i as usize)?;
-        }
-        Some(at)
+        find_path(root, &self.path)
     }
 }
 

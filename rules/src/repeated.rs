@@ -306,25 +306,30 @@ const ACTIVATION_HANDLERS: &[&str] = &[
     "ontouchend",
 ];
 
-/// A scripted control that may be the bypass mechanism: a focusable element
-/// before the main start that runs a script when activated (an activation
-/// handler attribute such as `onclick`, or a `javascript:` link) and does not
-/// navigate to another page.
+/// The scripted controls that may be the bypass mechanism: focusable
+/// elements before the main start that run a script when activated (an
+/// activation handler attribute such as `onclick`, or a `javascript:` link)
+/// and do not navigate to another page, in document order.
 ///
 /// What the script does cannot be seen without running it: it may move focus to
 /// the content (`<button onclick="location.assign('#main')">`), or collapse the
-/// repeated block (ACT 3e12e1), both bypass mechanisms. A page whose only
-/// candidate is such a control needs a person, not a failure. A link to another
-/// page is left out: whatever its handler does (usually analytics), activating
-/// it leaves the page.
-pub fn scripted_control<'a>(cx: &'a PageContext<'_>, layout: &Layout) -> Option<ElementRef<'a>> {
-    let main = layout.main_start?;
-    let main_pos = layout.position(cx, layout.units[main].node)?;
+/// repeated block (ACT 3e12e1), both bypass mechanisms. Without a browser, a
+/// page whose only candidates are such controls needs a person, not a
+/// failure; render mode activates them ([`control_bypass`]). A link to
+/// another page is left out: whatever its handler does (usually analytics),
+/// activating it leaves the page.
+pub fn scripted_controls<'a>(cx: &'a PageContext<'_>, layout: &Layout) -> Vec<ElementRef<'a>> {
+    let Some(main) = layout.main_start else {
+        return Vec::new();
+    };
+    let Some(main_pos) = layout.position(cx, layout.units[main].node) else {
+        return Vec::new();
+    };
     cx.root()
         .descendants()
         .filter_map(ElementRef::wrap)
         .take_while(|el| layout.position(cx, el.id()).is_some_and(|p| p < main_pos))
-        .find(|el| {
+        .filter(|el| {
             let href = el.value().attr("href").map(str::trim);
             let javascript_url = href.is_some_and(|h| {
                 h.get(..11)
@@ -339,4 +344,112 @@ pub fn scripted_control<'a>(cx: &'a PageContext<'_>, layout: &Layout) -> Option<
                 && !javascript_url;
             (handler || javascript_url) && !navigates_away && cx.is_focusable(*el)
         })
+        .collect()
+}
+
+/// What activating a scripted control did, as far as bypassing goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ControlBypass {
+    /// No browser activated it (a static scan, or render mode's bounds).
+    Unknown,
+    /// It moved focus, or the sequential focus navigation starting point
+    /// (a same-page fragment), just before the main start.
+    MovesFocus,
+    /// It took every block of repeated content between it and the main
+    /// start off the screen and out of the accessibility tree (ACT 3e12e1's
+    /// collapsible block).
+    Collapses,
+    /// The browser activated it and it did neither.
+    Neither,
+}
+
+/// What activating `control` did in the browser (render mode's
+/// [`crate::interaction::Interaction::activations`]).
+pub fn control_bypass(
+    cx: &PageContext<'_>,
+    layout: &Layout,
+    control: ElementRef<'_>,
+) -> ControlBypass {
+    let Some(walk) = cx.page().interaction.as_ref() else {
+        return ControlBypass::Unknown;
+    };
+    let root = cx.root();
+    let Some(a) = walk.activations.iter().find(|a| {
+        crate::interaction::find_path(root, &a.path).is_some_and(|el| el.id() == control.id())
+    }) else {
+        return ControlBypass::Unknown;
+    };
+    let target = a
+        .fragment
+        .as_deref()
+        .filter(|f| !f.is_empty())
+        .and_then(|f| cx.element_by_id(f));
+    let focused = a
+        .focused
+        .as_deref()
+        .and_then(|p| crate::interaction::find_path(root, p));
+    if target
+        .into_iter()
+        .chain(focused)
+        .any(|t| just_before_main(cx, layout, t.id()))
+    {
+        return ControlBypass::MovesFocus;
+    }
+    let collapsed: Vec<NodeId> = a
+        .collapsed
+        .iter()
+        .filter_map(|p| crate::interaction::find_path(root, p))
+        .map(|el| el.id())
+        .collect();
+    if collapses_repeated(cx, layout, control, &collapsed) {
+        return ControlBypass::Collapses;
+    }
+    ControlBypass::Neither
+}
+
+/// Whether the first unit at or after `node` is the main start.
+fn just_before_main(cx: &PageContext<'_>, layout: &Layout, node: NodeId) -> bool {
+    let (Some(main), Some(at)) = (layout.main_start, layout.position(cx, node)) else {
+        return false;
+    };
+    let first = layout
+        .units
+        .iter()
+        .position(|u| layout.position(cx, u.node).is_some_and(|p| p >= at));
+    first == Some(main)
+}
+
+/// Whether every repeated unit after `control` and before the main start is
+/// inside one of `collapsed` (and there is one).
+fn collapses_repeated(
+    cx: &PageContext<'_>,
+    layout: &Layout,
+    control: ElementRef<'_>,
+    collapsed: &[NodeId],
+) -> bool {
+    let Some(main) = layout.main_start else {
+        return false;
+    };
+    let Some(control_pos) = layout.position(cx, control.id()) else {
+        return false;
+    };
+    let mut in_collapsed = AncestorMemo::new(|a| collapsed.contains(&a.id()));
+    let mut any = false;
+    for u in &layout.units[..main] {
+        if !u.repeated || layout.position(cx, u.node).is_none_or(|p| p <= control_pos) {
+            continue;
+        }
+        let Some(el) = cx.element(u.element) else {
+            return false;
+        };
+        if el.id() == control.id() || ancestors(el).any(|a| a.id() == control.id()) {
+            // The control's own text.
+            continue;
+        }
+        if !in_collapsed.any(el) {
+            return false;
+        }
+        any = true;
+    }
+    any
 }

@@ -953,6 +953,7 @@ pub(crate) async fn walk_page(
         presses: w.presses,
         complete,
         script_moves_focus: w.slow,
+        activations: Vec::new(),
     })
 }
 

@@ -167,6 +167,9 @@ pub struct PageJob {
     refused: Mutex<Vec<Refusal>>,
     /// Requests and bytes by resource type (for the page's Web Vitals).
     by_type: Mutex<Vec<ResourceTally>>,
+    /// Set once the page is judged and its controls are activated
+    /// ([`super::activate`]): every later request is refused unrecorded.
+    frozen: AtomicBool,
 }
 
 /// What to do with one paused request.
@@ -196,7 +199,20 @@ impl PageJob {
             bytes: AtomicU64::new(0),
             refused: Mutex::new(Vec::new()),
             by_type: Mutex::new(Vec::new()),
+            frozen: AtomicBool::new(false),
         }
+    }
+
+    /// Refuses every request from now on, without recording it: what the
+    /// page asks for while its controls are activated is not part of the
+    /// page as loaded, and is never sent (no side effects on the site).
+    pub fn freeze(&self) {
+        self.frozen.store(true, Ordering::SeqCst);
+    }
+
+    /// [`PageJob::freeze`] was called.
+    pub fn is_frozen(&self) -> bool {
+        self.frozen.load(Ordering::SeqCst)
     }
 
     /// A job for the browser sign-in: no document of its own, main-frame
@@ -398,6 +414,14 @@ impl Interceptor {
             .unwrap_or("Other");
         let main_frame = params.get("frameId").and_then(Value::as_str) == Some(&self.target);
         let job = lock(&self.state.job).clone();
+        if job.as_ref().is_some_and(|j| j.is_frozen()) {
+            let (method, params) = fail(&id, "BlockedByClient");
+            let _ = self
+                .conn
+                .call(Some(&self.session), method, params, self.call_timeout)
+                .await;
+            return;
+        }
         let verdict = match (&job, Url::parse(raw_url)) {
             (None, _) => Route::Refuse("navigation"),
             (Some(_), Err(_)) => Route::Refuse("scheme"),

@@ -27,7 +27,9 @@
 //! which the layout rules prefer over the cascade's estimates. When a selected
 //! rule needs it, the page's keyboard is then walked ([`interact`]): Tab and
 //! Shift+Tab pressed in the browser, for the keyboard trap and visible focus
-//! rules. When a selected rule needs it, the page is also laid out at 320 and
+//! rules; then its scripted controls are activated ([`activate`]), with its
+//! requests refused, for the bypass rules. When a selected rule needs it,
+//! the page is also laid out at 320 and
 //! 640 CSS pixels wide ([`reflow`]) for the reflow and zoomed text rules.
 //!
 //! When the scan takes screenshots, the tab stays on the page while its rules
@@ -37,6 +39,7 @@
 //! keyboard walk, requests and bytes by type) are observed in the page and
 //! read with the facts ([`metrics`]), under the scan's throttling preset.
 
+pub mod activate;
 pub mod cdp;
 pub mod facts;
 pub mod interact;

@@ -704,7 +704,7 @@ impl RenderSession {
         // Bounded as a whole: the wait, then the calls around it.
         let mut limit = Duration::from_millis(self.options.max_wait_ms) + self.call_timeout * 3;
         if self.interaction {
-            limit += interact::TIME_BUDGET + self.call_timeout * 2;
+            limit += interact::TIME_BUDGET + super::activate::TIME_BUDGET + self.call_timeout * 4;
         }
         if self.narrow {
             limit += super::reflow::budget(self.call_timeout);
@@ -760,6 +760,7 @@ impl RenderSession {
         let s = Some(tab.session.as_str());
         let t = self.call_timeout;
         let url = job.doc.url.to_string();
+        let page_job = Arc::clone(&job);
         *lock(&tab.state.job) = Some(job);
         tab.state.loaded.send_replace(None);
         let started = Instant::now();
@@ -795,9 +796,27 @@ impl RenderSession {
             let walked = interact::walk_page(&conn, &tab.session, &tab.target, t).await;
             tracing::debug!(url, "walked the keyboard");
             match walked {
-                Ok(walk) => {
+                Ok(mut walk) => {
                     super::metrics::collect_inp(&conn, &tab.session, &tab.target, &mut vitals, t)
                         .await;
+                    // Last: activating runs the page's code, with its
+                    // requests refused (super::activate). Not on a page kept
+                    // for its pictures, which show it as it was judged.
+                    let activated = match hold {
+                        true => Ok(Vec::new()),
+                        false => {
+                            page_job.freeze();
+                            super::activate::activate_controls(&conn, &tab.session, &tab.target, t)
+                                .await
+                        }
+                    };
+                    match activated {
+                        Ok(a) => walk.activations = a,
+                        Err(e @ (BrowserError::Timeout { .. } | BrowserError::Crashed)) => {
+                            return Err(e)
+                        }
+                        Err(e) => tracing::debug!(error = %e, "the activations failed"),
+                    }
                     Some(walk)
                 }
                 // A hung or crashed tab fails the page (the tab is closed).

@@ -192,6 +192,7 @@ mod tests {
             presses: 6,
             complete,
             script_moves_focus: true,
+            activations: Vec::new(),
         };
         let dialog = vec![held(vec![1, 0, 0], "input#first"), held(vec![1, 0, 1], "button#close")];
         // Focus never rested on the sentinel: it does not count.

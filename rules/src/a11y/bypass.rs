@@ -1,8 +1,8 @@
 //! `bypass`: page has a way to bypass repeated blocks.
 
 use crate::repeated::{
-    heading_reaches_main, landmark_reaches_main, layout, needs_bypass, scripted_control,
-    skip_link_target,
+    control_bypass, heading_reaches_main, landmark_reaches_main, layout, needs_bypass,
+    scripted_controls, skip_link_target, ControlBypass,
 };
 use crate::structure::page_is_html;
 use crate::{Category, Check, Impact, Level, Rule, RuleMeta, Visits};
@@ -22,7 +22,7 @@ static META: RuleMeta = RuleMeta {
     act: &["cf77f2"],
     best_practice: false,
     manual_review: false,
-    needs: &[],
+    needs: &[crate::Need::Interaction],
     scope: crate::Scope::Page,
     defers_to: &[],
     measured: None,
@@ -37,7 +37,15 @@ inferred from those markers (see the `repeated` module). When none of these
 exists but a focusable control before the content runs a script when activated
 (`onclick` and the like, or a `javascript:` link) without leaving the page, that
 control may be the mechanism (a skip button, a toggle that collapses the
-navigation) and the outcome is *cannot tell*.
+navigation). A static scan cannot run it: the outcome is *cannot tell*. Render
+mode (`--render`) activates it in the browser (Enter, or a click when Enter
+does nothing; the page's requests are refused meanwhile) and the page
+**passes** when it moved focus (or the page's fragment) just before the page's
+own content, or took every block of repeated content between it and that
+content off the screen and out of the accessibility tree (`display: none`,
+`hidden`); it **fails** when every such control was activated and did
+neither. Moving the repeated content off screen, or only hiding it with
+`aria-hidden`, collapses it for one group of users only and does not count.
 
 ## Why it matters
 Keyboard and screen-reader users otherwise have to go through the same
@@ -79,21 +87,35 @@ impl Rule for Bypass {
             || skip_link_target(page, l).is_some()
         {
             cx.pass();
-        } else if let Some(control) = scripted_control(page, l) {
-            cx.cant_tell(
-                control,
-                "Repeated content comes before the page's own content and no landmark, heading or skip link bypasses it; check whether this scripted control moves focus past it or collapses it.",
-            );
         } else {
-            cx.fail_page("Repeated content comes before the page's own content, and no landmark, heading or skip link lets people bypass it.");
+            let controls = scripted_controls(page, l);
+            let verdicts: Vec<ControlBypass> =
+                controls.iter().map(|c| control_bypass(page, l, *c)).collect();
+            if verdicts
+                .iter()
+                .any(|v| matches!(v, ControlBypass::MovesFocus | ControlBypass::Collapses))
+            {
+                cx.pass();
+            } else if let Some(at) = verdicts.iter().position(|v| *v == ControlBypass::Unknown) {
+                cx.cant_tell(
+                    controls[at],
+                    "Repeated content comes before the page's own content and no landmark, heading or skip link bypasses it; check whether this scripted control moves focus past it or collapses it.",
+                );
+            } else if controls.is_empty() {
+                cx.fail_page("Repeated content comes before the page's own content, and no landmark, heading or skip link lets people bypass it.");
+            } else {
+                cx.fail_page("Repeated content comes before the page's own content, and no landmark, heading or skip link lets people bypass it; activated in the browser, the page's scripted controls neither moved focus to the content nor hid the repeated content.");
+            }
         }
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use crate::interaction::{Activation, Interaction};
     use crate::testing::RuleTester;
+    use crate::Page;
 
     #[test]
     fn examples() {
@@ -113,6 +135,51 @@ mod tests {
                 ("div", r#"<div role=link tabindex=0 onkeyup="skip(event)">Skip</div><aside><p>About</p></aside><div><p>Welcome</p></div>"#),
                 ("a", r#"<a href="javascript:skip()">Skip</a><aside><p>About</p></aside><div><p>Welcome</p></div>"#),
             ])
+            .run();
+    }
+
+    /// A page as render mode gives it: `activation` is what activating its
+    /// first scripted control (at `path`) did.
+    pub(crate) fn activated(html: &str, activation: Activation) -> Page {
+        let mut page = RuleTester::page(html);
+        page.interaction = Some(Interaction {
+            complete: true,
+            activations: vec![activation],
+            ..Interaction::default()
+        });
+        page
+    }
+
+    #[test]
+    fn render_mode_activates_scripted_controls() {
+        const SKIP: &str = r#"<button onclick="location.assign('#main')">Skip</button><aside><p>About</p></aside><div id=main><p>Welcome</p></div>"#;
+        const TOGGLE: &str = r##"<a href="#" onclick="toggle('nav')">Toggle menu</a><nav id=nav><a href=/>Home</a> <a href=/s>Shop</a></nav><div><p>Welcome</p></div>"##;
+        // The button is the body's first child, the nav its second.
+        let did = |fragment: Option<&str>, focused: Option<Vec<u32>>, collapsed: Vec<Vec<u32>>| Activation {
+            path: vec![1, 0],
+            label: "control".into(),
+            fragment: fragment.map(str::to_string),
+            focused,
+            collapsed,
+        };
+        RuleTester::new(&Bypass)
+            // The fragment, or focus, moved just before the content.
+            .pass_page("(page)", activated(SKIP, did(Some("main"), None, vec![])))
+            .pass_page("(page)", activated(SKIP, did(None, Some(vec![1, 2]), vec![])))
+            // The navigation left the screen and the accessibility tree.
+            .pass_page("(page)", activated(TOGGLE, did(None, None, vec![vec![1, 1]])))
+            // Activated, and nothing a bypass does happened: focus moved
+            // into the repeated block, or only part of it was collapsed, or
+            // nothing at all.
+            .fail_page("(page)", activated(SKIP, did(Some("about"), Some(vec![1, 1]), vec![])))
+            .fail_page("(page)", activated(TOGGLE, did(None, None, vec![vec![1, 1, 0]])))
+            .fail_page("(page)", activated(TOGGLE, did(None, None, vec![])))
+            // What the browser did to another element says nothing about this
+            // one.
+            .cant_tell_page(
+                "button",
+                activated(SKIP, Activation { path: vec![1, 1], ..did(Some("main"), None, vec![]) }),
+            )
             .run();
     }
 }

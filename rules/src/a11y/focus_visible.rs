@@ -388,6 +388,7 @@ mod tests {
             presses: 4,
             complete: true,
             script_moves_focus: false,
+            activations: Vec::new(),
         });
         assert_eq!(
             outcomes(&page),

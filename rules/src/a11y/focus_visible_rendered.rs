@@ -133,6 +133,7 @@ mod tests {
             presses: 5,
             complete: true,
             script_moves_focus: false,
+            activations: Vec::new(),
         });
         let analysis = crate::analyze(&page, &[&FocusVisibleRendered]);
         let got: Vec<(Outcome, &str)> = analysis

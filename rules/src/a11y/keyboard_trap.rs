@@ -232,6 +232,7 @@ mod tests {
             presses: 9,
             complete: true,
             script_moves_focus: true,
+            activations: Vec::new(),
         };
         assert_eq!(
             outcomes(Some(walk)),
@@ -250,6 +251,7 @@ mod tests {
             presses: 400,
             complete: false,
             script_moves_focus: false,
+            activations: Vec::new(),
         };
         let got = outcomes(Some(walk));
         assert_eq!(got.len(), 2, "{got:?}");
@@ -269,6 +271,7 @@ mod tests {
             presses: 9,
             complete: true,
             script_moves_focus: true,
+            activations: Vec::new(),
         };
         assert_eq!(
             outcomes_on(html, Some(walk.clone())),
