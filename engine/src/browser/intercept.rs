@@ -21,6 +21,13 @@
 //! address checked is the address connected to) and handed to the page with
 //! `Fetch.fulfillRequest`; what is refused fails with `BlockedByClient`.
 //! Requests per page and bytes per page are bounded.
+//!
+//! A tab fetches at most eight requests at once, and the ones
+//! waiting for a slot get it in the order of the priority the browser gave
+//! them (`initialPriority`), then in arrival order, as the browser's own
+//! network stack would: a stylesheet the page imports while its scripts and
+//! images fill the slots goes first, instead of waiting behind them and
+//! delaying the page's first paint.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -31,7 +38,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{json, Value};
 use sitescan_rules::vitals::{ResourceTally, MAX_RESOURCE_TYPES};
 use sitescan_rules::Header;
-use tokio::sync::{watch, Semaphore};
+use tokio::sync::{oneshot, watch};
 use tokio::time::Instant;
 use url::Url;
 
@@ -320,6 +327,121 @@ impl PageJob {
     }
 }
 
+/// The rank of a protocol `ResourcePriority` (higher goes first).
+fn priority_rank(p: &str) -> u8 {
+    match p {
+        "VeryHigh" => 5,
+        "High" => 4,
+        "Medium" => 3,
+        "Low" => 2,
+        "VeryLow" => 1,
+        _ => 0,
+    }
+}
+
+/// A counting gate whose waiters are let through by priority, then in
+/// arrival order (a semaphore lets them through in arrival order only).
+struct Gate {
+    inner: Mutex<GateState>,
+}
+
+struct GateState {
+    free: usize,
+    next: u64,
+    /// Waiting: (priority, reversed arrival, where to send the slot).
+    waiting: std::collections::BinaryHeap<Waiter>,
+}
+
+struct Waiter {
+    priority: u8,
+    seq: u64,
+    tx: oneshot::Sender<GatePermit>,
+}
+
+impl PartialEq for Waiter {
+    fn eq(&self, other: &Self) -> bool {
+        (self.priority, self.seq) == (other.priority, other.seq)
+    }
+}
+impl Eq for Waiter {}
+impl PartialOrd for Waiter {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Waiter {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        // The max-heap pops the highest priority, and among equals the
+        // earliest arrival.
+        self.priority
+            .cmp(&other.priority)
+            .then_with(|| other.seq.cmp(&self.seq))
+    }
+}
+
+/// A slot of a [`Gate`], handed to the next waiter (or given back) when
+/// dropped.
+struct GatePermit {
+    gate: Option<Arc<Gate>>,
+}
+
+impl Gate {
+    fn new(slots: usize) -> Arc<Gate> {
+        Arc::new(Gate {
+            inner: Mutex::new(GateState {
+                free: slots,
+                next: 0,
+                waiting: std::collections::BinaryHeap::new(),
+            }),
+        })
+    }
+
+    /// Waits for a slot; `priority`: higher is let through first.
+    async fn acquire(gate: &Arc<Gate>, priority: u8) -> GatePermit {
+        let rx = {
+            let mut st = lock(&gate.inner);
+            if st.free > 0 {
+                st.free -= 1;
+                return GatePermit {
+                    gate: Some(Arc::clone(gate)),
+                };
+            }
+            let (tx, rx) = oneshot::channel();
+            let seq = st.next;
+            st.next += 1;
+            st.waiting.push(Waiter { priority, seq, tx });
+            rx
+        };
+        // The sender is only dropped unsent with the gate itself; a slot
+        // without a gate then is no slot to give back.
+        rx.await.unwrap_or(GatePermit { gate: None })
+    }
+
+    /// A slot was given back: the first waiter still waiting gets it.
+    fn release(self: &Arc<Gate>) {
+        let mut st = lock(&self.inner);
+        while let Some(w) = st.waiting.pop() {
+            match w.tx.send(GatePermit {
+                gate: Some(Arc::clone(self)),
+            }) {
+                Ok(()) => return,
+                // That waiter is gone: the slot goes to the next one (the
+                // permit coming back is disarmed, not released twice).
+                Err(mut p) => p.gate = None,
+            }
+        }
+        st.free += 1;
+    }
+}
+
+impl Drop for GatePermit {
+    fn drop(&mut self) {
+        if let Some(g) = self.gate.take() {
+            g.release();
+        }
+    }
+}
+
 /// Whether two URLs name the same document (fragments aside).
 fn url_eq(a: &Url, b: &Url) -> bool {
     let mut a = a.clone();
@@ -339,7 +461,7 @@ pub(crate) struct TabState {
     pub last_change: Mutex<Instant>,
     /// The loader id of the last main-frame `load`.
     pub loaded: watch::Sender<Option<String>>,
-    fetches: Arc<Semaphore>,
+    fetches: Arc<Gate>,
 }
 
 impl TabState {
@@ -349,7 +471,7 @@ impl TabState {
             inflight: AtomicUsize::new(0),
             last_change: Mutex::new(Instant::now()),
             loaded: watch::channel(None).0,
-            fetches: Arc::new(Semaphore::new(FETCHES_PER_TAB)),
+            fetches: Gate::new(FETCHES_PER_TAB),
         }
     }
 
@@ -449,9 +571,23 @@ impl Interceptor {
                 )
             }
             (Route::Fetch { site }, Some(job)) => {
-                let permit = Arc::clone(&self.state.fetches).acquire_owned().await.ok();
+                let priority = params
+                    .pointer("/request/initialPriority")
+                    .and_then(Value::as_str)
+                    .map_or(0, priority_rank);
+                let queued = Instant::now();
+                let permit = Gate::acquire(&self.state.fetches, priority).await;
+                let started = Instant::now();
                 let got = self.fetch(&job, &params, site).await;
                 drop(permit);
+                tracing::trace!(
+                    url = raw_url,
+                    resource_type,
+                    priority,
+                    queued_ms = (started - queued).as_millis() as u64,
+                    fetch_ms = started.elapsed().as_millis() as u64,
+                    "fetched for the page"
+                );
                 job.tally(
                     resource_type,
                     got.as_ref().map_or(0, |(_, _, body)| body.len() as u64),
@@ -829,6 +965,47 @@ mod tests {
 
     fn job_guarded() -> (PageJob, Policy) {
         job(false)
+    }
+
+    #[tokio::test]
+    async fn waiting_fetches_get_a_slot_by_priority_then_arrival() {
+        let gate = Gate::new(1);
+        let held = Gate::acquire(&gate, 0).await;
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let mut waiters = Vec::new();
+        // Arrival order: an image, a script, a stylesheet, another script,
+        // a waiter that gives up, another stylesheet.
+        for (name, priority) in [
+            ("image", priority_rank("Low")),
+            ("script", priority_rank("High")),
+            ("style", priority_rank("VeryHigh")),
+            ("script2", priority_rank("High")),
+            ("gone", priority_rank("VeryHigh")),
+            ("style2", priority_rank("VeryHigh")),
+        ] {
+            let (gate, order) = (Arc::clone(&gate), Arc::clone(&order));
+            waiters.push(tokio::spawn(async move {
+                let _slot = Gate::acquire(&gate, priority).await;
+                lock(&order).push(name);
+            }));
+            // Each is queued before the next arrives.
+            tokio::task::yield_now().await;
+            tokio::task::yield_now().await;
+        }
+        let gone = waiters.remove(4);
+        gone.abort();
+        let _ = gone.await;
+        drop(held);
+        for w in waiters {
+            w.await.unwrap();
+        }
+        assert_eq!(
+            *lock(&order),
+            vec!["style", "style2", "script", "script2", "image"]
+        );
+        // Every slot came back: one free, nobody waiting.
+        let st = lock(&gate.inner);
+        assert_eq!((st.free, st.waiting.len()), (1, 0));
     }
 
     #[test]
