@@ -183,6 +183,20 @@ impl TestApi {
                 .unwrap()
                 .unwrap();
         }
+        // The service has returned; a store call it started on the blocking
+        // pool (a redb commit) may still be finishing on a busy machine and
+        // hold the database until it does. The file is released once this
+        // harness holds the last handle.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        let held = |s: &Arc<Embedded>| (Arc::strong_count(s) - 1) + (s.open_handles() - 1);
+        while held(&self.store) > 0 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the store is still held {} time(s) 10 s after the service stopped",
+                held(&self.store)
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 
     pub async fn account(&self, plan: Plan) -> String {

@@ -156,8 +156,9 @@ fn flags(sink_port: u16) -> Vec<String> {
 /// A running browser: the process, its protocol connection, its profile
 /// directory (deleted after the process is killed) and its sink.
 pub struct Process {
-    /// Killed when dropped.
-    child: Child,
+    /// Killed when dropped. In a mutex so a shared browser can ask whether
+    /// it still runs ([`Process::exited`]).
+    child: std::sync::Mutex<Child>,
     /// The protocol connection.
     pub conn: Arc<Connection>,
     sink: tokio::task::AbortHandle,
@@ -166,9 +167,21 @@ pub struct Process {
     _profile: tempfile::TempDir,
 }
 
+impl Process {
+    /// Whether the browser process has ended (killed, crashed). Asked of
+    /// the process itself: the protocol pipe's reader notices the end only
+    /// once it is scheduled, which on a busy machine can be after a new
+    /// scan was handed the dead browser.
+    pub fn exited(&self) -> bool {
+        let mut child = self.child.lock().unwrap_or_else(|p| p.into_inner());
+        !matches!(child.try_wait(), Ok(None))
+    }
+}
+
 impl Drop for Process {
     fn drop(&mut self) {
-        let _ = self.child.start_kill();
+        let child = self.child.get_mut().unwrap_or_else(|p| p.into_inner());
+        let _ = child.start_kill();
         self.sink.abort();
     }
 }
@@ -246,7 +259,7 @@ async fn launch(options: &LaunchOptions) -> Result<Process, BrowserError> {
     });
     let conn = Connection::start(stdout, stdin);
     let process = Process {
-        child,
+        child: std::sync::Mutex::new(child),
         conn,
         sink,
         leaks,

@@ -62,6 +62,7 @@ impl Browser {
     /// Whether new pages may still go to this browser.
     fn usable(&self) -> bool {
         !self.conn().is_closed()
+            && !self.process.exited()
             && !self.broken.load(Ordering::SeqCst)
             && self.pages.load(Ordering::SeqCst) < self.options.recycle_after
     }
@@ -158,7 +159,7 @@ pub fn health() -> BrowserHealth {
     match &h.0 {
         None => BrowserHealth::NotStarted,
         Some(weak) => match weak.upgrade() {
-            Some(b) if !b.conn().is_closed() => BrowserHealth::Running,
+            Some(b) if !b.conn().is_closed() && !b.process.exited() => BrowserHealth::Running,
             _ => BrowserHealth::Exited,
         },
     }
@@ -179,7 +180,7 @@ async fn browser() -> Result<Arc<Browser>, BrowserError> {
         }
         tracing::info!(
             pages = b.pages.load(Ordering::SeqCst),
-            exited = b.conn().is_closed(),
+            exited = b.conn().is_closed() || b.process.exited(),
             "replacing the browser"
         );
     }

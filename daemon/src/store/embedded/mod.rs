@@ -210,6 +210,15 @@ impl Embedded {
         })
     }
 
+    /// How many handles hold the database file open: each clone of this
+    /// store, and each store call still running on the blocking pool. The
+    /// file is released (another process, or a new [`Embedded::open`] in
+    /// this one, may open it) once the last is dropped; a call whose caller
+    /// was cancelled still runs to its end first.
+    pub fn open_handles(&self) -> usize {
+        Arc::strong_count(&self.db)
+    }
+
     /// Runs `f` on the blocking pool: redb calls block on disk I/O and fsync.
     pub(crate) async fn blocking<T, F>(&self, f: F) -> Result<T>
     where
