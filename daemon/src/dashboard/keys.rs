@@ -67,7 +67,6 @@ fn create_form(me: &SignedIn, draft: &Draft, errors: &FieldErrors) -> Markup {
     } else {
         draft.expires.as_str()
     };
-    let expires_invalid = errors.get("expires").is_some();
     html! {
         h2 id="create-heading" { "Create a key" }
         (layout::error_summary(errors))
@@ -84,17 +83,7 @@ fn create_form(me: &SignedIn, draft: &Draft, errors: &FieldErrors) -> Markup {
                     aria-invalid=[errors.get("description").map(|_| "true")]
                     aria-describedby=[layout::describedby("description", false, errors)] { (draft.description) }
             }
-            div.field {
-                label for="expires" { "Expires after" }
-                (layout::field_notes("expires", Some("The default is 90 days."), errors))
-                select id="expires" name="expires"
-                    aria-invalid=[expires_invalid.then_some("true")]
-                    aria-describedby=[layout::describedby("expires", true, errors)] {
-                    @for (value, label) in EXPIRATIONS {
-                        option value=(value) selected[*value == selected] { (label) }
-                    }
-                }
-            }
+            (layout::select("expires", "Expires after", "The default is 90 days.", EXPIRATIONS, selected, errors))
             button type="submit" id="create-key" { "Create key" }
         }
     }

@@ -341,6 +341,32 @@ pub fn field(f: &Field<'_>, errors: &FieldErrors) -> Markup {
     }
 }
 
+/// A `<select>` (name and id `id`) of `(value, label)` choices, with its
+/// label, hint and error; `selected` is the chosen value.
+pub fn select(
+    id: &str,
+    label: &str,
+    hint: &str,
+    choices: &[(&str, &str)],
+    selected: &str,
+    errors: &FieldErrors,
+) -> Markup {
+    let invalid = errors.get(id).is_some();
+    html! {
+        div.field {
+            label for=(id) { (label) }
+            (field_notes(id, Some(hint), errors))
+            select id=(id) name=(id)
+                aria-invalid=[invalid.then_some("true")]
+                aria-describedby=[describedby(id, true, errors)] {
+                @for (value, text) in choices {
+                    option value=(value) selected[*value == selected] { (text) }
+                }
+            }
+        }
+    }
+}
+
 /// The list of a form's problems, each linking to its field, announced.
 pub fn error_summary(errors: &FieldErrors) -> Markup {
     html! {

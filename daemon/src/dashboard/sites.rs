@@ -372,17 +372,7 @@ fn render_group(draft: &RenderDraft, errors: &FieldErrors) -> Markup {
             p.hint id="render-options-hint" {
                 "Used only when “Render with a browser” is ticked; leave them as they are for the defaults."
             }
-            div.field {
-                label for="wait-until" { "Wait until" }
-                (layout::field_notes("wait-until", Some("What each page is given time for before it is checked."), errors))
-                select id="wait-until" name="wait-until"
-                    aria-invalid=[invalid("wait-until")]
-                    aria-describedby=[layout::describedby("wait-until", true, errors)] {
-                    @for (value, label) in WAIT_CHOICES {
-                        option value=(value) selected[*value == draft.wait_until] { (label) }
-                    }
-                }
-            }
+            (layout::select("wait-until", "Wait until", "What each page is given time for before it is checked.", WAIT_CHOICES, &draft.wait_until, errors))
             (layout::field(&layout::Field {
                 id: "wait-selector", name: "wait-selector", label: "Or wait for an element (CSS selector)",
                 kind: "text", value: &draft.wait_selector, autocomplete: Some("off"), required: false,
@@ -393,17 +383,7 @@ fn render_group(draft: &RenderDraft, errors: &FieldErrors) -> Markup {
                 kind: "text", value: &draft.max_wait, autocomplete: Some("off"), required: false,
                 hint: Some("0.1 to 60 (default 10). Past it the page is checked as it is."),
             }, errors))
-            div.field {
-                label for="throttle" { "Throttling" }
-                (layout::field_notes("throttle", Some("The network and CPU pages are loaded with, for their Web Vitals."), errors))
-                select id="throttle" name="throttle"
-                    aria-invalid=[invalid("throttle")]
-                    aria-describedby=[layout::describedby("throttle", true, errors)] {
-                    @for (value, label) in THROTTLE_CHOICES {
-                        option value=(value) selected[*value == draft.throttle] { (label) }
-                    }
-                }
-            }
+            (layout::select("throttle", "Throttling", "The network and CPU pages are loaded with, for their Web Vitals.", THROTTLE_CHOICES, &draft.throttle, errors))
             div.field {
                 (layout::field_notes("screenshots", Some("A highlighted picture of each failing element and a thumbnail of each page, shown in the report."), errors))
                 label {
