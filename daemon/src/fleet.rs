@@ -43,6 +43,7 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::queue::Capabilities;
+use crate::render_gate::RenderGate;
 use crate::scheduler::SchedulerSettings;
 use crate::store::redis::RedisBackend;
 use crate::worker::{spawn_loop, LoopSettings, ScanExecutor, ScanLimits};
@@ -63,7 +64,8 @@ pub struct FleetSettings {
     /// How this process's webhook delivery task sends events.
     pub webhooks: crate::webhooks::DeliverySettings,
     /// This worker renders (`worker --render`): it takes render scans too,
-    /// and announces itself as a render worker while it runs.
+    /// and announces itself as a render worker, while its browser works
+    /// (see [`crate::render_gate`]).
     pub render: bool,
     /// Opens the credentials of the sites scanned (`SITESCAN_SECRET_KEY`).
     pub secret_key: Option<crate::secret_key::SecretKey>,
@@ -91,7 +93,16 @@ pub fn spawn_workers(
     let can = Capabilities {
         render: settings.render,
     };
-    set.spawn(backend.clone().run_reclaimer(can, shutdown.clone()));
+    // A render worker takes (and reclaims) render jobs only while its
+    // browser works.
+    let render_gate = settings.render.then(RenderGate::browser);
+    let gate = render_gate.clone();
+    set.spawn(backend.clone().run_reclaimer(
+        move || Capabilities {
+            render: gate.as_ref().is_some_and(|g| g.is_open()),
+        },
+        shutdown.clone(),
+    ));
     let loop_settings = LoopSettings {
         slots: settings.concurrency,
         limits: ScanLimits {
@@ -110,6 +121,7 @@ pub fn spawn_workers(
             .visibility_timeout
             .max(Duration::from_secs(30)),
         can,
+        render_gate,
     };
     let backend = Arc::new(backend);
     spawn_loop(

@@ -25,6 +25,7 @@ pub mod executor;
 pub mod fleet;
 pub mod ops;
 pub mod queue;
+pub mod render_gate;
 pub mod scheduler;
 pub mod secret_key;
 pub mod secrets;

@@ -32,6 +32,7 @@ use tokio::task::JoinSet;
 use tracing::{info, warn, Instrument};
 
 use crate::queue::{Capabilities, Delivery, Lease, Queue, RENDER_PRESENCE_EVERY};
+use crate::render_gate::RenderGate;
 use crate::store::{
     AppliedConfig, CategoryResult, Progress, ReportFile, Scan, ScanOutcome, ScanStatus,
     ScanSummary, Store,
@@ -254,6 +255,22 @@ pub struct LoopSettings {
     /// What the slots can run: with `render`, render jobs too, and the loop
     /// announces itself as a render consumer while it runs.
     pub can: Capabilities,
+    /// With `can.render`: the gate that takes render jobs only while the
+    /// browser works ([`RenderGate`]: the fleet's workers, which hand a render
+    /// scan their browser failed back to other render workers). `None`: the
+    /// slots take render jobs whenever `can.render` (the embedded service,
+    /// whose API reports its own browser's health).
+    pub render_gate: Option<Arc<RenderGate>>,
+}
+
+impl LoopSettings {
+    /// What the slots can run now: no render jobs while the render gate is
+    /// closed.
+    fn can_now(&self) -> Capabilities {
+        Capabilities {
+            render: self.can.render && self.render_gate.as_ref().is_none_or(|g| g.is_open()),
+        }
+    }
 }
 
 /// Starts `settings.workers` worker tasks of the embedded service. They stop
@@ -277,6 +294,7 @@ pub fn spawn_pool(
         can: Capabilities {
             render: settings.render,
         },
+        render_gate: None,
     };
     let mut set = JoinSet::new();
     spawn_loop(&mut set, store, queue, executor, settings, shutdown);
@@ -346,7 +364,14 @@ pub fn spawn_loop(
     shutdown: watch::Receiver<bool>,
 ) {
     if settings.can.render {
-        set.spawn(announce_render(queue.clone(), shutdown.clone()));
+        match &settings.render_gate {
+            Some(gate) => set.spawn(crate::render_gate::watch_gate(
+                gate.clone(),
+                queue.clone(),
+                shutdown.clone(),
+            )),
+            None => set.spawn(announce_render(queue.clone(), shutdown.clone())),
+        };
     }
     let slot = Arc::new(Slot {
         store,
@@ -364,7 +389,7 @@ pub fn spawn_loop(
                     break;
                 }
                 let delivery = tokio::select! {
-                    d = slot.queue.dequeue(Duration::from_secs(5), slot.settings.can) => d,
+                    d = slot.queue.dequeue(Duration::from_secs(5), slot.settings.can_now()) => d,
                     _ = shutdown.changed() => continue,
                 };
                 match delivery {
@@ -449,6 +474,15 @@ async fn run_job(slot: &Slot, delivery: Delivery, mut shutdown: watch::Receiver<
     let lease = &delivery.lease;
     let id = delivery.job.scan_id.clone();
     let max = settings.max_attempts;
+    // A render job taken just before the render gate closed goes back
+    // untouched (no attempt charged), for a worker whose browser works.
+    if delivery.job.render && !settings.can_now().render {
+        info!("this worker's browser does not work now: handing the render scan back");
+        if let Err(e) = queue.release(lease, "").await {
+            warn!(error = %e, "could not hand the job back; it is delivered again later");
+        }
+        return;
+    }
     // Attempts are the scan's own (`begin`): failed runs and crashes while one
     // of its pages was in analysis. A job delivered again after its worker
     // died on another scan's page costs its scan nothing.
@@ -540,6 +574,28 @@ async fn run_job(slot: &Slot, delivery: Delivery, mut shutdown: watch::Receiver<
     }
     clear_analysis(store, &id).await;
     let persist_for = settings.persist_for;
+    // A render scan that failed because this worker's browser does not
+    // start: the worker stops taking render jobs, and the scan goes back to
+    // the queue for another render worker instead of failing here.
+    if let (Some(gate), Some(ScanOutcome::Failed { error })) = (&settings.render_gate, &outcome) {
+        if delivery.job.render {
+            if let sitescan_engine::browser::BrowserHealth::Failing { error: why, .. } =
+                sitescan_engine::browser::health()
+            {
+                gate.close(&why);
+                warn!(%error, "the render scan failed on this worker's browser; it goes back to the queue");
+                persist("marking the scan queued again", persist_for, || {
+                    store.requeue_scan(&id)
+                })
+                .await;
+                persist("handing the job back", persist_for, || {
+                    queue.release(lease, error)
+                })
+                .await;
+                return;
+            }
+        }
+    }
     match outcome {
         Some(ScanOutcome::Failed { error }) if settings.retry_failed && scan.attempts < max => {
             warn!(%error, "attempt failed; the job goes back to the queue");
@@ -780,8 +836,9 @@ pub async fn execute(
             }
             Some(ExecEvent::Finished(mut report)) => {
                 report.head_mut().scan_id = Some(scan.id.clone());
-                // Render mode's pictures go to the store beside the report
-                // (the report's JSON names them by id).
+                // Render mode's pictures go to the store with the report, in
+                // the step that completes the scan (the report's JSON names
+                // them by id), so they never outlive it.
                 let shots = std::mem::take(&mut report.head_mut().screenshots);
                 let mut summary = summarize(&*report);
                 let report: Arc<SpooledReport> = Arc::from(report);
@@ -808,13 +865,12 @@ pub async fn execute(
                     }
                 })
                 .await;
-                if let Ok(Ok(_)) = &rendered {
-                    if let Err(e) = store.save_screenshots(&scan.id, &shots).await {
-                        warn!(error = %e, "could not store the scan's screenshots");
-                    }
-                }
                 return Some(match rendered {
-                    Ok(Ok(report)) => ScanOutcome::Completed { summary, report },
+                    Ok(Ok(report)) => ScanOutcome::Completed {
+                        summary,
+                        report,
+                        screenshots: shots,
+                    },
                     Ok(Err(e)) => ScanOutcome::Failed {
                         error: format!("the report could not be written: {e}"),
                     },

@@ -1022,13 +1022,6 @@ impl sitescan_daemon::store::Store for BrokenStore {
     async fn report_chunk(&self, _: &str, _: u64) -> sitescan_daemon::Result<Option<Vec<u8>>> {
         broken()
     }
-    async fn save_screenshots(
-        &self,
-        _: &str,
-        _: &sitescan_engine::report::Screenshots,
-    ) -> sitescan_daemon::Result<()> {
-        broken()
-    }
     async fn screenshot(&self, _: &str, _: &str) -> sitescan_daemon::Result<Option<Vec<u8>>> {
         broken()
     }

@@ -400,6 +400,7 @@ pub async fn scan_lifecycle(store: Arc<dyn Store>) {
             ScanOutcome::Completed {
                 summary: summary.clone(),
                 report: ReportFile::from_bytes(b"{\"ok\":1}").unwrap(),
+                screenshots: Default::default(),
             },
             Utc::now(),
         )
@@ -1299,6 +1300,7 @@ pub async fn transitions_write_their_events(store: Arc<dyn Store>) {
             ScanOutcome::Completed {
                 summary,
                 report: ReportFile::from_bytes(b"{}").unwrap(),
+                screenshots: Default::default(),
             },
             Utc::now(),
         )
@@ -1755,6 +1757,7 @@ pub async fn reports_in_chunks(store: Arc<dyn Store>) {
     let completed = || ScanOutcome::Completed {
         summary: summary.clone(),
         report: file.clone(),
+        screenshots: Default::default(),
     };
     for _ in 0..2 {
         let finished = store
@@ -1812,6 +1815,7 @@ pub async fn reports_in_chunks(store: Arc<dyn Store>) {
             ScanOutcome::Completed {
                 summary: summary.clone(),
                 report: ReportFile::from_bytes(b"").unwrap(),
+                screenshots: Default::default(),
             },
             Utc::now(),
         )
@@ -2115,4 +2119,140 @@ pub async fn schedules(store: Arc<dyn Store>) {
         .collect();
     assert_eq!(listed, [later.id, off.id]);
     assert!(store.delete_schedule(&b.id, &other.id).await.unwrap());
+}
+
+/// Pictures of a render scan whose lifetime [`pictures_follow_the_report`]
+/// checks: `(id, bytes)`.
+fn pictures(shots: &[(&str, &[u8])]) -> sitescan_engine::report::Screenshots {
+    sitescan_engine::report::Screenshots {
+        shots: shots
+            .iter()
+            .map(|(id, bytes)| sitescan_engine::report::Screenshot {
+                id: id.to_string(),
+                content_type: sitescan_engine::report::Screenshot::sniff(bytes),
+                bytes: bytes.to_vec().into(),
+            })
+            .collect(),
+    }
+}
+
+/// What [`pictures_follow_the_report`] left: the one scan with pictures and
+/// their ids, for the backend's own count of what it stores.
+pub struct PicturesLeft {
+    /// The completed scan.
+    pub scan_id: String,
+    /// Its pictures' ids, sorted.
+    pub ids: Vec<String>,
+}
+
+/// Render mode's pictures live exactly as long as the report: stored in the
+/// step that completes the scan; a second completion (a reclaimed job run
+/// twice) neither adds nor replaces any; a failed scan, and a scan canceled
+/// before its worker finished, keep none. The caller then counts what its
+/// backend holds: the pictures of the completed scan and nothing else.
+pub async fn pictures_follow_the_report(store: Arc<dyn Store>) -> PicturesLeft {
+    const PNG: &[u8] = b"\x89PNG\r\n\x1a\nelement";
+    const JPEG: &[u8] = b"\xFF\xD8\xFFthumbnail";
+    let a = store
+        .create_account(account(Plan::Enterprise))
+        .await
+        .unwrap();
+    let s = store.create_site(site(&a.id)).await.unwrap();
+    let day = Utc::now().date_naive();
+    let started = |store: Arc<dyn Store>, s: Site| async move {
+        let scan = store
+            .create_scan_if_quota(scan(&s), day, None)
+            .await
+            .unwrap();
+        store
+            .start_scan(&scan.id, Utc::now())
+            .await
+            .unwrap()
+            .unwrap();
+        scan.id
+    };
+    let completed = |shots: &[(&str, &[u8])]| ScanOutcome::Completed {
+        summary: ScanSummary {
+            pages_fetched: 1,
+            ..Default::default()
+        },
+        report: ReportFile::from_bytes(b"{\"schema_version\":1}").unwrap(),
+        screenshots: pictures(shots),
+    };
+
+    // Completed: the pictures are there with the report.
+    let done = started(store.clone(), s.clone()).await;
+    let first = completed(&[("shot-1", PNG), ("thumb-2", JPEG)]);
+    let scan = store.finish_scan(&done, first, Utc::now()).await.unwrap();
+    assert_eq!(scan.status, ScanStatus::Completed);
+    assert_eq!(
+        store.screenshot(&done, "shot-1").await.unwrap().as_deref(),
+        Some(PNG)
+    );
+    assert_eq!(
+        store.screenshot(&done, "thumb-2").await.unwrap().as_deref(),
+        Some(JPEG)
+    );
+    // Completed again by a second run with other pictures: dropped whole.
+    let again = completed(&[("shot-1", JPEG), ("shot-7", PNG)]);
+    store.finish_scan(&done, again, Utc::now()).await.unwrap();
+    assert_eq!(
+        store.screenshot(&done, "shot-1").await.unwrap().as_deref(),
+        Some(PNG)
+    );
+    assert_eq!(store.screenshot(&done, "shot-7").await.unwrap(), None);
+
+    // Failed: no pictures (a failed outcome carries none, and a failure
+    // leaves none behind).
+    let failed = started(store.clone(), s.clone()).await;
+    let scan = store
+        .finish_scan(
+            &failed,
+            ScanOutcome::Failed {
+                error: "the browser could not start".into(),
+            },
+            Utc::now(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(scan.status, ScanStatus::Failed);
+    // A late completion of the failed scan (its worker's lease was lost):
+    // dropped, pictures and all.
+    store
+        .finish_scan(&failed, completed(&[("shot-1", PNG)]), Utc::now())
+        .await
+        .unwrap();
+    assert_eq!(store.screenshot(&failed, "shot-1").await.unwrap(), None);
+    assert_eq!(store.report(&failed).await.unwrap(), None);
+
+    // Canceled while its worker finished: the completion is dropped with
+    // its pictures.
+    let canceled = started(store.clone(), s.clone()).await;
+    store
+        .cancel_scan(&a.id, &canceled, Utc::now())
+        .await
+        .unwrap();
+    let scan = store
+        .finish_scan(&canceled, completed(&[("shot-1", PNG)]), Utc::now())
+        .await
+        .unwrap();
+    assert_eq!(scan.status, ScanStatus::Canceled);
+    assert_eq!(store.screenshot(&canceled, "shot-1").await.unwrap(), None);
+    assert_eq!(store.report(&canceled).await.unwrap(), None);
+
+    PicturesLeft {
+        scan_id: done,
+        ids: vec!["shot-1".into(), "thumb-2".into()],
+    }
+}
+
+/// [`pictures_follow_the_report`] on the embedded backend: the store's
+/// rows are the completed scan's two pictures and nothing else.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn embedded_pictures_follow_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Embedded::open(dir.path()).unwrap());
+    let left = pictures_follow_the_report(store.clone()).await;
+    assert_eq!(left.ids.len(), 2);
+    assert_eq!(store.screenshot_count().await.unwrap(), 2);
 }

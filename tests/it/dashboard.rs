@@ -1010,7 +1010,7 @@ async fn another_accounts_records_are_not_found() {
 
 /// Our rules over one fetched page: the `wcag-aa` set and the security rules
 /// whose subject we control (CSP, X-Content-Type-Options, framing, Referrer-Policy).
-fn self_scan(url: &str, answer: &Answer, css: &str) -> Vec<String> {
+pub(crate) fn self_scan(url: &str, answer: &Answer, css: &str) -> Vec<String> {
     let mut page = Page::from_html(url, &answer.body);
     page.status = answer.status;
     page.headers = answer
@@ -2001,6 +2001,7 @@ async fn the_scan_page_shows_what_is_new_and_fixed_since_the_previous_scan() {
             ..Default::default()
         },
         report: ReportFile::from_bytes(b"{}").unwrap(),
+        screenshots: Default::default(),
     };
     let mut ids = Vec::new();
     for regressions in [
@@ -2129,6 +2130,7 @@ async fn completed_scan_with(
             ScanOutcome::Completed {
                 summary,
                 report: ReportFile::from_bytes(&serde_json::to_vec(&report).unwrap()).unwrap(),
+                screenshots: Default::default(),
             },
             Utc::now(),
         )
@@ -2571,6 +2573,7 @@ async fn findings_are_marked_and_unmarked_from_the_scan_page() {
                     ..Default::default()
                 },
                 report: ReportFile::from_bytes(&bytes).unwrap(),
+                screenshots: Default::default(),
             },
             Utc::now(),
         )

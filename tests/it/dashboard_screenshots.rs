@@ -1,8 +1,10 @@
 //! Render mode's pictures in the dashboard over real HTTP (the in-process
 //! `serve` of `api_support`, its one worker rendering in a real Chromium):
-//! the findings explorer shows each pictured finding's screenshot, served by
-//! `/scans/{scanId}/screenshots/{id}` with the session's tenancy and the same
-//! bytes as the API's route; a static scan's rows have no picture.
+//! the findings explorer shows each pictured finding's screenshot and, where
+//! it names a page first (once per page, so once per group sorted by page),
+//! the page's thumbnail, both served by `/scans/{scanId}/screenshots/{id}`
+//! with the session's tenancy and the same bytes as the API's route; our own
+//! rules find nothing on those pages; a static scan's rows have no picture.
 
 use serde_json::{json, Value};
 use sitescan_daemon::dashboard::pictures::PICTURE_CONTENT_SECURITY_POLICY as PICTURE_CSP;
@@ -11,7 +13,7 @@ use sitescan_daemon::store::Plan;
 use sitescan_fixtures::FixtureServer;
 
 use crate::api_support::TestApi;
-use crate::dashboard::{sign_in, user, Browser};
+use crate::dashboard::{self_scan, sign_in, user, Browser};
 
 /// Runs a scan of `site` (only `image-alt`, one page) through the API and
 /// waits for it; returns its id and its JSON report.
@@ -66,6 +68,22 @@ fn picture_markup(scan: &str, shot: &str, selector: &str) -> String {
     )
 }
 
+/// The thumbnail the explorer shows in the page cell of the first row naming
+/// page `url`, in its link to the picture.
+fn thumbnail_markup(scan: &str, thumb: &str, url: &str) -> String {
+    format!(
+        r#"<td class="url"><a class="thumb" href="/scans/{scan}/screenshots/{thumb}"><img class="thumb" src="/scans/{scan}/screenshots/{thumb}" alt="Thumbnail of the page {url} as rendered (its first screen)" width="128" height="80" loading="lazy"></a>{url}</td>"#
+    )
+}
+
+/// The explorer's rows, in order (each `<tr>` to `</tr>`).
+fn rows(body: &str) -> Vec<&str> {
+    body.split("<tr data-fingerprint=")
+        .skip(1)
+        .map(|tr| &tr[..tr.find("</tr>").unwrap()])
+        .collect()
+}
+
 async fn fetch(b: &Browser, path: &str) -> reqwest::Response {
     b.client
         .get(format!("{}{path}", b.base))
@@ -112,7 +130,32 @@ async fn the_explorer_shows_each_pictured_finding_with_its_screenshot() {
         row_b.contains(&picture_markup(&id, &b_shot, "#b")),
         "{row_b}"
     );
-    assert_eq!(page.body.matches("<img ").count(), 2);
+    // The page's thumbnail: in the page cell of the first row naming the
+    // page (both findings are on the one page), and nowhere else.
+    let thumb = report["pages"][0]["thumbnail"]
+        .as_str()
+        .expect("the page has a thumbnail");
+    let page_url = report["findings"][0]["page_url"].as_str().unwrap();
+    let thumb_cell = thumbnail_markup(&id, thumb, page_url);
+    let listed = rows(&page.body);
+    assert_eq!(listed.len(), 2);
+    assert!(listed[0].contains(&thumb_cell), "{}", listed[0]);
+    assert!(!listed[1].contains(thumb), "{}", listed[1]);
+    assert!(listed[1].contains(&format!(r#"<td class="url">{page_url}</td>"#)));
+    assert_eq!(page.body.matches("<img ").count(), 3);
+    assert_eq!(page.body.matches(&format!("/screenshots/{thumb}\"")).count(), 2);
+    // Grouped by page: the group starts with its page's thumbnail.
+    let by_page = b.get(&format!("/scans/{id}/findings?sort=page")).await;
+    assert_eq!(by_page.status, 200);
+    let listed = rows(&by_page.body);
+    assert!(listed[0].contains(&thumb_cell), "{}", listed[0]);
+    assert!(!listed[1].contains(thumb));
+    // Our own rules over both views (alt text, sizes, contrast, headers).
+    let css = b.get("/assets/app.css").await.body;
+    for (path, answer) in [("findings", &page), ("findings?sort=page", &by_page)] {
+        let problems = self_scan(&format!("{}/scans/{id}/{path}", api.base), answer, &css);
+        assert!(problems.is_empty(), "{problems:#?}");
+    }
 
     // The route: the picture the API serves, byte for byte.
     let resp = fetch(&b, &format!("/scans/{id}/screenshots/{a}")).await;
@@ -150,12 +193,27 @@ async fn the_explorer_shows_each_pictured_finding_with_its_screenshot() {
         .unwrap();
     assert_eq!(from_api.status(), 200);
     assert_eq!(from_api.bytes().await.unwrap(), png);
-    // The page's thumbnail, as JPEG.
-    let thumb = report["pages"][0]["thumbnail"].as_str().unwrap();
+    // The page's thumbnail, as JPEG: the API's bytes.
     let resp = fetch(&b, &format!("/scans/{id}/screenshots/{thumb}")).await;
     assert_eq!(resp.status(), 200);
     assert_eq!(header(&resp, "content-type").as_deref(), Some("image/jpeg"));
-    assert!(resp.bytes().await.unwrap().starts_with(&[0xFF, 0xD8, 0xFF]));
+    assert_eq!(
+        header(&resp, "x-content-type-options").as_deref(),
+        Some("nosniff")
+    );
+    let jpeg = resp.bytes().await.unwrap();
+    assert!(jpeg.starts_with(&[0xFF, 0xD8, 0xFF]));
+    let from_api = api
+        .req(
+            reqwest::Method::GET,
+            &format!("/api/v1/scans/{id}/screenshots/{thumb}"),
+            Some(&key),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(from_api.status(), 200);
+    assert_eq!(from_api.bytes().await.unwrap(), jpeg);
 
     // A picture the report does not have, or an id of the wrong shape: 404.
     for bad in ["shot-999", "..%2Freport"] {
@@ -177,6 +235,8 @@ async fn the_explorer_shows_each_pictured_finding_with_its_screenshot() {
     // Another account: the scan, its explorer and its pictures are not found.
     let (_, other) = user(&api, Plan::Enterprise).await;
     let stranger = sign_in(&api, &other).await;
+    let resp = fetch(&stranger, &format!("/scans/{id}/screenshots/{thumb}")).await;
+    assert_eq!(resp.status(), 404);
     let resp = fetch(&stranger, &format!("/scans/{id}/screenshots/{a}")).await;
     assert_eq!(resp.status(), 404);
     assert_eq!(

@@ -52,6 +52,41 @@ async fn redis_backend_meets_the_store_and_queue_contract() {
     assert!(b.delete_all().await.unwrap() > 0);
 }
 
+/// [`contract::pictures_follow_the_report`] on Redis: the one pictures key
+/// under the prefix is the completed scan's hash, holding its two pictures,
+/// kept like its report (no expiry); no upload of the dropped completions
+/// is left behind.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_pictures_follow_the_report() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let b = Arc::new(backend(&url, &guard.prefix, Duration::from_secs(300), 3).await);
+    let left = contract::pictures_follow_the_report(b.clone()).await;
+    let client = redis::Client::open(url.as_str()).unwrap();
+    let mut conn = client.get_connection().unwrap();
+    let mut keys: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{}:screenshots:*", guard.prefix))
+        .query(&mut conn)
+        .unwrap();
+    keys.sort();
+    let pictures = format!("{}:screenshots:{}", guard.prefix, left.scan_id);
+    assert_eq!(keys, [pictures.clone()]);
+    let mut fields: Vec<String> = redis::cmd("HKEYS").arg(&pictures).query(&mut conn).unwrap();
+    fields.sort();
+    assert_eq!(fields, left.ids);
+    let ttl = |key: String, conn: &mut redis::Connection| -> i64 {
+        redis::cmd("TTL").arg(key).query(conn).unwrap()
+    };
+    assert_eq!(ttl(pictures, &mut conn), -1);
+    let report = format!("{}:report:{}", guard.prefix, left.scan_id);
+    assert_eq!(ttl(report, &mut conn), -1, "kept as the report is");
+    let uploads: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{}:*:upload:*", guard.prefix))
+        .query(&mut conn)
+        .unwrap();
+    assert_eq!(uploads, Vec::<String>::new());
+}
+
 /// Two API processes are two Redis clients: the per-day quota still holds
 /// under a race (20 concurrent creations, professional plan: exactly 2).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -844,6 +879,197 @@ async fn render_scans_go_only_to_render_workers_and_wait_visibly_for_one() {
     drop(plain);
 }
 
+/// Writes an executable `chromium` stand-in at `path`: it says why it fails
+/// on stderr and exits 1, except while `works_once` exists, when it deletes
+/// it and runs the real browser (a browser that starts once, then never).
+fn fake_chromium(path: &Path, works_once: Option<&Path>) {
+    use std::os::unix::fs::PermissionsExt;
+    let once = works_once.map_or(String::new(), |m| {
+        format!(
+            "if [ -e '{m}' ]; then rm -f '{m}'; exec /usr/bin/chromium \"$@\"; fi\n",
+            m = m.display()
+        )
+    });
+    std::fs::write(
+        path,
+        format!("#!/bin/sh\n{once}echo 'chromium: broken on purpose' >&2\nexit 1\n"),
+    )
+    .unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Render workers whose browser fails leave render scans to the healthy
+/// ones. A `worker --render` whose browser cannot start at all (a
+/// `SITESCAN_CHROMIUM` that exits 1) never announces itself nor takes a
+/// render scan: the scan waits with no attempt spent, and the API says it
+/// waits for a render worker. A worker whose browser starts once (its
+/// start-up probe) and then never again announces itself, takes the scan,
+/// and on the browser's failure stops taking render scans, withdraws, and
+/// hands the scan back (queued, one attempt spent, waiting again). A healthy
+/// render worker then runs it to completion.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn render_workers_whose_browser_fails_leave_render_scans_to_healthy_ones() {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let tmp = tempfile::tempdir().unwrap();
+    let app = crate::api_render::app_site(&tmp.path().join("app")).await;
+    let store = backend(&url, &guard.prefix, Duration::from_secs(30), 3).await;
+    let (acc, site) = tenant(&store, &app.url()).await;
+    let (key, secret, hash) = sitescan_daemon::api::auth::new_key(
+        &acc.id,
+        "ci",
+        None,
+        chrono::Duration::days(1),
+        Utc::now(),
+    )
+    .unwrap();
+    store.create_key(key, &hash).await.unwrap();
+    let api = ApiProcess::start(&url, &guard.prefix);
+    let client = reqwest::Client::new();
+    let get = |id: String| {
+        let (client, secret, base) = (client.clone(), secret.clone(), api.base.clone());
+        async move {
+            let r = client
+                .get(format!("{base}/api/v1/scans/{id}"))
+                .header("X-API-Key", secret)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status().as_u16(), 200);
+            r.json::<serde_json::Value>().await.unwrap()["data"].clone()
+        }
+    };
+    let render_workers = || {
+        let base = api.base.clone();
+        async move {
+            let m = reqwest::get(format!("{base}/metrics"))
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            m.lines()
+                .find_map(|l| l.strip_prefix("sitescan_render_workers "))
+                .unwrap_or_else(|| panic!("no render worker gauge in {m}"))
+                .to_string()
+        }
+    };
+    let waiting = serde_json::json!({
+        "code": "no_render_worker",
+        "message": "no worker that can render (sitescan worker --render) is running; the scan waits in the queue and starts once one does"
+    });
+    let log = |name: &str| std::fs::read_to_string(tmp.path().join(name)).unwrap_or_default();
+
+    // A render worker whose browser cannot start.
+    let broken_bin = tmp.path().join("broken-chromium");
+    fake_chromium(&broken_bin, None);
+    let _broken = Worker::start_with_env(
+        &url,
+        &guard.prefix,
+        &["--concurrency", "1", "--render"],
+        &[
+            ("SITESCAN_CHROMIUM", broken_bin.to_str().unwrap()),
+            ("SITESCAN_CHROMIUM_NO_SANDBOX", "1"),
+        ],
+        &tmp.path().join("broken.log"),
+    );
+    wait_for("the broken worker's probe", Duration::from_secs(30), || {
+        log("broken.log").contains("cannot start")
+    });
+    let broken_said = log("broken.log");
+    assert!(
+        broken_said.contains("this worker's browser cannot start: it takes no render scans"),
+        "{broken_said}"
+    );
+    assert!(broken_said.contains("chromium: broken on purpose"), "{broken_said}");
+    let r = client
+        .post(format!("{}/api/v1/sites/{}/scans", api.base, site.id))
+        .header("X-API-Key", secret.clone())
+        .json(&serde_json::json!({"config": {
+            "rules": crate::api_render::APP_RULES, "max_pages": 1, "render": true
+        }}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 202);
+    let created: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(created["data"]["waiting_reason"], waiting);
+    let id = created["data"]["id"].as_str().unwrap().to_string();
+    // Well past a blocking read and an announcement period: never taken.
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    let queued = get(id.clone()).await;
+    assert_eq!(
+        (&queued["status"], &queued["attempts"], &queued["waiting_reason"]),
+        (&serde_json::json!("queued"), &serde_json::json!(0), &waiting),
+        "{queued}"
+    );
+    assert_eq!(render_workers().await, "0");
+    assert!(!log("broken.log").contains(&id));
+    assert_eq!(app.count("/"), 0);
+
+    // A worker whose browser starts once (its probe), then never again.
+    let marker = tmp.path().join("starts-once");
+    std::fs::write(&marker, "").unwrap();
+    let flaky_bin = tmp.path().join("flaky-chromium");
+    fake_chromium(&flaky_bin, Some(&marker));
+    let _flaky = Worker::start_with_env(
+        &url,
+        &guard.prefix,
+        &["--concurrency", "1", "--render"],
+        &[
+            ("SITESCAN_CHROMIUM", flaky_bin.to_str().unwrap()),
+            ("SITESCAN_CHROMIUM_NO_SANDBOX", "1"),
+        ],
+        &tmp.path().join("flaky.log"),
+    );
+    wait_for("the flaky worker to give the scan back", Duration::from_secs(60), || {
+        log("flaky.log").contains("stops taking render scans")
+    });
+    let handed_back = wait_scans(&store, std::slice::from_ref(&id), Duration::from_secs(30), |s| {
+        s.status == ScanStatus::Queued
+    })
+    .await;
+    assert_eq!(handed_back[0].attempts, 1, "one attempt, on the flaky worker");
+    let flaky_said = log("flaky.log");
+    assert!(flaky_said.contains(&id), "{flaky_said}");
+    assert!(
+        flaky_said.contains("this worker's browser does not work: it stops taking render scans"),
+        "{flaky_said}"
+    );
+    assert!(!marker.exists(), "the probe used the one start");
+    // Withdrawn: nobody renders, and the API says so again.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let shown = get(id.clone()).await;
+        if shown["waiting_reason"] == waiting {
+            assert_eq!(shown["status"], "queued");
+            break;
+        }
+        assert!(Instant::now() < deadline, "still announced: {shown}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(render_workers().await, "0");
+
+    // A healthy render worker runs it.
+    let _healthy = Worker::start_with_env(
+        &url,
+        &guard.prefix,
+        &["--concurrency", "1", "--render"],
+        &[("SITESCAN_CHROMIUM_NO_SANDBOX", "1")],
+        &tmp.path().join("healthy.log"),
+    );
+    let done = wait_scans(&store, std::slice::from_ref(&id), Duration::from_secs(120), |s| {
+        s.status.is_terminal()
+    })
+    .await;
+    assert_eq!(done[0].status, ScanStatus::Completed, "{:?}", done[0].error);
+    assert_eq!(done[0].attempts, 2);
+    assert!(log("healthy.log").contains(&id));
+    assert!(!log("broken.log").contains(&id), "the broken worker never took it");
+    assert_eq!(app.count("/api/hero.json"), 1, "rendered once, by the healthy worker");
+    assert!(get(id.clone()).await.get("waiting_reason").is_none());
+}
+
 /// Two API processes on one Redis: 20 racing scan requests of a professional
 /// account make exactly 2 scans. Then Redis goes away: the API answers 503
 /// `service_unavailable`, and serves again once Redis is back.
@@ -1012,6 +1238,7 @@ async fn large_reports_are_stored_in_chunks() {
     let outcome = sitescan_daemon::store::ScanOutcome::Completed {
         summary: Default::default(),
         report: sitescan_daemon::store::ReportFile::from_bytes(&report).unwrap(),
+        screenshots: Default::default(),
     };
     store
         .finish_scan(&ids[0], outcome.clone(), Utc::now())

@@ -16,6 +16,14 @@
 //!
 //! [`finding_extras`] renders the last cell of a row: the place where
 //! per-finding additions (triage marks, screenshots) plug in.
+//!
+//! **Page thumbnails** (render mode): the same pass reads the report's page
+//! entries and keeps each page's thumbnail id (at most [`MAX_THUMBS`]
+//! pages). A row's page cell shows its page's thumbnail the first time the
+//! page is named on the page of results, so sorted by page, each group of a
+//! page's findings starts with what the page looked like. The picture comes
+//! from the dashboard's own picture route ([`super::pictures`]), with the
+//! session's tenancy.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, BinaryHeap, HashMap, HashSet};
@@ -32,7 +40,7 @@ use super::layout::CATEGORIES;
 use super::layout::{self, Section};
 use super::{DashState, PageError, PageResult};
 use crate::ops::marks::{list_marks, MAX_MARKS_PER_SITE};
-use crate::ops::regressions::{for_each_stored_finding, stored_report_file};
+use crate::ops::regressions::{for_each_stored_item, stored_report_file, StoredPage};
 use crate::ops::scans::off_async;
 use crate::store::{ScanStatus, SiteMark};
 
@@ -45,6 +53,9 @@ pub const MAX_PAGES: usize = 40;
 pub const MAX_RULES: usize = 300;
 /// Characters kept of a row's message, excerpt, place and page.
 pub const MAX_TEXT: usize = 300;
+/// Pages whose thumbnail ids are kept while streaming a report (beyond
+/// them, rows show no thumbnail; the scan's picture cap is lower anyway).
+pub const MAX_THUMBS: usize = 5_000;
 /// Characters of a filter value considered.
 const MAX_QUERY: usize = 200;
 
@@ -234,6 +245,8 @@ pub struct Row {
     /// Render mode's picture of the finding's element (its id in the
     /// report), shown beside the finding.
     pub screenshot: Option<String>,
+    /// Render mode's thumbnail of the finding's page (its id in the report).
+    pub thumbnail: Option<String>,
 }
 
 fn clip(s: &str) -> String {
@@ -257,6 +270,8 @@ fn impact_rank(i: Impact) -> u8 {
 struct Entry {
     key: (String, u8, String, String, u64),
     row: Row,
+    /// The page's whole URL (the row's is clipped), to find its thumbnail.
+    page: String,
 }
 
 impl PartialEq for Entry {
@@ -298,7 +313,24 @@ fn explore(
     let mut heap: BinaryHeap<Entry> = BinaryHeap::with_capacity(keep + 1);
     let mut out = Explored::default();
     let mut seq = 0u64;
-    for_each_stored_finding(file, &mut |f: Finding| {
+    // Page URL (requested and final) -> thumbnail id.
+    let mut thumbs: HashMap<String, String> = HashMap::new();
+    let mut on_page = |p: StoredPage| {
+        let Some(thumb) = p
+            .thumbnail
+            .filter(|id| sitescan_engine::report::screenshots::valid_id(id))
+        else {
+            return;
+        };
+        if thumbs.len() >= MAX_THUMBS {
+            return;
+        }
+        if !p.final_url.is_empty() {
+            thumbs.insert(p.final_url, thumb.clone());
+        }
+        thumbs.entry(p.url).or_insert(thumb);
+    };
+    for_each_stored_item(file, &mut on_page, &mut |f: Finding| {
         out.total += 1;
         if out.rules.len() < MAX_RULES || out.rules.contains(&f.rule_id) {
             out.rules.insert(f.rule_id.clone());
@@ -356,15 +388,27 @@ fn explore(
                 .screenshot
                 .clone()
                 .filter(|id| sitescan_engine::report::screenshots::valid_id(id)),
+            thumbnail: None,
         };
-        heap.push(Entry { key, row });
+        heap.push(Entry {
+            key,
+            row,
+            page: f.page_url.clone(),
+        });
         if heap.len() > keep {
             heap.pop();
         }
     })?;
     let sorted = heap.into_sorted_vec();
     let skip = (filters.p - 1) * PER_PAGE;
-    out.rows = sorted.into_iter().skip(skip).map(|e| e.row).collect();
+    out.rows = sorted
+        .into_iter()
+        .skip(skip)
+        .map(|e| Row {
+            thumbnail: thumbs.get(&e.page).cloned(),
+            ..e.row
+        })
+        .collect();
     Ok(out)
 }
 
@@ -400,6 +444,22 @@ fn finding_picture(scan_id: &str, row: &Row, shot: &str) -> Markup {
     );
     html! {
         a.shot href=(src) { img.shot src=(src) alt=(alt) width=(SHOT_WIDTH) height=(SHOT_HEIGHT) loading="lazy"; }
+    }
+}
+
+/// The box the explorer shows a page's thumbnail in (CSS pixels; the
+/// thumbnail is scaled down to fit, its proportions kept).
+pub const THUMB_WIDTH: u32 = 128;
+/// See [`THUMB_WIDTH`].
+pub const THUMB_HEIGHT: u32 = 80;
+
+/// A page's thumbnail (render mode): small, loaded when scrolled to, and a
+/// link to the picture at its own size; its text alternative names the page.
+fn page_picture(scan_id: &str, page_url: &str, thumb: &str) -> Markup {
+    let src = super::pictures::href(scan_id, thumb);
+    let alt = format!("Thumbnail of the page {page_url} as rendered (its first screen)");
+    html! {
+        a.thumb href=(src) { img.thumb src=(src) alt=(alt) width=(THUMB_WIDTH) height=(THUMB_HEIGHT) loading="lazy"; }
     }
 }
 
@@ -481,6 +541,14 @@ pub async fn show(
         .div_ceil(PER_PAGE)
         .clamp(1, MAX_PAGES);
     let opt = |v: &Option<String>, x: &str| v.as_deref() == Some(x);
+    // The rows whose page cell shows the page's thumbnail: the first row
+    // naming each page on this page of results.
+    let mut pictured: HashSet<&str> = HashSet::new();
+    let thumb_shown: Vec<bool> = explored
+        .rows
+        .iter()
+        .map(|r| r.thumbnail.is_some() && pictured.insert(r.page_url.as_str()))
+        .collect();
     let main = html! {
         nav.crumbs aria-label="Breadcrumb" {
             ol {
@@ -568,7 +636,10 @@ pub async fn show(
                                 @if row.new { " " span.new { "new" } } }
                             td { (row.rule) }
                             td { (row.category) }
-                            td.url { (row.page_url) }
+                            td.url {
+                                @if let (true, Some(thumb)) = (thumb_shown[i], &row.thumbnail) { (page_picture(&scan.id, &row.page_url, thumb)) }
+                                (row.page_url)
+                            }
                             td { @if !row.selector.is_empty() { code { (row.selector) } } }
                             td { (row.message) @if !row.snippet.is_empty() { br; code.snippet { (row.snippet) } } }
                             td { (finding_extras(&extras, row, i)) }

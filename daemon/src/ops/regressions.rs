@@ -110,34 +110,75 @@ pub fn for_each_stored_finding(
     reader: impl std::io::Read,
     visit: &mut dyn FnMut(Finding),
 ) -> Result<()> {
+    visit_stored_report(reader, None, visit)
+}
+
+/// What [`for_each_stored_item`] reads of a report's page entry.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct StoredPage {
+    /// The URL requested.
+    #[serde(default)]
+    pub url: String,
+    /// The URL after redirects (the one findings name).
+    #[serde(default)]
+    pub final_url: String,
+    /// Render mode: the id of the page's thumbnail.
+    #[serde(default)]
+    pub thumbnail: Option<String>,
+}
+
+/// [`for_each_stored_finding`] that also calls `page` with each page entry
+/// (its URLs and thumbnail), one at a time, in the one pass.
+pub fn for_each_stored_item(
+    reader: impl std::io::Read,
+    page: &mut dyn FnMut(StoredPage),
+    visit: &mut dyn FnMut(Finding),
+) -> Result<()> {
+    visit_stored_report(reader, Some(page), visit)
+}
+
+fn visit_stored_report(
+    reader: impl std::io::Read,
+    page: Option<&mut dyn FnMut(StoredPage)>,
+    visit: &mut dyn FnMut(Finding),
+) -> Result<()> {
     let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::new(reader));
-    TopLevel(visit)
+    TopLevel(visit, page)
         .deserialize(&mut de)
         .map_err(|e| Error::Corrupt(format!("stored report is unusable: {e}")))?;
     de.end()
         .map_err(|e| Error::Corrupt(format!("stored report is unusable: {e}")))
 }
 
-/// The report object: `findings` visited, `schema_version` checked, the rest skipped.
-struct TopLevel<'a>(&'a mut dyn FnMut(Finding));
+/// The report object: `findings` (and `pages`, when asked) visited,
+/// `schema_version` checked, the rest skipped.
+struct TopLevel<'a, 'p>(
+    &'a mut dyn FnMut(Finding),
+    Option<&'p mut dyn FnMut(StoredPage)>,
+);
 
-impl<'de> DeserializeSeed<'de> for TopLevel<'_> {
+impl<'de> DeserializeSeed<'de> for TopLevel<'_, '_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
         d.deserialize_map(self)
     }
 }
 
-impl<'de> Visitor<'de> for TopLevel<'_> {
+impl<'de> Visitor<'de> for TopLevel<'_, '_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a sitescan JSON report")
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<(), A::Error> {
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> std::result::Result<(), A::Error> {
         let mut version = None;
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
                 "findings" => map.next_value_seed(Findings(&mut *self.0))?,
+                "pages" if self.1.is_some() => {
+                    if let Some(page) = self.1.as_deref_mut() {
+                        map.next_value_seed(Pages(page))?;
+                    }
+                }
                 "schema_version" => version = Some(map.next_value::<u64>()?),
                 _ => {
                     map.next_value::<IgnoredAny>()?;
@@ -172,6 +213,29 @@ impl<'de> Visitor<'de> for Findings<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<(), A::Error> {
         while let Some(finding) = seq.next_element::<Finding>()? {
             (self.0)(finding);
+        }
+        Ok(())
+    }
+}
+
+/// The `pages` array, entry by entry.
+struct Pages<'a>(&'a mut dyn FnMut(StoredPage));
+
+impl<'de> DeserializeSeed<'de> for Pages<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Pages<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of pages")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<(), A::Error> {
+        while let Some(page) = seq.next_element::<StoredPage>()? {
+            (self.0)(page);
         }
         Ok(())
     }

@@ -324,7 +324,13 @@ impl RedisBackend {
 
     /// The background reclaimer of a worker process: [`RedisBackend::reclaim`]
     /// every third of the visibility timeout until `shutdown` turns true.
-    pub async fn run_reclaimer(self, can: Capabilities, mut shutdown: watch::Receiver<bool>) {
+    /// `can` says what this worker can run at each round (a render worker
+    /// whose browser stopped working reclaims no render jobs).
+    pub async fn run_reclaimer(
+        self,
+        can: impl Fn() -> Capabilities + Send + 'static,
+        mut shutdown: watch::Receiver<bool>,
+    ) {
         let every = (self.settings.visibility_timeout / 3).max(Duration::from_millis(50));
         let mut tick = tokio::time::interval(every);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -338,7 +344,7 @@ impl RedisBackend {
                     continue;
                 }
             }
-            match self.reclaim(can).await {
+            match self.reclaim(can()).await {
                 Ok(0) => {}
                 Ok(n) => info!(
                     jobs = n,

@@ -468,6 +468,12 @@ pub enum ScanOutcome {
         /// The report, serialized as JSON, in a temporary file the store
         /// copies in chunks.
         report: ReportFile,
+        /// Render mode's pictures the report names (a finding's
+        /// `screenshot`, a page's `thumbnail`). They are stored with the
+        /// report, in the same step that completes the scan, and only then:
+        /// a scan that fails, is canceled, or was already finished keeps
+        /// none of them (see [`Store::finish_scan`]).
+        screenshots: sitescan_engine::report::Screenshots,
     },
     /// Could not run.
     Failed {
@@ -971,6 +977,12 @@ pub trait Store: Send + Sync + 'static {
     /// its file in chunks: never whole in memory). Idempotent;
     /// a scan already terminal (canceled meanwhile) keeps its status and the
     /// outcome is dropped. Returns the scan as stored.
+    ///
+    /// The pictures of a completed outcome live exactly as long as its
+    /// report: they become visible in the same atomic step as the report
+    /// (replacing any a scan had), and a dropped or failed outcome leaves
+    /// none behind (on Redis, what was uploaded before a write that failed
+    /// expires like a report's upload). A failed scan has no pictures.
     async fn finish_scan(&self, id: &str, outcome: ScanOutcome, at: DateTime<Utc>) -> Result<Scan>;
     /// Cancels a queued or running scan of the account. `NotFound` when there is
     /// no such scan; `Conflict` when it already completed or failed; a scan
@@ -992,14 +1004,6 @@ pub trait Store: Send + Sync + 'static {
         }
         Ok(out)
     }
-    /// Stores render mode's pictures of a scan beside its report (ids as the
-    /// report's findings and pages name them). Called once, when the scan
-    /// completes.
-    async fn save_screenshots(
-        &self,
-        scan_id: &str,
-        shots: &sitescan_engine::report::Screenshots,
-    ) -> Result<()>;
     /// One picture of a scan's report (its encoded bytes); `None` when the
     /// scan has no picture of that id.
     async fn screenshot(&self, scan_id: &str, shot_id: &str) -> Result<Option<Vec<u8>>>;

@@ -5,7 +5,8 @@
 // own element's picture, which Chromium actually loads from the dashboard's
 // origin (no CSP violation, no failed request) at the size the engine clipped
 // it (the element's box plus 16 CSS pixels of margin each side), and its link
-// opens the picture at full size.
+// opens the picture at full size; the page's thumbnail shows once, in the
+// first row's page cell, also loaded from the dashboard's origin.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -132,6 +133,27 @@ test('the explorer shows each failing element\'s picture, loaded by the browser'
     const shown = await img.boundingBox();
     assert.ok(shown.width > 0 && shown.height > 0, 'the picture is shown');
   }
+  // The page's thumbnail: once, in the page cell of the first row (both
+  // findings are on the one page), loaded by the browser as a JPEG.
+  const thumbId = report.pages[0].thumbnail;
+  assert.match(thumbId, /^thumb-[0-9]+$/);
+  const thumbs = page.locator('#findings img.thumb');
+  assert.equal(await thumbs.count(), 1);
+  assert.equal(await rows.first().locator('td.url img.thumb').count(), 1);
+  const thumbSrc = `/scans/${scanId}/screenshots/${thumbId}`;
+  const pageUrl = report.findings[0].page_url;
+  assert.equal(await thumbs.getAttribute('src'), thumbSrc);
+  assert.equal(await thumbs.getAttribute('alt'), `Thumbnail of the page ${pageUrl} as rendered (its first screen)`);
+  assert.equal(await thumbs.getAttribute('loading'), 'lazy');
+  assert.deepEqual([await thumbs.getAttribute('width'), await thumbs.getAttribute('height')], ['128', '80']);
+  await thumbs.scrollIntoViewIfNeeded();
+  const thumbHandle = await thumbs.elementHandle();
+  await page.waitForFunction((el) => el.complete && el.naturalWidth > 0, thumbHandle, { timeout: 10_000 });
+  const thumbBox = await thumbs.boundingBox();
+  assert.ok(thumbBox.width > 0 && thumbBox.width <= 128 && thumbBox.height <= 80, 'the thumbnail is shown in its box');
+  const thumbResp = await page.request.get(`${base}${thumbSrc}`);
+  assert.equal(thumbResp.status(), 200);
+  assert.equal(thumbResp.headers()['content-type'], 'image/jpeg');
   await shots.shot('explorer-pictures');
 
   // The link opens the picture at full size.

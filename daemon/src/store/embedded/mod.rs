@@ -219,6 +219,13 @@ impl Embedded {
         Arc::strong_count(&self.db)
     }
 
+    /// How many pictures (render mode's screenshots) the store holds, of all
+    /// scans: each belongs to a completed scan's report (see
+    /// [`Store::finish_scan`]).
+    pub async fn screenshot_count(&self) -> Result<u64> {
+        screenshots::count(self).await
+    }
+
     /// Runs `f` on the blocking pool: redb calls block on disk I/O and fsync.
     pub(crate) async fn blocking<T, F>(&self, f: F) -> Result<T>
     where
@@ -469,14 +476,6 @@ impl Store for Embedded {
 
     async fn report_chunk(&self, scan_id: &str, index: u64) -> Result<Option<Vec<u8>>> {
         reports::report_chunk(self, scan_id, index).await
-    }
-
-    async fn save_screenshots(
-        &self,
-        scan_id: &str,
-        shots: &sitescan_engine::report::Screenshots,
-    ) -> Result<()> {
-        screenshots::save_screenshots(self, scan_id, shots).await
     }
 
     async fn screenshot(&self, scan_id: &str, shot_id: &str) -> Result<Option<Vec<u8>>> {

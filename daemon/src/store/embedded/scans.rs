@@ -1,6 +1,7 @@
 //! Scans: the per-day quota, the status transitions (each one write transaction with its webhook event), progress, the pages in analysis and the crashes charged to them.
 
 use super::reports;
+use super::screenshots;
 use super::webhooks::write_event;
 use super::*;
 
@@ -348,7 +349,11 @@ pub(super) async fn finish_scan(
             let changed = !scan.status.is_terminal();
             if changed {
                 match outcome {
-                    ScanOutcome::Completed { summary, report } => {
+                    ScanOutcome::Completed {
+                        summary,
+                        report,
+                        screenshots,
+                    } => {
                         scan.status = ScanStatus::Completed;
                         if let Some(p) = scan.progress.as_mut() {
                             p.pages_done = summary.pages_fetched;
@@ -356,10 +361,12 @@ pub(super) async fn finish_scan(
                         }
                         scan.summary = Some(summary);
                         reports::write_report(txn, &id, &report)?;
+                        screenshots::write_screenshots(txn, &id, &screenshots)?;
                     }
                     ScanOutcome::Failed { error } => {
                         scan.status = ScanStatus::Failed;
                         scan.error = Some(error);
+                        screenshots::delete_screenshots(txn, &id)?;
                         if scan.progress.is_none_or(|p| p.pages_done == 0) {
                             refund_quota(txn, &mut scan)?;
                         }

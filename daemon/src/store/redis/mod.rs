@@ -21,7 +21,8 @@
 //! | `unfinished`, `running` | set | scan ids queued or running / running |
 //! | `report:{id}` | list | the JSON report in chunks of [`REPORT_CHUNK`] bytes |
 //! | `report:{id}:upload:{random}` | list | a report being appended chunk by chunk, renamed to `report:{id}` by the `finish` script (expires after an hour when its worker died) |
-//! | `screenshots:{id}` | hash | render mode's pictures of the scan's report: picture id (`shot-N`, `thumb-N`) -> the encoded PNG or JPEG, kept as long as the report |
+//! | `screenshots:{id}` | hash | render mode's pictures of the scan's report: picture id (`shot-N`, `thumb-N`) -> the encoded PNG or JPEG, kept as long as the report (written and deleted by the same `finish` script) |
+//! | `screenshots:{id}:upload:{random}` | hash | pictures being uploaded, renamed to `screenshots:{id}` by the `finish` script that completes the scan, dropped by one that does not (expire after an hour when their worker died) |
 //! | `stats` | hash | `completed`, `failed`, `canceled`, `pages` counters |
 //! | `webhook:{id}` | string | the webhook (JSON) |
 //! | `account:{id}:webhooks` | sorted set (lex) | webhook ids |
@@ -582,14 +583,6 @@ impl Store for RedisBackend {
 
     async fn report(&self, scan_id: &str) -> Result<Option<Vec<u8>>> {
         reports::report(self, scan_id).await
-    }
-
-    async fn save_screenshots(
-        &self,
-        scan_id: &str,
-        shots: &sitescan_engine::report::Screenshots,
-    ) -> Result<()> {
-        screenshots::save_screenshots(self, scan_id, shots).await
     }
 
     async fn screenshot(&self, scan_id: &str, shot_id: &str) -> Result<Option<Vec<u8>>> {

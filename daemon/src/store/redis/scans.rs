@@ -254,19 +254,34 @@ pub(super) async fn finish_scan(
     let mut random = [0u8; 8];
     getrandom::getrandom(&mut random).map_err(Error::storage)?;
     let upload = this.key_name(&["report", id, "upload", &hex::encode(random)]);
+    let shots_upload = this.key_name(&["screenshots", id, "upload", &hex::encode(random)]);
     let (kind, detail, pages, report) = match outcome {
-        ScanOutcome::Completed { summary, report } => (
+        ScanOutcome::Completed {
+            summary,
+            report,
+            screenshots,
+        } => (
             "completed",
             json(&summary)?,
             summary.pages_fetched,
-            Some(report),
+            Some((report, screenshots)),
         ),
         ScanOutcome::Failed { error } => ("failed", error, 0, None),
     };
     // A scan already terminal keeps its status: no upload then (the
     // script checks again, atomically).
-    if let Some(report) = report.filter(|_| !scan.status.is_terminal()) {
-        this.upload_report(&upload, report).await?;
+    if let Some((report, shots)) = report.filter(|_| !scan.status.is_terminal()) {
+        let uploaded = async {
+            this.upload_report(&upload, report).await?;
+            screenshots::upload_screenshots(this, &shots_upload, &shots).await
+        }
+        .await;
+        if let Err(e) = uploaded {
+            // Both uploads expire anyway; dropped now, they cost nothing
+            // while the caller retries with fresh ones.
+            drop_uploads(this, &upload, &shots_upload).await;
+            return Err(e);
+        }
     }
     let mut conn = this.c();
     let mut script = FINISH_SCAN.prepare_invoke();
@@ -278,6 +293,8 @@ pub(super) async fn finish_scan(
         .key(this.key_name(&["stats"]))
         .key(quota)
         .key(&upload)
+        .key(this.screenshots_key(id))
+        .key(&shots_upload)
         .arg(id);
     let event = this.event_args(at)?;
     script
@@ -289,8 +306,24 @@ pub(super) async fn finish_scan(
         .arg(&event.digits)
         .arg(&event.at)
         .arg(event.at_us);
-    let fields: Option<Vec<String>> = script.invoke_async(&mut conn).await.map_err(redis_err)?;
+    let fields: Option<Vec<String>> = match script.invoke_async(&mut conn).await {
+        Ok(fields) => fields,
+        Err(e) => {
+            drop_uploads(this, &upload, &shots_upload).await;
+            return Err(redis_err(e));
+        }
+    };
     scan_from_fields(&fields.ok_or_else(|| not_found("scan", id))?)
+}
+
+/// Deletes a finish's uploads (report and pictures) whose `finish` script
+/// did not run, best effort: they expire after [`UPLOAD_TTL_SECS`] anyway.
+async fn drop_uploads(this: &RedisBackend, report: &str, shots: &str) {
+    let mut conn = this.c();
+    let dropped: redis::RedisResult<()> = conn.del(&[report, shots]).await;
+    if let Err(e) = dropped {
+        tracing::debug!(error = %e, "could not drop a finish's uploads; they expire");
+    }
 }
 
 pub(super) async fn cancel_scan(
