@@ -486,6 +486,37 @@ mod tests {
         assert!(for_each_stored_finding(old.as_bytes(), &mut |_| {}).is_err());
     }
 
+    #[test]
+    fn pages_and_findings_are_read_in_one_pass_in_either_order() {
+        let page = r#"{"url":"http://a/","final_url":"http://a/home","status":200,"depth":0,
+            "ttfb_ms":1,"total_ms":2,"bytes":3,"findings":1,"thumbnail":"thumb-2","vitals":{"x":[1]}}"#;
+        let finding = r#"{"rule_id":"image-alt","category":"accessibility","outcome":"failed","impact":"critical",
+            "page_url":"http://a/home","selector":"img","snippet":"<img>","message":"m","wcag":[]}"#;
+        for json in [
+            format!(r#"{{"schema_version":{SCHEMA_VERSION},"pages":[{page},{{"url":"http://a/b"}}],"findings":[{finding}]}}"#),
+            format!(r#"{{"findings":[{finding}],"pages":[{page}],"schema_version":{SCHEMA_VERSION}}}"#),
+        ] {
+            let (mut pages, mut rules) = (Vec::new(), Vec::new());
+            for_each_stored_item(json.as_bytes(), &mut |p| pages.push(p), &mut |f| {
+                rules.push(f.rule_id)
+            })
+            .unwrap();
+            assert_eq!(rules, ["image-alt"]);
+            assert_eq!(
+                pages[0],
+                StoredPage {
+                    url: "http://a/".into(),
+                    final_url: "http://a/home".into(),
+                    thumbnail: Some("thumb-2".into()),
+                }
+            );
+            // Without the page visitor the pages are skipped unread.
+            let mut n = 0;
+            for_each_stored_finding(json.as_bytes(), &mut |_| n += 1).unwrap();
+            assert_eq!(n, 1);
+        }
+    }
+
     fn finding(rule: &str, impact: &str, selector: &str) -> Finding {
         serde_json::from_value(serde_json::json!({
             "rule_id": rule, "category": "accessibility", "outcome": "failed",
