@@ -143,7 +143,12 @@ async fn the_explorer_shows_each_pictured_finding_with_its_screenshot() {
     assert!(!listed[1].contains(thumb), "{}", listed[1]);
     assert!(listed[1].contains(&format!(r#"<td class="url">{page_url}</td>"#)));
     assert_eq!(page.body.matches("<img ").count(), 3);
-    assert_eq!(page.body.matches(&format!("/screenshots/{thumb}\"")).count(), 2);
+    assert_eq!(
+        page.body
+            .matches(&format!("/screenshots/{thumb}\""))
+            .count(),
+        2
+    );
     // Grouped by page: the group starts with its page's thumbnail.
     let by_page = b.get(&format!("/scans/{id}/findings?sort=page")).await;
     assert_eq!(by_page.status, 200);

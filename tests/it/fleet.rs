@@ -981,7 +981,10 @@ async fn render_workers_whose_browser_fails_leave_render_scans_to_healthy_ones()
         broken_said.contains("this worker's browser cannot start: it takes no render scans"),
         "{broken_said}"
     );
-    assert!(broken_said.contains("chromium: broken on purpose"), "{broken_said}");
+    assert!(
+        broken_said.contains("chromium: broken on purpose"),
+        "{broken_said}"
+    );
     let r = client
         .post(format!("{}/api/v1/sites/{}/scans", api.base, site.id))
         .header("X-API-Key", secret.clone())
@@ -999,8 +1002,16 @@ async fn render_workers_whose_browser_fails_leave_render_scans_to_healthy_ones()
     tokio::time::sleep(Duration::from_secs(6)).await;
     let queued = get(id.clone()).await;
     assert_eq!(
-        (&queued["status"], &queued["attempts"], &queued["waiting_reason"]),
-        (&serde_json::json!("queued"), &serde_json::json!(0), &waiting),
+        (
+            &queued["status"],
+            &queued["attempts"],
+            &queued["waiting_reason"]
+        ),
+        (
+            &serde_json::json!("queued"),
+            &serde_json::json!(0),
+            &waiting
+        ),
         "{queued}"
     );
     assert_eq!(render_workers().await, "0");
@@ -1022,14 +1033,22 @@ async fn render_workers_whose_browser_fails_leave_render_scans_to_healthy_ones()
         ],
         &tmp.path().join("flaky.log"),
     );
-    wait_for("the flaky worker to give the scan back", Duration::from_secs(60), || {
-        log("flaky.log").contains("stops taking render scans")
-    });
-    let handed_back = wait_scans(&store, std::slice::from_ref(&id), Duration::from_secs(30), |s| {
-        s.status == ScanStatus::Queued
-    })
+    wait_for(
+        "the flaky worker to give the scan back",
+        Duration::from_secs(60),
+        || log("flaky.log").contains("stops taking render scans"),
+    );
+    let handed_back = wait_scans(
+        &store,
+        std::slice::from_ref(&id),
+        Duration::from_secs(30),
+        |s| s.status == ScanStatus::Queued,
+    )
     .await;
-    assert_eq!(handed_back[0].attempts, 1, "one attempt, on the flaky worker");
+    assert_eq!(
+        handed_back[0].attempts, 1,
+        "one attempt, on the flaky worker"
+    );
     let flaky_said = log("flaky.log");
     assert!(flaky_said.contains(&id), "{flaky_said}");
     assert!(
@@ -1058,15 +1077,25 @@ async fn render_workers_whose_browser_fails_leave_render_scans_to_healthy_ones()
         &[("SITESCAN_CHROMIUM_NO_SANDBOX", "1")],
         &tmp.path().join("healthy.log"),
     );
-    let done = wait_scans(&store, std::slice::from_ref(&id), Duration::from_secs(120), |s| {
-        s.status.is_terminal()
-    })
+    let done = wait_scans(
+        &store,
+        std::slice::from_ref(&id),
+        Duration::from_secs(120),
+        |s| s.status.is_terminal(),
+    )
     .await;
     assert_eq!(done[0].status, ScanStatus::Completed, "{:?}", done[0].error);
     assert_eq!(done[0].attempts, 2);
     assert!(log("healthy.log").contains(&id));
-    assert!(!log("broken.log").contains(&id), "the broken worker never took it");
-    assert_eq!(app.count("/api/hero.json"), 1, "rendered once, by the healthy worker");
+    assert!(
+        !log("broken.log").contains(&id),
+        "the broken worker never took it"
+    );
+    assert_eq!(
+        app.count("/api/hero.json"),
+        1,
+        "rendered once, by the healthy worker"
+    );
     assert!(get(id.clone()).await.get("waiting_reason").is_none());
 }
 

@@ -493,8 +493,12 @@ mod tests {
         let finding = r#"{"rule_id":"image-alt","category":"accessibility","outcome":"failed","impact":"critical",
             "page_url":"http://a/home","selector":"img","snippet":"<img>","message":"m","wcag":[]}"#;
         for json in [
-            format!(r#"{{"schema_version":{SCHEMA_VERSION},"pages":[{page},{{"url":"http://a/b"}}],"findings":[{finding}]}}"#),
-            format!(r#"{{"findings":[{finding}],"pages":[{page}],"schema_version":{SCHEMA_VERSION}}}"#),
+            format!(
+                r#"{{"schema_version":{SCHEMA_VERSION},"pages":[{page},{{"url":"http://a/b"}}],"findings":[{finding}]}}"#
+            ),
+            format!(
+                r#"{{"findings":[{finding}],"pages":[{page}],"schema_version":{SCHEMA_VERSION}}}"#
+            ),
         ] {
             let (mut pages, mut rules) = (Vec::new(), Vec::new());
             for_each_stored_item(json.as_bytes(), &mut |p| pages.push(p), &mut |f| {

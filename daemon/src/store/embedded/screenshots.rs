@@ -32,10 +32,7 @@ pub(super) fn delete_screenshots(txn: &redb::WriteTransaction, scan_id: &str) ->
     // The scan's rows are the keys from `(scan, "")` on while the scan is
     // this one; the caps bound how many.
     let mut ids: Vec<String> = Vec::new();
-    for row in table
-        .range((scan_id, "")..)
-        .map_err(Error::storage)?
-    {
+    for row in table.range((scan_id, "")..).map_err(Error::storage)? {
         let (key, _) = row.map_err(Error::storage)?;
         let (scan, shot) = key.value();
         if scan != scan_id {
