@@ -240,7 +240,18 @@ pub async fn collect(
             note: Some("the page's metrics were not recorded".into()),
             ..WebVitals::default()
         },
-        Ok(v) => parse(&v),
+        Ok(v) => {
+            // The browser's own clock, from its navigation start: what it
+            // spent before our answer reached it, parsing, and painting.
+            tracing::debug!(
+                response_start_ms = number(&v, "response_start"),
+                dom_interactive_ms = number(&v, "dom_interactive"),
+                fcp_ms = number(&v, "fcp"),
+                lcp_ms = number(&v, "lcp"),
+                "the browser's timings of the page"
+            );
+            parse(&v)
+        }
         Err(e) => {
             tracing::debug!(error = %e, "web vitals could not be read");
             WebVitals {

@@ -47,6 +47,8 @@
   const fcp = S.fcp !== null ? S.fcp : fcpEntry ? fcpEntry.startTime : null;
   const nav = performance.getEntriesByType('navigation')[0];
   const responseStart = nav ? nav.responseStart : 0;
+  // For the engine's debug log only: where the browser's own time went.
+  const domInteractive = nav ? nav.domInteractive : null;
 
   // CLS: the largest session window (gaps under 1 s, at most 5 s long).
   let best = { score: 0, shifts: [] };
@@ -115,6 +117,7 @@
 
   return {
     response_start: responseStart,
+    dom_interactive: domInteractive,
     fcp,
     lcp: S.lcp,
     lcp_element: describe(S.lcpEl),
