@@ -4,8 +4,8 @@
 //! Which content repeats across pages cannot be known from one page, so this
 //! module uses the markers authors and the ACT examples use: content inside a
 //! `banner`, `navigation`, `complementary`, `contentinfo` or `search` landmark, and
-//! links that stand on their own (not inside running text such as a paragraph or
-//! table cell) are *repeated*. The page's perceivable content is split into units
+//! links and buttons that stand on their own (not inside running text such as a
+//! paragraph or table cell) are *repeated*. The page's perceivable content is split into units
 //! (non-white-space text that is visible or exposed, images with a text
 //! alternative). The *main start* is the first unit that is not repeated and comes
 //! after at least one repeated unit: the content a bypass mechanism must reach. A
@@ -96,7 +96,8 @@ impl Layout {
     }
 }
 
-/// Whether `el` (or an ancestor) is a repeated-content landmark or a standalone link.
+/// Whether `el` (or an ancestor) is a repeated-content landmark, or a link or
+/// button standing on its own.
 pub fn in_repeated_block(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
     let mut chain = std::iter::once(el).chain(ancestors(el));
     chain.any(|a| repeats(cx, a))
@@ -114,6 +115,10 @@ fn repeats(cx: &PageContext<'_>, a: ElementRef<'_>) -> bool {
             && a.value().name() == "a"
             && crate::dom::attr(a, "href").is_none()
             && link_list_item(a))
+        // A button standing on its own is a control of the page's frame
+        // ("Menu", "Toggle the table of contents"), as a link standing on its
+        // own is: its text is no start of the page's own content.
+        || (cx.role(a) == Some("button") && standalone_link(a))
 }
 
 /// A link that is not part of running text.

@@ -33,7 +33,7 @@ static META: RuleMeta = RuleMeta {
     docs: r##"## What it checks
 On an HTML page where some of the page's own content comes after blocks of
 repeated content (navigation, banner, complementary and search landmarks, and
-links that stand on their own; see `bypass`), each of those blocks can be
+links and buttons that stand on their own; see `bypass`), each of those blocks can be
 collapsed: one control makes all of it invisible **and** removes it from the
 accessibility tree. One of the ways to meet WCAG 2.4.1 (technique SCR28). A
 block inside an open `<details>` element collapses with its `<summary>`; a
