@@ -893,9 +893,8 @@ async fn render_mode_sees_which_toggles_collapse_the_navigation() {
     // No control at all.
     s.set("/plain", collapse_page("", "", ""));
     let rules = ["repeated-block-collapsible", "bypass"];
-    let row = |rule: &str, page: &str, sel: &str| {
-        (rule.to_string(), page.to_string(), sel.to_string())
-    };
+    let row =
+        |rule: &str, page: &str, sel: &str| (rule.to_string(), page.to_string(), sel.to_string());
 
     // Statically the scripts cannot be run: the pages with a control are
     // cannot tell, the one without fails.
