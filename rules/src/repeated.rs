@@ -4,8 +4,8 @@
 //! Which content repeats across pages cannot be known from one page, so this
 //! module uses the markers authors and the ACT examples use: content inside a
 //! `banner`, `navigation`, `complementary`, `contentinfo` or `search` landmark, and
-//! links that stand on their own (not inside running text such as a paragraph or
-//! table cell) are *repeated*. The page's perceivable content is split into units
+//! links and buttons that stand on their own (not inside running text such as a
+//! paragraph or table cell) are *repeated*. The page's perceivable content is split into units
 //! (non-white-space text that is visible or exposed, images with a text
 //! alternative). The *main start* is the first unit that is not repeated and comes
 //! after at least one repeated unit: the content a bypass mechanism must reach. A
@@ -96,7 +96,8 @@ impl Layout {
     }
 }
 
-/// Whether `el` (or an ancestor) is a repeated-content landmark or a standalone link.
+/// Whether `el` (or an ancestor) is a repeated-content landmark, or a link or
+/// button standing on its own.
 pub fn in_repeated_block(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
     let mut chain = std::iter::once(el).chain(ancestors(el));
     chain.any(|a| repeats(cx, a))
@@ -114,6 +115,10 @@ fn repeats(cx: &PageContext<'_>, a: ElementRef<'_>) -> bool {
             && a.value().name() == "a"
             && crate::dom::attr(a, "href").is_none()
             && link_list_item(a))
+        // A button standing on its own is a control of the page's frame
+        // ("Menu", "Toggle the table of contents"), as a link standing on its
+        // own is: its text is no start of the page's own content.
+        || (cx.role(a) == Some("button") && standalone_link(a))
 }
 
 /// A link that is not part of running text.
@@ -363,6 +368,20 @@ pub enum ControlBypass {
     Neither,
 }
 
+/// What the browser saw when it activated `control` (render mode's
+/// [`crate::interaction::Interaction::activations`]); `None` when it did not
+/// (a static scan, or render mode's bounds).
+pub fn activation_of<'p>(
+    cx: &'p PageContext<'_>,
+    control: ElementRef<'_>,
+) -> Option<&'p crate::interaction::Activation> {
+    let walk = cx.page().interaction.as_ref()?;
+    let root = cx.root();
+    walk.activations.iter().find(|a| {
+        crate::interaction::find_path(root, &a.path).is_some_and(|el| el.id() == control.id())
+    })
+}
+
 /// What activating `control` did in the browser (render mode's
 /// [`crate::interaction::Interaction::activations`]).
 pub fn control_bypass(
@@ -370,13 +389,8 @@ pub fn control_bypass(
     layout: &Layout,
     control: ElementRef<'_>,
 ) -> ControlBypass {
-    let Some(walk) = cx.page().interaction.as_ref() else {
-        return ControlBypass::Unknown;
-    };
     let root = cx.root();
-    let Some(a) = walk.activations.iter().find(|a| {
-        crate::interaction::find_path(root, &a.path).is_some_and(|el| el.id() == control.id())
-    }) else {
+    let Some(a) = activation_of(cx, control) else {
         return ControlBypass::Unknown;
     };
     let target = a
@@ -452,4 +466,56 @@ fn collapses_repeated(
         any = true;
     }
     any
+}
+
+/// One block of repeated content before the main start: the outermost
+/// element that makes its content repeated (a repeated-content landmark, or
+/// a link standing on its own) and the units inside it.
+#[derive(Debug, Clone)]
+pub struct Block {
+    /// The block's outermost repeated element.
+    pub element: NodeId,
+    /// Indexes in [`Layout::units`] of its units, in document order.
+    pub units: Vec<usize>,
+}
+
+/// The blocks of repeated content before the main start, in document order
+/// (empty when the page needs no bypass). ACT 3e12e1 asks of each of them
+/// whether it can be collapsed.
+pub fn blocks_before_main(cx: &PageContext<'_>, layout: &Layout) -> Vec<Block> {
+    let Some(main) = layout.main_start else {
+        return Vec::new();
+    };
+    // The outermost repeated element of each unit's element, remembered per
+    // element: a block's units share most of their ancestors.
+    let mut outermost: FxHashMap<NodeId, Option<NodeId>> = FxHashMap::default();
+    let mut blocks: Vec<Block> = Vec::new();
+    let mut index: FxHashMap<NodeId, usize> = FxHashMap::default();
+    for (i, u) in layout.units[..main].iter().enumerate() {
+        if !u.repeated {
+            continue;
+        }
+        let Some(el) = cx.element(u.element) else {
+            continue;
+        };
+        let root = *outermost.entry(el.id()).or_insert_with(|| {
+            std::iter::once(el)
+                .chain(ancestors(el))
+                .filter(|a| repeats(cx, *a))
+                .last()
+                .map(|a| a.id())
+        });
+        let Some(root) = root else {
+            continue;
+        };
+        let at = *index.entry(root).or_insert_with(|| {
+            blocks.push(Block {
+                element: root,
+                units: Vec::new(),
+            });
+            blocks.len() - 1
+        });
+        blocks[at].units.push(i);
+    }
+    blocks
 }

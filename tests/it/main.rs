@@ -24,7 +24,8 @@
 //!   short or stalled).
 //! - `render`: render mode with a real Chromium: the rendered DOM through the
 //!   rules, every route a page's script has to a refused address, a hung tab,
-//!   the CLI's `--render` and a missing browser.
+//!   the CLI's `--render` and a missing browser, the scripted toggles that do
+//!   and do not collapse a navigation.
 //! - `screenshots`: render mode's pictures (a highlighted clip of each failing
 //!   element, a page thumbnail), their caps, the HTML report embedding them and
 //!   the API serving them with the reports' tenancy on both backends.

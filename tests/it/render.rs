@@ -835,3 +835,134 @@ async fn cookies_the_site_sets_come_back_within_a_scan_never_across_scans() {
     assert!(second.pages.iter().all(|p| p.error.is_none()));
     assert_eq!(cookie_of("/api/me", 1), Some(None));
 }
+
+/// A page of the collapsible-navigation site: a control (`control`, placed
+/// first) that runs `toggle()` (`script`), the navigation `#menu` linking
+/// every page, `extra` after it, then the page's own content (no landmark,
+/// no heading: only a control can bypass the navigation).
+fn collapse_page(control: &str, script: &str, extra: &str) -> Canned {
+    html(&format!(
+        r#"<!doctype html><html lang="en"><head><title>Shop</title><script>{script}</script></head>
+<body>{control}
+<nav id="menu"><a href="/">Home</a> <a href="/aria">Aria</a> <a href="/offscreen">Offscreen</a> <a href="/half">Half</a> <a href="/plain">Plain</a></nav>
+{extra}<div><p>Welcome to the shop.</p></div></body></html>"#
+    ))
+}
+
+#[tokio::test]
+async fn render_mode_sees_which_toggles_collapse_the_navigation() {
+    const BUTTON: &str = r#"<button id="toggle" onclick="toggle()">Menu</button>"#;
+    let s = Server::start().await;
+    // `hidden` takes the navigation off the screen and out of the
+    // accessibility tree: collapsible.
+    s.set(
+        "/",
+        collapse_page(
+            BUTTON,
+            "function toggle() { const n = document.getElementById('menu'); n.hidden = !n.hidden; }",
+            "",
+        ),
+    );
+    // Only aria-hidden: still on the screen.
+    s.set(
+        "/aria",
+        collapse_page(
+            BUTTON,
+            "function toggle() { document.getElementById('menu').setAttribute('aria-hidden', 'true'); }",
+            "",
+        ),
+    );
+    // Moved off the screen: still read by screen readers and focusable.
+    s.set(
+        "/offscreen",
+        collapse_page(
+            r##"<a href="#" id="toggle" onclick="toggle()">Toggle menu</a>"##,
+            "function toggle() { const n = document.getElementById('menu'); n.style.position = 'absolute'; n.style.left = '-9999px'; }",
+            "",
+        ),
+    );
+    // The navigation collapses, the sidebar after it does not.
+    s.set(
+        "/half",
+        collapse_page(
+            BUTTON,
+            "function toggle() { document.getElementById('menu').style.display = 'none'; }",
+            r#"<aside id="about"><p>About the shop</p></aside>"#,
+        ),
+    );
+    // No control at all.
+    s.set("/plain", collapse_page("", "", ""));
+    let rules = ["repeated-block-collapsible", "bypass"];
+    let row =
+        |rule: &str, page: &str, sel: &str| (rule.to_string(), page.to_string(), sel.to_string());
+
+    // Statically the scripts cannot be run: the pages with a control are
+    // cannot tell, the one without fails.
+    let static_report = scanner(&rules)
+        .build()
+        .unwrap()
+        .scan(&s.url("/"))
+        .await
+        .unwrap();
+    assert_eq!(static_report.pages.len(), 5);
+    assert_eq!(
+        failures(&static_report, s.port),
+        vec![
+            row("bypass", "/plain", ""),
+            row("repeated-block-collapsible", "/plain", "#menu"),
+        ]
+    );
+    let cant_tell = |report: &Report, id: &str| {
+        report
+            .rules
+            .iter()
+            .find(|r| r.rule_id == id)
+            .map_or(0, |r| r.cant_tell)
+    };
+    assert_eq!(cant_tell(&static_report, "repeated-block-collapsible"), 4);
+    assert_eq!(cant_tell(&static_report, "bypass"), 4);
+
+    // Rendered, every control is activated: only `hidden` and
+    // `display: none` collapse, and only the blocks they reach. (Without
+    // pictures: a page kept for its pictures is shown as it was judged, so
+    // its controls are not activated and stay cannot tell.)
+    let rendered = scanner(&rules)
+        .render(true)
+        .render_options(sitescan::RenderOptions {
+            screenshots: sitescan::ScreenshotOptions {
+                enabled: false,
+                ..sitescan::ScreenshotOptions::default()
+            },
+            ..sitescan::RenderOptions::default()
+        })
+        .build()
+        .unwrap()
+        .scan(&s.url("/"))
+        .await
+        .unwrap();
+    assert!(
+        rendered.pages.iter().all(|p| p.error.is_none()),
+        "{:?}",
+        rendered.pages
+    );
+    assert_eq!(
+        failures(&rendered, s.port),
+        vec![
+            row("bypass", "/aria", ""),
+            row("bypass", "/half", ""),
+            row("bypass", "/offscreen", ""),
+            row("bypass", "/plain", ""),
+            row("repeated-block-collapsible", "/aria", "#menu"),
+            row("repeated-block-collapsible", "/half", "#about"),
+            row("repeated-block-collapsible", "/offscreen", "#menu"),
+            row("repeated-block-collapsible", "/plain", "#menu"),
+        ]
+    );
+    assert_eq!(cant_tell(&rendered, "repeated-block-collapsible"), 0);
+    let rule = rendered
+        .rules
+        .iter()
+        .find(|r| r.rule_id == "repeated-block-collapsible")
+        .unwrap();
+    assert_eq!((rule.passed, rule.failed), (1, 4));
+}

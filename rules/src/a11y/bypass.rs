@@ -29,7 +29,7 @@ static META: RuleMeta = RuleMeta {
     docs: r#"## What it checks
 On an HTML page where some of the page's own content comes after a block of
 repeated content (navigation, banner, complementary and search landmarks, and
-links that stand on their own), at least one way to skip that block exists: an
+links and buttons that stand on their own), at least one way to skip that block exists: an
 exposed landmark holding the page's own content, a visible and exposed heading
 in the page's own content, or a focusable same-page link placed before the
 content whose target is just before it. Which content repeats across pages is

@@ -77,6 +77,7 @@ crate::rule_modules! { page:
     bypass_landmark::BypassLandmark,
     bypass_heading::BypassHeading,
     skip_link::SkipLink,
+    repeated_block_collapsible::RepeatedBlockCollapsible,
     landmark_no_duplicate_banner::LandmarkNoDuplicateBanner,
     landmark_no_duplicate_contentinfo::LandmarkNoDuplicateContentinfo,
     landmark_no_duplicate_main::LandmarkNoDuplicateMain,
