@@ -70,7 +70,7 @@ async fn redis_pictures_follow_the_report() {
         .unwrap();
     keys.sort();
     let pictures = format!("{}:screenshots:{}", guard.prefix, left.scan_id);
-    assert_eq!(keys, [pictures.clone()]);
+    assert_eq!(keys, std::slice::from_ref(&pictures));
     let mut fields: Vec<String> = redis::cmd("HKEYS").arg(&pictures).query(&mut conn).unwrap();
     fields.sort();
     assert_eq!(fields, left.ids);

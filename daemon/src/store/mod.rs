@@ -460,6 +460,9 @@ pub struct Interruption {
 
 /// How a worker's run of a scan ended.
 #[derive(Debug, Clone)]
+// One value per finished run, moved a handful of times: boxing the summary
+// would only change every place that builds one.
+#[allow(clippy::large_enum_variant)]
 pub enum ScanOutcome {
     /// Completed with this summary and the JSON report.
     Completed {
