@@ -189,12 +189,12 @@ const INSTALL: &str = r#"(() => {
     for (let i = 0; i < all.length; i++) {
       const el = all[i];
       if (el.shadowRoot || el.localName.indexOf('-') >= 0) return false;
-      if (el !== root && el !== body && (el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight)) {
-        // A visible scroll container is a tab stop of its own unless an
-        // element inside it is one.
-        const cs = getComputedStyle(el);
-        if (/auto|scroll|overlay/.test(cs.overflowX + ' ' + cs.overflowY) && cs.visibility === 'visible' && !els.some((c) => c && el.contains(c))) return false;
-      }
+      if (el === root || el === body) continue;
+      // A visible scroll container is a tab stop of its own unless an
+      // element inside it is one. Its overflow is asked first: reading
+      // every element's scroll and client sizes costs more.
+      const cs = getComputedStyle(el);
+      if (/auto|scroll|overlay/.test(cs.overflowX + ' ' + cs.overflowY) && (el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight) && cs.visibility === 'visible' && !els.some((c) => c && el.contains(c))) return false;
     }
     const flows = new Set();
     for (const id of ids) {
