@@ -73,12 +73,15 @@ pub struct ViewportLayout {
     /// The page's scrollable width, CSS pixels.
     pub scroll_width: f32,
     /// The elements sticking out sideways (empty when the page does not
-    /// scroll sideways), ordered by stamp.
+    /// scroll sideways), ordered by stamp. Measured at [`REFLOW_VIEWPORT`]
+    /// only (the `reflow` rule's): empty at [`ZOOM_VIEWPORT`].
     pub overflowing: Vec<Overflowing>,
     /// Elements sticking out that carry no stamp (added by a script after
     /// the stamping).
     pub unstamped: u32,
-    /// Every clipping box with text, ordered by stamp.
+    /// Every clipping box with text, ordered by stamp. Measured at
+    /// [`ZOOM_VIEWPORT`] only (the `zoomed-text-clipped` rule's): empty at
+    /// [`REFLOW_VIEWPORT`].
     pub clipping: Vec<Clipping>,
     /// Whether every element was measured (no cap was reached).
     pub complete: bool,

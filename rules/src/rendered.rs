@@ -69,11 +69,14 @@ pub struct ElementFacts {
     pub overflow_y: String,
     /// The border box; `None` when the element has no layout box.
     pub bounds: Option<Rect>,
-    /// The scrollable content's size (`scrollWidth` and `scrollHeight`);
-    /// `None` without a layout box.
+    /// The scroll position and the scrollable content's size
+    /// (`scrollLeft`, `scrollTop`, `scrollWidth`, `scrollHeight`); `None`
+    /// without a layout box, and for a box whose computed overflow scrolls
+    /// in neither axis (`auto` or `scroll`): render mode reads it only for
+    /// boxes that scroll.
     pub scroll: Option<Rect>,
-    /// The padding box's size (`clientWidth` and `clientHeight`); `None`
-    /// without a layout box.
+    /// The padding box's size (`clientWidth` and `clientHeight`; the border
+    /// widths as `x` and `y`); `None` where [`ElementFacts::scroll`] is.
     pub client: Option<Rect>,
     /// The background colour the browser blends behind the element's text
     /// (every ancestor's background composited); `None` when it could not

@@ -111,13 +111,16 @@ async fn capture_inner(
             ))
         });
     }
+    // Without `includeDOMRects`: the offset, client and scroll rects of
+    // every node cost the browser about a third of the snapshot on a large
+    // page, and the rules read the scroll and client sizes only of boxes
+    // that scroll ([`scroll_sizes`]).
     let snap = conn
         .call(
             Some(session),
             "DOMSnapshot.captureSnapshot",
             json!({
                 "computedStyles": STYLES,
-                "includeDOMRects": true,
                 "includeBlendedBackgroundColors": true,
                 "includeTextColorOpacities": true,
             }),
@@ -125,6 +128,11 @@ async fn capture_inner(
         )
         .await?;
     let mut facts = parse_snapshot(&snap, count)?;
+    drop(snap);
+    if let Err(e) = scroll_sizes(conn, session, &mut facts, timeout).await {
+        // Those boxes keep no sizes: the rules estimate them.
+        tracing::debug!(error = %e, "the scroll sizes were not read");
+    }
     facts.viewport = viewport;
     facts.modal = counted
         .get(3)
@@ -132,6 +140,78 @@ async fn capture_inner(
         .and_then(|m| u32::try_from(m).ok())
         .filter(|m| (*m as usize) < count);
     Ok(facts)
+}
+
+/// Whether a computed `overflow-x` or `overflow-y` lets the box scroll.
+fn scrolls(overflow: &str) -> bool {
+    matches!(overflow, "auto" | "scroll")
+}
+
+/// Reads the scroll and client sizes (`scrollLeft`, `scrollTop`,
+/// `scrollWidth`, `scrollHeight`; `clientLeft`, `clientTop`, `clientWidth`,
+/// `clientHeight`: what the snapshot's DOM rects hold) of the rendered
+/// elements whose computed overflow scrolls in an axis, found by their
+/// stamps, in one call. Every value is checked; an element not found (a
+/// script removed it) keeps none.
+async fn scroll_sizes(
+    conn: &Connection,
+    session: &str,
+    facts: &mut RenderedFacts,
+    timeout: Duration,
+) -> Result<(), BrowserError> {
+    let stamps: Vec<usize> = facts
+        .elements
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| {
+            f.as_ref().is_some_and(|f| {
+                f.bounds.is_some() && (scrolls(&f.overflow_x) || scrolls(&f.overflow_y))
+            })
+        })
+        .map(|(i, _)| i)
+        .collect();
+    if stamps.is_empty() {
+        return Ok(());
+    }
+    let expr = format!(
+        "((stamps) => {{ const all = document.getElementsByTagName('*'); \
+         return stamps.map((s) => {{ let el = all[s]; \
+         if (!el || el.getAttribute('{STAMP_ATTR}') !== String(s)) el = document.querySelector('[{STAMP_ATTR}=\"' + s + '\"]'); \
+         return el ? [el.scrollLeft, el.scrollTop, el.scrollWidth, el.scrollHeight, el.clientLeft, el.clientTop, el.clientWidth, el.clientHeight] : null; }}); }})({})",
+        Value::from(stamps.clone())
+    );
+    let sizes = eval(conn, session, &expr, timeout).await?;
+    let sizes = sizes.as_array().map(Vec::as_slice).unwrap_or_default();
+    for (stamp, v) in stamps.iter().zip(sizes) {
+        let Some(a) = v.as_array().filter(|a| a.len() == 8) else {
+            continue;
+        };
+        let n: Vec<f32> = a
+            .iter()
+            .filter_map(Value::as_f64)
+            .filter(|f| f.is_finite())
+            .map(|f| f as f32)
+            .collect();
+        let (Some(f), &[sx, sy, sw, sh, cx, cy, cw, ch]) = (
+            facts.elements.get_mut(*stamp).and_then(Option::as_mut),
+            n.as_slice(),
+        ) else {
+            continue;
+        };
+        f.scroll = Some(Rect {
+            x: sx,
+            y: sy,
+            width: sw,
+            height: sh,
+        });
+        f.client = Some(Rect {
+            x: cx,
+            y: cy,
+            width: cw,
+            height: ch,
+        });
+    }
+    Ok(())
 }
 
 fn bad(what: &str) -> BrowserError {

@@ -189,12 +189,12 @@ const INSTALL: &str = r#"(() => {
     for (let i = 0; i < all.length; i++) {
       const el = all[i];
       if (el.shadowRoot || el.localName.indexOf('-') >= 0) return false;
-      if (el !== root && el !== body && (el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight)) {
-        // A visible scroll container is a tab stop of its own unless an
-        // element inside it is one.
-        const cs = getComputedStyle(el);
-        if (/auto|scroll|overlay/.test(cs.overflowX + ' ' + cs.overflowY) && cs.visibility === 'visible' && !els.some((c) => c && el.contains(c))) return false;
-      }
+      if (el === root || el === body) continue;
+      // A visible scroll container is a tab stop of its own unless an
+      // element inside it is one. Its overflow is asked first: reading
+      // every element's scroll and client sizes costs more.
+      const cs = getComputedStyle(el);
+      if (/auto|scroll|overlay/.test(cs.overflowX + ' ' + cs.overflowY) && (el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight) && cs.visibility === 'visible' && !els.some((c) => c && el.contains(c))) return false;
     }
     const flows = new Set();
     for (const id of ids) {
@@ -492,6 +492,9 @@ struct Walker<'a> {
     /// browser puts focus back when a key took it off the page (headless
     /// Chromium has no controls of its own to hold it).
     wrap: (Option<u32>, Option<u32>),
+    /// When the first key was pressed: the walk's set-up (watcher,
+    /// candidates, the cheap walk's checks) ends there.
+    first_press: &'a mut Option<Instant>,
 }
 
 impl Walker<'_> {
@@ -556,6 +559,7 @@ impl Walker<'_> {
             }
         }
         self.presses += n as u32;
+        self.first_press.get_or_insert_with(Instant::now);
         for r in futures::future::join_all(calls).await {
             r?;
         }
@@ -805,12 +809,14 @@ impl Ways {
 
 /// Walks the page's keyboard in the tab `session` (its main frame is
 /// `frame`). Errors are the browser's (a hung tab); a page whose watcher
-/// fails answers an incomplete walk.
+/// fails answers an incomplete walk. `first_press` gets when the first key
+/// was pressed (the end of the walk's set-up), if one was.
 pub(crate) async fn walk_page(
     conn: &Connection,
     session: &str,
     frame: &str,
     call_timeout: Duration,
+    first_press: &mut Option<Instant>,
 ) -> Result<Interaction, BrowserError> {
     let world = conn
         .call(
@@ -836,6 +842,7 @@ pub(crate) async fn walk_page(
         seen: HashMap::new(),
         order: Vec::new(),
         wrap: (None, None),
+        first_press,
     };
     let candidates: Vec<u32> = w
         .eval(INSTALL, false)

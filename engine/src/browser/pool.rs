@@ -782,24 +782,33 @@ impl RenderSession {
             async move { evaluate(&conn, &session, &expr, t).await }
         };
         let ready = snapshot::wait_ready(&tab.state, &loader, &self.options, started, eval).await?;
+        let mut phases = Phases::new(started);
+        phases.lap(Phase::Load);
         // Stamps, snapshot, then the DOM carrying the stamps (super::facts).
         super::metrics::mark(&conn, &tab.session, &tab.target, t).await;
         let mut facts = super::facts::capture(&conn, &tab.session, t).await;
+        phases.lap(Phase::Snapshot);
         let mut vitals =
             super::metrics::collect(&conn, &tab.session, &tab.target, self.options.throttle, t)
                 .await;
+        phases.lap(Phase::Vitals);
         let (html, truncated) = serialize_capped(&conn, &tab.session, self.max_body, t).await?;
+        phases.lap(Phase::Serialize);
         if self.narrow && facts.is_present() {
             let narrow = super::reflow::measure(&conn, &tab.session, &tab.target, t).await?;
             facts.narrow = Some(Box::new(narrow));
         }
+        phases.lap(Phase::Reflow);
         let interaction = if self.interaction {
-            let walked = interact::walk_page(&conn, &tab.session, &tab.target, t).await;
-            tracing::debug!(url, "walked the keyboard");
+            let mut first_press = None;
+            let walked =
+                interact::walk_page(&conn, &tab.session, &tab.target, t, &mut first_press).await;
+            phases.split(Phase::WalkSetup, first_press, Phase::Walk);
             match walked {
                 Ok(mut walk) => {
                     super::metrics::collect_inp(&conn, &tab.session, &tab.target, &mut vitals, t)
                         .await;
+                    phases.lap(Phase::Vitals);
                     // Last: activating runs the page's code, with its
                     // requests refused (super::activate). Not on a page kept
                     // for its pictures, which show it as it was judged.
@@ -811,6 +820,7 @@ impl RenderSession {
                                 .await
                         }
                     };
+                    phases.lap(Phase::Activate);
                     match activated {
                         Ok(a) => walk.activations = a,
                         Err(e @ (BrowserError::Timeout { .. } | BrowserError::Crashed)) => {
@@ -837,6 +847,8 @@ impl RenderSession {
             conn.call(s, "Page.navigate", json!({"url": "about:blank"}), t)
                 .await?;
         }
+        phases.lap(Phase::Leave);
+        phases.log(&url);
         Ok(TabPage {
             html,
             ready,
@@ -945,6 +957,86 @@ impl HeldTab {
         if left.is_ok() && tab.ctx.browser.usable() {
             lock(&self.idle).push(tab);
         }
+    }
+}
+
+/// The steps of one render, in the order [`Phases`] reports them.
+#[derive(Debug, Clone, Copy)]
+enum Phase {
+    /// From the navigation to ready (the wait included).
+    Load,
+    /// Stamping the elements and `DOMSnapshot.captureSnapshot`
+    /// ([`super::facts`]).
+    Snapshot,
+    /// Serializing the DOM.
+    Serialize,
+    /// The narrow-viewport layouts ([`super::reflow`]).
+    Reflow,
+    /// The keyboard walk up to its first key press: the watcher, its
+    /// candidates, the cheap walk's checks ([`interact`]).
+    WalkSetup,
+    /// The keyboard walk from its first key press.
+    Walk,
+    /// Activating the page's scripted controls ([`super::activate`]).
+    Activate,
+    /// Reading the Web Vitals ([`super::metrics`]), both read-outs.
+    Vitals,
+    /// Navigating to `about:blank`.
+    Leave,
+}
+
+/// Where one render's time went: milliseconds per [`Phase`], logged as one
+/// debug line per page (`RUST_LOG=sitescan_engine::browser=debug`).
+struct Phases {
+    at: Instant,
+    ms: [u64; 9],
+}
+
+impl Phases {
+    fn new(started: Instant) -> Phases {
+        Phases {
+            at: started,
+            ms: [0; 9],
+        }
+    }
+
+    /// The time since the last lap goes to `phase`.
+    fn lap(&mut self, phase: Phase) {
+        let now = Instant::now();
+        self.ms[phase as usize] += now.duration_since(self.at).as_millis() as u64;
+        self.at = now;
+    }
+
+    /// The time since the last lap goes to `before` up to `at` (when there
+    /// is such a moment) and to `after` from there.
+    fn split(&mut self, before: Phase, at: Option<Instant>, after: Phase) {
+        match at {
+            Some(at) if at >= self.at => {
+                self.ms[before as usize] += at.duration_since(self.at).as_millis() as u64;
+                self.at = at;
+                self.lap(after);
+            }
+            _ => self.lap(before),
+        }
+    }
+
+    fn log(&self, url: &str) {
+        let [load, snapshot, serialize, reflow, walk_setup, walk, activate, vitals, leave] =
+            self.ms;
+        tracing::debug!(
+            url,
+            load,
+            snapshot,
+            serialize,
+            reflow,
+            walk_setup,
+            walk,
+            activate,
+            vitals,
+            leave,
+            total = self.ms.iter().sum::<u64>(),
+            "render phases (ms)"
+        );
     }
 }
 

@@ -9,7 +9,9 @@
 //! not widen it), one script in an isolated world waits a frame (the page's
 //! own resize handlers run) and measures the layout, and the viewport is
 //! restored (`Emulation.clearDeviceMetricsOverride`) before anything else
-//! looks at the page.
+//! looks at the page. Each layout is walked only for what the rules read of
+//! it: the boxes sticking out sideways at 320 pixels (`reflow`), the boxes
+//! clipping their text at 640 (`zoomed-text-clipped`).
 //!
 //! The script runs in an isolated world so the page's scripts cannot replace
 //! the DOM functions it calls; what it reads (stamps, boxes) is the page's
@@ -38,8 +40,8 @@ pub const MAX_TEXT_NODES: usize = 20_000;
 /// Most text nodes measured per clipping box.
 const TEXT_PER_BOX: usize = 64;
 
-/// Protocol calls per layout (override, world, measure); with the restore,
-/// what [`budget`] allows for.
+/// Protocol calls per layout (override, world, measure; the first two sent
+/// together); with the restore, what [`budget`] allows for.
 const CALLS_PER_LAYOUT: u32 = 3;
 
 /// The longest the narrow layouts may take for a tab whose calls have
@@ -56,10 +58,25 @@ const TWO_D: &str =
     "table,pre,code,samp,kbd,img,picture,video,audio,canvas,svg,iframe,object,embed,math,map,\
 [role=table],[role=grid],[role=treegrid],[role=toolbar],[role=img],[role=application],[role=math]";
 
+/// What a layout is measured for: the rules read the boxes sticking out
+/// sideways only at [`REFLOW_VIEWPORT`] (`reflow`) and the clipping boxes
+/// only at [`ZOOM_VIEWPORT`] (`zoomed-text-clipped`), so each layout walks
+/// the page once, for what its viewport is read for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Measure {
+    /// The outermost boxes sticking out past the far edge.
+    overflowing: bool,
+    /// The boxes that clip their overflow and hold text.
+    clipping: bool,
+}
+
 /// The measuring script: waits for a frame (or 100 ms when frames do not
 /// come), then answers `{w, h, sw, over: [[stamp, width, past]], unstamped,
-/// clip: [[stamp, cut]], complete}`.
-fn script() -> String {
+/// clip: [[stamp, cut]], complete}`; `over` and `clip` stay empty when
+/// `what` does not ask for them.
+fn script(what: Measure) -> String {
+    let over_on = what.overflowing;
+    let clip_on = what.clipping;
     format!(
         r#"new Promise((resolve) => {{
   let done = false;
@@ -93,7 +110,7 @@ fn script() -> String {
     // skips the branch of each one found, of fixed boxes (they do not scroll
     // the page) and of boxes clipping or scrolling sideways (they keep
     // their content).
-    let e = scrolls ? de : null;
+    let e = scrolls && {over_on} ? de : null;
     while (e) {{
       if (++steps > {MAX_FACT_ELEMENTS}) {{ complete = false; break; }}
       let skip = false;
@@ -141,15 +158,18 @@ fn script() -> String {
     if (all.length > {MAX_FACT_ELEMENTS}) complete = false;
     let texts = 0;
     const clips = (v) => v === 'hidden' || v === 'clip';
-    for (let i = 0; i < all.length && i < {MAX_FACT_ELEMENTS}; i++) {{
+    for (let i = 0; {clip_on} && i < all.length && i < {MAX_FACT_ELEMENTS}; i++) {{
       const b = all[i];
-      if (b === de || b === body || b.closest('select,textarea,svg,math')) continue;
-      const s = stampOf(b);
-      if (s < 0) continue;
+      if (b === de || b === body) continue;
+      // The overflow first: most boxes do not clip, and it is the cheapest
+      // test of the three.
       const cs = getComputedStyle(b);
       const cx = clips(cs.overflowX);
       const cy = clips(cs.overflowY);
       if (!cx && !cy) continue;
+      if (b.closest('select,textarea,svg,math')) continue;
+      const s = stampOf(b);
+      if (s < 0) continue;
       if (b.clientWidth <= 1 || b.clientHeight <= 1 || b.getClientRects().length === 0) continue;
       if (clip.length >= {MAX_CLIPPING} || texts >= {MAX_TEXT_NODES}) {{ complete = false; break; }}
       const br = b.getBoundingClientRect();
@@ -271,27 +291,31 @@ async fn layout_at(
     session: &str,
     frame: &str,
     viewport: Viewport,
+    what: Measure,
     timeout: Duration,
 ) -> Result<Option<ViewportLayout>, BrowserError> {
     let s = Some(session);
-    conn.call(
-        s,
-        "Emulation.setDeviceMetricsOverride",
-        json!({"width": viewport.width as u32, "height": viewport.height as u32,
-               "deviceScaleFactor": 1, "mobile": false}),
-        timeout,
-    )
-    .await?;
-    // A fresh world per layout: one created before the override would do as
-    // well, but the page may have navigated itself in between.
-    let world = conn
-        .call(
+    // Sent together, one round trip: the world does not depend on the
+    // viewport (a fresh one per layout, as the page may have navigated
+    // itself since the last).
+    let (overridden, world) = futures::future::join(
+        conn.call(
+            s,
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": viewport.width as u32, "height": viewport.height as u32,
+                   "deviceScaleFactor": 1, "mobile": false}),
+            timeout,
+        ),
+        conn.call(
             s,
             "Page.createIsolatedWorld",
             json!({"frameId": frame, "worldName": "sitescan-reflow", "grantUniveralAccess": false}),
             timeout,
-        )
-        .await?;
+        ),
+    )
+    .await;
+    overridden?;
+    let world = world?;
     let Some(context) = world.get("executionContextId").and_then(Value::as_i64) else {
         return Err(BrowserError::Protocol("no isolated world".into()));
     };
@@ -299,7 +323,7 @@ async fn layout_at(
         .call(
             s,
             "Runtime.evaluate",
-            json!({"expression": script(), "contextId": context, "returnByValue": true,
+            json!({"expression": script(what), "contextId": context, "returnByValue": true,
                    "awaitPromise": true, "timeout": timeout.as_millis() as u64}),
             timeout,
         )
@@ -323,8 +347,19 @@ pub(crate) async fn measure(
 ) -> Result<NarrowFacts, BrowserError> {
     let mut facts = NarrowFacts::default();
     let mut failures = Vec::new();
-    for (viewport, name) in [(REFLOW_VIEWPORT, "320"), (ZOOM_VIEWPORT, "640")] {
-        let taken = layout_at(conn, session, frame, viewport, timeout).await;
+    let at_320 = Measure {
+        overflowing: true,
+        clipping: false,
+    };
+    let at_640 = Measure {
+        overflowing: false,
+        clipping: true,
+    };
+    for (viewport, what, name) in [
+        (REFLOW_VIEWPORT, at_320, "320"),
+        (ZOOM_VIEWPORT, at_640, "640"),
+    ] {
+        let taken = layout_at(conn, session, frame, viewport, what, timeout).await;
         let layout = match taken {
             Ok(Some(l)) => Some(l),
             Ok(None) => {
@@ -401,7 +436,10 @@ mod tests {
 
     #[test]
     fn the_script_names_its_caps() {
-        let s = script();
+        let s = script(Measure {
+            overflowing: true,
+            clipping: true,
+        });
         assert!(s.contains(STAMP_ATTR));
         assert!(s.contains(&MAX_FACT_ELEMENTS.to_string()));
         assert!(!s.contains("{{"), "format braces are all escaped");

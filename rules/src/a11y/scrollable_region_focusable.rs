@@ -129,12 +129,12 @@ impl Rule for ScrollableRegionFocusable {
         let style = page.style(el);
         // Render mode: the browser's computed overflow and its scroll and
         // client sizes settle what the cascade estimates.
-        let measured = page
-            .rendered(el.id())
-            .and_then(|f| Some((f, f.scroll?, f.client?)));
+        // An element with a layout box has its computed overflow; its scroll
+        // and client sizes are there when that overflow scrolls.
+        let measured = page.rendered(el.id()).filter(|f| f.bounds.is_some());
         let scrolls = |axis| matches!(overflow(style, axis), "auto" | "scroll");
         let (sx, sy) = match measured {
-            Some((f, _, _)) => (
+            Some(f) => (
                 matches!(f.overflow_x.as_str(), "auto" | "scroll"),
                 matches!(f.overflow_y.as_str(), "auto" | "scroll"),
             ),
@@ -152,7 +152,9 @@ impl Rule for ScrollableRegionFocusable {
             cx.pass();
             return;
         }
-        if let Some((_, scroll, client)) = measured {
+        // Sizes not read (the element went away before they were): the
+        // estimate below.
+        if let Some((scroll, client)) = measured.and_then(|f| Some((f.scroll?, f.client?))) {
             // Inert (outside an open modal dialog): nobody can reach it now,
             // whatever its focusability.
             if page.tree().is_inert(el.id()) {
