@@ -406,6 +406,50 @@ mod tests {
     }
 
     #[test]
+    fn a_key_that_frees_focus_passes_the_trap_and_one_that_does_not_fails_it() {
+        use crate::interaction::{ExitKey, TrapExit};
+        let with = |exit: Option<TrapExit>| {
+            let mut stay = element(vec![1, 1], "button#stay", Some(false));
+            stay.exit = exit;
+            let walk = Interaction {
+                elements: vec![stay],
+                presses: 9,
+                complete: true,
+                script_moves_focus: true,
+                activations: Vec::new(),
+            };
+            outcomes(Some(walk))
+        };
+        let key = |frees| TrapExit {
+            instructions: vec!["Press Ctrl+M to leave".into()],
+            keys: vec![ExitKey {
+                key: "Ctrl+M".into(),
+                documented: true,
+                frees,
+            }],
+            ..TrapExit::default()
+        };
+        assert_eq!(with(Some(key(Some(true)))), vec![]);
+        assert_eq!(
+            with(Some(key(Some(false)))),
+            vec![(
+                Outcome::Failed,
+                "#stay".to_string(),
+                "Focus cannot leave button#stay with Tab or Shift+Tab (it cycles among button#stay), and the keys the page names (\"Press Ctrl+M to leave\") do not let it out either: Ctrl+M pressed from inside.".to_string()
+            )]
+        );
+        assert_eq!(with(Some(key(None)))[0].0, Outcome::CantTell);
+        assert_eq!(
+            with(Some(TrapExit::default())),
+            vec![(
+                Outcome::Failed,
+                "#stay".to_string(),
+                "Focus cannot leave button#stay with Tab or Shift+Tab: it cycles among button#stay, and the page names no other key that lets it out.".to_string()
+            )]
+        );
+    }
+
+    #[test]
     fn a_cycle_inside_a_modal_dialog_is_for_review_not_a_failure() {
         let html = "<html><head><title>t</title></head><body><a href=/ id=home>Home</a><div role=dialog aria-modal=true aria-label=Edit><button id=stay>Stay</button></div><button id=go>Go</button></body></html>";
         let walk = Interaction {
