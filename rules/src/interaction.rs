@@ -107,6 +107,73 @@ pub struct FocusedElement {
     /// not focus it from the start of the page (no keyboard focus to look at).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub focus_style: Option<FocusStyle>,
+    /// For an element focus cannot leave with Tab or Shift+Tab: what the
+    /// walk tried to free focus from its cycle with other keys, and what
+    /// happened (see [`TrapExit`]). `None` when it tried nothing (the walk's
+    /// bounds ran out first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit: Option<TrapExit>,
+}
+
+/// Most instruction excerpts a [`TrapExit`] keeps.
+pub const MAX_INSTRUCTIONS: usize = 4;
+/// Most keys a [`TrapExit`] lists.
+pub const MAX_EXIT_KEYS: usize = 4;
+
+/// How the walk tried to free focus from a keyboard trap (a cycle Tab and
+/// Shift+Tab do not leave) with the keys WCAG 2.1.2 allows besides them: a
+/// key or key combination the page tells the user about ("press Ctrl+M to
+/// leave the editor"), and Escape in a modal dialog (the way WAI-ARIA's
+/// modal dialog pattern closes it). Each key is pressed with focus on an
+/// element of the cycle; it frees focus when focus is then off the cycle
+/// and Tab from there takes it off the page.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrapExit {
+    /// The cycle is inside a modal dialog (`role="dialog"` or
+    /// `alertdialog` with `aria-modal="true"`, or a `<dialog>` shown modal):
+    /// Escape was tried first.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub modal: bool,
+    /// Short excerpts of the page's text that name the keys in
+    /// [`TrapExit::keys`] (visible text of the page, or the descriptions of
+    /// the cycle's elements), at most [`MAX_INSTRUCTIONS`]. Empty: the page
+    /// names no key.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub instructions: Vec<String>,
+    /// The element of the cycle whose activation showed the instructions,
+    /// when they were not on the page before (a "how do I leave?" link).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revealed_by: Option<String>,
+    /// The keys tried, in order, at most [`MAX_EXIT_KEYS`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<ExitKey>,
+}
+
+/// One key (or key combination) tried on a trap.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExitKey {
+    /// The key as written for people: `Escape`, `Ctrl+M`, `Alt+Shift+F6`.
+    pub key: String,
+    /// The page names it ([`TrapExit::instructions`]); false for Escape
+    /// pressed in a modal dialog without instructions.
+    pub documented: bool,
+    /// `Some(true)`: after the key, focus was off the cycle and Tab took it
+    /// off the page. `Some(false)`: focus stayed in the cycle, or came back
+    /// to it. `None`: not pressed or not decided (a combination the browser
+    /// keeps for itself, such as Ctrl+W; the walk's bounds ran out).
+    pub frees: Option<bool>,
+}
+
+impl TrapExit {
+    /// A key tried freed focus.
+    pub fn freed_by(&self) -> Option<&ExitKey> {
+        self.keys.iter().find(|k| k.frees == Some(true))
+    }
+
+    /// Every key found was pressed and none freed focus.
+    pub fn all_tried(&self) -> bool {
+        self.keys.iter().all(|k| k.frees.is_some())
+    }
 }
 
 /// The look of an element focused by Tab, against its look before the walk.

@@ -335,7 +335,7 @@ async fn static_scan_sees_the_shell_render_scan_sees_the_app() {
         .unwrap();
     assert_eq!(
         trap.message,
-        "Focus cannot leave div#picker with Tab or Shift+Tab: it cycles among div#picker."
+        "Focus cannot leave div#picker with Tab or Shift+Tab: it cycles among div#picker, and the page names no other key that lets it out."
     );
     // The link the script inserted fed the crawl.
     let pages: Vec<&str> = rendered.pages.iter().map(|p| p.url.as_str()).collect();

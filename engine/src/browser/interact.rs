@@ -32,10 +32,14 @@ use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use sitescan_rules::interaction::{FocusStyle, FocusedElement, Interaction, MAX_ELEMENTS};
+use sitescan_rules::interaction::{
+    ExitKey, FocusStyle, FocusedElement, Interaction, TrapExit, MAX_ELEMENTS, MAX_EXIT_KEYS,
+    MAX_INSTRUCTIONS,
+};
 use tokio::time::Instant;
 
 use super::cdp::Connection;
+use super::exit_keys::{find_keys, Combo};
 use super::BrowserError;
 
 /// Most key presses for one page.
@@ -45,14 +49,31 @@ const PRESSES_PER_ELEMENT: u32 = 3;
 /// Presses allowed beyond the per-element ones.
 const PRESS_SLACK: u32 = 64;
 /// Longest walk of one page, all its passes together (the cheap one, the
-/// full one, the slow one where scripts move focus). A guard against a page
+/// full one, the slow one where scripts move focus, and the keys tried on
+/// the traps found). A guard against a page
 /// that makes each press slow, not the usual bound: the presses are
 /// ([`MAX_PRESSES`]), and they do not depend on how busy the machine is. It
 /// is generous so that a slow walk (a wait after every press) of a page of a
 /// few dozen elements ends on a loaded machine too: a walk cut short by time
 /// leaves elements unjudged, and the same page would get other findings on
 /// a quieter run.
-pub const TIME_BUDGET: Duration = Duration::from_secs(10);
+pub const TIME_BUDGET: Duration = Duration::from_millis(WALK_MS + EXIT_MS);
+/// The walks' part of [`TIME_BUDGET`].
+const WALK_MS: u64 = 10_000;
+/// The part of [`TIME_BUDGET`] kept for trying to free focus from the traps
+/// found with other keys (only on a page with a trap).
+const EXIT_MS: u64 = 2_000;
+/// Presses allowed for trying to free focus from the traps found, beyond
+/// the walks' own.
+const EXIT_PRESSES: u32 = 64;
+/// Most traps (cycles) a page has other keys tried on.
+const MAX_TRAPS: usize = 3;
+/// Most elements of a trap activated to show instructions that appear only
+/// then.
+const MAX_REVEAL: usize = 3;
+/// How long an exit key gets for the page's handlers before focus is read
+/// (a dialog that closes, a handler that moves focus, a 10 ms timer).
+const KEY_SETTLE_MS: u64 = 60;
 /// Most presses sent at once while no script moves focus on its own (a
 /// walk from an element starts with two, as it usually stops at the next
 /// element, and doubles).
@@ -252,11 +273,37 @@ const INSTALL: &str = r#"(() => {
     pending = { id, els, looks: els.map((el) => JSON.stringify(look(el))) };
     return id;
   };
-  let inKey = false, slow = false, self = false, scriptMoved = false;
+  let inKey = false, slow = false, self = false, scriptMoved = false, guard = false;
   // Only the browser's own key events count: a page's script can dispatch
   // look-alikes.
   addEventListener('keydown', (e) => { if (e.isTrusted && e.key === 'Tab') inKey = true; }, true);
   addEventListener('keyup', (e) => { if (!e.isTrusted || e.key !== 'Tab') return; inKey = false; if (!slow) record(true); }, true);
+  // While the walk presses a page's documented exit keys, a key the page
+  // left unhandled is marked handled once the page's own listeners ran
+  // (this one is added after them): the browser then does not act on it
+  // itself (Ctrl+R reloads, Alt+Left goes back). Escape is left alone: the
+  // browser closing a modal <dialog> on it is what is being tried; and Tab,
+  // whose default is the move being watched.
+  addEventListener('keydown', (e) => { if (guard && e.isTrusted && e.key !== 'Escape' && e.key !== 'Tab') e.preventDefault(); }, false);
+  // The text a trap's instructions may be in: the page's visible text, then
+  // the descriptions of the elements `els` (bounded).
+  const texts = (els) => {
+    const parts = [];
+    let n = 0;
+    const add = (s) => { if (!s || n >= 40000) return; s = String(s).slice(0, 40000 - n); n += s.length; parts.push(s); };
+    try { add(document.body ? document.body.innerText : ''); } catch (e) {}
+    for (const el of els.slice(0, 10)) {
+      if (!el || !el.getAttribute) continue;
+      add(el.getAttribute('title'));
+      add(el.getAttribute('aria-description'));
+      add(el.getAttribute('aria-label'));
+      for (const ref of (el.getAttribute('aria-describedby') || '').split(/\s+/).slice(0, 8)) {
+        const d = ref && document.getElementById(ref);
+        if (d) add(d.textContent);
+      }
+    }
+    return parts.join('\n');
+  };
   // Focus coming back to the page from outside (the browser's side of a
   // Tab) is not a script's move; a move from outside is caught by comparing
   // where focus is with where the last key left it.
@@ -264,7 +311,9 @@ const INSTALL: &str = r#"(() => {
   globalThis.__k = {
     candidates,
     take() { const a = active(); return { log: log.splice(0), fresh: fresh.splice(0), scriptMoved, now: a ? idOf(a) : 0, last }; },
-    slow() { slow = true; },
+    // Waits for the page after each press (`on`), or reads focus at each
+    // key-up again, forgetting the script moves seen so far.
+    slow(on) { slow = on !== false; if (!slow) { scriptMoved = false; pending = null; } return 0; },
     settle(ms) { return new Promise((r) => setTimeout(() => r(record(true)), ms)); },
     blur() {
       self = true;
@@ -292,6 +341,36 @@ const INSTALL: &str = r#"(() => {
       return 0;
     },
     qualifies(ids) { try { return qualifies(ids); } catch (e) { return false; } },
+    // What a trap of the elements `ids` offers for leaving it: whether it
+    // is inside a modal dialog, and the text its instructions may be in.
+    trapInfo(ids) {
+      const els = ids.map((id) => byId.get(id)).filter((el) => el && el.isConnected);
+      let modal = false;
+      for (const el of els) {
+        try { if (el.closest('[role=dialog][aria-modal=true i],[role=alertdialog][aria-modal=true i]') || el.closest('dialog:modal')) modal = true; } catch (e) {}
+      }
+      return { modal, text: texts(els) };
+    },
+    // Activates element `id` of a trap (a click, as assistive technologies
+    // activate) to show instructions that appear only then; answers the
+    // text afterwards. Not an element whose activation leads to another
+    // page or window (a link elsewhere, a form's submit button): null.
+    reveal(id) {
+      const el = byId.get(id);
+      if (!el || !el.isConnected) return null;
+      const tag = el.localName;
+      if (['iframe', 'object', 'embed', 'frame'].includes(tag)) return null;
+      if (tag === 'a' || tag === 'area') {
+        const h = (el.getAttribute('href') || '').trim();
+        if (!(h.startsWith('#') || /^javascript:/i.test(h))) return null;
+        if (el.target && el.target !== '_self') return null;
+      }
+      if (el.form && !['button', 'reset', 'checkbox', 'radio'].includes(el.type)) return null;
+      self = true;
+      try { el.click(); } catch (e) {} finally { self = false; }
+      return new Promise((r) => setTimeout(() => r(texts([el])), 60));
+    },
+    guard(on) { guard = !!on; return 0; },
     // Forgets what was recorded (a cheap walk given up: the full walk
     // describes the elements afresh).
     reset() { info.clear(); fresh.length = 0; log.length = 0; pending = null; last = 0; scriptMoved = false; takeMuts(); },
@@ -566,6 +645,34 @@ impl Walker<'_> {
         Ok(())
     }
 
+    /// Waits for the page after each press (`true`), or reads focus at each
+    /// key-up (`false`, forgetting the script moves seen so far).
+    async fn set_slow(&mut self, slow: bool) -> Result<(), BrowserError> {
+        self.slow = slow;
+        if !slow {
+            self.script_moved = false;
+        }
+        self.eval(&format!("globalThis.__k.slow({slow})"), false)
+            .await?;
+        Ok(())
+    }
+
+    /// Presses `combo` once (down and up), as the keyboard would.
+    async fn key(&mut self, combo: &Combo) -> Result<(), BrowserError> {
+        self.presses += 1;
+        for down in [true, false] {
+            self.conn
+                .call(
+                    Some(self.session),
+                    "Input.dispatchKeyEvent",
+                    combo.event(down),
+                    self.call_timeout,
+                )
+                .await?;
+        }
+        Ok(())
+    }
+
     /// The focus log of `n` presses: the key-ups of a batch may still be on
     /// their way when the last press is acknowledged, so the log is read
     /// again (briefly) until it has them.
@@ -786,6 +893,30 @@ impl Ways {
         self.decide();
     }
 
+    /// The cycle a trapped element is in, or the first one the moves seen
+    /// from it lead to (sorted, the key of [`try_exits`]' answers).
+    fn cycle_of(&self, id: u32) -> Option<Vec<u32>> {
+        let mut seen = HashSet::from([id]);
+        let mut queue = std::collections::VecDeque::from([id]);
+        while let Some(at) = queue.pop_front() {
+            if let Some(c) = self.cycles.get(&at) {
+                let mut c = c.clone();
+                c.sort_unstable();
+                c.dedup();
+                return Some(c);
+            }
+            if seen.len() > MAX_ELEMENTS {
+                break;
+            }
+            for &(from, to) in &self.moves {
+                if from == at && seen.insert(to) {
+                    queue.push_back(to);
+                }
+            }
+        }
+        None
+    }
+
     /// Leaving spreads back along the moves seen; an element walked both
     /// ways that cannot reach one that leaves is trapped.
     fn decide(&mut self) {
@@ -818,6 +949,7 @@ pub(crate) async fn walk_page(
     call_timeout: Duration,
     first_press: &mut Option<Instant>,
 ) -> Result<Interaction, BrowserError> {
+    let started = Instant::now();
     let world = conn
         .call(
             Some(session),
@@ -836,7 +968,7 @@ pub(crate) async fn walk_page(
         call_timeout,
         presses: 0,
         max_presses: 0,
-        deadline: Instant::now() + TIME_BUDGET,
+        deadline: Instant::now() + Duration::from_millis(WALK_MS),
         slow: false,
         script_moved: false,
         seen: HashMap::new(),
@@ -897,6 +1029,18 @@ pub(crate) async fn walk_page(
         w.order.clear();
         complete = walk_all(&mut w, &candidates, &mut ways).await?;
     }
+    // Other keys, only where Tab and Shift+Tab found a trap.
+    let slow = w.slow;
+    let mut exits = HashMap::new();
+    if ways.status.values().any(|&leaves| !leaves) {
+        match try_exits(&mut w, &candidates, &mut ways, &mut exits).await {
+            Ok(()) => {}
+            Err(e @ (BrowserError::Timeout { .. } | BrowserError::Crashed)) => return Err(e),
+            // The page went away under the keys (a script navigated): what
+            // was tried before stands.
+            Err(e) => tracing::debug!(error = %e, "trying exit keys failed"),
+        }
+    }
     let mut elements = Vec::new();
     let reached: HashSet<u32> = w.order.iter().copied().collect();
     let mut ids = w.order.clone();
@@ -943,23 +1087,27 @@ pub(crate) async fn walk_page(
             } else {
                 None
             },
+            exit: if leaves == Some(false) {
+                ways.cycle_of(id).and_then(|c| exits.get(&c).cloned())
+            } else {
+                None
+            },
         });
     }
     tracing::debug!(
         candidates = candidates.len(),
         presses = w.presses,
         fast,
-        slow = w.slow,
+        slow,
         complete,
-        ms = (TIME_BUDGET.saturating_sub(w.deadline.saturating_duration_since(Instant::now())))
-            .as_millis() as u64,
+        ms = started.elapsed().as_millis() as u64,
         "keyboard walk"
     );
     Ok(Interaction {
         elements,
         presses: w.presses,
         complete,
-        script_moves_focus: w.slow,
+        script_moves_focus: slow,
         activations: Vec::new(),
     })
 }
@@ -1134,6 +1282,232 @@ async fn walk_all(
         }
     }
     Ok(true)
+}
+
+/// Tries other keys on each trap Tab and Shift+Tab found (at most
+/// [`MAX_TRAPS`], within [`EXIT_PRESSES`] more presses and [`EXIT_MS`]):
+/// Escape when the trap is inside a modal dialog, then the keys the page's
+/// instructions name ([`find_keys`]), read from its text and the
+/// descriptions of the trap's elements, or from the text that activating an
+/// element of the trap shows ([`MAX_REVEAL`]). Each key is pressed with
+/// focus on an element of the trap; it frees focus when focus is then off
+/// the trap and Tab from there leaves the page ([`press_exit`]). Answers go
+/// into `out` by trap (its sorted element ids) as they are found, so that a
+/// page that goes away midway keeps the ones before. When a key freed focus,
+/// the elements left unjudged are walked again ([`judge_rest`]).
+///
+/// The keys run the page's code and may change it for good (a dialog
+/// closed): this is done after every walk, on pages with a trap only.
+async fn try_exits(
+    w: &mut Walker<'_>,
+    candidates: &[u32],
+    ways: &mut Ways,
+    out: &mut HashMap<Vec<u32>, TrapExit>,
+) -> Result<(), BrowserError> {
+    let mut traps: Vec<Vec<u32>> = Vec::new();
+    for (&id, &leaves) in &ways.status {
+        if leaves {
+            continue;
+        }
+        if let Some(c) = ways.cycle_of(id) {
+            if !traps.contains(&c) {
+                traps.push(c);
+            }
+        }
+    }
+    // The order of the page, not of the map.
+    traps.sort();
+    traps.truncate(MAX_TRAPS);
+    if traps.is_empty() {
+        return Ok(());
+    }
+    w.max_presses = w.presses.saturating_add(EXIT_PRESSES);
+    w.deadline = Instant::now() + Duration::from_millis(EXIT_MS);
+    // Each key waits for the page's handlers; the log of key-ups is not
+    // used from here on.
+    w.set_slow(true).await?;
+    let leaving: HashMap<u32, bool> = ways
+        .status
+        .iter()
+        .filter(|(_, &leaves)| leaves)
+        .map(|(&id, &leaves)| (id, leaves))
+        .collect();
+    w.eval("globalThis.__k.guard(true)", false).await?;
+    for trap in traps {
+        if w.out_of_budget() {
+            break;
+        }
+        let ids = Value::from(trap.clone()).to_string();
+        let info = w
+            .eval(&format!("globalThis.__k.trapInfo({ids})"), false)
+            .await?;
+        let modal = info.get("modal").and_then(Value::as_bool) == Some(true);
+        let mut exit = TrapExit {
+            modal,
+            ..TrapExit::default()
+        };
+        let mut keys = find_keys(bounded_text(&info["text"]));
+        let mut freed = false;
+        // Escape first in a modal dialog, before anything is activated (a
+        // close button would close the dialog for good).
+        if modal && !keys.iter().any(|(k, _)| *k == Combo::escape()) {
+            let frees = press_exit(w, &trap, &Combo::escape(), &leaving).await?;
+            freed = frees == Some(true);
+            exit.keys.push(ExitKey {
+                key: Combo::escape().label(),
+                documented: false,
+                frees,
+            });
+        }
+        if keys.is_empty() && !freed {
+            for &id in trap.iter().take(MAX_REVEAL) {
+                if w.out_of_budget() {
+                    break;
+                }
+                let text = w
+                    .eval(&format!("globalThis.__k.reveal({id})"), true)
+                    .await?;
+                keys = find_keys(bounded_text(&text));
+                if !keys.is_empty() {
+                    exit.revealed_by = w.seen.get(&id).map(|s| s.label.clone());
+                    break;
+                }
+            }
+        }
+        for (_, excerpt) in &keys {
+            if exit.instructions.len() < MAX_INSTRUCTIONS && !exit.instructions.contains(excerpt) {
+                exit.instructions.push(excerpt.clone());
+            }
+        }
+        for (combo, _) in keys {
+            if exit.keys.len() >= MAX_EXIT_KEYS {
+                break;
+            }
+            let frees = if freed || combo.reserved() || w.out_of_budget() {
+                None
+            } else {
+                press_exit(w, &trap, &combo, &leaving).await?
+            };
+            freed |= frees == Some(true);
+            exit.keys.push(ExitKey {
+                key: combo.label(),
+                documented: true,
+                frees,
+            });
+        }
+        out.insert(trap, exit);
+    }
+    w.eval("globalThis.__k.guard(false)", false).await?;
+    if out.values().any(|x| x.freed_by().is_some()) {
+        judge_rest(w, candidates, ways).await?;
+    }
+    Ok(())
+}
+
+/// Once a key freed focus from a trap, the elements the walks could not
+/// judge because the trap took focus back whenever it was put on them are
+/// walked from (Shift+Tab, then Tab), within what is left of the bounds. An
+/// element found to leave the page then leaves; nothing else changes (the
+/// traps stay as the walks found them, before the key changed the page).
+async fn judge_rest(
+    w: &mut Walker<'_>,
+    candidates: &[u32],
+    ways: &mut Ways,
+) -> Result<(), BrowserError> {
+    let mut after = Ways {
+        status: ways.status.clone(),
+        ..Ways::default()
+    };
+    // Focus is read at each key-up again, not once the page settled: a key
+    // that takes focus off the page shows as such, where after a wait the
+    // browser may have put it back on the other end of the tab order. A
+    // script that still moves focus stops the walks (their elements stay
+    // unjudged).
+    w.set_slow(false).await?;
+    let todo: Vec<u32> = candidates
+        .iter()
+        .copied()
+        .filter(|id| !ways.status.contains_key(id))
+        .collect();
+    'all: for &id in &todo {
+        for back in [true, false] {
+            if after.status.contains_key(&id) {
+                break;
+            }
+            if w.out_of_budget() || w.script_moved || !w.focus(id).await? {
+                break 'all;
+            }
+            let (walked, end) = w.walk(id, back, &after.status, FIRST_BATCH).await?;
+            let Some(end) = end else {
+                break 'all;
+            };
+            tracing::debug!(id, back, ?walked, ?end, "walked again after an exit key");
+            after.record(back, &walked, &end);
+        }
+    }
+    for id in todo {
+        if after.status.get(&id) == Some(&true) {
+            ways.status.insert(id, true);
+        }
+    }
+    Ok(())
+}
+
+/// The text the watcher answered, bounded.
+fn bounded_text(v: &Value) -> &str {
+    let s = v.as_str().unwrap_or("");
+    match s.char_indices().nth(40_000) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+/// Presses `combo` with focus on an element of `trap`; whether it freed
+/// focus: focus is then off the trap, on an element known to leave the
+/// page (`leaving`), or Tab from where it is leaves the page or reaches
+/// one. `None`: no element of the trap holds focus any more, or the bounds
+/// ran out.
+async fn press_exit(
+    w: &mut Walker<'_>,
+    trap: &[u32],
+    combo: &Combo,
+    leaving: &HashMap<u32, bool>,
+) -> Result<Option<bool>, BrowserError> {
+    let mut held = false;
+    for &id in trap {
+        if w.focus(id).await? {
+            held = true;
+            break;
+        }
+    }
+    if !held {
+        tracing::debug!(
+            key = combo.label(),
+            ?trap,
+            "no element of the trap holds focus"
+        );
+        return Ok(None);
+    }
+    w.key(combo).await?;
+    tokio::time::sleep(Duration::from_millis(KEY_SETTLE_MS)).await;
+    let now = w.settled().await?;
+    tracing::debug!(key = combo.label(), now, ?trap, "exit key pressed");
+    if trap.contains(&now) {
+        return Ok(Some(false));
+    }
+    if leaving.contains_key(&now) {
+        return Ok(Some(true));
+    }
+    // Tab from there, focus read at each key-up (see [`judge_rest`]).
+    w.set_slow(false).await?;
+    let (walked, end) = w.walk(now, false, leaving, FIRST_BATCH).await?;
+    tracing::debug!(?walked, ?end, "after the exit key");
+    w.set_slow(true).await?;
+    Ok(match end {
+        Some(End::Outside | End::Known(true)) => Some(true),
+        Some(End::Cycle(_) | End::Known(false)) => Some(false),
+        None => None,
+    })
 }
 
 #[cfg(test)]

@@ -41,6 +41,7 @@
 
 pub mod activate;
 pub mod cdp;
+pub(crate) mod exit_keys;
 pub mod facts;
 pub mod interact;
 pub mod intercept;

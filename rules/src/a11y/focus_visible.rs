@@ -366,6 +366,7 @@ mod tests {
                 elsewhere: true,
                 visible,
             }),
+            exit: None,
         };
         let outcomes = |page: &crate::Page| -> Vec<(Outcome, String)> {
             crate::analyze(page, &[&FocusVisible])

@@ -114,6 +114,7 @@ mod tests {
                 elsewhere,
                 visible,
             }),
+            exit: None,
         }
     }
 

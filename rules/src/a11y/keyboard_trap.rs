@@ -1,56 +1,82 @@
 //! `keyboard-trap`: focus can leave every element in the tab order with Tab or
-//! Shift+Tab (WCAG 2.1.2, ACT a1b64e). Render mode only: the browser presses
-//! the keys ([`crate::interaction`]).
+//! Shift+Tab, or else with a key the page tells its users about (WCAG 2.1.2;
+//! ACT a1b64e, ebe86a and their composite 80af7b). Render mode only: the
+//! browser presses the keys ([`crate::interaction`]).
 
 use scraper::ElementRef;
 
 use crate::dom::attr;
-use crate::interaction::FocusedElement;
+use crate::interaction::{FocusedElement, TrapExit};
 use crate::{Category, Check, Impact, Level, Need, Rule, RuleMeta, Visits};
 
-/// Fails elements focus cannot leave with the standard keys, from the browser's
+/// Fails elements focus cannot leave with the keyboard, from the browser's
 /// keyboard walk of the rendered page.
 pub struct KeyboardTrap;
 
 static META: RuleMeta = RuleMeta {
     id: "keyboard-trap",
     category: Category::Accessibility,
-    title: "Focus can leave every element with Tab or Shift+Tab",
-    help: "Let Tab and Shift+Tab move focus on: do not send focus back from blur, focusout or keydown handlers (a modal dialog may keep focus inside while it is open if Escape closes it).",
+    title: "Focus can leave every element with the keyboard",
+    help: "Let Tab and Shift+Tab move focus on: do not send focus back from blur, focusout or keydown handlers. A widget that keeps focus on purpose must let a key out and say which (\"press Ctrl+M to leave the editor\"); a modal dialog must close on Escape.",
     help_url: "https://www.w3.org/WAI/WCAG21/Understanding/no-keyboard-trap.html",
     wcag: &["2.1.2"],
     level: Some(Level::A),
     impact: Impact::Critical,
-    act: &["a1b64e"],
+    act: &["a1b64e", "ebe86a"],
     needs: &[Need::Interaction],
     docs: r##"## What it checks
 Render mode only (`--render`): the browser presses Tab from the start of the
 page through every element in the tab order, waiting for the page's own
 handlers after each press. For each element it reached (and each element in
 the tab order it did not reach, focused directly), it then presses Tab again
-and again, and Shift+Tab again and again: an element **fails** when neither
-direction ever takes focus off the page, because focus keeps cycling among a
-set of elements while the page has others. An element from which one
-direction leaves the page passes (as ACT's a1b64e asks: one direction is
-enough). The finding names the elements focus cycles among in `data.cycle`.
+and again, and Shift+Tab again and again. An element from which one direction
+takes focus off the page passes (as ACT's a1b64e asks: one direction is
+enough). When neither direction does, because focus keeps cycling among a set
+of elements while the page has others, the element is in a **trap**, and the
+walk tries the other ways out WCAG 2.1.2 allows, pressing each with focus on
+an element of the trap:
+
+- **Escape**, when the trap is inside a modal dialog (`role="dialog"` or
+  `alertdialog` with `aria-modal="true"`, or a `<dialog>` the browser shows as
+  modal): keeping focus inside an open modal dialog is the pattern WAI-ARIA
+  asks for, and Escape closes it.
+- **A key the page documents** (WCAG: "the user is advised of the method for
+  moving focus away"; ACT ebe86a): the page's visible text and the
+  descriptions of the trap's elements (`title`, `aria-label`,
+  `aria-description`, `aria-describedby`) are read for a key or key
+  combination in a sentence about getting out ("Press Ctrl+M to exit",
+  "Control-Shift-F6 moves focus out", "press Escape to leave the grid").
+  When there is none, the trap's elements are activated one by one (at most
+  three; never a link to another page or a form's submit button) in case
+  help appears only then, as a "How do I leave?" link shows it.
+
+A key **frees** focus when focus is then off the trap and Tab from there
+leaves the page. The element passes when a key frees it, and **fails** when
+the page names no key (`data.reason: "no-instructions"`), when Escape does
+not let focus out of a modal dialog and the page names no other key
+(`"modal-dialog"`), or when the keys it names do not free it
+(`"exit-fails"`). The finding names the elements focus cycles among in
+`data.cycle`, and the keys tried and the instructions read in `data.keys`
+and `data.instructions`. A key the browser keeps for itself (Ctrl+W,
+Alt+Left, F5) is never pressed: such a trap is for review
+(`"exit-untried"`).
+
+ACT's a1b64e alone ("via standard navigation") would fail a trap that a
+documented key leaves; WCAG 2.1.2 does not, and neither does this rule (ACT's
+composite 80af7b). None of a1b64e's examples has one.
 
 A static scan does not run this rule's check: it reports nothing for it,
-neither a failure nor a pass. The walk is bounded (presses and time per page);
-elements it could not judge are named on the page for review
-(`data.reason: "walk-incomplete"`).
-
-Only Tab and Shift+Tab are pressed. Focus kept inside an open modal dialog
-(`role="dialog"` or `alertdialog` with `aria-modal="true"`, or a `<dialog>`
-the browser shows as modal) is the pattern WAI-ARIA asks for, left with Escape
-or a close button: such a cycle is named for review (`data.reason:
-"modal-dialog"`), not failed. A trap that another key (a documented shortcut)
-opens elsewhere is still reported, and needs a person to check the page tells
-how to leave it (WCAG allows that).
+neither a failure nor a pass. The walk is bounded (presses and time per page,
+at most three traps tried with other keys); elements it could not judge are
+named on the page for review (`data.reason: "walk-incomplete"`), and a
+modal-dialog trap it had no time to press Escape in is for review
+(`"modal-dialog"`, cannot tell).
 
 ## Why it matters
 A keyboard user whose focus cannot leave a widget cannot reach anything else
 on the page, nor the browser's own controls: the page is unusable without a
-mouse.
+mouse. A way out that is not standard is only a way out if the page says
+what it is.
 
 ## Failing
 ```html
@@ -59,11 +85,23 @@ mouse.
 <a href="/about">About</a>
 ```
 
+```html
+<p>Press Ctrl+M to leave the editor.</p>
+<div contenteditable="true" onkeydown="if (event.key === 'Tab') event.preventDefault()">Text</div>
+<a href="/about">About</a>
+```
+
 ## Passing
 ```html
 <a href="/">Home</a>
 <button>Go</button>
 <a href="/about">About</a>
+```
+
+```html
+<p>Press Ctrl+M to leave the editor.</p>
+<div contenteditable="true" onkeydown="if (event.key === 'Tab') event.preventDefault(); if (event.ctrlKey && event.key === 'm') document.getElementById('about').focus()">Text</div>
+<a id="about" href="/about">About</a>
 ```
 "##,
     ..RuleMeta::BASE
@@ -109,27 +147,25 @@ impl Rule for KeyboardTrap {
         let modal_open = page.rendered_page().is_some_and(|r| r.modal.is_some());
         for e in &walk.elements {
             let el = e.find(page.root());
-            let data = || serde_json::json!({ "cycle": e.cycle, "label": e.label });
-            if e.trapped() && el.is_some_and(|el| in_modal_dialog(el, modal_open)) {
-                let msg = format!(
-                    "Focus cycles inside a modal dialog from {} ({}): check that Escape or a control of the dialog closes it.",
-                    e.label,
-                    cycle_text(e)
-                );
-                let data = serde_json::json!({ "reason": "modal-dialog", "cycle": e.cycle, "label": e.label });
-                if let Some(el) = el {
-                    cx.cant_tell(el, msg).with_data(data);
+            if e.trapped() {
+                let modal = el.is_some_and(|el| in_modal_dialog(el, modal_open))
+                    || e.exit.as_ref().is_some_and(|x| x.modal);
+                match (judge_trap(e, modal), el) {
+                    (None, Some(el)) => cx.pass_on(el),
+                    (None, None) => cx.pass(),
+                    (Some((Verdict::Fail, msg, data)), Some(el)) => {
+                        cx.fail(el, msg).with_data(data);
+                    }
+                    (Some((Verdict::Fail, msg, data)), None) => {
+                        cx.fail_page(msg).with_data(data);
+                    }
+                    (Some((Verdict::Review, msg, data)), Some(el)) => {
+                        cx.cant_tell(el, msg).with_data(data);
+                    }
+                    (Some((Verdict::Review, msg, data)), None) => {
+                        cx.cant_tell_page(msg).with_data(data);
+                    }
                 }
-            } else if e.trapped() {
-                let msg = format!(
-                    "Focus cannot leave {} with Tab or Shift+Tab: it cycles among {}.",
-                    e.label,
-                    cycle_text(e)
-                );
-                match el {
-                    Some(el) => cx.fail(el, msg).with_data(data()),
-                    None => cx.fail_page(msg).with_data(data()),
-                };
             } else if e.escapes() {
                 match el {
                     Some(el) => cx.pass_on(el),
@@ -155,6 +191,115 @@ impl Rule for KeyboardTrap {
             .with_data(serde_json::json!({ "reason": "walk-incomplete" }));
         }
     }
+}
+
+/// A trapped element's finding.
+enum Verdict {
+    Fail,
+    Review,
+}
+
+/// The keys tried on a trap, for a message: `Ctrl+M`, `Escape and Ctrl+M`.
+fn keys_text(exit: &TrapExit) -> String {
+    let keys: Vec<&str> = exit.keys.iter().map(|k| k.key.as_str()).collect();
+    match keys.split_last() {
+        Some((last, [])) => (*last).to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+/// What to report on element `e`, which Tab and Shift+Tab do not leave
+/// (`modal`: it is in a modal dialog): `None` when a key the walk tried
+/// freed focus (Escape in a modal dialog, or a key the page documents).
+fn judge_trap(e: &FocusedElement, modal: bool) -> Option<(Verdict, String, serde_json::Value)> {
+    let cycle = cycle_text(e);
+    let Some(exit) = &e.exit else {
+        // No other key was tried (the walk's bounds ran out first).
+        return Some(if modal {
+            (
+                Verdict::Review,
+                format!(
+                    "Focus cycles inside a modal dialog from {} ({cycle}): check that Escape or a control of the dialog closes it.",
+                    e.label
+                ),
+                serde_json::json!({ "reason": "modal-dialog", "cycle": e.cycle, "label": e.label }),
+            )
+        } else {
+            (
+                Verdict::Fail,
+                format!(
+                    "Focus cannot leave {} with Tab or Shift+Tab: it cycles among {cycle}.",
+                    e.label
+                ),
+                serde_json::json!({ "cycle": e.cycle, "label": e.label }),
+            )
+        });
+    };
+    if exit.freed_by().is_some() {
+        return None;
+    }
+    let data = |reason: &str| {
+        serde_json::json!({
+            "reason": reason,
+            "cycle": e.cycle,
+            "label": e.label,
+            "keys": exit.keys,
+            "instructions": exit.instructions,
+        })
+    };
+    if !exit.all_tried() {
+        let untried: Vec<&str> = exit
+            .keys
+            .iter()
+            .filter(|k| k.frees.is_none())
+            .map(|k| k.key.as_str())
+            .collect();
+        return Some((
+            Verdict::Review,
+            format!(
+                "Focus cannot leave {} with Tab or Shift+Tab (it cycles among {cycle}); the walk did not press {} (a key the browser keeps for itself, or out of bounds): check that it lets focus out.",
+                e.label,
+                untried.join(", ")
+            ),
+            data("exit-untried"),
+        ));
+    }
+    let documented = exit.keys.iter().any(|k| k.documented);
+    Some(if documented {
+        let said = exit
+            .instructions
+            .first()
+            .map(|i| format!(" (\"{i}\")"))
+            .unwrap_or_default();
+        (
+            Verdict::Fail,
+            format!(
+                "Focus cannot leave {} with Tab or Shift+Tab (it cycles among {cycle}), and the keys the page names{said} do not let it out either: {} pressed from inside.",
+                e.label,
+                keys_text(exit)
+            ),
+            data("exit-fails"),
+        )
+    } else if modal {
+        (
+            Verdict::Fail,
+            format!(
+                "Focus cycles inside a modal dialog from {} ({cycle}), and Escape does not close it or let focus out; the page names no other key that does.",
+                e.label
+            ),
+            data("modal-dialog"),
+        )
+    } else {
+        (
+            Verdict::Fail,
+            format!(
+                "Focus cannot leave {} with Tab or Shift+Tab: it cycles among {cycle}, and the page names no other key that lets it out.",
+                e.label
+            ),
+            data("no-instructions"),
+        )
+    })
 }
 
 /// Whether `el` is in (or is) an open modal dialog: an ARIA dialog marked
@@ -192,6 +337,7 @@ mod tests {
                 Vec::new()
             },
             focus_style: None,
+            exit: None,
         }
     }
 
@@ -257,6 +403,50 @@ mod tests {
         assert_eq!(got.len(), 2, "{got:?}");
         assert!(got.iter().all(|(o, _, _)| *o == Outcome::CantTell));
         assert_eq!(got[1].1, "#home");
+    }
+
+    #[test]
+    fn a_key_that_frees_focus_passes_the_trap_and_one_that_does_not_fails_it() {
+        use crate::interaction::{ExitKey, TrapExit};
+        let with = |exit: Option<TrapExit>| {
+            let mut stay = element(vec![1, 1], "button#stay", Some(false));
+            stay.exit = exit;
+            let walk = Interaction {
+                elements: vec![stay],
+                presses: 9,
+                complete: true,
+                script_moves_focus: true,
+                activations: Vec::new(),
+            };
+            outcomes(Some(walk))
+        };
+        let key = |frees| TrapExit {
+            instructions: vec!["Press Ctrl+M to leave".into()],
+            keys: vec![ExitKey {
+                key: "Ctrl+M".into(),
+                documented: true,
+                frees,
+            }],
+            ..TrapExit::default()
+        };
+        assert_eq!(with(Some(key(Some(true)))), vec![]);
+        assert_eq!(
+            with(Some(key(Some(false)))),
+            vec![(
+                Outcome::Failed,
+                "#stay".to_string(),
+                "Focus cannot leave button#stay with Tab or Shift+Tab (it cycles among button#stay), and the keys the page names (\"Press Ctrl+M to leave\") do not let it out either: Ctrl+M pressed from inside.".to_string()
+            )]
+        );
+        assert_eq!(with(Some(key(None)))[0].0, Outcome::CantTell);
+        assert_eq!(
+            with(Some(TrapExit::default())),
+            vec![(
+                Outcome::Failed,
+                "#stay".to_string(),
+                "Focus cannot leave button#stay with Tab or Shift+Tab: it cycles among button#stay, and the page names no other key that lets it out.".to_string()
+            )]
+        );
     }
 
     #[test]
