@@ -17,7 +17,8 @@ use crate::aria::html::is_html;
 use crate::aria::tree::is_disabled;
 use crate::css::color::{contrast_ratio, gradient_stops};
 use crate::css::Rgba;
-use crate::{Category, Check, Impact, Level, PageContext, Rule, RuleMeta, Visits};
+use crate::rendered::MeasuredBackdrop;
+use crate::{Category, Check, Impact, Level, Need, PageContext, Rule, RuleMeta, Visits};
 
 /// Checks the contrast of each element's own text against its background.
 pub struct ColorContrast;
@@ -32,6 +33,7 @@ static META: RuleMeta = RuleMeta {
     level: Some(Level::AA),
     impact: Impact::Serious,
     act: &["afw4f7"],
+    needs: &[Need::MeasuredBackdrop],
     docs: r##"## What it checks
 Each visible text node in an HTML element has a contrast ratio of at least 4.5:1
 with the background behind it, or 3:1 for large text (at least 24px, or at least
@@ -547,14 +549,23 @@ fn measured(
     let Some(f) = page.rendered(el.id()) else {
         return false;
     };
-    let (Some(color), Some(bg)) = (f.color, f.background.filter(|b| b.is_opaque())) else {
-        return false;
-    };
     if style.get("text-shadow").is_some_and(|v| v.trim() != "none") {
         return false;
     }
     let large = f.font_size >= 24.0 || (f.font_size >= 18.66 && f.font_weight >= 700.0);
     let expected: f32 = if large { 3.0 } else { 4.5 };
+    let Some(color) = f.color else {
+        return false;
+    };
+    // The backdrop measured pixel by pixel wins over the one colour the
+    // browser blends (which, over a gradient, can be one of its stops).
+    if let Some(backdrop) = f.backdrop.filter(|_| unblended(page, el)) {
+        judge_backdrop(page, el, &backdrop, expected, cx);
+        return true;
+    }
+    let Some(bg) = f.background.filter(|b| b.is_opaque()) else {
+        return false;
+    };
     let fg = color.fade(f.text_opacity.unwrap_or(1.0).clamp(0.0, 1.0)).over(bg);
     let ratio = contrast_ratio(fg, bg);
     // Text the same color as its background is invisible, not low contrast.
@@ -581,6 +592,72 @@ fn measured(
         "measured": "browser",
     }));
     true
+}
+
+/// Whether no blend mode or filter changes the text's colour as painted
+/// (opacity is in the browser's text opacity).
+fn unblended(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
+    !std::iter::once(el)
+        .chain(el.ancestors().filter_map(ElementRef::wrap))
+        .any(|e| {
+            let s = cx.style(e);
+            s.get("mix-blend-mode").is_some_and(|v| v != "normal")
+                || s.get("filter").is_some_and(|v| v != "none")
+        })
+}
+
+/// Render mode, over a backdrop the browser measured pixel by pixel (an
+/// image, a gradient, content behind): passed when the text has the
+/// expected contrast with every pixel, failed when with none, and cannot
+/// tell (`mixed-backdrop`) when with some only. Findings carry the lowest
+/// and highest ratios.
+fn judge_backdrop(
+    page: &PageContext<'_>,
+    el: ElementRef<'_>,
+    b: &MeasuredBackdrop,
+    expected: f32,
+    cx: &mut Check<'_, '_>,
+) {
+    let verdict = b.judge(expected);
+    // Text the same color as all its backdrop is invisible, not low contrast.
+    if b.max.ratio <= 1.001 {
+        return;
+    }
+    if verdict == Some(true) {
+        cx.pass();
+        return;
+    }
+    if part_of_disabled_widget(page, el) {
+        return;
+    }
+    let round = |r: f32| (f64::from(r) * 100.0).round() / 100.0;
+    let data = json!({
+        "contrast_ratio": round(b.min.ratio),
+        "contrast_ratio_max": round(b.max.ratio),
+        "expected": expected,
+        "fg": b.min.fg.to_hex(),
+        "bg": b.min.bg.to_hex(),
+        "pixels": b.pixels,
+        "measured": "screenshot",
+    });
+    let snippet: String = own_text(el).chars().take(40).collect();
+    let (min, max) = (b.min.ratio, b.max.ratio);
+    if verdict == Some(false) {
+        let message = if max - min < 0.01 {
+            format!("Contrast of \"{snippet}\" is {min:.2}:1 over its backdrop, below {expected}:1.")
+        } else {
+            format!("Contrast of \"{snippet}\" is {min:.2}:1 to {max:.2}:1 over its backdrop, below {expected}:1 everywhere.")
+        };
+        cx.fail(el, message).with_data(data);
+    } else {
+        cx.cant_tell(
+            el,
+            format!(
+                "Contrast needs review: \"{snippet}\" ranges from {min:.2}:1 to {max:.2}:1 over a mixed backdrop (needs {expected}:1)."
+            ),
+        )
+        .with_data(with_reason(data, "mixed-backdrop"));
+    }
 }
 
 impl Rule for ColorContrast {
