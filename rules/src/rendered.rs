@@ -280,8 +280,9 @@ mod tests {
         // The lowest ratio is where the backdrop is as light as the text,
         // between the darkest and the lightest pixels.
         let mid = Rgba::parse("#767676").unwrap();
-        let spread = MeasuredBackdrop::measure(mid, 1.0, [[0, 0, 0], [118, 118, 118], [255, 255, 255]])
-            .unwrap();
+        let spread =
+            MeasuredBackdrop::measure(mid, 1.0, [[0, 0, 0], [118, 118, 118], [255, 255, 255]])
+                .unwrap();
         assert!(spread.min.ratio < 1.01, "{}", spread.min.ratio);
         assert_eq!(spread.judge(4.5), None);
         // Translucent text is composited over each pixel: black at half

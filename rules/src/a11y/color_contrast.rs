@@ -55,9 +55,19 @@ colours decide where it knows them: the computed text colour, faded by the
 opacity the text is painted with, over the one background colour Chromium
 blends behind the text (every ancestor's and every overlapping box's
 background composited), with the computed font size and weight for "large".
-Such findings carry `data.measured = "browser"`. Over an image or a gradient
-the browser gives no single colour, and text with a `text-shadow` is left to
-the static judgement below, so those still end as described there.
+Such findings carry `data.measured = "browser"`.
+
+Over an image, a gradient, or an `<img>` or video behind the text, there is
+no single colour: the backdrop is measured instead. The text is hidden, the
+boxes of its own text are shot in a screenshot, and the text colour is
+compared with every pixel of that backdrop: the text passes when every pixel
+gives enough contrast, fails when none does, and needs review
+(`mixed-backdrop`) when some do and some do not. These findings carry
+`data.measured = "screenshot"`, the lowest ratio (`contrast_ratio`, with the
+`fg` and `bg` giving it), the highest (`contrast_ratio_max`) and the number
+of `pixels`. At most 40 elements are measured per page; text past them, text
+with a `text-shadow`, and text under a blend mode or filter are left to the
+static judgement below, and end as described there.
 
 ## No silent pass
 Every text element it applies to ends passed, failed or "needs review"
@@ -75,6 +85,7 @@ in the finding's `data.reason`, when:
 | `positioned-sibling` | an out-of-flow sibling that paints (an image, a box with a background) may lie behind or over the text |
 | `blend-mode-or-filter` | `mix-blend-mode` or `filter` changes the colors painted |
 | `text-shadow` | a shadow changes the backdrop of thin text |
+| `mixed-backdrop` | render mode: the measured backdrop gives enough contrast under part of the text only |
 
 Except where the text passes whatever the unknown part is: text whose contrast
 with both black and white is enough passes over any background image or
