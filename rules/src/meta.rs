@@ -226,6 +226,12 @@ pub enum Need {
     /// paint, layout-shift and long-task timings observed in the browser. A
     /// static scan has no browser: the rules that need them report nothing.
     WebVitals,
+    /// Render mode's measured backdrop of text the browser cannot blend into
+    /// one colour (over an image, a gradient, content behind), from a
+    /// screenshot with the text hidden
+    /// ([`crate::rendered::ElementFacts::backdrop`]). A static scan has no
+    /// browser: the rules that need it keep their cascade estimates there.
+    MeasuredBackdrop,
 }
 
 /// What a finding is about, which decides how the engine groups findings that

@@ -234,6 +234,7 @@ mod tests {
             Interaction,
             NarrowViewport,
             WebVitals,
+            MeasuredBackdrop,
         ];
         let needed = |names: &[&str]| -> Vec<crate::Need> {
             let selection = select(names).unwrap();
@@ -247,6 +248,7 @@ mod tests {
             [Subresources, ResourceStatus, Dictionary]
         );
         assert_eq!(needed(&["readability"]), [LanguageSkipNote]);
+        assert_eq!(needed(&["color-contrast"]), [MeasuredBackdrop]);
         assert_eq!(
             needed(&["keyboard-trap", "focus-visible-rendered"]),
             [Interaction]

@@ -85,6 +85,104 @@ pub struct ElementFacts {
     /// The opacity the element's text is painted with (its own and its
     /// ancestors' opacities multiplied).
     pub text_opacity: Option<f32>,
+    /// The backdrop of the element's own text as the browser painted it,
+    /// measured pixel by pixel in a screenshot with the text hidden (render
+    /// mode, when [`background`](Self::background) is not one opaque
+    /// colour: an image, a gradient, content behind); `None` when not
+    /// measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backdrop: Option<MeasuredBackdrop>,
+}
+
+/// One end of a [`MeasuredBackdrop`]'s range: a contrast ratio and the
+/// colours giving it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RatioAt {
+    /// The contrast ratio, 1 to 21.
+    pub ratio: f32,
+    /// The text colour as painted over that pixel (its opacity applied).
+    pub fg: Rgba,
+    /// The backdrop pixel.
+    pub bg: Rgba,
+}
+
+/// The contrast of a text colour against every pixel of its measured
+/// backdrop: the lowest and the highest ratio.
+///
+/// Contrast is not monotonic in the backdrop's lightness (it is lowest where
+/// the backdrop is as light as the text), so the range is taken over every
+/// pixel, not from the darkest and the lightest alone.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MeasuredBackdrop {
+    /// How many backdrop pixels were measured.
+    pub pixels: u32,
+    /// The lowest ratio over the pixels.
+    pub min: RatioAt,
+    /// The highest ratio over the pixels.
+    pub max: RatioAt,
+}
+
+impl MeasuredBackdrop {
+    /// The contrast of text colour `fg`, painted with `opacity`, against each
+    /// opaque backdrop pixel (`[r, g, b]`); `None` without pixels. The text's
+    /// colour is composited over each pixel, as the browser paints it.
+    pub fn measure(
+        fg: Rgba,
+        opacity: f32,
+        pixels: impl IntoIterator<Item = [u8; 3]>,
+    ) -> Option<MeasuredBackdrop> {
+        let fg = fg.fade(opacity);
+        let mut count: u32 = 0;
+        let mut range: Option<(RatioAt, RatioAt)> = None;
+        // Backdrops repeat colours (flat areas, dark photos): each distinct
+        // colour after the previous one is judged once.
+        let mut last: Option<[u8; 3]> = None;
+        for px in pixels {
+            count = count.saturating_add(1);
+            if last == Some(px) {
+                continue;
+            }
+            last = Some(px);
+            let bg = Rgba {
+                r: f32::from(px[0]),
+                g: f32::from(px[1]),
+                b: f32::from(px[2]),
+                a: 1.0,
+            };
+            let text = fg.over(bg);
+            let at = RatioAt {
+                ratio: crate::css::color::contrast_ratio(text, bg),
+                fg: text,
+                bg,
+            };
+            range = Some(match range {
+                None => (at, at),
+                Some((lo, hi)) => (
+                    if at.ratio < lo.ratio { at } else { lo },
+                    if at.ratio > hi.ratio { at } else { hi },
+                ),
+            });
+        }
+        let (min, max) = range?;
+        Some(MeasuredBackdrop {
+            pixels: count,
+            min,
+            max,
+        })
+    }
+
+    /// Whether the text has `expected` contrast with every pixel
+    /// (`Some(true)`), with none (`Some(false)`), or with some and not
+    /// others (`None`: a mixed backdrop).
+    pub fn judge(&self, expected: f32) -> Option<bool> {
+        if self.min.ratio >= expected {
+            Some(true)
+        } else if self.max.ratio < expected {
+            Some(false)
+        } else {
+            None
+        }
+    }
 }
 
 impl ElementFacts {
@@ -155,6 +253,49 @@ impl RenderedFacts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_backdrop_is_judged_pixel_by_pixel() {
+        let grey = Rgba::parse("#555").unwrap();
+        // Over black only: 2.82:1 everywhere, failed at 4.5.
+        let black = MeasuredBackdrop::measure(grey, 1.0, vec![[0, 0, 0]; 100]).unwrap();
+        assert_eq!(black.pixels, 100);
+        assert!((black.min.ratio - 2.82).abs() < 0.01, "{}", black.min.ratio);
+        assert_eq!(black.min.ratio, black.max.ratio);
+        assert_eq!(black.judge(4.5), Some(false));
+        // Over white only: 7.46:1, passed.
+        let white = MeasuredBackdrop::measure(grey, 1.0, vec![[255, 255, 255]; 10]).unwrap();
+        assert_eq!(white.judge(4.5), Some(true));
+        // Half and half: mixed, with the range and the pixels giving it.
+        let half = MeasuredBackdrop::measure(
+            grey,
+            1.0,
+            [[0, 0, 0], [255, 255, 255], [0, 0, 0], [255, 255, 255]],
+        )
+        .unwrap();
+        assert_eq!(half.judge(4.5), None);
+        assert_eq!(half.min.bg.to_hex(), "#000000");
+        assert_eq!(half.max.bg.to_hex(), "#ffffff");
+        // Both sides of the threshold, but 3:1 (large text) is missed by
+        // black only.
+        assert_eq!(half.judge(3.0), None);
+        assert_eq!(half.judge(2.5), Some(true));
+        // The lowest ratio is where the backdrop is as light as the text,
+        // between the darkest and the lightest pixels.
+        let mid = Rgba::parse("#767676").unwrap();
+        let spread =
+            MeasuredBackdrop::measure(mid, 1.0, [[0, 0, 0], [118, 118, 118], [255, 255, 255]])
+                .unwrap();
+        assert!(spread.min.ratio < 1.01, "{}", spread.min.ratio);
+        assert_eq!(spread.judge(4.5), None);
+        // Translucent text is composited over each pixel: black at half
+        // opacity over white is #808080 (3.95:1).
+        let faded = MeasuredBackdrop::measure(Rgba::BLACK, 0.5, [[255, 255, 255]]).unwrap();
+        assert_eq!(faded.min.fg.to_hex(), "#808080");
+        assert_eq!(faded.judge(4.5), Some(false));
+        // No pixels, no measurement.
+        assert!(MeasuredBackdrop::measure(grey, 1.0, []).is_none());
+    }
 
     #[test]
     fn facts_round_trip_through_json() {

@@ -69,6 +69,12 @@ pub(crate) fn findings(report: &Report) -> Vec<(String, &'static str, String)> {
 /// Scans the page at `/` of a site serving `html`, as served then rendered,
 /// with only `rule`; answers both scans' findings.
 async fn both(rule: &str, html: &str) -> [Vec<(String, &'static str, String)>; 2] {
+    let [served, rendered] = both_reports(rule, html).await;
+    [findings(&served), findings(&rendered)]
+}
+
+/// [`both`], answering the two reports.
+async fn both_reports(rule: &str, html: &str) -> [Report; 2] {
     configure(LaunchOptions {
         sandbox: false,
         call_timeout: Duration::from_secs(10),
@@ -94,7 +100,7 @@ async fn both(rule: &str, html: &str) -> [Vec<(String, &'static str, String)>; 2
             "{:?}",
             report.pages
         );
-        out.push(findings(&report));
+        out.push(report);
     }
     [out.remove(0), out.remove(0)]
 }
@@ -212,4 +218,83 @@ async fn link_in_text_block_uses_the_browsers_colours() {
     let [served, rendered] = both("link-in-text-block", html).await;
     assert_eq!(served, vec![f("link-in-text-block", "cant-tell", "#terms")]);
     assert_eq!(rendered, vec![f("link-in-text-block", "failed", "#terms")]);
+}
+
+/// A data URL of a flat SVG image in `fill` (`%23` for `#`), escaped to
+/// sit unquoted in a `style` attribute.
+fn flat_image(fill: &str) -> String {
+    let svg = format!(
+        "<svg xmlns='http://www.w3.org/2000/svg' width='8' height='8'><rect width='8' height='8' fill='{fill}'/></svg>"
+    );
+    let escaped = svg
+        .replace('<', "%3C")
+        .replace('>', "%3E")
+        .replace('\'', "%27")
+        .replace(' ', "%20");
+    format!("url(data:image/svg+xml,{escaped})")
+}
+
+/// Text over images and a gradient: cannot tell as served (the cascade
+/// cannot see an image's pixels). Rendered, the backdrop is shot with the
+/// text hidden: mid-grey text over a dark image fails (the white colour
+/// under the image does not count), over a light image (black under it)
+/// passes, and over a gradient half black, half white it stays for review
+/// with the measured range. Text over an `<img>` positioned behind it is
+/// measured too.
+#[tokio::test]
+async fn color_contrast_measures_text_over_images() {
+    let dark = flat_image("%23111");
+    let light = flat_image("%23eee");
+    let html = format!(
+        r#"<!doctype html><html lang="en"><head><title>Backdrops</title></head><body style="background: #fff">
+<p id="dark" style="width: 400px; color: #555; background: #fff {dark}">Mid grey over a dark photo</p>
+<p id="light" style="width: 400px; color: #555; background: #000 {light}">Mid grey over a light photo</p>
+<p id="half" style="width: 300px; color: #555; background: linear-gradient(to right, #000 50%, #fff 50%)">Mid grey over a gradient that is half black and half white, wrapping over several lines</p>
+<div style="position: relative; width: 400px"><img alt="" src="data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='8' height='8'%3E%3Crect width='8' height='8' fill='%23222'/%3E%3C/svg%3E" style="position: absolute; inset: 0; width: 100%; height: 100%">
+<p id="photo" style="position: relative; margin: 0; color: #555">Mid grey over a dark picture behind</p></div>
+<p id="after">Plain text after</p>
+</body></html>"#
+    );
+    let [served, rendered] = both_reports("color-contrast", &html).await;
+    assert_eq!(
+        findings(&served),
+        vec![
+            f("color-contrast", "cant-tell", "#dark"),
+            f("color-contrast", "cant-tell", "#half"),
+            f("color-contrast", "cant-tell", "#light"),
+            f("color-contrast", "cant-tell", "#photo"),
+        ]
+    );
+    assert_eq!(
+        findings(&rendered),
+        vec![
+            f("color-contrast", "cant-tell", "#half"),
+            f("color-contrast", "failed", "#dark"),
+            f("color-contrast", "failed", "#photo"),
+        ]
+    );
+    let data = |sel: &str| {
+        rendered
+            .findings
+            .iter()
+            .find(|f| f.selector == sel)
+            .and_then(|f| f.data.clone())
+            .unwrap()
+    };
+    let dark = data("#dark");
+    assert_eq!(dark["measured"], "screenshot");
+    assert_eq!(dark["bg"], "#111111");
+    assert_eq!(dark["contrast_ratio"], 2.53);
+    assert_eq!(dark["contrast_ratio_max"], 2.53);
+    let half = data("#half");
+    assert_eq!(half["reason"], "mixed-backdrop");
+    assert_eq!(half["contrast_ratio"], 2.82);
+    assert_eq!(half["contrast_ratio_max"], 7.46);
+    // The passes are counted: #light and #after.
+    let rule = rendered
+        .rules
+        .iter()
+        .find(|r| r.rule_id == "color-contrast")
+        .unwrap();
+    assert_eq!((rule.passed, rule.failed, rule.cant_tell), (2, 2, 1));
 }

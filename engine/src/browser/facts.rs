@@ -337,6 +337,9 @@ pub(crate) fn parse_snapshot(snap: &Value, count: usize) -> Result<RenderedFacts
                 .and_then(|o| o.get(li))
                 .and_then(Value::as_f64)
                 .map(|f| f as f32),
+            // Measured later, for the few elements that need it
+            // (super::backdrop).
+            backdrop: None,
         });
     }
     Ok(RenderedFacts {

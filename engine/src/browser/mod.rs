@@ -30,7 +30,9 @@
 //! rules; then its scripted controls are activated ([`activate`]), with its
 //! requests refused, for the bypass rules. When a selected rule needs it,
 //! the page is also laid out at 320 and
-//! 640 CSS pixels wide ([`reflow`]) for the reflow and zoomed text rules.
+//! 640 CSS pixels wide ([`reflow`]) for the reflow and zoomed text rules,
+//! and the backdrop of text over images and gradients is measured in
+//! screenshots ([`backdrop`]) for the contrast rule.
 //!
 //! When the scan takes screenshots, the tab stays on the page while its rules
 //! run, and then pictures each failing element and the page ([`screenshot`]).
@@ -40,6 +42,7 @@
 //! read with the facts ([`metrics`]), under the scan's throttling preset.
 
 pub mod activate;
+pub mod backdrop;
 pub mod cdp;
 pub(crate) mod exit_keys;
 pub mod facts;

@@ -338,6 +338,8 @@ pub struct RenderSession {
     interaction: bool,
     /// Lay each page out in narrow viewports ([`super::reflow`]).
     narrow: bool,
+    /// Measure the backdrop of text over images ([`super::backdrop`]).
+    backdrop: bool,
     /// The scan's cap on a page body, which the serialized DOM keeps too.
     max_body: u64,
     /// The scan's credentials: their session's cookies are put into each
@@ -380,6 +382,7 @@ impl RenderSession {
             user_agent: config.user_agent.clone(),
             interaction,
             narrow: false,
+            backdrop: false,
             max_body: config.max_body_bytes,
             auth,
         };
@@ -394,6 +397,14 @@ impl RenderSession {
     /// `on` (a selected rule needs [`sitescan_rules::Need::NarrowViewport`]).
     pub fn with_narrow_viewport(mut self, on: bool) -> RenderSession {
         self.narrow = on;
+        self
+    }
+
+    /// Also measures the backdrop of text over images and gradients
+    /// ([`super::backdrop`]) when `on` (a selected rule needs
+    /// [`sitescan_rules::Need::MeasuredBackdrop`]).
+    pub fn with_measured_backdrop(mut self, on: bool) -> RenderSession {
+        self.backdrop = on;
         self
     }
 
@@ -710,6 +721,9 @@ impl RenderSession {
         if self.narrow {
             limit += super::reflow::budget(self.call_timeout);
         }
+        if self.backdrop {
+            limit += super::backdrop::budget(self.call_timeout);
+        }
         let outcome =
             tokio::time::timeout(limit, self.render_in(&tab, Arc::clone(&job), hold)).await;
         ctx.browser.pages.fetch_add(1, Ordering::SeqCst);
@@ -794,6 +808,10 @@ impl RenderSession {
         phases.lap(Phase::Vitals);
         let (html, truncated) = serialize_capped(&conn, &tab.session, self.max_body, t).await?;
         phases.lap(Phase::Serialize);
+        if self.backdrop && facts.is_present() {
+            super::backdrop::measure(&conn, &tab.session, &tab.target, &mut facts, t).await?;
+        }
+        phases.lap(Phase::Backdrop);
         if self.narrow && facts.is_present() {
             let narrow = super::reflow::measure(&conn, &tab.session, &tab.target, t).await?;
             facts.narrow = Some(Box::new(narrow));
@@ -970,6 +988,9 @@ enum Phase {
     Snapshot,
     /// Serializing the DOM.
     Serialize,
+    /// Screenshots of text backdrops the snapshot could not blend
+    /// ([`super::backdrop`]).
+    Backdrop,
     /// The narrow-viewport layouts ([`super::reflow`]).
     Reflow,
     /// The keyboard walk up to its first key press: the watcher, its
@@ -989,14 +1010,14 @@ enum Phase {
 /// debug line per page (`RUST_LOG=sitescan_engine::browser=debug`).
 struct Phases {
     at: Instant,
-    ms: [u64; 9],
+    ms: [u64; 10],
 }
 
 impl Phases {
     fn new(started: Instant) -> Phases {
         Phases {
             at: started,
-            ms: [0; 9],
+            ms: [0; 10],
         }
     }
 
@@ -1021,13 +1042,14 @@ impl Phases {
     }
 
     fn log(&self, url: &str) {
-        let [load, snapshot, serialize, reflow, walk_setup, walk, activate, vitals, leave] =
+        let [load, snapshot, serialize, backdrop, reflow, walk_setup, walk, activate, vitals, leave] =
             self.ms;
         tracing::debug!(
             url,
             load,
             snapshot,
             serialize,
+            backdrop,
             reflow,
             walk_setup,
             walk,

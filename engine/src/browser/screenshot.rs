@@ -299,7 +299,7 @@ async fn shoot_in(
 }
 
 /// `Page.captureScreenshot` of `clip` (document coordinates, CSS pixels).
-async fn capture(
+pub(crate) async fn capture(
     conn: &Connection,
     session: &str,
     clip: [f64; 4],
@@ -367,17 +367,7 @@ impl Plan {
 /// picture of the plan's clip) and encodes it again; `None` when the picture
 /// cannot be read.
 pub(crate) fn highlight(png: &[u8], plan: &Plan) -> Option<Vec<u8>> {
-    let mut decoder = png::Decoder::new_with_limits(
-        Cursor::new(png),
-        png::Limits {
-            bytes: MAX_DECODED_BYTES,
-        },
-    );
-    decoder.set_transformations(png::Transformations::normalize_to_color8());
-    let mut reader = decoder.read_info().ok()?;
-    let mut pixels = vec![0; reader.output_buffer_size()?];
-    let info = reader.next_frame(&mut pixels).ok()?;
-    pixels.truncate(info.buffer_size());
+    let (mut pixels, info) = decode(png)?;
     let channels = match info.color_type {
         png::ColorType::Rgb => 3,
         png::ColorType::Rgba => 4,
@@ -404,6 +394,23 @@ pub(crate) fn highlight(png: &[u8], plan: &Plan) -> Option<Vec<u8>> {
         writer.finish().ok()?;
     }
     Some(out)
+}
+
+/// Decodes one of the browser's PNG pictures to 8-bit samples (at most
+/// [`MAX_DECODED_BYTES`]); `None` when it cannot be read.
+pub(crate) fn decode(png: &[u8]) -> Option<(Vec<u8>, png::OutputInfo)> {
+    let mut decoder = png::Decoder::new_with_limits(
+        Cursor::new(png),
+        png::Limits {
+            bytes: MAX_DECODED_BYTES,
+        },
+    );
+    decoder.set_transformations(png::Transformations::normalize_to_color8());
+    let mut reader = decoder.read_info().ok()?;
+    let mut pixels = vec![0; reader.output_buffer_size()?];
+    let info = reader.next_frame(&mut pixels).ok()?;
+    pixels.truncate(info.buffer_size());
+    Some((pixels, info))
 }
 
 /// Colours a [`RING`]-wide frame around `element` (`[left, top, right,

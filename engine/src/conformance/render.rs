@@ -96,7 +96,10 @@ pub async fn run_render(dir: &Path, run: &RenderRun) -> Result<ConformanceReport
     let hosts = Arc::new(HostPool::new(10_000.0, run.tabs.max(1) * 4));
     // Every example is walked with the keyboard: the keyboard-trap and
     // focus-visible ACT rules need it, and the walk is bounded per page.
-    let session = RenderSession::start(&config, hosts, true).await?;
+    // Text over images is measured in screenshots for the contrast rule.
+    let session = RenderSession::start(&config, hosts, true)
+        .await?
+        .with_measured_backdrop(true);
     let base = format!("http://127.0.0.1:{}/", server.port);
     let robots: RobotsCheck = Arc::new(|_: &Url| true);
 

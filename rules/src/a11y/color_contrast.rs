@@ -17,7 +17,8 @@ use crate::aria::html::is_html;
 use crate::aria::tree::is_disabled;
 use crate::css::color::{contrast_ratio, gradient_stops};
 use crate::css::Rgba;
-use crate::{Category, Check, Impact, Level, PageContext, Rule, RuleMeta, Visits};
+use crate::rendered::MeasuredBackdrop;
+use crate::{Category, Check, Impact, Level, Need, PageContext, Rule, RuleMeta, Visits};
 
 /// Checks the contrast of each element's own text against its background.
 pub struct ColorContrast;
@@ -32,6 +33,7 @@ static META: RuleMeta = RuleMeta {
     level: Some(Level::AA),
     impact: Impact::Serious,
     act: &["afw4f7"],
+    needs: &[Need::MeasuredBackdrop],
     docs: r##"## What it checks
 Each visible text node in an HTML element has a contrast ratio of at least 4.5:1
 with the background behind it, or 3:1 for large text (at least 24px, or at least
@@ -53,9 +55,19 @@ colours decide where it knows them: the computed text colour, faded by the
 opacity the text is painted with, over the one background colour Chromium
 blends behind the text (every ancestor's and every overlapping box's
 background composited), with the computed font size and weight for "large".
-Such findings carry `data.measured = "browser"`. Over an image or a gradient
-the browser gives no single colour, and text with a `text-shadow` is left to
-the static judgement below, so those still end as described there.
+Such findings carry `data.measured = "browser"`.
+
+Over an image, a gradient, or an `<img>` or video behind the text, there is
+no single colour: the backdrop is measured instead. The text is hidden, the
+boxes of its own text are shot in a screenshot, and the text colour is
+compared with every pixel of that backdrop: the text passes when every pixel
+gives enough contrast, fails when none does, and needs review
+(`mixed-backdrop`) when some do and some do not. These findings carry
+`data.measured = "screenshot"`, the lowest ratio (`contrast_ratio`, with the
+`fg` and `bg` giving it), the highest (`contrast_ratio_max`) and the number
+of `pixels`. At most 40 elements are measured per page; text past them, text
+with a `text-shadow`, and text under a blend mode or filter are left to the
+static judgement below, and end as described there.
 
 ## No silent pass
 Every text element it applies to ends passed, failed or "needs review"
@@ -73,6 +85,7 @@ in the finding's `data.reason`, when:
 | `positioned-sibling` | an out-of-flow sibling that paints (an image, a box with a background) may lie behind or over the text |
 | `blend-mode-or-filter` | `mix-blend-mode` or `filter` changes the colors painted |
 | `text-shadow` | a shadow changes the backdrop of thin text |
+| `mixed-backdrop` | render mode: the measured backdrop gives enough contrast under part of the text only |
 
 Except where the text passes whatever the unknown part is: text whose contrast
 with both black and white is enough passes over any background image or
@@ -547,14 +560,23 @@ fn measured(
     let Some(f) = page.rendered(el.id()) else {
         return false;
     };
-    let (Some(color), Some(bg)) = (f.color, f.background.filter(|b| b.is_opaque())) else {
-        return false;
-    };
     if style.get("text-shadow").is_some_and(|v| v.trim() != "none") {
         return false;
     }
     let large = f.font_size >= 24.0 || (f.font_size >= 18.66 && f.font_weight >= 700.0);
     let expected: f32 = if large { 3.0 } else { 4.5 };
+    let Some(color) = f.color else {
+        return false;
+    };
+    // The backdrop measured pixel by pixel wins over the one colour the
+    // browser blends (which, over a gradient, can be one of its stops).
+    if let Some(backdrop) = f.backdrop.filter(|_| unblended(page, el)) {
+        judge_backdrop(page, el, &backdrop, expected, cx);
+        return true;
+    }
+    let Some(bg) = f.background.filter(|b| b.is_opaque()) else {
+        return false;
+    };
     let fg = color.fade(f.text_opacity.unwrap_or(1.0).clamp(0.0, 1.0)).over(bg);
     let ratio = contrast_ratio(fg, bg);
     // Text the same color as its background is invisible, not low contrast.
@@ -581,6 +603,72 @@ fn measured(
         "measured": "browser",
     }));
     true
+}
+
+/// Whether no blend mode or filter changes the text's colour as painted
+/// (opacity is in the browser's text opacity).
+fn unblended(cx: &PageContext<'_>, el: ElementRef<'_>) -> bool {
+    !std::iter::once(el)
+        .chain(el.ancestors().filter_map(ElementRef::wrap))
+        .any(|e| {
+            let s = cx.style(e);
+            s.get("mix-blend-mode").is_some_and(|v| v != "normal")
+                || s.get("filter").is_some_and(|v| v != "none")
+        })
+}
+
+/// Render mode, over a backdrop the browser measured pixel by pixel (an
+/// image, a gradient, content behind): passed when the text has the
+/// expected contrast with every pixel, failed when with none, and cannot
+/// tell (`mixed-backdrop`) when with some only. Findings carry the lowest
+/// and highest ratios.
+fn judge_backdrop(
+    page: &PageContext<'_>,
+    el: ElementRef<'_>,
+    b: &MeasuredBackdrop,
+    expected: f32,
+    cx: &mut Check<'_, '_>,
+) {
+    let verdict = b.judge(expected);
+    // Text the same color as all its backdrop is invisible, not low contrast.
+    if b.max.ratio <= 1.001 {
+        return;
+    }
+    if verdict == Some(true) {
+        cx.pass();
+        return;
+    }
+    if part_of_disabled_widget(page, el) {
+        return;
+    }
+    let round = |r: f32| (f64::from(r) * 100.0).round() / 100.0;
+    let data = json!({
+        "contrast_ratio": round(b.min.ratio),
+        "contrast_ratio_max": round(b.max.ratio),
+        "expected": expected,
+        "fg": b.min.fg.to_hex(),
+        "bg": b.min.bg.to_hex(),
+        "pixels": b.pixels,
+        "measured": "screenshot",
+    });
+    let snippet: String = own_text(el).chars().take(40).collect();
+    let (min, max) = (b.min.ratio, b.max.ratio);
+    if verdict == Some(false) {
+        let message = if max - min < 0.01 {
+            format!("Contrast of \"{snippet}\" is {min:.2}:1 over its backdrop, below {expected}:1.")
+        } else {
+            format!("Contrast of \"{snippet}\" is {min:.2}:1 to {max:.2}:1 over its backdrop, below {expected}:1 everywhere.")
+        };
+        cx.fail(el, message).with_data(data);
+    } else {
+        cx.cant_tell(
+            el,
+            format!(
+                "Contrast needs review: \"{snippet}\" ranges from {min:.2}:1 to {max:.2}:1 over a mixed backdrop (needs {expected}:1)."
+            ),
+        )
+        .with_data(with_reason(data, "mixed-backdrop"));
+    }
 }
 
 impl Rule for ColorContrast {

@@ -149,7 +149,8 @@ pub(super) async fn start(
                 auth.clone(),
             )
             .await?
-            .with_narrow_viewport(inner.selection.needs(Need::NarrowViewport)),
+            .with_narrow_viewport(inner.selection.needs(Need::NarrowViewport))
+            .with_measured_backdrop(inner.selection.needs(Need::MeasuredBackdrop)),
         ),
         false => None,
     };
