@@ -412,6 +412,120 @@ async fn the_walk_finds_traps_made_on_key_down_and_on_key_up() {
     );
 }
 
+/// A page with a trap of two buttons (each one's blur sends focus to the
+/// other) that `key` (pressed with Ctrl) lets out, and `said` as its text.
+fn exit_key_page(said: &str, key: &str) -> String {
+    format!(
+        "<!doctype html><html lang=\"en\"><head><title>Editor</title></head><body><h1>Editor</h1><p>{said}</p>\
+         <a href=\"#top\">Top</a> <button id=\"x\">Bold</button> <button id=\"y\">Italic</button> <a id=\"end\" href=\"#end\">End</a>\
+         <script>let held = false; const x = document.getElementById('x'); const y = document.getElementById('y');\
+         x.addEventListener('focus', () => {{ held = true; }}); y.addEventListener('focus', () => {{ held = true; }});\
+         x.addEventListener('blur', () => {{ if (held) y.focus(); }}); y.addEventListener('blur', () => {{ if (held) x.focus(); }});\
+         document.addEventListener('keydown', (e) => {{ if (e.ctrlKey && e.key.toLowerCase() === '{key}') {{ held = false; document.getElementById('end').focus(); }} }});</script>\
+         </body></html>"
+    )
+}
+
+/// A modal dialog keeping focus inside; Escape closes it when `closes`.
+fn modal_page(closes: bool) -> String {
+    let escape = if closes {
+        "d.addEventListener('keydown', (e) => { if (e.key === 'Escape') { d.style.display = 'none'; document.getElementById('after').focus(); } });"
+    } else {
+        ""
+    };
+    format!(
+        "<!doctype html><html lang=\"en\"><head><title>Dialog</title></head><body><h1>Dialog</h1><a href=\"#top\">Top</a>\
+         <div id=\"d\" role=\"dialog\" aria-modal=\"true\" aria-label=\"Sign up\"><input id=\"name\" aria-label=\"Name\"> <button id=\"ok\">OK</button></div>\
+         <a id=\"after\" href=\"#after\">After</a>\
+         <script>const d = document.getElementById('d'); const name = document.getElementById('name'); const ok = document.getElementById('ok');\
+         name.addEventListener('keydown', (e) => {{ if (e.key === 'Tab' && e.shiftKey) {{ e.preventDefault(); ok.focus(); }} }});\
+         ok.addEventListener('keydown', (e) => {{ if (e.key === 'Tab' && !e.shiftKey) {{ e.preventDefault(); name.focus(); }} }});\
+         {escape} window.addEventListener('load', () => name.focus());</script></body></html>"
+    )
+}
+
+/// WCAG 2.1.2 allows a trap that a key the page names lets out: the walk
+/// presses the keys a page names in a sentence about leaving, and Escape in
+/// a modal dialog, from inside the trap. A key that frees focus passes; a
+/// trap whose page names no key, or whose named key does not free it, or a
+/// modal dialog Escape does not close, fails with the reason in its data.
+#[tokio::test]
+async fn the_walk_presses_the_keys_a_page_names_to_leave_a_trap() {
+    let site = Server::start().await;
+    site.set(
+        "/",
+        html("<!doctype html><html lang=\"en\"><head><title>Index</title></head><body><h1>Index</h1><a href=\"/named\">named</a> <a href=\"/unnamed\">unnamed</a> <a href=\"/wrong\">wrong</a> <a href=\"/modal\">modal</a> <a href=\"/stuck\">stuck</a></body></html>"),
+    );
+    site.set(
+        "/named",
+        html(&exit_key_page(
+            "In the editor, press Ctrl+M to leave it.",
+            "m",
+        )),
+    );
+    site.set("/unnamed", html(&exit_key_page("Write your text.", "m")));
+    site.set(
+        "/wrong",
+        html(&exit_key_page(
+            "In the editor, press Ctrl+M to leave it.",
+            "k",
+        )),
+    );
+    site.set("/modal", html(&modal_page(true)));
+    site.set("/stuck", html(&modal_page(false)));
+    let report = scanner(&["keyboard-trap"])
+        .render(true)
+        .build()
+        .unwrap()
+        .scan(&site.url("/"))
+        .await
+        .unwrap();
+    let origin = format!("http://127.0.0.1:{}", site.port);
+    let mut got: Vec<(String, String, String)> = report
+        .findings
+        .iter()
+        .filter(|f| f.rule_id == "keyboard-trap")
+        .map(|f| {
+            let reason = f
+                .data
+                .as_ref()
+                .and_then(|d| d.get("reason"))
+                .and_then(|r| r.as_str())
+                .unwrap_or("")
+                .to_string();
+            (
+                f.page_url.trim_start_matches(&origin).to_string(),
+                format!("{:?}", f.outcome),
+                reason,
+            )
+        })
+        .collect();
+    got.sort();
+    got.dedup();
+    let row = |p: &str, o: &str, r: &str| (p.to_string(), o.to_string(), r.to_string());
+    // On the two pages whose trap no key frees, the link after the trap
+    // cannot keep focus (the trap's blur handler takes it back), so the
+    // walk cannot judge it: a review item there, not a pass. On `/named`
+    // the documented key frees the trap and that link is walked again.
+    assert_eq!(
+        got,
+        vec![
+            row("/stuck", "Failed", "modal-dialog"),
+            row("/unnamed", "CantTell", "walk-incomplete"),
+            row("/unnamed", "Failed", "no-instructions"),
+            row("/wrong", "CantTell", "walk-incomplete"),
+            row("/wrong", "Failed", "exit-fails"),
+        ],
+        "{:#?}",
+        report.findings
+    );
+    assert!(
+        report.pages.iter().all(|p| p.error.is_none()),
+        "{:?}",
+        report.pages
+    );
+}
+
 fn s_set_pages(site: &Server) {
     site.set(
         "/",

@@ -779,9 +779,21 @@ impl RenderSession {
         *lock(&tab.state.job) = Some(job);
         tab.state.loaded.send_replace(None);
         let started = Instant::now();
-        let nav = conn
+        let mut nav = conn
             .call(s, "Page.navigate", json!({"url": url}), t)
             .await?;
+        // `net::ERR_ABORTED` means another navigation of the tab took over
+        // ours: one the last page started late (the default action of a key
+        // or click of the keyboard walk landing after it), never this page.
+        // The tab is ours again once that one is done, so ask once more.
+        if nav.get("errorText").and_then(Value::as_str) == Some("net::ERR_ABORTED") {
+            tracing::debug!(url, "navigation aborted by another; navigating again");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            tab.state.loaded.send_replace(None);
+            nav = conn
+                .call(s, "Page.navigate", json!({"url": url}), t)
+                .await?;
+        }
         if let Some(err) = nav.get("errorText").and_then(Value::as_str) {
             return Err(BrowserError::Navigation(err.to_string()));
         }
@@ -819,8 +831,20 @@ impl RenderSession {
         phases.lap(Phase::Reflow);
         let interaction = if self.interaction {
             let mut first_press = None;
-            let walked =
+            let mut walked =
                 interact::walk_page(&conn, &tab.session, &tab.target, t, &mut first_press).await;
+            // A walk that failed on its own (not a hung or crashed tab) is
+            // tried once more: an answer lost under load would otherwise
+            // leave the whole page "not checked" for the keyboard rules.
+            if let Err(e) = &walked {
+                if !matches!(e, BrowserError::Timeout { .. } | BrowserError::Crashed) {
+                    tracing::debug!(error = %e, "the keyboard walk failed; walking again");
+                    first_press = None;
+                    walked =
+                        interact::walk_page(&conn, &tab.session, &tab.target, t, &mut first_press)
+                            .await;
+                }
+            }
             phases.split(Phase::WalkSetup, first_press, Phase::Walk);
             match walked {
                 Ok(mut walk) => {

@@ -5,7 +5,8 @@ use ego_tree::NodeId;
 use scraper::ElementRef;
 
 use crate::repeated::{
-    activation_of, blocks_before_main, layout, needs_bypass, scripted_controls, Block, Layout,
+    activation_of, blocks_before_main, heading_reaches_main, landmark_reaches_main, layout,
+    needs_bypass, scripted_controls, skip_link_target, Block, Layout,
 };
 use crate::structure::{ancestors, is_html, page_is_html, AncestorMemo};
 use crate::{Category, Check, Impact, PageContext, Rule, RuleMeta, Visits};
@@ -51,6 +52,12 @@ when every control was activated. Moving a block off the screen, or only
 setting `aria-hidden` on it, hides it from one group of users only and does
 not count. A page with no control at all fails in both modes.
 
+The rule says nothing on a page that has another way past the blocks: a
+`main` landmark, a heading or a skip link that reaches the page's own
+content (what `bypass` accepts). There a collapse control is a nicety, and
+a finding on the navigation of nearly every page would bury the ones that
+matter.
+
 ## Why it matters
 Keyboard and screen-reader users who can fold the navigation away reach the
 page's own content without going through it on every page.
@@ -85,6 +92,17 @@ impl Rule for RepeatedBlockCollapsible {
         if !needs_bypass(l) {
             // ACT: no repeated block before the page's own content passes.
             cx.pass();
+            return;
+        }
+        // Another way past the blocks (a main landmark, a heading or a skip
+        // link that reaches the page's own content; see `bypass`) already
+        // meets WCAG 2.4.1. Folding the blocks away is then a nicety, and a
+        // finding on the navigation of nearly every page of a site would
+        // bury the findings that matter, so the rule says nothing there.
+        if landmark_reaches_main(page, l)
+            || heading_reaches_main(page, l)
+            || skip_link_target(page, l).is_some()
+        {
             return;
         }
         let controls = scripted_controls(page, l);
@@ -231,10 +249,15 @@ mod tests {
             ])
             .fail(&[
                 ("nav", r#"<nav><a href=/>Home</a> <a href=/s>Shop</a></nav><div><p>Welcome</p></div>"#),
-                // A landmark or a skip link bypasses, but does not collapse.
-                ("nav", r#"<a href=#m>Skip</a><nav><a href=/>Home</a></nav><main id=m><p>Welcome</p></main>"#),
                 // The summary is inside the block: the rest stays.
                 ("nav", r#"<nav><details open><summary>More</summary><a href=/a>A</a></details><a href=/>Home</a></nav><div><p>Welcome</p></div>"#),
+            ])
+            // Another way past the block (a skip link, a main landmark, a
+            // heading): the rule says nothing.
+            .inapplicable(&[
+                r#"<a href=#m>Skip</a><nav><a href=/>Home</a></nav><main id=m><p>Welcome</p></main>"#,
+                r#"<nav><a href=/>Home</a> <a href=/s>Shop</a></nav><main><p>Welcome</p></main>"#,
+                r#"<nav><a href=/>Home</a> <a href=/s>Shop</a></nav><div><h1>Shop</h1><p>Welcome</p></div>"#,
             ])
             .cant_tell(&[
                 ("a", r##"<a href="#" onclick="toggleHidden('nav')">Toggle menu</a><nav id=nav><a href=/>Home</a></nav><div><p>Welcome</p></div>"##),
