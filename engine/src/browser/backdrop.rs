@@ -38,7 +38,7 @@ use sitescan_rules::rendered::{MeasuredBackdrop, RenderedFacts, STAMP_ATTR};
 use tokio::time::Instant;
 
 use super::cdp::Connection;
-use super::screenshot::{capture, decode};
+use super::picture::{capture, decode};
 use super::BrowserError;
 
 /// Most elements whose backdrop is measured on one page. Each costs two
@@ -68,6 +68,9 @@ pub const MAX_PIXELS: f64 = 262_144.0;
 
 /// No new element is measured after this long on one page.
 pub const TIME_BUDGET: Duration = Duration::from_secs(5);
+/// Most bytes one decoded backdrop picture may take: RGBA of
+/// [`MAX_PIXELS`], with room for a device scale of 2.
+const MAX_DECODED_BYTES: usize = MAX_PIXELS as usize * 4 * 4;
 
 /// The attribute that hides the measured element's text (`hide`), or keeps
 /// transitions off while its colour comes back (`keep`).
@@ -341,7 +344,7 @@ async fn measure_in(
                 timeout,
             )
             .await?;
-            let Some((pixels, info)) = decode(&png) else {
+            let Some((pixels, info)) = decode(&png, MAX_DECODED_BYTES) else {
                 continue;
             };
             let channels = match info.color_type {

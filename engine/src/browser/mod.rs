@@ -50,6 +50,7 @@ pub mod interact;
 pub mod intercept;
 pub mod launch;
 pub mod metrics;
+pub(crate) mod picture;
 pub mod pool;
 pub mod reflow;
 pub mod screenshot;

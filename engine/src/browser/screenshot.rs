@@ -19,17 +19,15 @@
 //! [`crate::config::ScreenshotOptions`] ([`ShotBudget`]). Pictures past the
 //! scan's cap are not taken, and the report's notes say how many.
 
-use std::io::Cursor;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use base64::Engine as _;
 use bytes::Bytes;
 use serde_json::{json, Value};
 use sitescan_rules::{Finding, Outcome, Scope};
 
-use super::cdp::Connection;
+use super::picture::{capture, decode};
 use super::pool::HeldTab;
 use super::BrowserError;
 use crate::config::ScreenshotOptions;
@@ -298,37 +296,6 @@ async fn shoot_in(
     Ok(budget.admit("thumb", "image/jpeg", jpeg))
 }
 
-/// `Page.captureScreenshot` of `clip` (document coordinates, CSS pixels).
-pub(crate) async fn capture(
-    conn: &Connection,
-    session: &str,
-    clip: [f64; 4],
-    format: &str,
-    quality: Option<u8>,
-    scale: f64,
-    timeout: Duration,
-) -> Result<Vec<u8>, BrowserError> {
-    let mut params = json!({
-        "format": format,
-        "clip": {"x": clip[0], "y": clip[1], "width": clip[2], "height": clip[3], "scale": scale},
-        "captureBeyondViewport": true,
-        "fromSurface": true,
-    });
-    if let Some(q) = quality {
-        params["quality"] = json!(q);
-    }
-    let shot = conn
-        .call(Some(session), "Page.captureScreenshot", params, timeout)
-        .await?;
-    let data = shot
-        .get("data")
-        .and_then(Value::as_str)
-        .ok_or_else(|| BrowserError::Protocol("no screenshot data".into()))?;
-    base64::engine::general_purpose::STANDARD
-        .decode(data)
-        .map_err(|e| BrowserError::Protocol(format!("screenshot data: {e}")))
-}
-
 /// Where an element's picture is cut and where its highlight goes.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Plan {
@@ -367,7 +334,7 @@ impl Plan {
 /// picture of the plan's clip) and encodes it again; `None` when the picture
 /// cannot be read.
 pub(crate) fn highlight(png: &[u8], plan: &Plan) -> Option<Vec<u8>> {
-    let (mut pixels, info) = decode(png)?;
+    let (mut pixels, info) = decode(png, MAX_DECODED_BYTES)?;
     let channels = match info.color_type {
         png::ColorType::Rgb => 3,
         png::ColorType::Rgba => 4,
@@ -394,23 +361,6 @@ pub(crate) fn highlight(png: &[u8], plan: &Plan) -> Option<Vec<u8>> {
         writer.finish().ok()?;
     }
     Some(out)
-}
-
-/// Decodes one of the browser's PNG pictures to 8-bit samples (at most
-/// [`MAX_DECODED_BYTES`]); `None` when it cannot be read.
-pub(crate) fn decode(png: &[u8]) -> Option<(Vec<u8>, png::OutputInfo)> {
-    let mut decoder = png::Decoder::new_with_limits(
-        Cursor::new(png),
-        png::Limits {
-            bytes: MAX_DECODED_BYTES,
-        },
-    );
-    decoder.set_transformations(png::Transformations::normalize_to_color8());
-    let mut reader = decoder.read_info().ok()?;
-    let mut pixels = vec![0; reader.output_buffer_size()?];
-    let info = reader.next_frame(&mut pixels).ok()?;
-    pixels.truncate(info.buffer_size());
-    Some((pixels, info))
 }
 
 /// Colours a [`RING`]-wide frame around `element` (`[left, top, right,
