@@ -419,8 +419,8 @@ impl RenderSession {
         }
         lock(&self.idle).clear();
         *slot = None;
-        let browser = browser().await?;
-        let r = browser
+        let mut current = browser().await?;
+        let mut r = current
             .conn()
             .call(
                 None,
@@ -428,7 +428,25 @@ impl RenderSession {
                 json!({}),
                 self.call_timeout,
             )
-            .await?;
+            .await;
+        // The browser died after it was judged usable, before its death was
+        // seen (a wrapper script can hold its pipe open a moment longer): the
+        // scan asks for a new one once, which starts it or says why not.
+        if matches!(r, Err(BrowserError::Crashed)) {
+            current.broken.store(true, Ordering::SeqCst);
+            current = browser().await?;
+            r = current
+                .conn()
+                .call(
+                    None,
+                    "Target.createBrowserContext",
+                    json!({}),
+                    self.call_timeout,
+                )
+                .await;
+        }
+        let browser = current;
+        let r = r?;
         let id = r
             .get("browserContextId")
             .and_then(Value::as_str)
