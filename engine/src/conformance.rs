@@ -249,6 +249,21 @@ pub struct ConformanceReport {
     pub cases_untested_script: usize,
     /// Published figures of other tools (empty when `implementations.json` is absent).
     pub peers: Vec<PeerTotals>,
+    /// The examples rendered a second time, alone ([`run_render`] only).
+    #[serde(default)]
+    pub second_looks: SecondLooks,
+}
+
+/// The examples [`run_render`] rendered a second time with no other tab
+/// running, because the first render's verdict was wrong or cant-tell. The
+/// report holds the second verdict; these say how many there were and which
+/// changed, so a verdict that depends on the machine's load shows.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct SecondLooks {
+    /// Examples rendered again.
+    pub examples: usize,
+    /// Each example whose verdict changed: `rule/file: first -> second`.
+    pub changed: Vec<String>,
 }
 
 impl ConformanceReport {
@@ -497,6 +512,7 @@ impl Prepared {
             cases_run,
             cases_untested_script,
             peers,
+            second_looks: SecondLooks::default(),
         })
     }
 }
@@ -733,6 +749,20 @@ pub fn render_text(report: &ConformanceReport) -> String {
         "{} examples run, {} of them need a script (not judged)",
         report.cases_run, report.cases_untested_script
     );
+    if report.rendered {
+        let looks = &report.second_looks;
+        let _ = writeln!(
+            s,
+            "{} examples with a wrong or cant-tell verdict rendered again alone; {} verdicts changed{}",
+            looks.examples,
+            looks.changed.len(),
+            if looks.changed.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", looks.changed.join(", "))
+            }
+        );
+    }
     if !report.peers.is_empty() {
         let _ = writeln!(s);
         let _ = writeln!(

@@ -82,6 +82,30 @@ async fn act_floor_rules_stay_consistent_in_the_browser() {
         inconsistent.is_empty(),
         "inconsistent in the browser: {inconsistent:?}"
     );
+    // Every HTML example still wrong or cant-tell was looked at twice, and so
+    // was every one the second look turned right.
+    let still_open = report
+        .rules
+        .iter()
+        .filter(|r| !r.mapped.is_empty())
+        .flat_map(|r| &r.cases)
+        .filter(|c| {
+            c.file.ends_with(".html")
+                && matches!(c.verdict, CaseVerdict::Wrong | CaseVerdict::CantTell)
+        })
+        .count();
+    let turned_right = report
+        .second_looks
+        .changed
+        .iter()
+        .filter(|c| c.ends_with("-> Correct"))
+        .count();
+    assert_eq!(
+        report.second_looks.examples,
+        still_open + turned_right,
+        "second looks: {:?}",
+        report.second_looks.changed
+    );
 }
 
 fn check_floor(report: &conformance::ConformanceReport, floor: &[String]) {
