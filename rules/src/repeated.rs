@@ -296,6 +296,22 @@ pub fn skip_link_target<'a>(cx: &'a PageContext<'_>, layout: &Layout) -> Option<
     link.and_then(|node| cx.element(node))
 }
 
+/// Whether the page has a way past its repeated blocks that needs no script:
+/// an exposed landmark holding its own content ([`landmark_reaches_main`]), a
+/// heading in its own content ([`heading_reaches_main`]) or a skip link whose
+/// target is just before it ([`skip_link_target`]). What `bypass` accepts
+/// before it looks at scripted controls, and what makes
+/// `repeated-block-collapsible` say nothing.
+///
+/// The mechanisms are asked in that order and the first that answers ends the
+/// question (the skip link one is the costliest). Meaningful only when
+/// [`needs_bypass`] holds; callers ask that first.
+pub fn other_way_past(cx: &PageContext<'_>, layout: &Layout) -> bool {
+    landmark_reaches_main(cx, layout)
+        || heading_reaches_main(cx, layout)
+        || skip_link_target(cx, layout).is_some()
+}
+
 /// Event handler attributes through which activating a control (click, key or
 /// pointer) runs a script.
 const ACTIVATION_HANDLERS: &[&str] = &[

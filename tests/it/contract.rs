@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::{Days, SubsecRound, Utc};
+use chrono::{Days, NaiveDate, SubsecRound, Utc};
 use serde_json::Value;
 use sitescan_daemon::api::auth::new_key;
 use sitescan_daemon::api::views::ScanView;
@@ -26,6 +26,11 @@ fn account(plan: Plan) -> Account {
         plan,
         created_at: Utc::now(),
     }
+}
+
+/// A new account of `plan` (see [`account`]), as `store` created it.
+async fn new_account(store: &Arc<dyn Store>, plan: Plan) -> Account {
+    store.create_account(account(plan)).await.unwrap()
 }
 
 fn site(account_id: &str) -> Site {
@@ -53,10 +58,7 @@ pub fn scan(site: &Site) -> Scan {
 
 /// Accounts and keys: hashes find keys, revocation and usage are recorded.
 pub async fn accounts_and_keys(store: Arc<dyn Store>) {
-    let acc = store
-        .create_account(account(Plan::Professional))
-        .await
-        .unwrap();
+    let acc = new_account(&store, Plan::Professional).await;
     assert_eq!(store.account(&acc.id).await.unwrap(), Some(acc.clone()));
     assert_eq!(store.account("acc_missing").await.unwrap(), None);
 
@@ -128,14 +130,8 @@ pub async fn accounts_and_keys(store: Arc<dyn Store>) {
 
 /// Sites: tenancy on every lookup, deletion.
 pub async fn sites(store: Arc<dyn Store>) {
-    let a = store
-        .create_account(account(Plan::Enterprise))
-        .await
-        .unwrap();
-    let b = store
-        .create_account(account(Plan::Enterprise))
-        .await
-        .unwrap();
+    let a = new_account(&store, Plan::Enterprise).await;
+    let b = new_account(&store, Plan::Enterprise).await;
     let s1 = store.create_site(site(&a.id)).await.unwrap();
     let s2 = store.create_site(site(&a.id)).await.unwrap();
     assert!(matches!(
@@ -204,10 +200,7 @@ pub async fn sites(store: Arc<dyn Store>) {
 
 /// The daily quota holds under concurrency: 20 racing creations, limit 2.
 pub async fn quota_is_atomic(store: Arc<dyn Store>) {
-    let a = store
-        .create_account(account(Plan::Professional))
-        .await
-        .unwrap();
+    let a = new_account(&store, Plan::Professional).await;
     let s = store.create_site(site(&a.id)).await.unwrap();
     let day = Utc::now().date_naive();
     let mut tasks = Vec::new();
@@ -243,14 +236,8 @@ pub async fn quota_is_atomic(store: Arc<dyn Store>) {
 /// A scan's life: queued -> running -> completed, cancel rules, report,
 /// re-delivery, listing newest first with a cursor.
 pub async fn scan_lifecycle(store: Arc<dyn Store>) {
-    let a = store
-        .create_account(account(Plan::Enterprise))
-        .await
-        .unwrap();
-    let b = store
-        .create_account(account(Plan::Enterprise))
-        .await
-        .unwrap();
+    let a = new_account(&store, Plan::Enterprise).await;
+    let b = new_account(&store, Plan::Enterprise).await;
     let s = store.create_site(site(&a.id)).await.unwrap();
     let day = Utc::now().date_naive();
     let first = store
@@ -413,16 +400,7 @@ pub async fn scan_lifecycle(store: Arc<dyn Store>) {
         b"{\"ok\":1}"
     );
     // Finishing twice changes nothing; starting a finished scan is refused.
-    let again = store
-        .finish_scan(
-            &first.id,
-            ScanOutcome::Failed {
-                error: "late".into(),
-            },
-            Utc::now(),
-        )
-        .await
-        .unwrap();
+    let again = fail_scan(&store, &first.id, "late").await;
     assert_eq!(again.status, ScanStatus::Completed);
     assert_eq!(store.start_scan(&first.id, Utc::now()).await.unwrap(), None);
     assert!(matches!(
@@ -467,15 +445,7 @@ pub async fn scan_lifecycle(store: Arc<dyn Store>) {
     );
 
     // Canceled while running: progress reports it, the outcome is dropped.
-    let third = store
-        .create_scan_if_quota(scan(&s), day, None)
-        .await
-        .unwrap();
-    store
-        .start_scan(&third.id, Utc::now())
-        .await
-        .unwrap()
-        .unwrap();
+    let third = started_scan(&store, &s, day).await;
     store
         .cancel_scan(&a.id, &third.id, Utc::now())
         .await
@@ -484,14 +454,7 @@ pub async fn scan_lifecycle(store: Arc<dyn Store>) {
         store.update_progress(&third.id, progress).await.unwrap(),
         ScanStatus::Canceled
     );
-    let kept = store
-        .finish_scan(
-            &third.id,
-            ScanOutcome::Failed { error: "x".into() },
-            Utc::now(),
-        )
-        .await
-        .unwrap();
+    let kept = fail_scan(&store, &third.id, "x").await;
     assert_eq!(kept.status, ScanStatus::Canceled);
     assert_eq!(store.report(&third.id).await.unwrap(), None);
 
@@ -811,14 +774,8 @@ pub async fn render_lane(plain: Arc<dyn Queue>, renderer: Arc<dyn Queue>) {
 /// Webhooks (tenancy, replace, delete) and the delivery outbox (claims take
 /// due deliveries once, a lease ends, finished deliveries leave the outbox).
 pub async fn webhooks_and_outbox(store: Arc<dyn Store>) {
-    let acc = store
-        .create_account(account(Plan::Enterprise))
-        .await
-        .unwrap();
-    let other = store
-        .create_account(account(Plan::Enterprise))
-        .await
-        .unwrap();
+    let acc = new_account(&store, Plan::Enterprise).await;
+    let other = new_account(&store, Plan::Enterprise).await;
     let now = Utc::now();
     let hook = Webhook {
         id: new_id("wh").unwrap(),
@@ -936,10 +893,7 @@ pub async fn webhooks_and_outbox(store: Arc<dyn Store>) {
 /// expiry, touch and deletion.
 pub async fn users_and_sessions(store: Arc<dyn Store>) {
     use sitescan_daemon::store::{PasswordToken, Session, User};
-    let acc = store
-        .create_account(account(Plan::Professional))
-        .await
-        .unwrap();
+    let acc = new_account(&store, Plan::Professional).await;
     let now = Utc::now();
     let email = format!("{}@Example.com", new_id("ann").unwrap());
     let user = User {
@@ -1257,14 +1211,8 @@ fn types(events: &[(Delivery, Value)]) -> Vec<String> {
 /// time fixed at the transition. Run after `webhooks_and_outbox` (it claims
 /// the whole outbox).
 pub async fn transitions_write_their_events(store: Arc<dyn Store>) {
-    let acc = store
-        .create_account(account(Plan::Enterprise))
-        .await
-        .unwrap();
-    let other = store
-        .create_account(account(Plan::Enterprise))
-        .await
-        .unwrap();
+    let acc = new_account(&store, Plan::Enterprise).await;
+    let other = new_account(&store, Plan::Enterprise).await;
     let s = store.create_site(site(&acc.id)).await.unwrap();
     let s2 = store.create_site(site(&acc.id)).await.unwrap();
     let all = hook(&acc.id, &[], None, true);
@@ -1313,14 +1261,7 @@ pub async fn transitions_write_their_events(store: Arc<dyn Store>) {
         ["scan.queued", "scan.started", "scan.completed"]
     );
     // Calls that change nothing write no event.
-    store
-        .finish_scan(
-            &first.id,
-            ScanOutcome::Failed { error: "x".into() },
-            Utc::now(),
-        )
-        .await
-        .unwrap();
+    fail_scan(&store, &first.id, "x").await;
     assert_eq!(store.start_scan(&first.id, Utc::now()).await.unwrap(), None);
     assert!(store
         .cancel_scan(&acc.id, &first.id, Utc::now())
@@ -1346,25 +1287,8 @@ pub async fn transitions_write_their_events(store: Arc<dyn Store>) {
         .cancel_scan(&acc.id, &second.id, Utc::now())
         .await
         .unwrap();
-    let third = store
-        .create_scan_if_quota(scan(&s), day, None)
-        .await
-        .unwrap();
-    store
-        .start_scan(&third.id, Utc::now())
-        .await
-        .unwrap()
-        .unwrap();
-    let failed = store
-        .finish_scan(
-            &third.id,
-            ScanOutcome::Failed {
-                error: "host unreachable".into(),
-            },
-            Utc::now(),
-        )
-        .await
-        .unwrap();
+    let third = started_scan(&store, &s, day).await;
+    let failed = fail_scan(&store, &third.id, "host unreachable").await;
     assert_last_event(&store, &all, "scan.failed", &failed).await;
     assert_eq!(
         events_of(&store, &all).await.last().unwrap().1["data"]["error"],
@@ -1478,10 +1402,7 @@ pub async fn transitions_write_their_events(store: Arc<dyn Store>) {
 /// page, is given back to its day's count (once); one that worked is not.
 pub async fn quota_refunds(store: Arc<dyn Store>) {
     use sitescan_daemon::store::ScanOutcome;
-    let a = store
-        .create_account(account(Plan::Professional))
-        .await
-        .unwrap();
+    let a = new_account(&store, Plan::Professional).await;
     let s = store.create_site(site(&a.id)).await.unwrap();
     let day = Utc::now().date_naive();
     let used = || {
@@ -1584,16 +1505,8 @@ pub async fn idempotency_keys(store: Arc<dyn Store>) {
     use sitescan_daemon::store::{
         IdempotencyClaim, IdempotencyRecord, KeptResponse, IDEMPOTENCY_LEASE, MAX_IDEMPOTENCY_KEYS,
     };
-    let a = store
-        .create_account(account(Plan::Enterprise))
-        .await
-        .unwrap()
-        .id;
-    let b = store
-        .create_account(account(Plan::Enterprise))
-        .await
-        .unwrap()
-        .id;
+    let a = new_account(&store, Plan::Enterprise).await.id;
+    let b = new_account(&store, Plan::Enterprise).await.id;
     let t0 = Utc::now();
     let rec = |fingerprint: &str, at: chrono::DateTime<Utc>| IdempotencyRecord {
         fingerprint: fingerprint.to_string(),
@@ -1685,11 +1598,7 @@ pub async fn idempotency_keys(store: Arc<dyn Store>) {
     );
 
     // The cap: the oldest keys go first; the account's other keys stay.
-    let c = store
-        .create_account(account(Plan::Enterprise))
-        .await
-        .unwrap()
-        .id;
+    let c = new_account(&store, Plan::Enterprise).await.id;
     let at = |i: usize| t0 + chrono::Duration::milliseconds(i as i64);
     for i in 0..MAX_IDEMPOTENCY_KEYS + 5 {
         let key = format!("c{i}");
@@ -1731,25 +1640,14 @@ pub async fn idempotency_keys(store: Arc<dyn Store>) {
 /// write (the same file again) stores the report once.
 pub async fn reports_in_chunks(store: Arc<dyn Store>) {
     use sitescan_daemon::store::REPORT_CHUNK;
-    let a = store
-        .create_account(account(Plan::Enterprise))
-        .await
-        .unwrap();
+    let a = new_account(&store, Plan::Enterprise).await;
     let s = store.create_site(site(&a.id)).await.unwrap();
     let day = Utc::now().date_naive();
     let bytes: Vec<u8> = (0..REPORT_CHUNK * 2 + 17)
         .map(|i| b'a' + (i % 26) as u8)
         .collect();
     let file = ReportFile::from_bytes(&bytes).unwrap();
-    let done = store
-        .create_scan_if_quota(scan(&s), day, None)
-        .await
-        .unwrap();
-    store
-        .start_scan(&done.id, Utc::now())
-        .await
-        .unwrap()
-        .unwrap();
+    let done = started_scan(&store, &s, day).await;
     let summary = ScanSummary {
         pages_fetched: 2,
         ..Default::default()
@@ -1778,15 +1676,7 @@ pub async fn reports_in_chunks(store: Arc<dyn Store>) {
     assert_eq!(store.report_chunk("scan_missing", 0).await.unwrap(), None);
 
     // Canceled while running: the report that comes after is dropped.
-    let canceled = store
-        .create_scan_if_quota(scan(&s), day, None)
-        .await
-        .unwrap();
-    store
-        .start_scan(&canceled.id, Utc::now())
-        .await
-        .unwrap()
-        .unwrap();
+    let canceled = started_scan(&store, &s, day).await;
     store
         .cancel_scan(&a.id, &canceled.id, Utc::now())
         .await
@@ -1800,15 +1690,7 @@ pub async fn reports_in_chunks(store: Arc<dyn Store>) {
     assert_eq!(store.report_chunk(&canceled.id, 0).await.unwrap(), None);
 
     // An empty report is one empty chunk, not a missing report.
-    let empty = store
-        .create_scan_if_quota(scan(&s), day, None)
-        .await
-        .unwrap();
-    store
-        .start_scan(&empty.id, Utc::now())
-        .await
-        .unwrap()
-        .unwrap();
+    let empty = started_scan(&store, &s, day).await;
     store
         .finish_scan(
             &empty.id,
@@ -1911,14 +1793,8 @@ fn schedule(acc: &str, site: &str, next: Option<chrono::DateTime<Utc>>) -> Sched
 /// racers, none after the run moved), outcomes of stale runs dropped, updates
 /// that keep the run record, removal.
 pub async fn schedules(store: Arc<dyn Store>) {
-    let a = store
-        .create_account(account(Plan::Enterprise))
-        .await
-        .unwrap();
-    let b = store
-        .create_account(account(Plan::Enterprise))
-        .await
-        .unwrap();
+    let a = new_account(&store, Plan::Enterprise).await;
+    let b = new_account(&store, Plan::Enterprise).await;
     let site_a = store.create_site(site(&a.id)).await.unwrap();
     let site_b = store.create_site(site(&b.id)).await.unwrap();
     let now = Utc::now().trunc_subsecs(3);
@@ -2121,6 +1997,37 @@ pub async fn schedules(store: Arc<dyn Store>) {
     assert!(store.delete_schedule(&b.id, &other.id).await.unwrap());
 }
 
+/// A scan of `site` created on `day` (no daily limit) and started at once,
+/// as it was created (queued).
+async fn started_scan(store: &Arc<dyn Store>, site: &Site, day: NaiveDate) -> Scan {
+    let created = store
+        .create_scan_if_quota(scan(site), day, None)
+        .await
+        .unwrap();
+    store
+        .start_scan(&created.id, Utc::now())
+        .await
+        .unwrap()
+        .unwrap();
+    created
+}
+
+/// Finishes scan `id` as failed with `error`: the scan as the store then
+/// has it (still finished as before, or canceled, when the failure came
+/// late).
+async fn fail_scan(store: &Arc<dyn Store>, id: &str, error: &str) -> Scan {
+    store
+        .finish_scan(
+            id,
+            ScanOutcome::Failed {
+                error: error.into(),
+            },
+            Utc::now(),
+        )
+        .await
+        .unwrap()
+}
+
 /// Pictures of a render scan whose lifetime [`pictures_follow_the_report`]
 /// checks: `(id, bytes)`.
 fn pictures(shots: &[(&str, &[u8])]) -> sitescan_engine::report::Screenshots {
@@ -2153,24 +2060,9 @@ pub struct PicturesLeft {
 pub async fn pictures_follow_the_report(store: Arc<dyn Store>) -> PicturesLeft {
     const PNG: &[u8] = b"\x89PNG\r\n\x1a\nelement";
     const JPEG: &[u8] = b"\xFF\xD8\xFFthumbnail";
-    let a = store
-        .create_account(account(Plan::Enterprise))
-        .await
-        .unwrap();
+    let a = new_account(&store, Plan::Enterprise).await;
     let s = store.create_site(site(&a.id)).await.unwrap();
     let day = Utc::now().date_naive();
-    let started = |store: Arc<dyn Store>, s: Site| async move {
-        let scan = store
-            .create_scan_if_quota(scan(&s), day, None)
-            .await
-            .unwrap();
-        store
-            .start_scan(&scan.id, Utc::now())
-            .await
-            .unwrap()
-            .unwrap();
-        scan.id
-    };
     let completed = |shots: &[(&str, &[u8])]| ScanOutcome::Completed {
         summary: ScanSummary {
             pages_fetched: 1,
@@ -2181,7 +2073,7 @@ pub async fn pictures_follow_the_report(store: Arc<dyn Store>) -> PicturesLeft {
     };
 
     // Completed: the pictures are there with the report.
-    let done = started(store.clone(), s.clone()).await;
+    let done = started_scan(&store, &s, day).await.id;
     let first = completed(&[("shot-1", PNG), ("thumb-2", JPEG)]);
     let scan = store.finish_scan(&done, first, Utc::now()).await.unwrap();
     assert_eq!(scan.status, ScanStatus::Completed);
@@ -2204,17 +2096,8 @@ pub async fn pictures_follow_the_report(store: Arc<dyn Store>) -> PicturesLeft {
 
     // Failed: no pictures (a failed outcome carries none, and a failure
     // leaves none behind).
-    let failed = started(store.clone(), s.clone()).await;
-    let scan = store
-        .finish_scan(
-            &failed,
-            ScanOutcome::Failed {
-                error: "the browser could not start".into(),
-            },
-            Utc::now(),
-        )
-        .await
-        .unwrap();
+    let failed = started_scan(&store, &s, day).await.id;
+    let scan = fail_scan(&store, &failed, "the browser could not start").await;
     assert_eq!(scan.status, ScanStatus::Failed);
     // A late completion of the failed scan (its worker's lease was lost):
     // dropped, pictures and all.
@@ -2227,7 +2110,7 @@ pub async fn pictures_follow_the_report(store: Arc<dyn Store>) -> PicturesLeft {
 
     // Canceled while its worker finished: the completion is dropped with
     // its pictures.
-    let canceled = started(store.clone(), s.clone()).await;
+    let canceled = started_scan(&store, &s, day).await.id;
     store
         .cancel_scan(&a.id, &canceled, Utc::now())
         .await

@@ -596,12 +596,7 @@ async fn serve_with_redis_serves_metrics() {
         .unwrap();
     let v: serde_json::Value = serde_json::from_str(&line).unwrap();
     let base = v["listening"].as_str().unwrap().to_string();
-    let body = reqwest::get(format!("{base}/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let body = metrics_text(&base).await;
     assert!(
         body.contains("sitescan_queue_depth{priority=\"normal\"} 2\n"),
         "{body}"
@@ -649,6 +644,58 @@ impl Drop for ApiProcess {
     }
 }
 
+/// A key of `account` (the `ci` key, valid for a day) stored in `store`: its
+/// secret, for the `X-API-Key` header.
+async fn ci_key(store: &RedisBackend, account: &str) -> String {
+    let (key, secret, hash) = sitescan_daemon::api::auth::new_key(
+        account,
+        "ci",
+        None,
+        chrono::Duration::days(1),
+        Utc::now(),
+    )
+    .unwrap();
+    store.create_key(key, &hash).await.unwrap();
+    secret
+}
+
+/// The `data` of `GET /api/v1/scans/{id}` on the API at `base`, which must
+/// answer 200.
+async fn scan_view(
+    client: &reqwest::Client,
+    base: &str,
+    secret: &str,
+    id: String,
+) -> serde_json::Value {
+    let r = client
+        .get(format!("{base}/api/v1/scans/{id}"))
+        .header("X-API-Key", secret)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    r.json::<serde_json::Value>().await.unwrap()["data"].clone()
+}
+
+/// The text of the `/metrics` of the process at `base`.
+async fn metrics_text(base: &str) -> String {
+    reqwest::get(format!("{base}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+/// The `waiting_reason` the API gives a render scan while no render worker
+/// runs.
+fn no_render_worker() -> serde_json::Value {
+    serde_json::json!({
+        "code": "no_render_worker",
+        "message": "no worker that can render (sitescan worker --render) is running; the scan waits in the queue and starts once one does"
+    })
+}
+
 /// A fleet with a plain worker and, later, a `worker --render`, behind a
 /// `serve --redis`: the plain worker runs the static scan and never the
 /// render scan, which waits (the API says why: `waiting_reason`
@@ -677,15 +724,7 @@ async fn render_scans_go_only_to_render_workers_and_wait_visibly_for_one() {
         })
         .await
         .unwrap();
-    let (key, secret, hash) = sitescan_daemon::api::auth::new_key(
-        &acc.id,
-        "ci",
-        None,
-        chrono::Duration::days(1),
-        Utc::now(),
-    )
-    .unwrap();
-    store.create_key(key, &hash).await.unwrap();
+    let secret = ci_key(&store, &acc.id).await;
     let api = ApiProcess::start(&url, &guard.prefix);
     let client = reqwest::Client::new();
     let post = |site_id: String, config: serde_json::Value| {
@@ -704,34 +743,9 @@ async fn render_scans_go_only_to_render_workers_and_wait_visibly_for_one() {
             )
         }
     };
-    let get = |id: String| {
-        let (client, secret, base) = (client.clone(), secret.clone(), api.base.clone());
-        async move {
-            let r = client
-                .get(format!("{base}/api/v1/scans/{id}"))
-                .header("X-API-Key", secret)
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(r.status().as_u16(), 200);
-            r.json::<serde_json::Value>().await.unwrap()["data"].clone()
-        }
-    };
-    let metrics = || {
-        let base = api.base.clone();
-        async move {
-            reqwest::get(format!("{base}/metrics"))
-                .await
-                .unwrap()
-                .text()
-                .await
-                .unwrap()
-        }
-    };
-    let waiting = serde_json::json!({
-        "code": "no_render_worker",
-        "message": "no worker that can render (sitescan worker --render) is running; the scan waits in the queue and starts once one does"
-    });
+    let get = |id: String| scan_view(&client, &api.base, &secret, id);
+    let metrics = || metrics_text(&api.base);
+    let waiting = no_render_worker();
 
     let plain = Worker::start(
         &url,
@@ -802,22 +816,9 @@ async fn render_scans_go_only_to_render_workers_and_wait_visibly_for_one() {
     assert_eq!(app.count("/"), 0, "nobody fetched the render site yet");
 
     // A worker that renders comes: it runs the render scan in its browser.
-    let mut renderer = Worker::start_with_env(
-        &url,
-        &guard.prefix,
-        &["--concurrency", "1", "--render"],
-        &[("SITESCAN_CHROMIUM_NO_SANDBOX", "1")],
-        &tmp.path().join("render.log"),
-    );
-    let done = wait_scans(
-        &store,
-        std::slice::from_ref(&render_id),
-        Duration::from_secs(90),
-        |s| s.status.is_terminal(),
-    )
-    .await;
-    assert_eq!(done[0].status, ScanStatus::Completed, "{:?}", done[0].error);
-    assert_eq!(done[0].attempts, 1);
+    let mut renderer = render_worker(&url, &guard.prefix, None, &tmp.path().join("render.log"));
+    let done = wait_completed(&store, &render_id, Duration::from_secs(90)).await;
+    assert_eq!(done.attempts, 1);
     let shown = get(render_id.clone()).await;
     assert!(shown.get("waiting_reason").is_none(), "{shown}");
     assert_eq!(shown["config"]["render"], true);
@@ -898,6 +899,26 @@ fn fake_chromium(path: &Path, works_once: Option<&Path>) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
+/// A `worker --render` taking one scan at a time, logging to `log`: with the
+/// real browser (no sandbox: the tests may run as root), or with the
+/// executable `chromium` in its place.
+fn render_worker(url: &str, prefix: &str, chromium: Option<&Path>, log: &Path) -> Worker {
+    let mut env = vec![("SITESCAN_CHROMIUM_NO_SANDBOX", "1")];
+    if let Some(bin) = chromium {
+        env.insert(0, ("SITESCAN_CHROMIUM", bin.to_str().unwrap()));
+    }
+    Worker::start_with_env(url, prefix, &["--concurrency", "1", "--render"], &env, log)
+}
+
+/// Waits up to `within` for scan `id` to end, asserts that it completed
+/// (showing its error when not), and returns it.
+async fn wait_completed(store: &RedisBackend, id: &str, within: Duration) -> Scan {
+    let done = wait_scans(store, &[id.to_string()], within, |s| s.status.is_terminal()).await;
+    let done = done.into_iter().next().unwrap();
+    assert_eq!(done.status, ScanStatus::Completed, "{:?}", done.error);
+    done
+}
+
 /// Render workers whose browser fails leave render scans to the healthy
 /// ones. A `worker --render` whose browser cannot start at all (a
 /// `SITESCAN_CHROMIUM` that exits 1) never announces itself nor takes a
@@ -915,62 +936,30 @@ async fn render_workers_whose_browser_fails_leave_render_scans_to_healthy_ones()
     let app = crate::api_render::app_site(&tmp.path().join("app")).await;
     let store = backend(&url, &guard.prefix, Duration::from_secs(30), 3).await;
     let (acc, site) = tenant(&store, &app.url()).await;
-    let (key, secret, hash) = sitescan_daemon::api::auth::new_key(
-        &acc.id,
-        "ci",
-        None,
-        chrono::Duration::days(1),
-        Utc::now(),
-    )
-    .unwrap();
-    store.create_key(key, &hash).await.unwrap();
+    let secret = ci_key(&store, &acc.id).await;
     let api = ApiProcess::start(&url, &guard.prefix);
     let client = reqwest::Client::new();
-    let get = |id: String| {
-        let (client, secret, base) = (client.clone(), secret.clone(), api.base.clone());
-        async move {
-            let r = client
-                .get(format!("{base}/api/v1/scans/{id}"))
-                .header("X-API-Key", secret)
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(r.status().as_u16(), 200);
-            r.json::<serde_json::Value>().await.unwrap()["data"].clone()
-        }
-    };
+    let get = |id: String| scan_view(&client, &api.base, &secret, id);
     let render_workers = || {
         let base = api.base.clone();
         async move {
-            let m = reqwest::get(format!("{base}/metrics"))
-                .await
-                .unwrap()
-                .text()
-                .await
-                .unwrap();
+            let m = metrics_text(&base).await;
             m.lines()
                 .find_map(|l| l.strip_prefix("sitescan_render_workers "))
                 .unwrap_or_else(|| panic!("no render worker gauge in {m}"))
                 .to_string()
         }
     };
-    let waiting = serde_json::json!({
-        "code": "no_render_worker",
-        "message": "no worker that can render (sitescan worker --render) is running; the scan waits in the queue and starts once one does"
-    });
+    let waiting = no_render_worker();
     let log = |name: &str| std::fs::read_to_string(tmp.path().join(name)).unwrap_or_default();
 
     // A render worker whose browser cannot start.
     let broken_bin = tmp.path().join("broken-chromium");
     fake_chromium(&broken_bin, None);
-    let _broken = Worker::start_with_env(
+    let _broken = render_worker(
         &url,
         &guard.prefix,
-        &["--concurrency", "1", "--render"],
-        &[
-            ("SITESCAN_CHROMIUM", broken_bin.to_str().unwrap()),
-            ("SITESCAN_CHROMIUM_NO_SANDBOX", "1"),
-        ],
+        Some(&broken_bin),
         &tmp.path().join("broken.log"),
     );
     wait_for("the broken worker's probe", Duration::from_secs(30), || {
@@ -1023,14 +1012,10 @@ async fn render_workers_whose_browser_fails_leave_render_scans_to_healthy_ones()
     std::fs::write(&marker, "").unwrap();
     let flaky_bin = tmp.path().join("flaky-chromium");
     fake_chromium(&flaky_bin, Some(&marker));
-    let _flaky = Worker::start_with_env(
+    let _flaky = render_worker(
         &url,
         &guard.prefix,
-        &["--concurrency", "1", "--render"],
-        &[
-            ("SITESCAN_CHROMIUM", flaky_bin.to_str().unwrap()),
-            ("SITESCAN_CHROMIUM_NO_SANDBOX", "1"),
-        ],
+        Some(&flaky_bin),
         &tmp.path().join("flaky.log"),
     );
     wait_for(
@@ -1070,22 +1055,9 @@ async fn render_workers_whose_browser_fails_leave_render_scans_to_healthy_ones()
     assert_eq!(render_workers().await, "0");
 
     // A healthy render worker runs it.
-    let _healthy = Worker::start_with_env(
-        &url,
-        &guard.prefix,
-        &["--concurrency", "1", "--render"],
-        &[("SITESCAN_CHROMIUM_NO_SANDBOX", "1")],
-        &tmp.path().join("healthy.log"),
-    );
-    let done = wait_scans(
-        &store,
-        std::slice::from_ref(&id),
-        Duration::from_secs(120),
-        |s| s.status.is_terminal(),
-    )
-    .await;
-    assert_eq!(done[0].status, ScanStatus::Completed, "{:?}", done[0].error);
-    assert_eq!(done[0].attempts, 2);
+    let _healthy = render_worker(&url, &guard.prefix, None, &tmp.path().join("healthy.log"));
+    let done = wait_completed(&store, &id, Duration::from_secs(120)).await;
+    assert_eq!(done.attempts, 2);
     assert!(log("healthy.log").contains(&id));
     assert!(
         !log("broken.log").contains(&id),
@@ -1111,15 +1083,7 @@ async fn two_api_processes_share_the_quota_and_answer_503_while_redis_is_down() 
     let (acc, site) = fixture::tenant(&store, Plan::Professional, "http://127.0.0.1:9/")
         .await
         .unwrap();
-    let (key, secret, hash) = sitescan_daemon::api::auth::new_key(
-        &acc.id,
-        "ci",
-        None,
-        chrono::Duration::days(1),
-        Utc::now(),
-    )
-    .unwrap();
-    store.create_key(key, &hash).await.unwrap();
+    let secret = ci_key(&store, &acc.id).await;
     let apis = [
         ApiProcess::start(&url, &guard.prefix),
         ApiProcess::start(&url, &guard.prefix),
@@ -1480,15 +1444,7 @@ async fn webhook_events_of_a_fleet_scan_arrive_signed_in_order_and_retried() {
     let fixture = FixtureServer::start(&site_dir).await.unwrap();
     let store = backend(&url, &guard.prefix, Duration::from_secs(30), 3).await;
     let (acc, site) = tenant(&store, &fixture.url()).await;
-    let (key, secret, hash) = sitescan_daemon::api::auth::new_key(
-        &acc.id,
-        "ci",
-        None,
-        chrono::Duration::days(1),
-        Utc::now(),
-    )
-    .unwrap();
-    store.create_key(key, &hash).await.unwrap();
+    let secret = ci_key(&store, &acc.id).await;
     let api = ApiProcess::start(&url, &guard.prefix);
     let client = reqwest::Client::new();
     let call = |method: reqwest::Method, path: String, body: Option<Value>| {

@@ -173,6 +173,27 @@ fn scanner(rules: &[&str]) -> ScannerBuilder {
         .max_pages(10)
 }
 
+/// `site` scanned from `/` in render mode, with [`scanner`]'s limits.
+async fn render_scan(rules: &[&str], site: &Server) -> Report {
+    scanner(rules)
+        .render(true)
+        .build()
+        .unwrap()
+        .scan(&site.url("/"))
+        .await
+        .unwrap()
+}
+
+/// Asserts that every page of `report` was fetched and rendered (no page
+/// error), showing the pages when one was not.
+fn assert_pages_loaded(report: &Report) {
+    assert!(
+        report.pages.iter().all(|p| p.error.is_none()),
+        "{:?}",
+        report.pages
+    );
+}
+
 /// `(rule, page path, selector)` of every failed finding, sorted.
 fn failures(report: &Report, port: u16) -> Vec<(String, String, String)> {
     let origin = format!("http://127.0.0.1:{port}");
@@ -295,13 +316,7 @@ async fn static_scan_sees_the_shell_render_scan_sees_the_app() {
     }
     assert_eq!(site.count("/app.js"), 0, "the static scan runs no script");
 
-    let rendered = scanner(&rules)
-        .render(true)
-        .build()
-        .unwrap()
-        .scan(&site.url("/"))
-        .await
-        .unwrap();
+    let rendered = render_scan(&rules, &site).await;
     let row = |rule: &str, sel: &str| (rule.to_string(), "/".to_string(), sel.to_string());
     assert_eq!(
         failures(&rendered, site.port),
@@ -340,11 +355,7 @@ async fn static_scan_sees_the_shell_render_scan_sees_the_app() {
     // The link the script inserted fed the crawl.
     let pages: Vec<&str> = rendered.pages.iter().map(|p| p.url.as_str()).collect();
     assert_eq!(pages, [site.url("/"), site.url("/about")]);
-    assert!(
-        rendered.pages.iter().all(|p| p.error.is_none()),
-        "{:?}",
-        rendered.pages
-    );
+    assert_pages_loaded(&rendered);
     // One fetch per URL for the documents (the browser is served the static
     // fetch's answer), the page's own requests once each through the
     // interceptor.
@@ -376,13 +387,7 @@ fn long_page(trap: &str, script: &str) -> String {
 async fn the_walk_finds_traps_made_on_key_down_and_on_key_up() {
     let site = Server::start().await;
     s_set_pages(&site);
-    let report = scanner(&["keyboard-trap"])
-        .render(true)
-        .build()
-        .unwrap()
-        .scan(&site.url("/"))
-        .await
-        .unwrap();
+    let report = render_scan(&["keyboard-trap"], &site).await;
     let row = |path: &str, sel: &str| {
         (
             "keyboard-trap".to_string(),
@@ -405,11 +410,7 @@ async fn the_walk_finds_traps_made_on_key_down_and_on_key_up() {
         .unwrap();
     // Every link leaves the page: 3 on the index, 17 on each page.
     assert_eq!((rule.passed, rule.failed), (54, 3));
-    assert!(
-        report.pages.iter().all(|p| p.error.is_none()),
-        "{:?}",
-        report.pages
-    );
+    assert_pages_loaded(&report);
 }
 
 /// A page with a trap of two buttons (each one's blur sends focus to the
@@ -473,13 +474,7 @@ async fn the_walk_presses_the_keys_a_page_names_to_leave_a_trap() {
     );
     site.set("/modal", html(&modal_page(true)));
     site.set("/stuck", html(&modal_page(false)));
-    let report = scanner(&["keyboard-trap"])
-        .render(true)
-        .build()
-        .unwrap()
-        .scan(&site.url("/"))
-        .await
-        .unwrap();
+    let report = render_scan(&["keyboard-trap"], &site).await;
     let origin = format!("http://127.0.0.1:{}", site.port);
     let mut got: Vec<(String, String, String)> = report
         .findings
@@ -519,11 +514,7 @@ async fn the_walk_presses_the_keys_a_page_names_to_leave_a_trap() {
         "{:#?}",
         report.findings
     );
-    assert!(
-        report.pages.iter().all(|p| p.error.is_none()),
-        "{:?}",
-        report.pages
-    );
+    assert_pages_loaded(&report);
 }
 
 fn s_set_pages(site: &Server) {
@@ -923,11 +914,7 @@ async fn cookies_the_site_sets_come_back_within_a_scan_never_across_scans() {
             .map(|(_, _, c)| c)
     };
     let first = scan().await;
-    assert!(
-        first.pages.iter().all(|p| p.error.is_none()),
-        "{:?}",
-        first.pages
-    );
+    assert_pages_loaded(&first);
     assert_eq!(
         cookie_of("/api/me", 0),
         Some(Some("session=abc123".to_string()))
@@ -1054,11 +1041,7 @@ async fn render_mode_sees_which_toggles_collapse_the_navigation() {
         .scan(&s.url("/"))
         .await
         .unwrap();
-    assert!(
-        rendered.pages.iter().all(|p| p.error.is_none()),
-        "{:?}",
-        rendered.pages
-    );
+    assert_pages_loaded(&rendered);
     assert_eq!(
         failures(&rendered, s.port),
         vec![

@@ -1,8 +1,7 @@
 //! `bypass`: page has a way to bypass repeated blocks.
 
 use crate::repeated::{
-    control_bypass, heading_reaches_main, landmark_reaches_main, layout, needs_bypass,
-    scripted_controls, skip_link_target, ControlBypass,
+    control_bypass, layout, needs_bypass, other_way_past, scripted_controls, ControlBypass,
 };
 use crate::structure::page_is_html;
 use crate::{Category, Check, Impact, Level, Rule, RuleMeta, Visits};
@@ -82,10 +81,7 @@ impl Rule for Bypass {
             cx.pass();
             return;
         }
-        if landmark_reaches_main(page, l)
-            || heading_reaches_main(page, l)
-            || skip_link_target(page, l).is_some()
-        {
+        if other_way_past(page, l) {
             cx.pass();
         } else {
             let controls = scripted_controls(page, l);

@@ -5,8 +5,8 @@ use ego_tree::NodeId;
 use scraper::ElementRef;
 
 use crate::repeated::{
-    activation_of, blocks_before_main, heading_reaches_main, landmark_reaches_main, layout,
-    needs_bypass, scripted_controls, skip_link_target, Block, Layout,
+    activation_of, blocks_before_main, layout, needs_bypass, other_way_past, scripted_controls,
+    Block, Layout,
 };
 use crate::structure::{ancestors, is_html, page_is_html, AncestorMemo};
 use crate::{Category, Check, Impact, PageContext, Rule, RuleMeta, Visits};
@@ -99,10 +99,7 @@ impl Rule for RepeatedBlockCollapsible {
         // meets WCAG 2.4.1. Folding the blocks away is then a nicety, and a
         // finding on the navigation of nearly every page of a site would
         // bury the findings that matter, so the rule says nothing there.
-        if landmark_reaches_main(page, l)
-            || heading_reaches_main(page, l)
-            || skip_link_target(page, l).is_some()
-        {
+        if other_way_past(page, l) {
             return;
         }
         let controls = scripted_controls(page, l);
