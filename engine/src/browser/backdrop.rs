@@ -33,11 +33,11 @@
 
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use sitescan_rules::rendered::{MeasuredBackdrop, RenderedFacts, STAMP_ATTR};
 use tokio::time::Instant;
 
-use super::cdp::Connection;
+use super::cdp::{Connection, Wait, World};
 use super::picture::{capture, decode};
 use super::BrowserError;
 
@@ -265,32 +265,18 @@ async fn measure_in(
     timeout: Duration,
     started: Instant,
 ) -> Result<usize, BrowserError> {
-    let s = Some(session);
-    let world = conn
-        .call(
-            s,
-            "Page.createIsolatedWorld",
-            json!({"frameId": frame, "worldName": "sitescan-backdrop", "grantUniveralAccess": false}),
+    let context = conn
+        .isolated_world(session, frame, "sitescan-backdrop", timeout)
+        .await?;
+    let eval = |expr: String| async move {
+        conn.evaluate(
+            session,
+            World::Isolated(context),
+            &expr,
+            Wait::Promise,
             timeout,
         )
-        .await?;
-    let Some(context) = world.get("executionContextId").and_then(Value::as_i64) else {
-        return Err(BrowserError::Protocol("no isolated world".into()));
-    };
-    let eval = |expr: String| async move {
-        let r = conn
-            .call(
-                s,
-                "Runtime.evaluate",
-                json!({"expression": expr, "contextId": context, "returnByValue": true,
-                       "awaitPromise": true, "timeout": timeout.as_millis() as u64}),
-                timeout,
-            )
-            .await?;
-        if r.get("exceptionDetails").is_some() {
-            return Err(BrowserError::Protocol("the backdrop script failed".into()));
-        }
-        Ok::<Value, BrowserError>(r.pointer("/result/value").cloned().unwrap_or(Value::Null))
+        .await
     };
     let setup = eval(setup_script(candidates)).await?;
     let doc = setup

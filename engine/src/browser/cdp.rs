@@ -157,6 +157,91 @@ impl Connection {
     }
 }
 
+/// Where [`Connection::evaluate`] runs a script.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum World {
+    /// The page's own main world, where its scripts run (and can see or
+    /// replace what ours leave).
+    Page,
+    /// An isolated world's execution context (`Page.createIsolatedWorld`):
+    /// the page's scripts cannot reach it.
+    Isolated(i64),
+}
+
+/// How [`Connection::evaluate`] waits for a script.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wait {
+    /// The script's value as it returns.
+    Value,
+    /// The value its promise settles to; the browser stops the script after
+    /// the call's timeout, so a promise that never settles cannot hang it.
+    Promise,
+}
+
+impl Connection {
+    /// Evaluates `expr` in `world` of the tab `session` and answers its value
+    /// (`Null` when it has none). A script that threw is
+    /// [`BrowserError::Script`] with the browser's text for it: callers that
+    /// treat a page that broke their script as "no answer" match on that.
+    pub async fn evaluate(
+        &self,
+        session: &str,
+        world: World,
+        expr: &str,
+        wait: Wait,
+        timeout: Duration,
+    ) -> Result<Value, BrowserError> {
+        let mut params = json!({"expression": expr, "returnByValue": true});
+        if let World::Isolated(context) = world {
+            params["contextId"] = json!(context);
+        }
+        if wait == Wait::Promise {
+            params["awaitPromise"] = json!(true);
+            params["timeout"] = json!(timeout.as_millis() as u64);
+        }
+        let mut r = self
+            .call(Some(session), "Runtime.evaluate", params, timeout)
+            .await?;
+        if let Some(ex) = r.get("exceptionDetails") {
+            let text = ex
+                .pointer("/exception/description")
+                .or_else(|| ex.get("text"))
+                .and_then(Value::as_str)
+                .unwrap_or("exception");
+            return Err(BrowserError::Script(sitescan_rules::dom::truncate_chars(
+                text, 200,
+            )));
+        }
+        Ok(r.pointer_mut("/result/value")
+            .map(Value::take)
+            .unwrap_or(Value::Null))
+    }
+
+    /// Creates an isolated world named `name` in `frame` of the tab
+    /// `session` (or names the one already there) and answers its execution
+    /// context, for [`World::Isolated`].
+    pub async fn isolated_world(
+        &self,
+        session: &str,
+        frame: &str,
+        name: &str,
+        timeout: Duration,
+    ) -> Result<i64, BrowserError> {
+        let world = self
+            .call(
+                Some(session),
+                "Page.createIsolatedWorld",
+                json!({"frameId": frame, "worldName": name, "grantUniveralAccess": false}),
+                timeout,
+            )
+            .await?;
+        world
+            .get("executionContextId")
+            .and_then(Value::as_i64)
+            .ok_or_else(|| BrowserError::Protocol("no isolated world".into()))
+    }
+}
+
 /// Reads NUL-terminated messages until the pipe closes, routing answers to
 /// their callers and events to their sessions.
 async fn read_loop<R: AsyncRead + Unpin>(mut reader: R, routes: &Mutex<Routes>) {

@@ -27,7 +27,7 @@ use serde_json::{json, Value};
 use sitescan_rules::css::color::Rgba;
 use sitescan_rules::rendered::{ElementFacts, Rect, RenderedFacts, MAX_FACT_ELEMENTS, STAMP_ATTR};
 
-use super::cdp::Connection;
+use super::cdp::{Connection, Wait, World};
 use super::BrowserError;
 
 /// The computed style properties asked for, in this order.
@@ -60,20 +60,8 @@ async fn eval(
     expr: &str,
     timeout: Duration,
 ) -> Result<Value, BrowserError> {
-    let mut r = conn
-        .call(
-            Some(session),
-            "Runtime.evaluate",
-            json!({"expression": expr, "returnByValue": true}),
-            timeout,
-        )
-        .await?;
-    if r.get("exceptionDetails").is_some() {
-        return Err(BrowserError::Protocol("script failed".into()));
-    }
-    Ok(r.pointer_mut("/result/value")
-        .map(Value::take)
-        .unwrap_or(Value::Null))
+    conn.evaluate(session, World::Page, expr, Wait::Value, timeout)
+        .await
 }
 
 /// Stamps the page and takes its snapshot. Call before serializing the DOM.

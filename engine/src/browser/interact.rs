@@ -38,7 +38,7 @@ use sitescan_rules::interaction::{
 };
 use tokio::time::Instant;
 
-use super::cdp::Connection;
+use super::cdp::{Connection, Wait, World};
 use super::exit_keys::{find_keys, Combo};
 use super::BrowserError;
 
@@ -582,22 +582,20 @@ impl Walker<'_> {
     }
 
     async fn eval(&self, expr: &str, await_promise: bool) -> Result<Value, BrowserError> {
-        let mut r = self
-            .conn
-            .call(
-                Some(self.session),
-                "Runtime.evaluate",
-                json!({"expression": expr, "contextId": self.context,
-                       "returnByValue": true, "awaitPromise": await_promise}),
+        let wait = if await_promise {
+            Wait::Promise
+        } else {
+            Wait::Value
+        };
+        self.conn
+            .evaluate(
+                self.session,
+                World::Isolated(self.context),
+                expr,
+                wait,
                 self.call_timeout,
             )
-            .await?;
-        if r.get("exceptionDetails").is_some() {
-            return Err(BrowserError::Protocol("the focus watcher failed".into()));
-        }
-        Ok(r.pointer_mut("/result/value")
-            .map(Value::take)
-            .unwrap_or(Value::Null))
+            .await
     }
 
     /// [`PROBE`]'s answer, from the page's own world; `None` when it did
@@ -605,17 +603,19 @@ impl Walker<'_> {
     async fn probe(&self) -> Result<Option<u64>, BrowserError> {
         let r = self
             .conn
-            .call(
-                Some(self.session),
-                "Runtime.evaluate",
-                json!({"expression": "window.__sitescanProbe()", "returnByValue": true}),
+            .evaluate(
+                self.session,
+                World::Page,
+                "window.__sitescanProbe()",
+                Wait::Value,
                 self.call_timeout,
             )
-            .await?;
-        if r.get("exceptionDetails").is_some() {
-            return Ok(None);
+            .await;
+        match r {
+            Ok(v) => Ok(v.as_u64()),
+            Err(BrowserError::Script(_)) => Ok(None),
+            Err(e) => Err(e),
         }
-        Ok(r.pointer("/result/value").and_then(Value::as_u64))
     }
 
     /// Sends `n` presses of Tab (Shift+Tab when `back`) without waiting in
@@ -950,17 +950,9 @@ pub(crate) async fn walk_page(
     first_press: &mut Option<Instant>,
 ) -> Result<Interaction, BrowserError> {
     let started = Instant::now();
-    let world = conn
-        .call(
-            Some(session),
-            "Page.createIsolatedWorld",
-            json!({"frameId": frame, "worldName": "sitescan-keys", "grantUniveralAccess": false}),
-            call_timeout,
-        )
+    let context = conn
+        .isolated_world(session, frame, "sitescan-keys", call_timeout)
         .await?;
-    let Some(context) = world.get("executionContextId").and_then(Value::as_i64) else {
-        return Err(BrowserError::Protocol("no isolated world".into()));
-    };
     let mut w = Walker {
         conn,
         session,

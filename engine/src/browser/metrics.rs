@@ -53,7 +53,7 @@ use sitescan_rules::vitals::{
     MAX_BLOCKING_SCRIPTS, MAX_SHIFT_SOURCES,
 };
 
-use super::cdp::Connection;
+use super::cdp::{Connection, Wait, World};
 use super::BrowserError;
 use crate::config::Throttle;
 
@@ -178,40 +178,17 @@ async fn eval_in_world(
     expr: &str,
     timeout: Duration,
 ) -> Result<Value, BrowserError> {
-    let s = Some(session);
     // Names the world the observer was injected in: the protocol answers with
     // that world's context in the frame's current document.
-    let world = conn
-        .call(
-            s,
-            "Page.createIsolatedWorld",
-            json!({"frameId": frame, "worldName": WORLD}),
-            timeout,
-        )
-        .await?;
-    let context = world
-        .get("executionContextId")
-        .and_then(Value::as_i64)
-        .ok_or_else(|| BrowserError::Protocol("no isolated world".into()))?;
-    let mut r = conn
-        .call(
-            s,
-            "Runtime.evaluate",
-            json!({"expression": expr, "contextId": context, "returnByValue": true}),
-            timeout,
-        )
-        .await?;
-    if let Some(ex) = r.get("exceptionDetails") {
-        return Err(BrowserError::Protocol(format!(
-            "vitals script failed: {}",
-            ex.get("text")
-                .and_then(Value::as_str)
-                .unwrap_or("exception")
-        )));
-    }
-    Ok(r.pointer_mut("/result/value")
-        .map(Value::take)
-        .unwrap_or(Value::Null))
+    let context = conn.isolated_world(session, frame, WORLD, timeout).await?;
+    conn.evaluate(
+        session,
+        World::Isolated(context),
+        expr,
+        Wait::Value,
+        timeout,
+    )
+    .await
 }
 
 /// Marks the end of the page's own load, just before the engine's work on

@@ -92,6 +92,10 @@ pub enum BrowserError {
         cdp::MAX_MESSAGE_BYTES
     )]
     TooLarge,
+    /// A script the engine ran in the page threw (the page replaced or
+    /// broke what it relies on, or the document went away under it).
+    #[error("a script in the page failed: {0}")]
+    Script(String),
     /// The browser did not load the page.
     #[error("the browser could not load the page: {0}")]
     Navigation(String),

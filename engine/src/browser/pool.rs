@@ -419,23 +419,8 @@ impl RenderSession {
         }
         lock(&self.idle).clear();
         *slot = None;
-        let mut current = browser().await?;
-        let mut r = current
-            .conn()
-            .call(
-                None,
-                "Target.createBrowserContext",
-                json!({}),
-                self.call_timeout,
-            )
-            .await;
-        // The browser died after it was judged usable, before its death was
-        // seen (a wrapper script can hold its pipe open a moment longer): the
-        // scan asks for a new one once, which starts it or says why not.
-        if matches!(r, Err(BrowserError::Crashed)) {
-            current.broken.store(true, Ordering::SeqCst);
-            current = browser().await?;
-            r = current
+        let new_context = |b: Arc<Browser>| async move {
+            let r = b
                 .conn()
                 .call(
                     None,
@@ -444,6 +429,15 @@ impl RenderSession {
                     self.call_timeout,
                 )
                 .await;
+            (b, r)
+        };
+        let (mut current, mut r) = new_context(browser().await?).await;
+        // The browser died after it was judged usable, before its death was
+        // seen (a wrapper script can hold its pipe open a moment longer): the
+        // scan asks for a new one once, which starts it or says why not.
+        if matches!(r, Err(BrowserError::Crashed)) {
+            current.broken.store(true, Ordering::SeqCst);
+            (current, r) = new_context(browser().await?).await;
         }
         let browser = current;
         let r = r?;

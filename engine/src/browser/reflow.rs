@@ -31,7 +31,7 @@ use sitescan_rules::narrow::{
 };
 use sitescan_rules::rendered::{MAX_FACT_ELEMENTS, STAMP_ATTR};
 
-use super::cdp::Connection;
+use super::cdp::{Connection, Wait, World};
 use super::BrowserError;
 
 /// Most text nodes whose line boxes are measured per layout.
@@ -306,32 +306,21 @@ async fn layout_at(
                    "deviceScaleFactor": 1, "mobile": false}),
             timeout,
         ),
-        conn.call(
-            s,
-            "Page.createIsolatedWorld",
-            json!({"frameId": frame, "worldName": "sitescan-reflow", "grantUniveralAccess": false}),
-            timeout,
-        ),
+        conn.isolated_world(session, frame, "sitescan-reflow", timeout),
     )
     .await;
     overridden?;
-    let world = world?;
-    let Some(context) = world.get("executionContextId").and_then(Value::as_i64) else {
-        return Err(BrowserError::Protocol("no isolated world".into()));
-    };
+    let context = world?;
     let r = conn
-        .call(
-            s,
-            "Runtime.evaluate",
-            json!({"expression": script(what), "contextId": context, "returnByValue": true,
-                   "awaitPromise": true, "timeout": timeout.as_millis() as u64}),
+        .evaluate(
+            session,
+            World::Isolated(context),
+            &script(what),
+            Wait::Promise,
             timeout,
         )
         .await?;
-    if r.get("exceptionDetails").is_some() {
-        return Err(BrowserError::Protocol("the layout script failed".into()));
-    }
-    Ok(r.pointer("/result/value").and_then(parse))
+    Ok(parse(&r))
 }
 
 /// Measures the page in the tab `session` (main frame `frame`) at both

@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use tokio::time::Instant;
 use url::Url;
 
-use super::cdp::Connection;
+use super::cdp::{Connection, Wait, World};
 use super::intercept::TabState;
 use super::BrowserError;
 use crate::auth::{resolve_on_origin, LoginStep};
@@ -147,16 +147,17 @@ async fn until_true(tab: &StepTab<'_>, expr: &str) -> Result<(), String> {
     loop {
         let got = tab
             .conn
-            .call(
-                Some(tab.session),
-                "Runtime.evaluate",
-                json!({"expression": expr, "returnByValue": true}),
+            .evaluate(
+                tab.session,
+                World::Page,
+                expr,
+                Wait::Value,
                 tab.call_timeout,
             )
             .await;
         match got {
-            Ok(v) if v.pointer("/result/value") == Some(&Value::Bool(true)) => return Ok(()),
-            Ok(_) | Err(BrowserError::Protocol(_)) => {}
+            Ok(Value::Bool(true)) => return Ok(()),
+            Ok(_) | Err(BrowserError::Protocol(_) | BrowserError::Script(_)) => {}
             Err(e) => return Err(e.to_string()),
         }
         if Instant::now() >= deadline {
