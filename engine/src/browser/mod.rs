@@ -58,7 +58,7 @@ pub mod sign_in;
 pub mod snapshot;
 
 pub use launch::{configure, sink_requests, LaunchOptions, DEFAULT_RECYCLE_AFTER};
-pub use pool::{health, BrowserHealth, RenderSession};
+pub use pool::{crashes, health, BrowserHealth, RenderSession};
 
 /// What went wrong in the browser. Page-level failures (a hung tab, a
 /// navigation refused) are values the scan records on the page; a browser that
