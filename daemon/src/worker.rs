@@ -1281,4 +1281,150 @@ mod tests {
         assert_eq!(backend.recover().await.unwrap(), 0);
         assert_eq!(backend.ready_len().await.unwrap(), 1);
     }
+
+    /// A render scan whose browser crashes twice (the count its gate reads)
+    /// and then runs until dropped.
+    struct Crashing {
+        crashes: Arc<std::sync::atomic::AtomicUsize>,
+        dropped: Arc<AtomicBool>,
+    }
+
+    impl ScanExecutor for Crashing {
+        fn execute(&self, _: &str, _: ScanConfig) -> BoxStream<'static, ExecEvent> {
+            self.crashes.fetch_add(2, Ordering::SeqCst);
+            Fake {
+                dropped: self.dropped.clone(),
+                fail: false,
+            }
+            .execute("", ScanConfig::default())
+        }
+    }
+
+    /// A render scan under way when its browser keeps crashing, and a fresh
+    /// browser fails the probe too: the gate closes, the scan is stopped and
+    /// handed back, queued, with its attempt given back and its delivery not
+    /// counted (the embedded backend; `fleet::a_render_worker_whose_browser_
+    /// crashes_on_every_context_hands_the_scan_back_uncharged` runs it on
+    /// Redis with real processes).
+    #[tokio::test]
+    async fn a_crash_loop_stops_the_render_scan_and_hands_it_back_uncharged() {
+        use futures::FutureExt;
+        use std::sync::atomic::AtomicUsize;
+        let dir = tempfile::tempdir().unwrap();
+        let backend = Arc::new(Embedded::open(dir.path()).unwrap());
+        let (_, site) = fixture::tenant(&*backend, Plan::Enterprise, "https://example.com/")
+            .await
+            .unwrap();
+        let mut scan = fixture::scan(
+            &crate::store::new_id("scan").unwrap(),
+            &site.id,
+            &site.account_id,
+            &site.url,
+        );
+        scan.config.render = true;
+        let scan = backend
+            .create_scan_if_quota(scan, Utc::now().date_naive(), None)
+            .await
+            .unwrap();
+        backend.enqueue(crate::queue::Job::of(&scan)).await.unwrap();
+        let (works, probes, crashes) = (
+            Arc::new(AtomicBool::new(true)),
+            Arc::new(AtomicUsize::new(0)),
+            Arc::new(AtomicUsize::new(0)),
+        );
+        let probe: crate::render_gate::Probe = {
+            let (works, probes) = (works.clone(), probes.clone());
+            Arc::new(move || {
+                let (works, probes) = (works.clone(), probes.clone());
+                async move {
+                    probes.fetch_add(1, Ordering::SeqCst);
+                    match works.load(Ordering::SeqCst) {
+                        true => Ok(()),
+                        false => Err("the browser exited or crashed".to_string()),
+                    }
+                }
+                .boxed()
+            })
+        };
+        let gate = {
+            let crashes = crashes.clone();
+            RenderGate::with(
+                probe,
+                Arc::new(move || crashes.load(Ordering::SeqCst) as u64),
+            )
+        };
+        assert!(gate.try_open().await);
+        // From now on a fresh browser fails too.
+        works.store(false, Ordering::SeqCst);
+        let dropped = Arc::new(AtomicBool::new(false));
+        let (stop, rx) = watch::channel(false);
+        let mut set = JoinSet::new();
+        spawn_loop(
+            &mut set,
+            backend.clone(),
+            backend.clone(),
+            Arc::new(Crashing {
+                crashes: crashes.clone(),
+                dropped: dropped.clone(),
+            }),
+            LoopSettings {
+                slots: 1,
+                limits: ScanLimits {
+                    allow_private: false,
+                    page_budget: PageBudget::DEFAULT,
+                    rate_per_host: sitescan_engine::config::DEFAULT_RATE_PER_HOST,
+                    secret_key: None,
+                },
+                max_attempts: MAX_ATTEMPTS,
+                retry_failed: true,
+                grace: Duration::ZERO,
+                requeue_on_handback: true,
+                persist_for: Duration::from_secs(5),
+                can: Capabilities::RENDER,
+                render_gate: Some(gate.clone()),
+            },
+            rx,
+        );
+        wait_for("the scan to be handed back", || {
+            dropped.load(Ordering::SeqCst)
+        })
+        .await;
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        let back = loop {
+            let s = status(&backend, &scan.id).await;
+            if s.status == ScanStatus::Queued && backend.ready_len().await.unwrap() == 1 {
+                break s;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "not handed back: {s:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        };
+        assert_eq!((back.attempts, back.error), (0, None));
+        assert!(!gate.is_open());
+        assert_eq!(gate.closures(), 1);
+        assert_eq!(
+            probes.load(Ordering::SeqCst),
+            2,
+            "the opening and the confirmation"
+        );
+        stop.send(true).unwrap();
+        tokio::time::timeout(Duration::from_secs(10), async {
+            while set.join_next().await.is_some() {}
+        })
+        .await
+        .unwrap();
+        // The closed gate's loop never took it again; its next delivery is
+        // its first.
+        let again = backend
+            .dequeue(Duration::from_millis(100), Capabilities::RENDER)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (again.job.scan_id.as_str(), again.attempt),
+            (scan.id.as_str(), 1)
+        );
+    }
 }
