@@ -322,7 +322,7 @@ const PROBE_LOOKS: u32 = 50;
 /// a context, a target, a navigation, a script), then stops it. A browser
 /// that starts but dies on every context or page fails here with
 /// [`BrowserError::Crashed`]. Bounded: the start's own timeout, then
-/// `options.call_timeout` per call and [`PROBE_LOOKS`] looks.
+/// `options.call_timeout` per call and 50 looks at the page 100 ms apart.
 pub async fn probe(options: &LaunchOptions) -> Result<(), BrowserError> {
     let process = start(options).await?;
     let conn = Arc::clone(&process.conn);
