@@ -21,8 +21,9 @@
 //!   it each time). So while a render scan runs, and when it ends, the
 //!   worker looks at the engine's count of browsers that died in use
 //!   ([`sitescan_engine::browser::crashes`]): [`CRASH_LOOP_CRASHES`] crashes
-//!   within [`CRASH_LOOP_WINDOW`], or a render scan that failed with the
-//!   browser crashing during it, make it suspect its browser ([`CrashLoop`]).
+//!   within [`CRASH_LOOP_WINDOW`], or a render scan that ended (failed, or
+//!   completed with pages it could not render) with the browser crashing
+//!   during it, make it suspect its browser ([`CrashLoop`]).
 //!   It then runs the probe at once: when a fresh browser cannot render the
 //!   probe page either, the gate closes. When it can, the crashes are taken
 //!   for the pages' own (a page that crashes browsers must not take render
@@ -255,12 +256,12 @@ impl RenderGate {
     }
 
     /// Looks at the browser's crashes (a render scan calls it while it runs,
-    /// and when it ends, with `failed_with_crash` when it failed and the
-    /// browser crashed meanwhile). When they suggest a crash loop
+    /// and when it ends, with `scan_crashed` when the browser crashed
+    /// while it ran). When they suggest a crash loop
     /// ([`CrashLoop`]) the probe runs at once: when it fails too, the gate
     /// closes and this returns true. When it works, the crashes are taken
     /// for the pages' own.
-    pub async fn watch_crashes(&self, failed_with_crash: bool) -> bool {
+    pub async fn watch_crashes(&self, scan_crashed: bool) -> bool {
         let total = (self.crashes)();
         let (suspect, recent) = {
             let mut s = self.lock();
@@ -268,14 +269,14 @@ impl RenderGate {
                 return false;
             }
             let looped = s.crash_loop.observe(total, Instant::now());
-            (looped || failed_with_crash, s.crash_loop.recent())
+            (looped || scan_crashed, s.crash_loop.recent())
         };
         if !suspect || self.confirming.swap(true, Ordering::SeqCst) {
             return false;
         }
         warn!(
             crashes = total,
-            failed_with_crash, "this worker's browser keeps crashing: probing a fresh one"
+            scan_crashed, "this worker's browser keeps crashing: probing a fresh one"
         );
         let probed = (self.probe)().await;
         self.confirming.store(false, Ordering::SeqCst);
@@ -509,7 +510,7 @@ mod tests {
         assert_eq!(probes.load(Ordering::SeqCst), 2);
         assert!(g.is_open());
         assert_eq!(g.closures(), 0);
-        // A scan that failed with its browser crashing: a probe at once.
+        // A scan that ended with its browser crashing: a probe at once.
         crashes.store(8, Ordering::SeqCst);
         assert!(!g.watch_crashes(true).await);
         assert_eq!(probes.load(Ordering::SeqCst), 3);

@@ -610,7 +610,7 @@ async fn run_job(slot: &Slot, delivery: Delivery, mut shutdown: watch::Receiver<
                     g.close(&why);
                 }
             }
-            g.watch_crashes(failed && crashed).await;
+            g.watch_crashes(crashed).await;
         }
         // Closed meanwhile (by this scan or another slot's): a scan that
         // failed, or whose browser crashed, ran on the broken browser.

@@ -1106,10 +1106,11 @@ async fn render_workers_whose_browser_fails_leave_render_scans_to_healthy_ones()
 /// browser while `works_once` exists (it deletes it: the worker's start-up
 /// probe gets a browser that works), and after that a real browser that
 /// starts and answers its version, but crashes as soon as it is asked for
-/// a browser context (every scan's first step): the script sits between
+/// the protocol `method` (`Target.createBrowserContext`: every scan's first
+/// step; `Target.createTarget`: every page's tab): the script sits between
 /// the worker's pipe and the browser's, and kills the browser (`kill -9`)
 /// when the request goes by. Each crash adds a line to `crashes`.
-fn crashing_chromium(path: &Path, works_once: &Path, crashes: &Path) {
+fn crashing_chromium(path: &Path, works_once: &Path, crashes: &Path, method: &str) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::write(
         path,
@@ -1124,7 +1125,7 @@ exec 5>"$dir/in"
 rm -rf "$dir"
 while IFS= read -r -d '' message <&3; do
   case "$message" in
-    *'"Target.createBrowserContext"'*)
+    *'"{method}"'*)
       echo crash >> '{c}'
       echo 'chromium: crashed on purpose' >&2
       kill -9 "$browser"
@@ -1135,7 +1136,7 @@ done
 kill "$browser"
 "#,
             m = works_once.display(),
-            c = crashes.display()
+            c = crashes.display(),
         ),
     )
     .unwrap();
@@ -1153,6 +1154,22 @@ kill "$browser"
 /// worker then completes it on its first attempt.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_render_worker_whose_browser_crashes_on_every_context_hands_the_scan_back_uncharged() {
+    crashing_worker_hands_the_scan_back("Target.createBrowserContext", 3).await;
+}
+
+/// As above with a browser that crashes on every page's tab: the scan's one
+/// page fails to render (the scan would complete with it unrendered), its
+/// browser crashed once, and a fresh browser fails the probe (it crashes on
+/// the probe's tab too): handed back at no cost, completed by a healthy
+/// worker on its first attempt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_render_worker_whose_browser_crashes_on_every_page_hands_the_scan_back_uncharged() {
+    crashing_worker_hands_the_scan_back("Target.createTarget", 2).await;
+}
+
+/// The two tests above: a worker whose browser is killed at `method`, and
+/// at least `min_crashes` browsers killed before the scan is handed back.
+async fn crashing_worker_hands_the_scan_back(method: &str, min_crashes: usize) {
     let (url, _server) = shared_redis();
     let guard = PrefixGuard::new(&url);
     let tmp = tempfile::tempdir().unwrap();
@@ -1220,7 +1237,7 @@ async fn a_render_worker_whose_browser_crashes_on_every_context_hands_the_scan_b
     std::fs::write(&marker, "").unwrap();
     let crash_log = tmp.path().join("crashes");
     let crashing_bin = tmp.path().join("crashing-chromium");
-    crashing_chromium(&crashing_bin, &marker, &crash_log);
+    crashing_chromium(&crashing_bin, &marker, &crash_log, method);
     let _crashing = Worker::start_with_env(
         &url,
         &guard.prefix,
@@ -1301,10 +1318,9 @@ async fn a_render_worker_whose_browser_crashes_on_every_context_hands_the_scan_b
         said.contains("it goes back to the queue, its attempt given back"),
         "{said}"
     );
-    // Two browsers died under the scan (the engine restarted the first
-    // once), and the probe's fresh one died too.
+    // The browsers that died under the scan, and the probe's fresh one.
     let crashes = std::fs::read_to_string(&crash_log).unwrap().lines().count();
-    assert!(crashes >= 3, "{crashes} crashes");
+    assert!(crashes >= min_crashes, "{crashes} crashes");
     assert_eq!(app.count("/api/hero.json"), 0, "no page was rendered");
 
     // A healthy render worker runs it, on its first attempt.
@@ -1338,7 +1354,10 @@ async fn a_render_worker_whose_browser_crashes_on_every_context_hands_the_scan_b
     assert!(shown.get("waiting_reason").is_none(), "{shown}");
     // The crashing worker took it once, and never again.
     assert_eq!(
-        log("crashing.log").matches("scan started").count(),
+        log("crashing.log")
+            .lines()
+            .filter(|l| l.contains("\"scan started\"") && l.contains("sitescan_daemon::worker"))
+            .count(),
         1,
         "{}",
         log("crashing.log")
