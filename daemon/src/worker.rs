@@ -478,16 +478,24 @@ async fn run_job(slot: &Slot, delivery: Delivery, mut shutdown: watch::Receiver<
     // untouched (no attempt charged), for a worker whose browser works.
     if delivery.job.render && !settings.can_now().render {
         info!("this worker's browser does not work now: handing the render scan back");
-        if let Err(e) = queue.release(lease, "").await {
+        if let Err(e) = queue.hand_back(lease).await {
             warn!(error = %e, "could not hand the job back; it is delivered again later");
         }
         return;
     }
+    // A render scan's browser is watched while it runs (see
+    // `render_gate`): the gate's closures before it, and the browsers that
+    // died in use before it.
+    let gate = settings
+        .render_gate
+        .as_ref()
+        .filter(|_| delivery.job.render);
+    let gate_at_start = gate.map(|g| (g.closures(), g.crashes()));
     // Attempts are the scan's own (`begin`): failed runs and crashes while one
     // of its pages was in analysis. A job delivered again after its worker
     // died on another scan's page costs its scan nothing.
-    let scan = match begin(store, &id, max).await {
-        Ok(Begin::Run(scan)) => *scan,
+    let (scan, charged) = match begin(store, &id, max).await {
+        Ok(Begin::Run(scan, charged)) => (*scan, charged),
         Ok(Begin::Gone) => {
             info!("scan is canceled or gone; dropping the job");
             persist("acknowledging the job", settings.persist_for, || {
@@ -529,6 +537,10 @@ async fn run_job(slot: &Slot, delivery: Delivery, mut shutdown: watch::Receiver<
     let mut deadline = shutdown
         .borrow()
         .then(|| tokio::time::Instant::now() + settings.grace);
+    let mut crash_check = tokio::time::interval(crate::render_gate::CRASH_CHECK_EVERY);
+    crash_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // The render gate closed while the scan ran: it stops, and goes back.
+    let mut gate_closed = false;
     let outcome = loop {
         let grace_over = async {
             match deadline {
@@ -538,6 +550,15 @@ async fn run_job(slot: &Slot, delivery: Delivery, mut shutdown: watch::Receiver<
         };
         tokio::select! {
             o = &mut run => break o,
+            _ = crash_check.tick(), if gate.is_some() => {
+                if let (Some(g), Some((closures, _))) = (gate, gate_at_start) {
+                    g.watch_crashes(false).await;
+                    if g.closures() != closures {
+                        gate_closed = true;
+                        break None;
+                    }
+                }
+            }
             _ = &mut lost => {
                 warn!("lease lost: the job was delivered to another worker (this one missed its heartbeats); leaving it to them");
                 return;
@@ -574,26 +595,45 @@ async fn run_job(slot: &Slot, delivery: Delivery, mut shutdown: watch::Receiver<
     }
     clear_analysis(store, &id).await;
     let persist_for = settings.persist_for;
-    // A render scan that failed because this worker's browser does not
-    // start: the worker stops taking render jobs, and the scan goes back to
-    // the queue for another render worker instead of failing here.
-    if let (Some(gate), Some(ScanOutcome::Failed { error })) = (&settings.render_gate, &outcome) {
-        if delivery.job.render {
-            if let sitescan_engine::browser::BrowserHealth::Failing { error: why, .. } =
-                sitescan_engine::browser::health()
-            {
-                gate.close(&why);
-                warn!(%error, "the render scan failed on this worker's browser; it goes back to the queue");
-                persist("marking the scan queued again", persist_for, || {
-                    store.requeue_scan(&id)
-                })
-                .await;
-                persist("handing the job back", persist_for, || {
-                    queue.release(lease, error)
-                })
-                .await;
-                return;
+    // A render scan that ran on a browser found broken (it cannot start, or
+    // it keeps crashing: see `render_gate`): the worker stops taking render
+    // jobs, and the scan goes back to the queue for another render worker,
+    // at no cost to it, instead of failing (or completing unrendered) here.
+    if let (Some(g), Some((closures, crashes))) = (gate, gate_at_start) {
+        let failed = matches!(outcome, Some(ScanOutcome::Failed { .. }));
+        let crashed = g.crashes() > crashes;
+        if !gate_closed {
+            if failed {
+                if let sitescan_engine::browser::BrowserHealth::Failing { error: why, .. } =
+                    sitescan_engine::browser::health()
+                {
+                    g.close(&why);
+                }
             }
+            g.watch_crashes(crashed).await;
+        }
+        // Closed meanwhile (by this scan or another slot's): a scan that
+        // failed, or whose browser crashed, ran on the broken browser.
+        if g.closures() != closures && (gate_closed || failed || crashed) {
+            let why = match &outcome {
+                Some(ScanOutcome::Failed { error }) => error.as_str(),
+                _ if gate_closed => "stopped: the browser was found broken while it ran",
+                _ => "the browser crashed while it ran",
+            };
+            warn!(
+                error = why,
+                refunded = charged,
+                "the render scan ran on this worker's broken browser; it goes back to the queue, its attempt given back"
+            );
+            persist("marking the scan queued again", persist_for, || {
+                store.hand_back_scan(&id, charged)
+            })
+            .await;
+            persist("handing the job back", persist_for, || {
+                queue.hand_back(lease)
+            })
+            .await;
+            return;
         }
     }
     match outcome {
@@ -673,8 +713,9 @@ async fn heartbeat(queue: Arc<dyn Queue>, lease: Lease, lost: tokio::sync::onesh
 /// How a worker may go on with a delivered job.
 #[derive(Debug)]
 pub(crate) enum Begin {
-    /// Run the scan (now `running`).
-    Run(Box<Scan>),
+    /// Run the scan (now `running`); true when this start charged it an
+    /// attempt (false when it resumed after someone else's crash).
+    Run(Box<Scan>, bool),
     /// Fail the scan with this error instead of running it.
     Stop(String),
     /// The scan has used its attempts (this many, over the limit): fail it.
@@ -729,7 +770,10 @@ pub(crate) async fn begin(store: &dyn Store, id: &str, max_attempts: u32) -> cra
     match started {
         None => Ok(Begin::Gone),
         Some(scan) if scan.attempts > max_attempts => Ok(Begin::Exhausted(scan.attempts)),
-        Some(scan) => Ok(Begin::Run(Box::new(scan))),
+        Some(scan) => {
+            let charged = scan.attempts > before.attempts;
+            Ok(Begin::Run(Box::new(scan), charged))
+        }
     }
 }
 
@@ -1091,7 +1135,7 @@ mod tests {
         // scan was in analysis: each restart is charged an attempt.
         assert!(matches!(
             begin(&*backend, &scan.id, MAX_ATTEMPTS).await.unwrap(),
-            Begin::Run(_)
+            Begin::Run(..)
         ));
         for n in 1..MAX_ATTEMPTS {
             let page = vec![format!("https://example.com/{n}")];
@@ -1100,7 +1144,7 @@ mod tests {
                 .await
                 .unwrap();
             match begin(&*backend, &scan.id, MAX_ATTEMPTS).await.unwrap() {
-                Begin::Run(s) => assert_eq!(s.attempts, n + 1),
+                Begin::Run(s, _) => assert_eq!(s.attempts, n + 1),
                 other => panic!("{other:?}"),
             }
         }
@@ -1143,7 +1187,7 @@ mod tests {
         let scan = queued_scan(&backend).await;
         assert!(matches!(
             begin(&*backend, &scan.id, MAX_ATTEMPTS).await.unwrap(),
-            Begin::Run(_)
+            Begin::Run(..)
         ));
         let pages = vec![
             "https://example.com/fine".to_string(),
@@ -1154,7 +1198,7 @@ mod tests {
             .await
             .unwrap();
         match begin(&*backend, &scan.id, MAX_ATTEMPTS).await.unwrap() {
-            Begin::Run(s) => assert_eq!(s.attempts, 2),
+            Begin::Run(s, _) => assert_eq!(s.attempts, 2),
             other => panic!("{other:?}"),
         }
         backend
@@ -1178,7 +1222,7 @@ mod tests {
         let scan = queued_scan(&backend).await;
         assert!(matches!(
             begin(&*backend, &scan.id, MAX_ATTEMPTS).await.unwrap(),
-            Begin::Run(_)
+            Begin::Run(..)
         ));
         // Analysis ended before the crash: nothing is left to charge.
         let page = vec!["https://example.com/".to_string()];
@@ -1189,7 +1233,7 @@ mod tests {
         backend.set_pages_in_analysis(&scan.id, &[]).await.unwrap();
         for n in 1..MAX_UNATTRIBUTED_INTERRUPTIONS {
             match begin(&*backend, &scan.id, MAX_ATTEMPTS).await.unwrap() {
-                Begin::Run(s) => {
+                Begin::Run(s, _) => {
                     assert_eq!(s.attempts, 1, "interruption {n}");
                     assert_eq!(s.status, ScanStatus::Running);
                 }
@@ -1236,5 +1280,151 @@ mod tests {
         // Released: ready again, nothing left in flight.
         assert_eq!(backend.recover().await.unwrap(), 0);
         assert_eq!(backend.ready_len().await.unwrap(), 1);
+    }
+
+    /// A render scan whose browser crashes twice (the count its gate reads)
+    /// and then runs until dropped.
+    struct Crashing {
+        crashes: Arc<std::sync::atomic::AtomicUsize>,
+        dropped: Arc<AtomicBool>,
+    }
+
+    impl ScanExecutor for Crashing {
+        fn execute(&self, _: &str, _: ScanConfig) -> BoxStream<'static, ExecEvent> {
+            self.crashes.fetch_add(2, Ordering::SeqCst);
+            Fake {
+                dropped: self.dropped.clone(),
+                fail: false,
+            }
+            .execute("", ScanConfig::default())
+        }
+    }
+
+    /// A render scan under way when its browser keeps crashing, and a fresh
+    /// browser fails the probe too: the gate closes, the scan is stopped and
+    /// handed back, queued, with its attempt given back and its delivery not
+    /// counted (the embedded backend; `fleet::a_render_worker_whose_browser_
+    /// crashes_on_every_context_hands_the_scan_back_uncharged` runs it on
+    /// Redis with real processes).
+    #[tokio::test]
+    async fn a_crash_loop_stops_the_render_scan_and_hands_it_back_uncharged() {
+        use futures::FutureExt;
+        use std::sync::atomic::AtomicUsize;
+        let dir = tempfile::tempdir().unwrap();
+        let backend = Arc::new(Embedded::open(dir.path()).unwrap());
+        let (_, site) = fixture::tenant(&*backend, Plan::Enterprise, "https://example.com/")
+            .await
+            .unwrap();
+        let mut scan = fixture::scan(
+            &crate::store::new_id("scan").unwrap(),
+            &site.id,
+            &site.account_id,
+            &site.url,
+        );
+        scan.config.render = true;
+        let scan = backend
+            .create_scan_if_quota(scan, Utc::now().date_naive(), None)
+            .await
+            .unwrap();
+        backend.enqueue(crate::queue::Job::of(&scan)).await.unwrap();
+        let (works, probes, crashes) = (
+            Arc::new(AtomicBool::new(true)),
+            Arc::new(AtomicUsize::new(0)),
+            Arc::new(AtomicUsize::new(0)),
+        );
+        let probe: crate::render_gate::Probe = {
+            let (works, probes) = (works.clone(), probes.clone());
+            Arc::new(move || {
+                let (works, probes) = (works.clone(), probes.clone());
+                async move {
+                    probes.fetch_add(1, Ordering::SeqCst);
+                    match works.load(Ordering::SeqCst) {
+                        true => Ok(()),
+                        false => Err("the browser exited or crashed".to_string()),
+                    }
+                }
+                .boxed()
+            })
+        };
+        let gate = {
+            let crashes = crashes.clone();
+            RenderGate::with(
+                probe,
+                Arc::new(move || crashes.load(Ordering::SeqCst) as u64),
+            )
+        };
+        assert!(gate.try_open().await);
+        // From now on a fresh browser fails too.
+        works.store(false, Ordering::SeqCst);
+        let dropped = Arc::new(AtomicBool::new(false));
+        let (stop, rx) = watch::channel(false);
+        let mut set = JoinSet::new();
+        spawn_loop(
+            &mut set,
+            backend.clone(),
+            backend.clone(),
+            Arc::new(Crashing {
+                crashes: crashes.clone(),
+                dropped: dropped.clone(),
+            }),
+            LoopSettings {
+                slots: 1,
+                limits: ScanLimits {
+                    allow_private: false,
+                    page_budget: PageBudget::DEFAULT,
+                    rate_per_host: sitescan_engine::config::DEFAULT_RATE_PER_HOST,
+                    secret_key: None,
+                },
+                max_attempts: MAX_ATTEMPTS,
+                retry_failed: true,
+                grace: Duration::ZERO,
+                requeue_on_handback: true,
+                persist_for: Duration::from_secs(5),
+                can: Capabilities::RENDER,
+                render_gate: Some(gate.clone()),
+            },
+            rx,
+        );
+        wait_for("the scan to be handed back", || {
+            dropped.load(Ordering::SeqCst)
+        })
+        .await;
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        let back = loop {
+            let s = status(&backend, &scan.id).await;
+            if s.status == ScanStatus::Queued && backend.ready_len().await.unwrap() == 1 {
+                break s;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "not handed back: {s:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        };
+        assert_eq!((back.attempts, back.error), (0, None));
+        assert!(!gate.is_open());
+        assert_eq!(gate.closures(), 1);
+        assert_eq!(
+            probes.load(Ordering::SeqCst),
+            2,
+            "the opening and the confirmation"
+        );
+        stop.send(true).unwrap();
+        tokio::time::timeout(Duration::from_secs(10), async {
+            while set.join_next().await.is_some() {}
+        })
+        .await
+        .unwrap();
+        // The closed gate's loop never took it again; its next delivery is
+        // its first.
+        let again = backend
+            .dequeue(Duration::from_millis(100), Capabilities::RENDER)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (again.job.scan_id.as_str(), again.attempt),
+            (scan.id.as_str(), 1)
+        );
     }
 }

@@ -987,6 +987,9 @@ impl sitescan_daemon::store::Store for BrokenStore {
     async fn requeue_scan(&self, _: &str) -> sitescan_daemon::Result<bool> {
         broken()
     }
+    async fn hand_back_scan(&self, _: &str, _: bool) -> sitescan_daemon::Result<bool> {
+        broken()
+    }
     async fn set_pages_in_analysis(&self, _: &str, _: &[String]) -> sitescan_daemon::Result<()> {
         broken()
     }

@@ -303,6 +303,33 @@ pub async fn scan_lifecycle(store: Arc<dyn Store>) {
     );
     assert!(!store.requeue_scan(&first.id).await.unwrap());
     assert!(!store.requeue_scan("scan_missing").await.unwrap());
+    // Handed back through no fault of its own (its worker's browser broke):
+    // queued again with the attempt its start charged given back; a
+    // hand-back that does not refund keeps it; only from running.
+    let charged = store
+        .start_scan(&first.id, Utc::now())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((charged.status, charged.attempts), (ScanStatus::Running, 3));
+    assert!(store.hand_back_scan(&first.id, true).await.unwrap());
+    let refunded = store.scan_by_id(&first.id).await.unwrap().unwrap();
+    assert_eq!(
+        (refunded.status, refunded.attempts),
+        (ScanStatus::Queued, 2)
+    );
+    assert!(!store.hand_back_scan(&first.id, true).await.unwrap());
+    assert!(!store.hand_back_scan("scan_missing", true).await.unwrap());
+    store
+        .resume_scan(&first.id, Utc::now())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(store.hand_back_scan(&first.id, false).await.unwrap());
+    assert_eq!(
+        store.scan_by_id(&first.id).await.unwrap().unwrap().attempts,
+        2
+    );
     let restarted = store
         .resume_scan(&first.id, Utc::now())
         .await
@@ -598,6 +625,20 @@ pub async fn queue_contract(queue: Arc<dyn Queue>) {
     ));
     assert!(matches!(
         queue.heartbeat(&d2.lease).await,
+        Err(Error::LeaseLost { .. })
+    ));
+    assert_eq!(queue.ready_len().await.unwrap(), 1);
+    assert_eq!(
+        queue.last_failure("scan_d").await.unwrap().as_deref(),
+        Some("host unreachable")
+    );
+    let d3 = take(queue.clone()).await;
+    assert_eq!((d3.job.scan_id.as_str(), d3.attempt), ("scan_d", 3));
+    // Handed back through no fault of its own: ready again at once, the
+    // lease ended, this delivery not counted and the last failure kept.
+    queue.hand_back(&d3.lease).await.unwrap();
+    assert!(matches!(
+        queue.hand_back(&d3.lease).await,
         Err(Error::LeaseLost { .. })
     ));
     assert_eq!(queue.ready_len().await.unwrap(), 1);

@@ -926,8 +926,8 @@ async fn wait_completed(store: &RedisBackend, id: &str, within: Duration) -> Sca
 /// waits for a render worker. A worker whose browser starts once (its
 /// start-up probe) and then never again announces itself, takes the scan,
 /// and on the browser's failure stops taking render scans, withdraws, and
-/// hands the scan back (queued, one attempt spent, waiting again). A healthy
-/// render worker then runs it to completion.
+/// hands the scan back (queued, its attempt given back, waiting again). A
+/// healthy render worker then runs it to completion, on its first attempt.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn render_workers_whose_browser_fails_leave_render_scans_to_healthy_ones() {
     let (url, _server) = shared_redis();
@@ -1031,8 +1031,8 @@ async fn render_workers_whose_browser_fails_leave_render_scans_to_healthy_ones()
     )
     .await;
     assert_eq!(
-        handed_back[0].attempts, 1,
-        "one attempt, on the flaky worker"
+        handed_back[0].attempts, 0,
+        "the flaky worker's attempt is given back"
     );
     let flaky_said = log("flaky.log");
     assert!(flaky_said.contains(&id), "{flaky_said}");
@@ -1057,7 +1057,7 @@ async fn render_workers_whose_browser_fails_leave_render_scans_to_healthy_ones()
     // A healthy render worker runs it.
     let _healthy = render_worker(&url, &guard.prefix, None, &tmp.path().join("healthy.log"));
     let done = wait_completed(&store, &id, Duration::from_secs(120)).await;
-    assert_eq!(done.attempts, 2);
+    assert_eq!(done.attempts, 1, "only the healthy worker's attempt counts");
     assert!(log("healthy.log").contains(&id));
     assert!(
         !log("broken.log").contains(&id),
@@ -1069,6 +1069,248 @@ async fn render_workers_whose_browser_fails_leave_render_scans_to_healthy_ones()
         "rendered once, by the healthy worker"
     );
     assert!(get(id.clone()).await.get("waiting_reason").is_none());
+}
+
+/// Writes an executable `chromium` stand-in at `path` that runs the real
+/// browser while `works_once` exists (it deletes it: the worker's start-up
+/// probe gets a browser that works), and after that a real browser that
+/// starts and answers its version, but crashes as soon as it is asked for
+/// the protocol `method` (`Target.createBrowserContext`: every scan's first
+/// step; `Target.createTarget`: every page's tab): the script sits between
+/// the worker's pipe and the browser's, and kills the browser (`kill -9`)
+/// when the request goes by. Each crash adds a line to `crashes`.
+fn crashing_chromium(path: &Path, works_once: &Path, crashes: &Path, method: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(
+        path,
+        format!(
+            r#"#!/bin/bash
+if [ -e '{m}' ]; then rm -f '{m}'; exec /usr/bin/chromium "$@"; fi
+dir=$(mktemp -d) || exit 1
+mkfifo "$dir/in" || exit 1
+/usr/bin/chromium "$@" 3<"$dir/in" &
+browser=$!
+exec 5>"$dir/in"
+rm -rf "$dir"
+while IFS= read -r -d '' message <&3; do
+  case "$message" in
+    *'"{method}"'*)
+      echo crash >> '{c}'
+      echo 'chromium: crashed on purpose' >&2
+      kill -9 "$browser"
+      exit 1;;
+  esac
+  printf '%s\0' "$message" >&5
+done
+kill "$browser"
+"#,
+            m = works_once.display(),
+            c = crashes.display(),
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A `worker --render` whose browser starts and answers (so it never shows
+/// as failing to start) but crashes on every browser context: its start-up
+/// probe worked, so it announces itself and takes the render scan; the
+/// browser dies twice under the scan (the engine restarts it once), which
+/// is a crash loop; a fresh browser fails the probe too, so the worker
+/// closes its render gate, withdraws, and hands the scan back: queued,
+/// waiting for a render worker (`no_render_worker` through the API), with
+/// no attempt spent, neither the scan's nor the queue's. A healthy render
+/// worker then completes it on its first attempt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_render_worker_whose_browser_crashes_on_every_context_hands_the_scan_back_uncharged() {
+    crashing_worker_hands_the_scan_back("Target.createBrowserContext", 3).await;
+}
+
+/// As above with a browser that crashes on every page's tab: the scan's one
+/// page fails to render (the scan would complete with it unrendered), its
+/// browser crashed once, and a fresh browser fails the probe (it crashes on
+/// the probe's tab too): handed back at no cost, completed by a healthy
+/// worker on its first attempt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_render_worker_whose_browser_crashes_on_every_page_hands_the_scan_back_uncharged() {
+    crashing_worker_hands_the_scan_back("Target.createTarget", 2).await;
+}
+
+/// The two tests above: a worker whose browser is killed at `method`, and
+/// at least `min_crashes` browsers killed before the scan is handed back.
+async fn crashing_worker_hands_the_scan_back(method: &str, min_crashes: usize) {
+    let (url, _server) = shared_redis();
+    let guard = PrefixGuard::new(&url);
+    let tmp = tempfile::tempdir().unwrap();
+    let app = crate::api_render::app_site(&tmp.path().join("app")).await;
+    let store = backend(&url, &guard.prefix, Duration::from_secs(30), 3).await;
+    let (acc, site) = tenant(&store, &app.url()).await;
+    let (key, secret, hash) = sitescan_daemon::api::auth::new_key(
+        &acc.id,
+        "ci",
+        None,
+        chrono::Duration::days(1),
+        Utc::now(),
+    )
+    .unwrap();
+    store.create_key(key, &hash).await.unwrap();
+    let api = ApiProcess::start(&url, &guard.prefix);
+    let client = reqwest::Client::new();
+    let get = |id: String| {
+        let (client, secret, base) = (client.clone(), secret.clone(), api.base.clone());
+        async move {
+            let r = client
+                .get(format!("{base}/api/v1/scans/{id}"))
+                .header("X-API-Key", secret)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status().as_u16(), 200);
+            r.json::<serde_json::Value>().await.unwrap()["data"].clone()
+        }
+    };
+    let render_workers = || {
+        let base = api.base.clone();
+        async move {
+            let m = reqwest::get(format!("{base}/metrics"))
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            m.lines()
+                .find_map(|l| l.strip_prefix("sitescan_render_workers "))
+                .unwrap_or_else(|| panic!("no render worker gauge in {m}"))
+                .to_string()
+        }
+    };
+    let waiting = serde_json::json!({
+        "code": "no_render_worker",
+        "message": "no worker that can render (sitescan worker --render) is running; the scan waits in the queue and starts once one does"
+    });
+    let log = |name: &str| std::fs::read_to_string(tmp.path().join(name)).unwrap_or_default();
+    // The queue's own count of the job's deliveries.
+    let redis_client = redis::Client::open(url.as_str()).unwrap();
+    let job_attempts = |id: &str| -> Option<String> {
+        let mut conn = redis_client
+            .get_connection_with_timeout(Duration::from_secs(5))
+            .unwrap();
+        redis::cmd("HGET")
+            .arg(format!("{}:job:{id}", guard.prefix))
+            .arg("attempts")
+            .query(&mut conn)
+            .unwrap()
+    };
+
+    let marker = tmp.path().join("starts-once");
+    std::fs::write(&marker, "").unwrap();
+    let crash_log = tmp.path().join("crashes");
+    let crashing_bin = tmp.path().join("crashing-chromium");
+    crashing_chromium(&crashing_bin, &marker, &crash_log, method);
+    let _crashing = render_worker(
+        &url,
+        &guard.prefix,
+        Some(&crashing_bin),
+        &tmp.path().join("crashing.log"),
+    );
+    wait_for(
+        "the crashing worker's start-up probe",
+        Duration::from_secs(60),
+        || log("crashing.log").contains("this worker's browser starts: it takes render scans"),
+    );
+    assert!(!marker.exists(), "the probe used the one working start");
+    // Announced (the gate opened): the scan is not waiting for a worker.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while render_workers().await != "1" {
+        assert!(Instant::now() < deadline, "never announced");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let r = client
+        .post(format!("{}/api/v1/sites/{}/scans", api.base, site.id))
+        .header("X-API-Key", secret.clone())
+        .json(&serde_json::json!({"config": {
+            "rules": crate::api_render::APP_RULES, "max_pages": 1, "render": true
+        }}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 202);
+    let created: serde_json::Value = r.json().await.unwrap();
+    assert!(created["data"].get("waiting_reason").is_none(), "{created}");
+    let id = created["data"]["id"].as_str().unwrap().to_string();
+
+    wait_for(
+        "the crashing worker to close its gate",
+        Duration::from_secs(120),
+        || log("crashing.log").contains("stops taking render scans"),
+    );
+    // Withdrawn, and the scan back in the queue at no cost: the API says it
+    // waits for a render worker.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let shown = loop {
+        let shown = get(id.clone()).await;
+        if shown["waiting_reason"] == waiting && shown["status"] == "queued" {
+            break shown;
+        }
+        assert!(Instant::now() < deadline, "not handed back: {shown}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(shown["attempts"], 0, "{shown}");
+    let stored = store.scan_by_id(&id).await.unwrap().unwrap();
+    assert_eq!((stored.status, stored.attempts), (ScanStatus::Queued, 0));
+    assert_eq!(stored.error, None);
+    assert_eq!(
+        job_attempts(&id).as_deref(),
+        Some("0"),
+        "no delivery counted"
+    );
+    assert_eq!(render_workers().await, "0");
+    let said = log("crashing.log");
+    assert!(said.contains(&id), "{said}");
+    assert!(
+        said.contains("this worker's browser keeps crashing: probing a fresh one"),
+        "{said}"
+    );
+    assert!(
+        said.contains("this worker's browser does not work: it stops taking render scans"),
+        "{said}"
+    );
+    assert!(
+        said.contains("a fresh one fails too: the browser exited or crashed"),
+        "{said}"
+    );
+    assert!(
+        said.contains("it goes back to the queue, its attempt given back"),
+        "{said}"
+    );
+    // The browsers that died under the scan, and the probe's fresh one.
+    let crashes = std::fs::read_to_string(&crash_log).unwrap().lines().count();
+    assert!(crashes >= min_crashes, "{crashes} crashes");
+    assert_eq!(app.count("/api/hero.json"), 0, "no page was rendered");
+
+    // A healthy render worker runs it, on its first attempt.
+    let _healthy = render_worker(&url, &guard.prefix, None, &tmp.path().join("healthy.log"));
+    let done = wait_completed(&store, &id, Duration::from_secs(120)).await;
+    assert_eq!(done.attempts, 1, "only the healthy worker's attempt counts");
+    assert!(log("healthy.log").contains(&id));
+    assert_eq!(
+        app.count("/api/hero.json"),
+        1,
+        "rendered once, by the healthy worker"
+    );
+    let shown = get(id.clone()).await;
+    assert_eq!(shown["attempts"], 1);
+    assert!(shown.get("waiting_reason").is_none(), "{shown}");
+    // The crashing worker took it once, and never again.
+    assert_eq!(
+        log("crashing.log")
+            .lines()
+            .filter(|l| l.contains("\"scan started\"") && l.contains("sitescan_daemon::worker"))
+            .count(),
+        1,
+        "{}",
+        log("crashing.log")
+    );
 }
 
 /// Two API processes on one Redis: 20 racing scan requests of a professional

@@ -264,6 +264,18 @@ impl Queue for Embedded {
         Ok(())
     }
 
+    async fn hand_back(&self, lease: &Lease) -> Result<()> {
+        let lease = lease.clone();
+        self.write(move |txn| {
+            let mut state = held(txn, &lease)?;
+            state.deliveries = state.deliveries.saturating_sub(1);
+            make_ready(txn, &lease.scan_id, &mut state)
+        })
+        .await?;
+        self.wake.notify_waiters();
+        Ok(())
+    }
+
     async fn dead_letter(&self, lease: &Lease, reason: &str) -> Result<()> {
         let (lease, reason) = (lease.clone(), reason.to_string());
         self.write(move |txn| {

@@ -132,6 +132,12 @@ pub trait Queue: Send + Sync + 'static {
     /// priority), for this or another worker; a non-empty `reason` is kept as
     /// its last failure. `LeaseLost` when the lease moved on.
     async fn release(&self, lease: &Lease, reason: &str) -> Result<()>;
+    /// Gives a job in hand back through no fault of its own (its worker's
+    /// browser broke): as [`Queue::release`] with no reason, and this
+    /// delivery is not counted (its attempt number is what it was before it
+    /// was taken), so a broken worker cannot use a job's attempts up.
+    /// `LeaseLost` when the lease moved on.
+    async fn hand_back(&self, lease: &Lease) -> Result<()>;
     /// Gives a job up: it leaves the queue for the dead-letter record with its
     /// attempt count and `reason`. `LeaseLost` when the lease moved on.
     async fn dead_letter(&self, lease: &Lease, reason: &str) -> Result<()>;

@@ -475,6 +475,22 @@ impl Queue for RedisBackend {
             .arg(&lease.scan_id)
             .arg(reason)
             .arg(lease.token)
+            .arg("0")
+            .invoke_async(&mut conn)
+            .await
+            .map_err(redis_err)?;
+        fenced(ran, lease)
+    }
+
+    async fn hand_back(&self, lease: &Lease) -> Result<()> {
+        let mut conn = self.c();
+        let ran: i64 = RELEASE
+            .key(self.job_key(&lease.scan_id))
+            .arg(GROUP)
+            .arg(&lease.scan_id)
+            .arg("")
+            .arg(lease.token)
+            .arg("1")
             .invoke_async(&mut conn)
             .await
             .map_err(redis_err)?;

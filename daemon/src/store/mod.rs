@@ -963,6 +963,13 @@ pub trait Store: Send + Sync + 'static {
     /// (with its `scan.queued` event). False when it was not running
     /// (finished, canceled).
     async fn requeue_scan(&self, id: &str) -> Result<bool>;
+    /// Like [`Store::requeue_scan`] for a run that ended through no fault of
+    /// the scan's own (its worker's browser broke, and the worker gives the
+    /// scan to another): `running` becomes `queued`, and with `refund` the
+    /// attempt its start charged is given back (attempts - 1, never below
+    /// 0), so a broken worker cannot use a scan's attempts up. False when it
+    /// was not running.
+    async fn hand_back_scan(&self, id: &str, refund: bool) -> Result<bool>;
     /// Records the pages of scan `id` in analysis now (empty: none), replacing
     /// the previous record. Kept so that it survives the process being killed
     /// (not necessarily a power loss): it is written before each page's rules

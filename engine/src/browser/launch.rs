@@ -305,6 +305,91 @@ async fn launch(options: &LaunchOptions) -> Result<Process, BrowserError> {
     }
 }
 
+/// The page [`probe`] renders: a script sets the title, so the answer
+/// proves the page was parsed and its script ran. Percent-encoded, so the
+/// URL means the same to every parser.
+const PROBE_PAGE: &str = "data:text/html,%3Ctitle%3Esitescan%3C/title%3E%3Cp%3Eprobe%3C/p%3E%3Cscript%3Edocument.title%2B%3D%27-ok%27%3C/script%3E";
+/// What [`PROBE_PAGE`] answers once rendered: its scripted title and
+/// whether its body was laid out.
+const PROBE_ANSWER: &str = "sitescan-ok:true";
+/// Looks at the probe page at most this many times (100 ms apart) before
+/// taking it for not rendered.
+const PROBE_LOOKS: u32 = 50;
+
+/// Whether a browser works for render scans, not only starts: starts one
+/// (as [`start`]: it must answer its version), renders a tiny `data:` page
+/// in a fresh browser context and tab (the steps a scan's first page takes:
+/// a context, a target, a navigation, a script), then stops it. A browser
+/// that starts but dies on every context or page fails here with
+/// [`BrowserError::Crashed`]. Bounded: the start's own timeout, then
+/// `options.call_timeout` per call and 50 looks at the page 100 ms apart.
+pub async fn probe(options: &LaunchOptions) -> Result<(), BrowserError> {
+    let process = start(options).await?;
+    let conn = Arc::clone(&process.conn);
+    let t = options.call_timeout;
+    let field = |v: &serde_json::Value, name: &str| {
+        v.get(name)
+            .and_then(|x| x.as_str())
+            .map(str::to_string)
+            .ok_or_else(|| BrowserError::Protocol(format!("no {name} in the probe's answer")))
+    };
+    let ctx = conn
+        .call(None, "Target.createBrowserContext", json!({}), t)
+        .await?;
+    let ctx = field(&ctx, "browserContextId")?;
+    let target = conn
+        .call(
+            None,
+            "Target.createTarget",
+            json!({"url": "about:blank", "browserContextId": ctx}),
+            t,
+        )
+        .await?;
+    let target = field(&target, "targetId")?;
+    let attached = conn
+        .call(
+            None,
+            "Target.attachToTarget",
+            json!({"targetId": target, "flatten": true}),
+            t,
+        )
+        .await?;
+    let session = field(&attached, "sessionId")?;
+    let s = Some(session.as_str());
+    let nav = conn
+        .call(s, "Page.navigate", json!({"url": PROBE_PAGE}), t)
+        .await?;
+    if let Some(err) = nav.get("errorText").and_then(|e| e.as_str()) {
+        return Err(BrowserError::Navigation(err.to_string()));
+    }
+    let expression = "document.readyState === 'complete' ? document.title + ':' +                       (document.body.getBoundingClientRect().width > 0) : ''";
+    let mut last = String::new();
+    for _ in 0..PROBE_LOOKS {
+        let r = conn
+            .call(
+                s,
+                "Runtime.evaluate",
+                json!({"expression": expression, "returnByValue": true}),
+                t,
+            )
+            .await?;
+        last = r
+            .pointer("/result/value")
+            .and_then(|v| v.as_str())
+            .unwrap_or("")
+            .to_string();
+        if last == PROBE_ANSWER {
+            // Dropping the process kills it: it only had to render.
+            drop(process);
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    Err(BrowserError::Navigation(format!(
+        "the probe page did not render (it answered `{last}`)"
+    )))
+}
+
 fn spawn(binary: &Path, args: &[String]) -> std::io::Result<Child> {
     let mut cmd = Command::new("/bin/sh");
     cmd.arg("-c")

@@ -4,7 +4,8 @@
 //! ([`cdp`]). One browser per process, launched on first use and recycled after
 //! [`LaunchOptions::recycle_after`] pages or after a crash ([`pool`]; a
 //! browser that cannot start is retried with a backoff, and [`health`] says
-//! so); each scan
+//! so; [`crashes`] counts the browsers that died in use, and
+//! [`launch::probe`] checks that a fresh browser renders a page); each scan
 //! gets a browser context of its own (no cookies or storage shared between
 //! scans) and a pool of tabs sized by its concurrency ([`RenderSession`]).
 //!
@@ -58,7 +59,7 @@ pub mod sign_in;
 pub mod snapshot;
 
 pub use launch::{configure, sink_requests, LaunchOptions, DEFAULT_RECYCLE_AFTER};
-pub use pool::{health, BrowserHealth, RenderSession};
+pub use pool::{crashes, health, BrowserHealth, RenderSession};
 
 /// What went wrong in the browser. Page-level failures (a hung tab, a
 /// navigation refused) are values the scan records on the page; a browser that

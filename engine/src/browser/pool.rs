@@ -52,9 +52,28 @@ pub struct Browser {
     options: LaunchOptions,
     pages: AtomicUsize,
     broken: AtomicBool,
+    /// Its death is counted in [`crashes`] (once).
+    counted: AtomicBool,
 }
 
 impl Browser {
+    /// Counts this browser in [`crashes`] when it died in use (its process
+    /// ended or its pipe closed while the pool still held it) or was given
+    /// up as hung: once per browser. A browser retired after its pages is
+    /// not a crash.
+    fn count_if_dead(&self) {
+        let dead =
+            self.conn().is_closed() || self.process.exited() || self.broken.load(Ordering::SeqCst);
+        if dead && !self.counted.swap(true, Ordering::SeqCst) {
+            let n = CRASHES.fetch_add(1, Ordering::SeqCst) + 1;
+            tracing::warn!(
+                pages = self.pages.load(Ordering::SeqCst),
+                crashes = n,
+                "the browser died in use (crashed, killed, or hung)"
+            );
+        }
+    }
+
     fn conn(&self) -> &Arc<Connection> {
         &self.process.conn
     }
@@ -114,6 +133,25 @@ static HEALTH: Mutex<(Option<std::sync::Weak<Browser>>, Option<Failing>)> =
 
 /// Browsers this process started (for tests of recycling).
 static LAUNCHES: AtomicUsize = AtomicUsize::new(0);
+
+/// Browsers of this process that died in use ([`crashes`]).
+static CRASHES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many of this process's browsers died in use so far: crashed, were
+/// killed, or hung and were given up, as opposed to retired after
+/// [`LaunchOptions::recycle_after`] pages. Each counts once, when the pool
+/// replaces it or when this is asked (the browser now running is looked at).
+/// Only grows: a caller that samples it sees the crashes since its last
+/// look, e.g. to tell a browser that crashes on every page (the pool
+/// restarts it each time, so it never shows as failing to start) from a
+/// healthy one.
+pub fn crashes() -> u64 {
+    let current = lock(&HEALTH).0.as_ref().and_then(std::sync::Weak::upgrade);
+    if let Some(b) = current {
+        b.count_if_dead();
+    }
+    CRASHES.load(Ordering::SeqCst)
+}
 
 /// How many browsers this process has started.
 pub fn launches() -> usize {
@@ -178,6 +216,7 @@ async fn browser() -> Result<Arc<Browser>, BrowserError> {
         if b.usable() {
             return Ok(Arc::clone(b));
         }
+        b.count_if_dead();
         tracing::info!(
             pages = b.pages.load(Ordering::SeqCst),
             exited = b.conn().is_closed() || b.process.exited(),
@@ -206,6 +245,7 @@ async fn browser() -> Result<Arc<Browser>, BrowserError> {
                 options,
                 pages: AtomicUsize::new(0),
                 broken: AtomicBool::new(false),
+                counted: AtomicBool::new(false),
             });
             if let Some(f) = slot.failing.take() {
                 tracing::info!(
@@ -1256,10 +1296,12 @@ mod tests {
         // and 2 do; then the next two share the next).
         render(0).await;
         let before = launches();
+        let crashed_before = crashes();
         for n in 1..5 {
             render(n).await;
         }
         assert_eq!(launches() - before, 2);
+        assert_eq!(crashes(), crashed_before, "a retired browser is no crash");
 
         let browser = session.browser().await.unwrap();
         let _ = browser
@@ -1273,8 +1315,37 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         assert!(browser.conn().is_closed(), "the crash closed the pipe");
+        assert_eq!(crashes() - crashed_before, 1, "seen before a restart");
         render(9).await;
         assert_eq!(launches() - before, 3, "restarted after the crash");
+        assert_eq!(crashes() - crashed_before, 1, "counted once");
+    }
+
+    /// The probe renders a page in a browser that works, and says why not
+    /// for one that exits at once. Needs Debian's `chromium`.
+    #[tokio::test]
+    async fn the_probe_renders_a_page_or_says_why_it_cannot() {
+        let options = LaunchOptions {
+            sandbox: false,
+            call_timeout: Duration::from_secs(10),
+            ..LaunchOptions::from_env()
+        };
+        launch::probe(&options).await.unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let broken = dir.path().join("chromium");
+        std::fs::write(&broken, "#!/bin/sh\necho 'broken on purpose' >&2\nexit 1\n").unwrap();
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&broken, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let e = launch::probe(&LaunchOptions {
+            binary: Some(broken),
+            ..options
+        })
+        .await
+        .unwrap_err();
+        assert!(matches!(e, BrowserError::Launch(_)), "{e:?}");
+        assert!(e.to_string().contains("broken on purpose"), "{e}");
     }
 
     /// The keyboard walk of ACT's a1b64e and oj04fd examples (and a keydown

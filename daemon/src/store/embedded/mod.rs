@@ -449,7 +449,11 @@ impl Store for Embedded {
     }
 
     async fn requeue_scan(&self, id: &str) -> Result<bool> {
-        scans::requeue_scan(self, id).await
+        scans::requeue_scan(self, id, false).await
+    }
+
+    async fn hand_back_scan(&self, id: &str, refund: bool) -> Result<bool> {
+        scans::requeue_scan(self, id, refund).await
     }
 
     async fn set_pages_in_analysis(&self, id: &str, pages: &[String]) -> Result<()> {

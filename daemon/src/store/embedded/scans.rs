@@ -210,7 +210,9 @@ pub(super) async fn resume_scan(
     this.start_or_resume(id, at, false).await
 }
 
-pub(super) async fn requeue_scan(this: &Embedded, id: &str) -> Result<bool> {
+/// `running` to `queued`; with `refund` the attempt its start charged is
+/// given back (a hand-back that is not the scan's fault).
+pub(super) async fn requeue_scan(this: &Embedded, id: &str, refund: bool) -> Result<bool> {
     let id = id.to_string();
     this.write(move |txn| {
         let mut scan = {
@@ -221,6 +223,9 @@ pub(super) async fn requeue_scan(this: &Embedded, id: &str) -> Result<bool> {
             }
         };
         scan.status = ScanStatus::Queued;
+        if refund {
+            scan.attempts = scan.attempts.saturating_sub(1);
+        }
         txn.open_table(SCANS)
             .map_err(Error::storage)?
             .insert(id.as_str(), encode(&scan)?.as_slice())

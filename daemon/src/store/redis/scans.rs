@@ -159,7 +159,9 @@ pub(super) async fn resume_scan(
     this.start_or_resume(id, at, false).await
 }
 
-pub(super) async fn requeue_scan(this: &RedisBackend, id: &str) -> Result<bool> {
+/// `running` to `queued`; with `refund` the attempt its start charged is
+/// given back (a hand-back that is not the scan's fault).
+pub(super) async fn requeue_scan(this: &RedisBackend, id: &str, refund: bool) -> Result<bool> {
     let event = this.event_args(Utc::now())?;
     let mut conn = this.c();
     let done: i64 = REQUEUE_SCAN
@@ -170,6 +172,7 @@ pub(super) async fn requeue_scan(this: &RedisBackend, id: &str) -> Result<bool> 
         .arg(&event.digits)
         .arg(&event.at)
         .arg(event.at_us)
+        .arg(if refund { "1" } else { "0" })
         .invoke_async(&mut conn)
         .await
         .map_err(redis_err)?;
