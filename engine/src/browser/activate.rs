@@ -199,6 +199,18 @@ pub(crate) fn parse_activation(v: &Value) -> Option<Activation> {
     })
 }
 
+/// What activating a page's controls came to.
+#[derive(Debug, Default)]
+pub(crate) struct Activated {
+    /// One per control activated (focused, then Enter or a click).
+    pub activations: Vec<Activation>,
+    /// The candidate controls the watcher found (at most
+    /// [`MAX_ACTIVATIONS`]). None: no page code ran, the page is as it was
+    /// judged; any: the page's code may have changed it
+    /// ([`super::pool::HeldTab`] loads it again before its pictures).
+    pub controls: usize,
+}
+
 /// Activates the page's scripted controls in the tab `session` (main frame
 /// `frame`); the caller froze the page's requests. Errors are the
 /// browser's (a hung tab); a page that breaks the watcher answers fewer
@@ -208,7 +220,7 @@ pub(crate) async fn activate_controls(
     session: &str,
     frame: &str,
     call_timeout: Duration,
-) -> Result<Vec<Activation>, BrowserError> {
+) -> Result<Activated, BrowserError> {
     let deadline = Instant::now() + TIME_BUDGET;
     let world = conn
         .call(
@@ -226,7 +238,10 @@ pub(crate) async fn activate_controls(
         .as_u64()
         .map_or(0, |n| (n as usize).min(MAX_ACTIVATIONS));
     let settle = || tokio::time::sleep(Duration::from_millis(SETTLE_MS));
-    let mut out = Vec::new();
+    let mut out = Activated {
+        activations: Vec::new(),
+        controls: count,
+    };
     for i in 0..count {
         if Instant::now() >= deadline {
             break;
@@ -286,7 +301,7 @@ pub(crate) async fn activate_controls(
             .await?;
         }
         if let Some(a) = parse_activation(&got) {
-            out.push(a);
+            out.activations.push(a);
         }
     }
     Ok(out)
