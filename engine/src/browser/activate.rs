@@ -17,6 +17,10 @@
 //! is fetched: the caller freezes the page's requests first
 //! ([`super::intercept::PageJob::freeze`]). Main-frame navigations to other
 //! documents are refused as always; `alert()` and friends are dismissed.
+//! A scan taking screenshots activates as well (its findings are the same);
+//! when there were candidate controls, the tab kept for the pictures loads the
+//! page again first ([`super::pool::HeldTab::restore`]), so they show the page
+//! as it was judged.
 //!
 //! The watcher runs in an isolated world of the page's main frame, as the
 //! keyboard walk's does: the page's scripts cannot see or replace it. Its

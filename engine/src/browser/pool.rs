@@ -1028,14 +1028,14 @@ impl HeldTab {
     /// tab, for the few pages that need it. Nothing of this load is
     /// recorded for the page (its requests, refusals and tallies were
     /// reported from the judged load).
-    pub(crate) async fn restore(&mut self) -> Result<(), BrowserError> {
+    pub async fn restore(&mut self) -> Result<(), BrowserError> {
         let (Some(r), Some(tab)) = (self.restore.take(), self.tab.as_ref()) else {
             return Ok(());
         };
         let t = self.call_timeout;
         // Leaving, navigating (once more when aborted), the wait's
-        // evaluations: each call within its timeout.
-        let limit = Duration::from_millis(r.options.max_wait_ms) + t * 4;
+        // evaluations, coming to the front: each call within its timeout.
+        let limit = Duration::from_millis(r.options.max_wait_ms) + t * 5;
         let outcome = tokio::time::timeout(limit, reload(tab, r, t)).await;
         // Held, the page gets nothing more (as after its render).
         *lock(&tab.state.job) = None;
@@ -1091,6 +1091,12 @@ async fn reload(tab: &Tab, r: Restore, t: Duration) -> Result<(), BrowserError> 
     let url = r.doc.url.to_string();
     *lock(&tab.state.job) = Some(Arc::new(PageJob::new(r.doc, r.scope, r.robots)));
     let ready = load(tab, &url, &r.options, Instant::now(), t).await?;
+    // Its tab to the front: a document just committed in a tab behind
+    // another of the browser's was measured to take seconds per
+    // `Page.captureScreenshot` while the scan's other tabs were busy (a
+    // page rendered the first time has long painted by its pictures).
+    conn.call(Some(&tab.session), "Page.bringToFront", json!({}), t)
+        .await?;
     tracing::debug!(url, ?ready, "a held page loaded again for its pictures");
     Ok(())
 }
