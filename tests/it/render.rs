@@ -1025,8 +1025,8 @@ async fn render_mode_sees_which_toggles_collapse_the_navigation() {
 
     // Rendered, every control is activated: only `hidden` and
     // `display: none` collapse, and only the blocks they reach. (Without
-    // pictures: a page kept for its pictures is shown as it was judged, so
-    // its controls are not activated and stay cannot tell.)
+    // pictures; a scan with them activates as well, see
+    // `a_screenshot_scan_activates_controls_and_pictures_the_page_as_judged`.)
     let rendered = scanner(&rules)
         .render(true)
         .render_options(sitescan::RenderOptions {
@@ -1062,4 +1062,216 @@ async fn render_mode_sees_which_toggles_collapse_the_navigation() {
         .find(|r| r.rule_id == "repeated-block-collapsible")
         .unwrap();
     assert_eq!((rule.passed, rule.failed), (1, 4));
+}
+
+/// A page of the activation site: a style sheet of its own
+/// (`/style.css?p={name}`, so the log tells which page loaded it), `control`
+/// first, the navigation `#menu` holding `logo` and a link to every page,
+/// then the page's own content (`<div id="main">`, no landmark, no heading:
+/// only a control or a link can bypass the navigation).
+fn activation_page(name: &str, control: &str, logo: &str) -> Canned {
+    html(&format!(
+        r#"<!doctype html><html lang="en"><head><title>Shop</title><link rel="stylesheet" href="/style.css?p={name}"></head>
+<body>{control}
+<nav id="menu">{logo}<a href="/">Home</a> <a href="/toggle">Toggle</a> <a href="/plain">Plain</a></nav>
+<div id="main"><p>Welcome to the shop.</p></div></body></html>"#
+    ))
+}
+
+/// `(rule, page path, outcome, selector)` of every finding, sorted.
+fn finding_rows(report: &Report, port: u16) -> Vec<(String, String, String, String)> {
+    let origin = format!("http://127.0.0.1:{port}");
+    let mut out: Vec<_> = report
+        .findings
+        .iter()
+        .map(|f| {
+            (
+                f.rule_id.clone(),
+                f.page_url.trim_start_matches(&origin).to_string(),
+                format!("{:?}", f.outcome),
+                f.selector.clone(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// `(rule, passed, failed, cant tell)` of each rule, sorted.
+fn rule_counts(report: &Report) -> Vec<(String, u64, u64, u64)> {
+    let mut out: Vec<_> = report
+        .rules
+        .iter()
+        .map(|r| (r.rule_id.clone(), r.passed, r.failed, r.cant_tell))
+        .collect();
+    out.sort();
+    out
+}
+
+#[tokio::test]
+async fn a_screenshot_scan_activates_controls_and_pictures_the_page_as_judged() {
+    let s = Server::start().await;
+    // A scripted skip button moving to the content.
+    s.set(
+        "/",
+        activation_page(
+            "skip",
+            r#"<button id="skip" onclick="location.assign('#main')">Skip to content</button>"#,
+            "",
+        ),
+    );
+    // A toggle hiding the navigation, whose logo has no text alternative:
+    // pictured as judged (the navigation shown), never as the toggle left
+    // it (no box, no picture).
+    s.set(
+        "/toggle",
+        activation_page(
+            "toggle",
+            r#"<button id="toggle" onclick="document.getElementById('menu').hidden = true">Hide the menu</button>"#,
+            r#"<img id="logo" src="/logo.svg" width="40" height="40"> "#,
+        ),
+    );
+    // No candidate control: nothing runs after it is judged.
+    s.set("/plain", activation_page("plain", "", ""));
+    for name in ["skip", "toggle", "plain"] {
+        s.set(
+            &format!("/style.css?p={name}"),
+            canned(
+                200,
+                "text/css",
+                "html, body { margin: 0; background: #fff } #menu { padding: 24px }",
+            ),
+        );
+    }
+    s.set(
+        "/logo.svg",
+        canned(
+            200,
+            "image/svg+xml",
+            r##"<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><rect width="40" height="40" fill="#00aa00"/></svg>"##,
+        ),
+    );
+    let rules = [
+        "bypass",
+        "skip-link",
+        "repeated-block-collapsible",
+        "image-alt",
+    ];
+    let url = s.url("/");
+    let url = url.as_str();
+    let scan = |screenshots: bool| async move {
+        scanner(&rules)
+            .render(true)
+            .render_options(sitescan::RenderOptions {
+                screenshots: sitescan::ScreenshotOptions {
+                    enabled: screenshots,
+                    ..sitescan::ScreenshotOptions::default()
+                },
+                ..sitescan::RenderOptions::default()
+            })
+            .build()
+            .unwrap()
+            .scan(url)
+            .await
+            .unwrap()
+    };
+
+    let without = scan(false).await;
+    let log_without = s.log();
+    let with = scan(true).await;
+    let log_with = s.log().split_off(log_without.len());
+    for report in [&without, &with] {
+        assert!(
+            report.pages.iter().all(|p| p.error.is_none()),
+            "{:?}",
+            report.pages
+        );
+    }
+
+    // Activated in both scans: the skip button passes `skip-link` and
+    // `bypass`, the toggle collapses the navigation; no rule is left
+    // cannot tell. (Without activations, both pages' controls are cannot
+    // tell for all three rules.)
+    let row = |rule: &str, page: &str, outcome: &str, sel: &str| {
+        (
+            rule.to_string(),
+            page.to_string(),
+            outcome.to_string(),
+            sel.to_string(),
+        )
+    };
+    let expected = vec![
+        row("bypass", "/plain", "Failed", ""),
+        row("image-alt", "/toggle", "Failed", "#logo"),
+        row("repeated-block-collapsible", "/", "Failed", "#menu"),
+        row("repeated-block-collapsible", "/plain", "Failed", "#menu"),
+        row("skip-link", "/plain", "Failed", ""),
+    ];
+    assert_eq!(finding_rows(&without, s.port), expected);
+    assert_eq!(finding_rows(&with, s.port), expected);
+    let counts = |rule: &str, passed: u64, failed: u64, cant_tell: u64| {
+        (rule.to_string(), passed, failed, cant_tell)
+    };
+    let expected = vec![
+        counts("bypass", 2, 1, 0),
+        counts("image-alt", 0, 1, 0),
+        counts("repeated-block-collapsible", 1, 2, 0),
+        counts("skip-link", 1, 1, 0),
+    ];
+    assert_eq!(rule_counts(&without), expected);
+    assert_eq!(rule_counts(&with), expected);
+
+    // The pictures: a thumbnail of every page, and the logo the toggle hid
+    // pictured as judged (a 40 pixel green square with the margin around).
+    assert!(without.screenshots.shots.is_empty());
+    for page in &with.pages {
+        let id = page.thumbnail.as_deref().unwrap_or_else(|| {
+            panic!("{} has no thumbnail", page.url);
+        });
+        assert_eq!(with.screenshots.get(id).unwrap().content_type, "image/jpeg");
+    }
+    let logo = with
+        .findings
+        .iter()
+        .find(|f| f.selector == "#logo")
+        .unwrap();
+    let id = logo.screenshot.as_deref().expect("the logo has no picture");
+    let shot = with.screenshots.get(id).unwrap();
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(&shot.bytes[..]));
+    decoder.set_transformations(png::Transformations::normalize_to_color8());
+    let mut reader = decoder.read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut pixels).unwrap();
+    let margin = sitescan_engine::browser::screenshot::MARGIN as u32;
+    assert_eq!(
+        (info.width, info.height),
+        (40 + 2 * margin, 40 + 2 * margin)
+    );
+    let channels = info.buffer_size() / (info.width * info.height) as usize;
+    let at = ((margin + 20) * info.width + margin + 20) as usize * channels;
+    assert_eq!(pixels[at..at + 3], [0, 170, 0], "the logo itself");
+
+    // The main documents come from the static fetch alone, in both scans.
+    // The pages whose controls ran are loaded once more for their pictures
+    // (their own subresources fetched again); the page without a candidate
+    // control is not: its requests are those of the scan without pictures.
+    let count = |log: &[String], path: &str| log.iter().filter(|p| *p == path).count();
+    for path in ["/", "/toggle", "/plain"] {
+        assert_eq!(count(&log_without, path), 1, "{path}: {log_without:?}");
+        assert_eq!(count(&log_with, path), 1, "{path}: {log_with:?}");
+    }
+    // Each style sheet: once statically, once per load in the browser.
+    for (path, without_n, with_n) in [
+        ("/style.css?p=skip", 2, 3),
+        ("/style.css?p=toggle", 2, 3),
+        ("/logo.svg", 1, 2),
+        ("/style.css?p=plain", 2, 2),
+    ] {
+        assert_eq!(
+            count(&log_without, path),
+            without_n,
+            "{path}: {log_without:?}"
+        );
+        assert_eq!(count(&log_with, path), with_n, "{path}: {log_with:?}");
+    }
 }

@@ -17,6 +17,10 @@
 //! is fetched: the caller freezes the page's requests first
 //! ([`super::intercept::PageJob::freeze`]). Main-frame navigations to other
 //! documents are refused as always; `alert()` and friends are dismissed.
+//! A scan taking screenshots activates as well (its findings are the same);
+//! when there were candidate controls, the tab kept for the pictures loads the
+//! page again first ([`super::pool::HeldTab::restore`]), so they show the page
+//! as it was judged.
 //!
 //! The watcher runs in an isolated world of the page's main frame, as the
 //! keyboard walk's does: the page's scripts cannot see or replace it. Its
@@ -199,6 +203,18 @@ pub(crate) fn parse_activation(v: &Value) -> Option<Activation> {
     })
 }
 
+/// What activating a page's controls came to.
+#[derive(Debug, Default)]
+pub(crate) struct Activated {
+    /// One per control activated (focused, then Enter or a click).
+    pub activations: Vec<Activation>,
+    /// The candidate controls the watcher found (at most
+    /// [`MAX_ACTIVATIONS`]). None: no page code ran, the page is as it was
+    /// judged; any: the page's code may have changed it
+    /// ([`super::pool::HeldTab`] loads it again before its pictures).
+    pub controls: usize,
+}
+
 /// Activates the page's scripted controls in the tab `session` (main frame
 /// `frame`); the caller froze the page's requests. Errors are the
 /// browser's (a hung tab); a page that breaks the watcher answers fewer
@@ -208,7 +224,7 @@ pub(crate) async fn activate_controls(
     session: &str,
     frame: &str,
     call_timeout: Duration,
-) -> Result<Vec<Activation>, BrowserError> {
+) -> Result<Activated, BrowserError> {
     let deadline = Instant::now() + TIME_BUDGET;
     let world = conn
         .call(
@@ -226,7 +242,10 @@ pub(crate) async fn activate_controls(
         .as_u64()
         .map_or(0, |n| (n as usize).min(MAX_ACTIVATIONS));
     let settle = || tokio::time::sleep(Duration::from_millis(SETTLE_MS));
-    let mut out = Vec::new();
+    let mut out = Activated {
+        activations: Vec::new(),
+        controls: count,
+    };
     for i in 0..count {
         if Instant::now() >= deadline {
             break;
@@ -286,7 +305,7 @@ pub(crate) async fn activate_controls(
             .await?;
         }
         if let Some(a) = parse_activation(&got) {
-            out.push(a);
+            out.activations.push(a);
         }
     }
     Ok(out)

@@ -782,17 +782,6 @@ impl RenderSession {
         *lock(&tab.state.job) = None;
         match outcome {
             Ok(Ok(page)) => {
-                let held = if hold {
-                    Some(HeldTab {
-                        tab: Some(tab),
-                        idle: Arc::clone(&self.idle),
-                        _permit: permit,
-                        call_timeout: self.call_timeout,
-                    })
-                } else {
-                    lock(&self.idle).push(tab);
-                    None
-                };
                 let rendered = Rendered {
                     html: page.html,
                     ready: page.ready,
@@ -805,6 +794,18 @@ impl RenderSession {
                         resources: job.by_type(),
                         ..page.vitals
                     })),
+                };
+                let held = if hold {
+                    Some(HeldTab {
+                        tab: Some(tab),
+                        idle: Arc::clone(&self.idle),
+                        _permit: permit,
+                        call_timeout: self.call_timeout,
+                        restore: page.changed.then(|| Restore::of(job, &self.options)),
+                    })
+                } else {
+                    lock(&self.idle).push(tab);
+                    None
                 };
                 Ok((rendered, held))
             }
@@ -829,37 +830,8 @@ impl RenderSession {
         let url = job.doc.url.to_string();
         let page_job = Arc::clone(&job);
         *lock(&tab.state.job) = Some(job);
-        tab.state.loaded.send_replace(None);
         let started = Instant::now();
-        let mut nav = conn
-            .call(s, "Page.navigate", json!({"url": url}), t)
-            .await?;
-        // `net::ERR_ABORTED` means another navigation of the tab took over
-        // ours: one the last page started late (the default action of a key
-        // or click of the keyboard walk landing after it), never this page.
-        // The tab is ours again once that one is done, so ask once more.
-        if nav.get("errorText").and_then(Value::as_str) == Some("net::ERR_ABORTED") {
-            tracing::debug!(url, "navigation aborted by another; navigating again");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            tab.state.loaded.send_replace(None);
-            nav = conn
-                .call(s, "Page.navigate", json!({"url": url}), t)
-                .await?;
-        }
-        if let Some(err) = nav.get("errorText").and_then(Value::as_str) {
-            return Err(BrowserError::Navigation(err.to_string()));
-        }
-        let loader = nav
-            .get("loaderId")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        let eval = |expr: String| {
-            let conn = Arc::clone(&conn);
-            let session = tab.session.clone();
-            async move { evaluate(&conn, &session, &expr, t).await }
-        };
-        let ready = snapshot::wait_ready(&tab.state, &loader, &self.options, started, eval).await?;
+        let ready = load(tab, &url, &self.options, started, t).await?;
         let mut phases = Phases::new(started);
         phases.lap(Phase::Load);
         // Stamps, snapshot, then the DOM carrying the stamps (super::facts).
@@ -881,6 +853,9 @@ impl RenderSession {
             facts.narrow = Some(Box::new(narrow));
         }
         phases.lap(Phase::Reflow);
+        // Whether activating the page's controls ran its code (the page may
+        // no longer be as it was judged).
+        let mut changed = false;
         let interaction = if self.interaction {
             let mut first_press = None;
             let mut walked =
@@ -904,23 +879,30 @@ impl RenderSession {
                         .await;
                     phases.lap(Phase::Vitals);
                     // Last: activating runs the page's code, with its
-                    // requests refused (super::activate). Not on a page kept
-                    // for its pictures, which show it as it was judged.
-                    let activated = match hold {
-                        true => Ok(Vec::new()),
-                        false => {
-                            page_job.freeze();
-                            super::activate::activate_controls(&conn, &tab.session, &tab.target, t)
-                                .await
-                        }
-                    };
+                    // requests refused (super::activate). A page kept for
+                    // its pictures is activated too (its findings are the
+                    // same as without pictures); when that ran page code,
+                    // the held tab loads the page again before its pictures
+                    // (HeldTab::restore), so they show it as it was judged.
+                    page_job.freeze();
+                    let activated =
+                        super::activate::activate_controls(&conn, &tab.session, &tab.target, t)
+                            .await;
                     phases.lap(Phase::Activate);
                     match activated {
-                        Ok(a) => walk.activations = a,
+                        Ok(a) => {
+                            changed = a.controls > 0;
+                            walk.activations = a.activations;
+                        }
                         Err(e @ (BrowserError::Timeout { .. } | BrowserError::Crashed)) => {
                             return Err(e)
                         }
-                        Err(e) => tracing::debug!(error = %e, "the activations failed"),
+                        Err(e) => {
+                            // How far it got is not known: the page may
+                            // have run code.
+                            changed = true;
+                            tracing::debug!(error = %e, "the activations failed");
+                        }
                     }
                     Some(walk)
                 }
@@ -950,6 +932,7 @@ impl RenderSession {
             interaction,
             facts,
             vitals,
+            changed,
         })
     }
 
@@ -1004,6 +987,37 @@ pub struct HeldTab {
     idle: Arc<Mutex<Vec<Tab>>>,
     _permit: OwnedSemaphorePermit,
     call_timeout: Duration,
+    /// Set when activating the page's controls ran its code after it was
+    /// judged: what loading it again takes ([`HeldTab::restore`]).
+    restore: Option<Restore>,
+}
+
+/// What a held page needs to be loaded again as it was judged: its document
+/// (served from memory, as the first time), the scan's scope and robots.txt,
+/// and the wait.
+struct Restore {
+    doc: MainDocument,
+    scope: Arc<Scope>,
+    robots: RobotsCheck,
+    options: RenderOptions,
+}
+
+impl Restore {
+    /// The restore of the page `job` rendered. The job is done with (its
+    /// tallies are in the page's [`Rendered`]): its document is taken back
+    /// without a copy unless a request of the page still holds the job.
+    fn of(job: Arc<PageJob>, options: &RenderOptions) -> Restore {
+        let (doc, scope, robots) = match Arc::try_unwrap(job) {
+            Ok(j) => (j.doc, j.scope, j.robots),
+            Err(j) => (j.doc.clone(), Arc::clone(&j.scope), Arc::clone(&j.robots)),
+        };
+        Restore {
+            doc,
+            scope,
+            robots,
+            options: options.clone(),
+        }
+    }
 }
 
 impl std::fmt::Debug for HeldTab {
@@ -1029,6 +1043,45 @@ impl HeldTab {
         self.call_timeout
     }
 
+    /// Brings the page back to the state it was judged in, when activating
+    /// its controls ran its code ([`super::activate`]): the tab leaves the
+    /// page and loads it again. A page without candidate controls was not
+    /// touched after it was judged and is not loaded again. Bounded by the
+    /// scan's `max_wait_ms` and the protocol calls' timeouts; an error
+    /// leaves the page as activation left it (take no pictures of it).
+    ///
+    /// The load has a job of its own, never frozen, and the judged page's
+    /// frozen job is never installed again: what activation asked for stays
+    /// refused and unsent. The main document is served from memory, as the
+    /// first time (the site is not asked for the page again). Its
+    /// subresources, the page's own requests, are fetched again under the
+    /// same guard, scope, robots.txt, per-host rate limit and page budgets
+    /// as when it was judged: the browser's cache is off (each page loads as
+    /// a first visit), and keeping every response of every page until its
+    /// pictures would hold up to [`super::intercept::MAX_BYTES_PER_PAGE`] per
+    /// tab, for the few pages that need it. Nothing of this load is
+    /// recorded for the page (its requests, refusals and tallies were
+    /// reported from the judged load).
+    pub async fn restore(&mut self) -> Result<(), BrowserError> {
+        let (Some(r), Some(tab)) = (self.restore.take(), self.tab.as_ref()) else {
+            return Ok(());
+        };
+        let t = self.call_timeout;
+        // Leaving, navigating (once more when aborted), the wait's
+        // evaluations, coming to the front: each call within its timeout.
+        let limit = Duration::from_millis(r.options.max_wait_ms) + t * 5;
+        let outcome = tokio::time::timeout(limit, reload(tab, r, t)).await;
+        // Held, the page gets nothing more (as after its render).
+        *lock(&tab.state.job) = None;
+        match outcome {
+            Ok(r) => r,
+            Err(_) => Err(BrowserError::Timeout {
+                method: "restore".into(),
+                ms: limit.as_millis() as u64,
+            }),
+        }
+    }
+
     /// Leaves the page (its timers and requests stop) and gives the tab back
     /// to the scan; a tab that does not leave is closed.
     pub async fn release(mut self) {
@@ -1052,6 +1105,34 @@ impl HeldTab {
             lock(&self.idle).push(tab);
         }
     }
+}
+
+/// Loads the held page of `tab` again from `r` ([`HeldTab::restore`]).
+async fn reload(tab: &Tab, r: Restore, t: Duration) -> Result<(), BrowserError> {
+    let conn = Arc::clone(tab.ctx.browser.conn());
+    // Through a blank page: navigating to the page's own URL again would
+    // only scroll when it differs from where the page is now by its fragment
+    // alone (a skip link's activation sets one), not load a new document.
+    // The tab has no job meanwhile: whatever the leaving page still sends is
+    // refused.
+    conn.call(
+        Some(&tab.session),
+        "Page.navigate",
+        json!({"url": "about:blank"}),
+        t,
+    )
+    .await?;
+    let url = r.doc.url.to_string();
+    *lock(&tab.state.job) = Some(Arc::new(PageJob::new(r.doc, r.scope, r.robots)));
+    let ready = load(tab, &url, &r.options, Instant::now(), t).await?;
+    // Its tab to the front: a document just committed in a tab behind
+    // another of the browser's was measured to take seconds per
+    // `Page.captureScreenshot` while the scan's other tabs were busy (a
+    // page rendered the first time has long painted by its pictures).
+    conn.call(Some(&tab.session), "Page.bringToFront", json!({}), t)
+        .await?;
+    tracing::debug!(url, ?ready, "a held page loaded again for its pictures");
+    Ok(())
 }
 
 /// The steps of one render, in the order [`Phases`] reports them.
@@ -1138,6 +1219,49 @@ impl Phases {
     }
 }
 
+/// Navigates `tab` to `url`, whose requests its job judges, and waits until
+/// the page is ready under `options` (the wait counted from `started`).
+async fn load(
+    tab: &Tab,
+    url: &str,
+    options: &RenderOptions,
+    started: Instant,
+    t: Duration,
+) -> Result<Ready, BrowserError> {
+    let conn = Arc::clone(tab.ctx.browser.conn());
+    let s = Some(tab.session.as_str());
+    tab.state.loaded.send_replace(None);
+    let mut nav = conn
+        .call(s, "Page.navigate", json!({"url": url}), t)
+        .await?;
+    // `net::ERR_ABORTED` means another navigation of the tab took over
+    // ours: one the last page started late (the default action of a key
+    // or click of the keyboard walk landing after it), never this page.
+    // The tab is ours again once that one is done, so ask once more.
+    if nav.get("errorText").and_then(Value::as_str) == Some("net::ERR_ABORTED") {
+        tracing::debug!(url, "navigation aborted by another; navigating again");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        tab.state.loaded.send_replace(None);
+        nav = conn
+            .call(s, "Page.navigate", json!({"url": url}), t)
+            .await?;
+    }
+    if let Some(err) = nav.get("errorText").and_then(Value::as_str) {
+        return Err(BrowserError::Navigation(err.to_string()));
+    }
+    let loader = nav
+        .get("loaderId")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let eval = |expr: String| {
+        let conn = Arc::clone(&conn);
+        let session = tab.session.clone();
+        async move { evaluate(&conn, &session, &expr, t).await }
+    };
+    snapshot::wait_ready(&tab.state, &loader, options, started, eval).await
+}
+
 /// What one tab took from a page.
 struct TabPage {
     html: String,
@@ -1146,6 +1270,8 @@ struct TabPage {
     interaction: Option<Interaction>,
     facts: sitescan_rules::rendered::RenderedFacts,
     vitals: sitescan_rules::vitals::WebVitals,
+    /// Activating the page's controls ran its code after it was judged.
+    changed: bool,
 }
 
 /// Serializes the page, cut in the page at `max` UTF-16 units (so the

@@ -3,9 +3,14 @@
 //! page's first screen.
 //!
 //! Taken after the page's rules ran, in the tab still on the page
-//! ([`super::pool::HeldTab`]), then the tab is released. A finding names its
-//! element by a selector unique in the serialized DOM, which is the live DOM
-//! the browser still holds: the selectors are looked up there, in an isolated
+//! ([`super::pool::HeldTab`]), then the tab is released. When activating the
+//! page's scripted controls ran its code ([`super::activate`], the last step
+//! of its render), the tab first loads the page again, its document from
+//! memory ([`super::pool::HeldTab::restore`]), so the pictures show the page
+//! as it was judged, not as a toggle left it; a page without candidate
+//! controls is pictured as it is. A finding names its element by a selector
+//! unique in the serialized DOM, which is the DOM the browser holds (or holds
+//! again, the page's scripts run as they ran the first time): the selectors are looked up there, in an isolated
 //! world (`Page.createIsolatedWorld`), so the page's own scripts cannot
 //! replace the functions the lookup calls. Each box is taken in document
 //! coordinates and shot with `Page.captureScreenshot`'s `clip` (beyond the
@@ -141,7 +146,19 @@ impl ShotBudget {
 /// Takes the pictures of a page whose rules ran: one per failing element of
 /// `findings` (each names its picture in `screenshot`) and the page's
 /// thumbnail, whose id is returned. Then releases the tab.
-pub async fn shoot(held: HeldTab, findings: &mut [Finding], budget: &ShotBudget) -> Option<String> {
+pub async fn shoot(
+    mut held: HeldTab,
+    findings: &mut [Finding],
+    budget: &ShotBudget,
+) -> Option<String> {
+    // The page as it was judged first (a page whose controls were activated
+    // is loaded again); a page that cannot be brought back gets no pictures
+    // rather than pictures of something else.
+    if let Err(e) = held.restore().await {
+        tracing::debug!(error = %e, "the page could not be loaded again; no pictures");
+        held.release().await;
+        return None;
+    }
     let thumbnail = match tokio::time::timeout(TIME_BUDGET, shoot_in(&held, findings, budget)).await
     {
         Ok(Ok(thumb)) => thumb,
