@@ -34,7 +34,7 @@ use serde_json::{json, Value};
 use sitescan_rules::interaction::{Activation, MAX_ACTIVATIONS, MAX_COLLAPSED};
 use tokio::time::Instant;
 
-use super::cdp::Connection;
+use super::cdp::{Connection, Wait, World};
 use super::BrowserError;
 
 /// Longest time the activations of one page may take.
@@ -142,20 +142,19 @@ async fn eval(
     expr: &str,
     timeout: Duration,
 ) -> Result<Value, BrowserError> {
-    let mut r = conn
-        .call(
-            Some(session),
-            "Runtime.evaluate",
-            json!({"expression": expr, "contextId": context, "returnByValue": true}),
+    match conn
+        .evaluate(
+            session,
+            World::Isolated(context),
+            expr,
+            Wait::Value,
             timeout,
         )
-        .await?;
-    if r.get("exceptionDetails").is_some() {
-        return Ok(Value::Null);
+        .await
+    {
+        Err(BrowserError::Script(_)) => Ok(Value::Null),
+        r => r,
     }
-    Ok(r.pointer_mut("/result/value")
-        .map(Value::take)
-        .unwrap_or(Value::Null))
 }
 
 /// Presses Enter in the tab (down, the character, up: a button or link
@@ -226,17 +225,9 @@ pub(crate) async fn activate_controls(
     call_timeout: Duration,
 ) -> Result<Activated, BrowserError> {
     let deadline = Instant::now() + TIME_BUDGET;
-    let world = conn
-        .call(
-            Some(session),
-            "Page.createIsolatedWorld",
-            json!({"frameId": frame, "worldName": "sitescan-activate", "grantUniveralAccess": false}),
-            call_timeout,
-        )
+    let context = conn
+        .isolated_world(session, frame, "sitescan-activate", call_timeout)
         .await?;
-    let Some(context) = world.get("executionContextId").and_then(Value::as_i64) else {
-        return Err(BrowserError::Protocol("no isolated world".into()));
-    };
     let count = eval(conn, session, context, &install_script(), call_timeout)
         .await?
         .as_u64()

@@ -17,7 +17,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use tokio::process::{Child, Command};
 
-use super::cdp::Connection;
+use super::cdp::{Connection, Wait, World};
 use super::BrowserError;
 
 /// Pages one browser renders before it is replaced by a fresh one (memory a
@@ -362,22 +362,18 @@ pub async fn probe(options: &LaunchOptions) -> Result<(), BrowserError> {
     if let Some(err) = nav.get("errorText").and_then(|e| e.as_str()) {
         return Err(BrowserError::Navigation(err.to_string()));
     }
-    let expression = "document.readyState === 'complete' ? document.title + ':' +                       (document.body.getBoundingClientRect().width > 0) : ''";
+    let expression = "document.readyState === 'complete' ? document.title + ':' + (document.body.getBoundingClientRect().width > 0) : ''";
     let mut last = String::new();
     for _ in 0..PROBE_LOOKS {
-        let r = conn
-            .call(
-                s,
-                "Runtime.evaluate",
-                json!({"expression": expression, "returnByValue": true}),
-                t,
-            )
-            .await?;
-        last = r
-            .pointer("/result/value")
-            .and_then(|v| v.as_str())
-            .unwrap_or("")
-            .to_string();
+        last = match conn
+            .evaluate(&session, World::Page, expression, Wait::Value, t)
+            .await
+        {
+            Ok(v) => v.as_str().unwrap_or("").to_string(),
+            // The document was being replaced: not yet.
+            Err(BrowserError::Script(_)) => String::new(),
+            Err(e) => return Err(e),
+        };
         if last == PROBE_ANSWER {
             // Dropping the process kills it: it only had to render.
             drop(process);

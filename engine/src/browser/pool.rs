@@ -20,7 +20,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 use url::Url;
 
-use super::cdp::Connection;
+use super::cdp::{Connection, Wait, World};
 use super::interact;
 use super::intercept::{
     Interceptor, MainDocument, PageJob, Policy, Refusal, RobotsCheck, TabState,
@@ -1257,7 +1257,10 @@ async fn load(
     let eval = |expr: String| {
         let conn = Arc::clone(&conn);
         let session = tab.session.clone();
-        async move { evaluate(&conn, &session, &expr, t).await }
+        async move {
+            conn.evaluate(&session, World::Page, &expr, Wait::Value, t)
+                .await
+        }
     };
     snapshot::wait_ready(&tab.state, &loader, options, started, eval).await
 }
@@ -1287,7 +1290,9 @@ async fn serialize_capped(
         "(() => {{ const s = {}; return s.length > {max} ? [true, s.slice(0, {max})] : [false, s]; }})()",
         snapshot::SERIALIZE
     );
-    let v = evaluate(conn, session, &expr, timeout).await?;
+    let v = conn
+        .evaluate(session, World::Page, &expr, Wait::Value, timeout)
+        .await?;
     let cut_there = v.get(0).and_then(Value::as_bool) == Some(true);
     let mut html = v.get(1).and_then(Value::as_str).unwrap_or("").to_string();
     let max = usize::try_from(max).unwrap_or(usize::MAX);
@@ -1300,33 +1305,6 @@ async fn serialize_capped(
         html.truncate(at);
     }
     Ok((html, cut_there || cut_here))
-}
-
-async fn evaluate(
-    conn: &Connection,
-    session: &str,
-    expr: &str,
-    timeout: Duration,
-) -> Result<Value, BrowserError> {
-    let mut r = conn
-        .call(
-            Some(session),
-            "Runtime.evaluate",
-            json!({"expression": expr, "returnByValue": true}),
-            timeout,
-        )
-        .await?;
-    if let Some(ex) = r.get("exceptionDetails") {
-        return Err(BrowserError::Protocol(format!(
-            "script failed: {}",
-            ex.get("text")
-                .and_then(Value::as_str)
-                .unwrap_or("exception")
-        )));
-    }
-    Ok(r.pointer_mut("/result/value")
-        .map(Value::take)
-        .unwrap_or(Value::Null))
 }
 
 #[cfg(test)]

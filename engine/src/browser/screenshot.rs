@@ -29,9 +29,10 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use bytes::Bytes;
-use serde_json::{json, Value};
+use serde_json::Value;
 use sitescan_rules::{Finding, Outcome, Scope};
 
+use super::cdp::{Wait, World};
 use super::picture::{capture, decode};
 use super::pool::HeldTab;
 use super::BrowserError;
@@ -216,30 +217,23 @@ async fn shoot_in(
         budget.miss(selectors.len() - MAX_SHOTS_PER_PAGE);
         selectors.truncate(MAX_SHOTS_PER_PAGE);
     }
-    let world = conn
-        .call(
-            Some(session),
-            "Page.createIsolatedWorld",
-            json!({"frameId": frame, "worldName": "sitescan-screenshots"}),
+    let context = conn
+        .isolated_world(session, frame, "sitescan-screenshots", t)
+        .await?;
+    // A page that broke the script leaves no boxes to picture.
+    let facts = match conn
+        .evaluate(
+            session,
+            World::Isolated(context),
+            &boxes_script(&selectors),
+            Wait::Value,
             t,
         )
-        .await?;
-    let context = world
-        .get("executionContextId")
-        .and_then(Value::as_i64)
-        .ok_or_else(|| BrowserError::Protocol("no isolated world".into()))?;
-    let mut answer = conn
-        .call(
-            Some(session),
-            "Runtime.evaluate",
-            json!({"expression": boxes_script(&selectors), "contextId": context, "returnByValue": true}),
-            t,
-        )
-        .await?;
-    let facts = answer
-        .pointer_mut("/result/value")
-        .map(Value::take)
-        .unwrap_or(Value::Null);
+        .await
+    {
+        Err(BrowserError::Script(_)) => Value::Null,
+        r => r?,
+    };
     let pair = |v: Option<&Value>| -> Option<(f64, f64)> {
         let a = v?.as_array()?;
         Some((a.first()?.as_f64()?, a.get(1)?.as_f64()?))
