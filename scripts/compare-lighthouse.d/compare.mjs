@@ -28,9 +28,13 @@ const perDir = Number(opt('--pages', '12'));
 const sitescan = opt('--sitescan', process.env.SITESCAN_BIN || 'sitescan');
 const jsonOut = opt('--json', null);
 const runs = Number(opt('--runs', '1'));
+// A second sitescan binary (say, a build before a change), run on the same
+// pages in the same runs, interleaved with the other two tools: its numbers
+// get their own columns and agreement lines.
+const baseline = opt('--baseline', null);
 const dirs = args.map((d) => resolve(d));
 if (!dirs.length || !Number.isInteger(perDir) || perDir < 1 || !Number.isInteger(runs) || runs < 1) {
-  console.error('usage: compare-lighthouse [--pages N] [--runs N] [--sitescan BIN] [--json FILE] DIR...');
+  console.error('usage: compare-lighthouse [--pages N] [--runs N] [--sitescan BIN] [--baseline BIN] [--json FILE] DIR...');
   process.exit(2);
 }
 const chrome = process.env.CHROME_PATH || '/usr/bin/chromium';
@@ -79,15 +83,15 @@ function run(cmd, argv, env) {
   return spawnSync(cmd, argv, { env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 64 << 20 });
 }
 
-function sitescanOf(url) {
+function sitescanOf(url, bin = sitescan) {
   const out = join(work, 'sitescan.json');
-  const r = run(sitescan, [
+  const r = run(bin, [
     'scan', url, '--render', '--max-pages', '1', '--links', 'none', '--rate', '1000',
     '--rules', 'first-contentful-paint,largest-contentful-paint,cumulative-layout-shift,total-blocking-time',
     '--format', 'json', '--output', out,
   ], { SITESCAN_CHROMIUM_NO_SANDBOX: '1', SITESCAN_CHROMIUM: chrome });
   if (r.status !== 0 && r.status !== 1) {
-    console.error(`sitescan failed on ${url}: ${r.stderr}`);
+    console.error(`sitescan (${bin}) failed on ${url}: ${r.stderr}`);
     return null;
   }
   const report = JSON.parse(readFileSync(out, 'utf8'));
@@ -140,37 +144,53 @@ const rows = [];
 for (const url of pages) {
   const ss = [];
   const ls = [];
+  const bs = [];
   for (let i = 0; i < runs; i++) {
+    if (baseline) bs.push(sitescanOf(url, baseline));
     ss.push(sitescanOf(url));
     ls.push(lighthouseOf(url));
   }
   const s = medianOf(ss);
   const l = medianOf(ls);
-  if (!s || !l) continue;
-  rows.push({ url: url.slice(origin.length), s, l });
-  const cells = ['fcp', 'lcp', 'cls', 'tbt'].map((m) => `${fmt(m, s[m])}/${fmt(m, l[m])}`);
+  const b = baseline ? medianOf(bs) : null;
+  if (!s || !l || (baseline && !b)) continue;
+  rows.push({ url: url.slice(origin.length), s, l, ...(b ? { b } : {}) });
+  const cells = ['fcp', 'lcp', 'cls', 'tbt'].map((m) => `${fmt(m, s[m])}/${fmt(m, l[m])}${b ? `/${fmt(m, b[m])}` : ''}`);
   console.error(`${url.slice(origin.length)}  ${cells.join('  ')}`);
 }
 serverChild.kill();
 
 const metrics = ['fcp', 'lcp', 'cls', 'tbt'];
 const lines = [];
-lines.push('| page | FCP sitescan | FCP Lighthouse | LCP sitescan | LCP Lighthouse | CLS sitescan | CLS Lighthouse | TBT sitescan | TBT Lighthouse |');
-lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
-for (const r of rows) {
-  lines.push(`| ${r.url} | ${metrics.map((m) => `${fmt(m, r.s[m])} | ${fmt(m, r.l[m])}`).join(' | ')} |`);
+if (baseline) {
+  lines.push('| page | FCP sitescan | FCP baseline | FCP Lighthouse | LCP sitescan | LCP baseline | LCP Lighthouse | CLS sitescan | CLS baseline | CLS Lighthouse | TBT sitescan | TBT baseline | TBT Lighthouse |');
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of rows) {
+    lines.push(`| ${r.url} | ${metrics.map((m) => `${fmt(m, r.s[m])} | ${fmt(m, r.b[m])} | ${fmt(m, r.l[m])}`).join(' | ')} |`);
+  }
+} else {
+  lines.push('| page | FCP sitescan | FCP Lighthouse | LCP sitescan | LCP Lighthouse | CLS sitescan | CLS Lighthouse | TBT sitescan | TBT Lighthouse |');
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of rows) {
+    lines.push(`| ${r.url} | ${metrics.map((m) => `${fmt(m, r.s[m])} | ${fmt(m, r.l[m])}`).join(' | ')} |`);
+  }
 }
 const share = (f) => (rows.length ? rows.filter(f).length / rows.length : 0);
 const pct = (x) => `${(100 * x).toFixed(0)}%`;
-const summary = {
-  pages: rows.length,
-  same_bucket: Object.fromEntries(metrics.map((m) => [m, share((r) => bucket(m, r.s[m]) === bucket(m, r.l[m]))])),
-  same_bucket_all: share((r) => metrics.every((m) => bucket(m, r.s[m]) === bucket(m, r.l[m]))),
-  within: Object.fromEntries(['fcp', 'lcp', 'cls'].map((m) => [m, share((r) => close(m, r.s[m], r.l[m]))])),
-};
+/// The agreement of one tool's numbers (`key` of each row) with Lighthouse's.
+const agreement = (key) => ({
+  same_bucket: Object.fromEntries(metrics.map((m) => [m, share((r) => bucket(m, r[key][m]) === bucket(m, r.l[m]))])),
+  same_bucket_all: share((r) => metrics.every((m) => bucket(m, r[key][m]) === bucket(m, r.l[m]))),
+  within: Object.fromEntries(['fcp', 'lcp', 'cls'].map((m) => [m, share((r) => close(m, r[key][m], r.l[m]))])),
+});
+const summary = { pages: rows.length, ...agreement('s'), ...(baseline ? { baseline: agreement('b') } : {}) };
+const agreementLines = (a, who) => [
+  `${who}Same bucket: FCP ${pct(a.same_bucket.fcp)}, LCP ${pct(a.same_bucket.lcp)}, CLS ${pct(a.same_bucket.cls)}, TBT ${pct(a.same_bucket.tbt)}; all four ${pct(a.same_bucket_all)}`,
+  `${who}Within 20%: FCP ${pct(a.within.fcp)}, LCP ${pct(a.within.lcp)}; CLS within 0.02: ${pct(a.within.cls)}`,
+];
 lines.push('');
 lines.push(`Pages: ${summary.pages}`);
-lines.push(`Same bucket: FCP ${pct(summary.same_bucket.fcp)}, LCP ${pct(summary.same_bucket.lcp)}, CLS ${pct(summary.same_bucket.cls)}, TBT ${pct(summary.same_bucket.tbt)}; all four ${pct(summary.same_bucket_all)}`);
-lines.push(`Within 20%: FCP ${pct(summary.within.fcp)}, LCP ${pct(summary.within.lcp)}; CLS within 0.02: ${pct(summary.within.cls)}`);
+lines.push(...agreementLines(summary, ''));
+if (baseline) lines.push(...agreementLines(summary.baseline, 'Baseline: '));
 console.log(lines.join('\n'));
 if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ summary, rows }, null, 2));
