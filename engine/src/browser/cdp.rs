@@ -217,6 +217,40 @@ impl Connection {
             .unwrap_or(Value::Null))
     }
 
+    /// Opens a tab on `about:blank` in the browser context `context` and
+    /// attaches to it: its target id (its main frame's id too) and the
+    /// session to call it on.
+    pub async fn open_tab(
+        &self,
+        context: &str,
+        timeout: Duration,
+    ) -> Result<(String, String), BrowserError> {
+        let field = |v: &Value, name: &str| {
+            v.get(name)
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .ok_or_else(|| BrowserError::Protocol(format!("no {name} in the answer")))
+        };
+        let created = self
+            .call(
+                None,
+                "Target.createTarget",
+                json!({"url": "about:blank", "browserContextId": context}),
+                timeout,
+            )
+            .await?;
+        let target = field(&created, "targetId")?;
+        let attached = self
+            .call(
+                None,
+                "Target.attachToTarget",
+                json!({"targetId": target, "flatten": true}),
+                timeout,
+            )
+            .await?;
+        Ok((target, field(&attached, "sessionId")?))
+    }
+
     /// Creates an isolated world named `name` in `frame` of the tab
     /// `session` (or names the one already there) and answers its execution
     /// context, for [`World::Isolated`].

@@ -337,24 +337,7 @@ pub async fn probe(options: &LaunchOptions) -> Result<(), BrowserError> {
         .call(None, "Target.createBrowserContext", json!({}), t)
         .await?;
     let ctx = field(&ctx, "browserContextId")?;
-    let target = conn
-        .call(
-            None,
-            "Target.createTarget",
-            json!({"url": "about:blank", "browserContextId": ctx}),
-            t,
-        )
-        .await?;
-    let target = field(&target, "targetId")?;
-    let attached = conn
-        .call(
-            None,
-            "Target.attachToTarget",
-            json!({"targetId": target, "flatten": true}),
-            t,
-        )
-        .await?;
-    let session = field(&attached, "sessionId")?;
+    let (_, session) = conn.open_tab(&ctx, t).await?;
     let s = Some(session.as_str());
     let nav = conn
         .call(s, "Page.navigate", json!({"url": PROBE_PAGE}), t)

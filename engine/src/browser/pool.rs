@@ -604,32 +604,7 @@ impl RenderSession {
     async fn open_tab(&self, ctx: &Arc<Context>) -> Result<Tab, BrowserError> {
         let conn = Arc::clone(ctx.browser.conn());
         let t = self.call_timeout;
-        let created = conn
-            .call(
-                None,
-                "Target.createTarget",
-                json!({"url": "about:blank", "browserContextId": ctx.id}),
-                t,
-            )
-            .await?;
-        let target = created
-            .get("targetId")
-            .and_then(Value::as_str)
-            .ok_or_else(|| BrowserError::Protocol("no target id".into()))?
-            .to_string();
-        let attached = conn
-            .call(
-                None,
-                "Target.attachToTarget",
-                json!({"targetId": target, "flatten": true}),
-                t,
-            )
-            .await?;
-        let session = attached
-            .get("sessionId")
-            .and_then(Value::as_str)
-            .ok_or_else(|| BrowserError::Protocol("no session id".into()))?
-            .to_string();
+        let (target, session) = conn.open_tab(&ctx.id, t).await?;
         let mut events = conn.subscribe(&session);
         let state = Arc::new(TabState::new());
         let interceptor = Arc::new(Interceptor {
