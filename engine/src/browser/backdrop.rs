@@ -6,9 +6,9 @@
 //! colours lies there. For those elements (visible, with a computed colour
 //! and own text, no text shadow, no blend mode or filter on the way up) the
 //! backdrop is measured: the element's own text is hidden (`color:
-//! transparent` and its kin, on that element only), the boxes of its own
-//! text runs are shot with `Page.captureScreenshot`, the text is shown
-//! again, and the text colour is compared with every pixel under those boxes
+//! transparent` and its kin, on the measured elements only, those of one
+//! band at a time), the region holding the boxes of their own text runs is
+//! shot with `Page.captureScreenshot`, the text is shown again, and the text colour is compared with every pixel under those boxes
 //! ([`MeasuredBackdrop::measure`]). The result goes onto the element's facts
 //! ([`sitescan_rules::rendered::ElementFacts::backdrop`]); `color-contrast`
 //! decides from it when every pixel falls on the same side of its threshold.
@@ -26,7 +26,10 @@
 //! **Bounds.** At most [`MAX_MEASURED_PER_PAGE`] elements per page, in
 //! document order; at most [`MAX_RECTS`] text boxes each, clipped to
 //! [`MAX_CLIP`] CSS pixels and shot at a scale that keeps each picture
-//! within [`MAX_PIXELS`]; no new element is started after [`TIME_BUDGET`].
+//! within [`MAX_PIXELS`]; the elements are shot together in bands of at
+//! most [`MAX_CLIP`] (one picture each, [`bands`]); no new band is started
+//! after [`TIME_BUDGET`], and nothing is shot on a document taller than
+//! [`MAX_DOC_HEIGHT`].
 //! The scripts run in an isolated world, so the page's scripts cannot
 //! replace the DOM functions they call. A failure leaves the elements it
 //! did not reach unmeasured (the rule then keeps its static answer).
@@ -41,8 +44,9 @@ use super::cdp::{Connection, Wait, World};
 use super::picture::{capture, decode};
 use super::BrowserError;
 
-/// Most elements whose backdrop is measured on one page. Each costs two
-/// script calls, a frame and a screenshot (some 30 to 60 ms): 40 keeps a
+/// Most elements whose backdrop is measured on one page. Each band of them
+/// costs two script calls, a frame and a screenshot (some 30 to 60 ms on a
+/// quiet machine): 40 keeps a
 /// page with a large hero image or a gradient body within a couple of
 /// seconds, and covers the text over images that most pages have (headings
 /// and buttons on a banner), in document order.
@@ -66,11 +70,21 @@ pub const MAX_CLIP: (f64, f64) = (1280.0, 1024.0);
 /// browser encodes and the pixels judged here.
 pub const MAX_PIXELS: f64 = 262_144.0;
 
-/// No new element is measured after this long on one page.
+/// Tallest document whose text backdrops are shot. A picture of a region
+/// beyond the viewport makes Chromium lay out and paint the whole document:
+/// some 0.1 s for a 20,000-pixel page, 1.3 s for a 300,000-pixel one (a
+/// table of contents of 49,000 elements), and far more with other tabs
+/// rendering beside it. Taller documents keep the static judgement.
+pub const MAX_DOC_HEIGHT: f64 = 32_768.0;
+
+/// No new picture is taken after this long on one page.
 pub const TIME_BUDGET: Duration = Duration::from_secs(5);
+/// Most pixels in one band's picture ([`bands`]): a band as large as
+/// [`MAX_CLIP`] is shot at scale 1.
+const MAX_BAND_PIXELS: f64 = MAX_CLIP.0 * MAX_CLIP.1;
 /// Most bytes one decoded backdrop picture may take: RGBA of
-/// [`MAX_PIXELS`], with room for a device scale of 2.
-const MAX_DECODED_BYTES: usize = MAX_PIXELS as usize * 4 * 4;
+/// [`MAX_BAND_PIXELS`], with room for a device scale of 2.
+const MAX_DECODED_BYTES: usize = MAX_BAND_PIXELS as usize * 4 * 4;
 
 /// The attribute that hides the measured element's text (`hide`), or keeps
 /// transitions off while its colour comes back (`keep`).
@@ -180,30 +194,72 @@ fn setup_script(candidates: &[(u32, bool)]) -> String {
     )
 }
 
-/// Shows the text of item `shown` again (transitions kept off until its
-/// colour is back) and hides the text of item `hidden`, then waits for a
-/// frame (or 100 ms when frames do not come); `-1` for none. With `end`,
-/// also removes the hiding sheet.
-fn step_script(shown: i64, hidden: i64, end: bool) -> String {
+/// Shows the text of the items `shown` again (transitions kept off until
+/// their colour is back) and hides the text of the items `hidden`, then
+/// waits for a frame (or 100 ms when frames do not come). With `end`, also
+/// removes the hiding sheet.
+fn step_script(shown: &[usize], hidden: &[usize], end: bool) -> String {
+    let list = |v: &[usize]| serde_json::to_string(v).unwrap_or_else(|_| "[]".into());
     format!(
         r#"new Promise((resolve) => {{
   const st = window.__sitescanBackdrop;
   if (!st) {{ resolve(false); return; }}
-  const shown = st.els[{shown}], hidden = st.els[{hidden}];
-  if (shown) {{ shown.setAttribute('{MARK}', 'keep'); getComputedStyle(shown).color; shown.removeAttribute('{MARK}'); }}
+  const shown = {shown}.map((i) => st.els[i]).filter((e) => e);
+  const hidden = {hidden}.map((i) => st.els[i]).filter((e) => e);
+  for (const e of shown) e.setAttribute('{MARK}', 'keep');
+  if (shown.length) getComputedStyle(shown[0]).color;
+  for (const e of shown) e.removeAttribute('{MARK}');
   if ({end}) {{
     document.adoptedStyleSheets = document.adoptedStyleSheets.filter((s) => s !== st.sheet);
     delete window.__sitescanBackdrop;
   }}
-  if (!hidden) {{ resolve(true); return; }}
-  hidden.setAttribute('{MARK}', 'hide');
-  getComputedStyle(hidden).color;
+  if (!hidden.length) {{ resolve(true); return; }}
+  for (const e of hidden) e.setAttribute('{MARK}', 'hide');
+  getComputedStyle(hidden[0]).color;
   let done = false;
   const go = () => {{ if (!done) {{ done = true; resolve(true); }} }};
   requestAnimationFrame(() => setTimeout(go, 0));
   setTimeout(go, 100);
-}})"#
+}})"#,
+        shown = list(shown),
+        hidden = list(hidden),
     )
+}
+
+/// Groups the items' regions (`(item, region)`, in document order) into
+/// bands shot in one picture each: items are added to a band while the
+/// union of their regions stays within [`MAX_CLIP`].
+///
+/// One picture per band rather than per element: a screenshot of a tab that
+/// is not the browser's front one waits for a frame of its own, some
+/// hundreds of milliseconds when other tabs render beside it, so forty
+/// elements took up to 20 s on a long page; their text is hidden together
+/// (no element's text lies under another's own text boxes).
+fn bands(regions: &[(usize, Region)]) -> Vec<(Region, Vec<usize>)> {
+    let mut order: Vec<&(usize, Region)> = regions.iter().collect();
+    order.sort_by(|a, b| a.1.clip[1].total_cmp(&b.1.clip[1]));
+    let mut out: Vec<(Region, Vec<usize>)> = Vec::new();
+    for (item, r) in order {
+        if let Some((band, items)) = out.last_mut() {
+            let x0 = band.clip[0].min(r.clip[0]);
+            let y0 = band.clip[1].min(r.clip[1]);
+            let x1 = (band.clip[0] + band.clip[2]).max(r.clip[0] + r.clip[2]);
+            let y1 = (band.clip[1] + band.clip[3]).max(r.clip[1] + r.clip[3]);
+            if x1 - x0 <= MAX_CLIP.0 && y1 - y0 <= MAX_CLIP.1 {
+                band.clip = [x0, y0, x1 - x0, y1 - y0];
+                items.push(*item);
+                continue;
+            }
+        }
+        out.push((r.clone(), vec![*item]));
+    }
+    for (band, _) in &mut out {
+        band.scale = (MAX_BAND_PIXELS / (band.clip[2] * band.clip[3]))
+            .sqrt()
+            .min(1.0);
+        band.rects.clear();
+    }
+    out
 }
 
 /// Measures the backdrop of the elements of `facts` the browser gave no
@@ -301,35 +357,27 @@ async fn measure_in(
         return Ok(0);
     }
     let mut measured = 0;
-    let mut shown: i64 = -1;
+    let regions: Vec<(usize, Region)> = if doc.1 > MAX_DOC_HEIGHT {
+        tracing::debug!(height = doc.1, "document too tall to shoot text backdrops");
+        Vec::new()
+    } else {
+        items
+            .iter()
+            .enumerate()
+            .take(MAX_MEASURED_PER_PAGE)
+            .filter_map(|(i, (_, rects))| Region::new(rects, doc).map(|r| (i, r)))
+            .collect()
+    };
+    let mut shown: Vec<usize> = Vec::new();
     let outcome = async {
-        for (i, (stamp, rects)) in items.iter().enumerate().take(MAX_MEASURED_PER_PAGE) {
+        for (band, members) in bands(&regions) {
             if started.elapsed() >= TIME_BUDGET {
-                tracing::debug!(left = items.len() - i, "text backdrop budget spent");
+                tracing::debug!("text backdrop budget spent");
                 break;
             }
-            let Some(region) = Region::new(rects, doc) else {
-                continue;
-            };
-            let Some(f) = facts.elements.get(*stamp as usize).and_then(Option::as_ref) else {
-                continue;
-            };
-            let Some(color) = f.color else {
-                continue;
-            };
-            let opacity = f.text_opacity.unwrap_or(1.0).clamp(0.0, 1.0);
-            eval(step_script(shown, i as i64, false)).await?;
-            shown = i as i64;
-            let png = capture(
-                conn,
-                session,
-                region.clip,
-                "png",
-                None,
-                region.scale,
-                timeout,
-            )
-            .await?;
+            eval(step_script(&shown, &members, false)).await?;
+            shown = members.clone();
+            let png = capture(conn, session, band.clip, "png", None, band.scale, timeout).await?;
             let Some((pixels, info)) = decode(&png, MAX_DECODED_BYTES) else {
                 continue;
             };
@@ -344,12 +392,29 @@ async fn measure_in(
                 height: info.height,
                 channels,
             };
-            let backdrop = MeasuredBackdrop::measure(color, opacity, region.sample(&image));
-            if let Some(Some(f)) = facts.elements.get_mut(*stamp as usize) {
-                if backdrop.is_some() {
-                    measured += 1;
+            for i in members {
+                let Some((stamp, rects)) = items.get(i) else {
+                    continue;
+                };
+                let Some(f) = facts.elements.get(*stamp as usize).and_then(Option::as_ref) else {
+                    continue;
+                };
+                let Some(color) = f.color else {
+                    continue;
+                };
+                let opacity = f.text_opacity.unwrap_or(1.0).clamp(0.0, 1.0);
+                // The element's own boxes, judged in the band's picture.
+                let region = Region {
+                    rects: rects.clone(),
+                    ..band.clone()
+                };
+                let backdrop = MeasuredBackdrop::measure(color, opacity, region.sample(&image));
+                if let Some(Some(f)) = facts.elements.get_mut(*stamp as usize) {
+                    if backdrop.is_some() {
+                        measured += 1;
+                    }
+                    f.backdrop = backdrop;
                 }
-                f.backdrop = backdrop;
             }
         }
         Ok::<(), BrowserError>(())
@@ -360,7 +425,7 @@ async fn measure_in(
     // (a screenshot too slow on a busy machine) only leaves the rest
     // unmeasured; when it does not, the tab is not usable (its text may
     // still be hidden) and the error fails the render.
-    eval(step_script(shown, -1, true)).await?;
+    eval(step_script(&shown, &[], true)).await?;
     if let Err(e) = outcome {
         tracing::debug!(error = %e, measured, "text backdrop measurement stopped");
     }
@@ -538,7 +603,27 @@ mod tests {
         assert!(s.contains("[[3,0],[7,1]]"));
         assert!(s.contains(MARK) && s.contains(STAMP_ATTR));
         assert!(s.contains(&MAX_MEASURED_PER_PAGE.to_string()));
-        let s = step_script(0, -1, true);
-        assert!(s.contains("st.els[0]") && s.contains("st.els[-1]") && s.contains("if (true)"));
+        let s = step_script(&[0], &[], true);
+        assert!(s.contains("[0].map(") && s.contains("[].map(") && s.contains("if (true)"));
+    }
+
+    #[test]
+    fn regions_are_shot_together_in_bands_within_the_clip_cap() {
+        let region =
+            |y: f64, h: f64| Region::new(&[[10.0, y, 100.0, h]], (1280.0, 9000.0)).unwrap();
+        let regions = vec![
+            (0, region(2100.0, 20.0)),
+            (1, region(10.0, 20.0)),
+            (2, region(500.0, 20.0)),
+            (3, region(1030.0, 20.0)),
+        ];
+        let got = bands(&regions);
+        let members: Vec<Vec<usize>> = got.iter().map(|(_, m)| m.clone()).collect();
+        // Top down: 10..520 fit one band; 1030 would make it 1040 high, and
+        // 2100 would make the next 1090.
+        assert_eq!(members, vec![vec![1, 2], vec![3], vec![0]]);
+        assert_eq!(got[0].0.clip, [10.0, 10.0, 100.0, 510.0]);
+        assert_eq!(got[0].0.scale, 1.0);
+        assert!(got.iter().all(|(b, _)| b.rects.is_empty()));
     }
 }
