@@ -516,8 +516,40 @@ impl Region {
                 .iter()
                 .any(|r| dx >= r[0] && dx < r[0] + r[2] && dy >= r[1] && dy < r[1] + r[3])
         };
-        (0..image.height)
-            .flat_map(move |y| (0..image.width).map(move |x| (x, y)))
+        // Only the pixels of the boxes' union are visited: a band's picture
+        // holds many elements, and each is judged on its own boxes.
+        let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+        for r in &self.rects {
+            x0 = x0.min(r[0]);
+            y0 = y0.min(r[1]);
+            x1 = x1.max(r[0] + r[2]);
+            y1 = y1.max(r[1] + r[3]);
+        }
+        let to_px = |d: f64, origin: f64, per: f64, max: u32| {
+            ((d - origin) * per).clamp(0.0, f64::from(max)) as u32
+        };
+        let (px0, px1) = if self.rects.is_empty() {
+            (0, 0)
+        } else {
+            (
+                to_px(x0, cx, per_x, image.width),
+                to_px(x1, cx, per_x, image.width)
+                    .saturating_add(1)
+                    .min(image.width),
+            )
+        };
+        let (py0, py1) = if self.rects.is_empty() {
+            (0, 0)
+        } else {
+            (
+                to_px(y0, cy, per_y, image.height),
+                to_px(y1, cy, per_y, image.height)
+                    .saturating_add(1)
+                    .min(image.height),
+            )
+        };
+        (py0..py1)
+            .flat_map(move |y| (px0..px1).map(move |x| (x, y)))
             .filter(move |(x, y)| inside(*x, *y))
             .filter_map(move |(x, y)| {
                 let at = (y as usize * image.width as usize + x as usize) * image.channels;

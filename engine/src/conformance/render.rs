@@ -191,7 +191,7 @@ impl Example<'_> {
     async fn render(self, i: usize) -> Outcome {
         let job = &self.prepared.jobs[i];
         let (rule, case) = self.prepared.case(job);
-        if case.language != "html" && !case.language.is_empty() {
+        if !is_html(case) {
             return Outcome::AsServed;
         }
         let r = async {
@@ -222,9 +222,14 @@ impl Example<'_> {
     /// render).
     fn second_look(self, i: usize) -> bool {
         let (rule, case) = self.prepared.case(&self.prepared.jobs[i]);
-        (case.language == "html" || case.language.is_empty())
-            && !self.prepared.mapped(rule).is_empty()
+        is_html(case) && !self.prepared.mapped(rule).is_empty()
     }
+}
+
+/// Whether an example is HTML, rendered in the browser (SVG and XML ones
+/// are read as served).
+fn is_html(case: &super::ManifestCase) -> bool {
+    case.language == "html" || case.language.is_empty()
 }
 
 /// Judges rendered examples through their mapped rules, on rayon's pool.
