@@ -42,6 +42,104 @@ pub struct Interaction {
     /// another page.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub activations: Vec<Activation>,
+    /// The page's character key shortcuts (see [`Shortcuts`]); `None` when
+    /// the browser did not look for them (the search failed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shortcuts: Option<Shortcuts>,
+}
+
+/// Most shortcut keys a page reports (the search stops looking for more).
+pub const MAX_SHORTCUTS: usize = 16;
+/// Most controls the search for a way to turn a shortcut off activates
+/// (those visible at first, and those an opener about shortcuts shows).
+pub const MAX_MECHANISM_CONTROLS: usize = 40;
+/// Most controls named for shortcuts the search could not try that a
+/// [`Shortcuts`] lists.
+pub const MAX_ELSEWHERE: usize = 4;
+
+/// The character key shortcuts of a rendered page (WCAG 2.1.4): keys of a
+/// single printable character (a letter in either case, a digit, a
+/// punctuation mark or symbol, Space) that act on the page when pressed
+/// without Ctrl, Alt or Meta while no element has focus.
+///
+/// After the keyboard walk, the browser blurs whatever has focus and sends
+/// each printable key to the page (key-down, key-press, key-up, as events
+/// the page's listeners receive but whose default actions do not run, so
+/// nothing is typed or scrolled). A key acts when, beyond what a Shift key
+/// alone does there, a listener cancelled it, the DOM changed, focus moved
+/// or a navigation started; twice in a row, so that a one-off reaction is
+/// not taken for a shortcut. A key that acts only while some element has
+/// focus is not sent there: it is "active only on focus", which WCAG
+/// allows.
+///
+/// For each key found, the browser looks for a way to turn it off or remap
+/// it: it activates the page's visible controls one at a time (checkboxes,
+/// radio buttons, switches, buttons; never a link to another page or a
+/// form's submit button) and sends the key again; a control after which the
+/// key no longer acts is its [`Mechanism`]. Controls shown only by
+/// activating an opener whose name or nearby text is about shortcuts or
+/// keys ("Keyboard shortcuts…") are tried too; controls behind an opener
+/// named for something else are not findable by a user and are not tried.
+/// A checkbox or switch tried is set back.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shortcuts {
+    /// Printable keys sent.
+    pub keys_tried: u32,
+    /// Every printable key was sent within the search's bounds (time).
+    pub complete: bool,
+    /// The keys that act, in the order tried, at most [`MAX_SHORTCUTS`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub found: Vec<Shortcut>,
+    /// Visible controls the search could not try whose name is about
+    /// shortcuts or keys (a link to a settings page, a select, a text
+    /// field), as short labels, at most [`MAX_ELSEWHERE`]: a way to turn a
+    /// shortcut off may be there.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub elsewhere: Vec<String>,
+}
+
+/// One character key shortcut.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shortcut {
+    /// The character (`+`, `a`, `A`, ` `).
+    pub key: String,
+    /// What pressing it did: `"dom"` (the DOM changed), `"focus"` (focus
+    /// moved), `"navigation"` (the page navigated or changed its URL
+    /// fragment), `"prevented"` (a listener cancelled the key).
+    pub effects: Vec<String>,
+    /// The control after whose activation the key no longer acts, if the
+    /// search found one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mechanism: Option<Mechanism>,
+    /// Every control the search could find was tried for this key (false:
+    /// its bounds ran out first). Meaningless once a mechanism is found.
+    pub searched: bool,
+}
+
+/// A control that turns a shortcut off or remaps it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mechanism {
+    /// Where it is (see [`FocusedElement::path`]); `None` when it has no
+    /// place in the serialized DOM (in a shadow root, or shown only later).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<Vec<u32>>,
+    /// A short name for messages: `input#remap`.
+    pub label: String,
+    /// The opener that showed it, when it was not visible at first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revealed_by: Option<String>,
+}
+
+impl Shortcut {
+    /// The key as people write it: `Space` for the space bar, else the
+    /// character.
+    pub fn name(&self) -> &str {
+        if self.key == " " {
+            "Space"
+        } else {
+            &self.key
+        }
+    }
 }
 
 /// Most scripted controls a page has activated.

@@ -71,6 +71,10 @@ const DESCRIBED: &[(&str, &str)] = &[
         "keys pressed in a browser (render mode; tested in tests/it/render.rs)",
     ),
     (
+        "character-key-shortcuts",
+        "keys sent in a browser (render mode; tested in tests/it/render.rs)",
+    ),
+    (
         "first-contentful-paint",
         "lab timings measured in a browser (render mode; tested in tests/it/web_vitals.rs)",
     ),

@@ -13,7 +13,8 @@
 //   --tabs T      tabs of each tool (sitescan's --concurrency; default 4)
 //   --runs R      runs of each tool, the best kept (default 2)
 //   --no-keys     leave sitescan's keyboard rules (keyboard-trap,
-//                 focus-visible-rendered) out, as axe has none
+//                 focus-visible-rendered, character-key-shortcuts) out, as
+//                 axe has none
 //   --before BIN  also run another sitescan binary (an older build) in the
 //                 same run, between the same axe runs: its ratio is printed
 //                 beside the current one's
@@ -186,7 +187,7 @@ async function main() {
   if (!opts.keys) {
     const list = JSON.parse(execFileSync(process.env.SITESCAN_BIN, ['rules', '--format', 'json'], { encoding: 'utf8' }));
     const items = Array.isArray(list) ? list : list.rules;
-    rules = items.filter((r) => r.category === 'accessibility' && !['keyboard-trap', 'focus-visible-rendered'].includes(r.id)).map((r) => r.id).join(',');
+    rules = items.filter((r) => r.category === 'accessibility' && !['keyboard-trap', 'focus-visible-rendered', 'character-key-shortcuts'].includes(r.id)).map((r) => r.id).join(',');
   }
   const pages = n + 1; // the index too
   const best = (rs) => rs.reduce((a, b) => (b.secs < a.secs ? b : a));

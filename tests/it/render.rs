@@ -517,6 +517,96 @@ async fn the_walk_presses_the_keys_a_page_names_to_leave_a_trap() {
     assert_pages_loaded(&report);
 }
 
+/// A page whose body listens for `+` (adding an item to a list, the key
+/// cancelled) when `condition` holds, with `extra` before the list and
+/// `script` after the listener.
+fn shortcut_page(title: &str, extra: &str, condition: &str, script: &str) -> Canned {
+    html(&format!(
+        "<!doctype html><html lang=\"en\"><head><title>{title}</title></head><body><h1>{title}</h1>{extra}<ul id=\"list\"></ul>\
+         <script>document.body.addEventListener('keydown', (e) => {{ if (e.key === '+' && ({condition})) {{ document.getElementById('list').insertAdjacentHTML('beforeend', '<li>item</li>'); e.preventDefault(); }} }}); {script}</script>\
+         </body></html>"
+    ))
+}
+
+/// WCAG 2.1.4 in the browser: a `+` shortcut with nothing to turn it off
+/// fails, naming the key; one a checkbox remaps to Ctrl+`+` passes on that
+/// checkbox; one that needs Ctrl already is no shortcut of one character;
+/// a page whose listener marks every key press alike (as input-tracking
+/// libraries do) has none either.
+#[tokio::test]
+async fn render_mode_finds_single_key_shortcuts_and_the_controls_that_remap_them() {
+    let site = Server::start().await;
+    site.set(
+        "/",
+        html("<!doctype html><html lang=\"en\"><head><title>Index</title></head><body><h1>Index</h1><a href=\"/single\">single</a> <a href=\"/remap\">remap</a> <a href=\"/modifier\">modifier</a> <a href=\"/any-key\">any key</a></body></html>"),
+    );
+    site.set("/single", shortcut_page("Single", "", "true", ""));
+    site.set(
+        "/remap",
+        shortcut_page(
+            "Remap",
+            "<p>Shortcut settings</p><label><input type=\"checkbox\" id=\"ctrl\"> Use Ctrl with the \"+\" key</label>",
+            "!document.getElementById('ctrl').checked || e.ctrlKey",
+            "",
+        ),
+    );
+    site.set("/modifier", shortcut_page("Modifier", "", "e.ctrlKey", ""));
+    site.set(
+        "/any-key",
+        shortcut_page(
+            "Any key",
+            "",
+            "false",
+            "document.addEventListener('keydown', () => document.documentElement.setAttribute('data-input', 'keyboard'));",
+        ),
+    );
+    site.set(
+        "/robots.txt",
+        canned(200, "text/plain", "User-agent: *\nAllow: /\n"),
+    );
+    let report = render_scan(&["character-key-shortcuts"], &site).await;
+    assert_pages_loaded(&report);
+    assert_eq!(report.pages.len(), 5);
+    let origin = format!("http://127.0.0.1:{}", site.port);
+    let got: Vec<(String, String, String, String)> = report
+        .findings
+        .iter()
+        .filter(|f| f.rule_id == "character-key-shortcuts")
+        .map(|f| {
+            let data = f.data.clone().unwrap_or_default();
+            (
+                f.page_url.trim_start_matches(&origin).to_string(),
+                format!("{:?}", f.outcome),
+                f.message.clone(),
+                format!("{} {} {}", data["reason"], data["key"], data["effects"]),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![(
+            "/single".to_string(),
+            "Failed".to_string(),
+            "Pressing the \"+\" key alone (without Ctrl, Alt or Meta) acts on this page (it changed the page's content, a script handled it), and no control on this page turns that shortcut off or remaps it to a combination with Ctrl, Alt or Meta.".to_string(),
+            r#""no-mechanism" "+" ["dom","prevented"]"#.to_string(),
+        )],
+        "{:#?}",
+        report.findings
+    );
+    let rule = report
+        .rules
+        .iter()
+        .find(|r| r.rule_id == "character-key-shortcuts")
+        .unwrap();
+    // The remap checkbox passes; the other pages have no shortcut.
+    assert_eq!((rule.passed, rule.failed, rule.cant_tell), (1, 1, 0));
+    // Nothing was fetched for the keys or the clicks: each document once
+    // (the static fetch), robots.txt once.
+    for path in ["/", "/single", "/remap", "/modifier", "/any-key"] {
+        assert_eq!(site.count(path), 1, "{path}: {:?}", site.log());
+    }
+}
+
 fn s_set_pages(site: &Server) {
     site.set(
         "/",

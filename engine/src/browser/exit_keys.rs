@@ -246,8 +246,65 @@ fn excerpt(text: &str, start: usize, end: usize) -> String {
 
 /// Words of a sentence about getting out: a key named in a sentence
 /// without one ("press Enter to submit") is not an exit.
+const EXIT_WORDS_LIST: &[&str] = &[
+    "exit",
+    "exits",
+    "leave",
+    "leaves",
+    "leaving",
+    "escape",
+    "close",
+    "closes",
+    "move",
+    "moves",
+    "out",
+    "next",
+    "previous",
+    "quit",
+    "dismiss",
+    "focus",
+    "navigate",
+    "continue",
+    "skip",
+    "release",
+    "toggle",
+    "trap",
+    "trapped",
+    "return",
+    "go",
+    "get",
+    "away",
+    "elsewhere",
+];
+
+/// Words of a control's name or nearby text about keyboard shortcuts
+/// ("Keyboard shortcuts", "Turn off single-key hotkeys"): an opener named
+/// so leads to where they are turned off or remapped
+/// ([`super::shortcuts`]).
+pub(crate) const SHORTCUT_WORDS: &[&str] = &[
+    "shortcut",
+    "shortcuts",
+    "hotkey",
+    "hotkeys",
+    "keyboard",
+    "key",
+    "keys",
+    "keystroke",
+    "keystrokes",
+    "accesskey",
+    "accesskeys",
+];
+
+/// A pattern matching any of `words` as a whole word, case aside, in the
+/// syntax Rust's `regex` and JavaScript's `RegExp` share (`\b`, `(?:…)`; the
+/// `i` flag given apart): the one way page text is read for words, here and
+/// in the browser.
+pub(crate) fn word_pattern(words: &[&str]) -> String {
+    format!(r"\b(?:{})\b", words.join("|"))
+}
+
 static EXIT_WORDS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:exit|exits|leave|leaves|leaving|escape|close|closes|move|moves|out|next|previous|quit|dismiss|focus|navigate|continue|skip|release|toggle|trap|trapped|return|go|get|away|elsewhere)\b")
+    Regex::new(&format!("(?i){}", word_pattern(EXIT_WORDS_LIST)))
         .expect("the exit word pattern is valid")
 });
 
@@ -371,6 +428,17 @@ mod tests {
         let keys = labels(&many);
         assert_eq!(keys.len(), MAX_KEYS);
         assert_eq!(keys[..3], ["Ctrl+A", "Ctrl+B", "Ctrl+C"]);
+    }
+
+    #[test]
+    fn word_lists_read_whole_words_only() {
+        let shortcuts = Regex::new(&format!("(?i){}", word_pattern(SHORTCUT_WORDS))).unwrap();
+        assert!(shortcuts.is_match("Control shortcuts"));
+        assert!(shortcuts.is_match("Keyboard settings"));
+        assert!(!shortcuts.is_match("Open modal"));
+        assert!(!shortcuts.is_match("Monkeys and donkeys"));
+        assert!(EXIT_WORDS.is_match("press Ctrl+M to LEAVE"));
+        assert!(!EXIT_WORDS.is_match("outside"));
     }
 
     #[test]

@@ -1101,6 +1101,7 @@ pub(crate) async fn walk_page(
         complete,
         script_moves_focus: slow,
         activations: Vec::new(),
+        shortcuts: None,
     })
 }
 

@@ -28,8 +28,11 @@
 //! which the layout rules prefer over the cascade's estimates. When a selected
 //! rule needs it, the page's keyboard is then walked ([`interact`]): Tab and
 //! Shift+Tab pressed in the browser, for the keyboard trap and visible focus
-//! rules; then its scripted controls are activated ([`activate`]), with its
-//! requests refused, for the bypass rules. When a selected rule needs it,
+//! rules; then, with its requests refused, its character key shortcuts are
+//! looked for ([`shortcuts`]), printable keys sent to it and its controls
+//! tried for a way to turn them off, for the character key shortcuts rule;
+//! then its scripted controls are activated ([`activate`]), for the bypass
+//! rules. When a selected rule needs it,
 //! the page is also laid out at 320 and
 //! 640 CSS pixels wide ([`reflow`]) for the reflow and zoomed text rules,
 //! and the backdrop of text over images and gradients is measured in
@@ -55,6 +58,7 @@ pub(crate) mod picture;
 pub mod pool;
 pub mod reflow;
 pub mod screenshot;
+pub mod shortcuts;
 pub mod sign_in;
 pub mod snapshot;
 

@@ -743,7 +743,10 @@ impl RenderSession {
         // Bounded as a whole: the wait, then the calls around it.
         let mut limit = Duration::from_millis(self.options.max_wait_ms) + self.call_timeout * 3;
         if self.interaction {
-            limit += interact::TIME_BUDGET + super::activate::TIME_BUDGET + self.call_timeout * 4;
+            limit += interact::TIME_BUDGET
+                + super::shortcuts::TIME_BUDGET
+                + super::activate::TIME_BUDGET
+                + self.call_timeout * 5;
         }
         if self.narrow {
             limit += super::reflow::budget(self.call_timeout);
@@ -853,20 +856,52 @@ impl RenderSession {
                     super::metrics::collect_inp(&conn, &tab.session, &tab.target, &mut vitals, t)
                         .await;
                     phases.lap(Phase::Vitals);
-                    // Last: activating runs the page's code, with its
-                    // requests refused (super::activate). A page kept for
-                    // its pictures is activated too (its findings are the
+                    // Last: sending keys and activating controls run the
+                    // page's code, with its requests refused. A page kept
+                    // for its pictures gets them too (its findings are the
                     // same as without pictures); when that ran page code,
                     // the held tab loads the page again before its pictures
                     // (HeldTab::restore), so they show it as it was judged.
                     page_job.freeze();
+                    // The shortcuts first (super::shortcuts): the
+                    // activations open menus and dialogs a user would not
+                    // have opened before pressing a key.
+                    let shortcuts =
+                        super::shortcuts::find_shortcuts(&conn, &tab.session, &tab.target, t).await;
+                    phases.lap(Phase::Shortcuts);
+                    match shortcuts {
+                        Ok(found) => {
+                            tracing::debug!(
+                                url,
+                                keys = found.shortcuts.keys_tried,
+                                shortcuts = ?found
+                                    .shortcuts
+                                    .found
+                                    .iter()
+                                    .map(|s| (s.name(), s.mechanism.as_ref().map(|m| m.label.as_str()), s.searched))
+                                    .collect::<Vec<_>>(),
+                                "character key shortcuts"
+                            );
+                            changed |= found.changed;
+                            walk.shortcuts = Some(found.shortcuts);
+                        }
+                        Err(e @ (BrowserError::Timeout { .. } | BrowserError::Crashed)) => {
+                            return Err(e)
+                        }
+                        Err(e) => {
+                            // How far it got is not known: the page may
+                            // have run code.
+                            changed = true;
+                            tracing::debug!(error = %e, "the shortcut search failed");
+                        }
+                    }
                     let activated =
                         super::activate::activate_controls(&conn, &tab.session, &tab.target, t)
                             .await;
                     phases.lap(Phase::Activate);
                     match activated {
                         Ok(a) => {
-                            changed = a.controls > 0;
+                            changed |= a.controls > 0;
                             walk.activations = a.activations;
                         }
                         Err(e @ (BrowserError::Timeout { .. } | BrowserError::Crashed)) => {
@@ -962,7 +997,7 @@ pub struct HeldTab {
     idle: Arc<Mutex<Vec<Tab>>>,
     _permit: OwnedSemaphorePermit,
     call_timeout: Duration,
-    /// Set when activating the page's controls ran its code after it was
+    /// Set when sending keys or activating the page's controls ran its code after it was
     /// judged: what loading it again takes ([`HeldTab::restore`]).
     restore: Option<Restore>,
 }
@@ -1130,6 +1165,9 @@ enum Phase {
     WalkSetup,
     /// The keyboard walk from its first key press.
     Walk,
+    /// Sending printable keys and trying controls for the character key
+    /// shortcuts ([`super::shortcuts`]).
+    Shortcuts,
     /// Activating the page's scripted controls ([`super::activate`]).
     Activate,
     /// Reading the Web Vitals ([`super::metrics`]), both read-outs.
@@ -1142,14 +1180,14 @@ enum Phase {
 /// debug line per page (`RUST_LOG=sitescan_engine::browser=debug`).
 struct Phases {
     at: Instant,
-    ms: [u64; 10],
+    ms: [u64; 11],
 }
 
 impl Phases {
     fn new(started: Instant) -> Phases {
         Phases {
             at: started,
-            ms: [0; 10],
+            ms: [0; 11],
         }
     }
 
@@ -1174,7 +1212,7 @@ impl Phases {
     }
 
     fn log(&self, url: &str) {
-        let [load, snapshot, serialize, backdrop, reflow, walk_setup, walk, activate, vitals, leave] =
+        let [load, snapshot, serialize, backdrop, reflow, walk_setup, walk, shortcuts, activate, vitals, leave] =
             self.ms;
         tracing::debug!(
             url,
@@ -1185,6 +1223,7 @@ impl Phases {
             reflow,
             walk_setup,
             walk,
+            shortcuts,
             activate,
             vitals,
             leave,
@@ -1248,7 +1287,7 @@ struct TabPage {
     interaction: Option<Interaction>,
     facts: sitescan_rules::rendered::RenderedFacts,
     vitals: sitescan_rules::vitals::WebVitals,
-    /// Activating the page's controls ran its code after it was judged.
+    /// Sending keys or activating controls ran its code after it was judged.
     changed: bool,
 }
 

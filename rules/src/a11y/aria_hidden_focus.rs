@@ -193,6 +193,7 @@ mod tests {
             complete,
             script_moves_focus: true,
             activations: Vec::new(),
+            shortcuts: None,
         };
         let dialog = vec![held(vec![1, 0, 0], "input#first"), held(vec![1, 0, 1], "button#close")];
         // Focus never rested on the sentinel: it does not count.

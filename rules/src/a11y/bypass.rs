@@ -141,6 +141,7 @@ pub(crate) mod tests {
         page.interaction = Some(Interaction {
             complete: true,
             activations: vec![activation],
+            shortcuts: None,
             ..Interaction::default()
         });
         page

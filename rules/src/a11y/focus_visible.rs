@@ -390,6 +390,7 @@ mod tests {
             complete: true,
             script_moves_focus: false,
             activations: Vec::new(),
+            shortcuts: None,
         });
         assert_eq!(
             outcomes(&page),

@@ -135,6 +135,7 @@ mod tests {
             complete: true,
             script_moves_focus: false,
             activations: Vec::new(),
+            shortcuts: None,
         });
         let analysis = crate::analyze(&page, &[&FocusVisibleRendered]);
         let got: Vec<(Outcome, &str)> = analysis

@@ -379,6 +379,7 @@ mod tests {
             complete: true,
             script_moves_focus: true,
             activations: Vec::new(),
+            shortcuts: None,
         };
         assert_eq!(
             outcomes(Some(walk)),
@@ -398,6 +399,7 @@ mod tests {
             complete: false,
             script_moves_focus: false,
             activations: Vec::new(),
+            shortcuts: None,
         };
         let got = outcomes(Some(walk));
         assert_eq!(got.len(), 2, "{got:?}");
@@ -417,6 +419,7 @@ mod tests {
                 complete: true,
                 script_moves_focus: true,
                 activations: Vec::new(),
+                shortcuts: None,
             };
             outcomes(Some(walk))
         };
@@ -462,6 +465,7 @@ mod tests {
             complete: true,
             script_moves_focus: true,
             activations: Vec::new(),
+            shortcuts: None,
         };
         assert_eq!(
             outcomes_on(html, Some(walk.clone())),

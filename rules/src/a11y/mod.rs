@@ -94,6 +94,7 @@ crate::rule_modules! { page:
     zoomed_text_clipped::ZoomedTextClipped,
     label_descriptive::LabelDescriptive,
     keyboard_trap::KeyboardTrap,
+    character_key_shortcuts::CharacterKeyShortcuts,
     focus_visible_rendered::FocusVisibleRendered,
     reflow::Reflow,
 }
