@@ -91,7 +91,7 @@ pub struct Shortcuts {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub found: Vec<Shortcut>,
     /// Visible controls the search could not try whose name is about
-    /// shortcuts or keys (a link to a settings page, a select, a text
+    /// shortcuts or the keyboard (a link to a settings page, a select, a text
     /// field), as short labels, at most [`MAX_ELSEWHERE`]: a way to turn a
     /// shortcut off may be there.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -280,17 +280,20 @@ const EXIT_WORDS_LIST: &[&str] = &[
 /// Words of a control's name or nearby text about keyboard shortcuts
 /// ("Keyboard shortcuts", "Turn off single-key hotkeys"): an opener named
 /// so leads to where they are turned off or remapped
-/// ([`super::shortcuts`]).
+/// ([`super::shortcuts`]). "Key" alone is not one of them: documentation
+/// is full of links such as "dict.keys()" or "Other key features".
 pub(crate) const SHORTCUT_WORDS: &[&str] = &[
     "shortcut",
     "shortcuts",
     "hotkey",
     "hotkeys",
     "keyboard",
-    "key",
-    "keys",
     "keystroke",
     "keystrokes",
+    "keybinding",
+    "keybindings",
+    "keymap",
+    "keymaps",
     "accesskey",
     "accesskeys",
 ];
@@ -437,6 +440,9 @@ mod tests {
         assert!(shortcuts.is_match("Keyboard settings"));
         assert!(!shortcuts.is_match("Open modal"));
         assert!(!shortcuts.is_match("Monkeys and donkeys"));
+        assert!(!shortcuts.is_match("Other Key Features"));
+        assert!(!shortcuts.is_match("dict.keys()"));
+        assert!(!shortcuts.is_match("KeyboardInterrupt"));
         assert!(EXIT_WORDS.is_match("press Ctrl+M to LEAVE"));
         assert!(!EXIT_WORDS.is_match("outside"));
     }

@@ -27,7 +27,7 @@
 //! [`super::interact`]'s reveal chooses) and sends the key again. A control
 //! after which the key no longer acts is the key's mechanism. A control
 //! whose name, description or the visible text just before it is about
-//! shortcuts or keys (`exit_keys::SHORTCUT_WORDS`, read the way
+//! shortcuts or the keyboard (`exit_keys::SHORTCUT_WORDS`, read the way
 //! the keyboard-trap instructions are) is an opener: the controls its click
 //! shows are tried too. A checkbox, switch, pressed or expanded button
 //! tried is clicked again to set it back, a radio button's group gets its

@@ -39,7 +39,7 @@ another page or a form's submit button) and sends the key again. The
 shortcut **passes** when, after some control, the key no longer acts on its
 own (turned off, or remapped to need Ctrl, Alt or Meta). A control whose
 name, description or the visible text just before it speaks of shortcuts,
-hotkeys, the keyboard or keys ("Keyboard shortcuts") is an opener: the
+hotkeys, key bindings or the keyboard ("Keyboard shortcuts") is an opener: the
 controls its click shows (a settings dialog) are tried too. Controls hidden
 behind an opener named for something else ("Open modal") are not tried: a
 user would not look for the setting there. Each checkbox, switch or
@@ -49,7 +49,7 @@ A shortcut **fails** when no control turns it off or remaps it
 (`data.reason: "no-mechanism"`). It is for review when the search stopped
 at its bounds (time, or a page with more than 40 controls:
 `"search-incomplete"`), or when the page has a control the search cannot
-try whose name speaks of shortcuts or keys (a link to a settings page, a
+try whose name speaks of shortcuts or the keyboard (a link to a settings page, a
 select: `"settings-elsewhere"`, listed in `data.elsewhere`). When the keys
 could not all be sent in the time allowed, the page says so for review
 (`"keys-untried"`). The finding names the key in `data.key` and what it did
