@@ -3,11 +3,12 @@
 //!
 //! A static scan cannot press keys: it leaves [`crate::Page::interaction`]
 //! `None`, and the rules built on these facts (`keyboard-trap`,
-//! `focus-visible-rendered`) report nothing there, neither a failure nor a
-//! pass. In render mode the engine presses Tab through the page from its
-//! start, and Tab and Shift+Tab from every element in the tab order it could
-//! not leave, and records for each element what focus did
-//! ([`FocusedElement`]).
+//! `focus-visible-rendered`, `character-key-shortcuts`) report nothing
+//! there, neither a failure nor a pass. In render mode the engine presses
+//! Tab through the page from its start, and Tab and Shift+Tab from every
+//! element in the tab order it could not leave, and records for each element
+//! what focus did ([`FocusedElement`]); then it sends the printable keys to
+//! the page and records the ones that act on it ([`Shortcuts`]).
 //!
 //! Elements are named by their [`FocusedElement::path`] in the serialized DOM
 //! the rules see, so a rule finds the same element the other rules report on.

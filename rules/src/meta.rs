@@ -214,8 +214,9 @@ pub enum Need {
     /// [`crate::quality::readability::skipped_note`]).
     LanguageSkipNote,
     /// Render mode's keyboard walk of each page ([`crate::Page::interaction`]):
-    /// Tab and Shift+Tab pressed in the browser. A static scan has no browser:
-    /// the rules that need it report nothing there.
+    /// Tab and Shift+Tab pressed in the browser, then the printable keys
+    /// sent for single-key shortcuts. A static scan has no browser: the
+    /// rules that need it report nothing there.
     Interaction,
     /// Render mode's layout of each page in narrow viewports
     /// ([`crate::narrow::NarrowFacts`] on [`crate::Page::rendered`]): 320 CSS

@@ -253,6 +253,7 @@ mod tests {
             needed(&["keyboard-trap", "focus-visible-rendered"]),
             [Interaction]
         );
+        assert_eq!(needed(&["character-key-shortcuts"]), [Interaction]);
         // Every need is some rule's: none is gathered for nothing, none is dead.
         let all_rules = select(&["all"]).unwrap();
         for need in all {

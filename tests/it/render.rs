@@ -530,15 +530,41 @@ fn shortcut_page(title: &str, extra: &str, condition: &str, script: &str) -> Can
 
 /// WCAG 2.1.4 in the browser: a `+` shortcut with nothing to turn it off
 /// fails, naming the key; one a checkbox remaps to Ctrl+`+` passes on that
-/// checkbox; one that needs Ctrl already is no shortcut of one character;
-/// a page whose listener marks every key press alike (as input-tracking
-/// libraries do) has none either.
+/// checkbox; one whose "off" checkbox a "Keyboard shortcuts" button shows
+/// passes, while the same checkbox behind a button named "More" is not
+/// looked for; one that needs Ctrl already is no shortcut of one
+/// character; a page whose listener marks every key press alike (as
+/// input-tracking libraries do) has none either.
 #[tokio::test]
 async fn render_mode_finds_single_key_shortcuts_and_the_controls_that_remap_them() {
     let site = Server::start().await;
     site.set(
         "/",
-        html("<!doctype html><html lang=\"en\"><head><title>Index</title></head><body><h1>Index</h1><a href=\"/single\">single</a> <a href=\"/remap\">remap</a> <a href=\"/modifier\">modifier</a> <a href=\"/any-key\">any key</a></body></html>"),
+        html("<!doctype html><html lang=\"en\"><head><title>Index</title></head><body><h1>Index</h1><a href=\"/single\">single</a> <a href=\"/remap\">remap</a> <a href=\"/modifier\">modifier</a> <a href=\"/any-key\">any key</a> <a href=\"/opener\">opener</a> <a href=\"/unnamed\">unnamed</a></body></html>"),
+    );
+    let behind = |opener: &str| {
+        format!(
+            "<button id=\"open\" onclick=\"document.getElementById('settings').hidden = false\">{opener}</button>\
+             <div id=\"settings\" hidden><label><input type=\"checkbox\" id=\"off\"> Turn off the \"+\" key</label></div>"
+        )
+    };
+    site.set(
+        "/opener",
+        shortcut_page(
+            "Opener",
+            &behind("Keyboard shortcuts"),
+            "!document.getElementById('off').checked",
+            "",
+        ),
+    );
+    site.set(
+        "/unnamed",
+        shortcut_page(
+            "Unnamed",
+            &behind("More"),
+            "!document.getElementById('off').checked",
+            "",
+        ),
     );
     site.set("/single", shortcut_page("Single", "", "true", ""));
     site.set(
@@ -566,9 +592,9 @@ async fn render_mode_finds_single_key_shortcuts_and_the_controls_that_remap_them
     );
     let report = render_scan(&["character-key-shortcuts"], &site).await;
     assert_pages_loaded(&report);
-    assert_eq!(report.pages.len(), 5);
+    assert_eq!(report.pages.len(), 7);
     let origin = format!("http://127.0.0.1:{}", site.port);
-    let got: Vec<(String, String, String, String)> = report
+    let mut got: Vec<(String, String, String, String)> = report
         .findings
         .iter()
         .filter(|f| f.rule_id == "character-key-shortcuts")
@@ -582,14 +608,18 @@ async fn render_mode_finds_single_key_shortcuts_and_the_controls_that_remap_them
             )
         })
         .collect();
-    assert_eq!(
-        got,
-        vec![(
-            "/single".to_string(),
+    let failed = |path: &str| {
+        (
+            path.to_string(),
             "Failed".to_string(),
             "Pressing the \"+\" key alone (without Ctrl, Alt or Meta) acts on this page (it changed the page's content, a script handled it), and no control on this page turns that shortcut off or remaps it to a combination with Ctrl, Alt or Meta.".to_string(),
             r#""no-mechanism" "+" ["dom","prevented"]"#.to_string(),
-        )],
+        )
+    };
+    got.sort();
+    assert_eq!(
+        got,
+        vec![failed("/single"), failed("/unnamed")],
         "{:#?}",
         report.findings
     );
@@ -598,11 +628,20 @@ async fn render_mode_finds_single_key_shortcuts_and_the_controls_that_remap_them
         .iter()
         .find(|r| r.rule_id == "character-key-shortcuts")
         .unwrap();
-    // The remap checkbox passes; the other pages have no shortcut.
-    assert_eq!((rule.passed, rule.failed, rule.cant_tell), (1, 1, 0));
+    // The remap checkbox and the one the opener shows pass; the other
+    // pages have no shortcut.
+    assert_eq!((rule.passed, rule.failed, rule.cant_tell), (2, 2, 0));
     // Nothing was fetched for the keys or the clicks: each document once
-    // (the static fetch), robots.txt once.
-    for path in ["/", "/single", "/remap", "/modifier", "/any-key"] {
+    // (the static fetch).
+    for path in [
+        "/",
+        "/single",
+        "/remap",
+        "/modifier",
+        "/any-key",
+        "/opener",
+        "/unnamed",
+    ] {
         assert_eq!(site.count(path), 1, "{path}: {:?}", site.log());
     }
 }

@@ -187,9 +187,11 @@ const SCRIPT: &str = r#"(async () => {
   const nav = globalThis.navigation;
   try { if (nav) nav.addEventListener('navigate', onNavigate); } catch (e) {}
   const flush = async () => { for (let i = 0; i < 4; i++) await null; };
+  // Taking focus off an element is no change of the page as judged: the
+  // keyboard walk left focus wherever its last press did.
   const blur = () => {
     const a = document.activeElement;
-    if (a && a !== document.body && a !== root && a.blur) { try { a.blur(); } catch (e) {} out.changed = true; }
+    if (a && a !== document.body && a !== root && a.blur) { try { a.blur(); } catch (e) {} }
   };
   // Sends key `k` to the body with nothing focused; what it did.
   const fire = async (k) => {
@@ -354,8 +356,8 @@ pub(crate) struct Found {
     /// The shortcuts and their mechanisms.
     pub shortcuts: Shortcuts,
     /// The script ran page code that may have changed the page (a key
-    /// acted, a control was clicked, focus was taken off an element): a
-    /// page kept for its pictures loads again first.
+    /// acted, a control was clicked): a page kept for its pictures loads
+    /// again first.
     pub changed: bool,
 }
 
