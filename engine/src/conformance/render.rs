@@ -102,8 +102,9 @@ pub async fn run_render(dir: &Path, run: &RenderRun) -> Result<ConformanceReport
         ..ScanConfig::default()
     };
     let hosts = Arc::new(HostPool::new(10_000.0, run.tabs.max(1) * 4));
-    // Every example is walked with the keyboard: the keyboard-trap and
-    // focus-visible ACT rules need it, and the walk is bounded per page.
+    // Every example is walked with the keyboard: the keyboard-trap,
+    // focus-visible and character key shortcut ACT rules need it, and the
+    // walk is bounded per page.
     // Text over images is measured in screenshots for the contrast rule.
     let session = RenderSession::start(&config, hosts, true)
         .await?
