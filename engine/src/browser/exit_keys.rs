@@ -298,6 +298,27 @@ pub(crate) const SHORTCUT_WORDS: &[&str] = &[
     "accesskeys",
 ];
 
+/// Words of a link's name that say it leads to settings ("Keyboard shortcut
+/// settings", "Turn off hotkeys"): a link named for shortcuts alone is
+/// usually documentation ("How to use connection shortcut methods").
+pub(crate) const SETTINGS_WORDS: &[&str] = &[
+    "settings",
+    "setting",
+    "preferences",
+    "preference",
+    "options",
+    "customize",
+    "customise",
+    "configure",
+    "configuration",
+    "personalize",
+    "personalise",
+    "disable",
+    "remap",
+    "manage",
+    "turn off",
+];
+
 /// A pattern matching any of `words` as a whole word, case aside, in the
 /// syntax Rust's `regex` and JavaScript's `RegExp` share (`\b`, `(?:…)`; the
 /// `i` flag given apart): the one way page text is read for words, here and
@@ -443,6 +464,10 @@ mod tests {
         assert!(!shortcuts.is_match("Other Key Features"));
         assert!(!shortcuts.is_match("dict.keys()"));
         assert!(!shortcuts.is_match("KeyboardInterrupt"));
+        let settings = Regex::new(&format!("(?i){}", word_pattern(SETTINGS_WORDS))).unwrap();
+        assert!(settings.is_match("Keyboard shortcut settings"));
+        assert!(settings.is_match("Turn off single-key hotkeys"));
+        assert!(!settings.is_match("How to use connection shortcut methods"));
         assert!(EXIT_WORDS.is_match("press Ctrl+M to LEAVE"));
         assert!(!EXIT_WORDS.is_match("outside"));
     }

@@ -49,7 +49,7 @@ use sitescan_rules::interaction::{
 };
 
 use super::cdp::{Connection, Wait, World};
-use super::exit_keys::{word_pattern, SHORTCUT_WORDS};
+use super::exit_keys::{word_pattern, SETTINGS_WORDS, SHORTCUT_WORDS};
 use super::BrowserError;
 
 /// Longest time the page may spend sending keys to find shortcuts.
@@ -79,7 +79,7 @@ const SCRIPT: &str = r#"(async () => {
   const T0 = performance.now(), FIND_MS = __FIND_MS__, TOTAL_MS = __TOTAL_MS__;
   const MAXK = __MAXK__, MAXCTL = __MAXCTL__, MAXOPEN = __MAXOPEN__, MAXVIS = __MAXVIS__, MAXREC = __MAXREC__;
   const MAXELSE = __MAXELSE__, MAXPATH = __MAXPATH__, MAXTEXT = __MAXTEXT__, OPENER_WAIT = __OPENER_WAIT__;
-  const WORDS = new RegExp(__WORDS__, 'i');
+  const WORDS = new RegExp(__WORDS__, 'i'), SETTINGS = new RegExp(__SETTINGS__, 'i');
   const elapsed = () => performance.now() - T0;
   const out = { keysTried: 0, complete: false, found: [], elsewhere: [], changed: false };
   const root = document.documentElement;
@@ -312,14 +312,16 @@ const SCRIPT: &str = r#"(async () => {
       }
     }
     for (const f of found) f.searched = !f.mechanism && !budgetOut && !truncated;
-    // Controls named for shortcuts the search could not try: a link to a
-    // settings page, a select, a text field.
+    // Controls named for shortcuts the search could not try: a select, a
+    // text field; a link whose name also says it leads to settings.
     if (pending().length) {
       for (const el of document.querySelectorAll('a[href],area[href],select,input,textarea,[role=link],[role=combobox],[role=listbox]')) {
         if (out.elsewhere.length >= MAXELSE || elapsed() > TOTAL_MS + FIND_MS) break;
         if (done.has(el) || (el.matches(CTL) && usable(el))) continue;
         if (!rendered(el)) continue;
-        if (WORDS.test(name(el))) out.elsewhere.push(label(el) + ' (' + name(el).slice(0, MAXTEXT) + ')');
+        const n = name(el);
+        const link = el.matches('a[href],area[href],[role=link]');
+        if (WORDS.test(n) && (!link || SETTINGS.test(n))) out.elsewhere.push(label(el) + ' (' + n.slice(0, MAXTEXT) + ')');
       }
     }
   } finally {
@@ -333,8 +335,9 @@ const SCRIPT: &str = r#"(async () => {
 
 /// The script with its bounds and words filled in.
 fn script() -> String {
-    let words =
-        serde_json::to_string(&word_pattern(SHORTCUT_WORDS)).expect("a string serializes to JSON");
+    let json = |words: &[&str]| {
+        serde_json::to_string(&word_pattern(words)).expect("a string serializes to JSON")
+    };
     SCRIPT
         .replace("__FIND_MS__", &FIND_MS.to_string())
         .replace("__TOTAL_MS__", &TOTAL_MS.to_string())
@@ -347,7 +350,8 @@ fn script() -> String {
         .replace("__MAXPATH__", &MAX_PATH.to_string())
         .replace("__MAXTEXT__", &MAX_TEXT.to_string())
         .replace("__OPENER_WAIT__", &OPENER_WAIT_MS.to_string())
-        .replace("__WORDS__", &words)
+        .replace("__WORDS__", &json(SHORTCUT_WORDS))
+        .replace("__SETTINGS__", &json(SETTINGS_WORDS))
 }
 
 /// What the search came to.
@@ -472,6 +476,7 @@ mod tests {
         assert!(!s.contains("__"), "a placeholder left unfilled");
         assert!(s.contains(r#"new RegExp("\\b(?:shortcut|shortcuts|"#));
         assert!(s.contains("MAXK = 16,"));
+        assert!(s.contains(r#"new RegExp("\\b(?:settings|setting|"#));
     }
 
     #[test]

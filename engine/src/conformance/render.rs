@@ -47,8 +47,8 @@ use crate::error::{Error, Result};
 
 /// What became of one example in the browser.
 enum Outcome {
-    /// Rendered.
-    Rendered(crate::browser::pool::Rendered),
+    /// Rendered (boxed: a rendered page's facts are large).
+    Rendered(Box<crate::browser::pool::Rendered>),
     /// Not HTML (an SVG or XML document): read as served.
     AsServed,
     /// The browser could not render it, and why.
@@ -215,7 +215,7 @@ impl Example<'_> {
                 .map_err(|e| e.to_string())
         }
         .await;
-        r.map_or_else(Outcome::Failed, Outcome::Rendered)
+        r.map_or_else(Outcome::Failed, |r| Outcome::Rendered(Box::new(r)))
     }
 
     /// Whether example `i` is worth a second render: an HTML example of a
@@ -255,6 +255,7 @@ async fn judge_all(
                     }
                     Outcome::Failed(e) => render_failed(case, e),
                     Outcome::Rendered(rendered) => {
+                        let rendered = *rendered;
                         let mut page = build_page(&dir, rule, case, rendered.html);
                         page.rendered = rendered.facts.map(Arc::new);
                         page.interaction = rendered.interaction;
