@@ -317,10 +317,13 @@ const SCRIPT: &str = r#"(async () => {
     if (pending().length) {
       for (const el of document.querySelectorAll('a[href],area[href],select,input,textarea,[role=link],[role=combobox],[role=listbox]')) {
         if (out.elsewhere.length >= MAXELSE || elapsed() > TOTAL_MS + FIND_MS) break;
+        const link = el.matches('a[href],area[href],[role=link]');
+        // Most of a long page's links are ruled out by their text alone,
+        // before any layout is asked for.
+        if (link && !WORDS.test((el.textContent || '') + ' ' + (el.getAttribute('aria-label') || '') + ' ' + (el.getAttribute('title') || '') + ' ' + refs(el, 'aria-labelledby'))) continue;
         if (done.has(el) || (el.matches(CTL) && usable(el))) continue;
         if (!rendered(el)) continue;
         const n = name(el);
-        const link = el.matches('a[href],area[href],[role=link]');
         if (WORDS.test(n) && (!link || SETTINGS.test(n))) out.elsewhere.push(label(el) + ' (' + n.slice(0, MAXTEXT) + ')');
       }
     }
