@@ -700,35 +700,48 @@ fn free_span(view: &View, pins: &[[f64; 4]], cols: (f64, f64)) -> (f64, f64) {
     best
 }
 
-/// Whether `clip` (document coordinates) lies inside the viewport with the
-/// page scrolled to `view.x`, `view.y`, clear of every fixed box (`pins`).
-/// A fixed box stays by the viewport's edges as the page scrolls; in a
-/// picture of the whole document (a viewport as large as it) it stays by
-/// the document's: a band clear of the fixed boxes holds none of them in
-/// either picture.
-fn fits(clip: [f64; 4], view: &View, pins: &[[f64; 4]]) -> bool {
+/// Whether no fixed box (`pins`, viewport coordinates) reaches `clip`
+/// (document coordinates) with the page scrolled to `view.x`, `view.y`.
+fn clear(clip: [f64; 4], view: &View, pins: &[[f64; 4]]) -> bool {
     let (x0, y0) = (clip[0] - view.x, clip[1] - view.y);
     let (x1, y1) = (x0 + clip[2], y0 + clip[3]);
+    pins.iter()
+        .all(|p| p[0] >= x1 || p[0] + p[2] <= x0 || p[1] >= y1 || p[1] + p[3] <= y0)
+}
+
+/// Whether `clip` (document coordinates) lies inside the viewport with the
+/// page scrolled to `view.x`, `view.y`, clear of every fixed box (`pins`).
+fn fits(clip: [f64; 4], view: &View, pins: &[[f64; 4]]) -> bool {
+    let (x0, y0) = (clip[0] - view.x, clip[1] - view.y);
     x0 >= 0.0
         && y0 >= 0.0
-        && x1 <= view.width
-        && y1 <= view.height
-        && pins
-            .iter()
-            .all(|p| p[0] >= x1 || p[0] + p[2] <= x0 || p[1] >= y1 || p[1] + p[3] <= y0)
+        && x0 + clip[2] <= view.width
+        && y0 + clip[3] <= view.height
+        && clear(clip, view, pins)
 }
 
 /// Where to scroll the page (x, y) so that `clip` lies in the viewport clear
 /// of the fixed boxes `pins`, staying where it is when it already does;
-/// `None` when no scroll position of a document of `doc` (width, height)
-/// shows it so (near the document's top or bottom edge under a fixed bar,
-/// or a clip taller than the rows free of them).
+/// `None` (shot in the document) when a fixed box reaches it where the page
+/// is (`view`), or when no scroll position of a document of `doc` (width,
+/// height) shows it clear of them (a clip taller than the rows free of
+/// them, or wider than the viewport).
+///
+/// A picture of the document (`captureBeyondViewport`) keeps the layout,
+/// the viewport and the fixed boxes where they are and paints beyond the
+/// viewport; a picture in the viewport after scrolling differs from it only
+/// where the fixed boxes moved with the viewport (and where the page itself
+/// reacts to the scroll). A clip that no fixed box reaches before or after
+/// the scroll is the same in both.
 fn viewport_scroll(
     clip: [f64; 4],
     view: &View,
     pins: &[[f64; 4]],
     doc: (f64, f64),
 ) -> Option<(f64, f64)> {
+    if !clear(clip, view, pins) {
+        return None;
+    }
     if fits(clip, view, pins) {
         return Some((view.x, view.y));
     }

@@ -26,9 +26,10 @@ const MAX_NUDGES: u32 = 3;
 /// Where a picture is taken from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Shot {
-    /// Anywhere in the document (`captureBeyondViewport`): Chromium lays
-    /// out and paints the whole document in a viewport as large as it, some
-    /// 0.1 s for a 20,000-pixel page and over a second for the longest.
+    /// Anywhere in the document (`captureBeyondViewport`): Chromium paints
+    /// the whole document beyond the viewport (the layout, the viewport's
+    /// size and the fixed boxes stay as they are), some 0.1 s for a
+    /// 20,000-pixel page and over a second for the longest.
     Document,
     /// A clip lying inside the viewport as it is, painted as shown: no
     /// layout of its own.
