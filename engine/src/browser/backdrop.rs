@@ -23,6 +23,16 @@
 //! between. It runs after the DOM is serialized and before the narrow
 //! layouts and the keyboard walk, which see the page as it was.
 //!
+//! **In the viewport.** Each band is shot in the viewport when it can be:
+//! the page is scrolled so that the band lies in the viewport clear of every
+//! fixed box ([`viewport_scroll`]) and the picture is taken without
+//! `captureBeyondViewport` ([`Shot::Viewport`]), which spares Chromium
+//! painting the whole document for each picture. Otherwise (a fixed box
+//! reaches the band where the page was, the band is larger than the free
+//! rows, an element inside a fixed box, fixed boxes that cannot be told) it
+//! is shot in the document as before, with the page where it was; the page
+//! is scrolled back at the end.
+//!
 //! **Bounds.** At most [`MAX_MEASURED_PER_PAGE`] elements per page, in
 //! document order; at most [`MAX_RECTS`] text boxes each, clipped to
 //! [`MAX_CLIP`] CSS pixels and shot at a scale that keeps each picture
@@ -41,7 +51,7 @@ use sitescan_rules::rendered::{MeasuredBackdrop, RenderedFacts, STAMP_ATTR};
 use tokio::time::Instant;
 
 use super::cdp::{Connection, Wait, World};
-use super::picture::{capture, decode, Shot};
+use super::picture::{capture, decode, Format, Shot};
 use super::BrowserError;
 
 /// Most elements whose backdrop is measured on one page. Each band of them
@@ -86,16 +96,16 @@ const MAX_BAND_PIXELS: f64 = MAX_CLIP.0 * MAX_CLIP.1;
 /// [`MAX_BAND_PIXELS`], with room for a device scale of 2.
 const MAX_DECODED_BYTES: usize = MAX_BAND_PIXELS as usize * 4 * 4;
 
-/// Most elements walked to find the fixed boxes ([`Pins`]); on a larger
+/// Most elements walked to find the fixed boxes ([`viewport_scroll`]); on a larger
 /// document no band is shot in the viewport.
 const MAX_PIN_SCAN: usize = 100_000;
 
-/// Most fixed boxes kept ([`Pins`]); with more, no band is shot in the
+/// Most fixed boxes kept ([`viewport_scroll`]); with more, no band is shot in the
 /// viewport.
 const MAX_PINS: usize = 64;
 
 /// Most elements walked inside the fixed boxes to find what they paint
-/// ([`Pins`]); with more, no band is shot in the viewport.
+/// ([`viewport_scroll`]); with more, no band is shot in the viewport.
 const MAX_PIN_NODES: usize = 20_000;
 
 /// The attribute that hides the measured element's text (`hide`), or keeps
@@ -114,7 +124,7 @@ pub fn budget(call_timeout: Duration) -> Duration {
 /// the hiding sheet ready. Answers `{items: [[stamp, [[x, y, w, h], ...],
 /// 1 inside a fixed box]], pins: [[x, y, w, h], ...] or null, view: [w, h,
 /// scroll x, scroll y], doc: [w, h]}`: text boxes in document coordinates,
-/// the fixed boxes ([`Pins`]) in the viewport's.
+/// the fixed boxes ([`viewport_scroll`]) in the viewport's.
 fn setup_script(candidates: &[(u32, bool)]) -> String {
     let candidates: Vec<[u32; 2]> = candidates
         .iter()
@@ -473,7 +483,7 @@ async fn measure_in(
     // Bands shot in the viewport are at most its free span; the elements
     // inside a fixed box, which move in the document as it scrolls, are
     // banded apart and shot in the document.
-    let (loose, fixed): (Vec<(usize, Region)>, Vec<(usize, Region)>) = regions
+    let (loose, fixed): (Regions, Regions) = regions
         .iter()
         .cloned()
         .partition(|(i, _)| pins.is_some() && items.get(*i).is_some_and(|it| !it.2));
@@ -553,7 +563,13 @@ async fn measure_in(
                 Shot::Document => in_doc += 1,
             }
             let png = capture(
-                conn, session, band.clip, "png", None, band.scale, shot, timeout,
+                conn,
+                session,
+                band.clip,
+                Format::Png,
+                band.scale,
+                shot,
+                timeout,
             )
             .await?;
             let Some((pixels, info)) = decode(&png, MAX_DECODED_BYTES) else {
@@ -758,6 +774,9 @@ fn viewport_scroll(
     let moved = View { x, y, ..*view };
     fits(clip, &moved, pins).then_some((x, y))
 }
+
+/// Items' regions: `(item, region)`.
+type Regions = Vec<(usize, Region)>;
 
 /// A decoded picture: 8-bit samples, `channels` per pixel.
 struct Image<'a> {

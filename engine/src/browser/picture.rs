@@ -36,17 +36,29 @@ pub(crate) enum Shot {
     Viewport,
 }
 
+/// The encoding of a picture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Format {
+    /// PNG, lossless.
+    Png,
+    /// JPEG at this quality (0 to 100).
+    Jpeg(u8),
+}
+
 /// `Page.captureScreenshot` of `clip` (document coordinates, CSS pixels).
 pub(crate) async fn capture(
     conn: &Connection,
     session: &str,
     clip: [f64; 4],
-    format: &str,
-    quality: Option<u8>,
+    format: Format,
     scale: f64,
     shot: Shot,
     timeout: Duration,
 ) -> Result<Vec<u8>, BrowserError> {
+    let (format, quality) = match format {
+        Format::Png => ("png", None),
+        Format::Jpeg(q) => ("jpeg", Some(q)),
+    };
     let mut params = json!({
         "format": format,
         "clip": {"x": clip[0], "y": clip[1], "width": clip[2], "height": clip[3], "scale": scale},

@@ -33,7 +33,7 @@ use serde_json::Value;
 use sitescan_rules::{Finding, Outcome, Scope};
 
 use super::cdp::{Wait, World};
-use super::picture::{capture, decode, Shot};
+use super::picture::{capture, decode, Format, Shot};
 use super::pool::HeldTab;
 use super::BrowserError;
 use crate::config::ScreenshotOptions;
@@ -268,8 +268,7 @@ async fn shoot_in(
             conn,
             session,
             plan.clip,
-            "png",
-            None,
+            Format::Png,
             1.0,
             Shot::Document,
             t,
@@ -308,8 +307,7 @@ async fn shoot_in(
         conn,
         session,
         clip,
-        "jpeg",
-        Some(THUMBNAIL_QUALITY),
+        Format::Jpeg(THUMBNAIL_QUALITY),
         THUMBNAIL_SCALE,
         Shot::Document,
         t,
