@@ -234,6 +234,68 @@ fn flat_image(fill: &str) -> String {
     format!("url(data:image/svg+xml,{escaped})")
 }
 
+/// Down a long page under a fixed bar, the backdrops are shot in the
+/// viewport: the page is scrolled to each band, clear of the bar, and shows
+/// what a reader scrolled there sees (the page's scroll handler has run:
+/// `#scrolled`'s photo turns dark once the page is scrolled past 4,000
+/// pixels). The bar stays out of every picture (a red pixel would change
+/// the ratios), and the ratios are those of the pictures of the whole
+/// document (`color_contrast_measures_text_over_images`).
+#[tokio::test]
+async fn color_contrast_shoots_backdrops_down_a_long_page_in_the_viewport() {
+    let dark = flat_image("%23111");
+    let white = flat_image("%23fff");
+    let html = format!(
+        r#"<!doctype html><html lang="en"><head><title>Far down</title></head><body style="background: #fff; margin: 0">
+<div style="position: fixed; left: 0; top: 150px; width: 100%; height: 40px; background: #c00"></div>
+<div style="height: 3000px"></div>
+<p id="dark" style="width: 400px; color: #555; background: #fff {dark}">Mid grey over a dark photo</p>
+<div style="height: 3000px"></div>
+<p id="scrolled" style="width: 400px; color: #555; background: #fff {white}">Mid grey over a photo a scroll darkens</p>
+<div style="height: 3000px"></div>
+<p id="half" style="width: 300px; color: #555; background: linear-gradient(to right, #000 50%, #fff 50%)">Mid grey over a gradient that is half black and half white, wrapping over several lines</p>
+<div style="height: 3000px"></div>
+<script>addEventListener('scroll', () => {{ if (scrollY > 4000) document.getElementById('scrolled').style.backgroundImage = 'linear-gradient(#111, #111)'; }});</script>
+</body></html>"#
+    );
+    let [served, rendered] = both_reports("color-contrast", &html).await;
+    assert_eq!(
+        findings(&served),
+        vec![
+            f("color-contrast", "cant-tell", "#dark"),
+            f("color-contrast", "cant-tell", "#half"),
+            f("color-contrast", "cant-tell", "#scrolled"),
+        ]
+    );
+    assert_eq!(
+        findings(&rendered),
+        vec![
+            f("color-contrast", "cant-tell", "#half"),
+            f("color-contrast", "failed", "#dark"),
+            f("color-contrast", "failed", "#scrolled"),
+        ]
+    );
+    let data = |sel: &str| {
+        rendered
+            .findings
+            .iter()
+            .find(|f| f.selector == sel)
+            .and_then(|f| f.data.clone())
+            .unwrap()
+    };
+    for sel in ["#dark", "#scrolled"] {
+        let d = data(sel);
+        assert_eq!(d["measured"], "screenshot", "{sel}");
+        assert_eq!(d["bg"], "#111111", "{sel}");
+        assert_eq!(d["contrast_ratio"], 2.53, "{sel}");
+        assert_eq!(d["contrast_ratio_max"], 2.53, "{sel}");
+    }
+    let half = data("#half");
+    assert_eq!(half["reason"], "mixed-backdrop");
+    assert_eq!(half["contrast_ratio"], 2.82);
+    assert_eq!(half["contrast_ratio_max"], 7.46);
+}
+
 /// Text over images and a gradient: cannot tell as served (the cascade
 /// cannot see an image's pixels). Rendered, the backdrop is shot with the
 /// text hidden: mid-grey text over a dark image fails (the white colour

@@ -33,7 +33,7 @@ use serde_json::Value;
 use sitescan_rules::{Finding, Outcome, Scope};
 
 use super::cdp::{Wait, World};
-use super::picture::{capture, decode};
+use super::picture::{capture, decode, Format, Shot};
 use super::pool::HeldTab;
 use super::BrowserError;
 use crate::config::ScreenshotOptions;
@@ -264,7 +264,16 @@ async fn shoot_in(
             budget.miss(1);
             continue;
         }
-        let png = capture(conn, session, plan.clip, "png", None, 1.0, t).await?;
+        let png = capture(
+            conn,
+            session,
+            plan.clip,
+            Format::Png,
+            1.0,
+            Shot::Document,
+            t,
+        )
+        .await?;
         let Some(png) = highlight(&png, &plan) else {
             tracing::debug!(selector, "an element's picture could not be decoded");
             continue;
@@ -298,9 +307,9 @@ async fn shoot_in(
         conn,
         session,
         clip,
-        "jpeg",
-        Some(THUMBNAIL_QUALITY),
+        Format::Jpeg(THUMBNAIL_QUALITY),
         THUMBNAIL_SCALE,
+        Shot::Document,
         t,
     )
     .await?;
