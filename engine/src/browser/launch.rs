@@ -628,6 +628,30 @@ mod tests {
         assert_eq!(s.idle_polls, 0);
     }
 
+    /// The flag is honoured by the browser we run (a renamed feature would
+    /// be ignored in silence): a started browser has no omnibox popup
+    /// target, which it otherwise preloads at start.
+    #[tokio::test]
+    async fn a_started_browser_has_no_omnibox_popup() {
+        let process = start(&LaunchOptions::from_env()).await.unwrap();
+        let targets = process
+            .conn
+            .call(None, "Target.getTargets", json!({}), DEFAULT_CALL_TIMEOUT)
+            .await
+            .unwrap();
+        let urls: Vec<&str> = targets["targetInfos"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|t| t["url"].as_str())
+            .collect();
+        assert!(urls.contains(&"about:blank"), "{urls:?}");
+        assert!(
+            !urls.iter().any(|u| u.starts_with("chrome://omnibox-popup")),
+            "{urls:?}"
+        );
+    }
+
     #[test]
     fn the_headless_omnibox_popups_are_not_preloaded() {
         let f = flags(9);
