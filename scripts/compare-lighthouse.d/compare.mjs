@@ -14,6 +14,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
+import { Launcher } from 'chrome-launcher';
 
 const here = new URL('.', import.meta.url).pathname;
 const args = process.argv.slice(2);
@@ -100,6 +101,17 @@ function sitescanOf(url, bin = sitescan) {
   return { fcp: v.fcp_ms ?? null, lcp: v.lcp_ms ?? null, cls: v.cls ?? null, tbt: v.tbt_ms ?? null };
 }
 
+// Lighthouse's browser gets the two features sitescan's launch turns off
+// (engine/src/browser/launch.rs): a headless Chromium preloads its omnibox
+// popups' WebUI at start, half a second of CPU in the very seconds the page
+// is measured, which would be Lighthouse measuring its own browser's start
+// (docs/src/web-vitals.md). One `--disable-features` holding chrome-launcher's
+// own list as well: Chromium takes the last of several.
+const launcherOff = Launcher.defaultFlags()
+  .filter((f) => f.startsWith('--disable-features='))
+  .flatMap((f) => f.slice('--disable-features='.length).split(','));
+const LH_DISABLE_FEATURES = `--disable-features=${[...launcherOff, 'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup'].join(',')}`;
+
 function lighthouseOf(url) {
   const out = join(work, 'lh.json');
   const r = run(join(here, 'node_modules', '.bin', 'lighthouse'), [
@@ -108,7 +120,7 @@ function lighthouseOf(url) {
     '--form-factor=desktop', `--screenEmulation.width=${VIEWPORT.width}`,
     `--screenEmulation.height=${VIEWPORT.height}`, '--screenEmulation.deviceScaleFactor=1',
     '--screenEmulation.mobile=false', '--max-wait-for-load=30000',
-    '--chrome-flags=--headless --no-sandbox --disable-gpu --no-first-run --proxy-server=127.0.0.1:9',
+    `--chrome-flags=--headless --no-sandbox --disable-gpu --no-first-run --proxy-server=127.0.0.1:9 ${LH_DISABLE_FEATURES}`,
   ], { CHROME_PATH: chrome });
   if (r.status !== 0) {
     console.error(`lighthouse failed on ${url}: ${r.stderr.slice(-500)}`);
