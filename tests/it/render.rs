@@ -1404,3 +1404,117 @@ async fn a_screenshot_scan_activates_controls_and_pictures_the_page_as_judged() 
         assert_eq!(count(&log_with, path), with_n, "{path}: {log_with:?}");
     }
 }
+
+/// A shortcut that only moves focus (as the "/" of Sphinx's search box) is
+/// taken back before the pictures: the page is pictured as it was judged
+/// without loading it again. A shortcut that changed the page's DOM is
+/// loaded again first, as the activations' pages are.
+#[tokio::test]
+async fn a_focus_shortcut_costs_no_second_load_for_pictures_and_a_dom_shortcut_does() {
+    let s = Server::start().await;
+    let page = |name: &str, script: &str| {
+        html(&format!(
+            r#"<!doctype html><html lang="en"><head><title>{name}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/style.css?p={name}"></head>
+<body><main><h1>{name}</h1><input id="q" type="search" aria-label="Search"> <ul id="list"></ul>
+<img id="logo" src="/logo.svg" width="40" height="40"> <a href="/">Focus</a> <a href="/adds">Adds</a></main>
+<script>document.addEventListener('keydown', (e) => {{ if (document.activeElement !== document.body) return; {script} }});</script></body></html>"#
+        ))
+    };
+    s.set(
+        "/",
+        page(
+            "focus",
+            "if (e.key === '/') { e.preventDefault(); document.getElementById('q').focus(); }",
+        ),
+    );
+    s.set(
+        "/adds",
+        page(
+            "adds",
+            "if (e.key === '+') { e.preventDefault(); document.getElementById('list').append(document.createElement('li')); }",
+        ),
+    );
+    for name in ["focus", "adds"] {
+        s.set(
+            &format!("/style.css?p={name}"),
+            canned(
+                200,
+                "text/css",
+                "html, body { margin: 0; background: #fff }",
+            ),
+        );
+    }
+    s.set(
+        "/logo.svg",
+        canned(
+            200,
+            "image/svg+xml",
+            r##"<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><rect width="40" height="40" fill="#00aa00"/></svg>"##,
+        ),
+    );
+    let report = scanner(&["character-key-shortcuts", "image-alt"])
+        .render(true)
+        .render_options(sitescan::RenderOptions {
+            screenshots: sitescan::ScreenshotOptions {
+                enabled: true,
+                ..sitescan::ScreenshotOptions::default()
+            },
+            ..sitescan::RenderOptions::default()
+        })
+        .build()
+        .unwrap()
+        .scan(&s.url("/"))
+        .await
+        .unwrap();
+    assert_pages_loaded(&report);
+    let mut keys: Vec<(String, String, serde_json::Value)> = report
+        .findings
+        .iter()
+        .filter(|f| f.rule_id == "character-key-shortcuts")
+        .map(|f| {
+            let page = f
+                .page_url
+                .trim_start_matches(&format!("http://127.0.0.1:{}", s.port));
+            (
+                page.to_string(),
+                format!("{:?}", f.outcome),
+                f.data
+                    .as_ref()
+                    .map(|d| d["effects"].clone())
+                    .unwrap_or_default(),
+            )
+        })
+        .collect();
+    keys.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        keys,
+        vec![
+            (
+                "/".to_string(),
+                "Failed".to_string(),
+                serde_json::json!(["focus", "prevented"])
+            ),
+            (
+                "/adds".to_string(),
+                "Failed".to_string(),
+                serde_json::json!(["dom", "prevented"])
+            ),
+        ]
+    );
+    // Both logos pictured (each page's image-alt failure).
+    let logos: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.selector == "#logo")
+        .map(|f| f.screenshot.is_some())
+        .collect();
+    assert_eq!(logos, [true, true]);
+
+    // Each style sheet: once statically and once in the browser; the page
+    // whose shortcut changed its DOM once more for its pictures.
+    let log = s.log();
+    let count = |path: &str| log.iter().filter(|p| *p == path).count();
+    assert_eq!(count("/style.css?p=focus"), 2, "{log:?}");
+    assert_eq!(count("/style.css?p=adds"), 3, "{log:?}");
+    assert_eq!(count("/logo.svg"), 3, "{log:?}");
+}

@@ -84,6 +84,9 @@ const SCRIPT: &str = r#"(async () => {
   const out = { keysTried: 0, complete: false, found: [], elsewhere: [], changed: false };
   const root = document.documentElement;
   if (!root) { out.complete = true; return out; }
+  // Where the page was scrolled: a key that focuses an element scrolls it
+  // into view.
+  const sx = scrollX, sy = scrollY;
   // The printable keys of a US keyboard: [key, code, keyCode, shift].
   const KEYS = [];
   const PUNCT = [['`', '~', 'Backquote', 192], ['-', '_', 'Minus', 189], ['=', '+', 'Equal', 187], ['[', '{', 'BracketLeft', 219], [']', '}', 'BracketRight', 221], ['\\', '|', 'Backslash', 220], [';', ':', 'Semicolon', 186], ["'", '"', 'Quote', 222], [',', '<', 'Comma', 188], ['.', '>', 'Period', 190], ['/', '?', 'Slash', 191]];
@@ -244,7 +247,10 @@ const SCRIPT: &str = r#"(async () => {
       if (!once.length) continue;
       const twice = effects(await fire(k), base);
       if (!twice.length) continue;
-      out.changed = true;
+      // Focus moved by a key is taken off again and the scroll put back
+      // (below), and a cancelled key changes nothing: only a DOM change or
+      // a navigation the page started leave the page other than judged.
+      if ([...once, ...twice].some((e) => e === 'dom' || e === 'navigation')) out.changed = true;
       found.push({ k, effects: [...new Set([...once, ...twice])], mechanism: null, searched: false });
     }
     out.complete = i >= KEYS.length;
@@ -331,6 +337,7 @@ const SCRIPT: &str = r#"(async () => {
     try { mo.disconnect(); } catch (e) {}
     try { if (nav) nav.removeEventListener('navigate', onNavigate); } catch (e) {}
     blur();
+    try { scrollTo(sx, sy); } catch (e) {}
   }
   out.found = found.map((f) => ({ key: f.k[0], effects: f.effects, mechanism: f.mechanism, searched: f.searched }));
   return out;
@@ -362,9 +369,11 @@ fn script() -> String {
 pub(crate) struct Found {
     /// The shortcuts and their mechanisms.
     pub shortcuts: Shortcuts,
-    /// The script ran page code that may have changed the page (a key
-    /// acted, a control was clicked): a page kept for its pictures loads
-    /// again first.
+    /// The script ran page code that changed or may have changed the page
+    /// (a key changed the DOM or started a navigation, a control was
+    /// clicked): a page kept for its pictures loads again first. A key that
+    /// only moved focus or was cancelled does not count: focus is taken off
+    /// again and the scroll put back.
     pub changed: bool,
 }
 
