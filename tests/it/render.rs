@@ -1406,17 +1406,20 @@ async fn a_screenshot_scan_activates_controls_and_pictures_the_page_as_judged() 
 }
 
 /// A shortcut that only moves focus (as the "/" of Sphinx's search box) is
-/// taken back before the pictures: the page is pictured as it was judged
-/// without loading it again. A shortcut that changed the page's DOM is
-/// loaded again first, as the activations' pages are.
+/// taken back before the pictures, and a switch the mechanism search
+/// clicked is set back: the page is pictured as it was judged without
+/// loading it again. A shortcut that changed the page's DOM, or a click
+/// that left a mark, has the page loaded again first, as the activations'
+/// pages are. (The controls' listeners are added by script, so the
+/// activations, which look for inline handlers, leave them alone.)
 #[tokio::test]
 async fn a_focus_shortcut_costs_no_second_load_for_pictures_and_a_dom_shortcut_does() {
     let s = Server::start().await;
-    let page = |name: &str, script: &str| {
+    let page = |name: &str, script: &str, control: &str| {
         html(&format!(
             r#"<!doctype html><html lang="en"><head><title>{name}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/style.css?p={name}"></head>
-<body><main><h1>{name}</h1><input id="q" type="search" aria-label="Search"> <ul id="list"></ul>
-<img id="logo" src="/logo.svg" width="40" height="40"> <a href="/">Focus</a> <a href="/adds">Adds</a></main>
+<body data-theme="light"><main><h1>{name}</h1><input id="q" type="search" aria-label="Search"> <ul id="list"></ul>{control}
+<img id="logo" src="/logo.svg" width="40" height="40"> <a href="/">Focus</a> <a href="/counter">Counter</a> <a href="/adds">Adds</a></main>
 <script>document.addEventListener('keydown', (e) => {{ if (document.activeElement !== document.body) return; {script} }});</script></body></html>"#
         ))
     };
@@ -1425,6 +1428,15 @@ async fn a_focus_shortcut_costs_no_second_load_for_pictures_and_a_dom_shortcut_d
         page(
             "focus",
             "if (e.key === '/') { e.preventDefault(); document.getElementById('q').focus(); }",
+            r#"<label><input type="checkbox" id="dark"> Dark</label><script>document.getElementById('dark').addEventListener('click', (e) => { document.body.dataset.theme = e.target.checked ? 'dark' : 'light' })</script>"#,
+        ),
+    );
+    s.set(
+        "/counter",
+        page(
+            "counter",
+            "if (e.key === '/') { e.preventDefault(); document.getElementById('q').focus(); }",
+            r#"<button id="count">Count</button><script>document.getElementById('count').addEventListener('click', (e) => { e.target.textContent = 'Counted ' + (window.n = (window.n || 0) + 1) })</script>"#,
         ),
     );
     s.set(
@@ -1432,9 +1444,10 @@ async fn a_focus_shortcut_costs_no_second_load_for_pictures_and_a_dom_shortcut_d
         page(
             "adds",
             "if (e.key === '+') { e.preventDefault(); document.getElementById('list').append(document.createElement('li')); }",
+            "",
         ),
     );
-    for name in ["focus", "adds"] {
+    for name in ["focus", "counter", "adds"] {
         s.set(
             &format!("/style.css?p={name}"),
             canned(
@@ -1499,6 +1512,11 @@ async fn a_focus_shortcut_costs_no_second_load_for_pictures_and_a_dom_shortcut_d
                 "Failed".to_string(),
                 serde_json::json!(["dom", "prevented"])
             ),
+            (
+                "/counter".to_string(),
+                "Failed".to_string(),
+                serde_json::json!(["focus", "prevented"])
+            ),
         ]
     );
     // Both logos pictured (each page's image-alt failure).
@@ -1508,13 +1526,16 @@ async fn a_focus_shortcut_costs_no_second_load_for_pictures_and_a_dom_shortcut_d
         .filter(|f| f.selector == "#logo")
         .map(|f| f.screenshot.is_some())
         .collect();
-    assert_eq!(logos, [true, true]);
+    assert_eq!(logos, [true, true, true]);
 
-    // Each style sheet: once statically and once in the browser; the page
-    // whose shortcut changed its DOM once more for its pictures.
+    // Each style sheet: once statically and once in the browser. The page
+    // whose shortcut changed its DOM is loaded once more for its pictures,
+    // and so is the page where the search's click on "Count" left its mark;
+    // the theme switch, clicked and set back, left the page as judged.
     let log = s.log();
     let count = |path: &str| log.iter().filter(|p| *p == path).count();
     assert_eq!(count("/style.css?p=focus"), 2, "{log:?}");
+    assert_eq!(count("/style.css?p=counter"), 3, "{log:?}");
     assert_eq!(count("/style.css?p=adds"), 3, "{log:?}");
-    assert_eq!(count("/logo.svg"), 3, "{log:?}");
+    assert_eq!(count("/logo.svg"), 5, "{log:?}");
 }

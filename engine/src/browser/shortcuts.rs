@@ -73,11 +73,16 @@ const MAX_PATH: usize = 256;
 const MAX_TEXT: usize = 80;
 /// Mutation records read per key.
 const MAX_RECORDS: usize = 512;
+/// Longest serialized DOM compared before and after the search's clicks
+/// (characters); a longer page counts as changed by any click.
+const MAX_DOM: usize = 4_000_000;
+/// Most form controls whose state is compared with it.
+const MAX_FORM: usize = 5_000;
 
 /// The script; `__NAME__` placeholders are filled by [`script`].
 const SCRIPT: &str = r#"(async () => {
   const T0 = performance.now(), FIND_MS = __FIND_MS__, TOTAL_MS = __TOTAL_MS__;
-  const MAXK = __MAXK__, MAXCTL = __MAXCTL__, MAXOPEN = __MAXOPEN__, MAXVIS = __MAXVIS__, MAXREC = __MAXREC__;
+  const MAXK = __MAXK__, MAXCTL = __MAXCTL__, MAXOPEN = __MAXOPEN__, MAXVIS = __MAXVIS__, MAXREC = __MAXREC__, MAXDOM = __MAXDOM__, MAXFORM = __MAXFORM__;
   const MAXELSE = __MAXELSE__, MAXPATH = __MAXPATH__, MAXTEXT = __MAXTEXT__, OPENER_WAIT = __OPENER_WAIT__;
   const WORDS = new RegExp(__WORDS__, 'i'), SETTINGS = new RegExp(__SETTINGS__, 'i');
   const elapsed = () => performance.now() - T0;
@@ -235,6 +240,20 @@ const SCRIPT: &str = r#"(async () => {
   };
   const found = [];
   let budgetOut = false;
+  // The DOM as serialized, with what it does not hold of form controls
+  // (checked, value, chosen option); null past the bounds, which counts as
+  // changed.
+  const look = () => {
+    const h = root.outerHTML;
+    if (h.length > MAXDOM) return null;
+    const st = [];
+    for (const el of document.querySelectorAll('input,select,textarea')) {
+      if (st.length >= MAXFORM) return null;
+      st.push([el.checked === true, String(el.value).slice(0, 2000), el.selectedIndex]);
+    }
+    return h + '\u0000' + JSON.stringify(st);
+  };
+  let dom0 = null, clicked = false;
   try {
     const b1 = await fire(SHIFT), b2 = await fire(SHIFT);
     const base = { sig: new Set([...b1.sig, ...b2.sig]), focus: b1.focus || b2.focus, navigated: b1.navigated || b2.navigated, prevented: b1.prevented || b2.prevented };
@@ -255,6 +274,9 @@ const SCRIPT: &str = r#"(async () => {
     }
     out.complete = i >= KEYS.length;
 
+    // The page as judged, when no key changed it: the search's clicks are
+    // set back, and the page counts as changed only if it then differs.
+    if (found.length && !out.changed) dom0 = look();
     // The search for a way to turn each key off or remap it.
     const pending = () => found.filter((f) => !f.mechanism);
     const state = (el) => {
@@ -266,7 +288,7 @@ const SCRIPT: &str = r#"(async () => {
       }
       return s;
     };
-    const click = async (el) => { out.changed = true; try { el.click(); } catch (e) {} await flush(); };
+    const click = async (el) => { clicked = true; try { el.click(); } catch (e) {} await flush(); };
     // Sets a control back as it was before its click.
     const restore = async (el, s) => {
       if (!el.isConnected) return;
@@ -338,6 +360,11 @@ const SCRIPT: &str = r#"(async () => {
     try { if (nav) nav.removeEventListener('navigate', onNavigate); } catch (e) {}
     blur();
     try { scrollTo(sx, sy); } catch (e) {}
+    if (clicked) {
+      let same = false;
+      try { same = dom0 !== null && look() === dom0; } catch (e) {}
+      if (!same) out.changed = true;
+    }
   }
   out.found = found.map((f) => ({ key: f.k[0], effects: f.effects, mechanism: f.mechanism, searched: f.searched }));
   return out;
@@ -356,6 +383,8 @@ fn script() -> String {
         .replace("__MAXOPEN__", &MAX_OPENERS.to_string())
         .replace("__MAXVIS__", &MAX_VISIBLE.to_string())
         .replace("__MAXREC__", &MAX_RECORDS.to_string())
+        .replace("__MAXDOM__", &MAX_DOM.to_string())
+        .replace("__MAXFORM__", &MAX_FORM.to_string())
         .replace("__MAXELSE__", &MAX_ELSEWHERE.to_string())
         .replace("__MAXPATH__", &MAX_PATH.to_string())
         .replace("__MAXTEXT__", &MAX_TEXT.to_string())
@@ -370,10 +399,11 @@ pub(crate) struct Found {
     /// The shortcuts and their mechanisms.
     pub shortcuts: Shortcuts,
     /// The script ran page code that changed or may have changed the page
-    /// (a key changed the DOM or started a navigation, a control was
-    /// clicked): a page kept for its pictures loads again first. A key that
-    /// only moved focus or was cancelled does not count: focus is taken off
-    /// again and the scroll put back.
+    /// (a key changed the DOM or started a navigation; the search's clicks,
+    /// set back, left the DOM or a form control other than it was): a page
+    /// kept for its pictures loads again first. A key that only moved focus
+    /// or was cancelled does not count: focus is taken off again and the
+    /// scroll put back.
     pub changed: bool,
 }
 
