@@ -874,6 +874,7 @@ impl RenderSession {
                             tracing::debug!(
                                 url,
                                 keys = found.shortcuts.keys_tried,
+                                changed = found.changed,
                                 shortcuts = ?found
                                     .shortcuts
                                     .found
@@ -901,6 +902,7 @@ impl RenderSession {
                     phases.lap(Phase::Activate);
                     match activated {
                         Ok(a) => {
+                            tracing::debug!(controls = a.controls, "activations");
                             changed |= a.controls > 0;
                             walk.activations = a.activations;
                         }
