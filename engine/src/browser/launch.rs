@@ -630,10 +630,16 @@ mod tests {
 
     /// The flag is honoured by the browser we run (a renamed feature would
     /// be ignored in silence): a started browser has no omnibox popup
-    /// target, which it otherwise preloads at start.
+    /// target, which it otherwise preloads at start. Without the sandbox,
+    /// as the other unit tests that start a browser (they run as root in
+    /// CI).
     #[tokio::test]
     async fn a_started_browser_has_no_omnibox_popup() {
-        let process = start(&LaunchOptions::from_env()).await.unwrap();
+        let options = LaunchOptions {
+            sandbox: false,
+            ..LaunchOptions::from_env()
+        };
+        let process = start(&options).await.unwrap();
         let targets = process
             .conn
             .call(None, "Target.getTargets", json!({}), DEFAULT_CALL_TIMEOUT)
