@@ -36,6 +36,7 @@ use tokio::time::Instant;
 
 use super::cdp::{Connection, Wait, World};
 use super::BrowserError;
+use super::MAX_ELEMENT_PATH;
 
 /// Longest time the activations of one page may take.
 pub const TIME_BUDGET: Duration = Duration::from_millis(1500);
@@ -45,8 +46,6 @@ pub const MAX_COMPARED: usize = 20_000;
 /// How long the page's handlers get after a press or click (ACT's examples
 /// and most pages' toggles act at once or on a short timer).
 const SETTLE_MS: u64 = 60;
-/// Deepest element path kept.
-const MAX_PATH: usize = 256;
 /// Longest label and fragment kept.
 const MAX_TEXT: usize = 80;
 
@@ -70,7 +69,7 @@ fn install_script() -> String {
       paths.set(el, p);
       order.push(el);
       const kids = el.children;
-      for (let i = kids.length - 1; i >= 0; i--) if (p.length < {MAX_PATH}) stack.push([kids[i], p.concat([i])]);
+      for (let i = kids.length - 1; i >= 0; i--) if (p.length < {MAX_ELEMENT_PATH}) stack.push([kids[i], p.concat([i])]);
     }}
   }}
   const label = (el) => {{
@@ -179,15 +178,7 @@ async fn press_enter(
 
 /// Reads one answer of the watcher into an [`Activation`].
 pub(crate) fn parse_activation(v: &Value) -> Option<Activation> {
-    let path = |v: &Value| -> Option<Vec<u32>> {
-        let a = v.as_array()?;
-        if a.len() > MAX_PATH {
-            return None;
-        }
-        a.iter()
-            .map(|i| i.as_u64().and_then(|i| u32::try_from(i).ok()))
-            .collect()
-    };
+    let path = super::element_path;
     let text = |v: &Value| -> Option<String> { Some(v.as_str()?.chars().take(MAX_TEXT).collect()) };
     Some(Activation {
         path: path(v.get("path")?)?,

@@ -85,8 +85,6 @@ const FIRST_BATCH: usize = 2;
 const SETTLE_MS: u64 = 30;
 /// Longest label kept.
 const MAX_LABEL: usize = 80;
-/// Deepest element path kept.
-const MAX_PATH: usize = 256;
 /// Labels kept for a cycle.
 const MAX_CYCLE: usize = 10;
 /// The property names the script may report as changed.
@@ -514,14 +512,7 @@ struct Seen {
 
 fn parse_seen(v: &Value) -> Option<(u32, Seen)> {
     let id = u32::try_from(v.get("id")?.as_u64()?).ok()?;
-    let path = v.get("path").and_then(Value::as_array).and_then(|p| {
-        if p.len() > MAX_PATH {
-            return None;
-        }
-        p.iter()
-            .map(|i| i.as_u64().and_then(|i| u32::try_from(i).ok()))
-            .collect::<Option<Vec<u32>>>()
-    });
+    let path = v.get("path").and_then(super::element_path);
     let label: String = v
         .get("label")
         .and_then(Value::as_str)

@@ -65,6 +65,23 @@ pub mod snapshot;
 pub use launch::{configure, sink_requests, LaunchOptions, DEFAULT_RECYCLE_AFTER};
 pub use pool::{crashes, health, BrowserHealth, RenderSession};
 
+/// Deepest element path (child indexes from the root) a page script may
+/// answer; the watchers stop descending there.
+pub(crate) const MAX_ELEMENT_PATH: usize = 256;
+
+/// Reads an element path a page script answered: child indexes from the
+/// document element, at most [`MAX_ELEMENT_PATH`] deep; `None` when it is
+/// not one.
+pub(crate) fn element_path(v: &serde_json::Value) -> Option<Vec<u32>> {
+    let a = v.as_array()?;
+    if a.len() > MAX_ELEMENT_PATH {
+        return None;
+    }
+    a.iter()
+        .map(|i| i.as_u64().and_then(|i| u32::try_from(i).ok()))
+        .collect()
+}
+
 /// What went wrong in the browser. Page-level failures (a hung tab, a
 /// navigation refused) are values the scan records on the page; a browser that
 /// cannot start fails the scan.

@@ -67,8 +67,6 @@ const MAX_VISIBLE: usize = 400;
 /// How long an opener that showed nothing at once gets to show its
 /// controls (a dialog rendered on a timer or an animation frame).
 const OPENER_WAIT_MS: u64 = 50;
-/// Deepest element path kept.
-const MAX_PATH: usize = 256;
 /// Longest label kept.
 const MAX_TEXT: usize = 80;
 /// Mutation records read per key.
@@ -386,7 +384,7 @@ fn script() -> String {
         .replace("__MAXDOM__", &MAX_DOM.to_string())
         .replace("__MAXFORM__", &MAX_FORM.to_string())
         .replace("__MAXELSE__", &MAX_ELSEWHERE.to_string())
-        .replace("__MAXPATH__", &MAX_PATH.to_string())
+        .replace("__MAXPATH__", &super::MAX_ELEMENT_PATH.to_string())
         .replace("__MAXTEXT__", &MAX_TEXT.to_string())
         .replace("__OPENER_WAIT__", &OPENER_WAIT_MS.to_string())
         .replace("__WORDS__", &json(SHORTCUT_WORDS))
@@ -414,15 +412,7 @@ const EFFECTS: &[&str] = &["dom", "focus", "navigation", "prevented"];
 /// one.
 pub(crate) fn parse(v: &Value) -> Option<Found> {
     let text = |v: &Value| -> Option<String> { Some(v.as_str()?.chars().take(MAX_TEXT).collect()) };
-    let path = |v: &Value| -> Option<Vec<u32>> {
-        let a = v.as_array()?;
-        if a.len() > MAX_PATH {
-            return None;
-        }
-        a.iter()
-            .map(|i| i.as_u64().and_then(|i| u32::try_from(i).ok()))
-            .collect()
-    };
+    let path = super::element_path;
     let found = v
         .get("found")?
         .as_array()?
