@@ -290,6 +290,99 @@ impl std::str::FromStr for Throttle {
     }
 }
 
+/// Width and height of render mode's viewport when neither `--viewport`
+/// nor a throttling preset says otherwise: a desktop window, as Playwright's
+/// default (1280 × 720), so axe in Playwright and sitescan judge the same
+/// layout.
+pub const DEFAULT_VIEWPORT: ViewportSize = ViewportSize {
+    width: 1280,
+    height: 720,
+};
+
+/// The sides a viewport may have, CSS pixels (both width and height): below
+/// 200 no page lays out as a user sees it, above 4000 the pictures and
+/// layouts grow for nothing.
+pub const VIEWPORT_SIDE: std::ops::RangeInclusive<u32> = 200..=4000;
+
+/// Render mode's viewport, CSS pixels: each tab is emulated at this size
+/// (device scale factor 1, not a mobile device). Written
+/// `{"width": 1280, "height": 720}`; read from `1280x720` on the command line
+/// ([`std::str::FromStr`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ViewportSize {
+    /// Width, CSS pixels ([`VIEWPORT_SIDE`]).
+    pub width: u32,
+    /// Height, CSS pixels ([`VIEWPORT_SIDE`]).
+    pub height: u32,
+}
+
+impl ViewportSize {
+    /// What to give instead when a side is out of [`VIEWPORT_SIDE`].
+    pub fn bounds() -> String {
+        format!(
+            "give {} to {} pixels",
+            VIEWPORT_SIDE.start(),
+            VIEWPORT_SIDE.end()
+        )
+    }
+
+    /// `Err` says which side is out of [`VIEWPORT_SIDE`] and what to give.
+    pub fn check(self) -> Result<(), String> {
+        for (name, side) in [("width", self.width), ("height", self.height)] {
+            if !VIEWPORT_SIDE.contains(&side) {
+                return Err(format!(
+                    "a viewport {name} of {side} pixels is out of bounds: {} (e.g. 1280x720)",
+                    Self::bounds()
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Default for ViewportSize {
+    fn default() -> Self {
+        DEFAULT_VIEWPORT
+    }
+}
+
+impl std::fmt::Display for ViewportSize {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}x{}", self.width, self.height)
+    }
+}
+
+impl std::str::FromStr for ViewportSize {
+    type Err = String;
+    /// `WIDTHxHEIGHT` (`1280x720`; `X` or `×` also read), both sides within
+    /// [`VIEWPORT_SIDE`].
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let shape = || {
+            format!(
+                "`{s}` is not a viewport: give WIDTHxHEIGHT in CSS pixels, each {} to {} (e.g. 1280x720)",
+                VIEWPORT_SIDE.start(),
+                VIEWPORT_SIDE.end()
+            )
+        };
+        let (w, h) = s.trim().split_once(['x', 'X', '×']).ok_or_else(shape)?;
+        let side = |v: &str| {
+            let v = v.trim();
+            // Digits only: `+1280` or `1e3` are not what anyone means.
+            if v.is_empty() || v.len() > 9 || !v.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(shape());
+            }
+            v.parse::<u32>().map_err(|_| shape())
+        };
+        let size = ViewportSize {
+            width: side(w)?,
+            height: side(h)?,
+        };
+        size.check()?;
+        Ok(size)
+    }
+}
+
 /// How render mode waits for a page (see [`ScanConfig::render`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -308,6 +401,13 @@ pub struct RenderOptions {
     /// Throttling preset (default none).
     #[serde(skip_serializing_if = "is_no_throttle")]
     pub throttle: Throttle,
+    /// The viewport each tab is emulated at. `None` (the default): the
+    /// throttling preset's own (a phone's for `mobile`, 1350 × 940 for
+    /// `desktop`), else [`DEFAULT_VIEWPORT`]. Given, it wins over the
+    /// preset's, at device scale factor 1 and not as a mobile device (see
+    /// `browser::metrics::DeviceMetrics`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub viewport: Option<ViewportSize>,
 }
 
 fn is_no_throttle(t: &Throttle) -> bool {
@@ -322,6 +422,7 @@ impl Default for RenderOptions {
             max_wait_ms: DEFAULT_RENDER_MAX_WAIT_MS,
             screenshots: ScreenshotOptions::default(),
             throttle: Throttle::None,
+            viewport: None,
         }
     }
 }
@@ -556,6 +657,73 @@ mod tests {
         assert_eq!(default.accept, default_accept());
         let bad = serde_json::from_str::<ScanConfig>(r#"{"accept": ["2xx"]}"#).unwrap_err();
         assert!(bad.to_string().contains("`2xx` is not a number"), "{bad}");
+    }
+
+    #[test]
+    fn viewports_are_read_as_width_x_height_within_the_bounds() {
+        let v = |width, height| ViewportSize { width, height };
+        assert_eq!("1280x720".parse(), Ok(v(1280, 720)));
+        assert_eq!(" 800X600 ".parse(), Ok(v(800, 600)));
+        assert_eq!("1024×768".parse(), Ok(v(1024, 768)));
+        assert_eq!("200x4000".parse(), Ok(v(200, 4000)));
+        assert_eq!(v(1280, 720).to_string(), "1280x720");
+        assert_eq!(ViewportSize::default(), DEFAULT_VIEWPORT);
+        let shape = |s: &str| {
+            format!("`{s}` is not a viewport: give WIDTHxHEIGHT in CSS pixels, each 200 to 4000 (e.g. 1280x720)")
+        };
+        for bad in [
+            "",
+            "1280",
+            "1280x",
+            "x720",
+            "1280x720x1",
+            "wide",
+            "-1x720",
+            "+1280x720",
+            "1e3x720",
+            "1280.5x720",
+            "99999999999x720",
+        ] {
+            assert_eq!(bad.parse::<ViewportSize>(), Err(shape(bad)), "{bad:?}");
+        }
+        assert_eq!(
+            "199x720".parse::<ViewportSize>(),
+            Err("a viewport width of 199 pixels is out of bounds: give 200 to 4000 pixels (e.g. 1280x720)".into())
+        );
+        assert_eq!(
+            "1280x4001".parse::<ViewportSize>(),
+            Err("a viewport height of 4001 pixels is out of bounds: give 200 to 4000 pixels (e.g. 1280x720)".into())
+        );
+        assert_eq!(
+            "0x0".parse::<ViewportSize>().unwrap_err(),
+            "a viewport width of 0 pixels is out of bounds: give 200 to 4000 pixels (e.g. 1280x720)"
+        );
+    }
+
+    #[test]
+    fn render_options_write_a_viewport_only_when_given() {
+        let default = serde_json::to_value(RenderOptions::default()).unwrap();
+        assert!(default.get("viewport").is_none(), "{default}");
+        let given = RenderOptions {
+            viewport: Some(ViewportSize {
+                width: 800,
+                height: 600,
+            }),
+            ..RenderOptions::default()
+        };
+        let json = serde_json::to_value(&given).unwrap();
+        assert_eq!(
+            json["viewport"],
+            serde_json::json!({"width": 800, "height": 600})
+        );
+        let back: RenderOptions = serde_json::from_value(json).unwrap();
+        assert_eq!(back, given);
+        let old: RenderOptions = serde_json::from_str(r#"{"throttle": "mobile"}"#).unwrap();
+        assert_eq!(old.viewport, None);
+        assert!(serde_json::from_str::<RenderOptions>(
+            r#"{"viewport": {"width": 800, "height": 600, "scale": 2}}"#
+        )
+        .is_err());
     }
 
     #[test]

@@ -90,7 +90,7 @@ pub mod spelling;
 
 pub use config::{
     LinkScope, PageBudget, Priority, RenderOptions, RenderWait, ScanConfig, ScreenshotOptions,
-    Throttle,
+    Throttle, ViewportSize, DEFAULT_VIEWPORT, VIEWPORT_SIDE,
 };
 pub use error::{Error, Result};
 pub use marks::Marks;

@@ -301,6 +301,10 @@ impl ScannerBuilder {
                 c.render_options.max_wait_ms > 0,
                 "render_options.max_wait_ms",
             )?;
+            if let Some(v) = c.render_options.viewport {
+                v.check()
+                    .map_err(|e| Error::Config(format!("render_options.viewport: {e}")))?;
+            }
             if let crate::config::RenderWait::Selector(sel) = &c.render_options.wait {
                 scraper::Selector::parse(sel).map_err(|e| {
                     Error::Config(format!(

@@ -422,6 +422,26 @@ impl<'p> PageContext<'p> {
         self.page.rendered.as_deref().filter(|r| r.is_present())
     }
 
+    /// The viewport the cascade evaluates `@media` rules for: the one a
+    /// rendered page was laid out in (render mode's `--viewport`, 1280 × 720
+    /// by default), so that where the browser's facts leave an element to the
+    /// estimates (no layout box: `display: none` or `contents`) they agree
+    /// with the layout the browser judged; [`Viewport::DESKTOP`] for a page as
+    /// served.
+    pub fn media_viewport(&self) -> Viewport {
+        self.page
+            .rendered
+            .as_deref()
+            .map(|r| r.viewport)
+            .filter(|v| {
+                v.width >= 1.0 && v.height >= 1.0 && v.width.is_finite() && v.height.is_finite()
+            })
+            .map_or(Viewport::DESKTOP, |v| Viewport {
+                width: v.width,
+                height: v.height,
+            })
+    }
+
     /// The page as fetched.
     pub fn page(&self) -> &'p Page {
         self.page
@@ -554,13 +574,17 @@ impl<'p> PageContext<'p> {
     }
 
     /// Computed styles of every element (`<style>`, linked sheets, `style`
-    /// attributes), computed on first use.
+    /// attributes), computed on first use, with `@media` rules evaluated for
+    /// [`PageContext::media_viewport`].
     pub fn styles(&self) -> &Styles {
         self.styles.get_or_init(|| {
-            let (styles, capped) =
-                Styles::compute_within(&self.doc, &self.page.stylesheets, &self.budget, &|| {
-                    self.should_stop()
-                });
+            let (styles, capped) = Styles::compute_within_at(
+                &self.doc,
+                &self.page.stylesheets,
+                self.media_viewport(),
+                &self.budget,
+                &|| self.should_stop(),
+            );
             for limit in capped {
                 self.overrun(Overrun { limit, count: 0 });
             }

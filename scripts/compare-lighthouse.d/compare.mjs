@@ -5,7 +5,9 @@
 // pages from them, scans those pages with `sitescan scan --render` (one page
 // at a time) and runs Lighthouse on each (Debian's chromium, headless,
 // `--throttling-method=provided`: no throttling, as sitescan's default
-// preset, and the same 800 × 600 viewport), then prints both tools' FCP, LCP,
+// preset, and the same viewport, given to both explicitly: sitescan's
+// `--viewport`, Lighthouse's `screenEmulation`; 1280 × 720 unless `--viewport
+// WxH` says otherwise), then prints both tools' FCP, LCP,
 // CLS and TBT side by side with the agreement: the share of pages in the same
 // good / needs-improvement / poor bucket, LCP and FCP within 20 %, CLS within
 // 0.02.
@@ -33,13 +35,17 @@ const runs = Number(opt('--runs', '1'));
 // pages in the same runs, interleaved with the other two tools: its numbers
 // get their own columns and agreement lines.
 const baseline = opt('--baseline', null);
+// The viewport both tools lay pages out in (sitescan's default, a desktop
+// window): passed to each explicitly, never left to a tool's default.
+const viewportArg = opt('--viewport', '1280x720');
+const viewportMatch = /^(\d{3,4})x(\d{3,4})$/.exec(viewportArg);
 const dirs = args.map((d) => resolve(d));
-if (!dirs.length || !Number.isInteger(perDir) || perDir < 1 || !Number.isInteger(runs) || runs < 1) {
-  console.error('usage: compare-lighthouse [--pages N] [--runs N] [--sitescan BIN] [--baseline BIN] [--json FILE] DIR...');
+if (!dirs.length || !Number.isInteger(perDir) || perDir < 1 || !Number.isInteger(runs) || runs < 1 || !viewportMatch) {
+  console.error('usage: compare-lighthouse [--pages N] [--runs N] [--sitescan BIN] [--baseline BIN] [--viewport WxH] [--json FILE] DIR...');
   process.exit(2);
 }
 const chrome = process.env.CHROME_PATH || '/usr/bin/chromium';
-const VIEWPORT = { width: 800, height: 600 };
+const VIEWPORT = { width: Number(viewportMatch[1]), height: Number(viewportMatch[2]) };
 
 // --- the pages -------------------------------------------------------------
 /// Every .html file under `root`, sorted (bounded walk, no recursion).
@@ -84,10 +90,23 @@ function run(cmd, argv, env) {
   return spawnSync(cmd, argv, { env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 64 << 20 });
 }
 
+/// Whether `bin` takes `--viewport` (a build from before it does not, and lays
+/// pages out in the headless window's 800 × 600 instead: said once).
+const takesViewport = new Map();
+function viewportArgs(bin) {
+  if (!takesViewport.has(bin)) {
+    const help = run(bin, ['scan', '--help']);
+    const yes = (help.stdout || '').includes('--viewport');
+    if (!yes) console.error(`${bin} has no --viewport: it lays pages out in its own default viewport, not ${VIEWPORT.width}x${VIEWPORT.height}`);
+    takesViewport.set(bin, yes);
+  }
+  return takesViewport.get(bin) ? ['--viewport', `${VIEWPORT.width}x${VIEWPORT.height}`] : [];
+}
+
 function sitescanOf(url, bin = sitescan) {
   const out = join(work, 'sitescan.json');
   const r = run(bin, [
-    'scan', url, '--render', '--max-pages', '1', '--links', 'none', '--rate', '1000',
+    'scan', url, '--render', ...viewportArgs(bin), '--max-pages', '1', '--links', 'none', '--rate', '1000',
     '--rules', 'first-contentful-paint,largest-contentful-paint,cumulative-layout-shift,total-blocking-time',
     '--format', 'json', '--output', out,
   ], { SITESCAN_CHROMIUM_NO_SANDBOX: '1', SITESCAN_CHROMIUM: chrome });

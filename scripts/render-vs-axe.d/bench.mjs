@@ -4,7 +4,7 @@
 // per tab.
 //
 // Usage (through scripts/render-vs-axe, which installs and builds what this needs):
-//   node bench.mjs [--pages N] [--tabs T] [--runs R] [--no-keys] [--before BIN] <corpus-dir>
+//   node bench.mjs [--pages N] [--tabs T] [--runs R] [--no-keys] [--before BIN] [--viewport WxH] <corpus-dir>
 //
 //   <corpus-dir>  a directory of HTML pages; N of its *.html files (spread
 //                 evenly over the sorted list, the same every run) are linked
@@ -18,6 +18,10 @@
 //   --before BIN  also run another sitescan binary (an older build) in the
 //                 same run, between the same axe runs: its ratio is printed
 //                 beside the current one's
+//   --viewport WxH the viewport both tools lay pages out in (default
+//                 1280x720: Playwright's default and sitescan's), given to
+//                 each explicitly: sitescan's --viewport, Playwright's
+//                 newContext({ viewport })
 //
 // Readiness is the same for both: network idle, no request for 500 ms after
 // `load` (sitescan's default wait; Playwright's `networkidle`). Both run their
@@ -51,7 +55,7 @@ function die(msg) {
 }
 
 function parseArgs(argv) {
-  const o = { pages: 60, tabs: 4, runs: 2, keys: true, before: null, dir: null };
+  const o = { pages: 60, tabs: 4, runs: 2, keys: true, before: null, dir: null, viewport: { width: 1280, height: 720 } };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const num = () => {
@@ -64,10 +68,15 @@ function parseArgs(argv) {
     else if (a === '--runs') o.runs = num();
     else if (a === '--no-keys') o.keys = false;
     else if (a === '--before') { o.before = argv[++i]; if (!o.before) die('--before needs a binary'); }
+    else if (a === '--viewport') {
+      const m = /^(\d{3,4})x(\d{3,4})$/.exec(argv[++i] || '');
+      if (!m) die('--viewport needs WIDTHxHEIGHT, such as 1280x720');
+      o.viewport = { width: Number(m[1]), height: Number(m[2]) };
+    }
     else if (a.startsWith('-')) die(`unknown option ${a}`);
     else o.dir = resolve(a);
   }
-  if (!o.dir) die('usage: bench.mjs [--pages N] [--tabs T] [--runs R] [--no-keys] [--before BIN] <corpus-dir>');
+  if (!o.dir) die('usage: bench.mjs [--pages N] [--tabs T] [--runs R] [--no-keys] [--before BIN] [--viewport WxH] <corpus-dir>');
   return o;
 }
 
@@ -130,8 +139,22 @@ function sampler(pid) {
   return () => { clearInterval(t); return peak; };
 }
 
+/** Whether `bin` takes `--viewport` (an older build does not, and lays pages
+ * out in the headless window's 800 × 600 instead: said once). */
+const takesViewport = new Map();
+function viewportArgs(bin, viewport) {
+  if (!takesViewport.has(bin)) {
+    let help = '';
+    try { help = execFileSync(bin, ['scan', '--help'], { encoding: 'utf8' }); } catch { /* no help: no flag */ }
+    const yes = help.includes('--viewport');
+    if (!yes) process.stderr.write(`render-vs-axe: ${bin} has no --viewport; it judges pages in its own default viewport, not ${viewport.width}x${viewport.height}\n`);
+    takesViewport.set(bin, yes);
+  }
+  return takesViewport.get(bin) ? ['--viewport', `${viewport.width}x${viewport.height}`] : [];
+}
+
 async function runSitescan(bin, origin, opts, rules) {
-  const args = ['scan', '--render', '--rules', rules, '--links', 'none', '--max-pages', String(opts.pages + 1), '--max-depth', '1',
+  const args = ['scan', '--render', ...viewportArgs(bin, opts.viewport), '--rules', rules, '--links', 'none', '--max-pages', String(opts.pages + 1), '--max-depth', '1',
     '--concurrency', String(opts.tabs), '--rate', '1000', '--format', 'json', '--output', '/dev/null', origin + '/'];
   const started = performance.now();
   const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, SITESCAN_CHROMIUM_NO_SANDBOX: '1' } });
@@ -149,7 +172,8 @@ async function runAxe(origin, chosen, opts) {
   const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
   const started = performance.now();
   const browser = await chromium.launch({ executablePath: process.env.SITESCAN_CHROMIUM || '/usr/bin/chromium', args: CHROMIUM_ARGS });
-  const context = await browser.newContext();
+  // Explicit, though it is Playwright's default: the same as sitescan's.
+  const context = await browser.newContext({ viewport: opts.viewport });
   // Playwright starts the browser as a child of this process.
   const stop = sampler(() => process.pid);
   const urls = [origin + '/', ...chosen.map((p) => `${origin}/${p}`)];
@@ -204,7 +228,7 @@ async function main() {
   const aa = best(a);
   const mib = (b) => (b / 1048576).toFixed(0);
   const line = (name, r) => `${name.padEnd(22)} ${String(pages).padStart(5)} pages  ${r.secs.toFixed(2).padStart(7)} s  ${(pages / r.secs).toFixed(2).padStart(7)} pages/s  browser peak RSS ${mib(r.peak).padStart(5)} MiB (${mib(r.peak / opts.tabs)} MiB per tab)`;
-  process.stdout.write(`corpus ${opts.dir}, ${opts.tabs} tabs, best of ${opts.runs} runs\n`);
+  process.stdout.write(`corpus ${opts.dir}, ${opts.tabs} tabs, best of ${opts.runs} runs, viewport ${opts.viewport.width}x${opts.viewport.height}\n`);
   process.stdout.write(line(`sitescan --render${opts.keys ? '' : ' (no keys)'}`, ss) + '\n');
   if (opts.before) process.stdout.write(line(`before${opts.keys ? '' : ' (no keys)'}`, best(b)) + '\n');
   process.stdout.write(line('axe-core (playwright)', aa) + '\n');

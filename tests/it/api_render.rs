@@ -184,6 +184,28 @@ async fn render_requests_are_validated_with_exact_answers() {
                 {"field": "config.render_options.wait.selector", "problem": "`!app` is not a CSS selector"}]})
     );
 
+    // A viewport side out of 200..=4000 is named by its path, both at once.
+    let (status, body) = post(json!({"rules": ["seo"], "render": true,
+        "render_options": {"viewport": {"width": 199, "height": 4001}}}))
+    .await;
+    assert_eq!(status, 422);
+    assert_eq!(
+        error_of(&body),
+        json!({"code": "validation_failed",
+            "message": "invalid request: 2 problems (config.render_options.viewport.width, config.render_options.viewport.height); details names each",
+            "details": [
+                {"field": "config.render_options.viewport.width", "problem": "give 200 to 4000 pixels"},
+                {"field": "config.render_options.viewport.height", "problem": "give 200 to 4000 pixels"}]})
+    );
+    let (status, body) = post(json!({"rules": ["seo"], "render": true,
+        "render_options": {"viewport": {"width": 5_000_000_000u64, "height": 720}}}))
+    .await;
+    assert_eq!(status, 422);
+    assert_eq!(
+        body["error"]["details"],
+        json!([{"field": "config.render_options.viewport.width", "problem": "give 200 to 4000 pixels"}])
+    );
+
     let long = "#a".repeat(101);
     for selector in ["", "   ", long.as_str()] {
         let (status, body) = post(json!({"rules": ["seo"], "render": true,
@@ -222,8 +244,19 @@ async fn render_requests_are_validated_with_exact_answers() {
             json!({"rules": ["seo"], "render": true, "render_options": {"timeout": 5}}),
             one(
                 "config.render_options.timeout",
-                "unknown field `timeout`, expected one of `wait`, `quiet_ms`, `max_wait_ms`, `throttle`, `screenshots`",
+                "unknown field `timeout`, expected one of `wait`, `quiet_ms`, `max_wait_ms`, `throttle`, `viewport`, `screenshots`",
             ),
+        ),
+        (
+            json!({"rules": ["seo"], "render": true, "render_options": {"viewport": "800x600"}}),
+            one(
+                "config.render_options.viewport",
+                "invalid type: string \"800x600\", expected struct ViewportParam",
+            ),
+        ),
+        (
+            json!({"rules": ["seo"], "render": true, "render_options": {"viewport": {"width": 800}}}),
+            one("config.render_options.viewport", "missing field `height`"),
         ),
         (
             json!({"rules": ["seo"], "render": true, "render_options": [1]}),
@@ -242,6 +275,22 @@ async fn render_requests_are_validated_with_exact_answers() {
     let (status, list) = api.get(&path, &key).await;
     assert_eq!(status, 200);
     assert_eq!(list["data"], json!([]));
+
+    // The viewport's bounds are accepted, and kept as given.
+    let (status, body) = post(json!({"rules": ["seo"], "render": true,
+        "render_options": {"viewport": {"width": 200, "height": 4000}}}))
+    .await;
+    assert_eq!(status, 202, "{body}");
+    assert_eq!(
+        body["data"]["config"]["render_options"],
+        json!({"wait": "network-idle", "quiet_ms": 500, "max_wait_ms": 10000,
+            "viewport": {"width": 200, "height": 4000}})
+    );
+    let id = body["data"]["id"].as_str().unwrap();
+    let (status, _) = api
+        .post(&format!("/api/v1/scans/{id}/cancel"), &key, json!({}))
+        .await;
+    assert_eq!(status, 200);
 
     // The bounds themselves are accepted, and `load` and `network-idle` too.
     for (wait, quiet, max_wait) in [("load", 0, 100), ("network-idle", 10000, 60000)] {

@@ -2711,6 +2711,7 @@ async fn the_browser_options_of_the_scan_form_become_the_scans_render_options() 
                 ("wait-selector", ""),
                 ("max-wait", "12.5"),
                 ("throttle", "mobile"),
+                ("viewport", "1024x768"),
                 ("screenshots", "on"),
                 ("max-screenshots", "5"),
             ],
@@ -2732,6 +2733,10 @@ async fn the_browser_options_of_the_scan_form_become_the_scans_render_options() 
                 max_bytes: 20 * 1024 * 1024,
             },
             throttle: sitescan_engine::Throttle::Mobile,
+            viewport: Some(sitescan_engine::ViewportSize {
+                width: 1024,
+                height: 768,
+            }),
         })
     );
 
@@ -2809,6 +2814,7 @@ async fn a_bad_browser_option_is_named_at_its_field_and_the_values_are_kept() {
                 ("wait-selector", "a["),
                 ("max-wait", "15"),
                 ("throttle", "desktop"),
+                ("viewport", "100x768"),
                 ("screenshots", "on"),
                 ("max-screenshots", "5000"),
             ],
@@ -2818,6 +2824,7 @@ async fn a_bad_browser_option_is_named_at_its_field_and_the_values_are_kept() {
     for part in [
         r##"<li><a href="#wait-selector">`a[` is not a CSS selector.</a></li>"##,
         r##"<li><a href="#max-screenshots">Give 0 to 1000 pictures.</a></li>"##,
+        r##"<p class="error" id="viewport-error">A viewport width of 100 pixels is out of bounds: give 200 to 4000 pixels (e.g. 1280x720).</p><input type="text" id="viewport" name="viewport" value="100x768" autocomplete="off" aria-invalid="true" aria-describedby="viewport-hint viewport-error">"##,
         r##"<p class="error" id="wait-selector-error">`a[` is not a CSS selector.</p><input type="text" id="wait-selector" name="wait-selector" value="a[" autocomplete="off" aria-invalid="true" aria-describedby="wait-selector-hint wait-selector-error">"##,
         r##"<p class="error" id="max-screenshots-error">Give 0 to 1000 pictures.</p><input type="text" id="max-screenshots" name="max-screenshots" value="5000" autocomplete="off" aria-invalid="true" aria-describedby="max-screenshots-hint max-screenshots-error">"##,
         r##"<input type="text" id="max-wait" name="max-wait" value="15" autocomplete="off" aria-describedby="max-wait-hint">"##,

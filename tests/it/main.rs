@@ -110,6 +110,7 @@ mod remote;
 mod render;
 mod render_layout;
 mod render_reflow;
+mod render_viewport;
 mod reports;
 mod schedules;
 mod screenshots;

@@ -282,6 +282,8 @@ async fn render_options_are_sent_as_config_render_options_and_the_scan_runs() {
             "7.5",
             "--throttle",
             "desktop",
+            "--viewport",
+            "1024x768",
             "--max-screenshots",
             "3",
             "--wait",
@@ -302,6 +304,7 @@ async fn render_options_are_sent_as_config_render_options_and_the_scan_runs() {
                     "wait": {"selector": "#hero"},
                     "max_wait_ms": 7500,
                     "throttle": "desktop",
+                    "viewport": {"width": 1024, "height": 768},
                     "screenshots": {"enabled": true, "max": 3}
                 }
             }})
@@ -325,6 +328,10 @@ async fn render_options_are_sent_as_config_render_options_and_the_scan_runs() {
                 max_bytes: 20 * 1024 * 1024,
             },
             throttle: sitescan_engine::Throttle::Desktop,
+            viewport: Some(sitescan_engine::ViewportSize {
+                width: 1024,
+                height: 768,
+            }),
         })
     );
     // ... and run in the browser: the script's image, without alt text.
@@ -353,7 +360,15 @@ async fn bad_render_options_are_usage_errors_and_start_nothing() {
     let (acc, key) = api.tenant(Plan::Enterprise).await;
     let site = api.site(&acc, "http://127.0.0.1:9/").await;
     let proxy = Recorder::start(&api.base).await;
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 8] = [
+        (
+            &["--viewport", "800x600"],
+            "error: --viewport only applies with --render (it says how the browser loads each page): add --render, or leave it out",
+        ),
+        (
+            &["--render", "--viewport", "800x100"],
+            "error: invalid value '800x100' for '--viewport <WIDTHxHEIGHT>': a viewport height of 100 pixels is out of bounds: give 200 to 4000 pixels (e.g. 1280x720)",
+        ),
         (
             &["--throttle", "mobile"],
             "error: --throttle only applies with --render (it says how the browser loads each page): add --render, or leave it out",

@@ -31,7 +31,7 @@ use super::schedules::{
 use super::views::{
     AccountView, BudgetParam, CreateSite, KeyView, LinksParam, RenderOptionsParam, RenderReadiness,
     ScanLinks, ScanRequest, ScanRequestConfig, ScanView, ScreenshotsParam, SiteDeleted, Status,
-    UpdateSite, WaitingReason,
+    UpdateSite, ViewportParam, WaitingReason,
 };
 use super::webhooks::{CreateWebhook, DeliveryView, UpdateWebhook, WebhookDeleted, WebhookView};
 use super::{credentials, keys, marks, reports, scans, schedules, screenshots, sites, webhooks};
@@ -71,7 +71,7 @@ use crate::webhooks::EventPayload;
     components(schemas(
         Meta, ErrorBody, ErrorObject, ErrorDetail,
         Site, SiteEnvelope, SiteListEnvelope, SiteDeleted, SiteDeletedEnvelope, CreateSite, UpdateSite, RegressionThreshold,
-        ScanView, ScanLinks, ScanEnvelope, ScanListEnvelope, ScanRequest, ScanRequestConfig, BudgetParam, RenderOptionsParam, ScreenshotsParam, WaitingReason, sitescan_engine::Priority, LinksParam, Status, RenderReadiness,
+        ScanView, ScanLinks, ScanEnvelope, ScanListEnvelope, ScanRequest, ScanRequestConfig, BudgetParam, RenderOptionsParam, ScreenshotsParam, ViewportParam, WaitingReason, sitescan_engine::Priority, LinksParam, Status, RenderReadiness,
         AppliedConfig, Progress, ScanSummary, CategoryResult, ScanStatus,
         Regressions, FindingChanges, ChangedFinding, ImpactCounts,
         ReportEnvelope, KeyView, AccountView, KeyEnvelope, Plan,

@@ -6,7 +6,7 @@
 
 use clap::Args as ClapArgs;
 use serde_json::{json, Value};
-use sitescan_engine::{RenderOptions, RenderWait, ScreenshotOptions, Throttle};
+use sitescan_engine::{RenderOptions, RenderWait, ScreenshotOptions, Throttle, ViewportSize};
 
 use super::CliError;
 use crate::ops::scans::{check_wait_selector, max_wait_ms_from_secs};
@@ -53,6 +53,18 @@ pub(crate) struct RenderArgs {
     #[arg(long, value_enum, value_name = "PRESET", env = "SITESCAN_THROTTLE")]
     throttle: Option<ThrottleArg>,
 
+    /// With --render: the viewport pages are laid out and judged in, CSS
+    /// pixels, each side 200 to 4000 (default 1280x720, a desktop window as
+    /// Playwright's; with --throttle mobile or desktop, that preset's own
+    /// unless this is given).
+    #[arg(
+        long,
+        value_name = "WIDTHxHEIGHT",
+        value_parser = parse_viewport,
+        env = "SITESCAN_VIEWPORT"
+    )]
+    viewport: Option<ViewportSize>,
+
     /// With --render: most pictures per scan (a highlighted screenshot of
     /// each failing element, a thumbnail of each page; default 200), embedded
     /// in the HTML report; 0 takes none. At most 20 MB of pictures in any case.
@@ -98,6 +110,10 @@ fn parse_max_wait(s: &str) -> Result<MaxWait, String> {
     max_wait_ms_from_secs(s).map(MaxWait)
 }
 
+fn parse_viewport(s: &str) -> Result<ViewportSize, String> {
+    s.parse()
+}
+
 fn parse_wait_selector(s: &str) -> Result<String, String> {
     check_wait_selector(s)?;
     Ok(s.to_string())
@@ -118,6 +134,9 @@ impl RenderArgs {
         }
         if self.throttle.is_some() {
             out.push("--throttle");
+        }
+        if self.viewport.is_some() {
+            out.push("--viewport");
         }
         if self.max_screenshots.is_some() {
             out.push("--max-screenshots");
@@ -165,6 +184,7 @@ impl RenderArgs {
         if let Some(t) = self.throttle {
             options.throttle = t.into();
         }
+        options.viewport = self.viewport;
         if let Some(max) = self.max_screenshots {
             options.screenshots = ScreenshotOptions {
                 enabled: max > 0,
@@ -187,6 +207,9 @@ impl RenderArgs {
         }
         if let Some(t) = self.throttle {
             out.insert("throttle".into(), json!(Throttle::from(t).as_str()));
+        }
+        if let Some(v) = self.viewport {
+            out.insert("viewport".into(), json!(v));
         }
         if let Some(max) = self.max_screenshots {
             out.insert(
@@ -220,6 +243,28 @@ mod tests {
     }
 
     #[test]
+    fn viewport_is_read_as_width_x_height_within_the_bounds() {
+        assert_eq!(
+            parse_viewport("800x600"),
+            Ok(ViewportSize {
+                width: 800,
+                height: 600
+            })
+        );
+        assert_eq!(
+            parse_viewport("100x600"),
+            Err(
+                "a viewport width of 100 pixels is out of bounds: give 200 to 4000 pixels (e.g. 1280x720)"
+                    .to_string()
+            )
+        );
+        assert_eq!(
+            parse_viewport("800 by 600"),
+            Err("`800 by 600` is not a viewport: give WIDTHxHEIGHT in CSS pixels, each 200 to 4000 (e.g. 1280x720)".to_string())
+        );
+    }
+
+    #[test]
     fn the_api_options_carry_only_what_was_given() {
         assert_eq!(RenderArgs::default().api_options(), None);
         let args = RenderArgs {
@@ -227,6 +272,10 @@ mod tests {
             wait_selector: Some("#app h1".into()),
             max_wait: Some(MaxWait(15_000)),
             throttle: Some(ThrottleArg::Mobile),
+            viewport: Some(ViewportSize {
+                width: 800,
+                height: 600,
+            }),
             max_screenshots: Some(0),
         };
         assert_eq!(
@@ -235,19 +284,28 @@ mod tests {
                 "wait": {"selector": "#app h1"},
                 "max_wait_ms": 15000,
                 "throttle": "mobile",
+                "viewport": {"width": 800, "height": 600},
                 "screenshots": {"enabled": false, "max": 0}
             }))
         );
         let local = args.options();
         assert_eq!(local.wait, RenderWait::Selector("#app h1".into()));
         assert_eq!(local.max_wait_ms, 15_000);
+        assert_eq!(
+            local.viewport,
+            Some(ViewportSize {
+                width: 800,
+                height: 600
+            })
+        );
+        assert_eq!(RenderArgs::default().options().viewport, None);
         assert!(!local.screenshots.on());
         assert!(args.check(true).is_ok());
         let e = args.check(false).unwrap_err();
         assert_eq!(e.code, super::super::EXIT_USAGE);
         assert_eq!(
             e.error.to_string(),
-            "--wait-selector, --max-wait, --throttle, --max-screenshots only apply with --render (they say how the browser loads each page): add --render, or leave them out"
+            "--wait-selector, --max-wait, --throttle, --viewport, --max-screenshots only apply with --render (they say how the browser loads each page): add --render, or leave them out"
         );
     }
 }

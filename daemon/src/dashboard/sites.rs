@@ -18,7 +18,7 @@ use crate::error::Error;
 use crate::ops::scans::{default_rules, max_wait_ms_from_secs, start_scan, NewScan};
 use crate::ops::sites::{register_site, remove_site};
 use crate::store::{Scan, ScanStatus, Site};
-use crate::views::{RenderOptionsParam, ScreenshotsParam};
+use crate::views::{RenderOptionsParam, ScreenshotsParam, ViewportParam};
 
 /// The link checks of the "Scan now" form, as (form value, label).
 pub const LINK_CHOICES: &[(&str, &str)] = &[
@@ -243,6 +243,8 @@ struct RenderDraft {
     max_wait: String,
     /// `none`, `mobile` or `desktop`.
     throttle: String,
+    /// The viewport, `WIDTHxHEIGHT` (empty: the default).
+    viewport: String,
     /// "Take screenshots" is ticked.
     screenshots: bool,
     /// Most screenshots per scan (empty: the default).
@@ -256,6 +258,7 @@ impl Default for RenderDraft {
             wait_selector: String::new(),
             max_wait: String::new(),
             throttle: "none".into(),
+            viewport: String::new(),
             screenshots: true,
             max_screenshots: String::new(),
         }
@@ -284,6 +287,7 @@ const RENDER_FIELDS: &[(&str, &str)] = &[
     ("config.render_options.wait", "wait-until"),
     ("config.render_options.max_wait_ms", "max-wait"),
     ("config.render_options.throttle", "throttle"),
+    ("config.render_options.viewport", "viewport"),
     ("config.render_options.screenshots.max", "max-screenshots"),
     ("config.render_options.screenshots", "screenshots"),
     ("config.render_options", "render"),
@@ -296,6 +300,7 @@ impl RenderDraft {
             wait_selector: form.get("wait-selector").unwrap_or("").trim().to_string(),
             max_wait: form.get("max-wait").unwrap_or("").trim().to_string(),
             throttle: form.get("throttle").unwrap_or("none").to_string(),
+            viewport: form.get("viewport").unwrap_or("").trim().to_string(),
             screenshots: form.get("screenshots").is_some_and(|v| v == "on"),
             max_screenshots: form.get("max-screenshots").unwrap_or("").trim().to_string(),
         }
@@ -335,6 +340,20 @@ impl RenderDraft {
         if self.throttle.parse::<sitescan_engine::Throttle>().is_err() {
             errors.add("throttle", "Choose none, mobile or desktop.");
         }
+        let viewport = if self.viewport.is_empty() {
+            None
+        } else {
+            match self.viewport.parse::<sitescan_engine::ViewportSize>() {
+                Ok(v) => Some(ViewportParam {
+                    width: v.width.into(),
+                    height: v.height.into(),
+                }),
+                Err(problem) => {
+                    errors.add("viewport", layout::sentence(&problem));
+                    None
+                }
+            }
+        };
         let max = if self.max_screenshots.is_empty() || !self.screenshots {
             None
         } else {
@@ -354,6 +373,7 @@ impl RenderDraft {
             quiet_ms: None,
             max_wait_ms,
             throttle: Some(self.throttle.clone()),
+            viewport,
             screenshots: Some(ScreenshotsParam {
                 enabled: Some(self.screenshots),
                 max,
@@ -384,6 +404,11 @@ fn render_group(draft: &RenderDraft, errors: &FieldErrors) -> Markup {
                 hint: Some("0.1 to 60 (default 10). Past it the page is checked as it is."),
             }, errors))
             (layout::select("throttle", "Throttling", "The network and CPU pages are loaded with, for their Web Vitals.", THROTTLE_CHOICES, &draft.throttle, errors))
+            (layout::field(&layout::Field {
+                id: "viewport", name: "viewport", label: "Viewport (width x height, in pixels)",
+                kind: "text", value: &draft.viewport, autocomplete: Some("off"), required: false,
+                hint: Some("Each side 200 to 4000, such as 800x600. Empty: 1280x720, or the throttling preset's own screen."),
+            }, errors))
             div.field {
                 (layout::field_notes("screenshots", Some("A highlighted picture of each failing element and a thumbnail of each page, shown in the report."), errors))
                 label {

@@ -267,6 +267,24 @@ fn apply_render(
             ),
         }
     }
+    if let Some(v) = asked.viewport {
+        let mut side = |name: &str, pixels: u64| match u32::try_from(pixels)
+            .ok()
+            .filter(|p| sitescan_engine::VIEWPORT_SIDE.contains(p))
+        {
+            Some(p) => p,
+            None => {
+                problems.add(
+                    format!("config.render_options.viewport.{name}"),
+                    sitescan_engine::ViewportSize::bounds(),
+                );
+                0
+            }
+        };
+        let width = side("width", v.width);
+        let height = side("height", v.height);
+        options.viewport = Some(sitescan_engine::ViewportSize { width, height });
+    }
     if let Some(wait) = asked.wait {
         if let sitescan_engine::RenderWait::Selector(sel) = &wait {
             if let Err(problem) = check_wait_selector(sel) {

@@ -389,11 +389,30 @@ pub struct RenderOptionsParam {
     #[serde(default)]
     #[schema(example = "mobile")]
     pub throttle: Option<String>,
+    /// The viewport pages are laid out and judged in, CSS pixels (each side
+    /// 200..=4000). Default: the throttling preset's (`"mobile"`: 412 × 823
+    /// as a phone, `"desktop"`: 1350 × 940), else 1280 × 720; given, it wins
+    /// over the preset's (device scale factor 1, not a mobile device).
+    #[serde(default)]
+    pub viewport: Option<ViewportParam>,
     /// Pictures of failing elements and page thumbnails (default: on, at
     /// most 200 pictures and 20 MB per scan), served by
     /// `GET /api/v1/scans/{scanId}/screenshots/{screenshotId}`.
     #[serde(default)]
     pub screenshots: Option<ScreenshotsParam>,
+}
+
+/// `config.render_options.viewport` of a scan request: both sides are
+/// needed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ViewportParam {
+    /// Width, CSS pixels (200..=4000).
+    #[schema(minimum = 200, maximum = 4000, example = 1280)]
+    pub width: u64,
+    /// Height, CSS pixels (200..=4000).
+    #[schema(minimum = 200, maximum = 4000, example = 720)]
+    pub height: u64,
 }
 
 /// `config.render_options.screenshots` of a scan request. Every field is

@@ -33,7 +33,7 @@
 //! `devtools` mode (not its default simulated mode, which loads the page
 //! unthrottled and models a slow device afterwards): the CPU is slowed with
 //! `Emulation.setCPUThrottlingRate`, the mobile preset emulates a phone's
-//! viewport, and the network is slowed by the interceptor, which holds each
+//! viewport (unless one is given: [`DeviceMetrics::of`]), and the network is slowed by the interceptor, which holds each
 //! response it fulfils for the preset's round trip and transfer time (the
 //! browser's own `Network.emulateNetworkConditions` is set too, but responses
 //! fulfilled through the `Fetch` domain never reach the network stack it
@@ -55,7 +55,7 @@ use sitescan_rules::vitals::{
 
 use super::cdp::{Connection, Wait, World};
 use super::BrowserError;
-use crate::config::Throttle;
+use crate::config::{RenderOptions, Throttle, ViewportSize, DEFAULT_VIEWPORT};
 
 /// The isolated world the observer runs and is read in.
 pub const WORLD: &str = "sitescan-vitals";
@@ -77,8 +77,64 @@ pub struct Preset {
     pub upload_bps: u64,
     /// CPU slowdown factor (1: none).
     pub cpu_rate: f64,
-    /// Viewport to emulate: width, height, device scale factor, mobile.
-    pub viewport: Option<(u32, u32, f64, bool)>,
+    /// The viewport the preset emulates unless one is given
+    /// ([`RenderOptions::viewport`]).
+    pub viewport: DeviceMetrics,
+}
+
+/// The device a tab is emulated as (`Emulation.setDeviceMetricsOverride`):
+/// set when the tab is prepared ([`prepare_tab`]) and set again whenever
+/// something changed it for a while (the narrow layouts of
+/// [`super::reflow`]), so every phase of every page in the tab sees it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DeviceMetrics {
+    /// Width, CSS pixels.
+    pub width: u32,
+    /// Height, CSS pixels.
+    pub height: u32,
+    /// Device pixels per CSS pixel.
+    pub scale: f64,
+    /// A mobile device (the page's viewport `<meta>` applies, overlay
+    /// scrollbars).
+    pub mobile: bool,
+}
+
+impl DeviceMetrics {
+    /// The device of a render under `options`. Precedence: the viewport
+    /// given (`--viewport`, at scale 1, not mobile), else the throttling
+    /// preset's (a phone for `mobile`, 1350 × 940 for `desktop`), else
+    /// [`DEFAULT_VIEWPORT`] (1280 × 720, scale 1, not mobile).
+    pub fn of(options: &RenderOptions) -> DeviceMetrics {
+        let desktop = |v: ViewportSize| DeviceMetrics {
+            width: v.width,
+            height: v.height,
+            scale: 1.0,
+            mobile: false,
+        };
+        match (options.viewport, preset(options.throttle)) {
+            (Some(v), _) => desktop(v),
+            (None, Some(p)) => p.viewport,
+            (None, None) => desktop(DEFAULT_VIEWPORT),
+        }
+    }
+
+    /// Emulates this device in the tab `session`.
+    pub async fn apply(
+        &self,
+        conn: &Connection,
+        session: &str,
+        timeout: Duration,
+    ) -> Result<(), BrowserError> {
+        conn.call(
+            Some(session),
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": self.width, "height": self.height,
+                   "deviceScaleFactor": self.scale, "mobile": self.mobile}),
+            timeout,
+        )
+        .await
+        .map(drop)
+    }
 }
 
 /// The preset of `throttle`; `None` for [`Throttle::None`]. The numbers are
@@ -94,14 +150,24 @@ pub fn preset(throttle: Throttle) -> Option<Preset> {
             download_bps: 1_638_400 * 9 / 10 / 8,
             upload_bps: 750_000 * 9 / 10 / 8,
             cpu_rate: 4.0,
-            viewport: Some((412, 823, 1.75, true)),
+            viewport: DeviceMetrics {
+                width: 412,
+                height: 823,
+                scale: 1.75,
+                mobile: true,
+            },
         }),
         Throttle::Desktop => Some(Preset {
             latency_ms: 40,
             download_bps: 10_240_000 / 8,
             upload_bps: 10_240_000 / 8,
             cpu_rate: 1.0,
-            viewport: Some((1350, 940, 1.0, false)),
+            viewport: DeviceMetrics {
+                width: 1350,
+                height: 940,
+                scale: 1.0,
+                mobile: false,
+            },
         }),
     }
 }
@@ -115,11 +181,13 @@ impl Preset {
 }
 
 /// Readies a new tab: the observer registered for every document it loads,
-/// and the throttling preset applied.
+/// its device emulated (`device`, [`DeviceMetrics::of`] the render's
+/// options) and the throttling preset applied.
 pub async fn prepare_tab(
     conn: &Connection,
     session: &str,
     throttle: Throttle,
+    device: DeviceMetrics,
     timeout: Duration,
 ) -> Result<(), BrowserError> {
     let s = Some(session);
@@ -130,6 +198,9 @@ pub async fn prepare_tab(
         timeout,
     )
     .await?;
+    // Always set: the headless window's own 800 × 600 (780 × 493 inside)
+    // is a phone-sized layout on many sites.
+    device.apply(conn, session, timeout).await?;
     let Some(p) = preset(throttle) else {
         return Ok(());
     };
@@ -140,15 +211,6 @@ pub async fn prepare_tab(
         timeout,
     )
     .await?;
-    if let Some((width, height, scale, mobile)) = p.viewport {
-        conn.call(
-            s,
-            "Emulation.setDeviceMetricsOverride",
-            json!({"width": width, "height": height, "deviceScaleFactor": scale, "mobile": mobile}),
-            timeout,
-        )
-        .await?;
-    }
     // Throttles what the browser fetches itself; what the interceptor
     // fulfils is held by the interceptor (see the module docs).
     let network = conn
@@ -381,6 +443,41 @@ pub fn parse(v: &Value) -> WebVitals {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_given_viewport_wins_over_the_presets_and_the_default_is_a_desktop() {
+        let of = |throttle, viewport| {
+            DeviceMetrics::of(&RenderOptions {
+                throttle,
+                viewport,
+                ..RenderOptions::default()
+            })
+        };
+        let desktop = |width, height| DeviceMetrics {
+            width,
+            height,
+            scale: 1.0,
+            mobile: false,
+        };
+        assert_eq!(of(Throttle::None, None), desktop(1280, 720));
+        assert_eq!(
+            of(Throttle::Mobile, None),
+            DeviceMetrics {
+                width: 412,
+                height: 823,
+                scale: 1.75,
+                mobile: true
+            }
+        );
+        assert_eq!(of(Throttle::Desktop, None), desktop(1350, 940));
+        let given = Some(ViewportSize {
+            width: 800,
+            height: 600,
+        });
+        for t in [Throttle::None, Throttle::Mobile, Throttle::Desktop] {
+            assert_eq!(of(t, given), desktop(800, 600), "{t}");
+        }
+    }
 
     #[test]
     fn the_read_out_is_parsed_defensively_and_moved_to_the_navigation() {

@@ -440,6 +440,11 @@ impl RenderSession {
         self
     }
 
+    /// The device every tab of the scan is emulated as (its viewport).
+    fn device(&self) -> super::metrics::DeviceMetrics {
+        super::metrics::DeviceMetrics::of(&self.options)
+    }
+
     /// Also measures the backdrop of text over images and gradients
     /// ([`super::backdrop`]) when `on` (a selected rule needs
     /// [`sitescan_rules::Need::MeasuredBackdrop`]).
@@ -697,7 +702,8 @@ impl RenderSession {
             )
             .await?;
         }
-        super::metrics::prepare_tab(&conn, &session, self.options.throttle, t).await?;
+        super::metrics::prepare_tab(&conn, &session, self.options.throttle, self.device(), t)
+            .await?;
         Ok(tab)
     }
 
@@ -827,7 +833,8 @@ impl RenderSession {
         }
         phases.lap(Phase::Backdrop);
         if self.narrow && facts.is_present() {
-            let narrow = super::reflow::measure(&conn, &tab.session, &tab.target, t).await?;
+            let narrow =
+                super::reflow::measure(&conn, &tab.session, &tab.target, self.device(), t).await?;
             facts.narrow = Some(Box::new(narrow));
         }
         phases.lap(Phase::Reflow);

@@ -8,8 +8,11 @@
 //! a desktop viewport: `mobile: false`, so the page's viewport `<meta>` does
 //! not widen it), one script in an isolated world waits a frame (the page's
 //! own resize handlers run) and measures the layout, and the viewport is
-//! restored (`Emulation.clearDeviceMetricsOverride`) before anything else
-//! looks at the page. Each layout is walked only for what the rules read of
+//! set back to the tab's own ([`DeviceMetrics`]: `--viewport`, the
+//! throttling preset's or the default 1280 × 720) before anything else looks
+//! at the page. Set back, not cleared: `Emulation.clearDeviceMetricsOverride`
+//! would leave the headless window's 800 × 600 to the keyboard walk, the
+//! pictures and the tab's next pages. Each layout is walked only for what the rules read of
 //! it: the boxes sticking out sideways at 320 pixels (`reflow`), the boxes
 //! clipping their text at 640 (`zoomed-text-clipped`).
 //!
@@ -32,6 +35,7 @@ use sitescan_rules::narrow::{
 use sitescan_rules::rendered::{MAX_FACT_ELEMENTS, STAMP_ATTR};
 
 use super::cdp::{Connection, Wait, World};
+use super::metrics::DeviceMetrics;
 use super::BrowserError;
 
 /// Most text nodes whose line boxes are measured per layout.
@@ -324,7 +328,7 @@ async fn layout_at(
 }
 
 /// Measures the page in the tab `session` (main frame `frame`) at both
-/// narrow viewports and restores its viewport. A hung or crashed tab is an
+/// narrow viewports and sets the tab's `device` back. A hung or crashed tab is an
 /// error (the render fails and the tab is closed, as the viewport may still
 /// be overridden); anything else leaves a note and the rules their
 /// estimates.
@@ -332,6 +336,7 @@ pub(crate) async fn measure(
     conn: &Connection,
     session: &str,
     frame: &str,
+    device: DeviceMetrics,
     timeout: Duration,
 ) -> Result<NarrowFacts, BrowserError> {
     let mut facts = NarrowFacts::default();
@@ -366,13 +371,7 @@ pub(crate) async fn measure(
             _ => facts.zoomed = layout,
         }
     }
-    conn.call(
-        Some(session),
-        "Emulation.clearDeviceMetricsOverride",
-        json!({}),
-        timeout,
-    )
-    .await?;
+    device.apply(conn, session, timeout).await?;
     if !failures.is_empty() {
         tracing::debug!(?failures, "narrow layouts not measured");
         facts.note = Some(format!(

@@ -1332,6 +1332,19 @@ impl Styles {
         Styles::compute_full(doc, linked, Viewport::DESKTOP, budget, stop)
     }
 
+    /// [`Styles::compute_within`] with `@media` rules (and viewport units)
+    /// evaluated for `viewport`: a rendered page's, so the estimates agree
+    /// with the layout the browser judged.
+    pub fn compute_within_at(
+        doc: &Html,
+        linked: &[Stylesheet],
+        viewport: Viewport,
+        budget: &PageBudget,
+        stop: &dyn Fn() -> bool,
+    ) -> (Styles, Vec<Limit>) {
+        Styles::compute_full(doc, linked, viewport, budget, stop)
+    }
+
     fn compute_full(
         doc: &Html,
         linked: &[Stylesheet],
