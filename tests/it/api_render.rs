@@ -251,12 +251,12 @@ async fn render_requests_are_validated_with_exact_answers() {
             json!({"rules": ["seo"], "render": true, "render_options": {"viewport": "800x600"}}),
             one(
                 "config.render_options.viewport",
-                "invalid type: string \"800x600\", expected struct ViewportParam",
+                "invalid type: string \"800x600\", expected an object",
             ),
         ),
         (
             json!({"rules": ["seo"], "render": true, "render_options": {"viewport": {"width": 800}}}),
-            one("config.render_options.viewport", "missing field `height`"),
+            one("config.render_options.viewport.height", "missing field `height`"),
         ),
         (
             json!({"rules": ["seo"], "render": true, "render_options": [1]}),

@@ -2814,7 +2814,6 @@ async fn a_bad_browser_option_is_named_at_its_field_and_the_values_are_kept() {
                 ("wait-selector", "a["),
                 ("max-wait", "15"),
                 ("throttle", "desktop"),
-                ("viewport", "100x768"),
                 ("screenshots", "on"),
                 ("max-screenshots", "5000"),
             ],
@@ -2824,7 +2823,6 @@ async fn a_bad_browser_option_is_named_at_its_field_and_the_values_are_kept() {
     for part in [
         r##"<li><a href="#wait-selector">`a[` is not a CSS selector.</a></li>"##,
         r##"<li><a href="#max-screenshots">Give 0 to 1000 pictures.</a></li>"##,
-        r##"<p class="error" id="viewport-error">A viewport width of 100 pixels is out of bounds: give 200 to 4000 pixels (e.g. 1280x720).</p><input type="text" id="viewport" name="viewport" value="100x768" autocomplete="off" aria-invalid="true" aria-describedby="viewport-hint viewport-error">"##,
         r##"<p class="error" id="wait-selector-error">`a[` is not a CSS selector.</p><input type="text" id="wait-selector" name="wait-selector" value="a[" autocomplete="off" aria-invalid="true" aria-describedby="wait-selector-hint wait-selector-error">"##,
         r##"<p class="error" id="max-screenshots-error">Give 0 to 1000 pictures.</p><input type="text" id="max-screenshots" name="max-screenshots" value="5000" autocomplete="off" aria-invalid="true" aria-describedby="max-screenshots-hint max-screenshots-error">"##,
         r##"<input type="text" id="max-wait" name="max-wait" value="15" autocomplete="off" aria-describedby="max-wait-hint">"##,
@@ -2846,6 +2844,7 @@ async fn a_bad_browser_option_is_named_at_its_field_and_the_values_are_kept() {
                 ("wait-selector", "#app"),
                 ("max-wait", "90"),
                 ("throttle", "none"),
+                ("viewport", "100x768"),
                 ("max-screenshots", ""),
             ],
         )
@@ -2854,6 +2853,7 @@ async fn a_bad_browser_option_is_named_at_its_field_and_the_values_are_kept() {
     for part in [
         r##"<p class="error" id="max-wait-error">Give 0.1 to 60 seconds (e.g. 15 or 0.5).</p><input type="text" id="max-wait" name="max-wait" value="90" autocomplete="off" aria-invalid="true" aria-describedby="max-wait-hint max-wait-error">"##,
         r##"<input type="text" id="wait-selector" name="wait-selector" value="#app" autocomplete="off" aria-describedby="wait-selector-hint">"##,
+        r##"<p class="error" id="viewport-error">A viewport width of 100 pixels is out of bounds: give 200 to 4000 pixels (e.g. 1280x720).</p><input type="text" id="viewport" name="viewport" value="100x768" autocomplete="off" aria-invalid="true" aria-describedby="viewport-hint viewport-error">"##,
         // Unticked: kept unticked.
         r##"<input type="checkbox" name="screenshots" value="on" id="screenshots" aria-describedby="screenshots-hint"> Take screenshots</label>"##,
     ] {

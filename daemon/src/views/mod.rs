@@ -402,8 +402,12 @@ pub struct RenderOptionsParam {
     pub screenshots: Option<ScreenshotsParam>,
 }
 
-/// `config.render_options.viewport` of a scan request: both sides are
-/// needed.
+/// `config.render_options.viewport` of a scan request: the viewport pages
+/// are laid out and judged in, CSS pixels, both sides needed (each
+/// 200..=4000; another is a 422 naming `config.render_options.viewport.width`
+/// or `.height`). Default: the throttling preset's (`"mobile"`: 412 × 823 as
+/// a phone, `"desktop"`: 1350 × 940), else 1280 × 720; given, it wins over
+/// the preset's (device scale factor 1, not a mobile device).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ViewportParam {
