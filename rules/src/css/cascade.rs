@@ -1332,9 +1332,9 @@ impl Styles {
         Styles::compute_full(doc, linked, Viewport::DESKTOP, budget, stop)
     }
 
-    /// [`Styles::compute_within`] with `@media` rules (and viewport units)
-    /// evaluated for `viewport`: a rendered page's, so the estimates agree
-    /// with the layout the browser judged.
+    /// [`Styles::compute_within`] with `@media` rules evaluated for
+    /// `viewport`: a rendered page's, so the estimates agree with the layout
+    /// the browser judged.
     pub fn compute_within_at(
         doc: &Html,
         linked: &[Stylesheet],
