@@ -184,7 +184,22 @@ const INSTALL: &str = r#"(() => {
   const mo = new MutationObserver((list) => { for (const r of list) if (muts.size < 64 && r.target.nodeType === 1) muts.add(r.target); });
   mo.observe(document.documentElement, { attributes: true, subtree: true, attributeFilter: ['class', 'style', 'hidden'] });
   const takeMuts = () => { for (const r of mo.takeRecords()) if (muts.size < 64 && r.target.nodeType === 1) muts.add(r.target); const m = [...muts]; muts = new Set(); return m; };
+  // The scroll positions the page had before the walk, of the elements
+  // scrolled then (none on most pages): focusing an element scrolls its
+  // scroll containers to it, and the page is pictured after the walk as it
+  // was judged, a sidebar's links at its top included (`unscroll`).
+  const scrolledBefore = new Map(), touched = new Set();
+  try {
+    const all = document.getElementsByTagName('*');
+    if (all.length <= 100000) {
+      for (let i = 0; i < all.length && scrolledBefore.size < MAX; i++) {
+        const el = all[i];
+        if (el.scrollTop || el.scrollLeft) scrolledBefore.set(el, [el.scrollLeft, el.scrollTop]);
+      }
+    }
+  } catch (e) {}
   const describe = (a, id, measure) => {
+    if (touched.size < MAX * 2) touched.add(a);
     if (info.has(id) || info.size >= MAX) return;
     const b = base.get(id);
     const d = { id, path: path(a), label: label(a), style: null };
@@ -386,6 +401,25 @@ const INSTALL: &str = r#"(() => {
     guard(on) { guard = !!on; return 0; },
     // Forgets what was recorded (a cheap walk given up: the full walk
     // describes the elements afresh).
+    // Puts back the scroll of every element that holds one the walk
+    // focused (its containers, the document's scroller); answers how many
+    // moved.
+    unscroll() {
+      const done = new Set();
+      let moved = 0;
+      for (const el of touched) {
+        for (let n = el.parentElement, depth = 0; n && depth < 256; n = n.parentElement, depth++) {
+          if (done.has(n)) break;
+          done.add(n);
+          const [l, t] = scrolledBefore.get(n) || [0, 0];
+          if (n.scrollLeft !== l || n.scrollTop !== t) {
+            moved++;
+            try { n.scrollLeft = l; n.scrollTop = t; } catch (e) {}
+          }
+        }
+      }
+      return moved;
+    },
     reset() { info.clear(); fresh.length = 0; log.length = 0; pending = null; last = 0; scriptMoved = false; takeMuts(); },
     // Focuses each element of `ids` (the tab order; the first one reached by
     // a real Tab) in turn and describes how it looks, as a Tab would have
@@ -1092,8 +1126,20 @@ pub(crate) async fn walk_page(
             },
         });
     }
+    // The page is pictured after the walk as it was judged: containers the
+    // walk scrolled go back (a page that went away under the keys has
+    // nothing to put back).
+    let unscrolled = match w.eval("globalThis.__k.unscroll()", false).await {
+        Ok(v) => v.as_u64().unwrap_or(0),
+        Err(e @ (BrowserError::Timeout { .. } | BrowserError::Crashed)) => return Err(e),
+        Err(e) => {
+            tracing::debug!(error = %e, "putting the scroll back failed");
+            0
+        }
+    };
     tracing::debug!(
         candidates = candidates.len(),
+        unscrolled,
         presses = w.presses,
         fast,
         slow,
