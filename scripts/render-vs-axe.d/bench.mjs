@@ -4,7 +4,7 @@
 // per tab.
 //
 // Usage (through scripts/render-vs-axe, which installs and builds what this needs):
-//   node bench.mjs [--pages N] [--tabs T] [--runs R] [--no-keys] [--before BIN] [--viewport WxH] <corpus-dir>
+//   node bench.mjs [--pages N] [--tabs T] [--runs R] [--no-keys] [--floor] [--before BIN] [--viewport WxH] <corpus-dir>
 //
 //   <corpus-dir>  a directory of HTML pages; N of its *.html files (spread
 //                 evenly over the sorted list, the same every run) are linked
@@ -22,6 +22,13 @@
 //                 1280x720: Playwright's default and sitescan's), given to
 //                 each explicitly: sitescan's --viewport, Playwright's
 //                 newContext({ viewport })
+//   --floor       also time the two floors under both tools, in the same
+//                 runs: Playwright loading each page to network idle with
+//                 nothing checked (the wait every tool that waits for
+//                 network idle pays: no tool can beat axe by more than
+//                 axe's time over this one), and sitescan with one rule
+//                 that needs only the rendered DOM (image-alt) and no
+//                 pictures (load, snapshot, rules: render mode's own floor)
 //
 // Readiness is the same for both: network idle, no request for 500 ms after
 // `load` (sitescan's default wait; Playwright's `networkidle`). Both run their
@@ -55,7 +62,7 @@ function die(msg) {
 }
 
 function parseArgs(argv) {
-  const o = { pages: 60, tabs: 4, runs: 2, keys: true, before: null, dir: null, viewport: { width: 1280, height: 720 } };
+  const o = { pages: 60, tabs: 4, runs: 2, keys: true, floor: false, before: null, dir: null, viewport: { width: 1280, height: 720 } };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const num = () => {
@@ -67,6 +74,7 @@ function parseArgs(argv) {
     else if (a === '--tabs') o.tabs = num();
     else if (a === '--runs') o.runs = num();
     else if (a === '--no-keys') o.keys = false;
+    else if (a === '--floor') o.floor = true;
     else if (a === '--before') { o.before = argv[++i]; if (!o.before) die('--before needs a binary'); }
     else if (a === '--viewport') {
       const m = /^(\d{3,4})x(\d{3,4})$/.exec(argv[++i] || '');
@@ -76,7 +84,7 @@ function parseArgs(argv) {
     else if (a.startsWith('-')) die(`unknown option ${a}`);
     else o.dir = resolve(a);
   }
-  if (!o.dir) die('usage: bench.mjs [--pages N] [--tabs T] [--runs R] [--no-keys] [--before BIN] [--viewport WxH] <corpus-dir>');
+  if (!o.dir) die('usage: bench.mjs [--pages N] [--tabs T] [--runs R] [--no-keys] [--floor] [--before BIN] [--viewport WxH] <corpus-dir>');
   return o;
 }
 
@@ -153,8 +161,8 @@ function viewportArgs(bin, viewport) {
   return takesViewport.get(bin) ? ['--viewport', `${viewport.width}x${viewport.height}`] : [];
 }
 
-async function runSitescan(bin, origin, opts, rules) {
-  const args = ['scan', '--render', ...viewportArgs(bin, opts.viewport), '--rules', rules, '--links', 'none', '--max-pages', String(opts.pages + 1), '--max-depth', '1',
+async function runSitescan(bin, origin, opts, rules, extra = []) {
+  const args = ['scan', '--render', ...viewportArgs(bin, opts.viewport), ...extra, '--rules', rules, '--links', 'none', '--max-pages', String(opts.pages + 1), '--max-depth', '1',
     '--concurrency', String(opts.tabs), '--rate', '1000', '--format', 'json', '--output', '/dev/null', origin + '/'];
   const started = performance.now();
   const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, SITESCAN_CHROMIUM_NO_SANDBOX: '1' } });
@@ -168,7 +176,8 @@ async function runSitescan(bin, origin, opts, rules) {
   return { secs, peak };
 }
 
-async function runAxe(origin, chosen, opts) {
+/** axe-core in `opts.tabs` tabs; with `check` false, only the loads (the floor). */
+async function runAxe(origin, chosen, opts, check = true) {
   const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
   const started = performance.now();
   const browser = await chromium.launch({ executablePath: process.env.SITESCAN_CHROMIUM || '/usr/bin/chromium', args: CHROMIUM_ARGS });
@@ -184,6 +193,7 @@ async function runAxe(origin, chosen, opts) {
     while (next < urls.length) {
       const url = urls[next++];
       await page.goto(url, { waitUntil: 'networkidle', timeout: 60_000 });
+      if (!check) continue;
       await page.evaluate(axeSource);
       const r = await page.evaluate(() => globalThis.axe.run(document, { resultTypes: ['violations'] }));
       violations += r.violations.length;
@@ -218,7 +228,13 @@ async function main() {
   const s = [];
   const b = [];
   const a = [];
+  const fs = [];
+  const fl = [];
   for (let i = 0; i < opts.runs; i++) {
+    if (opts.floor) {
+      fs.push(await runSitescan(process.env.SITESCAN_BIN, origin, opts, 'image-alt', ['--max-screenshots', '0']));
+      fl.push(await runAxe(origin, chosen, opts, false));
+    }
     if (opts.before) b.push(await runSitescan(opts.before, origin, opts, rules));
     s.push(await runSitescan(process.env.SITESCAN_BIN, origin, opts, rules));
     a.push(await runAxe(origin, chosen, opts));
@@ -232,8 +248,16 @@ async function main() {
   process.stdout.write(line(`sitescan --render${opts.keys ? '' : ' (no keys)'}`, ss) + '\n');
   if (opts.before) process.stdout.write(line(`before${opts.keys ? '' : ' (no keys)'}`, best(b)) + '\n');
   process.stdout.write(line('axe-core (playwright)', aa) + '\n');
+  if (opts.floor) {
+    process.stdout.write(line('sitescan, image-alt', best(fs)) + '\n');
+    process.stdout.write(line('playwright, loads only', best(fl)) + '\n');
+  }
   process.stdout.write(`ratio: sitescan ${((pages / ss.secs) / (pages / aa.secs)).toFixed(2)}x axe-core's pages/s\n`);
   if (opts.before) process.stdout.write(`ratio before: ${((pages / best(b).secs) / (pages / aa.secs)).toFixed(2)}x axe-core's pages/s (${opts.before})\n`);
+  if (opts.floor) {
+    process.stdout.write(`ratio, sitescan with image-alt only and no pictures: ${(aa.secs / best(fs).secs).toFixed(2)}x axe-core's pages/s\n`);
+    process.stdout.write(`ceiling: loading alone (no checks) is ${(aa.secs / best(fl).secs).toFixed(2)}x axe-core's pages/s\n`);
+  }
 }
 
 main().catch((e) => die(e.stack || String(e)));

@@ -1539,3 +1539,62 @@ async fn a_focus_shortcut_costs_no_second_load_for_pictures_and_a_dom_shortcut_d
     assert_eq!(count("/style.css?p=adds"), 3, "{log:?}");
     assert_eq!(count("/logo.svg"), 5, "{log:?}");
 }
+
+/// The keyboard walk focuses every link of a sidebar that scrolls on its
+/// own, which scrolls it to its last link; the page is pictured after the
+/// walk, as it was judged: with the sidebar back at its top, each of its
+/// first links (an image without alt text in each) has its picture.
+#[tokio::test]
+async fn the_keyboard_walk_leaves_a_scrolled_sidebar_as_it_found_it_for_the_pictures() {
+    let s = Server::start().await;
+    let links: String = (0..12)
+        .map(|i| format!("<a href=\"/p{i}\" id=\"l{i}\"><img src=\"/dot.svg\">Part {i}</a>"))
+        .collect();
+    s.set(
+        "/",
+        html(&format!(
+            "<!doctype html><html lang=\"en\"><head><title>Sidebar</title>\
+             <style>body {{ margin: 0 }} #side {{ height: 100px; overflow-y: auto; width: 200px }} #side a {{ display: block; height: 40px }}</style></head>\
+             <body><nav id=\"side\" aria-label=\"Parts\">{links}</nav><main><h1>Sidebar</h1><p>Text.</p></main></body></html>"
+        )),
+    );
+    s.set(
+        "/dot.svg",
+        canned(
+            200,
+            "image/svg+xml",
+            r##"<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20"><rect width="20" height="20" fill="#0000aa"/></svg>"##,
+        ),
+    );
+    let report = scanner(&["image-alt", "keyboard-trap"])
+        .render(true)
+        .render_options(sitescan::RenderOptions {
+            screenshots: sitescan::ScreenshotOptions {
+                enabled: true,
+                ..sitescan::ScreenshotOptions::default()
+            },
+            ..sitescan::RenderOptions::default()
+        })
+        .build()
+        .unwrap()
+        .scan(&s.url("/"))
+        .await
+        .unwrap();
+    assert_pages_loaded(&report);
+    // Every link left the page with Tab: the walk went through all twelve.
+    assert!(
+        report.findings.iter().all(|f| f.rule_id != "keyboard-trap"),
+        "{:#?}",
+        report.findings
+    );
+    let pictured: Vec<(String, bool)> = report
+        .findings
+        .iter()
+        .filter(|f| f.rule_id == "image-alt")
+        .map(|f| (f.selector.clone(), f.screenshot.is_some()))
+        .collect();
+    // The sidebar shows its first two and a half links; the ones below its
+    // fold are inside the document as well.
+    let want: Vec<(String, bool)> = (0..12).map(|i| (format!("#l{i} > img"), true)).collect();
+    assert_eq!(pictured, want, "{:#?}", report.findings);
+}

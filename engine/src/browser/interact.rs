@@ -106,7 +106,7 @@ const LOOK_NAMES: &[&str] = &[
 /// The watcher, evaluated once in the isolated world; answers the ids of the
 /// elements in the tab order, in document order.
 const INSTALL: &str = r#"(() => {
-  const MAX = 2000;
+  const MAX = 2000, MAX_SCROLLERS = 200;
   if (globalThis.__k) return globalThis.__k.candidates();
   const ids = new WeakMap(), byId = new Map(), info = new Map(), fresh = [];
   let next = 1;
@@ -184,7 +184,22 @@ const INSTALL: &str = r#"(() => {
   const mo = new MutationObserver((list) => { for (const r of list) if (muts.size < 64 && r.target.nodeType === 1) muts.add(r.target); });
   mo.observe(document.documentElement, { attributes: true, subtree: true, attributeFilter: ['class', 'style', 'hidden'] });
   const takeMuts = () => { for (const r of mo.takeRecords()) if (muts.size < 64 && r.target.nodeType === 1) muts.add(r.target); const m = [...muts]; muts = new Set(); return m; };
+  // The scroll positions the page had before the walk, of the elements
+  // scrolled then (none on most pages): focusing an element scrolls its
+  // scroll containers to it, and the page is pictured after the walk as it
+  // was judged, a sidebar's links at its top included (`unscroll`).
+  const scrolledBefore = new Map(), touched = new Set();
+  try {
+    const all = document.getElementsByTagName('*');
+    if (all.length <= 100000) {
+      for (let i = 0; i < all.length && scrolledBefore.size < MAX; i++) {
+        const el = all[i];
+        if (el.scrollTop || el.scrollLeft) scrolledBefore.set(el, [el.scrollLeft, el.scrollTop]);
+      }
+    }
+  } catch (e) {}
   const describe = (a, id, measure) => {
+    if (touched.size < MAX * 2) touched.add(a);
     if (info.has(id) || info.size >= MAX) return;
     const b = base.get(id);
     const d = { id, path: path(a), label: label(a), style: null };
@@ -192,40 +207,55 @@ const INSTALL: &str = r#"(() => {
     info.set(id, d);
     fresh.push(d);
   };
-  // Whether the tab order is the candidates' document order whatever the
-  // page's scripts did: nothing that orders focus otherwise (a positive
-  // tabindex, shadow trees, frames, a reading-flow container), nothing with
-  // tab stops of its own (a scroll container, a radio group, a date field,
-  // media controls), no dialog or popover, no inline key or focus handler.
+  // The tab stops in document order (ids) when the tab order is the
+  // candidates' document order whatever the page's scripts did, else null:
+  // nothing that orders focus otherwise (a positive tabindex, shadow trees,
+  // frames, a reading-flow container), nothing with tab stops of its own
+  // (a radio group, a date field, media controls), no dialog or popover, no
+  // inline key or focus handler. A visible scroll container with no
+  // candidate (and no other such container) inside is a tab stop of its own
+  // in Chromium, in its document place: it joins the candidates. Code
+  // blocks wider than their column are such containers on most
+  // documentation pages.
   const qualifies = (ids) => {
-    if (ids.length >= MAX) return false;
-    if (document.querySelector('iframe,frame,frameset,object,embed,area,applet,audio[controls],video[controls],dialog,[popover],[contenteditable],slot,template,input[type=radio],input[type=date],input[type=time],input[type=datetime-local],input[type=month],input[type=week],input[type=file],[hidden=until-found],[onkeydown],[onkeyup],[onkeypress],[onfocus],[onblur],[onfocusin],[onfocusout]')) return false;
-    for (const el of document.querySelectorAll('[tabindex]')) if (el.tabIndex > 0) return false;
+    if (ids.length >= MAX) return null;
+    if (document.querySelector('iframe,frame,frameset,object,embed,area,applet,audio[controls],video[controls],dialog,[popover],[contenteditable],slot,template,input[type=radio],input[type=date],input[type=time],input[type=datetime-local],input[type=month],input[type=week],input[type=file],[hidden=until-found],[onkeydown],[onkeyup],[onkeypress],[onfocus],[onblur],[onfocusin],[onfocusout]')) return null;
+    for (const el of document.querySelectorAll('[tabindex]')) if (el.tabIndex > 0) return null;
     const all = document.getElementsByTagName('*');
-    if (all.length > 100000) return false;
+    if (all.length > 100000) return null;
     const root = document.documentElement, body = document.body;
     const els = ids.map((id) => byId.get(id));
+    let scrollers = [];
     for (let i = 0; i < all.length; i++) {
       const el = all[i];
-      if (el.shadowRoot || el.localName.indexOf('-') >= 0) return false;
+      if (el.shadowRoot || el.localName.indexOf('-') >= 0) return null;
       if (el === root || el === body) continue;
-      // A visible scroll container is a tab stop of its own unless an
-      // element inside it is one. Its overflow is asked first: reading
-      // every element's scroll and client sizes costs more.
+      // Its overflow is asked first: reading every element's scroll and
+      // client sizes costs more.
       const cs = getComputedStyle(el);
-      if (/auto|scroll|overlay/.test(cs.overflowX + ' ' + cs.overflowY) && (el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight) && cs.visibility === 'visible' && !els.some((c) => c && el.contains(c))) return false;
+      if (/auto|scroll|overlay/.test(cs.overflowX + ' ' + cs.overflowY) && (el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight) && cs.visibility === 'visible' && !els.some((c) => c && el.contains(c))) {
+        // Document order: a container that holds this one came before it,
+        // and is no tab stop once this one is.
+        scrollers = scrollers.filter((s) => !s.contains(el));
+        if (scrollers.length >= MAX_SCROLLERS) return null;
+        scrollers.push(el);
+      }
     }
     const flows = new Set();
     for (const id of ids) {
       const el = byId.get(id);
-      if (!el) return false;
+      if (!el) return null;
       for (let n = el.parentElement; n && n !== root && !flows.has(n); n = n.parentElement) {
         flows.add(n);
         const cs = getComputedStyle(n);
-        if ((cs.readingFlow && cs.readingFlow !== 'normal') || (cs.readingOrder && cs.readingOrder !== '0')) return false;
+        if ((cs.readingFlow && cs.readingFlow !== 'normal') || (cs.readingOrder && cs.readingOrder !== '0')) return null;
       }
     }
-    return true;
+    if (!scrollers.length) return ids;
+    if (ids.length + scrollers.length >= MAX) return null;
+    const stops = els.concat(scrollers);
+    stops.sort((a, b) => (a === b ? 0 : a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
+    return stops.map(idOf);
   };
   const fast = (ids, keys) => {
     takeMuts();
@@ -338,7 +368,7 @@ const INSTALL: &str = r#"(() => {
       pending = null; last = 0;
       return 0;
     },
-    qualifies(ids) { try { return qualifies(ids); } catch (e) { return false; } },
+    qualifies(ids) { try { return qualifies(ids); } catch (e) { return null; } },
     // What a trap of the elements `ids` offers for leaving it: whether it
     // is inside a modal dialog, and the text its instructions may be in.
     trapInfo(ids) {
@@ -371,6 +401,25 @@ const INSTALL: &str = r#"(() => {
     guard(on) { guard = !!on; return 0; },
     // Forgets what was recorded (a cheap walk given up: the full walk
     // describes the elements afresh).
+    // Puts back the scroll of every element that holds one the walk
+    // focused (its containers, the document's scroller); answers how many
+    // moved.
+    unscroll() {
+      const done = new Set();
+      let moved = 0;
+      for (const el of touched) {
+        for (let n = el.parentElement, depth = 0; n && depth < 256; n = n.parentElement, depth++) {
+          if (done.has(n)) break;
+          done.add(n);
+          const [l, t] = scrolledBefore.get(n) || [0, 0];
+          if (n.scrollLeft !== l || n.scrollTop !== t) {
+            moved++;
+            try { n.scrollLeft = l; n.scrollTop = t; } catch (e) {}
+          }
+        }
+      }
+      return moved;
+    },
     reset() { info.clear(); fresh.length = 0; log.length = 0; pending = null; last = 0; scriptMoved = false; takeMuts(); },
     // Focuses each element of `ids` (the tab order; the first one reached by
     // a real Tab) in turn and describes how it looks, as a Tab would have
@@ -985,7 +1034,7 @@ pub(crate) async fn walk_page(
     let fast = tried == Fast::Done;
     let mut complete = true;
     if fast {
-        for &id in &candidates {
+        for &id in &w.order {
             ways.status.insert(id, true);
         }
     } else {
@@ -1077,8 +1126,20 @@ pub(crate) async fn walk_page(
             },
         });
     }
+    // The page is pictured after the walk as it was judged: containers the
+    // walk scrolled go back (a page that went away under the keys has
+    // nothing to put back).
+    let unscrolled = match w.eval("globalThis.__k.unscroll()", false).await {
+        Ok(v) => v.as_u64().unwrap_or(0),
+        Err(e @ (BrowserError::Timeout { .. } | BrowserError::Crashed)) => return Err(e),
+        Err(e) => {
+            tracing::debug!(error = %e, "putting the scroll back failed");
+            0
+        }
+    };
     tracing::debug!(
         candidates = candidates.len(),
+        unscrolled,
         presses = w.presses,
         fast,
         slow,
@@ -1111,8 +1172,9 @@ enum Fast {
 /// The cheap walk, for a page whose scripts cannot have a say in where Tab
 /// goes ([`PROBE`]: no listener for key-ups, focus or blur, no script that
 /// moved focus, key-down listeners that do not look at `isTrusted`) and
-/// whose tab order is its candidates' document order (the watcher's
-/// `qualifies`). One real Tab from the top must reach the first candidate;
+/// whose tab order is its tab stops' document order (the watcher's
+/// `qualifies`: the candidates, and the scroll containers Chromium makes
+/// tab stops). One real Tab from the top must reach the first stop;
 /// each of the others is then focused by script and described as Tab would
 /// have left it (given an untrusted Tab key-down when the page listens to
 /// key-downs, which must neither be cancelled nor move focus); one real Tab
@@ -1120,9 +1182,9 @@ enum Fast {
 /// after. Then every element leaves the page: with nothing else on the page
 /// to move focus, each Tab goes to the next element and the last one's out.
 async fn walk_fast(w: &mut Walker<'_>, candidates: &[u32]) -> Result<Fast, BrowserError> {
-    let (Some(&first), Some(&end)) = (candidates.first(), candidates.last()) else {
+    if candidates.is_empty() {
         return Ok(Fast::NotTried);
-    };
+    }
     let Some(flags) = w.probe().await? else {
         return Ok(Fast::NotTried);
     };
@@ -1130,12 +1192,17 @@ async fn walk_fast(w: &mut Walker<'_>, candidates: &[u32]) -> Result<Fast, Brows
         return Ok(Fast::NotTried);
     }
     let ids = Value::from(candidates.to_vec()).to_string();
-    let fits = w
+    // The tab stops: the candidates and the scroll containers between them.
+    let stops = w
         .eval(&format!("globalThis.__k.qualifies({ids})"), false)
         .await?;
-    if fits.as_bool() != Some(true) {
+    let Some(stops) = stop_ids(&stops, candidates) else {
         return Ok(Fast::NotTried);
-    }
+    };
+    let (Some(&first), Some(&end)) = (stops.first(), stops.last()) else {
+        return Ok(Fast::NotTried);
+    };
+    let ids = Value::from(stops.clone()).to_string();
     w.eval("globalThis.__k.blur()", false).await?;
     let _ = w.take().await?;
     w.press(1, false).await?;
@@ -1146,7 +1213,7 @@ async fn walk_fast(w: &mut Walker<'_>, candidates: &[u32]) -> Result<Fast, Brows
     let went = w
         .eval(&format!("globalThis.__k.fast({ids}, {keys})"), false)
         .await?;
-    if went.as_u64() != Some(candidates.len() as u64) {
+    if went.as_u64() != Some(stops.len() as u64) {
         return Ok(Fast::GaveUp);
     }
     if keys {
@@ -1167,8 +1234,34 @@ async fn walk_fast(w: &mut Walker<'_>, candidates: &[u32]) -> Result<Fast, Brows
     if w.probe().await? != Some(flags) {
         return Ok(Fast::GaveUp);
     }
-    w.order = candidates.to_vec();
+    w.order = stops;
     Ok(Fast::Done)
+}
+
+/// The watcher's answer to `qualifies`: the page's tab stops in document
+/// order, which must hold every candidate in its order and stay within
+/// [`MAX_ELEMENTS`] (the script is the page's to tamper with: a list that
+/// is not that is no list).
+fn stop_ids(answer: &Value, candidates: &[u32]) -> Option<Vec<u32>> {
+    let list = answer.as_array()?;
+    if list.len() > MAX_ELEMENTS || list.len() < candidates.len() {
+        return None;
+    }
+    let stops: Vec<u32> = list
+        .iter()
+        .map(|i| i.as_u64().and_then(|i| u32::try_from(i).ok()))
+        .collect::<Option<_>>()?;
+    let mut wanted = candidates.iter().peekable();
+    let mut seen = HashSet::new();
+    for &id in &stops {
+        if id == 0 || !seen.insert(id) {
+            return None;
+        }
+        if wanted.peek() == Some(&&id) {
+            wanted.next();
+        }
+    }
+    wanted.peek().is_none().then_some(stops)
 }
 
 /// Runs one walk and takes it in; when it ended in a cycle, walks back from

@@ -1661,6 +1661,35 @@ mod tests {
             ]
         );
 
+        // Scroll containers with nothing focusable inside are tab stops of
+        // their own (a code block wider than its column); an outer one
+        // holding another is not, nor one holding a link. The cheap walk
+        // takes them in their document place, as Tab does.
+        let scrollers = r##"<style>pre { overflow: auto; width: 120px } #tall { overflow: auto; height: 40px; width: 300px }</style>
+<a href="/a" id=a>A</a><pre id=p1>a_code_line_much_wider_than_its_box_of_one_hundred_and_twenty_pixels</pre>
+<a href="/b" id=b>B</a><div id=tall><p>one</p><p>two</p><pre id=p2>another_code_line_much_wider_than_its_box_of_pixels</pre><p>three</p></div>
+<div id=hold style="overflow: auto; width: 80px"><a href="/c" id=c>C_link_wider_than_its_box_of_80_pixels</a></div><pre id=p3>last_code_line_much_wider_than_its_box_of_pixels</pre>"##;
+        let full = walk(&format!(
+            "{scrollers}<script>document.addEventListener('keyup', () => {{}});</script>"
+        ))
+        .await;
+        let cheap = walk(scrollers).await;
+        let labels = |i: &Interaction| -> Vec<String> {
+            i.elements.iter().map(|e| e.label.clone()).collect()
+        };
+        assert_eq!(
+            labels(&full),
+            ["a#a", "pre#p1", "a#b", "pre#p2", "a#c", "pre#p3"],
+            "{full:?}"
+        );
+        // The full walk goes in batches sized by the candidates (three
+        // links), then on from where each batch stopped.
+        assert_eq!(full.presses, 12, "{full:?}");
+        assert_eq!(cheap.presses, 2, "{cheap:?}");
+        assert_eq!(cheap.elements, full.elements);
+        assert!(cheap.complete && full.complete);
+        assert!(cheap.elements.iter().all(|e| e.escapes()), "{cheap:?}");
+
         let invisible = walk(r##"<style>.x:focus { outline: none }</style><a href="/" id=a class=x>A</a><a href="/b" id=b>B</a>
 <style>#c:focus-visible { outline: none; box-shadow: 0 0 0 3px blue; transition: box-shadow .5s }</style><a href="/c" id=c>C</a>
 <style>.ind.on { background: yellow }</style><span id=i class=ind>*</span><a href="/d" id=d class=x onfocus="i.classList.add('on')" onblur="i.classList.remove('on')">D</a>"##)

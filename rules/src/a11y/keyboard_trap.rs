@@ -67,8 +67,11 @@ composite 80af7b). None of a1b64e's examples has one.
 
 A static scan does not run this rule's check: it reports nothing for it,
 neither a failure nor a pass. The walk is bounded (presses and time per page,
-at most three traps tried with other keys); elements it could not judge are
-named on the page for review (`data.reason: "walk-incomplete"`), and a
+at most three traps tried with other keys). A walk cut short is one finding
+for review on the page (`data.reason: "walk-incomplete"`), with how many
+elements it did not judge (`data.unjudged`) and the first of them
+(`data.labels`); an element a finished walk could not keep focus on, to
+press keys from it, is for review on its own, and a
 modal-dialog trap it had no time to press Escape in is for review
 (`"modal-dialog"`, cannot tell).
 
@@ -109,6 +112,9 @@ what it is.
 
 /// At most this many labels of a cycle go into a message.
 const MESSAGE_LABELS: usize = 5;
+/// At most this many labels of elements an unfinished walk did not judge
+/// go into the finding's data.
+const UNJUDGED_LABELS: usize = 20;
 
 fn cycle_text(e: &FocusedElement) -> String {
     let mut names: Vec<&str> = e
@@ -145,6 +151,7 @@ impl Rule for KeyboardTrap {
         };
         // The browser showed a `<dialog>` as modal (`:modal`).
         let modal_open = page.rendered_page().is_some_and(|r| r.modal.is_some());
+        let mut unjudged: Vec<&str> = Vec::new();
         for e in &walk.elements {
             let el = e.find(page.root());
             if e.trapped() {
@@ -171,9 +178,9 @@ impl Rule for KeyboardTrap {
                     Some(el) => cx.pass_on(el),
                     None => cx.pass(),
                 }
-            } else {
+            } else if walk.complete {
                 let msg = format!(
-                    "The keyboard walk could not tell whether focus can leave {}: it ran out of presses or time, or focus could not be kept there to press keys from it.",
+                    "The keyboard walk could not tell whether focus can leave {}: focus could not be kept there to press keys from it.",
                     e.label
                 );
                 let data = serde_json::json!({ "reason": "walk-incomplete", "label": e.label });
@@ -181,14 +188,37 @@ impl Rule for KeyboardTrap {
                     Some(el) => cx.cant_tell(el, msg).with_data(data),
                     None => cx.cant_tell_page(msg).with_data(data),
                 };
+            } else {
+                // A walk cut short leaves whole stretches of the page
+                // unjudged, for one reason: one finding says so, not one
+                // per element (a long page would get a thousand).
+                unjudged.push(e.label.as_str());
             }
         }
         if !walk.complete {
+            let n = unjudged.len();
+            let named = if n == 0 {
+                String::new()
+            } else {
+                let shown = unjudged.iter().take(MESSAGE_LABELS).copied().collect::<Vec<_>>();
+                let more = n.saturating_sub(MESSAGE_LABELS);
+                format!(
+                    " {n} {} in the tab order {} not judged: {}{}.",
+                    if n == 1 { "element" } else { "elements" },
+                    if n == 1 { "was" } else { "were" },
+                    shown.join(", "),
+                    if more > 0 { format!(" and {more} more") } else { String::new() }
+                )
+            };
             cx.cant_tell_page(format!(
-                "The keyboard walk stopped after {} key presses, before it reached every element in the tab order; the ones it did not reach were not checked.",
+                "The keyboard walk stopped after {} key presses, before it could tell for every element in the tab order whether focus can leave it.{named}",
                 walk.presses
             ))
-            .with_data(serde_json::json!({ "reason": "walk-incomplete" }));
+            .with_data(serde_json::json!({
+                "reason": "walk-incomplete",
+                "unjudged": n,
+                "labels": unjudged.iter().take(UNJUDGED_LABELS).collect::<Vec<_>>(),
+            }));
         }
     }
 }
@@ -402,9 +432,63 @@ mod tests {
             shortcuts: None,
         };
         let got = outcomes(Some(walk));
-        assert_eq!(got.len(), 2, "{got:?}");
-        assert!(got.iter().all(|(o, _, _)| *o == Outcome::CantTell));
-        assert_eq!(got[1].1, "#home");
+        assert_eq!(
+            got,
+            vec![(
+                Outcome::CantTell,
+                String::new(),
+                "The keyboard walk stopped after 400 key presses, before it could tell for every element in the tab order whether focus can leave it. 1 element in the tab order was not judged: a#home.".to_string()
+            )]
+        );
+    }
+
+    #[test]
+    fn an_unfinished_walk_is_one_finding_however_many_it_left() {
+        // A long page the walk ran out of presses on: one finding, with the
+        // count and the first labels, not one per element left.
+        let mut elements: Vec<FocusedElement> = (0..1000)
+            .map(|i| element(vec![1, i], &format!("a.l{i}"), None))
+            .collect();
+        elements.insert(0, element(vec![1, 0], "a#home", Some(true)));
+        let walk = Interaction {
+            elements,
+            presses: 1000,
+            complete: false,
+            script_moves_focus: false,
+            activations: Vec::new(),
+            shortcuts: None,
+        };
+        let got = outcomes(Some(walk));
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].0, Outcome::CantTell);
+        assert!(
+            got[0].2.ends_with("1000 elements in the tab order were not judged: a.l0, a.l1, a.l2, a.l3, a.l4 and 995 more."),
+            "{}",
+            got[0].2
+        );
+    }
+
+    #[test]
+    fn a_finished_walk_names_each_element_it_could_not_judge() {
+        let walk = Interaction {
+            elements: vec![
+                element(vec![1, 0], "a#home", None),
+                element(vec![1, 1], "button#go", Some(true)),
+            ],
+            presses: 3,
+            complete: true,
+            script_moves_focus: true,
+            activations: Vec::new(),
+            shortcuts: None,
+        };
+        assert_eq!(
+            outcomes(Some(walk)),
+            vec![(
+                Outcome::CantTell,
+                "#home".to_string(),
+                "The keyboard walk could not tell whether focus can leave a#home: focus could not be kept there to press keys from it.".to_string()
+            )]
+        );
     }
 
     #[test]
