@@ -1541,11 +1541,12 @@ async fn a_focus_shortcut_costs_no_second_load_for_pictures_and_a_dom_shortcut_d
 }
 
 /// Sitescan issue 20: a menu checkbox the shortcut search clicks and sets back
-/// leaves `style="overflow: visible"` on a `<body>` that had no style, as
-/// Python's documentation does. Its computed style is the same either way: the
-/// old attribute is put back and the page costs no second load for its
-/// pictures, as a page without interactions. A control that leaves a style
-/// with an effect (the body painted red) still does.
+/// leaves `style="overflow: visible"` on a `<body>` that had no style, and
+/// ARIA states on its menu and label that they did not have, as Python's
+/// documentation does. No computed style differs and no style rule names
+/// them: the old attributes are put back and the page costs no second load
+/// for its pictures, as a page without interactions. A control that leaves a
+/// style with an effect (the body painted red) still does.
 #[tokio::test]
 async fn a_style_left_without_effect_by_the_shortcut_search_costs_no_second_load() {
     let s = Server::start().await;
@@ -1561,7 +1562,9 @@ async fn a_style_left_without_effect_by_the_shortcut_search_costs_no_second_load
         "/",
         page(
             "menu",
-            r#"<input type="checkbox" id="menu" aria-label="Menu"><script>const m = document.getElementById('menu'); m.addEventListener('change', () => { document.body.style.overflow = m.checked ? 'hidden' : 'visible' })</script>"#,
+            r#"<input type="checkbox" id="menu" aria-label="Menu"><label for="menu" class="toggler">Menu</label><nav class="menu-wrapper"><a href="/still">Still</a></nav>
+<script>const m = document.getElementById('menu'), w = document.querySelector('.menu-wrapper'), l = document.querySelector('.toggler');
+m.addEventListener('change', () => { w.setAttribute('aria-expanded', String(m.checked)); w.setAttribute('aria-hidden', String(!m.checked)); l.setAttribute('aria-pressed', String(m.checked)); document.body.style.overflow = m.checked ? 'hidden' : 'visible' })</script>"#,
         ),
     );
     s.set(

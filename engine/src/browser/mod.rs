@@ -31,8 +31,9 @@
 //! rules; then, with its requests refused, its character key shortcuts are
 //! looked for ([`shortcuts`]), printable keys sent to it and its controls
 //! tried for a way to turn them off, for the character key shortcuts rule
-//! (inline styles its clicks changed to no visible effect are put back,
-//! [`restyle`], so that the page is not loaded again for its pictures);
+//! (style and ARIA attributes its clicks changed to no visible effect are
+//! put back, [`restyle`], so that the page is not loaded again for its
+//! pictures);
 //! then its scripted controls are activated ([`activate`]), for the bypass
 //! rules. When a selected rule needs it,
 //! the page is also laid out at 320 and

@@ -1760,9 +1760,24 @@ m.addEventListener('change', () => {{ {change} }});</script></body></html>"#
             )
             .await
         );
-        // Not known: a sheet selects on the style attribute; a transition
-        // under way (each value reads the same at its start).
+        // ARIA states the page did not have, which no style rule names (as
+        // Python's menu leaves them).
+        let aria = "const w = document.querySelector('main'); w.setAttribute('aria-expanded', String(m.checked)); w.setAttribute('aria-hidden', String(!m.checked)); m.parentElement.setAttribute('aria-pressed', String(m.checked));";
+        assert!(!reloads("", aria).await);
+        assert!(!reloads("[aria-busy] { color: red }", &format!("{overflow} {aria}")).await);
+        // Not known: a style rule names a changed attribute (it may show on
+        // other elements, or in a pseudo-element); a transition under way
+        // (each value reads the same at its start).
         assert!(reloads("body[style] main { outline: 2px solid }", overflow).await);
+        assert!(reloads("[aria-hidden=true] h1 { color: red }", aria).await);
+        assert!(reloads("label::after { content: attr(aria-pressed) }", aria).await);
+        assert!(
+            reloads(
+                "@import url('data:text/css,main%5Baria-hidden%5D h1%7Bcolor:red%7D');",
+                aria
+            )
+            .await
+        );
         assert!(
             reloads(
                 "body { background: white; transition: background-color 10s }",

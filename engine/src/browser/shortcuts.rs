@@ -58,8 +58,8 @@ const FIND_MS: u64 = 500;
 /// included (checked between keys and controls).
 const TOTAL_MS: u64 = 2_000;
 /// Longest time the script of one page takes, as the render's own bound
-/// counts it: the search, and putting back the inline styles it changed to
-/// no effect.
+/// counts it: the search, and putting back the attributes it changed to
+/// no effect ([`super::restyle`]).
 pub const TIME_BUDGET: Duration = Duration::from_millis(TOTAL_MS + super::restyle::SETTLE_MS);
 /// Most openers about shortcuts whose shown controls are tried.
 pub const MAX_OPENERS: usize = 3;
@@ -276,8 +276,8 @@ const SCRIPT: &str = r#"(async () => {
 
     // The page as judged, when no key changed it: the search's clicks are
     // set back, and the page counts as changed only if it then differs.
-    // From here the style attributes are watched: a control set back may
-    // leave one that changes nothing shown (super::restyle).
+    // From here the style and ARIA attributes are watched: a control set
+    // back may leave one that changes nothing shown (super::restyle).
     if (found.length && !out.changed) dom0 = look();
     if (dom0 !== null) restyle = RESTYLE(root);
     // The search for a way to turn each key off or remap it.
@@ -366,8 +366,9 @@ const SCRIPT: &str = r#"(async () => {
     if (restyle && !clicked) { try { restyle.stop(); } catch (e) {} }
     if (clicked) {
       let same = false;
-      // Inline styles the clicks changed to no effect get their old value
-      // back first; the page's own observers of the DOM get their turn.
+      // Style and ARIA attributes the clicks changed to no effect get their
+      // old values back first; the page's own observers of the DOM get
+      // their turn.
       if (restyle) { try { restyle.settle(); } catch (e) {} await flush(); }
       try { same = dom0 !== null && look() === dom0; } catch (e) {}
       if (!same) out.changed = true;
