@@ -32,7 +32,7 @@
 //! looked for ([`shortcuts`]), printable keys sent to it and its controls
 //! tried for a way to turn them off, for the character key shortcuts rule
 //! (style and ARIA attributes its clicks changed to no visible effect are
-//! put back, [`restyle`], so that the page is not loaded again for its
+//! put back, `restyle`, so that the page is not loaded again for its
 //! pictures);
 //! then its scripted controls are activated ([`activate`]), for the bypass
 //! rules. When a selected rule needs it,

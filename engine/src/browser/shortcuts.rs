@@ -31,7 +31,10 @@
 //! the keyboard-trap instructions are) is an opener: the controls its click
 //! shows are tried too. A checkbox, switch, pressed or expanded button
 //! tried is clicked again to set it back, a radio button's group gets its
-//! old choice back.
+//! old choice back; the `style` and `aria-*` attributes the clicks changed
+//! get their old values back when the element's computed style is the same
+//! either way (`restyle`), as a menu that set `overflow: visible`
+//! on the body when it closed.
 //!
 //! This runs the page's code and may change its DOM, so it comes after
 //! every fact and the serialized DOM were taken, with the page's requests
@@ -59,7 +62,7 @@ const FIND_MS: u64 = 500;
 const TOTAL_MS: u64 = 2_000;
 /// Longest time the script of one page takes, as the render's own bound
 /// counts it: the search, and putting back the attributes it changed to
-/// no effect ([`super::restyle`]).
+/// no effect (`restyle`).
 pub const TIME_BUDGET: Duration = Duration::from_millis(TOTAL_MS + super::restyle::SETTLE_MS);
 /// Most openers about shortcuts whose shown controls are tried.
 pub const MAX_OPENERS: usize = 3;
@@ -279,7 +282,8 @@ const SCRIPT: &str = r#"(async () => {
     // From here the style and ARIA attributes are watched: a control set
     // back may leave one that changes nothing shown (super::restyle).
     if (found.length && !out.changed) dom0 = look();
-    if (dom0 !== null) restyle = RESTYLE(root);
+    // A watch that cannot start leaves the comparison as it was.
+    if (dom0 !== null) { try { restyle = RESTYLE(root); } catch (e) {} }
     // The search for a way to turn each key off or remap it.
     const pending = () => found.filter((f) => !f.mechanism);
     const state = (el) => {
@@ -409,7 +413,9 @@ pub(crate) struct Found {
     pub shortcuts: Shortcuts,
     /// The script ran page code that changed or may have changed the page
     /// (a key changed the DOM or started a navigation; the search's clicks,
-    /// set back, left the DOM or a form control other than it was): a page
+    /// set back, left the DOM or a form control other than it was, once the
+    /// style and ARIA attributes they changed to no visible effect got their
+    /// old values back, [`super::restyle`]): a page
     /// kept for its pictures loads again first. A key that only moved focus
     /// or was cancelled does not count: focus is taken off again and the
     /// scroll put back.
