@@ -1598,3 +1598,118 @@ async fn the_keyboard_walk_leaves_a_scrolled_sidebar_as_it_found_it_for_the_pict
     let want: Vec<(String, bool)> = (0..12).map(|i| (format!("#l{i} > img"), true)).collect();
     assert_eq!(pictured, want, "{:#?}", report.findings);
 }
+
+/// A menu checkbox the shortcut search clicks and sets back
+/// leaves `style="overflow: visible"` on a `<body>` that had no style, and
+/// ARIA states on its menu and label that they did not have, as Python's
+/// documentation does. No computed style differs and no style rule names
+/// them: the old attributes are put back and the page costs no second load
+/// for its pictures, as a page without interactions. A control that leaves a
+/// style with an effect (the body painted red) still does.
+#[tokio::test]
+async fn a_style_left_without_effect_by_the_shortcut_search_costs_no_second_load() {
+    let s = Server::start().await;
+    let page = |name: &str, control: &str| {
+        html(&format!(
+            r#"<!doctype html><html lang="en"><head><title>{name}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/style.css?p={name}"></head>
+<body><main><h1>{name}</h1><input id="q" type="search" aria-label="Search">{control}
+<img id="logo" src="/logo.svg" width="40" height="40"> <a href="/">Menu</a> <a href="/paint">Paint</a> <a href="/still">Still</a></main>
+<script>document.addEventListener('keydown', (e) => {{ if (e.key === '/' && document.activeElement === document.body) {{ e.preventDefault(); document.getElementById('q').focus(); }} }});</script></body></html>"#
+        ))
+    };
+    s.set(
+        "/",
+        page(
+            "menu",
+            r#"<input type="checkbox" id="menu" aria-label="Menu"><label for="menu" class="toggler">Menu</label><nav class="menu-wrapper"><a href="/still">Still</a></nav>
+<script>const m = document.getElementById('menu'), w = document.querySelector('.menu-wrapper'), l = document.querySelector('.toggler');
+m.addEventListener('change', () => { w.setAttribute('aria-expanded', String(m.checked)); w.setAttribute('aria-hidden', String(!m.checked)); l.setAttribute('aria-pressed', String(m.checked)); document.body.style.overflow = m.checked ? 'hidden' : 'visible' })</script>"#,
+        ),
+    );
+    s.set(
+        "/paint",
+        page(
+            "paint",
+            r#"<input type="checkbox" id="paint" aria-label="Paint"><script>const m = document.getElementById('paint'); m.addEventListener('change', () => { document.body.style.background = m.checked ? 'yellow' : 'red' })</script>"#,
+        ),
+    );
+    // No shortcut, no control: nothing runs after the page is judged.
+    s.set(
+        "/still",
+        html(
+            r#"<!doctype html><html lang="en"><head><title>still</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/style.css?p=still"></head>
+<body><main><h1>still</h1><img id="logo" src="/logo.svg" width="40" height="40"> <a href="/">Menu</a></main></body></html>"#,
+        ),
+    );
+    for name in ["menu", "paint", "still"] {
+        s.set(
+            &format!("/style.css?p={name}"),
+            canned(
+                200,
+                "text/css",
+                "html, body { margin: 0; background: #fff }",
+            ),
+        );
+    }
+    s.set(
+        "/logo.svg",
+        canned(
+            200,
+            "image/svg+xml",
+            r##"<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><rect width="40" height="40" fill="#00aa00"/></svg>"##,
+        ),
+    );
+    let report = scanner(&["character-key-shortcuts", "image-alt"])
+        .render(true)
+        .render_options(sitescan::RenderOptions {
+            screenshots: sitescan::ScreenshotOptions {
+                enabled: true,
+                ..sitescan::ScreenshotOptions::default()
+            },
+            ..sitescan::RenderOptions::default()
+        })
+        .build()
+        .unwrap()
+        .scan(&s.url("/"))
+        .await
+        .unwrap();
+    assert_pages_loaded(&report);
+    // The "/" shortcut found on both pages with a control (so the search
+    // clicked it), on neither without.
+    let mut keys: Vec<(String, String)> = report
+        .findings
+        .iter()
+        .filter(|f| f.rule_id == "character-key-shortcuts")
+        .map(|f| {
+            let page = f
+                .page_url
+                .trim_start_matches(&format!("http://127.0.0.1:{}", s.port));
+            (page.to_string(), format!("{:?}", f.outcome))
+        })
+        .collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        [
+            ("/".to_string(), "Failed".to_string()),
+            ("/paint".to_string(), "Failed".to_string()),
+        ]
+    );
+    let logos: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.selector == "#logo")
+        .map(|f| f.screenshot.is_some())
+        .collect();
+    assert_eq!(logos, [true, true, true]);
+
+    // Each style sheet once statically and once in the browser; the painted
+    // page once more for its pictures. The menu's page costs what the page
+    // without interactions costs.
+    let log = s.log();
+    let count = |path: &str| log.iter().filter(|p| *p == path).count();
+    assert_eq!(count("/style.css?p=still"), 2, "{log:?}");
+    assert_eq!(count("/style.css?p=menu"), 2, "{log:?}");
+    assert_eq!(count("/style.css?p=paint"), 3, "{log:?}");
+    assert_eq!(count("/logo.svg"), 4, "{log:?}");
+}

@@ -30,7 +30,10 @@
 //! Shift+Tab pressed in the browser, for the keyboard trap and visible focus
 //! rules; then, with its requests refused, its character key shortcuts are
 //! looked for ([`shortcuts`]), printable keys sent to it and its controls
-//! tried for a way to turn them off, for the character key shortcuts rule;
+//! tried for a way to turn them off, for the character key shortcuts rule
+//! (style and ARIA attributes its clicks changed to no visible effect are
+//! put back, `restyle`, so that the page is not loaded again for its
+//! pictures);
 //! then its scripted controls are activated ([`activate`]), for the bypass
 //! rules. When a selected rule needs it,
 //! the page is also laid out at 320 and
@@ -57,6 +60,7 @@ pub mod metrics;
 pub(crate) mod picture;
 pub mod pool;
 pub mod reflow;
+pub(crate) mod restyle;
 pub mod screenshot;
 pub mod shortcuts;
 pub mod sign_in;

@@ -1707,4 +1707,119 @@ mod tests {
             ]
         );
     }
+
+    /// A control the shortcut search clicked and set back that leaves an
+    /// inline style behind: put back when the element's computed style is
+    /// the same either way, so the held page is not loaded again for its
+    /// pictures; kept (and the page loaded again) when it is not, or when it
+    /// cannot be told ([`super::restyle`]).
+    #[tokio::test]
+    async fn a_style_left_without_effect_by_the_shortcut_search_costs_no_second_load() {
+        let _one = ONE_AT_A_TIME.lock().await;
+        // As the recycling test has it (see the keyboard walk's test).
+        launch::configure(LaunchOptions {
+            sandbox: false,
+            recycle_after: 2,
+            call_timeout: Duration::from_secs(5),
+            ..LaunchOptions::from_env()
+        });
+        let config = ScanConfig {
+            allow_private: true,
+            render: true,
+            render_options: RenderOptions {
+                wait: RenderWait::Load,
+                quiet_ms: 0,
+                ..RenderOptions::default()
+            },
+            ..ScanConfig::default()
+        };
+        let session = RenderSession::start(&config, Arc::new(HostPool::new(100.0, 4)), true)
+            .await
+            .unwrap();
+        let url = Url::parse("http://127.0.0.1:9/").unwrap();
+        let scope = Arc::new(Scope::new(&url, &config).unwrap());
+        let robots: RobotsCheck = Arc::new(|_: &Url| true);
+        // A page whose "/" focuses its search box (a shortcut that leaves
+        // the page as judged, so the search tries its controls) and whose
+        // menu checkbox runs `change` when clicked and set back; whether the
+        // held tab loads the page again.
+        let reloads = |css: &str, change: &str| {
+            let doc = MainDocument {
+                url: url.clone(),
+                status: 200,
+                headers: vec![Header {
+                    name: "content-type".into(),
+                    value: "text/html".into(),
+                }],
+                body: format!(
+                    r#"<!doctype html><html><head><title>t</title><style>{css}</style></head><body>
+<main><h1>Docs</h1><input id=q type=search aria-label=Search> <label><input type=checkbox id=menu> Menu</label></main>
+<script>const b = document.body, m = document.getElementById('menu');
+document.addEventListener('keydown', (e) => {{ if (e.key === '/' && document.activeElement === b) {{ e.preventDefault(); document.getElementById('q').focus(); }} }});
+m.addEventListener('change', () => {{ {change} }});</script></body></html>"#
+                )
+                .into_bytes(),
+            };
+            let (scope, robots) = (Arc::clone(&scope), Arc::clone(&robots));
+            let session = &session;
+            async move {
+                let (r, held) = session.render_held(doc, scope, robots, true).await.unwrap();
+                let found = r.interaction.unwrap().shortcuts.unwrap().found;
+                assert_eq!(found.len(), 1, "the search ran: {found:?}");
+                let held = held.unwrap();
+                let again = held.restore.is_some();
+                held.release().await;
+                again
+            }
+        };
+        let overflow = "b.style.overflow = m.checked ? 'hidden' : 'visible';";
+        // Python's documentation: `overflow: visible` on a body that had no
+        // style.
+        assert!(!reloads("", overflow).await);
+        // An empty style attribute left behind; a custom property set and
+        // set back to the value of the sheet.
+        assert!(!reloads("", "b.style.overflow = m.checked ? 'hidden' : '';").await);
+        assert!(
+            !reloads(
+                "body { --accent: blue } main { color: var(--accent) }",
+                "b.style.setProperty('--accent', m.checked ? 'red' : 'blue');"
+            )
+            .await
+        );
+        // Real: a background left red, a custom property left other than
+        // the sheet's (its users are other elements).
+        assert!(reloads("", "b.style.background = m.checked ? 'yellow' : 'red';").await);
+        assert!(
+            reloads(
+                "body { --accent: blue } main { color: var(--accent) }",
+                "b.style.setProperty('--accent', m.checked ? 'blue' : 'red');"
+            )
+            .await
+        );
+        // ARIA states the page did not have, which no style rule names (as
+        // Python's menu leaves them).
+        let aria = "const w = document.querySelector('main'); w.setAttribute('aria-expanded', String(m.checked)); w.setAttribute('aria-hidden', String(!m.checked)); m.parentElement.setAttribute('aria-pressed', String(m.checked));";
+        assert!(!reloads("", aria).await);
+        assert!(!reloads("[aria-busy] { color: red }", &format!("{overflow} {aria}")).await);
+        // Not known: a style rule names a changed attribute (it may show on
+        // other elements, or in a pseudo-element); a transition under way
+        // (each value reads the same at its start).
+        assert!(reloads("body[style] main { outline: 2px solid }", overflow).await);
+        assert!(reloads("[aria-hidden=true] h1 { color: red }", aria).await);
+        assert!(reloads("label::after { content: attr(aria-pressed) }", aria).await);
+        assert!(
+            reloads(
+                "@import url('data:text/css,main%5Baria-hidden%5D h1%7Bcolor:red%7D');",
+                aria
+            )
+            .await
+        );
+        assert!(
+            reloads(
+                "body { background: white; transition: background-color 10s }",
+                "b.style.background = m.checked ? 'red' : 'blue';"
+            )
+            .await
+        );
+    }
 }

@@ -31,7 +31,10 @@
 //! the keyboard-trap instructions are) is an opener: the controls its click
 //! shows are tried too. A checkbox, switch, pressed or expanded button
 //! tried is clicked again to set it back, a radio button's group gets its
-//! old choice back.
+//! old choice back; the `style` and `aria-*` attributes the clicks changed
+//! get their old values back when the element's computed style is the same
+//! either way (`restyle`), as a menu that set `overflow: visible`
+//! on the body when it closed.
 //!
 //! This runs the page's code and may change its DOM, so it comes after
 //! every fact and the serialized DOM were taken, with the page's requests
@@ -58,8 +61,9 @@ const FIND_MS: u64 = 500;
 /// included (checked between keys and controls).
 const TOTAL_MS: u64 = 2_000;
 /// Longest time the script of one page takes, as the render's own bound
-/// counts it.
-pub const TIME_BUDGET: Duration = Duration::from_millis(TOTAL_MS);
+/// counts it: the search, and putting back the attributes it changed to
+/// no effect (`restyle`).
+pub const TIME_BUDGET: Duration = Duration::from_millis(TOTAL_MS + super::restyle::SETTLE_MS);
 /// Most openers about shortcuts whose shown controls are tried.
 pub const MAX_OPENERS: usize = 3;
 /// Most visible controls compared before and after an opener's click.
@@ -81,6 +85,7 @@ const MAX_FORM: usize = 5_000;
 const SCRIPT: &str = r#"(async () => {
   const T0 = performance.now(), FIND_MS = __FIND_MS__, TOTAL_MS = __TOTAL_MS__;
   const MAXK = __MAXK__, MAXCTL = __MAXCTL__, MAXOPEN = __MAXOPEN__, MAXVIS = __MAXVIS__, MAXREC = __MAXREC__, MAXDOM = __MAXDOM__, MAXFORM = __MAXFORM__;
+  const RESTYLE = __RESTYLE__;
   const MAXELSE = __MAXELSE__, MAXPATH = __MAXPATH__, MAXTEXT = __MAXTEXT__, OPENER_WAIT = __OPENER_WAIT__;
   const WORDS = new RegExp(__WORDS__, 'i'), SETTINGS = new RegExp(__SETTINGS__, 'i');
   const elapsed = () => performance.now() - T0;
@@ -251,7 +256,7 @@ const SCRIPT: &str = r#"(async () => {
     }
     return h + '\u0000' + JSON.stringify(st);
   };
-  let dom0 = null, clicked = false;
+  let dom0 = null, clicked = false, restyle = null;
   try {
     const b1 = await fire(SHIFT), b2 = await fire(SHIFT);
     const base = { sig: new Set([...b1.sig, ...b2.sig]), focus: b1.focus || b2.focus, navigated: b1.navigated || b2.navigated, prevented: b1.prevented || b2.prevented };
@@ -274,7 +279,11 @@ const SCRIPT: &str = r#"(async () => {
 
     // The page as judged, when no key changed it: the search's clicks are
     // set back, and the page counts as changed only if it then differs.
+    // From here the style and ARIA attributes are watched: a control set
+    // back may leave one that changes nothing shown (super::restyle).
     if (found.length && !out.changed) dom0 = look();
+    // A watch that cannot start leaves the comparison as it was.
+    if (dom0 !== null) { try { restyle = RESTYLE(root); } catch (e) {} }
     // The search for a way to turn each key off or remap it.
     const pending = () => found.filter((f) => !f.mechanism);
     const state = (el) => {
@@ -358,8 +367,13 @@ const SCRIPT: &str = r#"(async () => {
     try { if (nav) nav.removeEventListener('navigate', onNavigate); } catch (e) {}
     blur();
     try { scrollTo(sx, sy); } catch (e) {}
+    if (restyle && !clicked) { try { restyle.stop(); } catch (e) {} }
     if (clicked) {
       let same = false;
+      // Style and ARIA attributes the clicks changed to no effect get their
+      // old values back first; the page's own observers of the DOM get
+      // their turn.
+      if (restyle) { try { restyle.settle(); } catch (e) {} await flush(); }
       try { same = dom0 !== null && look() === dom0; } catch (e) {}
       if (!same) out.changed = true;
     }
@@ -387,6 +401,7 @@ fn script() -> String {
         .replace("__MAXPATH__", &super::MAX_ELEMENT_PATH.to_string())
         .replace("__MAXTEXT__", &MAX_TEXT.to_string())
         .replace("__OPENER_WAIT__", &OPENER_WAIT_MS.to_string())
+        .replace("__RESTYLE__", &super::restyle::script())
         .replace("__WORDS__", &json(SHORTCUT_WORDS))
         .replace("__SETTINGS__", &json(SETTINGS_WORDS))
 }
@@ -398,7 +413,9 @@ pub(crate) struct Found {
     pub shortcuts: Shortcuts,
     /// The script ran page code that changed or may have changed the page
     /// (a key changed the DOM or started a navigation; the search's clicks,
-    /// set back, left the DOM or a form control other than it was): a page
+    /// set back, left the DOM or a form control other than it was, once the
+    /// style and ARIA attributes they changed to no visible effect got their
+    /// old values back, [`super::restyle`]): a page
     /// kept for its pictures loads again first. A key that only moved focus
     /// or was cancelled does not count: focus is taken off again and the
     /// scroll put back.
