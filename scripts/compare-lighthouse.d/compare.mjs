@@ -11,6 +11,14 @@
 // CLS and TBT side by side with the agreement: the share of pages in the same
 // good / needs-improvement / poor bucket, LCP and FCP within 20 %, CLS within
 // 0.02.
+//
+// --lighthouse-twice runs Lighthouse a second, independent time on each page
+// in the same runs (it opens each run, before sitescan and the first
+// Lighthouse run) and prints how well Lighthouse agrees with itself by the
+// same measures: the noise floor of the comparison, since sitescan cannot be
+// expected to agree with Lighthouse better than Lighthouse agrees with
+// itself on the same machine at the same moment. Both Lighthouse figures are
+// shown; sitescan is compared with the first.
 
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -39,9 +47,13 @@ const baseline = opt('--baseline', null);
 // window): passed to each explicitly, never left to a tool's default.
 const viewportArg = opt('--viewport', '1280x720');
 const viewportMatch = /^(\d{3,4})x(\d{3,4})$/.exec(viewportArg);
+// A flag without a value: Lighthouse a second time per run.
+const twiceAt = args.indexOf('--lighthouse-twice');
+const lighthouseTwice = twiceAt >= 0;
+if (lighthouseTwice) args.splice(twiceAt, 1);
 const dirs = args.map((d) => resolve(d));
 if (!dirs.length || !Number.isInteger(perDir) || perDir < 1 || !Number.isInteger(runs) || runs < 1 || !viewportMatch) {
-  console.error('usage: compare-lighthouse [--pages N] [--runs N] [--sitescan BIN] [--baseline BIN] [--viewport WxH] [--json FILE] DIR...');
+  console.error('usage: compare-lighthouse [--pages N] [--runs N] [--sitescan BIN] [--baseline BIN] [--viewport WxH] [--lighthouse-twice] [--json FILE] DIR...');
   process.exit(2);
 }
 const chrome = process.env.CHROME_PATH || '/usr/bin/chromium';
@@ -176,7 +188,13 @@ for (const url of pages) {
   const ss = [];
   const ls = [];
   const bs = [];
+  const l2s = [];
   for (let i = 0; i < runs; i++) {
+    // The second Lighthouse run opens the round, so sitescan's run sits
+    // between the two: they are at least as far apart in time as sitescan's
+    // run and the first Lighthouse run, and a change of the machine's load
+    // shows in the floor as it does in the comparison.
+    if (lighthouseTwice) l2s.push(lighthouseOf(url));
     if (baseline) bs.push(sitescanOf(url, baseline));
     ss.push(sitescanOf(url));
     ls.push(lighthouseOf(url));
@@ -184,27 +202,30 @@ for (const url of pages) {
   const s = medianOf(ss);
   const l = medianOf(ls);
   const b = baseline ? medianOf(bs) : null;
-  if (!s || !l || (baseline && !b)) continue;
-  rows.push({ url: url.slice(origin.length), s, l, ...(b ? { b } : {}) });
-  const cells = ['fcp', 'lcp', 'cls', 'tbt'].map((m) => `${fmt(m, s[m])}/${fmt(m, l[m])}${b ? `/${fmt(m, b[m])}` : ''}`);
+  const l2 = lighthouseTwice ? medianOf(l2s) : null;
+  if (!s || !l || (baseline && !b) || (lighthouseTwice && !l2)) continue;
+  rows.push({ url: url.slice(origin.length), s, l, ...(b ? { b } : {}), ...(l2 ? { l2 } : {}) });
+  const cells = ['fcp', 'lcp', 'cls', 'tbt'].map(
+    (m) => `${fmt(m, s[m])}/${fmt(m, l[m])}${b ? `/${fmt(m, b[m])}` : ''}${l2 ? `/${fmt(m, l2[m])}` : ''}`,
+  );
   console.error(`${url.slice(origin.length)}  ${cells.join('  ')}`);
 }
 serverChild.kill();
 
 const metrics = ['fcp', 'lcp', 'cls', 'tbt'];
+// The columns of each metric: sitescan, the baseline, Lighthouse, Lighthouse's
+// second run (each row's key and its heading).
+const tools = [
+  ['s', 'sitescan'],
+  ...(baseline ? [['b', 'baseline']] : []),
+  ['l', 'Lighthouse'],
+  ...(lighthouseTwice ? [['l2', 'Lighthouse again']] : []),
+];
 const lines = [];
-if (baseline) {
-  lines.push('| page | FCP sitescan | FCP baseline | FCP Lighthouse | LCP sitescan | LCP baseline | LCP Lighthouse | CLS sitescan | CLS baseline | CLS Lighthouse | TBT sitescan | TBT baseline | TBT Lighthouse |');
-  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-  for (const r of rows) {
-    lines.push(`| ${r.url} | ${metrics.map((m) => `${fmt(m, r.s[m])} | ${fmt(m, r.b[m])} | ${fmt(m, r.l[m])}`).join(' | ')} |`);
-  }
-} else {
-  lines.push('| page | FCP sitescan | FCP Lighthouse | LCP sitescan | LCP Lighthouse | CLS sitescan | CLS Lighthouse | TBT sitescan | TBT Lighthouse |');
-  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
-  for (const r of rows) {
-    lines.push(`| ${r.url} | ${metrics.map((m) => `${fmt(m, r.s[m])} | ${fmt(m, r.l[m])}`).join(' | ')} |`);
-  }
+lines.push(`| page | ${metrics.flatMap((m) => tools.map(([, who]) => `${m.toUpperCase()} ${who}`)).join(' | ')} |`);
+lines.push(`|---|${metrics.flatMap(() => tools.map(() => '---:')).join('|')}|`);
+for (const r of rows) {
+  lines.push(`| ${r.url} | ${metrics.flatMap((m) => tools.map(([k]) => fmt(m, r[k][m]))).join(' | ')} |`);
 }
 const share = (f) => (rows.length ? rows.filter(f).length / rows.length : 0);
 const pct = (x) => `${(100 * x).toFixed(0)}%`;
@@ -214,14 +235,28 @@ const agreement = (key) => ({
   same_bucket_all: share((r) => metrics.every((m) => bucket(m, r[key][m]) === bucket(m, r.l[m]))),
   within: Object.fromEntries(['fcp', 'lcp', 'cls'].map((m) => [m, share((r) => close(m, r[key][m], r.l[m]))])),
 });
-const summary = { pages: rows.length, ...agreement('s'), ...(baseline ? { baseline: agreement('b') } : {}) };
+/// Over the pages, the median of one tool's FCP divided by Lighthouse's: the
+/// systematic part of the difference, which the agreement shares mix with
+/// the noise.
+const fcpRatio = (key) => median(rows.filter((r) => r[key].fcp !== null && r.l.fcp).map((r) => r[key].fcp / r.l.fcp));
+const summary = {
+  pages: rows.length,
+  ...agreement('s'),
+  fcp_ratio: fcpRatio('s'),
+  ...(baseline ? { baseline: { ...agreement('b'), fcp_ratio: fcpRatio('b') } } : {}),
+  ...(lighthouseTwice ? { lighthouse_twice: { ...agreement('l2'), fcp_ratio: fcpRatio('l2') } } : {}),
+};
 const agreementLines = (a, who) => [
   `${who}Same bucket: FCP ${pct(a.same_bucket.fcp)}, LCP ${pct(a.same_bucket.lcp)}, CLS ${pct(a.same_bucket.cls)}, TBT ${pct(a.same_bucket.tbt)}; all four ${pct(a.same_bucket_all)}`,
   `${who}Within 20%: FCP ${pct(a.within.fcp)}, LCP ${pct(a.within.lcp)}; CLS within 0.02: ${pct(a.within.cls)}`,
+  `${who}Median FCP ÷ Lighthouse's: ${a.fcp_ratio === null ? '-' : a.fcp_ratio.toFixed(2)}`,
 ];
 lines.push('');
 lines.push(`Pages: ${summary.pages}`);
 lines.push(...agreementLines(summary, ''));
 if (baseline) lines.push(...agreementLines(summary.baseline, 'Baseline: '));
+// The noise floor: Lighthouse's second run against its first, by the same
+// measures. sitescan's figures above are only meaningful against these.
+if (lighthouseTwice) lines.push(...agreementLines(summary.lighthouse_twice, 'Lighthouse against itself: '));
 console.log(lines.join('\n'));
 if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ summary, rows }, null, 2));
