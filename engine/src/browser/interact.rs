@@ -217,9 +217,13 @@ const INSTALL: &str = r#"(() => {
   // in Chromium, in its document place: it joins the candidates. Code
   // blocks wider than their column are such containers on most
   // documentation pages.
+  // The radio buttons the last `qualifies` found are not tab stops: the
+  // cheap walk describes them (not as Tab reaches them) once it is through.
+  let offStops = [];
   const qualifies = (ids) => {
+    offStops = [];
     if (ids.length >= MAX) return null;
-    if (document.querySelector('iframe,frame,frameset,object,embed,area,applet,audio[controls],video[controls],dialog,[popover],[contenteditable],slot,template,input[type=radio],input[type=date],input[type=time],input[type=datetime-local],input[type=month],input[type=week],input[type=file],[hidden=until-found],[onkeydown],[onkeyup],[onkeypress],[onfocus],[onblur],[onfocusin],[onfocusout]')) return null;
+    if (document.querySelector('iframe,frame,frameset,object,embed,area,applet,audio[controls],video[controls],dialog,[popover],[contenteditable],slot,template,input[type=date],input[type=time],input[type=datetime-local],input[type=month],input[type=week],input[type=file],[hidden=until-found],[onkeydown],[onkeyup],[onkeypress],[onfocus],[onblur],[onfocusin],[onfocusout]')) return null;
     for (const el of document.querySelectorAll('[tabindex]')) if (el.tabIndex > 0) return null;
     const all = document.getElementsByTagName('*');
     if (all.length > 100000) return null;
@@ -251,9 +255,36 @@ const INSTALL: &str = r#"(() => {
         if ((cs.readingFlow && cs.readingFlow !== 'normal') || (cs.readingOrder && cs.readingOrder !== '0')) return null;
       }
     }
-    if (!scrollers.length) return ids;
-    if (ids.length + scrollers.length >= MAX) return null;
-    const stops = els.concat(scrollers);
+    // A named radio group is one tab stop: its checked button, else its
+    // first (Tab comes forward); the arrows move within it. A group whose
+    // stop is not a candidate (hidden, disabled) is left to the full walk.
+    const groups = new Map();
+    for (const el of els) {
+      if (!el || el.localName !== 'input' || el.type !== 'radio' || !el.name) continue;
+      const owner = el.form || el.getRootNode();
+      let byName = groups.get(owner);
+      if (!byName) groups.set(owner, (byName = new Map()));
+      if (!byName.has(el.name)) byName.set(el.name, []);
+      byName.get(el.name).push(el);
+    }
+    const skipped = new Set();
+    for (const byName of groups.values()) {
+      for (const [n, members] of byName) {
+        const scope = members[0].form || document;
+        let checked = null;
+        for (const r of scope.querySelectorAll('input[type=radio i]')) {
+          if (r.name === n && (r.form || r.getRootNode()) === (members[0].form || members[0].getRootNode()) && r.checked) checked = r;
+        }
+        if (checked && !members.includes(checked)) return null;
+        const stop = checked || members[0];
+        for (const m of members) if (m !== stop) skipped.add(m);
+      }
+    }
+    offStops = [...skipped];
+    const kept = skipped.size ? els.filter((el) => !skipped.has(el)) : els;
+    if (!scrollers.length && !skipped.size) return ids;
+    if (kept.length + scrollers.length >= MAX) return null;
+    const stops = kept.concat(scrollers);
     stops.sort((a, b) => (a === b ? 0 : a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
     return stops.map(idOf);
   };
@@ -277,6 +308,7 @@ const INSTALL: &str = r#"(() => {
       if (takeMuts().length) return i;
     }
     pending = null;
+    for (const el of offStops) describe(el, idOf(el), false);
     return ids.length;
   };
   let pending = null, last = 0;
@@ -1034,7 +1066,10 @@ pub(crate) async fn walk_page(
     let fast = tried == Fast::Done;
     let mut complete = true;
     if fast {
-        for &id in &w.order {
+        // With nothing on the page to move focus, Tab from any element goes
+        // on to the next stop and, from the last, out: the stops' and the
+        // other candidates' (radio buttons of a group) alike.
+        for &id in w.order.iter().chain(&candidates) {
             ways.status.insert(id, true);
         }
     } else {
@@ -1239,29 +1274,37 @@ async fn walk_fast(w: &mut Walker<'_>, candidates: &[u32]) -> Result<Fast, Brows
 }
 
 /// The watcher's answer to `qualifies`: the page's tab stops in document
-/// order, which must hold every candidate in its order and stay within
-/// [`MAX_ELEMENTS`] (the script is the page's to tamper with: a list that
-/// is not that is no list).
+/// order, whose candidates (not every one is a stop: a radio group is one)
+/// keep the candidates' order, within [`MAX_ELEMENTS`] (the script is the
+/// page's to tamper with: a list that is not that is no list).
 fn stop_ids(answer: &Value, candidates: &[u32]) -> Option<Vec<u32>> {
     let list = answer.as_array()?;
-    if list.len() > MAX_ELEMENTS || list.len() < candidates.len() {
+    if list.is_empty() || list.len() > MAX_ELEMENTS {
         return None;
     }
     let stops: Vec<u32> = list
         .iter()
         .map(|i| i.as_u64().and_then(|i| u32::try_from(i).ok()))
         .collect::<Option<_>>()?;
-    let mut wanted = candidates.iter().peekable();
+    let place: HashMap<u32, usize> = candidates
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| (c, i))
+        .collect();
+    let mut after = None;
     let mut seen = HashSet::new();
     for &id in &stops {
         if id == 0 || !seen.insert(id) {
             return None;
         }
-        if wanted.peek() == Some(&&id) {
-            wanted.next();
+        if let Some(&i) = place.get(&id) {
+            if after.is_some_and(|a| i <= a) {
+                return None;
+            }
+            after = Some(i);
         }
     }
-    wanted.peek().is_none().then_some(stops)
+    Some(stops)
 }
 
 /// Runs one walk and takes it in; when it ended in a cycle, walks back from

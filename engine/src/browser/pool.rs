@@ -1690,6 +1690,44 @@ mod tests {
         assert!(cheap.complete && full.complete);
         assert!(cheap.elements.iter().all(|e| e.escapes()), "{cheap:?}");
 
+        // A named radio group is one tab stop (its checked button, else its
+        // first); a radio without a name is a stop of its own. The cheap walk
+        // takes the same stops as Tab.
+        let radios = r##"<a href="/a" id=a>A</a>
+<input type=radio name=os id=r1 aria-label=Unix><input type=radio name=os id=r2 aria-label=Windows checked><input type=radio name=os id=r3 aria-label=Mac>
+<a href="/b" id=b>B</a><form><input type=radio name=os id=f1 aria-label=One><input type=radio name=os id=f2 aria-label=Two></form>
+<input type=radio id=lone aria-label=Lone><a href="/c" id=c>C</a>"##;
+        let full = walk(&format!(
+            "{radios}<script>document.addEventListener('keyup', () => {{}});</script>"
+        ))
+        .await;
+        let cheap = walk(radios).await;
+        assert_eq!(
+            labels(&full),
+            [
+                "a#a",
+                "input#r2",
+                "a#b",
+                "input#f1",
+                "input#lone",
+                "a#c",
+                "input#r1",
+                "input#r3",
+                "input#f2"
+            ],
+            "{full:?}"
+        );
+        // The buttons Tab does not stop at were walked from, not reached.
+        assert!(
+            full.elements[6..]
+                .iter()
+                .all(|e| !e.tab_reached && e.escapes()),
+            "{full:?}"
+        );
+        assert_eq!(cheap.presses, 2, "{cheap:?}");
+        assert_eq!(cheap.elements, full.elements);
+        assert!(cheap.complete && full.complete);
+
         let invisible = walk(r##"<style>.x:focus { outline: none }</style><a href="/" id=a class=x>A</a><a href="/b" id=b>B</a>
 <style>#c:focus-visible { outline: none; box-shadow: 0 0 0 3px blue; transition: box-shadow .5s }</style><a href="/c" id=c>C</a>
 <style>.ind.on { background: yellow }</style><span id=i class=ind>*</span><a href="/d" id=d class=x onfocus="i.classList.add('on')" onblur="i.classList.remove('on')">D</a>"##)
