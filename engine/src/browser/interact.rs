@@ -267,14 +267,20 @@ const INSTALL: &str = r#"(() => {
       if (!byName.has(el.name)) byName.set(el.name, []);
       byName.get(el.name).push(el);
     }
+    // The checked button of each group, in one pass over the page's radios
+    // (not one per group).
+    const checkedOf = new Map();
+    if (groups.size) {
+      for (const r of document.querySelectorAll('input[type=radio i]')) {
+        if (!r.checked || !r.name) continue;
+        const byName = groups.get(r.form || r.getRootNode());
+        if (byName && byName.has(r.name)) checkedOf.set(byName.get(r.name), r);
+      }
+    }
     const skipped = new Set();
     for (const byName of groups.values()) {
-      for (const [n, members] of byName) {
-        const scope = members[0].form || document;
-        let checked = null;
-        for (const r of scope.querySelectorAll('input[type=radio i]')) {
-          if (r.name === n && (r.form || r.getRootNode()) === (members[0].form || members[0].getRootNode()) && r.checked) checked = r;
-        }
+      for (const members of byName.values()) {
+        const checked = checkedOf.get(members) || null;
         if (checked && !members.includes(checked)) return null;
         const stop = checked || members[0];
         for (const m of members) if (m !== stop) skipped.add(m);
