@@ -83,6 +83,25 @@ const FIRST_BATCH: usize = 2;
 /// How long a press waits for the page's own handlers once a script was seen
 /// moving focus after a key (ACT's examples use 10 ms timers).
 const SETTLE_MS: u64 = 30;
+/// Longest one call of the cheap walk focuses elements before it hands
+/// back (and is called again where it stopped): well within a call's
+/// timeout on a loaded machine, whatever the page's size.
+const FAST_CHUNK_MS: u64 = 1_000;
+
+/// Tests' own walk budget and cheap-walk call length (milliseconds), in
+/// place of [`WALK_MS`] and [`FAST_CHUNK_MS`]: a walk cut short by time is
+/// otherwise a matter of the machine's speed.
+#[cfg(test)]
+pub(crate) static TEST_LIMITS: std::sync::Mutex<Option<(u64, u64)>> = std::sync::Mutex::new(None);
+
+/// The walk's budget and the cheap walk's call length, milliseconds.
+fn limits() -> (u64, u64) {
+    #[cfg(test)]
+    if let Some(l) = *TEST_LIMITS.lock().unwrap_or_else(|p| p.into_inner()) {
+        return l;
+    }
+    (WALK_MS, FAST_CHUNK_MS)
+}
 /// Longest label kept.
 const MAX_LABEL: usize = 80;
 /// Labels kept for a cycle.
@@ -294,28 +313,35 @@ const INSTALL: &str = r#"(() => {
     stops.sort((a, b) => (a === b ? 0 : a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
     return stops.map(idOf);
   };
-  const fast = (ids, keys) => {
+  // Focuses the stops `ids` from `from` on, for at most `ms` (Chromium's
+  // first focus of a link in a large table alone takes some milliseconds):
+  // answers [where it stopped, 1 when only the time did].
+  const fast = (ids, keys, from, ms) => {
+    const until = performance.now() + ms;
     takeMuts();
-    for (let i = 0; i < ids.length; i++) {
+    for (let i = from; i < ids.length; i++) {
+      if (i > from && performance.now() >= until) return [i, 1];
       const el = byId.get(ids[i]);
-      if (!el) return i;
+      if (!el) return [i, 0];
       if (i > 0) {
         self = true;
-        try { el.focus(); } finally { self = false; }
+        // The walk's pictures and boxes do not need the page scrolled to
+        // each element (focus otherwise scrolls it into view).
+        try { el.focus({ preventScroll: true }); } finally { self = false; }
       }
-      if (document.activeElement !== el || !el.matches(':focus-visible')) return i;
+      if (document.activeElement !== el || !el.matches(':focus-visible')) return [i, 0];
       last = ids[i];
       describe(el, ids[i], true);
       if (keys) {
         const e = new KeyboardEvent('keydown', { key: 'Tab', code: 'Tab', keyCode: 9, which: 9, bubbles: true, cancelable: true, composed: true, view: window });
         el.dispatchEvent(e);
-        if (e.defaultPrevented || document.activeElement !== el) return i;
+        if (e.defaultPrevented || document.activeElement !== el) return [i, 0];
       }
-      if (takeMuts().length) return i;
+      if (takeMuts().length) return [i, 0];
     }
     pending = null;
     for (const el of offStops) describe(el, idOf(el), false);
-    return ids.length;
+    return [ids.length, 0];
   };
   let pending = null, last = 0;
   const log = [];
@@ -465,7 +491,13 @@ const INSTALL: &str = r#"(() => {
     // the page's key-down listeners. Answers how many elements went as Tab
     // would have gone: focus held, `:focus-visible` matched, the key not
     // cancelled, nothing on the page changed.
-    fast(ids, keys) { try { return fast(ids, keys); } catch (e) { return -1; } },
+    fast(ids, keys, from, ms) { try { return fast(ids, keys, from, ms); } catch (e) { return -1; } },
+    // Describes the stops `ids` from `from` on that a cheap walk out of
+    // time did not reach (not as Tab leaves them): listed, not judged.
+    rest(ids, from) {
+      for (let i = from; i < ids.length; i++) { const el = byId.get(ids[i]); if (el) describe(el, ids[i], false); }
+      return 0;
+    },
     focus(id) {
       const el = byId.get(id);
       if (!el) return 0;
@@ -639,6 +671,8 @@ struct Walker<'a> {
     presses: u32,
     max_presses: u32,
     deadline: Instant,
+    /// Longest one call of the cheap walk ([`FAST_CHUNK_MS`]).
+    chunk_ms: u64,
     slow: bool,
     script_moved: bool,
     seen: HashMap<u32, Seen>,
@@ -1028,6 +1062,7 @@ pub(crate) async fn walk_page(
     first_press: &mut Option<Instant>,
 ) -> Result<Interaction, BrowserError> {
     let started = Instant::now();
+    let (walk_ms, chunk_ms) = limits();
     let context = conn
         .isolated_world(session, frame, "sitescan-keys", call_timeout)
         .await?;
@@ -1038,7 +1073,8 @@ pub(crate) async fn walk_page(
         call_timeout,
         presses: 0,
         max_presses: 0,
-        deadline: Instant::now() + Duration::from_millis(WALK_MS),
+        deadline: Instant::now() + Duration::from_millis(walk_ms),
+        chunk_ms,
         slow: false,
         script_moved: false,
         seen: HashMap::new(),
@@ -1069,9 +1105,15 @@ pub(crate) async fn walk_page(
     }
     let mut ways = Ways::default();
     let tried = walk_fast(&mut w, &candidates).await?;
-    let fast = tried == Fast::Done;
-    let mut complete = true;
-    if fast {
+    let fast = matches!(tried, Fast::Done | Fast::OutOfTime);
+    let mut complete = tried != Fast::OutOfTime;
+    if tried == Fast::OutOfTime {
+        // Each stop reached leaves for the next, as on a finished cheap
+        // walk; the rest are not judged.
+        for &id in &w.order {
+            ways.status.insert(id, true);
+        }
+    } else if fast {
         // With nothing on the page to move focus, Tab from any element goes
         // on to the next stop and, from the last, out: the stops' and the
         // other candidates' (radio buttons of a group) alike.
@@ -1208,6 +1250,42 @@ enum Fast {
     GaveUp,
     /// Every element was judged.
     Done,
+    /// The walk's time ran out on the way: the stops in the walker's order
+    /// were judged, the others were not.
+    OutOfTime,
+}
+
+/// Where one call of the cheap walk's `fast` got to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Progress {
+    /// Through every stop.
+    Done,
+    /// Stopped for time at this stop, past where the call began.
+    Paused(usize),
+    /// Focus or the page did something else than expected (or the answer
+    /// is not one `fast` gives).
+    Failed,
+}
+
+/// Reads `fast`'s answer (`[stop reached, 1 when paused for time]`) for a
+/// call that began at `from` of `len` stops. The script is the page's to
+/// tamper with: a pause that does not move forward is a failure, so the
+/// calls always end.
+fn fast_progress(went: &Value, from: usize, len: usize) -> Progress {
+    let Some([at, paused]) = went.as_array().and_then(|a| match a.as_slice() {
+        [at, paused] => Some([at.as_u64(), paused.as_u64()]),
+        _ => None,
+    }) else {
+        return Progress::Failed;
+    };
+    let (Some(at), Some(paused)) = (at.and_then(|a| usize::try_from(a).ok()), paused) else {
+        return Progress::Failed;
+    };
+    match paused {
+        0 if at == len => Progress::Done,
+        1 if at > from && at < len => Progress::Paused(at),
+        _ => Progress::Failed,
+    }
 }
 
 /// The cheap walk, for a page whose scripts cannot have a say in where Tab
@@ -1251,11 +1329,30 @@ async fn walk_fast(w: &mut Walker<'_>, candidates: &[u32]) -> Result<Fast, Brows
         return Ok(Fast::GaveUp);
     }
     let keys = flags & PROBE_KEYDOWN != 0;
-    let went = w
-        .eval(&format!("globalThis.__k.fast({ids}, {keys})"), false)
-        .await?;
-    if went.as_u64() != Some(stops.len() as u64) {
-        return Ok(Fast::GaveUp);
+    let mut from = 0;
+    loop {
+        let went = w
+            .eval(
+                &format!("globalThis.__k.fast({ids}, {keys}, {from}, {})", w.chunk_ms),
+                false,
+            )
+            .await?;
+        match fast_progress(&went, from, stops.len()) {
+            Progress::Done => break,
+            Progress::Paused(at) if Instant::now() < w.deadline => from = at,
+            // The walk's time ran out: the stops before `at` were judged.
+            Progress::Paused(at) => {
+                w.eval(&format!("globalThis.__k.rest({ids}, {at})"), false)
+                    .await?;
+                let _ = w.take().await?;
+                if w.script_moved {
+                    return Ok(Fast::GaveUp);
+                }
+                w.order = stops[..at].to_vec();
+                return Ok(Fast::OutOfTime);
+            }
+            Progress::Failed => return Ok(Fast::GaveUp),
+        }
     }
     if keys {
         // A listener's timer that moves focus shows up here (as it would
@@ -1639,6 +1736,30 @@ async fn press_exit(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cheap_walks_calls_must_move_forward_to_go_on() {
+        use serde_json::json;
+        assert_eq!(fast_progress(&json!([5, 0]), 0, 5), Progress::Done);
+        assert_eq!(fast_progress(&json!([3, 1]), 0, 5), Progress::Paused(3));
+        assert_eq!(fast_progress(&json!([3, 1]), 2, 5), Progress::Paused(3));
+        // Stopped on an element (focus went elsewhere, the page changed).
+        assert_eq!(fast_progress(&json!([3, 0]), 0, 5), Progress::Failed);
+        // A pause that does not move forward, or goes past the end, or an
+        // answer the script does not give: the page tampered with it.
+        for bad in [
+            json!([2, 1]),
+            json!([1, 1]),
+            json!([5, 1]),
+            json!([9, 0]),
+            json!(-1),
+            json!([3]),
+            json!(["3", 1]),
+            json!([3, 2]),
+        ] {
+            assert_eq!(fast_progress(&bad, 2, 5), Progress::Failed, "{bad}");
+        }
+    }
 
     #[test]
     fn walks_end_outside_in_a_cycle_or_at_a_known_element() {

@@ -1661,6 +1661,45 @@ mod tests {
             ]
         );
 
+        // The cheap walk goes in bounded calls, on from where each stopped:
+        // one element a call gives the same walk as one call for all.
+        let limits = |l: Option<(u64, u64)>| {
+            *super::super::interact::TEST_LIMITS
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()) = l;
+        };
+        limits(Some((60_000, 0)));
+        let chunked = walk(&body).await;
+        limits(None);
+        assert_eq!(chunked.presses, 2, "{chunked:?}");
+        assert_eq!(chunked.elements, full.elements);
+        assert!(chunked.complete);
+        // Out of time after its first call (one element): that element is
+        // judged, the other 20 are listed as not judged, and the walk is
+        // incomplete (the rule then says so once for the page).
+        limits(Some((0, 0)));
+        let cut = walk(&body).await;
+        limits(None);
+        assert!(!cut.complete, "{cut:?}");
+        assert_eq!(cut.presses, 1, "{cut:?}");
+        assert_eq!(
+            cut.elements
+                .iter()
+                .map(|e| e.label.as_str())
+                .collect::<Vec<_>>(),
+            full.elements
+                .iter()
+                .map(|e| e.label.as_str())
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(cut.elements[0], full.elements[0]);
+        assert!(
+            cut.elements[1..]
+                .iter()
+                .all(|e| e.leaves_page.is_none() && !e.tab_reached && e.focus_style.is_none()),
+            "{cut:?}"
+        );
+
         // Scroll containers with nothing focusable inside are tab stops of
         // their own (a code block wider than its column); an outer one
         // holding another is not, nor one holding a link. The cheap walk

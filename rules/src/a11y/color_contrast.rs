@@ -82,7 +82,7 @@ in the finding's `data.reason`, when:
 | `background-image` | the text sits on a background image |
 | `gradient` | a gradient behind it passes at some stops and fails at others |
 | `positioned` | the text is positioned out of flow over content only layout knows |
-| `positioned-sibling` | an out-of-flow sibling that paints (an image, a box with a background) may lie behind or over the text |
+| `positioned-sibling` | an out-of-flow sibling that paints (an image, a box with a background) may lie behind or over the text. In render mode a sibling counts only when its boxes or its elements' boxes come within 2 CSS px of the text's box, or it may paint beyond them (`box-shadow`, `outline`, `filter`, `position: fixed`): a sidebar beside the text is no longer a reason |
 | `blend-mode-or-filter` | `mix-blend-mode` or `filter` changes the colors painted |
 | `text-shadow` | a shadow changes the backdrop of thin text |
 | `mixed-backdrop` | render mode: the measured backdrop gives enough contrast under part of the text only |
@@ -410,10 +410,12 @@ fn positioned_painter(cx: &PageContext<'_>, s: ElementRef<'_>) -> bool {
         && paints(cx, s)
 }
 
-/// Whether a sibling of `e` is positioned out of flow and paints: it may sit
-/// behind the text (a hero image under a heading) or over it, which only
-/// layout knows.
-fn positioned_sibling(cx: &PageContext<'_>, e: ElementRef<'_>) -> bool {
+/// Whether a sibling of `e` (the text element `text` or one of its
+/// ancestors) is positioned out of flow and paints: it may sit behind the
+/// text (a hero image under a heading) or over it, which only layout knows.
+/// In render mode layout is known: a sibling that provably paints clear of
+/// the text's box ([`paints_clear_of`]) does not count.
+fn positioned_sibling(cx: &PageContext<'_>, e: ElementRef<'_>, text: ElementRef<'_>) -> bool {
     let Some(parent) = e.parent() else {
         return false;
     };
@@ -431,7 +433,74 @@ fn positioned_sibling(cx: &PageContext<'_>, e: ElementRef<'_>) -> bool {
     parent
         .children()
         .filter_map(ElementRef::wrap)
-        .any(|s| s.id() != e.id() && positioned_painter(cx, s))
+        .any(|s| s.id() != e.id() && positioned_painter(cx, s) && !paints_clear_of(cx, s, text))
+}
+
+/// Most elements of a positioned box looked at by [`paints_clear_of`]; a
+/// larger box is taken to paint anywhere.
+const MAX_CLEAR_WALK: usize = 2_000;
+
+/// How far (CSS pixels) a painted box must stay from the text's box:
+/// glyphs and borders may spill a pixel or two past the boxes layout
+/// reports.
+const CLEAR_MARGIN: f32 = 2.0;
+
+/// Render mode: whether the positioned box `s` paints nowhere over or under
+/// the box of `text`. The browser gave every element of `s` (at most
+/// [`MAX_CLEAR_WALK`]) a layout box or none at all, and every box misses the
+/// text's by [`CLEAR_MARGIN`]. What can paint beyond an element's box keeps
+/// the answer unknown: a shadow, an outline, a filter, and `fixed`
+/// positioning, which moves the box over other text as the page scrolls.
+/// A static read (no layout) never answers yes.
+fn paints_clear_of(cx: &PageContext<'_>, s: ElementRef<'_>, text: ElementRef<'_>) -> bool {
+    let Some(area) = cx.rendered(text.id()).and_then(|f| f.bounds) else {
+        return false;
+    };
+    let (left, top) = (area.x - CLEAR_MARGIN, area.y - CLEAR_MARGIN);
+    let (right, bottom) = (
+        area.x + area.width + CLEAR_MARGIN,
+        area.y + area.height + CLEAR_MARGIN,
+    );
+    let mut seen = 0;
+    for d in s.descendants().filter_map(ElementRef::wrap) {
+        seen += 1;
+        if seen > MAX_CLEAR_WALK {
+            return false;
+        }
+        let Some(facts) = cx.rendered(d.id()) else {
+            // Added by a script after the snapshot: its box is not known.
+            return false;
+        };
+        let style = cx.style(d);
+        // Declared values: the shorthand `outline` is kept as written.
+        let declared = |name: &str| {
+            style
+                .get(name)
+                .map(str::trim)
+                .is_some_and(|v| !matches!(v, "none" | "hidden" | "0" | "0px"))
+        };
+        if declared("box-shadow")
+            || declared("filter")
+            || declared("outline")
+            || declared("outline-style")
+            || style.get("position") == Some("fixed")
+        {
+            return false;
+        }
+        let Some(b) = facts.bounds else {
+            // No layout box (not rendered, `display: contents`): paints
+            // nothing itself; its children answer for themselves.
+            continue;
+        };
+        let misses = b.x + b.width <= left
+            || b.x >= right
+            || b.y + b.height <= top
+            || b.y >= bottom;
+        if !misses {
+            return false;
+        }
+    }
+    true
 }
 
 /// Whether opaque text `fg` has `expected` contrast with both black and
@@ -511,7 +580,7 @@ fn composite(
         if style.is_positioned() && !opaque_below {
             return Err(Unknown::POSITIONED);
         }
-        if !opaque_below && positioned_sibling(cx, e) {
+        if !opaque_below && positioned_sibling(cx, e, el) {
             return Err(Unknown::OVERLAP);
         }
         if layers.len() > 64 {
@@ -958,6 +1027,98 @@ mod tests {
     /// The findings of `color-contrast` on `page`.
     fn contrast(page: &Page) -> crate::PageAnalysis {
         analyze(page, &[&ColorContrast])
+    }
+
+    /// Render mode: a positioned sidebar beside the text (the Apache
+    /// manual's quick view) is judged by its boxes. Paragraphs with a link
+    /// get no blended colour from the browser and, past the backdrop cap,
+    /// fall to the cascade: the ones the sidebar's boxes miss are judged
+    /// over the canvas, the ones it reaches stay "cannot tell".
+    #[test]
+    fn a_positioned_sibling_clear_of_the_text_by_its_boxes_does_not_hide_the_backdrop() {
+        use crate::rendered::{ElementFacts, RenderedFacts, Rect};
+        use crate::Outcome;
+        use std::sync::Arc;
+
+        // Stamps in document order: html 0, head 1, body 2, #page 3, #side 4,
+        // #item 5, #sec 6, #near 7, its link 8, #far 9, its link 10.
+        let page = |side_style: &str, item: Option<Rect>, near: Rect, stamped_item: bool| {
+            let item_stamp = if stamped_item { " data-sitescan-node=5" } else { "" };
+            let body = format!(
+                "<html data-sitescan-node=0><head data-sitescan-node=1></head><body data-sitescan-node=2>\
+                 <div id=page data-sitescan-node=3>\
+                 <div id=side data-sitescan-node=4 style='position:absolute;background:#f0f0f0;{side_style}'>\
+                 <span id=item{item_stamp}>Quick view</span></div>\
+                 <div id=sec data-sitescan-node=6>\
+                 <p id=near data-sitescan-node=7 style='color:#aaa'>Near <a data-sitescan-node=8 href=/a>a</a></p>\
+                 <p id=far data-sitescan-node=9 style='color:#aaa'>Far <a data-sitescan-node=10 href=/b>b</a></p>\
+                 </div></div></body></html>"
+            );
+            let mut page = Page::from_html("https://example.com/", &body);
+            let boxed = |r: Option<Rect>| {
+                Some(ElementFacts {
+                    display: "block".into(),
+                    visibility: "visible".into(),
+                    opacity: 1.0,
+                    bounds: r,
+                    ..ElementFacts::default()
+                })
+            };
+            let r = |x: f32, y: f32, width: f32, height: f32| Some(Rect { x, y, width, height });
+            page.rendered = Some(Arc::new(RenderedFacts {
+                elements: vec![
+                    boxed(r(0.0, 0.0, 1280.0, 900.0)),
+                    boxed(None),
+                    boxed(r(0.0, 0.0, 1280.0, 900.0)),
+                    boxed(r(0.0, 0.0, 1280.0, 900.0)),
+                    boxed(r(1000.0, 100.0, 200.0, 300.0)),
+                    boxed(item),
+                    boxed(r(0.0, 0.0, 900.0, 900.0)),
+                    boxed(Some(near)),
+                    boxed(None),
+                    boxed(r(0.0, 500.0, 900.0, 20.0)),
+                    boxed(None),
+                ],
+                ..RenderedFacts::default()
+            }));
+            let a = analyze(&page, &[&ColorContrast]);
+            let mut got: Vec<(String, Outcome)> = a
+                .findings
+                .iter()
+                .map(|f| (f.selector.clone(), f.outcome))
+                .collect();
+            got.sort_by(|a, b| a.0.cmp(&b.0));
+            got
+        };
+        let inside = Some(Rect { x: 1010.0, y: 110.0, width: 100.0, height: 20.0 });
+        let beside = Rect { x: 0.0, y: 150.0, width: 900.0, height: 20.0 };
+        let under = Rect { x: 0.0, y: 150.0, width: 1100.0, height: 20.0 };
+        let near_tells = |near: Outcome, far: Outcome| {
+            vec![("#far".to_string(), far), ("#near".to_string(), near)]
+        };
+        use Outcome::{CantTell, Failed};
+        // Both clear of the sidebar: both judged over the canvas (#aaa on
+        // white fails).
+        assert_eq!(page("", inside, beside, true), near_tells(Failed, Failed));
+        // The sidebar reaches under #near only.
+        assert_eq!(page("", inside, under, true), near_tells(CantTell, Failed));
+        // The sidebar's item spills over #far: the item's box counts too.
+        let spill = Some(Rect { x: 500.0, y: 490.0, width: 600.0, height: 40.0 });
+        assert_eq!(page("", spill, beside, true), near_tells(Failed, CantTell));
+        // A gap of one pixel is within the margin for spilled glyphs.
+        let touching = Rect { x: 0.0, y: 401.0, width: 1100.0, height: 20.0 };
+        assert_eq!(page("", inside, touching, true), near_tells(CantTell, Failed));
+        let below = Rect { x: 0.0, y: 403.0, width: 1100.0, height: 20.0 };
+        assert_eq!(page("", inside, below, true), near_tells(Failed, Failed));
+        // What may paint beyond the boxes keeps the answer unknown.
+        for style in ["box-shadow:0 0 40px #000", "outline:3px solid red", "filter:drop-shadow(0 0 9px #000)", "position:fixed"] {
+            // (A filter also makes the sidebar's own text "cannot tell".)
+            let mut got = page(style, inside, beside, true);
+            got.retain(|(s, _)| s != "#item");
+            assert_eq!(got, near_tells(CantTell, CantTell), "{style}");
+        }
+        // An element of the sidebar the snapshot did not see (a script added it).
+        assert_eq!(page("", inside, beside, false), near_tells(CantTell, CantTell));
     }
 
     #[test]

@@ -69,8 +69,10 @@ A static scan does not run this rule's check: it reports nothing for it,
 neither a failure nor a pass. The walk is bounded (presses and time per page,
 at most three traps tried with other keys). A walk cut short is one finding
 for review on the page (`data.reason: "walk-incomplete"`), with how many
-elements it did not judge (`data.unjudged`) and the first of them
-(`data.labels`); an element a finished walk could not keep focus on, to
+elements it did not judge (`data.unjudged`), the first of them
+(`data.labels`) and the Tab keys it pressed (`data.presses`; the cheap walk of
+a page no script moves focus on presses one and focuses the rest itself); an
+element a finished walk could not keep focus on, to
 press keys from it, is for review on its own, and a
 modal-dialog trap it had no time to press Escape in is for review
 (`"modal-dialog"`, cannot tell).
@@ -211,11 +213,11 @@ impl Rule for KeyboardTrap {
                 )
             };
             cx.cant_tell_page(format!(
-                "The keyboard walk stopped after {} key presses, before it could tell for every element in the tab order whether focus can leave it.{named}",
-                walk.presses
+                "The keyboard walk reached its bounds (key presses or time) before it could tell for every element in the tab order whether focus can leave it.{named}"
             ))
             .with_data(serde_json::json!({
                 "reason": "walk-incomplete",
+                "presses": walk.presses,
                 "unjudged": n,
                 "labels": unjudged.iter().take(UNJUDGED_LABELS).collect::<Vec<_>>(),
             }));
@@ -437,7 +439,7 @@ mod tests {
             vec![(
                 Outcome::CantTell,
                 String::new(),
-                "The keyboard walk stopped after 400 key presses, before it could tell for every element in the tab order whether focus can leave it. 1 element in the tab order was not judged: a#home.".to_string()
+                "The keyboard walk reached its bounds (key presses or time) before it could tell for every element in the tab order whether focus can leave it. 1 element in the tab order was not judged: a#home.".to_string()
             )]
         );
     }

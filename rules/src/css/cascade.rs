@@ -95,6 +95,8 @@ const KEPT: &[&str] = &[
     "border-bottom-style",
     "border-bottom-width",
     "outline",
+    "outline-style",
+    "box-shadow",
     "filter",
     "mix-blend-mode",
     "line-height",
