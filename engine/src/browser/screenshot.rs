@@ -32,7 +32,7 @@ use bytes::Bytes;
 use serde_json::Value;
 use sitescan_rules::{Finding, Outcome, Scope};
 
-use super::cdp::{Wait, World};
+use super::cdp::{Connection, Wait, World};
 use super::picture::{capture, decode, Format, Shot};
 use super::pool::HeldTab;
 use super::BrowserError;
@@ -160,18 +160,21 @@ pub async fn shoot(
         held.release().await;
         return None;
     }
-    let thumbnail = match tokio::time::timeout(TIME_BUDGET, shoot_in(&held, findings, budget)).await
+    // What is taken before a failure or the time limit stays: the
+    // thumbnail, then each element's picture, linked to its findings as
+    // soon as it is kept (a picture counted in the scan's caps is never one
+    // no finding names).
+    let mut thumbnail = None;
+    match tokio::time::timeout(
+        TIME_BUDGET,
+        shoot_in(&held, findings, budget, &mut thumbnail),
+    )
+    .await
     {
-        Ok(Ok(thumb)) => thumb,
-        Ok(Err(e)) => {
-            tracing::debug!(error = %e, "the page's pictures were not taken");
-            None
-        }
-        Err(_) => {
-            tracing::debug!("the page's pictures took too long; left out");
-            None
-        }
-    };
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => tracing::debug!(error = %e, "the page's pictures were not all taken"),
+        Err(_) => tracing::debug!("the page's pictures took too long; the rest left out"),
+    }
     held.release().await;
     thumbnail
 }
@@ -197,20 +200,24 @@ fn boxes_script(selectors: &[&str]) -> String {
     )
 }
 
+/// Takes the page's thumbnail (into `thumbnail`) and then its elements'
+/// pictures, naming each in its findings once kept.
 async fn shoot_in(
     held: &HeldTab,
     findings: &mut [Finding],
     budget: &ShotBudget,
-) -> Result<Option<String>, BrowserError> {
+    thumbnail: &mut Option<String>,
+) -> Result<(), BrowserError> {
     let Some((conn, session, frame)) = held.session() else {
-        return Ok(None);
+        return Ok(());
     };
     let t = held.call_timeout();
     // The distinct elements, in the findings' order.
-    let mut selectors: Vec<&str> = Vec::new();
+    let mut selectors: Vec<String> = Vec::new();
+    let mut listed = std::collections::HashSet::new();
     for f in findings.iter().filter(|f| pictured(f)) {
-        if !selectors.contains(&f.selector.as_str()) {
-            selectors.push(&f.selector);
+        if listed.insert(f.selector.as_str()) {
+            selectors.push(f.selector.clone());
         }
     }
     if selectors.len() > MAX_SHOTS_PER_PAGE {
@@ -225,7 +232,7 @@ async fn shoot_in(
         .evaluate(
             session,
             World::Isolated(context),
-            &boxes_script(&selectors),
+            &boxes_script(&selectors.iter().map(String::as_str).collect::<Vec<_>>()),
             Wait::Value,
             t,
         )
@@ -254,7 +261,8 @@ async fn shoot_in(
         })
         .unwrap_or_default();
 
-    let mut ids: Vec<(String, String)> = Vec::new();
+    *thumbnail = shoot_thumbnail(conn, session, view, budget, t).await?;
+
     for (selector, bx) in selectors.iter().zip(boxes) {
         let Some(plan) = bx.and_then(|b| Plan::new(b, doc)) else {
             // Not shown (no box, or outside the document): nothing to picture.
@@ -279,16 +287,26 @@ async fn shoot_in(
             continue;
         };
         if let Some(id) = budget.admit("shot", "image/png", png) {
-            ids.push((selector.to_string(), id));
+            for f in findings
+                .iter_mut()
+                .filter(|f| pictured(f) && f.selector == *selector)
+            {
+                f.screenshot = Some(id.clone());
+            }
         }
     }
-    for f in findings.iter_mut().filter(|f| pictured(f)) {
-        f.screenshot = ids
-            .iter()
-            .find(|(s, _)| *s == f.selector)
-            .map(|(_, id)| id.clone());
-    }
+    Ok(())
+}
 
+/// The page's first screen (`view`: the viewport's size), scaled down to a
+/// thumbnail, when the scan's caps allow one.
+async fn shoot_thumbnail(
+    conn: &Connection,
+    session: &str,
+    view: (f64, f64),
+    budget: &ShotBudget,
+    t: Duration,
+) -> Result<Option<String>, BrowserError> {
     if view.0 < 1.0 || view.1 < 1.0 {
         return Ok(None);
     }
