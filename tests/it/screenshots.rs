@@ -282,6 +282,79 @@ async fn the_cap_leaves_the_second_element_without_a_picture_and_says_so() {
     assert!(report.notes.iter().all(|n| !n.starts_with("screenshots:")));
 }
 
+/// A page 20,000 pixels tall whose images without a text alternative take
+/// their colour from how far the page is scrolled (a scroll-driven
+/// animation, red at the top to blue at the bottom). `#mid` lies half way
+/// down; `#under` lies under a fixed band across the middle of the viewport
+/// wherever the page is scrolled to put it there.
+const FAR_PAGE: &str = r##"<!doctype html>
+<html lang="en"><head><title>Far down</title>
+<style>
+html, body { margin: 0; background: #fff }
+@keyframes tint { from { background-color: rgb(255, 0, 0) } to { background-color: rgb(0, 0, 255) } }
+img { position: absolute; display: block; width: 100px; height: 50px; animation: tint linear both; animation-timeline: scroll(root) }
+#band { position: fixed; left: 500px; width: 300px; top: calc(50% - 40px); height: 80px; background: rgb(0, 128, 0) }
+</style></head>
+<body><h1 style="margin: 0; font-size: 16px">Far down</h1>
+<div style="height: 20000px"></div>
+<img id="mid" src="/clear.svg" style="left: 200px; top: 10000px">
+<img id="under" src="/clear.svg" style="left: 550px; top: 15000px">
+<div id="band"></div>
+</body></html>"##;
+
+/// An element far down a long page is pictured as a visitor scrolled to it
+/// sees it, in the viewport (not in a picture of the whole document, which
+/// shows the page as it is at its top); where something fixed would lie
+/// over it in the viewport, it is pictured in the document as before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_element_far_down_is_pictured_where_a_visitor_scrolls_to_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("index.html"), FAR_PAGE).unwrap();
+    std::fs::write(
+        dir.path().join("clear.svg"),
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"></svg>"#,
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("robots.txt"), "User-agent: *\nAllow: /\n").unwrap();
+    let server = FixtureServer::start(dir.path()).await.unwrap();
+    let report = scan(&server.url(), ScreenshotOptions::default()).await;
+    let picture = |sel: &str| {
+        let id = report
+            .findings
+            .iter()
+            .find(|f| f.selector == sel)
+            .and_then(|f| f.screenshot.clone())
+            .unwrap_or_else(|| panic!("{sel} has no picture: {:?}", report.findings));
+        Image::decode(&report.screenshots.get(&id).unwrap().bytes)
+    };
+    let m = MARGIN as u32;
+
+    // Half way down: scrolled to about half of the animation, purple.
+    let mid = picture("#mid");
+    assert_eq!((mid.width, mid.height), (100 + 2 * m, 50 + 2 * m));
+    assert_eq!(mid.rgb(m - 1, m + 25), HIGHLIGHT);
+    let [r, g, b] = mid.rgb(m + 50, m + 25);
+    assert!(
+        (90..=165).contains(&r) && g == 0 && (90..=165).contains(&b),
+        "#mid is painted as scrolled half way: {:?}",
+        [r, g, b]
+    );
+
+    // The band would cover it in the viewport: the document's picture, with
+    // the page at its top (red), and no band in it.
+    let under = picture("#under");
+    assert_eq!(
+        under.rgb(m + 50, m + 25),
+        [255, 0, 0],
+        "#under at the top's colour"
+    );
+    for y in 0..under.height {
+        for x in 0..under.width {
+            assert_ne!(under.rgb(x, y), [0, 128, 0], "the band at ({x}, {y})");
+        }
+    }
+}
+
 /// A service on `store` whose one worker renders.
 struct Svc {
     base: String,

@@ -88,19 +88,43 @@ const SETTLE_MS: u64 = 30;
 /// timeout on a loaded machine, whatever the page's size.
 const FAST_CHUNK_MS: u64 = 1_000;
 
-/// Tests' own walk budget and cheap-walk call length (milliseconds), in
-/// place of [`WALK_MS`] and [`FAST_CHUNK_MS`]: a walk cut short by time is
-/// otherwise a matter of the machine's speed.
+/// Tests' own walk budget (the cheap walk's too) and cheap-walk call
+/// length, milliseconds, in place of [`Limits::of`]'s: a walk cut short by
+/// time is otherwise a matter of the machine's speed.
 #[cfg(test)]
 pub(crate) static TEST_LIMITS: std::sync::Mutex<Option<(u64, u64)>> = std::sync::Mutex::new(None);
 
-/// The walk's budget and the cheap walk's call length, milliseconds.
-fn limits() -> (u64, u64) {
-    #[cfg(test)]
-    if let Some(l) = *TEST_LIMITS.lock().unwrap_or_else(|p| p.into_inner()) {
-        return l;
+/// The walk's time limits.
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    /// The key-by-key walks' budget ([`WALK_MS`]).
+    walk: Duration,
+    /// The cheap walk's: [`WALK_MS`] and one call's timeout, as long as the
+    /// cheap walk could take when it was one call, so that a loaded machine
+    /// does not leave a page unjudged that it judged before.
+    cheap: Duration,
+    /// Longest one call of the cheap walk ([`FAST_CHUNK_MS`]).
+    chunk_ms: u64,
+}
+
+impl Limits {
+    fn of(call_timeout: Duration) -> Limits {
+        #[cfg(test)]
+        if let Some((walk, chunk_ms)) = *TEST_LIMITS.lock().unwrap_or_else(|p| p.into_inner()) {
+            let walk = Duration::from_millis(walk);
+            return Limits {
+                walk,
+                cheap: walk,
+                chunk_ms,
+            };
+        }
+        let walk = Duration::from_millis(WALK_MS);
+        Limits {
+            walk,
+            cheap: walk + call_timeout,
+            chunk_ms: FAST_CHUNK_MS,
+        }
     }
-    (WALK_MS, FAST_CHUNK_MS)
 }
 /// Longest label kept.
 const MAX_LABEL: usize = 80;
@@ -671,6 +695,8 @@ struct Walker<'a> {
     presses: u32,
     max_presses: u32,
     deadline: Instant,
+    /// When the cheap walk stops going on ([`Limits::cheap`]).
+    cheap_deadline: Instant,
     /// Longest one call of the cheap walk ([`FAST_CHUNK_MS`]).
     chunk_ms: u64,
     slow: bool,
@@ -1062,7 +1088,7 @@ pub(crate) async fn walk_page(
     first_press: &mut Option<Instant>,
 ) -> Result<Interaction, BrowserError> {
     let started = Instant::now();
-    let (walk_ms, chunk_ms) = limits();
+    let limits = Limits::of(call_timeout);
     let context = conn
         .isolated_world(session, frame, "sitescan-keys", call_timeout)
         .await?;
@@ -1073,8 +1099,9 @@ pub(crate) async fn walk_page(
         call_timeout,
         presses: 0,
         max_presses: 0,
-        deadline: Instant::now() + Duration::from_millis(walk_ms),
-        chunk_ms,
+        deadline: Instant::now() + limits.walk,
+        cheap_deadline: Instant::now() + limits.cheap,
+        chunk_ms: limits.chunk_ms,
         slow: false,
         script_moved: false,
         seen: HashMap::new(),
@@ -1339,7 +1366,7 @@ async fn walk_fast(w: &mut Walker<'_>, candidates: &[u32]) -> Result<Fast, Brows
             .await?;
         match fast_progress(&went, from, stops.len()) {
             Progress::Done => break,
-            Progress::Paused(at) if Instant::now() < w.deadline => from = at,
+            Progress::Paused(at) if Instant::now() < w.cheap_deadline => from = at,
             // The walk's time ran out: the stops before `at` were judged.
             Progress::Paused(at) => {
                 w.eval(&format!("globalThis.__k.rest({ids}, {at})"), false)

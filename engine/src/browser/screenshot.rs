@@ -59,6 +59,9 @@ pub const THUMBNAIL_QUALITY: u8 = 60;
 /// Longest time one page's pictures may take; what is not taken by then is
 /// left out.
 pub const TIME_BUDGET: Duration = Duration::from_secs(20);
+/// No element's picture is started after this long on one page, so that
+/// the thumbnail, taken last, still has time.
+const ELEMENTS_TIME: Duration = Duration::from_secs(15);
 /// Most bytes a decoded element picture may take (RGBA of the largest clip,
 /// at a device scale up to 2).
 const MAX_DECODED_BYTES: usize = (MAX_CLIP_WIDTH as usize * 2) * (MAX_CLIP_HEIGHT as usize * 2) * 4;
@@ -160,10 +163,9 @@ pub async fn shoot(
         held.release().await;
         return None;
     }
-    // What is taken before a failure or the time limit stays: the
-    // thumbnail, then each element's picture, linked to its findings as
-    // soon as it is kept (a picture counted in the scan's caps is never one
-    // no finding names).
+    // What is taken before a failure or the time limit stays: each
+    // element's picture is linked to its findings as soon as it is kept (a
+    // picture counted in the scan's caps is never one no finding names).
     let mut thumbnail = None;
     match tokio::time::timeout(
         TIME_BUDGET,
@@ -185,8 +187,8 @@ fn pictured(f: &Finding) -> bool {
 }
 
 /// Looks up each selector's box (document coordinates) and the document's
-/// and viewport's sizes. Answers `{boxes: [[x, y, w, h] | null], doc: [w,
-/// h], view: [w, h]}`.
+/// and viewport's sizes and the page's scroll. Answers `{boxes: [[x, y, w,
+/// h] | null], doc: [w, h], view: [w, h], at: [x, y]}`.
 fn boxes_script(selectors: &[&str]) -> String {
     // A JSON array is a JavaScript array literal.
     let list = serde_json::to_string(selectors).unwrap_or_else(|_| "[]".into());
@@ -196,12 +198,12 @@ fn boxes_script(selectors: &[&str]) -> String {
          const r = e.getBoundingClientRect(); return [r.left + sx, r.top + sy, r.width, r.height]; }} catch (x) {{ return null; }} }}); \
          const d = document.documentElement; \
          return {{ boxes, doc: [Math.max(d.scrollWidth, d.clientWidth), Math.max(d.scrollHeight, d.clientHeight)], \
-         view: [window.innerWidth, window.innerHeight] }}; }})()"
+         view: [window.innerWidth, window.innerHeight], at: [sx, sy] }}; }})()"
     )
 }
 
-/// Takes the page's thumbnail (into `thumbnail`) and then its elements'
-/// pictures, naming each in its findings once kept.
+/// Takes the page's elements' pictures, naming each in its findings once
+/// kept, and then its thumbnail (into `thumbnail`).
 async fn shoot_in(
     held: &HeldTab,
     findings: &mut [Finding],
@@ -246,6 +248,8 @@ async fn shoot_in(
         Some((a.first()?.as_f64()?, a.get(1)?.as_f64()?))
     };
     let doc = pair(facts.get("doc")).unwrap_or((0.0, 0.0));
+    let home = pair(facts.get("at")).unwrap_or((0.0, 0.0));
+    let mut scrolled = false;
     let view = pair(facts.get("view")).unwrap_or((0.0, 0.0));
     let boxes: Vec<Option<[f64; 4]>> = facts
         .get("boxes")
@@ -261,27 +265,46 @@ async fn shoot_in(
         })
         .unwrap_or_default();
 
-    *thumbnail = shoot_thumbnail(conn, session, view, budget, t).await?;
-
+    let started = tokio::time::Instant::now();
     for (selector, bx) in selectors.iter().zip(boxes) {
-        let Some(plan) = bx.and_then(|b| Plan::new(b, doc)) else {
+        let Some((b, plan)) = bx.and_then(|b| Some((b, Plan::new(b, doc)?))) else {
             // Not shown (no box, or outside the document): nothing to picture.
             continue;
         };
-        if budget.full() {
+        if budget.full() || started.elapsed() >= ELEMENTS_TIME {
             budget.miss(1);
             continue;
         }
-        let png = capture(
-            conn,
-            session,
-            plan.clip,
-            Format::Png,
-            1.0,
-            Shot::Document,
-            t,
-        )
-        .await?;
+        // In the viewport where it fits, scrolled to as a visitor would:
+        // a picture of the document makes Chromium paint all of it (a
+        // second and more on a long page), and shows what the page draws
+        // only where it is scrolled to (scroll-linked styles) as it is at
+        // the top.
+        let mut shot = Shot::Document;
+        if plan.clip[2] <= view.0 && plan.clip[3] <= view.1 {
+            let placed = conn
+                .evaluate(
+                    session,
+                    World::Isolated(context),
+                    &place_script(selector, b, plan.clip, home),
+                    Wait::Value,
+                    t,
+                )
+                .await;
+            match placed {
+                Ok(v) => {
+                    let moved = pair(Some(&v)).is_some_and(|at| at != home);
+                    scrolled |= moved;
+                    if v.get(2).and_then(Value::as_u64) == Some(1) {
+                        shot = Shot::Viewport;
+                    }
+                }
+                Err(BrowserError::Script(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        tracing::trace!(selector, ?shot, "element picture");
+        let png = capture(conn, session, plan.clip, Format::Png, 1.0, shot, t).await?;
         let Some(png) = highlight(&png, &plan) else {
             tracing::debug!(selector, "an element's picture could not be decoded");
             continue;
@@ -295,7 +318,58 @@ async fn shoot_in(
             }
         }
     }
+    *thumbnail = shoot_thumbnail(conn, session, view, budget, t).await?;
+    if scrolled {
+        // As it was judged, for whatever runs in the tab next.
+        let back = format!(
+            "window.scrollTo({{ left: {}, top: {}, behavior: 'instant' }})",
+            home.0, home.1
+        );
+        conn.evaluate(session, World::Isolated(context), &back, Wait::Value, t)
+            .await?;
+    }
     Ok(())
+}
+
+/// Scrolls the page so that `clip` (document coordinates, no larger than
+/// the viewport) lies in the viewport, in its middle where it was not in
+/// view, for the picture of the element `selector` whose box was `b`; and
+/// tells whether the picture can be taken there: the element's box is where
+/// it was in the document, the clip is in the viewport, and at the middle
+/// and the corners of the element's box nothing is on top but the element,
+/// its content or its ancestors (a fixed header or a sticky sidebar over it
+/// is not). Otherwise the page goes back to `home`. Answers `[scroll x,
+/// scroll y, 1 when the picture can be taken in the viewport, else 0]`.
+fn place_script(selector: &str, b: [f64; 4], clip: [f64; 4], home: (f64, f64)) -> String {
+    let selector = serde_json::to_string(selector).unwrap_or_else(|_| "\"\"".into());
+    let [bx, by, bw, bh] = b;
+    let [cx, cy, cw, ch] = clip;
+    let (hx, hy) = home;
+    format!(
+        r#"(() => {{
+  const d = document.documentElement;
+  const vw = d.clientWidth, vh = d.clientHeight;
+  const back = () => {{ window.scrollTo({{ left: {hx}, top: {hy}, behavior: 'instant' }}); return [window.scrollX, window.scrollY, 0]; }};
+  let e = null;
+  try {{ e = document.querySelector({selector}); }} catch (x) {{}}
+  if (!e || {cw} > vw || {ch} > vh) return back();
+  const mx = Math.max(0, d.scrollWidth - vw), my = Math.max(0, d.scrollHeight - vh);
+  let x = window.scrollX, y = window.scrollY;
+  if ({cx} < x || {cx} + {cw} > x + vw) x = Math.min(Math.max({cx}, 0), mx);
+  if ({cy} < y || {cy} + {ch} > y + vh) y = Math.min(Math.max({cy} - (vh - {ch}) / 2, 0), my);
+  if (x !== window.scrollX || y !== window.scrollY) window.scrollTo({{ left: x, top: y, behavior: 'instant' }});
+  const sx = window.scrollX, sy = window.scrollY;
+  const r = e.getBoundingClientRect();
+  if (Math.abs(r.left + sx - {bx}) > 1 || Math.abs(r.top + sy - {by}) > 1 || Math.abs(r.width - {bw}) > 1 || Math.abs(r.height - {bh}) > 1) return back();
+  if ({cx} < sx || {cy} < sy || {cx} + {cw} > sx + vw || {cy} + {ch} > sy + vh) return back();
+  const l = Math.max(r.left, 0) + 1, t = Math.max(r.top, 0) + 1, rr = Math.min(r.right, vw) - 1, bb = Math.min(r.bottom, vh) - 1;
+  for (const [px, py] of [[(l + rr) / 2, (t + bb) / 2], [l, t], [rr, t], [l, bb], [rr, bb]]) {{
+    const h = document.elementFromPoint(px, py);
+    if (!h || !(h === e || e.contains(h) || h.contains(e))) return back();
+  }}
+  return [sx, sy, 1];
+}})()"#
+    )
 }
 
 /// The page's first screen (`view`: the viewport's size), scaled down to a
