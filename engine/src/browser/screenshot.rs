@@ -293,6 +293,7 @@ async fn shoot_in(
                 .await;
             match placed {
                 Ok(v) => {
+                    tracing::trace!(selector, clip = ?plan.clip, placed = %v, "element picture placed");
                     let moved = pair(Some(&v)).is_some_and(|at| at != home);
                     scrolled |= moved;
                     if v.get(2).and_then(Value::as_u64) == Some(1) {
