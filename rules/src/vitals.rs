@@ -271,9 +271,27 @@ pub struct WebVitals {
     /// `desktop`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throttle: Option<String>,
+    /// The screen the page was laid out and judged on: the viewport given
+    /// (`--viewport`), else the throttling preset's device, else 1280 × 720.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub viewport: Option<LabViewport>,
     /// Why some metrics are missing, when they are.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+}
+
+/// The emulated screen of a render ([`WebVitals::viewport`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct LabViewport {
+    /// Width, CSS pixels.
+    pub width: u32,
+    /// Height, CSS pixels.
+    pub height: u32,
+    /// Device pixels per CSS pixel.
+    pub scale: f64,
+    /// Whether a mobile device was emulated (the page's viewport `<meta>`
+    /// applies).
+    pub mobile: bool,
 }
 
 impl WebVitals {

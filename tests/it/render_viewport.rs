@@ -181,20 +181,47 @@ fn the_viewport_decides_which_layout_is_judged() {
     let url = site.url("/");
     let wide = vec![f("color-contrast", "failed", "#wide")];
     let narrow = vec![f("color-contrast", "failed", "#narrow")];
-    for (extra, want) in [
-        (&[][..], &wide),
-        (&["--viewport", "800x600"][..], &narrow),
-        (&["--viewport", "1000x600"][..], &wide),
-        (&["--viewport", "999x600"][..], &narrow),
-        (&["--throttle", "desktop"][..], &wide),
-        (&["--throttle", "mobile"][..], &narrow),
+    // With the screen the page's vitals say it was laid out on.
+    let screen = |w: u32, h: u32, scale: f64, mobile: bool| serde_json::json!({"width": w, "height": h, "scale": scale, "mobile": mobile});
+    for (extra, want, laid_out) in [
+        (&[][..], &wide, screen(1280, 720, 1.0, false)),
+        (
+            &["--viewport", "800x600"][..],
+            &narrow,
+            screen(800, 600, 1.0, false),
+        ),
+        (
+            &["--viewport", "1000x600"][..],
+            &wide,
+            screen(1000, 600, 1.0, false),
+        ),
+        (
+            &["--viewport", "999x600"][..],
+            &narrow,
+            screen(999, 600, 1.0, false),
+        ),
+        (
+            &["--throttle", "desktop"][..],
+            &wide,
+            screen(1350, 940, 1.0, false),
+        ),
+        (
+            &["--throttle", "mobile"][..],
+            &narrow,
+            screen(412, 823, 1.75, true),
+        ),
         (
             &["--throttle", "mobile", "--viewport", "1280x720"][..],
             &wide,
+            screen(1280, 720, 1.0, false),
         ),
     ] {
         let report = cli_scan(&url, extra);
         assert_eq!(&json_findings(&report), want, "{extra:?}");
+        assert_eq!(
+            report["pages"][0]["vitals"]["viewport"], laid_out,
+            "{extra:?}"
+        );
         let viewport = extra
             .iter()
             .position(|a| *a == "--viewport")

@@ -436,6 +436,7 @@ pub fn parse(v: &Value) -> WebVitals {
             .collect(),
         resources: Vec::new(),
         throttle: None,
+        viewport: None,
         note: None,
     }
 }

@@ -825,6 +825,13 @@ impl RenderSession {
         let mut vitals =
             super::metrics::collect(&conn, &tab.session, &tab.target, self.options.throttle, t)
                 .await;
+        let device = self.device();
+        vitals.viewport = Some(sitescan_rules::vitals::LabViewport {
+            width: device.width,
+            height: device.height,
+            scale: device.scale,
+            mobile: device.mobile,
+        });
         phases.lap(Phase::Vitals);
         let (html, truncated) = serialize_capped(&conn, &tab.session, self.max_body, t).await?;
         phases.lap(Phase::Serialize);
