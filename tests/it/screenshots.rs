@@ -165,6 +165,17 @@ pub(crate) fn assert_picture_of_a(png: &[u8]) {
     assert_eq!(img.rgb(0, 0), [255, 255, 255], "the margin");
 }
 
+/// The picture of the finding about `sel`; it must have one.
+fn picture_of(report: &Report, sel: &str) -> sitescan_engine::report::Screenshot {
+    let id = report
+        .findings
+        .iter()
+        .find(|f| f.selector == sel)
+        .and_then(|f| f.screenshot.clone())
+        .unwrap_or_else(|| panic!("{sel} has no picture: {:?}", report.findings));
+    report.screenshots.get(&id).unwrap().clone()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failing_elements_get_highlighted_pictures_and_the_page_a_thumbnail() {
     let dir = tempfile::tempdir().unwrap();
@@ -178,15 +189,7 @@ async fn failing_elements_get_highlighted_pictures_and_the_page_a_thumbnail() {
         .map(|f| (f.selector.as_str(), f.screenshot.as_deref()))
         .collect();
     assert_eq!(failed.len(), 2, "{failed:?}");
-    let shot = |sel: &str| {
-        let id = report
-            .findings
-            .iter()
-            .find(|f| f.selector == sel)
-            .and_then(|f| f.screenshot.clone())
-            .unwrap_or_else(|| panic!("{sel} has no picture: {failed:?}"));
-        report.screenshots.get(&id).unwrap().clone()
-    };
+    let shot = |sel: &str| picture_of(&report, sel);
     let a = shot("#a");
     assert_eq!(a.content_type, "image/png");
     assert_picture_of_a(&a.bytes);
@@ -318,15 +321,7 @@ async fn an_element_far_down_is_pictured_where_a_visitor_scrolls_to_it() {
     std::fs::write(dir.path().join("robots.txt"), "User-agent: *\nAllow: /\n").unwrap();
     let server = FixtureServer::start(dir.path()).await.unwrap();
     let report = scan(&server.url(), ScreenshotOptions::default()).await;
-    let picture = |sel: &str| {
-        let id = report
-            .findings
-            .iter()
-            .find(|f| f.selector == sel)
-            .and_then(|f| f.screenshot.clone())
-            .unwrap_or_else(|| panic!("{sel} has no picture: {:?}", report.findings));
-        Image::decode(&report.screenshots.get(&id).unwrap().bytes)
-    };
+    let picture = |sel: &str| Image::decode(&picture_of(&report, sel).bytes);
     let m = MARGIN as u32;
 
     // Half way down: scrolled to about half of the animation, purple.
