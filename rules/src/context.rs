@@ -253,6 +253,11 @@ pub struct PageAnalysis {
     pub overruns: Vec<Overrun>,
 }
 
+/// Each parent's positioned children that paint, with the boxes each
+/// paints within in render mode (`None`: anywhere, or not known).
+pub(crate) type PositionedPainters =
+    FxHashMap<NodeId, Vec<(NodeId, Option<Vec<crate::rendered::Rect>>)>>;
+
 /// A parsed page plus the facts many rules share, computed once on demand.
 ///
 /// Lives on one rayon worker for the duration of a page's rules and is then
@@ -277,8 +282,9 @@ pub struct PageContext<'p> {
     order: OnceLock<FxHashMap<NodeId, usize>>,
     names: Mutex<FxHashMap<NodeId, Arc<str>>>,
     layout: OnceLock<crate::repeated::Layout>,
-    /// Parents of out-of-flow elements that paint (see `color-contrast`).
-    positioned_parents: OnceLock<rustc_hash::FxHashSet<NodeId>>,
+    /// Parents of out-of-flow elements that paint, with those elements and
+    /// the area each paints (see `color-contrast`).
+    positioned_parents: OnceLock<PositionedPainters>,
     http_links: OnceLock<Vec<(NodeId, url::Url)>>,
     by_name: OnceLock<FxHashMap<Box<str>, Vec<NodeId>>>,
     body_text: OnceLock<String>,
@@ -851,10 +857,9 @@ impl<'p> PageContext<'p> {
         &self.layout
     }
 
-    /// The parents of positioned elements that paint, computed once per
-    /// page by `color-contrast` (most pages have few or none, so text needs
-    /// no look at its siblings).
-    pub(crate) fn positioned_parents_cell(&self) -> &OnceLock<rustc_hash::FxHashSet<NodeId>> {
+    /// The parents of positioned elements that paint, with those elements
+    /// and their painted areas, computed once per page by `color-contrast`.
+    pub(crate) fn positioned_parents_cell(&self) -> &OnceLock<PositionedPainters> {
         &self.positioned_parents
     }
 

@@ -1134,17 +1134,13 @@ pub(crate) async fn walk_page(
     let tried = walk_fast(&mut w, &candidates).await?;
     let fast = matches!(tried, Fast::Done | Fast::OutOfTime);
     let mut complete = tried != Fast::OutOfTime;
-    if tried == Fast::OutOfTime {
-        // Each stop reached leaves for the next, as on a finished cheap
-        // walk; the rest are not judged.
-        for &id in &w.order {
-            ways.status.insert(id, true);
-        }
-    } else if fast {
+    if fast {
         // With nothing on the page to move focus, Tab from any element goes
-        // on to the next stop and, from the last, out: the stops' and the
-        // other candidates' (radio buttons of a group) alike.
-        for &id in w.order.iter().chain(&candidates) {
+        // on to the next stop and, from the last, out: the stops' and, on a
+        // finished walk, the other candidates' (radio buttons of a group)
+        // alike. Out of time, only the stops reached are judged.
+        let others: &[u32] = if complete { &candidates } else { &[] };
+        for &id in w.order.iter().chain(others) {
             ways.status.insert(id, true);
         }
     } else {

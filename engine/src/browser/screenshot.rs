@@ -299,7 +299,6 @@ async fn shoot_in(
                 .await;
             match placed {
                 Ok(v) => {
-                    tracing::trace!(selector, clip = ?plan.clip, placed = %v, "element picture placed");
                     let moved = pair(Some(&v)).is_some_and(|at| at != home);
                     scrolled |= moved;
                     if v.get(2).and_then(Value::as_u64) == Some(1) {
@@ -310,7 +309,7 @@ async fn shoot_in(
                 Err(e) => return Err(e),
             }
         }
-        tracing::trace!(selector, ?shot, "element picture");
+        tracing::trace!(selector, clip = ?plan.clip, ?shot, "element picture");
         let png = capture(conn, session, plan.clip, Format::Png, 1.0, shot, t).await?;
         let Some(png) = highlight(&png, &plan) else {
             tracing::debug!(selector, "an element's picture could not be decoded");
@@ -325,9 +324,9 @@ async fn shoot_in(
             }
         }
     }
-    *thumbnail = shoot_thumbnail(conn, session, view, budget, t).await?;
     if scrolled {
-        // As it was judged, for whatever runs in the tab next.
+        // As it was judged: the thumbnail is its first screen as loaded
+        // (fixed boxes and scroll-linked styles where they are at the top).
         let back = format!(
             "window.scrollTo({{ left: {}, top: {}, behavior: 'instant' }})",
             home.0, home.1
@@ -335,6 +334,7 @@ async fn shoot_in(
         conn.evaluate(session, World::Isolated(context), &back, Wait::Value, t)
             .await?;
     }
+    *thumbnail = shoot_thumbnail(conn, session, view, budget, t).await?;
     Ok(())
 }
 

@@ -17,7 +17,7 @@ use crate::aria::html::is_html;
 use crate::aria::tree::is_disabled;
 use crate::css::color::{contrast_ratio, gradient_stops};
 use crate::css::Rgba;
-use crate::rendered::MeasuredBackdrop;
+use crate::rendered::{MeasuredBackdrop, Rect};
 use crate::{Category, Check, Impact, Level, Need, PageContext, Rule, RuleMeta, Visits};
 
 /// Checks the contrast of each element's own text against its background.
@@ -413,30 +413,52 @@ fn positioned_painter(cx: &PageContext<'_>, s: ElementRef<'_>) -> bool {
 /// Whether a sibling of `e` (the text element `text` or one of its
 /// ancestors) is positioned out of flow and paints: it may sit behind the
 /// text (a hero image under a heading) or over it, which only layout knows.
-/// In render mode layout is known: a sibling that provably paints clear of
-/// the text's box ([`paints_clear_of`]) does not count.
+/// In render mode layout is known: a sibling whose painted area
+/// ([`painted_area`]) misses the text's box by [`CLEAR_MARGIN`] does not
+/// count.
 fn positioned_sibling(cx: &PageContext<'_>, e: ElementRef<'_>, text: ElementRef<'_>) -> bool {
     let Some(parent) = e.parent() else {
         return false;
     };
-    let parents = cx.positioned_parents_cell().get_or_init(|| {
-        cx.root()
+    // Once per page: each parent's painting positioned children with their
+    // painted areas (most pages have few or none, so text needs no look at
+    // its siblings, and no box is walked again per text element).
+    let painters = cx.positioned_parents_cell().get_or_init(|| {
+        let mut by_parent: rustc_hash::FxHashMap<_, Vec<_>> = Default::default();
+        for s in cx
+            .root()
             .descendants()
             .filter_map(ElementRef::wrap)
             .filter(|s| positioned_painter(cx, *s))
-            .filter_map(|s| s.parent().map(|p| p.id()))
-            .collect()
+        {
+            if let Some(p) = s.parent() {
+                by_parent
+                    .entry(p.id())
+                    .or_default()
+                    .push((s.id(), painted_area(cx, s)));
+            }
+        }
+        by_parent
     });
-    if !parents.contains(&parent.id()) {
+    let Some(siblings) = painters.get(&parent.id()) else {
         return false;
-    }
-    parent
-        .children()
-        .filter_map(ElementRef::wrap)
-        .any(|s| s.id() != e.id() && positioned_painter(cx, s) && !paints_clear_of(cx, s, text))
+    };
+    let area = cx.rendered(text.id()).and_then(|f| f.bounds);
+    siblings.iter().any(|(s, painted)| {
+        *s != e.id()
+            && match (painted, area) {
+                (Some(boxes), Some(t)) => boxes.iter().any(|p| {
+                    p.x + p.width > t.x - CLEAR_MARGIN
+                        && p.x < t.x + t.width + CLEAR_MARGIN
+                        && p.y + p.height > t.y - CLEAR_MARGIN
+                        && p.y < t.y + t.height + CLEAR_MARGIN
+                }),
+                _ => true,
+            }
+    })
 }
 
-/// Most elements of a positioned box looked at by [`paints_clear_of`]; a
+/// Most elements of a positioned box looked at by [`painted_area`]; a
 /// larger box is taken to paint anywhere.
 const MAX_CLEAR_WALK: usize = 2_000;
 
@@ -445,32 +467,20 @@ const MAX_CLEAR_WALK: usize = 2_000;
 /// reports.
 const CLEAR_MARGIN: f32 = 2.0;
 
-/// Render mode: whether the positioned box `s` paints nowhere over or under
-/// the box of `text`. The browser gave every element of `s` (at most
-/// [`MAX_CLEAR_WALK`]) a layout box or none at all, and every box misses the
-/// text's by [`CLEAR_MARGIN`]. What can paint beyond an element's box keeps
-/// the answer unknown: a shadow, an outline, a filter, and `fixed`
-/// positioning, which moves the box over other text as the page scrolls.
-/// A static read (no layout) never answers yes.
-fn paints_clear_of(cx: &PageContext<'_>, s: ElementRef<'_>, text: ElementRef<'_>) -> bool {
-    let Some(area) = cx.rendered(text.id()).and_then(|f| f.bounds) else {
-        return false;
-    };
-    let (left, top) = (area.x - CLEAR_MARGIN, area.y - CLEAR_MARGIN);
-    let (right, bottom) = (
-        area.x + area.width + CLEAR_MARGIN,
-        area.y + area.height + CLEAR_MARGIN,
-    );
-    let mut seen = 0;
-    for d in s.descendants().filter_map(ElementRef::wrap) {
-        seen += 1;
-        if seen > MAX_CLEAR_WALK {
-            return false;
+/// Render mode: the layout boxes the browser gave the positioned box `s`
+/// and its elements (at most [`MAX_CLEAR_WALK`]), within which it paints;
+/// `None` when it may paint anywhere: a static read (no
+/// layout), an element the snapshot did not see, or what paints beyond an
+/// element's box (a shadow, an outline, a filter, and `fixed` positioning,
+/// which moves the box over other text as the page scrolls).
+fn painted_area(cx: &PageContext<'_>, s: ElementRef<'_>) -> Option<Vec<Rect>> {
+    let mut boxes = Vec::new();
+    for (seen, d) in s.descendants().filter_map(ElementRef::wrap).enumerate() {
+        if seen >= MAX_CLEAR_WALK {
+            return None;
         }
-        let Some(facts) = cx.rendered(d.id()) else {
-            // Added by a script after the snapshot: its box is not known.
-            return false;
-        };
+        // Added by a script after the snapshot: its box is not known.
+        let facts = cx.rendered(d.id())?;
         let style = cx.style(d);
         // Declared values: the shorthand `outline` is kept as written.
         let declared = |name: &str| {
@@ -485,22 +495,13 @@ fn paints_clear_of(cx: &PageContext<'_>, s: ElementRef<'_>, text: ElementRef<'_>
             || declared("outline-style")
             || style.get("position") == Some("fixed")
         {
-            return false;
+            return None;
         }
-        let Some(b) = facts.bounds else {
-            // No layout box (not rendered, `display: contents`): paints
-            // nothing itself; its children answer for themselves.
-            continue;
-        };
-        let misses = b.x + b.width <= left
-            || b.x >= right
-            || b.y + b.height <= top
-            || b.y >= bottom;
-        if !misses {
-            return false;
-        }
+        // No layout box (not rendered, `display: contents`): paints nothing
+        // itself; its children answer for themselves.
+        boxes.extend(facts.bounds);
     }
-    true
+    Some(boxes)
 }
 
 /// Whether opaque text `fg` has `expected` contrast with both black and
@@ -1036,7 +1037,7 @@ mod tests {
     /// over the canvas, the ones it reaches stay "cannot tell".
     #[test]
     fn a_positioned_sibling_clear_of_the_text_by_its_boxes_does_not_hide_the_backdrop() {
-        use crate::rendered::{ElementFacts, RenderedFacts, Rect};
+        use crate::rendered::{ElementFacts, RenderedFacts};
         use crate::Outcome;
         use std::sync::Arc;
 
