@@ -46,7 +46,7 @@ pub struct Link {
 pub enum ResourceKind {
     /// `<script src>`.
     Script,
-    /// `<link rel=stylesheet href>`.
+    /// `<link rel=stylesheet href>` (not an alternate or disabled one).
     Stylesheet,
     /// `<img src>`.
     Image,
@@ -134,6 +134,16 @@ fn rel_has(el: ElementRef<'_>, token: &str) -> bool {
     })
 }
 
+/// Whether a `<link>` with these `rel` tokens and this `disabled` attribute
+/// loads a stylesheet that styles the page: `rel=stylesheet`, not an
+/// alternate sheet (applied only when the visitor picks it), and not
+/// `disabled` (HTML fetches and applies no sheet for a disabled link: sites
+/// ship their other colour themes that way, and a theme switcher toggles the
+/// attribute).
+fn applied_stylesheet(rel: &str, disabled: bool) -> bool {
+    rel_tokens_have(rel, "stylesheet") && !rel_tokens_have(rel, "alternate") && !disabled
+}
+
 /// The links, resources and robots directives of a parsed page. Relative URLs are
 /// resolved against the first `<base href>`, else the page's final URL. Links past the
 /// page budget's `max_links` are counted, not kept, and recorded as an overrun.
@@ -187,7 +197,10 @@ pub fn extract(cx: &PageContext<'_>) -> PageLinks {
                             nofollow: rel_has(el, "nofollow"),
                         });
                     }
-                    if rel_has(el, "stylesheet") && !rel_has(el, "alternate") {
+                    if applied_stylesheet(
+                        el.value().attr("rel").unwrap_or(""),
+                        el.value().attr("disabled").is_some(),
+                    ) {
                         out.resources.push(Resource {
                             url: url.to_string(),
                             kind: ResourceKind::Stylesheet,
@@ -249,7 +262,8 @@ pub struct StylesheetRef {
     pub styles_before: usize,
 }
 
-/// Stylesheet links of raw HTML, without building a DOM.
+/// Stylesheet links of raw HTML, without building a DOM: those that style the
+/// page (not alternate or disabled sheets).
 ///
 /// The engine must fetch linked stylesheets *before* the rules run, and the rules
 /// run on the one full parse of the page on a rayon worker. Parsing twice (once
@@ -314,7 +328,7 @@ pub fn prepass(html: &str, page_url: &Url, with_subresources: bool) -> PrePass {
         }
         if tag.name == "link" {
             let rel = tag.attr("rel").unwrap_or("");
-            if rel_tokens_have(rel, "stylesheet") && !rel_tokens_have(rel, "alternate") {
+            if applied_stylesheet(rel, tag.attr("disabled").is_some()) {
                 if let Some(url) = tag.attr("href").and_then(|h| resolve(base, h)) {
                     stylesheets.push(StylesheetRef {
                         url,
@@ -346,7 +360,7 @@ pub struct SubresourceRef {
 
 /// The subresources raw HTML loads, without building a DOM, in document order
 /// and each URL once: `<img src>`, `<script src>`, `<link href>` with `rel`
-/// `stylesheet` (not `alternate`), `icon`, `preload` (kind from `as`),
+/// `stylesheet` (not `alternate`, not `disabled`), `icon`, `preload` (kind from `as`),
 /// `modulepreload` or `manifest`, `<video src>`, `<audio src>`, `<source src>`,
 /// `<track src>`, and the first `url()` of each `@font-face` `src` in inline
 /// `<style>` elements. The same start-tag pre-pass as [`stylesheet_hrefs`] (and
@@ -399,7 +413,8 @@ impl Subresources {
             "link" => {
                 let rel = tag.attr("rel").unwrap_or("");
                 let kind = if rel_tokens_have(rel, "stylesheet") {
-                    (!rel_tokens_have(rel, "alternate")).then_some(ResourceKind::Stylesheet)
+                    applied_stylesheet(rel, tag.attr("disabled").is_some())
+                        .then_some(ResourceKind::Stylesheet)
                 } else if rel_tokens_have(rel, "icon") {
                     Some(ResourceKind::Image)
                 } else if rel_tokens_have(rel, "modulepreload") {
@@ -696,6 +711,7 @@ mod tests {
             r##"<html><head>
             <meta name="robots" content="index, nofollow">
             <link rel="stylesheet" href="/s.css"><link rel="next" href="page2.html">
+            <link rel="stylesheet" href="/dark.css" disabled><link rel="alternate stylesheet" href="/alt.css">
             <script src="app.js"></script></head><body>
             <a href="other.html#x">o</a> <a href="#top">t</a> <a href="mailto:a@b.c">m</a>
             <a href="https://elsewhere.example/" rel="nofollow noopener">e</a>
@@ -759,6 +775,7 @@ mod tests {
             <style>p { color: red }</style>
             <link href='/print.css' rel='Stylesheet' media=print>
             <link rel="alternate stylesheet" href="/alt.css">
+            <link rel="stylesheet" href="/dark.css" disabled>
             <link rel="icon" href="/favicon.ico"></head>"#;
         let got = stylesheet_hrefs(html, &url);
         assert_eq!(
@@ -783,6 +800,7 @@ mod tests {
         let url = Url::parse("https://example.com/p/index.html").unwrap();
         let html = r#"<head><base href="/b/"><link rel="stylesheet" href="s.css">
             <link rel="alternate stylesheet" href="alt.css"><link rel="icon" href="/favicon.ico">
+            <link rel="stylesheet" href="dark.css" disabled="">
             <link rel=preload as=font href="/f.woff2" crossorigin><link rel="modulepreload" href="m.js">
             <link rel="canonical" href="/p/"><title><img src="no-title.png"></title>
             <script>document.write('<img src="no-script.png">')</script>

@@ -35,6 +35,11 @@ pub const STAMP_ATTR: &str = "data-sitescan-node";
 /// Most elements a page may have for its facts to be taken.
 pub const MAX_FACT_ELEMENTS: usize = 50_000;
 
+/// Longest computed `background-image` kept in [`ElementFacts`]: gradients
+/// fit; a longer value (a `data:` image, a stack of layers) is an image to
+/// the rules either way.
+pub const MAX_BACKGROUND_IMAGE: usize = 2048;
+
 /// A rectangle in CSS pixels, page coordinates (the document's origin).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Rect {
@@ -92,6 +97,15 @@ pub struct ElementFacts {
     /// measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backdrop: Option<MeasuredBackdrop>,
+    /// Computed `background-color` of the element's own box; `None` when
+    /// not read (no layout box) or in a colour syntax not parsed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub background_color: Option<Rgba>,
+    /// Computed `background-image` (`none` without one), at most
+    /// [`MAX_BACKGROUND_IMAGE`] bytes: a longer value is kept as `url()`,
+    /// an image whatever it held. `None` when not read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub background_image: Option<String>,
 }
 
 /// One end of a [`MeasuredBackdrop`]'s range: a contrast ratio and the

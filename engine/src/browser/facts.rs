@@ -25,7 +25,9 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use sitescan_rules::css::color::Rgba;
-use sitescan_rules::rendered::{ElementFacts, Rect, RenderedFacts, MAX_FACT_ELEMENTS, STAMP_ATTR};
+use sitescan_rules::rendered::{
+    ElementFacts, Rect, RenderedFacts, MAX_BACKGROUND_IMAGE, MAX_FACT_ELEMENTS, STAMP_ATTR,
+};
 
 use super::cdp::{Connection, Wait, World};
 use super::BrowserError;
@@ -40,6 +42,8 @@ const STYLES: &[&str] = &[
     "font-weight",
     "overflow-x",
     "overflow-y",
+    "background-color",
+    "background-image",
 ];
 
 /// Counts the page's elements and, when there are at most the cap, stamps
@@ -328,6 +332,12 @@ pub(crate) fn parse_snapshot(snap: &Value, count: usize) -> Result<RenderedFacts
             // Measured later, for the few elements that need it
             // (super::backdrop).
             backdrop: None,
+            background_color: Rgba::parse(prop("background-color")),
+            background_image: match prop("background-image") {
+                "" => None,
+                v if v.len() > MAX_BACKGROUND_IMAGE => Some("url()".into()),
+                v => Some(v.to_string()),
+            },
         });
     }
     Ok(RenderedFacts {
@@ -346,12 +356,13 @@ mod tests {
         // stamp), 3 p (stamp 0), 4 text; the p's layout entry comes first.
         let snap = json!({
             "strings": ["data-sitescan-node", "1", "0", "block", "visible", "1", "rgb(255, 0, 0)",
-                        "16px", "700", "visible", "visible", "rgb(0, 0, 255)", "inline", "0.5"],
+                        "16px", "700", "visible", "visible", "rgb(0, 0, 255)", "inline", "0.5",
+                        "rgb(0, 128, 0)", "linear-gradient(red, blue)"],
             "documents": [{
                 "nodes": {"attributes": [[], [0, 1], [], [0, 2], []]},
                 "layout": {
                     "nodeIndex": [3, 1, 4, 2],
-                    "styles": [[3, 4, 13, 6, 7, 8, 9, 10], [3, 4, 5, 6, 7, 8, 9, 10], [], [12]],
+                    "styles": [[3, 4, 13, 6, 7, 8, 9, 10, 14, 15], [3, 4, 5, 6, 7, 8, 9, 10], [], [12]],
                     "bounds": [[8, 8, 100, 20], [0, 0, 1280, 800], [8, 8, 50, 20], [0, 0, 1, 1]],
                     "scrollRects": [[0, 0, 100, 20], [0, 0, 1280, 800], [], []],
                     "clientRects": [[0, 0, 100, 20], [0, 0, 1280, 800], [], []],
@@ -367,6 +378,17 @@ mod tests {
         assert_eq!(p.color, Rgba::parse("red"));
         assert_eq!(p.background, Rgba::parse("blue"));
         assert_eq!(p.text_opacity, Some(0.5));
+        assert_eq!(p.background_color, Rgba::parse("rgb(0, 128, 0)"));
+        assert_eq!(
+            p.background_image.as_deref(),
+            Some("linear-gradient(red, blue)")
+        );
+        // The html element's answer holds no background: not read.
+        let html = f.element(1).unwrap();
+        assert_eq!(
+            (html.background_color, html.background_image.as_deref()),
+            (None, None)
+        );
         assert_eq!((p.font_size, p.font_weight), (16.0, 700.0));
         assert_eq!(p.bounds.unwrap().width, 100.0);
         assert!(f.element(1).unwrap().is_visible());

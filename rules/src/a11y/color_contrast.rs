@@ -67,7 +67,10 @@ gives enough contrast, fails when none does, and needs review
 `fg` and `bg` giving it), the highest (`contrast_ratio_max`) and the number
 of `pixels`. At most 40 elements are measured per page; text past them, text
 with a `text-shadow`, and text under a blend mode or filter are left to the
-static judgement below, and end as described there.
+static judgement below, and end as described there, with one difference: the
+colours are the browser's where it computed them (the text's colour and size,
+and each box's background colour, background image and opacity down to the
+canvas), not the stylesheets', which a script may have changed.
 
 ## No silent pass
 Every text element it applies to ends passed, failed or "needs review"
@@ -531,22 +534,20 @@ fn composite(
         {
             return Err(Unknown::BLEND);
         }
-        let opaque = if style.background_image {
-            let value = style.get("background-image").unwrap_or("");
+        let paint = Paint::of(cx, e);
+        let opaque = if let Some(value) = paint.image {
             let Some(stops) = gradient_stops(value) else {
                 return Err(Unknown::IMAGE);
             };
             // A gradient is painted over the background color.
-            let base = style
-                .background_color
-                .ok_or(Unknown::BACKGROUND)?;
+            let base = paint.color.ok_or(Unknown::BACKGROUND)?;
             let bgs: Vec<Rgba> = stops.into_iter().map(|g| g.over(base)).collect();
             let mut next = Vec::with_capacity(layers.len() * bgs.len());
             for (text, back) in &layers {
                 for b in &bgs {
                     next.push((
-                        text.over(*b).fade(style.opacity),
-                        back.over(*b).fade(style.opacity),
+                        text.over(*b).fade(paint.opacity),
+                        back.over(*b).fade(paint.opacity),
                     ));
                 }
             }
@@ -555,23 +556,21 @@ fn composite(
         } else {
             // One background color: composite the layers in place (this runs for
             // every ancestor of every text element).
-            let b = style
-                .background_color
-                .ok_or(Unknown::BACKGROUND)?;
+            let b = paint.color.ok_or(Unknown::BACKGROUND)?;
             for (text, back) in &mut layers {
-                *text = text.over(b).fade(style.opacity);
-                *back = back.over(b).fade(style.opacity);
+                *text = text.over(b).fade(paint.opacity);
+                *back = back.over(b).fade(paint.opacity);
             }
             b.is_opaque()
         };
-        if opaque && style.opacity >= 1.0 {
+        if opaque && paint.opacity >= 1.0 {
             opaque_below = true;
             // Nothing painted further down shows through an opaque background,
             // unless an ancestor fades the whole group.
             let faded_above = e
                 .ancestors()
                 .filter_map(ElementRef::wrap)
-                .any(|a| cx.style(a).opacity < 1.0);
+                .any(|a| Paint::of(cx, a).opacity < 1.0);
             if !faded_above {
                 break;
             }
@@ -592,6 +591,43 @@ fn composite(
         .into_iter()
         .map(|(text, back)| (text.over(Rgba::WHITE), back.over(Rgba::WHITE)))
         .collect())
+}
+
+/// What [`composite`] reads of one element's own painting: its opacity and
+/// its background's colour and image.
+struct Paint<'a> {
+    opacity: f32,
+    /// `None`: not resolved (custom properties, `calc`, an unparsed syntax).
+    color: Option<Rgba>,
+    /// The `background-image` value, when there is one.
+    image: Option<&'a str>,
+}
+
+impl<'a> Paint<'a> {
+    /// In render mode, the values the browser computed, where it read them:
+    /// a script, a sheet injected through the CSSOM or one the cascade reads
+    /// otherwise than Chromium can paint the page differently from the
+    /// stylesheets served. Else the cascade's.
+    fn of(cx: &'a PageContext<'_>, e: ElementRef<'_>) -> Self {
+        if let Some(f) = cx.rendered(e.id()) {
+            if let (Some(color), Some(image)) = (f.background_color, f.background_image.as_deref())
+            {
+                return Paint {
+                    opacity: f.opacity,
+                    color: Some(color),
+                    image: Some(image).filter(|v| v.trim() != "none"),
+                };
+            }
+        }
+        let style = cx.style(e);
+        Paint {
+            opacity: style.opacity,
+            color: style.background_color,
+            image: style
+                .background_image
+                .then(|| style.get("background-image").unwrap_or("")),
+        }
+    }
 }
 
 /// Whether nothing above the text fades or blends it (its color is then the
@@ -777,7 +813,13 @@ impl Rule for ColorContrast {
         if measured(page, el, style, cx) {
             return;
         }
-        let large = style.font_size >= 24.0 || (style.font_size >= 18.66 && style.is_bold());
+        // In render mode the browser's text colour and size, where it read
+        // them, as for the backgrounds in `composite`.
+        let rendered = page.rendered(el.id()).filter(|f| f.color.is_some());
+        let large = match rendered {
+            Some(f) => f.font_size >= 24.0 || (f.font_size >= 18.66 && f.font_weight >= 700.0),
+            None => style.font_size >= 24.0 || (style.font_size >= 18.66 && style.is_bold()),
+        };
         let expected: f32 = if large { 3.0 } else { 4.5 };
         // A sheet the page uses is missing: any color here may be another.
         if let Some(why) = page.styles_incomplete() {
@@ -787,7 +829,7 @@ impl Rule for ColorContrast {
             }
             return;
         }
-        let Some(fg) = style.color else {
+        let Some(fg) = rendered.and_then(|f| f.color).or(style.color) else {
             if !part_of_disabled_widget(page, el) {
                 cx.cant_tell(
                     el,
@@ -1120,6 +1162,72 @@ mod tests {
         }
         // An element of the sidebar the snapshot did not see (a script added it).
         assert_eq!(page("", inside, beside, false), near_tells(CantTell, CantTell));
+    }
+
+    /// Render mode, text with no blended colour from the browser (a
+    /// paragraph with a link) judged past the backdrop cap: the colours are
+    /// the ones the browser computed, not the stylesheets' (here a theme
+    /// switcher's script painted the page light; the served sheets say dark).
+    #[test]
+    fn past_the_browsers_blend_the_computed_colours_win_over_the_cascade() {
+        use crate::rendered::{ElementFacts, RenderedFacts};
+        use crate::Outcome;
+        use std::sync::Arc;
+
+        // Stamps: html 0, head 1, body 2, #box 3, #t 4, its link 5.
+        let body = "<html data-sitescan-node=0><head data-sitescan-node=1>\
+             <style>#box { background: #000 } #t { color: #fff }</style></head>\
+             <body data-sitescan-node=2><div id=box data-sitescan-node=3>\
+             <p id=t data-sitescan-node=4>Some text <a data-sitescan-node=5 href=/a>and a link</a></p>\
+             </div></body></html>";
+        let judge = |browser: bool| {
+            let mut page = Page::from_html("https://example.com/", body);
+            let facts = |color: &str, background: &str| {
+                Some(ElementFacts {
+                    display: "block".into(),
+                    visibility: "visible".into(),
+                    opacity: 1.0,
+                    color: Rgba::parse(color),
+                    font_size: 16.0,
+                    font_weight: 400.0,
+                    bounds: Some(Rect { x: 0.0, y: 0.0, width: 800.0, height: 20.0 }),
+                    background_color: browser.then(|| Rgba::parse(background)).flatten(),
+                    background_image: browser.then(|| "none".to_string()),
+                    ..ElementFacts::default()
+                })
+            };
+            page.rendered = Some(Arc::new(RenderedFacts {
+                elements: vec![
+                    facts("#000", "rgba(0, 0, 0, 0)"),
+                    facts("#000", "rgba(0, 0, 0, 0)"),
+                    facts("#000", "rgba(0, 0, 0, 0)"),
+                    facts("#000", "#fff"),
+                    facts("#777", "rgba(0, 0, 0, 0)"),
+                    facts("#777", "rgba(0, 0, 0, 0)"),
+                ],
+                ..RenderedFacts::default()
+            }));
+            analyze(&page, &[&ColorContrast])
+                .findings
+                .into_iter()
+                .map(|f| (f.selector, f.outcome, f.data))
+                .collect::<Vec<_>>()
+        };
+        // #777 on the white box the browser painted: 4.48:1 fails, for the
+        // paragraph's own text and its link's.
+        let got = judge(true);
+        assert_eq!(got.len(), 2, "{got:?}");
+        for (_, outcome, data) in &got {
+            assert_eq!(*outcome, Outcome::Failed);
+            let data = data.as_ref().expect("a failure carries its colours");
+            assert_eq!(data["fg"], "#777777");
+            assert_eq!(data["bg"], "#ffffff");
+            assert_eq!(data["contrast_ratio"], 4.48);
+        }
+        assert_eq!(got[0].0, "#t");
+        // Facts without the backgrounds (a worker of an earlier version):
+        // the cascade's black box under the browser's text colour, 4.69:1.
+        assert!(judge(false).is_empty());
     }
 
     #[test]
