@@ -319,6 +319,13 @@ impl Drop for Tab {
         let browser = Arc::clone(&self.ctx.browser);
         browser.conn().unsubscribe(&self.session);
         let target = self.target.clone();
+        // The task holds the context until the tab is closed. The context's
+        // own drop disposes of it on a task spawned after this one, which a
+        // multi-threaded runtime runs first (a worker's newest task goes
+        // first); disposed first, the context takes its tabs along, the
+        // close finds no target, and the browser was replaced after every
+        // render scan for nothing.
+        let ctx = Arc::clone(&self.ctx);
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
             rt.spawn(async move {
                 let closed = browser
@@ -335,6 +342,7 @@ impl Drop for Tab {
                     tracing::warn!(error = %e, "a tab could not be closed; the browser will be replaced");
                     browser.broken.store(true, Ordering::SeqCst);
                 }
+                drop(ctx);
             });
         }
     }
@@ -1453,6 +1461,95 @@ mod tests {
         render(9).await;
         assert_eq!(launches() - before, 3, "restarted after the crash");
         assert_eq!(crashes() - crashed_before, 1, "counted once");
+    }
+
+    /// A scan's end closes its tabs before it disposes of its context: the
+    /// browser stays fit for the next scan, which gets the same one.
+    /// Dropped on a worker of a multi-threaded runtime, as in a scan: there
+    /// the task spawned last (the context's disposal) runs first.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_finished_scan_leaves_its_browser_to_the_next() {
+        let _one = ONE_AT_A_TIME.lock().await;
+        launch::configure(LaunchOptions {
+            sandbox: false,
+            recycle_after: 1000,
+            call_timeout: Duration::from_secs(5),
+            ..LaunchOptions::from_env()
+        });
+        let config = ScanConfig {
+            allow_private: true,
+            render: true,
+            render_options: RenderOptions {
+                wait: RenderWait::Load,
+                quiet_ms: 0,
+                ..RenderOptions::default()
+            },
+            ..ScanConfig::default()
+        };
+        let url = Url::parse("http://127.0.0.1:9/").unwrap();
+        let scope = Arc::new(Scope::new(&url, &config).unwrap());
+        let robots: RobotsCheck = Arc::new(|_: &Url| true);
+        let doc = || MainDocument {
+            url: url.clone(),
+            status: 200,
+            headers: vec![Header {
+                name: "content-type".into(),
+                value: "text/html".into(),
+            }],
+            body: b"<p>one page</p>".to_vec(),
+        };
+        let first = RenderSession::start(&config, Arc::new(HostPool::new(100.0, 4)), false)
+            .await
+            .unwrap();
+        // Two tabs at once, so the scan ends with two to close.
+        let (a, b) = tokio::join!(
+            first.render(doc(), Arc::clone(&scope), Arc::clone(&robots)),
+            first.render(doc(), Arc::clone(&scope), Arc::clone(&robots)),
+        );
+        a.unwrap();
+        b.unwrap();
+        let browser = first.browser().await.unwrap();
+        let context = first.ctx.lock().await.as_ref().unwrap().id.clone();
+        tokio::spawn(async move { drop(first) }).await.unwrap();
+        // Closing and disposing run on spawned tasks: wait for the context
+        // to be gone, which is the last of them.
+        let mut gone = false;
+        for _ in 0..100 {
+            let contexts = browser
+                .conn()
+                .call(
+                    None,
+                    "Target.getBrowserContexts",
+                    json!({}),
+                    Duration::from_secs(5),
+                )
+                .await
+                .unwrap();
+            if !contexts["browserContextIds"]
+                .as_array()
+                .is_some_and(|ids| ids.iter().any(|id| id.as_str() == Some(&context)))
+            {
+                gone = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(gone, "the scan's context was disposed of");
+        assert!(
+            !browser.broken.load(Ordering::SeqCst),
+            "no tab failed to close"
+        );
+        let before = launches();
+        let second = RenderSession::start(&config, Arc::new(HostPool::new(100.0, 4)), false)
+            .await
+            .unwrap();
+        second.render(doc(), scope, robots).await.unwrap();
+        assert_eq!(
+            launches(),
+            before,
+            "the next scan renders in the same browser"
+        );
+        assert!(Arc::ptr_eq(&second.browser().await.unwrap(), &browser));
     }
 
     /// The probe renders a page in a browser that works, and says why not
