@@ -285,6 +285,8 @@ pub struct PageContext<'p> {
     /// Parents of out-of-flow elements that paint, with those elements and
     /// the area each paints (see `color-contrast`).
     positioned_parents: OnceLock<PositionedPainters>,
+    /// The layout boxes of a rendered page, indexed (see `color-contrast`).
+    boxes: OnceLock<crate::boxes::BoxIndex>,
     http_links: OnceLock<Vec<(NodeId, url::Url)>>,
     by_name: OnceLock<FxHashMap<Box<str>, Vec<NodeId>>>,
     body_text: OnceLock<String>,
@@ -399,6 +401,7 @@ impl<'p> PageContext<'p> {
             names: Mutex::new(FxHashMap::default()),
             layout: OnceLock::new(),
             positioned_parents: OnceLock::new(),
+            boxes: OnceLock::new(),
             http_links: OnceLock::new(),
             by_name: OnceLock::new(),
             body_text: OnceLock::new(),
@@ -861,6 +864,12 @@ impl<'p> PageContext<'p> {
     /// and their painted areas, computed once per page by `color-contrast`.
     pub(crate) fn positioned_parents_cell(&self) -> &OnceLock<PositionedPainters> {
         &self.positioned_parents
+    }
+
+    /// The layout boxes of the rendered page's elements, indexed by height,
+    /// built once per page by `color-contrast`.
+    pub(crate) fn boxes_cell(&self) -> &OnceLock<crate::boxes::BoxIndex> {
+        &self.boxes
     }
 
     /// The page's `http(s)` links ([`crate::support::http_links`]), resolved once

@@ -37,6 +37,7 @@ macro_rules! rule_modules {
 }
 pub(crate) use rule_modules;
 
+mod boxes;
 mod context;
 mod meta;
 mod page;

@@ -1472,7 +1472,7 @@ mod tests {
         let _one = ONE_AT_A_TIME.lock().await;
         launch::configure(LaunchOptions {
             sandbox: false,
-            recycle_after: 1000,
+            recycle_after: 3,
             call_timeout: Duration::from_secs(5),
             ..LaunchOptions::from_env()
         });

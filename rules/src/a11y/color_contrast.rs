@@ -72,6 +72,19 @@ colours are the browser's where it computed them (the text's colour and size,
 and each box's background colour, background image and opacity down to the
 canvas), not the stylesheets', which a script may have changed.
 
+Text that positioning put where it is (a table of contents in a fixed
+sidebar, scrolled in an absolutely positioned box) or that has a positioned
+box beside it is judged over its ancestors' backgrounds when the layout puts
+nothing else under it: no other element's box overlaps the text's, out-of-flow
+boxes counted 2 CSS px wider. What the page's scrolling moves against the
+text counts wherever it can pass: a `fixed` or `sticky` element anywhere in
+the text's columns (anywhere at all on a page wider than its viewport), and,
+for text in a `fixed` box, anything outside that box unless an opaque
+background inside it hides what passes under. Text in a `sticky` box, an
+element declaring a `box-shadow`, an `outline` or a `filter` anywhere on the
+page, and an element a script added after the snapshot keep the answer
+unknown, as before.
+
 ## No silent pass
 Every text element it applies to ends passed, failed or "needs review"
 (cannot tell), never silently. It cannot tell, and says why in the message and
@@ -84,8 +97,8 @@ in the finding's `data.reason`, when:
 | `background-color-unresolved` | a background color on the way down does not resolve |
 | `background-image` | the text sits on a background image |
 | `gradient` | a gradient behind it passes at some stops and fails at others |
-| `positioned` | the text is positioned out of flow over content only layout knows |
-| `positioned-sibling` | an out-of-flow sibling that paints (an image, a box with a background) may lie behind or over the text. In render mode a sibling counts only when its boxes or its elements' boxes come within 2 CSS px of the text's box, or it may paint beyond them (`box-shadow`, `outline`, `filter`, `position: fixed`): a sidebar beside the text is no longer a reason |
+| `positioned` | the text is positioned out of flow over content only layout knows. In render mode it is judged over its ancestors' backgrounds when the layout puts nothing else under its box (see below) |
+| `positioned-sibling` | an out-of-flow sibling that paints (an image, a box with a background) may lie behind or over the text. In render mode a sibling counts only when its boxes or its elements' boxes come within 2 CSS px of the text's box, or it may paint beyond them (`box-shadow`, `outline`, `filter`, `position: fixed`): a sidebar beside the text is no longer a reason; and even then the text is judged when the layout puts nothing else under its box (see below) |
 | `blend-mode-or-filter` | `mix-blend-mode` or `filter` changes the colors painted |
 | `text-shadow` | a shadow changes the backdrop of thin text |
 | `mixed-backdrop` | render mode: the measured backdrop gives enough contrast under part of the text only |
@@ -461,6 +474,145 @@ fn positioned_sibling(cx: &PageContext<'_>, e: ElementRef<'_>, text: ElementRef<
     })
 }
 
+/// Render mode: whether the backdrop of `text` is its ancestors'
+/// backgrounds (down to `opaque`, the first opaque one, if any) although a
+/// positioned box put it where it is or lies beside it: no element but its
+/// ancestors and its own content paints under its box, now or as the page
+/// scrolls.
+///
+/// - Text inside a `fixed` box moves with it. Then only that box's own
+///   elements can lie under the text, and only if the opaque background is
+///   in it too: anything else passes under the box as the page scrolls, and
+///   stays hidden below an opaque background there.
+/// - Otherwise every element counts by its layout box, and a `fixed` or
+///   `sticky` one across the text's columns (anywhere, on a page that
+///   scrolls sideways), which scrolling moves under or over the text. Text
+///   in a `sticky` box is not known.
+///
+/// Layout boxes do not show what paints beyond them. An element declaring a
+/// shadow, an outline or a filter may paint anywhere (as for positioned
+/// siblings, [`painted_area`]), and an out-of-flow element's box counts
+/// [`CLEAR_MARGIN`] wider (spilled glyphs and borders).
+fn alone_over_ancestors(
+    cx: &PageContext<'_>,
+    text: ElementRef<'_>,
+    opaque: Option<ElementRef<'_>>,
+) -> bool {
+    use crate::boxes::{BoxIndex, Reach};
+    let Some(area) = cx
+        .rendered(text.id())
+        .and_then(|f| f.bounds)
+        .filter(|r| r.width > 0.0 && r.height > 0.0)
+    else {
+        return false;
+    };
+    let position = |e: ElementRef<'_>| cx.style(e).get("position");
+    let mut ancestors = text.ancestors().filter_map(ElementRef::wrap);
+    let fixed = ancestors.clone().find(|a| position(*a) == Some("fixed"));
+    if ancestors.any(|a| position(a) == Some("sticky")) {
+        return false;
+    }
+    if let Some(f) = fixed {
+        // The opaque background must be the fixed box's or inside it.
+        let inside = opaque.is_some_and(|o| o == f || o.ancestors().any(|a| a.id() == f.id()));
+        if !inside {
+            return false;
+        }
+    }
+    let index = cx.boxes_cell().get_or_init(|| {
+        BoxIndex::new(
+            cx.root()
+                .descendants()
+                .filter_map(ElementRef::wrap)
+                .filter_map(|e| {
+                    // Added by a script after the snapshot: its box is not
+                    // known.
+                    let Some(facts) = cx.rendered(e.id()) else {
+                        let anywhere = Rect { x: 0.0, y: 0.0, width: 1.0, height: 1.0 };
+                        return Some((e.id(), anywhere, Reach::Anywhere));
+                    };
+                    if !facts.is_visible() {
+                        return None;
+                    }
+                    let mut r = facts.bounds?;
+                    let reach = if spills(cx, e) {
+                        Reach::Anywhere
+                    } else if matches!(position(e), Some("fixed" | "sticky")) {
+                        Reach::Columns
+                    } else {
+                        Reach::Box
+                    };
+                    if cx.style(e).is_positioned() {
+                        r = Rect {
+                            x: r.x - CLEAR_MARGIN,
+                            y: r.y - CLEAR_MARGIN,
+                            width: r.width + 2.0 * CLEAR_MARGIN,
+                            height: r.height + 2.0 * CLEAR_MARGIN,
+                        };
+                    }
+                    Some((e.id(), r, reach))
+                }),
+        )
+    });
+    // Whether `node` is `text` itself or in it, and whether it is in the
+    // fixed box (when there is one): one walk up from it, each step counted
+    // against the page's looks (`None` once they are spent).
+    let relation = |node: ego_tree::NodeId| -> Option<(bool, bool)> {
+        let n = cx.doc().tree.get(node)?;
+        let mut in_text = false;
+        let mut in_fixed = fixed.is_none();
+        for a in std::iter::once(n).chain(n.ancestors()) {
+            if !index.spend(1) {
+                return None;
+            }
+            in_text |= a.id() == text.id();
+            in_fixed |= fixed.is_some_and(|f| f.id() == a.id());
+            if in_text && in_fixed {
+                break;
+            }
+        }
+        Some((in_text, in_fixed))
+    };
+    let chain: rustc_hash::FxHashSet<_> = text.ancestors().map(|a| a.id()).collect();
+    // An element that may lie under the text: not one of its ancestors, not
+    // its own content, and (text in a fixed box) in that box. Not known
+    // counts.
+    let other = |node: ego_tree::NodeId| {
+        if chain.contains(&node) {
+            return false;
+        }
+        match relation(node) {
+            Some((in_text, in_fixed)) => !in_text && in_fixed,
+            None => true,
+        }
+    };
+    // Text in a fixed box moves with the other fixed boxes: their boxes
+    // tell. Else they count across the text's columns, or anywhere on a page
+    // wider than its viewport (it scrolls sideways too).
+    let viewport = cx.rendered_page().map_or(0.0, |p| p.viewport.width);
+    let columns = if fixed.is_some() {
+        Reach::Box
+    } else if index.right() > viewport + CLEAR_MARGIN {
+        Reach::Anywhere
+    } else {
+        Reach::Columns
+    };
+    index.any_reaching(&area, columns, other) == Some(false)
+        && index.any_overlapping(&area, other) == Some(false)
+}
+
+/// Whether an element declares what paints beyond its box.
+fn spills(cx: &PageContext<'_>, e: ElementRef<'_>) -> bool {
+    let style = cx.style(e);
+    let declared = |name: &str| {
+        style
+            .get(name)
+            .map(str::trim)
+            .is_some_and(|v| !matches!(v, "none" | "hidden" | "0" | "0px"))
+    };
+    declared("box-shadow") || declared("filter") || declared("outline") || declared("outline-style")
+}
+
 /// Most elements of a positioned box looked at by [`painted_area`]; a
 /// larger box is taken to paint anywhere.
 const MAX_CLEAR_WALK: usize = 2_000;
@@ -527,6 +679,12 @@ fn composite(
 ) -> Result<Vec<(Rgba, Rgba)>, Unknown> {
     let mut layers = vec![(fg, Rgba::TRANSPARENT)];
     let mut opaque_below = false;
+    // Render mode: a positioned box on the way down, or one beside it, is
+    // judged by the layout once the walk is done (`alone_over_ancestors`);
+    // the first such doubt is the answer when the layout cannot settle it.
+    let laid_out = cx.rendered(el.id()).is_some();
+    let mut doubt: Option<Unknown> = None;
+    let mut opaque_at = None;
     for e in std::iter::once(el).chain(el.ancestors().filter_map(ElementRef::wrap)) {
         let style = cx.style(e);
         if style.get("mix-blend-mode").is_some_and(|v| v != "normal")
@@ -565,6 +723,7 @@ fn composite(
         };
         if opaque && paint.opacity >= 1.0 {
             opaque_below = true;
+            opaque_at = Some(e);
             // Nothing painted further down shows through an opaque background,
             // unless an ancestor fades the whole group.
             let faded_above = e
@@ -578,13 +737,24 @@ fn composite(
         // Positioned content sits over whatever the layout puts under it, which
         // need not be its DOM ancestors' background.
         if style.is_positioned() && !opaque_below {
-            return Err(Unknown::POSITIONED);
+            if !laid_out {
+                return Err(Unknown::POSITIONED);
+            }
+            doubt.get_or_insert(Unknown::POSITIONED);
         }
         if !opaque_below && positioned_sibling(cx, e, el) {
-            return Err(Unknown::OVERLAP);
+            if !laid_out {
+                return Err(Unknown::OVERLAP);
+            }
+            doubt.get_or_insert(Unknown::OVERLAP);
         }
         if layers.len() > 64 {
             return Err(Unknown::VARIANTS);
+        }
+    }
+    if let Some(unknown) = doubt {
+        if !alone_over_ancestors(cx, el, opaque_at) {
+            return Err(unknown);
         }
     }
     Ok(layers
@@ -1228,6 +1398,130 @@ mod tests {
         // Facts without the backgrounds (a worker of an earlier version):
         // the cascade's black box under the browser's text colour, 4.69:1.
         assert!(judge(false).is_empty());
+    }
+
+    /// Render mode: text in a positioned box (mdBook's table of contents in
+    /// a fixed sidebar, scrolled in an absolute box) is judged over its
+    /// ancestors' backgrounds when the layout puts nothing else under it.
+    #[test]
+    fn positioned_text_with_nothing_else_under_its_box_is_judged() {
+        use crate::rendered::{ElementFacts, RenderedFacts};
+        use crate::Outcome::{self, CantTell, Failed};
+        use std::sync::Arc;
+
+        let r = |x: f32, y: f32, width: f32, height: f32| Some(Rect { x, y, width, height });
+        // Stamps: html 0, head 1, body 2, #side 3, #scroll 4, #one 5 and its
+        // strong 6, #two 7 and its strong 8, #badge 9, main 10, #far 11 and
+        // its link 12, #bar 13.
+        let judge = |side: &str, badge: Option<Rect>, bar: &str, rendered: bool| {
+            let body = format!(
+                "<html data-sitescan-node=0><head data-sitescan-node=1></head><body data-sitescan-node=2>\
+                 <nav id=side data-sitescan-node=3 style='position:fixed;{side}'>\
+                 <div id=scroll data-sitescan-node=4 style='position:absolute'>\
+                 <a id=one data-sitescan-node=5 href=/1 style='color:#999'><strong data-sitescan-node=6>1.</strong> One</a>\
+                 <a id=two data-sitescan-node=7 href=/2 style='color:#999'><strong data-sitescan-node=8>2.</strong> Two</a>\
+                 <span id=badge data-sitescan-node=9 style='position:absolute;background:red'></span></div></nav>\
+                 <main data-sitescan-node=10><div style='position:absolute' data-sitescan-node=11>\
+                 <p id=far data-sitescan-node=12 style='color:#999'>Far <b>away</b></p></div></main>\
+                 <div id=bar data-sitescan-node=13 style='{bar}'></div></body></html>"
+            );
+            let mut page = Page::from_html("https://example.com/", &body);
+            let side_bg = if side.contains("background") { "#ffffff" } else { "rgba(0, 0, 0, 0)" };
+            let facts = |bounds: Option<Rect>, color: &str, bg: &str| {
+                Some(ElementFacts {
+                    display: "block".into(),
+                    visibility: "visible".into(),
+                    opacity: 1.0,
+                    color: Rgba::parse(color),
+                    font_size: 16.0,
+                    font_weight: 400.0,
+                    bounds,
+                    background_color: Rgba::parse(bg),
+                    background_image: Some("none".into()),
+                    ..ElementFacts::default()
+                })
+            };
+            let clear = "rgba(0, 0, 0, 0)";
+            let elements = vec![
+                facts(r(0.0, 0.0, 1280.0, 3000.0), "#000", clear),
+                facts(None, "#000", clear),
+                facts(r(0.0, 0.0, 1280.0, 3000.0), "#000", "#ffffff"),
+                facts(r(0.0, 0.0, 300.0, 720.0), "#000", side_bg),
+                facts(r(0.0, 0.0, 300.0, 720.0), "#000", clear),
+                facts(r(10.0, 10.0, 200.0, 20.0), "#999", clear),
+                facts(r(10.0, 10.0, 20.0, 20.0), "#999", clear),
+                facts(r(10.0, 40.0, 200.0, 20.0), "#999", clear),
+                facts(r(10.0, 40.0, 20.0, 20.0), "#999", clear),
+                facts(badge, "#000", "#ff0000"),
+                facts(r(300.0, 0.0, 980.0, 3000.0), "#000", clear),
+                facts(r(400.0, 2000.0, 600.0, 40.0), "#000", clear),
+                facts(r(400.0, 2000.0, 600.0, 20.0), "#999", clear),
+                facts(r(0.0, 0.0, 1280.0, 50.0), "#000", "#ffffff"),
+            ];
+            if rendered {
+                page.rendered = Some(Arc::new(RenderedFacts {
+                    elements,
+                    viewport: Rect { x: 0.0, y: 0.0, width: 1280.0, height: 720.0 },
+                    ..RenderedFacts::default()
+                }));
+            }
+            let mut got: Vec<(String, Outcome)> = analyze(&page, &[&ColorContrast])
+                .findings
+                .into_iter()
+                .filter(|f| f.selector.starts_with('#'))
+                .map(|f| (f.selector, f.outcome))
+                .collect();
+            got.sort_by(|a, b| a.0.cmp(&b.0));
+            got
+        };
+        // Each link's numbering (its `strong`) ends as the link does; the
+        // far paragraph's `b` carries no stamp (a script added it): its box
+        // is not known.
+        let s = |v: &[(&str, Outcome)]| -> Vec<(String, Outcome)> {
+            let mut all: Vec<(String, Outcome)> = Vec::new();
+            for (sel, o) in v {
+                all.push((sel.to_string(), *o));
+                let child = match *sel {
+                    "#far" => ("#far > b", CantTell),
+                    "#one" => ("#one > strong", *o),
+                    _ => ("#two > strong", *o),
+                };
+                all.push((child.0.to_string(), child.1));
+            }
+            all
+        };
+        let away = r(900.0, 400.0, 10.0, 10.0);
+        // Nothing else under the links nor the far paragraph: judged (#999
+        // on white fails).
+        assert_eq!(
+            judge("background:#fff", away, "", true),
+            s(&[("#far", Failed), ("#one", Failed), ("#two", Failed)])
+        );
+        // The badge lies under the second link's text only, clear of its
+        // numbering's box.
+        let mut badge = s(&[("#far", Failed), ("#one", Failed), ("#two", CantTell)]);
+        badge[5].1 = Failed;
+        assert_eq!(badge[5].0, "#two > strong");
+        assert_eq!(judge("background:#fff", r(150.0, 45.0, 30.0, 10.0), "", true), badge);
+        // The sidebar paints no background of its own: the page scrolls
+        // under it, so its text is not known.
+        assert_eq!(
+            judge("", away, "", true),
+            s(&[("#far", Failed), ("#one", CantTell), ("#two", CantTell)])
+        );
+        // A fixed bar across the far paragraph's columns (at another
+        // height): scrolling brings it there. The sidebar's text moves with
+        // the bar, and whatever lies outside the sidebar is over it or
+        // hidden by its opaque background.
+        assert_eq!(
+            judge("background:#fff", away, "position:fixed", true),
+            s(&[("#far", CantTell), ("#one", Failed), ("#two", Failed)])
+        );
+        // Read as served: no layout, nothing positioned is judged.
+        assert_eq!(
+            judge("background:#fff", away, "", false),
+            s(&[("#far", CantTell), ("#one", CantTell), ("#two", CantTell)])
+        );
     }
 
     #[test]
