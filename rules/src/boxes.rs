@@ -50,6 +50,9 @@ pub(crate) struct BoxIndex {
     beyond: Vec<(u32, Reach)>,
     /// The right edge of the rightmost box.
     right: f32,
+    /// Whether a visitor can scroll the page sideways (the builder's to
+    /// say: it depends on the page's overflow).
+    pub(crate) scrolls_sideways: bool,
     looks: AtomicU64,
 }
 

@@ -520,7 +520,7 @@ fn alone_over_ancestors(
         }
     }
     let index = cx.boxes_cell().get_or_init(|| {
-        BoxIndex::new(
+        let mut index = BoxIndex::new(
             cx.root()
                 .descendants()
                 .filter_map(ElementRef::wrap)
@@ -552,7 +552,9 @@ fn alone_over_ancestors(
                     }
                     Some((e.id(), r, reach))
                 }),
-        )
+        );
+        index.scrolls_sideways = scrolls_sideways(cx, index.right());
+        index
     });
     // Whether `node` is `text` itself or in it, and whether it is in the
     // fixed box (when there is one): one walk up from it, each step counted
@@ -589,16 +591,75 @@ fn alone_over_ancestors(
     // Text in a fixed box moves with the other fixed boxes: their boxes
     // tell. Else they count across the text's columns, or anywhere on a page
     // wider than its viewport (it scrolls sideways too).
-    let viewport = cx.rendered_page().map_or(0.0, |p| p.viewport.width);
     let columns = if fixed.is_some() {
         Reach::Box
-    } else if index.right() > viewport + CLEAR_MARGIN {
+    } else if index.scrolls_sideways {
         Reach::Anywhere
     } else {
         Reach::Columns
     };
-    index.any_reaching(&area, columns, other) == Some(false)
+    // A fixed or sticky element in the text's stacking context (the nearest
+    // layered ancestor's, or the page's), with no negative `z-index`, is
+    // painted after the text's in-flow content: it passes over the text,
+    // never under it. Not so for text that is itself layered.
+    let layered = |e: ElementRef<'_>| {
+        let st = cx.style(e);
+        let set = |name: &str, none: &str| st.get(name).is_some_and(|v| v.trim() != none);
+        !matches!(st.get("position"), None | Some("static"))
+            || set("transform", "none")
+            || set("filter", "none")
+            || set("mix-blend-mode", "normal")
+            || st.opacity < 1.0
+    };
+    let context = if layered(text) {
+        Err(())
+    } else {
+        Ok(text.ancestors().filter_map(ElementRef::wrap).find(|a| layered(*a)))
+    };
+    let passes_over = |node: ego_tree::NodeId| {
+        let Ok(context) = context else {
+            return false;
+        };
+        let Some(e) = cx.doc().tree.get(node).and_then(ElementRef::wrap) else {
+            return false;
+        };
+        if !matches!(position(e), Some("fixed" | "sticky"))
+            || cx.style(e).get("z-index").is_some_and(|z| z.trim().starts_with('-'))
+        {
+            return false;
+        }
+        match context {
+            None => true,
+            Some(c) => e.ancestors().any(|a| index.spend(1) && a.id() == c.id()),
+        }
+    };
+    index.any_reaching(&area, columns, |n| !passes_over(n) && other(n)) == Some(false)
         && index.any_overlapping(&area, other) == Some(false)
+}
+
+/// Render mode: whether a visitor can scroll the page sideways: a box
+/// reaches past the viewport's right edge (`right`), and the viewport's
+/// overflow (the root's, or the body's when the root's is `visible`, as CSS
+/// propagates it) is not `hidden` or `clip`.
+fn scrolls_sideways(cx: &PageContext<'_>, right: f32) -> bool {
+    let viewport = cx.rendered_page().map_or(0.0, |p| p.viewport.width);
+    if right <= viewport + CLEAR_MARGIN {
+        return false;
+    }
+    let overflow = |name: &str| {
+        cx.root()
+            .descendants()
+            .filter_map(ElementRef::wrap)
+            .find(|e| e.value().name() == name)
+            .and_then(|e| cx.rendered(e.id()))
+            .map(|f| f.overflow_x.clone())
+    };
+    let root = overflow("html");
+    let viewport_overflow = match root.as_deref() {
+        Some("visible") | Some("") | None => overflow("body"),
+        _ => root,
+    };
+    !matches!(viewport_overflow.as_deref(), Some("hidden" | "clip"))
 }
 
 /// Whether an element declares what paints beyond its box.
@@ -1324,12 +1385,16 @@ mod tests {
         let below = Rect { x: 0.0, y: 403.0, width: 1100.0, height: 20.0 };
         assert_eq!(page("", inside, below, true), near_tells(Failed, Failed));
         // What may paint beyond the boxes keeps the answer unknown.
-        for style in ["box-shadow:0 0 40px #000", "outline:3px solid red", "filter:drop-shadow(0 0 9px #000)", "position:fixed"] {
+        // So does a fixed box painted under the page's text (a negative
+        // z-index), which scrolling moves anywhere in its columns; one with
+        // none is painted over in-flow text, never under it.
+        for style in ["box-shadow:0 0 40px #000", "outline:3px solid red", "filter:drop-shadow(0 0 9px #000)", "position:fixed;z-index:-1"] {
             // (A filter also makes the sidebar's own text "cannot tell".)
             let mut got = page(style, inside, beside, true);
             got.retain(|(s, _)| s != "#item");
             assert_eq!(got, near_tells(CantTell, CantTell), "{style}");
         }
+        assert_eq!(page("position:fixed", inside, under, true), near_tells(Failed, Failed));
         // An element of the sidebar the snapshot did not see (a script added it).
         assert_eq!(page("", inside, beside, false), near_tells(CantTell, CantTell));
     }
@@ -1413,7 +1478,12 @@ mod tests {
         // Stamps: html 0, head 1, body 2, #side 3, #scroll 4, #one 5 and its
         // strong 6, #two 7 and its strong 8, #badge 9, main 10, #far 11 and
         // its link 12, #bar 13.
-        let judge = |side: &str, badge: Option<Rect>, bar: &str, rendered: bool| {
+        let judge_wide = |side: &str,
+                          badge: Option<Rect>,
+                          bar: &str,
+                          rendered: bool,
+                          main_width: f32,
+                          body_overflow: &str| {
             let body = format!(
                 "<html data-sitescan-node=0><head data-sitescan-node=1></head><body data-sitescan-node=2>\
                  <nav id=side data-sitescan-node=3 style='position:fixed;{side}'>\
@@ -1445,7 +1515,10 @@ mod tests {
             let elements = vec![
                 facts(r(0.0, 0.0, 1280.0, 3000.0), "#000", clear),
                 facts(None, "#000", clear),
-                facts(r(0.0, 0.0, 1280.0, 3000.0), "#000", "#ffffff"),
+                facts(r(0.0, 0.0, 1280.0, 3000.0), "#000", "#ffffff").map(|mut f| {
+                    f.overflow_x = body_overflow.into();
+                    f
+                }),
                 facts(r(0.0, 0.0, 300.0, 720.0), "#000", side_bg),
                 facts(r(0.0, 0.0, 300.0, 720.0), "#000", clear),
                 facts(r(10.0, 10.0, 200.0, 20.0), "#999", clear),
@@ -1453,7 +1526,7 @@ mod tests {
                 facts(r(10.0, 40.0, 200.0, 20.0), "#999", clear),
                 facts(r(10.0, 40.0, 20.0, 20.0), "#999", clear),
                 facts(badge, "#000", "#ff0000"),
-                facts(r(300.0, 0.0, 980.0, 3000.0), "#000", clear),
+                facts(r(300.0, 0.0, main_width, 3000.0), "#000", clear),
                 facts(r(400.0, 2000.0, 600.0, 40.0), "#000", clear),
                 facts(r(400.0, 2000.0, 600.0, 20.0), "#999", clear),
                 facts(r(0.0, 0.0, 1280.0, 50.0), "#000", "#ffffff"),
@@ -1473,6 +1546,9 @@ mod tests {
                 .collect();
             got.sort_by(|a, b| a.0.cmp(&b.0));
             got
+        };
+        let judge = |side: &str, badge: Option<Rect>, bar: &str, rendered: bool| {
+            judge_wide(side, badge, bar, rendered, 980.0, "visible")
         };
         // Each link's numbering (its `strong`) ends as the link does; the
         // far paragraph's `b` carries no stamp (a script added it): its box
@@ -1516,6 +1592,18 @@ mod tests {
         assert_eq!(
             judge("background:#fff", away, "position:fixed", true),
             s(&[("#far", CantTell), ("#one", Failed), ("#two", Failed)])
+        );
+        // The main column reaches past the viewport's right edge: the page
+        // scrolls sideways, so the fixed sidebar may pass under any text,
+        // unless the body's overflow (the viewport's) is hidden.
+        let (away_bg, wide) = ("background:#fff", 1200.0);
+        assert_eq!(
+            judge_wide(away_bg, away, "", true, wide, "visible"),
+            s(&[("#far", CantTell), ("#one", Failed), ("#two", Failed)])
+        );
+        assert_eq!(
+            judge_wide(away_bg, away, "", true, wide, "hidden"),
+            s(&[("#far", Failed), ("#one", Failed), ("#two", Failed)])
         );
         // Read as served: no layout, nothing positioned is judged.
         assert_eq!(
