@@ -1355,6 +1355,33 @@ mod tests {
     /// one at a time.
     static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
+    /// Points the process's browser at the tests' options: no sandbox (they
+    /// run as root in a container), recycled after `recycle_after` pages,
+    /// calls of at most 5 s.
+    fn configure_test_browser(recycle_after: usize) {
+        launch::configure(LaunchOptions {
+            sandbox: false,
+            recycle_after,
+            call_timeout: Duration::from_secs(5),
+            ..LaunchOptions::from_env()
+        });
+    }
+
+    /// A render scan's configuration for the tests: private addresses
+    /// allowed, ready at `load` with no quiet wait.
+    fn quick_render_config() -> ScanConfig {
+        ScanConfig {
+            allow_private: true,
+            render: true,
+            render_options: RenderOptions {
+                wait: RenderWait::Load,
+                quiet_ms: 0,
+                ..RenderOptions::default()
+            },
+            ..ScanConfig::default()
+        }
+    }
+
     #[test]
     fn a_failed_start_is_tried_again_after_a_doubling_wait_up_to_a_cap() {
         let secs: Vec<u64> = (1..=8).map(|n| backoff(n).as_secs()).collect();
@@ -1378,22 +1405,8 @@ mod tests {
     #[tokio::test]
     async fn the_browser_is_recycled_after_n_pages_and_restarted_after_a_crash() {
         let _one = ONE_AT_A_TIME.lock().await;
-        launch::configure(LaunchOptions {
-            sandbox: false,
-            recycle_after: 2,
-            call_timeout: Duration::from_secs(5),
-            ..LaunchOptions::from_env()
-        });
-        let config = ScanConfig {
-            allow_private: true,
-            render: true,
-            render_options: RenderOptions {
-                wait: RenderWait::Load,
-                quiet_ms: 0,
-                ..RenderOptions::default()
-            },
-            ..ScanConfig::default()
-        };
+        configure_test_browser(2);
+        let config = quick_render_config();
         let session = RenderSession::start(&config, Arc::new(HostPool::new(100.0, 4)), false)
             .await
             .unwrap();
@@ -1470,22 +1483,8 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_finished_scan_leaves_its_browser_to_the_next() {
         let _one = ONE_AT_A_TIME.lock().await;
-        launch::configure(LaunchOptions {
-            sandbox: false,
-            recycle_after: 3,
-            call_timeout: Duration::from_secs(5),
-            ..LaunchOptions::from_env()
-        });
-        let config = ScanConfig {
-            allow_private: true,
-            render: true,
-            render_options: RenderOptions {
-                wait: RenderWait::Load,
-                quiet_ms: 0,
-                ..RenderOptions::default()
-            },
-            ..ScanConfig::default()
-        };
+        configure_test_browser(3);
+        let config = quick_render_config();
         let url = Url::parse("http://127.0.0.1:9/").unwrap();
         let scope = Arc::new(Scope::new(&url, &config).unwrap());
         let robots: RobotsCheck = Arc::new(|_: &Url| true);
@@ -1586,22 +1585,8 @@ mod tests {
         let _one = ONE_AT_A_TIME.lock().await;
         // As the recycling test has it, so that the browser either test
         // leaves is due for replacement when the other counts launches.
-        launch::configure(LaunchOptions {
-            sandbox: false,
-            recycle_after: 2,
-            call_timeout: Duration::from_secs(5),
-            ..LaunchOptions::from_env()
-        });
-        let config = ScanConfig {
-            allow_private: true,
-            render: true,
-            render_options: RenderOptions {
-                wait: RenderWait::Load,
-                quiet_ms: 0,
-                ..RenderOptions::default()
-            },
-            ..ScanConfig::default()
-        };
+        configure_test_browser(2);
+        let config = quick_render_config();
         let session = RenderSession::start(&config, Arc::new(HostPool::new(100.0, 4)), true)
             .await
             .unwrap();
@@ -1898,22 +1883,8 @@ mod tests {
     async fn a_style_left_without_effect_by_the_shortcut_search_costs_no_second_load() {
         let _one = ONE_AT_A_TIME.lock().await;
         // As the recycling test has it (see the keyboard walk's test).
-        launch::configure(LaunchOptions {
-            sandbox: false,
-            recycle_after: 2,
-            call_timeout: Duration::from_secs(5),
-            ..LaunchOptions::from_env()
-        });
-        let config = ScanConfig {
-            allow_private: true,
-            render: true,
-            render_options: RenderOptions {
-                wait: RenderWait::Load,
-                quiet_ms: 0,
-                ..RenderOptions::default()
-            },
-            ..ScanConfig::default()
-        };
+        configure_test_browser(2);
+        let config = quick_render_config();
         let session = RenderSession::start(&config, Arc::new(HostPool::new(100.0, 4)), true)
             .await
             .unwrap();

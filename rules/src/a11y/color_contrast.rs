@@ -1201,6 +1201,28 @@ mod tests {
     use crate::testing::{RuleTester, UNREACHABLE};
     use crate::{analyze, Page};
 
+    /// What the browser computed for a rendered block of 16 px text in
+    /// `color`, with its box and its own background colour (`None`: not
+    /// read, as from a worker of an earlier version).
+    fn text_facts(
+        bounds: Option<Rect>,
+        color: &str,
+        background: Option<&str>,
+    ) -> Option<crate::rendered::ElementFacts> {
+        Some(crate::rendered::ElementFacts {
+            display: "block".into(),
+            visibility: "visible".into(),
+            opacity: 1.0,
+            color: Rgba::parse(color),
+            font_size: 16.0,
+            font_weight: 400.0,
+            bounds,
+            background_color: background.and_then(Rgba::parse),
+            background_image: background.map(|_| "none".to_string()),
+            ..Default::default()
+        })
+    }
+
     #[test]
     fn examples() {
         RuleTester::new(&ColorContrast)
@@ -1405,7 +1427,7 @@ mod tests {
     /// switcher's script painted the page light; the served sheets say dark).
     #[test]
     fn past_the_browsers_blend_the_computed_colours_win_over_the_cascade() {
-        use crate::rendered::{ElementFacts, RenderedFacts};
+        use crate::rendered::RenderedFacts;
         use crate::Outcome;
         use std::sync::Arc;
 
@@ -1418,18 +1440,8 @@ mod tests {
         let judge = |browser: bool| {
             let mut page = Page::from_html("https://example.com/", body);
             let facts = |color: &str, background: &str| {
-                Some(ElementFacts {
-                    display: "block".into(),
-                    visibility: "visible".into(),
-                    opacity: 1.0,
-                    color: Rgba::parse(color),
-                    font_size: 16.0,
-                    font_weight: 400.0,
-                    bounds: Some(Rect { x: 0.0, y: 0.0, width: 800.0, height: 20.0 }),
-                    background_color: browser.then(|| Rgba::parse(background)).flatten(),
-                    background_image: browser.then(|| "none".to_string()),
-                    ..ElementFacts::default()
-                })
+                let bounds = Some(Rect { x: 0.0, y: 0.0, width: 800.0, height: 20.0 });
+                text_facts(bounds, color, browser.then_some(background))
             };
             page.rendered = Some(Arc::new(RenderedFacts {
                 elements: vec![
@@ -1470,7 +1482,7 @@ mod tests {
     /// ancestors' backgrounds when the layout puts nothing else under it.
     #[test]
     fn positioned_text_with_nothing_else_under_its_box_is_judged() {
-        use crate::rendered::{ElementFacts, RenderedFacts};
+        use crate::rendered::RenderedFacts;
         use crate::Outcome::{self, CantTell, Failed};
         use std::sync::Arc;
 
@@ -1497,20 +1509,7 @@ mod tests {
             );
             let mut page = Page::from_html("https://example.com/", &body);
             let side_bg = if side.contains("background") { "#ffffff" } else { "rgba(0, 0, 0, 0)" };
-            let facts = |bounds: Option<Rect>, color: &str, bg: &str| {
-                Some(ElementFacts {
-                    display: "block".into(),
-                    visibility: "visible".into(),
-                    opacity: 1.0,
-                    color: Rgba::parse(color),
-                    font_size: 16.0,
-                    font_weight: 400.0,
-                    bounds,
-                    background_color: Rgba::parse(bg),
-                    background_image: Some("none".into()),
-                    ..ElementFacts::default()
-                })
-            };
+            let facts = |bounds: Option<Rect>, color: &str, bg: &str| text_facts(bounds, color, Some(bg));
             let clear = "rgba(0, 0, 0, 0)";
             let elements = vec![
                 facts(r(0.0, 0.0, 1280.0, 3000.0), "#000", clear),
