@@ -82,8 +82,9 @@ the text's columns (anywhere at all on a page wider than its viewport), and,
 for text in a `fixed` box, anything outside that box unless an opaque
 background inside it hides what passes under. Text in a `sticky` box, an
 element declaring a `box-shadow`, an `outline` or a `filter` anywhere on the
-page, and an element a script added after the snapshot keep the answer
-unknown, as before.
+page, and an element a script added after the snapshot out of flow or
+inside an out-of-flow box keep the answer unknown, as before (one added in
+flow is taken to lie in its nearest known ancestor's box).
 
 ## No silent pass
 Every text element it applies to ends passed, failed or "needs review"
@@ -526,10 +527,31 @@ fn alone_over_ancestors(
                 .filter_map(ElementRef::wrap)
                 .filter_map(|e| {
                     // Added by a script after the snapshot: its box is not
-                    // known.
+                    // known. In flow, it is taken to lie in its nearest
+                    // known ancestor's box; out of flow, in an out-of-flow
+                    // box, or painting beyond itself, anywhere.
                     let Some(facts) = cx.rendered(e.id()) else {
-                        let anywhere = Rect { x: 0.0, y: 0.0, width: 1.0, height: 1.0 };
-                        return Some((e.id(), anywhere, Reach::Anywhere));
+                        // (A few steps up at most: a script may add a deep
+                        // tree.)
+                        let known = e
+                            .ancestors()
+                            .take(64)
+                            .filter_map(ElementRef::wrap)
+                            .find(|a| cx.rendered(a.id()).is_some());
+                        let within = known
+                            .filter(|a| {
+                                !cx.style(e).is_positioned()
+                                    && !cx.style(*a).is_positioned()
+                                    && !spills(cx, e)
+                            })
+                            .and_then(|a| cx.rendered(a.id()).and_then(|f| f.bounds));
+                        return Some(match within {
+                            Some(r) => (e.id(), r, Reach::Box),
+                            None => {
+                                let anywhere = Rect { x: 0.0, y: 0.0, width: 1.0, height: 1.0 };
+                                (e.id(), anywhere, Reach::Anywhere)
+                            }
+                        });
                     };
                     if !facts.is_visible() {
                         return None;
@@ -616,6 +638,11 @@ fn alone_over_ancestors(
     } else {
         Ok(text.ancestors().filter_map(ElementRef::wrap).find(|a| layered(*a)))
     };
+    let negative = |e: ElementRef<'_>| {
+        cx.style(e)
+            .get("z-index")
+            .is_some_and(|z| z.trim().starts_with('-'))
+    };
     let passes_over = |node: ego_tree::NodeId| {
         let Ok(context) = context else {
             return false;
@@ -623,15 +650,23 @@ fn alone_over_ancestors(
         let Some(e) = cx.doc().tree.get(node).and_then(ElementRef::wrap) else {
             return false;
         };
-        if !matches!(position(e), Some("fixed" | "sticky"))
-            || cx.style(e).get("z-index").is_some_and(|z| z.trim().starts_with('-'))
-        {
+        if !matches!(position(e), Some("fixed" | "sticky")) || negative(e) {
             return false;
         }
-        match context {
-            None => true,
-            Some(c) => e.ancestors().any(|a| index.spend(1) && a.id() == c.id()),
+        // Up to the text's stacking context: a negative `z-index` on the
+        // way carries the box under the text.
+        for a in e.ancestors().filter_map(ElementRef::wrap) {
+            if !index.spend(1) {
+                return false;
+            }
+            if context.is_some_and(|c| c.id() == a.id()) {
+                return true;
+            }
+            if negative(a) {
+                return false;
+            }
         }
+        context.is_none()
     };
     index.any_reaching(&area, columns, |n| !passes_over(n) && other(n)) == Some(false)
         && index.any_overlapping(&area, other) == Some(false)
@@ -1492,7 +1527,7 @@ mod tests {
         // its link 12, #bar 13.
         let judge_wide = |side: &str,
                           badge: Option<Rect>,
-                          bar: &str,
+                          (wrap, bar): (&str, &str),
                           rendered: bool,
                           main_width: f32,
                           body_overflow: &str| {
@@ -1504,8 +1539,10 @@ mod tests {
                  <a id=two data-sitescan-node=7 href=/2 style='color:#999'><strong data-sitescan-node=8>2.</strong> Two</a>\
                  <span id=badge data-sitescan-node=9 style='position:absolute;background:red'></span></div></nav>\
                  <main data-sitescan-node=10><div style='position:absolute' data-sitescan-node=11>\
-                 <p id=far data-sitescan-node=12 style='color:#999'>Far <b>away</b></p></div></main>\
-                 <div id=bar data-sitescan-node=13 style='{bar}'></div></body></html>"
+                 <p id=far data-sitescan-node=12 style='color:#999'>Far <b>away</b></p></div>\
+                 <p id=flow data-sitescan-node=15 style='color:#999'>In <i data-sitescan-node=16>flow</i></p></main>\
+                 <div id=wrap data-sitescan-node=14 style='{wrap}'>\
+                 <div id=bar data-sitescan-node=13 style='{bar}'></div></div></body></html>"
             );
             let mut page = Page::from_html("https://example.com/", &body);
             let side_bg = if side.contains("background") { "#ffffff" } else { "rgba(0, 0, 0, 0)" };
@@ -1529,6 +1566,9 @@ mod tests {
                 facts(r(400.0, 2000.0, 600.0, 40.0), "#000", clear),
                 facts(r(400.0, 2000.0, 600.0, 20.0), "#999", clear),
                 facts(r(0.0, 0.0, 1280.0, 50.0), "#000", "#ffffff"),
+                facts(r(0.0, 0.0, 1280.0, 50.0), "#000", clear),
+                facts(r(400.0, 2100.0, 600.0, 20.0), "#999", clear),
+                facts(r(420.0, 2100.0, 30.0, 20.0), "#999", clear),
             ];
             if rendered {
                 page.rendered = Some(Arc::new(RenderedFacts {
@@ -1547,22 +1587,24 @@ mod tests {
             got
         };
         let judge = |side: &str, badge: Option<Rect>, bar: &str, rendered: bool| {
-            judge_wide(side, badge, bar, rendered, 980.0, "visible")
+            judge_wide(side, badge, ("", bar), rendered, 980.0, "visible")
         };
-        // Each link's numbering (its `strong`) ends as the link does; the
-        // far paragraph's `b` carries no stamp (a script added it): its box
-        // is not known.
+        // Each link's numbering (its `strong`) and the in-flow paragraph's
+        // `i` end as their parents do; the far paragraph's `b` carries no
+        // stamp (a script added it): its box is not known.
         let s = |v: &[(&str, Outcome)]| -> Vec<(String, Outcome)> {
             let mut all: Vec<(String, Outcome)> = Vec::new();
             for (sel, o) in v {
                 all.push((sel.to_string(), *o));
                 let child = match *sel {
                     "#far" => ("#far > b", CantTell),
+                    "#flow" => ("#flow > i", *o),
                     "#one" => ("#one > strong", *o),
                     _ => ("#two > strong", *o),
                 };
                 all.push((child.0.to_string(), child.1));
             }
+            all.sort_by(|a, b| a.0.cmp(&b.0));
             all
         };
         let away = r(900.0, 400.0, 10.0, 10.0);
@@ -1570,19 +1612,19 @@ mod tests {
         // on white fails).
         assert_eq!(
             judge("background:#fff", away, "", true),
-            s(&[("#far", Failed), ("#one", Failed), ("#two", Failed)])
+            s(&[("#far", Failed), ("#flow", Failed), ("#one", Failed), ("#two", Failed)])
         );
         // The badge lies under the second link's text only, clear of its
         // numbering's box.
-        let mut badge = s(&[("#far", Failed), ("#one", Failed), ("#two", CantTell)]);
-        badge[5].1 = Failed;
-        assert_eq!(badge[5].0, "#two > strong");
+        let mut badge = s(&[("#far", Failed), ("#flow", Failed), ("#one", Failed), ("#two", CantTell)]);
+        badge[7].1 = Failed;
+        assert_eq!(badge[7].0, "#two > strong");
         assert_eq!(judge("background:#fff", r(150.0, 45.0, 30.0, 10.0), "", true), badge);
         // The sidebar paints no background of its own: the page scrolls
         // under it, so its text is not known.
         assert_eq!(
             judge("", away, "", true),
-            s(&[("#far", Failed), ("#one", CantTell), ("#two", CantTell)])
+            s(&[("#far", Failed), ("#flow", Failed), ("#one", CantTell), ("#two", CantTell)])
         );
         // A fixed bar across the far paragraph's columns (at another
         // height): scrolling brings it there. The sidebar's text moves with
@@ -1590,24 +1632,31 @@ mod tests {
         // hidden by its opaque background.
         assert_eq!(
             judge("background:#fff", away, "position:fixed", true),
-            s(&[("#far", CantTell), ("#one", Failed), ("#two", Failed)])
+            s(&[("#far", CantTell), ("#flow", Failed), ("#one", Failed), ("#two", Failed)])
         );
         // The main column reaches past the viewport's right edge: the page
         // scrolls sideways, so the fixed sidebar may pass under any text,
         // unless the body's overflow (the viewport's) is hidden.
         let (away_bg, wide) = ("background:#fff", 1200.0);
         assert_eq!(
-            judge_wide(away_bg, away, "", true, wide, "visible"),
-            s(&[("#far", CantTell), ("#one", Failed), ("#two", Failed)])
+            judge_wide(away_bg, away, ("", ""), true, wide, "visible"),
+            s(&[("#far", CantTell), ("#flow", Failed), ("#one", Failed), ("#two", Failed)])
         );
         assert_eq!(
-            judge_wide(away_bg, away, "", true, wide, "hidden"),
-            s(&[("#far", Failed), ("#one", Failed), ("#two", Failed)])
+            judge_wide(away_bg, away, ("", ""), true, wide, "hidden"),
+            s(&[("#far", Failed), ("#flow", Failed), ("#one", Failed), ("#two", Failed)])
+        );
+        // The in-flow paragraph: a fixed bar across its columns is painted
+        // over it, unless a negative z-index on the way puts it under.
+        let under_page = ("position:relative;z-index:-1", "position:fixed");
+        assert_eq!(
+            judge_wide(away_bg, away, under_page, true, 980.0, "visible"),
+            s(&[("#far", CantTell), ("#flow", CantTell), ("#one", Failed), ("#two", Failed)])
         );
         // Read as served: no layout, nothing positioned is judged.
         assert_eq!(
             judge("background:#fff", away, "", false),
-            s(&[("#far", CantTell), ("#one", CantTell), ("#two", CantTell)])
+            s(&[("#far", CantTell), ("#flow", CantTell), ("#one", CantTell), ("#two", CantTell)])
         );
     }
 
