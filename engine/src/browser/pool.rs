@@ -1382,6 +1382,19 @@ mod tests {
         }
     }
 
+    /// A page served from memory at `url` (never connected to), as HTML.
+    fn served(url: &Url, body: Vec<u8>) -> MainDocument {
+        MainDocument {
+            url: url.clone(),
+            status: 200,
+            headers: vec![Header {
+                name: "content-type".into(),
+                value: "text/html".into(),
+            }],
+            body,
+        }
+    }
+
     #[test]
     fn a_failed_start_is_tried_again_after_a_doubling_wait_up_to_a_cap() {
         let secs: Vec<u64> = (1..=8).map(|n| backoff(n).as_secs()).collect();
@@ -1414,17 +1427,14 @@ mod tests {
         let url = Url::parse("http://127.0.0.1:9/").unwrap();
         let scope = Arc::new(Scope::new(&url, &config).unwrap());
         let robots: RobotsCheck = Arc::new(|_: &Url| true);
-        let doc = |n: usize| MainDocument {
-            url: url.clone(),
-            status: 200,
-            headers: vec![Header {
-                name: "content-type".into(),
-                value: "text/html".into(),
-            }],
-            body: format!(
+        let doc = |n: usize| {
+            served(
+                &url,
+                format!(
                 "<p id=n></p><script>document.getElementById('n').textContent = 'page {n}'</script>"
             )
-            .into_bytes(),
+                .into_bytes(),
+            )
         };
         let render = |n: usize| {
             let (scope, robots) = (Arc::clone(&scope), Arc::clone(&robots));
@@ -1488,15 +1498,7 @@ mod tests {
         let url = Url::parse("http://127.0.0.1:9/").unwrap();
         let scope = Arc::new(Scope::new(&url, &config).unwrap());
         let robots: RobotsCheck = Arc::new(|_: &Url| true);
-        let doc = || MainDocument {
-            url: url.clone(),
-            status: 200,
-            headers: vec![Header {
-                name: "content-type".into(),
-                value: "text/html".into(),
-            }],
-            body: b"<p>one page</p>".to_vec(),
-        };
+        let doc = || served(&url, b"<p>one page</p>".to_vec());
         let first = RenderSession::start(&config, Arc::new(HostPool::new(100.0, 4)), false)
             .await
             .unwrap();
@@ -1594,18 +1596,13 @@ mod tests {
         let scope = Arc::new(Scope::new(&url, &config).unwrap());
         let robots: RobotsCheck = Arc::new(|_: &Url| true);
         let walk = |body: &str| {
-            let doc = MainDocument {
-                url: url.clone(),
-                status: 200,
-                headers: vec![Header {
-                    name: "content-type".into(),
-                    value: "text/html".into(),
-                }],
-                body: format!(
+            let doc = served(
+                &url,
+                format!(
                     "<!doctype html><html><head><title>t</title></head><body>{body}</body></html>"
                 )
                 .into_bytes(),
-            };
+            );
             let (scope, robots) = (Arc::clone(&scope), Arc::clone(&robots));
             let session = &session;
             async move {
@@ -1896,22 +1893,14 @@ mod tests {
         // menu checkbox runs `change` when clicked and set back; whether the
         // held tab loads the page again.
         let reloads = |css: &str, change: &str| {
-            let doc = MainDocument {
-                url: url.clone(),
-                status: 200,
-                headers: vec![Header {
-                    name: "content-type".into(),
-                    value: "text/html".into(),
-                }],
-                body: format!(
+            let doc = served(&url, format!(
                     r#"<!doctype html><html><head><title>t</title><style>{css}</style></head><body>
 <main><h1>Docs</h1><input id=q type=search aria-label=Search> <label><input type=checkbox id=menu> Menu</label></main>
 <script>const b = document.body, m = document.getElementById('menu');
 document.addEventListener('keydown', (e) => {{ if (e.key === '/' && document.activeElement === b) {{ e.preventDefault(); document.getElementById('q').focus(); }} }});
 m.addEventListener('change', () => {{ {change} }});</script></body></html>"#
                 )
-                .into_bytes(),
-            };
+                .into_bytes());
             let (scope, robots) = (Arc::clone(&scope), Arc::clone(&robots));
             let session = &session;
             async move {

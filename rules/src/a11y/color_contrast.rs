@@ -460,16 +460,14 @@ fn positioned_sibling(cx: &PageContext<'_>, e: ElementRef<'_>, text: ElementRef<
     let Some(siblings) = painters.get(&parent.id()) else {
         return false;
     };
-    let area = cx.rendered(text.id()).and_then(|f| f.bounds);
+    let area = cx
+        .rendered(text.id())
+        .and_then(|f| f.bounds)
+        .map(|t| grown(t, CLEAR_MARGIN));
     siblings.iter().any(|(s, painted)| {
         *s != e.id()
             && match (painted, area) {
-                (Some(boxes), Some(t)) => boxes.iter().any(|p| {
-                    p.x + p.width > t.x - CLEAR_MARGIN
-                        && p.x < t.x + t.width + CLEAR_MARGIN
-                        && p.y + p.height > t.y - CLEAR_MARGIN
-                        && p.y < t.y + t.height + CLEAR_MARGIN
-                }),
+                (Some(boxes), Some(t)) => boxes.iter().any(|p| crate::boxes::overlap(p, &t)),
                 _ => true,
             }
     })
@@ -565,12 +563,7 @@ fn alone_over_ancestors(
                         Reach::Box
                     };
                     if cx.style(e).is_positioned() {
-                        r = Rect {
-                            x: r.x - CLEAR_MARGIN,
-                            y: r.y - CLEAR_MARGIN,
-                            width: r.width + 2.0 * CLEAR_MARGIN,
-                            height: r.height + 2.0 * CLEAR_MARGIN,
-                        };
+                        r = grown(r, CLEAR_MARGIN);
                     }
                     Some((e.id(), r, reach))
                 }),
@@ -697,7 +690,9 @@ fn scrolls_sideways(cx: &PageContext<'_>, right: f32) -> bool {
     !matches!(viewport_overflow.as_deref(), Some("hidden" | "clip"))
 }
 
-/// Whether an element declares what paints beyond its box.
+/// Whether an element declares what paints beyond its box: a shadow, an
+/// outline or a filter (declared values: the shorthand `outline` is kept as
+/// written).
 fn spills(cx: &PageContext<'_>, e: ElementRef<'_>) -> bool {
     let style = cx.style(e);
     let declared = |name: &str| {
@@ -707,6 +702,16 @@ fn spills(cx: &PageContext<'_>, e: ElementRef<'_>) -> bool {
             .is_some_and(|v| !matches!(v, "none" | "hidden" | "0" | "0px"))
     };
     declared("box-shadow") || declared("filter") || declared("outline") || declared("outline-style")
+}
+
+/// `r` grown by `m` CSS pixels on every side.
+fn grown(r: Rect, m: f32) -> Rect {
+    Rect {
+        x: r.x - m,
+        y: r.y - m,
+        width: r.width + 2.0 * m,
+        height: r.height + 2.0 * m,
+    }
 }
 
 /// Most elements of a positioned box looked at by [`painted_area`]; a
@@ -732,20 +737,7 @@ fn painted_area(cx: &PageContext<'_>, s: ElementRef<'_>) -> Option<Vec<Rect>> {
         }
         // Added by a script after the snapshot: its box is not known.
         let facts = cx.rendered(d.id())?;
-        let style = cx.style(d);
-        // Declared values: the shorthand `outline` is kept as written.
-        let declared = |name: &str| {
-            style
-                .get(name)
-                .map(str::trim)
-                .is_some_and(|v| !matches!(v, "none" | "hidden" | "0" | "0px"))
-        };
-        if declared("box-shadow")
-            || declared("filter")
-            || declared("outline")
-            || declared("outline-style")
-            || style.get("position") == Some("fixed")
-        {
+        if spills(cx, d) || cx.style(d).get("position") == Some("fixed") {
             return None;
         }
         // No layout box (not rendered, `display: contents`): paints nothing
@@ -859,6 +851,12 @@ fn composite(
         .collect())
 }
 
+/// Whether text of this size (CSS pixels) and weight is "large" for WCAG's
+/// contrast thresholds: 24 px, or 18.66 px and bold.
+fn is_large(size: f32, bold: bool) -> bool {
+    size >= 24.0 || (size >= 18.66 && bold)
+}
+
 /// What [`composite`] reads of one element's own painting: its opacity and
 /// its background's colour and image.
 struct Paint<'a> {
@@ -935,7 +933,7 @@ fn measured(
     if style.get("text-shadow").is_some_and(|v| v.trim() != "none") {
         return false;
     }
-    let large = f.font_size >= 24.0 || (f.font_size >= 18.66 && f.font_weight >= 700.0);
+    let large = is_large(f.font_size, f.font_weight >= 700.0);
     let expected: f32 = if large { 3.0 } else { 4.5 };
     let Some(color) = f.color else {
         return false;
@@ -1083,8 +1081,8 @@ impl Rule for ColorContrast {
         // them, as for the backgrounds in `composite`.
         let rendered = page.rendered(el.id()).filter(|f| f.color.is_some());
         let large = match rendered {
-            Some(f) => f.font_size >= 24.0 || (f.font_size >= 18.66 && f.font_weight >= 700.0),
-            None => style.font_size >= 24.0 || (style.font_size >= 18.66 && style.is_bold()),
+            Some(f) => is_large(f.font_size, f.font_weight >= 700.0),
+            None => is_large(style.font_size, style.is_bold()),
         };
         let expected: f32 = if large { 3.0 } else { 4.5 };
         // A sheet the page uses is missing: any color here may be another.
