@@ -233,6 +233,11 @@ pub enum Need {
     /// ([`crate::rendered::ElementFacts::backdrop`]). A static scan has no
     /// browser: the rules that need it keep their cascade estimates there.
     MeasuredBackdrop,
+    /// Render mode's styles of links under `:hover` and `:focus`
+    /// ([`crate::rendered::ElementFacts::states`]), forced in the browser. A
+    /// static scan has no browser: the rules that need them read the
+    /// stylesheets' `:hover` and `:focus` rules there.
+    LinkStates,
 }
 
 /// What a finding is about, which decides how the engine groups findings that

@@ -235,6 +235,7 @@ mod tests {
             NarrowViewport,
             WebVitals,
             MeasuredBackdrop,
+            LinkStates,
         ];
         let needed = |names: &[&str]| -> Vec<crate::Need> {
             let selection = select(names).unwrap();
@@ -249,6 +250,7 @@ mod tests {
         );
         assert_eq!(needed(&["readability"]), [LanguageSkipNote]);
         assert_eq!(needed(&["color-contrast"]), [MeasuredBackdrop]);
+        assert_eq!(needed(&["link-in-text-block"]), [LinkStates]);
         assert_eq!(
             needed(&["keyboard-trap", "focus-visible-rendered"]),
             [Interaction]

@@ -106,6 +106,83 @@ pub struct ElementFacts {
     /// an image whatever it held. `None` when not read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub background_image: Option<String>,
+    /// For a link, its look at rest, hovered and focused, as the browser
+    /// computed it with those states forced ([`crate::Need::LinkStates`]);
+    /// `None` for other elements and where not taken. Boxed: few elements
+    /// carry it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub states: Option<Box<LinkStates>>,
+}
+
+/// Most links of a page whose [`LinkStates`] are taken, in document order:
+/// each costs protocol calls to force its states.
+pub const MAX_STATE_LINKS: usize = 1000;
+
+/// A link's look in the states a user puts it in.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LinkStates {
+    /// As the page shows it untouched.
+    pub rest: StateStyle,
+    /// Under the pointer (`:hover` forced on the link and its ancestors).
+    pub hover: StateStyle,
+    /// Focused from the keyboard (`:focus` and `:focus-visible` forced on
+    /// the link, `:focus-within` on its ancestors).
+    pub focus: StateStyle,
+}
+
+/// What sets a link apart from its text other than its colour, as computed
+/// in one state.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StateStyle {
+    /// Its text is underlined: `text-decoration-line` holds `underline` on
+    /// the link, an element inside it, or an inline ancestor whose
+    /// decoration reaches it.
+    pub underline: bool,
+    /// A visible bottom border (a style other than `none` or `hidden`, a
+    /// width above 0).
+    pub border_bottom: bool,
+    /// A visible outline (a style other than `none`, a width above 0).
+    pub outline: bool,
+    /// Computed `box-shadow`, at most 256 bytes (`none` without one).
+    pub box_shadow: String,
+    /// Computed `background-color`; `None` in a colour syntax not parsed.
+    pub background_color: Option<Rgba>,
+    /// Computed `background-image`, at most 256 bytes (`none` without one).
+    pub background_image: String,
+    /// Computed `font-weight`.
+    pub font_weight: f32,
+    /// Computed `font-style`.
+    pub font_style: String,
+    /// Computed `font-family`, at most 256 bytes.
+    pub font_family: String,
+}
+
+impl StateStyle {
+    /// The first cue other than colour this state shows that `rest` does
+    /// not: a line (underline, border, outline), a shadow, a background, a
+    /// change of font. `None` when it looks like `rest` but for colour.
+    pub fn cue_over(&self, rest: &StateStyle) -> Option<&'static str> {
+        if self.underline && !rest.underline {
+            Some("underline")
+        } else if self.border_bottom && !rest.border_bottom {
+            Some("border")
+        } else if self.outline && !rest.outline {
+            Some("outline")
+        } else if self.box_shadow != rest.box_shadow {
+            Some("box-shadow")
+        } else if self.background_color != rest.background_color
+            || self.background_image != rest.background_image
+        {
+            Some("background")
+        } else if self.font_weight != rest.font_weight
+            || self.font_style != rest.font_style
+            || self.font_family != rest.font_family
+        {
+            Some("font")
+        } else {
+            None
+        }
+    }
 }
 
 /// One end of a [`MeasuredBackdrop`]'s range: a contrast ratio and the
@@ -267,6 +344,49 @@ impl RenderedFacts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_state_shows_a_cue_only_in_what_it_adds_to_the_rest() {
+        let rest = StateStyle {
+            box_shadow: "none".into(),
+            background_color: Rgba::parse("transparent"),
+            background_image: "none".into(),
+            font_weight: 400.0,
+            font_style: "normal".into(),
+            font_family: "serif".into(),
+            ..StateStyle::default()
+        };
+        assert_eq!(rest.cue_over(&rest), None);
+        let with = |f: &dyn Fn(&mut StateStyle)| {
+            let mut s = rest.clone();
+            f(&mut s);
+            s.cue_over(&rest)
+        };
+        assert_eq!(with(&|s| s.underline = true), Some("underline"));
+        assert_eq!(with(&|s| s.border_bottom = true), Some("border"));
+        assert_eq!(with(&|s| s.outline = true), Some("outline"));
+        assert_eq!(
+            with(&|s| s.box_shadow = "red 0px 0px 0px 2px".into()),
+            Some("box-shadow")
+        );
+        assert_eq!(
+            with(&|s| s.background_color = Rgba::parse("#eee")),
+            Some("background")
+        );
+        assert_eq!(
+            with(&|s| s.background_image = "url(x.png)".into()),
+            Some("background")
+        );
+        assert_eq!(with(&|s| s.font_weight = 700.0), Some("font"));
+        assert_eq!(with(&|s| s.font_style = "italic".into()), Some("font"));
+        assert_eq!(with(&|s| s.font_family = "monospace".into()), Some("font"));
+        // A line the link already has at rest is no cue of the state's.
+        let underlined = StateStyle {
+            underline: true,
+            ..rest.clone()
+        };
+        assert_eq!(underlined.cue_over(&underlined), None);
+    }
 
     #[test]
     fn the_backdrop_is_judged_pixel_by_pixel() {

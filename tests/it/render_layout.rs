@@ -220,6 +220,124 @@ async fn link_in_text_block_uses_the_browsers_colours() {
     assert_eq!(rendered, vec![f("link-in-text-block", "failed", "#terms")]);
 }
 
+/// Links told apart by colour alone (4.66:1 against the text), each with
+/// other hover and focus styles. As served, the stylesheets' `:hover` and
+/// `:focus` rules are read and three links stay "cannot tell"; rendered,
+/// the browser shows each link hovered and focused, so every link is
+/// decided, including through an ancestor's `:hover`, an ancestor's
+/// `:focus-within` and an element inside the link.
+#[tokio::test]
+async fn link_in_text_block_shows_each_link_hovered_and_focused() {
+    let html = r#"<!doctype html><html lang="en"><head><title>Links</title><style>
+body { color: #000; background: #fff }
+a { text-decoration: none; color: #1a73e8 }
+#nofocus:hover { text-decoration: underline }
+#nofocus:focus { outline: none }
+#both:hover, #both:focus { text-decoration: underline }
+p.h:hover #parent { border-bottom: 1px solid }
+#inner:hover span { text-decoration: underline }
+.fw a:hover { font-weight: bold }
+.fw a:focus { outline: none }
+.fw:focus-within a { box-shadow: 0 0 0 2px #000 }
+p.g:hover #hoveronly { border-bottom: 1px solid }
+#hoveronly:focus { outline: none }
+</style></head><body><main>
+<p>Text <a id="none" href="/a">one</a> more.</p>
+<p>Text <a id="nofocus" href="/b">two</a> more.</p>
+<p>Text <a id="both" href="/c">three</a> more.</p>
+<p class="h">Text <a id="parent" href="/d">four</a> more.</p>
+<p>Text <a id="inner" href="/e"><span>five</span></a> more.</p>
+<p class="fw">Text <a id="within" href="/f">six</a> more.</p>
+<p class="g">Text <a id="hoveronly" href="/g">seven</a> more.</p>
+</main></body></html>"#;
+    let [served, rendered] = both_reports("link-in-text-block", html).await;
+    let rule = "link-in-text-block";
+    assert_eq!(
+        findings(&served),
+        vec![
+            f(rule, "cant-tell", "#hoveronly"),
+            f(rule, "cant-tell", "#inner"),
+            f(rule, "cant-tell", "#nofocus"),
+            f(rule, "cant-tell", "#none"),
+            f(rule, "cant-tell", "#within"),
+        ]
+    );
+    assert_eq!(
+        findings(&rendered),
+        vec![
+            f(rule, "failed", "#hoveronly"),
+            f(rule, "failed", "#nofocus"),
+            f(rule, "failed", "#none")
+        ]
+    );
+    let cues = |selector: &str| {
+        let found = rendered
+            .findings
+            .iter()
+            .find(|x| x.selector == selector)
+            .unwrap();
+        (
+            found.message.clone(),
+            found.data.as_ref().unwrap()["hover_cue"].clone(),
+            found.data.as_ref().unwrap()["focus_cue"].clone(),
+        )
+    };
+    assert_eq!(
+        cues("#none"),
+        (
+            "This link differs from the text by color only (4.66:1) and shows no other cue when hovered.".to_string(),
+            serde_json::Value::Null,
+            serde_json::json!("outline")
+        )
+    );
+    assert_eq!(
+        cues("#nofocus"),
+        (
+            "This link differs from the text by color only (4.66:1) and shows no other cue when focused.".to_string(),
+            serde_json::json!("underline"),
+            serde_json::Value::Null
+        )
+    );
+    // The ancestor's hover is off while the link is focused.
+    let (_, hover, focus) = cues("#hoveronly");
+    assert_eq!(
+        (hover, focus),
+        (serde_json::json!("border"), serde_json::Value::Null)
+    );
+    let passed = rendered
+        .rules
+        .iter()
+        .find(|r| r.rule_id == rule)
+        .map(|r| r.passed)
+        .unwrap();
+    assert_eq!(passed, 4);
+    // The states are taken back off before the keyboard walk, which compares
+    // each link focused with the link at rest: a link left focused would
+    // look the same both ways and fail `focus-visible-rendered`.
+    let (port, _stop) = serve(&[("/", html)]).await;
+    let walked = Scanner::builder()
+        .rules(&[rule, "focus-visible-rendered"])
+        .allow_private(true)
+        .rate_per_host(200.0)
+        .max_pages(1)
+        .render(true)
+        .build()
+        .unwrap()
+        .scan(&format!("http://127.0.0.1:{port}/"))
+        .await
+        .unwrap();
+    assert_eq!(
+        findings(&walked),
+        vec![
+            f("focus-visible-rendered", "failed", "#hoveronly"),
+            f("focus-visible-rendered", "failed", "#nofocus"),
+            f(rule, "failed", "#hoveronly"),
+            f(rule, "failed", "#nofocus"),
+            f(rule, "failed", "#none"),
+        ]
+    );
+}
+
 /// A data URL of a flat SVG image in `fill` (`%23` for `#`), escaped to
 /// sit unquoted in a `style` attribute.
 fn flat_image(fill: &str) -> String {

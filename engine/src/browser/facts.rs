@@ -68,15 +68,30 @@ async fn eval(
         .await
 }
 
+/// What one snapshot gave: the rules' facts, and per stamp the element's
+/// `backendNodeId`, by which later protocol calls name it without searching
+/// the document ([`super::states`]).
+#[derive(Debug, Default)]
+pub(crate) struct Snapshot {
+    /// The facts the rules get.
+    pub facts: RenderedFacts,
+    /// Per stamp, the element's backend node id; as long as
+    /// [`RenderedFacts::elements`] (empty when no facts were taken).
+    pub backend: Vec<Option<i64>>,
+}
+
 /// Stamps the page and takes its snapshot. Call before serializing the DOM.
-pub(crate) async fn capture(conn: &Connection, session: &str, timeout: Duration) -> RenderedFacts {
+pub(crate) async fn capture(conn: &Connection, session: &str, timeout: Duration) -> Snapshot {
     match capture_inner(conn, session, timeout).await {
         Ok(f) => f,
         Err(e) => {
             tracing::debug!(error = %e, "no browser facts for the page");
-            RenderedFacts::absent(format!(
-                "the browser's styles and boxes were not taken ({e}); static estimates used"
-            ))
+            Snapshot {
+                facts: RenderedFacts::absent(format!(
+                    "the browser's styles and boxes were not taken ({e}); static estimates used"
+                )),
+                backend: Vec::new(),
+            }
         }
     }
 }
@@ -85,7 +100,7 @@ async fn capture_inner(
     conn: &Connection,
     session: &str,
     timeout: Duration,
-) -> Result<RenderedFacts, BrowserError> {
+) -> Result<Snapshot, BrowserError> {
     let counted = eval(conn, session, &stamp_script(), timeout).await?;
     let num = |i: usize| counted.get(i).and_then(Value::as_f64).unwrap_or(0.0);
     let count = num(0) as usize;
@@ -96,11 +111,14 @@ async fn capture_inner(
         height: num(2) as f32,
     };
     if count > MAX_FACT_ELEMENTS {
-        return Ok(RenderedFacts {
-            viewport,
-            ..RenderedFacts::absent(format!(
-                "the page has {count} elements, over the {MAX_FACT_ELEMENTS} the browser's styles and boxes are taken for; static estimates used"
-            ))
+        return Ok(Snapshot {
+            facts: RenderedFacts {
+                viewport,
+                ..RenderedFacts::absent(format!(
+                    "the page has {count} elements, over the {MAX_FACT_ELEMENTS} the browser's styles and boxes are taken for; static estimates used"
+                ))
+            },
+            backend: Vec::new(),
         });
     }
     // Without `includeDOMRects`: the offset, client and scroll rects of
@@ -119,7 +137,7 @@ async fn capture_inner(
             timeout,
         )
         .await?;
-    let mut facts = parse_snapshot(&snap, count)?;
+    let Snapshot { mut facts, backend } = parse_snapshot(&snap, count)?;
     drop(snap);
     if let Err(e) = scroll_sizes(conn, session, &mut facts, timeout).await {
         // Those boxes keep no sizes: the rules estimate them.
@@ -131,7 +149,7 @@ async fn capture_inner(
         .and_then(Value::as_i64)
         .and_then(|m| u32::try_from(m).ok())
         .filter(|m| (*m as usize) < count);
-    Ok(facts)
+    Ok(Snapshot { facts, backend })
 }
 
 /// Whether a computed `overflow-x` or `overflow-y` lets the box scroll.
@@ -212,7 +230,7 @@ fn bad(what: &str) -> BrowserError {
 
 /// Reads the main document of a `DOMSnapshot.captureSnapshot` answer into
 /// facts for `count` stamped elements.
-pub(crate) fn parse_snapshot(snap: &Value, count: usize) -> Result<RenderedFacts, BrowserError> {
+pub(crate) fn parse_snapshot(snap: &Value, count: usize) -> Result<Snapshot, BrowserError> {
     let strings: Vec<&str> = snap
         .get("strings")
         .and_then(Value::as_array)
@@ -252,6 +270,14 @@ pub(crate) fn parse_snapshot(snap: &Value, count: usize) -> Result<RenderedFacts
         }
     }
 
+    let mut backend: Vec<Option<i64>> = vec![None; count];
+    if let Some(ids) = nodes.get("backendNodeId").and_then(Value::as_array) {
+        for (node, stamp) in stamp_of.iter().enumerate() {
+            if let (Some(stamp), Some(id)) = (stamp, ids.get(node).and_then(Value::as_i64)) {
+                backend[*stamp as usize] = Some(id);
+            }
+        }
+    }
     let mut elements: Vec<Option<ElementFacts>> = vec![None; count];
     // Every stamped element the snapshot holds gets facts; those without a
     // layout box keep the defaults below (no bounds: not rendered).
@@ -338,11 +364,16 @@ pub(crate) fn parse_snapshot(snap: &Value, count: usize) -> Result<RenderedFacts
                 v if v.len() > MAX_BACKGROUND_IMAGE => Some("url()".into()),
                 v => Some(v.to_string()),
             },
+            // Taken later, for links only (super::states).
+            states: None,
         });
     }
-    Ok(RenderedFacts {
-        elements,
-        ..RenderedFacts::default()
+    Ok(Snapshot {
+        facts: RenderedFacts {
+            elements,
+            ..RenderedFacts::default()
+        },
+        backend,
     })
 }
 
@@ -359,7 +390,7 @@ mod tests {
                         "16px", "700", "visible", "visible", "rgb(0, 0, 255)", "inline", "0.5",
                         "rgb(0, 128, 0)", "linear-gradient(red, blue)"],
             "documents": [{
-                "nodes": {"attributes": [[], [0, 1], [], [0, 2], []]},
+                "nodes": {"attributes": [[], [0, 1], [], [0, 2], []], "backendNodeId": [10, 11, 12, 13, 14]},
                 "layout": {
                     "nodeIndex": [3, 1, 4, 2],
                     "styles": [[3, 4, 13, 6, 7, 8, 9, 10, 14, 15], [3, 4, 5, 6, 7, 8, 9, 10], [], [12]],
@@ -371,7 +402,9 @@ mod tests {
                 }
             }]
         });
-        let f = parse_snapshot(&snap, 3).unwrap();
+        let Snapshot { facts: f, backend } = parse_snapshot(&snap, 3).unwrap();
+        // Each stamp names its element's backend node; stamp 2 is no node's.
+        assert_eq!(backend, [Some(13), Some(11), None]);
         let p = f.element(0).unwrap();
         assert_eq!(p.display, "block");
         assert_eq!(p.opacity, 0.5);

@@ -65,6 +65,7 @@ pub mod screenshot;
 pub mod shortcuts;
 pub mod sign_in;
 pub mod snapshot;
+pub(crate) mod states;
 
 pub use launch::{configure, sink_requests, LaunchOptions, DEFAULT_RECYCLE_AFTER};
 pub use pool::{crashes, health, BrowserHealth, RenderSession};

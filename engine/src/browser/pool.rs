@@ -388,6 +388,8 @@ pub struct RenderSession {
     narrow: bool,
     /// Measure the backdrop of text over images ([`super::backdrop`]).
     backdrop: bool,
+    /// Show each page's links hovered and focused ([`super::states`]).
+    states: bool,
     /// The scan's cap on a page body, which the serialized DOM keeps too.
     max_body: u64,
     /// The scan's credentials: their session's cookies are put into each
@@ -431,6 +433,7 @@ impl RenderSession {
             interaction,
             narrow: false,
             backdrop: false,
+            states: false,
             max_body: config.max_body_bytes,
             auth,
         };
@@ -458,6 +461,14 @@ impl RenderSession {
     /// [`sitescan_rules::Need::MeasuredBackdrop`]).
     pub fn with_measured_backdrop(mut self, on: bool) -> RenderSession {
         self.backdrop = on;
+        self
+    }
+
+    /// Also shows each page's links hovered and focused
+    /// ([`super::states`]) when `on` (a selected rule needs
+    /// [`sitescan_rules::Need::LinkStates`]).
+    pub fn with_link_states(mut self, on: bool) -> RenderSession {
+        self.states = on;
         self
     }
 
@@ -768,6 +779,9 @@ impl RenderSession {
         if self.backdrop {
             limit += super::backdrop::budget(self.call_timeout);
         }
+        if self.states {
+            limit += super::states::budget(self.call_timeout);
+        }
         let outcome =
             tokio::time::timeout(limit, self.render_in(&tab, Arc::clone(&job), hold)).await;
         ctx.browser.pages.fetch_add(1, Ordering::SeqCst);
@@ -828,7 +842,8 @@ impl RenderSession {
         phases.lap(Phase::Load);
         // Stamps, snapshot, then the DOM carrying the stamps (super::facts).
         super::metrics::mark(&conn, &tab.session, &tab.target, t).await;
-        let mut facts = super::facts::capture(&conn, &tab.session, t).await;
+        let super::facts::Snapshot { mut facts, backend } =
+            super::facts::capture(&conn, &tab.session, t).await;
         phases.lap(Phase::Snapshot);
         let mut vitals =
             super::metrics::collect(&conn, &tab.session, &tab.target, self.options.throttle, t)
@@ -853,6 +868,17 @@ impl RenderSession {
             facts.narrow = Some(Box::new(narrow));
         }
         phases.lap(Phase::Reflow);
+        if self.states && facts.is_present() {
+            match super::states::measure(&conn, &tab.session, &tab.target, &backend, &mut facts, t)
+                .await
+            {
+                Ok(()) => {}
+                Err(e @ (BrowserError::Timeout { .. } | BrowserError::Crashed)) => return Err(e),
+                // The links keep no states: the rule reads the stylesheets.
+                Err(e) => tracing::debug!(error = %e, "the links' states were not taken"),
+            }
+        }
+        phases.lap(Phase::States);
         // Whether activating the page's controls ran its code (the page may
         // no longer be as it was judged).
         let mut changed = false;
@@ -1184,6 +1210,8 @@ enum Phase {
     Backdrop,
     /// The narrow-viewport layouts ([`super::reflow`]).
     Reflow,
+    /// The links shown hovered and focused ([`super::states`]).
+    States,
     /// The keyboard walk up to its first key press: the watcher, its
     /// candidates, the cheap walk's checks ([`interact`]).
     WalkSetup,
@@ -1204,14 +1232,14 @@ enum Phase {
 /// debug line per page (`RUST_LOG=sitescan_engine::browser=debug`).
 struct Phases {
     at: Instant,
-    ms: [u64; 11],
+    ms: [u64; 12],
 }
 
 impl Phases {
     fn new(started: Instant) -> Phases {
         Phases {
             at: started,
-            ms: [0; 11],
+            ms: [0; 12],
         }
     }
 
@@ -1236,7 +1264,7 @@ impl Phases {
     }
 
     fn log(&self, url: &str) {
-        let [load, snapshot, serialize, backdrop, reflow, walk_setup, walk, shortcuts, activate, vitals, leave] =
+        let [load, snapshot, serialize, backdrop, reflow, states, walk_setup, walk, shortcuts, activate, vitals, leave] =
             self.ms;
         tracing::debug!(
             url,
@@ -1245,6 +1273,7 @@ impl Phases {
             serialize,
             backdrop,
             reflow,
+            states,
             walk_setup,
             walk,
             shortcuts,

@@ -12,7 +12,7 @@ use crate::aria::html::is_html;
 use crate::css::color::contrast_ratio;
 use crate::css::{split_selector_list, Rgba, SheetCaps};
 use crate::PageContext;
-use crate::{Category, Check, Impact, Level, Rule, RuleMeta, Visits};
+use crate::{Category, Check, Impact, Level, Need, Rule, RuleMeta, Visits};
 
 /// Checks that links within a block of text are underlined (or otherwise styled) rather than told apart by color alone.
 pub struct LinkInTextBlock;
@@ -26,6 +26,7 @@ static META: RuleMeta = RuleMeta {
     wcag: &["1.4.1"],
     level: Some(Level::A),
     impact: Impact::Serious,
+    needs: &[Need::LinkStates],
     docs: r##"## What it checks
 Each visible link inside a block of running text (the nearest block-level ancestor has text outside the link) is set apart from the text by more than color: an underline, a bottom border, or a different font weight or style. A link told apart only by a color with at least 3:1 contrast against the text needs review (it also needs a non-color cue on hover and focus); one with less contrast fails.
 
@@ -36,9 +37,25 @@ the reason in `data.reason`, as in
 `color-unresolved` (the link's or the text's color uses custom properties or
 `calc()` that do not resolve), `state-cues-unknown` (the link differs by a
 color of 3:1 or more, and its hover and focus cues are not known). A link with
-a non-color cue passes whatever its colors are. In
-[render mode](../render.md) the link's and the text's colours are the
-browser's computed ones (the non-color cues still come from the cascade).
+a non-color cue passes whatever its colors are.
+
+## Render mode
+In [render mode](../render.md) the link's and the text's colours are the
+browser's computed ones (the non-color cues at rest still come from the
+cascade), and the hover and focus cues are not guessed from the stylesheets:
+the browser shows each link hovered (`:hover` forced on it and its
+ancestors) and focused (`:focus` and `:focus-visible` on it, `:focus-within`
+on its ancestors), and compares each look with the link at rest. An
+underline, a bottom border or an outline that appears, a change of shadow,
+background or font is a cue. A link told apart by a color of 3:1 or more
+passes when both states show a cue, and fails when one does not (the data
+names the cue each state shows: `hover_cue`, `focus_cue`), as the ACT rule
+"Inline link has different foreground color and distinguishable style on
+hover and focus" expects. The states are forced for the page's first 1,000
+links without an underline at rest (document order), all at once: a style
+that depends on *another* link being hovered (a sibling combinator, `:has()`)
+reads as if it were. A link beyond them, or one a script added after the
+snapshot, is judged as in a static scan.
 
 ## Why it matters
 People who cannot perceive the color difference cannot find the links in the text.
@@ -334,6 +351,31 @@ impl Rule for LinkInTextBlock {
                 continue;
             }
             // G183: color with 3:1 plus a non-color cue on hover and on focus.
+            // Render mode: the browser showed the link in both states.
+            if let Some(states) = page.rendered(el.id()).and_then(|f| f.states.as_deref()) {
+                let hover = states.hover.cue_over(&states.rest);
+                let focus = states.focus.cue_over(&states.rest);
+                if hover.is_some() && focus.is_some() {
+                    cx.pass_on(el);
+                    continue;
+                }
+                let when = match (hover, focus) {
+                    (None, None) => "hovered or focused",
+                    (None, Some(_)) => "hovered",
+                    _ => "focused",
+                };
+                cx.fail(
+                    el,
+                    format!("This link differs from the text by color only ({ratio:.2}:1) and shows no other cue when {when}."),
+                )
+                .with_data({
+                    let mut data = data;
+                    data["hover_cue"] = json!(hover);
+                    data["focus_cue"] = json!(focus);
+                    data
+                });
+                continue;
+            }
             let cues = cues.get_or_insert_with(|| state_cues(page));
             let on_hover = cues.hover.iter().any(|s| s.matches(&el));
             let on_focus = cues.focus.iter().any(|s| s.matches(&el))

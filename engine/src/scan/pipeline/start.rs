@@ -150,7 +150,8 @@ pub(super) async fn start(
             )
             .await?
             .with_narrow_viewport(inner.selection.needs(Need::NarrowViewport))
-            .with_measured_backdrop(inner.selection.needs(Need::MeasuredBackdrop)),
+            .with_measured_backdrop(inner.selection.needs(Need::MeasuredBackdrop))
+            .with_link_states(inner.selection.needs(Need::LinkStates)),
         ),
         false => None,
     };
