@@ -338,6 +338,63 @@ p.g:hover #hoveronly { border-bottom: 1px solid }
     );
 }
 
+/// Past the page's 40 pictured backdrops, the text the rule cannot judge
+/// without a picture is shot first: 45 paragraphs whose text the snapshot
+/// blends no colour for (a bold word in each) come before a paragraph over
+/// a dark image and a menu taken out of flow over the first paragraph. In
+/// document order the 40 pictures went to the paragraphs, which the rule
+/// judges over their ancestors' white anyway, and left the other two
+/// "cannot tell".
+#[tokio::test]
+async fn color_contrast_shoots_text_over_images_and_out_of_flow_first() {
+    let dark = flat_image("%23111");
+    let plain: String = (0..45)
+        .map(|i| format!("<p>Plain <b>text</b> number {i} here.</p>\n"))
+        .collect();
+    let html = format!(
+        r#"<!doctype html><html lang="en"><head><title>Many</title></head><body style="background: #fff; color: #000">
+{plain}<p id="dark" style="width: 400px; color: #555; background: #fff {dark}">Mid grey over a dark photo</p>
+<div id="nav" style="position: absolute; top: 0; right: 0; width: 300px; color: #bbb">Menu <b>one</b> | <b>two</b></div>
+</body></html>"#
+    );
+    let [served, rendered] = both_reports("color-contrast", &html).await;
+    let rule = "color-contrast";
+    assert_eq!(
+        findings(&served),
+        vec![
+            f(rule, "cant-tell", "#dark"),
+            f(rule, "cant-tell", "#nav"),
+            f(rule, "cant-tell", "#nav > b:nth-child(1)"),
+            f(rule, "cant-tell", "#nav > b:nth-child(2)"),
+        ]
+    );
+    assert_eq!(
+        findings(&rendered),
+        vec![
+            f(rule, "failed", "#dark"),
+            f(rule, "failed", "#nav"),
+            f(rule, "failed", "#nav > b:nth-child(1)"),
+            f(rule, "failed", "#nav > b:nth-child(2)"),
+        ]
+    );
+    for found in &rendered.findings {
+        let data = found.data.as_ref().unwrap();
+        assert_eq!(data["measured"], "screenshot", "{}", found.selector);
+        let expected = if found.selector == "#dark" {
+            2.53
+        } else {
+            1.92
+        };
+        assert_eq!(data["contrast_ratio"], expected, "{}", found.selector);
+    }
+    // Every paragraph passes, pictured or not.
+    let summary = rendered.rules.iter().find(|r| r.rule_id == rule).unwrap();
+    assert_eq!(
+        (summary.passed, summary.failed, summary.cant_tell),
+        (90, 4, 0)
+    );
+}
+
 /// A data URL of a flat SVG image in `fill` (`%23` for `#`), escaped to
 /// sit unquoted in a `style` attribute.
 fn flat_image(fill: &str) -> String {

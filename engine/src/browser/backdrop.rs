@@ -33,8 +33,9 @@
 //! is shot in the document as before, with the page where it was; the page
 //! is scrolled back at the end.
 //!
-//! **Bounds.** At most [`MAX_MEASURED_PER_PAGE`] elements per page, in
-//! document order; at most [`MAX_RECTS`] text boxes each, clipped to
+//! **Bounds.** At most [`MAX_MEASURED_PER_PAGE`] elements per page: those
+//! with an image or gradient under their text, or in a box out of flow,
+//! first, then the others, each in document order; at most [`MAX_RECTS`] text boxes each, clipped to
 //! [`MAX_CLIP`] CSS pixels and shot at a scale that keeps each picture
 //! within [`MAX_PIXELS`]; the elements are shot together in bands of at
 //! most [`MAX_CLIP`] (one picture each, [`bands`]); no new band is started
@@ -59,7 +60,9 @@ use super::BrowserError;
 /// quiet machine): 40 keeps a
 /// page with a large hero image or a gradient body within a couple of
 /// seconds, and covers the text over images that most pages have (headings
-/// and buttons on a banner), in document order.
+/// and buttons on a banner). Text over an image or in a box out of flow goes
+/// first: the rule cannot judge it without a picture, and judges the rest
+/// over its ancestors' colours.
 pub const MAX_MEASURED_PER_PAGE: usize = 40;
 
 /// Most candidate stamps handed to the page's script (shown elements with a
@@ -151,12 +154,20 @@ fn setup_script(candidates: &[(u32, bool)]) -> String {
   // colour (Chromium blends some gradients into one of their stops): a
   // background image on the way up to the first opaque background, or, where
   // the text is on screen, replaced content or an image painted under it.
-  const imageUnder = (e, r) => {{
+  // An image, or with `moved`, a box out of flow (which the rule's
+  // fallback cannot put over its ancestors' colours), on the way up to the
+  // first opaque background.
+  const onImage = (e, moved) => {{
     for (let a = e, k = 0; a && k < 512; a = a.parentElement, k++) {{
       const c = getComputedStyle(a);
       if (c.backgroundImage !== 'none') return true;
-      if (opaque(c)) break;
+      if (opaque(c)) return false;
+      if (moved && (c.position === 'absolute' || c.position === 'fixed' || c.position === 'sticky')) return true;
     }}
+    return false;
+  }};
+  const imageUnder = (e, r) => {{
+    if (onImage(e, false)) return true;
     const x = r[0] - sx + r[2] / 2, y = r[1] - sy + r[3] / 2;
     if (x < 0 || y < 0 || x >= window.innerWidth || y >= window.innerHeight) return false;
     let below = false;
@@ -170,9 +181,14 @@ fn setup_script(candidates: &[(u32, bool)]) -> String {
     }}
     return false;
   }};
-  const items = [], els = [];
+  // Text over an image or in a box out of flow first (the rule cannot
+  // judge it without a picture: its fallback over the ancestors' colours
+  // stops at the image, and may not know what lies under a box out of
+  // flow), then, in document order, the other text the snapshot blended no
+  // colour for (which the fallback judges over the ancestors' colours).
+  const first = [], rest = [];
   for (const [s, blended] of {list}) {{
-    if (items.length >= {MAX_MEASURED_PER_PAGE}) break;
+    if (first.length >= {MAX_MEASURED_PER_PAGE}) break;
     const e = find(s);
     if (!e) continue;
     let own = false;
@@ -180,6 +196,10 @@ fn setup_script(candidates: &[(u32, bool)]) -> String {
       if (c.nodeType === 3 && c.data.trim()) {{ own = true; break; }}
     }}
     if (!own) continue;
+    // A blended colour stands for a box out of flow: only an image under
+    // it makes it measured.
+    const image = onImage(e, !blended);
+    if (!blended && !image && rest.length >= {MAX_MEASURED_PER_PAGE}) continue;
     if (getComputedStyle(e).textShadow !== 'none') continue;
     // A blend mode or filter changes the text's colour as painted.
     let mixed = false;
@@ -199,7 +219,12 @@ fn setup_script(candidates: &[(u32, bool)]) -> String {
       }}
     }}
     if (!rects.length) continue;
-    if (blended && !imageUnder(e, rects[0])) continue;
+    const under = image || imageUnder(e, rects[0]);
+    if (blended && !under) continue;
+    (under ? first : rest).push([s, rects, e]);
+  }}
+  const items = [], els = [];
+  for (const [s, rects, e] of first.concat(rest).slice(0, {MAX_MEASURED_PER_PAGE})) {{
     items.push([s, rects]);
     els.push(e);
   }}
