@@ -93,8 +93,9 @@ pub struct Shortcuts {
     pub found: Vec<Shortcut>,
     /// Visible controls the search could not try whose name is about
     /// shortcuts or the keyboard (a select, a text field, a link whose name
-    /// also speaks of settings), as short labels, at most
-    /// [`MAX_ELSEWHERE`]: a way to turn a shortcut off may be there.
+    /// also speaks of settings), and links to the site's settings or
+    /// preferences page, as short labels, at most [`MAX_ELSEWHERE`]: a way
+    /// to turn a shortcut off may be there.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub elsewhere: Vec<String>,
 }

@@ -534,14 +534,42 @@ fn shortcut_page(title: &str, extra: &str, condition: &str, script: &str) -> Can
 /// passes, while the same checkbox behind a button named "More" is not
 /// looked for; one that needs Ctrl already is no shortcut of one
 /// character; a page whose listener marks every key press alike (as
-/// input-tracking libraries do) has none either.
+/// input-tracking libraries do) has none either. A page whose only other
+/// way is a link to the site's settings page (an image link, "change
+/// settings", as rustdoc's) is for review, naming the link; a link named
+/// "Options" alone leaves the shortcut failed.
 #[tokio::test]
 async fn render_mode_finds_single_key_shortcuts_and_the_controls_that_remap_them() {
     let site = Server::start().await;
     site.set(
         "/",
-        html("<!doctype html><html lang=\"en\"><head><title>Index</title></head><body><h1>Index</h1><a href=\"/single\">single</a> <a href=\"/remap\">remap</a> <a href=\"/modifier\">modifier</a> <a href=\"/any-key\">any key</a> <a href=\"/opener\">opener</a> <a href=\"/unnamed\">unnamed</a></body></html>"),
+        html("<!doctype html><html lang=\"en\"><head><title>Index</title></head><body><h1>Index</h1><a href=\"/single\">single</a> <a href=\"/remap\">remap</a> <a href=\"/modifier\">modifier</a> <a href=\"/any-key\">any key</a> <a href=\"/opener\">opener</a> <a href=\"/unnamed\">unnamed</a> <a href=\"/settings-link\">settings link</a> <a href=\"/options-link\">options link</a></body></html>"),
     );
+    let wheel = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='22' height='22'%3E%3Ccircle cx='11' cy='11' r='9'/%3E%3C/svg%3E";
+    site.set(
+        "/settings-link",
+        shortcut_page(
+            "Settings link",
+            &format!("<a id=\"gear\" href=\"/settings\"><img width=\"22\" height=\"22\" alt=\"change settings\" src=\"{wheel}\"></a>"),
+            "true",
+            "",
+        ),
+    );
+    site.set(
+        "/options-link",
+        shortcut_page(
+            "Options link",
+            "<a href=\"/options\">Options</a>",
+            "true",
+            "",
+        ),
+    );
+    for path in ["/settings", "/options"] {
+        site.set(
+            path,
+            html("<!doctype html><html lang=\"en\"><head><title>Settings</title></head><body><h1>Settings</h1></body></html>"),
+        );
+    }
     let behind = |opener: &str| {
         format!(
             "<button id=\"open\" onclick=\"document.getElementById('settings').hidden = false\">{opener}</button>\
@@ -590,9 +618,16 @@ async fn render_mode_finds_single_key_shortcuts_and_the_controls_that_remap_them
         "/robots.txt",
         canned(200, "text/plain", "User-agent: *\nAllow: /\n"),
     );
-    let report = render_scan(&["character-key-shortcuts"], &site).await;
+    let report = scanner(&["character-key-shortcuts"])
+        .max_pages(12)
+        .render(true)
+        .build()
+        .unwrap()
+        .scan(&site.url("/"))
+        .await
+        .unwrap();
     assert_pages_loaded(&report);
-    assert_eq!(report.pages.len(), 7);
+    assert_eq!(report.pages.len(), 11);
     let origin = format!("http://127.0.0.1:{}", site.port);
     let mut got: Vec<(String, String, String, String)> = report
         .findings
@@ -619,7 +654,17 @@ async fn render_mode_finds_single_key_shortcuts_and_the_controls_that_remap_them
     got.sort();
     assert_eq!(
         got,
-        vec![failed("/single"), failed("/unnamed")],
+        vec![
+            failed("/options-link"),
+            (
+                "/settings-link".to_string(),
+                "CantTell".to_string(),
+                "Pressing the \"+\" key alone (without Ctrl, Alt or Meta) acts on this page (it changed the page's content, a script handled it). No control tried on this page turns that shortcut off or remaps it, but a#gear (change settings) may lead to a setting that does: check it.".to_string(),
+                r#""settings-elsewhere" "+" ["dom","prevented"]"#.to_string(),
+            ),
+            failed("/single"),
+            failed("/unnamed")
+        ],
         "{:#?}",
         report.findings
     );
@@ -630,7 +675,7 @@ async fn render_mode_finds_single_key_shortcuts_and_the_controls_that_remap_them
         .unwrap();
     // The remap checkbox and the one the opener shows pass; the other
     // pages have no shortcut.
-    assert_eq!((rule.passed, rule.failed, rule.cant_tell), (2, 2, 0));
+    assert_eq!((rule.passed, rule.failed, rule.cant_tell), (2, 3, 1));
     // Nothing was fetched for the keys or the clicks: each document once
     // (the static fetch).
     for path in [
@@ -641,6 +686,10 @@ async fn render_mode_finds_single_key_shortcuts_and_the_controls_that_remap_them
         "/any-key",
         "/opener",
         "/unnamed",
+        "/settings-link",
+        "/settings",
+        "/options-link",
+        "/options",
     ] {
         assert_eq!(site.count(path), 1, "{path}: {:?}", site.log());
     }

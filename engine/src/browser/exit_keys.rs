@@ -319,6 +319,13 @@ pub(crate) const SETTINGS_WORDS: &[&str] = &[
     "turn off",
 ];
 
+/// Words of a link's name that say it leads to the site's own settings
+/// page ("Settings", "change settings", "Preferences"), where sites keep
+/// the switch for their keyboard shortcuts (rustdoc, GitHub): such a link
+/// may lead to the mechanism even when it does not name the keyboard.
+pub(crate) const SETTINGS_PAGE_WORDS: &[&str] =
+    &["settings", "setting", "preferences", "preference"];
+
 /// A pattern matching any of `words` as a whole word, case aside, in the
 /// syntax Rust's `regex` and JavaScript's `RegExp` share (`\b`, `(?:…)`; the
 /// `i` flag given apart): the one way page text is read for words, here and
@@ -468,6 +475,11 @@ mod tests {
         assert!(settings.is_match("Keyboard shortcut settings"));
         assert!(settings.is_match("Turn off single-key hotkeys"));
         assert!(!settings.is_match("How to use connection shortcut methods"));
+        let page = Regex::new(&format!("(?i){}", word_pattern(SETTINGS_PAGE_WORDS))).unwrap();
+        assert!(page.is_match("change settings"));
+        assert!(page.is_match("Preferences"));
+        assert!(!page.is_match("Options"));
+        assert!(!page.is_match("Settingsless"));
         assert!(EXIT_WORDS.is_match("press Ctrl+M to LEAVE"));
         assert!(!EXIT_WORDS.is_match("outside"));
     }

@@ -52,7 +52,7 @@ use sitescan_rules::interaction::{
 };
 
 use super::cdp::{Connection, Wait, World};
-use super::exit_keys::{word_pattern, SETTINGS_WORDS, SHORTCUT_WORDS};
+use super::exit_keys::{word_pattern, SETTINGS_PAGE_WORDS, SETTINGS_WORDS, SHORTCUT_WORDS};
 use super::BrowserError;
 
 /// Longest time the page may spend sending keys to find shortcuts.
@@ -87,7 +87,7 @@ const SCRIPT: &str = r#"(async () => {
   const MAXK = __MAXK__, MAXCTL = __MAXCTL__, MAXOPEN = __MAXOPEN__, MAXVIS = __MAXVIS__, MAXREC = __MAXREC__, MAXDOM = __MAXDOM__, MAXFORM = __MAXFORM__;
   const RESTYLE = __RESTYLE__;
   const MAXELSE = __MAXELSE__, MAXPATH = __MAXPATH__, MAXTEXT = __MAXTEXT__, OPENER_WAIT = __OPENER_WAIT__;
-  const WORDS = new RegExp(__WORDS__, 'i'), SETTINGS = new RegExp(__SETTINGS__, 'i');
+  const WORDS = new RegExp(__WORDS__, 'i'), SETTINGS = new RegExp(__SETTINGS__, 'i'), PLACE = new RegExp(__PLACE__, 'i');
   const elapsed = () => performance.now() - T0;
   const out = { keysTried: 0, complete: false, found: [], elsewhere: [], changed: false };
   const root = document.documentElement;
@@ -144,6 +144,8 @@ const SCRIPT: &str = r#"(async () => {
     if (!text(n) && el.labels && el.labels.length) n = [...el.labels].slice(0, 2).map((l) => l.innerText || l.textContent).join(' ');
     if (!text(n) && el.localName === 'input') n = el.value;
     if (!text(n)) n = el.innerText || el.textContent;
+    // An image link is named by its images' alternatives ("change settings").
+    if (!text(n)) n = [...el.querySelectorAll('img[alt]')].slice(0, 4).map((i) => i.getAttribute('alt')).join(' ');
     if (!text(n)) n = el.getAttribute('title');
     return text(n).slice(0, 300);
   };
@@ -348,18 +350,24 @@ const SCRIPT: &str = r#"(async () => {
     }
     for (const f of found) f.searched = !f.mechanism && !budgetOut && !truncated;
     // Controls named for shortcuts the search could not try: a select, a
-    // text field; a link whose name also says it leads to settings.
+    // text field; a link whose name also says it leads to settings, or
+    // that it leads to the site's settings page.
     if (pending().length) {
       for (const el of document.querySelectorAll('a[href],area[href],select,input,textarea,[role=link],[role=combobox],[role=listbox]')) {
         if (out.elsewhere.length >= MAXELSE || elapsed() > TOTAL_MS + FIND_MS) break;
         const link = el.matches('a[href],area[href],[role=link]');
         // Most of a long page's links are ruled out by their text alone,
         // before any layout is asked for.
-        if (link && !WORDS.test((el.textContent || '') + ' ' + (el.getAttribute('aria-label') || '') + ' ' + (el.getAttribute('title') || '') + ' ' + refs(el, 'aria-labelledby'))) continue;
+        if (link) {
+          const said = (el.textContent || '') + ' ' + (el.getAttribute('aria-label') || '') + ' ' + (el.getAttribute('title') || '') + ' ' + refs(el, 'aria-labelledby');
+          // An image's alternative names an image link ("change settings").
+          const alts = [...el.querySelectorAll('img[alt]')].slice(0, 4).map((i) => i.getAttribute('alt')).join(' ');
+          if (!WORDS.test(said) && !PLACE.test(said + ' ' + alts)) continue;
+        }
         if (done.has(el) || (el.matches(CTL) && usable(el))) continue;
         if (!rendered(el)) continue;
         const n = name(el);
-        if (WORDS.test(n) && (!link || SETTINGS.test(n))) out.elsewhere.push(label(el) + ' (' + n.slice(0, MAXTEXT) + ')');
+        if (WORDS.test(n) ? !link || SETTINGS.test(n) : link && PLACE.test(n)) out.elsewhere.push(label(el) + ' (' + n.slice(0, MAXTEXT) + ')');
       }
     }
   } finally {
@@ -404,6 +412,7 @@ fn script() -> String {
         .replace("__RESTYLE__", &super::restyle::script())
         .replace("__WORDS__", &json(SHORTCUT_WORDS))
         .replace("__SETTINGS__", &json(SETTINGS_WORDS))
+        .replace("__PLACE__", &json(SETTINGS_PAGE_WORDS))
 }
 
 /// What the search came to.

@@ -50,8 +50,11 @@ A shortcut **fails** when no control turns it off or remaps it
 at its bounds (time, or a page with more than 40 controls:
 `"search-incomplete"`), or when the page has a control the search cannot
 try whose name speaks of shortcuts or the keyboard (a select, a text field,
-or a link whose name also speaks of settings, options or turning off:
-`"settings-elsewhere"`, listed in `data.elsewhere`). When the keys
+or a link whose name also speaks of settings, options or turning off), or a
+link to the site's settings page (its name, or its image's alternative,
+speaks of settings or preferences: rustdoc keeps its "disable keyboard
+shortcuts" switch behind such a link): `"settings-elsewhere"`, listed in
+`data.elsewhere`. When the keys
 could not all be sent in the time allowed, the page says so for review
 (`"keys-untried"`). The finding names the key in `data.key` and what it did
 in `data.effects` (`dom`, `focus`, `navigation`, `prevented`).
