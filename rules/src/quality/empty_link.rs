@@ -22,6 +22,12 @@ an `<img>` / `<input type=image>` with non-empty `alt`, an `<svg>` with a `<titl
 or a non-empty `aria-label`, `aria-labelledby` or `title` on the link. Links with
 none of these are empty — usually a leftover from a template or an icon font glyph.
 
+A link nobody meets is left out: one neither shown on screen nor in the
+accessibility tree (`display: none`, `visibility: hidden`, in a hidden subtree),
+such as the section anchors documentation tools show only while the heading is
+hovered (rustdoc's `<a class="anchor" href=#method.new></a>`, whose `§` comes
+from CSS on hover).
+
 **Ownership:** an empty link is one problem, owned by the accessibility rule
 `link-name` (which judges the full accessible name). When `link-name` runs and
 reports the link, this rule's finding on it is dropped; it reports empty links
@@ -82,6 +88,10 @@ impl Rule for EmptyLink {
         if el.value().attr("href").is_none() {
             return;
         }
+        let page = cx.page();
+        if !page.is_visible(el) && page.is_hidden(el) {
+            return;
+        }
         if has_content(el) {
             cx.pass();
         } else {
@@ -106,11 +116,15 @@ mod tests {
             ])
             .inapplicable(&[
                 r#"<a name="anchor"></a>"#,
+                r##"<style>.anchor{display:none}h2:hover .anchor{display:inline}</style><h2>Methods<a class="anchor" href="#methods"></a></h2>"##,
+                r#"<a href="/cart" style="visibility:hidden"></a>"#,
             ])
             .fail(&[
                 ("a", r#"<a href="/cart"><i class="icon-cart"></i></a>"#),
                 ("a", r#"<a href="/"> </a>"#),
                 ("a", r#"<a href="/"><img src="logo.svg" alt=""></a>"#),
+                // Seen, though not in the accessibility tree.
+                ("a", r#"<a href="/cart" aria-hidden="true"><i class="icon-cart"></i></a>"#),
             ])
             .run();
     }
