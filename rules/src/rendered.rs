@@ -155,6 +155,11 @@ pub struct StateStyle {
     pub font_style: String,
     /// Computed `font-family`, at most 256 bytes.
     pub font_family: String,
+    /// What the link's `::before` and `::after` boxes draw, when they have
+    /// content (their content, size, background, bottom border, opacity,
+    /// transform and visibility), at most 256 bytes; empty without them.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub drawn: String,
 }
 
 impl StateStyle {
@@ -179,6 +184,8 @@ impl StateStyle {
             || self.font_family != rest.font_family
         {
             Some("font")
+        } else if self.drawn != rest.drawn {
+            Some("pseudo-element")
         } else {
             None
         }
@@ -380,6 +387,10 @@ mod tests {
         assert_eq!(with(&|s| s.font_weight = 700.0), Some("font"));
         assert_eq!(with(&|s| s.font_style = "italic".into()), Some("font"));
         assert_eq!(with(&|s| s.font_family = "monospace".into()), Some("font"));
+        assert_eq!(
+            with(&|s| s.drawn = "::after|\"\"|80px|2px".into()),
+            Some("pseudo-element")
+        );
         // A line the link already has at rest is no cue of the state's.
         let underlined = StateStyle {
             underline: true,

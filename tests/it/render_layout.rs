@@ -225,7 +225,8 @@ async fn link_in_text_block_uses_the_browsers_colours() {
 /// `:focus` rules are read and three links stay "cannot tell"; rendered,
 /// the browser shows each link hovered and focused, so every link is
 /// decided, including through an ancestor's `:hover`, an ancestor's
-/// `:focus-within` and an element inside the link.
+/// `:focus-within`, an element inside the link, a background reached by a
+/// transition and an underline an `::after` box grows on hover.
 #[tokio::test]
 async fn link_in_text_block_shows_each_link_hovered_and_focused() {
     let html = r#"<!doctype html><html lang="en"><head><title>Links</title><style>
@@ -241,6 +242,9 @@ p.h:hover #parent { border-bottom: 1px solid }
 .fw:focus-within a { box-shadow: 0 0 0 2px #000 }
 p.g:hover #hoveronly { border-bottom: 1px solid }
 #hoveronly:focus { outline: none }
+#fade { transition: background-color .3s } #fade:hover { background-color: #ddd }
+#grow { position: relative } #grow::after { content: ""; position: absolute; left: 0; bottom: -2px; height: 2px; width: 0; background: #1a73e8; transition: width .3s }
+#grow:hover::after { width: 100% }
 </style></head><body><main>
 <p>Text <a id="none" href="/a">one</a> more.</p>
 <p>Text <a id="nofocus" href="/b">two</a> more.</p>
@@ -249,12 +253,15 @@ p.g:hover #hoveronly { border-bottom: 1px solid }
 <p>Text <a id="inner" href="/e"><span>five</span></a> more.</p>
 <p class="fw">Text <a id="within" href="/f">six</a> more.</p>
 <p class="g">Text <a id="hoveronly" href="/g">seven</a> more.</p>
+<p>Text <a id="fade" href="/h">eight</a> more.</p>
+<p>Text <a id="grow" href="/i">nine</a> more.</p>
 </main></body></html>"#;
     let [served, rendered] = both_reports("link-in-text-block", html).await;
     let rule = "link-in-text-block";
     assert_eq!(
         findings(&served),
         vec![
+            f(rule, "cant-tell", "#grow"),
             f(rule, "cant-tell", "#hoveronly"),
             f(rule, "cant-tell", "#inner"),
             f(rule, "cant-tell", "#nofocus"),
@@ -310,7 +317,7 @@ p.g:hover #hoveronly { border-bottom: 1px solid }
         .find(|r| r.rule_id == rule)
         .map(|r| r.passed)
         .unwrap();
-    assert_eq!(passed, 4);
+    assert_eq!(passed, 6);
     // The states are taken back off before the keyboard walk, which compares
     // each link focused with the link at rest: a link left focused would
     // look the same both ways and fail `focus-visible-rendered`.

@@ -52,7 +52,9 @@ use super::BrowserError;
 /// order [`parse_look`] reads. An underline counts on the link, on one of
 /// the first 32 elements inside it, or on an ancestor whose decoration
 /// reaches the link's text (inline ancestors, then the first box that is
-/// not inline).
+/// not inline). The link's `::before` and `::after` boxes, when they have
+/// content, are described by what a hover effect drawn with them changes
+/// (an underline that grows, a bar that appears).
 const LOOK: &str = "const look = (el) => { \
   const cs = getComputedStyle(el); \
   const line = (c) => String(c.textDecorationLine || '').includes('underline'); \
@@ -62,10 +64,27 @@ const LOOK: &str = "const look = (el) => { \
     if (line(pc)) { underline = true; break; } if (pc.display !== 'inline' && pc.display !== 'contents') break; } } \
   const px = (v) => parseFloat(v) || 0; \
   const cut = (v) => { v = String(v); return v.length > 256 ? v.slice(0, 256) : v; }; \
+  const drawn = (w) => { const p = getComputedStyle(el, w); if (p.content === 'none' || p.content === 'normal' || p.display === 'none') return ''; \
+    return [w, p.content, p.width, p.height, p.backgroundColor, p.backgroundImage, p.borderBottomStyle, p.borderBottomWidth, p.opacity, p.transform, p.visibility].join('|'); }; \
   return [underline, \
     cs.borderBottomStyle !== 'none' && cs.borderBottomStyle !== 'hidden' && px(cs.borderBottomWidth) > 0, \
     cs.outlineStyle !== 'none' && px(cs.outlineWidth) > 0, \
-    cut(cs.boxShadow), cut(cs.backgroundColor), cut(cs.backgroundImage), px(cs.fontWeight), cut(cs.fontStyle), cut(cs.fontFamily)]; };";
+    cut(cs.boxShadow), cut(cs.backgroundColor), cut(cs.backgroundImage), px(cs.fontWeight), cut(cs.fontStyle), cut(cs.fontFamily), \
+    cut(drawn('::before') + ' ' + drawn('::after'))]; };";
+
+/// Stops transitions while the states are forced, so that each look is the
+/// state's own and not the first frame of a transition towards it (`a {
+/// transition: background-color .3s }` would read as unchanged): a
+/// constructed sheet adopted by the document, no element added, kept in the
+/// isolated world for [`THAW`].
+const FREEZE: &str = "const frozen = new CSSStyleSheet(); \
+  frozen.replaceSync('*, *::before, *::after { transition: none !important }'); \
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, frozen]; window.__sitescanStates = frozen;";
+
+/// Takes [`FREEZE`]'s sheet off, once the states are back to rest (nothing
+/// is left to transition).
+const THAW: &str = "(() => { const f = window.__sitescanStates; if (f) { \
+  document.adoptedStyleSheets = document.adoptedStyleSheets.filter((s) => s !== f); delete window.__sitescanStates; } })()";
 
 /// Picks the links and reads their looks at rest: answers `[links, rest
 /// looks, ancestors]`, stamps as numbers.
@@ -114,6 +133,7 @@ fn pick_script() -> String {
            for (let k = 0; p && k < 256; k++, p = p.parentElement) {{ \
              const ps = p.getAttribute('{STAMP_ATTR}'); if (ps !== null && /^[0-9]+$/.test(ps)) anc.add(Number(ps)); }} }} \
          for (const s of links) anc.delete(s); \
+         if (links.length) {{ {FREEZE} }} \
          return [links, rest, [...anc]]; }})()"
     )
 }
@@ -134,7 +154,7 @@ fn read_script(stamps: &[u32]) -> String {
 
 /// Reads one look the script answered.
 fn parse_look(v: &Value) -> Option<StateStyle> {
-    let a = v.as_array().filter(|a| a.len() == 9)?;
+    let a = v.as_array().filter(|a| a.len() == 10)?;
     let flag = |i: usize| a.get(i).and_then(Value::as_bool);
     let text = |i: usize| {
         a.get(i)
@@ -151,6 +171,7 @@ fn parse_look(v: &Value) -> Option<StateStyle> {
         font_weight: a.get(6).and_then(Value::as_f64).filter(|f| f.is_finite())? as f32,
         font_style: text(7)?,
         font_family: text(8)?,
+        drawn: text(9)?.trim().to_string(),
     })
 }
 
@@ -321,11 +342,15 @@ pub(crate) async fn measure(
     // Off whatever happened above: disabling the CSS domain drops every
     // forced state at once (a call per node would cost a quarter of a second
     // on a page of a thousand links), so the pictures and the keyboard walk
-    // after this see the page as it was.
+    // after this see the page as it was; then transitions run again.
     let css_off = conn.call(s, "CSS.disable", json!({}), timeout).await;
+    let thawed = conn
+        .evaluate(session, World::Isolated(world), THAW, Wait::Value, timeout)
+        .await;
     let dom_off = conn.call(s, "DOM.disable", json!({}), timeout).await;
     let (hover, focus) = looked?;
     css_off?;
+    thawed?;
     dom_off?;
     for (i, stamp) in links.iter().enumerate() {
         let (Some(Some(rest)), Some(Some(hover)), Some(Some(focus))) =
@@ -363,16 +388,18 @@ mod tests {
             "none",
             700,
             "normal",
-            "serif"
+            "serif",
+            " ::after|\"\"|0px|2px"
         ]);
         let look = parse_look(&v).unwrap();
         assert!(look.border_bottom && !look.underline && !look.outline);
         assert_eq!(look.font_weight, 700.0);
         assert_eq!(look.background_color, Rgba::parse("transparent"));
+        assert_eq!(look.drawn, "::after|\"\"|0px|2px");
         // Short, mistyped or not an array: no look.
         assert_eq!(parse_look(&json!([false, true])), None);
         assert_eq!(
-            parse_look(&json!(["x", true, false, "", "", "", 1, "", ""])),
+            parse_look(&json!(["x", true, false, "", "", "", 1, "", "", ""])),
             None
         );
         assert_eq!(parse_look(&json!("look")), None);

@@ -45,9 +45,11 @@ browser's computed ones (the non-color cues at rest still come from the
 cascade), and the hover and focus cues are not guessed from the stylesheets:
 the browser shows each link hovered (`:hover` forced on it and its
 ancestors) and focused (`:focus` and `:focus-visible` on it, `:focus-within`
-on its ancestors), and compares each look with the link at rest. An
-underline, a bottom border or an outline that appears, a change of shadow,
-background or font is a cue. A link told apart by a color of 3:1 or more
+on its ancestors), with transitions stopped so that each look is the
+state's own, and compares each look with the link at rest. An underline, a
+bottom border or an outline that appears, a change of shadow, background or
+font, or a change in what the link's `::before` or `::after` draws (an
+underline that grows) is a cue. A link told apart by a color of 3:1 or more
 passes when both states show a cue, and fails when one does not (the data
 names the cue each state shows: `hover_cue`, `focus_cue`), as the ACT rule
 "Inline link has different foreground color and distinguishable style on
