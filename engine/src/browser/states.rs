@@ -31,8 +31,8 @@
 //! if it were. The rule's documentation says so.
 //!
 //! Bounded: at most [`MAX_STATE_LINKS`] links and their ancestors (each
-//! ancestor walk at most 256 steps), each look reading at most 32 elements
-//! inside the link and 32 ancestors, every string cut at 256 bytes, every
+//! ancestor walk at most 256 steps), picked within [`PICK_MS`], each look
+//! reading at most 32 elements inside the link and 32 ancestors, every string cut at 256 bytes, every
 //! call under the call timeout. Whatever fails leaves the links without
 //! states (the rule then reads the stylesheets), never the render.
 
@@ -59,7 +59,8 @@ const LOOK: &str = "const look = (el) => { \
   const cs = getComputedStyle(el); \
   const line = (c) => String(c.textDecorationLine || '').includes('underline'); \
   let underline = line(cs); \
-  if (!underline) { let n = 0; for (const d of el.querySelectorAll('*')) { if (++n > 32) break; if (line(getComputedStyle(d))) { underline = true; break; } } } \
+  if (!underline) { const w = document.createTreeWalker(el, NodeFilter.SHOW_ELEMENT); \
+    for (let d = w.nextNode(), n = 0; d && n < 32; d = w.nextNode(), n++) { if (line(getComputedStyle(d))) { underline = true; break; } } } \
   if (!underline) { let p = el.parentElement; for (let k = 0; p && k < 32; k++, p = p.parentElement) { const pc = getComputedStyle(p); \
     if (line(pc)) { underline = true; break; } if (pc.display !== 'inline' && pc.display !== 'contents') break; } } \
   const px = (v) => parseFloat(v) || 0; \
@@ -85,6 +86,11 @@ const FREEZE: &str = "const frozen = new CSSStyleSheet(); \
 /// is left to transition).
 const THAW: &str = "(() => { const f = window.__sitescanStates; if (f) { \
   document.adoptedStyleSheets = document.adoptedStyleSheets.filter((s) => s !== f); delete window.__sitescanStates; } })()";
+
+/// Longest the pick script looks for links, in milliseconds: a page built
+/// to make each link's checks slow (deep nesting, many blocks of many text
+/// nodes) gets its first links' states and no more.
+const PICK_MS: u32 = 2000;
 
 /// Picks the links and reads their looks at rest: answers `[links, rest
 /// looks, ancestors]`, stamps as numbers.
@@ -119,8 +125,9 @@ fn pick_script() -> String {
              if (!p || p.closest('a[href]')) continue; if (blockOf(p) === b) found = true; }} \
            texty.set(b, found); return found; }}; \
          const links = [], rest = [], anc = new Set(); \
+         const t0 = performance.now(); \
          for (const a of document.querySelectorAll('a[href]')) {{ \
-           if (links.length >= {MAX_STATE_LINKS}) break; \
+           if (links.length >= {MAX_STATE_LINKS} || performance.now() - t0 > {PICK_MS}) break; \
            const s = a.getAttribute('{STAMP_ATTR}'); if (s === null || !/^[0-9]+$/.test(s)) continue; \
            if (!a.getClientRects().length) continue; \
            const b = a.parentElement ? blockOf(a.parentElement) : null; if (!b || !hasText(b)) continue; \
