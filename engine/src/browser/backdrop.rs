@@ -48,7 +48,7 @@
 use std::time::Duration;
 
 use serde_json::Value;
-use sitescan_rules::rendered::{MeasuredBackdrop, RenderedFacts, STAMP_ATTR};
+use sitescan_rules::rendered::{MeasuredBackdrop, RenderedFacts};
 use tokio::time::Instant;
 
 use super::cdp::{Connection, Wait, World};
@@ -136,12 +136,7 @@ fn setup_script(candidates: &[(u32, bool)]) -> String {
     let list = serde_json::to_string(&candidates).unwrap_or_else(|_| "[]".into());
     format!(
         r#"(() => {{
-  const all = document.getElementsByTagName('*');
-  const find = (s) => {{
-    const e = all[s];
-    if (e && e.getAttribute('{STAMP_ATTR}') === String(s)) return e;
-    try {{ return document.querySelector('[{STAMP_ATTR}="' + s + '"]'); }} catch (x) {{ return null; }}
-  }};
+  {find}
   const sx = window.scrollX, sy = window.scrollY;
   const opaque = (c) => {{
     const m = /^rgba?\(([^)]*)\)$/.exec(c.backgroundColor);
@@ -150,13 +145,13 @@ fn setup_script(candidates: &[(u32, bool)]) -> String {
     return p.length < 4 || Number(p[3]) >= 1;
   }};
   const REPLACED = new Set(['IMG', 'PICTURE', 'VIDEO', 'CANVAS', 'SVG', 'svg', 'IFRAME', 'OBJECT', 'EMBED']);
-  // Whether an image lies under the text although the snapshot blended a
-  // colour (Chromium blends some gradients into one of their stops): a
-  // background image on the way up to the first opaque background, or, where
-  // the text is on screen, replaced content or an image painted under it.
-  // An image, or with `moved`, a box out of flow (which the rule's
-  // fallback cannot put over its ancestors' colours), on the way up to the
-  // first opaque background.
+  // An image lies under the text (even where the snapshot blended a
+  // colour: Chromium blends some gradients into one of their stops) when
+  // there is a background image on the way up to the first opaque
+  // background (`onImage`) or, where the text is on screen, replaced
+  // content or an image painted under it (`paintedUnder`). With `moved`,
+  // `onImage` also answers for a box out of flow on that way up, which the
+  // rule's fallback cannot put over its ancestors' colours.
   const onImage = (e, moved) => {{
     for (let a = e, k = 0; a && k < 512; a = a.parentElement, k++) {{
       const c = getComputedStyle(a);
@@ -166,8 +161,9 @@ fn setup_script(candidates: &[(u32, bool)]) -> String {
     }}
     return false;
   }};
-  const imageUnder = (e, r) => {{
-    if (onImage(e, false)) return true;
+  // Replaced content or an image painted under the text's middle, where
+  // the text is on screen.
+  const paintedUnder = (e, r) => {{
     const x = r[0] - sx + r[2] / 2, y = r[1] - sy + r[3] / 2;
     if (x < 0 || y < 0 || x >= window.innerWidth || y >= window.innerHeight) return false;
     let below = false;
@@ -219,7 +215,7 @@ fn setup_script(candidates: &[(u32, bool)]) -> String {
       }}
     }}
     if (!rects.length) continue;
-    const under = image || imageUnder(e, rects[0]);
+    const under = image || paintedUnder(e, rects[0]);
     if (blended && !under) continue;
     (under ? first : rest).push([s, rects, e]);
   }}
@@ -303,7 +299,8 @@ fn setup_script(candidates: &[(u32, bool)]) -> String {
   const d = document.documentElement;
   return {{ items, pins, view: d ? [d.clientWidth, d.clientHeight, sx, sy] : [0, 0, 0, 0],
     doc: d ? [Math.max(d.scrollWidth, d.clientWidth), Math.max(d.scrollHeight, d.clientHeight)] : [0, 0] }};
-}})()"#
+}})()"#,
+        find = super::facts::find_by_stamp_js(),
     )
 }
 
@@ -916,6 +913,7 @@ impl Region {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sitescan_rules::rendered::STAMP_ATTR;
 
     #[test]
     fn a_region_is_the_text_boxes_inside_the_document_and_bounded() {

@@ -46,6 +46,19 @@ const STYLES: &[&str] = &[
     "background-image",
 ];
 
+/// The scripts' one way to find an element by its stamp: `find(s)` looks at
+/// the stamp's index first (the stamps are the elements' document order)
+/// and searches by selector only when a script moved the element, so that
+/// finding many elements does not walk the document once per element.
+pub(crate) fn find_by_stamp_js() -> String {
+    format!(
+        "const all = document.getElementsByTagName('*'); \
+         const find = (s) => {{ const e = all[s]; \
+           if (e && e.getAttribute('{STAMP_ATTR}') === String(s)) return e; \
+           try {{ return document.querySelector('[{STAMP_ATTR}=\"' + s + '\"]'); }} catch (x) {{ return null; }} }};"
+    )
+}
+
 /// Counts the page's elements and, when there are at most the cap, stamps
 /// each with its index in document order. Answers `[count, innerWidth,
 /// innerHeight, stamp of the open modal dialog or -1]`.
@@ -184,10 +197,10 @@ async fn scroll_sizes(
         return Ok(());
     }
     let expr = format!(
-        "((stamps) => {{ const all = document.getElementsByTagName('*'); \
-         return stamps.map((s) => {{ let el = all[s]; \
-         if (!el || el.getAttribute('{STAMP_ATTR}') !== String(s)) el = document.querySelector('[{STAMP_ATTR}=\"' + s + '\"]'); \
+        "((stamps) => {{ {} \
+         return stamps.map((s) => {{ const el = find(s); \
          return el ? [el.scrollLeft, el.scrollTop, el.scrollWidth, el.scrollHeight, el.clientLeft, el.clientTop, el.clientWidth, el.clientHeight] : null; }}); }})({})",
+        find_by_stamp_js(),
         Value::from(stamps.clone())
     );
     let sizes = eval(conn, session, &expr, timeout).await?;

@@ -139,13 +139,14 @@ const SCRIPT: &str = r#"(async () => {
   };
   const refs = (el, attr) => (el.getAttribute(attr) || '').split(/\s+/).slice(0, 4)
     .map((id) => { const d = id && document.getElementById(id); return d ? d.textContent : ''; }).join(' ');
+  // An image link's name: its first images' alternatives ("change settings").
+  const alts = (el) => [...el.querySelectorAll('img[alt]')].slice(0, 4).map((i) => i.getAttribute('alt')).join(' ');
   const name = (el) => {
     let n = el.getAttribute('aria-label') || refs(el, 'aria-labelledby');
     if (!text(n) && el.labels && el.labels.length) n = [...el.labels].slice(0, 2).map((l) => l.innerText || l.textContent).join(' ');
     if (!text(n) && el.localName === 'input') n = el.value;
     if (!text(n)) n = el.innerText || el.textContent;
-    // An image link is named by its images' alternatives ("change settings").
-    if (!text(n)) n = [...el.querySelectorAll('img[alt]')].slice(0, 4).map((i) => i.getAttribute('alt')).join(' ');
+    if (!text(n)) n = alts(el);
     if (!text(n)) n = el.getAttribute('title');
     return text(n).slice(0, 300);
   };
@@ -360,9 +361,7 @@ const SCRIPT: &str = r#"(async () => {
         // before any layout is asked for.
         if (link) {
           const said = (el.textContent || '') + ' ' + (el.getAttribute('aria-label') || '') + ' ' + (el.getAttribute('title') || '') + ' ' + refs(el, 'aria-labelledby');
-          // An image's alternative names an image link ("change settings").
-          const alts = [...el.querySelectorAll('img[alt]')].slice(0, 4).map((i) => i.getAttribute('alt')).join(' ');
-          if (!WORDS.test(said) && !PLACE.test(said + ' ' + alts)) continue;
+          if (!WORDS.test(said) && !PLACE.test(said + ' ' + alts(el))) continue;
         }
         if (done.has(el) || (el.matches(CTL) && usable(el))) continue;
         if (!rendered(el)) continue;

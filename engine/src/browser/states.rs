@@ -93,7 +93,9 @@ const THAW: &str = "(() => { const f = window.__sitescanStates; if (f) { \
 const PICK_MS: u32 = 2000;
 
 /// Picks the links and reads their looks at rest: answers `[links, rest
-/// looks, ancestors]`, stamps as numbers.
+/// looks, ancestors]`, stamps as numbers. A link's walk up its ancestors
+/// stops at one already listed (its own are listed too), so the walks cost
+/// the ancestors' number, not the links' times the depth.
 ///
 /// A link is picked when the rule would ask for its states, by the rule's
 /// own tests taken from the browser's styles: it is rendered; it sits in
@@ -138,7 +140,8 @@ fn pick_script() -> String {
            links.push(Number(s)); rest.push(l); \
            let p = a.parentElement; \
            for (let k = 0; p && k < 256; k++, p = p.parentElement) {{ \
-             const ps = p.getAttribute('{STAMP_ATTR}'); if (ps !== null && /^[0-9]+$/.test(ps)) anc.add(Number(ps)); }} }} \
+             const ps = p.getAttribute('{STAMP_ATTR}'); if (ps === null || !/^[0-9]+$/.test(ps)) continue; \
+             if (anc.has(Number(ps))) break; anc.add(Number(ps)); }} }} \
          for (const s of links) anc.delete(s); \
          if (links.length) {{ {FREEZE} }} \
          return [links, rest, [...anc]]; }})()"
@@ -146,15 +149,12 @@ fn pick_script() -> String {
 }
 
 /// Reads the looks of the links stamped `stamps`, in that order (`null` for
-/// one no longer there). Each is looked up at its stamp's index first (the
-/// stamps are the elements' document order), by a selector only when a
-/// script moved it: a selector per link walks the document per link.
+/// one no longer there).
 fn read_script(stamps: &[u32]) -> String {
     format!(
-        "((stamps) => {{ {LOOK} const all = document.getElementsByTagName('*'); \
-         return stamps.map((s) => {{ let el = all[s]; \
-           if (!el || el.getAttribute('{STAMP_ATTR}') !== String(s)) el = document.querySelector('[{STAMP_ATTR}=\"' + s + '\"]'); \
-           return el ? look(el) : null; }}); }})({})",
+        "((stamps) => {{ {LOOK} {} \
+         return stamps.map((s) => {{ const el = find(s); return el ? look(el) : null; }}); }})({})",
+        super::facts::find_by_stamp_js(),
         Value::from(stamps.to_vec())
     )
 }
@@ -264,9 +264,9 @@ async fn read(
 }
 
 /// The most [`measure`] takes when every call takes its whole timeout: its
-/// sequential calls (the force batches run their calls together).
+/// 15 sequential calls (the force batches run their calls together).
 pub(crate) fn budget(call_timeout: Duration) -> Duration {
-    call_timeout * 14
+    call_timeout * 15
 }
 
 /// Shows the page's links hovered and focused and puts their looks on
@@ -317,8 +317,8 @@ pub(crate) async fn measure(
         return Ok(());
     }
     let s = Some(session);
-    conn.call(s, "DOM.enable", json!({}), timeout).await?;
     let looked = async {
+        conn.call(s, "DOM.enable", json!({}), timeout).await?;
         conn.call(s, "CSS.enable", json!({}), timeout).await?;
         // Nodes are pushed only to a client that has the document.
         conn.call(s, "DOM.getDocument", json!({"depth": 0}), timeout)
