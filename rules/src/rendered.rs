@@ -112,6 +112,151 @@ pub struct ElementFacts {
     /// carry it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub states: Option<Box<LinkStates>>,
+    /// Where the element paints, by its computed outline, box shadows and
+    /// filter ([`ink_overflow`]); `None` when not read (the rules then go
+    /// by the declared styles).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ink: Option<Ink>,
+}
+
+/// Where an element paints, beyond its border box.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ink {
+    /// Within its border box grown by this many CSS pixels.
+    Within(f32),
+    /// Anywhere: how far is not known (a filter by URL, a value not
+    /// understood).
+    Anywhere,
+}
+
+/// How far beyond its border box an element paints, CSS pixels, from its
+/// computed `outline-style`, `outline-width`, `outline-offset`,
+/// `box-shadow` and `filter` (as the browser serializes them: lengths in
+/// `px`, colours as functions); [`Ink::Anywhere`] when a value is not
+/// understood or paints where no length says (a filter by URL).
+///
+/// - An outline reaches its width plus its offset (a negative offset pulls
+///   it inside); Chromium's `auto` focus ring a pixel more.
+/// - A shadow reaches its larger offset, its blur radius and its spread;
+///   an inset shadow stays inside.
+/// - A filter adds to what it filters: `blur(r)` three standard deviations,
+///   `drop-shadow()` its offset and three times its blur; the colour
+///   filters nothing.
+pub fn ink_overflow(
+    outline_style: &str,
+    outline_width: &str,
+    outline_offset: &str,
+    box_shadow: &str,
+    filter: &str,
+) -> Ink {
+    reach(
+        outline_style,
+        outline_width,
+        outline_offset,
+        box_shadow,
+        filter,
+    )
+    .map_or(Ink::Anywhere, Ink::Within)
+}
+
+/// [`ink_overflow`]'s reach, `None` where not known.
+fn reach(
+    outline_style: &str,
+    outline_width: &str,
+    outline_offset: &str,
+    box_shadow: &str,
+    filter: &str,
+) -> Option<f32> {
+    let outline = match outline_style.trim() {
+        "" | "none" | "hidden" => 0.0,
+        style => {
+            let width = px(outline_width)?;
+            let offset = px(outline_offset).unwrap_or(0.0);
+            let ring = if style == "auto" { 1.0 } else { 0.0 };
+            (width + offset + ring).max(0.0)
+        }
+    };
+    let mut shadow: f32 = 0.0;
+    let box_shadow = box_shadow.trim();
+    if !box_shadow.is_empty() && box_shadow != "none" {
+        for one in split_top(box_shadow, ',') {
+            let words = split_top(one, ' ');
+            if words.iter().any(|w| *w == "inset") {
+                continue;
+            }
+            shadow = shadow.max(shadow_reach(&words, true)?);
+        }
+    }
+    let mut filtered: f32 = 0.0;
+    let filter = filter.trim();
+    if !filter.is_empty() && filter != "none" {
+        for function in split_top(filter, ' ') {
+            let (name, args) = function.strip_suffix(')')?.split_once('(')?;
+            filtered += match name.trim() {
+                "brightness" | "contrast" | "grayscale" | "hue-rotate" | "invert" | "opacity"
+                | "saturate" | "sepia" => 0.0,
+                "blur" => 3.0 * px(args).unwrap_or(0.0),
+                "drop-shadow" => shadow_reach(&split_top(args, ' '), false)?,
+                _ => return None,
+            };
+        }
+    }
+    let reach = outline.max(shadow) + filtered;
+    reach.is_finite().then_some(reach)
+}
+
+/// The reach of one shadow's words (its colour, a function, among them):
+/// two offsets, then a blur and (for a box shadow) a spread.
+fn shadow_reach(words: &[&str], box_shadow: bool) -> Option<f32> {
+    let lengths: Vec<f32> = words
+        .iter()
+        .filter(|w| {
+            !w.contains('(')
+                && w.chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_digit() || c == '-' || c == '.')
+        })
+        .map(|w| px(w))
+        .collect::<Option<_>>()?;
+    let most = if box_shadow { 4 } else { 3 };
+    if lengths.len() < 2 || lengths.len() > most {
+        return None;
+    }
+    let blur = lengths.get(2).copied().unwrap_or(0.0).max(0.0);
+    let spread = lengths.get(3).copied().unwrap_or(0.0).max(0.0);
+    let blur = if box_shadow { blur } else { 3.0 * blur };
+    Some(lengths[0].abs().max(lengths[1].abs()) + blur + spread)
+}
+
+/// A computed length in CSS pixels (`12px`, `0`).
+fn px(v: &str) -> Option<f32> {
+    let v = v.trim();
+    let n = v.strip_suffix("px").unwrap_or(v).trim();
+    n.parse::<f32>().ok().filter(|f| f.is_finite())
+}
+
+/// `v` split at `sep` outside parentheses, empty parts dropped.
+fn split_top(v: &str, sep: char) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (i, c) in v.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            c if c == sep && depth == 0 => {
+                parts.push(&v[start..i]);
+                start = i + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    parts.push(&v[start..]);
+    parts
+        .into_iter()
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect()
 }
 
 /// Most links of a page whose [`LinkStates`] are taken, in document order:
@@ -351,6 +496,82 @@ impl RenderedFacts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ink_reaches_as_far_as_outline_shadows_and_filter_paint() {
+        let ink = |o: &str, w: &str, off: &str, sh: &str, f: &str| ink_overflow(o, w, off, sh, f);
+        // Nothing beyond the box.
+        assert_eq!(ink("none", "0px", "0px", "none", "none"), Ink::Within(0.0));
+        // Node.js docs' theme button: `outline: var(--brand3) dotted 2px`.
+        assert_eq!(
+            ink("dotted", "2px", "0px", "none", "none"),
+            Ink::Within(2.0)
+        );
+        assert_eq!(ink("solid", "3px", "4px", "none", "none"), Ink::Within(7.0));
+        assert_eq!(
+            ink("solid", "2px", "-5px", "none", "none"),
+            Ink::Within(0.0)
+        );
+        assert_eq!(ink("auto", "1px", "0px", "none", "none"), Ink::Within(2.0));
+        // Shadows: the larger offset, the blur, the spread; the largest of
+        // several; an inset one stays inside.
+        assert_eq!(
+            ink(
+                "none",
+                "0px",
+                "0px",
+                "rgba(0, 0, 0, 0.2) 0px 1px 1px 0px",
+                "none"
+            ),
+            Ink::Within(2.0)
+        );
+        assert_eq!(
+            ink(
+                "none",
+                "0px",
+                "0px",
+                "rgb(255, 0, 0) -6px 2px 10px 3px, rgb(0, 0, 0) 0px 0px 4px 0px inset",
+                "none"
+            ),
+            Ink::Within(19.0)
+        );
+        assert_eq!(
+            ink(
+                "none",
+                "0px",
+                "0px",
+                "rgb(0, 0, 0) 40px 40px 0px 0px inset",
+                "none"
+            ),
+            Ink::Within(0.0)
+        );
+        // A filter adds to what it filters.
+        assert_eq!(
+            ink("solid", "2px", "0px", "none", "invert(1) blur(2px)"),
+            Ink::Within(8.0)
+        );
+        assert_eq!(
+            ink(
+                "none",
+                "0px",
+                "0px",
+                "none",
+                "drop-shadow(rgb(0, 0, 0) 3px -4px 2px)"
+            ),
+            Ink::Within(10.0)
+        );
+        // Not known: a filter by URL, a value not understood.
+        assert_eq!(
+            ink("none", "0px", "0px", "none", "url(\"#f\")"),
+            Ink::Anywhere
+        );
+        assert_eq!(
+            ink("none", "0px", "0px", "rgb(0, 0, 0) 1px", "none"),
+            Ink::Anywhere
+        );
+        assert_eq!(ink("solid", "thick", "0px", "none", "none"), Ink::Anywhere);
+        assert_eq!(ink("none", "0px", "0px", "none", "blur(2px"), Ink::Anywhere);
+    }
 
     #[test]
     fn a_state_shows_a_cue_only_in_what_it_adds_to_the_rest() {

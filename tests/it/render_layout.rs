@@ -402,6 +402,50 @@ async fn color_contrast_shoots_text_over_images_and_out_of_flow_first() {
     );
 }
 
+/// Content under `content-visibility: auto` is not laid out while it is off
+/// screen: no boxes, no pictures. Render mode lays it out as a reader
+/// scrolling there gets it (a box of that kind inside another too), and
+/// judges it; `content-visibility: hidden` content stays hidden.
+#[tokio::test]
+async fn color_contrast_lays_out_content_visibility_auto_before_judging() {
+    let dark = flat_image("%23111");
+    let html = format!(
+        r#"<!doctype html><html lang="en"><head><title>Deferred</title></head><body style="background: #fff; color: #000; margin: 0">
+<p id="top">At the top</p>
+<div style="height: 3000px"></div>
+<section style="content-visibility: auto; contain-intrinsic-size: auto 400px">
+<p id="dark" style="width: 400px; color: #555; background: #fff {dark}">Mid grey over a dark photo</p>
+<div style="margin-top: 2000px; content-visibility: auto; contain-intrinsic-size: auto 300px">
+<p id="nested" style="width: 400px; color: #555; background: #fff {dark}">Mid grey over a dark photo, deeper</p>
+</div>
+</section>
+<section style="content-visibility: hidden">
+<p id="hidden" style="width: 400px; color: #555; background: #fff {dark}">Never shown</p>
+</section>
+</body></html>"#
+    );
+    let [served, rendered] = both_reports("color-contrast", &html).await;
+    let rule = "color-contrast";
+    assert_eq!(
+        findings(&served),
+        vec![f(rule, "cant-tell", "#dark"), f(rule, "cant-tell", "#nested")]
+    );
+    assert_eq!(
+        findings(&rendered),
+        vec![f(rule, "failed", "#dark"), f(rule, "failed", "#nested")]
+    );
+    for found in &rendered.findings {
+        let data = found.data.as_ref().unwrap();
+        assert_eq!(data["measured"], "screenshot", "{}", found.selector);
+        assert_eq!(data["contrast_ratio"], 2.53, "{}", found.selector);
+    }
+    let summary = rendered.rules.iter().find(|r| r.rule_id == rule).unwrap();
+    assert_eq!(
+        (summary.passed, summary.failed, summary.cant_tell),
+        (1, 2, 0)
+    );
+}
+
 /// A data URL of a flat SVG image in `fill` (`%23` for `#`), escaped to
 /// sit unquoted in a `style` attribute.
 fn flat_image(fill: &str) -> String {

@@ -26,7 +26,8 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use sitescan_rules::css::color::Rgba;
 use sitescan_rules::rendered::{
-    ElementFacts, Rect, RenderedFacts, MAX_BACKGROUND_IMAGE, MAX_FACT_ELEMENTS, STAMP_ATTR,
+    ink_overflow, ElementFacts, Rect, RenderedFacts, MAX_BACKGROUND_IMAGE, MAX_FACT_ELEMENTS,
+    STAMP_ATTR,
 };
 
 use super::cdp::{Connection, Wait, World};
@@ -44,7 +45,17 @@ const STYLES: &[&str] = &[
     "overflow-y",
     "background-color",
     "background-image",
+    "content-visibility",
+    "outline-style",
+    "outline-width",
+    "outline-offset",
+    "box-shadow",
+    "filter",
 ];
+
+/// Longest the script revealing `content-visibility: auto` content spends
+/// looking for nested such boxes, milliseconds.
+const REVEAL_MS: u32 = 1000;
 
 /// The scripts' one way to find an element by its stamp: `find(s)` looks at
 /// the stamp's index first (the stamps are the elements' document order)
@@ -91,6 +102,10 @@ pub(crate) struct Snapshot {
     /// Per stamp, the element's backend node id; as long as
     /// [`RenderedFacts::elements`] (empty when no facts were taken).
     pub backend: Vec<Option<i64>>,
+    /// The stamps of the boxes whose computed `content-visibility` is
+    /// `auto`: the browser skips laying out their content while it is off
+    /// screen ([`reveal_script`]).
+    pub deferred: Vec<u32>,
 }
 
 /// Stamps the page and takes its snapshot. Call before serializing the DOM.
@@ -103,7 +118,7 @@ pub(crate) async fn capture(conn: &Connection, session: &str, timeout: Duration)
                 facts: RenderedFacts::absent(format!(
                     "the browser's styles and boxes were not taken ({e}); static estimates used"
                 )),
-                backend: Vec::new(),
+                ..Snapshot::default()
             }
         }
     }
@@ -131,13 +146,56 @@ async fn capture_inner(
                     "the page has {count} elements, over the {MAX_FACT_ELEMENTS} the browser's styles and boxes are taken for; static estimates used"
                 ))
             },
-            backend: Vec::new(),
+            ..Snapshot::default()
         });
     }
     // Without `includeDOMRects`: the offset, client and scroll rects of
     // every node cost the browser about a third of the snapshot on a large
     // page, and the rules read the scroll and client sizes only of boxes
     // that scroll ([`scroll_sizes`]).
+    let mut snapshot = take_snapshot(conn, session, count, timeout).await?;
+    if !snapshot.deferred.is_empty() {
+        // A box with `content-visibility: auto` keeps its content unlaid
+        // while it is off screen: no boxes, no blended colours. A reader
+        // scrolling there gets it laid out, so the page is judged with every
+        // such box shown (the content of `content-visibility: hidden` stays
+        // hidden), and the snapshot is taken again.
+        let revealed = eval(conn, session, &reveal_script(&snapshot.deferred), timeout).await?;
+        tracing::debug!(
+            boxes = revealed.as_u64().unwrap_or(0),
+            "content-visibility: auto content laid out for the snapshot"
+        );
+        snapshot = take_snapshot(conn, session, count, timeout).await?;
+    }
+    let Snapshot {
+        mut facts,
+        backend,
+        deferred,
+    } = snapshot;
+    if let Err(e) = scroll_sizes(conn, session, &mut facts, timeout).await {
+        // Those boxes keep no sizes: the rules estimate them.
+        tracing::debug!(error = %e, "the scroll sizes were not read");
+    }
+    facts.viewport = viewport;
+    facts.modal = counted
+        .get(3)
+        .and_then(Value::as_i64)
+        .and_then(|m| u32::try_from(m).ok())
+        .filter(|m| (*m as usize) < count);
+    Ok(Snapshot {
+        facts,
+        backend,
+        deferred,
+    })
+}
+
+/// One `DOMSnapshot.captureSnapshot` of the stamped page, parsed.
+async fn take_snapshot(
+    conn: &Connection,
+    session: &str,
+    count: usize,
+    timeout: Duration,
+) -> Result<Snapshot, BrowserError> {
     let snap = conn
         .call(
             Some(session),
@@ -150,19 +208,38 @@ async fn capture_inner(
             timeout,
         )
         .await?;
-    let Snapshot { mut facts, backend } = parse_snapshot(&snap, count)?;
-    drop(snap);
-    if let Err(e) = scroll_sizes(conn, session, &mut facts, timeout).await {
-        // Those boxes keep no sizes: the rules estimate them.
-        tracing::debug!(error = %e, "the scroll sizes were not read");
-    }
-    facts.viewport = viewport;
-    facts.modal = counted
-        .get(3)
-        .and_then(Value::as_i64)
-        .and_then(|m| u32::try_from(m).ok())
-        .filter(|m| (*m as usize) < count);
-    Ok(Snapshot { facts, backend })
+    parse_snapshot(&snap, count)
+}
+
+/// Shows the content of the `content-visibility: auto` boxes stamped
+/// `stamps`, and of such boxes inside them (found by walking their content,
+/// for at most [`REVEAL_MS`]): a style sheet the document adopts sets them
+/// `visible`, which lays their content out as when a reader scrolls to
+/// them. Answers how many boxes it shows. The sheet stays for the rest of
+/// the render (the pictures and the keyboard walk see the same page); it
+/// is not part of the serialized DOM.
+fn reveal_script(stamps: &[u32]) -> String {
+    let list = stamps
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    format!(
+        "((stamps) => {{ {find} \
+         const shown = []; let last = null; const t0 = performance.now(); \
+         for (const s of stamps) {{ const e = find(s); if (!e) continue; shown.push(s); \
+           if (last && last.contains(e)) continue; last = e; \
+           const w = document.createTreeWalker(e, NodeFilter.SHOW_ELEMENT); \
+           while (w.nextNode() && performance.now() - t0 < {REVEAL_MS}) {{ const d = w.currentNode; \
+             const ds = d.getAttribute('{STAMP_ATTR}'); if (ds === null || !/^[0-9]+$/.test(ds)) continue; \
+             if (getComputedStyle(d).contentVisibility === 'auto') shown.push(Number(ds)); }} }} \
+         if (!shown.length) return 0; \
+         const sheet = new CSSStyleSheet(); \
+         sheet.replaceSync(':is(' + shown.map((s) => '[{STAMP_ATTR}=\"' + s + '\"]').join(',') + ') {{ content-visibility: visible !important; }}'); \
+         document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet]; \
+         return shown.length; }})([{list}])",
+        find = find_by_stamp_js(),
+    )
 }
 
 /// Whether a computed `overflow-x` or `overflow-y` lets the box scroll.
@@ -292,6 +369,7 @@ pub(crate) fn parse_snapshot(snap: &Value, count: usize) -> Result<Snapshot, Bro
         }
     }
     let mut elements: Vec<Option<ElementFacts>> = vec![None; count];
+    let mut deferred = Vec::new();
     // Every stamped element the snapshot holds gets facts; those without a
     // layout box keep the defaults below (no bounds: not rendered).
     for stamp in stamp_of.iter().flatten() {
@@ -351,6 +429,9 @@ pub(crate) fn parse_snapshot(snap: &Value, count: usize) -> Result<Snapshot, Bro
                 .parse::<f32>()
                 .unwrap_or(0.0)
         };
+        if prop("content-visibility") == "auto" {
+            deferred.push(*stamp);
+        }
         *slot = Some(ElementFacts {
             display: prop("display").to_string(),
             visibility: prop("visibility").to_string(),
@@ -379,6 +460,13 @@ pub(crate) fn parse_snapshot(snap: &Value, count: usize) -> Result<Snapshot, Bro
             },
             // Taken later, for links only (super::states).
             states: None,
+            ink: Some(ink_overflow(
+                prop("outline-style"),
+                prop("outline-width"),
+                prop("outline-offset"),
+                prop("box-shadow"),
+                prop("filter"),
+            )),
         });
     }
     Ok(Snapshot {
@@ -387,6 +475,7 @@ pub(crate) fn parse_snapshot(snap: &Value, count: usize) -> Result<Snapshot, Bro
             ..RenderedFacts::default()
         },
         backend,
+        deferred,
     })
 }
 
@@ -415,7 +504,12 @@ mod tests {
                 }
             }]
         });
-        let Snapshot { facts: f, backend } = parse_snapshot(&snap, 3).unwrap();
+        let Snapshot {
+            facts: f,
+            backend,
+            deferred,
+        } = parse_snapshot(&snap, 3).unwrap();
+        assert!(deferred.is_empty());
         // Each stamp names its element's backend node; stamp 2 is no node's.
         assert_eq!(backend, [Some(13), Some(11), None]);
         let p = f.element(0).unwrap();

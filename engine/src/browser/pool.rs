@@ -842,8 +842,9 @@ impl RenderSession {
         phases.lap(Phase::Load);
         // Stamps, snapshot, then the DOM carrying the stamps (super::facts).
         super::metrics::mark(&conn, &tab.session, &tab.target, t).await;
-        let super::facts::Snapshot { mut facts, backend } =
-            super::facts::capture(&conn, &tab.session, t).await;
+        let super::facts::Snapshot {
+            mut facts, backend, ..
+        } = super::facts::capture(&conn, &tab.session, t).await;
         phases.lap(Phase::Snapshot);
         let mut vitals =
             super::metrics::collect(&conn, &tab.session, &tab.target, self.options.throttle, t)

@@ -17,7 +17,7 @@ use crate::aria::html::is_html;
 use crate::aria::tree::is_disabled;
 use crate::css::color::{contrast_ratio, gradient_stops};
 use crate::css::Rgba;
-use crate::rendered::{MeasuredBackdrop, Rect};
+use crate::rendered::{Ink, MeasuredBackdrop, Rect};
 use crate::{Category, Check, Impact, Level, Need, PageContext, Rule, RuleMeta, Visits};
 
 /// Checks the contrast of each element's own text against its background.
@@ -80,11 +80,22 @@ boxes counted 2 CSS px wider. What the page's scrolling moves against the
 text counts wherever it can pass: a `fixed` or `sticky` element anywhere in
 the text's columns (anywhere at all on a page wider than its viewport), and,
 for text in a `fixed` box, anything outside that box unless an opaque
-background inside it hides what passes under. Text in a `sticky` box, an
-element declaring a `box-shadow`, an `outline` or a `filter` anywhere on the
-page, and an element a script added after the snapshot out of flow or
-inside an out-of-flow box keep the answer unknown, as before (one added in
-flow is taken to lie in its nearest known ancestor's box).
+background inside it hides what passes under. Such a `fixed` or `sticky`
+element passes over in-flow text, never under it, unless a negative
+`z-index` carries it below; over text that is itself positioned (a heading
+made `position: relative` for its anchor) only when its `z-index` raises it
+above the text in their stacking context. An element's box counts as far as
+it paints: grown by its computed outline (width and offset), box shadows
+(offset, blur and spread) and filter (`blur()`, `drop-shadow()`), so a
+button's 2-pixel focus outline reaches 2 pixels, not the whole page. Text
+in a `sticky` box, an element whose filter paints where no length says (a
+filter by URL), and an element a script added after the snapshot out of
+flow or inside an out-of-flow box keep the answer unknown, as before (one
+added in flow is taken to lie in its nearest known ancestor's box).
+
+Content a `content-visibility: auto` box skips while it is off screen is
+laid out before the snapshot, as a reader scrolling there gets it, and
+judged with the rest; `content-visibility: hidden` content stays hidden.
 
 ## No silent pass
 Every text element it applies to ends passed, failed or "needs review"
@@ -99,7 +110,7 @@ in the finding's `data.reason`, when:
 | `background-image` | the text sits on a background image |
 | `gradient` | a gradient behind it passes at some stops and fails at others |
 | `positioned` | the text is positioned out of flow over content only layout knows. In render mode it is judged over its ancestors' backgrounds when the layout puts nothing else under its box (see below) |
-| `positioned-sibling` | an out-of-flow sibling that paints (an image, a box with a background) may lie behind or over the text. In render mode a sibling counts only when its boxes or its elements' boxes come within 2 CSS px of the text's box, or it may paint beyond them (`box-shadow`, `outline`, `filter`, `position: fixed`): a sidebar beside the text is no longer a reason; and even then the text is judged when the layout puts nothing else under its box (see below) |
+| `positioned-sibling` | an out-of-flow sibling that paints (an image, a box with a background) may lie behind or over the text. In render mode a sibling counts only when its boxes or its elements' boxes, grown by what they paint beyond them (outline, shadows, filter), come within 2 CSS px of the text's box, or it is `position: fixed` (scrolling moves it): a sidebar beside the text is no longer a reason; and even then the text is judged when the layout puts nothing else under its box (see below) |
 | `blend-mode-or-filter` | `mix-blend-mode` or `filter` changes the colors painted |
 | `text-shadow` | a shadow changes the backdrop of thin text |
 | `mixed-backdrop` | render mode: the measured backdrop gives enough contrast under part of the text only |
@@ -555,12 +566,16 @@ fn alone_over_ancestors(
                         return None;
                     }
                     let mut r = facts.bounds?;
-                    let reach = if spills(cx, e) {
-                        Reach::Anywhere
-                    } else if matches!(position(e), Some("fixed" | "sticky")) {
-                        Reach::Columns
-                    } else {
-                        Reach::Box
+                    let reach = match ink(cx, e) {
+                        Ink::Anywhere => Reach::Anywhere,
+                        Ink::Within(beyond) => {
+                            r = grown(r, beyond);
+                            if matches!(position(e), Some("fixed" | "sticky")) {
+                                Reach::Columns
+                            } else {
+                                Reach::Box
+                            }
+                        }
                     };
                     if cx.style(e).is_positioned() {
                         r = grown(r, CLEAR_MARGIN);
@@ -616,7 +631,10 @@ fn alone_over_ancestors(
     // A fixed or sticky element in the text's stacking context (the nearest
     // layered ancestor's, or the page's), with no negative `z-index`, is
     // painted after the text's in-flow content: it passes over the text,
-    // never under it. Not so for text that is itself layered.
+    // never under it. Text that is itself layered (a heading made
+    // `position: relative` for its anchor) is painted in its stacking
+    // context's positioned layer: a fixed or sticky element passes over it
+    // when it is raised in that context (a `z-index` above the text's 0).
     let layered = |e: ElementRef<'_>| {
         let st = cx.style(e);
         let set = |name: &str, none: &str| st.get(name).is_some_and(|v| v.trim() != none);
@@ -626,8 +644,32 @@ fn alone_over_ancestors(
             || set("mix-blend-mode", "normal")
             || st.opacity < 1.0
     };
-    let context = if layered(text) {
-        Err(())
+    let z_index = |e: ElementRef<'_>| {
+        cx.style(e)
+            .get("z-index")
+            .and_then(|z| z.trim().parse::<i64>().ok())
+    };
+    // Whether `e` makes a stacking context of its own (the properties the
+    // rules read; one missed makes the context found an outer one, where a
+    // raised box is still raised over everything at the text's level).
+    let stacks = |e: ElementRef<'_>| {
+        let st = cx.style(e);
+        let set = |name: &str, none: &str| st.get(name).is_some_and(|v| v.trim() != none);
+        matches!(st.get("position"), Some("fixed" | "sticky"))
+            || (st.get("position").is_some_and(|p| p != "static") && z_index(e).is_some())
+            || set("transform", "none")
+            || set("filter", "none")
+            || set("mix-blend-mode", "normal")
+            || set("isolation", "auto")
+            || st.opacity < 1.0
+    };
+    let text_is_layered = layered(text);
+    let context = if text_is_layered {
+        if z_index(text).unwrap_or(0) != 0 {
+            Err(())
+        } else {
+            Ok(text.ancestors().filter_map(ElementRef::wrap).find(|a| stacks(*a)))
+        }
     } else {
         Ok(text.ancestors().filter_map(ElementRef::wrap).find(|a| layered(*a)))
     };
@@ -645,6 +687,23 @@ fn alone_over_ancestors(
         };
         if !matches!(position(e), Some("fixed" | "sticky")) || negative(e) {
             return false;
+        }
+        if text_is_layered {
+            // Its level in the text's context: that of its outermost
+            // ancestor below the context that stacks (itself, else).
+            let mut level = z_index(e).unwrap_or(0);
+            for a in e.ancestors().filter_map(ElementRef::wrap) {
+                if !index.spend(1) {
+                    return false;
+                }
+                if context.is_some_and(|c| c.id() == a.id()) {
+                    return level > 0;
+                }
+                if stacks(a) {
+                    level = z_index(a).unwrap_or(0);
+                }
+            }
+            return context.is_none() && level > 0;
         }
         // Up to the text's stacking context: a negative `z-index` on the
         // way carries the box under the text.
@@ -690,6 +749,17 @@ fn scrolls_sideways(cx: &PageContext<'_>, right: f32) -> bool {
     !matches!(viewport_overflow.as_deref(), Some("hidden" | "clip"))
 }
 
+/// Where `e` paints: as far as the browser's computed outline, shadows and
+/// filter reach ([`crate::rendered::ink_overflow`]), or, where those were
+/// not read, anywhere when it declares any of them.
+fn ink(cx: &PageContext<'_>, e: ElementRef<'_>) -> Ink {
+    match cx.rendered(e.id()).and_then(|f| f.ink) {
+        Some(ink) => ink,
+        None if spills(cx, e) => Ink::Anywhere,
+        None => Ink::Within(0.0),
+    }
+}
+
 /// Whether an element declares what paints beyond its box: a shadow, an
 /// outline or a filter (declared values: the shorthand `outline` is kept as
 /// written).
@@ -724,11 +794,11 @@ const MAX_CLEAR_WALK: usize = 2_000;
 const CLEAR_MARGIN: f32 = 2.0;
 
 /// Render mode: the layout boxes the browser gave the positioned box `s`
-/// and its elements (at most [`MAX_CLEAR_WALK`]), within which it paints;
-/// `None` when it may paint anywhere: a static read (no
-/// layout), an element the snapshot did not see, or what paints beyond an
-/// element's box (a shadow, an outline, a filter, and `fixed` positioning,
-/// which moves the box over other text as the page scrolls).
+/// and its elements (at most [`MAX_CLEAR_WALK`]), each grown by what it
+/// paints beyond it ([`ink`]), within which it paints; `None` when it may
+/// paint anywhere: a static read (no layout), an element the snapshot did
+/// not see, one whose reach is not known, or `fixed` positioning, which
+/// moves the box over other text as the page scrolls.
 fn painted_area(cx: &PageContext<'_>, s: ElementRef<'_>) -> Option<Vec<Rect>> {
     let mut boxes = Vec::new();
     for (seen, d) in s.descendants().filter_map(ElementRef::wrap).enumerate() {
@@ -737,12 +807,15 @@ fn painted_area(cx: &PageContext<'_>, s: ElementRef<'_>) -> Option<Vec<Rect>> {
         }
         // Added by a script after the snapshot: its box is not known.
         let facts = cx.rendered(d.id())?;
-        if spills(cx, d) || cx.style(d).get("position") == Some("fixed") {
+        let Ink::Within(beyond) = ink(cx, d) else {
+            return None;
+        };
+        if cx.style(d).get("position") == Some("fixed") {
             return None;
         }
         // No layout box (not rendered, `display: contents`): paints nothing
         // itself; its children answer for themselves.
-        boxes.extend(facts.bounds);
+        boxes.extend(facts.bounds.map(|b| grown(b, beyond)));
     }
     Some(boxes)
 }
@@ -1371,7 +1444,11 @@ mod tests {
 
         // Stamps in document order: html 0, head 1, body 2, #page 3, #side 4,
         // #item 5, #sec 6, #near 7, its link 8, #far 9, its link 10.
-        let page = |side_style: &str, item: Option<Rect>, near: Rect, stamped_item: bool| {
+        let page_with = |side_style: &str,
+                         side_ink: Option<Ink>,
+                         item: Option<Rect>,
+                         near: Rect,
+                         stamped_item: bool| {
             let item_stamp = if stamped_item { " data-sitescan-node=5" } else { "" };
             let body = format!(
                 "<html data-sitescan-node=0><head data-sitescan-node=1></head><body data-sitescan-node=2>\
@@ -1400,7 +1477,10 @@ mod tests {
                     boxed(None),
                     boxed(r(0.0, 0.0, 1280.0, 900.0)),
                     boxed(r(0.0, 0.0, 1280.0, 900.0)),
-                    boxed(r(1000.0, 100.0, 200.0, 300.0)),
+                    boxed(r(1000.0, 100.0, 200.0, 300.0)).map(|f| ElementFacts {
+                        ink: side_ink,
+                        ..f
+                    }),
                     boxed(item),
                     boxed(r(0.0, 0.0, 900.0, 900.0)),
                     boxed(Some(near)),
@@ -1418,6 +1498,9 @@ mod tests {
                 .collect();
             got.sort_by(|a, b| a.0.cmp(&b.0));
             got
+        };
+        let page = |side_style: &str, item: Option<Rect>, near: Rect, stamped_item: bool| {
+            page_with(side_style, None, item, near, stamped_item)
         };
         let inside = Some(Rect { x: 1010.0, y: 110.0, width: 100.0, height: 20.0 });
         let beside = Rect { x: 0.0, y: 150.0, width: 900.0, height: 20.0 };
@@ -1450,8 +1533,81 @@ mod tests {
             assert_eq!(got, near_tells(CantTell, CantTell), "{style}");
         }
         assert_eq!(page("position:fixed", inside, under, true), near_tells(Failed, Failed));
+        // Where the browser computed how far the sidebar paints, that
+        // reach counts, not the declaration: an outline of 3 pixels stays
+        // clear of both paragraphs, a shadow reaching 120 pixels covers
+        // both, and a reach not known (a filter by URL) is anywhere.
+        let style = "outline:3px solid red";
+        let judged = |ink: Ink| {
+            let mut got = page_with(style, Some(ink), inside, beside, true);
+            got.retain(|(s, _)| s != "#item");
+            got
+        };
+        assert_eq!(judged(Ink::Within(3.0)), near_tells(Failed, Failed));
+        assert_eq!(judged(Ink::Within(120.0)), near_tells(CantTell, CantTell));
+        assert_eq!(judged(Ink::Anywhere), near_tells(CantTell, CantTell));
         // An element of the sidebar the snapshot did not see (a script added it).
         assert_eq!(page("", inside, beside, false), near_tells(CantTell, CantTell));
+    }
+
+    /// Render mode: a sticky header raised by its `z-index` passes over a
+    /// heading made `position: relative` (for its anchor) as the page
+    /// scrolls, never under it; one not raised is painted under the heading
+    /// when it scrolls there (tree order), and a heading raised above the
+    /// header may be painted over it.
+    #[test]
+    fn a_raised_sticky_header_passes_over_layered_text() {
+        use crate::rendered::{ElementFacts, RenderedFacts};
+        use crate::Outcome;
+        use std::sync::Arc;
+
+        // Stamps: html 0, head 1, body 2, #side 3, #main 4, header 5, #t 6.
+        // The fixed sidebar beside the text is why its backdrop is in doubt
+        // at all (it paints anywhere down its columns).
+        let judge = |header_z: &str, text_z: &str| {
+            let body = format!(
+                "<html data-sitescan-node=0><head data-sitescan-node=1></head><body data-sitescan-node=2>\
+                 <aside id=side data-sitescan-node=3 style='position:fixed;left:0;top:0;background:#222'></aside>\
+                 <div id=main data-sitescan-node=4>\
+                 <header data-sitescan-node=5 style='position:sticky;top:0;background:#333;{header_z}'></header>\
+                 <h2 id=t data-sitescan-node=6 style='position:relative;color:#aaa;{text_z}'>Heading</h2>\
+                 </div></body></html>"
+            );
+            let mut page = Page::from_html("https://example.com/", &body);
+            let boxed = |r: Option<Rect>| {
+                Some(ElementFacts {
+                    display: "block".into(),
+                    visibility: "visible".into(),
+                    opacity: 1.0,
+                    bounds: r,
+                    ink: Some(Ink::Within(0.0)),
+                    ..ElementFacts::default()
+                })
+            };
+            let r = |x: f32, y: f32, width: f32, height: f32| Some(Rect { x, y, width, height });
+            page.rendered = Some(Arc::new(RenderedFacts {
+                elements: vec![
+                    boxed(r(0.0, 0.0, 1280.0, 900.0)),
+                    boxed(None),
+                    boxed(r(0.0, 0.0, 1280.0, 900.0)),
+                    boxed(r(0.0, 0.0, 200.0, 900.0)),
+                    boxed(r(250.0, 0.0, 1030.0, 900.0)),
+                    boxed(r(250.0, 0.0, 1030.0, 100.0)),
+                    boxed(r(250.0, 500.0, 900.0, 30.0)),
+                ],
+                viewport: Rect { x: 0.0, y: 0.0, width: 1280.0, height: 720.0 },
+                ..RenderedFacts::default()
+            }));
+            let a = analyze(&page, &[&ColorContrast]);
+            a.findings
+                .iter()
+                .find(|f| f.selector == "#t")
+                .map(|f| f.outcome)
+        };
+        assert_eq!(judge("z-index:1", ""), Some(Outcome::Failed));
+        assert_eq!(judge("", ""), Some(Outcome::CantTell));
+        assert_eq!(judge("z-index:1", "z-index:2"), Some(Outcome::CantTell));
+        assert_eq!(judge("z-index:-1", ""), Some(Outcome::CantTell));
     }
 
     /// Render mode, text with no blended colour from the browser (a
