@@ -405,16 +405,20 @@ async fn color_contrast_shoots_text_over_images_and_out_of_flow_first() {
 /// Content under `content-visibility: auto` is not laid out while it is off
 /// screen: no boxes, no pictures. Render mode lays it out as a reader
 /// scrolling there gets it (a box of that kind inside another too), and
-/// judges it; `content-visibility: hidden` content stays hidden.
+/// judges it. Content the browser skips for good (`content-visibility:
+/// hidden`, a closed `<details>`) is not shown and not judged, though a
+/// closed `<details>` in such a box keeps empty boxes once laid out.
 #[tokio::test]
 async fn color_contrast_lays_out_content_visibility_auto_before_judging() {
     let dark = flat_image("%23111");
     let html = format!(
         r#"<!doctype html><html lang="en"><head><title>Deferred</title></head><body style="background: #fff; color: #000; margin: 0">
 <p id="top">At the top</p>
+<details open><summary>Open</summary><p id="open" style="width: 400px; color: #555; background: #fff {dark}">In an open details</p></details>
 <div style="height: 3000px"></div>
 <section style="content-visibility: auto; contain-intrinsic-size: auto 400px">
 <p id="dark" style="width: 400px; color: #555; background: #fff {dark}">Mid grey over a dark photo</p>
+<details><summary>More</summary><table><tr><td><p id="closed" style="width: 400px; color: #555; background: #fff {dark}">In a closed details</p></td></tr></table></details>
 <div style="margin-top: 2000px; content-visibility: auto; contain-intrinsic-size: auto 300px">
 <p id="nested" style="width: 400px; color: #555; background: #fff {dark}">Mid grey over a dark photo, deeper</p>
 </div>
@@ -428,11 +432,19 @@ async fn color_contrast_lays_out_content_visibility_auto_before_judging() {
     let rule = "color-contrast";
     assert_eq!(
         findings(&served),
-        vec![f(rule, "cant-tell", "#dark"), f(rule, "cant-tell", "#nested")]
+        vec![
+            f(rule, "cant-tell", "#dark"),
+            f(rule, "cant-tell", "#nested"),
+            f(rule, "cant-tell", "#open"),
+        ]
     );
     assert_eq!(
         findings(&rendered),
-        vec![f(rule, "failed", "#dark"), f(rule, "failed", "#nested")]
+        vec![
+            f(rule, "failed", "#dark"),
+            f(rule, "failed", "#nested"),
+            f(rule, "failed", "#open"),
+        ]
     );
     for found in &rendered.findings {
         let data = found.data.as_ref().unwrap();
@@ -442,7 +454,7 @@ async fn color_contrast_lays_out_content_visibility_auto_before_judging() {
     let summary = rendered.rules.iter().find(|r| r.rule_id == rule).unwrap();
     assert_eq!(
         (summary.passed, summary.failed, summary.cant_tell),
-        (1, 2, 0)
+        (3, 3, 0)
     );
 }
 

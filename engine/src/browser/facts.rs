@@ -172,6 +172,9 @@ async fn capture_inner(
         backend,
         deferred,
     } = snapshot;
+    if let Err(e) = drop_skipped(conn, session, &mut facts, timeout).await {
+        tracing::debug!(error = %e, "skipped content was not looked for");
+    }
     if let Err(e) = scroll_sizes(conn, session, &mut facts, timeout).await {
         // Those boxes keep no sizes: the rules estimate them.
         tracing::debug!(error = %e, "the scroll sizes were not read");
@@ -187,6 +190,65 @@ async fn capture_inner(
         backend,
         deferred,
     })
+}
+
+/// Most elements [`drop_skipped`] asks the browser about.
+const MAX_SKIP_CHECKS: usize = 20_000;
+
+/// Takes the facts off the elements whose content the browser skips
+/// rendering: the content of a closed `<details>`, of `hidden="until-found"`
+/// and of `content-visibility: hidden` keeps boxes in the snapshot, of no
+/// size, though nothing of it is shown or exposed. Only elements with an
+/// empty box are asked about (`checkVisibility()`, in one call); those
+/// skipped get the facts of an element without a box (not rendered).
+async fn drop_skipped(
+    conn: &Connection,
+    session: &str,
+    facts: &mut RenderedFacts,
+    timeout: Duration,
+) -> Result<(), BrowserError> {
+    let empty: Vec<usize> = facts
+        .elements
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| {
+            f.as_ref()
+                .and_then(|f| f.bounds)
+                .is_some_and(|b| b.width == 0.0 && b.height == 0.0)
+        })
+        .map(|(i, _)| i)
+        .take(MAX_SKIP_CHECKS)
+        .collect();
+    if empty.is_empty() {
+        return Ok(());
+    }
+    let list = empty
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    let expr = format!(
+        "((stamps) => {{ {} \
+         return stamps.filter((s) => {{ const e = find(s); \
+           return e && typeof e.checkVisibility === 'function' && !e.checkVisibility(); }}); }})([{list}])",
+        find_by_stamp_js()
+    );
+    let skipped = eval(conn, session, &expr, timeout).await?;
+    for stamp in skipped.as_array().map(Vec::as_slice).unwrap_or_default() {
+        let Some(slot) = stamp
+            .as_u64()
+            .and_then(|s| usize::try_from(s).ok())
+            .filter(|s| empty.binary_search(s).is_ok())
+            .and_then(|s| facts.elements.get_mut(s))
+        else {
+            continue;
+        };
+        *slot = Some(ElementFacts {
+            display: "none".into(),
+            ..ElementFacts::default()
+        });
+    }
+    Ok(())
 }
 
 /// One `DOMSnapshot.captureSnapshot` of the stamped page, parsed.
