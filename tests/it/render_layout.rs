@@ -458,6 +458,33 @@ async fn color_contrast_lays_out_content_visibility_auto_before_judging() {
     );
 }
 
+/// Text a scrolling sidebar clips away (a fixed menu taller than its box) is
+/// not where its picture would be taken: there, the page behind the sidebar
+/// shows. It is judged over its ancestors' colours instead; the items the
+/// sidebar shows are measured in pictures.
+#[tokio::test]
+async fn color_contrast_does_not_shoot_text_a_scrolling_box_clips_away() {
+    let items: String = (0..30)
+        .map(|i| format!("<p id=\"i{i}\" style=\"margin: 0; height: 30px; color: #ccc\">Item number <code>{i}</code></p>\n"))
+        .collect();
+    let html = format!(
+        r#"<!doctype html><html lang="en"><head><title>Menu</title></head><body style="margin: 0; background: #fff; color: #000">
+<nav style="position: fixed; top: 0; left: 0; width: 200px; height: 200px; overflow-y: auto; background: #222">
+{items}</nav>
+<main style="margin-left: 220px"><p>Body text</p></main>
+</body></html>"#
+    );
+    let [_, rendered] = both_reports("color-contrast", &html).await;
+    let rule = "color-contrast";
+    assert_eq!(findings(&rendered), vec![]);
+    let summary = rendered.rules.iter().find(|r| r.rule_id == rule).unwrap();
+    // 30 items and their code, and the body's paragraph.
+    assert_eq!(
+        (summary.passed, summary.failed, summary.cant_tell),
+        (61, 0, 0)
+    );
+}
+
 /// A data URL of a flat SVG image in `fill` (`%23` for `#`), escaped to
 /// sit unquoted in a `style` attribute.
 fn flat_image(fill: &str) -> String {

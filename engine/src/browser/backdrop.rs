@@ -197,11 +197,16 @@ fn setup_script(candidates: &[(u32, bool)]) -> String {
     const image = onImage(e, !blended);
     if (!blended && !image && rest.length >= {MAX_MEASURED_PER_PAGE}) continue;
     if (getComputedStyle(e).textShadow !== 'none') continue;
-    // A blend mode or filter changes the text's colour as painted.
+    // A blend mode or filter changes the text's colour as painted. An
+    // ancestor that clips (a scrolled sidebar) may hide the text where it
+    // is: the picture would show what lies behind the ancestor there.
     let mixed = false;
+    const clips = [];
     for (let a = e, k = 0; a && k < 512; a = a.parentElement, k++) {{
       const c = getComputedStyle(a);
       if (c.mixBlendMode !== 'normal' || c.filter !== 'none') {{ mixed = true; break; }}
+      if (a !== e && a !== document.body && a !== document.documentElement
+          && (c.overflowX !== 'visible' || c.overflowY !== 'visible')) clips.push(a.getBoundingClientRect());
     }}
     if (mixed) continue;
     const rects = [];
@@ -215,6 +220,9 @@ fn setup_script(candidates: &[(u32, bool)]) -> String {
       }}
     }}
     if (!rects.length) continue;
+    // Text not wholly inside every clipping ancestor is not shot.
+    if (clips.some((b) => rects.some((q) => q[0] - sx < b.left - 1 || q[1] - sy < b.top - 1
+        || q[0] - sx + q[2] > b.right + 1 || q[1] - sy + q[3] > b.bottom + 1))) continue;
     const under = image || paintedUnder(e, rects[0]);
     if (blended && !under) continue;
     (under ? first : rest).push([s, rects, e]);

@@ -988,6 +988,40 @@ fn with_reason(mut data: serde_json::Value, reason: &str) -> serde_json::Value {
     data
 }
 
+/// Render mode: whether an ancestor that clips what overflows it (a fixed
+/// sidebar that scrolls, short of the page's root) hides part of the
+/// text's box where the snapshot laid it out. There the browser's blended
+/// colour and a picture show what lies behind the ancestor, not behind the
+/// text as a reader scrolling the ancestor sees it; the text is judged over
+/// its ancestors' colours instead.
+fn clipped_away(page: &PageContext<'_>, el: ElementRef<'_>) -> bool {
+    let Some(b) = page.rendered(el.id()).and_then(|f| f.bounds) else {
+        return false;
+    };
+    for a in el.ancestors().filter_map(ElementRef::wrap).take(512) {
+        if matches!(a.value().name(), "body" | "html") {
+            break;
+        }
+        let Some(f) = page.rendered(a.id()) else {
+            continue;
+        };
+        if f.overflow_x == "visible" && f.overflow_y == "visible" {
+            continue;
+        }
+        let Some(c) = f.bounds else {
+            continue;
+        };
+        if b.x < c.x - 1.0
+            || b.y < c.y - 1.0
+            || b.x + b.width > c.x + c.width + 1.0
+            || b.y + b.height > c.y + c.height + 1.0
+        {
+            return true;
+        }
+    }
+    false
+}
+
 /// Render mode: judges the text with the browser's own colours, when it
 /// knows them: the computed text colour, faded by the opacity the text is
 /// painted with, over the single background colour the browser blends behind
@@ -1004,6 +1038,9 @@ fn measured(
         return false;
     };
     if style.get("text-shadow").is_some_and(|v| v.trim() != "none") {
+        return false;
+    }
+    if clipped_away(page, el) {
         return false;
     }
     let large = is_large(f.font_size, f.font_weight >= 700.0);
