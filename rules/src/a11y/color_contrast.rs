@@ -70,7 +70,11 @@ with a `text-shadow`, and text under a blend mode or filter are left to the
 static judgement below, and end as described there, with one difference: the
 colours are the browser's where it computed them (the text's colour and size,
 and each box's background colour, background image and opacity down to the
-canvas), not the stylesheets', which a script may have changed.
+canvas), not the stylesheets', which a script may have changed. Text that
+an ancestor clipping its overflow hides where it lies (the items of a fixed,
+scrolling sidebar below its fold) is judged that way too: there the blended
+colour and a picture show what lies behind the ancestor, not behind the text
+as a reader scrolling the sidebar sees it.
 
 Text that positioning put where it is (a table of contents in a fixed
 sidebar, scrolled in an absolutely positioned box) or that has a positioned
