@@ -182,7 +182,7 @@ fn reach(
     if !box_shadow.is_empty() && box_shadow != "none" {
         for one in split_top(box_shadow, ',') {
             let words = split_top(one, ' ');
-            if words.iter().any(|w| *w == "inset") {
+            if words.contains(&"inset") {
                 continue;
             }
             shadow = shadow.max(shadow_reach(&words, true)?);
