@@ -222,16 +222,12 @@ async fn drop_skipped(
     if empty.is_empty() {
         return Ok(());
     }
-    let list = empty
-        .iter()
-        .map(usize::to_string)
-        .collect::<Vec<_>>()
-        .join(",");
     let expr = format!(
         "((stamps) => {{ {} \
          return stamps.filter((s) => {{ const e = find(s); \
-           return e && typeof e.checkVisibility === 'function' && !e.checkVisibility(); }}); }})([{list}])",
-        find_by_stamp_js()
+           return e && typeof e.checkVisibility === 'function' && !e.checkVisibility(); }}); }})({})",
+        find_by_stamp_js(),
+        Value::from(empty.clone())
     );
     let skipped = eval(conn, session, &expr, timeout).await?;
     for stamp in skipped.as_array().map(Vec::as_slice).unwrap_or_default() {
@@ -281,11 +277,6 @@ async fn take_snapshot(
 /// the render (the pictures and the keyboard walk see the same page); it
 /// is not part of the serialized DOM.
 fn reveal_script(stamps: &[u32]) -> String {
-    let list = stamps
-        .iter()
-        .map(u32::to_string)
-        .collect::<Vec<_>>()
-        .join(",");
     format!(
         "((stamps) => {{ {find} \
          const shown = []; let last = null; const t0 = performance.now(); \
@@ -299,8 +290,9 @@ fn reveal_script(stamps: &[u32]) -> String {
          const sheet = new CSSStyleSheet(); \
          sheet.replaceSync(':is(' + shown.map((s) => '[{STAMP_ATTR}=\"' + s + '\"]').join(',') + ') {{ content-visibility: visible !important; }}'); \
          document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet]; \
-         return shown.length; }})([{list}])",
+         return shown.length; }})({list})",
         find = find_by_stamp_js(),
+        list = Value::from(stamps.to_vec()),
     )
 }
 
