@@ -149,10 +149,6 @@ async fn capture_inner(
             ..Snapshot::default()
         });
     }
-    // Without `includeDOMRects`: the offset, client and scroll rects of
-    // every node cost the browser about a third of the snapshot on a large
-    // page, and the rules read the scroll and client sizes only of boxes
-    // that scroll ([`scroll_sizes`]).
     let mut snapshot = take_snapshot(conn, session, count, timeout).await?;
     if !snapshot.deferred.is_empty() {
         // A box with `content-visibility: auto` keeps its content unlaid
@@ -254,6 +250,10 @@ async fn take_snapshot(
     count: usize,
     timeout: Duration,
 ) -> Result<Snapshot, BrowserError> {
+    // Without `includeDOMRects`: the offset, client and scroll rects of
+    // every node cost the browser about a third of the snapshot on a large
+    // page, and the rules read the scroll and client sizes only of boxes
+    // that scroll ([`scroll_sizes`]).
     let snap = conn
         .call(
             Some(session),
