@@ -1263,8 +1263,11 @@ mod tests {
                 fail: false,
             },
         );
+        // Running, and its executor has reported: its stream (and the flag
+        // in it) exists. A stop that came between the two would drop nothing.
         loop {
-            if status(&backend, &scan.id).await.status == ScanStatus::Running {
+            let s = status(&backend, &scan.id).await;
+            if s.status == ScanStatus::Running && s.progress.is_some() {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
