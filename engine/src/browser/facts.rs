@@ -53,6 +53,26 @@ const STYLES: &[&str] = &[
     "filter",
 ];
 
+/// The place of the property `name` in [`STYLES`], for use at compile
+/// time (a property not asked for does not compile).
+const fn style_at(name: &str) -> usize {
+    let mut i = 0;
+    while i < STYLES.len() {
+        let (a, b) = (STYLES[i].as_bytes(), name.as_bytes());
+        if a.len() == b.len() {
+            let mut j = 0;
+            while j < a.len() && a[j] == b[j] {
+                j += 1;
+            }
+            if j == a.len() {
+                return i;
+            }
+        }
+        i += 1;
+    }
+    panic!("a computed style the snapshot does not ask for")
+}
+
 /// Longest the script revealing `content-visibility: auto` content spends
 /// looking for nested such boxes, milliseconds.
 const REVEAL_MS: u32 = 1000;
@@ -223,7 +243,7 @@ async fn drop_skipped(
          return stamps.filter((s) => {{ const e = find(s); \
            return e && typeof e.checkVisibility === 'function' && !e.checkVisibility(); }}); }})({})",
         find_by_stamp_js(),
-        Value::from(empty.clone())
+        Value::from(empty.as_slice())
     );
     let skipped = eval(conn, session, &expr, timeout).await?;
     for stamp in skipped.as_array().map(Vec::as_slice).unwrap_or_default() {
@@ -279,18 +299,18 @@ async fn take_snapshot(
 fn reveal_script(stamps: &[u32]) -> String {
     format!(
         "((stamps) => {{ {find} \
-         const shown = []; let last = null; const t0 = performance.now(); \
-         for (const s of stamps) {{ const e = find(s); if (!e) continue; shown.push(s); \
+         const shown = new Set(); let last = null; const t0 = performance.now(); \
+         for (const s of stamps) {{ const e = find(s); if (!e) continue; shown.add(s); \
            if (last && last.contains(e)) continue; last = e; \
            const w = document.createTreeWalker(e, NodeFilter.SHOW_ELEMENT); \
            while (w.nextNode() && performance.now() - t0 < {REVEAL_MS}) {{ const d = w.currentNode; \
              const ds = d.getAttribute('{STAMP_ATTR}'); if (ds === null || !/^[0-9]+$/.test(ds)) continue; \
-             if (getComputedStyle(d).contentVisibility === 'auto') shown.push(Number(ds)); }} }} \
-         if (!shown.length) return 0; \
+             if (getComputedStyle(d).contentVisibility === 'auto') shown.add(Number(ds)); }} }} \
+         if (!shown.size) return 0; \
          const sheet = new CSSStyleSheet(); \
-         sheet.replaceSync(':is(' + shown.map((s) => '[{STAMP_ATTR}=\"' + s + '\"]').join(',') + ') {{ content-visibility: visible !important; }}'); \
+         sheet.replaceSync(':is(' + [...shown].map((s) => '[{STAMP_ATTR}=\"' + s + '\"]').join(',') + ') {{ content-visibility: visible !important; }}'); \
          document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet]; \
-         return shown.length; }})({list})",
+         return shown.size; }})({list})",
         find = find_by_stamp_js(),
         list = Value::from(stamps.to_vec()),
     )
@@ -470,31 +490,33 @@ pub(crate) fn parse_snapshot(snap: &Value, count: usize) -> Result<Snapshot, Bro
             .and_then(Value::as_array)
             .map(|a| a.iter().map(|v| string(Some(v)).unwrap_or("")).collect())
             .unwrap_or_default();
-        let prop = |name: &str| -> &str {
-            STYLES
-                .iter()
-                .position(|p| *p == name)
-                .and_then(|i| style.get(i).copied())
-                .unwrap_or("")
-        };
+        // By place, found at compile time ([`style_at`]): this runs for every
+        // element of the page.
+        let prop = |i: usize| -> &str { style.get(i).copied().unwrap_or("") };
         let px = |v: &str| {
             v.trim_end_matches("px")
                 .trim()
                 .parse::<f32>()
                 .unwrap_or(0.0)
         };
-        if prop("content-visibility") == "auto" {
+        if prop(const { style_at("content-visibility") }) == "auto" {
             deferred.push(*stamp);
         }
         *slot = Some(ElementFacts {
-            display: prop("display").to_string(),
-            visibility: prop("visibility").to_string(),
-            opacity: prop("opacity").trim().parse().unwrap_or(1.0),
-            color: Rgba::parse(prop("color")),
-            font_size: px(prop("font-size")),
-            font_weight: prop("font-weight").trim().parse().unwrap_or(400.0),
-            overflow_x: prop("overflow-x").to_string(),
-            overflow_y: prop("overflow-y").to_string(),
+            display: prop(const { style_at("display") }).to_string(),
+            visibility: prop(const { style_at("visibility") }).to_string(),
+            opacity: prop(const { style_at("opacity") })
+                .trim()
+                .parse()
+                .unwrap_or(1.0),
+            color: Rgba::parse(prop(const { style_at("color") })),
+            font_size: px(prop(const { style_at("font-size") })),
+            font_weight: prop(const { style_at("font-weight") })
+                .trim()
+                .parse()
+                .unwrap_or(400.0),
+            overflow_x: prop(const { style_at("overflow-x") }).to_string(),
+            overflow_y: prop(const { style_at("overflow-y") }).to_string(),
             bounds: rect(bounds.and_then(|b| b.get(li))).or(Some(Rect::default())),
             scroll: rect(scroll.and_then(|b| b.get(li))),
             client: rect(client.and_then(|b| b.get(li))),
@@ -506,8 +528,8 @@ pub(crate) fn parse_snapshot(snap: &Value, count: usize) -> Result<Snapshot, Bro
             // Measured later, for the few elements that need it
             // (super::backdrop).
             backdrop: None,
-            background_color: Rgba::parse(prop("background-color")),
-            background_image: match prop("background-image") {
+            background_color: Rgba::parse(prop(const { style_at("background-color") })),
+            background_image: match prop(const { style_at("background-image") }) {
                 "" => None,
                 v if v.len() > MAX_BACKGROUND_IMAGE => Some("url()".into()),
                 v => Some(v.to_string()),
@@ -515,11 +537,11 @@ pub(crate) fn parse_snapshot(snap: &Value, count: usize) -> Result<Snapshot, Bro
             // Taken later, for links only (super::states).
             states: None,
             ink: Some(ink_overflow(
-                prop("outline-style"),
-                prop("outline-width"),
-                prop("outline-offset"),
-                prop("box-shadow"),
-                prop("filter"),
+                prop(const { style_at("outline-style") }),
+                prop(const { style_at("outline-width") }),
+                prop(const { style_at("outline-offset") }),
+                prop(const { style_at("box-shadow") }),
+                prop(const { style_at("filter") }),
             )),
         });
     }

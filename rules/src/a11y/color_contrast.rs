@@ -639,15 +639,18 @@ fn alone_over_ancestors(
     // `position: relative` for its anchor) is painted in its stacking
     // context's positioned layer: a fixed or sticky element passes over it
     // when it is raised in that context (a `z-index` above the text's 0).
-    let layered = |e: ElementRef<'_>| {
-        let st = cx.style(e);
-        let set = |name: &str, none: &str| st.get(name).is_some_and(|v| v.trim() != none);
-        !matches!(st.get("position"), None | Some("static"))
-            || set("transform", "none")
-            || set("filter", "none")
-            || set("mix-blend-mode", "normal")
-            || st.opacity < 1.0
+    // A value declared other than its initial one.
+    let set = |e: ElementRef<'_>, name: &str, initial: &str| {
+        cx.style(e).get(name).is_some_and(|v| v.trim() != initial)
     };
+    // What groups an element's painting whatever its position.
+    let grouped = |e: ElementRef<'_>| {
+        set(e, "transform", "none")
+            || set(e, "filter", "none")
+            || set(e, "mix-blend-mode", "normal")
+            || cx.style(e).opacity < 1.0
+    };
+    let layered = |e: ElementRef<'_>| !matches!(position(e), None | Some("static")) || grouped(e);
     let z_index = |e: ElementRef<'_>| {
         cx.style(e)
             .get("z-index")
@@ -657,15 +660,10 @@ fn alone_over_ancestors(
     // rules read; one missed makes the context found an outer one, where a
     // raised box is still raised over everything at the text's level).
     let stacks = |e: ElementRef<'_>| {
-        let st = cx.style(e);
-        let set = |name: &str, none: &str| st.get(name).is_some_and(|v| v.trim() != none);
-        matches!(st.get("position"), Some("fixed" | "sticky"))
-            || (st.get("position").is_some_and(|p| p != "static") && z_index(e).is_some())
-            || set("transform", "none")
-            || set("filter", "none")
-            || set("mix-blend-mode", "normal")
-            || set("isolation", "auto")
-            || st.opacity < 1.0
+        matches!(position(e), Some("fixed" | "sticky"))
+            || (position(e).is_some_and(|p| p != "static") && z_index(e).is_some())
+            || set(e, "isolation", "auto")
+            || grouped(e)
     };
     let text_is_layered = layered(text);
     let context = if text_is_layered {
@@ -1348,6 +1346,23 @@ mod tests {
     use crate::testing::{RuleTester, UNREACHABLE};
     use crate::{analyze, Page};
 
+    /// What the browser computed for a rendered, visible block with the
+    /// box `bounds` (`None`: no box), for the layout tests.
+    fn boxed(bounds: Option<Rect>) -> Option<crate::rendered::ElementFacts> {
+        Some(crate::rendered::ElementFacts {
+            display: "block".into(),
+            visibility: "visible".into(),
+            opacity: 1.0,
+            bounds,
+            ..Default::default()
+        })
+    }
+
+    /// A box, for [`boxed`].
+    fn r(x: f32, y: f32, width: f32, height: f32) -> Option<Rect> {
+        Some(Rect { x, y, width, height })
+    }
+
     /// What the browser computed for a rendered block of 16 px text in
     /// `color`, with its box and its own background colour (`None`: not
     /// read, as from a worker of an earlier version).
@@ -1502,16 +1517,6 @@ mod tests {
                  </div></div></body></html>"
             );
             let mut page = Page::from_html("https://example.com/", &body);
-            let boxed = |r: Option<Rect>| {
-                Some(ElementFacts {
-                    display: "block".into(),
-                    visibility: "visible".into(),
-                    opacity: 1.0,
-                    bounds: r,
-                    ..ElementFacts::default()
-                })
-            };
-            let r = |x: f32, y: f32, width: f32, height: f32| Some(Rect { x, y, width, height });
             page.rendered = Some(Arc::new(RenderedFacts {
                 elements: vec![
                     boxed(r(0.0, 0.0, 1280.0, 900.0)),
@@ -1598,7 +1603,7 @@ mod tests {
     /// header may be painted over it.
     #[test]
     fn a_raised_sticky_header_passes_over_layered_text() {
-        use crate::rendered::{ElementFacts, RenderedFacts};
+        use crate::rendered::RenderedFacts;
         use crate::Outcome;
         use std::sync::Arc;
 
@@ -1615,17 +1620,6 @@ mod tests {
                  </div></body></html>"
             );
             let mut page = Page::from_html("https://example.com/", &body);
-            let boxed = |r: Option<Rect>| {
-                Some(ElementFacts {
-                    display: "block".into(),
-                    visibility: "visible".into(),
-                    opacity: 1.0,
-                    bounds: r,
-                    ink: Some(Ink::Within(0.0)),
-                    ..ElementFacts::default()
-                })
-            };
-            let r = |x: f32, y: f32, width: f32, height: f32| Some(Rect { x, y, width, height });
             page.rendered = Some(Arc::new(RenderedFacts {
                 elements: vec![
                     boxed(r(0.0, 0.0, 1280.0, 900.0)),
